@@ -1,0 +1,46 @@
+"""evmstate: stateful property testing of Vyper contracts on an in-process EVM."""
+
+from .accounts import Account, Accounts, Chain
+from .contract import Contract, ContractContainer, Receipt, reverts
+from .errors import (
+    CompileError,
+    ConfigError,
+    ContractError,
+    EvmStateError,
+    FailureRecordError,
+    MachineDefinitionError,
+    StrategyError,
+    TransactionReverted,
+    UnitError,
+    UsageError,
+    VirtualMachineError,
+)
+from .project import Project
+from .strategies import strategy
+from .units import to_wei
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Account",
+    "Accounts",
+    "Chain",
+    "CompileError",
+    "ConfigError",
+    "Contract",
+    "ContractContainer",
+    "ContractError",
+    "EvmStateError",
+    "FailureRecordError",
+    "MachineDefinitionError",
+    "Project",
+    "Receipt",
+    "StrategyError",
+    "TransactionReverted",
+    "UnitError",
+    "UsageError",
+    "VirtualMachineError",
+    "reverts",
+    "strategy",
+    "to_wei",
+]

@@ -1,0 +1,162 @@
+"""Funded accounts and the chain clock, as users see them."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from typing import TYPE_CHECKING, Any, Iterator, Sequence, overload
+
+from eth_utils import to_checksum_address
+
+from .errors import ContractError
+from .units import to_wei
+
+if TYPE_CHECKING:
+    from .backend import Backend
+    from .contract import Receipt
+
+_HEX = set("0123456789abcdefABCDEF")
+
+
+@functools.lru_cache(maxsize=65536)
+def checksum(raw: bytes) -> str:
+    """EIP-55 checksummed hex form of a 20-byte address."""
+    return to_checksum_address(raw)
+
+
+def to_raw_address(value: object, *, what: str = "address") -> bytes:
+    """20 address bytes from an Account, a Contract, a hex string or 20 bytes."""
+    raw = getattr(value, "raw_address", None)
+    if isinstance(raw, bytes):
+        return raw
+    if isinstance(value, str):
+        text = value[2:] if value[:2] in ("0x", "0X") else value
+        if len(text) == 40 and set(text) <= _HEX:
+            return bytes.fromhex(text)
+    elif isinstance(value, (bytes, bytearray)) and len(value) == 20:
+        return bytes(value)
+    raise ContractError(f"{what}: expected an account, a contract or a 0x-prefixed 40-digit hex address, got {value!r}")
+
+
+class Account:
+    """A funded account: sends transactions, holds ether; repr is accounts[i] so programs paste back."""
+
+    __slots__ = ("raw_address", "address", "index", "_backend", "_hash")
+
+    def __init__(self, raw_address: bytes, index: int, backend: "Backend") -> None:
+        self.raw_address = raw_address
+        self.address = checksum(raw_address)
+        self.index = index
+        self._backend = backend
+        self._hash = hash(self.address)
+
+    def balance(self) -> int:
+        """The account's balance in wei."""
+        return self._backend.get_balance(self.raw_address)
+
+    @property
+    def nonce(self) -> int:
+        return self._backend.get_nonce(self.raw_address)
+
+    def transfer(self, to: object, amount: object = 0, gas: int | None = None, data: bytes = b"") -> "Receipt":
+        """Send ether (an int or a string such as "1 ether") to an account or contract."""
+        from .contract import Receipt, _raise_on_failure
+
+        value = to_wei(amount, what="transfer amount")
+        target = to_raw_address(to, what="transfer to")
+        result = self._backend.transact(self.raw_address, target, bytes(data), value, gas)
+        receipt = Receipt(result, sender=self, value=value, contract=None, function=None)
+        _raise_on_failure(result, None, "transfer", None)
+        return receipt
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Account):
+            return other.raw_address == self.raw_address
+        if isinstance(other, str):
+            return other.lower() == self.address.lower()
+        raw = getattr(other, "raw_address", None)
+        if isinstance(raw, bytes):
+            return raw == self.raw_address
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"accounts[{self.index}]"
+
+    def __str__(self) -> str:
+        return self.address
+
+
+class Accounts(Sequence[Account]):
+    """The funded accounts, indexable like a list; accounts[0] deploys by default."""
+
+    def __init__(self, backend: "Backend", addresses: Sequence[bytes]) -> None:
+        self._items = [Account(a, i, backend) for i, a in enumerate(addresses)]
+        self._by_raw = {a.raw_address: a for a in self._items}
+
+    @overload
+    def __getitem__(self, i: int) -> Account: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Account]: ...
+    def __getitem__(self, i: Any) -> Any:
+        return self._items[i]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def at(self, address: object) -> Account:
+        """The account with this address."""
+        raw = to_raw_address(address)
+        try:
+            return self._by_raw[raw]
+        except KeyError:
+            raise ContractError(f"{address!r} is not one of the {len(self)} funded accounts") from None
+
+    def find(self, raw: bytes) -> Account | None:
+        return self._by_raw.get(raw)
+
+    def __repr__(self) -> str:
+        return f"<Accounts: {len(self)} funded>"
+
+
+class Chain:
+    """The chain's clock and snapshots: time(), sleep(), mine(), height."""
+
+    def __init__(self, backend: "Backend") -> None:
+        self._backend = backend
+
+    def time(self) -> int:
+        """The timestamp the next transaction will see."""
+        return self._backend.timestamp
+
+    def sleep(self, seconds: int) -> None:
+        """Move the clock forward; later transactions see the new block.timestamp."""
+        self._backend.sleep(int(seconds))
+
+    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
+        """Advance the block number (and optionally set the time)."""
+        self._backend.mine(int(blocks), timestamp)
+
+    @property
+    def height(self) -> int:
+        """The number of the block the next transaction goes into."""
+        return self._backend.block_number
+
+    @property
+    def id(self) -> int:
+        return self._backend.chain_id
+
+    def snapshot(self) -> int:
+        return self._backend.snapshot()
+
+    def revert(self, snapshot_id: int) -> None:
+        self._backend.revert(snapshot_id)
+
+    def anchor(self) -> contextlib.AbstractContextManager[None]:
+        """A block after which the chain is as it was before it."""
+        return self._backend.anchor()
+
+    def __repr__(self) -> str:
+        return f"<Chain height={self.height} time={self.time()}>"

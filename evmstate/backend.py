@@ -1,0 +1,423 @@
+"""The only module that imports py-evm: accounts, execution, snapshot/revert, block time.
+
+Calls run as single messages against one long-lived VM state, never through the
+chain's transaction path: that path signs, mines and locks changes after every
+transaction, which costs an order of magnitude in speed and makes a base snapshot
+impossible to revert to. What the transaction path would do around the message
+(intrinsic gas, nonce, gas purchase and refund, per-transaction warm sets, original
+storage values, transient storage, EIP-161 clean-up) is done here instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Iterator, Protocol, runtime_checkable
+
+from eth.chains.base import MiningChain
+from eth.constants import CREATE_CONTRACT_ADDRESS
+from eth.db.atomic import AtomicDB
+from eth.exceptions import Revert
+from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks import CancunVM, LondonVM, ParisVM, PragueVM, ShanghaiVM
+from eth.vm.forks.spurious_dragon._utils import collect_touched_accounts
+from eth.vm.message import Message
+from eth._utils.address import generate_contract_address
+from eth_keys import keys
+from eth_utils import keccak
+
+from .errors import UsageError
+
+VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": CancunVM, "prague": PragueVM}
+ZERO_ADDRESS = b"\0" * 20
+
+
+@dataclass(frozen=True)
+class Log:
+    """One log entry: emitting address, topics as ints, data."""
+
+    address: bytes
+    topics: tuple[int, ...]
+    data: bytes
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one call or transaction did."""
+
+    success: bool
+    output: bytes  # return data, or revert data when the call reverted
+    gas_used: int
+    logs: tuple[Log, ...] = ()
+    error: str | None = None  # None on success; "revert", or the VM error's description
+    contract_address: bytes | None = None
+    # where execution failed, innermost frame first: the code's address and the pc
+    error_address: bytes | None = None
+    error_pc: int | None = None
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What the layers above need from an EVM: state access, execution, snapshots, time."""
+
+    chain_id: int
+    gas_limit: int
+
+    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult: ...
+    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult: ...
+    def get_balance(self, address: bytes) -> int: ...
+    def set_balance(self, address: bytes, value: int) -> None: ...
+    def get_nonce(self, address: bytes) -> int: ...
+    def get_code(self, address: bytes) -> bytes: ...
+    def get_storage(self, address: bytes, slot: int) -> int: ...
+    def snapshot(self) -> int: ...
+    def revert(self, snapshot_id: int) -> None: ...
+    def anchor(self) -> contextlib.AbstractContextManager[None]: ...
+    @property
+    def timestamp(self) -> int: ...
+    @property
+    def block_number(self) -> int: ...
+    def sleep(self, seconds: int) -> None: ...
+    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None: ...
+    @property
+    def logs(self) -> list[Log]: ...
+
+
+def account_keys(count: int) -> list[tuple[bytes, bytes]]:
+    """Deterministic (private key, address) pairs for the funded accounts."""
+    pairs = []
+    for i in range(count):
+        private = keccak(b"evmstate account %d" % i)
+        address = keys.PrivateKey(private).public_key.to_canonical_address()
+        pairs.append((private, address))
+    return pairs
+
+
+def _intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
+    """(intrinsic gas, EIP-7623 floor) of a transaction carrying data."""
+    zeros = data.count(0)
+    nonzeros = len(data) - zeros
+    gas = 21_000 + 4 * zeros + 16 * nonzeros
+    if is_create:
+        # EIP-3860's initcode word cost is charged by py-evm's origin computation itself
+        gas += 32_000
+    floor = 21_000 + 10 * (zeros + 4 * nonzeros)
+    return gas, floor
+
+
+def _state_class(base: type) -> type:
+    """The fork's State, keeping each storage slot's value at the start of the current call.
+
+    SSTORE gas (EIP-2200/3529) prices a write by the slot's original value, which py-evm
+    reads from the last lock_changes(); this state is never locked, so the original is
+    recorded per call instead.
+    """
+
+    class State(base):  # type: ignore[misc, valid-type]
+        _originals: dict[tuple[bytes, int], int]
+
+        def get_storage(self, address: bytes, slot: int, from_journal: bool = True) -> int:
+            if from_journal:
+                return self._account_db.get_storage(address, slot)
+            # Only SSTORE's gas rule asks for the original, and it asks before it writes:
+            # the first time a slot is asked for in a call, its current value is the original.
+            key = (address, slot)
+            original = self._originals.get(key)
+            if original is None:
+                original = self._originals[key] = self._account_db.get_storage(address, slot)
+            return original
+
+    State.__name__ = f"Evmstate{base.__name__}"
+    return State
+
+
+@dataclass
+class _Snapshot:
+    checkpoint: object
+    timestamp: int
+    block_number: int
+    log_count: int
+
+
+class PyEVMBackend:
+    """An in-process py-evm chain with funded accounts and cheap snapshots."""
+
+    def __init__(
+        self,
+        *,
+        accounts: int = 10,
+        balance: int = 100 * 10**18,
+        evm_version: str = "prague",
+        chain_id: int = 1337,
+        gas_limit: int = 30_000_000,
+        gas_price: int = 0,
+        timestamp: int = 1_700_000_000,
+    ) -> None:
+        if evm_version not in VMS:
+            raise UsageError(f"evm_version {evm_version!r} is not supported by the py-evm backend; use one of {', '.join(VMS)}")
+        base_vm = VMS[evm_version]
+        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=_state_class(base_vm._state_class))
+        chain_class = MiningChain.configure(__name__="EvmstateChain", vm_configuration=((0, vm_class),), chain_id=chain_id)
+        self.chain_id = chain_id
+        self.gas_limit = gas_limit
+        self.gas_price = gas_price
+        self.evm_version = evm_version
+        self.account_keys = account_keys(accounts)
+        genesis_state = {addr: {"balance": balance, "nonce": 0, "code": b"", "storage": {}} for _, addr in self.account_keys}
+        genesis = {
+            "difficulty": 0,
+            "nonce": b"\0" * 8,
+            "gas_limit": gas_limit,
+            "timestamp": timestamp,
+            "coinbase": ZERO_ADDRESS,
+        }
+        if evm_version in ("london", "paris", "shanghai", "cancun", "prague"):
+            genesis["base_fee_per_gas"] = 0 if gas_price == 0 else min(gas_price, 10**9)
+        self._chain = chain_class.from_genesis(AtomicDB(), genesis, genesis_state)
+        vm = self._chain.get_vm()
+        self._state = vm.state
+        self._state._originals = {}
+        self._account_db = self._state._account_db
+        ctx = self._state.execution_context
+        self._ctx_args = dict(
+            coinbase=ctx.coinbase,
+            difficulty=ctx.difficulty,
+            mix_hash=ctx.mix_hash,
+            gas_limit=gas_limit,
+            prev_hashes=tuple(ctx.prev_hashes),
+            chain_id=chain_id,
+            base_fee_per_gas=genesis.get("base_fee_per_gas"),
+            excess_blob_gas=getattr(ctx, "excess_blob_gas", None),
+        )
+        self._set_block(timestamp + 1, 1)
+        self._tx_context_class = self._state.get_transaction_context_class()
+        self._computation = self._state.computation_class
+        self._tx_contexts: dict[bytes, object] = {}
+        self._logs: list[Log] = []
+        self._snapshots: dict[int, _Snapshot] = {}
+        self._order: list[int] = []  # live snapshot ids, oldest first
+        self._next_id = 0
+        self._dirty = True  # changes since the state was last persisted
+
+    # -- block time -------------------------------------------------------
+
+    def _set_block(self, timestamp: int, number: int) -> None:
+        self._timestamp = timestamp
+        self._number = number
+        self._state.execution_context = ExecutionContext(timestamp=timestamp, block_number=number, **self._ctx_args)
+
+    @property
+    def timestamp(self) -> int:
+        return self._timestamp
+
+    @property
+    def block_number(self) -> int:
+        return self._number
+
+    def sleep(self, seconds: int) -> None:
+        if seconds < 0:
+            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
+        self._set_block(self._timestamp + seconds, self._number)
+
+    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
+        if blocks < 0:
+            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
+        if timestamp is not None and timestamp < self._timestamp:
+            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
+        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
+
+    # -- state access -----------------------------------------------------
+
+    def get_balance(self, address: bytes) -> int:
+        return self._state.get_balance(address)
+
+    def set_balance(self, address: bytes, value: int) -> None:
+        self._dirty = True
+        self._state.set_balance(address, value)
+
+    def get_nonce(self, address: bytes) -> int:
+        return self._state.get_nonce(address)
+
+    def get_code(self, address: bytes) -> bytes:
+        return self._state.get_code(address)
+
+    def get_storage(self, address: bytes, slot: int) -> int:
+        return self._account_db.get_storage(address, slot)
+
+    @property
+    def logs(self) -> list[Log]:
+        return self._logs
+
+    # -- snapshots ----------------------------------------------------------
+
+    def snapshot(self) -> int:
+        """Record the current state; revert(id) returns to it as often as needed."""
+        if not self._order and self._dirty:
+            # Persisting first keeps the journal empty under the outermost snapshot,
+            # so snapshot and revert cost nothing per account already in the state.
+            self._state.persist()
+            self._dirty = False
+        self._next_id += 1
+        sid = self._next_id
+        self._snapshots[sid] = _Snapshot(self._state.snapshot(), self._timestamp, self._number, len(self._logs))
+        self._order.append(sid)
+        return sid
+
+    def revert(self, snapshot_id: int) -> None:
+        """Return to the state at snapshot(); that snapshot stays usable, later ones are dropped."""
+        snap = self._snapshots.get(snapshot_id)
+        if snap is None:
+            raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
+        while self._order[-1] != snapshot_id:
+            del self._snapshots[self._order.pop()]
+        self._state.revert(snap.checkpoint)
+        snap.checkpoint = self._state.snapshot()
+        del self._logs[snap.log_count :]
+        if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):
+            self._set_block(snap.timestamp, snap.block_number)
+
+    def release(self, snapshot_id: int) -> None:
+        """Forget a snapshot (and any taken after it) without reverting: the changes stay."""
+        if snapshot_id not in self._snapshots:
+            return
+        while self._order:
+            sid = self._order.pop()
+            snap = self._snapshots.pop(sid)
+            if sid == snapshot_id:
+                self._state.commit(snap.checkpoint)
+                break
+
+    @contextlib.contextmanager
+    def anchor(self) -> Iterator[None]:
+        """Run a block and then put the state back as it was, whatever happened in it."""
+        sid = self.snapshot()
+        try:
+            yield
+        finally:
+            self.revert(sid)
+            self.release(sid)
+
+    # -- execution --------------------------------------------------------
+
+    def _message(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, nonce: int) -> Message:
+        if to is None:
+            return Message(
+                gas=gas,
+                to=CREATE_CONTRACT_ADDRESS,
+                sender=sender,
+                value=value,
+                data=b"",
+                code=data,
+                create_address=generate_contract_address(sender, nonce),
+            )
+        return Message(gas=gas, to=to, sender=sender, value=value, data=data, code=self._state.get_code(to))
+
+    def _run(self, message: Message, sender: bytes):
+        state = self._state
+        state._originals = {}
+        accessed = self._account_db._journal_accessed_state
+        # warm sets start empty for every call: a checkpoint on the access journal,
+        # discarded after the call, leaves outer snapshots intact.
+        checkpoint = accessed.record()
+        try:
+            state.mark_address_warm(sender)
+            state.mark_address_warm(message.storage_address)
+            tx_context = self._tx_contexts.get(sender)
+            if tx_context is None:
+                tx_context = self._tx_contexts[sender] = self._tx_context_class(gas_price=self.gas_price, origin=sender)
+            if message.is_create:
+                if state.has_code_or_nonce(message.storage_address):
+                    raise UsageError(f"contract address collision at 0x{message.storage_address.hex()}")
+                computation = self._computation.apply_create_message(state, message, tx_context)
+            else:
+                computation = self._computation.apply_message(state, message, tx_context)
+        finally:
+            accessed.discard(checkpoint)
+            state._originals = {}
+        return computation
+
+    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+        """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
+        state = self._state
+        gas = self.gas_limit if gas is None else gas
+        intrinsic, floor = _intrinsic_gas(data, to is None)
+        if gas < max(intrinsic, floor):
+            raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
+        if gas > self.gas_limit:
+            raise UsageError(f"gas {gas} exceeds the block gas limit {self.gas_limit}")
+        cost = value + gas * self.gas_price
+        if cost:
+            balance = state.get_balance(sender)
+            if balance < cost:
+                raise UsageError(f"sender 0x{sender.hex()} has {balance} wei, needs {cost} for value and gas")
+        self._dirty = True
+        nonce = state.get_nonce(sender)
+        if self.gas_price:
+            state.delta_balance(sender, -gas * self.gas_price)
+        state.set_nonce(sender, nonce + 1)
+        message = self._message(sender, to, data, value, gas - intrinsic, nonce)
+        computation = self._run(message, sender)
+        gas_left = computation.get_gas_remaining()
+        used = gas - gas_left
+        refund = min(computation.get_gas_refund(), used // 5)
+        gas_used = max(used - refund, floor)
+        if self.gas_price:
+            state.delta_balance(sender, (gas - gas_used) * self.gas_price)
+        for address in computation.get_accounts_for_deletion():
+            state.delete_account(address)
+        self._clear_empty_touched(computation)
+        state.clear_transient_storage()
+        return self._result(computation, gas_used, message, commit_logs=True)
+
+    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+        """Execute a call and discard every change it made (eth_call)."""
+        state = self._state
+        gas = self.gas_limit if gas is None else gas
+        intrinsic, _ = _intrinsic_gas(data, False)
+        checkpoint = state.snapshot()
+        try:
+            if value and state.get_balance(sender) < value:
+                state.set_balance(sender, value)
+            message = self._message(sender, to, data, value, max(gas - intrinsic, 0), 0)
+            computation = self._run(message, sender)
+            gas_used = gas - computation.get_gas_remaining()
+            return self._result(computation, gas_used, message, commit_logs=False)
+        finally:
+            state.revert(checkpoint)
+            state.clear_transient_storage()
+
+    def _clear_empty_touched(self, computation) -> None:
+        # EIP-161: touched accounts left empty are deleted at the end of the transaction.
+        for address in collect_touched_accounts(computation):
+            if self._state.account_exists(address) and self._state.account_is_empty(address):
+                self._state.delete_account(address)
+
+    def _result(self, computation, gas_used: int, message: Message, *, commit_logs: bool) -> ExecResult:
+        if computation.is_success:
+            logs = tuple(Log(a, tuple(t), d) for a, t, d in computation.get_log_entries())
+            if commit_logs:
+                self._logs.extend(logs)
+            return ExecResult(
+                success=True,
+                output=computation.output,
+                gas_used=gas_used,
+                logs=logs,
+                contract_address=message.storage_address if message.is_create else None,
+            )
+        error = computation.error
+        frame = computation
+        # descend to the innermost frame that failed the same way, for source positions
+        while True:
+            failed = [c for c in frame.children if c.is_error]
+            if not failed or failed[-1].output != frame.output:
+                break
+            frame = failed[-1]
+        pc = max(frame.code.program_counter - 1, 0)
+        return ExecResult(
+            success=False,
+            output=computation.output if isinstance(error, Revert) else b"",
+            gas_used=gas_used,
+            error="revert" if isinstance(error, Revert) else (str(error) or type(error).__name__),
+            error_address=frame.msg.code_address if not frame.msg.is_create else None,
+            error_pc=pc,
+        )

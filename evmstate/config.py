@@ -1,0 +1,203 @@
+"""evmstate.toml -> frozen dataclasses. Unknown keys get "did you mean"."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from .errors import ConfigError, UnitError
+from .units import to_wei
+
+CONFIG_NAME = "evmstate.toml"
+EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
+PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    contracts: str = "contracts"
+    machines: str = "machines"
+
+
+@dataclass(frozen=True)
+class CompilerConfig:
+    evm_version: str = "prague"
+    optimize: str = "gas"
+
+
+@dataclass(frozen=True)
+class AccountsConfig:
+    count: int = 10
+    balance: int = 100 * 10**18
+
+
+@dataclass(frozen=True)
+class ChainConfig:
+    chain_id: int = 1337
+    gas_limit: int = 30_000_000
+    gas_price: int = 0
+    timestamp: int = 1_700_000_000
+
+
+@dataclass(frozen=True)
+class HypothesisConfig:
+    max_examples: int = 50
+    stateful_step_count: int = 50
+    deadline: int | None = None
+    seed: int | None = None
+    derandomize: bool = False
+    # "explain" re-runs every shrink attempt under sys.settrace: on slow EVM steps it
+    # multiplies the time to report a failure many times over, so it is off by default.
+    phases: tuple[str, ...] = ("explicit", "reuse", "generate", "target", "shrink")
+    print_blob: bool = False
+
+
+@dataclass(frozen=True)
+class BackendConfig:
+    name: str = "pyevm"
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path = field(default_factory=Path.cwd)
+    path: Path | None = None
+    project: ProjectConfig = field(default_factory=ProjectConfig)
+    compiler: CompilerConfig = field(default_factory=CompilerConfig)
+    accounts: AccountsConfig = field(default_factory=AccountsConfig)
+    chain: ChainConfig = field(default_factory=ChainConfig)
+    hypothesis: HypothesisConfig = field(default_factory=HypothesisConfig)
+    backend: BackendConfig = field(default_factory=BackendConfig)
+
+    @property
+    def contracts_dir(self) -> Path:
+        return self.root / self.project.contracts
+
+    @property
+    def machines_dir(self) -> Path:
+        return self.root / self.project.machines
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / ".evmstate"
+
+    def replace(self, **changes: Any) -> "Config":
+        return dataclasses.replace(self, **changes)
+
+
+SECTIONS: dict[str, type] = {
+    "project": ProjectConfig,
+    "compiler": CompilerConfig,
+    "accounts": AccountsConfig,
+    "chain": ChainConfig,
+    "hypothesis": HypothesisConfig,
+    "backend": BackendConfig,
+}
+WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
+
+
+def find_root(start: Path | None = None) -> Path | None:
+    """The nearest folder at or above start that holds an evmstate.toml, or None."""
+    here = (start or Path.cwd()).resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    return None
+
+
+def _did_you_mean(name: str, choices: Any) -> str:
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(sorted(choices))}."
+
+
+def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any:
+    if (section, key) in WEI_KEYS:
+        try:
+            return to_wei(value, what=f"{where}: [{section}] {key}")
+        except UnitError as e:
+            raise ConfigError(str(e)) from None
+    if section == "compiler" and key == "evm_version":
+        if value not in EVM_VERSIONS:
+            raise ConfigError(f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}.")
+        return value
+    if section == "compiler" and key == "optimize":
+        if value not in ("gas", "codesize", "none"):
+            raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
+        return value
+    if section == "backend" and key == "name":
+        if value not in ("pyevm",):
+            raise ConfigError(f"{where}: [backend] name = {value!r} is not available; the available backend is \"pyevm\".")
+        return value
+    if section == "hypothesis" and key == "phases":
+        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+            raise ConfigError(f"{where}: [hypothesis] phases must be a list of phase names, e.g. [\"generate\", \"shrink\"].")
+        for p in value:
+            if p not in PHASES:
+                raise ConfigError(f"{where}: [hypothesis] phases: unknown phase {p!r}.{_did_you_mean(p, PHASES)}")
+        return tuple(value)
+    if section == "hypothesis" and key == "deadline":
+        if value is False or value == 0:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{where}: [hypothesis] deadline must be a number of milliseconds, or 0 for none; got {value!r}.")
+        return value
+    if section == "hypothesis" and key == "seed":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: [hypothesis] seed must be an integer; got {value!r}.")
+        return value
+    kind = {int: int, bool: bool, str: str}.get(type(expected), type(expected))
+    ok = isinstance(value, kind) and (kind is not int or not isinstance(value, bool))
+    if not ok:
+        raise ConfigError(f"{where}: [{section}] {key} must be {kind.__name__}, got {type(value).__name__} {value!r}.")
+    if kind is int and value < 0:
+        raise ConfigError(f"{where}: [{section}] {key} must not be negative, got {value!r}.")
+    if (section, key) in {("hypothesis", "max_examples"), ("accounts", "count")} and value < 1:
+        raise ConfigError(f"{where}: [{section}] {key} must be at least 1, got {value!r}.")
+    return value
+
+
+def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None) -> Config:
+    """Build a Config from parsed TOML, checking every section and key."""
+    where = str(path) if path else CONFIG_NAME
+    sections: dict[str, Any] = {}
+    for name, body in data.items():
+        if name not in SECTIONS:
+            raise ConfigError(f"{where}: unknown section [{name}].{_did_you_mean(name, SECTIONS)}")
+        if not isinstance(body, dict):
+            raise ConfigError(f"{where}: {name} must be a [{name}] table.")
+        cls = SECTIONS[name]
+        defaults = cls()
+        known = {f.name for f in fields(cls)}
+        values = {}
+        for key, value in body.items():
+            if key not in known:
+                raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
+            values[key] = _check(where, name, key, value, getattr(defaults, key))
+        sections[name] = cls(**values)
+    return Config(root=root, path=path, **sections)
+
+
+def load(start: Path | None = None) -> Config:
+    """Find evmstate.toml at or above start and load it; defaults when there is none."""
+    root = find_root(start)
+    if root is None:
+        base = (start or Path.cwd()).resolve()
+        return Config(root=base.parent if base.is_file() else base)
+    path = root / CONFIG_NAME
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}. Fix the file or delete it to use the defaults.") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    return from_dict(data, root=root, path=path)

@@ -1,0 +1,81 @@
+"""A loaded project: config, compiled contracts, a backend, accounts, chain and containers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from . import config as config_mod
+from .accounts import Accounts, Chain
+from .backend import PyEVMBackend
+from .compiler import Artifact, CompileStats, compile_project
+from .config import Config
+from .contract import ContractContainer, _EventDecoder
+from .errors import UsageError
+
+_active: "Project | None" = None
+
+
+def active() -> "Project":
+    """The project whose accounts strategies draw from."""
+    if _active is None:
+        raise UsageError("no evmstate project is loaded: strategies that draw accounts need one. Run through `evmstate run`, or call evmstate.Project.load() first.")
+    return _active
+
+
+class Project:
+    """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
+
+    def __init__(self, config: Config, *, stats: CompileStats | None = None) -> None:
+        global _active
+        self.config = config
+        self.compile_stats = stats if stats is not None else CompileStats()
+        self.artifacts: dict[str, Artifact] = compile_project(
+            config.contracts_dir,
+            config.state_dir / "build",
+            evm_version=config.compiler.evm_version,
+            optimize=config.compiler.optimize,
+            stats=self.compile_stats,
+        )
+        self.backend = PyEVMBackend(
+            accounts=config.accounts.count,
+            balance=config.accounts.balance,
+            evm_version=config.compiler.evm_version,
+            chain_id=config.chain.chain_id,
+            gas_limit=config.chain.gas_limit,
+            gas_price=config.chain.gas_price,
+            timestamp=config.chain.timestamp,
+        )
+        self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
+        self.chain = Chain(self.backend)
+        self.event_decoder = _EventDecoder()
+        self._by_address: dict[bytes, Artifact] = {}
+        self.containers: dict[str, ContractContainer] = {}
+        for name, artifact in self.artifacts.items():
+            self.event_decoder.add_abi(artifact.abi)
+            self.containers[name] = ContractContainer(self, artifact)
+        _active = self
+
+    @classmethod
+    def load(cls, start: Path | str | None = None, **overrides: Any) -> "Project":
+        """Find evmstate.toml at or above start (default: the current folder) and load the project."""
+        cfg = config_mod.load(Path(start) if start is not None else None)
+        if overrides:
+            cfg = cfg.replace(**overrides)
+        return cls(cfg)
+
+    def register(self, raw_address: bytes, artifact: Artifact) -> None:
+        self._by_address[raw_address] = artifact
+
+    def artifact_at(self, raw_address: bytes) -> Artifact | None:
+        return self._by_address.get(raw_address)
+
+    def namespace(self) -> dict[str, Any]:
+        """The names a machine's __init__ or a property test may ask for."""
+        return {"accounts": self.accounts, "chain": self.chain, **self.containers}
+
+    def __getattr__(self, name: str) -> Any:
+        containers = self.__dict__.get("containers", {})
+        if name in containers:
+            return containers[name]
+        raise AttributeError(f"project has no contract {name!r}; contracts: {', '.join(sorted(containers)) or 'none'}")

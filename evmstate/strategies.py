@@ -1,0 +1,197 @@
+"""strategy("uint256", ...): Hypothesis strategies from the ABI type grammar."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from hypothesis import strategies as st
+
+from .errors import StrategyError, UnitError
+from .units import to_wei
+
+_INT = re.compile(r"^(u?)int(\d*)$")
+_BYTES_N = re.compile(r"^bytes(\d+)$")
+DECIMAL_PLACES = 10
+DECIMAL_MIN = Decimal(-(2**167)) / Decimal(10**DECIMAL_PLACES)
+DECIMAL_MAX = Decimal(2**167 - 1) / Decimal(10**DECIMAL_PLACES)
+ALLOWED = (
+    "uint8..uint256, int8..int256 (steps of 8), bool, address, bytes1..bytes32, bytes, string, decimal, "
+    "fixed arrays such as uint256[3], dynamic arrays such as address[], tuples such as (uint256,bool)"
+)
+_BOUNDS = {
+    "int": {"min_value", "max_value", "exclude"},
+    "decimal": {"min_value", "max_value", "exclude", "places"},
+    "bool": {"exclude"},
+    "address": {"exclude", "length"},
+    "bytesN": {"exclude"},
+    "bytes": {"min_length", "max_length", "exclude"},
+    "string": {"min_length", "max_length", "exclude", "alphabet"},
+    "array": {"min_length", "max_length", "unique"},
+    "tuple": set(),
+}
+
+
+def _split_top(body: str, type_str: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise StrategyError(f"strategy({type_str!r}): unbalanced parentheses")
+        elif ch == "," and depth == 0:
+            parts.append(body[start:i].strip())
+            start = i + 1
+    parts.append(body[start:].strip())
+    if depth != 0:
+        raise StrategyError(f"strategy({type_str!r}): unbalanced parentheses")
+    return parts
+
+
+def _kind(t: str, type_str: str) -> str:
+    if t.endswith("]"):
+        inner, _, dim = t[:-1].rpartition("[")
+        if dim and (not dim.isdigit() or int(dim) < 1):
+            raise StrategyError(f"strategy({type_str!r}): array size {dim!r} must be a positive integer")
+        _kind(inner, type_str)
+        return "array"
+    if t.startswith("(") and t.endswith(")"):
+        for part in _split_top(t[1:-1], type_str):
+            if not part:
+                raise StrategyError(f"strategy({type_str!r}): empty tuple member")
+            _kind(part, type_str)
+        return "tuple"
+    m = _INT.match(t)
+    if m:
+        bits = int(m.group(2) or 256)
+        if bits % 8 or not 8 <= bits <= 256:
+            raise StrategyError(f"strategy({type_str!r}): {t} is not an ABI type; integer sizes run from 8 to 256 in steps of 8")
+        return "int"
+    m = _BYTES_N.match(t)
+    if m:
+        if not 1 <= int(m.group(1)) <= 32:
+            raise StrategyError(f"strategy({type_str!r}): {t} is not an ABI type; fixed bytes run from bytes1 to bytes32")
+        return "bytesN"
+    if t in ("bool", "address", "bytes", "string", "decimal"):
+        return t
+    raise StrategyError(f"strategy({type_str!r}): unknown ABI type {t!r}. Allowed: {ALLOWED}")
+
+
+def _int_bounds(t: str) -> tuple[int, int]:
+    m = _INT.match(t)
+    assert m is not None
+    bits = int(m.group(2) or 256)
+    if m.group(1):
+        return 0, 2**bits - 1
+    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+
+def _amount(value: Any, name: str, type_str: str) -> int:
+    try:
+        return to_wei(value, what=f"strategy({type_str!r}) {name}")
+    except UnitError as e:
+        raise StrategyError(str(e)) from None
+
+
+def _excluding(strategy: st.SearchStrategy, exclude: Any) -> st.SearchStrategy:
+    if exclude is None:
+        return strategy
+    excluded = list(exclude) if isinstance(exclude, (list, tuple, set, frozenset)) else [exclude]
+    return strategy.filter(lambda v: v not in excluded)
+
+
+def _length_bounds(type_str: str, min_length: Any, max_length: Any, cap: int | None) -> tuple[int, int | None]:
+    lo = 0 if min_length is None else min_length
+    hi = max_length
+    for name, v in (("min_length", lo), ("max_length", hi)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise StrategyError(f"strategy({type_str!r}): {name} must be a non-negative integer, got {v!r}")
+    if hi is not None and lo > hi:
+        raise StrategyError(f"strategy({type_str!r}): min_length {lo} is greater than max_length {hi}")
+    if cap is not None and hi is None:
+        hi = max(cap, lo)
+    return lo, hi
+
+
+def _accounts_strategy(length: int | None) -> st.SearchStrategy:
+    from .project import active
+
+    @st.composite
+    def draw_account(draw: Any) -> Any:
+        accounts = active().accounts
+        n = len(accounts) if length is None else min(length, len(accounts))
+        return accounts[draw(st.integers(min_value=0, max_value=n - 1))]
+
+    return draw_account()
+
+
+def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
+    """A Hypothesis strategy for values of an ABI type, shrinking toward zero / the first account.
+
+    Bounds: min_value, max_value (ints or amounts such as "1 ether"), exclude (a value or a
+    list of values), min_length / max_length (bytes, string, dynamic arrays), unique (arrays).
+    """
+    if not isinstance(abi_type, str):
+        raise StrategyError(f"strategy() takes an ABI type name such as 'uint256', got {abi_type!r}")
+    type_str = abi_type
+    t = "".join(abi_type.split())
+    kind = _kind(t, type_str)
+    unknown = set(bounds) - _BOUNDS[kind]
+    if unknown:
+        allowed = ", ".join(sorted(_BOUNDS[kind])) or "no bounds"
+        raise StrategyError(f"strategy({type_str!r}): {', '.join(sorted(unknown))} does not apply to {t}; it takes {allowed}")
+    exclude = bounds.get("exclude")
+
+    if kind == "int":
+        lo, hi = _int_bounds(t)
+        min_v = lo if bounds.get("min_value") is None else _amount(bounds["min_value"], "min_value", type_str)
+        max_v = hi if bounds.get("max_value") is None else _amount(bounds["max_value"], "max_value", type_str)
+        if min_v < lo or max_v > hi:
+            raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] are outside {t}'s range [{lo}, {hi}]")
+        if min_v > max_v:
+            raise StrategyError(f"strategy({type_str!r}): min_value {min_v} is greater than max_value {max_v}")
+        return _excluding(st.integers(min_value=min_v, max_value=max_v), exclude)
+    if kind == "decimal":
+        places = bounds.get("places", DECIMAL_PLACES)
+        if not isinstance(places, int) or not 0 <= places <= DECIMAL_PLACES:
+            raise StrategyError(f"strategy({type_str!r}): places must be an integer from 0 to {DECIMAL_PLACES}")
+        min_v = Decimal(str(bounds.get("min_value", DECIMAL_MIN)))
+        max_v = Decimal(str(bounds.get("max_value", DECIMAL_MAX)))
+        if min_v < DECIMAL_MIN or max_v > DECIMAL_MAX or min_v > max_v:
+            raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] must lie within [{DECIMAL_MIN}, {DECIMAL_MAX}] with min <= max")
+        return _excluding(st.decimals(min_value=min_v, max_value=max_v, places=places, allow_nan=False, allow_infinity=False), exclude)
+    if kind == "bool":
+        return _excluding(st.booleans(), exclude)
+    if kind == "address":
+        length = bounds.get("length")
+        if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
+            raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
+        return _excluding(_accounts_strategy(length), exclude)
+    if kind == "bytesN":
+        n = int(t[5:])
+        return _excluding(st.binary(min_size=n, max_size=n), exclude)
+    if kind == "bytes":
+        lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
+        return _excluding(st.binary(min_size=lo, max_size=hi), exclude)
+    if kind == "string":
+        lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
+        alphabet = bounds.get("alphabet")
+        chars = st.characters(codec="utf-8") if alphabet is None else alphabet
+        return _excluding(st.text(alphabet=chars, min_size=lo, max_size=hi), exclude)
+    if kind == "array":
+        inner, _, dim = t[:-1].rpartition("[")
+        unique = bool(bounds.get("unique", False))
+        if dim:
+            size = int(dim)
+            if bounds.get("min_length") is not None or bounds.get("max_length") is not None:
+                raise StrategyError(f"strategy({type_str!r}): a fixed array has exactly {size} items; min_length/max_length apply to dynamic arrays")
+            return st.lists(strategy(inner), min_size=size, max_size=size, unique=unique)
+        lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 8)
+        return st.lists(strategy(inner), min_size=lo, max_size=hi, unique=unique)
+    # tuple
+    parts = _split_top(t[1:-1], type_str)
+    return st.tuples(*(strategy(p) for p in parts))
+

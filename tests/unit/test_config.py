@@ -1,0 +1,82 @@
+from pathlib import Path
+
+import pytest
+
+from evmstate import ConfigError
+from evmstate.config import Config, find_root, load
+
+
+def test_defaults_without_a_file(tmp_path: Path):
+    cfg = load(tmp_path)
+    assert cfg.root == tmp_path.resolve()
+    assert cfg.path is None
+    assert cfg.accounts.count == 10 and cfg.accounts.balance == 100 * 10**18
+    assert cfg.compiler.evm_version == "prague"
+    assert cfg.hypothesis.max_examples == 50 and cfg.hypothesis.stateful_step_count == 50
+    assert "explain" not in cfg.hypothesis.phases
+    assert cfg.contracts_dir == tmp_path.resolve() / "contracts"
+
+
+def test_root_is_found_by_walking_up(tmp_path: Path):
+    (tmp_path / "evmstate.toml").write_text('[accounts]\ncount = 3\nbalance = "5 ether"\n')
+    deep = tmp_path / "machines" / "sub"
+    deep.mkdir(parents=True)
+    assert find_root(deep) == tmp_path.resolve()
+    cfg = load(deep)
+    assert cfg.root == tmp_path.resolve()
+    assert cfg.accounts.count == 3 and cfg.accounts.balance == 5 * 10**18
+
+
+def test_every_section_loads(tmp_path: Path):
+    (tmp_path / "evmstate.toml").write_text(
+        """
+[project]
+contracts = "src"
+machines = "tests/machines"
+[compiler]
+evm_version = "cancun"
+[chain]
+gas_price = "1 gwei"
+timestamp = 1234
+[hypothesis]
+max_examples = 7
+stateful_step_count = 9
+seed = 42
+derandomize = true
+phases = ["generate", "shrink"]
+deadline = 0
+"""
+    )
+    cfg = load(tmp_path)
+    assert cfg.contracts_dir == tmp_path.resolve() / "src"
+    assert cfg.compiler.evm_version == "cancun"
+    assert cfg.chain.gas_price == 10**9 and cfg.chain.timestamp == 1234
+    h = cfg.hypothesis
+    assert (h.max_examples, h.stateful_step_count, h.seed, h.derandomize, h.phases, h.deadline) == (7, 9, 42, True, ("generate", "shrink"), None)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[hypothesis]\nmax_exampels = 3\n", "Did you mean 'max_examples'"),
+        ("[acounts]\ncount = 3\n", "Did you mean 'accounts'"),
+        ("[accounts]\ncount = \"ten\"\n", r"\[accounts\] count must be int"),
+        ("[accounts]\ncount = 0\n", "at least 1"),
+        ("[compiler]\nevm_version = \"homer\"\n", "not supported"),
+        ("[hypothesis]\nphases = [\"generate\", \"shrnk\"]\n", "Did you mean 'shrink'"),
+        ("[accounts]\nbalance = \"1 bitcoin\"\n", "unknown unit"),
+        ("[hypothesis\n", "not valid TOML"),
+        ("hypothesis = 3\n", "must be a \\[hypothesis\\] table"),
+    ],
+)
+def test_bad_config_names_the_file_and_the_fix(tmp_path: Path, text: str, message: str):
+    (tmp_path / "evmstate.toml").write_text(text)
+    with pytest.raises(ConfigError, match=message) as info:
+        load(tmp_path)
+    assert "evmstate.toml" in str(info.value)
+
+
+def test_config_is_frozen():
+    cfg = Config()
+    with pytest.raises(Exception):
+        cfg.accounts.count = 3  # type: ignore[misc]
