@@ -15,13 +15,25 @@ from .errors import (
     UsageError,
     VirtualMachineError,
 )
+from .machine import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, rule
 from .project import Project
 from .strategies import strategy
 from .units import to_wei
 
+from hypothesis import given  # property tests: the runner reverts the chain after every example
+
 __version__ = "0.1.0"
 
 __all__ = [
+    "Bundle",
+    "StateMachine",
+    "consumes",
+    "given",
+    "initialize",
+    "invariant",
+    "multiple",
+    "precondition",
+    "rule",
     "Account",
     "Accounts",
     "Chain",

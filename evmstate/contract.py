@@ -526,7 +526,7 @@ class ContractFunction:
         args, options, data, codec = self._prepare(args, kwargs)
         sender = self._sender(options)
         backend = self.contract._project.backend
-        result = backend.call(sender.raw_address, self.contract.raw_address, data, self._value(options), _gas(options))
+        result = backend.call(sender.raw_address, self.contract.raw_address, data, self._value(options), _gas(options), static=self.is_view)
         _raise_on_failure(result, self.contract, self.name, self.contract._artifact, (self.contract._name, self.name, args))
         return codec.decode(result.output)
 

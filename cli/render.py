@@ -1,0 +1,148 @@
+"""Rich rendering of the engine's events: a live spinner per machine, failures, summaries."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from evmstate.runner import ExampleFinished, Failure, FailureFound, LoadFailed, MachineFinished, MachineStarted, RunSummary
+
+SPINNER = "|/-\\"
+
+
+def failure_text(f: Failure) -> str:
+    """The failure as plain text: the error, where it happened, and the shrunk program."""
+    lines = []
+    if f.invariant:
+        lines.append(f"Invariant {f.name}.{f.invariant} failed: {f.error_type}: {f.message}")
+    else:
+        lines.append(f"{f.error_type}: {f.message}")
+    if f.location:
+        lines.append(f"  at {f.location}")
+    lines.append("")
+    if f.program and f.program[0].startswith("state = "):
+        lines.append(f"Falsifying example ({f.steps} step{'s' if f.steps != 1 else ''}):")
+    else:
+        lines.append("Falsifying example:")
+    lines.extend(f.program)
+    return "\n".join(lines)
+
+
+class _Row:
+    def __init__(self, name: str, path: str, kind: str) -> None:
+        self.name, self.path, self.kind = name, path, kind
+        self.examples = 0
+        self.steps = 0
+        self.started = time.perf_counter()
+        self.elapsed = 0.0
+        self.shrinking = False
+        self.status: str | None = None
+
+    def text(self) -> Text:
+        if self.status == "passed":
+            mark, style = "✓", "green"
+        elif self.status in ("failed", "error"):
+            mark, style = "✗", "red"
+        else:
+            mark, style = SPINNER[self.examples % len(SPINNER)], ("red" if self.shrinking else "yellow")
+        rate = self.steps / self.elapsed if self.elapsed > 0 else 0.0
+        what = "shrinking" if self.shrinking and self.status is None else ""
+        t = Text()
+        t.append(f"{mark} ", style=style)
+        t.append(f"{self.path}::{self.name}")
+        t.append(f"  {self.examples} examples, {self.steps} steps, {rate:.0f} steps/s, {self.elapsed:.1f}s {what}".rstrip(), style="dim")
+        return t
+
+
+class Renderer:
+    """Feeds engine events to the console; live rows on a terminal, plain lines elsewhere."""
+
+    def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.verbose = verbose
+        self.rows: dict[tuple[str, str], _Row] = {}
+        self.live: Live | None = None
+        self.current: _Row | None = None
+
+    def __enter__(self) -> "Renderer":
+        if self.console.is_terminal and not self.quiet:
+            self.live = Live(console=self.console, refresh_per_second=8, transient=True)
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.live is not None:
+            self.live.__exit__(*exc)
+            self.live = None
+
+    def _refresh(self) -> None:
+        if self.live is not None and self.current is not None:
+            self.live.update(self.current.text())
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, MachineStarted):
+            row = self.current = _Row(event.name, event.path, event.kind)
+            self.rows[(event.path, event.name)] = row
+            self._refresh()
+        elif isinstance(event, ExampleFinished) and self.current is not None:
+            self.current.examples, self.current.steps, self.current.elapsed = event.examples, event.steps, event.elapsed
+            self.current.shrinking = event.shrinking
+            self._refresh()
+        elif isinstance(event, FailureFound) and self.current is not None:
+            self.current.shrinking = True
+            if self.live is None and not self.quiet:
+                self.console.print(f"{self.current.path}::{event.name}: falsified after {event.examples} examples, shrinking")
+            self._refresh()
+        elif isinstance(event, MachineFinished):
+            row = self.rows.get((event.path, event.name)) or _Row(event.name, event.path, event.kind)
+            row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
+            self.current = None
+            if self.live is not None:
+                self.live.update(Text(""))
+            self.finished(event, row)
+        elif isinstance(event, LoadFailed):
+            self.console.print(Text(f"ERROR {event.path}", style="bold red"))
+            self.console.print(Text(event.message))
+
+    def finished(self, event: MachineFinished, row: _Row) -> None:
+        c = self.console
+        if event.status == "passed":
+            if not self.quiet:
+                c.print(row.text())
+        elif event.status == "error":
+            c.print(Text(f"ERROR {event.path}::{event.name}", style="bold red"))
+            c.print(Text(event.error or ""))
+            return
+        else:
+            c.print(row.text())
+            c.print(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
+            assert event.failure is not None
+            c.print(Text(failure_text(event.failure)), soft_wrap=True)
+            if self.verbose and event.failure.traceback:
+                c.print(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+        if event.rules and not self.quiet:
+            table = Table(title=None, show_edge=False, box=None, pad_edge=False)
+            table.add_column("rule")
+            table.add_column("calls", justify="right")
+            table.add_column("reverts caught", justify="right")
+            for name, s in event.rules.items():
+                table.add_row(name, str(s.calls), str(s.reverts))
+            c.print(table)
+            for name in event.never_run:
+                c.print(Text(f"warning: {event.name}.{name} never ran: its precondition never held or its bundle stayed empty", style="yellow"))
+
+    def summary(self, summary: RunSummary) -> None:
+        passed = sum(r.status == "passed" for r in summary.results)
+        failed = sum(r.status == "failed" for r in summary.results)
+        errors = sum(r.status == "error" for r in summary.results) + len(summary.load_errors)
+        style = "green" if summary.exit_code == 0 else "red"
+        parts = [f"{passed} passed", f"{failed} failed"]
+        if errors:
+            parts.append(f"{errors} errors")
+        self.console.print(Text(", ".join(parts), style=f"bold {style}"))

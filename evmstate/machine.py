@@ -1,0 +1,306 @@
+"""State machines in two styles, collected into one specification.
+
+Brownie style: a plain class whose methods are named rule/rule_*, initialize/initialize_*,
+invariant/invariant_*, with strategies as class attributes picked by argument name.
+Decorator style: a StateMachine subclass using rule(), initialize(), invariant(),
+precondition(), Bundle, consumes() and multiple(). Decorators only attach markers;
+collect() reads them when the machine is loaded, and raises definition errors then.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from hypothesis.strategies import SearchStrategy
+
+from .errors import MachineDefinitionError, UsageError
+
+_RULE = "_evmstate_rule"
+_INIT = "_evmstate_initialize"
+_INVARIANT = "_evmstate_invariant"
+_PRECONDITION = "_evmstate_preconditions"
+LIFECYCLE = ("setup", "teardown", "teardown_final")
+
+
+class Bundle:
+    """A named collection of values produced by rules (target=) and drawn by later rules."""
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise MachineDefinitionError(f"Bundle({name!r}): a bundle's name must be a Python identifier, e.g. Bundle('payments')")
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Bundle({self.name!r})"
+
+
+@dataclass(frozen=True)
+class _Consumed:
+    bundle: Bundle
+
+
+def consumes(bundle: Bundle) -> _Consumed:
+    """A rule argument that takes a value out of the bundle (later rules cannot draw it)."""
+    if not isinstance(bundle, Bundle):
+        raise MachineDefinitionError(f"consumes() takes a Bundle, got {bundle!r}")
+    return _Consumed(bundle)
+
+
+@dataclass(frozen=True)
+class multiple:
+    """Return multiple(a, b, ...) from a rule with a target to add several values (or none)."""
+
+    values: tuple[Any, ...]
+
+    def __init__(self, *values: Any) -> None:
+        object.__setattr__(self, "values", values)
+
+
+def rule(*, target: Bundle | None = None, targets: tuple[Bundle, ...] = (), **arguments: Any) -> Callable[[Callable], Callable]:
+    """Mark a method as a rule; keyword arguments give each parameter's strategy or bundle."""
+    return _marker(_RULE, "rule", target, targets, arguments)
+
+
+def initialize(*, target: Bundle | None = None, targets: tuple[Bundle, ...] = (), **arguments: Any) -> Callable[[Callable], Callable]:
+    """Mark a method as an initializer: run once, before any rule."""
+    return _marker(_INIT, "initialize", target, targets, arguments)
+
+
+def _marker(attr: str, kind: str, target: Bundle | None, targets: tuple[Bundle, ...], arguments: dict[str, Any]) -> Callable[[Callable], Callable]:
+    all_targets = tuple(targets) + ((target,) if target is not None else ())
+    for t in all_targets:
+        if not isinstance(t, Bundle):
+            raise MachineDefinitionError(f"@{kind}(target=...) takes a Bundle, got {t!r}")
+
+    def decorate(fn: Callable) -> Callable:
+        if hasattr(fn, _RULE) or hasattr(fn, _INIT) or hasattr(fn, _INVARIANT):
+            raise MachineDefinitionError(f"{fn.__qualname__}: a method can be only one of rule, initialize and invariant")
+        setattr(fn, attr, (all_targets, dict(arguments)))
+        return fn
+
+    return decorate
+
+
+def invariant(*, check_during_init: bool = False) -> Callable[[Callable], Callable]:
+    """Mark a method as an invariant, checked after every initializer and rule."""
+
+    def decorate(fn: Callable) -> Callable:
+        if hasattr(fn, _RULE) or hasattr(fn, _INIT):
+            raise MachineDefinitionError(f"{fn.__qualname__}: a method can be only one of rule, initialize and invariant")
+        setattr(fn, _INVARIANT, True)
+        return fn
+
+    return decorate
+
+
+def precondition(predicate: Callable[[Any], bool]) -> Callable[[Callable], Callable]:
+    """Only run the rule (or check the invariant) while predicate(self) is true."""
+    if not callable(predicate):
+        raise MachineDefinitionError(f"precondition() takes a function of self, got {predicate!r}")
+
+    def decorate(fn: Callable) -> Callable:
+        setattr(fn, _PRECONDITION, (*getattr(fn, _PRECONDITION, ()), predicate))
+        return fn
+
+    return decorate
+
+
+class StateMachine:
+    """Base class of decorator-style machines; evmstate runs them, they are never instantiated directly."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "StateMachine":
+        raise UsageError(
+            f"{cls.__name__} is a state machine: evmstate creates it for every run. "
+            f"Run it with `evmstate run path/to/file.py::{cls.__name__}` instead of calling {cls.__name__}()."
+        )
+
+    def enter(self, cm: Any) -> Any:
+        """Enter a context manager and keep it until the end of the current run."""
+        return self._evmstate_stack.enter_context(cm)
+
+
+def _enter(self: Any, cm: Any) -> Any:
+    return self._evmstate_stack.enter_context(cm)
+
+
+@dataclass
+class Param:
+    """One rule argument: a strategy to draw from, or a bundle to take a value from."""
+
+    name: str
+    strategy: SearchStrategy | None = None
+    bundle: Bundle | None = None
+    consume: bool = False
+
+
+@dataclass
+class RuleSpec:
+    name: str
+    function: Callable
+    params: list[Param]
+    targets: tuple[Bundle, ...] = ()
+    preconditions: tuple[Callable, ...] = ()
+
+
+@dataclass
+class MachineSpec:
+    """Everything the runner needs to know about one machine class."""
+
+    cls: type
+    style: str  # "brownie" or "decorator"
+    rules: list[RuleSpec]
+    initializers: list[RuleSpec]
+    invariants: list[RuleSpec]
+    init_params: list[str]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.cls.__name__
+
+    @property
+    def bundles(self) -> list[Bundle]:
+        seen: dict[str, Bundle] = {}
+        for r in (*self.initializers, *self.rules):
+            for b in r.targets:
+                seen.setdefault(b.name, b)
+            for p in r.params:
+                if p.bundle is not None:
+                    seen.setdefault(p.bundle.name, p.bundle)
+        return list(seen.values())
+
+
+def _params_of(fn: Callable) -> list[inspect.Parameter]:
+    params = list(inspect.signature(fn).parameters.values())
+    if not params or params[0].name != "self":
+        raise MachineDefinitionError(f"{fn.__qualname__}: the first parameter must be self")
+    for p in params[1:]:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise MachineDefinitionError(f"{fn.__qualname__}: *args and **kwargs cannot be drawn; name each parameter")
+    return params[1:]
+
+
+def _strategies(cls: type) -> dict[str, SearchStrategy]:
+    found: dict[str, SearchStrategy] = {}
+    for klass in reversed(cls.__mro__):
+        for name, value in vars(klass).items():
+            if isinstance(value, SearchStrategy):
+                found[name] = value
+    return found
+
+
+def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, SearchStrategy]) -> RuleSpec:
+    params = []
+    for p in _params_of(fn):
+        key = p.default if isinstance(p.default, str) else p.name
+        if key not in strategies:
+            where = f"{cls.__name__}.{name}"
+            if isinstance(p.default, str):
+                raise MachineDefinitionError(
+                    f"{where}: parameter {p.name!r} asks for strategy {p.default!r}, which the class does not define. "
+                    f"Add {p.default} = strategy(...) to {cls.__name__}, or name an existing one ({', '.join(sorted(strategies)) or 'none defined'})."
+                )
+            raise MachineDefinitionError(
+                f"{where}: parameter {p.name!r} has no strategy. Add {p.name} = strategy(\"uint256\") (or another type) "
+                f"to the class, or write {p.name}=\"st_name\" naming an existing one ({', '.join(sorted(strategies)) or 'none defined'})."
+            )
+        params.append(Param(p.name, strategy=strategies[key]))
+    return RuleSpec(name, fn, params)
+
+
+def _decorated_rule(cls: type, name: str, fn: Callable, marker: tuple[tuple[Bundle, ...], dict[str, Any]]) -> RuleSpec:
+    targets, arguments = marker
+    where = f"{cls.__name__}.{name}"
+    names = [p.name for p in _params_of(fn)]
+    missing = [n for n in names if n not in arguments]
+    if missing:
+        raise MachineDefinitionError(f"{where}: parameter {missing[0]!r} has no strategy. Write @rule({missing[0]}=strategy(\"uint256\")) or pass a Bundle.")
+    extra = [n for n in arguments if n not in names]
+    if extra:
+        raise MachineDefinitionError(f"{where}: @rule gives {extra[0]!r}, which is not a parameter of {name}({', '.join(names)})")
+    params = []
+    for n in names:
+        value = arguments[n]
+        if isinstance(value, Bundle):
+            params.append(Param(n, bundle=value))
+        elif isinstance(value, _Consumed):
+            params.append(Param(n, bundle=value.bundle, consume=True))
+        elif isinstance(value, SearchStrategy):
+            params.append(Param(n, strategy=value))
+        else:
+            raise MachineDefinitionError(f"{where}: {n}={value!r} is neither a strategy nor a Bundle. Use strategy(\"uint256\"), a Hypothesis strategy, a Bundle or consumes(bundle).")
+    return RuleSpec(name, fn, params, targets, getattr(fn, _PRECONDITION, ()))
+
+
+def collect(cls: type) -> MachineSpec:
+    """Read a machine class's rules, initializers, invariants and settings; raise definition errors now."""
+    decorator_style = isinstance(cls, type) and issubclass(cls, StateMachine)
+    rules: list[RuleSpec] = []
+    inits: list[RuleSpec] = []
+    invariants: list[RuleSpec] = []
+    strategies = _strategies(cls)
+    seen: set[str] = set()
+    for klass in cls.__mro__:
+        if klass in (object, StateMachine):
+            continue
+        for name, fn in vars(klass).items():
+            if name in seen or not inspect.isfunction(fn):
+                continue
+            seen.add(name)
+            if decorator_style:
+                if hasattr(fn, _RULE):
+                    rules.append(_decorated_rule(cls, name, fn, getattr(fn, _RULE)))
+                elif hasattr(fn, _INIT):
+                    inits.append(_decorated_rule(cls, name, fn, getattr(fn, _INIT)))
+                elif hasattr(fn, _INVARIANT):
+                    if _params_of(fn):
+                        raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values")
+                    invariants.append(RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ())))
+            else:
+                if name == "rule" or name.startswith("rule_"):
+                    rules.append(_brownie_rule(cls, name, fn, strategies))
+                elif name == "initialize" or name.startswith("initialize_"):
+                    inits.append(_brownie_rule(cls, name, fn, strategies))
+                elif name == "invariant" or name.startswith("invariant_"):
+                    if _params_of(fn):
+                        raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values (move the draw into a rule)")
+                    invariants.append(RuleSpec(name, fn, []))
+    order = {name: i for i, name in enumerate(_definition_order(cls))}
+    for group in (rules, inits, invariants):
+        group.sort(key=lambda r: order.get(r.name, 0))
+    if not rules:
+        hint = "decorate a method with @rule(...)" if decorator_style else "name a method rule or rule_<something>"
+        raise MachineDefinitionError(f"{cls.__name__} has no rules: {hint}.")
+    for lifecycle in LIFECYCLE:
+        fn = getattr(cls, lifecycle, None)
+        if fn is not None and not callable(fn):
+            raise MachineDefinitionError(f"{cls.__name__}.{lifecycle} must be a method")
+    settings = getattr(cls, "settings", None) or {}
+    if not isinstance(settings, dict):
+        raise MachineDefinitionError(f"{cls.__name__}.settings must be a dict such as {{'max_examples': 100}}, got {type(settings).__name__}")
+    init = cls.__dict__.get("__init__") or next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__ and k not in (object, StateMachine)), None)
+    init_params = []
+    if init is not None and inspect.isfunction(init):
+        params = list(inspect.signature(init).parameters.values())
+        init_params = [p.name for p in params[1:] if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return MachineSpec(cls, "decorator" if decorator_style else "brownie", rules, inits, invariants, init_params, dict(settings))
+
+
+def _definition_order(cls: type) -> list[str]:
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        for name in vars(klass):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def is_machine(obj: Any) -> bool:
+    """True for classes that are state machines by convention or by subclassing StateMachine."""
+    if not inspect.isclass(obj) or obj is StateMachine:
+        return False
+    if issubclass(obj, StateMachine):
+        return True
+    return any(name == "rule" or name.startswith("rule_") for name, v in vars(obj).items() if inspect.isfunction(v))

@@ -1,0 +1,523 @@
+"""Runs state machines and property tests against a project and reports typed events; never prints."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import inspect
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, reporting
+from hypothesis import settings as Settings
+from hypothesis import strategies as st
+from hypothesis.errors import HypothesisException
+
+from .config import Config, HypothesisConfig
+from .contract import reverts
+from .errors import EvmStateError, MachineDefinitionError, UsageError
+from .machine import MachineSpec, RuleSpec, _enter, collect, multiple
+from .project import Project, active
+
+# -- events --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MachineStarted:
+    """Emitted when a machine or property test starts running."""
+
+    name: str
+    kind: str  # "machine" or "test"
+    path: str
+
+
+@dataclass(frozen=True)
+class ExampleFinished:
+    """Emitted after every run (example) of a machine or test."""
+
+    name: str
+    examples: int
+    steps: int
+    elapsed: float
+    shrinking: bool
+
+
+@dataclass(frozen=True)
+class FailureFound:
+    """Emitted when the first failing run is found; shrinking starts."""
+
+    name: str
+    examples: int
+
+
+@dataclass
+class RuleStats:
+    calls: int = 0
+    reverts: int = 0
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A falsified machine or test: the error and the shrunk program."""
+
+    name: str
+    path: str
+    error_type: str
+    message: str
+    program: list[str]
+    steps: int
+    invariant: str | None = None
+    location: str | None = None
+    traceback: str = ""
+    revert_reason: str | None = None
+
+    def program_text(self) -> str:
+        return "\n".join(self.program)
+
+
+@dataclass(frozen=True)
+class MachineFinished:
+    """Emitted when a machine or test is done: passed, failed or errored."""
+
+    name: str
+    kind: str
+    path: str
+    status: str  # "passed", "failed", "error"
+    examples: int
+    steps: int
+    elapsed: float
+    rules: dict[str, RuleStats] = field(default_factory=dict)
+    failure: Failure | None = None
+    error: str | None = None
+    statistics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def never_run(self) -> list[str]:
+        return [name for name, s in self.rules.items() if s.calls == 0]
+
+
+@dataclass(frozen=True)
+class LoadFailed:
+    """Emitted when a machine module cannot be imported or a machine cannot be defined."""
+
+    path: str
+    message: str
+
+
+Event = MachineStarted | ExampleFinished | FailureFound | MachineFinished | LoadFailed
+
+
+# -- settings ------------------------------------------------------------------
+
+SETTINGS_KEYS = ("max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob", "report_multiple_bugs", "suppress_health_check", "verbosity")
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Settings given on the command line; None leaves the configured value."""
+
+    max_examples: int | None = None
+    stateful_step_count: int | None = None
+    seed: int | None = None
+
+
+def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: Overrides, where: str) -> tuple[Settings, int | None]:
+    """Hypothesis settings from evmstate.toml, then the machine's own, then the command line."""
+    values: dict[str, Any] = {
+        "max_examples": base.max_examples,
+        "stateful_step_count": base.stateful_step_count,
+        "deadline": base.deadline,
+        "derandomize": base.derandomize,
+        "phases": [Phase[p] for p in base.phases],
+        "print_blob": base.print_blob,
+        "database": None,
+        "report_multiple_bugs": False,
+        "suppress_health_check": list(HealthCheck),
+    }
+    seed = base.seed
+    for key, value in machine.items():
+        if key not in SETTINGS_KEYS:
+            close = difflib.get_close_matches(key, SETTINGS_KEYS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(SETTINGS_KEYS)}."
+            raise MachineDefinitionError(f"{where}.settings: unknown key {key!r}.{hint}")
+        if key == "seed":
+            seed = value
+        elif key == "phases":
+            values["phases"] = [Phase[p] if isinstance(p, str) else p for p in value]
+        else:
+            values[key] = value
+    if overrides.max_examples is not None:
+        values["max_examples"] = overrides.max_examples
+    if overrides.stateful_step_count is not None:
+        values["stateful_step_count"] = overrides.stateful_step_count
+    if overrides.seed is not None:
+        seed = overrides.seed
+    try:
+        return Settings(**values), seed
+    except (HypothesisException, TypeError, KeyError) as e:
+        raise MachineDefinitionError(f"{where}.settings: {e}") from None
+
+
+# -- failures -----------------------------------------------------------------
+
+_LIBRARY_DIRS = (str(Path(__file__).parent), str(Path(hypothesis.__file__).parent))
+
+
+def _user_frames(exc: BaseException) -> list[traceback.FrameSummary]:
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [f for f in frames if not f.filename.startswith(_LIBRARY_DIRS) and "site-packages" not in f.filename and "<hypothesis" not in f.filename]
+
+
+def describe_error(exc: BaseException) -> tuple[str, str, str | None, str]:
+    """(type name, message, user location, trimmed traceback) of a failure."""
+    frames = _user_frames(exc)
+    location = None
+    if frames:
+        last = frames[-1]
+        shown = last.filename
+        with contextlib.suppress(ValueError):
+            shown = str(Path(last.filename).relative_to(Path.cwd()))
+        location = f"{shown}:{last.lineno} in {last.name}"
+        if last.line:
+            location += f"\n    {last.line}"
+    message = str(exc)
+    if not message and isinstance(exc, AssertionError) and frames and frames[-1].line:
+        message = frames[-1].line
+    tb = "".join(traceback.format_list(frames)) + f"{type(exc).__name__}: {message}\n"
+    return type(exc).__name__, message, location, tb
+
+
+# -- machines ------------------------------------------------------------------
+
+
+@dataclass
+class _Step:
+    rule: str
+    arguments: list[tuple[str, str]]
+    results: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        call = f"state.{self.rule}({', '.join(f'{k}={v}' for k, v in self.arguments)})"
+        if self.results:
+            return f"{', '.join(self.results)} = {call}"
+        return call
+
+
+class _RunState:
+    def __init__(self) -> None:
+        self.examples = 0
+        self.steps = 0
+        self.failing = False
+        self.last_steps: list[_Step] = []
+        self.current: RuleStats | None = None
+
+
+def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict[str, Any]:
+    kwargs = {}
+    for name in names:
+        if name not in namespace:
+            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}. Available: {', '.join(namespace)}.")
+        kwargs[name] = namespace[name]
+    return kwargs
+
+
+def _holds(r: RuleSpec, machine: Any) -> bool:
+    return all(p(machine) for p in r.preconditions)
+
+
+def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "") -> MachineFinished:
+    """Run one machine's lifecycle under Hypothesis and return how it ended."""
+    backend = project.backend
+    cls = spec.cls
+    name = spec.name
+    stats = {r.name: RuleStats() for r in (*spec.initializers, *spec.rules)}
+    state = _RunState()
+    max_steps = settings.stateful_step_count
+    started = time.perf_counter()
+    emit(MachineStarted(name, "machine", path))
+
+    def count_revert(_: Any) -> None:
+        if state.current is not None:
+            state.current.reverts += 1
+
+    def run_one(data: Any) -> None:
+        backend.revert(base)
+        machine = object.__new__(cls)
+        machine._evmstate_stack = contextlib.ExitStack()
+        if not hasattr(machine, "enter"):
+            machine.enter = _enter.__get__(machine)
+        steps: list[_Step] = []
+        state.last_steps = steps
+        bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in spec.bundles}
+        counters: dict[str, int] = {b: 0 for b in bundles}
+
+        def ready(r: RuleSpec) -> bool:
+            for p in r.params:
+                if p.bundle is not None and not bundles[p.bundle.name]:
+                    return False
+            return _holds(r, machine)
+
+        def execute(r: RuleSpec) -> None:
+            kwargs: dict[str, Any] = {}
+            shown: list[tuple[str, str]] = []
+            for p in r.params:
+                if p.bundle is not None:
+                    values = bundles[p.bundle.name]
+                    i = data.draw(st.integers(min_value=0, max_value=len(values) - 1))
+                    label, value = values.pop(i) if p.consume else values[i]
+                    kwargs[p.name] = value
+                    shown.append((p.name, label))
+                else:
+                    value = data.draw(p.strategy)
+                    kwargs[p.name] = value
+                    shown.append((p.name, repr(value)))
+            step = _Step(r.name, shown)
+            steps.append(step)
+            rs = stats[r.name]
+            rs.calls += 1
+            state.steps += 1
+            state.current = rs
+            try:
+                result = r.function(machine, **kwargs)
+            finally:
+                state.current = None
+            if r.targets:
+                values = result.values if isinstance(result, multiple) else (result,)
+                for target in r.targets:
+                    for value in values:
+                        label = f"{target.name}_{counters[target.name]}"
+                        counters[target.name] += 1
+                        bundles[target.name].append((label, value))
+                        step.results.append(label)
+            check_invariants()
+
+        def check_invariants() -> None:
+            for inv in spec.invariants:
+                if not _holds(inv, machine):
+                    continue
+                try:
+                    inv.function(machine)
+                except BaseException as e:
+                    e._evmstate_invariant = inv.name  # type: ignore[attr-defined]
+                    raise
+
+        try:
+            with machine._evmstate_stack:
+                setup = getattr(machine, "setup", None)
+                if callable(setup):
+                    setup()
+                check_invariants()
+                if spec.initializers:
+                    order = data.draw(st.permutations(spec.initializers))
+                    for init in order:
+                        # Brownie's initializers may be skipped; Hypothesis's always run once
+                        if spec.style == "brownie" and not data.draw(st.booleans()):
+                            continue
+                        if ready(init):
+                            execute(init)
+                for _ in range(max_steps):
+                    enabled = [r for r in spec.rules if ready(r)]
+                    if not enabled:
+                        break
+                    execute(data.draw(st.sampled_from(enabled)))
+                teardown = getattr(machine, "teardown", None)
+                if callable(teardown):
+                    teardown()
+        except Exception as exc:
+            # Hypothesis's own exceptions (a rejected or overrun example) are not failures
+            if not isinstance(exc, HypothesisException) and not state.failing:
+                state.failing = True
+                emit(FailureFound(name, state.examples + 1))
+            raise
+        finally:
+            state.examples += 1
+            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
+
+    outer = backend.snapshot()
+    reverts.listeners.append(count_revert)
+    failure = None
+    status = "passed"
+    error = None
+    try:
+        init = cls.__dict__.get("__init__") if "__init__" in cls.__dict__ else None
+        if spec.init_params or init is not None:
+            kwargs = _inject(spec.init_params, project.namespace(), f"{name}.__init__")
+            cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
+        base = backend.snapshot()
+
+        @settings
+        @given(st.data())
+        def test(data: Any) -> None:
+            run_one(data)
+
+        if seed is not None:
+            test = hypothesis.seed(seed)(test)
+        try:
+            with reporting.with_reporter(lambda _: None):
+                test()
+        except (KeyboardInterrupt, MachineDefinitionError, UsageError):
+            raise
+        except BaseException as exc:
+            status = "failed"
+            failure = _machine_failure(spec, exc, state.last_steps, path)
+    except MachineDefinitionError as exc:
+        status, error = "error", str(exc)
+    except EvmStateError as exc:
+        status, error = "error", f"{name}.__init__ failed: {exc}"
+    finally:
+        reverts.listeners.remove(count_revert)
+        try:
+            final = getattr(cls, "teardown_final", None)
+            if callable(final):
+                backend.revert(outer)
+                final(cls) if not isinstance(inspect.getattr_static(cls, "teardown_final"), (classmethod, staticmethod)) else final()
+        finally:
+            backend.revert(outer)
+            backend.release(outer)
+    result = MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error)
+    emit(result)
+    return result
+
+
+def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], path: str) -> Failure:
+    error_type, message, location, tb = describe_error(exc)
+    invariant = getattr(exc, "_evmstate_invariant", None)
+    lines = [f"state = {spec.name}()", *(s.line() for s in steps)]
+    return Failure(
+        name=spec.name,
+        path=path,
+        error_type=error_type,
+        message=message,
+        program=lines,
+        steps=len(steps),
+        invariant=invariant,
+        location=location,
+        traceback=tb,
+        revert_reason=getattr(exc, "reason", None),
+    )
+
+
+# -- property tests --------------------------------------------------------------
+
+
+def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "") -> MachineFinished:
+    """Run one @given property test, injecting accounts, chain and contracts by name."""
+    name = fn.__name__
+    started = time.perf_counter()
+    state = _RunState()
+    emit(MachineStarted(name, "test", path))
+    inner = fn.hypothesis.inner_test  # the user's function, below @given
+    namespace = project.namespace()
+    # parameters that name a fixture are injected; the rest are drawn by @given
+    names = [n for n in inspect.signature(inner).parameters if n in namespace]
+    status, failure, error = "passed", None, None
+    outer = project.backend.snapshot()
+    try:
+        kwargs = _inject(names, namespace, name)
+        test = fn
+        with contextlib.suppress(HypothesisException):
+            test = settings(fn)
+        if seed is not None:
+            test = hypothesis.seed(seed)(test)
+        lines: list[str] = []
+        original = inner
+
+        def counted(*a: Any, **kw: Any) -> Any:
+            state.examples += 1
+            state.steps += 1
+            try:
+                with project.backend.anchor():  # every example starts from the same chain
+                    return original(*a, **kw)
+            except Exception as exc:
+                if not isinstance(exc, HypothesisException) and not state.failing:
+                    state.failing = True
+                    emit(FailureFound(name, state.examples))
+                raise
+            finally:
+                emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
+
+        fn.hypothesis.inner_test = counted
+        try:
+            with reporting.with_reporter(lines.append):
+                test(**kwargs)
+        except (KeyboardInterrupt, UsageError, MachineDefinitionError):
+            raise
+        except BaseException as exc:
+            status = "failed"
+            error_type, message, location, tb = describe_error(exc)
+            program = [line for text in lines for line in str(text).splitlines() if line.strip()]
+            program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
+            failure = Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None))
+        finally:
+            fn.hypothesis.inner_test = original
+    except MachineDefinitionError as exc:
+        status, error = "error", str(exc)
+    finally:
+        project.backend.revert(outer)
+        project.backend.release(outer)
+    result = MachineFinished(name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error)
+    emit(result)
+    return result
+
+
+# -- the whole run -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    paths: tuple[str, ...] = ()
+    keyword: str | None = None
+    only_stateful: bool = False
+    no_stateful: bool = False
+    overrides: Overrides = Overrides()
+
+
+@dataclass
+class RunSummary:
+    results: list[MachineFinished] = field(default_factory=list)
+    load_errors: list[LoadFailed] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.status == "failed" for r in self.results):
+            return 1
+        if self.load_errors or any(r.status == "error" for r in self.results):
+            return 2
+        return 0
+
+
+def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> RunSummary:
+    """Compile the project, discover machines and tests, run each and emit events."""
+    from .discovery import discover
+
+    if options.only_stateful and options.no_stateful:
+        raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
+    items, load_errors = discover(config, options.paths, options.keyword)
+    summary = RunSummary(load_errors=list(load_errors))
+    for err in load_errors:
+        emit(err)
+    project = Project(config)
+    for item in items:
+        if item.kind == "machine" and options.no_stateful:
+            continue
+        if item.kind == "test" and options.only_stateful:
+            continue
+        where = f"{item.path}::{item.name}"
+        if item.kind == "machine":
+            try:
+                spec = collect(item.obj)
+                settings, seed = build_settings(config.hypothesis, spec.settings, options.overrides, spec.name)
+            except MachineDefinitionError as exc:
+                err = LoadFailed(where, str(exc))
+                summary.load_errors.append(err)
+                emit(err)
+                continue
+            summary.results.append(run_machine(spec, project, settings, seed, emit, item.path))
+        else:
+            settings, seed = build_settings(config.hypothesis, {}, options.overrides, item.name)
+            summary.results.append(run_test(item.obj, project, settings, seed, emit, item.path))
+    return summary
