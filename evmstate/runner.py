@@ -244,6 +244,8 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
         if state.current is not None:
             state.current.reverts += 1
 
+    rules_strategy = st.sampled_from(spec.rules)
+
     def run_one(data: Any) -> None:
         backend.revert(base)
         machine = object.__new__(cls)
@@ -319,11 +321,13 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
                             continue
                         if ready(init):
                             execute(init)
+                # Drawing from all rules, filtered, keeps each choice's meaning stable while
+                # the shrinker edits earlier steps (which changes what is enabled later).
+                choose = rules_strategy.filter(ready)
                 for _ in range(max_steps):
-                    enabled = [r for r in spec.rules if ready(r)]
-                    if not enabled:
+                    if not any(ready(r) for r in spec.rules):
                         break
-                    execute(data.draw(st.sampled_from(enabled)))
+                    execute(data.draw(choose))
                 teardown = getattr(machine, "teardown", None)
                 if callable(teardown):
                     teardown()

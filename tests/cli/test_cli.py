@@ -1,0 +1,133 @@
+"""The evmstate command through click's CliRunner, and once as a real installed command."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evmstate_cli.main import cli, main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def example(tmp_path: Path, monkeypatch) -> Path:
+    for name in ("contracts", "machines"):
+        shutil.copytree(REPO / name, tmp_path / name)
+    shutil.copy(REPO / "evmstate.toml", tmp_path / "evmstate.toml")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    return tmp_path
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    """Run main() as the console script would, capturing output and the exit code."""
+    runner = CliRunner()
+    result = runner.invoke(cli, list(args), catch_exceptions=True, standalone_mode=False)
+    code = result.exit_code
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        # main() maps library errors to exit codes; mirror it here
+        from evmstate.errors import EvmStateError
+
+        code = 2 if isinstance(result.exception, EvmStateError) else 3
+        return code, result.output + str(result.exception)
+    return code, result.output
+
+
+def test_run_reports_the_shrunk_program_and_exits_1(example):
+    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+    assert code == 1
+    assert "FAILED machines/depositer.py::StateMachine" in out
+    assert "Invariant StateMachine.invariant failed: AssertionError: assert 0 == 1" in out
+    assert "Falsifying example (2 steps):\nstate = StateMachine()\nstate.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)\n" in out
+    assert "rule_withdraw" in out and "reverts caught" in out
+
+
+def test_selectors_only_stateful_and_k(example):
+    code, out = invoke("run", "machines/erc20.py::ERC20Machine", "--max-examples", "3", "--steps", "5")
+    assert code == 0 and "ERC20Machine" in out and "1 passed, 0 failed" in out
+    code, out = invoke("run", "--no-stateful", "--max-examples", "3")
+    assert code == 0 and "test_transfer_moves_exactly_the_amount" in out and "StateMachine" not in out
+    code, out = invoke("run", "--only-stateful", "-k", "erc20", "--max-examples", "2", "--steps", "3")
+    assert code == 0 and "ERC20Machine" in out and "test_transfer" not in out and "depositer" not in out
+
+
+def test_an_import_error_is_reported_and_other_machines_still_run(example):
+    (example / "machines" / "broken.py").write_text("import os\nfrom evmstate import nothing_here\n")
+    code, out = invoke("run", "--max-examples", "2", "--steps", "3", "-k", "broken or erc20")
+    assert "ERROR machines/broken.py" in out and "broken.py:2: cannot import: ImportError" in out
+    assert "from evmstate import nothing_here" in out
+    assert "ERC20Machine" in out and code == 2
+
+
+def test_definition_error_names_method_parameter_and_fix(example):
+    (example / "machines" / "bad.py").write_text("class BadMachine:\n    def rule_x(self, amt):\n        pass\n")
+    code, out = invoke("run", "machines/bad.py")
+    assert code == 2
+    assert "BadMachine.rule_x: parameter 'amt' has no strategy" in out and 'amt = strategy("uint256")' in out
+
+
+def test_unknown_init_parameter_lists_what_is_available(example):
+    (example / "machines" / "bad.py").write_text("class M:\n    def __init__(cls, Tokn):\n        pass\n    def rule_a(self):\n        pass\n")
+    code, out = invoke("run", "machines/bad.py")
+    assert code == 2 and "cannot provide parameter 'Tokn'" in out and "Token" in out
+
+
+def test_config_typo_is_a_usage_error(example):
+    (example / "evmstate.toml").write_text("[hypothesis]\nmax_exampels = 3\n")
+    code, out = invoke("run")
+    assert code == 2 and "Did you mean 'max_examples'" in out
+
+
+def test_compile_error_is_a_usage_error(example):
+    (example / "contracts" / "Bad.vy").write_text("@external\ndef f() -> uint256\n    return 1\n")
+    code, out = invoke("run")
+    assert code == 2 and "Bad.vy:2" in out
+
+
+def test_missing_path_and_machine(example):
+    code, out = invoke("run", "machines/nope.py")
+    assert code == 2 and "no such machine file" in out
+    code, out = invoke("run", "machines/depositer.py::Nope")
+    assert code == 2 and "no machine or property test named 'Nope'; found StateMachine" in out
+
+
+def test_compile_lists_contracts_from_the_cache(example):
+    code, out = invoke("compile")
+    assert code == 0 and "Depositer" in out and "deposit_for" in out
+    code, out = invoke("compile")
+    assert "cached" in out and "compiled" not in out
+
+
+def test_instantiating_a_state_machine_directly_is_a_usage_error():
+    from evmstate import StateMachine, UsageError
+
+    class Mine(StateMachine):
+        pass
+
+    with pytest.raises(UsageError, match="evmstate run path/to/file.py::Mine"):
+        Mine()
+
+
+def test_main_maps_library_errors_to_exit_2(example, monkeypatch, capsys):
+    (example / "evmstate.toml").write_text("[nope]\n")
+    monkeypatch.setattr(sys, "argv", ["evmstate", "run"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown section [nope]" in err and "Traceback" not in err
+
+
+def test_real_subprocess_of_the_installed_command(example):
+    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    proc = subprocess.run([exe, "run", "machines/depositer.py", "--seed", "2"], capture_output=True, text=True, env=env, cwd=example, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert "state.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)" in proc.stdout
+    assert "falsified after" in proc.stdout  # plain lines when stdout is not a terminal

@@ -1,0 +1,39 @@
+"""A bug that needs a 10-step interleaving is found with default settings and shrunk to it."""
+
+from pathlib import Path
+
+import pytest
+
+from evmstate_cli.render import failure_text
+
+from .conftest import run_project
+
+pytestmark = pytest.mark.slow
+RING = Path(__file__).parent / "ring"
+
+MINIMAL = """\
+AssertionError: assert 0 == 1
+  at {path}:22 in pop
+    assert self.ring.pop().return_value == self.model.popleft()
+
+Falsifying example (10 steps):
+state = RingMachine()
+state.push(value=0)
+state.push(value=0)
+state.push(value=0)
+state.push(value=0)
+state.pop()
+state.push(value=1)
+state.pop()
+state.pop()
+state.pop()
+state.pop()"""
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ring_buffer_wrap_bug_shrinks_to_the_minimal_program(seed, monkeypatch):
+    monkeypatch.chdir(RING)
+    summary, _ = run_project(RING, "machines/ring.py", seed=seed)
+    (result,) = summary.results
+    assert result.status == "failed"
+    assert failure_text(result.failure) == MINIMAL.format(path="machines/ring.py")
