@@ -10,7 +10,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.runner import ExampleFinished, Failure, FailureFound, LoadFailed, MachineFinished, MachineStarted, RunSummary
+from evmstate.runner import ExampleFinished, Failure, FailureFound, LoadFailed, MachineFinished, MachineStarted, RunSummary, ShrinkProgress
 
 SPINNER = "|/-\\"
 
@@ -41,6 +41,7 @@ class _Row:
         self.started = time.perf_counter()
         self.elapsed = 0.0
         self.shrinking = False
+        self.best: int | None = None
         self.status: str | None = None
 
     def text(self) -> Text:
@@ -51,7 +52,9 @@ class _Row:
         else:
             mark, style = SPINNER[self.examples % len(SPINNER)], ("red" if self.shrinking else "yellow")
         rate = self.steps / self.elapsed if self.elapsed > 0 else 0.0
-        what = "shrinking" if self.shrinking and self.status is None else ""
+        what = ""
+        if self.shrinking and self.status is None:
+            what = "shrinking" + (f", best {self.best} steps" if self.best is not None else "")
         t = Text()
         t.append(f"{mark} ", style=style)
         t.append(f"{self.path}::{self.name}")
@@ -99,6 +102,9 @@ class Renderer:
             if self.live is None and not self.quiet:
                 self.console.print(f"{self.current.path}::{event.name}: falsified after {event.examples} examples, shrinking")
             self._refresh()
+        elif isinstance(event, ShrinkProgress) and self.current is not None:
+            self.current.best = event.steps
+            self._refresh()
         elif isinstance(event, MachineFinished):
             row = self.rows.get((event.path, event.name)) or _Row(event.name, event.path, event.kind)
             row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
@@ -136,6 +142,10 @@ class Renderer:
             c.print(table)
             for name in event.never_run:
                 c.print(Text(f"warning: {event.name}.{name} never ran: its precondition never held or its bundle stayed empty", style="yellow"))
+        if self.verbose and event.statistics:
+            c.print(Text("Hypothesis statistics:", style="dim"))
+            for key, value in event.statistics.items():
+                c.print(Text(f"  {key}: {value}", style="dim"))
 
     def summary(self, summary: RunSummary) -> None:
         passed = sum(r.status == "passed" for r in summary.results)

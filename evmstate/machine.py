@@ -155,6 +155,7 @@ class MachineSpec:
     invariants: list[RuleSpec]
     init_params: list[str]
     settings: dict[str, Any] = field(default_factory=dict)
+    has_init: bool = False
 
     @property
     def name(self) -> str:
@@ -280,12 +281,14 @@ def collect(cls: type) -> MachineSpec:
     settings = getattr(cls, "settings", None) or {}
     if not isinstance(settings, dict):
         raise MachineDefinitionError(f"{cls.__name__}.settings must be a dict such as {{'max_examples': 100}}, got {type(settings).__name__}")
-    init = cls.__dict__.get("__init__") or next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__ and k not in (object, StateMachine)), None)
+    init = next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__ and k not in (object, StateMachine)), None)
     init_params = []
-    if init is not None and inspect.isfunction(init):
+    if init is not None and not inspect.isfunction(init):
+        raise MachineDefinitionError(f"{cls.__name__}.__init__ must be a plain method: def __init__(cls, accounts, ...)")
+    if init is not None:
         params = list(inspect.signature(init).parameters.values())
         init_params = [p.name for p in params[1:] if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    return MachineSpec(cls, "decorator" if decorator_style else "brownie", rules, inits, invariants, init_params, dict(settings))
+    return MachineSpec(cls, "decorator" if decorator_style else "brownie", rules, inits, invariants, init_params, dict(settings), init is not None)
 
 
 def _definition_order(cls: type) -> list[str]:

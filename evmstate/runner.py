@@ -54,6 +54,15 @@ class FailureFound:
     examples: int
 
 
+@dataclass(frozen=True)
+class ShrinkProgress:
+    """Emitted when shrinking finds a failing program shorter than the best so far."""
+
+    name: str
+    steps: int
+    examples: int
+
+
 @dataclass
 class RuleStats:
     calls: int = 0
@@ -108,7 +117,7 @@ class LoadFailed:
     message: str
 
 
-Event = MachineStarted | ExampleFinished | FailureFound | MachineFinished | LoadFailed
+Event = MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed
 
 
 # -- settings ------------------------------------------------------------------
@@ -214,6 +223,9 @@ class _RunState:
         self.failing = False
         self.last_steps: list[_Step] = []
         self.current: RuleStats | None = None
+        self.best: int | None = None  # the shortest failing program so far
+        self.first_failure_at: float | None = None
+        self.first_failure_example: int | None = None
 
 
 def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict[str, Any]:
@@ -333,9 +345,15 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
                     teardown()
         except Exception as exc:
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
-            if not isinstance(exc, HypothesisException) and not state.failing:
-                state.failing = True
-                emit(FailureFound(name, state.examples + 1))
+            if not isinstance(exc, HypothesisException):
+                if not state.failing:
+                    state.failing = True
+                    state.first_failure_at = time.perf_counter() - started
+                    state.first_failure_example = state.examples + 1
+                    emit(FailureFound(name, state.examples + 1))
+                if state.best is None or len(steps) < state.best:
+                    state.best = len(steps)
+                    emit(ShrinkProgress(name, len(steps), state.examples + 1))
             raise
         finally:
             state.examples += 1
@@ -346,9 +364,9 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     failure = None
     status = "passed"
     error = None
+    base = None
     try:
-        init = cls.__dict__.get("__init__") if "__init__" in cls.__dict__ else None
-        if spec.init_params or init is not None:
+        if spec.has_init:
             kwargs = _inject(spec.init_params, project.namespace(), f"{name}.__init__")
             cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
         base = backend.snapshot()
@@ -375,16 +393,34 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     finally:
         reverts.listeners.remove(count_revert)
         try:
-            final = getattr(cls, "teardown_final", None)
-            if callable(final):
-                backend.revert(outer)
-                final(cls) if not isinstance(inspect.getattr_static(cls, "teardown_final"), (classmethod, staticmethod)) else final()
+            final = inspect.getattr_static(cls, "teardown_final", None)
+            if final is not None and base is not None:
+                backend.revert(base)  # as Brownie: after the last run, once the chain is reverted
+                if isinstance(final, (classmethod, staticmethod)):
+                    getattr(cls, "teardown_final")()
+                else:
+                    final(cls)
         finally:
             backend.revert(outer)
             backend.release(outer)
-    result = MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error)
+    result = MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, _statistics(state, settings, seed))
     emit(result)
     return result
+
+
+def _statistics(state: _RunState, settings: Settings, seed: int | None) -> dict[str, Any]:
+    stats: dict[str, Any] = {
+        "max_examples": settings.max_examples,
+        "stateful_step_count": settings.stateful_step_count,
+        "phases": ", ".join(p.name for p in settings.phases),
+        "seed": seed if seed is not None else "random",
+        "runs": state.examples,
+    }
+    if state.first_failure_example is not None:
+        stats["first failure at run"] = state.first_failure_example
+        stats["first failure after"] = f"{state.first_failure_at:.2f}s"
+        stats["shrink runs"] = state.examples - state.first_failure_example
+    return stats
 
 
 def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], path: str) -> Failure:

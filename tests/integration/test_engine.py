@@ -1,0 +1,266 @@
+"""The engine: both machine styles, the lifecycle, bundles, settings and events, on real contracts."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from evmstate import config as config_mod
+from evmstate.runner import (
+    ExampleFinished,
+    FailureFound,
+    MachineFinished,
+    MachineStarted,
+    Overrides,
+    RunOptions,
+    ShrinkProgress,
+    build_settings,
+    run,
+)
+from evmstate import MachineDefinitionError
+
+from ..conftest import HERE
+
+
+def loaded(tmp_path: Path):
+    """The machine module that run_source() loaded from tmp_path."""
+    import sys
+
+    target = str(tmp_path / "machines" / "m.py")
+    return next(m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == target)
+
+
+def run_source(tmp_path: Path, source: str, *, toml: str = "", **overrides):
+    shutil.copytree(HERE / "contracts", tmp_path / "contracts", dirs_exist_ok=True)
+    (tmp_path / "machines").mkdir(exist_ok=True)
+    (tmp_path / "machines" / "m.py").write_text(textwrap.dedent(source))
+    (tmp_path / "evmstate.toml").write_text(toml)
+    events: list = []
+    overrides.setdefault("seed", 0)
+    summary = run(config_mod.load(tmp_path), RunOptions(overrides=Overrides(**overrides)), events.append)
+    return summary, events
+
+
+LIFECYCLE = """
+from evmstate import strategy
+
+LOG = []
+
+class Life:
+    x = strategy("uint8")
+
+    def __init__(cls, accounts, chain):
+        LOG.append("__init__")
+        cls.accounts = accounts
+
+    def setup(self):
+        LOG.append("setup")
+
+    def initialize_a(self):
+        LOG.append("initialize_a")
+
+    def rule_step(self, x):
+        LOG.append("rule")
+
+    def invariant(self):
+        LOG.append("invariant")
+
+    def teardown(self):
+        LOG.append("teardown")
+
+    def teardown_final(cls):
+        LOG.append("teardown_final")
+"""
+
+
+def test_brownie_lifecycle_order(tmp_path):
+    summary, events = run_source(tmp_path, LIFECYCLE, max_examples=5, stateful_step_count=3)
+    assert summary.exit_code == 0
+    log = loaded(tmp_path).LOG
+    assert log[0] == "__init__" and log.count("__init__") == 1
+    assert log[-1] == "teardown_final" and log.count("teardown_final") == 1
+    runs = log.count("setup")
+    assert runs == log.count("teardown") == 5
+    # each run: setup, invariant, [initialize_a, invariant], then rules each followed by the invariant
+    first = log[1 : log.index("teardown") + 1]
+    assert first[0] == "setup" and first[-1] == "teardown"
+    body = [e for e in first[1:-1] if e != "invariant"]
+    assert body.count("initialize_a") <= 1 and body[body.index("rule") :].count("initialize_a") == 0
+    kinds = [type(e) for e in events]
+    assert kinds[0] is MachineStarted and kinds[-1] is MachineFinished
+    assert kinds.count(ExampleFinished) == 5
+
+
+DECORATED = """
+from dataclasses import dataclass
+from evmstate import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, rule, strategy
+from hypothesis import strategies as st
+
+ENTERED = []
+
+
+class Cm:
+    def __enter__(self):
+        ENTERED.append("enter")
+    def __exit__(self, *a):
+        ENTERED.append("exit")
+
+
+class Tokens(StateMachine):
+    holders = Bundle("holders")
+    settings = {"max_examples": 20, "stateful_step_count": 10}
+
+    def __init__(cls, accounts, Token):
+        cls.accounts = accounts
+        cls.token = Token.deploy("T", "T", 18, 10**6, {"from": accounts[0]})
+
+    def setup(self):
+        self.enter(Cm())
+        self.model = {self.accounts[0]: 10**6}
+
+    @initialize(target=holders)
+    def first(self):
+        return multiple(self.accounts[0])
+
+    @rule(target=holders, to=strategy("address"), amount=st.integers(0, 10))
+    def send(self, to, amount):
+        self.token.transfer(to, amount, {"from": self.accounts[0]})
+        self.model[self.accounts[0]] -= amount
+        self.model[to] = self.model.get(to, 0) + amount
+        return to
+
+    @precondition(lambda self: len(self.model) > 1)
+    @rule(holder=consumes(holders))
+    def check(self, holder):
+        assert self.token.balanceOf(holder) == self.model.get(holder, 0)
+
+    @invariant()
+    def supply(self):
+        assert sum(self.token.balanceOf(a) for a in self.model) == 10**6
+"""
+
+
+def test_decorator_style_with_bundles_consumes_multiple_precondition_and_enter(tmp_path):
+    summary, _ = run_source(tmp_path, DECORATED)
+    (result,) = summary.results
+    assert result.status == "passed", result.failure
+    assert 20 <= result.examples < 50, "the machine's own settings apply (not the default 50)"
+    assert result.rules["send"].calls > 0 and result.rules["check"].calls > 0
+    entered = loaded(tmp_path).ENTERED
+    assert entered.count("enter") == entered.count("exit") == result.examples
+
+
+BUGGY_BUNDLE = """
+from evmstate import Bundle, StateMachine, rule, strategy, reverts
+
+
+class Vaults(StateMachine):
+    depositors = Bundle("depositors")
+
+    def __init__(cls, Vault):
+        cls.vault = Vault.deploy()
+
+    @rule(target=depositors, who=strategy("address"), amount=strategy("uint256", min_value=1, max_value=100))
+    def deposit(self, who, amount):
+        self.vault.deposit(0, {"from": who, "value": amount})
+        return who
+
+    @rule(who=depositors)
+    def withdraw_twice(self, who):
+        self.vault.withdraw({"from": who})
+        self.vault.withdraw({"from": who})
+"""
+
+
+def test_bundle_values_are_named_and_unexpected_reverts_show_reason_and_source(tmp_path):
+    summary, events = run_source(tmp_path, BUGGY_BUNDLE)
+    (result,) = summary.results
+    f = result.failure
+    assert f.program == [
+        "state = Vaults()",
+        "depositors_0 = state.deposit(who=accounts[0], amount=1)",
+        "state.withdraw_twice(who=depositors_0)",
+    ]
+    assert f.error_type == "TransactionReverted" and f.revert_reason == "Nothing locked"
+    assert "Vault.withdraw reverted: 'Nothing locked'" in f.message
+    assert 'Vault.vy:' in f.message and 'assert self.locked[msg.sender] > 0, "Nothing locked"' in f.message
+    assert any(isinstance(e, FailureFound) for e in events)
+    progress = [e.steps for e in events if isinstance(e, ShrinkProgress)]
+    assert progress and progress[-1] == 2 and progress == sorted(progress, reverse=True)
+
+
+NEVER = """
+from evmstate import StateMachine, precondition, rule
+
+class Never(StateMachine):
+    @rule()
+    def a(self):
+        pass
+
+    @precondition(lambda self: False)
+    @rule()
+    def b(self):
+        pass
+"""
+
+
+def test_rules_that_never_ran_are_listed(tmp_path):
+    summary, _ = run_source(tmp_path, NEVER, max_examples=3, stateful_step_count=3)
+    (result,) = summary.results
+    assert result.status == "passed" and result.never_run == ["b"]
+
+
+def test_settings_layering_and_errors():
+    base = config_mod.HypothesisConfig(max_examples=7, stateful_step_count=9, seed=5)
+    s, seed = build_settings(base, {}, Overrides(), "M")
+    assert (s.max_examples, s.stateful_step_count, seed, s.deadline) == (7, 9, 5, None)
+    assert all(p.name != "explain" for p in s.phases)
+    s, seed = build_settings(base, {"max_examples": 3, "seed": 1}, Overrides(), "M")
+    assert (s.max_examples, seed) == (3, 1)
+    s, seed = build_settings(base, {"max_examples": 3}, Overrides(max_examples=11, stateful_step_count=2, seed=9), "M")
+    assert (s.max_examples, s.stateful_step_count, seed) == (11, 2, 9)
+    with pytest.raises(MachineDefinitionError, match="Did you mean 'max_examples'"):
+        build_settings(base, {"max_exmples": 3}, Overrides(), "M")
+
+
+def test_the_same_seed_gives_the_same_run(tmp_path):
+    a, _ = run_source(tmp_path / "a", BUGGY_BUNDLE, seed=42)
+    b, _ = run_source(tmp_path / "b", BUGGY_BUNDLE, seed=42)
+    assert a.results[0].examples == b.results[0].examples and a.results[0].steps == b.results[0].steps
+
+
+PROPERTY = """
+from evmstate import given, strategy
+
+SEEN = []
+
+@given(amount=strategy("uint256", max_value=1000))
+def test_each_example_starts_fresh(Token, accounts, chain, amount):
+    SEEN.append(accounts[1].nonce)
+    assert len(Token) == 0 or True
+    token = Token.deploy("T", "T", 18, 10**6)
+    assert token.balanceOf(accounts[1]) == 0
+    token.transfer(accounts[1], amount)
+    accounts[1].transfer(accounts[2], 1)
+    chain.sleep(10)
+
+
+@given(amount=strategy("uint8"))
+def test_fails(amount):
+    assert amount < 200
+"""
+
+
+def test_property_tests_are_isolated_and_report_their_falsifying_example(tmp_path):
+    summary, _ = run_source(tmp_path, PROPERTY, max_examples=20)
+    by_name = {r.name: r for r in summary.results}
+    assert by_name["test_each_example_starts_fresh"].status == "passed"
+    assert by_name["test_each_example_starts_fresh"].examples >= 20
+    seen = loaded(tmp_path).SEEN
+    assert set(seen) == {0}, "every example sees accounts[1] with a fresh nonce"
+    failed = by_name["test_fails"]
+    assert failed.status == "failed" and failed.failure.message == "assert 200 < 200"
+    assert any("amount=200" in line for line in failed.failure.program)
