@@ -38,6 +38,16 @@ def to_raw_address(value: object, *, what: str = "address") -> bytes:
     raise ContractError(f"{what}: expected an account, a contract or a 0x-prefixed 40-digit hex address, got {value!r}")
 
 
+def same_address(raw_address: bytes, address: str, other: object) -> bool | type(NotImplemented):  # type: ignore[valid-type]
+    """Equality shared by accounts and contracts: equal to anything with the same address."""
+    if isinstance(other, str):
+        return other.lower() == address.lower()
+    raw = getattr(other, "raw_address", None)
+    if isinstance(raw, bytes):
+        return raw == raw_address
+    return NotImplemented
+
+
 class Account:
     """A funded account: sends transactions, holds ether; repr is accounts[i] so programs paste back."""
 
@@ -70,14 +80,7 @@ class Account:
         return receipt
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Account):
-            return other.raw_address == self.raw_address
-        if isinstance(other, str):
-            return other.lower() == self.address.lower()
-        raw = getattr(other, "raw_address", None)
-        if isinstance(raw, bytes):
-            return raw == self.raw_address
-        return NotImplemented
+        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
 
     def __hash__(self) -> int:
         return self._hash

@@ -196,6 +196,9 @@ def compile_project(
         else:
             artifact = compile_source(p, search_paths=[contracts_dir], evm_version=evm_version, optimize=optimize, source_hash=source_hash)
             _write_atomic(cache, json.dumps(artifact.to_dict()))
+            for stale in build_dir.glob(f"{p.stem}-*.json"):
+                if stale != cache:
+                    stale.unlink(missing_ok=True)
             if stats is not None:
                 stats.compiled.append(p.stem)
         artifacts[p.stem] = artifact

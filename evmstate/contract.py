@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import eth_abi
 from eth_utils import keccak
 
-from .accounts import Account, checksum, to_raw_address
+from .accounts import Account, checksum, same_address, to_raw_address
 from .errors import ContractError, TransactionReverted, VirtualMachineError
 from .units import to_wei
 
@@ -591,12 +591,7 @@ class Contract:
         raise AttributeError(f"{self._name} has no function {name!r}; it has {', '.join(sorted(self._functions)) or 'none'}")
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            return other.lower() == self.address.lower()
-        raw = getattr(other, "raw_address", None)
-        if isinstance(raw, bytes):
-            return raw == self.raw_address
-        return NotImplemented
+        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
 
     def __hash__(self) -> int:
         return hash(self.address)
