@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from evmstate import __version__
 from evmstate import config as config_mod
@@ -37,9 +41,12 @@ def cli() -> None:
 @click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
 @click.option("--seed", type=int, help="Seed the search, to reproduce a run.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
-@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and more detail.")
-def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_stateful: bool, max_examples: int | None, steps: int | None, seed: int | None, quiet: bool, verbose: bool) -> None:
+@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
+@click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
+def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_stateful: bool, max_examples: int | None, steps: int | None, seed: int | None, quiet: bool, verbose: bool, junit_xml: Path | None, json_path: Path | None) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
+    from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
     cfg = config_mod.load()
@@ -47,11 +54,116 @@ def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_sta
     options = RunOptions(paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed))
     with Renderer(console, quiet=quiet, verbose=verbose) as renderer:
         summary = run_all(cfg, options, renderer)
+    if junit_xml is not None:
+        write_junit(summary, junit_xml)
+    if json_path is not None:
+        write_json(summary, json_path)
     if not summary.results and not summary.load_errors:
         console.print("no state machines or property tests found")
         sys.exit(2 if paths or keyword else 0)
     renderer.summary(summary)
+    if summary.interrupted:
+        console.print("interrupted: the failure above was saved")
     sys.exit(summary.exit_code)
+
+
+@cli.command()
+@click.argument("failure_id", required=False)
+@click.option("--last", is_flag=True, help="Replay the newest saved failure.")
+def replay(failure_id: str | None, last: bool) -> None:
+    """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
+    from evmstate.failures import FailureStore
+    from evmstate.replay import replay as replay_record
+
+    if bool(failure_id) == last:
+        raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
+    cfg = config_mod.load()
+    store = FailureStore(cfg.state_dir / "failures")
+    record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
+    console = _console()
+    console.print(f"replaying {record.id}: {record.path}::{record.name}")
+    changed = None
+
+    def show(step: Any) -> None:
+        console.print(Text(f"{step.index:>3}. {step.line}"))
+        if step.return_value is not None:
+            console.print(Text(f"     -> {step.return_value}", style="dim"))
+        for e in step.events:
+            console.print(Text(f"     event {e}", style="dim"))
+        for r in step.reverts:
+            console.print(Text(f"     reverted as expected: {r}", style="dim"))
+        if step.error:
+            where = f"invariant {step.invariant} failed: " if step.invariant else ""
+            console.print(Text(f"     {where}{step.error}", style="red"))
+
+    result = replay_record(cfg, record, show)
+    changed = result.changed
+    if changed:
+        console.print(Text("sources changed since the failure was recorded: " + ", ".join(changed), style="yellow"))
+    if result.verdict == "fixed":
+        console.print(Text(f"fixed: {record.id} no longer fails", style="bold green"))
+    elif result.verdict == "still fails":
+        console.print(Text(f"still fails: {result.error_type}: {result.message}", style="bold red"))
+    else:
+        console.print(Text(f"fails differently: {result.error_type}: {result.message}\n  recorded: {record.error.get('type')}: {record.error.get('message')}", style="bold red"))
+    sys.exit(result.exit_code)
+
+
+@cli.group(invoke_without_command=True)
+@click.pass_context
+def failures(ctx: click.Context) -> None:
+    """List saved failures (id, machine, error, age, whether sources changed)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from evmstate.errors import FailureRecordError
+    from evmstate.failures import FailureStore
+    from evmstate.replay import changed_sources
+
+    cfg = config_mod.load()
+    store = FailureStore(cfg.state_dir / "failures")
+    console = _console()
+    ids = store.ids()
+    if not ids:
+        console.print("no saved failures")
+        return
+    table = Table(box=None, show_edge=False, pad_edge=False)
+    for col in ("id", "machine", "error", "age", "sources"):
+        table.add_column(col)
+    for rid in ids:
+        try:
+            rec = store.load(rid)
+        except FailureRecordError as e:
+            table.add_row(rid, "-", f"unreadable: {e}", "-", "-")
+            continue
+        message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
+        changed = "changed" if changed_sources(cfg, rec) else "same"
+        table.add_row(rec.id, f"{rec.path}::{rec.name}", f"{rec.error.get('type')}: {message}"[:70], _age(rec.created), changed)
+    console.print(table)
+
+
+@failures.command("rm")
+@click.argument("failure_id", required=False)
+@click.option("--all", "all_", is_flag=True, help="Remove every saved failure.")
+def failures_rm(failure_id: str | None, all_: bool) -> None:
+    """Remove a saved failure (or --all)."""
+    from evmstate.failures import FailureStore
+
+    if bool(failure_id) == all_:
+        raise click.UsageError("give a failure id or --all")
+    store = FailureStore(config_mod.load().state_dir / "failures")
+    if all_:
+        _console().print(f"removed {store.remove_all()} failures")
+    else:
+        store.remove(failure_id)  # type: ignore[arg-type]
+        _console().print(f"removed {failure_id}")
+
+
+def _age(created: float) -> str:
+    seconds = max(0, int(time.time() - created))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
 
 
 @cli.command("compile")

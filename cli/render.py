@@ -130,6 +130,10 @@ class Renderer:
             c.print(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
             assert event.failure is not None
             c.print(Text(failure_text(event.failure)), soft_wrap=True)
+            if event.failure.interrupted:
+                c.print(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
+            if event.failure_id:
+                c.print(f"replay with: evmstate replay {event.failure_id}")
             if self.verbose and event.failure.traceback:
                 c.print(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
         if event.rules and not self.quiet:

@@ -15,11 +15,13 @@ import hypothesis
 from hypothesis import HealthCheck, Phase, given, reporting
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException
 
 from .config import Config, HypothesisConfig
 from .contract import reverts
 from .errors import EvmStateError, MachineDefinitionError, UsageError
+from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, RuleSpec, _enter, collect, multiple
 from .project import Project, active
 
@@ -83,6 +85,8 @@ class Failure:
     location: str | None = None
     traceback: str = ""
     revert_reason: str | None = None
+    steps_data: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
 
     def program_text(self) -> str:
         return "\n".join(self.program)
@@ -103,6 +107,7 @@ class MachineFinished:
     failure: Failure | None = None
     error: str | None = None
     statistics: dict[str, Any] = field(default_factory=dict)
+    failure_id: str | None = None
 
     @property
     def never_run(self) -> list[str]:
@@ -118,6 +123,27 @@ class LoadFailed:
 
 
 Event = MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed
+
+
+class _Namespaced(ExampleDatabase):
+    """An example database whose keys are prefixed, so machines sharing one test function do not mix."""
+
+    def __init__(self, inner: ExampleDatabase, prefix: bytes) -> None:
+        super().__init__()
+        self.inner = inner
+        self.prefix = prefix + b"\0"
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.inner.save(self.prefix + key, value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return self.inner.fetch(self.prefix + key)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.inner.delete(self.prefix + key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.inner.move(self.prefix + src, self.prefix + dest, value)
 
 
 # -- settings ------------------------------------------------------------------
@@ -208,6 +234,10 @@ class _Step:
     rule: str
     arguments: list[tuple[str, str]]
     results: list[str] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)  # raw values, Ref for bundle entries
+
+    def to_data(self) -> dict[str, Any]:
+        return {"rule": self.rule, "arguments": {k: encode_value(v) for k, v in self.values.items()}, "results": list(self.results)}
 
     def line(self) -> str:
         call = f"state.{self.rule}({', '.join(f'{k}={v}' for k, v in self.arguments)})"
@@ -226,6 +256,7 @@ class _RunState:
         self.best: int | None = None  # the shortest failing program so far
         self.first_failure_at: float | None = None
         self.first_failure_example: int | None = None
+        self.best_failure: tuple[Any, BaseException] | None = None  # for Ctrl-C while shrinking
 
 
 def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict[str, Any]:
@@ -241,7 +272,7 @@ def _holds(r: RuleSpec, machine: Any) -> bool:
     return all(p(machine) for p in r.preconditions)
 
 
-def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "") -> MachineFinished:
+def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
     """Run one machine's lifecycle under Hypothesis and return how it ended."""
     backend = project.backend
     cls = spec.cls
@@ -278,6 +309,7 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
         def execute(r: RuleSpec) -> None:
             kwargs: dict[str, Any] = {}
             shown: list[tuple[str, str]] = []
+            raw: dict[str, Any] = {}
             for p in r.params:
                 if p.bundle is not None:
                     values = bundles[p.bundle.name]
@@ -285,11 +317,13 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
                     label, value = values.pop(i) if p.consume else values[i]
                     kwargs[p.name] = value
                     shown.append((p.name, label))
+                    raw[p.name] = Ref(label)
                 else:
                     value = data.draw(p.strategy)
                     kwargs[p.name] = value
                     shown.append((p.name, repr(value)))
-            step = _Step(r.name, shown)
+                    raw[p.name] = value
+            step = _Step(r.name, shown, values=raw)
             steps.append(step)
             rs = stats[r.name]
             rs.calls += 1
@@ -353,6 +387,7 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
                     emit(FailureFound(name, state.examples + 1))
                 if state.best is None or len(steps) < state.best:
                     state.best = len(steps)
+                    state.best_failure = (list(steps), exc)
                     emit(ShrinkProgress(name, len(steps), state.examples + 1))
             raise
         finally:
@@ -371,6 +406,9 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
             cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
         base = backend.snapshot()
 
+        if database is not None:
+            settings = Settings(settings, database=database)
+
         @settings
         @given(st.data())
         def test(data: Any) -> None:
@@ -381,7 +419,14 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
         try:
             with reporting.with_reporter(lambda _: None):
                 test()
-        except (KeyboardInterrupt, MachineDefinitionError, UsageError):
+        except KeyboardInterrupt:
+            if state.best_failure is None:
+                raise
+            # interrupted while shrinking: keep the shortest failing program found so far
+            steps, exc = state.best_failure
+            status = "failed"
+            failure = _machine_failure(spec, exc, steps, path, interrupted=True)
+        except (MachineDefinitionError, UsageError):
             raise
         except BaseException as exc:
             status = "failed"
@@ -403,9 +448,7 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
         finally:
             backend.revert(outer)
             backend.release(outer)
-    result = MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, _statistics(state, settings, seed))
-    emit(result)
-    return result
+    return MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, _statistics(state, settings, seed))
 
 
 def _statistics(state: _RunState, settings: Settings, seed: int | None) -> dict[str, Any]:
@@ -423,7 +466,7 @@ def _statistics(state: _RunState, settings: Settings, seed: int | None) -> dict[
     return stats
 
 
-def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], path: str) -> Failure:
+def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], path: str, interrupted: bool = False) -> Failure:
     error_type, message, location, tb = describe_error(exc)
     invariant = getattr(exc, "_evmstate_invariant", None)
     lines = [f"state = {spec.name}()", *(s.line() for s in steps)]
@@ -438,13 +481,15 @@ def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], 
         location=location,
         traceback=tb,
         revert_reason=getattr(exc, "reason", None),
+        steps_data=[s.to_data() for s in steps],
+        interrupted=interrupted,
     )
 
 
 # -- property tests --------------------------------------------------------------
 
 
-def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "") -> MachineFinished:
+def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
     """Run one @given property test, injecting accounts, chain and contracts by name."""
     name = fn.__name__
     started = time.perf_counter()
@@ -459,6 +504,8 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
     try:
         kwargs = _inject(names, namespace, name)
         test = fn
+        if database is not None:
+            settings = Settings(settings, database=database)
         with contextlib.suppress(HypothesisException):
             test = settings(fn)
         if seed is not None:
@@ -473,9 +520,12 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
                 with project.backend.anchor():  # every example starts from the same chain
                     return original(*a, **kw)
             except Exception as exc:
-                if not isinstance(exc, HypothesisException) and not state.failing:
-                    state.failing = True
-                    emit(FailureFound(name, state.examples))
+                if not isinstance(exc, HypothesisException):
+                    drawn = {k: v for k, v in kw.items() if k not in kwargs}
+                    state.last_steps = [_Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn)]
+                    if not state.failing:
+                        state.failing = True
+                        emit(FailureFound(name, state.examples))
                 raise
             finally:
                 emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
@@ -491,7 +541,8 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
             error_type, message, location, tb = describe_error(exc)
             program = [line for text in lines for line in str(text).splitlines() if line.strip()]
             program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
-            failure = Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None))
+            steps_data = [s.to_data() for s in state.last_steps]
+            failure = Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data)
         finally:
             fn.hypothesis.inner_test = original
     except MachineDefinitionError as exc:
@@ -499,9 +550,7 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
     finally:
         project.backend.revert(outer)
         project.backend.release(outer)
-    result = MachineFinished(name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error)
-    emit(result)
-    return result
+    return MachineFinished(name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error)
 
 
 # -- the whole run -----------------------------------------------------------------
@@ -514,12 +563,14 @@ class RunOptions:
     only_stateful: bool = False
     no_stateful: bool = False
     overrides: Overrides = Overrides()
+    save_failures: bool = True
 
 
 @dataclass
 class RunSummary:
     results: list[MachineFinished] = field(default_factory=list)
     load_errors: list[LoadFailed] = field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -556,8 +607,73 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
                 summary.load_errors.append(err)
                 emit(err)
                 continue
-            summary.results.append(run_machine(spec, project, settings, seed, emit, item.path))
+            result = run_machine(spec, project, settings, seed, emit, item.path, database=database_for(config, where))
         else:
             settings, seed = build_settings(config.hypothesis, {}, options.overrides, item.name)
-            summary.results.append(run_test(item.obj, project, settings, seed, emit, item.path))
+            result = run_test(item.obj, project, settings, seed, emit, item.path, database=database_for(config, where))
+        if result.failure is not None and options.save_failures:
+            result = _save(config, project, item, result, settings, seed)
+        emit(result)
+        summary.results.append(result)
+        if result.failure is not None and result.failure.interrupted:
+            summary.interrupted = True
+            break
     return summary
+
+
+def _save(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
+    """Save the failure as a record and return the result carrying its id."""
+    import dataclasses
+
+    failure = result.failure
+    assert failure is not None
+    rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program)
+    record = FailureRecord(
+        id=rid,
+        kind=item.kind,
+        path=item.path,
+        name=item.name,
+        error={
+            "type": failure.error_type,
+            "message": failure.message,
+            "revert_reason": failure.revert_reason,
+            "invariant": failure.invariant,
+            "location": failure.location,
+        },
+        steps=failure.steps_data,
+        program=failure.program,
+        versions=versions(),
+        hashes=source_hashes(config, project, item.path),
+        settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count},
+        seed=seed,
+        interrupted=failure.interrupted,
+    )
+    FailureStore(config.state_dir / "failures").save(record)
+    return dataclasses.replace(result, failure_id=rid)
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    from . import __version__
+    from .compiler import VYPER_VERSION
+
+    return {"evmstate": __version__, "vyper": VYPER_VERSION, "py-evm": version("py-evm"), "hypothesis": hypothesis.__version__}
+
+
+def source_hashes(config: Config, project: Project | None, path: str) -> dict[str, Any]:
+    """Hashes of every contract source and of the machine module, to tell when they changed."""
+    import hashlib
+
+    from .compiler import find_sources
+
+    contracts = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in find_sources(config.contracts_dir)}
+    module = config.root / path
+    return {"contracts": contracts, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
+
+
+def database_for(config: Config, key: str) -> Any:
+    """Hypothesis's example database under .evmstate/examples, one namespace per machine or test."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    return _Namespaced(DirectoryBasedExampleDatabase(str(config.state_dir / "examples")), key.encode())

@@ -1,5 +1,6 @@
 """A bug that needs a 10-step interleaving is found with default settings and shrunk to it."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -31,9 +32,11 @@ state.pop()"""
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_ring_buffer_wrap_bug_shrinks_to_the_minimal_program(seed, monkeypatch):
-    monkeypatch.chdir(RING)
-    summary, _ = run_project(RING, "machines/ring.py", seed=seed)
+def test_ring_buffer_wrap_bug_shrinks_to_the_minimal_program(seed, monkeypatch, tmp_path):
+    project = tmp_path / "ring"
+    shutil.copytree(RING, project, ignore=shutil.ignore_patterns(".evmstate"))
+    monkeypatch.chdir(project)
+    summary, _ = run_project(project, "machines/ring.py", seed=seed)
     (result,) = summary.results
     assert result.status == "failed"
     assert failure_text(result.failure) == MINIMAL.format(path="machines/ring.py")

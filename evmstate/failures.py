@@ -1,0 +1,236 @@
+"""Failure records: one versioned JSON file each, written atomically, never pickled."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from .errors import FailureRecordError
+
+FORMAT = 1
+
+
+# -- values as data ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to a value a rule produced earlier in the program (a bundle entry)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def encode_value(value: Any) -> Any:
+    """A JSON-able form of a drawn value: ints, bytes, strings, accounts by index, tuples, lists."""
+    from .accounts import Account
+
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Ref):
+        return {"ref": value.name}
+    if isinstance(value, Account):
+        return {"account": value.index}
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": bytes(value).hex()}
+    if isinstance(value, Decimal):
+        return {"decimal": str(value)}
+    if isinstance(value, float):
+        return {"float": repr(value)}
+    if isinstance(value, tuple):
+        return {"tuple": [encode_value(v) for v in value]}
+    if isinstance(value, list):
+        return [encode_value(v) for v in value]
+    if isinstance(value, dict):
+        return {"dict": [[encode_value(k), encode_value(v)] for k, v in value.items()]}
+    raw = getattr(value, "raw_address", None)
+    if isinstance(raw, bytes):
+        return {"address": "0x" + raw.hex()}
+    return {"repr": repr(value)}
+
+
+def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
+    """The value encode_value() recorded, with accounts and references resolved in this replay."""
+    if data is None or isinstance(data, (bool, str, int)):
+        return data
+    if isinstance(data, list):
+        return [decode_value(v, accounts=accounts, refs=refs) for v in data]
+    if not isinstance(data, dict) or len(data) != 1:
+        raise FailureRecordError(f"cannot read the recorded value {data!r}")
+    (kind, body), = data.items()
+    if kind == "ref":
+        if body not in refs:
+            raise FailureRecordError(f"the program refers to {body}, which no earlier step produced in this replay")
+        return refs[body]
+    if kind == "account":
+        if not 0 <= body < len(accounts):
+            raise FailureRecordError(f"the program uses accounts[{body}], but the project has {len(accounts)} accounts")
+        return accounts[body]
+    if kind == "bytes":
+        return bytes.fromhex(body)
+    if kind == "decimal":
+        return Decimal(body)
+    if kind == "float":
+        return float(body)
+    if kind == "tuple":
+        return tuple(decode_value(v, accounts=accounts, refs=refs) for v in body)
+    if kind == "dict":
+        return {decode_value(k, accounts=accounts, refs=refs): decode_value(v, accounts=accounts, refs=refs) for k, v in body}
+    if kind == "address":
+        from .accounts import checksum
+
+        return checksum(bytes.fromhex(body[2:]))
+    if kind == "repr":
+        raise FailureRecordError(f"the value {body} was recorded only as text and cannot be rebuilt")
+    raise FailureRecordError(f"unknown recorded value kind {kind!r}")
+
+
+# -- records ----------------------------------------------------------------------
+
+
+@dataclass
+class FailureRecord:
+    """Everything needed to replay a falsified machine or property test."""
+
+    id: str
+    kind: str  # "machine" or "test"
+    path: str
+    name: str
+    error: dict[str, Any]
+    steps: list[dict[str, Any]]
+    program: list[str]
+    created: float = field(default_factory=time.time)
+    versions: dict[str, str] = field(default_factory=dict)
+    hashes: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    interrupted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "id": self.id,
+            "kind": self.kind,
+            "path": self.path,
+            "name": self.name,
+            "created": self.created,
+            "versions": self.versions,
+            "hashes": self.hashes,
+            "settings": self.settings,
+            "seed": self.seed,
+            "error": self.error,
+            "steps": self.steps,
+            "program": self.program,
+            "interrupted": self.interrupted,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str) -> "FailureRecord":
+        if not isinstance(data, dict) or "format" not in data:
+            raise FailureRecordError(f"{where}: not an evmstate failure record (no format field)")
+        if data["format"] != FORMAT:
+            raise FailureRecordError(
+                f"{where}: record format {data['format']!r} is not the one this evmstate reads ({FORMAT}). "
+                "Re-run `evmstate run` to record the failure again."
+            )
+        try:
+            return cls(
+                id=data["id"],
+                kind=data["kind"],
+                path=data["path"],
+                name=data["name"],
+                error=data["error"],
+                steps=data["steps"],
+                program=data["program"],
+                created=data.get("created", 0.0),
+                versions=data.get("versions", {}),
+                hashes=data.get("hashes", {}),
+                settings=data.get("settings", {}),
+                seed=data.get("seed"),
+                interrupted=data.get("interrupted", False),
+            )
+        except (KeyError, TypeError) as e:
+            raise FailureRecordError(f"{where}: the record is missing {e}; it cannot be replayed") from None
+
+
+def record_id(kind: str, path: str, name: str, error_type: str, program: list[str]) -> str:
+    """A short id that stays the same for the same failure of the same machine."""
+    text = "\n".join([kind, path, name, error_type, *program])
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+class FailureStore:
+    """The folder of failure records: .evmstate/failures/<id>.json."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path_of(self, record_id: str) -> Path:
+        return self.folder / f"{record_id}.json"
+
+    def save(self, record: FailureRecord) -> Path:
+        """Write the record atomically: a reader sees the old file or the new one, never half."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.path_of(record.id)
+        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(record.to_dict(), f, indent=1)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return target
+
+    def ids(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        files = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        return [p.stem for p in files]
+
+    def load(self, record_id: str) -> FailureRecord:
+        path = self.path_of(record_id)
+        if not path.is_file():
+            import difflib
+
+            known = self.ids()
+            close = difflib.get_close_matches(record_id, known, n=3, cutoff=0.3)
+            close += [k for k in known if k.startswith(record_id) and k not in close]
+            hint = f" Closest: {', '.join(close)}." if close else (" Saved failures: " + ", ".join(known[-5:]) + "." if known else " No failures are saved.")
+            raise FailureRecordError(f"no saved failure {record_id!r} in {self.folder}.{hint} List them with `evmstate failures`.")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as e:
+            raise FailureRecordError(f"{path}: the record is corrupt ({e}); delete it with `evmstate failures rm {record_id}`") from None
+        return FailureRecord.from_dict(data, where=str(path))
+
+    def last(self) -> FailureRecord:
+        ids = self.ids()
+        if not ids:
+            raise FailureRecordError(f"no failures are saved in {self.folder}; `evmstate run` saves one when a property fails")
+        return self.load(ids[-1])
+
+    def remove(self, record_id: str) -> None:
+        path = self.path_of(record_id)
+        if not path.is_file():
+            self.load(record_id)  # raises with the closest ids
+        path.unlink()
+
+    def remove_all(self) -> int:
+        ids = self.ids()
+        for i in ids:
+            self.path_of(i).unlink(missing_ok=True)
+        return len(ids)

@@ -1,0 +1,185 @@
+"""Replays a saved failure step by step, without Hypothesis, and says whether it still fails."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .config import Config
+from .contract import reverts
+from .errors import FailureRecordError, MachineDefinitionError
+from .failures import FailureRecord, decode_value
+from .machine import _enter, collect, multiple
+from .project import Project
+from .runner import _holds, _inject, describe_error, source_hashes
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One replayed step and what it did."""
+
+    index: int
+    line: str
+    return_value: str | None = None
+    events: list[str] = field(default_factory=list)
+    reverts: list[str] = field(default_factory=list)
+    error: str | None = None
+    invariant: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """How the replay ended: "still fails", "fails differently" or "fixed"."""
+
+    verdict: str
+    error_type: str | None = None
+    message: str | None = None
+    changed: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.verdict == "fixed" else 1
+
+
+def changed_sources(config: Config, record: FailureRecord) -> list[str]:
+    """Which contract sources and machine module differ from when the record was made."""
+    now = source_hashes(config, None, record.path)
+    then = record.hashes or {}
+    changed = []
+    old_contracts, new_contracts = then.get("contracts", {}), now["contracts"]
+    for name in sorted(set(old_contracts) | set(new_contracts)):
+        if old_contracts.get(name) != new_contracts.get(name):
+            changed.append(f"contracts: {name}")
+    if then.get("module") != now["module"]:
+        changed.append(f"machine module: {record.path}")
+    return changed
+
+
+def _format_args(args: dict[str, Any], labels: dict[str, str]) -> str:
+    return ", ".join(f"{k}={labels.get(k, repr(v))}" for k, v in args.items())
+
+
+def replay(config: Config, record: FailureRecord, emit: Callable[[Any], None]) -> ReplayResult:
+    """Rebuild the project, run the recorded steps one by one, and compare the outcome."""
+    from .discovery import load_module
+
+    changed = changed_sources(config, record)
+    path = config.root / record.path
+    if not path.is_file():
+        raise FailureRecordError(f"failure {record.id}: {record.path} no longer exists; the machine cannot be replayed")
+    try:
+        module = load_module(path)
+    except Exception as exc:
+        raise FailureRecordError(f"failure {record.id}: cannot import {record.path}: {type(exc).__name__}: {exc}") from None
+    target = getattr(module, record.name, None)
+    if target is None:
+        raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
+    project = Project(config)
+    if record.kind == "test":
+        return _replay_test(project, record, target, emit, changed)
+    return _replay_machine(project, record, target, emit, changed)
+
+
+def _outcome(record: FailureRecord, exc: BaseException, changed: list[str]) -> ReplayResult:
+    error_type, message, _, _ = describe_error(exc)
+    same = error_type == record.error.get("type") and message == record.error.get("message")
+    return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
+
+
+def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:
+    try:
+        spec = collect(cls)
+    except MachineDefinitionError as exc:
+        raise FailureRecordError(f"failure {record.id}: {exc}") from None
+    by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
+    for step in record.steps:
+        if step["rule"] not in by_name:
+            raise FailureRecordError(
+                f"failure {record.id}: {record.name} has no rule {step['rule']!r} any more (renamed?); it has {', '.join(by_name)}"
+            )
+    backend = project.backend
+    if spec.has_init:
+        cls.__init__(cls, **_inject(spec.init_params, project.namespace(), f"{spec.name}.__init__"))
+    machine = object.__new__(cls)
+    machine._evmstate_stack = contextlib.ExitStack()
+    if not hasattr(machine, "enter"):
+        machine.enter = _enter.__get__(machine)
+    refs: dict[str, Any] = {}
+    caught: list[str] = []
+
+    def on_revert(exc: Any) -> None:
+        caught.append(repr(exc.reason) if exc.reason is not None else "no reason")
+
+    def check_invariants(index: int, line: str) -> None:
+        for inv in spec.invariants:
+            if _holds(inv, machine):
+                try:
+                    inv.function(machine)
+                except BaseException as exc:
+                    exc._evmstate_invariant = inv.name  # type: ignore[attr-defined]
+                    raise
+
+    reverts.listeners.append(on_revert)
+    try:
+        with machine._evmstate_stack:
+            try:
+                setup = getattr(machine, "setup", None)
+                if callable(setup):
+                    setup()
+                check_invariants(0, "")
+            except Exception as exc:
+                emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
+                return _outcome(record, exc, changed)
+            for index, step in enumerate(record.steps, 1):
+                rule = by_name[step["rule"]]
+                args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
+                labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
+                line = f"state.{rule.name}({_format_args(args, labels)})"
+                if step.get("results"):
+                    line = f"{', '.join(step['results'])} = {line}"
+                logs_before = len(backend.logs)
+                caught.clear()
+                try:
+                    result = rule.function(machine, **args)
+                    values = result.values if isinstance(result, multiple) else (result,)
+                    # labels were given target by target, value by value (as the runner names them)
+                    for i, label in enumerate(step.get("results") or []):
+                        refs[label] = values[i % len(values)] if values else None
+                    events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
+                    check_invariants(index, line)
+                except Exception as exc:
+                    events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
+                    emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
+                    return _outcome(record, exc, changed)
+                emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
+            teardown = getattr(machine, "teardown", None)
+            if callable(teardown):
+                teardown()
+    finally:
+        reverts.listeners.remove(on_revert)
+    return ReplayResult("fixed", changed=changed)
+
+
+def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:
+    import inspect
+
+    inner = getattr(getattr(fn, "hypothesis", None), "inner_test", None)
+    if inner is None:
+        raise FailureRecordError(f"failure {record.id}: {record.name} is no longer a @given property test")
+    if not record.steps:
+        raise FailureRecordError(f"failure {record.id}: the record holds no example to replay")
+    step = record.steps[0]
+    namespace = project.namespace()
+    kwargs = {n: namespace[n] for n in inspect.signature(inner).parameters if n in namespace}
+    args = {k: decode_value(v, accounts=project.accounts, refs={}) for k, v in step["arguments"].items()}
+    line = f"{record.name}({_format_args(args, {})})"
+    try:
+        with project.backend.anchor():
+            inner(**kwargs, **args)
+    except Exception as exc:
+        emit(ReplayStep(1, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+        return _outcome(record, exc, changed)
+    emit(ReplayStep(1, line))
+    return ReplayResult("fixed", changed=changed)

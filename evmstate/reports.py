@@ -1,0 +1,89 @@
+"""JUnit XML and JSON summaries of a run, for CI systems."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from .runner import RunSummary
+
+
+def _failure_text(result: Any) -> str:
+    f = result.failure
+    lines = [f"{f.error_type}: {f.message}"]
+    if f.invariant:
+        lines.insert(0, f"Invariant {f.name}.{f.invariant} failed")
+    if f.location:
+        lines.append(f"at {f.location}")
+    lines += ["", "Falsifying example:", *f.program]
+    if result.failure_id:
+        lines += ["", f"replay with: evmstate replay {result.failure_id}"]
+    return "\n".join(lines)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_junit(summary: RunSummary, path: Path) -> None:
+    """One testcase per machine or property test; failures carry the program and the replay command."""
+    suite = ET.Element(
+        "testsuite",
+        name="evmstate",
+        tests=str(len(summary.results) + len(summary.load_errors)),
+        failures=str(sum(r.status == "failed" for r in summary.results)),
+        errors=str(sum(r.status == "error" for r in summary.results) + len(summary.load_errors)),
+        time=f"{sum(r.elapsed for r in summary.results):.3f}",
+    )
+    for r in summary.results:
+        case = ET.SubElement(suite, "testcase", classname=r.path.replace("/", ".").removesuffix(".py"), name=r.name, time=f"{r.elapsed:.3f}")
+        if r.status == "failed" and r.failure is not None:
+            el = ET.SubElement(case, "failure", type=r.failure.error_type, message=r.failure.message.splitlines()[0] if r.failure.message else "")
+            el.text = _failure_text(r)
+        elif r.status == "error":
+            el = ET.SubElement(case, "error", message=(r.error or "").splitlines()[0] if r.error else "")
+            el.text = r.error
+    for e in summary.load_errors:
+        case = ET.SubElement(suite, "testcase", classname=e.path, name="load")
+        ET.SubElement(case, "error", message=e.message.splitlines()[0]).text = e.message
+    _write(path, ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True) + "\n")
+
+
+def to_json(summary: RunSummary) -> dict[str, Any]:
+    """A summary with per-rule statistics and failure ids."""
+    return {
+        "exit_code": summary.exit_code,
+        "interrupted": summary.interrupted,
+        "results": [
+            {
+                "path": r.path,
+                "name": r.name,
+                "kind": r.kind,
+                "status": r.status,
+                "examples": r.examples,
+                "steps": r.steps,
+                "elapsed": round(r.elapsed, 3),
+                "rules": {name: {"calls": s.calls, "reverts": s.reverts} for name, s in r.rules.items()},
+                "never_run": r.never_run,
+                "failure_id": r.failure_id,
+                "error": r.error,
+                "failure": None
+                if r.failure is None
+                else {"type": r.failure.error_type, "message": r.failure.message, "invariant": r.failure.invariant, "program": r.failure.program},
+            }
+            for r in summary.results
+        ],
+        "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
+    }
+
+
+def write_json(summary: RunSummary, path: Path) -> None:
+    _write(path, json.dumps(to_json(summary), indent=2) + "\n")

@@ -1,0 +1,225 @@
+"""Failures are never lost: records, replay, the failure list, reports, Ctrl-C while shrinking."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from evmstate import FailureRecordError
+from evmstate import config as config_mod
+from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
+from evmstate.runner import Overrides, RunOptions, run
+
+from .test_cli import example, invoke  # noqa: F401  (fixture and helper)
+
+FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
+
+
+def saved(root: Path) -> list[Path]:
+    return sorted((root / ".evmstate" / "failures").glob("*.json"))
+
+
+def test_run_records_then_replay_still_fails_then_fixed(example):
+    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+    assert code == 1
+    (path,) = saved(example)
+    rid = path.stem
+    assert out.rstrip().splitlines()[-5:][0] == f"replay with: evmstate replay {rid}" or f"replay with: evmstate replay {rid}" in out
+    data = json.loads(path.read_text())
+    assert data["format"] == FORMAT and data["kind"] == "machine" and data["name"] == "StateMachine"
+    assert data["path"] == "machines/depositer.py"
+    assert set(data["versions"]) == {"evmstate", "vyper", "py-evm", "hypothesis"}
+    assert set(data["hashes"]["contracts"]) == {"Depositer", "Token"} and data["hashes"]["module"]
+    assert data["error"]["type"] == "AssertionError" and data["error"]["invariant"] == "invariant"
+    assert data["steps"] == [
+        {"rule": "rule_deposit", "arguments": {"address": {"account": 0}, "value": 1}, "results": []},
+        {"rule": "rule_withdraw", "arguments": {"address": {"account": 0}, "value": 0}, "results": []},
+    ]
+    code, out = invoke("replay", rid)
+    assert code == 1
+    assert "  1. state.rule_deposit(address=accounts[0], value=1)" in out
+    assert "invariant invariant failed: AssertionError: assert 0 == 1" in out
+    assert "still fails: AssertionError: assert 0 == 1" in out
+    # the same failure found again keeps its id
+    invoke("run", "machines/depositer.py", "--seed", "2")
+    assert [p.stem for p in saved(example)] == [rid]
+    dep = example / "contracts" / "Depositer.vy"
+    dep.write_text(dep.read_text().replace(*FIX))
+    code, out = invoke("replay", "--last")
+    assert code == 0
+    assert "sources changed since the failure was recorded: contracts: Depositer" in out
+    assert f"fixed: {rid} no longer fails" in out
+
+
+def test_failures_list_and_rm(example):
+    invoke("run", "machines/depositer.py", "--seed", "1")
+    (path,) = saved(example)
+    code, out = invoke("failures")
+    assert code == 0 and path.stem in out and "StateMachine" in out and "same" in out
+    (example / "machines" / "depositer.py").write_text((example / "machines" / "depositer.py").read_text() + "\n# edited\n")
+    code, out = invoke("failures")
+    assert "changed" in out
+    code, out = invoke("failures", "rm", path.stem)
+    assert code == 0 and not saved(example)
+    code, out = invoke("failures", "rm", "nope")
+    assert code == 2 and "no saved failure 'nope'" in out
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "the record is corrupt"),
+        ('{"hello": "world"}', "not an evmstate failure record"),
+        ('{"format": 0, "id": "x"}', "record format 0 is not the one this evmstate reads"),
+        ('{"format": 1, "id": "x"}', "the record is missing"),
+    ],
+)
+def test_bad_records_are_clear_errors_about_that_record_alone(example, content, message):
+    invoke("run", "machines/depositer.py", "--seed", "1")
+    (good,) = saved(example)
+    (example / ".evmstate" / "failures" / "bad.json").write_text(content)
+    code, out = invoke("replay", "bad")
+    assert code == 2 and message in out and "bad.json" in out
+    code, out = invoke("failures")
+    assert code == 0 and good.stem in out and "unreadable" in out
+    code, _ = invoke("replay", good.stem)
+    assert code == 1, "the good record still replays"
+
+
+def test_unknown_id_shows_the_closest(example):
+    invoke("run", "machines/depositer.py", "--seed", "1")
+    (path,) = saved(example)
+    code, out = invoke("replay", path.stem[:6] + "zz")
+    assert code == 2 and f"Closest: {path.stem}" in out
+
+
+def test_renamed_rule_or_machine_is_named(example):
+    invoke("run", "machines/depositer.py", "--seed", "1")
+    (path,) = saved(example)
+    machine = example / "machines" / "depositer.py"
+    original = machine.read_text()
+    machine.write_text(original.replace("def rule_withdraw", "def rule_take"))
+    code, out = invoke("replay", path.stem)
+    assert code == 2 and "no rule 'rule_withdraw' any more" in out and "rule_take" in out
+    machine.write_text(original.replace("class StateMachine", "class Renamed"))
+    code, out = invoke("replay", path.stem)
+    assert code == 2 and "has no StateMachine any more" in out
+
+
+def test_values_round_trip_as_data(project):
+    accounts = project.accounts
+    value = {"n": [1, (b"\x01", accounts[3])], "r": Ref("payments_0"), "big": 2**255}
+    data = json.loads(json.dumps(encode_value(value)))
+    back = decode_value(data, accounts=accounts, refs={"payments_0": "resolved"})
+    assert back == {"n": [1, (b"\x01", accounts[3])], "r": "resolved", "big": 2**255}
+    with pytest.raises(FailureRecordError, match="refers to payments_1"):
+        decode_value({"ref": "payments_1"}, accounts=accounts, refs={})
+
+
+def _writer(folder: str, n: int, tag: int) -> None:
+    store = FailureStore(Path(folder))
+    for i in range(n):
+        store.save(FailureRecord(id="same", kind="machine", path="p.py", name="M", error={"type": "E", "message": str(tag)}, steps=[{"rule": "r", "arguments": {"x": "y" * 5000}, "results": []}] * 20, program=[f"{tag}-{i}"]))
+
+
+def test_two_processes_writing_at_once_never_corrupt_a_record(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), 150, t)) for t in (1, 2)]
+    for p in procs:
+        p.start()
+    store = FailureStore(tmp_path)
+    reads = 0
+    while any(p.is_alive() for p in procs):
+        if store.path_of("same").exists():
+            store.load("same")  # would raise on a half-written file
+            reads += 1
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    assert store.load("same").error["message"] in ("1", "2") and reads > 0
+    assert [p.name for p in tmp_path.iterdir()] == ["same.json"], "no temporary files are left behind"
+
+
+def test_junit_and_json_reports(example):
+    code, _ = invoke("run", "--seed", "1", "--max-examples", "5", "--junit-xml", "out/junit.xml", "--json", "out/summary.json")
+    assert code == 1
+    suite = ET.parse(example / "out" / "junit.xml").getroot()
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert set(cases) == {"StateMachine", "ERC20Machine", "test_transfer_moves_exactly_the_amount", "test_withdraw_beyond_deposit_reverts"}
+    assert suite.get("tests") == "4" and suite.get("failures") == "1"
+    failure = cases["StateMachine"].find("failure")
+    assert failure is not None and failure.get("type") == "AssertionError"
+    assert "state.rule_withdraw(address=accounts[0], value=0)" in failure.text and "replay with: evmstate replay " in failure.text
+    assert cases["ERC20Machine"].find("failure") is None
+    summary = json.loads((example / "out" / "summary.json").read_text())
+    by_name = {r["name"]: r for r in summary["results"]}
+    assert summary["exit_code"] == 1
+    assert by_name["StateMachine"]["failure_id"] == saved(example)[0].stem
+    assert by_name["ERC20Machine"]["rules"]["rule_transfer"]["calls"] > 0
+
+
+def test_second_run_tries_the_saved_example_first(example):
+    opts = RunOptions((str(example / "machines" / "depositer.py"),))
+    first = run(config_mod.load(example), opts, lambda e: None).results[0]
+    second = run(config_mod.load(example), opts, lambda e: None).results[0]
+    assert first.status == second.status == "failed"
+    assert second.statistics["first failure at run"] == 1
+    assert list((example / ".evmstate" / "examples").iterdir())
+
+
+SLOW = '''
+import time
+from evmstate import strategy
+
+class SlowShrink:
+    value = strategy("uint256", max_value=1000)
+
+    def __init__(cls, accounts, Depositer):
+        cls.accounts = accounts
+        cls.contract = Depositer.deploy({"from": accounts[0]})
+
+    def setup(self):
+        self.total = 0
+
+    def rule_deposit(self, value):
+        self.contract.deposit_for(self.accounts[0], {"from": self.accounts[0], "value": value})
+        self.total += value
+
+    def invariant(self):
+        time.sleep(0.02)
+        assert self.total < 3000
+'''
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_shrinking_saves_the_best_sequence(example):
+    (example / "machines" / "slow.py").write_text(SLOW)
+    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([exe, "run", "machines/slow.py", "--seed", "3"], cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    deadline = time.time() + 120
+    for line in proc.stdout:  # type: ignore[union-attr]
+        lines.append(line)
+        if "shrinking" in line or time.time() > deadline:
+            break
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=120)
+    out = "".join(lines) + rest
+    assert proc.returncode == 1, out
+    assert "interrupted while shrinking: this is the shortest failing program found so far" in out
+    (path,) = saved(example)
+    data = json.loads(path.read_text())
+    assert data["interrupted"] is True and data["steps"] and data["error"]["type"] == "AssertionError"
+    assert f"replay with: evmstate replay {path.stem}" in out
