@@ -40,6 +40,12 @@ def main() -> int:
         summary = run(config_mod.load(root), RunOptions((str(root / "machines/depositer.py"),), overrides=Overrides(seed=0)), lambda e: None)
         elapsed = time.perf_counter() - t
         print(f"Depositer bug found and shrunk to {summary.results[0].failure.steps} steps in {elapsed:.1f}s (target <= 5s, compile included)")
+        # without a seed Hypothesis uses the example database: the second run replays the saved failure
+        opts = RunOptions((str(root / "machines/depositer.py"),))
+        for label in ("first", "second"):
+            t = time.perf_counter()
+            result = run(config_mod.load(root), opts, lambda e: None).results[0]
+            print(f"Depositer bug reported on the {label} run with the example database: {time.perf_counter() - t:.2f}s (first failure at run {result.statistics.get('first failure at run')})")
     return 0
 
 
