@@ -166,6 +166,22 @@ def _age(created: float) -> str:
     return f"{seconds}s ago"
 
 
+@cli.command()
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+def init(folder: Path | None, force: bool) -> None:
+    """Create a project: evmstate.toml, an example contract, machines and a property test."""
+    from evmstate.scaffold import init as scaffold
+
+    target = folder or Path.cwd()
+    written = scaffold(target, force=force)
+    console = _console()
+    for path in written:
+        console.print(f"wrote {path}")
+    where = f"cd {folder} && " if folder else ""
+    console.print(f"next: {where}evmstate run")
+
+
 @cli.command("compile")
 def compile_cmd() -> None:
     """Compile contracts/ (using the cache) and list each contract."""

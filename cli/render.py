@@ -10,27 +10,10 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from evmstate.reports import failure_text
 from evmstate.runner import ExampleFinished, Failure, FailureFound, LoadFailed, MachineFinished, MachineStarted, RunSummary, ShrinkProgress
 
 SPINNER = "|/-\\"
-
-
-def failure_text(f: Failure) -> str:
-    """The failure as plain text: the error, where it happened, and the shrunk program."""
-    lines = []
-    if f.invariant:
-        lines.append(f"Invariant {f.name}.{f.invariant} failed: {f.error_type}: {f.message}")
-    else:
-        lines.append(f"{f.error_type}: {f.message}")
-    if f.location:
-        lines.append(f"  at {f.location}")
-    lines.append("")
-    if f.program and f.program[0].startswith("state = "):
-        lines.append(f"Falsifying example ({f.steps} step{'s' if f.steps != 1 else ''}):")
-    else:
-        lines.append("Falsifying example:")
-    lines.extend(f.program)
-    return "\n".join(lines)
 
 
 class _Row:

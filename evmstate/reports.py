@@ -9,20 +9,34 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from .runner import RunSummary
+from .runner import Failure, MachineFinished, RunSummary
 
 
-def _failure_text(result: Any) -> str:
-    f = result.failure
-    lines = [f"{f.error_type}: {f.message}"]
+def failure_text(f: Failure) -> str:
+    """The failure as plain text: the error, where it happened, and the shrunk program."""
+    lines = []
     if f.invariant:
-        lines.insert(0, f"Invariant {f.name}.{f.invariant} failed")
+        lines.append(f"Invariant {f.name}.{f.invariant} failed: {f.error_type}: {f.message}")
+    else:
+        lines.append(f"{f.error_type}: {f.message}")
     if f.location:
-        lines.append(f"at {f.location}")
-    lines += ["", "Falsifying example:", *f.program]
-    if result.failure_id:
-        lines += ["", f"replay with: evmstate replay {result.failure_id}"]
+        lines.append(f"  at {f.location}")
+    lines.append("")
+    if f.program and f.program[0].startswith("state = "):
+        lines.append(f"Falsifying example ({f.steps} step{'s' if f.steps != 1 else ''}):")
+    else:
+        lines.append("Falsifying example:")
+    lines.extend(f.program)
     return "\n".join(lines)
+
+
+def result_text(result: MachineFinished) -> str:
+    """failure_text() followed by the replay command."""
+    assert result.failure is not None
+    text = failure_text(result.failure)
+    if result.failure_id:
+        text += f"\n\nreplay with: evmstate replay {result.failure_id}"
+    return text
 
 
 def _write(path: Path, text: str) -> None:
@@ -47,7 +61,7 @@ def write_junit(summary: RunSummary, path: Path) -> None:
         case = ET.SubElement(suite, "testcase", classname=r.path.replace("/", ".").removesuffix(".py"), name=r.name, time=f"{r.elapsed:.3f}")
         if r.status == "failed" and r.failure is not None:
             el = ET.SubElement(case, "failure", type=r.failure.error_type, message=r.failure.message.splitlines()[0] if r.failure.message else "")
-            el.text = _failure_text(r)
+            el.text = result_text(r)
         elif r.status == "error":
             el = ET.SubElement(case, "error", message=(r.error or "").splitlines()[0] if r.error else "")
             el.text = r.error

@@ -272,8 +272,21 @@ def _holds(r: RuleSpec, machine: Any) -> bool:
     return all(p(machine) for p in r.preconditions)
 
 
-def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
-    """Run one machine's lifecycle under Hypothesis and return how it ended."""
+def run_machine(
+    spec: MachineSpec,
+    project: Project,
+    settings: Settings,
+    seed: int | None,
+    emit: Callable[[Any], None],
+    path: str = "",
+    database: Any = None,
+    init_args: tuple[Any, ...] | None = None,
+) -> MachineFinished:
+    """Run one machine's lifecycle under Hypothesis and return how it ended.
+
+    init_args, when given, are passed to __init__ positionally (Brownie's state_machine
+    fixture); otherwise __init__'s parameters are injected by name.
+    """
     backend = project.backend
     cls = spec.cls
     name = spec.name
@@ -401,7 +414,9 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     error = None
     base = None
     try:
-        if spec.has_init:
+        if init_args is not None and spec.has_init:
+            cls.__init__(cls, *init_args)
+        elif spec.has_init:
             kwargs = _inject(spec.init_params, project.namespace(), f"{name}.__init__")
             cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
         base = backend.snapshot()
@@ -612,7 +627,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
             settings, seed = build_settings(config.hypothesis, {}, options.overrides, item.name)
             result = run_test(item.obj, project, settings, seed, emit, item.path, database=database_for(config, where))
         if result.failure is not None and options.save_failures:
-            result = _save(config, project, item, result, settings, seed)
+            result = save_failure(config, project, item, result, settings, seed)
         emit(result)
         summary.results.append(result)
         if result.failure is not None and result.failure.interrupted:
@@ -621,7 +636,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     return summary
 
 
-def _save(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
+def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
     """Save the failure as a record and return the result carrying its id."""
     import dataclasses
 

@@ -50,3 +50,4 @@ def make_project(tmp_path: Path, sources: dict[str, str], toml: str | None = Non
     if toml is not None:
         (tmp_path / "evmstate.toml").write_text(toml)
     return tmp_path
+pytest_plugins = ["pytester"]

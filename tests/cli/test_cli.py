@@ -131,3 +131,28 @@ def test_real_subprocess_of_the_installed_command(example):
     assert proc.returncode == 1, proc.stderr
     assert "state.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)" in proc.stdout
     assert "falsified after" in proc.stdout  # plain lines when stdout is not a terminal
+
+
+def test_init_scaffolds_a_project_that_runs_at_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out = invoke("init", "proj")
+    assert code == 0 and "next: cd proj && evmstate run" in out
+    root = tmp_path / "proj"
+    assert (root / ".gitignore").read_text().startswith(".evmstate/")
+    toml = (root / "evmstate.toml").read_text()
+    for key in ("contracts", "machines", "evm_version", "count", "balance", "max_examples", "stateful_step_count", "seed", "phases"):
+        assert f"# {key} = " in toml, key
+    monkeypatch.chdir(root)
+    code, out = invoke("run", "--max-examples", "10", "--steps", "10")
+    assert code == 0, out
+    assert "CounterMachine" in out and "CounterCallers" in out and "test_increase_adds_exactly" in out
+    assert "never ran" not in out
+    code, out = invoke("compile")
+    assert code == 0 and "Counter" in out and "increase" in out
+    (root / "machines" / "counter.py").write_text("# mine\n")
+    code, out = invoke("init")
+    assert code == 2 and "machines/counter.py" in out and "nothing was written" in out
+    assert (root / "machines" / "counter.py").read_text() == "# mine\n"
+    code, out = invoke("init", "--force")
+    assert code == 0 and "rule_increase" in (root / "machines" / "counter.py").read_text()

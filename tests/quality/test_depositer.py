@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from evmstate_cli.render import failure_text
+from evmstate.reports import failure_text
 
 from .conftest import run_project
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate_cli.render import failure_text
+from evmstate.reports import failure_text
 
 from .conftest import run_project
 

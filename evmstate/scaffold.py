@@ -1,0 +1,179 @@
+"""evmstate init: a new project with an example contract, a machine in each style and a property test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import UsageError
+
+CONFIG = '''# evmstate project settings. Every key is optional; the values shown are the defaults.
+
+[project]
+# contracts = "contracts"     # folder of .vy sources
+# machines = "machines"       # folder of state machines and property tests
+
+[compiler]
+# evm_version = "prague"      # london, paris, shanghai, cancun or prague
+# optimize = "gas"            # gas, codesize or none
+
+[accounts]
+# count = 10                  # funded accounts: accounts[0] .. accounts[9]
+# balance = "100 ether"
+
+[chain]
+# chain_id = 1337
+# gas_limit = 30000000
+# gas_price = 0               # transactions are charged gas_used * gas_price
+# timestamp = 1700000000      # genesis time; every run starts from the same chain
+
+[hypothesis]
+# max_examples = 50           # runs per machine
+# stateful_step_count = 50    # steps per run
+# deadline = 0                # milliseconds per example; 0 for none
+# seed = 1234                 # fix the search; leave out for a random one
+# derandomize = false
+# phases = ["explicit", "reuse", "generate", "target", "shrink"]   # add "explain" for more detail, slower
+
+[backend]
+# name = "pyevm"
+'''
+
+CONTRACT = '''# pragma version ~=0.4.3
+# A counter that anyone may increase and only the owner may reset.
+
+owner: public(address)
+count: public(uint256)
+last_caller: public(address)
+
+
+@deploy
+def __init__():
+    self.owner = msg.sender
+
+
+@external
+def increase(_by: uint256):
+    assert _by > 0, "Nothing to add"
+    self.count += _by
+    self.last_caller = msg.sender
+
+
+@external
+def reset():
+    assert msg.sender == self.owner, "Only the owner"
+    self.count = 0
+'''
+
+BROWNIE_MACHINE = '''"""A state machine in Brownie's style: methods named rule_*, invariant_*, strategies by name."""
+
+from evmstate import reverts, strategy
+
+
+class CounterMachine:
+    by = strategy("uint256", max_value=1000)
+    caller = strategy("address")
+
+    def __init__(cls, accounts, Counter):
+        # runs once; then every run starts from the chain as it is now
+        cls.accounts = accounts
+        cls.counter = Counter.deploy({"from": accounts[0]})
+
+    def setup(self):
+        self.count = 0
+
+    def rule_increase(self, by, caller):
+        if by == 0:
+            with reverts("Nothing to add"):
+                self.counter.increase(by, {"from": caller})
+        else:
+            self.counter.increase(by, {"from": caller})
+            self.count += by
+
+    def rule_reset(self, caller):
+        if caller == self.accounts[0]:
+            self.counter.reset({"from": caller})
+            self.count = 0
+        else:
+            with reverts("Only the owner"):
+                self.counter.reset({"from": caller})
+
+    def invariant_count(self):
+        assert self.counter.count() == self.count
+'''
+
+DECORATOR_MACHINE = '''"""The same contract with the decorator style: rules, preconditions and a bundle of callers."""
+
+from evmstate import Bundle, StateMachine, invariant, precondition, rule, strategy
+
+
+class CounterCallers(StateMachine):
+    callers = Bundle("callers")
+
+    def __init__(cls, accounts, Counter):
+        cls.counter = Counter.deploy({"from": accounts[0]})
+
+    def setup(self):
+        self.count = 0
+
+    @rule(target=callers, caller=strategy("address"), by=strategy("uint256", min_value=1, max_value=100))
+    def increase(self, caller, by):
+        self.counter.increase(by, {"from": caller})
+        self.count += by
+        return caller
+
+    @precondition(lambda self: self.count > 0)
+    @rule(caller=callers)
+    def last_caller_is_recorded(self, caller):
+        self.counter.increase(1, {"from": caller})
+        self.count += 1
+        assert self.counter.last_caller() == caller
+
+    @invariant()
+    def count_matches(self):
+        assert self.counter.count() == self.count
+'''
+
+PROPERTY_TEST = '''"""A property test: each example runs on a fresh chain."""
+
+from evmstate import given, reverts, strategy
+
+
+@given(by=strategy("uint256", min_value=1, max_value=10**6), caller=strategy("address"))
+def test_increase_adds_exactly(Counter, accounts, by, caller):
+    counter = Counter.deploy({"from": accounts[0]})
+    counter.increase(by, {"from": caller})
+    assert counter.count() == by
+
+
+@given(caller=strategy("address"))
+def test_only_the_owner_resets(Counter, accounts, caller):
+    counter = Counter.deploy({"from": accounts[0]})
+    if caller == accounts[0]:
+        counter.reset({"from": caller})
+    else:
+        with reverts("Only the owner"):
+            counter.reset({"from": caller})
+'''
+
+FILES = {
+    "evmstate.toml": CONFIG,
+    "contracts/Counter.vy": CONTRACT,
+    "machines/counter.py": BROWNIE_MACHINE,
+    "machines/counter_callers.py": DECORATOR_MACHINE,
+    "machines/test_counter.py": PROPERTY_TEST,
+    ".gitignore": ".evmstate/\n__pycache__/\n",
+}
+
+
+def init(folder: Path, *, force: bool = False) -> list[Path]:
+    """Write a new project into folder; refuse to overwrite existing files unless force."""
+    existing = [name for name in FILES if (folder / name).exists()]
+    if existing and not force:
+        raise UsageError(f"{folder}: {', '.join(existing)} already exist{'s' if len(existing) == 1 else ''}; nothing was written. Use --force to overwrite them.")
+    written = []
+    for name, text in FILES.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,115 @@
+"""The pytest plugin, through pytest's pytester: Brownie's fixtures and state_machine.
+
+Runs go through runpytest_subprocess: an in-process run restores sys.modules afterwards,
+which drops vyper's lazily imported modules and breaks the next compile in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+SEED_TEST = '''
+import evmstate as brownie
+from evmstate import reverts, strategy
+
+
+class StateMachine:
+
+    value = strategy('uint256', max_value="1 ether")
+    address = strategy('address')
+
+    def __init__(cls, accounts, Depositer):
+        # deploy the contract at the start of the test
+        cls.accounts = accounts
+        cls.contract = Depositer.deploy({'from': accounts[0]})
+
+    def setup(self):
+        # zero the deposit amounts at the start of each test run
+        self.deposits = {i: 0 for i in self.accounts}
+
+    def rule_deposit(self, address, value):
+        # make a deposit and adjust the local record
+        self.contract.deposit_for(address, {'from': self.accounts[0], 'value': value})
+        self.deposits[address] += value
+
+    def rule_withdraw(self, address, value):
+        if self.deposits[address] >= value:
+            # make a withdrawal and adjust the local record
+            self.contract.withdraw_from(value, {'from': address})
+            self.deposits[address] -= value
+            # attempting to withdraw beyond your balance should revert
+            with brownie.reverts("Insufficient balance"):
+                self.contract.withdraw_from(value, {'from': address})
+
+    def invariant(self):
+        # compare the contract deposit amounts with the local record
+        for address, amount in self.deposits.items():
+            assert self.contract.deposited(address) == amount
+
+def test_stateful(Depositer, accounts, state_machine):
+    state_machine(StateMachine, accounts, Depositer)
+'''
+
+
+@pytest.fixture()
+def project_dir(pytester: pytest.Pytester) -> Path:
+    root = Path(pytester.path)
+    shutil.copytree(REPO / "contracts", root / "contracts")
+    shutil.copy(REPO / "evmstate.toml", root / "evmstate.toml")
+    return root
+
+
+def test_seed_test_function_runs_verbatim_and_reports_the_program(pytester, project_dir):
+    pytester.makepyfile(test_seed=SEED_TEST)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "Falsifying example (1 step):" in out
+    assert "state.rule_withdraw(address=accounts[0], value=0)" in out
+    assert "Depositer.withdraw_from(0) succeeded where reverts('Insufficient balance') expected a revert" in out
+    (record,) = (project_dir / ".evmstate" / "failures").glob("*.json")
+    assert f"replay with: evmstate replay {record.stem}" in out
+    data = json.loads(record.read_text())
+    assert data["name"] == "StateMachine" and data["path"] == "test_seed.py"
+
+
+def test_corrected_machine_passes_with_settings_and_fixtures_are_isolated(pytester, project_dir):
+    dep = project_dir / "contracts" / "Depositer.vy"
+    dep.write_text(dep.read_text().replace("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value"))
+    shutil.copy(REPO / "machines" / "depositer.py", project_dir / "depositer_machine.py")
+    pytester.makepyfile(
+        test_things='''
+from depositer_machine import StateMachine
+from evmstate import given, strategy
+
+def test_stateful(Depositer, accounts, state_machine):
+    state_machine(StateMachine, accounts, Depositer, settings={"max_examples": 5, "stateful_step_count": 5})
+
+def test_a_changes_the_chain(accounts, chain, Token):
+    Token.deploy("T", "T", 18, 100)
+    accounts[0].transfer(accounts[1], "1 ether")
+    chain.sleep(100)
+
+def test_b_sees_a_fresh_chain(accounts, chain):
+    assert accounts[1].balance() == 100 * 10**18
+    assert accounts[0].nonce == 0
+
+@given(amount=strategy("uint256", max_value=100))
+def test_property_with_fixtures(Token, accounts, amount):
+    token = Token.deploy("T", "T", 18, 100)
+    token.transfer(accounts[1], amount)
+    assert token.balanceOf(accounts[1]) == amount
+'''
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=4)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--only-stateful")
+    result.assert_outcomes(passed=1, deselected=3)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--no-stateful")
+    result.assert_outcomes(passed=3, deselected=1)
