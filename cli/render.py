@@ -127,6 +127,9 @@ class Renderer:
             for name, s in event.rules.items():
                 table.add_row(name, str(s.calls), str(s.reverts))
             c.print(table)
+            for name, s in event.rules.items():
+                for arg, fs in s.filters.items():
+                    c.print(Text(f"  {name}({arg}=<filtered>): enabled at {fs.enabled} steps, skipped at {fs.skipped} for lack of a matching value", style="dim"))
             for name in event.never_run:
                 c.print(Text(f"warning: {event.name}.{name} never ran: its precondition never held or its bundle stayed empty", style="yellow"))
         if self.verbose and event.statistics:

@@ -15,7 +15,7 @@ from .errors import (
     UsageError,
     VirtualMachineError,
 )
-from .machine import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, rule
+from .machine import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, route, rule
 from .project import Project
 from .strategies import strategy
 from .units import to_wei
@@ -33,6 +33,7 @@ __all__ = [
     "invariant",
     "multiple",
     "precondition",
+    "route",
     "rule",
     "Account",
     "Accounts",

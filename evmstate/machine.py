@@ -35,17 +35,57 @@ class Bundle:
     def __repr__(self) -> str:
         return f"Bundle({self.name!r})"
 
+    def filter(self, predicate: Callable[[Any], bool]) -> "FilteredBundle":
+        """Only values for which predicate(value) holds now; the rule waits until one does.
+
+        Unlike Hypothesis's Bundle.filter, no run is ever discarded for an empty match: the
+        rule is simply not enabled at that step.
+        """
+        if not callable(predicate):
+            raise MachineDefinitionError(f"{self!r}.filter() takes a function of a bundle value, got {predicate!r}")
+        return FilteredBundle(self, predicate)
+
+
+@dataclass(frozen=True)
+class FilteredBundle:
+    """A bundle seen through a predicate on each value's current state."""
+
+    bundle: Bundle
+    predicate: Callable[[Any], bool]
+
+    @property
+    def name(self) -> str:
+        return self.bundle.name
+
 
 @dataclass(frozen=True)
 class _Consumed:
     bundle: Bundle
+    predicate: Callable[[Any], bool] | None = None
 
 
-def consumes(bundle: Bundle) -> _Consumed:
+def consumes(bundle: "Bundle | FilteredBundle") -> _Consumed:
     """A rule argument that takes a value out of the bundle (later rules cannot draw it)."""
+    if isinstance(bundle, FilteredBundle):
+        return _Consumed(bundle.bundle, bundle.predicate)
     if not isinstance(bundle, Bundle):
-        raise MachineDefinitionError(f"consumes() takes a Bundle, got {bundle!r}")
+        raise MachineDefinitionError(f"consumes() takes a Bundle or bundle.filter(...), got {bundle!r}")
     return _Consumed(bundle)
+
+
+@dataclass(frozen=True)
+class Route:
+    """A rule's result sent to the bundle chosen at run time: return route(bundle, value)."""
+
+    bundle: Bundle
+    value: Any
+
+
+def route(bundle: Bundle, value: Any) -> Route:
+    """Return this from a rule (or several in a tuple) to add value to bundle, chosen by what happened."""
+    if not isinstance(bundle, Bundle):
+        raise MachineDefinitionError(f"route() takes a Bundle and a value, got {bundle!r}")
+    return Route(bundle, value)
 
 
 @dataclass(frozen=True)
@@ -133,6 +173,7 @@ class Param:
     strategy: SearchStrategy | None = None
     bundle: Bundle | None = None
     consume: bool = False
+    predicate: Callable[[Any], bool] | None = None
 
 
 @dataclass
@@ -164,6 +205,10 @@ class MachineSpec:
     @property
     def bundles(self) -> list[Bundle]:
         seen: dict[str, Bundle] = {}
+        for klass in reversed(self.cls.__mro__):
+            for value in vars(klass).values():
+                if isinstance(value, Bundle):
+                    seen.setdefault(value.name, value)
         for r in (*self.initializers, *self.rules):
             for b in r.targets:
                 seen.setdefault(b.name, b)
@@ -226,12 +271,14 @@ def _decorated_rule(cls: type, name: str, fn: Callable, marker: tuple[tuple[Bund
         value = arguments[n]
         if isinstance(value, Bundle):
             params.append(Param(n, bundle=value))
+        elif isinstance(value, FilteredBundle):
+            params.append(Param(n, bundle=value.bundle, predicate=value.predicate))
         elif isinstance(value, _Consumed):
-            params.append(Param(n, bundle=value.bundle, consume=True))
+            params.append(Param(n, bundle=value.bundle, consume=True, predicate=value.predicate))
         elif isinstance(value, SearchStrategy):
             params.append(Param(n, strategy=value))
         else:
-            raise MachineDefinitionError(f"{where}: {n}={value!r} is neither a strategy nor a Bundle. Use strategy(\"uint256\"), a Hypothesis strategy, a Bundle or consumes(bundle).")
+            raise MachineDefinitionError(f"{where}: {n}={value!r} is neither a strategy nor a Bundle. Use strategy(\"uint256\"), a Hypothesis strategy, a Bundle, bundle.filter(...) or consumes(bundle).")
     return RuleSpec(name, fn, params, targets, getattr(fn, _PRECONDITION, ()))
 
 

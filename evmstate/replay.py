@@ -13,7 +13,7 @@ from .errors import FailureRecordError, MachineDefinitionError
 from .failures import FailureRecord, decode_value
 from .machine import _enter, collect, multiple
 from .project import Project
-from .runner import _holds, _inject, describe_error, source_hashes
+from .runner import _holds, _inject, describe_error, routed, source_hashes
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,19 @@ def replay(config: Config, record: FailureRecord, emit: Callable[[Any], None]) -
     return _replay_machine(project, record, target, emit, changed)
 
 
-def _outcome(record: FailureRecord, exc: BaseException, changed: list[str]) -> ReplayResult:
+def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:
+    """Same failure: same error type, invariant and revert reason, at the same step.
+
+    The message is not compared: it may quote values (ids, addresses) that the contract
+    returned differently in this replay.
+    """
     error_type, message, _, _ = describe_error(exc)
-    same = error_type == record.error.get("type") and message == record.error.get("message")
+    same = (
+        error_type == record.error.get("type")
+        and getattr(exc, "_evmstate_invariant", None) == record.error.get("invariant")
+        and getattr(exc, "reason", None) == record.error.get("revert_reason")
+        and step == len(record.steps)
+    )
     return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
 
 
@@ -131,7 +141,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
                 check_invariants(0, "")
             except Exception as exc:
                 emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
-                return _outcome(record, exc, changed)
+                return _outcome(record, exc, changed, 0)
             for index, step in enumerate(record.steps, 1):
                 rule = by_name[step["rule"]]
                 args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
@@ -143,7 +153,11 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
                 caught.clear()
                 try:
                     result = rule.function(machine, **args)
-                    values = result.values if isinstance(result, multiple) else (result,)
+                    routes = routed(result)
+                    if routes:
+                        values: tuple[Any, ...] = tuple(rt.value for rt in routes)
+                    else:
+                        values = result.values if isinstance(result, multiple) else (result,)
                     # labels were given target by target, value by value (as the runner names them)
                     for i, label in enumerate(step.get("results") or []):
                         refs[label] = values[i % len(values)] if values else None
@@ -152,7 +166,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
                 except Exception as exc:
                     events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
                     emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
-                    return _outcome(record, exc, changed)
+                    return _outcome(record, exc, changed, index)
                 emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
             teardown = getattr(machine, "teardown", None)
             if callable(teardown):
@@ -180,6 +194,6 @@ def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callabl
             inner(**kwargs, **args)
     except Exception as exc:
         emit(ReplayStep(1, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
-        return _outcome(record, exc, changed)
+        return _outcome(record, exc, changed, len(record.steps))
     emit(ReplayStep(1, line))
     return ReplayResult("fixed", changed=changed)

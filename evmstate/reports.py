@@ -85,7 +85,14 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "examples": r.examples,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
-                "rules": {name: {"calls": s.calls, "reverts": s.reverts} for name, s in r.rules.items()},
+                "rules": {
+                    name: {
+                        "calls": s.calls,
+                        "reverts": s.reverts,
+                        "filters": {arg: {"enabled": f.enabled, "skipped": f.skipped} for arg, f in s.filters.items()},
+                    }
+                    for name, s in r.rules.items()
+                },
                 "never_run": r.never_run,
                 "failure_id": r.failure_id,
                 "error": r.error,

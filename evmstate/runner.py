@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, Phase, given, reporting
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import HypothesisException, StopTest, UnsatisfiedAssumption
 
 from .config import Config, HypothesisConfig
 from .contract import reverts
 from .errors import EvmStateError, MachineDefinitionError, UsageError
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
-from .machine import MachineSpec, RuleSpec, _enter, collect, multiple
+from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
 from .project import Project, active
 
 # -- events --------------------------------------------------------------------
@@ -66,9 +66,18 @@ class ShrinkProgress:
 
 
 @dataclass
+class FilterStats:
+    """How often a filtered argument let its rule run, and how often no value matched."""
+
+    enabled: int = 0
+    skipped: int = 0
+
+
+@dataclass
 class RuleStats:
     calls: int = 0
     reverts: int = 0
+    filters: dict[str, FilterStats] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -257,6 +266,8 @@ class _RunState:
         self.first_failure_at: float | None = None
         self.first_failure_example: int | None = None
         self.best_failure: tuple[Any, BaseException] | None = None  # for Ctrl-C while shrinking
+        self.rejected = 0  # runs thrown away as invalid by assume()/reject()
+        self.aborted = 0  # runs Hypothesis stopped itself (out of data while replaying a mutation)
 
 
 def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict[str, Any]:
@@ -270,6 +281,15 @@ def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict
 
 def _holds(r: RuleSpec, machine: Any) -> bool:
     return all(p(machine) for p in r.preconditions)
+
+
+def routed(result: Any) -> list[Route]:
+    """The routes a rule returned: one route(...), or a tuple of them."""
+    if isinstance(result, Route):
+        return [result]
+    if isinstance(result, tuple) and result and all(isinstance(x, Route) for x in result):
+        return list(result)
+    return []
 
 
 def run_machine(
@@ -290,7 +310,10 @@ def run_machine(
     backend = project.backend
     cls = spec.cls
     name = spec.name
-    stats = {r.name: RuleStats() for r in (*spec.initializers, *spec.rules)}
+    stats = {
+        r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None})
+        for r in (*spec.initializers, *spec.rules)
+    }
     state = _RunState()
     max_steps = settings.stateful_step_count
     started = time.perf_counter()
@@ -313,11 +336,29 @@ def run_machine(
         bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in spec.bundles}
         counters: dict[str, int] = {b: 0 for b in bundles}
 
-        def ready(r: RuleSpec) -> bool:
+        def matching(p: Any) -> list[int]:
+            values = bundles[p.bundle.name]
+            if p.predicate is None:
+                return list(range(len(values)))
+            return [i for i, (_, v) in enumerate(values) if p.predicate(v)]
+
+        def ready(r: RuleSpec, count: bool = False) -> bool:
+            """Whether the rule can run now; with count, record filter statistics."""
+            if not _holds(r, machine):
+                return False
+            ok = True
             for p in r.params:
-                if p.bundle is not None and not bundles[p.bundle.name]:
-                    return False
-            return _holds(r, machine)
+                if p.bundle is None:
+                    continue
+                found = bool(matching(p))
+                if p.predicate is not None and count:
+                    fs = stats[r.name].filters[p.name]
+                    if found:
+                        fs.enabled += 1
+                    else:
+                        fs.skipped += 1
+                ok = ok and found
+            return ok
 
         def execute(r: RuleSpec) -> None:
             kwargs: dict[str, Any] = {}
@@ -326,7 +367,11 @@ def run_machine(
             for p in r.params:
                 if p.bundle is not None:
                     values = bundles[p.bundle.name]
-                    i = data.draw(st.integers(min_value=0, max_value=len(values) - 1))
+                    # draw among the values that match now; shrinks toward the earliest
+                    candidates = matching(p)
+                    if not candidates:
+                        hypothesis.reject()  # only when two arguments consume the last match
+                    i = candidates[data.draw(st.integers(min_value=0, max_value=len(candidates) - 1))]
                     label, value = values.pop(i) if p.consume else values[i]
                     kwargs[p.name] = value
                     shown.append((p.name, label))
@@ -346,7 +391,14 @@ def run_machine(
                 result = r.function(machine, **kwargs)
             finally:
                 state.current = None
-            if r.targets:
+            routes = routed(result)
+            if routes:
+                for rt in routes:
+                    label = f"{rt.bundle.name}_{counters.setdefault(rt.bundle.name, 0)}"
+                    counters[rt.bundle.name] += 1
+                    bundles.setdefault(rt.bundle.name, []).append((label, rt.value))
+                    step.results.append(label)
+            elif r.targets:
                 values = result.values if isinstance(result, multiple) else (result,)
                 for target in r.targets:
                     for value in values:
@@ -378,13 +430,15 @@ def run_machine(
                         # Brownie's initializers may be skipped; Hypothesis's always run once
                         if spec.style == "brownie" and not data.draw(st.booleans()):
                             continue
-                        if ready(init):
+                        if ready(init, count=True):
                             execute(init)
+                enabled: set[str] = set()
                 # Drawing from all rules, filtered, keeps each choice's meaning stable while
                 # the shrinker edits earlier steps (which changes what is enabled later).
-                choose = rules_strategy.filter(ready)
+                choose = rules_strategy.filter(lambda r: r.name in enabled)
                 for _ in range(max_steps):
-                    if not any(ready(r) for r in spec.rules):
+                    enabled = {r.name for r in spec.rules if ready(r, count=True)}
+                    if not enabled:
                         break
                     execute(data.draw(choose))
                 teardown = getattr(machine, "teardown", None)
@@ -392,6 +446,8 @@ def run_machine(
                     teardown()
         except Exception as exc:
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
+            if isinstance(exc, UnsatisfiedAssumption):
+                state.rejected += 1
             if not isinstance(exc, HypothesisException):
                 if not state.failing:
                     state.failing = True
@@ -402,6 +458,9 @@ def run_machine(
                     state.best = len(steps)
                     state.best_failure = (list(steps), exc)
                     emit(ShrinkProgress(name, len(steps), state.examples + 1))
+            raise
+        except StopTest:
+            state.aborted += 1
             raise
         finally:
             state.examples += 1
@@ -473,6 +532,8 @@ def _statistics(state: _RunState, settings: Settings, seed: int | None) -> dict[
         "phases": ", ".join(p.name for p in settings.phases),
         "seed": seed if seed is not None else "random",
         "runs": state.examples,
+        "rejected runs": state.rejected,
+        "aborted runs": state.aborted,
     }
     if state.first_failure_example is not None:
         stats["first failure at run"] = state.first_failure_example

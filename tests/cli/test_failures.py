@@ -39,7 +39,7 @@ def test_run_records_then_replay_still_fails_then_fixed(example):
     assert data["format"] == FORMAT and data["kind"] == "machine" and data["name"] == "StateMachine"
     assert data["path"] == "machines/depositer.py"
     assert set(data["versions"]) == {"evmstate", "vyper", "py-evm", "hypothesis"}
-    assert set(data["hashes"]["contracts"]) == {"Depositer", "Token"} and data["hashes"]["module"]
+    assert set(data["hashes"]["contracts"]) == {"Depositer", "Payments", "Token"} and data["hashes"]["module"]
     assert data["error"]["type"] == "AssertionError" and data["error"]["invariant"] == "invariant"
     assert data["steps"] == [
         {"rule": "rule_deposit", "arguments": {"address": {"account": 0}, "value": 1}, "results": []},
@@ -155,8 +155,15 @@ def test_junit_and_json_reports(example):
     assert code == 1
     suite = ET.parse(example / "out" / "junit.xml").getroot()
     cases = {c.get("name"): c for c in suite.iter("testcase")}
-    assert set(cases) == {"StateMachine", "ERC20Machine", "test_transfer_moves_exactly_the_amount", "test_withdraw_beyond_deposit_reverts"}
-    assert suite.get("tests") == "4" and suite.get("failures") == "1"
+    assert set(cases) == {
+        "StateMachine",
+        "ERC20Machine",
+        "PaymentsRouted",
+        "PaymentsFiltered",
+        "test_transfer_moves_exactly_the_amount",
+        "test_withdraw_beyond_deposit_reverts",
+    }
+    assert suite.get("tests") == "6" and suite.get("failures") == "3"
     failure = cases["StateMachine"].find("failure")
     assert failure is not None and failure.get("type") == "AssertionError"
     assert "state.rule_withdraw(address=accounts[0], value=0)" in failure.text and "replay with: evmstate replay " in failure.text
@@ -164,7 +171,8 @@ def test_junit_and_json_reports(example):
     summary = json.loads((example / "out" / "summary.json").read_text())
     by_name = {r["name"]: r for r in summary["results"]}
     assert summary["exit_code"] == 1
-    assert by_name["StateMachine"]["failure_id"] == saved(example)[0].stem
+    assert by_name["StateMachine"]["failure_id"] in {p.stem for p in saved(example)}
+    assert by_name["PaymentsFiltered"]["rules"]["void"]["filters"]["payment"]["enabled"] > 0
     assert by_name["ERC20Machine"]["rules"]["rule_transfer"]["calls"] > 0
 
 

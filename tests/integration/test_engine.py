@@ -264,3 +264,35 @@ def test_property_tests_are_isolated_and_report_their_falsifying_example(tmp_pat
     failed = by_name["test_fails"]
     assert failed.status == "failed" and failed.failure.message == "assert 200 < 200"
     assert any("amount=200" in line for line in failed.failure.program)
+
+
+ROUTES = """
+from evmstate import Bundle, StateMachine, consumes, route, rule, strategy
+
+class Router(StateMachine):
+    evens = Bundle("evens")
+    odds = Bundle("odds")
+
+    @rule(n=strategy("uint8"))
+    def split(self, n):
+        return route(self.evens if n % 2 == 0 else self.odds, n), route(self.evens, 2 * n)
+
+    @rule(n=consumes(evens.filter(lambda v: v > 100)))
+    def take_big_even(self, n):
+        assert n % 2 == 0 and n > 100
+
+    @rule(n=odds)
+    def odd(self, n):
+        assert n % 2 == 1
+        assert n < 7
+"""
+
+
+def test_route_tuples_and_consumed_filters(tmp_path):
+    summary, _ = run_source(tmp_path, ROUTES, max_examples=30, stateful_step_count=10)
+    (result,) = summary.results
+    assert result.rules["take_big_even"].calls > 0
+    big = result.rules["take_big_even"].filters["n"]
+    assert big.enabled > 0 and big.skipped > 0
+    assert result.statistics["rejected runs"] == 0
+    assert result.failure.program == ["state = Router()", "odds_0, evens_0 = state.split(n=7)", "state.odd(n=odds_0)"]
