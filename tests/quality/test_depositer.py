@@ -6,6 +6,7 @@ import pytest
 
 from evmstate.reports import failure_text
 
+from ..seed_machine import SEED_MACHINE
 from .conftest import run_project
 
 pytestmark = pytest.mark.slow
@@ -16,44 +17,7 @@ state = StateMachine()
 state.rule_deposit(address=accounts[0], value=1)
 state.rule_withdraw(address=accounts[0], value=0)"""
 
-SEED_MACHINE = '''
-import evmstate as brownie  # the body says brownie.reverts(...): evmstate provides it
-from evmstate import reverts, strategy
 
-
-class StateMachine:
-
-    value = strategy('uint256', max_value="1 ether")
-    address = strategy('address')
-
-    def __init__(cls, accounts, Depositer):
-        # deploy the contract at the start of the test
-        cls.accounts = accounts
-        cls.contract = Depositer.deploy({'from': accounts[0]})
-
-    def setup(self):
-        # zero the deposit amounts at the start of each test run
-        self.deposits = {i: 0 for i in self.accounts}
-
-    def rule_deposit(self, address, value):
-        # make a deposit and adjust the local record
-        self.contract.deposit_for(address, {'from': self.accounts[0], 'value': value})
-        self.deposits[address] += value
-
-    def rule_withdraw(self, address, value):
-        if self.deposits[address] >= value:
-            # make a withdrawal and adjust the local record
-            self.contract.withdraw_from(value, {'from': address})
-            self.deposits[address] -= value
-            # attempting to withdraw beyond your balance should revert
-            with brownie.reverts("Insufficient balance"):
-                self.contract.withdraw_from(value, {'from': address})
-
-    def invariant(self):
-        # compare the contract deposit amounts with the local record
-        for address, amount in self.deposits.items():
-            assert self.contract.deposited(address) == amount
-'''
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
