@@ -69,7 +69,7 @@ def view_rate(project: Project, token) -> float:
 
 
 def snapshot_cost_us(project: Project, token, touched: int) -> tuple[float, float]:
-    """(empty snapshot+revert, snapshot+transfer+revert minus a transfer) in microseconds."""
+    """(snapshot+revert with nothing between, revert of one transfer's changes) in microseconds."""
     backend = project.backend
     sender = project.accounts[0].raw_address
     for i in range(touched):
@@ -85,17 +85,16 @@ def snapshot_cost_us(project: Project, token, touched: int) -> tuple[float, floa
         backend.release(sid)
     empty = (time.perf_counter() - t) / reps * 1e6
     data = token.transfer.encode_input(project.accounts[2], 1)
-    t = time.perf_counter()
-    for _ in range(reps):
-        backend.transact(sender, token.raw_address, data)
-    tx_only = (time.perf_counter() - t) / reps * 1e6
-    t = time.perf_counter()
+    clock = time.perf_counter
+    reverts = []
     for _ in range(reps):
         sid = backend.snapshot()
         backend.transact(sender, token.raw_address, data)
+        t0 = clock()
         backend.revert(sid)
+        reverts.append((clock() - t0) * 1e6)
         backend.release(sid)
-    around = (time.perf_counter() - t) / reps * 1e6 - tx_only
+    around = statistics.median(reverts)
     return empty, around
 
 
@@ -116,7 +115,7 @@ def main() -> int:
     for touched in (10, 10_000):
         project, token = fresh()
         empty, around = snapshot_cost_us(project, token, touched)
-        print(f"snapshot+revert with {touched:>6} touched accounts: {empty:7.1f} us empty, {around:7.1f} us around one transfer")
+        print(f"snapshot+revert with {touched:>6} touched accounts: {empty:7.1f} us with nothing between, {around:7.1f} us to revert one transfer")
     return 0
 
 
