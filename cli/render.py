@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
 from evmstate.reports import failure_text
-from evmstate.runner import ExampleFinished, Failure, FailureFound, LoadFailed, MachineFinished, MachineStarted, RunSummary, ShrinkProgress
+from evmstate.runner import ExampleFinished, FailureFound, LoadFailed, MachineFinished, MachineStarted, RunSummary, ShrinkProgress
 
 SPINNER = "|/-\\"
 

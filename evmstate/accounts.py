@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import TYPE_CHECKING, Any, Iterator, Sequence, overload
+from typing import TYPE_CHECKING, Any, Sequence, overload
 
 from eth_utils import to_checksum_address
 
@@ -116,9 +116,6 @@ class Accounts(Sequence[Account]):
             return self._by_raw[raw]
         except KeyError:
             raise ContractError(f"{address!r} is not one of the {len(self)} funded accounts") from None
-
-    def find(self, raw: bytes) -> Account | None:
-        return self._by_raw.get(raw)
 
     def __repr__(self) -> str:
         return f"<Accounts: {len(self)} funded>"

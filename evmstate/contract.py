@@ -12,7 +12,7 @@ from .errors import ContractError, TransactionReverted, VirtualMachineError
 from .units import to_wei
 
 if TYPE_CHECKING:
-    from .backend import Backend, ExecResult, Log
+    from .backend import ExecResult, Log
     from .compiler import Artifact
     from .project import Project
 

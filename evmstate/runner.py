@@ -23,7 +23,7 @@ from .contract import reverts
 from .errors import EvmStateError, MachineDefinitionError, UsageError
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
-from .project import Project, active
+from .project import Project
 
 # -- events --------------------------------------------------------------------
 
@@ -96,9 +96,6 @@ class Failure:
     revert_reason: str | None = None
     steps_data: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
-
-    def program_text(self) -> str:
-        return "\n".join(self.program)
 
 
 @dataclass(frozen=True)

@@ -7,36 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from evmstate_cli.main import cli, main
+from evmstate_cli.main import main
+
+from .helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture()
-def example(tmp_path: Path, monkeypatch) -> Path:
-    for name in ("contracts", "machines"):
-        shutil.copytree(REPO / name, tmp_path / name)
-    shutil.copy(REPO / "evmstate.toml", tmp_path / "evmstate.toml")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
-    return tmp_path
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    """Run main() as the console script would, capturing output and the exit code."""
-    runner = CliRunner()
-    result = runner.invoke(cli, list(args), catch_exceptions=True, standalone_mode=False)
-    code = result.exit_code
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        # main() maps library errors to exit codes; mirror it here
-        from evmstate.errors import EvmStateError
-
-        code = 2 if isinstance(result.exception, EvmStateError) else 3
-        return code, result.output + str(result.exception)
-    return code, result.output
 
 
 def test_run_reports_the_shrunk_program_and_exits_1(example):

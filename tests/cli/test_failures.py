@@ -18,9 +18,9 @@ import pytest
 from evmstate import FailureRecordError
 from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
-from evmstate.runner import Overrides, RunOptions, run
+from evmstate.runner import RunOptions, run
 
-from .test_cli import example, invoke  # noqa: F401  (fixture and helper)
+from .helpers import invoke
 
 FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
 

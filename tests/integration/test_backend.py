@@ -9,7 +9,7 @@ from eth.db.atomic import AtomicDB
 from eth.vm.forks import PragueVM
 from eth_keys import keys
 from hypothesis import settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
 from evmstate.backend import Backend
 from evmstate.backend import PyEVMBackend
