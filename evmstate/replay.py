@@ -12,7 +12,7 @@ from .errors import FailureRecordError, MachineDefinitionError
 from .failures import FailureRecord, decode_value
 from .machine import _enter, collect, multiple
 from .project import Project
-from .runner import _holds, _inject, describe_error, routed, source_hashes
+from .runner import _inject, check_all_invariants, describe_error, routed, source_hashes
 
 
 @dataclass(frozen=True)
@@ -121,15 +121,6 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
     def on_revert(exc: Any) -> None:
         caught.append(repr(exc.reason) if exc.reason is not None else "no reason")
 
-    def check_invariants(index: int, line: str) -> None:
-        for inv in spec.invariants:
-            if _holds(inv, machine):
-                try:
-                    inv.function(machine)
-                except BaseException as exc:
-                    exc._evmstate_invariant = inv.name  # type: ignore[attr-defined]
-                    raise
-
     reverts.listeners.append(on_revert)
     try:
         with machine._evmstate_stack:
@@ -137,7 +128,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
                 setup = getattr(machine, "setup", None)
                 if callable(setup):
                     setup()
-                check_invariants(0, "")
+                check_all_invariants(spec, machine)
             except Exception as exc:
                 emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
                 return _outcome(record, exc, changed, 0)
@@ -161,7 +152,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
                     for i, label in enumerate(step.get("results") or []):
                         refs[label] = values[i % len(values)] if values else None
                     events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
-                    check_invariants(index, line)
+                    check_all_invariants(spec, machine)
                 except Exception as exc:
                     events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
                     emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))

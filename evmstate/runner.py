@@ -280,6 +280,18 @@ def _holds(r: RuleSpec, machine: Any) -> bool:
     return all(p(machine) for p in r.preconditions)
 
 
+def check_all_invariants(spec: MachineSpec, machine: Any) -> None:
+    """Check every invariant whose precondition holds; a failure names its invariant."""
+    for inv in spec.invariants:
+        if not _holds(inv, machine):
+            continue
+        try:
+            inv.function(machine)
+        except BaseException as e:
+            e._evmstate_invariant = inv.name  # type: ignore[attr-defined]
+            raise
+
+
 def routed(result: Any) -> list[Route]:
     """The routes a rule returned: one route(...), or a tuple of them."""
     if isinstance(result, Route):
@@ -406,14 +418,7 @@ def run_machine(
             check_invariants()
 
         def check_invariants() -> None:
-            for inv in spec.invariants:
-                if not _holds(inv, machine):
-                    continue
-                try:
-                    inv.function(machine)
-                except BaseException as e:
-                    e._evmstate_invariant = inv.name  # type: ignore[attr-defined]
-                    raise
+            check_all_invariants(spec, machine)
 
         try:
             with machine._evmstate_stack:

@@ -16,6 +16,8 @@ HERE = Path(__file__).parent
 REPO = HERE.parent
 SHARED = REPO.parent / "shared"
 
+pytest_plugins = ["pytester"]
+
 settings.register_profile(
     "engine",
     derandomize=True,
@@ -42,12 +44,9 @@ def project(contracts_root: Path) -> Project:
     return Project(Config(root=contracts_root, project=ProjectConfig(contracts="contracts")))
 
 
-def make_project(tmp_path: Path, sources: dict[str, str], toml: str | None = None) -> Path:
-    """Write a small project (contracts and optional evmstate.toml) and return its root."""
-    (tmp_path / "contracts").mkdir(parents=True, exist_ok=True)
-    for name, text in sources.items():
-        (tmp_path / "contracts" / name).write_text(text)
-    if toml is not None:
-        (tmp_path / "evmstate.toml").write_text(toml)
-    return tmp_path
-pytest_plugins = ["pytester"]
+def copy_example(dest: Path) -> Path:
+    """A copy of the bundled example project (contracts, machines, evmstate.toml) in dest."""
+    for name in ("contracts", "machines"):
+        shutil.copytree(REPO / name, dest / name)
+    shutil.copy(REPO / "evmstate.toml", dest / "evmstate.toml")
+    return dest

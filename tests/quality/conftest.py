@@ -1,4 +1,3 @@
-import shutil
 from pathlib import Path
 
 import pytest
@@ -6,7 +5,7 @@ import pytest
 from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 
-REPO = Path(__file__).resolve().parents[2]
+from ..conftest import copy_example
 
 
 def run_project(root: Path, *paths: str, seed: int = 0, **overrides):
@@ -20,7 +19,4 @@ def run_project(root: Path, *paths: str, seed: int = 0, **overrides):
 @pytest.fixture()
 def example(tmp_path: Path) -> Path:
     """A copy of the bundled example project."""
-    for name in ("contracts", "machines"):
-        shutil.copytree(REPO / name, tmp_path / name)
-    shutil.copy(REPO / "evmstate.toml", tmp_path / "evmstate.toml")
-    return tmp_path
+    return copy_example(tmp_path)
