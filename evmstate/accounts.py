@@ -70,7 +70,8 @@ class Account:
 
     def transfer(self, to: object, amount: object = 0, gas: int | None = None, data: bytes = b"") -> "Receipt":
         """Send ether (an int or a string such as "1 ether") to an account or contract."""
-        from .contract import Receipt, _raise_on_failure
+        from .contract import Receipt
+        from .revert import _raise_on_failure
 
         value = to_wei(amount, what="transfer amount")
         target = to_raw_address(to, what="transfer to")

@@ -1,14 +1,14 @@
-"""ABI-bound contracts: deploy, calls, receipts, events and revert reasons. The only eth-abi user."""
+"""ABI-bound contracts: deploy, calls and receipts."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import eth_abi
-from eth_utils import keccak
-
+from .abi import _Codec, _describe_inputs, _signature, abi_type, encode, selector, to_abi_value
 from .accounts import Account, checksum, same_address, to_raw_address
-from .errors import ContractError, TransactionReverted, VirtualMachineError
+from .errors import ContractError
+from .events import EventDict
+from .revert import _raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 from .units import to_wei
 
 if TYPE_CHECKING:
@@ -16,397 +16,8 @@ if TYPE_CHECKING:
     from .compiler import Artifact
     from .project import Project
 
-ERROR_SELECTOR = bytes.fromhex("08c379a0")
-PANIC_SELECTOR = bytes.fromhex("4e487b71")
-PANIC_CODES = {
-    0x00: "generic compiler panic",
-    0x01: "assertion failed",
-    0x11: "arithmetic overflow or underflow",
-    0x12: "division or modulo by zero",
-    0x21: "invalid enum value",
-    0x22: "invalid storage byte array",
-    0x31: "pop on empty array",
-    0x32: "index out of bounds",
-    0x41: "out of memory",
-    0x51: "call to an uninitialised function",
-}
 TX_OPTIONS = ("from", "value", "gas")
 _KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas"}
-
-
-# -- ABI type strings and value conversion -------------------------------
-
-
-def abi_type(param: Mapping[str, Any]) -> str:
-    """The canonical type string of an ABI parameter, with tuples spelled out."""
-    t = param["type"]
-    if t.startswith("tuple"):
-        inner = ",".join(abi_type(c) for c in param["components"])
-        return f"({inner}){t[5:]}"
-    return t
-
-
-def _split_array(t: str) -> tuple[str, str | None]:
-    """'uint256[3][]' -> ('uint256[3]', ''), 'uint256[3]' -> ('uint256', '3'), 'uint256' -> (..., None)."""
-    if not t.endswith("]"):
-        return t, None
-    i = t.rindex("[")
-    return t[:i], t[i + 1 : -1]
-
-
-def _tuple_parts(t: str) -> list[str]:
-    body, parts, depth, start = t[1:-1], [], 0, 0
-    for i, ch in enumerate(body):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(body[start:i])
-            start = i + 1
-    if body:
-        parts.append(body[start:])
-    return parts
-
-
-def to_abi_value(t: str, value: Any, what: str) -> Any:
-    """A Python value made acceptable to eth-abi for type t (accounts -> addresses, amounts -> ints)."""
-    base, dim = _split_array(t)
-    if dim is not None:
-        if not isinstance(value, (list, tuple)):
-            raise ContractError(f"{what}: expected a list for {t}, got {type(value).__name__} {value!r}")
-        if dim and len(value) != int(dim):
-            raise ContractError(f"{what}: {t} needs exactly {dim} items, got {len(value)}")
-        return [to_abi_value(base, v, what) for v in value]
-    if t.startswith("("):
-        parts = _tuple_parts(t)
-        if not isinstance(value, (list, tuple)) or len(value) != len(parts):
-            raise ContractError(f"{what}: expected a tuple of {len(parts)} for {t}, got {value!r}")
-        return tuple(to_abi_value(p, v, what) for p, v in zip(parts, value))
-    if t == "address":
-        return to_raw_address(value, what=what)
-    if t.startswith(("uint", "int")):
-        if isinstance(value, str):
-            return to_wei(value, what=what)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ContractError(f"{what}: expected an integer for {t}, got {type(value).__name__} {value!r}")
-        return value
-    if t.startswith("bytes") and isinstance(value, str) and value.startswith("0x"):
-        try:
-            return bytes.fromhex(value[2:])
-        except ValueError:
-            raise ContractError(f"{what}: {value!r} is not valid hex for {t}") from None
-    return value
-
-
-def from_abi_value(t: str, value: Any) -> Any:
-    """A decoded value made friendly: addresses checksummed, arrays as lists."""
-    base, dim = _split_array(t)
-    if dim is not None:
-        return [from_abi_value(base, v) for v in value]
-    if t.startswith("("):
-        return tuple(from_abi_value(p, v) for p, v in zip(_tuple_parts(t), value))
-    if t == "address":
-        return checksum(bytes.fromhex(value[2:]))
-    return value
-
-
-def _static_encoder(t: str) -> Any:
-    """A fast encoder to one 32-byte word for the common static types, or None."""
-    if t.startswith("uint"):
-        limit = 2 ** int(t[4:] or 256)
-
-        def enc_uint(v: Any, what: str) -> bytes:
-            if type(v) is not int:
-                v = to_abi_value(t, v, what)
-            if not 0 <= v < limit:
-                raise ContractError(f"{what}: {v} does not fit in {t}")
-            return v.to_bytes(32, "big")
-
-        return enc_uint
-    if t.startswith("int"):
-        bits = int(t[3:] or 256)
-        lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1)
-
-        def enc_int(v: Any, what: str) -> bytes:
-            if type(v) is not int:
-                v = to_abi_value(t, v, what)
-            if not lo <= v < hi:
-                raise ContractError(f"{what}: {v} does not fit in {t}")
-            return v.to_bytes(32, "big", signed=True)
-
-        return enc_int
-    if t == "address":
-
-        def enc_address(v: Any, what: str) -> bytes:
-            raw = getattr(v, "raw_address", None)
-            return b"\0" * 12 + (raw if type(raw) is bytes else to_raw_address(v, what=what))
-
-        return enc_address
-    if t == "bool":
-
-        def enc_bool(v: Any, what: str) -> bytes:
-            if type(v) is not bool:
-                raise ContractError(f"{what}: expected True or False for bool, got {v!r}")
-            return b"\0" * 31 + (b"\1" if v else b"\0")
-
-        return enc_bool
-    return None
-
-
-def _static_decoder(t: str) -> Any:
-    """A fast decoder of one 32-byte word for the common static types, or None."""
-    if t.startswith("uint"):
-        return lambda w: int.from_bytes(w, "big")
-    if t.startswith("int"):
-        return lambda w: int.from_bytes(w, "big", signed=True)
-    if t == "address":
-        return lambda w: checksum(w[12:])
-    if t == "bool":
-        return lambda w: w[31] == 1
-    return None
-
-
-class _Codec:
-    """Encodes a function's arguments and decodes its outputs, word by word where the types allow."""
-
-    def __init__(self, label: str, in_types: list[str], out_types: list[str]) -> None:
-        self.label = label
-        self.in_types = in_types
-        self.out_types = out_types
-        encoders = [_static_encoder(t) for t in in_types]
-        self.encoders = encoders if all(e is not None for e in encoders) else None
-        decoders = [_static_decoder(t) for t in out_types]
-        self.decoders = decoders if all(d is not None for d in decoders) else None
-
-    def encode(self, args: Sequence[Any]) -> bytes:
-        if self.encoders is not None:
-            return b"".join(enc(v, f"{self.label} argument {i + 1} ({t})") for i, (enc, v, t) in enumerate(zip(self.encoders, args, self.in_types)))
-        values = [to_abi_value(t, v, f"{self.label} argument {i + 1} ({t})") for i, (t, v) in enumerate(zip(self.in_types, args))]
-        try:
-            return eth_abi.encode(self.in_types, values)
-        except Exception as e:
-            raise ContractError(f"{self.label}: cannot encode {list(args)!r} as ({', '.join(self.in_types)}): {e}") from None
-
-    def decode(self, output: bytes) -> Any:
-        if not self.out_types:
-            return None
-        if self.decoders is not None and len(output) >= 32 * len(self.decoders):
-            values = tuple(dec(output[32 * i : 32 * i + 32]) for i, dec in enumerate(self.decoders))
-        else:
-            raw = eth_abi.decode(self.out_types, output)
-            values = tuple(from_abi_value(t, v) for t, v in zip(self.out_types, raw))
-        return values[0] if len(values) == 1 else values
-
-
-def _signature(entry: Mapping[str, Any]) -> str:
-    return f"{entry['name']}({','.join(abi_type(p) for p in entry.get('inputs', []))})"
-
-
-def _describe_inputs(entry: Mapping[str, Any]) -> str:
-    return ", ".join(f"{p.get('name') or '_'}: {abi_type(p)}" for p in entry.get("inputs", []))
-
-
-def format_call(contract: str | None, function: str | None, args: Sequence[Any]) -> str:
-    shown = ", ".join(repr(a) for a in args)
-    return f"{contract}.{function}({shown})" if contract else f"{function}({shown})"
-
-
-# -- revert reasons --------------------------------------------------------
-
-
-def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = ()) -> str | None:
-    """The human reason carried by revert data: Error(string), Panic(uint256) or a custom error."""
-    if not data:
-        return None
-    if data[:4] == ERROR_SELECTOR:
-        try:
-            return eth_abi.decode(["string"], data[4:])[0]
-        except Exception:
-            return f"0x{data.hex()}"
-    if data[:4] == PANIC_SELECTOR and len(data) == 36:
-        code = int.from_bytes(data[4:], "big")
-        return f"Panic(0x{code:02x}): {PANIC_CODES.get(code, 'unknown panic code')}"
-    for entry in abi:
-        if entry.get("type") == "error" and keccak(text=_signature(entry))[:4] == data[:4]:
-            types = [abi_type(p) for p in entry.get("inputs", [])]
-            try:
-                values = eth_abi.decode(types, data[4:])
-            except Exception:
-                break
-            shown = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, values))
-            return f"{entry['name']}({shown})"
-    return f"0x{data.hex()}"
-
-
-class _CallLog:
-    """The last call made (contract, function, args), so that reverts() can say which call failed to revert."""
-
-    last: tuple[Any, ...] | None = None
-
-    @classmethod
-    def describe(cls) -> str | None:
-        return format_call(*cls.last) if cls.last else None
-
-
-def _raise_on_failure(result: "ExecResult", deployed: "Contract | None", function: str | None, artifact: "Artifact | None", call: tuple[Any, ...] | None = None) -> None:
-    _CallLog.last = call
-    if result.success:
-        return
-    description = format_call(*call) if call else None
-    project = deployed._project if deployed is not None else None
-    reason = None
-    dev = None
-    source_line = None
-    if project is not None and result.error_address is not None:
-        failing = project.artifact_at(result.error_address)
-        if failing is not None and result.error_pc is not None:
-            # vyper names its own checks (e.g. "safesub"); a reason the user wrote says more
-            dev = failing.error_map.get(result.error_pc) if not result.output else None
-            line = failing.source_line(result.error_pc)
-            if line is not None:
-                source_line = f"{failing.path}:{line[0]}: {line[1]}"
-    name = deployed._name if deployed is not None else None
-    if result.error == "revert":
-        reason = decode_revert(result.output, artifact.abi if artifact else ())
-        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, source_line=source_line, gas_used=result.gas_used)
-    else:
-        err = VirtualMachineError(result.error, contract=name, function=function, source_line=source_line, gas_used=result.gas_used)
-    err.dev_reason = dev  # type: ignore[attr-defined]
-    err.call = description  # type: ignore[attr-defined]
-    raise err
-
-
-# -- events -----------------------------------------------------------------
-
-
-class Event(dict):
-    """One decoded event: a mapping of field -> value, with its name and address."""
-
-    def __init__(self, name: str, address: str, fields: Mapping[str, Any]) -> None:
-        super().__init__(fields)
-        self.name = name
-        self.address = address
-
-    def __repr__(self) -> str:
-        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.items())})"
-
-
-class EventItem:
-    """All events of one name in a receipt: acts as the first one, indexable for the rest."""
-
-    def __init__(self, name: str, events: list[Event]) -> None:
-        self.name = name
-        self._events = events
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, (int, slice)):
-            return self._events[key]
-        return self._events[0][key]
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self._events)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._events[0]
-
-    def keys(self) -> Any:
-        return self._events[0].keys()
-
-    def values(self) -> Any:
-        return self._events[0].values()
-
-    def items(self) -> Any:
-        return self._events[0].items()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, EventItem):
-            return self._events == other._events
-        if isinstance(other, Mapping):
-            return dict(self._events[0]) == dict(other)
-        if isinstance(other, list):
-            return self._events == other
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        if len(self._events) == 1:
-            return repr(self._events[0])
-        return f"<{len(self._events)} {self.name} events: {self._events!r}>"
-
-
-class EventDict:
-    """The events of a receipt: events["Transfer"], len(events), iteration in emission order."""
-
-    def __init__(self, events: list[Event]) -> None:
-        self._events = events
-        self._by_name: dict[str, list[Event]] = {}
-        for e in events:
-            self._by_name.setdefault(e.name, []).append(e)
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, int):
-            return self._events[key]
-        try:
-            return EventItem(key, self._by_name[key])
-        except KeyError:
-            emitted = ", ".join(sorted(self._by_name)) or "none"
-            raise KeyError(f"no {key!r} event was emitted; events emitted: {emitted}") from None
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._by_name
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self._events)
-
-    def keys(self) -> list[str]:
-        return list(self._by_name)
-
-    def count(self, name: str) -> int:
-        return len(self._by_name.get(name, ()))
-
-    def __repr__(self) -> str:
-        return f"<EventDict {self._events!r}>"
-
-
-class _EventDecoder:
-    """Decodes logs by topic0 with every ABI the project knows."""
-
-    def __init__(self) -> None:
-        self._by_topic: dict[int, tuple[str, list[tuple[str, str, bool]]]] = {}
-
-    def add_abi(self, abi: Sequence[Mapping[str, Any]]) -> None:
-        for entry in abi:
-            if entry.get("type") != "event" or entry.get("anonymous"):
-                continue
-            topic = int.from_bytes(keccak(text=_signature(entry)), "big")
-            self._by_topic[topic] = (entry["name"], [(p["name"], abi_type(p), bool(p.get("indexed"))) for p in entry["inputs"]])
-
-    def decode(self, log: "Log") -> Event:
-        address = checksum(log.address)
-        spec = self._by_topic.get(log.topics[0]) if log.topics else None
-        if spec is None:
-            return Event("(unknown)", address, {"topics": [f"0x{t:064x}" for t in log.topics], "data": f"0x{log.data.hex()}"})
-        name, inputs = spec
-        data_types = [t for _, t, indexed in inputs if not indexed]
-        data_values = iter(eth_abi.decode(data_types, log.data)) if data_types else iter(())
-        topics = iter(log.topics[1:])
-        fields: dict[str, Any] = {}
-        for field_name, t, indexed in inputs:
-            if indexed:
-                raw = next(topics).to_bytes(32, "big")
-                if t in ("string", "bytes") or t.endswith("]") or t.startswith("("):
-                    fields[field_name] = raw  # dynamic indexed values are stored as their hash
-                else:
-                    fields[field_name] = from_abi_value(t, eth_abi.decode([t], raw)[0])
-            else:
-                fields[field_name] = from_abi_value(t, next(data_values))
-        return Event(name, address, fields)
 
 
 # -- receipts ----------------------------------------------------------------
@@ -477,9 +88,8 @@ class ContractFunction:
         for entry in entries:
             in_types = [abi_type(p) for p in entry.get("inputs", [])]
             out_types = [abi_type(p) for p in entry.get("outputs", [])]
-            selector = keccak(text=_signature(entry))[:4]
             codec = _Codec(f"{contract._name}.{self.name}", in_types, out_types)
-            self._by_arity[len(in_types)] = (entry, selector, codec)
+            self._by_arity[len(in_types)] = (entry, selector(_signature(entry)), codec)
         first = entries[0]
         self.mutability = first.get("stateMutability", "nonpayable")
         self.is_view = self.mutability in ("view", "pure")
@@ -498,8 +108,8 @@ class ContractFunction:
         if chosen is None:
             wanted = " or ".join(f"{n} ({_describe_inputs(self._by_arity[n][0])})" for n in sorted(self._by_arity))
             raise ContractError(f"{self._label} takes {wanted} arguments, got {len(args)}")
-        _, selector, codec = chosen
-        return args, options, selector + codec.encode(args), codec
+        _, sel, codec = chosen
+        return args, options, sel + codec.encode(args), codec
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from")
@@ -630,7 +240,7 @@ class ContractContainer:
             raise ContractError(f"{label} takes {len(self._ctor_types)} arguments ({self._ctor_desc}), got {len(args)}")
         values = [to_abi_value(t, v, f"{label} argument {i + 1} ({t})") for i, (t, v) in enumerate(zip(self._ctor_types, args))]
         try:
-            data = self._artifact.bytecode + (eth_abi.encode(self._ctor_types, values) if self._ctor_types else b"")
+            data = self._artifact.bytecode + (encode(self._ctor_types, values) if self._ctor_types else b"")
         except Exception as e:
             raise ContractError(f"{label}({self._ctor_desc}): cannot encode {list(args)!r}: {e}") from None
         sender = options.get("from") or self._project.accounts[0]
@@ -660,45 +270,3 @@ class ContractContainer:
 
     def __repr__(self) -> str:
         return f"<ContractContainer {self._name}>"
-
-
-# -- reverts() ---------------------------------------------------------------
-
-
-class reverts:
-    """Context manager: passes only when the block reverts, with that reason when one is given.
-
-    reason matches the decoded revert reason, or vyper's description of a
-    compiler-inserted check (e.g. "safesub") when the revert carried no reason.
-    """
-
-    # called with the caught error each time a reverts() block passes (for run statistics)
-    listeners: list[Any] = []
-
-    def __init__(self, reason: str | None = None) -> None:
-        self.reason = reason
-        self.error: TransactionReverted | None = None
-
-    def __enter__(self) -> "reverts":
-        _CallLog.last = None
-        return self
-
-    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        expected = f"reverts({self.reason!r})" if self.reason is not None else "reverts()"
-        if exc is None:
-            last = _CallLog.describe()
-            what = f"{last} succeeded" if last else "no transaction was made in the block, so nothing reverted"
-            raise AssertionError(f"{what} where {expected} expected a revert")
-        if not isinstance(exc, TransactionReverted):
-            return False
-        if self.reason is not None and exc.reason != self.reason and getattr(exc, "dev_reason", None) != self.reason:
-            got = repr(exc.reason) if exc.reason is not None else "no reason"
-            dev = getattr(exc, "dev_reason", None)
-            if exc.reason is None and dev:
-                got += f" (vyper check: {dev!r})"
-            call = getattr(exc, "call", None) or "the call"
-            raise AssertionError(f"{call} reverted with {got}, but {expected} expected {self.reason!r}") from exc
-        self.error = exc
-        for listener in self.listeners:
-            listener(exc)
-        return True

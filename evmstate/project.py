@@ -10,7 +10,8 @@ from .accounts import Accounts, Chain
 from .backend import PyEVMBackend
 from .compiler import Artifact, CompileStats, compile_project
 from .config import Config
-from .contract import ContractContainer, _EventDecoder
+from .contract import ContractContainer
+from .events import _EventDecoder
 from .errors import UsageError
 
 _active: "Project | None" = None
