@@ -176,6 +176,11 @@ class AbiType:
         raise ContractError(f"{what}: expected bytes or a 0x-prefixed hex string for {self.name}, got {type(value).__name__} {value!r}")
 
     def _to_bytesN(self, value: Any, what: str) -> bytes:
+        if isinstance(value, int) and not isinstance(value, bool):
+            # as convert(x, bytesN) reads it: big-endian, e.g. a signature's r and s
+            if not 0 <= value < 1 << (8 * (self.size or 0)):
+                raise ContractError(f"{what}: {value} does not fit in {self.name}")
+            return value.to_bytes(self.size or 0, "big")
         b = self._bytes_value(value, what)
         if len(b) != self.size:
             raise ContractError(f"{what}: {self.name} takes exactly {self.size} bytes, got {len(b)} ({b!r}); pad it to {self.size} bytes")

@@ -183,21 +183,28 @@ class _EventDecoder:
         return cached[1]
 
     def decode(self, log: "Log") -> Event:
-        """The log as an Event of the emitting contract's ABI, or of the one project ABI that fits, or raw."""
+        """The log as an Event of the emitting contract's ABI, else of the one project ABI that fits, else raw."""
         if not log.topics:
             return raw_event(log)
         topic = log.topics[0]
-        candidates: list[_EventSpec] | None = None
+        address = checksum(log.address)
         artifact = self._artifact_at(log.address) if self._artifact_at is not None else None
         if artifact is not None:
-            candidates = self._abi_specs(artifact.abi).get(topic)
-        if not candidates:
-            candidates = self._by_topic.get(topic, [])
-        address = checksum(log.address)
-        decoded = []
-        for spec in candidates:
-            try:
-                decoded.append(spec.decode(log, address))
-            except Exception:
-                continue
+            decoded = _decode_each(self._abi_specs(artifact.abi).get(topic, ()), log, address)
+            if len(decoded) == 1:
+                return decoded[0]
+            if decoded:
+                return raw_event(log)
+        # an address no ABI is bound to, or a log its own ABI does not explain (e.g. a raw_log)
+        decoded = _decode_each(self._by_topic.get(topic, ()), log, address)
         return decoded[0] if len(decoded) == 1 else raw_event(log)
+
+
+def _decode_each(specs: Sequence[_EventSpec], log: "Log", address: str) -> list[Event]:
+    decoded = []
+    for spec in specs:
+        try:
+            decoded.append(spec.decode(log, address))
+        except Exception:
+            continue
+    return decoded
