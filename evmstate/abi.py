@@ -28,10 +28,11 @@ from .units import to_wei
 DECIMAL_PLACES = 10
 DECIMAL_SCALE = 10**DECIMAL_PLACES
 DECIMAL_ABI = "int168"
-DECIMAL_MIN = Decimal(-(2**167)) / DECIMAL_SCALE
-DECIMAL_MAX = Decimal(2**167 - 1) / DECIMAL_SCALE
 # enough digits for any decimal value exactly (51 digits) and any int256
 _EXACT = decimal.Context(prec=100, traps=[decimal.InvalidOperation, decimal.Inexact])
+# exact: the default context would round these 51 digits to 28, past the true bounds
+DECIMAL_MIN = _EXACT.divide(Decimal(-(2**167)), DECIMAL_SCALE)
+DECIMAL_MAX = _EXACT.divide(Decimal(2**167 - 1), DECIMAL_SCALE)
 
 _INT = re.compile(r"^(u?)int(\d*)$")
 _BYTES_N = re.compile(r"^bytes(\d+)$")

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from evmstate import ContractError, Project, strategy
+from evmstate.abi import DECIMAL_MAX, DECIMAL_MIN
 from evmstate.config import Config, ProjectConfig
 
 from ..abi_grammar import ECHO_COMPOSITES, ECHO_LEAVES, LEAVES, assert_same, echo_contract, expected_output
@@ -76,8 +77,13 @@ def test_decimals_go_in_and_come_back_as_decimal(echo):
         other(False, a[0], b"", "", 0.1)
     with pytest.raises(ContractError, match="more than 10 decimal places"):
         other(False, a[0], b"", "", Decimal("1.00000000001"))
-    with pytest.raises(ContractError, match="does not fit in a decimal"):
-        other(False, a[0], b"", "", Decimal(2**167))
+    # the exact bounds of int168 / 10**10, both ways, and one step past them
+    for bound in (DECIMAL_MIN, DECIMAL_MAX):
+        assert other(False, a[0], b"", "", bound)[4] == bound
+        assert str(bound).endswith(".9365500928" if bound < 0 else ".9365500927")
+    for beyond in (DECIMAL_MIN - Decimal("1E-10"), DECIMAL_MAX + Decimal("1E-10")):
+        with pytest.raises(ContractError, match="does not fit in a decimal"):
+            other(False, a[0], b"", "", beyond)
 
 
 def test_structs_come_back_named_and_go_in_as_dicts(echo):
