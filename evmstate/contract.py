@@ -100,7 +100,7 @@ class ContractFunction:
         return f"{self.contract._name}.{self.name}"
 
     def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
-        if kwargs or (args and type(args[-1]) is dict):
+        if kwargs or (args and type(args[-1]) is dict and not self._struct_last(args)):
             args, options = _split_options(self._label, args, kwargs, list(self._by_arity))
         else:
             options = {}
@@ -110,6 +110,13 @@ class ContractFunction:
             raise ContractError(f"{self._label} takes {wanted} arguments, got {len(args)}")
         _, sel, codec = chosen
         return args, options, sel + codec.encode(args), codec
+
+    def _struct_last(self, args: tuple[Any, ...]) -> bool:
+        """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options."""
+        chosen = self._by_arity.get(len(args))
+        if chosen is None or not chosen[2].inputs or chosen[2].inputs[-1].kind != "tuple":
+            return False
+        return not set(args[-1]) <= set(TX_OPTIONS)
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from")
@@ -302,6 +309,13 @@ class ContractContainer:
             _raise_on_failure(result, None, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))
         assert result.contract_address is not None
         return Blueprint(self, result.contract_address)
+
+    def _struct_last(self, args: tuple[Any, ...]) -> bool:
+        """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options."""
+        chosen = self._by_arity.get(len(args))
+        if chosen is None or not chosen[2].inputs or chosen[2].inputs[-1].kind != "tuple":
+            return False
+        return not set(args[-1]) <= set(TX_OPTIONS)
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from") or self._project.accounts[0]

@@ -106,3 +106,13 @@ def test_values_that_do_not_fit_are_clear_errors(echo):
         functions[name]([1, -1, 2])
     with pytest.raises(ContractError, match=r"bytes4 takes exactly 4 bytes, got 2"):
         functions["echo_bytes_n"](*[b"\0" * n if n != 4 else b"\0\0" for n in range(1, 33)])
+
+
+def test_a_trailing_struct_given_as_a_dict_is_an_argument_not_options(tokens):
+    a = tokens.accounts
+    shapes = tokens.Shapes.deploy()
+    moved = shapes.shift(1, {"x": 2, "y": -3})
+    assert moved == (3, -2) and (moved.x, moved.y) == (3, -2)
+    assert shapes.shift(1) == (1, 1)
+    assert shapes.shift(1, {"x": 2, "y": -3}, {"from": a[1]}) == (3, -2)
+    assert shapes.shift(1, {"from": a[1]}) == (1, 1) and shapes.caller({"from": a[2]}) == a[2]
