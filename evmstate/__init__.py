@@ -1,7 +1,7 @@
 """evmstate: stateful property testing of Vyper contracts on an in-process EVM."""
 
-from .accounts import Account, Accounts, Chain
-from .contract import Contract, ContractContainer, Receipt, reverts
+from .accounts import Account, Accounts, Chain, SignedMessage
+from .contract import Blueprint, Contract, ContractContainer, Receipt, reverts
 from .errors import (
     CompileError,
     ConfigError,
@@ -37,6 +37,7 @@ __all__ = [
     "rule",
     "Account",
     "Accounts",
+    "Blueprint",
     "Chain",
     "CompileError",
     "ConfigError",
@@ -48,6 +49,7 @@ __all__ = [
     "MachineDefinitionError",
     "Project",
     "Receipt",
+    "SignedMessage",
     "StrategyError",
     "TransactionReverted",
     "UnitError",

@@ -1,15 +1,41 @@
-"""The ABI codec: type strings, Python values <-> ABI values, encoding and decoding. The only eth-abi user."""
+"""The ABI codec: parsed ABI types, Python values <-> ABI values, encoding, decoding and EIP-712 hashes.
+
+The only eth-abi user. Every value goes through eth-abi; evmstate only converts what users
+pass (accounts, amounts such as "1 ether", Decimals, hex strings, dicts for structs) into what
+eth-abi takes, and what it returns into friendly values (checksummed addresses, lists,
+Decimals, named tuples for structs).
+
+Vyper's decimal is an int168 in the ABI, scaled by 10**10; the JSON ABI marks it with
+internalType "decimal", and so does every array of decimals.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+import collections
+import decimal
+import functools
+import re
+from decimal import Decimal
+from typing import Any, Callable, Mapping, Sequence
 
 import eth_abi
 from eth_utils import keccak
 
 from .accounts import checksum, to_raw_address
-from .errors import ContractError
+from .errors import ContractError, UnitError, UsageError
 from .units import to_wei
+
+DECIMAL_PLACES = 10
+DECIMAL_SCALE = 10**DECIMAL_PLACES
+DECIMAL_ABI = "int168"
+# enough digits for any decimal value exactly (51 digits) and any int256
+_EXACT = decimal.Context(prec=100, traps=[decimal.InvalidOperation, decimal.Inexact])
+# exact: the default context would round these 51 digits to 28, past the true bounds
+DECIMAL_MIN = _EXACT.divide(Decimal(-(2**167)), DECIMAL_SCALE)
+DECIMAL_MAX = _EXACT.divide(Decimal(2**167 - 1), DECIMAL_SCALE)
+
+_INT = re.compile(r"^(u?)int(\d*)$")
+_BYTES_N = re.compile(r"^bytes(\d+)$")
 
 
 def encode(types: Sequence[str], values: Sequence[Any]) -> bytes:
@@ -27,28 +53,11 @@ def selector(signature: str) -> bytes:
     return keccak(text=signature)[:4]
 
 
-# -- ABI type strings and value conversion -------------------------------
+# -- parsed types --------------------------------------------------------------
 
 
-def abi_type(param: Mapping[str, Any]) -> str:
-    """The canonical type string of an ABI parameter, with tuples spelled out."""
-    t = param["type"]
-    if t.startswith("tuple"):
-        inner = ",".join(abi_type(c) for c in param["components"])
-        return f"({inner}){t[5:]}"
-    return t
-
-
-def _split_array(t: str) -> tuple[str, str | None]:
-    """'uint256[3][]' -> ('uint256[3]', ''), 'uint256[3]' -> ('uint256', '3'), 'uint256' -> (..., None)."""
-    if not t.endswith("]"):
-        return t, None
-    i = t.rindex("[")
-    return t[:i], t[i + 1 : -1]
-
-
-def _tuple_parts(t: str) -> list[str]:
-    body, parts, depth, start = t[1:-1], [], 0, 0
+def _split_top(body: str) -> list[str]:
+    parts, depth, start = [], 0, 0
     for i, ch in enumerate(body):
         if ch == "(":
             depth += 1
@@ -62,133 +71,426 @@ def _tuple_parts(t: str) -> list[str]:
     return parts
 
 
-def to_abi_value(t: str, value: Any, what: str) -> Any:
-    """A Python value made acceptable to eth-abi for type t (accounts -> addresses, amounts -> ints)."""
+@functools.lru_cache(maxsize=None)
+def _struct_class(fields: tuple[str, ...]) -> type:
+    return collections.namedtuple("Struct", fields, rename=True)
+
+
+class AbiType:
+    """One ABI type: its canonical name (for signatures and eth-abi) and how values convert to and from it.
+
+    to_abi(value, what) turns what a user passes into what eth-abi encodes, raising
+    ContractError (naming `what`) for a value that does not fit; from_abi(value) turns what
+    eth-abi decoded into what users see. display is the name as users write it (decimal
+    rather than the int168 it travels as).
+    """
+
+    __slots__ = ("name", "display", "kind", "bits", "size", "item", "parts", "fields", "dynamic", "to_abi", "from_abi")
+
+    def __init__(self, name: str, kind: str, *, bits: int = 0, size: int | None = None, item: "AbiType | None" = None, parts: Sequence["AbiType"] = (), fields: Sequence[str] = ()) -> None:
+        self.name = name
+        self.kind = kind
+        self.bits = bits
+        self.size = size  # bytesN: N; fixed arrays: the length; dynamic arrays: None
+        self.item = item
+        self.parts = tuple(parts)
+        self.fields = tuple(fields)  # struct member names, when the ABI gave them
+        if kind == "array":
+            assert item is not None
+            self.dynamic = size is None or item.dynamic
+            self.display = f"{item.display}[{'' if size is None else size}]"
+        else:
+            self.dynamic = kind in ("bytes", "string") or any(p.dynamic for p in self.parts)
+            if kind == "decimal":
+                self.display = "decimal"
+            elif kind == "tuple":
+                self.display = f"({','.join(p.display for p in self.parts)})"
+            else:
+                self.display = name
+        self.to_abi: Callable[[Any, str], Any] = getattr(self, f"_to_{kind}")
+        self.from_abi: Callable[[Any], Any] = getattr(self, f"_from_{kind}", _same)
+
+    def __repr__(self) -> str:
+        return f"AbiType({self.display!r})"
+
+    # -- Python -> ABI --------------------------------------------------------
+
+    def _int_value(self, value: Any, what: str) -> int:
+        if type(value) is int:
+            return value
+        if isinstance(value, str):
+            try:
+                return to_wei(value, what=what)
+            except UnitError as e:
+                raise ContractError(str(e)) from None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return int(value)
+        raise ContractError(f"{what}: expected an integer for {self.name}, got {type(value).__name__} {value!r}")
+
+    def _to_uint(self, value: Any, what: str) -> int:
+        v = self._int_value(value, what)
+        if not 0 <= v < 1 << self.bits:
+            raise ContractError(f"{what}: {v} does not fit in {self.name} (0 to 2**{self.bits}-1)")
+        return v
+
+    def _to_int(self, value: Any, what: str) -> int:
+        v = self._int_value(value, what)
+        half = 1 << (self.bits - 1)
+        if not -half <= v < half:
+            raise ContractError(f"{what}: {v} does not fit in {self.name} (-2**{self.bits - 1} to 2**{self.bits - 1}-1)")
+        return v
+
+    def _to_decimal(self, value: Any, what: str) -> int:
+        if isinstance(value, float):
+            raise ContractError(f"{what}: a float is inexact; pass Decimal({str(value)!r}) or the string {str(value)!r} for a decimal")
+        if isinstance(value, bool) or not isinstance(value, (Decimal, int, str)):
+            raise ContractError(f"{what}: expected a Decimal for decimal, got {type(value).__name__} {value!r}")
+        try:
+            d = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
+        except decimal.InvalidOperation:
+            raise ContractError(f"{what}: {value!r} is not a number") from None
+        if not d.is_finite():
+            raise ContractError(f"{what}: {value!r} is not a finite decimal")
+        if not DECIMAL_MIN <= d <= DECIMAL_MAX:
+            raise ContractError(f"{what}: {value!r} does not fit in a decimal ({DECIMAL_MIN} to {DECIMAL_MAX})")
+        try:
+            return int(_EXACT.multiply(d, DECIMAL_SCALE).to_integral_exact(context=_EXACT))
+        except decimal.Inexact:
+            raise ContractError(f"{what}: {value!r} has more than {DECIMAL_PLACES} decimal places, which a Vyper decimal cannot hold") from None
+
+    def _to_address(self, value: Any, what: str) -> bytes:
+        return to_raw_address(value, what=what)
+
+    def _to_bool(self, value: Any, what: str) -> bool:
+        if type(value) is not bool:
+            raise ContractError(f"{what}: expected True or False for bool, got {value!r}")
+        return value
+
+    def _bytes_value(self, value: Any, what: str) -> bytes:
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return bytes(value)
+        if isinstance(value, str) and value[:2] in ("0x", "0X"):
+            try:
+                return bytes.fromhex(value[2:])
+            except ValueError:
+                raise ContractError(f"{what}: {value!r} is not valid hex for {self.name}") from None
+        raise ContractError(f"{what}: expected bytes or a 0x-prefixed hex string for {self.name}, got {type(value).__name__} {value!r}")
+
+    def _to_bytesN(self, value: Any, what: str) -> bytes:
+        if isinstance(value, int) and not isinstance(value, bool):
+            # as convert(x, bytesN) reads it: big-endian, e.g. a signature's r and s
+            if not 0 <= value < 1 << (8 * (self.size or 0)):
+                raise ContractError(f"{what}: {value} does not fit in {self.name}")
+            return value.to_bytes(self.size or 0, "big")
+        b = self._bytes_value(value, what)
+        if len(b) != self.size:
+            raise ContractError(f"{what}: {self.name} takes exactly {self.size} bytes, got {len(b)} ({b!r}); pad it to {self.size} bytes")
+        return b
+
+    def _to_bytes(self, value: Any, what: str) -> bytes:
+        return self._bytes_value(value, what)
+
+    def _to_string(self, value: Any, what: str) -> str:
+        if not isinstance(value, str):
+            raise ContractError(f"{what}: expected a str for string, got {type(value).__name__} {value!r}")
+        return value
+
+    def _to_array(self, value: Any, what: str) -> list[Any]:
+        if not isinstance(value, (list, tuple)):
+            raise ContractError(f"{what}: expected a list for {self.display}, got {type(value).__name__} {value!r}")
+        if self.size is not None and len(value) != self.size:
+            raise ContractError(f"{what}: {self.display} needs exactly {self.size} items, got {len(value)}")
+        item = self.item
+        assert item is not None
+        return [item.to_abi(v, f"{what}[{i}]") for i, v in enumerate(value)]
+
+    def _to_tuple(self, value: Any, what: str) -> tuple[Any, ...]:
+        if isinstance(value, Mapping) and self.fields:
+            missing = [f for f in self.fields if f not in value]
+            extra = [k for k in value if k not in self.fields]
+            if missing or extra:
+                raise ContractError(f"{what}: a {self.display} struct has the fields {', '.join(self.fields)}; missing {missing or 'none'}, unknown {extra or 'none'}")
+            value = [value[f] for f in self.fields]
+        if not isinstance(value, (list, tuple)) or len(value) != len(self.parts):
+            raise ContractError(f"{what}: expected a tuple of {len(self.parts)} for {self.display}, got {value!r}")
+        labels = self.fields or tuple(str(i) for i in range(len(self.parts)))
+        return tuple(p.to_abi(v, f"{what}.{label}") for p, v, label in zip(self.parts, value, labels))
+
+    # -- ABI -> Python --------------------------------------------------------
+
+    def _from_decimal(self, value: int) -> Decimal:
+        if value % DECIMAL_SCALE:
+            return _EXACT.divide(Decimal(value), DECIMAL_SCALE)
+        return Decimal(value // DECIMAL_SCALE)
+
+    def _from_address(self, value: str) -> str:
+        return checksum(bytes.fromhex(value[2:]))
+
+    def _from_array(self, value: Sequence[Any]) -> list[Any]:
+        item = self.item
+        assert item is not None
+        if item.from_abi is _same:
+            return list(value)
+        return [item.from_abi(v) for v in value]
+
+    def _from_tuple(self, value: Sequence[Any]) -> tuple[Any, ...]:
+        values = tuple(p.from_abi(v) for p, v in zip(self.parts, value))
+        if self.fields:
+            return _struct_class(self.fields)(*values)
+        return values
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _split_array(t: str) -> tuple[str, str | None]:
+    """'uint256[3][]' -> ('uint256[3]', ''), 'uint256[3]' -> ('uint256', '3'), 'uint256' -> (..., None)."""
+    if not t.endswith("]"):
+        return t, None
+    i = t.rindex("[")
+    return t[:i], t[i + 1 : -1]
+
+
+def _array(item: AbiType, dim: str, text: str) -> AbiType:
+    if dim and (not dim.isdigit() or int(dim) < 1):
+        raise ContractError(f"ABI type {text!r}: array size {dim!r} must be a positive integer")
+    return AbiType(f"{item.name}[{dim}]", "array", size=int(dim) if dim else None, item=item)
+
+
+def _leaf(t: str, text: str) -> AbiType:
+    m = _INT.match(t)
+    if m:
+        bits = int(m.group(2) or 256)
+        if bits % 8 or not 8 <= bits <= 256:
+            raise ContractError(f"ABI type {text!r}: integer sizes run from 8 to 256 in steps of 8")
+        return AbiType(f"{m.group(1)}int{bits}", "uint" if m.group(1) else "int", bits=bits)
+    m = _BYTES_N.match(t)
+    if m:
+        n = int(m.group(1))
+        if not 1 <= n <= 32:
+            raise ContractError(f"ABI type {text!r}: fixed bytes run from bytes1 to bytes32")
+        return AbiType(t, "bytesN", size=n)
+    if t == "decimal":
+        return AbiType(DECIMAL_ABI, "decimal", bits=168)
+    if t in ("address", "bool", "bytes", "string"):
+        return AbiType(t, t)
+    raise ContractError(f"unknown ABI type {t!r} in {text!r}")
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_type(text: str) -> AbiType:
+    """The AbiType of a type string such as "uint256[]", "(address,bool)" or "decimal"."""
+    return _parse("".join(text.split()), text)
+
+
+def _parse(t: str, text: str) -> AbiType:
     base, dim = _split_array(t)
     if dim is not None:
-        if not isinstance(value, (list, tuple)):
-            raise ContractError(f"{what}: expected a list for {t}, got {type(value).__name__} {value!r}")
-        if dim and len(value) != int(dim):
-            raise ContractError(f"{what}: {t} needs exactly {dim} items, got {len(value)}")
-        return [to_abi_value(base, v, what) for v in value]
-    if t.startswith("("):
-        parts = _tuple_parts(t)
-        if not isinstance(value, (list, tuple)) or len(value) != len(parts):
-            raise ContractError(f"{what}: expected a tuple of {len(parts)} for {t}, got {value!r}")
-        return tuple(to_abi_value(p, v, what) for p, v in zip(parts, value))
-    if t == "address":
-        return to_raw_address(value, what=what)
-    if t.startswith(("uint", "int")):
-        if isinstance(value, str):
-            return to_wei(value, what=what)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ContractError(f"{what}: expected an integer for {t}, got {type(value).__name__} {value!r}")
-        return value
-    if t.startswith("bytes") and isinstance(value, str) and value.startswith("0x"):
-        try:
-            return bytes.fromhex(value[2:])
-        except ValueError:
-            raise ContractError(f"{what}: {value!r} is not valid hex for {t}") from None
-    return value
+        return _array(_parse(base, text), dim, text)
+    if t.startswith("(") and t.endswith(")"):
+        parts = [_parse(p, text) for p in _split_top(t[1:-1])]
+        return AbiType(f"({','.join(p.name for p in parts)})", "tuple", parts=parts)
+    return _leaf(t, text)
+
+
+def param_type(param: Mapping[str, Any]) -> AbiType:
+    """The AbiType of a JSON ABI parameter: struct member names kept, Vyper decimals recognised."""
+    t = param["type"]
+    base, dims = t, []
+    while base.endswith("]"):
+        base, dim = _split_array(base)
+        dims.append(dim)
+    if base == "tuple":
+        components = param.get("components", [])
+        parts = [param_type(c) for c in components]
+        names = [c.get("name") or "" for c in components]
+        fields = names if all(names) and len(set(names)) == len(names) else []
+        leaf = AbiType(f"({','.join(p.name for p in parts)})", "tuple", parts=parts, fields=fields)
+    elif base == DECIMAL_ABI and param.get("internalType") == "decimal":
+        leaf = parse_type("decimal")
+    else:
+        leaf = parse_type(base)
+    for dim in reversed(dims):
+        leaf = _array(leaf, dim or "", t)
+    return leaf
+
+
+def abi_type(param: Mapping[str, Any]) -> str:
+    """The canonical type string of an ABI parameter, with tuples spelled out."""
+    return param_type(param).name
+
+
+def to_abi_value(t: str, value: Any, what: str) -> Any:
+    """A Python value made acceptable to eth-abi for type t (accounts -> addresses, amounts -> ints)."""
+    return parse_type(t).to_abi(value, what)
 
 
 def from_abi_value(t: str, value: Any) -> Any:
     """A decoded value made friendly: addresses checksummed, arrays as lists."""
-    base, dim = _split_array(t)
-    if dim is not None:
-        return [from_abi_value(base, v) for v in value]
-    if t.startswith("("):
-        return tuple(from_abi_value(p, v) for p, v in zip(_tuple_parts(t), value))
-    if t == "address":
-        return checksum(bytes.fromhex(value[2:]))
-    return value
+    return parse_type(t).from_abi(value)
 
 
-def _static_encoder(t: str) -> Any:
-    """A fast encoder to one 32-byte word for the common static types, or None."""
-    if t.startswith("uint"):
-        limit = 2 ** int(t[4:] or 256)
+def decode_values(types: Sequence[AbiType], data: bytes) -> tuple[Any, ...]:
+    """data decoded as the tuple of types, as friendly values; eth-abi's error when it does not decode."""
+    raw = eth_abi.decode([t.name for t in types], data)
+    return tuple(t.from_abi(v) for t, v in zip(types, raw))
+
+
+def encode_values(types: Sequence[AbiType], values: Sequence[Any], what: str) -> bytes:
+    """values (as users pass them) encoded as the tuple of types; ContractError when one does not fit."""
+    abi_values = [t.to_abi(v, f"{what} argument {i + 1} ({t.display})") for i, (t, v) in enumerate(zip(types, values))]
+    try:
+        return eth_abi.encode([t.name for t in types], abi_values)
+    except Exception as e:  # the conversions above check every value; this is a last line of defence
+        raise ContractError(f"{what}: cannot encode {list(values)!r} as ({', '.join(t.display for t in types)}): {e}") from None
+
+
+# -- one word at a time -------------------------------------------------------
+#
+# Most calls take and return only uints, ints, addresses and bools: each is one 32-byte
+# word, and building the word directly costs a fraction of eth-abi's general path.
+# benchmarks/codec.py measures the difference; tests/unit/test_abi.py checks that both
+# paths give the same bytes and values.
+
+_ZERO12 = b"\0" * 12
+_FALSE_WORD = b"\0" * 32
+_TRUE_WORD = b"\0" * 31 + b"\1"
+
+
+class _NotAWord(Exception):
+    """Raised when a word is not a valid encoding of its type; the general path then reports it."""
+
+
+def word_encoder(t: AbiType) -> Callable[[Any, str], bytes] | None:
+    """A direct encoder of t to one 32-byte word, for the one-word types; None for the others."""
+    if t.kind == "uint":
+        limit = 1 << t.bits
 
         def enc_uint(v: Any, what: str) -> bytes:
-            if type(v) is not int:
-                v = to_abi_value(t, v, what)
-            if not 0 <= v < limit:
-                raise ContractError(f"{what}: {v} does not fit in {t}")
+            if type(v) is not int or not 0 <= v < limit:
+                v = t.to_abi(v, what)
             return v.to_bytes(32, "big")
 
         return enc_uint
-    if t.startswith("int"):
-        bits = int(t[3:] or 256)
-        lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1)
+    if t.kind == "int":
+        half = 1 << (t.bits - 1)
 
         def enc_int(v: Any, what: str) -> bytes:
-            if type(v) is not int:
-                v = to_abi_value(t, v, what)
-            if not lo <= v < hi:
-                raise ContractError(f"{what}: {v} does not fit in {t}")
+            if type(v) is not int or not -half <= v < half:
+                v = t.to_abi(v, what)
             return v.to_bytes(32, "big", signed=True)
 
         return enc_int
-    if t == "address":
+    if t.kind == "address":
 
         def enc_address(v: Any, what: str) -> bytes:
             raw = getattr(v, "raw_address", None)
-            return b"\0" * 12 + (raw if type(raw) is bytes else to_raw_address(v, what=what))
+            return _ZERO12 + (raw if type(raw) is bytes else to_raw_address(v, what=what))
 
         return enc_address
-    if t == "bool":
+    if t.kind == "bool":
 
         def enc_bool(v: Any, what: str) -> bytes:
-            if type(v) is not bool:
-                raise ContractError(f"{what}: expected True or False for bool, got {v!r}")
-            return b"\0" * 31 + (b"\1" if v else b"\0")
+            if v is True:
+                return _TRUE_WORD
+            if v is False:
+                return _FALSE_WORD
+            raise ContractError(f"{what}: expected True or False for bool, got {v!r}")
 
         return enc_bool
     return None
 
 
-def _static_decoder(t: str) -> Any:
-    """A fast decoder of one 32-byte word for the common static types, or None."""
-    if t.startswith("uint"):
-        return lambda w: int.from_bytes(w, "big")
-    if t.startswith("int"):
-        return lambda w: int.from_bytes(w, "big", signed=True)
-    if t == "address":
-        return lambda w: checksum(w[12:])
-    if t == "bool":
-        return lambda w: w[31] == 1
+def word_decoder(t: AbiType) -> Callable[[bytes], Any] | None:
+    """A direct decoder of one 32-byte word of t, for the one-word types; None for the others."""
+    if t.kind == "uint":
+        limit = 1 << t.bits
+
+        def dec_uint(w: bytes) -> int:
+            v = int.from_bytes(w, "big")
+            if v >= limit:
+                raise _NotAWord
+            return v
+
+        return dec_uint
+    if t.kind == "int":
+        half = 1 << (t.bits - 1)
+
+        def dec_int(w: bytes) -> int:
+            v = int.from_bytes(w, "big", signed=True)
+            if not -half <= v < half:
+                raise _NotAWord
+            return v
+
+        return dec_int
+    if t.kind == "address":
+
+        def dec_address(w: bytes) -> str:
+            if w[:12] != _ZERO12:
+                raise _NotAWord
+            return checksum(w[12:])
+
+        return dec_address
+    if t.kind == "bool":
+
+        def dec_bool(w: bytes) -> bool:
+            if w == _TRUE_WORD:
+                return True
+            if w == _FALSE_WORD:
+                return False
+            raise _NotAWord
+
+        return dec_bool
     return None
 
 
-class _Codec:
-    """Encodes a function's arguments and decodes its outputs, word by word where the types allow."""
+class Codec:
+    """Encodes one function's arguments and decodes its outputs.
 
-    def __init__(self, label: str, in_types: list[str], out_types: list[str]) -> None:
+    Where every type is one word (uints, ints, addresses, bools) it works word by word;
+    otherwise, and for every error, it goes through eth-abi.
+    """
+
+    def __init__(self, label: str, inputs: Sequence[AbiType], outputs: Sequence[AbiType], *, words: bool = True) -> None:
         self.label = label
-        self.in_types = in_types
-        self.out_types = out_types
-        encoders = [_static_encoder(t) for t in in_types]
-        self.encoders = encoders if all(e is not None for e in encoders) else None
-        decoders = [_static_decoder(t) for t in out_types]
-        self.decoders = decoders if all(d is not None for d in decoders) else None
+        self.inputs = tuple(inputs)
+        self.outputs = tuple(outputs)
+        self.in_types = [t.name for t in inputs]
+        self.out_types = [t.name for t in outputs]
+        self._labels = [f"{label} argument {i + 1} ({t.display})" for i, t in enumerate(inputs)]
+        encoders = [word_encoder(t) for t in inputs] if words else [None]
+        self._encoders = encoders if all(e is not None for e in encoders) else None
+        decoders = [word_decoder(t) for t in outputs] if words else [None]
+        self._decoders = decoders if all(d is not None for d in decoders) else None
+
+    @classmethod
+    def for_entry(cls, label: str, entry: Mapping[str, Any], *, words: bool = True) -> "Codec":
+        """The codec of a JSON ABI function or constructor entry."""
+        return cls(label, [param_type(p) for p in entry.get("inputs", [])], [param_type(p) for p in entry.get("outputs", [])], words=words)
 
     def encode(self, args: Sequence[Any]) -> bytes:
-        if self.encoders is not None:
-            return b"".join(enc(v, f"{self.label} argument {i + 1} ({t})") for i, (enc, v, t) in enumerate(zip(self.encoders, args, self.in_types)))
-        values = [to_abi_value(t, v, f"{self.label} argument {i + 1} ({t})") for i, (t, v) in enumerate(zip(self.in_types, args))]
-        try:
-            return encode(self.in_types, values)
-        except Exception as e:
-            raise ContractError(f"{self.label}: cannot encode {list(args)!r} as ({', '.join(self.in_types)}): {e}") from None
+        """The arguments (as users pass them) ABI-encoded, without a selector."""
+        if self._encoders is not None:
+            return b"".join([enc(v, what) for enc, v, what in zip(self._encoders, args, self._labels)])
+        return encode_values(self.inputs, args, self.label)
 
     def decode(self, output: bytes) -> Any:
-        if not self.out_types:
+        """The decoded return value: None, the one value, or a tuple of them."""
+        if not self.outputs:
             return None
-        if self.decoders is not None and len(output) >= 32 * len(self.decoders):
-            values = tuple(dec(output[32 * i : 32 * i + 32]) for i, dec in enumerate(self.decoders))
-        else:
-            raw = decode(self.out_types, output)
-            values = tuple(from_abi_value(t, v) for t, v in zip(self.out_types, raw))
+        values: tuple[Any, ...] | None = None
+        if self._decoders is not None and len(output) >= 32 * len(self._decoders):
+            try:
+                values = tuple([dec(output[32 * i : 32 * i + 32]) for i, dec in enumerate(self._decoders)])
+            except _NotAWord:
+                values = None
+        if values is None:
+            try:
+                values = decode_values(self.outputs, output)
+            except Exception as e:
+                shown = ", ".join(t.display for t in self.outputs)
+                raise ContractError(f"{self.label} returned {len(output)} bytes that do not decode as ({shown}): {e}") from None
         return values[0] if len(values) == 1 else values
 
 
@@ -197,6 +499,99 @@ def _signature(entry: Mapping[str, Any]) -> str:
 
 
 def _describe_inputs(entry: Mapping[str, Any]) -> str:
-    return ", ".join(f"{p.get('name') or '_'}: {abi_type(p)}" for p in entry.get("inputs", []))
+    return ", ".join(f"{p.get('name') or '_'}: {param_type(p).display}" for p in entry.get("inputs", []))
 
 
+# -- EIP-712 typed data ----------------------------------------------------------
+
+EIP712_DOMAIN_FIELDS = (("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address"), ("salt", "bytes32"))
+
+
+def _domain_fields(domain: Mapping[str, Any]) -> list[dict[str, str]]:
+    known = dict(EIP712_DOMAIN_FIELDS)
+    unknown = [k for k in domain if k not in known]
+    if unknown:
+        raise UsageError(f"typed data domain: unknown field(s) {', '.join(map(repr, unknown))}; EIP-712 domains take {', '.join(known)}")
+    return [{"name": n, "type": t} for n, t in EIP712_DOMAIN_FIELDS if n in domain]
+
+
+class _TypedData:
+    """EIP-712's encodeType, hashStruct and encodeData over a set of struct types."""
+
+    def __init__(self, types: Mapping[str, Sequence[Mapping[str, str]]]) -> None:
+        self.types = {name: [(f["name"], "".join(f["type"].split())) for f in fields] for name, fields in types.items()}
+
+    def struct_name(self, t: str) -> str | None:
+        base = t
+        while base.endswith("]"):
+            base = _split_array(base)[0]
+        return base if base in self.types else None
+
+    def dependencies(self, name: str, found: set[str] | None = None) -> set[str]:
+        found = set() if found is None else found
+        if name in found:
+            return found
+        found.add(name)
+        for _, t in self.types[name]:
+            dep = self.struct_name(t)
+            if dep is not None:
+                self.dependencies(dep, found)
+        return found
+
+    def encode_type(self, name: str) -> str:
+        deps = self.dependencies(name) - {name}
+        return "".join(f"{n}({','.join(f'{t} {f}' for f, t in self.types[n])})" for n in [name, *sorted(deps)])
+
+    def hash_struct(self, name: str, value: Any, what: str) -> bytes:
+        if not isinstance(value, Mapping):
+            raise UsageError(f"{what}: expected a dict of {name}'s fields, got {type(value).__name__} {value!r}")
+        fields = self.types[name]
+        names = [f for f, _ in fields]
+        missing = [f for f in names if f not in value]
+        extra = [k for k in value if k not in names]
+        if missing or extra:
+            raise UsageError(f"{what}: {name} has the fields {', '.join(names)}; missing {missing or 'none'}, unknown {extra or 'none'}")
+        words = [keccak(text=self.encode_type(name))] + [self.encode_field(t, value[f], f"{what}.{f}") for f, t in fields]
+        return keccak(b"".join(words))
+
+    def encode_field(self, t: str, value: Any, what: str) -> bytes:
+        if t in self.types:
+            return self.hash_struct(t, value, what)
+        if t.endswith("]"):
+            item, dim = _split_array(t)
+            if not isinstance(value, (list, tuple)):
+                raise UsageError(f"{what}: expected a list for {t}, got {type(value).__name__} {value!r}")
+            if dim and len(value) != int(dim):
+                raise UsageError(f"{what}: {t} needs exactly {dim} items, got {len(value)}")
+            return keccak(b"".join(self.encode_field(item, v, f"{what}[{i}]") for i, v in enumerate(value)))
+        try:
+            atomic = parse_type(t)
+        except ContractError:
+            raise UsageError(f"{what}: unknown type {t!r}; it is neither an ABI type nor one of the struct types given") from None
+        if t == "string":
+            return keccak(text=atomic.to_abi(value, what))
+        if t == "bytes":
+            return keccak(atomic.to_abi(value, what))
+        return eth_abi.encode([atomic.name], [atomic.to_abi(value, what)])
+
+
+def typed_data_hash(domain: Mapping[str, Any], types: Mapping[str, Sequence[Mapping[str, str]]], message: Mapping[str, Any], primary_type: str | None = None) -> bytes:
+    """The EIP-712 digest keccak256(0x1901 || domainSeparator || hashStruct(message)).
+
+    types maps each struct name to its fields ([{"name": ..., "type": ...}, ...]); the
+    EIP712Domain type may be left out, and is then made from the domain's keys. primary_type
+    may be left out when exactly one struct is used by no other.
+    """
+    all_types = dict(types)
+    all_types.setdefault("EIP712Domain", _domain_fields(domain))
+    data = _TypedData(all_types)
+    if primary_type is None:
+        used = {data.struct_name(t) for fields in data.types.values() for _, t in fields}
+        roots = [n for n in data.types if n != "EIP712Domain" and n not in used]
+        if len(roots) != 1:
+            raise UsageError(f"typed data: cannot tell the primary type among {', '.join(roots) or 'no types'}; pass primary_type=")
+        primary_type = roots[0]
+    if primary_type not in data.types:
+        raise UsageError(f"typed data: primary type {primary_type!r} is not among the types given ({', '.join(data.types)})")
+    separator = data.hash_struct("EIP712Domain", domain, "typed data domain")
+    return keccak(b"\x19\x01" + separator + data.hash_struct(primary_type, message, f"typed data {primary_type}"))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import TYPE_CHECKING, Any, Sequence, overload
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence, overload
 
-from eth_utils import to_checksum_address
+from eth_keys import keys
+from eth_utils import keccak, to_checksum_address
 
-from .errors import ContractError
+from .errors import ContractError, UsageError
 from .units import to_wei
 
 if TYPE_CHECKING:
@@ -48,17 +49,68 @@ def same_address(raw_address: bytes, address: str, other: object) -> bool | type
     return NotImplemented
 
 
+class SignedMessage(NamedTuple):
+    """A signature: the digest signed, v (27 or 28), r, s, and the 65 signature bytes r || s || v."""
+
+    message_hash: bytes
+    v: int
+    r: int
+    s: int
+    signature: bytes
+
+
+def eip191_hash(message: bytes | str) -> bytes:
+    """The EIP-191 (version 0x45, personal_sign) digest of a message: text is signed as UTF-8."""
+    data = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+    return keccak(b"\x19Ethereum Signed Message:\n" + str(len(data)).encode() + data)
+
+
+def _sign(private_key: bytes, digest: bytes) -> SignedMessage:
+    sig = keys.PrivateKey(private_key).sign_msg_hash(digest)
+    v = sig.v + 27
+    return SignedMessage(digest, v, sig.r, sig.s, sig.r.to_bytes(32, "big") + sig.s.to_bytes(32, "big") + bytes([v]))
+
+
 class Account:
     """A funded account: sends transactions, holds ether; repr is accounts[i] so programs paste back."""
 
-    __slots__ = ("raw_address", "address", "index", "_backend", "_hash")
+    __slots__ = ("raw_address", "address", "index", "_backend", "_hash", "_private_key")
 
-    def __init__(self, raw_address: bytes, index: int, backend: "Backend") -> None:
+    def __init__(self, raw_address: bytes, index: int, backend: "Backend", private_key: bytes | None = None) -> None:
         self.raw_address = raw_address
         self.address = checksum(raw_address)
         self.index = index
         self._backend = backend
         self._hash = hash(self.address)
+        self._private_key = private_key
+
+    def _key(self, what: str) -> bytes:
+        if self._private_key is None:
+            raise UsageError(f"{what}: the private key of {self.address} is not known, so it cannot sign")
+        return self._private_key
+
+    def sign_message(self, message: bytes | str) -> SignedMessage:
+        """Sign a message as personal_sign does (EIP-191 version 0x45); a str is signed as UTF-8 text."""
+        if not isinstance(message, (bytes, bytearray, str)):
+            raise UsageError(f"sign_message: expected bytes or a str, got {type(message).__name__} {message!r}")
+        return _sign(self._key("sign_message"), eip191_hash(message))
+
+    def sign_typed_data(
+        self,
+        domain: Mapping[str, Any],
+        types: Mapping[str, Sequence[Mapping[str, str]]],
+        message: Mapping[str, Any],
+        primary_type: str | None = None,
+    ) -> SignedMessage:
+        """Sign EIP-712 typed data, e.g. an EIP-2612 permit.
+
+        domain: {"name", "version", "chainId", "verifyingContract", "salt"} (any of them);
+        types: {"Permit": [{"name": "owner", "type": "address"}, ...]} (EIP712Domain optional);
+        message: the primary type's values, accounts and contracts allowed for addresses.
+        """
+        from .abi import typed_data_hash
+
+        return _sign(self._key("sign_typed_data"), typed_data_hash(domain, types, message, primary_type))
 
     def balance(self) -> int:
         """The account's balance in wei."""
@@ -97,7 +149,8 @@ class Accounts(Sequence[Account]):
     """The funded accounts, indexable like a list; accounts[0] deploys by default."""
 
     def __init__(self, backend: "Backend", addresses: Sequence[bytes]) -> None:
-        self._items = [Account(a, i, backend) for i, a in enumerate(addresses)]
+        known = {address: private for private, address in getattr(backend, "account_keys", ())}
+        self._items = [Account(a, i, backend, known.get(a)) for i, a in enumerate(addresses)]
         self._by_raw = {a.raw_address: a for a in self._items}
 
     @overload

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .abi import _Codec, _describe_inputs, _signature, abi_type, encode, selector, to_abi_value
+from eth_utils import keccak
+
+from .abi import Codec, _describe_inputs, _signature, encode_values, param_type, selector
 from .accounts import Account, checksum, same_address, to_raw_address
 from .errors import ContractError
 from .events import EventDict
@@ -84,12 +86,10 @@ class ContractFunction:
     def __init__(self, contract: "Contract", entries: list[dict[str, Any]]) -> None:
         self.contract = contract
         self.name = entries[0]["name"]
-        self._by_arity: dict[int, tuple[dict[str, Any], bytes, _Codec]] = {}
+        self._by_arity: dict[int, tuple[dict[str, Any], bytes, Codec]] = {}
         for entry in entries:
-            in_types = [abi_type(p) for p in entry.get("inputs", [])]
-            out_types = [abi_type(p) for p in entry.get("outputs", [])]
-            codec = _Codec(f"{contract._name}.{self.name}", in_types, out_types)
-            self._by_arity[len(in_types)] = (entry, selector(_signature(entry)), codec)
+            codec = Codec.for_entry(f"{contract._name}.{self.name}", entry)
+            self._by_arity[len(codec.inputs)] = (entry, selector(_signature(entry)), codec)
         first = entries[0]
         self.mutability = first.get("stateMutability", "nonpayable")
         self.is_view = self.mutability in ("view", "pure")
@@ -99,8 +99,8 @@ class ContractFunction:
     def _label(self) -> str:
         return f"{self.contract._name}.{self.name}"
 
-    def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, _Codec]:
-        if kwargs or (args and type(args[-1]) is dict):
+    def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
+        if kwargs or (args and type(args[-1]) is dict and not self._struct_last(args)):
             args, options = _split_options(self._label, args, kwargs, list(self._by_arity))
         else:
             options = {}
@@ -110,6 +110,13 @@ class ContractFunction:
             raise ContractError(f"{self._label} takes {wanted} arguments, got {len(args)}")
         _, sel, codec = chosen
         return args, options, sel + codec.encode(args), codec
+
+    def _struct_last(self, args: tuple[Any, ...]) -> bool:
+        """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options."""
+        chosen = self._by_arity.get(len(args))
+        if chosen is None or not chosen[2].inputs or chosen[2].inputs[-1].kind != "tuple":
+            return False
+        return not set(args[-1]) <= set(TX_OPTIONS)
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from")
@@ -195,6 +202,11 @@ class Contract:
     def balance(self) -> int:
         return self._project.backend.get_balance(self.raw_address)
 
+    @property
+    def codehash(self) -> bytes:
+        """keccak256 of the contract's runtime code, as EXTCODEHASH gives it."""
+        return keccak(self._project.backend.get_code(self.raw_address))
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
@@ -213,6 +225,30 @@ class Contract:
         return self.address
 
 
+ERC5202_PREAMBLE = b"\xfe\x71\x00"  # ERC-5202: not executable, version 0, no data section
+
+
+class Blueprint:
+    """A contract's initcode deployed as an ERC-5202 blueprint: pass it (or .address) to a factory."""
+
+    def __init__(self, container: "ContractContainer", raw_address: bytes) -> None:
+        self.container = container
+        self.raw_address = raw_address
+        self.address = checksum(raw_address)
+
+    def __eq__(self, other: object) -> bool:
+        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
+
+    def __hash__(self) -> int:
+        return hash(self.address)
+
+    def __repr__(self) -> str:
+        return f"<{self.container.name} blueprint {self.address}>"
+
+    def __str__(self) -> str:
+        return self.address
+
+
 class ContractContainer:
     """The contracts built from one source file: Name.deploy(*args, {'from': acct, 'value': v})."""
 
@@ -224,7 +260,7 @@ class ContractContainer:
         self.bytecode = artifact.bytecode
         self._deployed: list[Contract] = []
         ctor = [e for e in artifact.abi if e.get("type") == "constructor"]
-        self._ctor_types = [abi_type(p) for p in ctor[0].get("inputs", [])] if ctor else []
+        self._ctor_types = [param_type(p) for p in ctor[0].get("inputs", [])] if ctor else []
         self._ctor_desc = _describe_inputs(ctor[0]) if ctor else ""
         self._ctor_payable = bool(ctor) and ctor[0].get("stateMutability") == "payable"
 
@@ -238,14 +274,8 @@ class ContractContainer:
         args, options = _split_options(label, args, kwargs, [len(self._ctor_types)])
         if len(args) != len(self._ctor_types):
             raise ContractError(f"{label} takes {len(self._ctor_types)} arguments ({self._ctor_desc}), got {len(args)}")
-        values = [to_abi_value(t, v, f"{label} argument {i + 1} ({t})") for i, (t, v) in enumerate(zip(self._ctor_types, args))]
-        try:
-            data = self._artifact.bytecode + (encode(self._ctor_types, values) if self._ctor_types else b"")
-        except Exception as e:
-            raise ContractError(f"{label}({self._ctor_desc}): cannot encode {list(args)!r}: {e}") from None
-        sender = options.get("from") or self._project.accounts[0]
-        if not isinstance(sender, Account):
-            sender = self._project.accounts.at(sender)
+        data = self._artifact.bytecode + (encode_values(self._ctor_types, args, label) if self._ctor_types else b"")
+        sender = self._sender(options)
         value = to_wei(options.get("value", 0), what=f"{label} value")
         if value and not self._ctor_payable:
             raise ContractError(f"{label}: the constructor is not payable, but a value of {value} wei was sent")
@@ -255,6 +285,41 @@ class ContractContainer:
         contract = self.at(result.contract_address)
         self._deployed.append(contract)
         return contract
+
+    def deploy_as_blueprint(self, *args: Any, **kwargs: Any) -> "Blueprint":
+        """Deploy the contract's initcode as an ERC-5202 blueprint, for create_from_blueprint to copy.
+
+        Takes only the transaction options ({'from': acct} or sender=); constructor arguments
+        are given to create_from_blueprint.
+        """
+        label = f"{self._name}.deploy_as_blueprint"
+        args, options = _split_options(label, args, kwargs, [0])
+        if args:
+            raise ContractError(f"{label} takes no constructor arguments, got {len(args)}; pass them to create_from_blueprint in the contract that deploys from the blueprint")
+        if options.get("value"):
+            raise ContractError(f"{label}: a blueprint cannot be sent a value")
+        code = ERC5202_PREAMBLE + self._artifact.bytecode
+        if len(code) > 0xFFFF:
+            raise ContractError(f"{label}: the initcode is {len(code)} bytes, too long for a blueprint (at most 65535)")
+        # PUSH2 len; RETURNDATASIZE; DUP2; PUSH1 10; RETURNDATASIZE; CODECOPY; RETURN: returns what follows
+        initcode = b"\x61" + len(code).to_bytes(2, "big") + b"\x3d\x81\x60\x0a\x3d\x39\xf3" + code
+        sender = self._sender(options)
+        result = self._project.backend.transact(sender.raw_address, None, initcode, 0, _gas(options))
+        if not result.success:
+            _raise_on_failure(result, None, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))
+        assert result.contract_address is not None
+        return Blueprint(self, result.contract_address)
+
+    def _struct_last(self, args: tuple[Any, ...]) -> bool:
+        """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options."""
+        chosen = self._by_arity.get(len(args))
+        if chosen is None or not chosen[2].inputs or chosen[2].inputs[-1].kind != "tuple":
+            return False
+        return not set(args[-1]) <= set(TX_OPTIONS)
+
+    def _sender(self, options: dict[str, Any]) -> Account:
+        sender = options.get("from") or self._project.accounts[0]
+        return sender if isinstance(sender, Account) else self._project.accounts.at(sender)
 
     def at(self, address: object) -> Contract:
         """This contract's interface bound to an existing address."""

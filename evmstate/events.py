@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from eth_utils import keccak
 
-from .abi import _signature, abi_type, decode, from_abi_value
+from .abi import _signature, decode_values, param_type
 from .accounts import checksum
 
 if TYPE_CHECKING:
     from .backend import Log
+    from .compiler import Artifact
 
 
 class Event(dict):
@@ -107,36 +108,103 @@ class EventDict:
         return f"<EventDict {self._events!r}>"
 
 
-class _EventDecoder:
-    """Decodes logs by topic0 with every ABI the project knows."""
+class _EventSpec:
+    """One event of an ABI: its topic0 and how to read its topics and data."""
 
-    def __init__(self) -> None:
-        self._by_topic: dict[int, tuple[str, list[tuple[str, str, bool]]]] = {}
+    def __init__(self, entry: Mapping[str, Any]) -> None:
+        self.name = entry["name"]
+        self.topic = int.from_bytes(keccak(text=_signature(entry)), "big")
+        self.inputs = [(p.get("name") or f"_{i}", param_type(p), bool(p.get("indexed"))) for i, p in enumerate(entry.get("inputs", []))]
+        self.n_topics = 1 + sum(indexed for *_, indexed in self.inputs)
+        self.data_types = [t for _, t, indexed in self.inputs if not indexed]
+        # two ABIs may hold the same event; it is one candidate, not an ambiguity
+        self.key = (self.name, tuple((n, t.name, t.display, indexed) for n, t, indexed in self.inputs))
 
-    def add_abi(self, abi: Sequence[Mapping[str, Any]]) -> None:
-        for entry in abi:
-            if entry.get("type") != "event" or entry.get("anonymous"):
-                continue
-            topic = int.from_bytes(keccak(text=_signature(entry)), "big")
-            self._by_topic[topic] = (entry["name"], [(p["name"], abi_type(p), bool(p.get("indexed"))) for p in entry["inputs"]])
-
-    def decode(self, log: "Log") -> Event:
-        address = checksum(log.address)
-        spec = self._by_topic.get(log.topics[0]) if log.topics else None
-        if spec is None:
-            return Event("(unknown)", address, {"topics": [f"0x{t:064x}" for t in log.topics], "data": f"0x{log.data.hex()}"})
-        name, inputs = spec
-        data_types = [t for _, t, indexed in inputs if not indexed]
-        data_values = iter(decode(data_types, log.data)) if data_types else iter(())
+    def decode(self, log: "Log", address: str) -> Event:
+        """The log read as this event; raises when its topics or data do not fit."""
+        if len(log.topics) != self.n_topics:
+            raise ValueError(f"{len(log.topics)} topics, not {self.n_topics}")
+        data_values = iter(decode_values(self.data_types, log.data) if self.data_types else ())
+        if not self.data_types and log.data:
+            raise ValueError("data where the event has none")
         topics = iter(log.topics[1:])
         fields: dict[str, Any] = {}
-        for field_name, t, indexed in inputs:
+        for field_name, t, indexed in self.inputs:
             if indexed:
                 raw = next(topics).to_bytes(32, "big")
-                if t in ("string", "bytes") or t.endswith("]") or t.startswith("("):
-                    fields[field_name] = raw  # dynamic indexed values are stored as their hash
+                if t.dynamic or t.kind in ("array", "tuple"):
+                    fields[field_name] = raw  # indexed arrays, structs, bytes and strings are stored as their hash
                 else:
-                    fields[field_name] = from_abi_value(t, decode([t], raw)[0])
+                    fields[field_name] = decode_values([t], raw)[0]
             else:
-                fields[field_name] = from_abi_value(t, next(data_values))
-        return Event(name, address, fields)
+                fields[field_name] = next(data_values)
+        return Event(self.name, address, fields)
+
+
+def _specs_by_topic(abi: Sequence[Mapping[str, Any]]) -> dict[int, list[_EventSpec]]:
+    by_topic: dict[int, list[_EventSpec]] = {}
+    for entry in abi:
+        if entry.get("type") != "event" or entry.get("anonymous"):
+            continue
+        spec = _EventSpec(entry)
+        same = by_topic.setdefault(spec.topic, [])
+        if all(s.key != spec.key for s in same):
+            same.append(spec)
+    return by_topic
+
+
+def raw_event(log: "Log") -> Event:
+    """A log no ABI explains: named "(unknown)", with its topics and data as hex."""
+    return Event("(unknown)", checksum(log.address), {"topics": [f"0x{t:064x}" for t in log.topics], "data": f"0x{log.data.hex()}"})
+
+
+class _EventDecoder:
+    """Decodes logs: by the ABI of the contract at the emitting address, else by every ABI the project knows.
+
+    A log that no candidate event decodes, or that several different ones do, comes back raw
+    (see raw_event); decoding never raises.
+    """
+
+    def __init__(self, artifact_at: "Callable[[bytes], Artifact | None] | None" = None) -> None:
+        self._artifact_at = artifact_at
+        self._by_topic: dict[int, list[_EventSpec]] = {}
+        self._by_abi: dict[int, tuple[Sequence[Any], dict[int, list[_EventSpec]]]] = {}
+
+    def add_abi(self, abi: Sequence[Mapping[str, Any]]) -> None:
+        """Make abi's events candidates for logs from addresses the project did not deploy or attach."""
+        for topic, specs in _specs_by_topic(abi).items():
+            known = self._by_topic.setdefault(topic, [])
+            known.extend(s for s in specs if all(k.key != s.key for k in known))
+
+    def _abi_specs(self, abi: Sequence[Mapping[str, Any]]) -> dict[int, list[_EventSpec]]:
+        cached = self._by_abi.get(id(abi))
+        if cached is None or cached[0] is not abi:
+            cached = self._by_abi[id(abi)] = (abi, _specs_by_topic(abi))
+        return cached[1]
+
+    def decode(self, log: "Log") -> Event:
+        """The log as an Event of the emitting contract's ABI, else of the one project ABI that fits, else raw."""
+        if not log.topics:
+            return raw_event(log)
+        topic = log.topics[0]
+        address = checksum(log.address)
+        artifact = self._artifact_at(log.address) if self._artifact_at is not None else None
+        if artifact is not None:
+            decoded = _decode_each(self._abi_specs(artifact.abi).get(topic, ()), log, address)
+            if len(decoded) == 1:
+                return decoded[0]
+            if decoded:
+                return raw_event(log)
+        # an address no ABI is bound to, or a log its own ABI does not explain (e.g. a raw_log)
+        decoded = _decode_each(self._by_topic.get(topic, ()), log, address)
+        return decoded[0] if len(decoded) == 1 else raw_event(log)
+
+
+def _decode_each(specs: Sequence[_EventSpec], log: "Log", address: str) -> list[Event]:
+    decoded = []
+    for spec in specs:
+        try:
+            decoded.append(spec.decode(log, address))
+        except Exception:
+            continue
+    return decoded

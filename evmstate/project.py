@@ -49,7 +49,7 @@ class Project:
         )
         self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
         self.chain = Chain(self.backend)
-        self.event_decoder = _EventDecoder()
+        self.event_decoder = _EventDecoder(self.artifact_at)
         self._by_address: dict[bytes, Artifact] = {}
         self.containers: dict[str, ContractContainer] = {}
         for name, artifact in self.artifacts.items():

@@ -8,14 +8,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from .abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
 from .errors import StrategyError, UnitError
 from .units import to_wei
 
 _INT = re.compile(r"^(u?)int(\d*)$")
 _BYTES_N = re.compile(r"^bytes(\d+)$")
-DECIMAL_PLACES = 10
-DECIMAL_MIN = Decimal(-(2**167)) / Decimal(10**DECIMAL_PLACES)
-DECIMAL_MAX = Decimal(2**167 - 1) / Decimal(10**DECIMAL_PLACES)
 ALLOWED = (
     "uint8..uint256, int8..int256 (steps of 8), bool, address, bytes1..bytes32, bytes, string, decimal, "
     "fixed arrays such as uint256[3], dynamic arrays such as address[], tuples such as (uint256,bool)"

@@ -38,6 +38,20 @@ def contracts_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def tokens_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project of tokens whose events share a signature, a blueprint factory and a permit checker."""
+    root = tmp_path_factory.mktemp("tokens-project")
+    shutil.copytree(HERE / "projects" / "tokens", root, dirs_exist_ok=True)
+    return root
+
+
+@pytest.fixture()
+def tokens(tokens_root: Path) -> Project:
+    """A fresh chain over the tokens project (compiled once per session through the cache)."""
+    return Project(Config(root=tokens_root, project=ProjectConfig(contracts="contracts")))
+
+
 @pytest.fixture()
 def project(contracts_root: Path) -> Project:
     """A fresh chain over the test contracts (compiled once per session through the cache)."""

@@ -99,3 +99,13 @@ def test_strategies_compose_with_hypothesis():
     doubled = strategy("uint8").map(lambda v: v * 2)
     assert find(doubled, lambda v: v > 10) == 12
     assert find(st.one_of(strategy("bool"), strategy("uint8")), lambda v: True) is False
+
+
+def test_decimal_bounds_are_exactly_vypers():
+    """int168 scaled by 10**10, to the last digit: rounded bounds would draw values no contract takes."""
+    top = Decimal("18707220957835557353007165858768422651595.9365500927")
+    bottom = Decimal("-18707220957835557353007165858768422651595.9365500928")
+    assert find(strategy("decimal"), lambda d: d >= top) == top
+    assert find(strategy("decimal"), lambda d: d <= bottom) == bottom
+    with pytest.raises(StrategyError, match="must lie within"):
+        strategy("decimal", max_value=top + Decimal("1E-10"))

@@ -1,0 +1,35 @@
+"""Events of contracts that share an event signature, as evmstate replay prints them."""
+
+import shutil
+from pathlib import Path
+
+from eth_utils import to_checksum_address
+
+from evmstate.backend import account_keys
+
+from .helpers import invoke
+
+TOKENS = Path(__file__).resolve().parents[1] / "projects" / "tokens"
+
+
+def test_replay_prints_each_contracts_transfer_by_its_own_abi(tmp_path, monkeypatch):
+    shutil.copytree(TOKENS, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out = invoke("run", "machines/transfers.py", "--seed", "1")
+    assert code == 1 and "a coin and a collectible both moved" in out
+    (record,) = (tmp_path / ".evmstate" / "failures").glob("*.json")
+    code, out = invoke("replay", record.stem)
+    assert code == 1
+    owner = to_checksum_address(account_keys(1)[0][1])
+    zero = "0x" + "00" * 20
+    assert out == (
+        f"replaying {record.stem}: machines/transfers.py::TransfersMachine\n"
+        "  1. state.rule_pay(st_receiver=accounts[0], st_amount=0)\n"
+        f"     event Transfer(sender='{owner}', receiver='{owner}', value=0)\n"
+        "  2. state.rule_mint(st_receiver=accounts[0])\n"
+        f"     event Transfer(sender='{zero}', receiver='{owner}', token_id=1)\n"
+        "     invariant invariant_not_both failed: AssertionError: a coin and a collectible both moved\n"
+        "still fails: AssertionError: a coin and a collectible both moved\n"
+    )

@@ -1,0 +1,162 @@
+"""The codec against eth-abi over the whole type grammar, the one-word path against the general one, EIP-712."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import eth_abi
+import pytest
+from eth_keys import keys
+from eth_utils import keccak
+from hypothesis import given, settings, strategies as st
+
+from evmstate import ContractError, Project, UsageError, strategy
+from evmstate.abi import Codec, parse_type, param_type, typed_data_hash
+from evmstate.accounts import eip191_hash
+from evmstate.config import Config, ProjectConfig
+
+from ..abi_grammar import UINTS, INTS, _split_top, abi_types, assert_same, expected_output
+
+WORD_TYPES = UINTS + INTS + ["address", "bool"]
+
+
+@pytest.fixture(scope="module")
+def accounts(contracts_root):
+    """A loaded project, for the accounts strategy("address") draws from; nothing runs on its chain."""
+    return Project(Config(root=contracts_root, project=ProjectConfig(contracts="contracts"))).accounts
+
+
+def eth_abi_type(t: str) -> str:
+    return t.replace("decimal", "int168")
+
+
+def eth_abi_value(t: str, value):
+    """value as eth-abi takes it, worked out here independently of the codec."""
+    if t.endswith("]"):
+        inner = t[: t.rindex("[")]
+        return [eth_abi_value(inner, v) for v in value]
+    if t.startswith("("):
+        return tuple(eth_abi_value(p, v) for p, v in zip(_split_top(t[1:-1]), value))
+    if t == "address":
+        return value.address
+    if t == "decimal":
+        return int(value.scaleb(10))
+    return value
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_codec_agrees_with_eth_abi_over_the_grammar(accounts, data):
+    """Every type the grammar makes (static arrays of strings too, which Vyper cannot declare)."""
+    types = data.draw(st.lists(abi_types(), min_size=1, max_size=3), label="types")
+    values = data.draw(st.tuples(*(strategy(t) for t in types)), label="values")
+    for words in (True, False):
+        codec = Codec("f", [parse_type(t) for t in types], [parse_type(t) for t in types], words=words)
+        encoded = codec.encode(values)
+        assert encoded == eth_abi.encode([eth_abi_type(t) for t in types], [eth_abi_value(t, v) for t, v in zip(types, values)])
+        got = codec.decode(encoded)
+        assert_same(got if len(types) > 1 else (got,), tuple(expected_output(t, v) for t, v in zip(types, values)))
+
+
+@given(data=st.data())
+def test_one_word_path_gives_eth_abis_bytes_and_values(accounts, data):
+    types = data.draw(st.lists(st.sampled_from(WORD_TYPES), min_size=1, max_size=4), label="types")
+    values = data.draw(st.tuples(*(strategy(t) for t in types)), label="values")
+    parsed = [parse_type(t) for t in types]
+    fast, general = Codec("f", parsed, parsed, words=True), Codec("f", parsed, parsed, words=False)
+    assert fast._encoders is not None and general._encoders is None
+    encoded = fast.encode(values)
+    assert encoded == general.encode(values) == eth_abi.encode(types, [eth_abi_value(t, v) for t, v in zip(types, values)])
+    assert fast.decode(encoded) == general.decode(encoded)
+    # any words at all, most of them not a valid encoding: both paths agree or both refuse
+    words = data.draw(st.lists(st.one_of(st.binary(min_size=32, max_size=32), st.sampled_from([b"\0" * 31 + b"\1", b"\xff" * 32, b"\0" * 12 + b"\xff" * 20])), min_size=len(types), max_size=len(types)), label="words")
+    raw = b"".join(words)
+    outcomes = []
+    for codec in (fast, general):
+        try:
+            outcomes.append(codec.decode(raw))
+        except ContractError:
+            outcomes.append("refused")
+    assert outcomes[0] == outcomes[1]
+
+
+def test_one_word_path_reports_bad_values_as_the_general_path_does():
+    parsed = [parse_type("uint8"), parse_type("bool"), parse_type("address")]
+    for words in (True, False):
+        codec = Codec("T.f", parsed, [], words=words)
+        with pytest.raises(ContractError, match=r"T.f argument 1 \(uint8\): 256 does not fit in uint8"):
+            codec.encode([256, True, "0x" + "11" * 20])
+        with pytest.raises(ContractError, match=r"T.f argument 2 \(bool\): expected True or False for bool, got 1"):
+            codec.encode([1, 1, "0x" + "11" * 20])
+        with pytest.raises(ContractError, match=r"T.f argument 3 \(address\): expected an account"):
+            codec.encode([1, True, "0x11"])
+        assert codec.encode(["100 wei", False, "0x" + "11" * 20])[:32] == (100).to_bytes(32, "big")
+
+
+def test_output_that_does_not_decode_is_a_contract_error():
+    codec = Codec("T.f", [], [parse_type("uint256[]")])
+    with pytest.raises(ContractError, match=r"T.f returned 0 bytes that do not decode as \(uint256\[\]\)"):
+        codec.decode(b"")
+
+
+def test_json_abi_decimals_structs_and_names():
+    param = {"name": "x", "type": "tuple[]", "components": [{"name": "a", "type": "int168[2]", "internalType": "decimal"}, {"name": "b", "type": "uint8"}]}
+    t = param_type(param)
+    assert t.name == "(int168[2],uint8)[]" and t.display == "(decimal[2],uint8)[]"
+    encoded = eth_abi.encode([t.name], [[([15 * 10**9, -1], 7)]])
+    value = Codec("f", [], [t]).decode(encoded)
+    assert value == [([Decimal("1.5"), Decimal("-1E-10")], 7)] and value[0].a == [Decimal("1.5"), Decimal("-1E-10")] and value[0].b == 7
+    assert Codec("f", [t], []).encode([[{"a": ["1.5", "-0.0000000001"], "b": 7}]]) == encoded
+    # an int168 that is not marked as a decimal stays an integer
+    assert param_type({"name": "y", "type": "int168"}).kind == "int"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("uint7", "integer sizes run from 8 to 256 in steps of 8"),
+        ("bytes33", "fixed bytes run from bytes1 to bytes32"),
+        ("uint256[0]", "array size '0' must be a positive integer"),
+        ("float", "unknown ABI type 'float'"),
+    ],
+)
+def test_bad_type_strings(text, message):
+    with pytest.raises(ContractError, match=message):
+        parse_type(text)
+
+
+def test_eip712_matches_the_specifications_example():
+    """The Mail example of EIP-712, its digest and its signature by keccak256("cow")."""
+    types = {
+        "Person": [{"name": "name", "type": "string"}, {"name": "wallet", "type": "address"}],
+        "Mail": [{"name": "from", "type": "Person"}, {"name": "to", "type": "Person"}, {"name": "contents", "type": "string"}],
+    }
+    domain = {"name": "Ether Mail", "version": "1", "chainId": 1, "verifyingContract": "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"}
+    message = {
+        "from": {"name": "Cow", "wallet": "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},
+        "to": {"name": "Bob", "wallet": "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},
+        "contents": "Hello, Bob!",
+    }
+    digest = typed_data_hash(domain, types, message)
+    assert digest.hex() == "be609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2"
+    assert typed_data_hash(domain, types, message, primary_type="Mail") == digest
+    sig = keys.PrivateKey(keccak(b"cow")).sign_msg_hash(digest)
+    assert (sig.v + 27, sig.r, sig.s) == (28, 0x4355C47D63924E8A72E509B65029052EB6C299D53A04E167C5775FD466751C9D, 0x07299936D304C153F6443DFA05F40FF007D72911B6F72307F996231605B91562)
+
+
+def test_eip712_mistakes_are_clear_errors():
+    types = {"Permit": [{"name": "owner", "type": "address"}, {"name": "value", "type": "uint256"}]}
+    domain = {"name": "T", "chainId": 1}
+    with pytest.raises(UsageError, match=r"Permit has the fields owner, value; missing \['value'\], unknown \['amount'\]"):
+        typed_data_hash(domain, types, {"owner": "0x" + "11" * 20, "amount": 1})
+    with pytest.raises(UsageError, match="unknown field\\(s\\) 'chain'; EIP-712 domains take name, version, chainId, verifyingContract, salt"):
+        typed_data_hash({"chain": 1}, types, {"owner": "0x" + "11" * 20, "value": 1})
+    with pytest.raises(UsageError, match="cannot tell the primary type among A, B; pass primary_type="):
+        typed_data_hash(domain, {"A": [{"name": "x", "type": "uint8"}], "B": [{"name": "y", "type": "uint8"}]}, {"x": 1})
+    with pytest.raises(ContractError, match=r"typed data Permit.value: -1 does not fit in uint256"):
+        typed_data_hash(domain, types, {"owner": "0x" + "11" * 20, "value": -1})
+
+
+def test_eip191_digest():
+    # "\x19Ethereum Signed Message:\n" + decimal length + the message bytes
+    assert eip191_hash("hello") == keccak(b"\x19Ethereum Signed Message:\n5hello") == eip191_hash(b"hello")
