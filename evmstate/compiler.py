@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -23,6 +24,7 @@ from .errors import CompileError
 VYPER_VERSION: str = vyper.__version__
 OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map_runtime", "layout")
 CACHE_FORMAT = 2
+KEEP_BUILDS = 4  # cache entries kept per source
 
 
 @dataclass(frozen=True)
@@ -270,11 +272,15 @@ def _read_cache(path: Path, s: _Source) -> tuple[Artifact | None, CompileError |
         if d["format"] != CACHE_FORMAT or d["path"] != str(s.path):
             return None
         if d["artifact"] is not None:
-            return Artifact.from_dict(d["artifact"]), None, False
-        e = d["error"]
-        return None, CompileError(e["message"], path=e["path"], lineno=e["lineno"]), bool(d["module_only"])
+            outcome: tuple[Artifact | None, CompileError | None, bool] = (Artifact.from_dict(d["artifact"]), None, False)
+        else:
+            e = d["error"]
+            outcome = (None, CompileError(e["message"], path=e["path"], lineno=e["lineno"]), bool(d["module_only"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # a damaged cache entry is rebuilt, never trusted
+    with contextlib.suppress(OSError):
+        os.utime(path)  # most recently used: kept longest
+    return outcome
 
 
 def _write_cache(path: Path, s: _Source, outcome: tuple[Artifact | None, CompileError | None, bool]) -> None:
@@ -287,9 +293,18 @@ def _write_cache(path: Path, s: _Source, outcome: tuple[Artifact | None, Compile
         "module_only": module_only,
     }
     _write_atomic(path, json.dumps(d))
-    for stale in path.parent.glob(path.name.rsplit("-", 1)[0] + "-*.json"):
-        if stale != path:
-            stale.unlink(missing_ok=True)
+    # keep the few most recently used builds of this source: switching back and forth between
+    # versions (a branch, an edit undone) then costs no compile
+    older = sorted(path.parent.glob(path.name.rsplit("-", 1)[0] + "-*.json"), key=_mtime, reverse=True)
+    for stale in older[KEEP_BUILDS:]:
+        stale.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _compile(s: _Source) -> tuple[Artifact | None, CompileError | None, bool]:

@@ -672,7 +672,8 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     for err in load_errors:
         emit(err)
     project = Project(config)
-    for err in _unavailable_contracts(config, project, items):
+    runnable = [i for i in items if not (i.kind == "machine" and options.no_stateful or i.kind == "test" and options.only_stateful)]
+    for err in _unavailable_contracts(config, project, runnable):
         summary.load_errors.append(err)
         emit(err)
     for item in items:

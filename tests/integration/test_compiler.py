@@ -112,6 +112,10 @@ def test_second_run_compiles_nothing_and_a_change_recompiles(tmp_path: Path):
     second = build(tmp_path)
     assert second.compiled == ["A"] and second.cached == ["B"]
     assert second.artifacts["A"].bytecode != first.artifacts["A"].bytecode
+    write(tmp_path, {"contracts/A.vy": RETURNS.format(1)})
+    undone = build(tmp_path)
+    assert undone.compiled == [], "an edit undone finds its earlier build in the cache"
+    assert undone.artifacts["A"].bytecode == first.artifacts["A"].bytecode
     assert sorted(build(tmp_path, evm_version="cancun").compiled) == ["A", "B"], "the EVM version is part of the key"
     assert sorted(build(tmp_path, optimize="codesize").compiled) == ["A", "B"], "the optimizer setting is part of the key"
     (tmp_path / "lib").mkdir()
