@@ -116,10 +116,6 @@ class Build:
     compiled: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
 
-    def module(self, name: str) -> Module | None:
-        """The library module under the contracts folder whose file stem is name, if any."""
-        return next((m for m in self.modules if m.in_project and m.name == name), None)
-
 
 def _hex(code: str) -> bytes:
     return bytes.fromhex(code[2:] if code.startswith("0x") else code)

@@ -707,7 +707,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
 
 def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
     """One error per contract that does not compile, naming the machines and tests that ask for it."""
-    asks: dict[str, set[str]] = {}
+    asks: list[tuple[str, set[str]]] = []
     for item in items if project.build.errors else ():
         try:
             if item.kind == "machine":
@@ -716,7 +716,7 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
                 params = inspect.signature(item.obj.hypothesis.inner_test).parameters
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             continue  # reported when the item runs
-        asks[item.name] = set(params)
+        asks.append((item.name, set(params)))
     errors = []
     for name, error in project.build.errors.items():
         path = project.build.sources[name]
@@ -724,7 +724,7 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
             shown = str(path.relative_to(config.root))
         except ValueError:
             shown = str(path)
-        needed = [n for n, params in asks.items() if name in params]
+        needed = [n for n, params in asks if name in params]
         if needed:
             message = f"contract {name!r} does not compile; needed by {', '.join(needed)} (they end as errors, the others run)"
         else:
