@@ -18,6 +18,7 @@ from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.phases import CompilerData
 from vyper.compiler.settings import OptimizationLevel, Settings, anchor_settings
 from vyper.exceptions import VyperException
+from vyper.semantics.analysis import imports as vyper_imports
 
 from .errors import CompileError
 
@@ -177,7 +178,8 @@ class _Source:
     path: Path
     source_hash: str
     inputs: dict[Path, str]  # every file it compiles from, resolved: itself first, then its imports
-    data: Any = None  # vyper's CompilerData, when the imports resolved
+    search: list[Path]
+    settings: Settings
     error: CompileError | None = None  # the imports could not be resolved
 
     @property
@@ -185,23 +187,66 @@ class _Source:
         return self.path.stem
 
 
+# (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
+_PARSED: dict[tuple[str, str], Any] = {}
+
+
+class _ImportScan(vyper_imports.ImportAnalyzer):
+    """vyper's own import resolution, parsing each file once per process for as long as it is unchanged.
+
+    Only for telling whether the cache holds a source: a compile resolves again with a fresh
+    CompilerData, whose ASTs the type checker may annotate.
+    """
+
+    def _ast_from_file(self, file: Any) -> Any:
+        key = (str(file.resolved_path), file.sha256sum)
+        if key not in _PARSED:
+            if len(_PARSED) > 2048:
+                _PARSED.clear()
+            _PARSED[key] = super()._ast_from_file(file)
+        return _PARSED[key]
+
+
+def _inputs_of(file_input: Any, imports: Any) -> dict[Path, str]:
+    inputs = {Path(file_input.resolved_path): file_input.sha256sum}
+    for item in imports.compiler_inputs:
+        if not item.from_builtin:  # builtins come with the compiler, whose version is in the key
+            inputs.setdefault(Path(item.resolved_path), item.sha256sum)
+    return inputs
+
+
+def _scan(path: Path, search: list[Path]) -> dict[Path, str]:
+    """Every file path compiles from, found as CompilerData finds them (the file's own folder first)."""
+    bundle = FilesystemInputBundle(list(search))
+    file_input = bundle.load_file(path)
+    with bundle.search_path(Path(file_input.resolved_path).parent):
+        scan = _ImportScan(bundle, vyper_imports._ImportGraph(), None)
+        scan.toplevel_module = scan._ast_from_file(file_input)
+        scan.resolve_imports()
+    return _inputs_of(file_input, scan)
+
+
+def _compiler_data(s: _Source) -> tuple[Any, dict[Path, str]]:
+    """vyper's CompilerData for a source, with its imports resolved, and every file it compiles from."""
+    bundle = FilesystemInputBundle(list(s.search))  # one per source: source ids stay the same run to run
+    file_input = bundle.load_file(s.path)
+    data = CompilerData(file_input, bundle, settings=s.settings)
+    return data, _inputs_of(file_input, data.resolved_imports)
+
+
 def _resolve(path: Path, search: list[Path], settings: Settings, hint: str) -> _Source:
     text = path.read_bytes()
-    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()})
-    bundle = FilesystemInputBundle(list(search))  # one per source: source ids stay the same run to run
+    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, settings)
     try:
-        file_input = bundle.load_file(path)
-        data = CompilerData(file_input, bundle, settings=settings)
-        imports = data.resolved_imports
+        source.inputs = _scan(path, search)
+        return source
+    except Exception:
+        pass  # let vyper's own pass say what is wrong, in its words
+    try:
+        _, source.inputs = _compiler_data(source)
     except Exception as e:
         missing = type(e).__name__ == "ModuleNotFound"
         source.error = _error(e, path, hint if missing else "")
-        return source
-    source.data = data
-    source.inputs = {Path(file_input.resolved_path): file_input.sha256sum}
-    for item in imports.compiler_inputs:
-        if not item.from_builtin:  # builtins come with the compiler, whose version is in the key
-            source.inputs.setdefault(Path(item.resolved_path), item.sha256sum)
     return source
 
 
@@ -237,7 +282,8 @@ class _Plan:
 
 
 def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimize: str, extra: Sequence[Path], root: Path | None) -> _Plan:
-    root = root if root is not None else contracts_dir.parent
+    contracts_dir = contracts_dir.resolve()
+    root = root.resolve() if root is not None else contracts_dir.parent
     extra = [Path(p) if Path(p).is_absolute() else root / p for p in extra]
     search = search_paths(contracts_dir, root, extra)
     hint = _not_found_hint(contracts_dir, root, extra)
@@ -305,8 +351,8 @@ def _mtime(path: Path) -> float:
 
 def _compile(s: _Source) -> tuple[Artifact | None, CompileError | None, bool]:
     """Compile one resolved source: (artifact, error, whether it failed only for being a module)."""
-    data = s.data
     try:
+        data, s.inputs = _compiler_data(s)
         with anchor_settings(data.settings):
             _ = data.annotated_vyper_module  # the whole import graph, type-checked
             try:
@@ -379,17 +425,17 @@ def compile_project(
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
     for s in plan.sources:
         key = s.path.resolve()
-        for dep, h in s.inputs.items():
-            build.inputs[_shown(dep, plan.root, plan.search)] = h
         if s.error is not None:
             outcome: tuple[Artifact | None, CompileError | None, bool] = (None, s.error, False)
         elif key in plan.outcomes:
             outcome = plan.outcomes[key]
             build.cached.append(s.name)
         else:
-            outcome = _compile(s)
+            outcome = _compile(s)  # resolves again as vyper compiles: s.inputs are what it used
             _write_cache(plan.cache_file(s), s, outcome)
             build.compiled.append(s.name)
+        for dep, h in s.inputs.items():
+            build.inputs[_shown(dep, plan.root, plan.search)] = h
         artifact, error, module_only = outcome
         importers = plan.importers.get(key, [])
         if artifact is None and (importers or module_only):

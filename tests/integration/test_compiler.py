@@ -300,3 +300,28 @@ def __init__(supply: uint256):
     erc20.__init__("Token", "TKN", 18, "Token", "1")
     erc20._mint(msg.sender, supply)
 """
+
+
+def test_the_cache_check_finds_the_same_files_vyper_compiles_from(tmp_path: Path):
+    """The cache is looked up by a scan that parses each file once; it must agree with vyper's own pass."""
+    from evmstate import compiler
+
+    write(
+        tmp_path,
+        {
+            "contracts/SnekToken.vy": SNEK_TOKEN,
+            "contracts/User.vy": USER,
+            "contracts/lib/counter.vy": COUNTER,
+            "contracts/Guarded.vy": GUARDED,
+            "contracts/lib/owned.vy": OWNED,
+            "contracts/owner_lib.vy": OWNER_LIB,
+            "contracts/A.vy": USES_PICK,
+            "lib/pick.vy": PICK.format(1),
+        },
+    )
+    plan = compiler._plan(tmp_path / "contracts", None, "prague", "gas", ["lib"], tmp_path)
+    assert len(plan.sources) == 7 and not any(s.error for s in plan.sources)
+    for s in plan.sources:
+        compiler._PARSED.clear()
+        assert compiler._scan(s.path, s.search) == s.inputs == compiler._compiler_data(s)[1], s.name
+    assert len(next(s for s in plan.sources if s.name == "SnekToken").inputs) == 8
