@@ -117,7 +117,7 @@ def failures(ctx: click.Context) -> None:
         return
     from evmstate.errors import FailureRecordError
     from evmstate.failures import FailureStore
-    from evmstate.replay import changed_sources
+    from evmstate.replay import changed_sources, current_inputs
 
     cfg = config_mod.load()
     store = FailureStore(cfg.state_dir / "failures")
@@ -129,6 +129,7 @@ def failures(ctx: click.Context) -> None:
     table = Table(box=None, show_edge=False, pad_edge=False)
     for col in ("id", "machine", "error", "age", "sources"):
         table.add_column(col)
+    inputs = current_inputs(cfg)
     for rid in ids:
         try:
             rec = store.load(rid)
@@ -136,7 +137,7 @@ def failures(ctx: click.Context) -> None:
             table.add_row(rid, "-", f"unreadable: {e}", "-", "-")
             continue
         message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
-        changed = "changed" if changed_sources(cfg, rec) else "same"
+        changed = "changed" if changed_sources(cfg, rec, inputs) else "same"
         table.add_row(rec.id, f"{rec.path}::{rec.name}", f"{rec.error.get('type')}: {message}"[:70], _age(rec.created), changed)
     console.print(table)
 
@@ -184,20 +185,42 @@ def init(folder: Path | None, force: bool) -> None:
 
 @cli.command("compile")
 def compile_cmd() -> None:
-    """Compile contracts/ (using the cache) and list each contract."""
-    from evmstate.compiler import CompileStats, compile_project
+    """Compile contracts/ (using the cache); list each contract and the library modules they import."""
+    from evmstate.compiler import compile_project
 
     cfg = config_mod.load()
-    stats = CompileStats()
-    arts = compile_project(cfg.contracts_dir, cfg.state_dir / "build", evm_version=cfg.compiler.evm_version, optimize=cfg.compiler.optimize, stats=stats)
+    build = compile_project(
+        cfg.contracts_dir,
+        cfg.state_dir / "build",
+        evm_version=cfg.compiler.evm_version,
+        optimize=cfg.compiler.optimize,
+        search_paths=cfg.search_paths,
+        root=cfg.root,
+    )
     console = _console()
-    if not arts:
+    if not build.sources and not build.modules:
         console.print(f"no .vy sources in {cfg.contracts_dir}")
         return
-    for name, art in arts.items():
+    for name in build.sources:
+        origin = "cached" if name in build.cached else "compiled"
+        art = build.artifacts.get(name)
+        if art is None:
+            console.print(Text(f"{name:20s} {'error':>12s}  {origin:8s}  does not compile (below)"))
+            continue
         fns = sorted(e["name"] for e in art.abi if e.get("type") == "function")
-        origin = "cached" if name in stats.cached else "compiled"
-        console.print(f"{name:20s} {len(art.bytecode_runtime):6d} bytes  {origin:8s}  {', '.join(fns)}")
+        console.print(Text(f"{name:20s} {len(art.bytecode_runtime):6d} bytes  {origin:8s}  {', '.join(fns)}"))
+    for m in build.modules:
+        if m.importers:
+            note = f"imported by {', '.join(m.importers)}"
+            if m.name in build.artifacts and m.in_project:
+                note += "; also deployable on its own"
+        else:
+            note = m.reason
+        console.print(Text(f"module {m.name:13s} {m.shown}  {note}"))
+    for name, error in build.errors.items():
+        console.print(Text(f"\nerror: contract {name!r} does not compile:\n{error}", style="red"))
+    if build.errors:
+        sys.exit(2)
 
 
 def main() -> None:

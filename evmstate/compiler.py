@@ -1,25 +1,31 @@
-"""The only module that imports vyper: compiles sources and caches artifacts on disk."""
+"""The only module that imports vyper: resolves imports as vyper does, compiles, caches on disk."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import vyper
+from vyper.compiler import outputs_from_compiler_data
 from vyper.compiler.input_bundle import FilesystemInputBundle
-from vyper.compiler.settings import OptimizationLevel, Settings
+from vyper.compiler.phases import CompilerData
+from vyper.compiler.settings import OptimizationLevel, Settings, anchor_settings
 from vyper.exceptions import VyperException
+from vyper.semantics.analysis import imports as vyper_imports
 
 from .errors import CompileError
 
 VYPER_VERSION: str = vyper.__version__
 OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map_runtime", "layout")
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+KEEP_BUILDS = 4  # cache entries kept per source
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,8 @@ class Artifact:
     # runtime pc -> vyper's description of a compiler-inserted check
     error_map: dict[int, str] = field(default_factory=dict)
     layout: dict[str, Any] = field(default_factory=dict)
+    # every file compiled into it (the source and each resolved import): path -> sha256
+    inputs: dict[str, str] = field(default_factory=dict)
 
     def source_line(self, pc: int) -> tuple[int, str] | None:
         """The (line number, text) of the source line that produced runtime pc, when known."""
@@ -63,6 +71,7 @@ class Artifact:
             "pc_pos": {str(k): list(v) for k, v in self.pc_pos.items()},
             "error_map": {str(k): v for k, v in self.error_map.items()},
             "layout": self.layout,
+            "inputs": self.inputs,
         }
 
     @classmethod
@@ -77,13 +86,34 @@ class Artifact:
             pc_pos={int(k): tuple(v) for k, v in d["pc_pos"].items()},
             error_map={int(k): v for k, v in d["error_map"].items()},
             layout=d.get("layout", {}),
+            inputs=d.get("inputs", {}),
         )
 
 
-@dataclass
-class CompileStats:
-    """How many contracts a compile call built and how many it took from the cache."""
 
+@dataclass(frozen=True)
+class Module:
+    """A library module: compiled as part of the contracts that import it, never deployed on its own."""
+
+    name: str
+    path: str  # where vyper found it
+    shown: str  # relative to the project root, or to the search path (e.g. site-packages) holding it
+    importers: tuple[str, ...]  # the sources under the contracts folder that import it, directly or not
+    in_project: bool  # under the contracts folder
+    reason: str = ""  # why a module under the contracts folder has no container
+
+
+@dataclass
+class Build:
+    """A compiled project: deployable contracts, the contracts that do not compile, library modules."""
+
+    artifacts: dict[str, Artifact] = field(default_factory=dict)
+    errors: dict[str, CompileError] = field(default_factory=dict)
+    modules: list[Module] = field(default_factory=list)
+    # contract name -> its source, for the deployable contracts and those that do not compile
+    sources: dict[str, Path] = field(default_factory=dict)
+    # every file every source compiles from: shown path -> sha256
+    inputs: dict[str, str] = field(default_factory=dict)
     compiled: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
 
@@ -92,45 +122,262 @@ def _hex(code: str) -> bytes:
     return bytes.fromhex(code[2:] if code.startswith("0x") else code)
 
 
-def _lineno(exc: VyperException) -> int | None:
-    lineno = getattr(exc, "lineno", None)
-    if lineno:
-        return lineno
-    for node in getattr(exc, "annotations", None) or ():
+def _location(exc: VyperException) -> tuple[str | None, int | None]:
+    """The file and line vyper's error points at, when it says."""
+    if getattr(exc, "lineno", None):
+        return getattr(exc, "resolved_path", None), exc.lineno
+    for item in getattr(exc, "annotations", None) or ():
+        node = item[1] if isinstance(item, tuple) else item
         if getattr(node, "lineno", None):
-            return node.lineno
-    return None
+            module = getattr(node, "module_node", None)
+            path = getattr(module, "resolved_path", None) if module is not None else None
+            return (path if path not in (None, "<unknown>") else None), node.lineno
+    return None, None
 
 
-def _settings_key(evm_version: str, optimize: str) -> str:
-    return f"vyper={VYPER_VERSION};evm={evm_version};opt={optimize};format={CACHE_FORMAT}"
+def _error(exc: BaseException, path: Path, hint: str = "") -> CompileError:
+    if not isinstance(exc, VyperException):  # vyper raises plain exceptions for some inputs (e.g. pragma conflicts)
+        return CompileError(f"{path}: {type(exc).__name__}: {exc}{hint}", path=str(path))
+    where_path, lineno = _location(exc)
+    if where_path is None or Path(where_path) == path.resolve():
+        where_path = str(path)  # the source itself, named as it was given
+    where = f"{where_path}:{lineno}" if lineno else where_path
+    return CompileError(f"{where}: {type(exc).__name__}: {str(exc).strip()}{hint}", path=where_path, lineno=lineno)
 
 
-def compile_source(path: Path, *, search_paths: list[Path], evm_version: str, optimize: str, source_hash: str) -> Artifact:
-    """Compile one .vy file with vyper's Python API."""
-    bundle = FilesystemInputBundle([*search_paths, Path(".")])
-    settings = Settings(evm_version=evm_version, optimize=OptimizationLevel.from_string(optimize))
+def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
+    """Where imports are looked for, lowest precedence first, as vyper's input bundle takes them.
+
+    The same list `vyper -p <extra>... -p <contracts>` builds when run from the project root
+    (vyper/cli/vyper_compile.py, get_search_paths): the installed packages (sys.path, its first
+    entry winning), the project root, the extra folders (the first listed winning), the contracts
+    folder. vyper itself searches the importing file's own folder before all of them.
+    """
+    return [*(Path(p) for p in reversed(sys.path)), root, *reversed(list(extra)), contracts_dir]
+
+
+def _settings_key(evm_version: str, optimize: str, folders: Sequence[Path]) -> str:
+    where = ",".join(str(p.resolve()) for p in folders)
+    return f"vyper={VYPER_VERSION};evm={evm_version};opt={optimize};paths={where};format={CACHE_FORMAT}"
+
+
+def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
+    """A file's path relative to the project root, else to the deepest search path holding it."""
+    for base in (root, *sorted(search, key=lambda p: -len(p.resolve().parts))):
+        try:
+            return path.relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return path.as_posix()
+
+
+@dataclass
+class _Source:
+    """A source under the contracts folder with its imports resolved (nothing compiled yet)."""
+
+    path: Path
+    source_hash: str
+    inputs: dict[Path, str]  # every file it compiles from, resolved: itself first, then its imports
+    search: list[Path]
+    settings: Settings
+    error: CompileError | None = None  # the imports could not be resolved
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+# (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
+_PARSED: dict[tuple[str, str], Any] = {}
+
+
+class _ImportScan(vyper_imports.ImportAnalyzer):
+    """vyper's own import resolution, parsing each file once per process for as long as it is unchanged.
+
+    Only for telling whether the cache holds a source: a compile resolves again with a fresh
+    CompilerData, whose ASTs the type checker may annotate.
+    """
+
+    def _ast_from_file(self, file: Any) -> Any:
+        key = (str(file.resolved_path), file.sha256sum)
+        if key not in _PARSED:
+            if len(_PARSED) > 2048:
+                _PARSED.clear()
+            _PARSED[key] = super()._ast_from_file(file)
+        return _PARSED[key]
+
+
+def _inputs_of(file_input: Any, imports: Any) -> dict[Path, str]:
+    inputs = {Path(file_input.resolved_path): file_input.sha256sum}
+    for item in imports.compiler_inputs:
+        if not item.from_builtin:  # builtins come with the compiler, whose version is in the key
+            inputs.setdefault(Path(item.resolved_path), item.sha256sum)
+    return inputs
+
+
+def _scan(path: Path, search: list[Path]) -> dict[Path, str]:
+    """Every file path compiles from, found as CompilerData finds them (the file's own folder first)."""
+    bundle = FilesystemInputBundle(list(search))
+    file_input = bundle.load_file(path)
+    with bundle.search_path(Path(file_input.resolved_path).parent):
+        scan = _ImportScan(bundle, vyper_imports._ImportGraph(), None)
+        scan.toplevel_module = scan._ast_from_file(file_input)
+        scan.resolve_imports()
+    return _inputs_of(file_input, scan)
+
+
+def _compiler_data(s: _Source) -> tuple[Any, dict[Path, str]]:
+    """vyper's CompilerData for a source, with its imports resolved, and every file it compiles from."""
+    bundle = FilesystemInputBundle(list(s.search))  # one per source: source ids stay the same run to run
+    file_input = bundle.load_file(s.path)
+    data = CompilerData(file_input, bundle, settings=s.settings)
+    return data, _inputs_of(file_input, data.resolved_imports)
+
+
+def _resolve(path: Path, search: list[Path], settings: Settings, hint: str) -> _Source:
+    text = path.read_bytes()
+    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, settings)
     try:
-        file_input = bundle.load_file(path)
-        out = vyper.compiler.compile_from_file_input(file_input, input_bundle=bundle, settings=settings, output_formats=list(OUTPUTS))
-    except VyperException as e:
-        lineno = _lineno(e)
-        where = f"{path}:{lineno}" if lineno else str(path)
-        raise CompileError(f"{where}: {type(e).__name__}: {str(e).strip()}", path=str(path), lineno=lineno) from None
-    except Exception as e:  # vyper raises plain exceptions for some inputs (e.g. pragma conflicts)
-        raise CompileError(f"{path}: {type(e).__name__}: {e}", path=str(path)) from None
+        source.inputs = _scan(path, search)
+        return source
+    except Exception:
+        pass  # let vyper's own pass say what is wrong, in its words
+    try:
+        _, source.inputs = _compiler_data(source)
+    except Exception as e:
+        missing = type(e).__name__ == "ModuleNotFound"
+        source.error = _error(e, path, hint if missing else "")
+    return source
+
+
+def _not_found_hint(contracts_dir: Path, root: Path, extra: Sequence[Path]) -> str:
+    folders = ", ".join(_shown(p, root, ()) + "/" for p in (contracts_dir, *extra))
+    return (
+        f"\n  evmstate searched the importing file's folder, {folders}, the project root, then the installed"
+        " packages (sys.path). Install the package that provides the module (e.g. `pip install snekmate`),"
+        " or add the folder holding it to search_paths under [compiler] in evmstate.toml."
+    )
+
+
+@dataclass
+class _Plan:
+    """A project's sources resolved, with what the cache already knows of each."""
+
+    root: Path
+    search: list[Path]
+    build_dir: Path | None
+    settings_key: str
+    sources: list[_Source]
+    # resolved path of a source -> the names of the other sources that import it
+    importers: dict[Path, list[str]]
+    # resolved path of a source -> (artifact, error, failed only for being a module) from the cache
+    outcomes: dict[Path, tuple[Artifact | None, CompileError | None, bool]] = field(default_factory=dict)
+
+    def cache_file(self, s: _Source) -> Path:
+        assert self.build_dir is not None
+        tag = hashlib.sha256(str(s.path.resolve()).encode()).hexdigest()[:8]
+        body = "\n".join(f"{p}\0{h}" for p, h in sorted(s.inputs.items()))
+        key = hashlib.sha256(f"{self.settings_key}\n{body}".encode()).hexdigest()[:24]
+        return self.build_dir / f"{s.name}-{tag}-{key}.json"
+
+
+def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimize: str, extra: Sequence[Path], root: Path | None) -> _Plan:
+    contracts_dir = contracts_dir.resolve()
+    root = root.resolve() if root is not None else contracts_dir.parent
+    extra = [Path(p) if Path(p).is_absolute() else root / p for p in extra]
+    search = search_paths(contracts_dir, root, extra)
+    hint = _not_found_hint(contracts_dir, root, extra)
+    settings = Settings(evm_version=evm_version, optimize=OptimizationLevel.from_string(optimize))
+    sources = []
+    for p in find_sources(contracts_dir):
+        sources.append(_resolve(p, search, settings, hint))
+    by_path = {s.path.resolve(): s for s in sources}
+    importers: dict[Path, list[str]] = {}
+    for s in sources:
+        for dep in list(s.inputs)[1:]:
+            if dep in by_path and dep != s.path.resolve():
+                importers.setdefault(dep, []).append(s.name)
+    plan = _Plan(root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra]), sources, importers)
+    for s in sources if build_dir is not None else ():
+        if s.error is None:
+            outcome = _read_cache(plan.cache_file(s), s)
+            if outcome is not None:
+                plan.outcomes[s.path.resolve()] = outcome
+    return plan
+
+
+def _read_cache(path: Path, s: _Source) -> tuple[Artifact | None, CompileError | None, bool] | None:
+    if not path.is_file():
+        return None
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        if d["format"] != CACHE_FORMAT or d["path"] != str(s.path):
+            return None
+        if d["artifact"] is not None:
+            outcome: tuple[Artifact | None, CompileError | None, bool] = (Artifact.from_dict(d["artifact"]), None, False)
+        else:
+            e = d["error"]
+            outcome = (None, CompileError(e["message"], path=e["path"], lineno=e["lineno"]), bool(d["module_only"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # a damaged cache entry is rebuilt, never trusted
+    with contextlib.suppress(OSError):
+        os.utime(path)  # most recently used: kept longest
+    return outcome
+
+
+def _write_cache(path: Path, s: _Source, outcome: tuple[Artifact | None, CompileError | None, bool]) -> None:
+    artifact, error, module_only = outcome
+    d = {
+        "format": CACHE_FORMAT,
+        "path": str(s.path),
+        "artifact": artifact.to_dict() if artifact is not None else None,
+        "error": {"message": str(error), "path": error.path, "lineno": error.lineno} if error is not None else None,
+        "module_only": module_only,
+    }
+    _write_atomic(path, json.dumps(d))
+    # keep the few most recently used builds of this source: switching back and forth between
+    # versions (a branch, an edit undone) then costs no compile
+    older = sorted(path.parent.glob(path.name.rsplit("-", 1)[0] + "-*.json"), key=_mtime, reverse=True)
+    for stale in older[KEEP_BUILDS:]:
+        stale.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _compile(s: _Source) -> tuple[Artifact | None, CompileError | None, bool]:
+    """Compile one resolved source: (artifact, error, whether it failed only for being a module)."""
+    try:
+        data, s.inputs = _compiler_data(s)
+        with anchor_settings(data.settings):
+            _ = data.annotated_vyper_module  # the whole import graph, type-checked
+            try:
+                _ = data.compilation_target
+            except VyperException as e:
+                # Only the checks of a deployable contract failed (a module `uses:` state that
+                # nothing `initializes:`): it is a library module, meant to be imported.
+                return None, _error(e, s.path), True
+            out = outputs_from_compiler_data(data, list(OUTPUTS))
+    except Exception as e:
+        return None, _error(e, s.path), False
     smap = out["source_map_runtime"]
-    return Artifact(
-        name=path.stem,
-        path=str(path),
-        source_hash=source_hash,
+    artifact = Artifact(
+        name=s.name,
+        path=str(s.path),
+        source_hash=s.source_hash,
         abi=json.loads(json.dumps(out["abi"])),
         bytecode=_hex(out["bytecode"]),
         bytecode_runtime=_hex(out["bytecode_runtime"]),
         pc_pos={int(k): tuple(v) for k, v in smap.get("pc_pos_map", {}).items()},
         error_map={int(k): v for k, v in smap.get("error_map", {}).items()},
         layout=json.loads(json.dumps(out.get("layout", {}), default=str)),
+        inputs={str(k): v for k, v in s.inputs.items()},
     )
+    return artifact, None, False
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -152,54 +399,98 @@ def find_sources(contracts_dir: Path) -> list[Path]:
     return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.parts)
 
 
+def _first_line(error: CompileError) -> str:
+    """vyper's message without the file and line in front."""
+    line = str(error).splitlines()[0]
+    return line.split(": ", 1)[1] if line.startswith(f"{error.path}:") and ": " in line else line
+
+
 def compile_project(
     contracts_dir: Path,
     build_dir: Path,
     *,
     evm_version: str = "prague",
     optimize: str = "gas",
-    stats: CompileStats | None = None,
-) -> dict[str, Artifact]:
-    """Compile every .vy file under contracts_dir, taking unchanged ones from build_dir."""
-    sources = find_sources(contracts_dir)
-    names: dict[str, Path] = {}
-    for p in sources:
-        if p.stem in names:
-            raise CompileError(
-                f"{p}: a contract named {p.stem!r} already exists at {names[p.stem]}. "
-                "Contracts are named after their file stem; rename one of them."
-            )
-        names[p.stem] = p
-    texts = {p: p.read_bytes() for p in sources}
-    # Any change to any source may change a contract that imports it, so every key
-    # includes the hash of the whole folder as well as the file's own.
-    folder = hashlib.sha256()
-    for p in sources:
-        folder.update(str(p.relative_to(contracts_dir)).encode() + b"\0" + texts[p] + b"\0")
-    folder_hash = folder.hexdigest()
-    settings_key = _settings_key(evm_version, optimize)
-    artifacts: dict[str, Artifact] = {}
-    for p in sources:
-        source_hash = hashlib.sha256(texts[p]).hexdigest()
-        key = hashlib.sha256(f"{source_hash}:{folder_hash}:{settings_key}".encode()).hexdigest()[:24]
-        cache = build_dir / f"{p.stem}-{key}.json"
-        artifact = None
-        if cache.is_file():
-            try:
-                data = json.loads(cache.read_text(encoding="utf-8"))
-                artifact = Artifact.from_dict(data)
-            except (ValueError, KeyError, TypeError):
-                artifact = None  # a damaged cache entry is rebuilt, never trusted
-        if artifact is not None and artifact.path == str(p):
-            if stats is not None:
-                stats.cached.append(p.stem)
+    search_paths: Sequence[Path] = (),
+    root: Path | None = None,
+) -> Build:
+    """Compile every .vy file under contracts_dir, taking those whose inputs are unchanged from build_dir.
+
+    search_paths are extra folders to import from (relative ones are taken from root, which
+    defaults to the folder holding contracts_dir). A source that does not compile is kept as an
+    error of its own; library modules are compiled as part of the contracts that import them.
+    """
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root)
+    build = Build()
+    claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
+    for s in plan.sources:
+        key = s.path.resolve()
+        if s.error is not None:
+            outcome: tuple[Artifact | None, CompileError | None, bool] = (None, s.error, False)
+        elif key in plan.outcomes:
+            outcome = plan.outcomes[key]
+            build.cached.append(s.name)
         else:
-            artifact = compile_source(p, search_paths=[contracts_dir], evm_version=evm_version, optimize=optimize, source_hash=source_hash)
-            _write_atomic(cache, json.dumps(artifact.to_dict()))
-            for stale in build_dir.glob(f"{p.stem}-*.json"):
-                if stale != cache:
-                    stale.unlink(missing_ok=True)
-            if stats is not None:
-                stats.compiled.append(p.stem)
-        artifacts[p.stem] = artifact
-    return artifacts
+            outcome = _compile(s)  # resolves again as vyper compiles: s.inputs are what it used
+            _write_cache(plan.cache_file(s), s, outcome)
+            build.compiled.append(s.name)
+        for dep, h in s.inputs.items():
+            build.inputs[_shown(dep, plan.root, plan.search)] = h
+        artifact, error, module_only = outcome
+        importers = plan.importers.get(key, [])
+        if artifact is None and (importers or module_only):
+            reason = f"imported by {', '.join(importers)}" if importers else f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
+            build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), tuple(importers), True, reason))
+            continue
+        claims.setdefault(s.name, []).append((s, artifact, error))
+    for name, found in claims.items():
+        build.sources[name] = found[0][0].path
+        if len(found) > 1:
+            paths = " and ".join(str(s.path) for s, _, _ in found)
+            build.errors[name] = CompileError(f"two contracts are named {name!r}: {paths}. Contracts are named after their file stem; rename one of them.", path=str(found[0][0].path))
+        elif found[0][1] is not None:
+            build.artifacts[name] = found[0][1]  # type: ignore[assignment]
+        else:
+            build.errors[name] = found[0][2]  # type: ignore[assignment]
+    # modules outside the contracts folder, and those inside it that also compile on their own
+    seen = {m.path for m in build.modules}
+    users: dict[Path, list[str]] = {}
+    for s in plan.sources:
+        for dep in list(s.inputs)[1:]:
+            if dep.suffix == ".vy":
+                users.setdefault(dep, []).append(s.name)
+    contracts = contracts_dir.resolve()
+    for dep, names in users.items():
+        if str(dep) in seen:
+            continue
+        inside = dep.is_relative_to(contracts)
+        build.modules.append(Module(dep.stem, str(dep), _shown(dep, plan.root, plan.search), tuple(names), inside))
+    build.modules.sort(key=lambda m: (not m.in_project, m.shown))
+    return build
+
+
+def contract_names(
+    contracts_dir: Path,
+    build_dir: Path,
+    *,
+    evm_version: str = "prague",
+    optimize: str = "gas",
+    search_paths: Sequence[Path] = (),
+    root: Path | None = None,
+) -> list[str]:
+    """The names that may be contracts, without compiling: every source the cache does not know to be a library module."""
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root)
+    names = []
+    for s in plan.sources:
+        outcome = plan.outcomes.get(s.path.resolve())
+        if outcome is not None and outcome[0] is None and (outcome[2] or plan.importers.get(s.path.resolve())):
+            continue
+        if s.name not in names:
+            names.append(s.name)
+    return names
+
+
+def input_hashes(contracts_dir: Path, *, search_paths: Sequence[Path] = (), root: Path | None = None) -> dict[str, str]:
+    """Every file the project's sources compile from, as vyper resolves imports: shown path -> sha256."""
+    plan = _plan(contracts_dir, None, "prague", "gas", search_paths, root)
+    return {_shown(dep, plan.root, plan.search): h for s in plan.sources for dep, h in s.inputs.items()}

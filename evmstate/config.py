@@ -32,6 +32,8 @@ class ProjectConfig:
 class CompilerConfig:
     evm_version: str = "prague"
     optimize: str = "gas"
+    # extra folders to import from, relative to the project root
+    search_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,18 @@ class Config:
         return self.root / self.project.machines
 
     @property
+    def search_paths(self) -> tuple[Path, ...]:
+        """The [compiler] search_paths folders, absolute; a missing one is a ConfigError."""
+        where = str(self.path) if self.path else CONFIG_NAME
+        folders = []
+        for name in self.compiler.search_paths:
+            folder = self.root / name
+            if not folder.is_dir():
+                raise ConfigError(f"{where}: [compiler] search_paths: {name!r} is not a folder ({folder}). Create it, or remove it from search_paths.")
+            folders.append(folder)
+        return tuple(folders)
+
+    @property
     def state_dir(self) -> Path:
         return self.root / ".evmstate"
 
@@ -134,6 +148,10 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if value not in ("gas", "codesize", "none"):
             raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
         return value
+    if section == "compiler" and key == "search_paths":
+        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+            raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
+        return tuple(value)
     if section == "backend" and key == "name":
         if value not in ("pyevm",):
             raise ConfigError(f"{where}: [backend] name = {value!r} is not available; the available backend is \"pyevm\".")
@@ -184,7 +202,9 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None) -> 
                 raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
             values[key] = _check(where, name, key, value, getattr(defaults, key))
         sections[name] = cls(**values)
-    return Config(root=root, path=path, **sections)
+    config = Config(root=root, path=path, **sections)
+    _ = config.search_paths  # a missing folder is reported when the file is loaded
+    return config
 
 
 def load(start: Path | None = None) -> Config:

@@ -8,11 +8,11 @@ from typing import Any
 from . import config as config_mod
 from .accounts import Accounts, Chain
 from .backend import PyEVMBackend
-from .compiler import Artifact, CompileStats, compile_project
+from .compiler import Artifact, Build, compile_project
 from .config import Config
 from .contract import ContractContainer
 from .events import _EventDecoder
-from .errors import UsageError
+from .errors import CompileError, EvmStateError, UsageError
 
 _active: "Project | None" = None
 
@@ -24,20 +24,45 @@ def active() -> "Project":
     return _active
 
 
+class Unavailable:
+    """Stands in a project's namespace for a name that has no container; asking for it raises its error."""
+
+    def __init__(self, name: str, error: EvmStateError) -> None:
+        self.name = name
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"<{self.name}: unavailable>"
+
+
 class Project:
     """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
 
-    def __init__(self, config: Config, *, stats: CompileStats | None = None) -> None:
+    def __init__(self, config: Config) -> None:
         global _active
         self.config = config
-        self.compile_stats = stats if stats is not None else CompileStats()
-        self.artifacts: dict[str, Artifact] = compile_project(
+        self.build: Build = compile_project(
             config.contracts_dir,
             config.state_dir / "build",
             evm_version=config.compiler.evm_version,
             optimize=config.compiler.optimize,
-            stats=self.compile_stats,
+            search_paths=config.search_paths,
+            root=config.root,
         )
+        self.artifacts: dict[str, Artifact] = self.build.artifacts
+        # a contract that does not compile, or a library module, is an error only for whoever asks for it
+        self.unavailable: dict[str, Unavailable] = {}
+        for name, error in self.build.errors.items():
+            self.unavailable[name] = Unavailable(name, CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno))
+        for m in self.build.modules:
+            if m.in_project and m.name not in self.artifacts and m.name not in self.unavailable:
+                instead = (
+                    f"deploy {', '.join(m.importers)} instead"
+                    if m.importers
+                    else "import it from a contract (which `initializes:` what it `uses:`) and deploy that contract"
+                )
+                message = f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."
+                self.unavailable[m.name] = Unavailable(m.name, UsageError(message))
         self.backend = PyEVMBackend(
             accounts=config.accounts.count,
             balance=config.accounts.balance,
@@ -73,10 +98,13 @@ class Project:
 
     def namespace(self) -> dict[str, Any]:
         """The names a machine's __init__ or a property test may ask for."""
-        return {"accounts": self.accounts, "chain": self.chain, **self.containers}
+        return {"accounts": self.accounts, "chain": self.chain, **self.unavailable, **self.containers}
 
     def __getattr__(self, name: str) -> Any:
         containers = self.__dict__.get("containers", {})
         if name in containers:
             return containers[name]
+        unavailable = self.__dict__.get("unavailable", {})
+        if name in unavailable:
+            raise unavailable[name].error
         raise AttributeError(f"project has no contract {name!r}; contracts: {', '.join(sorted(containers)) or 'none'}")

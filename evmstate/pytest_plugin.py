@@ -14,11 +14,11 @@ from typing import Any, Iterator
 import pytest
 
 from . import config as config_mod
-from .compiler import find_sources
+from .compiler import contract_names
 from .discovery import Item
 from .errors import EvmStateError
 from .machine import collect
-from .project import Project
+from .project import Project, Unavailable
 from .runner import Overrides, build_settings, database_for, run_machine, save_failure
 
 
@@ -34,7 +34,12 @@ def _config(pytestconfig: Any) -> config_mod.Config:
 
 def _container_fixture(name: str) -> Any:
     def container(evmstate_project: Project) -> Any:
-        return evmstate_project.containers[name]
+        value = evmstate_project.namespace().get(name)
+        if value is None:
+            pytest.fail(f"evmstate: the project has no contract {name!r} any more", pytrace=False)
+        if isinstance(value, Unavailable):
+            pytest.fail(str(value.error), pytrace=False)
+        return value
 
     container.__name__ = name
     # session-scoped (the container never changes) so @given tests may use it; the chain
@@ -43,7 +48,7 @@ def _container_fixture(name: str) -> Any:
 
 
 def _containers(names: list[str]) -> types.ModuleType:
-    """A plugin holding one fixture per contract source, named after its stem; nothing is compiled yet."""
+    """A plugin holding one fixture per contract, named after its source's stem; nothing is compiled yet."""
     module = types.ModuleType("evmstate_containers")
     for name in names:
         setattr(module, name, _container_fixture(name))
@@ -62,7 +67,18 @@ def pytest_sessionstart(session: Any) -> None:
         cfg = config_mod.load(Path(str(session.config.invocation_params.dir)))
     except EvmStateError:
         return  # reported when a fixture is used
-    names = [p.stem for p in find_sources(cfg.contracts_dir)]
+    # library modules (known from imports, or from the build cache) get no fixture
+    try:
+        names = contract_names(
+            cfg.contracts_dir,
+            cfg.state_dir / "build",
+            evm_version=cfg.compiler.evm_version,
+            optimize=cfg.compiler.optimize,
+            search_paths=cfg.search_paths,
+            root=cfg.root,
+        )
+    except EvmStateError:
+        return  # reported when a fixture is used
     if names and not session.config.pluginmanager.has_plugin("evmstate-containers"):
         session.config.pluginmanager.register(_containers(names), "evmstate-containers")
 

@@ -6,6 +6,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .compiler import find_sources, input_hashes
 from .config import Config
 from .contract import reverts
 from .errors import FailureRecordError, MachineDefinitionError
@@ -42,15 +43,33 @@ class ReplayResult:
         return 0 if self.verdict == "fixed" else 1
 
 
-def changed_sources(config: Config, record: FailureRecord) -> list[str]:
-    """Which contract sources and machine module differ from when the record was made."""
-    now = source_hashes(config, None, record.path)
+def current_inputs(config: Config) -> dict[str, str]:
+    """Every file the project's contracts compile from, as it is now: shown path -> sha256."""
+    return input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
+
+
+def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str] | None = None) -> list[str]:
+    """Which contract sources, imported modules and machine module differ from when the record was made.
+
+    inputs: the project's current_inputs(), when the caller checks many records.
+    """
+    now = source_hashes(config, None, record.path, inputs=inputs)
     then = record.hashes or {}
     changed = []
     old_contracts, new_contracts = then.get("contracts", {}), now["contracts"]
     for name in sorted(set(old_contracts) | set(new_contracts)):
         if old_contracts.get(name) != new_contracts.get(name):
             changed.append(f"contracts: {name}")
+    if "inputs" in then:  # records made before imports were hashed hold only the contracts
+        root = config.root.resolve()
+        own = set()
+        for p in find_sources(config.contracts_dir):
+            with contextlib.suppress(ValueError):
+                own.add(p.resolve().relative_to(root).as_posix())
+        old_inputs, new_inputs = then["inputs"], now["inputs"]
+        for shown in sorted(set(old_inputs) | set(new_inputs)):
+            if shown not in own and old_inputs.get(shown) != new_inputs.get(shown):
+                changed.append(f"imported: {shown}")
     if then.get("module") != now["module"]:
         changed.append(f"machine module: {record.path}")
     return changed
@@ -176,7 +195,7 @@ def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callabl
         raise FailureRecordError(f"failure {record.id}: the record holds no example to replay")
     step = record.steps[0]
     namespace = project.namespace()
-    kwargs = {n: namespace[n] for n in inspect.signature(inner).parameters if n in namespace}
+    kwargs = _inject([n for n in inspect.signature(inner).parameters if n in namespace], namespace, record.name)
     args = {k: decode_value(v, accounts=project.accounts, refs={}) for k, v in step["arguments"].items()}
     line = f"{record.name}({_format_args(args, {})})"
     try:

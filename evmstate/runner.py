@@ -23,7 +23,7 @@ from .contract import reverts
 from .errors import EvmStateError, MachineDefinitionError, UsageError
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
-from .project import Project
+from .project import Project, Unavailable
 
 # -- events --------------------------------------------------------------------
 
@@ -272,6 +272,8 @@ def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict
     for name in names:
         if name not in namespace:
             raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}. Available: {', '.join(namespace)}.")
+        if isinstance(namespace[name], Unavailable):
+            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}: {namespace[name].error}")
         kwargs[name] = namespace[name]
     return kwargs
 
@@ -670,6 +672,10 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     for err in load_errors:
         emit(err)
     project = Project(config)
+    runnable = [i for i in items if not (i.kind == "machine" and options.no_stateful or i.kind == "test" and options.only_stateful)]
+    for err in _unavailable_contracts(config, project, runnable):
+        summary.load_errors.append(err)
+        emit(err)
     for item in items:
         if item.kind == "machine" and options.no_stateful:
             continue
@@ -697,6 +703,34 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
             summary.interrupted = True
             break
     return summary
+
+
+def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
+    """One error per contract that does not compile, naming the machines and tests that ask for it."""
+    asks: list[tuple[str, set[str]]] = []
+    for item in items if project.build.errors else ():
+        try:
+            if item.kind == "machine":
+                params = collect(item.obj).init_params
+            else:
+                params = inspect.signature(item.obj.hypothesis.inner_test).parameters
+        except (MachineDefinitionError, AttributeError, TypeError, ValueError):
+            continue  # reported when the item runs
+        asks.append((item.name, set(params)))
+    errors = []
+    for name, error in project.build.errors.items():
+        path = project.build.sources[name]
+        try:
+            shown = str(path.relative_to(config.root))
+        except ValueError:
+            shown = str(path)
+        needed = [n for n, params in asks if name in params]
+        if needed:
+            message = f"contract {name!r} does not compile; needed by {', '.join(needed)} (they end as errors, the others run)"
+        else:
+            message = f"contract {name!r} does not compile (no machine or test here asks for it):\n{error}"
+        errors.append(LoadFailed(shown, message))
+    return errors
 
 
 def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
@@ -739,15 +773,19 @@ def versions() -> dict[str, str]:
     return {"evmstate": __version__, "vyper": VYPER_VERSION, "py-evm": version("py-evm"), "hypothesis": hypothesis.__version__}
 
 
-def source_hashes(config: Config, project: Project | None, path: str) -> dict[str, Any]:
-    """Hashes of every contract source and of the machine module, to tell when they changed."""
+def source_hashes(config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None) -> dict[str, Any]:
+    """Hashes of every contract source, of every file they import and of the machine module, to tell when they changed."""
     import hashlib
 
-    from .compiler import find_sources
+    from .compiler import find_sources, input_hashes
 
     contracts = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in find_sources(config.contracts_dir)}
+    if project is not None:
+        inputs = project.build.inputs
+    elif inputs is None:
+        inputs = input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
     module = config.root / path
-    return {"contracts": contracts, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
+    return {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
 
 
 def database_for(config: Config, key: str) -> Any:

@@ -15,6 +15,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 [compiler]
 # evm_version = "prague"      # london, paris, shanghai, cancun or prague
 # optimize = "gas"            # gas, codesize or none
+# search_paths = ["lib"]      # extra folders to import from; installed packages are searched too
 
 [accounts]
 # count = 10                  # funded accounts: accounts[0] .. accounts[9]

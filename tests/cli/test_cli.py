@@ -60,10 +60,41 @@ def test_config_typo_is_a_usage_error(example):
     assert code == 2 and "Did you mean 'max_examples'" in out
 
 
-def test_compile_error_is_a_usage_error(example):
+def test_a_contract_that_does_not_compile_is_an_error_but_the_rest_runs(example):
     (example / "contracts" / "Bad.vy").write_text("@external\ndef f() -> uint256\n    return 1\n")
-    code, out = invoke("run")
-    assert code == 2 and "Bad.vy:2" in out
+    code, out = invoke("run", "machines/test_properties.py", "--max-examples", "3")
+    assert code == 2
+    assert "ERROR contracts/Bad.vy\ncontract 'Bad' does not compile (no machine or test here asks for it):\n" in out
+    assert "Bad.vy:2: SyntaxException" in out
+    assert "2 passed, 0 failed, 1 errors" in out
+
+
+def test_compile_lists_contracts_and_library_modules_and_their_errors(example):
+    def write(name: str, text: str) -> None:
+        (example / name).parent.mkdir(parents=True, exist_ok=True)
+        (example / name).write_text(text)
+
+    write("contracts/lib/shared.vy", "from snekmate.auth import ownable\nuses: ownable\n\n@internal\ndef _check():\n    ownable._check_owner()\n")
+    write(
+        "contracts/Owned.vy",
+        "from snekmate.auth import ownable\nfrom lib import shared\ninitializes: ownable\ninitializes: shared[ownable := ownable]\n\n"
+        "@deploy\ndef __init__():\n    ownable.__init__()\n\n@external\ndef check():\n    shared._check()\n",
+    )
+    write("contracts/Bad.vy", "@external\ndef f() -> uint256:\n    return self.nope\n")
+    code, out = invoke("compile")
+    assert code == 2
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[:5]] == ["Bad", "Depositer", "Owned", "Payments", "Token"]
+    assert lines[0] == "Bad                         error  compiled  does not compile (below)"
+    assert lines[2].startswith("Owned") and lines[2].endswith("compiled  check")
+    assert lines[5:7] == [
+        "module shared        contracts/lib/shared.vy  imported by Owned",
+        "module ownable       snekmate/auth/ownable.vy  imported by Owned, shared",
+    ]
+    assert lines[8] == "error: contract 'Bad' does not compile:"
+    assert lines[9].endswith("contracts/Bad.vy:3: UndeclaredDefinition: Storage variable 'nope' has not been declared.")
+    code, again = invoke("compile")
+    assert code == 2 and again.splitlines()[:2] == ["Bad                         error  cached    does not compile (below)", lines[1].replace("compiled  ", "cached    ")]
 
 
 def test_missing_path_and_machine(example):

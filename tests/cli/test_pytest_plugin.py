@@ -78,3 +78,35 @@ def test_property_with_fixtures(Token, accounts, amount):
     result.assert_outcomes(passed=1, deselected=3)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--no-stateful")
     result.assert_outcomes(passed=3, deselected=1)
+
+
+def test_fixtures_are_contracts_a_broken_one_fails_its_tests_and_modules_get_none(pytester):
+    root = Path(pytester.path)
+    (root / "contracts" / "lib").mkdir(parents=True)
+    (root / "contracts" / "Good.vy").write_text("@external\n@view\ndef f() -> uint256:\n    return 1\n")
+    (root / "contracts" / "Bad.vy").write_text("@external\n@view\ndef f() -> uint256:\n    return self.nope\n")
+    (root / "contracts" / "lib" / "shared.vy").write_text("from snekmate.auth import ownable\nuses: ownable\n\n@internal\ndef _check():\n    ownable._check_owner()\n")
+    (root / "evmstate.toml").write_text("")
+    pytester.makepyfile(
+        test_things='''
+def test_good(Good, accounts):
+    assert Good.deploy({"from": accounts[0]}).f() == 1
+
+def test_bad(Bad):
+    pass
+
+def test_shared(shared):
+    pass
+'''
+    )
+    # the first session has no build yet: the module's fixture exists and says what it is
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=2)
+    out = result.stdout.str()
+    assert "contract 'Bad' does not compile:" in out and "Storage variable 'nope' has not been declared" in out
+    assert "'shared' (contracts/lib/shared.vy) is a library module" in out
+    # with the build cached, a library module is not a fixture at all
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=2)
+    out = result.stdout.str()
+    assert "fixture 'shared' not found" in out and "contract 'Bad' does not compile:" in out

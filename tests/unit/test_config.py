@@ -67,6 +67,9 @@ deadline = 0
         ("[accounts]\nbalance = \"1 bitcoin\"\n", "unknown unit"),
         ("[hypothesis\n", "not valid TOML"),
         ("hypothesis = 3\n", "must be a \\[hypothesis\\] table"),
+        ("[compiler]\nsearch_paths = \"lib\"\n", r"\[compiler\] search_paths must be a list of folders"),
+        ("[compiler]\nsearch_paths = [\"nope\"]\n", r"\[compiler\] search_paths: 'nope' is not a folder \(.*nope\). Create it, or remove it"),
+        ("[compiler]\nsearch_pahts = []\n", "Did you mean 'search_paths'"),
     ],
 )
 def test_bad_config_names_the_file_and_the_fix(tmp_path: Path, text: str, message: str):
@@ -74,6 +77,16 @@ def test_bad_config_names_the_file_and_the_fix(tmp_path: Path, text: str, messag
     with pytest.raises(ConfigError, match=message) as info:
         load(tmp_path)
     assert "evmstate.toml" in str(info.value)
+
+
+def test_search_paths_are_folders_relative_to_the_root(tmp_path: Path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "vendor" / "pkgs").mkdir(parents=True)
+    (tmp_path / "evmstate.toml").write_text('[compiler]\nsearch_paths = ["lib", "vendor/pkgs"]\n')
+    cfg = load(tmp_path / "vendor")
+    assert cfg.compiler.search_paths == ("lib", "vendor/pkgs")
+    assert cfg.search_paths == (tmp_path.resolve() / "lib", tmp_path.resolve() / "vendor" / "pkgs")
+    assert Config(root=tmp_path).search_paths == ()
 
 
 def test_config_is_frozen():

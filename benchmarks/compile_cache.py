@@ -1,0 +1,70 @@
+"""Build cache figures: a cold compile, and a warm start (every source's imports resolved to check
+the cache, nothing compiled) as a new process makes it and as a later one in the same process
+makes it (files parsed once), for the bundled example and for a contract built on snekmate.
+
+Run: python benchmarks/compile_cache.py   (prints one line per figure)
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from evmstate import compiler
+from evmstate.compiler import compile_project
+
+REPO = Path(__file__).resolve().parent.parent
+
+SNEK_TOKEN = """
+from snekmate.auth import ownable
+from snekmate.tokens import erc20
+
+initializes: ownable
+initializes: erc20[ownable := ownable]
+exports: erc20.__interface__
+
+
+@deploy
+def __init__():
+    ownable.__init__()
+    erc20.__init__("Token", "TKN", 18, "Token", "1")
+"""
+
+
+def figures(name: str, contracts: Path, rounds: int = 5) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        build = Path(tmp) / "build"
+        t = time.perf_counter()
+        b = compile_project(contracts, build)
+        cold = time.perf_counter() - t
+        first, later = [], []
+        for _ in range(rounds):
+            compiler._PARSED.clear()  # as in a new process
+            t = time.perf_counter()
+            again = compile_project(contracts, build)
+            first.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            compile_project(contracts, build)
+            later.append(time.perf_counter() - t)
+        assert again.compiled == [] and not again.errors
+        n = len(b.artifacts)
+        print(
+            f"{name}: {n} contracts, {len(b.inputs)} input files; cold compile {cold:.2f}s,"
+            f" warm start {min(first) * 1000:.1f} ms in a new process, {min(later) * 1000:.1f} ms after"
+        )
+
+
+def main() -> None:
+    figures("example project", REPO / "contracts")
+    with tempfile.TemporaryDirectory() as tmp:
+        contracts = Path(tmp) / "contracts"
+        contracts.mkdir()
+        (contracts / "SnekToken.vy").write_text(SNEK_TOKEN)
+        figures("snekmate ERC20", contracts)
+        shutil.rmtree(contracts)
+
+
+if __name__ == "__main__":
+    main()
