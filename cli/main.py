@@ -58,10 +58,8 @@ def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_sta
         write_junit(summary, junit_xml)
     if json_path is not None:
         write_json(summary, json_path)
-    if not summary.results and not summary.load_errors:
-        console.print("no state machines or property tests found")
-        sys.exit(2 if paths or keyword else 0)
-    renderer.summary(summary)
+    if summary.nothing is None:
+        renderer.summary(summary)
     if summary.interrupted:
         console.print("interrupted: the failure above was saved")
     sys.exit(summary.exit_code)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Sequence, overload
 
 from eth_utils import to_checksum_address
 
-from .errors import ContractError
+from .errors import ContractError, UsageError
 from .units import to_wei
 
 if TYPE_CHECKING:
@@ -79,6 +79,13 @@ class Account:
         receipt = Receipt(result, sender=self, value=value, contract=None, function=None)
         _raise_on_failure(result, None, "transfer", None)
         return receipt
+
+    def deploy(self, container: object, *args: Any, **kwargs: Any) -> Any:
+        """Brownie's accounts[i].deploy(C, ...): evmstate deploys from the container instead."""
+        name = getattr(container, "name", None) if not isinstance(container, type) else None
+        name = name if isinstance(name, str) else "Contract"
+        shown = ", ".join([*(repr(a) for a in args), f'{{"from": {self!r}}}'])
+        raise UsageError(f"{self!r}.deploy({name}, ...) is Brownie's spelling; evmstate deploys from the contract: write {name}.deploy({shown})")
 
     def __eq__(self, other: object) -> bool:
         return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
