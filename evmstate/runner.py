@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import inspect
 import time
 import traceback
@@ -652,7 +653,9 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
     injected = set(injected)
     original = fn.hypothesis.inner_test
 
+    @functools.wraps(original)  # Hypothesis reports the example under the test's own name
     def isolated(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # pytest shows the test's frames, not this one
         log.examples += 1
         failed = False
         try:
