@@ -823,7 +823,7 @@ def save_failure(config: Config, project: Project, item: Any, result: MachineFin
 
     failure = result.failure
     assert failure is not None
-    rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program)
+    rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program, location=failure.location, message=failure.message)
     record = FailureRecord(
         id=rid,
         kind=item.kind,
