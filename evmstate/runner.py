@@ -21,7 +21,7 @@ from hypothesis.errors import HypothesisException, InvalidArgument, InvalidDefin
 
 from .config import Config, HypothesisConfig
 from .contract import reverts
-from .errors import EvmStateError, MachineDefinitionError, UsageError
+from .errors import MachineDefinitionError, UsageError
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
 from .project import Project
