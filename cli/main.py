@@ -58,10 +58,8 @@ def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_sta
         write_junit(summary, junit_xml)
     if json_path is not None:
         write_json(summary, json_path)
-    if not summary.results and not summary.load_errors:
-        console.print("no state machines or property tests found")
-        sys.exit(2 if paths or keyword else 0)
-    renderer.summary(summary)
+    if summary.nothing is None:
+        renderer.summary(summary)
     if summary.interrupted:
         console.print("interrupted: the failure above was saved")
     sys.exit(summary.exit_code)
@@ -110,14 +108,15 @@ def replay(failure_id: str | None, last: bool) -> None:
 
 
 @cli.group(invoke_without_command=True)
+@click.option("--check", is_flag=True, help="Replay each failure and show whether it still fails.")
 @click.pass_context
-def failures(ctx: click.Context) -> None:
-    """List saved failures (id, machine, error, age, whether sources changed)."""
+def failures(ctx: click.Context, check: bool) -> None:
+    """List saved failures (id, machine, error, age, whether sources changed; with --check, whether each still fails)."""
     if ctx.invoked_subcommand is not None:
         return
     from evmstate.errors import FailureRecordError
     from evmstate.failures import FailureStore
-    from evmstate.replay import changed_sources, current_inputs
+    from evmstate.replay import changed_sources, check as check_record, current_inputs
 
     cfg = config_mod.load()
     store = FailureStore(cfg.state_dir / "failures")
@@ -127,18 +126,21 @@ def failures(ctx: click.Context) -> None:
         console.print("no saved failures")
         return
     table = Table(box=None, show_edge=False, pad_edge=False)
-    for col in ("id", "machine", "error", "age", "sources"):
+    for col in ("id", "machine", "error", "age", "sources", *(("replay",) if check else ())):
         table.add_column(col)
     inputs = current_inputs(cfg)
     for rid in ids:
         try:
             rec = store.load(rid)
         except FailureRecordError as e:
-            table.add_row(rid, "-", f"unreadable: {e}", "-", "-")
+            table.add_row(rid, "-", f"unreadable: {e}", "-", "-", *(("-",) if check else ()))
             continue
         message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
         changed = "changed" if changed_sources(cfg, rec, inputs) else "same"
-        table.add_row(rec.id, f"{rec.path}::{rec.name}", f"{rec.error.get('type')}: {message}"[:70], _age(rec.created), changed)
+        row = [rec.id, f"{rec.path}::{rec.name}", f"{rec.error.get('type')}: {message}"[:70], _age(rec.created), changed]
+        if check:
+            row.append(check_record(cfg, store, rid).shown)
+        table.add_row(*row)
     console.print(table)
 
 
@@ -146,17 +148,45 @@ def failures(ctx: click.Context) -> None:
 @click.argument("failure_id", required=False)
 @click.option("--all", "all_", is_flag=True, help="Remove every saved failure.")
 def failures_rm(failure_id: str | None, all_: bool) -> None:
-    """Remove a saved failure (or --all)."""
+    """Remove a saved failure, by its id or a unique prefix of it (or --all)."""
     from evmstate.failures import FailureStore
 
-    if bool(failure_id) == all_:
+    if (failure_id is not None) == all_:
         raise click.UsageError("give a failure id or --all")
     store = FailureStore(config_mod.load().state_dir / "failures")
     if all_:
         _console().print(f"removed {store.remove_all()} failures")
     else:
-        store.remove(failure_id)  # type: ignore[arg-type]
-        _console().print(f"removed {failure_id}")
+        _console().print(f"removed {store.remove(failure_id)}")  # type: ignore[arg-type]
+
+
+@failures.command("prune")
+@click.option("--unreplayable", is_flag=True, help="Also remove failures that can no longer be replayed (machine, rule or file gone).")
+@click.option("--dry-run", is_flag=True, help="Only say what would be removed.")
+def failures_prune(unreplayable: bool, dry_run: bool) -> None:
+    """Replay every saved failure and remove those that no longer fail."""
+    from evmstate.failures import FailureStore
+    from evmstate.replay import check as check_record
+
+    cfg = config_mod.load()
+    store = FailureStore(cfg.state_dir / "failures")
+    console = _console()
+    removed = kept = 0
+    for rid in store.ids():
+        result = check_record(cfg, store, rid)
+        # unreadable records are never pruned: `evmstate failures rm` removes them on purpose
+        if result.verdict == "fixed" or (unreplayable and result.verdict == "cannot replay"):
+            if dry_run:
+                console.print(Text(f"would remove {rid} ({result.shown})"))
+            else:
+                store.remove(rid)
+                console.print(Text(f"removed {rid} ({result.shown})"))
+            removed += 1
+        else:
+            console.print(Text(f"kept {rid} ({result.shown})"))
+            kept += 1
+    verb = "would remove" if dry_run else "removed"
+    console.print(f"{verb} {removed}, kept {kept}")
 
 
 def _age(created: float) -> str:

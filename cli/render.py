@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evmstate.reports import failure_text
-from evmstate.runner import ExampleFinished, FailureFound, LoadFailed, MachineFinished, MachineStarted, RunSummary, ShrinkProgress
+from evmstate.runner import ExampleFinished, FailureFound, LoadFailed, MachineFinished, MachineStarted, NothingFound, RunSummary, ShrinkProgress
 
 SPINNER = "|/-\\"
 
@@ -97,7 +97,9 @@ class Renderer:
             self.finished(event, row)
         elif isinstance(event, LoadFailed):
             self.console.print(Text(f"ERROR {event.path}", style="bold red"))
-            self.console.print(Text(event.message))
+            self.console.print(Text(event.message), soft_wrap=True)
+        elif isinstance(event, NothingFound):
+            self.console.print(Text(event.message), soft_wrap=True)
 
     def finished(self, event: MachineFinished, row: _Row) -> None:
         c = self.console
@@ -106,7 +108,7 @@ class Renderer:
                 c.print(row.text())
         elif event.status == "error":
             c.print(Text(f"ERROR {event.path}::{event.name}", style="bold red"))
-            c.print(Text(event.error or ""))
+            c.print(Text(event.error or ""), soft_wrap=True)
             return
         else:
             c.print(row.text())

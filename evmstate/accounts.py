@@ -132,6 +132,13 @@ class Account:
         _raise_on_failure(result, None, "transfer", None)
         return receipt
 
+    def deploy(self, container: object, *args: Any, **kwargs: Any) -> Any:
+        """Brownie's accounts[i].deploy(C, ...): evmstate deploys from the container instead."""
+        name = getattr(container, "name", None) if not isinstance(container, type) else None
+        name = name if isinstance(name, str) else "Contract"
+        shown = ", ".join([*(repr(a) for a in args), f'{{"from": {self!r}}}'])
+        raise UsageError(f"{self!r}.deploy({name}, ...) is Brownie's spelling; evmstate deploys from the contract: write {name}.deploy({shown})")
+
     def __eq__(self, other: object) -> bool:
         return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
 

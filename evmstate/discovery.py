@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import inspect
+import os
 import sys
 import traceback
 from dataclasses import dataclass
@@ -13,8 +15,8 @@ from typing import Any
 
 from .config import Config
 from .errors import UsageError
-from .machine import is_machine
-from .runner import LoadFailed
+from .machine import has_rules, is_machine
+from .runner import LoadFailed, describe_error
 
 
 @dataclass(frozen=True)
@@ -91,14 +93,20 @@ def load_module(path: Path) -> Any:
     return module
 
 
-def _import_error(path: Path, exc: BaseException) -> str:
+def _import_error(path: Path, shown: str, exc: BaseException) -> str:
+    """Where the import failed in the machine file, and the user's traceback when it went deeper."""
+    if isinstance(exc, SyntaxError) and exc.filename == str(path):
+        return f"{shown}:{exc.lineno}: cannot import: SyntaxError: {exc.msg}\n    {(exc.text or '').strip()}"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
-    if isinstance(exc, SyntaxError):
-        return f"{path}:{exc.lineno}: cannot import: SyntaxError: {exc.msg}\n    {(exc.text or '').strip()}"
+    head = f"{shown}:{frames[-1].lineno}: cannot import: " if frames else f"{shown}: cannot import: "
+    error_type, message, _, tb = describe_error(exc)
+    text = f"{head}{error_type}: {message}"
     if frames:
-        f = frames[-1]
-        return f"{path}:{f.lineno}: cannot import: {type(exc).__name__}: {exc}\n    {f.line}"
-    return f"{path}: cannot import: {type(exc).__name__}: {exc}"
+        text += f"\n    {frames[-1].line}"
+    deeper = [line for line in tb.splitlines() if line.startswith("  File ")]
+    if len(deeper) > 1 or (deeper and not frames):
+        text += "\nTraceback (user code):\n" + tb.rstrip()
+    return text
 
 
 def _files(config: Config, paths: tuple[str, ...]) -> list[tuple[Path, str | None]]:
@@ -122,18 +130,38 @@ def _files(config: Config, paths: tuple[str, ...]) -> list[tuple[Path, str | Non
     return out
 
 
-def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = None) -> tuple[list[Item], list[LoadFailed]]:
+@dataclass
+class Found:
+    """What discovery found: the selected items, import and definition errors, and what it looked at."""
+
+    items: list[Item]
+    errors: list[LoadFailed]
+    files: list[str]
+    total: int  # items before -k
+    near_misses: list[str]
+
+
+def _key(cls: type) -> tuple[str | None, str]:
+    module = sys.modules.get(cls.__module__)
+    file = getattr(module, "__file__", None)
+    return (os.path.realpath(file) if file else cls.__module__, cls.__qualname__)
+
+
+def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = None) -> Found:
     """Machines (classes) and property tests (@given test_* functions) in the given files."""
-    items: list[Item] = []
     errors: list[LoadFailed] = []
+    near: list[str] = []
+    shown_files: list[str] = []
+    per_file: list[tuple[str, str | None, list[Item]]] = []
     for path, selector in _files(config, paths):
         shown = _relative(path, config.root)
+        shown_files.append(shown)
         try:
             module = load_module(path)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            errors.append(LoadFailed(shown, _import_error(path, exc)))
+            errors.append(LoadFailed(shown, _import_error(path, shown, exc)))
             continue
         found: list[Item] = []
         for name, obj in vars(module).items():
@@ -143,16 +171,58 @@ def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = 
                 found.append(Item("machine", shown, name, obj))
             elif name.startswith("test_") and callable(obj) and hasattr(obj, "hypothesis"):
                 found.append(Item("test", shown, name, obj))
+            elif name.startswith("test_") and inspect.isfunction(obj):
+                near.append(f"{shown}::{name} is not decorated with @given(...), so it is not a property test")
+            elif inspect.isclass(obj) and any(m.startswith("test_") for m in vars(obj)):
+                near.append(f"{shown}::{name} has test_* methods: a test class for pytest, not a state machine (rules are named rule_<name>)")
+        per_file.append((shown, selector, found))
+    # a rule-less class that a machine subclasses is a base (say, shared invariants), not a machine
+    bases = {_key(k) for _, _, found in per_file for i in found if i.kind == "machine" for k in i.obj.__mro__[1:]}
+    items: list[Item] = []
+    total = 0
+    for shown, selector, found in per_file:
+        found = [i for i in found if i.kind == "test" or has_rules(i.obj) or _key(i.obj) not in bases]
         if selector is not None:
             chosen = [i for i in found if i.name == selector]
             if not chosen:
                 names = ", ".join(i.name for i in found) or "none"
                 raise UsageError(f"{shown}::{selector}: no machine or property test named {selector!r}; found {names}")
             found = chosen
+        total += len(found)
         if keyword:
             found = [i for i in found if _matches(keyword, i)]
         items.extend(found)
-    return items, errors
+    return Found(items, errors, shown_files, total, near)
+
+
+NAMING_RULES = """evmstate runs, from .py files whose names do not start with "_":
+  - classes with methods named rule or rule_<name> (Brownie style), and optionally initialize_<name>,
+    invariant_<name>, setup, teardown; strategies are class attributes named like the arguments
+  - subclasses of evmstate.StateMachine with methods decorated @rule(...), @initialize(...), @invariant()
+  - functions named test_<name> decorated with @given(...) (property tests)"""
+
+
+def nothing_found(config: Config, found: Found, paths: tuple[str, ...], keyword: str | None, flag: str | None) -> str:
+    """Why nothing ran: where discovery looked, what filtered everything out, near misses, the naming rules."""
+    if paths:
+        where = ", ".join(paths)
+    else:
+        folder = _relative(config.machines_dir, config.root).rstrip("/") + "/"
+        inside = [str(Path(f).relative_to(Path(folder))) if f.startswith(folder) else f for f in found.files]
+        if not inside:
+            listed = "no .py files"
+        else:
+            listed = f"{len(inside)} file{'s' if len(inside) != 1 else ''}: {', '.join(inside[:5])}{', ...' if len(inside) > 5 else ''}"
+        where = f"{folder} ({listed})"
+    lines = [f"no state machines or property tests found in {where}"]
+    filters = ([f"matching -k {keyword!r}"] if keyword else []) + ([f"with {flag}"] if flag else [])
+    if filters and found.total:
+        lines[0] += f" {' '.join(filters)} ({found.total} found, none selected)"
+    elif filters:
+        lines[0] += f" {' '.join(filters)}"
+    lines.extend(f"  {n}" for n in found.near_misses)
+    lines.append(NAMING_RULES)
+    return "\n".join(lines)
 
 
 def _matches(expr: str, item: Item) -> bool:

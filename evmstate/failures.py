@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -164,10 +166,30 @@ class FailureRecord:
             raise FailureRecordError(f"{where}: the record is missing {e}; it cannot be replayed") from None
 
 
-def record_id(kind: str, path: str, name: str, error_type: str, program: list[str]) -> str:
-    """A short id that stays the same for the same failure of the same machine."""
-    text = "\n".join([kind, path, name, error_type, *program])
+_NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+def message_shape(message: str) -> str:
+    """The message with its numbers and addresses blanked: the same failure with other values has the same shape."""
+    return " ".join(_NUMBER.sub("#", message).split())
+
+
+def location_key(location: str | None) -> str:
+    """Where the error was raised, without the line number: file, function and source line."""
+    return re.sub(r":\d+ in ", " in ", location or "")
+
+
+def record_id(kind: str, path: str, name: str, error_type: str, program: list[str], *, location: str | None = None, message: str = "") -> str:
+    """A short id that stays the same for the same failure of the same machine, and differs for different ones.
+
+    Besides the machine and the program, it covers where the error was raised and the shape of
+    its message, so two errors of one type after the same program get two ids.
+    """
+    text = "\n".join([kind, path, name, error_type, location_key(location), message_shape(message), *program])
     return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+_ID = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 class FailureStore:
@@ -201,16 +223,31 @@ class FailureStore:
         files = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
         return [p.stem for p in files]
 
-    def load(self, record_id: str) -> FailureRecord:
-        path = self.path_of(record_id)
-        if not path.is_file():
-            import difflib
+    def resolve(self, text: str) -> str:
+        """The id of the one saved failure whose id is text or starts with it; a clear error otherwise."""
+        if not _ID.fullmatch(text or "") or text.strip(".") == "":
+            raise FailureRecordError(f"{text!r} is not a failure id: ids are letters and digits, as `evmstate failures` lists them")
+        known = self.ids()
+        if text in known:
+            return text
+        matches = sorted(k for k in known if k.startswith(text))
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise FailureRecordError(f"{text!r} matches {len(matches)} saved failures: {', '.join(matches)}. Give more of the id.")
+        close = difflib.get_close_matches(text, known, n=3, cutoff=0.6)
+        if close:
+            hint = f" Closest: {', '.join(close)}."
+        elif known:
+            hint = f" Saved failures: {', '.join(known[-5:])}{' (newest 5)' if len(known) > 5 else ''}."
+        else:
+            hint = " No failures are saved."
+        raise FailureRecordError(f"no saved failure {text!r} in {self.folder}.{hint} List them with `evmstate failures`.")
 
-            known = self.ids()
-            close = difflib.get_close_matches(record_id, known, n=3, cutoff=0.3)
-            close += [k for k in known if k.startswith(record_id) and k not in close]
-            hint = f" Closest: {', '.join(close)}." if close else (" Saved failures: " + ", ".join(known[-5:]) + "." if known else " No failures are saved.")
-            raise FailureRecordError(f"no saved failure {record_id!r} in {self.folder}.{hint} List them with `evmstate failures`.")
+    def load(self, record_id: str) -> FailureRecord:
+        """The record with this id, or with the one id that starts with it."""
+        record_id = self.resolve(record_id)
+        path = self.path_of(record_id)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as e:
@@ -223,11 +260,11 @@ class FailureStore:
             raise FailureRecordError(f"no failures are saved in {self.folder}; `evmstate run` saves one when a property fails")
         return self.load(ids[-1])
 
-    def remove(self, record_id: str) -> None:
-        path = self.path_of(record_id)
-        if not path.is_file():
-            self.load(record_id)  # raises with the closest ids
-        path.unlink()
+    def remove(self, record_id: str) -> str:
+        """Remove the record with this id (or the one id that starts with it) and return its full id."""
+        record_id = self.resolve(record_id)
+        self.path_of(record_id).unlink()
+        return record_id
 
     def remove_all(self) -> int:
         ids = self.ids()

@@ -319,15 +319,19 @@ def collect(cls: type) -> MachineSpec:
     for group in (rules, inits, invariants):
         group.sort(key=lambda r: order.get(r.name, 0))
     if not rules:
-        hint = "decorate a method with @rule(...)" if decorator_style else "name a method rule or rule_<something>"
-        raise MachineDefinitionError(f"{cls.__name__} has no rules: {hint}.")
+        raise MachineDefinitionError(_no_rules(cls, decorator_style, [k for k, group in (("invariants", invariants), ("initializers", inits)) if group]))
     for lifecycle in LIFECYCLE:
         fn = getattr(cls, lifecycle, None)
         if fn is not None and not callable(fn):
             raise MachineDefinitionError(f"{cls.__name__}.{lifecycle} must be a method")
-    settings = getattr(cls, "settings", None) or {}
-    if not isinstance(settings, dict):
-        raise MachineDefinitionError(f"{cls.__name__}.settings must be a dict such as {{'max_examples': 100}}, got {type(settings).__name__}")
+    settings: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):  # a subclass's settings update its bases'
+        own = vars(klass).get("settings")
+        if own is None:
+            continue
+        if not isinstance(own, dict):
+            raise MachineDefinitionError(f"{klass.__name__}.settings must be a dict such as {{'max_examples': 100}}, got {type(own).__name__}")
+        settings.update(own)
     init = next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__ and k not in (object, StateMachine)), None)
     init_params = []
     if init is not None and not inspect.isfunction(init):
@@ -347,10 +351,58 @@ def _definition_order(cls: type) -> list[str]:
     return names
 
 
+def _methods(cls: type) -> dict[str, Callable]:
+    """The class's functions by name, its own and inherited, as attribute lookup sees them."""
+    found: dict[str, Callable] = {}
+    for klass in cls.__mro__:
+        if klass in (object, StateMachine):
+            continue
+        for name, value in vars(klass).items():
+            if name not in found:
+                found[name] = value
+    return {name: fn for name, fn in found.items() if inspect.isfunction(fn)}
+
+
+def _named(name: str, kind: str) -> bool:
+    return name == kind or name.startswith(kind + "_")
+
+
+def has_rules(cls: type) -> bool:
+    """True when the class has at least one rule, its own or inherited."""
+    decorator_style = issubclass(cls, StateMachine)
+    return any(hasattr(fn, _RULE) if decorator_style else _named(name, "rule") for name, fn in _methods(cls).items())
+
+
 def is_machine(obj: Any) -> bool:
-    """True for classes that are state machines by convention or by subclassing StateMachine."""
+    """True for classes that are, or look like, state machines: collect() says what a look-alike lacks.
+
+    A machine has rules (by name, or @rule on a StateMachine subclass), its own or inherited.
+    A look-alike has no rules but invariants, initializers, evmstate decorators, or methods
+    named test_* beside strategies.
+    """
     if not inspect.isclass(obj) or obj is StateMachine:
         return False
     if issubclass(obj, StateMachine):
         return True
-    return any(name == "rule" or name.startswith("rule_") for name, v in vars(obj).items() if inspect.isfunction(v))
+    methods = _methods(obj)
+    if any(_named(name, "rule") for name in methods):
+        return True
+    if any(_named(name, kind) for name in methods for kind in ("invariant", "initialize")):
+        return True
+    if any(hasattr(fn, marker) for fn in methods.values() for marker in (_RULE, _INIT, _INVARIANT)):
+        return True
+    return bool(_strategies(obj)) and any(name.startswith("test_") for name in methods)
+
+
+def _no_rules(cls: type, decorator_style: bool, others: list[str]) -> str:
+    name = cls.__name__
+    methods = _methods(cls)
+    if not decorator_style and any(hasattr(fn, marker) for fn in methods.values() for marker in (_RULE, _INIT, _INVARIANT)):
+        return f"{name} uses @rule/@initialize/@invariant but does not subclass StateMachine: write class {name}(StateMachine) and import StateMachine from evmstate."
+    tests = [m for m in methods if m.startswith("test_")]
+    if tests and not decorator_style:
+        renames = ", ".join(f"{m} to rule_{m[5:]}" for m in tests)
+        return f"{name} has no rules: rename {renames}. evmstate runs methods named rule or rule_<name> as rules; test_* names are pytest's."
+    what = f"{' and '.join(others)} but no rules" if others else "no rules"
+    how = "decorate a method with @rule(...)" if decorator_style else "name a method rule_<name> (Brownie style), or subclass StateMachine and decorate methods with @rule(...)"
+    return f"{name} has {what}, so evmstate cannot run it: {how}. A class meant only as a base for machines is fine when a machine in the same files subclasses it."

@@ -1,12 +1,20 @@
-"""pytest plugin: Brownie's fixtures (accounts, chain, one per contract, state_machine).
+"""pytest plugin: Brownie's fixtures (accounts, chain, one per contract, state_machine), and the
+machines folder collected as `evmstate run` runs it.
 
 Registered through the pytest11 entry point and active wherever evmstate is installed, but
-lazy: nothing is compiled or started until a test asks for one of its fixtures, so suites
-that do not use it pay nothing. Disable it with `-p no:evmstate`.
+lazy: nothing is compiled or started until a test asks for one of its fixtures or a machine
+runs, so suites that do not use it pay nothing. Disable it with `-p no:evmstate`.
+
+Parity with `evmstate run`: the configured machines folder is collected by evmstate alone
+(machines and @given property tests, never also by pytest's own collector), each item runs
+through the same runner with the same settings and example database, and failures are saved
+for `evmstate replay`. Every example of a @given test that uses these fixtures starts from the
+same chain, as under `evmstate run`.
 """
 
 from __future__ import annotations
 
+import inspect
 import types
 from pathlib import Path
 from typing import Any, Iterator
@@ -15,11 +23,27 @@ import pytest
 
 from . import config as config_mod
 from .compiler import contract_names
-from .discovery import Item
+from .discovery import Found, Item, discover
 from .errors import EvmStateError
 from .machine import collect
 from .project import Project, Unavailable
-from .runner import Overrides, build_settings, database_for, run_machine, save_failure
+from .runner import (
+    MachineFinished,
+    Overrides,
+    build_settings,
+    database_for,
+    isolate_examples,
+    property_failure,
+    run_item,
+    run_machine,
+    save_failure,
+)
+
+_CONFIG = pytest.StashKey["config_mod.Config | None"]()
+_PROJECT = pytest.StashKey[Project]()
+_FOUND = pytest.StashKey[Found]()
+_COLLECTED = pytest.StashKey["set[Path]"]()
+_EXAMPLES = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -30,6 +54,13 @@ def pytest_addoption(parser: Any) -> None:
 
 def _config(pytestconfig: Any) -> config_mod.Config:
     return config_mod.load(Path(str(pytestconfig.invocation_params.dir)))
+
+
+def _project(pytestconfig: Any) -> Project:
+    """One project per pytest session, shared by the fixtures and the machines folder's items."""
+    if _PROJECT not in pytestconfig.stash:
+        pytestconfig.stash[_PROJECT] = Project(_config(pytestconfig))
+    return pytestconfig.stash[_PROJECT]
 
 
 def _container_fixture(name: str) -> Any:
@@ -100,7 +131,7 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
 def evmstate_project(pytestconfig: Any) -> Project:
     """The project under the folder pytest was started in: contracts compiled, chain started."""
     try:
-        return Project(_config(pytestconfig))
+        return _project(pytestconfig)
     except EvmStateError as e:
         pytest.fail(str(e), pytrace=False)
 
@@ -117,8 +148,53 @@ def _evmstate_isolation(request: Any) -> Iterator[None]:
         yield
         return
     project = request.getfixturevalue("evmstate_project")
+    fn = request.function
     with project.backend.anchor():
-        yield
+        if getattr(getattr(fn, "hypothesis", None), "inner_test", None) is None:
+            yield
+            return
+        # a @given test: every example starts from the chain as the fixtures left it
+        with isolate_examples(fn, project.backend, request.fixturenames) as log:
+            request.node.stash[_EXAMPLES] = log
+            yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    log = item.stash.get(_EXAMPLES, None)
+    if call.when != "call" or not report.failed or log is None or log.failing is None or call.excinfo is None:
+        return
+    note = _save_test_failure(item, call.excinfo.value, log)
+    if note:
+        report.sections.append(("evmstate", note))
+
+
+def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
+    """Save a failing @given test's example for `evmstate replay`, when evmstate alone can replay it."""
+    project = item.config.stash.get(_PROJECT, None)
+    fn = getattr(item, "function", None)
+    if project is None or fn is None or getattr(item, "cls", None) is not None or getattr(item, "callspec", None) is not None:
+        return None
+    cfg = project.config
+    # @given hides the parameters it draws: what is left are fixtures
+    needed = [n for n in inspect.signature(fn).parameters if n not in project.namespace()]
+    if needed:
+        return f"not saved for replay: it uses pytest fixtures ({', '.join(needed)}) that `evmstate replay` cannot provide"
+    path = _relative(Path(str(item.path)), cfg.root)
+    failure = property_failure(fn.__name__, path, exc, log, [])
+    result = MachineFinished(fn.__name__, "test", path, "failed", log.examples, log.examples, 0.0, failure=failure)
+    settings, seed = build_settings(cfg.hypothesis, {}, Overrides(), fn.__name__)
+    saved = save_failure(cfg, project, Item("test", path, fn.__name__, fn), result, settings, seed)
+    return f"replay with: evmstate replay {saved.failure_id}"
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 @pytest.fixture(scope="session")
@@ -144,11 +220,7 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
         where = f"{request.node.nodeid}::{spec.name}"
         merged = {**spec.settings, **(settings or {})}
         hyp_settings, seed = build_settings(cfg.hypothesis, merged, Overrides(), spec.name)
-        path = str(Path(str(request.node.fspath)).resolve())
-        try:
-            path = str(Path(path).relative_to(cfg.root))
-        except ValueError:
-            pass
+        path = _relative(Path(str(request.node.path)), cfg.root)
         result = run_machine(spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args)
         if result.status == "error":
             pytest.fail(result.error or "machine error", pytrace=False)
@@ -159,3 +231,104 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
             pytest.fail(result_text(result), pytrace=False)
 
     return run
+
+
+# -- the machines folder, collected as `evmstate run` runs it ----------------------------------
+
+
+def _machines_config(config: Any) -> "config_mod.Config | None":
+    """The project's config when pytest runs inside an evmstate project (one with evmstate.toml)."""
+    if _CONFIG not in config.stash:
+        try:
+            cfg = _config(config)
+        except EvmStateError:
+            cfg = None
+        config.stash[_CONFIG] = cfg if cfg is not None and cfg.path is not None else None
+    return config.stash[_CONFIG]
+
+
+def _in_machines(config: Any, path: Path) -> bool:
+    cfg = _machines_config(config)
+    if cfg is None or path.suffix != ".py" or path.name.startswith("_") or path.name == "conftest.py":
+        return False
+    return path.resolve().is_relative_to(cfg.machines_dir.resolve())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: Any) -> Any:
+    # pytest's own collector would also take test_*.py here: the machines folder is evmstate's
+    if _in_machines(parent.config, module_path):
+        parent.config.stash.setdefault(_COLLECTED, set()).add(module_path)
+        return MachinesFile.from_parent(parent, path=module_path)
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collect_file(file_path: Path, parent: Any) -> Any:
+    if _in_machines(parent.config, file_path) and file_path not in parent.config.stash.setdefault(_COLLECTED, set()):
+        parent.config.stash[_COLLECTED].add(file_path)
+        return MachinesFile.from_parent(parent, path=file_path)
+    return None
+
+
+class MachinesFile(pytest.File):
+    """A file of the machines folder: its machines and property tests, as `evmstate run` finds them."""
+
+    def collect(self) -> Iterator[Any]:
+        cfg = _machines_config(self.config)
+        assert cfg is not None
+        if _FOUND not in self.config.stash:
+            # the whole folder at once, as `evmstate run` sees it (a base class in one file, its machine in another)
+            self.config.stash[_FOUND] = discover(cfg)
+        found = self.config.stash[_FOUND]
+        shown = _relative(self.path, cfg.root)
+        for error in found.errors:
+            if error.path == shown:
+                raise self.CollectError(error.message)
+        for item in found.items:
+            if item.path == shown:
+                yield MachineItem.from_parent(self, name=item.name, item=item)
+
+
+class MachineError(Exception):
+    """Raised when a machine or property test of the machines folder fails or errs; its text is the report."""
+
+
+class MachineItem(pytest.Item):
+    """One machine or property test, run by evmstate's runner with the settings `evmstate run` uses."""
+
+    def __init__(self, *, item: Item, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.item = item
+
+    def setup(self) -> None:
+        # a machine that cannot run as written is an error (as under `evmstate run`), not a failure
+        if self.item.kind == "machine":
+            try:
+                spec = collect(self.item.obj)
+                build_settings(_project(self.config).config.hypothesis, spec.settings, Overrides(), spec.name)
+            except EvmStateError as e:
+                raise MachineError(str(e)) from None
+        else:
+            try:
+                _project(self.config)
+            except EvmStateError as e:
+                raise MachineError(str(e)) from None
+
+    def runtest(self) -> None:
+        from .reports import result_text
+
+        project = _project(self.config)
+        result = run_item(project.config, project, self.item, Overrides(), lambda e: None)
+        if result.status == "error":
+            raise MachineError(result.error or "error")
+        if result.failure is not None:
+            raise MachineError(result_text(result))
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
+        if isinstance(excinfo.value, MachineError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.item.path}::{self.item.name}"

@@ -9,11 +9,11 @@ from typing import Any, Callable
 from .compiler import find_sources, input_hashes
 from .config import Config
 from .contract import reverts
-from .errors import FailureRecordError, MachineDefinitionError
-from .failures import FailureRecord, decode_value
+from .errors import EvmStateError, FailureRecordError, MachineDefinitionError
+from .failures import FailureRecord, FailureStore, decode_value
 from .machine import _enter, collect, multiple
 from .project import Project
-from .runner import _inject, check_all_invariants, describe_error, routed, source_hashes
+from .runner import check_all_invariants, describe_error, provide, routed, source_hashes, user_error
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,14 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             )
     backend = project.backend
     if spec.has_init:
-        cls.__init__(cls, **_inject(spec.init_params, project.namespace(), f"{spec.name}.__init__"))
+        try:
+            kwargs = provide(spec.init_params, project, f"{spec.name}.__init__")
+        except MachineDefinitionError as exc:
+            raise FailureRecordError(f"failure {record.id}: {exc}") from None
+        try:
+            cls.__init__(cls, **kwargs)
+        except Exception as exc:
+            raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', exc)}") from None
     machine = object.__new__(cls)
     machine._evmstate_stack = contextlib.ExitStack()
     if not hasattr(machine, "enter"):
@@ -143,10 +150,13 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
     reverts.listeners.append(on_revert)
     try:
         with machine._evmstate_stack:
-            try:
-                setup = getattr(machine, "setup", None)
-                if callable(setup):
+            setup = getattr(machine, "setup", None)
+            if callable(setup):
+                try:
                     setup()
+                except Exception as exc:
+                    raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc)}") from None
+            try:
                 check_all_invariants(spec, machine)
             except Exception as exc:
                 emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
@@ -179,7 +189,11 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
                 emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
             teardown = getattr(machine, "teardown", None)
             if callable(teardown):
-                teardown()
+                try:
+                    teardown()
+                except Exception as exc:
+                    emit(ReplayStep(len(record.steps) + 1, "teardown", error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+                    return _outcome(record, exc, changed, len(record.steps))
     finally:
         reverts.listeners.remove(on_revert)
     return ReplayResult("fixed", changed=changed)
@@ -194,9 +208,12 @@ def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callabl
     if not record.steps:
         raise FailureRecordError(f"failure {record.id}: the record holds no example to replay")
     step = record.steps[0]
-    namespace = project.namespace()
-    kwargs = _inject([n for n in inspect.signature(inner).parameters if n in namespace], namespace, record.name)
     args = {k: decode_value(v, accounts=project.accounts, refs={}) for k, v in step["arguments"].items()}
+    try:
+        # @given hides the parameters it draws from fn's signature: the rest are injected
+        kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], project, record.name)
+    except MachineDefinitionError as exc:
+        raise FailureRecordError(f"failure {record.id}: {exc}") from None
     line = f"{record.name}({_format_args(args, {})})"
     try:
         with project.backend.anchor():
@@ -206,3 +223,32 @@ def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callabl
         return _outcome(record, exc, changed, len(record.steps))
     emit(ReplayStep(1, line))
     return ReplayResult("fixed", changed=changed)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A saved failure checked by replaying it: its verdict, or why it cannot be replayed."""
+
+    id: str
+    record: FailureRecord | None
+    verdict: str  # "still fails", "fails differently", "fixed", "cannot replay" or "unreadable"
+    reason: str = ""
+    changed: list[str] = field(default_factory=list)
+
+    @property
+    def shown(self) -> str:
+        return f"{self.verdict}: {self.reason}" if self.reason else self.verdict
+
+
+def check(config: Config, store: FailureStore, record_id: str) -> Check:
+    """Replay one saved failure quietly and say whether it still fails; never raises for a bad record."""
+    try:
+        record = store.load(record_id)
+    except FailureRecordError as exc:
+        return Check(record_id, None, "unreadable", str(exc))
+    try:
+        result = replay(config, record, lambda _: None)
+    except EvmStateError as exc:
+        reason = str(exc).removeprefix(f"failure {record.id}: ").removeprefix(f"failure {record.id} cannot be replayed: ")
+        return Check(record.id, record, "cannot replay", reason.splitlines()[0])
+    return Check(record.id, record, result.verdict, "", result.changed)

@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import inspect
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, reporting
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
-from hypothesis.errors import HypothesisException, StopTest, UnsatisfiedAssumption
+from hypothesis.errors import HypothesisException, InvalidArgument, InvalidDefinition, StopTest, UnsatisfiedAssumption
 
 from .config import Config, HypothesisConfig
 from .contract import reverts
-from .errors import EvmStateError, MachineDefinitionError, UsageError
+from .errors import MachineDefinitionError, UsageError
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
 from .project import Project, Unavailable
@@ -128,7 +129,14 @@ class LoadFailed:
     message: str
 
 
-Event = MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed
+@dataclass(frozen=True)
+class NothingFound:
+    """Emitted when no machine or property test was found: what was looked for, and the naming rules."""
+
+    message: str
+
+
+Event = MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
 
 
 class _Namespaced(ExampleDatabase):
@@ -210,7 +218,13 @@ _LIBRARY_DIRS = (str(Path(__file__).parent), str(Path(hypothesis.__file__).paren
 
 def _user_frames(exc: BaseException) -> list[traceback.FrameSummary]:
     frames = traceback.extract_tb(exc.__traceback__)
-    return [f for f in frames if not f.filename.startswith(_LIBRARY_DIRS) and "site-packages" not in f.filename and "<hypothesis" not in f.filename]
+    return [f for f in frames if not f.filename.startswith(_LIBRARY_DIRS) and "site-packages" not in f.filename and not f.filename.startswith(("<hypothesis", "<frozen"))]
+
+
+def _shown(filename: str) -> str:
+    with contextlib.suppress(ValueError):
+        return str(Path(filename).relative_to(Path.cwd()))
+    return filename
 
 
 def describe_error(exc: BaseException) -> tuple[str, str, str | None, str]:
@@ -219,17 +233,39 @@ def describe_error(exc: BaseException) -> tuple[str, str, str | None, str]:
     location = None
     if frames:
         last = frames[-1]
-        shown = last.filename
-        with contextlib.suppress(ValueError):
-            shown = str(Path(last.filename).relative_to(Path.cwd()))
-        location = f"{shown}:{last.lineno} in {last.name}"
+        location = f"{_shown(last.filename)}:{last.lineno} in {last.name}"
         if last.line:
             location += f"\n    {last.line}"
     message = str(exc)
     if not message and isinstance(exc, AssertionError) and frames and frames[-1].line:
         message = frames[-1].line
+    for f in frames:
+        f.filename = _shown(f.filename)
     tb = "".join(traceback.format_list(frames)) + f"{type(exc).__name__}: {message}\n"
     return type(exc).__name__, message, location, tb
+
+
+def user_error(where: str, exc: BaseException) -> str:
+    """An error in the user's code outside rules and invariants: what raised it, and the user's traceback."""
+    error_type, message, _, tb = describe_error(exc)
+    frames = tb[: tb.rfind(f"{error_type}: ")].rstrip()  # the headline already says it
+    head = f"{where} raised {error_type}: {message}"
+    return f"{head}\nTraceback (user code):\n{frames}" if frames else head
+
+
+class _Stopped(BaseException):
+    """Raised inside a run to stop the machine at once: an error, not a failure to shrink.
+
+    A BaseException, so Hypothesis neither shrinks nor saves it and lets it through.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# errors in how a machine or test is written, not in what it found; never shrunk
+_DEFINITION_ERRORS = (UsageError, MachineDefinitionError, InvalidArgument, InvalidDefinition)
 
 
 # -- machines ------------------------------------------------------------------
@@ -267,15 +303,28 @@ class _RunState:
         self.aborted = 0  # runs Hypothesis stopped itself (out of data while replaying a mutation)
 
 
-def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict[str, Any]:
+def _inject(names: Iterable[str], namespace: dict[str, Any], where: str, contracts_dir: Path | None = None) -> dict[str, Any]:
     kwargs = {}
     for name in names:
         if name not in namespace:
-            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}. Available: {', '.join(namespace)}.")
+            if contracts_dir is not None and not contracts_dir.is_dir():
+                shown = _shown(str(contracts_dir)) + "/"
+                raise MachineDefinitionError(
+                    f"{where}: cannot provide parameter {name!r}: there is no contracts folder at {shown} (set [project] contracts in evmstate.toml). "
+                    f"Available: {', '.join(namespace)}."
+                )
+            close = difflib.get_close_matches(name, list(namespace), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}. Available: {', '.join(namespace)}.{hint}")
         if isinstance(namespace[name], Unavailable):
             raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}: {namespace[name].error}")
         kwargs[name] = namespace[name]
     return kwargs
+
+
+def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:
+    """The project's accounts, chain and contracts, by parameter name; a clear error for any other name."""
+    return _inject(names, project.namespace(), where, project.config.contracts_dir)
 
 
 def _holds(r: RuleSpec, machine: Any) -> bool:
@@ -426,7 +475,10 @@ def run_machine(
             with machine._evmstate_stack:
                 setup = getattr(machine, "setup", None)
                 if callable(setup):
-                    setup()
+                    try:
+                        setup()
+                    except Exception as exc:
+                        raise _Stopped(user_error(f"{name}.setup", exc)) from exc
                 check_invariants()
                 if spec.initializers:
                     order = data.draw(st.permutations(spec.initializers))
@@ -449,6 +501,9 @@ def run_machine(
                 if callable(teardown):
                     teardown()
         except Exception as exc:
+            if isinstance(exc, _DEFINITION_ERRORS):
+                where = f"{name}.{steps[-1].rule}" if steps else name
+                raise _Stopped(user_error(where, exc)) from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
@@ -477,11 +532,15 @@ def run_machine(
     error = None
     base = None
     try:
-        if init_args is not None and spec.has_init:
-            cls.__init__(cls, *init_args)
-        elif spec.has_init:
-            kwargs = _inject(spec.init_params, project.namespace(), f"{name}.__init__")
-            cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
+        if spec.has_init:
+            kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{name}.__init__")
+            try:
+                if init_args is not None:
+                    cls.__init__(cls, *init_args)
+                else:
+                    cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
+            except Exception as exc:
+                raise _Stopped(user_error(f"{name}.__init__", exc)) from exc
         base = backend.snapshot()
 
         if database is not None:
@@ -504,25 +563,33 @@ def run_machine(
             steps, exc = state.best_failure
             status = "failed"
             failure = _machine_failure(spec, exc, steps, path, interrupted=True)
-        except (MachineDefinitionError, UsageError):
+        except (_Stopped, *_DEFINITION_ERRORS):
             raise
         except BaseException as exc:
             status = "failed"
             failure = _machine_failure(spec, exc, state.last_steps, path)
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
-    except EvmStateError as exc:
-        status, error = "error", f"{name}.__init__ failed: {exc}"
+    except _Stopped as stop:
+        status, error = "error", stop.message
+    except _DEFINITION_ERRORS as exc:
+        status, error = "error", user_error(name, exc)
     finally:
         reverts.listeners.remove(count_revert)
         try:
             final = inspect.getattr_static(cls, "teardown_final", None)
             if final is not None and base is not None:
                 backend.revert(base)  # as Brownie: after the last run, once the chain is reverted
-                if isinstance(final, (classmethod, staticmethod)):
-                    getattr(cls, "teardown_final")()
-                else:
-                    final(cls)
+                try:
+                    if isinstance(final, (classmethod, staticmethod)):
+                        getattr(cls, "teardown_final")()
+                    else:
+                        final(cls)
+                except Exception as exc:
+                    message = user_error(f"{name}.teardown_final", exc)
+                    error = message if error is None else f"{error}\n{message}"
+                    if status == "passed":
+                        status = "error"
         finally:
             backend.revert(outer)
             backend.release(outer)
@@ -569,20 +636,70 @@ def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], 
 # -- property tests --------------------------------------------------------------
 
 
+@dataclass
+class ExampleLog:
+    """What isolate_examples() saw: examples run, and the drawn arguments of the last one that failed."""
+
+    examples: int = 0
+    failing: dict[str, Any] | None = None
+
+
+@contextlib.contextmanager
+def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None) -> Iterator[ExampleLog]:
+    """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
+
+    Swaps fn.hypothesis.inner_test (the hook Hypothesis documents for wrapping each example)
+    and restores it on the way out. on_example(log, failed) is called after every example.
+    """
+    log = ExampleLog()
+    injected = set(injected)
+    original = fn.hypothesis.inner_test
+
+    @functools.wraps(original)  # Hypothesis reports the example under the test's own name
+    def isolated(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # pytest shows the test's frames, not this one
+        log.examples += 1
+        failed = False
+        try:
+            with backend.anchor():
+                return original(*args, **kwargs)
+        except Exception as exc:
+            if not isinstance(exc, HypothesisException):
+                failed = True
+                log.failing = {k: v for k, v in kwargs.items() if k not in injected}
+            raise
+        finally:
+            if on_example is not None:
+                on_example(log, failed)
+
+    fn.hypothesis.inner_test = isolated
+    try:
+        yield log
+    finally:
+        fn.hypothesis.inner_test = original
+
+
+def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[str]) -> Failure:
+    """A falsified property test: the error, Hypothesis's report of the example, and its drawn arguments."""
+    error_type, message, location, tb = describe_error(exc)
+    program = [line for text in reported for line in str(text).splitlines() if line.strip()]
+    program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
+    drawn = log.failing or {}
+    steps_data = [_Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
+    return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data)
+
+
 def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
     """Run one @given property test, injecting accounts, chain and contracts by name."""
     name = fn.__name__
     started = time.perf_counter()
     state = _RunState()
     emit(MachineStarted(name, "test", path))
-    inner = fn.hypothesis.inner_test  # the user's function, below @given
-    namespace = project.namespace()
-    # parameters that name a fixture are injected; the rest are drawn by @given
-    names = [n for n in inspect.signature(inner).parameters if n in namespace]
     status, failure, error = "passed", None, None
     outer = project.backend.snapshot()
     try:
-        kwargs = _inject(names, namespace, name)
+        # @given hides the parameters it draws from fn's signature: the rest are injected
+        kwargs = provide(inspect.signature(fn).parameters, project, name)
         test = fn
         if database is not None:
             settings = Settings(settings, database=database)
@@ -591,40 +708,25 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
         if seed is not None:
             test = hypothesis.seed(seed)(test)
         lines: list[str] = []
-        original = inner
 
-        def counted(*a: Any, **kw: Any) -> Any:
-            state.examples += 1
-            state.steps += 1
+        def counted(log: ExampleLog, failed: bool) -> None:
+            state.examples = state.steps = log.examples
+            if failed and not state.failing:
+                state.failing = True
+                emit(FailureFound(name, state.examples))
+            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
+
+        with isolate_examples(fn, project.backend, kwargs, counted) as log:
             try:
-                with project.backend.anchor():  # every example starts from the same chain
-                    return original(*a, **kw)
-            except Exception as exc:
-                if not isinstance(exc, HypothesisException):
-                    drawn = {k: v for k, v in kw.items() if k not in kwargs}
-                    state.last_steps = [_Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn)]
-                    if not state.failing:
-                        state.failing = True
-                        emit(FailureFound(name, state.examples))
+                with reporting.with_reporter(lines.append):
+                    test(**kwargs)
+            except KeyboardInterrupt:
                 raise
-            finally:
-                emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
-
-        fn.hypothesis.inner_test = counted
-        try:
-            with reporting.with_reporter(lines.append):
-                test(**kwargs)
-        except (KeyboardInterrupt, UsageError, MachineDefinitionError):
-            raise
-        except BaseException as exc:
-            status = "failed"
-            error_type, message, location, tb = describe_error(exc)
-            program = [line for text in lines for line in str(text).splitlines() if line.strip()]
-            program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
-            steps_data = [s.to_data() for s in state.last_steps]
-            failure = Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data)
-        finally:
-            fn.hypothesis.inner_test = original
+            except _DEFINITION_ERRORS as exc:
+                status, error = "error", user_error(name, exc)
+            except BaseException as exc:
+                status = "failed"
+                failure = property_failure(name, path, exc, log, lines)
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
     finally:
@@ -651,52 +753,49 @@ class RunSummary:
     results: list[MachineFinished] = field(default_factory=list)
     load_errors: list[LoadFailed] = field(default_factory=list)
     interrupted: bool = False
+    nothing: str | None = None  # why nothing ran, when nothing was found
 
     @property
     def exit_code(self) -> int:
+        """0 passed, 1 falsified, 2 errors in the user's machines or tests, 5 nothing found (as pytest)."""
         if any(r.status == "failed" for r in self.results):
             return 1
         if self.load_errors or any(r.status == "error" for r in self.results):
             return 2
+        if not self.results:
+            return 5
         return 0
 
 
 def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> RunSummary:
     """Compile the project, discover machines and tests, run each and emit events."""
-    from .discovery import discover
+    from .discovery import discover, nothing_found
 
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
-    items, load_errors = discover(config, options.paths, options.keyword)
-    summary = RunSummary(load_errors=list(load_errors))
-    for err in load_errors:
+    found = discover(config, options.paths, options.keyword)
+    summary = RunSummary(load_errors=list(found.errors))
+    for err in found.errors:
         emit(err)
+    kinds = {"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"}
+    items = [i for i in found.items if i.kind in kinds]
+    if not items and not found.errors:
+        flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
+        summary.nothing = nothing_found(config, found, options.paths, options.keyword, flag)
+        emit(NothingFound(summary.nothing))
+        return summary
     project = Project(config)
-    runnable = [i for i in items if not (i.kind == "machine" and options.no_stateful or i.kind == "test" and options.only_stateful)]
-    for err in _unavailable_contracts(config, project, runnable):
+    for err in _unavailable_contracts(config, project, items):
         summary.load_errors.append(err)
         emit(err)
     for item in items:
-        if item.kind == "machine" and options.no_stateful:
+        try:
+            result = run_item(config, project, item, options.overrides, emit, save_failures=options.save_failures)
+        except MachineDefinitionError as exc:
+            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            summary.load_errors.append(err)
+            emit(err)
             continue
-        if item.kind == "test" and options.only_stateful:
-            continue
-        where = f"{item.path}::{item.name}"
-        if item.kind == "machine":
-            try:
-                spec = collect(item.obj)
-                settings, seed = build_settings(config.hypothesis, spec.settings, options.overrides, spec.name)
-            except MachineDefinitionError as exc:
-                err = LoadFailed(where, str(exc))
-                summary.load_errors.append(err)
-                emit(err)
-                continue
-            result = run_machine(spec, project, settings, seed, emit, item.path, database=database_for(config, where))
-        else:
-            settings, seed = build_settings(config.hypothesis, {}, options.overrides, item.name)
-            result = run_test(item.obj, project, settings, seed, emit, item.path, database=database_for(config, where))
-        if result.failure is not None and options.save_failures:
-            result = save_failure(config, project, item, result, settings, seed)
         emit(result)
         summary.results.append(result)
         if result.failure is not None and result.failure.interrupted:
@@ -733,13 +832,31 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
     return errors
 
 
+def run_item(config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Any], None], *, save_failures: bool = True) -> MachineFinished:
+    """Run one discovered machine or property test and save its failure; the same under pytest.
+
+    Raises MachineDefinitionError, before running anything, when the item cannot be run as written.
+    """
+    where = f"{item.path}::{item.name}"
+    if item.kind == "machine":
+        spec = collect(item.obj)
+        settings, seed = build_settings(config.hypothesis, spec.settings, overrides, spec.name)
+        result = run_machine(spec, project, settings, seed, emit, item.path, database=database_for(config, where))
+    else:
+        settings, seed = build_settings(config.hypothesis, {}, overrides, item.name)
+        result = run_test(item.obj, project, settings, seed, emit, item.path, database=database_for(config, where))
+    if result.failure is not None and save_failures:
+        result = save_failure(config, project, item, result, settings, seed)
+    return result
+
+
 def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
     """Save the failure as a record and return the result carrying its id."""
     import dataclasses
 
     failure = result.failure
     assert failure is not None
-    rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program)
+    rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program, location=failure.location, message=failure.message)
     record = FailureRecord(
         id=rid,
         kind=item.kind,

@@ -231,3 +231,140 @@ def test_ctrl_c_while_shrinking_saves_the_best_sequence(example):
     data = json.loads(path.read_text())
     assert data["interrupted"] is True and data["steps"] and data["error"]["type"] == "AssertionError"
     assert f"replay with: evmstate replay {path.stem}" in out
+
+
+COLLIDING = '''
+class Calls:
+    def __init__(cls, accounts, Token):
+        cls.accounts = accounts
+        cls.token = Token.deploy("T", "T", 18, 100, {"from": accounts[0]})
+
+    def rule_call(self):
+        CALL
+'''
+
+CALLS = (
+    "self.token.transfer(self.accounts[1])",
+    "self.token.transfer(self.accounts[1], -1)",
+    "self.token.transfer(self.accounts[1], 1, {'value': 1})",
+)
+
+
+def test_different_failures_never_share_an_id(example):
+    machine = example / "machines" / "calls.py"
+    for call in CALLS:
+        machine.write_text(COLLIDING.replace("CALL", call))
+        code, out = invoke("run", "machines/calls.py", "--max-examples", "3")
+        assert code == 1 and "ContractError" in out and "state.rule_call()" in out
+    records = [json.loads(p.read_text()) for p in saved(example)]
+    assert len(records) == 3, "each failure keeps its own record"
+    assert sorted(r["error"]["message"] for r in records) == sorted(
+        [
+            "Token.transfer takes 2 (_to: address, _value: uint256) arguments, got 1",
+            "Token.transfer argument 2 (uint256): -1 does not fit in uint256 (0 to 2**256-1)",
+            "Token.transfer is not payable, but a value of 1 wei was sent",
+        ]
+    )
+    # the same failure found again, in a file edited elsewhere, keeps its id
+    before = {p.stem for p in saved(example)}
+    machine.write_text("# moved down\n\n" + COLLIDING.replace("CALL", CALLS[0]))
+    invoke("run", "machines/calls.py", "--max-examples", "3")
+    assert {p.stem for p in saved(example)} == before
+
+
+PROPERTY = "from evmstate import given, strategy\n\n@given(x=strategy('uint8'))\ndef test_small(x):\n    assert x < LIMIT\n"
+
+MACHINE = """
+from evmstate import strategy
+
+class Counter:
+    x = strategy("uint8", max_value=3)
+
+    def __init__(cls, accounts):
+        cls.accounts = accounts
+
+    def setup(self):
+        self.total = 0
+
+    def rule_add(self, x):
+        self.total += x
+
+    def invariant(self):
+        assert self.total < 3
+"""
+
+
+def quick(example, name: str, source: str) -> str:
+    """Run a small failing machine or property test; return the id of the failure it saved."""
+    before = {p.stem for p in saved(example)}
+    (example / "machines" / name).write_text(source)
+    code, out = invoke("run", f"machines/{name}", "--seed", "1", "--max-examples", "20", "--steps", "5")
+    assert code == 1, out
+    (new,) = {p.stem for p in saved(example)} - before
+    return new
+
+
+def _twin(path: Path, new_id: str) -> None:
+    data = json.loads(path.read_text())
+    data["id"] = new_id
+    (path.parent / f"{new_id}.json").write_text(json.dumps(data))
+
+
+def test_ids_by_unique_prefix_ambiguous_prefixes_list_candidates_and_remove_nothing(example):
+    rid = quick(example, "props.py", PROPERTY.replace("LIMIT", "10"))
+    twin = rid[:3] + "zzzzzzz"
+    _twin(example / ".evmstate" / "failures" / f"{rid}.json", twin)
+    code, out = invoke("replay", rid[:5])
+    assert code == 1 and f"replaying {rid}:" in out and "still fails" in out
+    code, out = invoke("replay", rid[:3])
+    assert code == 2 and f"{rid[:3]!r} matches 2 saved failures: {', '.join(sorted([rid, twin]))}" in out
+    code, out = invoke("failures", "rm", rid[:3])
+    assert code == 2 and "matches 2 saved failures" in out
+    assert len(saved(example)) == 2, "an ambiguous id removes nothing"
+    for bad in ("../evmstate", "", "a/b", ".."):
+        code, out = invoke("failures", "rm", bad)
+        assert code == 2, bad
+    assert len(saved(example)) == 2 and (example / "evmstate.toml").is_file()
+    code, out = invoke("failures", "rm", twin[:6])
+    assert code == 0 and f"removed {twin}" in out
+    assert [p.stem for p in saved(example)] == [rid]
+
+
+def test_closest_ids_are_suggested_only_when_close(example):
+    rid = quick(example, "props.py", PROPERTY.replace("LIMIT", "10"))
+    code, out = invoke("replay", rid[:3] + "q" * 7)
+    assert code == 2 and "Closest" not in out and f"Saved failures: {rid}." in out
+    code, out = invoke("replay", rid[:7] + "qqq")
+    assert code == 2 and f"Closest: {rid}." in out
+
+
+def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_fixed_ones(example):
+    machine = quick(example, "counter.py", MACHINE)
+    prop = quick(example, "props.py", PROPERTY.replace("LIMIT", "10"))
+    (example / "machines" / "props.py").write_text(PROPERTY.replace("LIMIT", "1000"))
+    code, out = invoke("failures")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert "changed" in rows[prop] and "same" in rows[machine]
+    code, out = invoke("failures", "--check")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert rows[prop].rstrip().endswith("fixed") and rows[machine].rstrip().endswith("still fails")
+    code, out = invoke("failures", "prune", "--dry-run")
+    assert code == 0 and f"would remove {prop} (fixed)" in out and len(saved(example)) == 2
+    code, out = invoke("failures", "prune")
+    assert code == 0 and f"removed {prop} (fixed)" in out and f"kept {machine} (still fails)" in out
+    assert [p.stem for p in saved(example)] == [machine]
+
+
+def test_records_that_cannot_be_replayed_are_kept_unless_asked(example):
+    rid = quick(example, "counter.py", MACHINE)
+    (example / "machines" / "counter.py").write_text(MACHINE.replace("cls.accounts = accounts", "cls.accounts = accounts\n        1 / 0"))
+    code, out = invoke("replay", rid)
+    assert code == 2 and "Counter.__init__ raised ZeroDivisionError: division by zero" in out and "internal error" not in out
+    code, out = invoke("failures", "--check")
+    assert code == 0 and "cannot replay" in out
+    code, out = invoke("failures", "prune")
+    assert code == 0 and f"kept {rid} (cannot replay" in out and [p.stem for p in saved(example)] == [rid]
+    code, out = invoke("failures", "prune", "--unreplayable")
+    assert code == 0 and f"removed {rid} (cannot replay" in out and not saved(example)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..seed_machine import SEED_MACHINE
+from .helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -110,3 +111,101 @@ def test_shared(shared):
     result.assert_outcomes(passed=1, errors=2)
     out = result.stdout.str()
     assert "fixture 'shared' not found" in out and "contract 'Bad' does not compile:" in out
+
+
+PARITY_TOML = """
+[hypothesis]
+max_examples = 30
+stateful_step_count = 10
+seed = 3
+"""
+
+PARITY_PROPS = '''
+from evmstate import given, strategy
+
+
+@given(amount=strategy("uint256", max_value=100))
+def test_every_example_starts_fresh(Token, accounts, amount):
+    token = Token.deploy("T", "T", 18, 1000, {"from": accounts[0]})
+    assert accounts[0].nonce == 1, "the previous example's deployment was not reverted"
+    token.transfer(accounts[1], amount, {"from": accounts[0]})
+
+
+@given(amount=strategy("uint256", max_value=100))
+def test_small_amounts(Token, accounts, amount):
+    token = Token.deploy("T", "T", 18, 1000, {"from": accounts[0]})
+    token.transfer(accounts[1], amount, {"from": accounts[0]})
+    assert token.balanceOf(accounts[1]) < 50
+'''
+
+
+def _outcomes(junit: Path) -> dict[str, str]:
+    from xml.etree import ElementTree as ET
+
+    out = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        status = "failed" if case.find("failure") is not None else "error" if case.find("error") is not None else "passed"
+        out[case.get("name")] = status
+    return out
+
+
+def test_the_machines_folder_gives_the_same_verdicts_under_pytest_and_evmstate_run(pytester, project_dir, monkeypatch):
+    (project_dir / "evmstate.toml").write_text(PARITY_TOML)
+    (project_dir / "machines").mkdir()
+    shutil.copy(REPO / "machines" / "depositer.py", project_dir / "machines" / "depositer.py")
+    (project_dir / "machines" / "test_props.py").write_text(PARITY_PROPS)
+    # the same tests outside the machines folder run as plain pytest tests with the fixtures
+    (project_dir / "tests").mkdir()
+    (project_dir / "tests" / "test_outside.py").write_text(PARITY_PROPS.replace("def test_", "def test_outside_"))
+
+    monkeypatch.chdir(project_dir)
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out = invoke("run", "--json", "run.json")
+    assert code == 1, out
+    by_run = {r["name"]: r for r in json.loads((project_dir / "run.json").read_text())["results"]}
+    assert {n: r["status"] for n, r in by_run.items()} == {
+        "StateMachine": "failed",
+        "test_every_example_starts_fresh": "passed",
+        "test_small_amounts": "failed",
+    }
+    saved_by_run = {p.stem for p in (project_dir / ".evmstate" / "failures").glob("*.json")}
+    assert saved_by_run == {by_run["StateMachine"]["failure_id"], by_run["test_small_amounts"]["failure_id"]}
+
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--junitxml", "pytest.xml")
+    out = result.stdout.str()
+    # collected once each: the machines folder by evmstate, tests/ by pytest
+    result.assert_outcomes(passed=2, failed=3)
+    by_pytest = _outcomes(project_dir / "pytest.xml")
+    assert by_pytest == {
+        "StateMachine": "failed",
+        "test_every_example_starts_fresh": "passed",
+        "test_small_amounts": "failed",
+        "test_outside_every_example_starts_fresh": "passed",
+        "test_outside_small_amounts": "failed",
+    }
+    program = "\n".join(by_run["StateMachine"]["failure"]["program"])
+    assert program in out, "pytest reports the same shrunk program"
+    assert "amount=50" in out and "\n".join(by_run["test_small_amounts"]["failure"]["program"]) in out
+    # the same failures are saved under the same ids, plus the one only pytest ran
+    saved = {p.stem: json.loads(p.read_text()) for p in (project_dir / ".evmstate" / "failures").glob("*.json")}
+    assert saved_by_run < set(saved) and len(saved) == 3
+    (outside,) = [rid for rid, rec in saved.items() if rec["name"] == "test_outside_small_amounts"]
+    assert saved[outside]["path"] == "tests/test_outside.py" and saved[outside]["steps"][0]["arguments"] == {"amount": 50}
+    assert f"replay with: evmstate replay {outside}" in out
+    for rid in saved:
+        code, replayed = invoke("replay", rid)
+        assert code == 1 and "still fails" in replayed, replayed
+
+
+def test_machines_folder_errors_under_pytest_are_errors_and_do_not_stop_the_others(pytester, project_dir):
+    (project_dir / "machines").mkdir()
+    (project_dir / "machines" / "broken.py").write_text("from evmstate import nothing_here\n")
+    (project_dir / "machines" / "defs.py").write_text(
+        "from evmstate import strategy\n\nclass OnlyInvariants:\n    def invariant(self):\n        pass\n\n"
+        "class Fine:\n    x = strategy('uint8')\n    def rule_a(self, x):\n        pass\n"
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--continue-on-collection-errors")
+    result.assert_outcomes(passed=1, errors=2)
+    out = result.stdout.str()
+    assert "broken.py:1: cannot import: ImportError" in out
+    assert "OnlyInvariants has invariants but no rules" in out

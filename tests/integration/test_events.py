@@ -25,7 +25,6 @@ def test_erc20_and_erc721_transfers_each_decode_by_their_own_abi(tokens):
 
 
 def test_unattached_contracts_fall_back_to_the_one_project_abi_that_fits(tokens):
-    a = tokens.accounts
     blueprint = tokens.Coin.deploy_as_blueprint()
     factory = tokens.Factory.deploy()
     tx = factory.make(blueprint, 500)
