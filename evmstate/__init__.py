@@ -3,6 +3,7 @@
 from .accounts import Account, Accounts, Chain
 from .contract import Contract, ContractContainer, Receipt, reverts
 from .errors import (
+    CallTimeout,
     CompileError,
     ConfigError,
     ContractError,
@@ -37,6 +38,7 @@ __all__ = [
     "rule",
     "Account",
     "Accounts",
+    "CallTimeout",
     "Chain",
     "CompileError",
     "ConfigError",

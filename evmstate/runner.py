@@ -20,6 +20,7 @@ from hypothesis.errors import HypothesisException, StopTest, UnsatisfiedAssumpti
 
 from .config import Config, HypothesisConfig
 from .contract import reverts
+from .revert import failure_details
 from .errors import EvmStateError, MachineDefinitionError, UsageError
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
@@ -96,6 +97,8 @@ class Failure:
     revert_reason: str | None = None
     steps_data: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
+    # the failing call's revert or timeout explained (source line, check, dev comment), if any
+    call_failure: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -469,6 +472,7 @@ def run_machine(
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
 
     outer = backend.snapshot()
+    backend.reset_time_limit()  # a timeout in an earlier machine says nothing about this one
     reverts.listeners.append(count_revert)
     failure = None
     status = "passed"
@@ -561,6 +565,7 @@ def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], 
         revert_reason=getattr(exc, "reason", None),
         steps_data=[s.to_data() for s in steps],
         interrupted=interrupted,
+        call_failure=failure_details(exc),
     )
 
 
@@ -579,6 +584,7 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
     names = [n for n in inspect.signature(inner).parameters if n in namespace]
     status, failure, error = "passed", None, None
     outer = project.backend.snapshot()
+    project.backend.reset_time_limit()
     try:
         kwargs = _inject(names, namespace, name)
         test = fn
@@ -620,7 +626,7 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
             program = [line for text in lines for line in str(text).splitlines() if line.strip()]
             program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
             steps_data = [s.to_data() for s in state.last_steps]
-            failure = Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data)
+            failure = Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data, call_failure=failure_details(exc))
         finally:
             fn.hypothesis.inner_test = original
     except MachineDefinitionError as exc:
@@ -715,6 +721,7 @@ def save_failure(config: Config, project: Project, item: Any, result: MachineFin
             "type": failure.error_type,
             "message": failure.message,
             "revert_reason": failure.revert_reason,
+            "call_failure": failure.call_failure,
             "invariant": failure.invariant,
             "location": failure.location,
         },
