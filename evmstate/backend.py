@@ -6,6 +6,10 @@ transaction, which costs an order of magnitude in speed and makes a base snapsho
 impossible to revert to. What the transaction path would do around the message
 (intrinsic gas, nonce, gas purchase and refund, per-transaction warm sets, original
 storage values, transient storage, EIP-161 clean-up) is done here instead.
+
+JUMP and JUMPI are replaced by hooked copies: each frame remembers its last taken jump (the
+only clue to which check sent it to vyper's shared REVERT), and every few hundred jumps the
+call's CPU time is checked against its limit. Calls get at most the per-call gas cap.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ _cpu_time = time.thread_time
 # (at least SHORT_LIMIT_FLOOR seconds, at most the configured limit): shrinking re-runs the
 # failing program many times, and each re-run of a runaway call would otherwise cost the full limit.
 SHORT_LIMIT_FACTOR = 10
-SHORT_LIMIT_FLOOR = 0.05
+SHORT_LIMIT_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ class Backend(Protocol):
     def mine(self, blocks: int = 1, timestamp: int | None = None) -> None: ...
     @property
     def logs(self) -> list[Log]: ...
+    def reset_time_limit(self) -> None: ...
+    def set_jump_recorder(self, recorder: "JumpRecorder | None") -> None: ...
 
 
 def account_keys(count: int) -> list[tuple[bytes, bytes]]:
@@ -265,7 +271,7 @@ def _computation_class(base: type, clock: _Clock) -> type:
     opcodes = dict(base.opcodes)
     opcodes[opcode_values.JUMP] = _jump(base.opcodes[opcode_values.JUMP].gas_cost, clock)
     opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, clock, None)
-    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "jumpi_gas": base.opcodes[opcode_values.JUMPI].gas_cost})
+    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes})
 
 
 def _state_class(base: type, computation_class: type) -> type:
@@ -364,6 +370,8 @@ class PyEVMBackend:
             excess_blob_gas=getattr(ctx, "excess_blob_gas", None),
         )
         self._set_block(timestamp + 1, 1)
+        # EIP-1153 transient storage exists from Cancun on; earlier states refuse to clear it
+        self._clear_transient = self._state.clear_transient_storage if evm_version in ("cancun", "prague") else (lambda: None)
         self._tx_context_class = self._state.get_transaction_context_class()
         self._computation = self._state.computation_class
         self._tx_contexts: dict[bytes, object] = {}
@@ -480,7 +488,8 @@ class PyEVMBackend:
 
     def set_jump_recorder(self, recorder: JumpRecorder | None) -> None:
         """Call recorder(code address, pc, taken) at every JUMPI from now on; None stops it."""
-        self._computation_class.opcodes[opcode_values.JUMPI] = _jumpi(self._computation_class.jumpi_gas, self._clock, recorder)
+        base = self._computation_class.__mro__[1]
+        self._computation_class.opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, recorder)
 
     def _gas(self, gas: int | None) -> tuple[int, bool]:
         """The gas a call gets, and whether it is the cap rather than the caller's choice."""
@@ -582,7 +591,7 @@ class PyEVMBackend:
             computation = self._run(message, sender)
         except _TimedOut as stop:
             state.revert(before)
-            state.clear_transient_storage()
+            self._clear_transient()
             return self._timed_out(stop, started, gas, at_cap)
         except BaseException:
             state.revert(before)
@@ -597,7 +606,7 @@ class PyEVMBackend:
         for address in computation.get_accounts_for_deletion():
             state.delete_account(address)
         self._clear_empty_touched(computation)
-        state.clear_transient_storage()
+        self._clear_transient()
         return self._result(computation, gas_used, message, gas, at_cap, commit_logs=True)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
@@ -630,7 +639,7 @@ class PyEVMBackend:
             return self._result(computation, gas_used, message, gas, at_cap, commit_logs=False)
         finally:
             state.revert(checkpoint)
-            state.clear_transient_storage()
+            self._clear_transient()
 
     def _clear_empty_touched(self, computation) -> None:
         # EIP-161: touched accounts left empty are deleted at the end of the transaction.

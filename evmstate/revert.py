@@ -191,8 +191,10 @@ def _dev_comment(position: "SourcePosition") -> str | None:
 
 def _is_lock_check(code: bytes, jump_pc: int, position: "SourcePosition | None") -> bool:
     # vyper's nonreentrant check reads the lock (TLOAD, or SLOAD before Cancun) at the
-    # function's entry, maps it to the def line, and names it nowhere in its error map
-    return position is not None and position.text.startswith("def ") and any(op in code[max(jump_pc - 8, 0) : jump_pc] for op in (_TLOAD, _SLOAD))
+    # function's entry, maps it to the def line, and names it nowhere in its error map;
+    # the read is within a dozen bytes of the jump at every optimization level
+    window = code[max(jump_pc - 12, 0) : jump_pc]
+    return position is not None and position.text.startswith("def ") and (_TLOAD in window or _SLOAD in window)
 
 
 def explain(result: "ExecResult", project: "Project | None" = None, deployed: "Artifact | None" = None) -> Explanation:
@@ -205,7 +207,7 @@ def explain(result: "ExecResult", project: "Project | None" = None, deployed: "A
     frames = list(result.frames)
     via: list[str] = []
     chosen, artifact = frames[-1], _artifact_for(frames[-1], project, deployed)
-    for frame, inner in zip(frames, frames[1:]):
+    for frame in frames[:-1]:
         found = _artifact_for(frame, project, deployed)
         if found is None:
             continue  # unknown code: follow the failure down, as it carried the same data

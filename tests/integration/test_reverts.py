@@ -232,3 +232,14 @@ def test_failure_reports_records_and_replay_carry_the_explanation(checks_root, m
     assert steps[-1].error == (
         "TransactionReverted: Checks.with_dev reverted: 'dev: too big' (assert failed)\n  contracts/Checks.vy:23: assert _x < 10  # dev: too big"
     )
+
+
+def test_explanations_hold_before_cancun_and_without_optimization(tmp_path, monkeypatch):
+    """London: no transient storage, the lock lives in storage; optimize = "none": a longer lock check."""
+    shutil.copytree(CHECKS / "contracts", tmp_path / "contracts")
+    monkeypatch.chdir(tmp_path)
+    project = Project(Config(root=tmp_path, compiler=config_mod.CompilerConfig(evm_version="london", optimize="none")))
+    c = project.Checks.deploy()
+    assert reverted(c.reenter).kind == "reentrancy: the nonreentrant lock is held"
+    assert reverted(c.with_dev, 11).source_line == "contracts/Checks.vy:23: assert _x < 10  # dev: too big"
+    assert reverted(project.Guarded.deploy, 0).dev_revert_msg == "dev: zero limit"
