@@ -3,6 +3,7 @@
 from .accounts import Account, Accounts, Chain, SignedMessage
 from .contract import Blueprint, Contract, ContractContainer, Receipt, reverts
 from .errors import (
+    CallTimeout,
     CompileError,
     ConfigError,
     ContractError,
@@ -38,6 +39,7 @@ __all__ = [
     "Account",
     "Accounts",
     "Blueprint",
+    "CallTimeout",
     "Chain",
     "CompileError",
     "ConfigError",

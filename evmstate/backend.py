@@ -6,18 +6,26 @@ transaction, which costs an order of magnitude in speed and makes a base snapsho
 impossible to revert to. What the transaction path would do around the message
 (intrinsic gas, nonce, gas purchase and refund, per-transaction warm sets, original
 storage values, transient storage, EIP-161 clean-up) is done here instead.
+
+JUMP and JUMPI are replaced by hooked copies: each frame remembers its last taken jump (the
+only clue to which check sent it to vyper's shared REVERT), and every few hundred jumps the
+call's CPU time is checked against its limit. Calls get at most the per-call gas cap.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
+import time
 from dataclasses import dataclass
-from typing import Iterator, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
 from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.db.atomic import AtomicDB
-from eth.exceptions import Revert
+from eth.exceptions import InvalidInstruction, InvalidJumpDestination, OutOfGas, Revert
+from eth.vm import opcode_values
+from eth.vm.opcode_values import JUMPDEST
 from eth.vm.execution_context import ExecutionContext
 from eth.vm.forks import CancunVM, LondonVM, ParisVM, PragueVM, ShanghaiVM
 from eth.vm.forks.spurious_dragon._utils import collect_touched_accounts
@@ -30,6 +38,19 @@ from .errors import UsageError
 
 VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": CancunVM, "prague": PragueVM}
 ZERO_ADDRESS = b"\0" * 20
+# EIP-7825's per-transaction gas cap: the default gas of every call
+CALL_GAS_LIMIT = 2**24
+# the clock is read once every this many jumps: about every millisecond of execution
+CHECK_EVERY = 256
+# Calls are timed in the CPU time of the thread running them, not wall-clock time: on a busy
+# machine (CI runners, other processes) a call is not charged for the time it waits, so whether
+# it timed out does not depend on the load.
+_cpu_time = time.thread_time
+# Once a call has timed out, later calls get this many times the slowest call that finished
+# (at least SHORT_LIMIT_FLOOR seconds, at most the configured limit): shrinking re-runs the
+# failing program many times, and each re-run of a runaway call would otherwise cost the full limit.
+SHORT_LIMIT_FACTOR = 10
+SHORT_LIMIT_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -42,6 +63,30 @@ class Log:
 
 
 @dataclass(frozen=True)
+class Frame:
+    """One failed call frame: what code ran, where it stopped, and the last jump it took."""
+
+    address: bytes | None  # the address whose code ran (None for initcode)
+    pc: int  # the failing instruction (REVERT, or where the VM error struck)
+    jump_pc: int | None  # the last JUMPI taken before it: a shared REVERT says nothing, the jump to it does
+    code: bytes  # the code that ran (initcode for a create)
+    is_create: bool = False
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """A call stopped by the wall-clock limit: the limit applied and the configured one."""
+
+    limit: float
+    configured: float
+    elapsed: float
+
+    @property
+    def shortened(self) -> bool:
+        return self.limit < self.configured
+
+
+@dataclass(frozen=True)
 class ExecResult:
     """What one call or transaction did."""
 
@@ -49,11 +94,17 @@ class ExecResult:
     output: bytes  # return data, or revert data when the call reverted
     gas_used: int
     logs: tuple[Log, ...] = ()
-    error: str | None = None  # None on success; "revert", or the VM error's description
+    error: str | None = None  # None on success; "revert", "timeout", or the VM error's description
     contract_address: bytes | None = None
-    # where execution failed, innermost frame first: the code's address and the pc
+    # where execution failed, in the innermost frame that failed the same way: the code's address and the pc
     error_address: bytes | None = None
     error_pc: int | None = None
+    # the failed frames that passed the same failure up, outermost first
+    frames: tuple[Frame, ...] = ()
+    gas_limit: int = 0  # the gas the call was given
+    at_gas_cap: bool = False  # the gas was the per-call cap, not chosen by the caller
+    out_of_gas: bool = False
+    timeout: Timeout | None = None  # set when error == "timeout"; nothing the call did was kept
 
 
 @runtime_checkable
@@ -62,6 +113,8 @@ class Backend(Protocol):
 
     chain_id: int
     gas_limit: int
+    call_gas_limit: int
+    call_timeout: float | None
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult: ...
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult: ...
@@ -81,6 +134,8 @@ class Backend(Protocol):
     def mine(self, blocks: int = 1, timestamp: int | None = None) -> None: ...
     @property
     def logs(self) -> list[Log]: ...
+    def reset_time_limit(self) -> None: ...
+    def set_jump_recorder(self, recorder: "JumpRecorder | None") -> None: ...
 
 
 def account_keys(count: int) -> list[tuple[bytes, bytes]]:
@@ -105,7 +160,121 @@ def _intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
     return gas, floor
 
 
-def _state_class(base: type) -> type:
+class _TimedOut(Exception):
+    """Raised inside py-evm by a jump hook when the call passed its deadline.
+
+    Not a VMError on purpose: py-evm would turn a VMError into a failed frame and let the
+    calling frame carry on; this unwinds every frame at once, and the backend restores the
+    state from before the call.
+    """
+
+    def __init__(self, frame: "Frame") -> None:
+        super().__init__()
+        self.frame = frame  # where the call was running when time ran out
+
+
+class _Clock:
+    """The current call's deadline, read by the jump hooks once every CHECK_EVERY jumps."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self) -> None:
+        self.deadline = math.inf
+
+    def check(self, computation: Any) -> None:
+        if _cpu_time() > self.deadline:
+            raise _TimedOut(_frame(computation))
+
+
+JumpRecorder = Callable[[bytes, int, bool], None]
+
+# JUMP and JUMPI are written out here rather than wrapping py-evm's (eth.vm.logic.flow): one
+# Python call less per jump keeps the hooks' cost in a tight loop small (benchmarks/jumps.py).
+# Gas and semantics are checked against py-evm's own transaction path in tests/integration.
+
+
+def _jump(gas: int, clock: _Clock) -> Callable[..., None]:
+    """JUMP, plus the clock: every loop jumps, so a runaway call is caught here."""
+    countdown = CHECK_EVERY
+
+    def jump(computation: Any) -> None:
+        nonlocal countdown
+        computation.consume_gas(gas, "JUMP")
+        dest = computation.stack_pop1_int()
+        code = computation.code
+        code.program_counter = dest
+        if code.peek() != JUMPDEST:
+            raise InvalidJumpDestination("Invalid Jump Destination")
+        if not code.is_valid_opcode(dest):
+            raise InvalidInstruction("Jump resulted in invalid instruction")
+        countdown -= 1
+        if not countdown:
+            countdown = CHECK_EVERY
+            clock.check(computation)
+
+    return jump
+
+
+def _jumpi(gas: int, clock: _Clock, recorder: JumpRecorder | None) -> Callable[..., None]:
+    """JUMPI, plus the clock and the frame's last taken jump.
+
+    vyper sends every failed check without a reason to one shared REVERT, so the REVERT's pc
+    says nothing; the pc of the jump that led there names the check. recorder, when given,
+    is told (code address, pc, taken) of every JUMPI: the place for branch coverage.
+    """
+    countdown = CHECK_EVERY
+
+    def jumpi(computation: Any) -> None:
+        nonlocal countdown
+        computation.consume_gas(gas, "JUMPI")
+        dest, condition = computation.stack_pop_ints(2)
+        if condition:
+            code = computation.code
+            computation._evmstate_jump = code.program_counter - 1
+            code.program_counter = dest
+            if code.peek() != JUMPDEST:
+                raise InvalidJumpDestination("Invalid Jump Destination")
+            if not code.is_valid_opcode(dest):
+                raise InvalidInstruction("Jump resulted in invalid instruction")
+        countdown -= 1
+        if not countdown:
+            countdown = CHECK_EVERY
+            clock.check(computation)
+
+    if recorder is None:
+        return jumpi
+
+    def recording_jumpi(computation: Any) -> None:
+        nonlocal countdown
+        computation.consume_gas(gas, "JUMPI")
+        dest, condition = computation.stack_pop_ints(2)
+        code = computation.code
+        pc = code.program_counter - 1
+        if condition:
+            computation._evmstate_jump = pc
+            code.program_counter = dest
+            if code.peek() != JUMPDEST:
+                raise InvalidJumpDestination("Invalid Jump Destination")
+            if not code.is_valid_opcode(dest):
+                raise InvalidInstruction("Jump resulted in invalid instruction")
+        recorder(computation.msg.code_address, pc, bool(condition))
+        countdown -= 1
+        if not countdown:
+            countdown = CHECK_EVERY
+            clock.check(computation)
+
+    return recording_jumpi
+
+
+def _computation_class(base: type, clock: _Clock) -> type:
+    """The fork's computation with JUMP and JUMPI hooked; its opcode table is its own."""
+    opcodes = dict(base.opcodes)
+    opcodes[opcode_values.JUMP] = _jump(base.opcodes[opcode_values.JUMP].gas_cost, clock)
+    opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, clock, None)
+    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes})
+
+
+def _state_class(base: type, computation_class: type) -> type:
     """The fork's State, keeping each storage slot's value at the start of the current call.
 
     SSTORE gas (EIP-2200/3529) prices a write by the slot's original value, which py-evm
@@ -127,6 +296,7 @@ def _state_class(base: type) -> type:
                 original = self._originals[key] = self._account_db.get_storage(address, slot)
             return original
 
+    State.computation_class = computation_class
     State.__name__ = f"Evmstate{base.__name__}"
     return State
 
@@ -152,14 +322,24 @@ class PyEVMBackend:
         gas_limit: int = 30_000_000,
         gas_price: int = 0,
         timestamp: int = 1_700_000_000,
+        call_gas_limit: int = CALL_GAS_LIMIT,
+        call_timeout: float | None = None,
     ) -> None:
         if evm_version not in VMS:
             raise UsageError(f"evm_version {evm_version!r} is not supported by the py-evm backend; use one of {', '.join(VMS)}")
         base_vm = VMS[evm_version]
-        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=_state_class(base_vm._state_class))
+        base_state = base_vm._state_class
+        self._clock = _Clock()
+        self._computation_class = _computation_class(base_state.computation_class, self._clock)
+        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=_state_class(base_state, self._computation_class))
         chain_class = MiningChain.configure(__name__="EvmstateChain", vm_configuration=((0, vm_class),), chain_id=chain_id)
         self.chain_id = chain_id
         self.gas_limit = gas_limit
+        # the gas a call gets unless it asks for less; never more than the block holds
+        self.call_gas_limit = min(call_gas_limit, gas_limit)
+        self.call_timeout = call_timeout or None
+        self._time_limit = self.call_timeout or math.inf
+        self._slowest = 0.0  # the longest a call took to finish since the last reset_time_limit()
         self.gas_price = gas_price
         self.evm_version = evm_version
         self.account_keys = account_keys(accounts)
@@ -190,6 +370,8 @@ class PyEVMBackend:
             excess_blob_gas=getattr(ctx, "excess_blob_gas", None),
         )
         self._set_block(timestamp + 1, 1)
+        # EIP-1153 transient storage exists from Cancun on; earlier states refuse to clear it
+        self._clear_transient = self._state.clear_transient_storage if evm_version in ("cancun", "prague") else (lambda: None)
         self._tx_context_class = self._state.get_transaction_context_class()
         self._computation = self._state.computation_class
         self._tx_contexts: dict[bytes, object] = {}
@@ -297,6 +479,27 @@ class PyEVMBackend:
             self.revert(sid)
             self.release(sid)
 
+    # -- limits -------------------------------------------------------------
+
+    def reset_time_limit(self) -> None:
+        """Give calls the configured time limit again (after a timeout shortened it)."""
+        self._time_limit = self.call_timeout or math.inf
+        self._slowest = 0.0
+
+    def set_jump_recorder(self, recorder: JumpRecorder | None) -> None:
+        """Call recorder(code address, pc, taken) at every JUMPI from now on; None stops it."""
+        base = self._computation_class.__mro__[1]
+        self._computation_class.opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, recorder)
+
+    def _gas(self, gas: int | None) -> tuple[int, bool]:
+        """The gas a call gets, and whether it is the cap rather than the caller's choice."""
+        if gas is None:
+            return self.call_gas_limit, True
+        if gas > self.call_gas_limit:
+            where = "the block gas limit" if self.call_gas_limit == self.gas_limit else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
+            raise UsageError(f"gas {gas} exceeds {where}, {self.call_gas_limit}")
+        return gas, False
+
     # -- execution --------------------------------------------------------
 
     def _message(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, nonce: int) -> Message:
@@ -313,12 +516,16 @@ class PyEVMBackend:
         return Message(gas=gas, to=to, sender=sender, value=value, data=data, code=self._state.get_code(to))
 
     def _run(self, message: Message, sender: bytes):
+        """Run one message under the time limit; raises _TimedOut with the state left mid-call."""
         state = self._state
         state._originals = {}
         accessed = self._account_db._journal_accessed_state
         # warm sets start empty for every call: a checkpoint on the access journal,
         # discarded after the call, leaves outer snapshots intact.
         checkpoint = accessed.record()
+        clock = self._clock
+        started = _cpu_time()
+        clock.deadline = started + self._time_limit
         try:
             state.mark_address_warm(sender)
             state.mark_address_warm(message.storage_address)
@@ -332,31 +539,64 @@ class PyEVMBackend:
             else:
                 computation = self._computation.apply_message(state, message, tx_context)
         finally:
+            clock.deadline = math.inf
             accessed.discard(checkpoint)
             state._originals = {}
+        elapsed = _cpu_time() - started
+        if elapsed > self._slowest:
+            self._slowest = elapsed
         return computation
+
+    def _timed_out(self, stop: _TimedOut, started: float, gas: int, at_cap: bool) -> ExecResult:
+        configured = self.call_timeout or math.inf
+        result = ExecResult(
+            success=False,
+            output=b"",
+            gas_used=0,
+            error="timeout",
+            error_address=stop.frame.address,
+            error_pc=stop.frame.pc,
+            frames=(stop.frame,),
+            gas_limit=gas,
+            at_gas_cap=at_cap,
+            timeout=Timeout(self._time_limit, configured, _cpu_time() - started),
+        )
+        # a runaway call is known: later ones need only be told apart from calls that finish
+        short = max(SHORT_LIMIT_FLOOR, SHORT_LIMIT_FACTOR * self._slowest)
+        self._time_limit = min(self._time_limit, short)
+        return result
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
         state = self._state
-        gas = self.gas_limit if gas is None else gas
+        gas, at_cap = self._gas(gas)
         intrinsic, floor = _intrinsic_gas(data, to is None)
         if gas < max(intrinsic, floor):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
-        if gas > self.gas_limit:
-            raise UsageError(f"gas {gas} exceeds the block gas limit {self.gas_limit}")
         cost = value + gas * self.gas_price
         if cost:
             balance = state.get_balance(sender)
             if balance < cost:
                 raise UsageError(f"sender 0x{sender.hex()} has {balance} wei, needs {cost} for value and gas")
         self._dirty = True
-        nonce = state.get_nonce(sender)
-        if self.gas_price:
-            state.delta_balance(sender, -gas * self.gas_price)
-        state.set_nonce(sender, nonce + 1)
-        message = self._message(sender, to, data, value, gas - intrinsic, nonce)
-        computation = self._run(message, sender)
+        started = _cpu_time()
+        # a timed-out call leaves nothing behind, not even its nonce
+        before = state.snapshot()
+        try:
+            nonce = state.get_nonce(sender)
+            if self.gas_price:
+                state.delta_balance(sender, -gas * self.gas_price)
+            state.set_nonce(sender, nonce + 1)
+            message = self._message(sender, to, data, value, gas - intrinsic, nonce)
+            computation = self._run(message, sender)
+        except _TimedOut as stop:
+            state.revert(before)
+            self._clear_transient()
+            return self._timed_out(stop, started, gas, at_cap)
+        except BaseException:
+            state.revert(before)
+            raise
+        state.commit(before)
         gas_left = computation.get_gas_remaining()
         used = gas - gas_left
         refund = min(computation.get_gas_refund(), used // 5)
@@ -366,8 +606,8 @@ class PyEVMBackend:
         for address in computation.get_accounts_for_deletion():
             state.delete_account(address)
         self._clear_empty_touched(computation)
-        state.clear_transient_storage()
-        return self._result(computation, gas_used, message, commit_logs=True)
+        self._clear_transient()
+        return self._result(computation, gas_used, message, gas, at_cap, commit_logs=True)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
         """Execute a call and discard every change it made (eth_call).
@@ -376,23 +616,30 @@ class PyEVMBackend:
         snapshot is needed, which makes view calls cheaper.
         """
         state = self._state
-        gas = self.gas_limit if gas is None else gas
+        gas, at_cap = self._gas(gas)
         intrinsic, _ = _intrinsic_gas(data, False)
+        started = _cpu_time()
         if static and not value:
             message = Message(gas=max(gas - intrinsic, 0), to=to, sender=sender, value=0, data=data, code=state.get_code(to), is_static=True)
-            computation = self._run(message, sender)
-            return self._result(computation, gas - computation.get_gas_remaining(), message, commit_logs=False)
+            try:
+                computation = self._run(message, sender)
+            except _TimedOut as stop:
+                return self._timed_out(stop, started, gas, at_cap)
+            return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
         checkpoint = state.snapshot()
         try:
             if value and state.get_balance(sender) < value:
                 state.set_balance(sender, value)
             message = self._message(sender, to, data, value, max(gas - intrinsic, 0), 0)
-            computation = self._run(message, sender)
+            try:
+                computation = self._run(message, sender)
+            except _TimedOut as stop:
+                return self._timed_out(stop, started, gas, at_cap)
             gas_used = gas - computation.get_gas_remaining()
-            return self._result(computation, gas_used, message, commit_logs=False)
+            return self._result(computation, gas_used, message, gas, at_cap, commit_logs=False)
         finally:
             state.revert(checkpoint)
-            state.clear_transient_storage()
+            self._clear_transient()
 
     def _clear_empty_touched(self, computation) -> None:
         # EIP-161: touched accounts left empty are deleted at the end of the transaction.
@@ -400,7 +647,7 @@ class PyEVMBackend:
             if self._state.account_exists(address) and self._state.account_is_empty(address):
                 self._state.delete_account(address)
 
-    def _result(self, computation, gas_used: int, message: Message, *, commit_logs: bool) -> ExecResult:
+    def _result(self, computation, gas_used: int, message: Message, gas: int, at_cap: bool, *, commit_logs: bool) -> ExecResult:
         if computation.is_success:
             logs = tuple(Log(a, tuple(t), d) for a, t, d in computation.get_log_entries())
             if commit_logs:
@@ -411,21 +658,41 @@ class PyEVMBackend:
                 gas_used=gas_used,
                 logs=logs,
                 contract_address=message.storage_address if message.is_create else None,
+                gas_limit=gas,
+                at_gas_cap=at_cap,
             )
         error = computation.error
+        # follow the failure down while each frame passed on what its child failed with;
+        # which of them holds the check that failed is for the layer that knows the code
+        frames = [_frame(computation)]
         frame = computation
-        # descend to the innermost frame that failed the same way, for source positions
         while True:
             failed = [c for c in frame.children if c.is_error]
             if not failed or failed[-1].output != frame.output:
                 break
             frame = failed[-1]
-        pc = max(frame.code.program_counter - 1, 0)
+            frames.append(_frame(frame))
+        innermost = frames[-1]
         return ExecResult(
             success=False,
             output=computation.output if isinstance(error, Revert) else b"",
             gas_used=gas_used,
             error="revert" if isinstance(error, Revert) else (str(error) or type(error).__name__),
-            error_address=frame.msg.code_address if not frame.msg.is_create else None,
-            error_pc=pc,
+            error_address=innermost.address,
+            error_pc=innermost.pc,
+            frames=tuple(frames),
+            gas_limit=gas,
+            at_gas_cap=at_cap,
+            out_of_gas=isinstance(error, OutOfGas),
         )
+
+
+def _frame(computation: Any) -> Frame:
+    msg = computation.msg
+    return Frame(
+        address=None if msg.is_create else msg.code_address,
+        pc=max(computation.code.program_counter - 1, 0),
+        jump_pc=getattr(computation, "_evmstate_jump", None),
+        code=msg.code,
+        is_create=msg.is_create,
+    )

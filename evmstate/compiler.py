@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -23,14 +24,29 @@ from vyper.semantics.analysis import imports as vyper_imports
 from .errors import CompileError
 
 VYPER_VERSION: str = vyper.__version__
-OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map_runtime", "layout")
-CACHE_FORMAT = 2
+OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map", "source_map_runtime", "layout")
+CACHE_FORMAT = 3
 KEEP_BUILDS = 4  # cache entries kept per source
+# method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
+_ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
+
+
+@dataclass(frozen=True)
+class SourcePosition:
+    """Where a pc comes from: the file, the line (1-based) and its text, the statement's last line."""
+
+    path: str
+    line: int
+    text: str
+    end_line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.text}"
 
 
 @dataclass(frozen=True)
 class Artifact:
-    """One compiled contract: ABI, code, runtime source positions and storage layout."""
+    """One compiled contract: ABI, code, source positions of runtime and deploy code, storage layout."""
 
     name: str
     path: str
@@ -43,22 +59,49 @@ class Artifact:
     # runtime pc -> vyper's description of a compiler-inserted check
     error_map: dict[int, str] = field(default_factory=dict)
     layout: dict[str, Any] = field(default_factory=dict)
+    # the same two maps for the deploy (constructor) code
+    deploy_pc_pos: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
+    deploy_error_map: dict[int, str] = field(default_factory=dict)
+    # pc -> index into sources, only for pcs whose code comes from an imported module
+    pc_source: dict[int, int] = field(default_factory=dict)
+    deploy_pc_source: dict[int, int] = field(default_factory=dict)
+    sources: dict[int, str] = field(default_factory=dict)  # vyper's source id -> file
+    # custom errors the sources build with method_id("Name(types)"), for decoding raw_revert data
+    error_signatures: tuple[str, ...] = ()
     # every file compiled into it (the source and each resolved import): path -> sha256
     inputs: dict[str, str] = field(default_factory=dict)
 
-    def source_line(self, pc: int) -> tuple[int, str] | None:
-        """The (line number, text) of the source line that produced runtime pc, when known."""
-        # vyper maps the instruction after a REVERT more often than the REVERT itself
-        pos = self.pc_pos.get(pc) or self.pc_pos.get(pc + 1)
-        if not pos or pos[0] is None or pos[0] < 1:
+    def position(self, pc: int, *, deploy: bool = False, walk_back: int = 0) -> SourcePosition | None:
+        """The source line that produced pc, when known.
+
+        walk_back lets a pc without a position take the nearest mapped pc up to that many
+        bytes before it (vyper maps the instructions that compute a check, not always the jump).
+        """
+        pc_pos = self.deploy_pc_pos if deploy else self.pc_pos
+        pos = None
+        for at in (pc, *(range(pc - 1, max(pc - walk_back, 0) - 1, -1))):
+            pos = pc_pos.get(at)
+            if pos and pos[0] is not None and pos[0] >= 1:
+                break
+            pos = None
+        if pos is None:
             return None
+        source = (self.deploy_pc_source if deploy else self.pc_source).get(at)
+        path = self.sources.get(source, self.path) if source is not None else self.path
         try:
-            lines = Path(self.path).read_text(encoding="utf-8").splitlines()
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
         except OSError:
             return None
         if pos[0] > len(lines):
             return None
-        return pos[0], lines[pos[0] - 1].strip()
+        end = pos[2] if isinstance(pos[2], int) and pos[0] <= pos[2] <= len(lines) else pos[0]
+        return SourcePosition(_shown_path(path), pos[0], lines[pos[0] - 1].strip(), end)
+
+    def source_line(self, pc: int) -> tuple[int, str] | None:
+        """The (line number, text) of the source line that produced runtime pc, when known."""
+        # vyper maps the instruction after a REVERT more often than the REVERT itself
+        found = self.position(pc) or self.position(pc + 1)
+        return (found.line, found.text) if found else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +114,12 @@ class Artifact:
             "pc_pos": {str(k): list(v) for k, v in self.pc_pos.items()},
             "error_map": {str(k): v for k, v in self.error_map.items()},
             "layout": self.layout,
+            "deploy_pc_pos": {str(k): list(v) for k, v in self.deploy_pc_pos.items()},
+            "deploy_error_map": {str(k): v for k, v in self.deploy_error_map.items()},
+            "pc_source": {str(k): v for k, v in self.pc_source.items()},
+            "deploy_pc_source": {str(k): v for k, v in self.deploy_pc_source.items()},
+            "sources": {str(k): v for k, v in self.sources.items()},
+            "error_signatures": list(self.error_signatures),
             "inputs": self.inputs,
         }
 
@@ -86,8 +135,59 @@ class Artifact:
             pc_pos={int(k): tuple(v) for k, v in d["pc_pos"].items()},
             error_map={int(k): v for k, v in d["error_map"].items()},
             layout=d.get("layout", {}),
+            deploy_pc_pos={int(k): tuple(v) for k, v in d["deploy_pc_pos"].items()},
+            deploy_error_map={int(k): v for k, v in d["deploy_error_map"].items()},
+            pc_source={int(k): v for k, v in d["pc_source"].items()},
+            deploy_pc_source={int(k): v for k, v in d["deploy_pc_source"].items()},
+            sources={int(k): v for k, v in d["sources"].items()},
+            error_signatures=tuple(d["error_signatures"]),
             inputs=d.get("inputs", {}),
         )
+
+
+def _shown_path(path: str) -> str:
+    """path relative to the current folder when it is below it, as a user would type it."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return str(p.relative_to(Path.cwd()))
+        except ValueError:
+            return path
+    return path
+
+
+def _source_maps(smap: dict[str, Any], main_source: int, limit: int | None = None) -> tuple[dict[int, Any], dict[int, str], dict[int, int]]:
+    """(pc -> position, pc -> check description, pc -> source id of imported code) from one vyper source map.
+
+    limit drops pcs at or past it.
+    """
+    keep = (lambda pc: pc < limit) if limit is not None else (lambda pc: True)
+    pc_pos = {int(k): tuple(v) for k, v in smap.get("pc_pos_map", {}).items() if keep(int(k))}
+    errors = {int(k): v for k, v in smap.get("error_map", {}).items() if keep(int(k))}
+    sources = {int(k): v[0] for k, v in smap.get("pc_ast_map", {}).items() if keep(int(k)) and v and v[0] != main_source and v[0] >= 0}
+    return pc_pos, errors, sources
+
+
+def _loaded_sources(data: Any, path: Path) -> dict[int, str]:
+    """Every file vyper read for one compile (the contract and its imports), by source id."""
+    found = {data.file_input.source_id: str(path)}
+    for compiler_input in data.resolved_imports.compiler_inputs:
+        if compiler_input.source_id >= 0:  # builtin interfaces have no file
+            found.setdefault(compiler_input.source_id, str(compiler_input.resolved_path))
+    return found
+
+
+def _error_signatures(paths: Any) -> tuple[str, ...]:
+    found: list[str] = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for m in _ERROR_SIGNATURE.finditer(text):
+            if m.group(2).replace(" ", "") not in found:
+                found.append(m.group(2).replace(" ", ""))
+    return tuple(found)
 
 
 
@@ -364,17 +464,29 @@ def _compile(s: _Source) -> tuple[Artifact | None, CompileError | None, bool]:
             out = outputs_from_compiler_data(data, list(OUTPUTS))
     except Exception as e:
         return None, _error(e, s.path), False
-    smap = out["source_map_runtime"]
+    bytecode, runtime = _hex(out["bytecode"]), _hex(out["bytecode_runtime"])
+    main = data.file_input.source_id
+    pc_pos, error_map, pc_source = _source_maps(out["source_map_runtime"], main)
+    # the deploy map also covers the runtime code that the initcode copies out of itself
+    initcode_size = bytecode.find(runtime) if runtime else len(bytecode)
+    deploy_pc_pos, deploy_error_map, deploy_pc_source = _source_maps(out["source_map"], main, limit=initcode_size if initcode_size >= 0 else len(bytecode))
+    sources = _loaded_sources(data, s.path)
     artifact = Artifact(
         name=s.name,
         path=str(s.path),
         source_hash=s.source_hash,
         abi=json.loads(json.dumps(out["abi"])),
-        bytecode=_hex(out["bytecode"]),
-        bytecode_runtime=_hex(out["bytecode_runtime"]),
-        pc_pos={int(k): tuple(v) for k, v in smap.get("pc_pos_map", {}).items()},
-        error_map={int(k): v for k, v in smap.get("error_map", {}).items()},
+        bytecode=bytecode,
+        bytecode_runtime=runtime,
+        pc_pos=pc_pos,
+        error_map=error_map,
         layout=json.loads(json.dumps(out.get("layout", {}), default=str)),
+        deploy_pc_pos=deploy_pc_pos,
+        deploy_error_map=deploy_error_map,
+        pc_source=pc_source,
+        deploy_pc_source=deploy_pc_source,
+        sources=sources,
+        error_signatures=_error_signatures(sources.values()),
         inputs={str(k): v for k, v in s.inputs.items()},
     )
     return artifact, None, False

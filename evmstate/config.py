@@ -69,6 +69,19 @@ class BackendConfig:
 
 
 @dataclass(frozen=True)
+class FuzzConfig:
+    # the gas each call gets unless it passes gas= itself: EIP-7825's per-transaction cap
+    # (or [chain] gas_limit when that is lower)
+    call_gas_limit: int = 2**24
+    # seconds of CPU time one call may run; 0 for no limit. py-evm runs a few million gas a
+    # second of usual contract code and about one million on a tight loop: a second covers any
+    # call a fuzzing run can afford to repeat thousands of times, and stops a runaway loop
+    # long before the gas cap would (about 20 seconds for 2**24 gas). CPU time, not wall
+    # time, so that a busy machine does not make calls time out.
+    call_timeout: float = 1.0
+
+
+@dataclass(frozen=True)
 class Config:
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None
@@ -78,6 +91,7 @@ class Config:
     chain: ChainConfig = field(default_factory=ChainConfig)
     hypothesis: HypothesisConfig = field(default_factory=HypothesisConfig)
     backend: BackendConfig = field(default_factory=BackendConfig)
+    fuzz: FuzzConfig = field(default_factory=FuzzConfig)
 
     @property
     def contracts_dir(self) -> Path:
@@ -114,8 +128,12 @@ SECTIONS: dict[str, type] = {
     "chain": ChainConfig,
     "hypothesis": HypothesisConfig,
     "backend": BackendConfig,
+    "fuzz": FuzzConfig,
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
+GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
+# every transaction pays 21,000 gas before its first instruction
+MIN_GAS = 21_000
 
 
 def find_root(start: Path | None = None) -> Path | None:
@@ -169,6 +187,19 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(f"{where}: [hypothesis] deadline must be a number of milliseconds, or 0 for none; got {value!r}.")
         return value
+    if (section, key) in GAS_KEYS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: [{section}] {key} must be a whole amount of gas, got {type(value).__name__} {value!r}.")
+        if value < MIN_GAS:
+            raise ConfigError(
+                f"{where}: [{section}] {key} = {value} is below {MIN_GAS}, the gas every transaction pays before it runs: "
+                f"nothing could run. Use at least {MIN_GAS} (the default is {expected})."
+            )
+        return value
+    if section == "fuzz" and key == "call_timeout":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
+            raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
+        return float(value)
     if section == "hypothesis" and key == "seed":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: [hypothesis] seed must be an integer; got {value!r}.")
@@ -202,6 +233,13 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None) -> 
                 raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
             values[key] = _check(where, name, key, value, getattr(defaults, key))
         sections[name] = cls(**values)
+    chain = sections.get("chain", ChainConfig())
+    fuzz = sections.get("fuzz", FuzzConfig())
+    if "call_gas_limit" in data.get("fuzz", {}) and fuzz.call_gas_limit > chain.gas_limit:
+        raise ConfigError(
+            f"{where}: [fuzz] call_gas_limit = {fuzz.call_gas_limit} is more than [chain] gas_limit = {chain.gas_limit}: "
+            "a call cannot use more gas than its block holds. Lower call_gas_limit or raise gas_limit."
+        )
     config = Config(root=root, path=path, **sections)
     _ = config.search_paths  # a missing folder is reported when the file is loaded
     return config

@@ -281,7 +281,7 @@ class ContractContainer:
             raise ContractError(f"{label}: the constructor is not payable, but a value of {value} wei was sent")
         result = self._project.backend.transact(sender.raw_address, None, data, value, _gas(options))
         if not result.success:
-            _raise_on_failure(result, None, "deploy", self._artifact, (self._name, "deploy", args))
+            _raise_on_failure(result, None, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
         contract = self.at(result.contract_address)
         self._deployed.append(contract)
         return contract

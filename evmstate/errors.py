@@ -40,8 +40,17 @@ class ContractError(EvmStateError):
     """Raised when a contract call is malformed: wrong arguments, unknown options, no such function."""
 
 
+_ERROR_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)
+
+
 class TransactionReverted(EvmStateError):
-    """Raised when a transaction or call reverts and nothing expected it to."""
+    """Raised when a transaction or call reverts and nothing expected it to.
+
+    reason is what the revert data says (a reason string, a custom error, a panic), None when
+    it carried none. For a revert without a reason, kind and check say which compiler check
+    failed (e.g. "underflow (safesub)", "safesub"), source_line where, and dev_revert_msg the
+    Brownie-style "# dev: ..." comment on that line.
+    """
 
     def __init__(
         self,
@@ -52,6 +61,11 @@ class TransactionReverted(EvmStateError):
         revert_data: bytes = b"",
         source_line: str | None = None,
         gas_used: int = 0,
+        dev_revert_msg: str | None = None,
+        check: str | None = None,
+        kind: str | None = None,
+        via: tuple[str, ...] = (),
+        hint: str | None = None,
     ):
         self.reason = reason
         self.contract = contract
@@ -59,16 +73,46 @@ class TransactionReverted(EvmStateError):
         self.revert_data = revert_data
         self.source_line = source_line
         self.gas_used = gas_used
+        self.dev_revert_msg = dev_revert_msg
+        self.check = check
+        self.kind = kind
+        self.via = via
         where = f"{contract}.{function}" if contract and function else (contract or function or "call")
-        shown = repr(reason) if reason is not None else "no reason given"
+        if reason is not None:
+            # a reason string is quoted; a custom error shows as the call it reads like
+            shown = repr(reason) if revert_data[:4] in (b"", _ERROR_SELECTOR) or type(self) is not TransactionReverted else reason
+        elif dev_revert_msg:
+            shown = repr(dev_revert_msg) + (f" ({kind})" if kind else "")
+        else:
+            shown = kind or "no reason given"
         message = f"{where} reverted: {shown}"
         if source_line:
             message += f"\n  {source_line}"
+        for line in via:
+            message += f"\n  called from {line}"
+        if hint:
+            message += f"\n{hint}"
         super().__init__(message)
+
+    @property
+    def revert_msg(self) -> str | None:
+        """Brownie's name: the reason, or the dev comment when the revert carried no reason."""
+        return self.reason if self.reason is not None else self.dev_revert_msg
 
 
 class VirtualMachineError(TransactionReverted):
     """Raised when execution fails without a REVERT: out of gas, invalid opcode, stack error."""
+
+
+class CallTimeout(EvmStateError):
+    """Raised when a call runs longer than the per-call time limit ([fuzz] call_timeout); nothing it did is kept."""
+
+    def __init__(self, message: str, *, call: str | None = None, limit: float = 0.0, configured: float = 0.0, source_line: str | None = None):
+        super().__init__(message)
+        self.call = call
+        self.limit = limit
+        self.configured = configured
+        self.source_line = source_line
 
 
 class FailureRecordError(EvmStateError):

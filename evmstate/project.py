@@ -71,6 +71,8 @@ class Project:
             gas_limit=config.chain.gas_limit,
             gas_price=config.chain.gas_price,
             timestamp=config.chain.timestamp,
+            call_gas_limit=config.fuzz.call_gas_limit,
+            call_timeout=config.fuzz.call_timeout,
         )
         self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
         self.chain = Chain(self.backend)

@@ -148,6 +148,7 @@ def _evmstate_isolation(request: Any) -> Iterator[None]:
         yield
         return
     project = request.getfixturevalue("evmstate_project")
+    project.backend.reset_time_limit()  # a timeout in an earlier test says nothing about this one
     fn = request.function
     with project.backend.anchor():
         if getattr(getattr(fn, "hypothesis", None), "inner_test", None) is None:

@@ -12,6 +12,7 @@ from .contract import reverts
 from .errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from .failures import FailureRecord, FailureStore, decode_value
 from .machine import _enter, collect, multiple
+from .revert import describe_revert
 from .project import Project
 from .runner import check_all_invariants, describe_error, provide, routed, source_hashes, user_error
 
@@ -145,7 +146,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
     caught: list[str] = []
 
     def on_revert(exc: Any) -> None:
-        caught.append(repr(exc.reason) if exc.reason is not None else "no reason")
+        caught.append(describe_revert(exc))
 
     reverts.listeners.append(on_revert)
     try:

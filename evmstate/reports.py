@@ -98,7 +98,13 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "error": r.error,
                 "failure": None
                 if r.failure is None
-                else {"type": r.failure.error_type, "message": r.failure.message, "invariant": r.failure.invariant, "program": r.failure.program},
+                else {
+                    "type": r.failure.error_type,
+                    "message": r.failure.message,
+                    "invariant": r.failure.invariant,
+                    "program": r.failure.program,
+                    "call_failure": r.failure.call_failure,
+                },
             }
             for r in summary.results
         ],

@@ -1,16 +1,21 @@
-"""Revert reasons: decoding revert data, raising TransactionReverted, and the reverts() context manager."""
+"""Revert reasons: decoding revert data, explaining a failure to the source line, raising TransactionReverted, and reverts()."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .abi import _signature, abi_type, decode, from_abi_value, selector
-from .errors import TransactionReverted, VirtualMachineError
+from .backend import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
+from .errors import CallTimeout, ContractError, TransactionReverted, VirtualMachineError
 
 if TYPE_CHECKING:
-    from .backend import ExecResult
-    from .compiler import Artifact
+    from .backend import ExecResult, Frame
+    from .compiler import Artifact, SourcePosition
     from .contract import Contract
+    from .project import Project
 
 ERROR_SELECTOR = bytes.fromhex("08c379a0")
 PANIC_SELECTOR = bytes.fromhex("4e487b71")
@@ -36,8 +41,12 @@ def format_call(contract: str | None, function: str | None, args: Sequence[Any])
 # -- revert reasons --------------------------------------------------------
 
 
-def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = ()) -> str | None:
-    """The human reason carried by revert data: Error(string), Panic(uint256) or a custom error."""
+def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures: Sequence[str] = ()) -> str | None:
+    """The human reason carried by revert data: Error(string), Panic(uint256) or a custom error.
+
+    Custom errors are named from the ABI's "error" entries and from signatures such as
+    "Unauthorized(address)" (vyper's ABI lists none: they are found in the sources).
+    """
     if not data:
         return None
     if data[:4] == ERROR_SELECTOR:
@@ -57,6 +66,15 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = ()) -> str | N
                 break
             shown = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, values))
             return f"{entry['name']}({shown})"
+    for signature in signatures:
+        if selector(signature) != data[:4]:
+            continue
+        types_tuple = signature[signature.index("(") :]
+        try:
+            values = from_abi_value(types_tuple, decode([types_tuple], data[4:])[0])
+        except Exception:
+            continue
+        return f"{signature[: signature.index('(')]}({', '.join(repr(v) for v in values)})"
     return f"0x{data.hex()}"
 
 
@@ -70,71 +88,364 @@ class _CallLog:
         return format_call(*cls.last) if cls.last else None
 
 
-def _raise_on_failure(result: "ExecResult", deployed: "Contract | None", function: str | None, artifact: "Artifact | None", call: tuple[Any, ...] | None = None) -> None:
+# -- why a call failed ------------------------------------------------------------
+
+# vyper's name for a compiler-inserted check -> what it means to a user
+_CHECKS = {
+    "user assert": "assert failed",
+    "user raise": "raise",
+    "assert unreachable": "assert UNREACHABLE failed",
+    "safeadd": "overflow (safeadd)",
+    "safemul": "overflow (safemul)",
+    "safepow": "overflow (safepow)",
+    "safesub": "underflow (safesub)",
+    "safediv": "division by zero or overflow (safediv)",
+    "safemod": "modulo by zero (safemod)",
+    "clamp gt 0": "division by zero",
+    "nonreentrant lock": "reentrancy: the nonreentrant lock is held",
+    "bad calldatasize or callvalue": "bad calldata, or value sent to a non-payable function",
+    "calldatasize check": "calldata too short",
+    "nonpayable check": "value sent to a non-payable function",
+    "fallback function": "no such function, and no __default__ to take the call",
+    "send failed": "send failed",
+    "extcodesize is zero": "call to an address without code",
+    "range() bounds check": "range() ran past its bound (range() bounds check)",
+    "returndatasize too small": "the called contract returned too little data",
+    "external call failed": "an external call failed",
+    "create failed": "contract creation failed",
+}
+# checks that only pass on a failure from the frame they called
+_PASSED_ON = ("external call failed", "create failed")
+_TLOAD, _SLOAD = 0x5C, 0x54
+_DEV_COMMENT = re.compile(r"#\s*(dev:.*?)\s*$")
+# how far back from a check's jump to look for its source position
+_WALK_BACK = 64
+
+
+def describe_check(check: str | None) -> str | None:
+    """What vyper's check label means: "safesub" -> "underflow (safesub)"."""
+    if check is None:
+        return None
+    if check in _CHECKS:
+        return _CHECKS[check]
+    if check.endswith(" bounds check"):
+        what = check.removesuffix(" bounds check")
+        if re.fullmatch(r"u?int\d+|bytes\d+|bool|address|decimal", what):
+            return f"value out of range for {what} ({check})"
+        return f"index out of bounds ({check})"
+    if check.startswith("clamp "):
+        return f"value out of range ({check})"
+    return check
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a call failed, as far as the compiled sources tell."""
+
+    source: "SourcePosition | None" = None
+    check: str | None = None  # vyper's label of the failing compiler check
+    dev_revert_msg: str | None = None  # the "# dev: ..." comment on the failing line
+    contract: str | None = None  # the contract whose code failed
+    via: tuple[str, ...] = ()  # the calls that passed the failure up, innermost first
+
+    @property
+    def kind(self) -> str | None:
+        return describe_check(self.check)
+
+    @property
+    def source_line(self) -> str | None:
+        return str(self.source) if self.source else None
+
+
+def _artifact_for(frame: "Frame", project: "Project | None", deployed: "Artifact | None") -> "Artifact | None":
+    """The artifact whose code ran in frame: by address, else by its code."""
+    if deployed is not None and frame.is_create and frame.code.startswith(deployed.bytecode):
+        return deployed
+    if project is None:
+        return None
+    if not frame.is_create and frame.address is not None:
+        found = project.artifact_at(frame.address)
+        if found is not None:
+            return found
+    for artifact in project.artifacts.values():
+        code = artifact.bytecode if frame.is_create else artifact.bytecode_runtime
+        if code and frame.code.startswith(code):
+            return artifact
+    return None
+
+
+def _dev_comment(position: "SourcePosition") -> str | None:
+    """Brownie's dev revert string: the "# dev: ..." comment on the failing statement's line."""
+    lines = [position.text]
+    if position.end_line != position.line and position.end_line - position.line < 4:
+        try:
+            lines.append(Path(position.path).read_text(encoding="utf-8").splitlines()[position.end_line - 1])
+        except (OSError, IndexError):
+            pass
+    for line in lines:
+        m = _DEV_COMMENT.search(line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _is_lock_check(code: bytes, jump_pc: int, position: "SourcePosition | None") -> bool:
+    # vyper's nonreentrant check reads the lock (TLOAD, or SLOAD before Cancun) at the
+    # function's entry, maps it to the def line, and names it nowhere in its error map;
+    # the read is within a dozen bytes of the jump at every optimization level
+    window = code[max(jump_pc - 12, 0) : jump_pc]
+    return position is not None and position.text.startswith("def ") and (_TLOAD in window or _SLOAD in window)
+
+
+def explain(result: "ExecResult", project: "Project | None" = None, deployed: "Artifact | None" = None) -> Explanation:
+    """Find the failing frame's contract, the source line of the failing check, its kind and dev comment.
+
+    deployed is the artifact being deployed, when the call is its constructor.
+    """
+    if result.success or not result.frames:
+        return Explanation()
+    frames = list(result.frames)
+    via: list[str] = []
+    chosen, artifact = frames[-1], _artifact_for(frames[-1], project, deployed)
+    for frame in frames[:-1]:
+        found = _artifact_for(frame, project, deployed)
+        if found is None:
+            continue  # unknown code: follow the failure down, as it carried the same data
+        emap = found.deploy_error_map if frame.is_create else found.error_map
+        if emap.get(frame.pc) not in _PASSED_ON:
+            chosen, artifact = frame, found
+            break
+        call_site = found.position(frame.pc, deploy=frame.is_create, walk_back=_WALK_BACK)
+        if call_site is not None:
+            via.insert(0, str(call_site))
+    if artifact is None:
+        return Explanation(via=tuple(via))
+    deploy = chosen.is_create
+    emap = artifact.deploy_error_map if deploy else artifact.error_map
+    pc_pos = artifact.deploy_pc_pos if deploy else artifact.pc_pos
+    check = None
+    position = None
+    if result.error == "revert" and result.output:
+        # a reason or a custom error: its own REVERT is in place
+        position = artifact.position(chosen.pc, deploy=deploy) or artifact.position(chosen.pc + 1, deploy=deploy)
+    elif result.error == "revert":
+        if emap.get(chosen.pc) is not None or chosen.pc in pc_pos:
+            # a revert of its own, such as the fallback's or a bare raise
+            check = emap.get(chosen.pc)
+            position = artifact.position(chosen.pc, deploy=deploy, walk_back=8)
+        elif chosen.jump_pc is not None:
+            # the shared REVERT: the jump that led to it names the check
+            check = emap.get(chosen.jump_pc)
+            position = artifact.position(chosen.jump_pc, deploy=deploy, walk_back=_WALK_BACK)
+            if check is None and _is_lock_check(chosen.code, chosen.jump_pc, position):
+                check = "nonreentrant lock"
+        if position is None:
+            position = artifact.position(chosen.pc + 1, deploy=deploy)
+    else:
+        position = artifact.position(chosen.pc, deploy=deploy, walk_back=_WALK_BACK)
+    dev = _dev_comment(position) if position is not None else None
+    return Explanation(position, check, dev, artifact.name, tuple(via))
+
+
+def _timeout_message(result: "ExecResult", description: str, source: str | None) -> str:
+    timeout = result.timeout
+    assert timeout is not None
+    configured = f"[fuzz] call_timeout = {timeout.configured:g} s"
+    lines = [f"{description} did not finish within {timeout.limit:.2g} s"]
+    if source:
+        lines.append(f"  running {source}")
+    if timeout.shortened:
+        why = (
+            f"An earlier call ran past {configured} (evmstate.toml); since then calls get {SHORT_LIMIT_FACTOR} times "
+            f"the slowest call that finished (at least {SHORT_LIMIT_FLOOR:g} s), so that shrinking stays fast."
+        )
+    else:
+        why = f"The limit is {configured} of CPU time per call (evmstate.toml)."
+    lines.append(f"{why} A loop that never ends? If the call is only slow, raise call_timeout, or set it to 0 for no limit.")
+    return "\n".join(lines)
+
+
+def _gas_cap_hint(result: "ExecResult") -> str | None:
+    if not (result.out_of_gas and result.at_gas_cap):
+        return None
+    return (
+        f"It used all {result.gas_limit} gas a call gets: [fuzz] call_gas_limit in evmstate.toml "
+        "(2**24 by default, EIP-7825's per-transaction cap). A loop that never ends? "
+        "If the call needs more gas, raise call_gas_limit."
+    )
+
+
+def _raise_on_failure(
+    result: "ExecResult",
+    deployed: "Contract | None",
+    function: str | None,
+    artifact: "Artifact | None",
+    call: tuple[Any, ...] | None = None,
+    project: "Project | None" = None,
+) -> None:
     _CallLog.last = call
     if result.success:
         return
     description = format_call(*call) if call else None
-    project = deployed._project if deployed is not None else None
-    reason = None
-    dev = None
-    source_line = None
-    if project is not None and result.error_address is not None:
-        failing = project.artifact_at(result.error_address)
-        if failing is not None and result.error_pc is not None:
-            # vyper names its own checks (e.g. "safesub"); a reason the user wrote says more
-            dev = failing.error_map.get(result.error_pc) if not result.output else None
-            line = failing.source_line(result.error_pc)
-            if line is not None:
-                source_line = f"{failing.path}:{line[0]}: {line[1]}"
-    name = deployed._name if deployed is not None else None
+    if project is None:
+        project = deployed._project if deployed is not None else _active_project()
+    name = deployed._name if deployed is not None else (call[0] if call and function == "deploy" else None)
+    # the artifact being deployed, when this is its constructor
+    being_deployed = artifact if function == "deploy" and deployed is None else None
+    why = explain(result, project, being_deployed)
+    if result.error == "timeout":
+        where = description or (f"{name}.{function}" if name and function else function or "the call")
+        raise CallTimeout(
+            _timeout_message(result, where, why.source_line),
+            call=where,
+            limit=result.timeout.limit if result.timeout else 0.0,
+            configured=result.timeout.configured if result.timeout else 0.0,
+            source_line=why.source_line,
+        )
+    details = dict(source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check, kind=why.kind, via=why.via)
     if result.error == "revert":
-        reason = decode_revert(result.output, artifact.abi if artifact else ())
-        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, source_line=source_line, gas_used=result.gas_used)
+        abi = artifact.abi if artifact else ()
+        signatures = _signatures(project, artifact)
+        reason = decode_revert(result.output, abi, signatures)
+        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, **details)
     else:
-        err = VirtualMachineError(result.error, contract=name, function=function, source_line=source_line, gas_used=result.gas_used)
-    err.dev_reason = dev  # type: ignore[attr-defined]
+        err = VirtualMachineError(result.error, contract=name, function=function, hint=_gas_cap_hint(result), **details)
     err.call = description  # type: ignore[attr-defined]
     raise err
+
+
+def failure_details(exc: BaseException) -> dict[str, Any] | None:
+    """Why a call failed, for JSON reports and failure records: the revert or timeout behind exc, if any."""
+    for err in (exc, exc.__cause__, exc.__context__):
+        if isinstance(err, CallTimeout):
+            return {"timeout": err.limit, "call_timeout": err.configured, "call": err.call, "source_line": err.source_line}
+        if isinstance(err, TransactionReverted):
+            return {
+                "contract": err.contract,
+                "function": err.function,
+                "reason": err.reason,
+                "dev_revert_msg": err.dev_revert_msg,
+                "check": err.check,
+                "kind": err.kind,
+                "source_line": err.source_line,
+                "via": list(err.via),
+            }
+    return None
+
+
+def _active_project() -> "Project | None":
+    from . import project as project_mod
+
+    return project_mod._active
+
+
+def _signatures(project: "Project | None", artifact: "Artifact | None") -> list[str]:
+    """Custom error signatures to try: the called contract's first, then the project's."""
+    found: list[str] = list(artifact.error_signatures) if artifact else []
+    if project is not None:
+        for other in project.artifacts.values():
+            found.extend(s for s in other.error_signatures if s not in found)
+    return found
 
 
 # -- reverts() ---------------------------------------------------------------
 
 
 class reverts:
-    """Context manager: passes only when the block reverts, with that reason when one is given.
+    """Context manager: passes only when the block reverts, and as expected when an expectation is given.
 
-    reason matches the decoded revert reason, or vyper's description of a
-    compiler-inserted check (e.g. "safesub") when the revert carried no reason.
+    As Brownie's: revert_msg is compared with the revert reason, or with the line's
+    "# dev: ..." comment when the revert carried no reason; dev_revert_msg with that comment
+    alone; the *_pattern forms are regular expressions that must match in full. revert_msg
+    also matches vyper's label of a failed compiler check (e.g. "safesub").
     """
 
     # called with the caught error each time a reverts() block passes (for run statistics)
     listeners: list[Any] = []
 
-    def __init__(self, reason: str | None = None) -> None:
-        self.reason = reason
+    def __init__(
+        self,
+        revert_msg: str | None = None,
+        dev_revert_msg: str | None = None,
+        revert_pattern: str | None = None,
+        dev_revert_pattern: str | None = None,
+    ) -> None:
+        if revert_msg is not None and revert_pattern is not None:
+            raise ContractError("reverts(): give revert_msg or revert_pattern, not both")
+        if dev_revert_msg is not None and dev_revert_pattern is not None:
+            raise ContractError("reverts(): give dev_revert_msg or dev_revert_pattern, not both")
+        for pattern in (revert_pattern, dev_revert_pattern):
+            if pattern is not None:
+                try:
+                    re.compile(pattern)
+                except re.error as e:
+                    raise ContractError(f"reverts(): {pattern!r} is not a regular expression: {e}") from None
+        self.revert_msg = revert_msg
+        self.dev_revert_msg = dev_revert_msg
+        self.revert_pattern = revert_pattern
+        self.dev_revert_pattern = dev_revert_pattern
         self.error: TransactionReverted | None = None
+
+    @property
+    def reason(self) -> str | None:
+        return self.revert_msg
+
+    def _expected(self) -> str:
+        parts = [repr(self.revert_msg)] if self.revert_msg is not None else []
+        for name in ("dev_revert_msg", "revert_pattern", "dev_revert_pattern"):
+            if getattr(self, name) is not None:
+                parts.append(f"{name}={getattr(self, name)!r}")
+        return f"reverts({', '.join(parts)})"
 
     def __enter__(self) -> "reverts":
         _CallLog.last = None
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        expected = f"reverts({self.reason!r})" if self.reason is not None else "reverts()"
+        expected = self._expected()
         if exc is None:
             last = _CallLog.describe()
             what = f"{last} succeeded" if last else "no transaction was made in the block, so nothing reverted"
             raise AssertionError(f"{what} where {expected} expected a revert")
         if not isinstance(exc, TransactionReverted):
             return False
-        if self.reason is not None and exc.reason != self.reason and getattr(exc, "dev_reason", None) != self.reason:
-            got = repr(exc.reason) if exc.reason is not None else "no reason"
-            dev = getattr(exc, "dev_reason", None)
-            if exc.reason is None and dev:
-                got += f" (vyper check: {dev!r})"
-            call = getattr(exc, "call", None) or "the call"
-            raise AssertionError(f"{call} reverted with {got}, but {expected} expected {self.reason!r}") from exc
+        call = getattr(exc, "call", None) or "the call"
+        dev = exc.dev_revert_msg
+        if self.dev_revert_msg is not None or self.dev_revert_pattern is not None:
+            if dev is None or (self.dev_revert_msg is not None and dev != self.dev_revert_msg) or (
+                self.dev_revert_pattern is not None and not re.fullmatch(self.dev_revert_pattern, dev)
+            ):
+                want = self.dev_revert_msg if self.dev_revert_msg is not None else f"a match of {self.dev_revert_pattern!r}"
+                raise AssertionError(f"{call} reverted with {_got(exc)}, but {expected} expected {want!r}{_where(exc)}") from exc
+        if self.revert_msg is not None or self.revert_pattern is not None:
+            # Brownie's revert_msg falls back to the dev comment when the revert carried no reason
+            actual = exc.revert_msg
+            if self.revert_msg is not None:
+                ok = self.revert_msg in (actual, exc.check)
+            else:
+                ok = actual is not None and re.fullmatch(self.revert_pattern or "", actual) is not None
+            if not ok:
+                want = self.revert_msg if self.revert_msg is not None else f"a match of {self.revert_pattern!r}"
+                raise AssertionError(f"{call} reverted with {_got(exc)}, but {expected} expected {want!r}{_where(exc)}") from exc
         self.error = exc
         for listener in self.listeners:
             listener(exc)
         return True
+
+
+def describe_revert(exc: TransactionReverted) -> str:
+    """A caught revert in one line: its reason (or check and dev comment) and where it happened."""
+    where = f" at {exc.source_line}" if exc.source_line else ""
+    return _got(exc) + where
+
+
+def _got(exc: TransactionReverted) -> str:
+    if exc.reason is not None:
+        return repr(exc.reason)
+    if exc.dev_revert_msg:
+        return repr(exc.dev_revert_msg) + (f" ({exc.kind})" if exc.kind else "")
+    return f"no reason ({exc.kind})" if exc.kind else "no reason"
+
+
+def _where(exc: TransactionReverted) -> str:
+    return f"\n  {exc.source_line}" if exc.source_line else ""

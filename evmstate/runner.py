@@ -22,6 +22,7 @@ from hypothesis.errors import HypothesisException, InvalidArgument, InvalidDefin
 from .config import Config, HypothesisConfig
 from .contract import reverts
 from .errors import MachineDefinitionError, UsageError
+from .revert import failure_details
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
 from .project import Project, Unavailable
@@ -97,6 +98,8 @@ class Failure:
     revert_reason: str | None = None
     steps_data: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
+    # the failing call's revert or timeout explained (source line, check, dev comment), if any
+    call_failure: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -526,6 +529,7 @@ def run_machine(
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
 
     outer = backend.snapshot()
+    backend.reset_time_limit()  # a timeout in an earlier machine says nothing about this one
     reverts.listeners.append(count_revert)
     failure = None
     status = "passed"
@@ -630,6 +634,7 @@ def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], 
         revert_reason=getattr(exc, "reason", None),
         steps_data=[s.to_data() for s in steps],
         interrupted=interrupted,
+        call_failure=failure_details(exc),
     )
 
 
@@ -686,7 +691,7 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
     program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
     drawn = log.failing or {}
     steps_data = [_Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
-    return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data)
+    return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data, call_failure=failure_details(exc))
 
 
 def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
@@ -697,6 +702,7 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
     emit(MachineStarted(name, "test", path))
     status, failure, error = "passed", None, None
     outer = project.backend.snapshot()
+    project.backend.reset_time_limit()
     try:
         # @given hides the parameters it draws from fn's signature: the rest are injected
         kwargs = provide(inspect.signature(fn).parameters, project, name)
@@ -866,6 +872,7 @@ def save_failure(config: Config, project: Project, item: Any, result: MachineFin
             "type": failure.error_type,
             "message": failure.message,
             "revert_reason": failure.revert_reason,
+            "call_failure": failure.call_failure,
             "invariant": failure.invariant,
             "location": failure.location,
         },

@@ -35,6 +35,10 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # derandomize = false
 # phases = ["explicit", "reuse", "generate", "target", "shrink"]   # add "explain" for more detail, slower
 
+[fuzz]
+# call_gas_limit = 16777216   # gas per call (2**24, EIP-7825's cap) unless a call passes gas=
+# call_timeout = 1.0          # seconds (CPU time) one call may run before it is reported; 0 for no limit
+
 [backend]
 # name = "pyevm"
 '''

@@ -163,3 +163,10 @@ def test_init_scaffolds_a_project_that_runs_at_once(tmp_path, monkeypatch):
     assert (root / "machines" / "counter.py").read_text() == "# mine\n"
     code, out = invoke("init", "--force")
     assert code == 0 and "rule_increase" in (root / "machines" / "counter.py").read_text()
+
+
+def test_a_bad_gas_setting_names_the_setting(example):
+    (example / "evmstate.toml").write_text((example / "evmstate.toml").read_text() + "\n[chain]\ngas_limit = 100\n")
+    code, out = invoke("run", "--max-examples", "2")
+    assert code == 2
+    assert "evmstate.toml: [chain] gas_limit = 100 is below 21000" in out and "Use at least 21000" in out

@@ -65,10 +65,11 @@ def test_revert_without_reason(project):
     with pytest.raises(TransactionReverted) as info:
         vault.underflow(6)
     assert info.value.reason is None
-    assert "Vault.underflow reverted: no reason given" in str(info.value)
+    assert str(info.value).startswith("Vault.underflow reverted: underflow (safesub)\n  ")
+    assert info.value.source_line.endswith("Vault.vy:53: return 5 - _x")
     with reverts():
         vault.check_no_reason(11)
-    with pytest.raises(AssertionError, match="reverted with no reason, but reverts\\('x'\\) expected 'x'"):
+    with pytest.raises(AssertionError, match="reverted with no reason \\(underflow \\(safesub\\)\\), but reverts\\('x'\\) expected 'x'"):
         with reverts("x"):
             vault.underflow(7)
 

@@ -14,6 +14,7 @@ def test_defaults_without_a_file(tmp_path: Path):
     assert cfg.compiler.evm_version == "prague"
     assert cfg.hypothesis.max_examples == 50 and cfg.hypothesis.stateful_step_count == 50
     assert "explain" not in cfg.hypothesis.phases
+    assert cfg.fuzz.call_gas_limit == 2**24 and cfg.fuzz.call_timeout == 1.0
     assert cfg.contracts_dir == tmp_path.resolve() / "contracts"
 
 
@@ -70,6 +71,13 @@ deadline = 0
         ("[compiler]\nsearch_paths = \"lib\"\n", r"\[compiler\] search_paths must be a list of folders"),
         ("[compiler]\nsearch_paths = [\"nope\"]\n", r"\[compiler\] search_paths: 'nope' is not a folder \(.*nope\). Create it, or remove it"),
         ("[compiler]\nsearch_pahts = []\n", "Did you mean 'search_paths'"),
+        ("[chain]\ngas_limit = 100\n", r"\[chain\] gas_limit = 100 is below 21000, the gas every transaction pays before it runs: nothing could run. Use at least 21000 \(the default is 30000000\)"),
+        ("[chain]\ngas_limit = 1.5\n", r"\[chain\] gas_limit must be a whole amount of gas, got float 1.5"),
+        ("[fuzz]\ncall_gas_limit = 5000\n", r"\[fuzz\] call_gas_limit = 5000 is below 21000.*default is 16777216"),
+        ("[fuzz]\ncall_gas_limit = 40000000\n", r"\[fuzz\] call_gas_limit = 40000000 is more than \[chain\] gas_limit = 30000000"),
+        ("[fuzz]\ncall_timeout = \"1s\"\n", r"\[fuzz\] call_timeout must be a number of seconds, or 0 for no limit; got '1s'"),
+        ("[fuzz]\ncall_timeout = -1\n", r"\[fuzz\] call_timeout must be a number of seconds"),
+        ("[fuzz]\ncall_timout = 1\n", "Did you mean 'call_timeout'"),
     ],
 )
 def test_bad_config_names_the_file_and_the_fix(tmp_path: Path, text: str, message: str):
@@ -93,3 +101,11 @@ def test_config_is_frozen():
     cfg = Config()
     with pytest.raises(Exception):
         cfg.accounts.count = 3  # type: ignore[misc]
+
+
+def test_fuzz_limits_load(tmp_path: Path):
+    (tmp_path / "evmstate.toml").write_text("[chain]\ngas_limit = 50000000\n[fuzz]\ncall_gas_limit = 40000000\ncall_timeout = 2\n")
+    cfg = load(tmp_path)
+    assert (cfg.fuzz.call_gas_limit, cfg.fuzz.call_timeout) == (40_000_000, 2.0)
+    (tmp_path / "evmstate.toml").write_text("[fuzz]\ncall_timeout = 0\n")
+    assert load(tmp_path).fuzz.call_timeout == 0.0
