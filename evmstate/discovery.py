@@ -126,7 +126,9 @@ def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = 
     """Machines (classes) and property tests (@given test_* functions) in the given files."""
     items: list[Item] = []
     errors: list[LoadFailed] = []
-    for path, selector in _files(config, paths):
+    files = _files(config, paths)
+    _load_the_rest(config, {p.resolve() for p, _ in files})
+    for path, selector in files:
         shown = _relative(path, config.root)
         try:
             module = load_module(path)
@@ -153,6 +155,25 @@ def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = 
             found = [i for i in found if _matches(keyword, i)]
         items.extend(found)
     return items, errors
+
+
+def _load_the_rest(config: Config, selected: set[Path]) -> None:
+    """Import the machines folder's modules that were not selected, ignoring their errors.
+
+    Hypothesis draws some values from the constants in the source of every local module
+    loaded so far: with every module of the project loaded whatever -k or the paths select,
+    a machine given the same seed runs the same program alone or with the others.
+    """
+    folder = config.machines_dir
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.rglob("*.py")):
+        if path.name.startswith("_") or path.resolve() in selected:
+            continue
+        try:
+            load_module(path)
+        except Exception:
+            pass  # not selected: its errors are not this run's
 
 
 def _matches(expr: str, item: Item) -> bool:

@@ -10,9 +10,9 @@ from .config import Config
 from .contract import reverts
 from .errors import FailureRecordError, MachineDefinitionError
 from .failures import FailureRecord, decode_value
-from .machine import _enter, collect, multiple
+from .machine import MachineSpec, _enter, collect, multiple
 from .project import Project
-from .runner import _inject, check_all_invariants, describe_error, routed, source_hashes
+from .runner import _holds, _inject, check_all_invariants, describe_error, routed, source_hashes
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,91 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
 
 
+class InvalidProgram(Exception):
+    """Raised when a step cannot run where it stands: its preconditions or bundle filters do not hold."""
+
+
+@dataclass
+class ProgramRun:
+    """How a recorded program ran: the error (None if everything passed), where, and its lines."""
+
+    error: BaseException | None
+    at: int  # 0: setup or the first invariant check; i: the i-th step; len(steps) + 1: teardown
+    lines: list[str]
+
+
+def run_program(
+    spec: MachineSpec,
+    project: Project,
+    steps: list[dict[str, Any]],
+    *,
+    strict: bool = False,
+    before: Callable[[int], None] | None = None,
+    after: Callable[[int, str, Any, BaseException | None], None] | None = None,
+) -> ProgramRun:
+    """Run recorded steps on a new machine, from the chain as it is now, without Hypothesis.
+
+    The caller runs the class-level __init__ and reverts the chain. With strict, a step whose
+    rule's preconditions or bundle filters do not hold raises InvalidProgram: Hypothesis could
+    not have run that program. before(i) and after(i, line, result, error) watch each step.
+    """
+    by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
+    machine = object.__new__(spec.cls)
+    machine._evmstate_stack = contextlib.ExitStack()
+    if not hasattr(machine, "enter"):
+        machine.enter = _enter.__get__(machine)
+    refs: dict[str, Any] = {}
+    lines: list[str] = []
+    with machine._evmstate_stack:
+        try:
+            setup = getattr(machine, "setup", None)
+            if callable(setup):
+                setup()
+            check_all_invariants(spec, machine)
+        except Exception as exc:
+            if after is not None:
+                after(0, "setup", None, exc)
+            return ProgramRun(exc, 0, lines)
+        for index, step in enumerate(steps, 1):
+            rule = by_name[step["rule"]]
+            args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
+            labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
+            if strict and not (_holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)):
+                raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
+            line = f"state.{rule.name}({_format_args(args, labels)})"
+            if step.get("results"):
+                line = f"{', '.join(step['results'])} = {line}"
+            lines.append(line)
+            if before is not None:
+                before(index)
+            try:
+                result = rule.function(machine, **args)
+                routes = routed(result)
+                if routes:
+                    values: tuple[Any, ...] = tuple(rt.value for rt in routes)
+                else:
+                    values = result.values if isinstance(result, multiple) else (result,)
+                # labels were given target by target, value by value (as the runner names them)
+                for i, label in enumerate(step.get("results") or []):
+                    refs[label] = values[i % len(values)] if values else None
+                check_all_invariants(spec, machine)
+            except Exception as exc:
+                if after is not None:
+                    after(index, line, None, exc)
+                return ProgramRun(exc, index, lines)
+            if after is not None:
+                after(index, line, result, None)
+        try:
+            teardown = getattr(machine, "teardown", None)
+            if callable(teardown):
+                teardown()
+        except Exception as exc:
+            if after is not None:
+                after(len(steps) + 1, "teardown", None, exc)
+            return ProgramRun(exc, len(steps) + 1, lines)
+    return ProgramRun(None, len(steps) + 1, lines)
+
+
 def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:
     try:
         spec = collect(cls)
@@ -111,59 +196,40 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
     backend = project.backend
     if spec.has_init:
         cls.__init__(cls, **_inject(spec.init_params, project.namespace(), f"{spec.name}.__init__"))
-    machine = object.__new__(cls)
-    machine._evmstate_stack = contextlib.ExitStack()
-    if not hasattr(machine, "enter"):
-        machine.enter = _enter.__get__(machine)
-    refs: dict[str, Any] = {}
     caught: list[str] = []
+    logs_before = 0
 
     def on_revert(exc: Any) -> None:
         caught.append(repr(exc.reason) if exc.reason is not None else "no reason")
 
+    def before(index: int) -> None:
+        nonlocal logs_before
+        logs_before = len(backend.logs)
+        caught.clear()
+
+    def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
+        if index == 0:
+            emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
+            return
+        if index > len(record.steps):  # teardown
+            if exc is not None:
+                emit(ReplayStep(index, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+            return
+        events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
+        if exc is not None:
+            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
+        else:
+            emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
+
     reverts.listeners.append(on_revert)
     try:
-        with machine._evmstate_stack:
-            try:
-                setup = getattr(machine, "setup", None)
-                if callable(setup):
-                    setup()
-                check_all_invariants(spec, machine)
-            except Exception as exc:
-                emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
-                return _outcome(record, exc, changed, 0)
-            for index, step in enumerate(record.steps, 1):
-                rule = by_name[step["rule"]]
-                args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
-                labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
-                line = f"state.{rule.name}({_format_args(args, labels)})"
-                if step.get("results"):
-                    line = f"{', '.join(step['results'])} = {line}"
-                logs_before = len(backend.logs)
-                caught.clear()
-                try:
-                    result = rule.function(machine, **args)
-                    routes = routed(result)
-                    if routes:
-                        values: tuple[Any, ...] = tuple(rt.value for rt in routes)
-                    else:
-                        values = result.values if isinstance(result, multiple) else (result,)
-                    # labels were given target by target, value by value (as the runner names them)
-                    for i, label in enumerate(step.get("results") or []):
-                        refs[label] = values[i % len(values)] if values else None
-                    events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
-                    check_all_invariants(spec, machine)
-                except Exception as exc:
-                    events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
-                    emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
-                    return _outcome(record, exc, changed, index)
-                emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
-            teardown = getattr(machine, "teardown", None)
-            if callable(teardown):
-                teardown()
+        ran = run_program(spec, project, record.steps, before=before, after=after)
     finally:
         reverts.listeners.remove(on_revert)
-    return ReplayResult("fixed", changed=changed)
+    if ran.error is None:
+        return ReplayResult("fixed", changed=changed)
+    # a failure in teardown ran the whole program, as a failure at its last step did
+    return _outcome(record, ran.error, changed, min(ran.at, len(record.steps)))
 
 
 def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:

@@ -16,6 +16,7 @@ from evmstate.runner import (
     MachineStarted,
     Overrides,
     RunOptions,
+    RunStarted,
     ShrinkProgress,
     build_settings,
     run,
@@ -90,7 +91,8 @@ def test_brownie_lifecycle_order(tmp_path):
     body = [e for e in first[1:-1] if e != "invariant"]
     assert body.count("initialize_a") <= 1 and body[body.index("rule") :].count("initialize_a") == 0
     kinds = [type(e) for e in events]
-    assert kinds[0] is MachineStarted and kinds[-1] is MachineFinished
+    assert kinds[:2] == [RunStarted, MachineStarted] and kinds[-1] is MachineFinished
+    assert events[0].seed == 0
     assert kinds.count(ExampleFinished) == 5
 
 
