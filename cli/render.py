@@ -160,10 +160,14 @@ class Renderer:
         self.console.print(Text(", ".join(parts), style=f"bold {style}"))
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
 def shrink_text(r: ShrinkReport) -> str:
     """One line on how the reported program was shrunk, and how long it took."""
-    work = f"{r.runs} runs, {r.replays} replays removing steps"
+    work = f"{_count(r.runs, 'run')}, {_count(r.replays, 'replay')} removing steps"
     if r.replayed:
-        # Hypothesis does not shrink an example it saved shrunk: only the deletion pass ran
-        return f"replayed a saved example of {r.hypothesis_steps} steps, {r.steps} after removing steps, in {r.seconds:.1f}s ({work})"
-    return f"shrunk from {r.first_steps} to {r.steps} steps in {r.seconds:.1f}s ({work})"
+        # Hypothesis does not shrink again an example it saved shrunk: only the deletion pass ran
+        return f"replayed a saved example of {_count(r.hypothesis_steps, 'step')}, {r.steps} after removing steps, in {r.seconds:.1f}s ({work})"
+    return f"shrunk from {r.first_steps} to {_count(r.steps, 'step')} in {r.seconds:.1f}s ({work})"
