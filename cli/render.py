@@ -166,8 +166,8 @@ def _count(n: int, what: str) -> str:
 
 def shrink_text(r: ShrinkReport) -> str:
     """One line on how the reported program was shrunk, and how long it took."""
+    # Hypothesis does not shrink again a saved example that replays exactly: then only the
+    # deletion pass ran
+    saved = "replayed a saved example; " if r.replayed else ""
     work = f"{_count(r.runs, 'run')}, {_count(r.replays, 'replay')} removing steps"
-    if r.replayed:
-        # Hypothesis does not shrink again an example it saved shrunk: only the deletion pass ran
-        return f"replayed a saved example of {_count(r.hypothesis_steps, 'step')}, {r.steps} after removing steps, in {r.seconds:.1f}s ({work})"
-    return f"shrunk from {r.first_steps} to {_count(r.steps, 'step')} in {r.seconds:.1f}s ({work})"
+    return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')} in {r.seconds:.1f}s ({work})"

@@ -347,7 +347,6 @@ class _RunState:
         self.rejected = 0  # runs thrown away as invalid by assume()/reject()
         self.aborted = 0  # runs Hypothesis stopped itself (out of data while replaying a mutation)
         self.first_steps: int | None = None  # steps of the first failing program
-        self.replays = 0  # replays of the step-deletion pass
 
 
 def _inject(names: Iterable[str], namespace: dict[str, Any], where: str) -> dict[str, Any]:
@@ -666,7 +665,6 @@ def _finish_shrinking(
             steps_data=found.steps,
             interrupted=found.interrupted,
         )
-    state.replays = replays
     report = ShrinkReport(
         first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
         hypothesis_steps=hypothesis_steps,

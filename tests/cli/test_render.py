@@ -32,5 +32,5 @@ def test_the_shrink_line_says_from_what_in_how_long():
         "shrunk from 17 to 3 steps in 5.9s (268 runs, 14 replays removing steps)"
     )
     assert shrink_text(ShrinkReport(first_steps=10, hypothesis_steps=10, steps=3, seconds=0.1, runs=1, replays=1, replayed=True)) == (
-        "replayed a saved example of 10 steps, 3 after removing steps, in 0.1s (1 run, 1 replay removing steps)"
+        "replayed a saved example; shrunk from 10 to 3 steps in 0.1s (1 run, 1 replay removing steps)"
     )
