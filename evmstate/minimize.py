@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .errors import FailureRecordError
 from .machine import MachineSpec
 from .project import Project
-from .replay import InvalidProgram, run_program
+from .replay import run_program
 from .runner import describe_error
 
 
@@ -99,7 +98,9 @@ def remove_steps(
         replays += 1
         try:
             ran = run_program(spec, project, candidate, strict=True)
-        except (InvalidProgram, FailureRecordError):
+        except Exception:
+            # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
+            # (leaving a context manager): not a program that fails the same way
             return None
         if ran.error is None or signature(ran.error) != target:
             return None

@@ -110,6 +110,14 @@ class ProgramRun:
     lines: list[str]
 
 
+def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:
+    """Whether the rule's preconditions and the filters of its bundle arguments hold now."""
+    try:
+        return _holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)
+    except Exception:
+        return False  # a precondition that cannot even be evaluated here does not hold
+
+
 def run_program(
     spec: MachineSpec,
     project: Project,
@@ -146,7 +154,7 @@ def run_program(
             rule = by_name[step["rule"]]
             args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
             labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
-            if strict and not (_holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)):
+            if strict and not _enabled(rule, machine, args, labels):
                 raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
             line = f"state.{rule.name}({_format_args(args, labels)})"
             if step.get("results"):
