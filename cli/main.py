@@ -39,7 +39,7 @@ def cli() -> None:
 @click.option("--no-stateful", is_flag=True, help="Run only property tests.")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per machine (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
-@click.option("--seed", type=int, help="Seed the search, to reproduce a run.")
+@click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")

@@ -11,7 +11,18 @@ from rich.table import Table
 from rich.text import Text
 
 from evmstate.reports import failure_text
-from evmstate.runner import ExampleFinished, FailureFound, LoadFailed, MachineFinished, MachineStarted, NothingFound, RunSummary, ShrinkProgress
+from evmstate.runner import (
+    ExampleFinished,
+    FailureFound,
+    LoadFailed,
+    MachineFinished,
+    MachineStarted,
+    NothingFound,
+    RunStarted,
+    RunSummary,
+    ShrinkProgress,
+    ShrinkReport,
+)
 
 SPINNER = "|/-\\"
 
@@ -25,6 +36,9 @@ class _Row:
         self.elapsed = 0.0
         self.shrinking = False
         self.best: int | None = None
+        self.shrink_runs = 0
+        self.shrink_elapsed = 0.0
+        self.phase = "shrinking"
         self.status: str | None = None
 
     def text(self) -> Text:
@@ -37,7 +51,9 @@ class _Row:
         rate = self.steps / self.elapsed if self.elapsed > 0 else 0.0
         what = ""
         if self.shrinking and self.status is None:
-            what = "shrinking" + (f", best {self.best} steps" if self.best is not None else "")
+            what = self.phase
+            if self.best is not None:
+                what += f" {self.shrink_elapsed:.1f}s: best {self.best} steps, {self.shrink_runs} runs tried"
         t = Text()
         t.append(f"{mark} ", style=style)
         t.append(f"{self.path}::{self.name}")
@@ -72,7 +88,9 @@ class Renderer:
             self.live.update(self.current.text())
 
     def __call__(self, event: Any) -> None:
-        if isinstance(event, MachineStarted):
+        if isinstance(event, RunStarted):
+            self.console.print(f"seed: {event.seed} — rerun with --seed {event.seed}")
+        elif isinstance(event, MachineStarted):
             row = self.current = _Row(event.name, event.path, event.kind)
             self.rows[(event.path, event.name)] = row
             self._refresh()
@@ -86,7 +104,10 @@ class Renderer:
                 self.console.print(f"{self.current.path}::{event.name}: falsified after {event.examples} examples, shrinking")
             self._refresh()
         elif isinstance(event, ShrinkProgress) and self.current is not None:
-            self.current.best = event.steps
+            row = self.current
+            row.best, row.shrink_runs, row.shrink_elapsed, row.phase = event.steps, event.runs, event.elapsed, event.phase
+            if event.phase != "shrinking":
+                row.elapsed = time.perf_counter() - row.started  # no runs finish during this phase
             self._refresh()
         elif isinstance(event, MachineFinished):
             row = self.rows.get((event.path, event.name)) or _Row(event.name, event.path, event.kind)
@@ -115,6 +136,8 @@ class Renderer:
             c.print(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
             assert event.failure is not None
             c.print(Text(failure_text(event.failure)), soft_wrap=True)
+            if event.failure.shrink is not None:
+                c.print(Text(shrink_text(event.failure.shrink), style="dim"))
             if event.failure.interrupted:
                 c.print(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
             if event.failure_id:
@@ -148,3 +171,16 @@ class Renderer:
         if errors:
             parts.append(f"{errors} errors")
         self.console.print(Text(", ".join(parts), style=f"bold {style}"))
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def shrink_text(r: ShrinkReport) -> str:
+    """One line on how the reported program was shrunk, and how long it took."""
+    # Hypothesis does not shrink again a saved example that replays exactly: then only the
+    # deletion pass ran
+    saved = "replayed a saved example; " if r.replayed else ""
+    work = f"{_count(r.runs, 'run')}, {_count(r.replays, 'replay')} removing steps"
+    return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')} in {r.seconds:.1f}s ({work})"

@@ -153,7 +153,9 @@ def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = 
     near: list[str] = []
     shown_files: list[str] = []
     per_file: list[tuple[str, str | None, list[Item]]] = []
-    for path, selector in _files(config, paths):
+    files = _files(config, paths)
+    _load_the_rest(config, {p.resolve() for p, _ in files})
+    for path, selector in files:
         shown = _relative(path, config.root)
         shown_files.append(shown)
         try:
@@ -223,6 +225,25 @@ def nothing_found(config: Config, found: Found, paths: tuple[str, ...], keyword:
     lines.extend(f"  {n}" for n in found.near_misses)
     lines.append(NAMING_RULES)
     return "\n".join(lines)
+
+
+def _load_the_rest(config: Config, selected: set[Path]) -> None:
+    """Import the machines folder's modules that were not selected, ignoring their errors.
+
+    Hypothesis draws some values from the constants in the source of every local module
+    loaded so far: with every module of the project loaded whatever -k or the paths select,
+    a machine given the same seed runs the same program alone or with the others.
+    """
+    folder = config.machines_dir
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.rglob("*.py")):
+        if path.name.startswith("_") or path.resolve() in selected:
+            continue
+        try:
+            load_module(path)
+        except Exception:
+            pass  # not selected: its errors are not this run's
 
 
 def _matches(expr: str, item: Item) -> bool:

@@ -36,6 +36,7 @@ from .runner import (
     property_failure,
     run_item,
     run_machine,
+    run_seed,
     save_failure,
 )
 
@@ -84,6 +85,21 @@ def _containers(names: list[str]) -> types.ModuleType:
     for name in names:
         setattr(module, name, _container_fixture(name))
     return module
+
+
+_SEED = pytest.StashKey[int]()
+
+
+def _session_seed(config: Any) -> int:
+    """One seed for the session's machines folder, as `evmstate run` has one per run."""
+    if _SEED not in config.stash:
+        config.stash[_SEED] = run_seed(_project(config).config.hypothesis, Overrides())
+    return config.stash[_SEED]
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
+    if _SEED in config.stash:
+        terminalreporter.write_line(f"evmstate seed: {config.stash[_SEED]} (seed = {config.stash[_SEED]} under [hypothesis] in evmstate.toml reruns it)")
 
 
 def pytest_configure(config: Any) -> None:
@@ -320,7 +336,7 @@ class MachineItem(pytest.Item):
         from .reports import result_text
 
         project = _project(self.config)
-        result = run_item(project.config, project, self.item, Overrides(), lambda e: None)
+        result = run_item(project.config, project, self.item, Overrides(), lambda e: None, seed=_session_seed(self.config))
         if result.status == "error":
             raise MachineError(result.error or "error")
         if result.failure is not None:

@@ -11,10 +11,10 @@ from .config import Config
 from .contract import reverts
 from .errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from .failures import FailureRecord, FailureStore, decode_value
-from .machine import _enter, collect, multiple
-from .revert import describe_revert
+from .machine import MachineSpec, _enter, collect, multiple
 from .project import Project
-from .runner import check_all_invariants, describe_error, provide, routed, source_hashes, user_error
+from .revert import describe_revert
+from .runner import _holds, check_all_invariants, describe_error, provide, routed, source_hashes, user_error
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,110 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
 
 
+class InvalidProgram(Exception):
+    """Raised when a step cannot run where it stands: its preconditions or bundle filters do not hold."""
+
+
+class SetupFailed(Exception):
+    """Raised when the machine's setup() raises: an error in the user's code, not a failure of the program."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass
+class ProgramRun:
+    """How a recorded program ran: the error (None if everything passed), where, and its lines."""
+
+    error: BaseException | None
+    at: int  # 0: setup or the first invariant check; i: the i-th step; len(steps) + 1: teardown
+    lines: list[str]
+
+
+def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:
+    """Whether the rule's preconditions and the filters of its bundle arguments hold now."""
+    try:
+        return _holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)
+    except Exception:
+        return False  # a precondition that cannot even be evaluated here does not hold
+
+
+def run_program(
+    spec: MachineSpec,
+    project: Project,
+    steps: list[dict[str, Any]],
+    *,
+    strict: bool = False,
+    before: Callable[[int], None] | None = None,
+    after: Callable[[int, str, Any, BaseException | None], None] | None = None,
+) -> ProgramRun:
+    """Run recorded steps on a new machine, from the chain as it is now, without Hypothesis.
+
+    The caller runs the class-level __init__ and reverts the chain. With strict, a step whose
+    rule's preconditions or bundle filters do not hold raises InvalidProgram: Hypothesis could
+    not have run that program. before(i) and after(i, line, result, error) watch each step.
+    """
+    by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
+    machine = object.__new__(spec.cls)
+    machine._evmstate_stack = contextlib.ExitStack()
+    if not hasattr(machine, "enter"):
+        machine.enter = _enter.__get__(machine)
+    refs: dict[str, Any] = {}
+    lines: list[str] = []
+    with machine._evmstate_stack:
+        setup = getattr(machine, "setup", None)
+        if callable(setup):
+            try:
+                setup()
+            except Exception as exc:
+                raise SetupFailed(exc) from exc
+        try:
+            check_all_invariants(spec, machine)
+        except Exception as exc:
+            if after is not None:
+                after(0, "setup", None, exc)
+            return ProgramRun(exc, 0, lines)
+        for index, step in enumerate(steps, 1):
+            rule = by_name[step["rule"]]
+            args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
+            labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
+            if strict and not _enabled(rule, machine, args, labels):
+                raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
+            line = f"state.{rule.name}({_format_args(args, labels)})"
+            if step.get("results"):
+                line = f"{', '.join(step['results'])} = {line}"
+            lines.append(line)
+            if before is not None:
+                before(index)
+            try:
+                result = rule.function(machine, **args)
+                routes = routed(result)
+                if routes:
+                    values: tuple[Any, ...] = tuple(rt.value for rt in routes)
+                else:
+                    values = result.values if isinstance(result, multiple) else (result,)
+                # labels were given target by target, value by value (as the runner names them)
+                for i, label in enumerate(step.get("results") or []):
+                    refs[label] = values[i % len(values)] if values else None
+                check_all_invariants(spec, machine)
+            except Exception as exc:
+                if after is not None:
+                    after(index, line, None, exc)
+                return ProgramRun(exc, index, lines)
+            if after is not None:
+                after(index, line, result, None)
+        try:
+            teardown = getattr(machine, "teardown", None)
+            if callable(teardown):
+                teardown()
+        except Exception as exc:
+            if after is not None:
+                after(len(steps) + 1, "teardown", None, exc)
+            return ProgramRun(exc, len(steps) + 1, lines)
+    return ProgramRun(None, len(steps) + 1, lines)
+
+
 def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:
     try:
         spec = collect(cls)
@@ -138,66 +242,42 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             cls.__init__(cls, **kwargs)
         except Exception as exc:
             raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', exc)}") from None
-    machine = object.__new__(cls)
-    machine._evmstate_stack = contextlib.ExitStack()
-    if not hasattr(machine, "enter"):
-        machine.enter = _enter.__get__(machine)
-    refs: dict[str, Any] = {}
     caught: list[str] = []
+    logs_before = 0
 
     def on_revert(exc: Any) -> None:
         caught.append(describe_revert(exc))
 
+    def before(index: int) -> None:
+        nonlocal logs_before
+        logs_before = len(backend.logs)
+        caught.clear()
+
+    def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
+        if index == 0:
+            emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
+            return
+        if index > len(record.steps):  # teardown
+            if exc is not None:
+                emit(ReplayStep(index, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+            return
+        events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
+        if exc is not None:
+            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
+        else:
+            emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
+
     reverts.listeners.append(on_revert)
     try:
-        with machine._evmstate_stack:
-            setup = getattr(machine, "setup", None)
-            if callable(setup):
-                try:
-                    setup()
-                except Exception as exc:
-                    raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc)}") from None
-            try:
-                check_all_invariants(spec, machine)
-            except Exception as exc:
-                emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
-                return _outcome(record, exc, changed, 0)
-            for index, step in enumerate(record.steps, 1):
-                rule = by_name[step["rule"]]
-                args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
-                labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
-                line = f"state.{rule.name}({_format_args(args, labels)})"
-                if step.get("results"):
-                    line = f"{', '.join(step['results'])} = {line}"
-                logs_before = len(backend.logs)
-                caught.clear()
-                try:
-                    result = rule.function(machine, **args)
-                    routes = routed(result)
-                    if routes:
-                        values: tuple[Any, ...] = tuple(rt.value for rt in routes)
-                    else:
-                        values = result.values if isinstance(result, multiple) else (result,)
-                    # labels were given target by target, value by value (as the runner names them)
-                    for i, label in enumerate(step.get("results") or []):
-                        refs[label] = values[i % len(values)] if values else None
-                    events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
-                    check_all_invariants(spec, machine)
-                except Exception as exc:
-                    events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
-                    emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
-                    return _outcome(record, exc, changed, index)
-                emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
-            teardown = getattr(machine, "teardown", None)
-            if callable(teardown):
-                try:
-                    teardown()
-                except Exception as exc:
-                    emit(ReplayStep(len(record.steps) + 1, "teardown", error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
-                    return _outcome(record, exc, changed, len(record.steps))
+        ran = run_program(spec, project, record.steps, before=before, after=after)
+    except SetupFailed as exc:
+        raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
     finally:
         reverts.listeners.remove(on_revert)
-    return ReplayResult("fixed", changed=changed)
+    if ran.error is None:
+        return ReplayResult("fixed", changed=changed)
+    # a failure in teardown ran the whole program, as a failure at its last step did
+    return _outcome(record, ran.error, changed, min(ran.at, len(record.steps)))
 
 
 def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:

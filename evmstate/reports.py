@@ -57,6 +57,9 @@ def write_junit(summary: RunSummary, path: Path) -> None:
         errors=str(sum(r.status == "error" for r in summary.results) + len(summary.load_errors)),
         time=f"{sum(r.elapsed for r in summary.results):.3f}",
     )
+    if summary.seed is not None:
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="seed", value=str(summary.seed))
     for r in summary.results:
         case = ET.SubElement(suite, "testcase", classname=r.path.replace("/", ".").removesuffix(".py"), name=r.name, time=f"{r.elapsed:.3f}")
         if r.status == "failed" and r.failure is not None:
@@ -71,17 +74,49 @@ def write_junit(summary: RunSummary, path: Path) -> None:
     _write(path, ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True) + "\n")
 
 
+def _failure_json(f: Failure) -> dict[str, Any]:
+    shrink = f.shrink
+    return {
+        "type": f.error_type,
+        "message": f.message,
+        "invariant": f.invariant,
+        "revert_reason": f.revert_reason,
+        "location": f.location,
+        "traceback": f.traceback,
+        "steps": f.steps,
+        "program": f.program,
+        "interrupted": f.interrupted,
+        "call_failure": f.call_failure,
+        "shrink": None
+        if shrink is None
+        else {
+            "seconds": round(shrink.seconds, 3),
+            "first_steps": shrink.first_steps,
+            "hypothesis_steps": shrink.hypothesis_steps,
+            "steps": shrink.steps,
+            "runs": shrink.runs,
+            "replays": shrink.replays,
+            "replayed": shrink.replayed,
+        },
+    }
+
+
 def to_json(summary: RunSummary) -> dict[str, Any]:
-    """A summary with per-rule statistics and failure ids."""
+    """A summary with the seed, versions, per-rule statistics, failures and their ids."""
+    from .runner import versions
+
     return {
         "exit_code": summary.exit_code,
         "interrupted": summary.interrupted,
+        "seed": summary.seed,
+        "versions": versions(),
         "results": [
             {
                 "path": r.path,
                 "name": r.name,
                 "kind": r.kind,
                 "status": r.status,
+                "seed": r.seed,
                 "examples": r.examples,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
@@ -96,15 +131,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "never_run": r.never_run,
                 "failure_id": r.failure_id,
                 "error": r.error,
-                "failure": None
-                if r.failure is None
-                else {
-                    "type": r.failure.error_type,
-                    "message": r.failure.message,
-                    "invariant": r.failure.invariant,
-                    "program": r.failure.program,
-                    "call_failure": r.failure.call_failure,
-                },
+                "failure": None if r.failure is None else _failure_json(r.failure),
             }
             for r in summary.results
         ],

@@ -31,6 +31,13 @@ from .project import Project, Unavailable
 
 
 @dataclass(frozen=True)
+class RunStarted:
+    """Emitted once, before anything runs: the seed that reproduces this run with --seed."""
+
+    seed: int
+
+
+@dataclass(frozen=True)
 class MachineStarted:
     """Emitted when a machine or property test starts running."""
 
@@ -60,11 +67,18 @@ class FailureFound:
 
 @dataclass(frozen=True)
 class ShrinkProgress:
-    """Emitted when shrinking finds a failing program shorter than the best so far."""
+    """Emitted while shrinking, each time a failing program no longer than the best is found.
+
+    steps is the length of the best failing program so far; runs counts the runs tried since
+    the first failure (Hypothesis's shrink runs, then the replays of the step-deletion pass).
+    """
 
     name: str
     steps: int
     examples: int
+    runs: int = 0
+    elapsed: float = 0.0
+    phase: str = "shrinking"  # then "removing steps"
 
 
 @dataclass
@@ -100,6 +114,20 @@ class Failure:
     interrupted: bool = False
     # the failing call's revert or timeout explained (source line, check, dev comment), if any
     call_failure: dict[str, Any] | None = None
+    shrink: "ShrinkReport | None" = None
+
+
+@dataclass(frozen=True)
+class ShrinkReport:
+    """How the reported program was shrunk: from how many steps, in how long, in how many runs."""
+
+    first_steps: int  # the first failing program found
+    hypothesis_steps: int  # after Hypothesis's shrinking
+    steps: int  # after the step-deletion pass
+    seconds: float  # from the first failure to the reported program
+    runs: int  # Hypothesis's shrink runs
+    replays: int  # the deletion pass's replays
+    replayed: bool = False  # the failure came from the example database (already shrunk)
 
 
 @dataclass(frozen=True)
@@ -118,6 +146,7 @@ class MachineFinished:
     error: str | None = None
     statistics: dict[str, Any] = field(default_factory=dict)
     failure_id: str | None = None
+    seed: int | None = None  # the Hypothesis seed this machine or test ran with
 
     @property
     def never_run(self) -> list[str]:
@@ -139,28 +168,55 @@ class NothingFound:
     message: str
 
 
-Event = MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
+Event = RunStarted | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
 
 
-class _Namespaced(ExampleDatabase):
-    """An example database whose keys are prefixed, so machines sharing one test function do not mix."""
+class ShrunkExamples(ExampleDatabase):
+    """One machine's view of the example database, holding only examples it reported shrunk.
+
+    Hypothesis saves every failing example it meets. With report_multiple_bugs off, those of
+    a second bug found while shrinking the first are never shrunk, and a later run that
+    replays a saved example exactly skips shrinking: it would report them as found. So saves
+    are held back until the run ends, and only the example of the reported failure is written
+    (commit()). Keys are prefixed with a format tag and the machine's id, so machines sharing
+    one test function do not mix and examples saved by earlier formats are never replayed.
+    """
+
+    FORMAT = b"evmstate-examples-2"
 
     def __init__(self, inner: ExampleDatabase, prefix: bytes) -> None:
         super().__init__()
         self.inner = inner
-        self.prefix = prefix + b"\0"
+        self.prefix = self.FORMAT + b"\0" + prefix + b"\0"
+        self.outcome: Any = None  # what the run that just ended did; the runner sets it
+        self.fetched = 0  # saved examples handed to Hypothesis, which replays them first
+        self._pending: dict[tuple[bytes, bytes], Any] = {}  # (key, value) -> outcome
 
     def save(self, key: bytes, value: bytes) -> None:
-        self.inner.save(self.prefix + key, value)
+        # Hypothesis saves an example right after the run that made it
+        self._pending[(key, value)] = self.outcome
 
     def fetch(self, key: bytes) -> Iterable[bytes]:
-        return self.inner.fetch(self.prefix + key)
+        stored = list(self.inner.fetch(self.prefix + key))
+        self.fetched += len(stored)
+        yield from stored
+        yield from [v for (k, v) in list(self._pending) if k == key and v not in stored]
 
     def delete(self, key: bytes, value: bytes) -> None:
+        self._pending.pop((key, value), None)
         self.inner.delete(self.prefix + key, value)
 
     def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        if self._pending.pop((src, value), "absent") != "absent":
+            return  # a pending example that a smaller one replaced: never written
         self.inner.move(self.prefix + src, self.prefix + dest, value)
+
+    def commit(self, outcome: Any) -> None:
+        """Write the held examples whose run ended as the reported failure did; drop the rest."""
+        for (key, value), seen in self._pending.items():
+            if outcome is not None and seen == outcome:
+                self.inner.save(self.prefix + key, value)
+        self._pending.clear()
 
 
 # -- settings ------------------------------------------------------------------
@@ -178,7 +234,12 @@ class Overrides:
 
 
 def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: Overrides, where: str) -> tuple[Settings, int | None]:
-    """Hypothesis settings from evmstate.toml, then the machine's own, then the command line."""
+    """Hypothesis settings from evmstate.toml, then the machine's own, then the command line.
+
+    The seed returned is the machine's own seed setting, else --seed, else evmstate.toml's;
+    None when none is given. A machine that pins its seed keeps it whatever --seed says, so
+    the seed a run prints reproduces every machine in it.
+    """
     values: dict[str, Any] = {
         "max_examples": base.max_examples,
         "stateful_step_count": base.stateful_step_count,
@@ -190,7 +251,7 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         "report_multiple_bugs": False,
         "suppress_health_check": list(HealthCheck),
     }
-    seed = base.seed
+    seed = overrides.seed if overrides.seed is not None else base.seed
     for key, value in machine.items():
         if key not in SETTINGS_KEYS:
             close = difflib.get_close_matches(key, SETTINGS_KEYS, n=1)
@@ -206,12 +267,32 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         values["max_examples"] = overrides.max_examples
     if overrides.stateful_step_count is not None:
         values["stateful_step_count"] = overrides.stateful_step_count
-    if overrides.seed is not None:
-        seed = overrides.seed
     try:
         return Settings(**values), seed
     except (HypothesisException, TypeError, KeyError) as e:
         raise MachineDefinitionError(f"{where}.settings: {e}") from None
+
+
+def run_seed(base: HypothesisConfig, overrides: Overrides) -> int:
+    """The run's seed: --seed, else evmstate.toml's, else a random one (printed, so it can be given back)."""
+    if overrides.seed is not None:
+        return overrides.seed
+    if base.seed is not None:
+        return base.seed
+    import secrets
+
+    return secrets.randbelow(2**32)
+
+
+def machine_seed(seed: int, machine_id: str) -> int:
+    """The Hypothesis seed of one machine or test: from the run's seed and its id (path::name).
+
+    It depends on nothing else, so a machine runs the same whatever else is selected.
+    """
+    import hashlib
+
+    digest = hashlib.sha256(f"{seed}\0{machine_id.replace(chr(92), '/')}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 # -- failures -----------------------------------------------------------------
@@ -304,6 +385,7 @@ class _RunState:
         self.best_failure: tuple[Any, BaseException] | None = None  # for Ctrl-C while shrinking
         self.rejected = 0  # runs thrown away as invalid by assume()/reject()
         self.aborted = 0  # runs Hypothesis stopped itself (out of data while replaying a mutation)
+        self.first_steps: int | None = None  # steps of the first failing program
 
 
 def _inject(names: Iterable[str], namespace: dict[str, Any], where: str, contracts_dir: Path | None = None) -> dict[str, Any]:
@@ -387,8 +469,10 @@ def run_machine(
             state.current.reverts += 1
 
     rules_strategy = st.sampled_from(spec.rules)
+    examples = database if isinstance(database, ShrunkExamples) else None
 
     def run_one(data: Any) -> None:
+        outcome = None  # what this run did, for the example database
         backend.revert(base)
         machine = object.__new__(cls)
         machine._evmstate_stack = contextlib.ExitStack()
@@ -511,21 +595,28 @@ def run_machine(
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
             if not isinstance(exc, HypothesisException):
+                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(s.line() for s in steps))
+                now = time.perf_counter() - started
                 if not state.failing:
                     state.failing = True
-                    state.first_failure_at = time.perf_counter() - started
+                    state.first_failure_at = now
                     state.first_failure_example = state.examples + 1
+                    state.first_steps = len(steps)
                     emit(FailureFound(name, state.examples + 1))
-                if state.best is None or len(steps) < state.best:
+                if state.best is None or len(steps) <= state.best:
+                    if state.best is None or len(steps) < state.best:
+                        state.best_failure = (list(steps), exc)
                     state.best = len(steps)
-                    state.best_failure = (list(steps), exc)
-                    emit(ShrinkProgress(name, len(steps), state.examples + 1))
+                    runs = state.examples + 1 - (state.first_failure_example or 0)
+                    emit(ShrinkProgress(name, len(steps), state.examples + 1, runs, now - (state.first_failure_at or now)))
             raise
         except StopTest:
             state.aborted += 1
             raise
         finally:
             state.examples += 1
+            if examples is not None:
+                examples.outcome = outcome
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
 
     outer = backend.snapshot()
@@ -550,13 +641,14 @@ def run_machine(
         if database is not None:
             settings = Settings(settings, database=database)
 
-        @settings
         @given(st.data())
         def test(data: Any) -> None:
             run_one(data)
 
         if seed is not None:
             test = hypothesis.seed(seed)(test)
+        # settings after seed(): seed() alone would switch the example database off
+        test = settings(test)
         try:
             with reporting.with_reporter(lambda _: None):
                 test()
@@ -571,7 +663,10 @@ def run_machine(
             raise
         except BaseException as exc:
             status = "failed"
+            if examples is not None:
+                examples.commit(examples.outcome)  # the last run replayed the reported failure
             failure = _machine_failure(spec, exc, state.last_steps, path)
+            failure = _finish_shrinking(spec, project, base, failure, exc, state, examples, emit, started)
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
     except _Stopped as stop:
@@ -597,10 +692,65 @@ def run_machine(
         finally:
             backend.revert(outer)
             backend.release(outer)
-    return MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, _statistics(state, settings, seed))
+    statistics = _statistics(state, settings, seed, failure)
+    return MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, statistics, seed=seed)
 
 
-def _statistics(state: _RunState, settings: Settings, seed: int | None) -> dict[str, Any]:
+def _finish_shrinking(
+    spec: MachineSpec,
+    project: Project,
+    base: Any,
+    failure: Failure,
+    exc: BaseException,
+    state: _RunState,
+    examples: ShrunkExamples | None,
+    emit: Callable[[Any], None],
+    started: float,
+) -> Failure:
+    """After Hypothesis: delete steps until the program is 1-minimal, and say how shrinking went."""
+    import dataclasses
+
+    from .minimize import remove_steps
+
+    name = spec.name
+    first_failure_at = state.first_failure_at or 0.0
+    runs = state.examples - (state.first_failure_example or state.examples)
+    hypothesis_steps = failure.steps
+
+    def progress(steps: int, replays: int) -> None:
+        emit(ShrinkProgress(name, steps, state.examples, runs + replays, time.perf_counter() - started - first_failure_at, "removing steps"))
+
+    replays = 0
+    try:
+        found, replays = remove_steps(spec, project, base, failure.steps_data, exc, progress)
+    except KeyboardInterrupt:
+        found = None
+        failure = dataclasses.replace(failure, interrupted=True)
+    if found is not None:
+        error_type, message, location, tb = describe_error(found.error)
+        failure = dataclasses.replace(
+            failure,
+            message=message,
+            program=[f"state = {name}()", *found.lines],
+            steps=len(found.steps),
+            location=location,
+            traceback=tb,
+            steps_data=found.steps,
+            interrupted=found.interrupted,
+        )
+    report = ShrinkReport(
+        first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
+        hypothesis_steps=hypothesis_steps,
+        steps=failure.steps,
+        seconds=time.perf_counter() - started - first_failure_at,
+        runs=runs,
+        replays=replays,
+        replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
+    )
+    return dataclasses.replace(failure, shrink=report)
+
+
+def _statistics(state: _RunState, settings: Settings, seed: int | None, failure: Failure | None = None) -> dict[str, Any]:
     stats: dict[str, Any] = {
         "max_examples": settings.max_examples,
         "stateful_step_count": settings.stateful_step_count,
@@ -614,6 +764,11 @@ def _statistics(state: _RunState, settings: Settings, seed: int | None) -> dict[
         stats["first failure at run"] = state.first_failure_example
         stats["first failure after"] = f"{state.first_failure_at:.2f}s"
         stats["shrink runs"] = state.examples - state.first_failure_example
+    if failure is not None and failure.shrink is not None:
+        r = failure.shrink
+        stats["shrink time"] = f"{r.seconds:.2f}s"
+        stats["step-deletion replays"] = r.replays
+        stats["program steps"] = f"{r.first_steps} found, {r.hypothesis_steps} after Hypothesis, {r.steps} reported"
     return stats
 
 
@@ -647,6 +802,7 @@ class ExampleLog:
 
     examples: int = 0
     failing: dict[str, Any] | None = None
+    error_type: str | None = None  # of the last example that failed
 
 
 @contextlib.contextmanager
@@ -672,6 +828,7 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
             if not isinstance(exc, HypothesisException):
                 failed = True
                 log.failing = {k: v for k, v in kwargs.items() if k not in injected}
+                log.error_type = type(exc).__name__
             raise
         finally:
             if on_example is not None:
@@ -684,14 +841,18 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
         fn.hypothesis.inner_test = original
 
 
-def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[str]) -> Failure:
+def _example_line(name: str, drawn: dict[str, Any] | None) -> str:
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in (drawn or {}).items())})"
+
+
+def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[str], shrink: ShrinkReport | None = None) -> Failure:
     """A falsified property test: the error, Hypothesis's report of the example, and its drawn arguments."""
     error_type, message, location, tb = describe_error(exc)
     program = [line for text in reported for line in str(text).splitlines() if line.strip()]
     program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
     drawn = log.failing or {}
     steps_data = [_Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
-    return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data, call_failure=failure_details(exc))
+    return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data, call_failure=failure_details(exc), shrink=shrink)
 
 
 def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
@@ -706,19 +867,25 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
     try:
         # @given hides the parameters it draws from fn's signature: the rest are injected
         kwargs = provide(inspect.signature(fn).parameters, project, name)
-        test = fn
+        examples = database if isinstance(database, ShrunkExamples) else None
         if database is not None:
             settings = Settings(settings, database=database)
-        with contextlib.suppress(HypothesisException):
-            test = settings(fn)
+        test = fn
         if seed is not None:
             test = hypothesis.seed(seed)(test)
+        # settings after seed(): seed() alone would switch the example database off
+        with contextlib.suppress(HypothesisException):
+            test = settings(test)
         lines: list[str] = []
 
         def counted(log: ExampleLog, failed: bool) -> None:
             state.examples = state.steps = log.examples
+            if examples is not None:
+                examples.outcome = (log.error_type, _example_line(name, log.failing)) if failed else None
             if failed and not state.failing:
                 state.failing = True
+                state.first_failure_at = time.perf_counter() - started
+                state.first_failure_example = state.examples
                 emit(FailureFound(name, state.examples))
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
 
@@ -732,13 +899,35 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
                 status, error = "error", user_error(name, exc)
             except BaseException as exc:
                 status = "failed"
-                failure = property_failure(name, path, exc, log, lines)
+                if examples is not None:
+                    examples.commit(examples.outcome)  # the last run replayed the reported failure
+                first = state.first_failure_example or state.examples
+                report = ShrinkReport(
+                    first_steps=1,
+                    hypothesis_steps=1,
+                    steps=1,
+                    seconds=time.perf_counter() - started - (state.first_failure_at or 0.0),
+                    runs=state.examples - first,
+                    replays=0,
+                    replayed=examples is not None and first <= examples.fetched,
+                )
+                failure = property_failure(name, path, exc, log, lines, report)
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
     finally:
         project.backend.revert(outer)
         project.backend.release(outer)
-    return MachineFinished(name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error)
+    statistics = _statistics_of_test(state, settings, seed, failure)
+    return MachineFinished(name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error, statistics, seed=seed)
+
+
+def _statistics_of_test(state: _RunState, settings: Settings, seed: int | None, failure: Failure | None) -> dict[str, Any]:
+    stats: dict[str, Any] = {"max_examples": settings.max_examples, "seed": seed if seed is not None else "random", "runs": state.examples}
+    if failure is not None and failure.shrink is not None:
+        stats["first failure at run"] = state.first_failure_example
+        stats["shrink runs"] = failure.shrink.runs
+        stats["shrink time"] = f"{failure.shrink.seconds:.2f}s"
+    return stats
 
 
 # -- the whole run -----------------------------------------------------------------
@@ -760,6 +949,7 @@ class RunSummary:
     load_errors: list[LoadFailed] = field(default_factory=list)
     interrupted: bool = False
     nothing: str | None = None  # why nothing ran, when nothing was found
+    seed: int | None = None  # the run's seed: --seed reproduces the run
 
     @property
     def exit_code(self) -> int:
@@ -775,19 +965,24 @@ class RunSummary:
 
 def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> RunSummary:
     """Compile the project, discover machines and tests, run each and emit events."""
-    from .discovery import discover, nothing_found
+    # Hypothesis draws some values from the constants in the source of every local module
+    # loaded so far; importing every module a run may need before anything runs keeps that
+    # pool, and so each machine's program, independent of what else runs.
+    from . import discovery, minimize, replay, reports  # noqa: F401
 
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
-    found = discover(config, options.paths, options.keyword)
-    summary = RunSummary(load_errors=list(found.errors))
+    seed = run_seed(config.hypothesis, options.overrides)
+    emit(RunStarted(seed))
+    found = discovery.discover(config, options.paths, options.keyword)
+    summary = RunSummary(load_errors=list(found.errors), seed=seed)
     for err in found.errors:
         emit(err)
     kinds = {"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"}
     items = [i for i in found.items if i.kind in kinds]
     if not items and not found.errors:
         flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
-        summary.nothing = nothing_found(config, found, options.paths, options.keyword, flag)
+        summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, flag)
         emit(NothingFound(summary.nothing))
         return summary
     project = Project(config)
@@ -796,7 +991,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
         emit(err)
     for item in items:
         try:
-            result = run_item(config, project, item, options.overrides, emit, save_failures=options.save_failures)
+            result = run_item(config, project, item, options.overrides, emit, save_failures=options.save_failures, seed=seed)
         except MachineDefinitionError as exc:
             err = LoadFailed(f"{item.path}::{item.name}", str(exc))
             summary.load_errors.append(err)
@@ -838,26 +1033,34 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
     return errors
 
 
-def run_item(config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Any], None], *, save_failures: bool = True) -> MachineFinished:
+def run_item(
+    config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Any], None], *, save_failures: bool = True, seed: int | None = None
+) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
-    Raises MachineDefinitionError, before running anything, when the item cannot be run as written.
+    seed is the run's seed (one is chosen when None); the item runs with its own seed derived
+    from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
+    anything, when the item cannot be run as written.
     """
     where = f"{item.path}::{item.name}"
+    if seed is None:
+        seed = run_seed(config.hypothesis, overrides)
     if item.kind == "machine":
         spec = collect(item.obj)
-        settings, seed = build_settings(config.hypothesis, spec.settings, overrides, spec.name)
-        result = run_machine(spec, project, settings, seed, emit, item.path, database=database_for(config, where))
+        settings, pinned = build_settings(config.hypothesis, spec.settings, overrides, spec.name)
+        own = machine_seed(pinned if pinned is not None else seed, where)
+        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where))
     else:
-        settings, seed = build_settings(config.hypothesis, {}, overrides, item.name)
-        result = run_test(item.obj, project, settings, seed, emit, item.path, database=database_for(config, where))
+        settings, pinned = build_settings(config.hypothesis, {}, overrides, item.name)
+        own = machine_seed(pinned if pinned is not None else seed, where)
+        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where))
     if result.failure is not None and save_failures:
         result = save_failure(config, project, item, result, settings, seed)
     return result
 
 
 def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
-    """Save the failure as a record and return the result carrying its id."""
+    """Save the failure as a record and return the result carrying its id; seed is the run's."""
     import dataclasses
 
     failure = result.failure
@@ -880,7 +1083,7 @@ def save_failure(config: Config, project: Project, item: Any, result: MachineFin
         program=failure.program,
         versions=versions(),
         hashes=source_hashes(config, project, item.path),
-        settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count},
+        settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed},
         seed=seed,
         interrupted=failure.interrupted,
     )
@@ -916,4 +1119,4 @@ def database_for(config: Config, key: str) -> Any:
     """Hypothesis's example database under .evmstate/examples, one namespace per machine or test."""
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    return _Namespaced(DirectoryBasedExampleDatabase(str(config.state_dir / "examples")), key.encode())
+    return ShrunkExamples(DirectoryBasedExampleDatabase(str(config.state_dir / "examples")), key.encode())

@@ -31,7 +31,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # max_examples = 50           # runs per machine
 # stateful_step_count = 50    # steps per run
 # deadline = 0                # milliseconds per example; 0 for none
-# seed = 1234                 # fix the search; leave out for a random one
+# seed = 1234                 # fix the search; left out, each run picks one and prints it
 # derandomize = false
 # phases = ["explicit", "reuse", "generate", "target", "shrink"]   # add "explain" for more detail, slower
 

@@ -16,6 +16,7 @@ from evmstate.runner import (
     MachineStarted,
     Overrides,
     RunOptions,
+    RunStarted,
     ShrinkProgress,
     build_settings,
     run,
@@ -90,7 +91,8 @@ def test_brownie_lifecycle_order(tmp_path):
     body = [e for e in first[1:-1] if e != "invariant"]
     assert body.count("initialize_a") <= 1 and body[body.index("rule") :].count("initialize_a") == 0
     kinds = [type(e) for e in events]
-    assert kinds[0] is MachineStarted and kinds[-1] is MachineFinished
+    assert kinds[:2] == [RunStarted, MachineStarted] and kinds[-1] is MachineFinished
+    assert events[0].seed == 0
     assert kinds.count(ExampleFinished) == 5
 
 
@@ -190,6 +192,39 @@ def test_bundle_values_are_named_and_unexpected_reverts_show_reason_and_source(t
     assert any(isinstance(e, FailureFound) for e in events)
     progress = [e.steps for e in events if isinstance(e, ShrinkProgress)]
     assert progress and progress[-1] == 2 and progress == sorted(progress, reverse=True)
+
+
+GATE = """
+from evmstate import StateMachine, precondition, rule
+
+class Gate(StateMachine):
+    def setup(self):
+        self.open = False
+        self.inside = 0
+
+    @rule()
+    def open_gate(self):
+        self.open = True
+
+    @precondition(lambda self: self.open)
+    @rule()
+    def enter(self):
+        self.inside += 1
+        assert self.inside < 2, "two inside"
+"""
+
+
+def test_removing_steps_never_breaks_a_precondition(tmp_path):
+    # enter() would fail the same way without open_gate(), but it could not have run
+    summary, events = run_source(tmp_path, GATE, max_examples=20, stateful_step_count=6)
+    (result,) = summary.results
+    assert result.failure.program == ["state = Gate()", "state.open_gate()", "state.enter()", "state.enter()"]
+    shrink = result.failure.shrink
+    assert shrink.steps == 3 and shrink.replays >= 3 and shrink.seconds > 0
+    assert result.statistics["program steps"].endswith("3 reported") and "shrink time" in result.statistics
+    progress = [e for e in events if isinstance(e, ShrinkProgress)]
+    runs = [e.runs for e in progress]
+    assert runs == sorted(runs) and progress[-1].phase == "removing steps"
 
 
 NEVER = """

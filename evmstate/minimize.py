@@ -1,0 +1,134 @@
+"""The last shrinking pass: delete steps from a failing program while it still fails the same way.
+
+Hypothesis shrinks the choices that generated a program; a deletion that shifts which bundle
+value a later step draws can defeat it, leaving steps that do nothing (a value produced and
+used only by steps that could all go). This pass works on the recorded program itself, where
+a step names the values it uses, and replays each candidate without Hypothesis. It stops when
+no single deletion still fails: the program it returns is 1-minimal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .machine import MachineSpec
+from .project import Project
+from .replay import run_program
+from .runner import describe_error
+
+
+def signature(exc: BaseException) -> tuple[Any, ...]:
+    """What makes two failures the same: error type, invariant, revert reason and where it was raised."""
+    location = describe_error(exc)[2]
+    return (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), getattr(exc, "reason", None), location.splitlines()[0] if location else None)
+
+
+@dataclass
+class Minimized:
+    """The program after the deletion pass and the error its last replay raised."""
+
+    steps: list[dict[str, Any]]
+    lines: list[str]
+    error: BaseException
+    interrupted: bool = False
+
+
+def _refs(step: dict[str, Any]) -> set[str]:
+    return {v["ref"] for v in step["arguments"].values() if isinstance(v, dict) and "ref" in v}
+
+
+def with_users(steps: list[dict[str, Any]], index: int) -> set[int]:
+    """The step at index and every later step that uses a value it produced, directly or not."""
+    drop = {index}
+    produced = set(steps[index].get("results") or [])
+    for j in range(index + 1, len(steps)):
+        if _refs(steps[j]) & produced:
+            drop.add(j)
+            produced |= set(steps[j].get("results") or [])
+    return drop
+
+
+def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Number each bundle's values from 0 again, in the order the program produces them."""
+    counters: dict[str, int] = {}
+    names: dict[str, str] = {}
+    out = []
+    for step in steps:
+        arguments = {k: {"ref": names.get(v["ref"], v["ref"])} if isinstance(v, dict) and "ref" in v else v for k, v in step["arguments"].items()}
+        results = []
+        for label in step.get("results") or []:
+            bundle = label.rsplit("_", 1)[0]
+            new = f"{bundle}_{counters.get(bundle, 0)}"
+            counters[bundle] = counters.get(bundle, 0) + 1
+            names[label] = new
+            results.append(new)
+        out.append({**step, "arguments": arguments, "results": results})
+    return out
+
+
+def remove_steps(
+    spec: MachineSpec,
+    project: Project,
+    base: Any,
+    steps: list[dict[str, Any]],
+    error: BaseException,
+    progress: Callable[[int, int], None] = lambda steps, replays: None,
+) -> tuple[Minimized | None, int]:
+    """Delete steps while the program still fails with error's signature, and count the replays.
+
+    The program is None when no step could go.
+
+    Each candidate drops one step, or a step that produced bundle values together with every
+    step that uses them, and is replayed from base (the chain after the class-level __init__).
+    A candidate counts only if every step's preconditions and bundle filters hold where it
+    stands, as they did when Hypothesis ran it. Decorator-style initializers always stay: a
+    Hypothesis machine runs each of them once. progress(steps, replays) follows the pass.
+    """
+    backend = project.backend
+    target = signature(error)
+    fixed = {r.name for r in spec.initializers} if spec.style == "decorator" else set()
+    best = list(steps)
+    found: Minimized | None = None
+    replays = 0
+
+    def attempt(candidate: list[dict[str, Any]]) -> Minimized | None:
+        nonlocal replays
+        backend.revert(base)
+        replays += 1
+        try:
+            ran = run_program(spec, project, candidate, strict=True)
+        except Exception:
+            # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
+            # (leaving a context manager): not a program that fails the same way
+            return None
+        if ran.error is None or signature(ran.error) != target:
+            return None
+        # it may now fail before its last step: what follows is not needed
+        return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
+
+    try:
+        improved = True
+        while improved:
+            improved = False
+            index = len(best) - 1
+            while index >= 0:
+                if best[index]["rule"] not in fixed:
+                    drop = with_users(best, index)
+                    result = attempt([s for j, s in enumerate(best) if j not in drop])
+                    if result is not None:
+                        best, found, improved = result.steps, result, True
+                    progress(len(best), replays)
+                index = min(index - 1, len(best) - 1)
+        if found is None:
+            return None, replays
+        # the same program with its bundle values numbered from 0, replayed for its lines
+        final = attempt(relabel(best))
+        if final is not None and len(final.steps) == len(best):
+            found = final
+        return found, replays
+    except KeyboardInterrupt:
+        if found is None:
+            raise
+        found.interrupted = True
+        return found, replays

@@ -1,0 +1,62 @@
+"""Every run prints its seed; the seed reproduces each machine whatever else runs."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..conftest import copy_example
+from .helpers import invoke
+
+SEED_LINE = re.compile(r"^seed: (\d+) — rerun with --seed \1$", re.M)
+
+
+def test_a_run_without_a_seed_prints_one_that_reproduces_it(example, monkeypatch):
+    code, out = invoke("run", "machines/depositer.py", "--max-examples", "20", "--json", "a.json")
+    assert code == 1
+    seed = int(SEED_LINE.search(out).group(1))
+    first = json.loads((example / "a.json").read_text())
+    assert first["seed"] == seed
+    assert set(first["versions"]) == {"evmstate", "vyper", "py-evm", "hypothesis"}
+    (result,) = first["results"]
+    failure = result["failure"]
+    assert failure["location"].startswith("machines/depositer.py:") and "Traceback" not in failure["traceback"]
+    assert "AssertionError: assert 0 == 1" in failure["traceback"] and failure["shrink"]["seconds"] >= 0
+    (record,) = (example / ".evmstate" / "failures").glob("*.json")
+    data = json.loads(record.read_text())
+    assert data["seed"] == seed and data["settings"]["hypothesis_seed"] == result["seed"]
+    # a fresh copy of the project (no example database) given that seed runs the same
+    other = copy_example(example / "again")
+    monkeypatch.chdir(other)
+    code, out = invoke("run", "machines/depositer.py", "--max-examples", "20", "--seed", str(seed), "--json", "b.json")
+    assert code == 1 and f"seed: {seed} — rerun with --seed {seed}" in out
+    (again,) = json.loads((other / "b.json").read_text())["results"]
+    assert (again["seed"], again["examples"], again["steps"], again["failure"]["program"]) == (result["seed"], result["examples"], result["steps"], failure["program"])
+
+
+def _run(cwd: Path, *args: str) -> dict:
+    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    proc = subprocess.run([exe, "run", *args, "--max-examples", "10", "--json", "out.json"], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "seed: 13 — rerun with --seed 13" in proc.stdout
+    return {r["name"]: r for r in json.loads((cwd / "out.json").read_text())["results"]}
+
+
+@pytest.mark.slow
+def test_a_seed_runs_a_machine_the_same_alone_and_with_the_whole_project(tmp_path):
+    # with seed 13, PaymentsRouted ran other steps alone than with the whole project while
+    # a run imported only the modules it selected (Hypothesis draws constants from them)
+    runs = {}
+    for name, args in {"whole": (), "alone": ("machines/payments.py::PaymentsRouted",), "k": ("-k", "PaymentsRouted")}.items():
+        runs[name] = _run(copy_example(tmp_path / name), "--seed", "13", *args)["PaymentsRouted"]
+    whole = runs["whole"]
+    assert whole["status"] == "failed"
+    for name in ("alone", "k"):
+        r = runs[name]
+        assert (r["seed"], r["examples"], r["steps"], r["failure"]["program"]) == (whole["seed"], whole["examples"], whole["steps"], whole["failure"]["program"]), name
