@@ -9,12 +9,15 @@ storage values, transient storage, EIP-161 clean-up) is done here instead.
 
 JUMP and JUMPI are replaced by hooked copies: each frame remembers its last taken jump (the
 only clue to which check sent it to vyper's shared REVERT), and every few hundred jumps the
-call's CPU time is checked against its limit. Calls get at most the per-call gas cap.
+call's CPU time is checked against its limit. With coverage on (set_coverage), the same hooks
+record every branch taken or not and every jump destination. Calls get at most the per-call
+gas cap. Storage reads and writes and each call's result can be observed (set_observer).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -105,6 +108,10 @@ class ExecResult:
     at_gas_cap: bool = False  # the gas was the per-call cap, not chosen by the caller
     out_of_gas: bool = False
     timeout: Timeout | None = None  # set when error == "timeout"; nothing the call did was kept
+    # (address, slot, value) of every storage write and read the call ran, in order, reverted
+    # frames included; empty unless an observer is set (set_observer) and the backend records them
+    storage_writes: tuple[tuple[bytes, int, int], ...] = ()
+    storage_reads: tuple[tuple[bytes, int, int], ...] = ()
 
 
 @runtime_checkable
@@ -136,6 +143,17 @@ class Backend(Protocol):
     def logs(self) -> list[Log]: ...
     def reset_time_limit(self) -> None: ...
     def set_jump_recorder(self, recorder: "JumpRecorder | None") -> None: ...
+    # Optional, looked up with getattr by the engine; a backend without them runs without
+    # coverage (and so without coverage guidance) or without values observed for the dictionary:
+    #   set_coverage(hits: Coverage | None) -> None   record branches and jumps into hits
+    #   set_observer(fn: Callable[[ExecResult], None] | None) -> None   see every call's result
+
+
+# Coverage as the hooks record it: per frame's code, a set of ints. The key is the code's
+# address, or INITCODE + the address being created for a constructor's code. The ints are
+# 2*pc + taken for a JUMPI at pc (taken: 1 when it jumped), and ~dest for a jump to dest.
+Coverage = dict[bytes, set[int]]
+INITCODE = b"initcode:"
 
 
 def account_keys(count: int) -> list[tuple[bytes, bytes]]:
@@ -193,8 +211,11 @@ JumpRecorder = Callable[[bytes, int, bool], None]
 # Gas and semantics are checked against py-evm's own transaction path in tests/integration.
 
 
-def _jump(gas: int, clock: _Clock) -> Callable[..., None]:
-    """JUMP, plus the clock: every loop jumps, so a runaway call is caught here."""
+def _jump(gas: int, clock: _Clock, hits: Coverage | None = None) -> Callable[..., None]:
+    """JUMP, plus the clock: every loop jumps, so a runaway call is caught here.
+
+    With hits, every destination is recorded: a block of code ran from there.
+    """
     countdown = CHECK_EVERY
 
     def jump(computation: Any) -> None:
@@ -212,15 +233,49 @@ def _jump(gas: int, clock: _Clock) -> Callable[..., None]:
             countdown = CHECK_EVERY
             clock.check(computation)
 
-    return jump
+    if hits is None:
+        return jump
+
+    def covering_jump(computation: Any) -> None:
+        nonlocal countdown
+        computation.consume_gas(gas, "JUMP")
+        dest = computation.stack_pop1_int()
+        code = computation.code
+        code.program_counter = dest
+        if code.peek() != JUMPDEST:
+            raise InvalidJumpDestination("Invalid Jump Destination")
+        if not code.is_valid_opcode(dest):
+            raise InvalidInstruction("Jump resulted in invalid instruction")
+        try:
+            seen = computation._evmstate_seen
+        except AttributeError:
+            seen = computation._evmstate_seen = _seen(hits, computation.msg)
+        seen.add(~dest)
+        countdown -= 1
+        if not countdown:
+            countdown = CHECK_EVERY
+            clock.check(computation)
+
+    return covering_jump
 
 
-def _jumpi(gas: int, clock: _Clock, recorder: JumpRecorder | None) -> Callable[..., None]:
+def _seen(hits: Coverage, msg: Any) -> set[int]:
+    """The set a frame records its jumps into: one per code address, or per contract being created."""
+    address = msg.code_address
+    key = address if address else INITCODE + msg.storage_address
+    seen = hits.get(key)
+    if seen is None:
+        seen = hits[key] = set()
+    return seen
+
+
+def _jumpi(gas: int, clock: _Clock, recorder: JumpRecorder | None, hits: Coverage | None = None) -> Callable[..., None]:
     """JUMPI, plus the clock and the frame's last taken jump.
 
     vyper sends every failed check without a reason to one shared REVERT, so the REVERT's pc
     says nothing; the pc of the jump that led there names the check. recorder, when given,
-    is told (code address, pc, taken) of every JUMPI: the place for branch coverage.
+    is told (code address, pc, taken) of every JUMPI; hits, when given, records the branch
+    taken or not and where it went (see Coverage).
     """
     countdown = CHECK_EVERY
 
@@ -241,8 +296,39 @@ def _jumpi(gas: int, clock: _Clock, recorder: JumpRecorder | None) -> Callable[.
             countdown = CHECK_EVERY
             clock.check(computation)
 
-    if recorder is None:
+    if recorder is None and hits is None:
         return jumpi
+
+    if recorder is None:
+        assert hits is not None
+
+        def covering_jumpi(computation: Any) -> None:
+            nonlocal countdown
+            computation.consume_gas(gas, "JUMPI")
+            dest, condition = computation.stack_pop_ints(2)
+            code = computation.code
+            pc = code.program_counter - 1
+            try:
+                seen = computation._evmstate_seen
+            except AttributeError:
+                seen = computation._evmstate_seen = _seen(hits, computation.msg)
+            if condition:
+                computation._evmstate_jump = pc
+                code.program_counter = dest
+                if code.peek() != JUMPDEST:
+                    raise InvalidJumpDestination("Invalid Jump Destination")
+                if not code.is_valid_opcode(dest):
+                    raise InvalidInstruction("Jump resulted in invalid instruction")
+                seen.add(2 * pc + 1)
+                seen.add(~dest)
+            else:
+                seen.add(2 * pc)
+            countdown -= 1
+            if not countdown:
+                countdown = CHECK_EVERY
+                clock.check(computation)
+
+        return covering_jumpi
 
     def recording_jumpi(computation: Any) -> None:
         nonlocal countdown
@@ -257,7 +343,18 @@ def _jumpi(gas: int, clock: _Clock, recorder: JumpRecorder | None) -> Callable[.
                 raise InvalidJumpDestination("Invalid Jump Destination")
             if not code.is_valid_opcode(dest):
                 raise InvalidInstruction("Jump resulted in invalid instruction")
-        recorder(computation.msg.code_address, pc, bool(condition))
+        if hits is not None:
+            try:
+                seen = computation._evmstate_seen
+            except AttributeError:
+                seen = computation._evmstate_seen = _seen(hits, computation.msg)
+            if condition:
+                seen.add(2 * pc + 1)
+                seen.add(~dest)
+            else:
+                seen.add(2 * pc)
+        if recorder is not None:
+            recorder(computation.msg.code_address, pc, bool(condition))
         countdown -= 1
         if not countdown:
             countdown = CHECK_EVERY
@@ -284,10 +381,16 @@ def _state_class(base: type, computation_class: type) -> type:
 
     class State(base):  # type: ignore[misc, valid-type]
         _originals: dict[tuple[bytes, int], int]
+        # while a call runs with an observer set: (address, slot, value) of its writes and reads
+        _writes: list[tuple[bytes, int, int]] | None = None
+        _reads: list[tuple[bytes, int, int]] | None = None
 
         def get_storage(self, address: bytes, slot: int, from_journal: bool = True) -> int:
             if from_journal:
-                return self._account_db.get_storage(address, slot)
+                value = self._account_db.get_storage(address, slot)
+                if self._reads is not None:
+                    self._reads.append((address, slot, value))
+                return value
             # Only SSTORE's gas rule asks for the original, and it asks before it writes:
             # the first time a slot is asked for in a call, its current value is the original.
             key = (address, slot)
@@ -295,6 +398,11 @@ def _state_class(base: type, computation_class: type) -> type:
             if original is None:
                 original = self._originals[key] = self._account_db.get_storage(address, slot)
             return original
+
+        def set_storage(self, address: bytes, slot: int, value: int) -> None:
+            if self._writes is not None:
+                self._writes.append((address, slot, value))
+            super().set_storage(address, slot, value)
 
     State.computation_class = computation_class
     State.__name__ = f"Evmstate{base.__name__}"
@@ -380,6 +488,9 @@ class PyEVMBackend:
         self._order: list[int] = []  # live snapshot ids, oldest first
         self._next_id = 0
         self._dirty = True  # changes since the state was last persisted
+        self._recorder: JumpRecorder | None = None
+        self._hits: Coverage | None = None
+        self._observer: Callable[[ExecResult], None] | None = None
 
     # -- block time -------------------------------------------------------
 
@@ -488,8 +599,26 @@ class PyEVMBackend:
 
     def set_jump_recorder(self, recorder: JumpRecorder | None) -> None:
         """Call recorder(code address, pc, taken) at every JUMPI from now on; None stops it."""
+        self._recorder = recorder
+        self._install_jumps()
+
+    def set_coverage(self, hits: Coverage | None) -> None:
+        """Record every branch and jump into hits from now on (see Coverage); None stops it.
+
+        The caller owns hits: it may read and clear it between calls.
+        """
+        self._hits = hits
+        self._install_jumps()
+
+    def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
+        """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
+        self._observer = observer
+
+    def _install_jumps(self) -> None:
         base = self._computation_class.__mro__[1]
-        self._computation_class.opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, recorder)
+        opcodes = self._computation_class.opcodes
+        opcodes[opcode_values.JUMP] = _jump(base.opcodes[opcode_values.JUMP].gas_cost, self._clock, self._hits)
+        opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, self._hits)
 
     def _gas(self, gas: int | None) -> tuple[int, bool]:
         """The gas a call gets, and whether it is the cap rather than the caller's choice."""
@@ -568,6 +697,38 @@ class PyEVMBackend:
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
+        if self._observer is None:
+            return self._transact(sender, to, data, value, gas)
+        return self._observed(self._transact, sender, to, data, value, gas)
+
+    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
+        """Execute a call and discard every change it made (eth_call).
+
+        static=True runs it as a STATICCALL, which the EVM forbids to change state: no
+        snapshot is needed, which makes view calls cheaper.
+        """
+        if self._observer is None:
+            return self._call(sender, to, data, value, gas, static)
+        return self._observed(self._call, sender, to, data, value, gas, static)
+
+    def _observed(self, run: Callable[..., ExecResult], *args: Any) -> ExecResult:
+        """run(*args) with its storage reads and writes recorded, then shown to the observer."""
+        state = self._state
+        writes: list[tuple[bytes, int, int]] = []
+        reads: list[tuple[bytes, int, int]] = []
+        state._writes, state._reads = writes, reads
+        try:
+            result = run(*args)
+        finally:
+            state._writes = state._reads = None
+        if writes or reads:
+            result = dataclasses.replace(result, storage_writes=tuple(writes), storage_reads=tuple(reads))
+        observer = self._observer
+        if observer is not None:
+            observer(result)
+        return result
+
+    def _transact(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None) -> ExecResult:
         state = self._state
         gas, at_cap = self._gas(gas)
         intrinsic, floor = _intrinsic_gas(data, to is None)
@@ -609,12 +770,7 @@ class PyEVMBackend:
         self._clear_transient()
         return self._result(computation, gas_used, message, gas, at_cap, commit_logs=True)
 
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
-        """Execute a call and discard every change it made (eth_call).
-
-        static=True runs it as a STATICCALL, which the EVM forbids to change state: no
-        snapshot is needed, which makes view calls cheaper.
-        """
+    def _call(self, sender: bytes, to: bytes, data: bytes, value: int, gas: int | None, static: bool) -> ExecResult:
         state = self._state
         gas, at_cap = self._gas(gas)
         intrinsic, _ = _intrinsic_gas(data, False)

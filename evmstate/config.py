@@ -79,6 +79,11 @@ class FuzzConfig:
     # long before the gas cap would (about 20 seconds for 2**24 gas). CPU time, not wall
     # time, so that a busy machine does not make calls time out.
     call_timeout: float = 1.0
+    # the share of strategy() draws of integers, addresses and fixed-size bytes that take a value
+    # the contracts know (constants, values stored, returned or logged); 0 turns it off
+    dictionary_weight: float = 0.25
+    # keep and extend the runs that reach code no earlier run reached
+    guidance: bool = True
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,13 @@ WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
 # every transaction pays 21,000 gas before its first instruction
 MIN_GAS = 21_000
+
+
+def check_weight(value: Any, where: str) -> float:
+    """A dictionary weight: a number from 0 (off) to 1 (every draw), else a ConfigError saying so."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ConfigError(f"{where} must be a number from 0 to 1 (the share of draws taken from the dictionary; 0 turns it off), got {value!r}.")
+    return float(value)
 
 
 def find_root(start: Path | None = None) -> Path | None:
@@ -200,6 +212,8 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
+    if section == "fuzz" and key == "dictionary_weight":
+        return check_weight(value, f"{where}: [fuzz] dictionary_weight")
     if section == "hypothesis" and key == "seed":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: [hypothesis] seed must be an integer; got {value!r}.")

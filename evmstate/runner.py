@@ -55,6 +55,7 @@ class ExampleFinished:
     steps: int
     elapsed: float
     shrinking: bool
+    branches: int | None = None  # branch outcomes reached so far; None when coverage is not recorded
 
 
 @dataclass(frozen=True)
@@ -252,10 +253,14 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         "suppress_health_check": list(HealthCheck),
     }
     seed = overrides.seed if overrides.seed is not None else base.seed
+    from .search import SEARCH_KEYS
+
     for key, value in machine.items():
+        if key in SEARCH_KEYS:
+            continue  # read by search.SearchOptions
         if key not in SETTINGS_KEYS:
-            close = difflib.get_close_matches(key, SETTINGS_KEYS, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(SETTINGS_KEYS)}."
+            close = difflib.get_close_matches(key, SETTINGS_KEYS + SEARCH_KEYS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(SETTINGS_KEYS + SEARCH_KEYS)}."
             raise MachineDefinitionError(f"{where}.settings: unknown key {key!r}.{hint}")
         if key == "seed":
             seed = value
@@ -470,10 +475,12 @@ def run_machine(
 
     rules_strategy = st.sampled_from(spec.rules)
     examples = database if isinstance(database, ShrunkExamples) else None
+    search = _search(project, spec.settings, name, seed, spec.init_params)
 
     def run_one(data: Any) -> None:
         outcome = None  # what this run did, for the example database
         backend.revert(base)
+        search.run_started()
         machine = object.__new__(cls)
         machine._evmstate_stack = contextlib.ExitStack()
         if not hasattr(machine, "enter"):
@@ -554,6 +561,7 @@ def run_machine(
                         bundles[target.name].append((label, value))
                         step.results.append(label)
             check_invariants()
+            search.step_finished()
 
         def check_invariants() -> None:
             check_all_invariants(spec, machine)
@@ -615,9 +623,10 @@ def run_machine(
             raise
         finally:
             state.examples += 1
+            search.run_finished()
             if examples is not None:
                 examples.outcome = outcome
-            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
+            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, search.branches if search.covering else None))
 
     outer = backend.snapshot()
     backend.reset_time_limit()  # a timeout in an earlier machine says nothing about this one
@@ -626,6 +635,7 @@ def run_machine(
     status = "passed"
     error = None
     base = None
+    search.start()
     try:
         if spec.has_init:
             kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{name}.__init__")
@@ -637,9 +647,11 @@ def run_machine(
             except Exception as exc:
                 raise _Stopped(user_error(f"{name}.__init__", exc)) from exc
         base = backend.snapshot()
+        search.base_ready()
 
         if database is not None:
             settings = Settings(settings, database=database)
+        settings = search.settings(settings)
 
         @given(st.data())
         def test(data: Any) -> None:
@@ -650,7 +662,7 @@ def run_machine(
         # settings after seed(): seed() alone would switch the example database off
         test = settings(test)
         try:
-            with reporting.with_reporter(lambda _: None):
+            with reporting.with_reporter(lambda _: None), search.running():
                 test()
         except KeyboardInterrupt:
             if state.best_failure is None:
@@ -675,6 +687,7 @@ def run_machine(
         status, error = "error", user_error(name, exc)
     finally:
         reverts.listeners.remove(count_revert)
+        search.stop()
         try:
             final = inspect.getattr_static(cls, "teardown_final", None)
             if final is not None and base is not None:
@@ -692,8 +705,16 @@ def run_machine(
         finally:
             backend.revert(outer)
             backend.release(outer)
-    statistics = _statistics(state, settings, seed, failure)
+    statistics = {**_statistics(state, settings, seed, failure), **search.statistics()}
     return MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, statistics, seed=seed)
+
+
+def _search(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str]) -> Any:
+    """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for."""
+    from .search import Search, SearchOptions, collector_of
+
+    options = SearchOptions.of(project.config.fuzz, machine_settings, where, report=collector_of(project).wanted)
+    return Search(project, options, seed, [n for n in names if n in project.artifacts])
 
 
 def _finish_shrinking(

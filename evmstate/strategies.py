@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from .dictionary import mixed
 from .abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
 from .errors import StrategyError, UnitError
 from .units import to_wei
@@ -126,8 +127,19 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     return draw_account()
 
 
+def _produced_addresses(d: Any) -> list[str]:
+    from .accounts import checksum
+
+    return [checksum(a) for a in d.addresses]
+
+
 def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     """A Hypothesis strategy for values of an ABI type, shrinking toward zero / the first account.
+
+    While a machine or test runs, integers, addresses and fixed-size bytes now and then take a
+    value from the dictionary of values its contracts know (evmstate.dictionary): constants,
+    values stored, returned or logged, addresses the contracts produced. Those draws shrink
+    toward plain draws. address with length= draws only the first accounts.
 
     Bounds: min_value, max_value (ints or amounts such as "1 ether"), exclude (a value or a
     list of values), min_length / max_length (bytes, string, dynamic arrays), unique (arrays).
@@ -151,7 +163,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] are outside {t}'s range [{lo}, {hi}]")
         if min_v > max_v:
             raise StrategyError(f"strategy({type_str!r}): min_value {min_v} is greater than max_value {max_v}")
-        return _excluding(st.integers(min_value=min_v, max_value=max_v), exclude)
+        return _excluding(mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude)
     if kind == "decimal":
         places = bounds.get("places", DECIMAL_PLACES)
         if not isinstance(places, int) or not 0 <= places <= DECIMAL_PLACES:
@@ -167,10 +179,12 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
         length = bounds.get("length")
         if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
             raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
-        return _excluding(_accounts_strategy(length), exclude)
+        if length is not None:  # the first accounts only, as asked
+            return _excluding(_accounts_strategy(length), exclude)
+        return _excluding(mixed(_accounts_strategy(None), _produced_addresses), exclude)
     if kind == "bytesN":
         n = int(t[5:])
-        return _excluding(st.binary(min_size=n, max_size=n), exclude)
+        return _excluding(mixed(st.binary(min_size=n, max_size=n), lambda d: d.fixed_bytes(n)), exclude)
     if kind == "bytes":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
         return _excluding(st.binary(min_size=lo, max_size=hi), exclude)

@@ -1,0 +1,423 @@
+"""EVM coverage mapped to Vyper source: branches taken and not taken, code executed, lines reached.
+
+The backend records, per frame's code, every JUMPI's outcome and every jump destination (see
+backend.Coverage). Code runs in basic blocks: a block entered at a jump destination, at pc 0,
+or after a JUMPI that did not jump runs to its end, and on into the next block when it ends
+without jumping or stopping. So those records give every pc executed, and the compiler's
+source map turns pcs into lines. A branch is a JUMPI that a source line owns (an `if`, an
+`assert`, a `raise`), counted twice, taken and not taken; the checks the compiler adds
+(overflow, bounds, calldata) and the selector dispatch are left out of the report's branch
+counts, but count for guidance like every other JUMPI.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from .backend import INITCODE
+
+if TYPE_CHECKING:
+    from .compiler import Artifact
+
+JUMPDEST, JUMP, JUMPI = 0x5B, 0x56, 0x57
+PUSH1, PUSH32 = 0x60, 0x7F
+# instructions after which execution never falls into the next instruction
+ENDS = {0x00, JUMP, 0xF3, 0xFD, 0xFE, 0xFF}
+# vyper's descriptions of the checks it writes itself: not branches of the source
+_USER_CHECKS = ("user assert", "user revert", "user raise")
+
+Line = tuple[str, int]  # (file, 1-based line)
+
+
+def instructions(code: bytes) -> list[tuple[int, int, int | None]]:
+    """(pc, opcode, pushed value or None) of every instruction, PUSH data skipped."""
+    out = []
+    i, n = 0, len(code)
+    while i < n:
+        op = code[i]
+        if PUSH1 <= op <= PUSH32:
+            size = op - PUSH1 + 1
+            out.append((i, op, int.from_bytes(code[i + 1 : i + 1 + size], "big")))
+            i += 1 + size
+        else:
+            out.append((i, op, None))
+            i += 1
+    return out
+
+
+_TEXT: dict[str, tuple[int, list[str]]] = {}  # path -> (mtime, lines)
+
+
+def _holds_code(path: str, line: int) -> bool:
+    """Whether the source line has something besides blanks and a comment."""
+    try:
+        mtime = Path(path).stat().st_mtime_ns
+    except OSError:
+        return True  # the file is gone: trust the compiler
+    cached = _TEXT.get(path)
+    if cached is None or cached[0] != mtime:
+        try:
+            cached = _TEXT[path] = (mtime, Path(path).read_text(encoding="utf-8").splitlines())
+        except (OSError, UnicodeDecodeError):
+            return True
+    lines = cached[1]
+    if not lines:
+        return True  # the file is gone: trust the compiler
+    text = lines[line - 1].strip() if line <= len(lines) else ""
+    return bool(text) and not text.startswith("#")
+
+
+@dataclass
+class CodeMap:
+    """One piece of code (a contract's runtime or deploy code) cut into blocks, with their source lines."""
+
+    name: str  # the contract
+    deploy: bool
+    blocks: dict[int, tuple[int, int | None]]  # start -> (end, the block it falls into, or None)
+    block_lines: dict[int, frozenset[Line]]
+    lines: frozenset[Line]  # every line some instruction of this code belongs to
+    branches: dict[int, Line]  # JUMPI pc -> the source line it branches for (reported branches)
+
+    @classmethod
+    def build(cls, artifact: "Artifact", deploy: bool) -> "CodeMap":
+        code = artifact.bytecode if deploy else artifact.bytecode_runtime
+        pc_pos = artifact.deploy_pc_pos if deploy else artifact.pc_pos
+        pc_source = artifact.deploy_pc_source if deploy else artifact.pc_source
+        errors = artifact.deploy_error_map if deploy else artifact.error_map
+        limit = (max(pc_pos) + 1) if deploy and pc_pos else len(code)
+
+        def line_of(pc: int) -> Line | None:
+            pos = pc_pos.get(pc)
+            if not pos or not isinstance(pos[0], int) or pos[0] < 1:
+                return None
+            source = pc_source.get(pc)
+            path = artifact.sources.get(source, artifact.path) if source is not None else artifact.path
+            # code vyper attributes to the whole module starts on its first line, often a comment
+            return (path, pos[0]) if _holds_code(path, pos[0]) else None
+
+        blocks: dict[int, tuple[int, int | None]] = {}
+        block_lines: dict[int, frozenset[Line]] = {}
+        branches: dict[int, Line] = {}
+        start, lines_here, last_line = 0, set(), None
+        ops = [op for op in instructions(code) if op[0] < limit]
+        for index, (pc, op, _) in enumerate(ops):
+            if op == JUMPDEST and pc != start:
+                blocks[start] = (pc, pc)  # falls into the jump destination
+                block_lines[start] = frozenset(lines_here)
+                start, lines_here, last_line = pc, set(), None
+            line = line_of(pc)
+            if line is not None:
+                lines_here.add(line)
+                last_line = line
+            if op == JUMPI:
+                # vyper maps the instructions that compute a check, not always the jump itself
+                kind = errors.get(pc) or errors.get(pc - 1)
+                if last_line is not None and (kind is None or kind.startswith(_USER_CHECKS)):
+                    branches[pc] = last_line
+            if op == JUMPI or op in ENDS:
+                end = ops[index + 1][0] if index + 1 < len(ops) else pc + 1
+                # after a JUMPI the next block runs only when it did not jump, which the hits record
+                blocks[start] = (end, None)
+                block_lines[start] = frozenset(lines_here)
+                start, lines_here, last_line = end, set(), None
+        if start < (ops[-1][0] + 1 if ops else 0):
+            blocks[start] = (ops[-1][0] + 1, None)
+            block_lines[start] = frozenset(lines_here)
+        every = frozenset(line for ls in block_lines.values() for line in ls)
+        return cls(artifact.name, deploy, blocks, block_lines, every, branches)
+
+    def executed(self, hits: Iterable[int]) -> set[int]:
+        """The blocks (by start pc) that the recorded jumps and branches show ran."""
+        entries = {0}
+        for h in hits:
+            if h < 0:
+                entries.add(~h)
+            elif not h & 1:
+                entries.add((h >> 1) + 1)  # a JUMPI that did not jump goes on with the next block
+        ran: set[int] = set()
+        blocks = self.blocks
+        for entry in entries:
+            at: int | None = entry
+            while at is not None and at in blocks and at not in ran:
+                ran.add(at)
+                at = blocks[at][1]
+        return ran
+
+    def lines_reached(self, blocks: Iterable[int]) -> set[Line]:
+        found: set[Line] = set()
+        for b in blocks:
+            found |= self.block_lines.get(b, frozenset())
+        return found
+
+
+# -- the collector ---------------------------------------------------------------------------
+Identity = tuple[str, bool]  # (contract name, deploy code) or, for code no artifact has, ("0x<address>", deploy)
+
+
+class Collector:
+    """Everything the machines and tests of one evmstate run reached, per contract's code."""
+
+    def __init__(self, artifacts: dict[str, "Artifact"]) -> None:
+        self.artifacts = artifacts
+        self.hits: dict[Identity, set[int]] = {}
+        self._maps: dict[Identity, CodeMap] = {}
+        self._by_code: dict[bytes, str | None] = {}
+        self.wanted = False  # a coverage report was asked for: record even where guidance is off
+
+    def identify(self, key: bytes, get_code: Any) -> Identity:
+        """Which contract's runtime or deploy code a recorded key stands for."""
+        deploy = key.startswith(INITCODE)
+        address = key[len(INITCODE) :] if deploy else key
+        code = get_code(address)
+        name = self._by_code.get(code, "")
+        if name == "":
+            name = self._by_code[code] = self._artifact_of(code)
+        return (name if name is not None else "0x" + address.hex(), deploy)
+
+    def _artifact_of(self, code: bytes) -> str | None:
+        # deployed code is the runtime code followed by the immutables' values
+        best = None
+        for name, artifact in self.artifacts.items():
+            runtime = artifact.bytecode_runtime
+            if runtime and code.startswith(runtime) and (best is None or len(runtime) > len(self.artifacts[best].bytecode_runtime)):
+                best = name
+        return best
+
+    def code_map(self, identity: Identity) -> CodeMap | None:
+        name, deploy = identity
+        if name not in self.artifacts:
+            return None
+        found = self._maps.get(identity)
+        if found is None:
+            found = self._maps[identity] = CodeMap.build(self.artifacts[name], deploy)
+        return found
+
+    def add(self, identity: Identity, hits: set[int]) -> set[int]:
+        """Merge one piece of code's hits; returns those never seen before in this run."""
+        known = self.hits.get(identity)
+        if known is None:
+            self.hits[identity] = set(hits)
+            return set(hits)
+        new = hits - known
+        known |= new
+        return new
+
+    def branches_hit(self) -> int:
+        """Branch outcomes (taken or not) reached so far, of the branches the report counts."""
+        total = 0
+        for identity, hits in self.hits.items():
+            cmap = self.code_map(identity)
+            if cmap is not None:
+                total += sum(1 for h in hits if h >= 0 and (h >> 1) in cmap.branches)
+        return total
+
+    def report(self, root: Path | None = None) -> "CoverageReport":
+        return CoverageReport.build(self, root)
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+@dataclass
+class FileCoverage:
+    """One source file: its lines that code was compiled from, those reached, and its branches."""
+
+    path: str
+    lines: dict[int, bool] = field(default_factory=dict)  # line -> reached
+    # (line, JUMPI id, outcome 0 not taken / 1 taken) -> reached
+    branches: dict[tuple[int, str, int], bool] = field(default_factory=dict)
+
+    @property
+    def lines_hit(self) -> int:
+        return sum(self.lines.values())
+
+    @property
+    def branches_hit(self) -> int:
+        return sum(self.branches.values())
+
+    def unreached(self) -> list[tuple[int, int]]:
+        """Runs of lines compiled into code that never ran, as (first, last); lines in between that hold no code do not break a run."""
+        ranges: list[tuple[int, int]] = []
+        for line in sorted(self.lines):
+            if self.lines[line]:
+                continue
+            if ranges and not any(self.lines.get(n) for n in range(ranges[-1][1] + 1, line)):
+                ranges[-1] = (ranges[-1][0], line)
+            else:
+                ranges.append((line, line))
+        return ranges
+
+
+@dataclass
+class ContractCoverage:
+    """One contract: lines and branches of its code (constructor included), reached or not."""
+
+    name: str
+    path: str
+    lines_total: int
+    lines_hit: int
+    branches_total: int
+    branches_hit: int
+    unreached: list[tuple[str, int, int]]  # (file, first line, last line)
+    ran: bool  # any of its code ran at all
+
+    @staticmethod
+    def percent(hit: int, total: int) -> float:
+        return 100.0 * hit / total if total else 100.0
+
+
+@dataclass
+class CoverageReport:
+    """Coverage of a run per contract and per source file, ready to print or write."""
+
+    contracts: list[ContractCoverage]
+    files: dict[str, FileCoverage]
+    root: Path | None = None
+
+    @classmethod
+    def build(cls, collector: Collector, root: Path | None = None) -> "CoverageReport":
+        files: dict[str, FileCoverage] = {}
+        contracts = []
+        for name in sorted(collector.artifacts):
+            artifact = collector.artifacts[name]
+            own: dict[Line, bool] = {}
+            branches: dict[tuple[Line, str, int], bool] = {}
+            ran = False
+            for deploy in (False, True):
+                identity = (name, deploy)
+                cmap = collector.code_map(identity)
+                assert cmap is not None
+                hits = collector.hits.get(identity)
+                ran = ran or hits is not None
+                reached = cmap.lines_reached(cmap.executed(hits)) if hits is not None else set()
+                for line in cmap.lines:
+                    own[line] = own.get(line, False) or line in reached
+                for pc, line in cmap.branches.items():
+                    for outcome in (0, 1):
+                        key = (line, f"{'d' if deploy else 'r'}{pc}", outcome)
+                        branches[key] = branches.get(key, False) or (hits is not None and 2 * pc + outcome in hits)
+            for (path, line), hit in own.items():
+                f = files.setdefault(path, FileCoverage(path))
+                f.lines[line] = f.lines.get(line, False) or hit
+            for ((path, line), jumpi, outcome), hit in branches.items():
+                f = files.setdefault(path, FileCoverage(path))
+                key2 = (line, f"{name}:{jumpi}", outcome)
+                f.branches[key2] = f.branches.get(key2, False) or hit
+            per_file: dict[str, FileCoverage] = {}
+            for (path, line), hit in own.items():
+                per_file.setdefault(path, FileCoverage(path)).lines[line] = hit
+            unreached = [(path, a, b) for path in sorted(per_file, key=lambda p: (p != artifact.path, p)) for a, b in per_file[path].unreached()]
+            contracts.append(
+                ContractCoverage(
+                    name=name,
+                    path=artifact.path,
+                    lines_total=len(own),
+                    lines_hit=sum(own.values()),
+                    branches_total=len(branches),
+                    branches_hit=sum(branches.values()),
+                    unreached=unreached,
+                    ran=ran,
+                )
+            )
+        return cls(contracts, dict(sorted(files.items())), root)
+
+    def shown(self, path: str) -> str:
+        """path relative to the project root when it is below it."""
+        if self.root is not None:
+            try:
+                return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                pass
+        return path
+
+    # -- writers -------------------------------------------------------------------------
+
+    def lcov(self) -> str:
+        """The report in lcov's tracefile format (genhtml, editors' coverage gutters)."""
+        out = ["TN:evmstate"]
+        for path, f in self.files.items():
+            out.append(f"SF:{Path(path).resolve()}")
+            blocks: dict[str, int] = {}
+            for (line, jumpi, outcome), hit in sorted(f.branches.items()):
+                block = blocks.setdefault(jumpi, len(blocks))
+                out.append(f"BRDA:{line},{block},{outcome},{1 if hit else '-'}")
+            out.append(f"BRF:{len(f.branches)}")
+            out.append(f"BRH:{f.branches_hit}")
+            for line in sorted(f.lines):
+                out.append(f"DA:{line},{1 if f.lines[line] else 0}")
+            out.append(f"LF:{len(f.lines)}")
+            out.append(f"LH:{f.lines_hit}")
+            out.append("end_of_record")
+        return "\n".join(out) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": 1,
+            "contracts": {
+                c.name: {
+                    "path": self.shown(c.path),
+                    "lines": {"hit": c.lines_hit, "total": c.lines_total},
+                    "branches": {"hit": c.branches_hit, "total": c.branches_total},
+                    "unreached": [{"path": self.shown(p), "first": a, "last": b} for p, a, b in c.unreached],
+                }
+                for c in self.contracts
+            },
+            "files": {
+                self.shown(path): {
+                    "lines": {str(line): hit for line, hit in sorted(f.lines.items())},
+                    "branches": [{"line": line, "branch": jumpi, "taken": bool(outcome), "hit": hit} for (line, jumpi, outcome), hit in sorted(f.branches.items())],
+                }
+                for path, f in self.files.items()
+            },
+        }
+
+    def json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    def html(self) -> str:
+        """One self-contained page: the table, then each source file with its lines marked."""
+        rows = []
+        for c in self.contracts:
+            rows.append(
+                f"<tr><td>{html.escape(c.name)}</td><td>{c.lines_hit}/{c.lines_total}</td><td>{c.percent(c.lines_hit, c.lines_total):.1f}%</td>"
+                f"<td>{c.branches_hit}/{c.branches_total}</td><td>{c.percent(c.branches_hit, c.branches_total):.1f}%</td></tr>"
+            )
+        sections = []
+        for path, f in self.files.items():
+            try:
+                text = Path(path).read_text(encoding="utf-8").splitlines()
+            except OSError:
+                continue
+            partial = {line for (line, _, _), hit in f.branches.items() if not hit}
+            body = []
+            for n, source in enumerate(text, 1):
+                cls = ""
+                if n in f.lines:
+                    cls = "hit" if f.lines[n] else "miss"
+                    if f.lines[n] and n in partial:
+                        cls = "part"
+                body.append(f'<tr class="{cls}"><td class="n">{n}</td><td><pre>{html.escape(source) or " "}</pre></td></tr>')
+            sections.append(
+                f"<h2>{html.escape(self.shown(path))}</h2><p>lines {f.lines_hit}/{len(f.lines)}, branches {f.branches_hit}/{len(f.branches)}</p>"
+                f"<table class=\"src\">{''.join(body)}</table>"
+            )
+        style = (
+            "body{font-family:sans-serif}pre{margin:0}td.n{color:#888;text-align:right;padding-right:1em}"
+            "tr.hit{background:#dfd}tr.miss{background:#fdd}tr.part{background:#ffd}table.sum td,table.sum th{padding:0 1em}"
+        )
+        return (
+            f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>evmstate coverage</title><style>{style}</style></head><body>"
+            "<h1>evmstate coverage</h1><p>green: reached; red: never reached; yellow: reached, with a branch never taken</p>"
+            "<table class=\"sum\"><tr><th>contract</th><th>lines</th><th></th><th>branches</th><th></th></tr>"
+            f"{''.join(rows)}</table>{''.join(sections)}</body></html>\n"
+        )
+
+    def write(self, kind: str, path: Path) -> None:
+        """Write the report as lcov, html or json."""
+        text = {"lcov": self.lcov, "html": self.html, "json": self.json}[kind]()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
