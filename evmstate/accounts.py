@@ -146,7 +146,7 @@ class Account:
         return self._hash
 
     def __repr__(self) -> str:
-        return f"accounts[{self.index}]"
+        return f"accounts[{self.index}]" if self.index >= 0 else repr(self.address)
 
     def __str__(self) -> str:
         return self.address
@@ -177,6 +177,17 @@ class Accounts(Sequence[Account]):
             return self._by_raw[raw]
         except KeyError:
             raise ContractError(f"{address!r} is not one of the {len(self)} funded accounts") from None
+
+    def sender(self, address: object) -> Account:
+        """The account to send from: a funded one, or any other address (it holds no ether unless sent some, and cannot sign)."""
+        if isinstance(address, Account):
+            return address
+        raw = to_raw_address(address, what="from")
+        found = self._by_raw.get(raw)
+        if found is not None:
+            return found
+        backend = self._items[0]._backend if self._items else None
+        return Account(raw, -1, backend)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"<Accounts: {len(self)} funded>"

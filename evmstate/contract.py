@@ -122,9 +122,7 @@ class ContractFunction:
         sender = options.get("from")
         if sender is None:
             return self.contract._project.accounts[0]
-        if isinstance(sender, Account):
-            return sender
-        return self.contract._project.accounts.at(sender)
+        return self.contract._project.accounts.sender(sender)
 
     def _value(self, options: dict[str, Any]) -> int:
         value = to_wei(options.get("value", 0), what=f"{self._label} value")
@@ -319,7 +317,7 @@ class ContractContainer:
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from") or self._project.accounts[0]
-        return sender if isinstance(sender, Account) else self._project.accounts.at(sender)
+        return self._project.accounts.sender(sender)
 
     def at(self, address: object) -> Contract:
         """This contract's interface bound to an existing address."""

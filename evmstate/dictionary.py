@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 _LITERAL = re.compile(r"(?<![\w.])(0x[0-9a-fA-F_]+|0b[01_]+|0o[0-7_]+|\d[\d_]*)(?![\w.])")
 # how many observed values one run keeps: past it, later values are not added
 MAX_OBSERVED = 4096
+# a draw's extra choice: its low GATE_BITS say whether to take the dictionary (and which pool), the
+# INDEX_BITS above them which value, scaled to the pool's size (so the bounds never change, and a
+# smaller index is a smaller fixed value or a later observed one)
+GATE_BITS = 7
+INDEX_BITS = 16
 WORD = 2**256
 # a word this size or more and below 2**160 is taken for an address (a derived address has a
 # non-zero byte in its top 5 bytes with overwhelming odds; small numbers are not addresses)
@@ -80,69 +85,79 @@ def artifact_constants(artifact: "Artifact") -> set[int]:
 
 
 class Dictionary:
-    """One machine's (or test's) dictionary: fixed values, then what each run observes."""
+    """One machine's (or test's) dictionary: fixed values, then what each run observes.
+
+    Two pools, so that a draw means the same value while the shrinker removes earlier steps:
+    the fixed values, sorted, drawn by index from the smallest; and the values the run
+    observed, drawn by how recently they were seen, the latest first.
+    """
 
     def __init__(self, weight: float, accounts: Iterable[bytes] = (), has_code: Callable[[bytes], bool] | None = None) -> None:
         self.weight = weight
-        self.threshold = 100 - round(weight * 100)  # a gate draw of 0..99 at or above it uses the dictionary
+        # a gate (0 .. 2**GATE_BITS - 1) at or above the threshold takes a value from the dictionary
+        self.threshold = (1 << GATE_BITS) - round(weight * (1 << GATE_BITS))
         self._accounts = set(accounts)
         self._has_code = has_code or (lambda address: False)
-        self._base_ints: set[int] = set()
-        self._base_addresses: dict[bytes, None] = {}
-        self.ints: list[int] = []  # sorted
-        self.addresses: list[bytes] = []  # in the order seen
-        self._seen: set[int] = set()
-        self._observed = 0
-        self._bytes: dict[int, list[bytes]] = {}
         self.artifact_of: Callable[[bytes], "Artifact | None"] = lambda address: None
+        self._fixed: set[int] = set()
+        self._fixed_addresses: list[bytes] = []
+        self._fixed_artifacts: set[str] = set()
+        self.fixed: list[int] = []  # sorted
+        self.observed: list[int] = []  # in the order seen, each once
+        self.addresses: list[bytes] = []  # in the order seen: fixed ones first
+        self._seen: set[int] = set()
         self._artifacts: set[str] = set()
+        self._cache: dict[Any, list[Any]] = {}
+        self._frozen = False
         self.reset()
 
     # -- content -----------------------------------------------------------------------
 
     def add_artifact(self, artifact: "Artifact") -> None:
-        """Add a contract's constants to the fixed part."""
+        """Add a contract's constants (to the fixed values before freeze(), to the run's after)."""
         if artifact.name in self._artifacts:
             return
         self._artifacts.add(artifact.name)
-        for v in artifact_constants(artifact):
+        for v in sorted(artifact_constants(artifact)):
             self._add(v)
 
     def freeze(self) -> None:
         """What is known now is the fixed part every run starts from (call after the machine's __init__)."""
-        self._base_ints = set(self.ints)
-        self._base_addresses = dict.fromkeys(self.addresses)
-        self._base_artifacts = set(self._artifacts)
+        self._fixed = set(self.fixed) | set(self.observed)
+        self._fixed_addresses = list(self.addresses)
+        self._fixed_artifacts = set(self._artifacts)
+        self._frozen = True
         self.reset()
 
     def reset(self) -> None:
         """Forget what the last run observed."""
-        self.ints = sorted(self._base_ints)
-        self._seen = set(self._base_ints)
-        self.addresses = list(self._base_addresses)
-        self._artifacts = set(getattr(self, "_base_artifacts", set()))
-        self._observed = 0
-        self._bytes = {}
+        self.fixed = sorted(self._fixed)
+        self.observed = []
+        self._seen = set(self._fixed)
+        self.addresses = list(self._fixed_addresses)
+        self._artifacts = set(self._fixed_artifacts)
+        self._cache = {}
 
     def _add(self, value: int) -> None:
-        if value in self._seen:
+        if value in self._seen or not -WORD // 2 <= value < WORD:
             return
         self._seen.add(value)
-        bisect.insort(self.ints, value)
-        self._bytes = {}
+        if self._frozen:
+            self.observed.append(value)
+        else:
+            bisect.insort(self.fixed, value)
+        self._cache = {}
 
     def _word(self, word: int) -> None:
-        if not word or self._observed >= MAX_OBSERVED:
+        if not word or word in self._seen or len(self.observed) >= MAX_OBSERVED:
             return
-        if word not in self._seen:
-            self._observed += 1
-            self._add(word)
-            if word >= WORD // 2:
-                self._add(word - WORD)  # the same word read as a negative intN
-            if ADDRESS_MIN <= word < ADDRESS_LIMIT:
-                address = word.to_bytes(20, "big")
-                if address not in self._accounts and address not in self.addresses and not self._has_code(address):
-                    self.addresses.append(address)
+        self._add(word)
+        if word >= WORD // 2:
+            self._add(word - WORD)  # the same word read as a negative intN
+        if ADDRESS_MIN <= word < ADDRESS_LIMIT:
+            address = word.to_bytes(20, "big")
+            if address not in self._accounts and address not in self.addresses and not self._has_code(address):
+                self.addresses.append(address)
 
     def observe(self, result: "ExecResult") -> None:
         """Take the values one call or transaction produced."""
@@ -166,18 +181,33 @@ class Dictionary:
 
     # -- what draws take -----------------------------------------------------------------
 
-    def ints_between(self, lo: int, hi: int) -> list[int]:
-        return self.ints[bisect.bisect_left(self.ints, lo) : bisect.bisect_right(self.ints, hi)]
+    def ints_between(self, lo: int, hi: int) -> tuple[list[int], list[int]]:
+        """(fixed values, observed values latest first) within [lo, hi]."""
+        key = ("int", lo, hi)
+        found = self._cache.get(key)
+        if found is None:
+            fixed = self.fixed[bisect.bisect_left(self.fixed, lo) : bisect.bisect_right(self.fixed, hi)]
+            found = self._cache[key] = [fixed, [v for v in reversed(self.observed) if lo <= v <= hi]]
+        return found[0], found[1]
 
-    def fixed_bytes(self, size: int) -> list[bytes]:
-        """bytesN values: words whose last 32 - N bytes are zero, as ABI-encoded bytesN are (all words for bytes32)."""
-        found = self._bytes.get(size)
+    def fixed_bytes(self, size: int) -> tuple[list[bytes], list[bytes]]:
+        """bytesN values: words whose last 32 - N bytes are zero, as ABI-encoded bytesN are (any word for bytes32)."""
+        key = ("bytes", size)
+        found = self._cache.get(key)
         if found is None:
             shift = 8 * (32 - size)
-            found = self._bytes[size] = [
-                (v >> shift).to_bytes(size, "big") for v in self.ints if 0 < v < WORD and (size == 32 or not v & ((1 << shift) - 1))
-            ]
-        return found
+            mask = (1 << shift) - 1
+
+            def fit(values: Iterable[int]) -> list[bytes]:
+                return [(v >> shift).to_bytes(size, "big") for v in values if 0 < v < WORD and not v & mask]
+
+            found = self._cache[key] = [fit(self.fixed), fit(reversed(self.observed))]
+        return found[0], found[1]
+
+    def produced_addresses(self) -> tuple[list[bytes], list[bytes]]:
+        """Addresses the contracts produced that no account or contract holds: (fixed ones, the run's latest first)."""
+        n = len(self._fixed_addresses)
+        return self.addresses[:n], self.addresses[n:][::-1]
 
 
 # -- the dictionary strategies draw from ---------------------------------------------------------
@@ -201,25 +231,37 @@ def using(dictionary: Dictionary | None) -> Iterator[None]:
         _active = previous
 
 
-def mixed(plain: Any, pick: Callable[[Dictionary], list[Any]]) -> Any:
+def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any]]]) -> Any:
     """A strategy that draws from plain, or now and then a value pick() finds in the active dictionary.
 
-    Without an active dictionary, or one of weight 0, or one with nothing pick() wants, it
-    draws from plain only, making the same choices plain would.
+    pick returns (fixed values, observed values latest first). Without an active dictionary,
+    with one of weight 0, or with nothing pick() wants, it makes the same choices plain
+    would. Otherwise it draws the plain value, then one more choice: its low bits are a gate
+    (below the threshold: the plain value; above it: the fixed values, then the observed
+    ones), its high bits an index. Drawing the plain value every time keeps the choices that
+    follow in place when the gate changes. The choice shrinks toward 0, a plain draw; with
+    its low bits kept, toward index 0: the smallest fixed value, or the latest observed one.
     """
     from hypothesis import strategies as st
+
+    gates = 1 << GATE_BITS
+    choice = st.integers(min_value=0, max_value=(1 << (GATE_BITS + INDEX_BITS)) - 1)
 
     @st.composite
     def draw(draw_: Any) -> Any:
         d = _active
-        if d is None or d.threshold >= 100:
-            return draw_(plain)
-        values = pick(d)
-        if not values:
-            return draw_(plain)
-        # the gate shrinks toward 0, a plain draw; the index toward the smallest value
-        if draw_(st.integers(min_value=0, max_value=99)) < d.threshold:
-            return draw_(plain)
-        return values[draw_(st.integers(min_value=0, max_value=len(values) - 1))]
+        value = draw_(plain)
+        if d is None or d.threshold >= gates:
+            return value
+        fixed, observed = pick(d)
+        if not fixed and not observed:
+            return value
+        k = draw_(choice)
+        gate, index = k & (gates - 1), k >> GATE_BITS
+        if gate < d.threshold:
+            return value
+        use_observed = gate >= d.threshold + (gates - d.threshold) // 2
+        values = (observed or fixed) if use_observed else (fixed or observed)
+        return values[(index * len(values)) >> INDEX_BITS]
 
     return draw()

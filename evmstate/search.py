@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from . import dictionary as dictionary_mod
 from .config import FuzzConfig
 from .coverage import Collector, Identity
-from .dictionary import Dictionary
+from .dictionary import GATE_BITS, Dictionary
 from .errors import ConfigError, MachineDefinitionError
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ class Search:
         """Turn the backend's hooks on."""
         if self.covering:
             self.backend.set_coverage(self.hits)
-        if self.observing and self.dictionary.threshold < 100:
+        if self.observing and self.dictionary.threshold < (1 << GATE_BITS):
             self.backend.set_observer(self.dictionary.observe)
 
     def stop(self) -> None:
@@ -123,7 +123,7 @@ class Search:
     @contextlib.contextmanager
     def running(self) -> Iterator[None]:
         """While inside, strategy() draws take from this item's dictionary."""
-        with dictionary_mod.using(self.dictionary if self.dictionary.threshold < 100 else None):
+        with dictionary_mod.using(self.dictionary if self.dictionary.threshold < (1 << GATE_BITS) else None):
             yield
 
     def settings(self, settings: "Settings") -> "Settings":
@@ -186,6 +186,6 @@ class Search:
         if self.guide is not None:
             g = self.guide.stats
             stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for reaching new code"
-        if self.dictionary.threshold < 100:
-            stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.ints)} values, {len(self.dictionary.addresses)} addresses"
+        if self.dictionary.threshold < (1 << GATE_BITS):
+            stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.fixed)} fixed values"
         return stats

@@ -127,10 +127,11 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     return draw_account()
 
 
-def _produced_addresses(d: Any) -> list[str]:
+def _produced_addresses(d: Any) -> tuple[list[str], list[str]]:
     from .accounts import checksum
 
-    return [checksum(a) for a in d.addresses]
+    fixed, observed = d.produced_addresses()
+    return [checksum(a) for a in fixed], [checksum(a) for a in observed]
 
 
 def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
