@@ -1,11 +1,13 @@
 """Coverage guidance: runs that reach code no run reached before are kept and extended.
 
 A Hypothesis backend (a PrimitiveProvider, Hypothesis's documented interface for alternative
-backends) serves the choices of each new run. Most runs start by replaying the choices of a
-kept run up to the step where that run reached new code, then draw afresh: the new run starts
-where the kept one broke through and tries the next steps from there. The rest are plain
-Hypothesis runs. A run is kept when one of its steps reaches a branch, or a jump destination,
-that no earlier run of the machine reached.
+backends) serves the choices of each new run. Most runs start by replaying choices of a kept
+run, then draw afresh: either the kept run's choices up to the step where it last reached new
+code, or only the steps of it that reached new code (a kept run's other steps are often
+idle, and without them more of the new run is fresh). The new run starts where the kept one
+broke through and tries the next steps from there. The rest are plain Hypothesis runs. A
+run is kept when one of its steps reaches a branch, or a jump destination, that no earlier
+run of the machine reached.
 
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
 choice at a time, so a run that reached a rare branch at step 10 gets one new try per run at
@@ -27,8 +29,13 @@ from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, Hypoth
 
 # share of runs drawn by Hypothesis alone, so that plain exploration never stops
 FRESH = 0.2
-# share of extending runs that restart from an earlier choice of the kept run than its last discovery
+# share of extending runs that replay only the kept run's steps that reached new code
+DISTILLED = 0.5
+# share of the other extending runs that restart from an earlier choice than the last discovery
 EARLIER = 0.25
+
+
+Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value) of one draw
 
 
 @dataclass
@@ -41,44 +48,78 @@ class Stats:
 
 
 @dataclass
+class Entry:
+    """A kept run: its choices up to its last step that reached new code, and where those steps are."""
+
+    choices: list[Choice]
+    head: int  # choices drawn before the first step
+    spans: list[tuple[int, int]]  # the choices of each step that reached new code, its own or its parent's
+
+    def distilled(self) -> list[Choice]:
+        return self.choices[: self.head] + [c for start, end in self.spans for c in self.choices[start:end]]
+
+
+@dataclass
 class Guide:
     """One machine's guided search: the kept runs, and the run being drawn now."""
 
     seed: int
-    corpus: list[list[tuple[str, dict[str, Any], Any]]] = field(default_factory=list)
+    corpus: list[Entry] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
         self.current: GuidedProvider | None = None
         self._cut: int | None = None
+        self._head: int | None = None  # choices drawn before the first step
+        self._step = 0  # where the current step's choices start
+        self._novel: list[tuple[int, int]] = []  # the current run's steps that reached new code
+        self._inherited: list[tuple[int, int]] = []  # the steps of the replayed choices that did
 
-    def plan(self) -> list[tuple[str, dict[str, Any], Any]]:
-        """The choices a new run replays before drawing afresh (none for a plain run)."""
+    def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
+        """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
         self.stats.runs += 1
         if not self.corpus or self.random.random() < FRESH:
-            return []
+            return [], []
         self.stats.extended += 1
         # the newest kept run went furthest most often: extend it half the time
         entry = self.corpus[-1] if self.random.random() < 0.5 else self.random.choice(self.corpus)
-        cut = len(entry)
+        if self.random.random() < DISTILLED:
+            distilled = entry.distilled()
+            return distilled, [(entry.head, len(distilled))]
+        cut = len(entry.choices)
         if self.random.random() < EARLIER:
             cut = self.random.randint(0, cut)
-        return entry[:cut]
+        return entry.choices[:cut], [(a, b) for a, b in entry.spans if b <= cut]
 
-    def begin(self, provider: "GuidedProvider") -> None:
+    def begin(self, provider: "GuidedProvider", inherited: list[tuple[int, int]]) -> None:
         self.current = provider
-        self._cut = None
+        self._cut = self._head = None
+        self._step = 0
+        self._novel = []
+        self._inherited = inherited
+
+    def step_started(self) -> None:
+        if self.current is not None:
+            self._step = len(self.current.record)
+            if self._head is None:
+                self._head = self._step
 
     def reached_new_code(self) -> None:
-        """The run being drawn just reached code never reached before: keep it up to here."""
+        """The step that just ended reached code never reached before: keep the run up to here."""
         if self.current is not None:
             self._cut = len(self.current.record)
+            self._novel.append((self._step, self._cut))
 
     def run_finished(self) -> None:
         """The run ended: keep it if it reached new code (runs Hypothesis drew itself are not ours)."""
-        if self.current is not None and self._cut is not None and self._cut > 0:
-            self.corpus.append(self.current.record[: self._cut])
+        current = self.current
+        if current is not None and self._cut is not None and self._cut > 0:
+            head = self._head if self._head is not None else 0
+            # the replayed steps count only as far as the run followed the kept one
+            inherited = [(a, b) for a, b in self._inherited if a >= head and b <= current.replayed]
+            spans = sorted(set(inherited) | {(a, b) for a, b in self._novel if a >= head})
+            self.corpus.append(Entry(current.record[: self._cut], head, spans))
             self.stats.kept += 1
         self.current = None
         self._cut = None
@@ -93,11 +134,19 @@ class GuidedProvider(PrimitiveProvider):
     def __init__(self, conjecturedata: Any, /) -> None:
         super().__init__(conjecturedata)
         self._fresh = HypothesisProvider(conjecturedata)
-        self._plan = self.guide.plan()
-        self.record: list[tuple[str, dict[str, Any], Any]] = []
-        self.guide.begin(self)
+        self._plan, inherited = self.guide.plan()
+        self.record: list[Choice] = []
+        self.replayed = 0  # how many of the planned choices this run took
+        self._inner = False
+        self.guide.begin(self, inherited)
+
+    _plan: list[Choice]
 
     def _draw(self, kind: str, constraints: dict[str, Any]) -> Any:
+        if self._inner:
+            # Hypothesis's provider drawing for itself (e.g. a weighted integer's sampler):
+            # part of the outer draw, which is what is recorded and replayed
+            return getattr(self._fresh, f"draw_{kind}")(**constraints)
         i = len(self.record)
         plan = self._plan
         if i < len(plan):
@@ -105,8 +154,14 @@ class GuidedProvider(PrimitiveProvider):
             if planned_kind != kind or planned_constraints != constraints:
                 # the program went another way than the kept run's: draw afresh from here
                 self._plan = plan = []
-        if i >= len(plan):
-            value = getattr(self._fresh, f"draw_{kind}")(**constraints)
+        if i < len(plan):
+            self.replayed = i + 1
+        else:
+            self._inner = True
+            try:
+                value = getattr(self._fresh, f"draw_{kind}")(**constraints)
+            finally:
+                self._inner = False
         self.record.append((kind, constraints, value))
         return value
 

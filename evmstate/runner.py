@@ -591,6 +591,7 @@ def run_machine(
                     enabled = {r.name for r in spec.rules if ready(r, count=True)}
                     if not enabled:
                         break
+                    search.step_started()
                     execute(data.draw(choose))
                 teardown = getattr(machine, "teardown", None)
                 if callable(teardown):

@@ -146,6 +146,10 @@ class Search:
         self._ids = {}
         self.absorb()
 
+    def step_started(self) -> None:
+        if self.guide is not None:
+            self.guide.step_started()
+
     def step_finished(self) -> None:
         if self.absorb() and self.guide is not None:
             self.guide.reached_new_code()

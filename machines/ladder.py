@@ -8,6 +8,9 @@ from evmstate import strategy
 
 
 class LadderMachine:
+    # a few hundred runs: enough for a search that extends the runs that climbed highest
+    settings = {"max_examples": 300}
+
     x = strategy("uint8")
 
     def __init__(cls, Ladder):
