@@ -70,18 +70,20 @@ def code_constants(code: bytes) -> set[int]:
     return found
 
 
-def artifact_constants(artifact: "Artifact") -> set[int]:
-    """A contract's constants: its sources' literals and their neighbours, and its code's pushed values."""
-    values = code_constants(artifact.bytecode_runtime) | code_constants(artifact.bytecode)
-    paths = {artifact.path, *artifact.sources.values()}
-    for path in paths:
+def artifact_constants(artifact: "Artifact") -> tuple[set[int], set[int]]:
+    """A contract's constants: (its sources' literals and their neighbours, the other values its code pushes)."""
+    literals: set[int] = set()
+    for path in {artifact.path, *artifact.sources.values()}:
         try:
-            literals = source_literals(Path(path).read_text(encoding="utf-8"))
+            found = source_literals(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
-        for v in literals:
-            values.update((v - 1, v, v + 1, -v))
-    return {v for v in values if -WORD // 2 <= v < WORD}
+        for v in found:
+            literals.update((v - 1, v, v + 1, -v))
+    code = code_constants(artifact.bytecode_runtime) | code_constants(artifact.bytecode)
+    keep = range(-WORD // 2, WORD)
+    literals = {v for v in literals if v in keep}
+    return literals, {v for v in code if v in keep} - literals
 
 
 class Dictionary:
@@ -99,6 +101,7 @@ class Dictionary:
         self._accounts = set(accounts)
         self._has_code = has_code or (lambda address: False)
         self.artifact_of: Callable[[bytes], "Artifact | None"] = lambda address: None
+        self.literals: list[int] = []  # sorted: the sources' integer literals and their neighbours
         self._fixed: set[int] = set()
         self._fixed_addresses: list[bytes] = []
         self._fixed_artifacts: set[str] = set()
@@ -118,12 +121,17 @@ class Dictionary:
         if artifact.name in self._artifacts:
             return
         self._artifacts.add(artifact.name)
-        for v in sorted(artifact_constants(artifact)):
+        literals, constants = artifact_constants(artifact)
+        if not self._frozen:
+            for v in literals - self._seen:
+                bisect.insort(self.literals, v)
+            self._seen |= literals
+        for v in sorted(constants | literals):
             self._add(v)
 
     def freeze(self) -> None:
         """What is known now is the fixed part every run starts from (call after the machine's __init__)."""
-        self._fixed = set(self.fixed) | set(self.observed)
+        self._fixed = set(self.fixed) | set(self.observed) | set(self.literals)
         self._fixed_addresses = list(self.addresses)
         self._fixed_artifacts = set(self._artifacts)
         self._frozen = True
@@ -182,16 +190,17 @@ class Dictionary:
 
     # -- what draws take -----------------------------------------------------------------
 
-    def ints_between(self, lo: int, hi: int) -> tuple[list[int], list[int]]:
-        """(fixed values, observed values latest first) within [lo, hi]."""
+    def ints_between(self, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
+        """(literals, other fixed values, observed values latest first) within [lo, hi]."""
         key = ("int", lo, hi)
         found = self._cache.get(key)
         if found is None:
+            literals = self.literals[bisect.bisect_left(self.literals, lo) : bisect.bisect_right(self.literals, hi)]
             fixed = self.fixed[bisect.bisect_left(self.fixed, lo) : bisect.bisect_right(self.fixed, hi)]
-            found = self._cache[key] = [fixed, [v for v in reversed(self.observed) if lo <= v <= hi]]
-        return found[0], found[1]
+            found = self._cache[key] = (literals, fixed, [v for v in reversed(self.observed) if lo <= v <= hi])
+        return found
 
-    def fixed_bytes(self, size: int) -> tuple[list[bytes], list[bytes]]:
+    def fixed_bytes(self, size: int) -> tuple[list[bytes], list[bytes], list[bytes]]:
         """bytesN values: words whose last 32 - N bytes are zero, as ABI-encoded bytesN are (any word for bytes32)."""
         key = ("bytes", size)
         found = self._cache.get(key)
@@ -202,13 +211,13 @@ class Dictionary:
             def fit(values: Iterable[int]) -> list[bytes]:
                 return [(v >> shift).to_bytes(size, "big") for v in values if 0 < v < WORD and not v & mask]
 
-            found = self._cache[key] = [fit(self.fixed), fit(reversed(self.observed))]
-        return found[0], found[1]
+            found = self._cache[key] = (fit(self.literals), fit(self.fixed), fit(reversed(self.observed)))
+        return found
 
-    def produced_addresses(self) -> tuple[list[bytes], list[bytes]]:
-        """Addresses the contracts produced that no account or contract holds: (fixed ones, the run's latest first)."""
+    def produced_addresses(self) -> tuple[list[bytes], list[bytes], list[bytes]]:
+        """Addresses the contracts produced that no account or contract holds: ((), fixed ones, the run's latest first)."""
         n = len(self._fixed_addresses)
-        return self.addresses[:n], self.addresses[n:][::-1]
+        return [], self.addresses[:n], self.addresses[n:][::-1]
 
 
 # -- the dictionary strategies draw from ---------------------------------------------------------
@@ -232,16 +241,17 @@ def using(dictionary: Dictionary | None) -> Iterator[None]:
         _active = previous
 
 
-def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any]]]) -> Any:
+def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]]) -> Any:
     """A strategy that draws from plain, or now and then a value pick() finds in the active dictionary.
 
-    pick returns (fixed values, observed values latest first). Without an active dictionary,
-    with one of weight 0, or with nothing pick() wants, it makes the same choices plain
-    would. Otherwise it draws the plain value, then one more choice: its low bits are a gate
-    (below the threshold: the plain value; above it: the fixed values, then the observed
-    ones), its high bits an index. Drawing the plain value every time keeps the choices that
-    follow in place when the gate changes. The choice shrinks toward 0, a plain draw; with
-    its low bits kept, toward index 0: the smallest fixed value, or the latest observed one.
+    pick returns three pools: the sources' literals, other fixed values, values observed in
+    this run (latest first). Without an active dictionary, with one of weight 0, or with
+    nothing pick() wants, it makes the same choices plain would. Otherwise it draws the plain
+    value, then one more choice: its low bits are a gate (below the threshold: the plain
+    value; above it, in bands: the literals, the fixed values, the observed ones), its high
+    bits an index. Drawing the plain value every time keeps the choices that follow in place
+    when the gate changes. The choice shrinks toward 0, a plain draw; with its low bits kept,
+    toward index 0: the smallest literal or fixed value, or the latest observed one.
     """
     from hypothesis import strategies as st
 
@@ -254,15 +264,17 @@ def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any]]])
         value = draw_(plain)
         if d is None or d.threshold >= gates:
             return value
-        fixed, observed = pick(d)
-        if not fixed and not observed:
+        pools = pick(d)
+        if not any(pools):
             return value
         k = draw_(choice)
         gate, index = k & (gates - 1), k >> GATE_BITS
         if gate < d.threshold:
             return value
-        use_observed = gate >= d.threshold + (gates - d.threshold) // 2
-        values = (observed or fixed) if use_observed else (fixed or observed)
+        # bands of the dictionary's share: 2/5 literals, 1/5 other fixed values, 2/5 observed
+        band = (gate - d.threshold) * 5 // (gates - d.threshold)
+        first = 0 if band < 2 else 1 if band < 3 else 2
+        values = next(pool for pool in (pools[first], *pools) if pool)
         return values[(index * len(values)) >> INDEX_BITS]
 
     return draw()

@@ -191,5 +191,5 @@ class Search:
             g = self.guide.stats
             stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for reaching new code"
         if self.dictionary.threshold < (1 << GATE_BITS):
-            stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.fixed)} fixed values"
+            stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, {len(self.dictionary.fixed)} fixed values"
         return stats

@@ -127,11 +127,10 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     return draw_account()
 
 
-def _produced_addresses(d: Any) -> tuple[list[str], list[str]]:
+def _produced_addresses(d: Any) -> tuple[list[str], ...]:
     from .accounts import checksum
 
-    fixed, observed = d.produced_addresses()
-    return [checksum(a) for a in fixed], [checksum(a) for a in observed]
+    return tuple([checksum(a) for a in pool] for pool in d.produced_addresses())
 
 
 def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:

@@ -1,6 +1,6 @@
 """Balances moved between any addresses, and inboxes: addresses the contract derives and keeps to
 itself. Sending to your own inbox needs that address; the dictionary sees it stored, and
-strategy("address") may draw it (and send from it: any address can send)."""
+strategy("address") may draw it. Three accounts send, so that each often sends more than once."""
 
 from collections import defaultdict
 
@@ -8,7 +8,7 @@ from evmstate import reverts, strategy
 
 
 class InboxMachine:
-    who = strategy("address")
+    who = strategy("address", length=3)
     to = strategy("address")
     amount = strategy("uint256", max_value=1000)
 

@@ -1,0 +1,113 @@
+"""Search power and its cost, in one run.
+
+1. Steps/s of the ERC20 model workload (benchmarks/machines.py's: 50 runs of 50 steps, seed 0)
+   with coverage guidance and the dictionary on (the defaults) and off.
+2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py): over
+   several seeds, whether the bug was reported, the time to report it (search, shrinking and the
+   step-deletion pass; compile excluded), the runs to the first failure and the printed
+   program's length; the median time per example.
+
+Run: python benchmarks/search.py [--seeds N] [--find-only]
+  --find-only  stop at the first failure (no shrinking): the time to find, for comparing searches
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from evmstate import config as config_mod
+from evmstate.runner import FailureFound, Overrides, RunOptions, run
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = ("fee_vault", "claims", "inbox", "ladder")
+
+
+def project(tmp: Path) -> Path:
+    for name in ("contracts", "machines"):
+        shutil.copytree(REPO / name, tmp / name)
+    (tmp / "evmstate.toml").write_text((REPO / "evmstate.toml").read_text())
+    return tmp
+
+
+def with_fuzz(root: Path, lines: str) -> None:
+    """Add settings to the project's [fuzz] section (made when missing)."""
+    toml = root / "evmstate.toml"
+    text = toml.read_text()
+    if "[fuzz]" in text:
+        text = text.replace("[fuzz]", "[fuzz]\n" + lines, 1)
+    else:
+        text += "\n[fuzz]\n" + lines + "\n"
+    toml.write_text(text)
+
+
+def erc20_rate(root: Path) -> float:
+    summary = run(config_mod.load(root), RunOptions((str(root / "machines/erc20.py"),), overrides=Overrides(max_examples=50, stateful_step_count=50, seed=0)), lambda e: None)
+    (result,) = summary.results
+    return result.steps / result.elapsed
+
+
+def report_time(root: Path, example: str, seed: int) -> tuple[bool, float, int | None, int | None, float | None]:
+    """(reported, seconds to report, runs to the first failure, program steps, seconds to the first failure)."""
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # search, do not replay a saved failure
+    found_at: list[float] = []
+    started = time.perf_counter()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, FailureFound) and not found_at:
+            found_at.append(time.perf_counter() - started)
+
+    summary = run(config_mod.load(root), RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(seed=seed), save_failures=False), on_event)
+    elapsed = time.perf_counter() - started
+    (result,) = summary.results
+    failure = result.failure
+    first = result.statistics.get("first failure at run")
+    return failure is not None, elapsed, first, failure.steps if failure is not None else None, found_at[0] if found_at else None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--find-only", action="store_true")
+    parser.add_argument("--examples", default=",".join(EXAMPLES))
+    parser.add_argument("--no-erc20", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        if not args.no_erc20:
+            on = project(base / "on")
+            off = project(base / "off")
+            with_fuzz(off, "dictionary_weight = 0\nguidance = false")
+            erc20_rate(on)  # compile and warm up
+            rates_on, rates_off = [], []
+            for _ in range(3):  # interleaved, so that a busy machine weighs on both alike
+                rates_off.append(erc20_rate(off))
+                rates_on.append(erc20_rate(on))
+            r_on, r_off = statistics.median(rates_on), statistics.median(rates_off)
+            print(f"ERC20 50x50, guidance and dictionary on:  {r_on:6.0f} steps/s (median of 3)")
+            print(f"ERC20 50x50, guidance and dictionary off: {r_off:6.0f} steps/s (median of 3)")
+            print(f"cost: {100 * (1 - r_on / r_off):.1f}% fewer steps/s (target <= 15%)")
+        root = project(base / "examples")
+        if args.find_only:
+            toml = root / "evmstate.toml"
+            toml.write_text(toml.read_text().replace("[hypothesis]", '[hypothesis]\nphases = ["explicit", "generate"]', 1))
+        for example in [e for e in args.examples.split(",") if e]:
+            run(config_mod.load(root), RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(max_examples=1, seed=0), save_failures=False), lambda e: None)  # compile
+            times, found = [], 0
+            for seed in range(args.seeds):
+                reported, elapsed, first, steps, to_find = report_time(root, example, seed)
+                found += reported
+                times.append(elapsed if reported else float("inf"))
+                what = f"reported in {elapsed:5.1f}s (found at run {first}, after {to_find:.1f}s; {steps} steps)" if reported else f"NOT found in {elapsed:.1f}s"
+                print(f"{example:9} seed {seed}: {what}")
+            print(f"{example:9} found in {found}/{args.seeds} seeds, median time to report {statistics.median(times):.1f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
