@@ -27,6 +27,7 @@ from click.testing import CliRunner
 
 import evmstate
 from evmstate import config as config_mod
+from evmstate.errors import EvmStateError
 from evmstate.strategies import _BOUNDS
 from evmstate_cli.main import cli
 
@@ -81,11 +82,16 @@ def _console(code: str, where: str) -> None:
             exit_code, command = int(m.group(1)), command[: m.start()]
         argv = shlex.split(command)
         assert argv[0] == "evmstate", f"{where}: only evmstate commands run here, not {argv[0]!r}"
-        result = runner.invoke(cli, argv[1:], catch_exceptions=False)
-        assert result.exit_code == exit_code, f"{where}: `{command}` exited {result.exit_code}, not {exit_code}:\n{result.output}"
+        result = runner.invoke(cli, argv[1:], standalone_mode=False)
+        code, output = result.exit_code, result.output
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            # as main() does: evmstate's errors are printed and exit 2
+            assert isinstance(result.exception, EvmStateError), f"{where}: `{command}` raised {result.exception!r}"
+            code, output = 2, output + f"error: {result.exception}\n"
+        assert code == exit_code, f"{where}: `{command}` exited {code}, not {exit_code}:\n{output}"
         want = "\n".join(expected).strip() + "\n"
         if want.strip():
-            assert _matches(want, result.output), f"{where}: `{command}` printed\n{result.output}\nexpected\n{want}"
+            assert _matches(want, output), f"{where}: `{command}` printed\n{output}\nexpected\n{want}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
