@@ -21,7 +21,7 @@ from .calls import CallRecord
 # -- showing values ----------------------------------------------------------------
 
 
-class _Names:
+class Names:
     """Shows values as a program would write them: funded accounts as accounts[i]."""
 
     def __init__(self, project: Any) -> None:
@@ -34,6 +34,12 @@ class _Names:
             inner = ", ".join(self.show(v) for v in value)
             return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
         return repr(value)
+
+
+def event_text(project: Any, log: Any, names: Names) -> str:
+    """A log decoded by its emitter's ABI, as Name(field=value, ...) with accounts named."""
+    event = project.event_decoder.decode(log)
+    return f"{event.name}({', '.join(f'{k}={names.show(v)}' for k, v in event.items())})"
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,7 @@ class Trace:
         return {"steps": [s.to_dict() for s in self.steps], "output": self.output, "reproduced": self.reproduced, "note": self.note}
 
 
-def _traced(record: CallRecord, project: Any, names: _Names) -> TracedCall:
+def _traced(record: CallRecord, project: Any, names: Names) -> TracedCall:
     from .revert import describe_revert
     from .errors import TransactionReverted
 
@@ -100,11 +106,7 @@ def _traced(record: CallRecord, project: Any, names: _Names) -> TracedCall:
             value = None
         if value is not None:
             returned = names.show(value)
-    events = []
-    for log in record.logs:
-        event = project.event_decoder.decode(log)
-        fields = ", ".join(f"{k}={names.show(v)}" for k, v in event.items())
-        events.append(f"{event.name}({fields})")
+    events = [event_text(project, log, names) for log in record.logs]
     reverted = None
     if isinstance(record.error, TransactionReverted):
         reverted = describe_revert(record.error)
@@ -118,7 +120,7 @@ class _Recorder:
 
     def __init__(self, project: Any) -> None:
         self.project = project
-        self.names = _Names(project)
+        self.names = Names(project)
         self.sections: list[dict[str, Any]] = []
         self.open("setup", 0, "setup()")
 

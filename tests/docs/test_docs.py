@@ -6,7 +6,7 @@ project (contracts/, machines/, evmstate.toml) that is the current folder:
 - ```python            executed
 - ```pycon             doctest: each >>> line runs and its output must match (... matches anything)
 - ```python file=PATH  (also toml, vyper) written to PATH in the project, for later blocks to use
-- ```console           each "$ evmstate ..." line runs the command; the lines under it must match
+- ```console           each "$ evmstate ..." (or "$ pytest ...") line runs the command; the lines under it must match
                        (... matches anything); "# exit N" at the end of the command checks its exit code
 - ```text              shown, not run (terminal captures)
 """
@@ -18,6 +18,8 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -56,7 +58,7 @@ def blocks(page: Path) -> list[tuple[str, dict[str, str], str, int]]:
 
 @pytest.fixture(scope="session")
 def docs_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the bundled project, compiled once per worker: each page runs in a copy of it."""
+    """A copy of the bundled project, compiled once per worker; each page starts from it as it was."""
     root = copy_example(tmp_path_factory.mktemp("docs-project"))
     evmstate.Project.load(root)
     return root
@@ -81,10 +83,15 @@ def _console(code: str, where: str) -> None:
         if m:
             exit_code, command = int(m.group(1)), command[: m.start()]
         argv = shlex.split(command)
-        assert argv[0] == "evmstate", f"{where}: only evmstate commands run here, not {argv[0]!r}"
-        result = runner.invoke(cli, argv[1:], standalone_mode=False)
-        code, output = result.exit_code, result.output
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
+        assert argv[0] in ("evmstate", "pytest"), f"{where}: only evmstate and pytest commands run here, not {argv[0]!r}"
+        if argv[0] == "pytest":
+            env = {**os.environ, "PYTHONPATH": str(REPO)}
+            ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", *argv[1:]], capture_output=True, text=True, env=env, timeout=300)
+            code, output = ran.returncode, ran.stdout
+        else:
+            result = runner.invoke(cli, argv[1:], standalone_mode=False)
+            code, output = result.exit_code, result.output
+        if argv[0] == "evmstate" and result.exception is not None and not isinstance(result.exception, SystemExit):
             # as main() does: evmstate's errors are printed and exit 2
             assert isinstance(result.exception, EvmStateError), f"{where}: `{command}` raised {result.exception!r}"
             code, output = 2, output + f"error: {result.exception}\n"
@@ -95,9 +102,19 @@ def _console(code: str, where: str) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_every_example_of_the_page_runs(page: Path, docs_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "project"
-    shutil.copytree(docs_project, root, ignore=shutil.ignore_patterns("failures", "examples"))
+def test_every_example_of_the_page_runs(page: Path, docs_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the worker's copy, made as new again but for the build cache (keyed on paths, so not copied)
+    root = docs_project
+    for entry in root.iterdir():
+        if entry.name not in ("contracts", ".evmstate"):
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    for entry in (root / ".evmstate").iterdir():
+        if entry.name != "build":
+            shutil.rmtree(entry)
+    shutil.rmtree(root / "contracts")
+    shutil.copytree(REPO / "contracts", root / "contracts")
+    shutil.copytree(REPO / "machines", root / "machines")
+    shutil.copy(REPO / "evmstate.toml", root / "evmstate.toml")
     monkeypatch.chdir(root)
     monkeypatch.setenv("NO_COLOR", "1")
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
