@@ -113,6 +113,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
 def pytest_configure(config: Any) -> None:
     if config.getoption("only_stateful", False) and config.getoption("no_stateful", False):
         raise pytest.UsageError("--only-stateful and --no-stateful exclude each other")
+    # in an evmstate project, Hypothesis's caches (which its plugin fills while collecting)
+    # go to .evmstate/hypothesis, not .hypothesis/
+    cfg = _machines_config(config)
+    if cfg is not None:
+        keep_hypothesis_storage(cfg)
 
 
 @pytest.hookimpl(trylast=True)
