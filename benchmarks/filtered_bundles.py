@@ -70,7 +70,7 @@ def with_evmstate() -> tuple[int, int, int, int]:
         s, seed = build_settings(project.config.hypothesis, {"max_examples": EXAMPLES, "stateful_step_count": STEPS, "derandomize": True}, Overrides(), "Filtered")
         result = run_machine(spec, project, s, seed, lambda e: None)
         stats = result.statistics
-        return result.examples, stats["rejected runs"], stats["aborted runs"], result.rules["use"].calls
+        return result.runs, stats["rejected runs"], stats["aborted runs"], result.rules["use"].calls
 
 
 def main() -> int:

@@ -52,8 +52,8 @@ def erc20_rate(root: Path) -> float:
     return result.steps / result.elapsed
 
 
-def report_time(root: Path, example: str, seed: int) -> tuple[bool, float, int | None, int | None, float | None]:
-    """(reported, seconds to report, runs to the first failure, program steps, seconds to the first failure)."""
+def report_time(root: Path, example: str, seed: int) -> tuple[bool, float, int | None, int | None, float | None, int | None]:
+    """(reported, seconds to report, runs to the first failure, program steps, seconds to the first failure, shrink runs)."""
     shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # search, do not replay a saved failure
     found_at: list[float] = []
     started = time.perf_counter()
@@ -67,7 +67,8 @@ def report_time(root: Path, example: str, seed: int) -> tuple[bool, float, int |
     (result,) = summary.results
     failure = result.failure
     first = result.statistics.get("first failure at run")
-    return failure is not None, elapsed, first, failure.steps if failure is not None else None, found_at[0] if found_at else None
+    shrink_runs = failure.shrink.runs if failure is not None and failure.shrink is not None else None
+    return failure is not None, elapsed, first, failure.steps if failure is not None else None, found_at[0] if found_at else None, shrink_runs
 
 
 def main() -> int:
@@ -100,10 +101,10 @@ def main() -> int:
             run(config_mod.load(root), RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(max_examples=1, seed=0), save_failures=False), lambda e: None)  # compile
             times, found = [], 0
             for seed in range(args.seeds):
-                reported, elapsed, first, steps, to_find = report_time(root, example, seed)
+                reported, elapsed, first, steps, to_find, shrink_runs = report_time(root, example, seed)
                 found += reported
                 times.append(elapsed if reported else float("inf"))
-                what = f"reported in {elapsed:5.1f}s (found at run {first}, after {to_find:.1f}s; {steps} steps)" if reported else f"NOT found in {elapsed:.1f}s"
+                what = f"reported in {elapsed:5.1f}s (found at run {first}, after {to_find:.1f}s; {steps} steps after {shrink_runs} shrink runs)" if reported else f"NOT found in {elapsed:.1f}s"
                 print(f"{example:9} seed {seed}: {what}")
             print(f"{example:9} found in {found}/{args.seeds} seeds, median time to report {statistics.median(times):.1f}s")
     return 0

@@ -21,9 +21,17 @@ from evmstate.errors import EvmStateError
 from .render import Renderer
 
 
+# off a terminal (CI logs, pipes, files) lines are never wrapped nor cut: as wide as they are
+UNLIMITED = 1_000_000
+
+
 def _console(stderr: bool = False) -> Console:
-    width = int(os.environ["COLUMNS"]) if os.environ.get("COLUMNS", "").isdigit() else None
-    return Console(stderr=stderr, no_color=bool(os.environ.get("NO_COLOR")), width=width, highlight=False)
+    """A console bound to the stream as it is now: the terminal's width, or unlimited when not a terminal."""
+    stream = sys.stderr if stderr else sys.stdout
+    console = Console(file=stream, no_color=bool(os.environ.get("NO_COLOR")), highlight=False)
+    if not console.is_terminal:
+        console = Console(file=stream, no_color=bool(os.environ.get("NO_COLOR")), highlight=False, width=UNLIMITED)
+    return console
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -42,26 +50,63 @@ def cli() -> None:
 @click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
+@click.option("-s", "--no-capture", is_flag=True, help="Let what machines and tests print through as they run (by default it is shown only for the reported program).")
+@click.option("--gas", is_flag=True, help="Report gas per contract function: calls, min / mean / median / max.")
+@click.option("--coverage", is_flag=True, help="Report the contracts' Vyper lines and branches reached, and the lines never reached.")
+@click.option(
+    "--coverage-report",
+    "coverage_reports",
+    type=(click.Choice(["lcov", "html", "json"]), click.Path(dir_okay=False, path_type=Path)),
+    multiple=True,
+    metavar="lcov|html|json PATH",
+    help="Also write the coverage as an lcov tracefile (genhtml, editors' gutters), an HTML page or JSON; implies --coverage; may be repeated.",
+)
 @click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
-def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_stateful: bool, max_examples: int | None, steps: int | None, seed: int | None, quiet: bool, verbose: bool, junit_xml: Path | None, json_path: Path | None) -> None:
+def run(
+    paths: tuple[str, ...],
+    keyword: str | None,
+    only_stateful: bool,
+    no_stateful: bool,
+    max_examples: int | None,
+    steps: int | None,
+    seed: int | None,
+    quiet: bool,
+    verbose: bool,
+    no_capture: bool,
+    gas: bool,
+    coverage: bool,
+    coverage_reports: tuple[tuple[str, Path], ...],
+    junit_xml: Path | None,
+    json_path: Path | None,
+) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
     from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
     cfg = config_mod.load()
     console = _console()
-    options = RunOptions(paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed))
+    options = RunOptions(paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, coverage=coverage or bool(coverage_reports))
     with Renderer(console, quiet=quiet, verbose=verbose) as renderer:
         summary = run_all(cfg, options, renderer)
+    # written even after Ctrl-C: they hold what finished
+    written = []
     if junit_xml is not None:
         write_junit(summary, junit_xml)
+        written.append(str(junit_xml))
     if json_path is not None:
         write_json(summary, json_path)
+        written.append(str(json_path))
+    if summary.coverage is not None:
+        for kind, path in coverage_reports:
+            summary.coverage.write(kind, path)
+            written.append(str(path))
+    if summary.gas is not None:
+        renderer.gas(summary.gas)
+    if summary.coverage is not None:
+        renderer.coverage(summary.coverage)
     if summary.nothing is None:
-        renderer.summary(summary)
-    if summary.interrupted:
-        console.print("interrupted: the failure above was saved")
+        renderer.summary(summary, tuple(written))
     sys.exit(summary.exit_code)
 
 
@@ -127,7 +172,7 @@ def failures(ctx: click.Context, check: bool) -> None:
         return
     table = Table(box=None, show_edge=False, pad_edge=False)
     for col in ("id", "machine", "error", "age", "sources", *(("replay",) if check else ())):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     inputs = current_inputs(cfg)
     for rid in ids:
         try:
@@ -137,7 +182,7 @@ def failures(ctx: click.Context, check: bool) -> None:
             continue
         message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
         changed = "changed" if changed_sources(cfg, rec, inputs) else "same"
-        row = [rec.id, f"{rec.path}::{rec.name}", f"{rec.error.get('type')}: {message}"[:70], _age(rec.created), changed]
+        row = [rec.id, f"{rec.path}::{rec.name}", f"{rec.error.get('type')}: {message}", _age(rec.created), changed]
         if check:
             row.append(check_record(cfg, store, rid).shown)
         table.add_row(*row)

@@ -1,17 +1,26 @@
-"""Rich rendering of the engine's events: a live spinner per machine, failures, summaries."""
+"""Rich rendering of the engine's events: a live line per running machine, failures, summaries.
+
+Driven by events alone: rows are keyed by path::name, so several machines may run at once.
+On a terminal the rows are redrawn by rich's refresh thread (the spinner and the clock keep
+moving while a slow step or the compiler runs); elsewhere (CI logs, pipes) every line is
+printed once, whole and unwrapped, with a progress line now and then for long machines.
+"""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from evmstate.coverage import CoverageReport
 from evmstate.reports import failure_text
 from evmstate.runner import (
+    CompileFinished,
+    CompileStarted,
     ExampleFinished,
     FailureFound,
     LoadFailed,
@@ -23,58 +32,139 @@ from evmstate.runner import (
     ShrinkProgress,
     ShrinkReport,
 )
+from evmstate.trace import GasStats
 
-SPINNER = "|/-\\"
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
 
 
-class _Row:
-    def __init__(self, name: str, path: str, kind: str) -> None:
+def spinner(now: float) -> str:
+    """The spinner's frame at a moment: it turns with the clock, not with the events."""
+    return SPINNER[int(now * 10) % len(SPINNER)]
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+class Row:
+    """One machine or property test as the display knows it from events."""
+
+    def __init__(self, name: str, path: str, kind: str, index: int = 0, total: int = 0, max_examples: int = 0) -> None:
         self.name, self.path, self.kind = name, path, kind
+        self.index, self.total, self.max_examples = index, total, max_examples
         self.examples = 0
+        self.runs = 0
         self.steps = 0
         self.started = time.perf_counter()
-        self.elapsed = 0.0
-        self.shrinking = False
+        self.elapsed = 0.0  # as the last event said
+        self.failing = False
+        self.phase = "searching"  # then "shrinking", "removing steps"
         self.best: int | None = None
+        self.branches: int | None = None  # branch outcomes reached, when coverage is recorded
         self.shrink_runs = 0
         self.shrink_elapsed = 0.0
-        self.phase = "shrinking"
-        self.status: str | None = None
+        self.status: str | None = None  # set when finished
 
-    def text(self) -> Text:
-        if self.status == "passed":
-            mark, style = "✓", "green"
-        elif self.status in ("failed", "error"):
-            mark, style = "✗", "red"
-        else:
-            mark, style = SPINNER[self.examples % len(SPINNER)], ("red" if self.shrinking else "yellow")
-        rate = self.steps / self.elapsed if self.elapsed > 0 else 0.0
-        what = ""
-        if self.shrinking and self.status is None:
-            what = self.phase
-            if self.best is not None:
-                what += f" {self.shrink_elapsed:.1f}s: best {self.best} steps, {self.shrink_runs} runs tried"
+    @property
+    def label(self) -> str:
+        where = f"[{self.index}/{self.total}] " if self.total else ""
+        return f"{where}{self.path}::{self.name}"
+
+    def examples_text(self) -> str:
+        return f"examples {self.examples}/{self.max_examples}" if self.max_examples else _count(self.examples, "example")
+
+    def rate(self) -> float:
+        return self.steps / self.elapsed if self.elapsed > 0 else 0.0
+
+    def progress(self, now: float | None = None) -> list[str]:
+        """The figures of a running machine, one per segment: the phase first."""
+        elapsed = (now - self.started) if now is not None else self.elapsed
+        parts = [self.phase, self.examples_text()]
+        if self.phase == "searching":
+            if self.kind == "machine":
+                parts.append(_count(self.steps, "step"))
+            if self.branches is not None:
+                parts.append(f"{self.branches} branch{'' if self.branches == 1 else 'es'} hit")
+        elif self.best is not None:
+            parts += [f"best {_count(self.best, 'step')}", f"{self.shrink_runs} runs tried"]
+        if self.kind == "machine":
+            parts.append(f"{self.rate():.0f} steps/s")
+        parts.append(f"{elapsed:.1f}s")
+        return parts
+
+    def live(self, now: float) -> list[Text]:
+        """The row while it runs: spinner, name and figures; while shrinking, a line on Ctrl-C under it."""
+        t = Text()
+        t.append(f"{spinner(now)} ", style="red" if self.failing else "yellow")
+        t.append(self.label)
+        t.append("  " + ", ".join(self.progress(now)), style="dim")
+        if not self.failing:
+            return [t]
+        return [t, Text(f"  {CTRL_C_NOTE}", style="yellow")]
+
+    def summary(self) -> list[str]:
+        """The figures of a finished machine."""
+        parts = []
+        if self.status == "interrupted":
+            parts.append("interrupted")
+        parts.append(self.examples_text())
+        shrink = self.runs - self.examples if self.status == "failed" else 0
+        if shrink > 0:
+            parts.append(_count(shrink, "shrink run"))
+        if self.kind == "machine":
+            parts += [_count(self.steps, "step"), f"{self.rate():.0f} steps/s"]
+        parts.append(f"{self.elapsed:.1f}s")
+        return parts
+
+    def final(self) -> Text:
+        mark, style = {"passed": ("✓", "green"), "interrupted": ("!", "yellow")}.get(self.status or "", ("✗", "red"))
         t = Text()
         t.append(f"{mark} ", style=style)
-        t.append(f"{self.path}::{self.name}")
-        t.append(f"  {self.examples} examples, {self.steps} steps, {rate:.0f} steps/s, {self.elapsed:.1f}s {what}".rstrip(), style="dim")
+        t.append(self.label)
+        t.append("  " + ", ".join(self.summary()), style="dim")
         return t
 
 
-class Renderer:
-    """Feeds engine events to the console; live rows on a terminal, plain lines elsewhere."""
+class _Board:
+    """What the live display shows: the compiler while it runs, then every running row, redrawn on each refresh."""
 
-    def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False) -> None:
+    def __init__(self, renderer: "Renderer") -> None:
+        self.renderer = renderer
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        now = time.perf_counter()
+        r = self.renderer
+        lines: list[Text] = []
+        if r.compiling is not None:
+            lines.append(Text(f"{spinner(now)} compiling {r.compiling[0]}  {now - r.compiling[1]:.1f}s", style="yellow"))
+        for row in list(r.rows.values()):
+            if row.status is None:
+                lines += row.live(now)
+        for line in lines:
+            line.no_wrap, line.overflow = True, "ellipsis"
+        yield Group(*lines)
+
+
+class Renderer:
+    """Feeds engine events to the console; live rows on a terminal, plain lines elsewhere.
+
+    progress_every: seconds between the progress lines of a long machine when not on a terminal.
+    """
+
+    def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False, progress_every: float = 30.0) -> None:
         self.console = console
         self.quiet = quiet
         self.verbose = verbose
-        self.rows: dict[tuple[str, str], _Row] = {}
+        self.progress_every = progress_every
+        self.rows: dict[tuple[str, str], Row] = {}
         self.live: Live | None = None
-        self.current: _Row | None = None
+        self.compiling: tuple[str, float] | None = None
+        self._printed: dict[tuple[str, str], float] = {}  # when each row's last progress line was printed
 
     def __enter__(self) -> "Renderer":
         if self.console.is_terminal and not self.quiet:
-            self.live = Live(console=self.console, refresh_per_second=8, transient=True)
+            self.live = Live(_Board(self), console=self.console, refresh_per_second=10, transient=True)
             self.live.__enter__()
         return self
 
@@ -83,70 +173,105 @@ class Renderer:
             self.live.__exit__(*exc)
             self.live = None
 
-    def _refresh(self) -> None:
-        if self.live is not None and self.current is not None:
-            self.live.update(self.current.text())
+    @property
+    def current(self) -> Row | None:
+        """The row that started last and is still running."""
+        running = [row for row in self.rows.values() if row.status is None]
+        return running[-1] if running else None
+
+    def _row(self, name: str, path: str) -> Row | None:
+        row = self.rows.get((path, name))
+        if row is None and not path:  # an event from a caller that does not give paths
+            row = next((r for (p, n), r in self.rows.items() if n == name and r.status is None), None)
+        return row
+
+    def _plain(self, text: Text | str) -> None:
+        self.console.print(text, soft_wrap=True)
+
+    def _tick(self, row: Row) -> None:
+        """Off a terminal, a progress line every progress_every seconds of a long machine."""
+        if self.live is not None or self.quiet:
+            return
+        now = time.perf_counter()
+        key = (row.path, row.name)
+        if now - self._printed.setdefault(key, row.started) >= self.progress_every:
+            self._printed[key] = now
+            self._plain(Text(f"… {row.label}  " + ", ".join(row.progress(now)), style="dim"))
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, RunStarted):
-            self.console.print(f"seed: {event.seed} — rerun with --seed {event.seed}")
+            self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
+        elif isinstance(event, CompileStarted):
+            self.compiling = (event.folder, time.perf_counter())
+        elif isinstance(event, CompileFinished):
+            self.compiling = None
+            if not self.quiet:
+                cached = f" ({event.cached} from the build cache)" if event.cached else ""
+                errors = f", {_count(event.errors, 'contract')} failed to compile" if event.errors else ""
+                self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}", style="dim"))
         elif isinstance(event, MachineStarted):
-            row = self.current = _Row(event.name, event.path, event.kind)
-            self.rows[(event.path, event.name)] = row
-            self._refresh()
-        elif isinstance(event, ExampleFinished) and self.current is not None:
-            self.current.examples, self.current.steps, self.current.elapsed = event.examples, event.steps, event.elapsed
-            self.current.shrinking = event.shrinking
-            self._refresh()
-        elif isinstance(event, FailureFound) and self.current is not None:
-            self.current.shrinking = True
-            if self.live is None and not self.quiet:
-                self.console.print(f"{self.current.path}::{event.name}: falsified after {event.examples} examples, shrinking")
-            self._refresh()
-        elif isinstance(event, ShrinkProgress) and self.current is not None:
-            row = self.current
-            row.best, row.shrink_runs, row.shrink_elapsed, row.phase = event.steps, event.runs, event.elapsed, event.phase
-            if event.phase != "shrinking":
-                row.elapsed = time.perf_counter() - row.started  # no runs finish during this phase
-            self._refresh()
+            self.rows[(event.path, event.name)] = Row(event.name, event.path, event.kind, event.index, event.total, event.max_examples)
+        elif isinstance(event, ExampleFinished):
+            row = self._row(event.name, event.path)
+            if row is not None:
+                row.examples, row.steps, row.elapsed, row.runs = event.examples, event.steps, event.elapsed, event.runs or event.examples
+                row.failing = event.shrinking
+                if event.branches is not None:
+                    row.branches = event.branches
+                if row.failing and row.phase == "searching":
+                    row.phase = "shrinking"
+                self._tick(row)
+        elif isinstance(event, FailureFound):
+            row = self._row(event.name, event.path)
+            if row is not None:
+                row.failing, row.phase, row.examples = True, "shrinking", event.examples
+                if self.live is None and not self.quiet:
+                    self._plain(f"{row.label}: falsified at example {row.examples_text().removeprefix('examples ')}; shrinking ({CTRL_C_NOTE})")
+        elif isinstance(event, ShrinkProgress):
+            row = self._row(event.name, event.path)
+            if row is not None:
+                row.failing = True
+                row.best, row.shrink_runs, row.shrink_elapsed, row.phase = event.steps, event.runs, event.elapsed, event.phase
+                if event.phase != "shrinking":
+                    row.elapsed = time.perf_counter() - row.started  # no runs finish during this phase
+                self._tick(row)
         elif isinstance(event, MachineFinished):
-            row = self.rows.get((event.path, event.name)) or _Row(event.name, event.path, event.kind)
+            row = self.rows.get((event.path, event.name)) or Row(event.name, event.path, event.kind, max_examples=event.max_examples)
             row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
-            self.current = None
-            if self.live is not None:
-                self.live.update(Text(""))
+            row.runs = event.runs or event.examples
+            row.max_examples = event.max_examples or row.max_examples
             self.finished(event, row)
         elif isinstance(event, LoadFailed):
-            self.console.print(Text(f"ERROR {event.path}", style="bold red"))
-            self.console.print(Text(event.message), soft_wrap=True)
+            self._plain(Text(f"ERROR {event.path}", style="bold red"))
+            self._plain(Text(event.message))
         elif isinstance(event, NothingFound):
-            self.console.print(Text(event.message), soft_wrap=True)
+            self._plain(Text(event.message))
 
-    def finished(self, event: MachineFinished, row: _Row) -> None:
+    def finished(self, event: MachineFinished, row: Row) -> None:
         c = self.console
-        if event.status == "passed":
+        if event.status in ("passed", "interrupted"):
             if not self.quiet:
-                c.print(row.text())
+                self._plain(row.final())
         elif event.status == "error":
-            c.print(Text(f"ERROR {event.path}::{event.name}", style="bold red"))
-            c.print(Text(event.error or ""), soft_wrap=True)
+            self._plain(Text(f"ERROR {event.path}::{event.name}", style="bold red"))
+            self._plain(Text(event.error or ""))
             return
         else:
-            c.print(row.text())
-            c.print(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
+            self._plain(row.final())
+            self._plain(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
             assert event.failure is not None
-            c.print(Text(failure_text(event.failure)), soft_wrap=True)
+            self._plain(Text(failure_text(event.failure)))
             if event.failure.shrink is not None:
-                c.print(Text(shrink_text(event.failure.shrink), style="dim"))
+                self._plain(Text(shrink_text(event.failure.shrink, event.kind), style="dim"))
             if event.failure.interrupted:
-                c.print(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
+                self._plain(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
             if event.failure_id:
-                c.print(f"replay with: evmstate replay {event.failure_id}")
+                self._plain(f"replay with: evmstate replay {event.failure_id}")
             if self.verbose and event.failure.traceback:
-                c.print(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+                self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
         if event.rules and not self.quiet:
             table = Table(title=None, show_edge=False, box=None, pad_edge=False)
-            table.add_column("rule")
+            table.add_column("rule", overflow="fold")
             table.add_column("calls", justify="right")
             table.add_column("reverts caught", justify="right")
             for name, s in event.rules.items():
@@ -154,15 +279,50 @@ class Renderer:
             c.print(table)
             for name, s in event.rules.items():
                 for arg, fs in s.filters.items():
-                    c.print(Text(f"  {name}({arg}=<filtered>): enabled at {fs.enabled} steps, skipped at {fs.skipped} for lack of a matching value", style="dim"))
+                    self._plain(Text(f"  {name}({arg}=<filtered>): enabled at {fs.enabled} steps, skipped at {fs.skipped} for lack of a matching value", style="dim"))
             for name in event.never_run:
-                c.print(Text(f"warning: {event.name}.{name} never ran: its precondition never held or its bundle stayed empty", style="yellow"))
+                self._plain(Text(f"warning: {event.name}.{name} never ran: its precondition never held or its bundle stayed empty", style="yellow"))
         if self.verbose and event.statistics:
-            c.print(Text("Hypothesis statistics:", style="dim"))
+            self._plain(Text("Hypothesis statistics:", style="dim"))
             for key, value in event.statistics.items():
-                c.print(Text(f"  {key}: {value}", style="dim"))
+                self._plain(Text(f"  {key}: {value}", style="dim"))
 
-    def summary(self, summary: RunSummary) -> None:
+    def gas(self, stats: GasStats) -> None:
+        """The gas report: per contract function, calls and min / mean / median / max gas of those that succeeded."""
+        if not stats.functions:
+            self._plain("gas: no contract was called")
+            return
+        table = Table(title=None, show_edge=False, box=None, pad_edge=False)
+        for column in ("contract.function", "calls", "reverted", "min", "mean", "median", "max"):
+            table.add_column(column, justify="left" if column == "contract.function" else "right", overflow="fold")
+        for label in sorted(stats.functions):
+            f = stats.functions[label]
+            table.add_row(label, str(f.calls), str(f.reverted), str(f.min), f"{f.mean:.0f}", f"{f.median:.0f}", str(f.max))
+        self._plain(Text("gas used per call (of calls that did not revert):", style="bold"))
+        self.console.print(table)
+
+    def coverage(self, report: CoverageReport) -> None:
+        """The coverage table: per contract, lines and branches reached; then the lines never reached, as file:line ranges."""
+        table = Table(title=None, show_edge=False, box=None, pad_edge=False)
+        for column in ("contract", "lines", "%", "branches", "%"):
+            table.add_column(column, justify="left" if column == "contract" else "right", overflow="fold")
+        for c in report.contracts:
+            table.add_row(
+                c.name,
+                f"{c.lines_hit}/{c.lines_total}",
+                f"{c.percent(c.lines_hit, c.lines_total):.1f}%",
+                f"{c.branches_hit}/{c.branches_total}",
+                f"{c.percent(c.branches_hit, c.branches_total):.1f}%",
+            )
+        self._plain(Text("coverage of the contracts' Vyper source (constructors included):", style="bold"))
+        self.console.print(table)
+        unreached = [(c, ranges) for c in report.contracts if (ranges := report.unreached_text(c))]
+        if unreached:
+            self._plain(Text("lines never reached:", style="bold"))
+            for c, ranges in unreached:
+                self._plain(Text(f"  {c.name}: {ranges}" if c.ran else f"  {c.name}: never ran ({ranges})"))
+
+    def summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
         passed = sum(r.status == "passed" for r in summary.results)
         failed = sum(r.status == "failed" for r in summary.results)
         errors = sum(r.status == "error" for r in summary.results) + len(summary.load_errors)
@@ -170,17 +330,25 @@ class Renderer:
         parts = [f"{passed} passed", f"{failed} failed"]
         if errors:
             parts.append(f"{errors} errors")
-        self.console.print(Text(", ".join(parts), style=f"bold {style}"))
+        if summary.interrupted:
+            finished = sum(r.status != "interrupted" for r in summary.results)
+            where = summary.stopped_in or "the run"
+            for r in summary.results:
+                if r.status == "interrupted":
+                    where = f"{r.path}::{r.name} at example {r.examples}/{r.max_examples}"
+            kept = " (the failure found is kept)" if failed else ""
+            self._plain(Text(f"interrupted by Ctrl-C in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
+        for path in written:
+            self._plain(f"wrote {path}")
+        self._plain(Text(", ".join(parts), style=f"bold {style}"))
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
-
-
-def shrink_text(r: ShrinkReport) -> str:
-    """One line on how the reported program was shrunk, and how long it took."""
+def shrink_text(r: ShrinkReport, kind: str = "machine") -> str:
+    """One line on how the reported program (or a property test's example) was shrunk, and how long it took."""
     # Hypothesis does not shrink again a saved example that replays exactly: then only the
     # deletion pass ran
     saved = "replayed a saved example; " if r.replayed else ""
+    if kind == "test":
+        return f"{saved}shrunk in {r.seconds:.1f}s ({_count(r.runs, 'run')})"
     work = f"{_count(r.runs, 'run')}, {_count(r.replays, 'replay')} removing steps"
     return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')} in {r.seconds:.1f}s ({work})"

@@ -127,9 +127,18 @@ class Account:
 
         value = to_wei(amount, what="transfer amount")
         target = to_raw_address(to, what="transfer to")
+        from . import calls
+
         result = self._backend.transact(self.raw_address, target, bytes(data), value, gas)
         receipt = Receipt(result, sender=self, value=value, contract=None, function=None)
-        _raise_on_failure(result, None, "transfer", None)
+        try:
+            _raise_on_failure(result, None, "transfer", None)
+        except Exception as exc:
+            if calls.listeners:
+                calls.notify(calls.CallRecord(None, "transfer", (to, value), "transaction", self, value, result, error=exc))
+            raise
+        if calls.listeners:
+            calls.notify(calls.CallRecord(None, "transfer", (to, value), "transaction", self, value, result, receipt))
         return receipt
 
     def deploy(self, container: object, *args: Any, **kwargs: Any) -> Any:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from eth_utils import keccak
 
+from . import calls
 from .abi import Codec, _describe_inputs, _signature, encode_values, param_type, selector
 from .accounts import Account, checksum, same_address, to_raw_address
 from .errors import ContractError
@@ -140,10 +141,19 @@ class ContractFunction:
         """Run the function without changing state and return its decoded value."""
         args, options, data, codec = self._prepare(args, kwargs)
         sender = self._sender(options)
+        value = self._value(options)
         backend = self.contract._project.backend
-        result = backend.call(sender.raw_address, self.contract.raw_address, data, self._value(options), _gas(options), static=self.is_view)
-        _raise_on_failure(result, self.contract, self.name, self.contract._artifact, (self.contract._name, self.name, args))
-        return codec.decode(result.output)
+        result = backend.call(sender.raw_address, self.contract.raw_address, data, value, _gas(options), static=self.is_view)
+        try:
+            _raise_on_failure(result, self.contract, self.name, self.contract._artifact, (self.contract._name, self.name, args))
+            decoded = codec.decode(result.output)
+        except Exception as exc:
+            if calls.listeners:
+                calls.notify(calls.CallRecord(self.contract._name, self.name, args, "call", sender, value, result, error=exc))
+            raise
+        if calls.listeners:
+            calls.notify(calls.CallRecord(self.contract._name, self.name, args, "call", sender, value, result, decoded))
+        return decoded
 
     def transact(self, *args: Any, **kwargs: Any) -> Receipt:
         """Send a transaction calling the function; raise TransactionReverted if it reverts."""
@@ -152,8 +162,16 @@ class ContractFunction:
         value = self._value(options) if "value" in options else 0
         backend = self.contract._project.backend
         result = backend.transact(sender.raw_address, self.contract.raw_address, data, value, _gas(options))
-        _raise_on_failure(result, self.contract, self.name, self.contract._artifact, (self.contract._name, self.name, args))
-        return Receipt(result, sender=sender, value=value, contract=self.contract, function=self, return_value=codec.decode(result.output))
+        try:
+            _raise_on_failure(result, self.contract, self.name, self.contract._artifact, (self.contract._name, self.name, args))
+            receipt = Receipt(result, sender=sender, value=value, contract=self.contract, function=self, return_value=codec.decode(result.output))
+        except Exception as exc:
+            if calls.listeners:
+                calls.notify(calls.CallRecord(self.contract._name, self.name, args, "transaction", sender, value, result, error=exc))
+            raise
+        if calls.listeners:
+            calls.notify(calls.CallRecord(self.contract._name, self.name, args, "transaction", sender, value, result, receipt))
+        return receipt
 
     def encode_input(self, *args: Any) -> bytes:
         return self._prepare(args, {})[2]
@@ -278,10 +296,17 @@ class ContractContainer:
         if value and not self._ctor_payable:
             raise ContractError(f"{label}: the constructor is not payable, but a value of {value} wei was sent")
         result = self._project.backend.transact(sender.raw_address, None, data, value, _gas(options))
-        if not result.success:
-            _raise_on_failure(result, None, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
-        contract = self.at(result.contract_address)
+        try:
+            if not result.success:
+                _raise_on_failure(result, None, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
+            contract = self.at(result.contract_address)
+        except Exception as exc:
+            if calls.listeners:
+                calls.notify(calls.CallRecord(self._name, "deploy", args, "deploy", sender, value, result, error=exc))
+            raise
         self._deployed.append(contract)
+        if calls.listeners:
+            calls.notify(calls.CallRecord(self._name, "deploy", args, "deploy", sender, value, result, contract))
         return contract
 
     def deploy_as_blueprint(self, *args: Any, **kwargs: Any) -> "Blueprint":
@@ -303,10 +328,18 @@ class ContractContainer:
         initcode = b"\x61" + len(code).to_bytes(2, "big") + b"\x3d\x81\x60\x0a\x3d\x39\xf3" + code
         sender = self._sender(options)
         result = self._project.backend.transact(sender.raw_address, None, initcode, 0, _gas(options))
-        if not result.success:
-            _raise_on_failure(result, None, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))
+        try:
+            if not result.success:
+                _raise_on_failure(result, None, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))
+        except Exception as exc:
+            if calls.listeners:
+                calls.notify(calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, error=exc))
+            raise
         assert result.contract_address is not None
-        return Blueprint(self, result.contract_address)
+        blueprint = Blueprint(self, result.contract_address)
+        if calls.listeners:
+            calls.notify(calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, blueprint))
+        return blueprint
 
     def _struct_last(self, args: tuple[Any, ...]) -> bool:
         """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options."""

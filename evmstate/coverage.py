@@ -334,6 +334,15 @@ class CoverageReport:
                 pass
         return path
 
+    def unreached_text(self, contract: ContractCoverage) -> str:
+        """A contract's lines never reached as file:line ranges: "contracts/A.vy:12-14, 20, lib.vy:3"."""
+        parts, last = [], None
+        for path, a, b in contract.unreached:
+            where = f"{self.shown(path)}:" if path != last else ""
+            last = path
+            parts.append(f"{where}{a}" if a == b else f"{where}{a}-{b}")
+        return ", ".join(parts)
+
     # -- writers -------------------------------------------------------------------------
 
     def lcov(self) -> str:

@@ -169,7 +169,8 @@ class Dictionary:
 
     def observe(self, result: "ExecResult") -> None:
         """Take the values one call or transaction produced."""
-        out = result.output
+        # a deployment's output is the runtime code: its words are instructions, not values
+        out = result.output if result.contract_address is None else b""
         # revert data starts with a 4-byte selector (Error(string), a custom error): words follow it
         for i in range(len(out) % 32 if len(out) % 32 == 4 else 0, len(out) - 31, 32):
             self._word(int.from_bytes(out[i : i + 32], "big"))

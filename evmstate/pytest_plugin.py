@@ -33,6 +33,7 @@ from .runner import (
     build_settings,
     database_for,
     isolate_examples,
+    keep_hypothesis_storage,
     property_failure,
     run_item,
     run_machine,
@@ -60,8 +61,15 @@ def _config(pytestconfig: Any) -> config_mod.Config:
 def _project(pytestconfig: Any) -> Project:
     """One project per pytest session, shared by the fixtures and the machines folder's items."""
     if _PROJECT not in pytestconfig.stash:
-        pytestconfig.stash[_PROJECT] = Project(_config(pytestconfig))
+        cfg = _config(pytestconfig)
+        keep_hypothesis_storage(cfg)
+        pytestconfig.stash[_PROJECT] = Project(cfg)
     return pytestconfig.stash[_PROJECT]
+
+
+def _capture(config: Any) -> bool:
+    """Whether evmstate keeps what machines print for the report (pytest -s passes it through)."""
+    return config.getoption("capture", "fd") != "no"
 
 
 def _container_fixture(name: str) -> Any:
@@ -105,6 +113,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
 def pytest_configure(config: Any) -> None:
     if config.getoption("only_stateful", False) and config.getoption("no_stateful", False):
         raise pytest.UsageError("--only-stateful and --no-stateful exclude each other")
+    # in an evmstate project, Hypothesis's caches (which its plugin fills while collecting)
+    # go to .evmstate/hypothesis, not .hypothesis/
+    cfg = _machines_config(config)
+    if cfg is not None:
+        keep_hypothesis_storage(cfg)
 
 
 @pytest.hookimpl(trylast=True)
@@ -238,7 +251,9 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
         merged = {**spec.settings, **(settings or {})}
         hyp_settings, seed = build_settings(cfg.hypothesis, merged, Overrides(), spec.name)
         path = _relative(Path(str(request.node.path)), cfg.root)
-        result = run_machine(spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args)
+        result = run_machine(
+            spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args, capture=_capture(request.config)
+        )
         if result.status == "error":
             pytest.fail(result.error or "machine error", pytrace=False)
         if result.failure is not None:
@@ -336,7 +351,7 @@ class MachineItem(pytest.Item):
         from .reports import result_text
 
         project = _project(self.config)
-        result = run_item(project.config, project, self.item, Overrides(), lambda e: None, seed=_session_seed(self.config))
+        result = run_item(project.config, project, self.item, Overrides(), lambda e: None, seed=_session_seed(self.config), capture=_capture(self.config))
         if result.status == "error":
             raise MachineError(result.error or "error")
         if result.failure is not None:

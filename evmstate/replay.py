@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -14,6 +15,7 @@ from .failures import FailureRecord, FailureStore, decode_value
 from .machine import MachineSpec, _enter, collect, multiple
 from .project import Project
 from .revert import describe_revert
+from .trace import Names, event_text
 from .runner import _holds, check_all_invariants, describe_error, provide, routed, source_hashes, user_error
 
 
@@ -244,6 +246,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', exc)}") from None
     caught: list[str] = []
     logs_before = 0
+    names = Names(project)
 
     def on_revert(exc: Any) -> None:
         caught.append(describe_revert(exc))
@@ -261,7 +264,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             if exc is not None:
                 emit(ReplayStep(index, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
             return
-        events = [repr(project.event_decoder.decode(log)) for log in backend.logs[logs_before:]]
+        events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
             emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
         else:
@@ -328,7 +331,9 @@ def check(config: Config, store: FailureStore, record_id: str) -> Check:
     except FailureRecordError as exc:
         return Check(record_id, None, "unreadable", str(exc))
     try:
-        result = replay(config, record, lambda _: None)
+        # quietly: what the machine prints is not part of a list of verdicts
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            result = replay(config, record, lambda _: None)
     except EvmStateError as exc:
         reason = str(exc).removeprefix(f"failure {record.id}: ").removeprefix(f"failure {record.id} cannot be replayed: ")
         return Check(record.id, record, "cannot replay", reason.splitlines()[0])

@@ -10,10 +10,50 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from .runner import Failure, MachineFinished, RunSummary
+from .trace import Trace, TracedCall
+
+
+def _call_text(c: TracedCall) -> list[str]:
+    options = []
+    if c.kind != "call":
+        options.append(f"from: {c.sender}")
+    if c.value:
+        options.append(f"value: {c.value}")
+    line = c.call + (f" {{{', '.join(options)}}}" if options else "")
+    if c.returned is not None:
+        line += f" -> {c.returned}"
+    line += f"  gas {c.gas_used}" + ("" if c.kind != "call" else " (call)")
+    lines = [line]
+    lines += [f"  emit {e}" for e in c.events]
+    if c.reverted is not None:
+        lines.append(f"  reverted: {c.reverted}")
+    return lines
+
+
+def trace_text(trace: Trace) -> str:
+    """What the reported program did, step by step: calls, return values, events, gas, reverts."""
+    lines = ["Trace:" if trace.reproduced else f"Trace ({trace.note}):"]
+    for step in trace.steps:
+        if step.kind == "step":
+            head = f"{step.index:>3}. {step.line}"
+        elif step.kind == "invariant":
+            head = f"     {step.line}" + (" failed" if step.error else "")
+        else:
+            head = f"     {step.line}"
+        if step.returned is not None:
+            head += f" -> {step.returned}"
+        lines.append(head)
+        for c in step.calls:
+            lines += [f"       {text}" for text in _call_text(c)]
+        if step.error:
+            lines.append(f"       {step.error.splitlines()[0]}")
+    if not trace.steps and trace.note:
+        lines = [f"Trace: {trace.note}"]
+    return "\n".join(lines)
 
 
 def failure_text(f: Failure) -> str:
-    """The failure as plain text: the error, where it happened, and the shrunk program."""
+    """The failure as plain text: the error, where it happened, the shrunk program, its trace and output."""
     lines = []
     if f.invariant:
         lines.append(f"Invariant {f.name}.{f.invariant} failed: {f.error_type}: {f.message}")
@@ -27,6 +67,10 @@ def failure_text(f: Failure) -> str:
     else:
         lines.append("Falsifying example:")
     lines.extend(f.program)
+    if f.trace is not None:
+        lines += ["", trace_text(f.trace)]
+        if f.trace.output.strip():
+            lines += ["", "Captured output of the reported program:", f.trace.output.rstrip()]
     return "\n".join(lines)
 
 
@@ -55,16 +99,24 @@ def write_junit(summary: RunSummary, path: Path) -> None:
         tests=str(len(summary.results) + len(summary.load_errors)),
         failures=str(sum(r.status == "failed" for r in summary.results)),
         errors=str(sum(r.status == "error" for r in summary.results) + len(summary.load_errors)),
+        skipped=str(sum(r.status == "interrupted" for r in summary.results)),
         time=f"{sum(r.elapsed for r in summary.results):.3f}",
     )
-    if summary.seed is not None:
+    if summary.seed is not None or summary.interrupted:
         properties = ET.SubElement(suite, "properties")
-        ET.SubElement(properties, "property", name="seed", value=str(summary.seed))
+        if summary.seed is not None:
+            ET.SubElement(properties, "property", name="seed", value=str(summary.seed))
+        if summary.interrupted:
+            ET.SubElement(properties, "property", name="interrupted", value=summary.stopped_in or "yes")
     for r in summary.results:
         case = ET.SubElement(suite, "testcase", classname=r.path.replace("/", ".").removesuffix(".py"), name=r.name, time=f"{r.elapsed:.3f}")
         if r.status == "failed" and r.failure is not None:
             el = ET.SubElement(case, "failure", type=r.failure.error_type, message=r.failure.message.splitlines()[0] if r.failure.message else "")
             el.text = result_text(r)
+            if r.failure.trace is not None and r.failure.trace.output:
+                ET.SubElement(case, "system-out").text = r.failure.trace.output
+        elif r.status == "interrupted":
+            ET.SubElement(case, "skipped", message=f"interrupted by Ctrl-C after {r.examples}/{r.max_examples} examples")
         elif r.status == "error":
             el = ET.SubElement(case, "error", message=(r.error or "").splitlines()[0] if r.error else "")
             el.text = r.error
@@ -87,6 +139,7 @@ def _failure_json(f: Failure) -> dict[str, Any]:
         "program": f.program,
         "interrupted": f.interrupted,
         "call_failure": f.call_failure,
+        "trace": None if f.trace is None else f.trace.to_dict(),
         "shrink": None
         if shrink is None
         else {
@@ -108,6 +161,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
     return {
         "exit_code": summary.exit_code,
         "interrupted": summary.interrupted,
+        "stopped_in": summary.stopped_in,
         "seed": summary.seed,
         "versions": versions(),
         "results": [
@@ -118,6 +172,8 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "status": r.status,
                 "seed": r.seed,
                 "examples": r.examples,
+                "max_examples": r.max_examples,
+                "runs": r.runs,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
                 "rules": {
@@ -136,6 +192,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
             for r in summary.results
         ],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
+        "gas": None if summary.gas is None else summary.gas.to_dict(),
     }
 
 

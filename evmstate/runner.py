@@ -6,6 +6,9 @@ import contextlib
 import difflib
 import functools
 import inspect
+import io
+import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -19,10 +22,14 @@ from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException, InvalidArgument, InvalidDefinition, StopTest, UnsatisfiedAssumption
 
+from . import calls
+
 from .config import Config, HypothesisConfig
 from .contract import reverts
 from .errors import MachineDefinitionError, UsageError
 from .revert import failure_details
+from .coverage import CoverageReport
+from .trace import GasStats, Trace
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
 from .project import Project, Unavailable
@@ -38,32 +45,60 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
+class CompileStarted:
+    """Emitted before the project's contracts are compiled (or read from the build cache)."""
+
+    folder: str
+
+
+@dataclass(frozen=True)
+class CompileFinished:
+    """Emitted once the contracts are built: how many, how many came from the build cache, how long it took."""
+
+    contracts: int
+    cached: int
+    seconds: float
+    errors: int = 0
+
+
+@dataclass(frozen=True)
 class MachineStarted:
-    """Emitted when a machine or property test starts running."""
+    """Emitted when a machine or property test starts running: the k-th (index) of total in this run."""
 
     name: str
     kind: str  # "machine" or "test"
     path: str
+    index: int = 0  # from 1; 0 when run on its own
+    total: int = 0
+    max_examples: int = 0
 
 
 @dataclass(frozen=True)
 class ExampleFinished:
-    """Emitted after every run (example) of a machine or test."""
+    """Emitted after every run of a machine or test.
+
+    examples counts what Hypothesis counts towards max_examples: valid runs until the first
+    failure, that one included; it never goes past max_examples. runs counts every run:
+    invalid ones, and those of shrinking.
+    """
 
     name: str
     examples: int
     steps: int
     elapsed: float
     shrinking: bool
+    path: str = ""
+    runs: int = 0
     branches: int | None = None  # branch outcomes reached so far; None when coverage is not recorded
 
 
 @dataclass(frozen=True)
 class FailureFound:
-    """Emitted when the first failing run is found; shrinking starts."""
+    """Emitted when the first failing run is found; shrinking starts. examples as in ExampleFinished."""
 
     name: str
     examples: int
+    path: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +115,7 @@ class ShrinkProgress:
     runs: int = 0
     elapsed: float = 0.0
     phase: str = "shrinking"  # then "removing steps"
+    path: str = ""
 
 
 @dataclass
@@ -116,6 +152,8 @@ class Failure:
     # the failing call's revert or timeout explained (source line, check, dev comment), if any
     call_failure: dict[str, Any] | None = None
     shrink: "ShrinkReport | None" = None
+    # the reported program replayed once: each step's calls, events, gas, reverts, and its output
+    trace: Trace | None = None
 
 
 @dataclass(frozen=True)
@@ -138,8 +176,8 @@ class MachineFinished:
     name: str
     kind: str
     path: str
-    status: str  # "passed", "failed", "error"
-    examples: int
+    status: str  # "passed", "failed", "error", or "interrupted" (Ctrl-C before anything failed)
+    examples: int  # as ExampleFinished counts them
     steps: int
     elapsed: float
     rules: dict[str, RuleStats] = field(default_factory=dict)
@@ -148,6 +186,8 @@ class MachineFinished:
     statistics: dict[str, Any] = field(default_factory=dict)
     failure_id: str | None = None
     seed: int | None = None  # the Hypothesis seed this machine or test ran with
+    runs: int = 0  # every run, shrinking and invalid ones included
+    max_examples: int = 0
 
     @property
     def never_run(self) -> list[str]:
@@ -169,7 +209,15 @@ class NothingFound:
     message: str
 
 
-Event = RunStarted | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
+class Interrupted(KeyboardInterrupt):
+    """Raised when Ctrl-C stops a machine or test before anything failed; result says how far it got."""
+
+    def __init__(self, result: MachineFinished) -> None:
+        super().__init__(f"{result.path}::{result.name} interrupted")
+        self.result = result
+
+
+Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
 
 
 class ShrunkExamples(ExampleDatabase):
@@ -379,7 +427,8 @@ class _Step:
 
 class _RunState:
     def __init__(self) -> None:
-        self.examples = 0
+        self.runs = 0  # every run
+        self.examples = 0  # what Hypothesis counts towards max_examples: valid runs until the first failure
         self.steps = 0
         self.failing = False
         self.last_steps: list[_Step] = []
@@ -451,12 +500,20 @@ def run_machine(
     path: str = "",
     database: Any = None,
     init_args: tuple[Any, ...] | None = None,
+    *,
+    capture: bool = True,
+    position: tuple[int, int] = (0, 0),
 ) -> MachineFinished:
     """Run one machine's lifecycle under Hypothesis and return how it ended.
 
     init_args, when given, are passed to __init__ positionally (Brownie's state_machine
-    fixture); otherwise __init__'s parameters are injected by name.
+    fixture); otherwise __init__'s parameters are injected by name. With capture, what the
+    machine prints is kept per run and shown only for the reported program (Failure.trace);
+    position is (k, total): the k-th machine or test of a run. Raises Interrupted on Ctrl-C
+    before anything failed.
     """
+    output = _Output(capture)
+    emit = output.outside(emit)
     backend = project.backend
     cls = spec.cls
     name = spec.name
@@ -467,7 +524,7 @@ def run_machine(
     state = _RunState()
     max_steps = settings.stateful_step_count
     started = time.perf_counter()
-    emit(MachineStarted(name, "machine", path))
+    emit(MachineStarted(name, "machine", path, position[0], position[1], settings.max_examples))
 
     def count_revert(_: Any) -> None:
         if state.current is not None:
@@ -479,6 +536,8 @@ def run_machine(
 
     def run_one(data: Any) -> None:
         outcome = None  # what this run did, for the example database
+        valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
+        output.reset()
         backend.revert(base)
         search.run_started()
         machine = object.__new__(cls)
@@ -609,25 +668,32 @@ def run_machine(
                 if not state.failing:
                     state.failing = True
                     state.first_failure_at = now
-                    state.first_failure_example = state.examples + 1
+                    state.first_failure_example = state.runs + 1
                     state.first_steps = len(steps)
-                    emit(FailureFound(name, state.examples + 1))
+                    state.examples += 1  # the failing run is one of Hypothesis's examples
+                    counted = True
+                    emit(FailureFound(name, state.examples, path))
                 if state.best is None or len(steps) <= state.best:
                     if state.best is None or len(steps) < state.best:
                         state.best_failure = (list(steps), exc)
                     state.best = len(steps)
-                    runs = state.examples + 1 - (state.first_failure_example or 0)
-                    emit(ShrinkProgress(name, len(steps), state.examples + 1, runs, now - (state.first_failure_at or now)))
+                    runs = state.runs + 1 - (state.first_failure_example or 0)
+                    emit(ShrinkProgress(name, len(steps), state.examples, runs, now - (state.first_failure_at or now), path=path))
+            else:
+                valid = False
             raise
         except StopTest:
             state.aborted += 1
+            valid = False
             raise
         finally:
-            state.examples += 1
+            state.runs += 1
+            if valid and not counted and not state.failing:
+                state.examples += 1
             search.run_finished()
             if examples is not None:
                 examples.outcome = outcome
-            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, search.branches if search.covering else None))
+            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, path, state.runs, search.branches if search.covering else None))
 
     outer = backend.snapshot()
     backend.reset_time_limit()  # a timeout in an earlier machine says nothing about this one
@@ -637,6 +703,8 @@ def run_machine(
     error = None
     base = None
     search.start()
+    capturing = output.capturing()
+    capturing.__enter__()
     try:
         if spec.has_init:
             kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{name}.__init__")
@@ -667,11 +735,13 @@ def run_machine(
                 test()
         except KeyboardInterrupt:
             if state.best_failure is None:
-                raise
-            # interrupted while shrinking: keep the shortest failing program found so far
-            steps, exc = state.best_failure
-            status = "failed"
-            failure = _machine_failure(spec, exc, steps, path, interrupted=True)
+                status = "interrupted"
+            else:
+                # interrupted while shrinking: keep the shortest failing program found so far
+                steps, exc = state.best_failure
+                status = "failed"
+                failure = _machine_failure(spec, exc, steps, path, interrupted=True)
+                failure = _with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
         except (_Stopped, *_DEFINITION_ERRORS):
             raise
         except BaseException as exc:
@@ -680,12 +750,13 @@ def run_machine(
                 examples.commit(examples.outcome)  # the last run replayed the reported failure
             failure = _machine_failure(spec, exc, state.last_steps, path)
             failure = _finish_shrinking(spec, project, base, failure, exc, state, examples, emit, started)
+            failure = _with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
     except _Stopped as stop:
-        status, error = "error", stop.message
+        status, error = "error", stop.message + output.shown()
     except _DEFINITION_ERRORS as exc:
-        status, error = "error", user_error(name, exc)
+        status, error = "error", user_error(name, exc) + output.shown()
     finally:
         reverts.listeners.remove(count_revert)
         search.stop()
@@ -704,10 +775,72 @@ def run_machine(
                     if status == "passed":
                         status = "error"
         finally:
+            capturing.__exit__(None, None, None)
             backend.revert(outer)
             backend.release(outer)
     statistics = {**_statistics(state, settings, seed, failure), **search.statistics()}
-    return MachineFinished(name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, statistics, seed=seed)
+    result = MachineFinished(
+        name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, statistics,
+        seed=seed, runs=state.runs, max_examples=settings.max_examples,
+    )
+    if status == "interrupted":
+        raise Interrupted(result)
+    return result
+
+
+class _Output:
+    """What the user's code prints while a machine or test runs: kept for the current run only, or passed through."""
+
+    def __init__(self, capture: bool) -> None:
+        self.capture = capture
+        self.buffer = io.StringIO()
+
+    def reset(self) -> None:
+        """Forget what earlier runs printed."""
+        self.buffer.seek(0)
+        self.buffer.truncate()
+
+    def capturing(self) -> contextlib.AbstractContextManager[Any]:
+        if not self.capture:
+            return contextlib.nullcontext()
+        stack = contextlib.ExitStack()
+        stack.enter_context(contextlib.redirect_stdout(self.buffer))
+        stack.enter_context(contextlib.redirect_stderr(self.buffer))
+        return stack
+
+    def outside(self, emit: Callable[[Any], None]) -> Callable[[Any], None]:
+        """emit, called with the output as it was before capturing, so that what it prints is shown."""
+        if not self.capture:
+            return emit
+        out, err = sys.stdout, sys.stderr
+
+        def uncaptured(event: Any) -> None:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                emit(event)
+
+        return uncaptured
+
+    def shown(self) -> str:
+        """What the last run printed, to follow an error's message; empty when nothing was."""
+        text = self.buffer.getvalue()
+        return f"\nCaptured output:\n{text.rstrip()}" if text.strip() else ""
+
+
+def _with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
+    """The failure with its trace; Ctrl-C while tracing leaves it without one."""
+    import dataclasses
+
+    try:
+        trace = make()
+    except KeyboardInterrupt:
+        return dataclasses.replace(failure, interrupted=True)
+    return dataclasses.replace(failure, trace=trace)
+
+
+def _trace_machine(spec: MachineSpec, project: Project, base: Any, failure: Failure, exc: BaseException, capture: bool) -> Trace:
+    from .trace import trace_machine
+
+    return trace_machine(spec, project, base, failure.steps_data, exc, capture=capture)
 
 
 def _search(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str]) -> Any:
@@ -736,11 +869,11 @@ def _finish_shrinking(
 
     name = spec.name
     first_failure_at = state.first_failure_at or 0.0
-    runs = state.examples - (state.first_failure_example or state.examples)
+    runs = state.runs - (state.first_failure_example or state.runs)
     hypothesis_steps = failure.steps
 
     def progress(steps: int, replays: int) -> None:
-        emit(ShrinkProgress(name, steps, state.examples, runs + replays, time.perf_counter() - started - first_failure_at, "removing steps"))
+        emit(ShrinkProgress(name, steps, state.examples, runs + replays, time.perf_counter() - started - first_failure_at, "removing steps", failure.path))
 
     replays = 0
     try:
@@ -778,14 +911,15 @@ def _statistics(state: _RunState, settings: Settings, seed: int | None, failure:
         "stateful_step_count": settings.stateful_step_count,
         "phases": ", ".join(p.name for p in settings.phases),
         "seed": seed if seed is not None else "random",
-        "runs": state.examples,
+        "examples": state.examples,
+        "runs": state.runs,
         "rejected runs": state.rejected,
         "aborted runs": state.aborted,
     }
     if state.first_failure_example is not None:
         stats["first failure at run"] = state.first_failure_example
         stats["first failure after"] = f"{state.first_failure_at:.2f}s"
-        stats["shrink runs"] = state.examples - state.first_failure_example
+        stats["shrink runs"] = state.runs - state.first_failure_example
     if failure is not None and failure.shrink is not None:
         r = failure.shrink
         stats["shrink time"] = f"{r.seconds:.2f}s"
@@ -822,9 +956,10 @@ def _machine_failure(spec: MachineSpec, exc: BaseException, steps: list[_Step], 
 class ExampleLog:
     """What isolate_examples() saw: examples run, and the drawn arguments of the last one that failed."""
 
-    examples: int = 0
+    examples: int = 0  # every call of the test, shrinking included
     failing: dict[str, Any] | None = None
     error_type: str | None = None  # of the last example that failed
+    valid: bool = True  # whether the last example counts (assume() did not reject it)
 
 
 @contextlib.contextmanager
@@ -842,6 +977,7 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
     def isolated(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # pytest shows the test's frames, not this one
         log.examples += 1
+        log.valid = True
         failed = False
         try:
             with backend.anchor():
@@ -851,6 +987,11 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
                 failed = True
                 log.failing = {k: v for k, v in kwargs.items() if k not in injected}
                 log.error_type = type(exc).__name__
+            elif isinstance(exc, UnsatisfiedAssumption):
+                log.valid = False
+            raise
+        except StopTest:
+            log.valid = False
             raise
         finally:
             if on_example is not None:
@@ -868,27 +1009,56 @@ def _example_line(name: str, drawn: dict[str, Any] | None) -> str:
 
 
 def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[str], shrink: ShrinkReport | None = None) -> Failure:
-    """A falsified property test: the error, Hypothesis's report of the example, and its drawn arguments."""
+    """A falsified property test: the error, and the example as name(arg=value, ...) with its drawn arguments only.
+
+    reported (what Hypothesis printed) stands in only when the failing example was not seen.
+    """
     error_type, message, location, tb = describe_error(exc)
-    program = [line for text in reported for line in str(text).splitlines() if line.strip()]
-    program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
+    if log.failing is not None:
+        program = [_example_line(name, log.failing)]
+    else:
+        program = [line for text in reported for line in str(text).splitlines() if line.strip()]
+        program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
     drawn = log.failing or {}
     steps_data = [_Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
     return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data, call_failure=failure_details(exc), shrink=shrink)
 
 
-def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
-    """Run one @given property test, injecting accounts, chain and contracts by name."""
+def run_test(
+    fn: Callable,
+    project: Project,
+    settings: Settings,
+    seed: int | None,
+    emit: Callable[[Any], None],
+    path: str = "",
+    database: Any = None,
+    *,
+    capture: bool = True,
+    position: tuple[int, int] = (0, 0),
+) -> MachineFinished:
+    """Run one @given property test, injecting accounts, chain and contracts by name.
+
+    capture and position as for run_machine(); raises Interrupted on Ctrl-C before anything failed.
+    """
     name = fn.__name__
+    output = _Output(capture)
+    emit = output.outside(emit)
     started = time.perf_counter()
     state = _RunState()
-    emit(MachineStarted(name, "test", path))
+    emit(MachineStarted(name, "test", path, position[0], position[1], settings.max_examples))
     status, failure, error = "passed", None, None
     outer = project.backend.snapshot()
     project.backend.reset_time_limit()
+    capturing = output.capturing()
+    capturing.__enter__()
+    params = inspect.signature(fn).parameters
+    # a property test's examples are single calls with nothing to extend: no guidance
+    search = _search(project, {"guidance": False}, name, seed, params)
+    search.start()
     try:
         # @given hides the parameters it draws from fn's signature: the rest are injected
-        kwargs = provide(inspect.signature(fn).parameters, project, name)
+        kwargs = provide(params, project, name)
+        search.base_ready()
         examples = database if isinstance(database, ShrunkExamples) else None
         if database is not None:
             settings = Settings(settings, database=database)
@@ -901,50 +1071,73 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
         lines: list[str] = []
 
         def counted(log: ExampleLog, failed: bool) -> None:
-            state.examples = state.steps = log.examples
+            state.runs = state.steps = log.examples
+            if not state.failing and (log.valid or failed):
+                state.examples += 1
+            output.reset()
+            search.run_finished()
+            search.run_started()  # the next example draws from what the test's fixtures left
             if examples is not None:
                 examples.outcome = (log.error_type, _example_line(name, log.failing)) if failed else None
             if failed and not state.failing:
                 state.failing = True
                 state.first_failure_at = time.perf_counter() - started
-                state.first_failure_example = state.examples
-                emit(FailureFound(name, state.examples))
-            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
+                state.first_failure_example = state.runs
+                emit(FailureFound(name, state.examples, path))
+            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, path, state.runs, search.branches if search.covering else None))
 
         with isolate_examples(fn, project.backend, kwargs, counted) as log:
             try:
-                with reporting.with_reporter(lines.append):
+                with reporting.with_reporter(lines.append), search.running():
                     test(**kwargs)
             except KeyboardInterrupt:
-                raise
+                status = "interrupted"
             except _DEFINITION_ERRORS as exc:
                 status, error = "error", user_error(name, exc)
             except BaseException as exc:
                 status = "failed"
                 if examples is not None:
                     examples.commit(examples.outcome)  # the last run replayed the reported failure
-                first = state.first_failure_example or state.examples
+                first = state.first_failure_example or state.runs
                 report = ShrinkReport(
                     first_steps=1,
                     hypothesis_steps=1,
                     steps=1,
                     seconds=time.perf_counter() - started - (state.first_failure_at or 0.0),
-                    runs=state.examples - first,
+                    runs=state.runs - first,
                     replays=0,
                     replayed=examples is not None and first <= examples.fetched,
                 )
                 failure = property_failure(name, path, exc, log, lines, report)
+                raised = exc
+        if failure is not None and log.failing is not None:
+            drawn = log.failing
+            failure = _with_trace(failure, lambda: _trace_test(name, fn, project, kwargs, drawn, raised, capture))
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
     finally:
+        search.stop()
+        capturing.__exit__(None, None, None)
         project.backend.revert(outer)
         project.backend.release(outer)
-    statistics = _statistics_of_test(state, settings, seed, failure)
-    return MachineFinished(name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error, statistics, seed=seed)
+    statistics = {**_statistics_of_test(state, settings, seed, failure), **search.statistics()}
+    result = MachineFinished(
+        name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error, statistics,
+        seed=seed, runs=state.runs, max_examples=settings.max_examples,
+    )
+    if status == "interrupted":
+        raise Interrupted(result)
+    return result
+
+
+def _trace_test(name: str, fn: Any, project: Project, injected: dict[str, Any], drawn: dict[str, Any], exc: BaseException, capture: bool) -> Trace:
+    from .trace import trace_test
+
+    return trace_test(name, fn.hypothesis.inner_test, project, injected, drawn, exc, capture=capture)
 
 
 def _statistics_of_test(state: _RunState, settings: Settings, seed: int | None, failure: Failure | None) -> dict[str, Any]:
-    stats: dict[str, Any] = {"max_examples": settings.max_examples, "seed": seed if seed is not None else "random", "runs": state.examples}
+    stats: dict[str, Any] = {"max_examples": settings.max_examples, "seed": seed if seed is not None else "random", "examples": state.examples, "runs": state.runs}
     if failure is not None and failure.shrink is not None:
         stats["first failure at run"] = state.first_failure_example
         stats["shrink runs"] = failure.shrink.runs
@@ -963,21 +1156,30 @@ class RunOptions:
     no_stateful: bool = False
     overrides: Overrides = Overrides()
     save_failures: bool = True
+    capture: bool = True  # keep what machines print, and show it only for the reported program
+    gas: bool = False  # gather gas per contract function (RunSummary.gas)
+    coverage: bool = False  # record coverage everywhere, guidance on or off (RunSummary.coverage)
 
 
 @dataclass
 class RunSummary:
     results: list[MachineFinished] = field(default_factory=list)
     load_errors: list[LoadFailed] = field(default_factory=list)
-    interrupted: bool = False
+    interrupted: bool = False  # Ctrl-C stopped the run; results hold what finished, and where it stopped
     nothing: str | None = None  # why nothing ran, when nothing was found
     seed: int | None = None  # the run's seed: --seed reproduces the run
+    gas: GasStats | None = None  # with RunOptions.gas: gas per contract function over the whole run
+    coverage: CoverageReport | None = None  # with RunOptions.coverage: lines and branches reached over the whole run
+    stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
+    total: int = 0  # machines and tests selected to run
 
     @property
     def exit_code(self) -> int:
-        """0 passed, 1 falsified, 2 errors in the user's machines or tests, 5 nothing found (as pytest)."""
+        """0 passed, 1 falsified, 2 errors in the user's machines or tests, 5 nothing found (as pytest), 130 Ctrl-C."""
         if any(r.status == "failed" for r in self.results):
             return 1
+        if self.interrupted:
+            return 130
         if self.load_errors or any(r.status == "error" for r in self.results):
             return 2
         if not self.results:
@@ -985,8 +1187,24 @@ class RunSummary:
         return 0
 
 
+def keep_hypothesis_storage(config: Config) -> None:
+    """Keep Hypothesis's own caches under .evmstate/hypothesis, not in a .hypothesis/ folder of the current one.
+
+    HYPOTHESIS_STORAGE_DIRECTORY, when set, still decides.
+    """
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(config.state_dir / "hypothesis")
+
+
 def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> RunSummary:
-    """Compile the project, discover machines and tests, run each and emit events."""
+    """Compile the project, discover machines and tests, run each and emit events.
+
+    Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
+    and where (a failure found before is kept).
+    """
     # Hypothesis draws some values from the constants in the source of every local module
     # loaded so far; importing every module a run may need before anything runs keeps that
     # pool, and so each machine's program, independent of what else runs.
@@ -994,37 +1212,80 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
 
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
+    keep_hypothesis_storage(config)
     seed = run_seed(config.hypothesis, options.overrides)
+    summary = RunSummary(seed=seed)
     emit(RunStarted(seed))
+    summary.stopped_in = "discovery"
+    if options.gas:
+        summary.gas = GasStats()
+    try:
+        with calls.recording(summary.gas) if summary.gas is not None else contextlib.nullcontext():
+            _run_items(config, options, emit, summary)
+        summary.stopped_in = None
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    return summary
+
+
+def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None], summary: RunSummary) -> None:
+    from . import discovery
+
     found = discovery.discover(config, options.paths, options.keyword)
-    summary = RunSummary(load_errors=list(found.errors), seed=seed)
+    summary.load_errors.extend(found.errors)
     for err in found.errors:
         emit(err)
     kinds = {"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"}
     items = [i for i in found.items if i.kind in kinds]
+    summary.total = len(items)
     if not items and not found.errors:
         flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
         summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, flag)
         emit(NothingFound(summary.nothing))
-        return summary
+        return
+    summary.stopped_in = "compiling"
+    emit(CompileStarted(_shown(str(config.contracts_dir))))
+    compiling = time.perf_counter()
     project = Project(config)
+    build = project.build
+    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors)))
     for err in _unavailable_contracts(config, project, items):
         summary.load_errors.append(err)
         emit(err)
-    for item in items:
+    if options.coverage:
+        from .search import collector_of
+
+        collector = collector_of(project)
+        collector.wanted = True
         try:
-            result = run_item(config, project, item, options.overrides, emit, save_failures=options.save_failures, seed=seed)
+            _run_each(config, options, emit, summary, project, items)
+        finally:  # after Ctrl-C too: the report holds what ran
+            summary.coverage = collector.report(config.root)
+        return
+    _run_each(config, options, emit, summary, project, items)
+
+
+def _run_each(config: Config, options: RunOptions, emit: Callable[[Any], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
+    seed = summary.seed
+    for k, item in enumerate(items, 1):
+        summary.stopped_in = f"{item.path}::{item.name}"
+        try:
+            result = run_item(
+                config, project, item, options.overrides, emit, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items))
+            )
         except MachineDefinitionError as exc:
             err = LoadFailed(f"{item.path}::{item.name}", str(exc))
             summary.load_errors.append(err)
             emit(err)
             continue
+        except Interrupted as stop:
+            emit(stop.result)
+            summary.results.append(stop.result)
+            raise
         emit(result)
         summary.results.append(result)
         if result.failure is not None and result.failure.interrupted:
-            summary.interrupted = True
-            break
-    return summary
+            raise KeyboardInterrupt
 
 
 def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
@@ -1056,13 +1317,23 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
 
 
 def run_item(
-    config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Any], None], *, save_failures: bool = True, seed: int | None = None
+    config: Config,
+    project: Project,
+    item: Any,
+    overrides: Overrides,
+    emit: Callable[[Any], None],
+    *,
+    save_failures: bool = True,
+    seed: int | None = None,
+    capture: bool = True,
+    position: tuple[int, int] = (0, 0),
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
     seed is the run's seed (one is chosen when None); the item runs with its own seed derived
     from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
-    anything, when the item cannot be run as written.
+    anything, when the item cannot be run as written, and Interrupted on Ctrl-C before anything
+    failed. capture and position as for run_machine().
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
@@ -1071,11 +1342,11 @@ def run_item(
         spec = collect(item.obj)
         settings, pinned = build_settings(config.hypothesis, spec.settings, overrides, spec.name)
         own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where))
+        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position)
     else:
         settings, pinned = build_settings(config.hypothesis, {}, overrides, item.name)
         own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where))
+        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position)
     if result.failure is not None and save_failures:
         result = save_failure(config, project, item, result, settings, seed)
     return result

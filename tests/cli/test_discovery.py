@@ -27,7 +27,7 @@ def test_an_empty_machines_folder_exits_5_saying_what_was_looked_for(example):
 def test_nothing_matching_k_or_a_filter_exits_5_and_names_them(example):
     code, out = invoke("run", "-k", "nothing_is_named_so")
     assert code == 5, out
-    assert "matching -k 'nothing_is_named_so'" in out and "6 found, none selected" in out
+    assert "matching -k 'nothing_is_named_so'" in out and "10 found, none selected" in out
     code, out = invoke("run", "machines/erc20.py", "--no-stateful")
     assert code == 5 and "in machines/erc20.py" in out and "--no-stateful" in out
 
@@ -142,7 +142,7 @@ def test_a_subclass_inherits_rules_invariants_and_settings_beside_other_machines
     assert code == 1
     # the class's own settings apply where the command line does not override them
     code, out = invoke("run", "machines/sub.py::Looser", "--seed", "1")
-    assert code == 0 and "7 examples, 7 steps" in out, out
+    assert code == 0 and "examples 7/7, 7 steps" in out, out
     # a class with only invariants that a machine subclasses is a base, not an error
     code, out = invoke("run", "machines/base.py", "--seed", "1")
     assert code == 1 and "FAILED machines/base.py::Counting" in out and "Mixin" not in out, out

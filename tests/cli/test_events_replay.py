@@ -3,10 +3,6 @@
 import shutil
 from pathlib import Path
 
-from eth_utils import to_checksum_address
-
-from evmstate.backend import account_keys
-
 from .helpers import invoke
 
 TOKENS = Path(__file__).resolve().parents[1] / "projects" / "tokens"
@@ -22,14 +18,13 @@ def test_replay_prints_each_contracts_transfer_by_its_own_abi(tmp_path, monkeypa
     (record,) = (tmp_path / ".evmstate" / "failures").glob("*.json")
     code, out = invoke("replay", record.stem)
     assert code == 1
-    owner = to_checksum_address(account_keys(1)[0][1])
     zero = "0x" + "00" * 20
     assert out == (
         f"replaying {record.stem}: machines/transfers.py::TransfersMachine\n"
         "  1. state.rule_pay(st_receiver=accounts[0], st_amount=0)\n"
-        f"     event Transfer(sender='{owner}', receiver='{owner}', value=0)\n"
+        "     event Transfer(sender=accounts[0], receiver=accounts[0], value=0)\n"
         "  2. state.rule_mint(st_receiver=accounts[0])\n"
-        f"     event Transfer(sender='{zero}', receiver='{owner}', token_id=1)\n"
+        f"     event Transfer(sender='{zero}', receiver=accounts[0], token_id=1)\n"
         "     invariant invariant_not_both failed: AssertionError: a coin and a collectible both moved\n"
         "still fails: AssertionError: a coin and a collectible both moved\n"
     )

@@ -1,30 +1,92 @@
-"""What the live row and the failure report say while and after shrinking."""
+"""What the live rows, the plain lines and the failure report say while and after a run."""
 
 import io
 
 from rich.console import Console
 
-from evmstate.runner import FailureFound, MachineStarted, RunStarted, ShrinkProgress, ShrinkReport
-from evmstate_cli.render import Renderer, shrink_text
+from evmstate.runner import (
+    CompileFinished,
+    CompileStarted,
+    ExampleFinished,
+    FailureFound,
+    MachineFinished,
+    MachineStarted,
+    RunStarted,
+    ShrinkProgress,
+    ShrinkReport,
+)
+from evmstate_cli.render import CTRL_C_NOTE, Renderer, Row, shrink_text, spinner
 
 
-def _renderer() -> tuple[Renderer, io.StringIO]:
+def _renderer(**kwargs) -> tuple[Renderer, io.StringIO]:
     out = io.StringIO()
-    return Renderer(Console(file=out, width=200, no_color=True)), out
+    return Renderer(Console(file=out, width=1_000_000, no_color=True), **kwargs), out
+
+
+def test_the_row_counts_examples_towards_max_examples_while_searching():
+    r, _ = _renderer()
+    r(MachineStarted("M", "machine", "machines/m.py", index=2, total=5, max_examples=200))
+    r(ExampleFinished("M", 37, 1850, 10.0, False, path="machines/m.py", runs=41))
+    row = r.current
+    assert row.label == "[2/5] machines/m.py::M"
+    assert row.progress(now=row.started + 12.5) == ["searching", "examples 37/200", "1850 steps", "185 steps/s", "12.5s"]
+    (line,) = row.live(now=row.started + 12.5)
+    assert line.plain.startswith(spinner(row.started + 12.5) + " [2/5] machines/m.py::M  searching, examples 37/200")
 
 
 def test_the_row_shows_the_best_program_and_the_runs_tried_while_shrinking():
     r, out = _renderer()
     r(RunStarted(42))
-    r(MachineStarted("M", "machine", "machines/m.py"))
-    r(FailureFound("M", 3))
-    r(ShrinkProgress("M", 9, 10, runs=7, elapsed=1.25))
-    assert r.current.text().plain.endswith("shrinking 1.2s: best 9 steps, 7 runs tried")
-    r(ShrinkProgress("M", 9, 40, runs=37, elapsed=6.0))
-    assert r.current.text().plain.endswith("shrinking 6.0s: best 9 steps, 37 runs tried"), "the runs move on while the best stays"
-    r(ShrinkProgress("M", 3, 40, runs=49, elapsed=6.5, phase="removing steps"))
-    assert r.current.text().plain.endswith("removing steps 6.5s: best 3 steps, 49 runs tried")
+    r(MachineStarted("M", "machine", "machines/m.py", 1, 1, 50))
+    r(FailureFound("M", 3, "machines/m.py"))
+    r(ShrinkProgress("M", 9, 3, runs=7, elapsed=1.25, path="machines/m.py"))
+    row = r.current
+    assert row.progress()[:4] == ["shrinking", "examples 3/50", "best 9 steps", "7 runs tried"]
+    r(ShrinkProgress("M", 9, 3, runs=37, elapsed=6.0, path="machines/m.py"))
+    assert row.progress()[3] == "37 runs tried", "the runs move on while the best stays"
+    r(ShrinkProgress("M", 3, 3, runs=49, elapsed=6.5, phase="removing steps", path="machines/m.py"))
+    assert row.progress()[:4] == ["removing steps", "examples 3/50", "best 3 steps", "49 runs tried"]
+    first, note = row.live(now=row.started + 7)
+    assert note.plain.strip() == CTRL_C_NOTE
     assert out.getvalue().startswith("seed: 42 — rerun with --seed 42\n")
+
+
+def test_the_spinner_turns_with_the_clock_not_with_events():
+    frames = {spinner(t / 10) for t in range(10)}
+    assert len(frames) == 10, "a slow step still shows a moving spinner"
+
+
+def test_rows_are_kept_per_machine_so_several_can_run_at_once():
+    r, _ = _renderer()
+    r(MachineStarted("A", "machine", "machines/a.py", 1, 2, 10))
+    r(MachineStarted("B", "machine", "machines/b.py", 2, 2, 10))
+    r(ExampleFinished("A", 4, 40, 1.0, False, path="machines/a.py", runs=4))
+    r(ExampleFinished("B", 7, 70, 1.0, False, path="machines/b.py", runs=7))
+    assert r.rows[("machines/a.py", "A")].examples == 4 and r.rows[("machines/b.py", "B")].examples == 7
+
+
+def test_off_a_terminal_lines_are_whole_and_printed_once():
+    r, out = _renderer(progress_every=0.0)
+    long_path = "machines/" + "very_" * 30 + "long.py"
+    name = "AMachineWithAVeryLongNameIndeed" * 3
+    r(CompileStarted("contracts"))
+    r(CompileFinished(3, 2, 0.5))
+    r(MachineStarted(name, "machine", long_path, 1, 1, 20))
+    r(ExampleFinished(name, 1, 10, 0.1, False, path=long_path, runs=1))
+    r(MachineFinished(name, "machine", long_path, "passed", 20, 200, 2.0, runs=23, max_examples=20))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "compiled 3 contracts in 0.5s (2 from the build cache)"
+    assert lines[1].startswith(f"… [1/1] {long_path}::{name}  searching, examples 1/20, 10 steps")
+    assert lines[2] == f"✓ [1/1] {long_path}::{name}  examples 20/20, 200 steps, 100 steps/s, 2.0s"
+
+
+def test_a_finished_failure_counts_its_shrink_runs_apart():
+    row = Row("M", "machines/m.py", "machine", 1, 3, 50)
+    row.examples, row.runs, row.steps, row.elapsed, row.status = 3, 58, 527, 7.0, "failed"
+    assert row.final().plain == "✗ [1/3] machines/m.py::M  examples 3/50, 55 shrink runs, 527 steps, 75 steps/s, 7.0s"
+    test = Row("test_x", "machines/t.py", "test", 2, 3, 100)
+    test.examples, test.runs, test.elapsed, test.status = 100, 100, 0.3, "passed"
+    assert test.final().plain == "✓ [2/3] machines/t.py::test_x  examples 100/100, 0.3s", "a property test has no steps"
 
 
 def test_the_shrink_line_says_from_what_in_how_long():
@@ -34,3 +96,4 @@ def test_the_shrink_line_says_from_what_in_how_long():
     assert shrink_text(ShrinkReport(first_steps=10, hypothesis_steps=10, steps=3, seconds=0.1, runs=1, replays=1, replayed=True)) == (
         "replayed a saved example; shrunk from 10 to 3 steps in 0.1s (1 run, 1 replay removing steps)"
     )
+    assert shrink_text(ShrinkReport(1, 1, 1, 0.04, 53, 0), "test") == "shrunk in 0.0s (53 runs)"

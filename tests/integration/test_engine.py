@@ -10,6 +10,8 @@ import pytest
 
 from evmstate import config as config_mod
 from evmstate.runner import (
+    CompileFinished,
+    CompileStarted,
     ExampleFinished,
     FailureFound,
     MachineFinished,
@@ -91,7 +93,7 @@ def test_brownie_lifecycle_order(tmp_path):
     body = [e for e in first[1:-1] if e != "invariant"]
     assert body.count("initialize_a") <= 1 and body[body.index("rule") :].count("initialize_a") == 0
     kinds = [type(e) for e in events]
-    assert kinds[:2] == [RunStarted, MachineStarted] and kinds[-1] is MachineFinished
+    assert kinds[:4] == [RunStarted, CompileStarted, CompileFinished, MachineStarted] and kinds[-1] is MachineFinished
     assert events[0].seed == 0
     assert kinds.count(ExampleFinished) == 5
 
@@ -152,7 +154,7 @@ def test_decorator_style_with_bundles_consumes_multiple_precondition_and_enter(t
     assert 20 <= result.examples < 50, "the machine's own settings apply (not the default 50)"
     assert result.rules["send"].calls > 0 and result.rules["check"].calls > 0
     entered = loaded(tmp_path).ENTERED
-    assert entered.count("enter") == entered.count("exit") == result.examples
+    assert entered.count("enter") == entered.count("exit") == result.runs
 
 
 BUGGY_BUNDLE = """

@@ -61,4 +61,4 @@ def test_nothing_leaks_after_a_failing_run_or_while_shrinking(example):
     assert result.status == "failed"
     # a leak would surface as the RuntimeError from setup (or as Hypothesis's Flaky), not this
     assert result.failure.message == "planted failure"
-    assert result.examples > 20, "shrinking ran many more runs after the first failure"
+    assert result.runs > 20, "shrinking ran many more runs after the first failure"

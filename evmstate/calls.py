@@ -1,0 +1,65 @@
+"""Every call, transaction and deployment the contract layer makes, told to whoever listens.
+
+Traces of a failing program and gas reports are built from these records. Nothing is
+recorded while no one listens, so the fuzzing loop pays only a list check per call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+if TYPE_CHECKING:
+    from .backend import ExecResult, Log
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One call made through a contract, an account or a container, and how it ended."""
+
+    contract: str | None  # the contract's name; None for an ether transfer
+    function: str  # the function's name, "deploy", "deploy_as_blueprint" or "transfer"
+    args: tuple[Any, ...]
+    kind: str  # "call" (nothing kept), "transaction" or "deploy"
+    sender: Any  # the Account that sent it
+    value: int
+    result: "ExecResult"
+    return_value: Any = None
+    error: BaseException | None = None  # TransactionReverted, CallTimeout, ...: raised to the caller
+
+    @property
+    def gas_used(self) -> int:
+        return self.result.gas_used
+
+    @property
+    def success(self) -> bool:
+        return self.error is None
+
+    @property
+    def logs(self) -> tuple["Log", ...]:
+        return self.result.logs
+
+    @property
+    def label(self) -> str:
+        """Contract.function, as gas reports group calls."""
+        return f"{self.contract}.{self.function}" if self.contract else self.function
+
+
+# called with each CallRecord, in order; see recording()
+listeners: list[Callable[[CallRecord], None]] = []
+
+
+def notify(record: CallRecord) -> None:
+    for listener in list(listeners):
+        listener(record)
+
+
+@contextlib.contextmanager
+def recording(listener: Callable[[CallRecord], None]) -> Iterator[None]:
+    """While inside, listener(record) is called after every call the contract layer makes."""
+    listeners.append(listener)
+    try:
+        yield
+    finally:
+        listeners.remove(listener)

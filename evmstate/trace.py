@@ -1,0 +1,312 @@
+"""What a failing program did, call by call, and how much gas each contract function used.
+
+trace_machine() and trace_test() replay the reported program once, without Hypothesis, while
+the contract layer tells them every call (evmstate.calls): each step's calls with their
+arguments, return values, events, gas and reverts, the invariant that failed with the calls it
+made, and what the program printed. GasStats gathers gas per contract function over a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import calls
+from .calls import CallRecord
+
+# -- showing values ----------------------------------------------------------------
+
+
+class Names:
+    """Shows values as a program would write them: funded accounts as accounts[i]."""
+
+    def __init__(self, project: Any) -> None:
+        self.by_address = {a.address.lower(): repr(a) for a in project.accounts}
+
+    def show(self, value: Any) -> str:
+        if isinstance(value, str) and value.lower() in self.by_address:
+            return self.by_address[value.lower()]
+        if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+            inner = ", ".join(self.show(v) for v in value)
+            return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+        return repr(value)
+
+
+def event_text(project: Any, log: Any, names: Names) -> str:
+    """A log decoded by its emitter's ABI, as Name(field=value, ...) with accounts named."""
+    event = project.event_decoder.decode(log)
+    return f"{event.name}({', '.join(f'{k}={names.show(v)}' for k, v in event.items())})"
+
+
+@dataclass(frozen=True)
+class TracedCall:
+    """One call a step made: what was called, by whom, and what came of it."""
+
+    call: str  # Token.transfer(accounts[1], 5)
+    kind: str  # "call", "transaction" or "deploy"
+    sender: str
+    value: int
+    gas_used: int
+    returned: str | None = None  # the return value (a transaction's receipt.return_value)
+    events: tuple[str, ...] = ()
+    reverted: str | None = None  # the revert (or timeout) explained, with its source line
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"events": list(self.events)}
+
+
+@dataclass(frozen=True)
+class TracedStep:
+    """One part of a traced run: setup, a step, an invariant that failed, teardown, or a test's one example."""
+
+    kind: str  # "setup", "step", "invariant", "teardown" or "test"
+    index: int  # the step's number (0 for setup)
+    line: str
+    calls: tuple[TracedCall, ...] = ()
+    returned: str | None = None  # what a rule returned, when not None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "calls": [c.to_dict() for c in self.calls]}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The reported program replayed once: its steps, what it printed, and whether it failed as reported."""
+
+    steps: tuple[TracedStep, ...]
+    output: str = ""  # what the program printed (empty when output was not captured)
+    reproduced: bool = True
+    note: str | None = None  # why the trace is missing or differs
+
+    @property
+    def gas_used(self) -> int:
+        return sum(c.gas_used for s in self.steps for c in s.calls if c.kind != "call")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"steps": [s.to_dict() for s in self.steps], "output": self.output, "reproduced": self.reproduced, "note": self.note}
+
+
+def _traced(record: CallRecord, project: Any, names: Names) -> TracedCall:
+    from .revert import describe_revert
+    from .errors import TransactionReverted
+
+    args = ", ".join(names.show(a) for a in record.args)
+    call = f"{record.label}({args})"
+    returned = None
+    value = record.return_value
+    if record.error is None:
+        if record.kind == "transaction" and value is not None:
+            value = value.return_value  # the receipt's
+        elif record.kind == "deploy":
+            value = None
+        if value is not None:
+            returned = names.show(value)
+    events = [event_text(project, log, names) for log in record.logs]
+    reverted = None
+    if isinstance(record.error, TransactionReverted):
+        reverted = describe_revert(record.error)
+    elif record.error is not None:
+        reverted = str(record.error).splitlines()[0]
+    return TracedCall(call, record.kind, names.show(record.sender), record.value, record.gas_used, returned, tuple(events), reverted)
+
+
+class _Recorder:
+    """Collects the calls made into sections: setup, each step, each invariant check."""
+
+    def __init__(self, project: Any) -> None:
+        self.project = project
+        self.names = Names(project)
+        self.sections: list[dict[str, Any]] = []
+        self.open("setup", 0, "setup()")
+
+    def open(self, kind: str, index: int, line: str) -> dict[str, Any]:
+        section = {"kind": kind, "index": index, "line": line, "calls": [], "returned": None, "error": None}
+        self.sections.append(section)
+        return section
+
+    def __call__(self, record: CallRecord) -> None:
+        self.sections[-1]["calls"].append(_traced(record, self.project, self.names))
+
+
+def _returned(result: Any) -> Any:
+    """What a rule returned, without the wrapping that routes it to bundles."""
+    from .machine import Route, multiple
+
+    if isinstance(result, Route):
+        return result.value
+    if isinstance(result, tuple) and result and all(isinstance(r, Route) for r in result):
+        return tuple(r.value for r in result)
+    if isinstance(result, multiple):
+        return result.values
+    return result
+
+
+def _error_text(exc: BaseException) -> str:
+    from .runner import describe_error
+
+    error_type, message, _, _ = describe_error(exc)
+    return f"{error_type}: {message}"
+
+
+@contextlib.contextmanager
+def _captured(capture: bool) -> Any:
+    buffer = io.StringIO()
+    if not capture:
+        yield buffer
+        return
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+        yield buffer
+
+
+def trace_machine(spec: Any, project: Any, base: Any, steps: list[dict[str, Any]], expected: BaseException, *, capture: bool = True) -> Trace:
+    """Replay a machine's recorded program from base (the chain after __init__) and trace it.
+
+    expected is the error the program was reported with: the trace says whether the replay
+    failed the same way. Passing invariant checks are left out; the one that failed is kept
+    with the calls it made.
+    """
+    from .minimize import signature
+    from .replay import run_program
+
+    recorder = _Recorder(project)
+    name = spec.name
+
+    def watched(inv: Any) -> Any:
+        def check(machine: Any) -> Any:
+            recorder.open("invariant", recorder.sections[-1]["index"], f"invariant {name}.{inv.name}")
+            return inv.function(machine)
+
+        return dataclasses.replace(inv, function=check)
+
+    traced_spec = dataclasses.replace(spec, invariants=[watched(inv) for inv in spec.invariants])
+
+    def before(index: int) -> None:
+        recorder.open("step", index, "")
+
+    def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
+        if index > len(steps):
+            section = recorder.open("teardown", index, "teardown()")
+        elif getattr(exc, "_evmstate_invariant", None) is not None:
+            section = recorder.sections[-1]  # the invariant that raised
+        else:
+            section = next(s for s in reversed(recorder.sections) if s["kind"] in ("step", "setup"))
+        if index and index <= len(steps):
+            step_section = next(s for s in reversed(recorder.sections) if s["kind"] == "step")
+            step_section["line"] = line
+            if result is not None and exc is None:
+                step_section["returned"] = recorder.names.show(_returned(result))
+        if exc is not None:
+            section["error"] = _error_text(exc)
+
+    backend = project.backend
+    backend.revert(base)
+    with _captured(capture) as out, calls.recording(recorder):
+        try:
+            ran = run_program(traced_spec, project, steps, before=before, after=after)
+        except Exception as exc:  # setup() raising, or a value that cannot be rebuilt
+            return Trace((), out.getvalue(), False, f"the program could not be replayed: {_error_text(exc)}")
+    kept = []
+    for s in recorder.sections:
+        if s["kind"] == "invariant" and s["error"] is None:
+            continue  # a check that passed
+        if s["kind"] == "setup" and not s["calls"] and s["error"] is None:
+            continue
+        kept.append(TracedStep(s["kind"], s["index"], s["line"], tuple(s["calls"]), s["returned"], s["error"]))
+    reproduced = ran.error is not None and signature(ran.error) == signature(expected)
+    note = None
+    if not reproduced:
+        note = "replayed without Hypothesis, the program " + (f"failed differently: {_error_text(ran.error)}" if ran.error is not None else "passed")
+    return Trace(tuple(kept), out.getvalue(), reproduced, note)
+
+
+def trace_test(name: str, inner: Callable[..., Any], project: Any, injected: dict[str, Any], drawn: dict[str, Any], expected: BaseException, *, capture: bool = True) -> Trace:
+    """Run a property test's failing example once more, from the chain as it is, and trace it."""
+    recorder = _Recorder(project)
+    section = recorder.open("test", 1, f"{name}({', '.join(f'{k}={v!r}' for k, v in drawn.items())})")
+    error: BaseException | None = None
+    with _captured(capture) as out, calls.recording(recorder), project.backend.anchor():
+        try:
+            inner(**injected, **drawn)
+        except Exception as exc:
+            error = exc
+            section["error"] = _error_text(exc)
+    steps = tuple(TracedStep(s["kind"], s["index"], s["line"], tuple(s["calls"]), s["returned"], s["error"]) for s in recorder.sections if s["kind"] == "test" or s["calls"])
+    reproduced = error is not None and type(error) is type(expected)
+    note = None if reproduced else "run once more, the example " + (f"failed differently: {_error_text(error)}" if error is not None else "passed")
+    return Trace(steps, out.getvalue(), reproduced, note)
+
+
+# -- gas ---------------------------------------------------------------------------
+
+
+@dataclass
+class GasFigures:
+    """Gas used by one contract function over a run: successful calls, and how many reverted."""
+
+    calls: int = 0
+    reverted: int = 0
+    used: Counter = field(default_factory=Counter)  # gas_used -> how many calls used exactly that
+
+    @property
+    def min(self) -> int:
+        return min(self.used) if self.used else 0
+
+    @property
+    def max(self) -> int:
+        return max(self.used) if self.used else 0
+
+    @property
+    def mean(self) -> float:
+        return sum(g * n for g, n in self.used.items()) / self.calls if self.calls else 0.0
+
+    @property
+    def median(self) -> float:
+        if not self.calls:
+            return 0.0
+        ordered = sorted(self.used.items())
+
+        def nth(k: int) -> int:  # the k-th smallest figure, from 0
+            for gas, n in ordered:
+                if k < n:
+                    return gas
+                k -= n
+            raise IndexError(k)
+
+        middle = self.calls // 2
+        return float(nth(middle)) if self.calls % 2 else (nth(middle - 1) + nth(middle)) / 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "reverted": self.reverted, "min": self.min, "mean": round(self.mean, 1), "median": self.median, "max": self.max}
+
+
+class GasStats:
+    """Listens to every call of a run (calls.recording(stats)) and keeps gas per Contract.function.
+
+    Figures cover calls that succeeded, as receipts report gas_used; reverted calls are counted
+    apart. Ether transfers between accounts are left out. Calls a contract makes to another
+    contract are part of the outer call's gas: only calls made from Python are listed.
+    """
+
+    def __init__(self) -> None:
+        self.functions: dict[str, GasFigures] = {}
+
+    def __call__(self, record: CallRecord) -> None:
+        if record.contract is None:
+            return
+        figures = self.functions.get(record.label)
+        if figures is None:
+            figures = self.functions[record.label] = GasFigures()
+        if record.error is None:
+            figures.calls += 1
+            figures.used[record.gas_used] += 1
+        else:
+            figures.reverted += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {label: self.functions[label].to_dict() for label in sorted(self.functions)}
+

@@ -1,0 +1,73 @@
+"""The four search-power examples: each bug is found with the default settings in every seed
+tried and printed as its minimal program; the reported program replays without the dictionary."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evmstate import config as config_mod
+from evmstate.failures import FailureStore
+from evmstate.replay import replay
+from evmstate.reports import failure_text
+
+from ..conftest import copy_example
+from .conftest import run_project
+
+pytestmark = pytest.mark.slow
+
+SEEDS = range(5)
+
+PROGRAMS = {
+    "fee_vault": """\
+Falsifying example (1 step):
+state = FeeVaultMachine()
+state.rule_set_fee(fee=84843314297726)""",
+    "claims": """\
+Falsifying example (3 steps):
+state = ClaimsMachine()
+state.rule_register()
+state.rule_claim(code=98089824643083573293214571647689440406858891577231276115043090024928635288419)
+state.rule_claim(code=98089824643083573293214571647689440406858891577231276115043090024928635288419)""",
+    "inbox": """\
+Falsifying example (2 steps):
+state = InboxMachine()
+state.rule_open_inbox(who=accounts[0])
+state.rule_send(who=accounts[0], to='0xd13311AED2C5bF3621611c3C77C14B7DCf13B64F', amount=1)""",
+    "ladder": """\
+Falsifying example (4 steps):
+state = LadderMachine()
+state.rule_climb(x=86)
+state.rule_climb(x=75)
+state.rule_climb(x=22)
+state.rule_climb(x=27)""",
+}
+
+
+@pytest.fixture(scope="module")
+def example_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One copy of the bundled project for the module: compiled once."""
+    return copy_example(tmp_path_factory.mktemp("search-power"))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("example", sorted(PROGRAMS))
+def test_found_and_shrunk_to_the_minimal_program(example_root, example, seed):
+    shutil.rmtree(example_root / ".evmstate" / "examples", ignore_errors=True)  # search; do not replay a saved failure
+    summary, _ = run_project(example_root, f"machines/{example}.py", seed=seed)
+    (result,) = summary.results
+    assert result.status == "failed", f"{example} not found with seed {seed}: {result.statistics}"
+    assert PROGRAMS[example] + "\n" in failure_text(result.failure)
+    assert result.failure.program == PROGRAMS[example].splitlines()[1:]
+    if seed == SEEDS[0]:
+        # the record holds concrete values: `evmstate replay` with the dictionary and guidance off fails alike
+        toml = example_root / "evmstate.toml"
+        original = toml.read_text()
+        try:
+            toml.write_text(original + "\n[fuzz]\ndictionary_weight = 0\nguidance = false\n")
+            cfg = config_mod.load(example_root)
+            record = FailureStore(cfg.state_dir / "failures").load(result.failure_id)
+            replayed = replay(cfg, record, lambda event: None)
+        finally:
+            toml.write_text(original)
+        assert (replayed.verdict, replayed.error_type) == ("still fails", result.failure.error_type)
