@@ -963,11 +963,14 @@ class ExampleLog:
 
 
 @contextlib.contextmanager
-def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None) -> Iterator[ExampleLog]:
+def isolate_examples(
+    fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None, before_revert: Callable[[], None] | None = None
+) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
 
     Swaps fn.hypothesis.inner_test (the hook Hypothesis documents for wrapping each example)
-    and restores it on the way out. on_example(log, failed) is called after every example.
+    and restores it on the way out. on_example(log, failed) is called after every example;
+    before_revert() at the end of each, while what it deployed is still there.
     """
     log = ExampleLog()
     injected = set(injected)
@@ -981,7 +984,11 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
         failed = False
         try:
             with backend.anchor():
-                return original(*args, **kwargs)
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    if before_revert is not None:
+                        before_revert()
         except Exception as exc:
             if not isinstance(exc, HypothesisException):
                 failed = True
@@ -1086,7 +1093,7 @@ def run_test(
                 emit(FailureFound(name, state.examples, path))
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, path, state.runs, search.branches if search.covering else None))
 
-        with isolate_examples(fn, project.backend, kwargs, counted) as log:
+        with isolate_examples(fn, project.backend, kwargs, counted, before_revert=search.absorb) as log:
             try:
                 with reporting.with_reporter(lines.append), search.running():
                     test(**kwargs)

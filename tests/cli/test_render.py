@@ -34,6 +34,15 @@ def test_the_row_counts_examples_towards_max_examples_while_searching():
     assert line.plain.startswith(spinner(row.started + 12.5) + " [2/5] machines/m.py::M  searching, examples 37/200")
 
 
+def test_the_row_shows_the_branches_hit_while_searching():
+    r, _ = _renderer()
+    r(MachineStarted("M", "machine", "machines/m.py", index=1, total=1, max_examples=50))
+    r(ExampleFinished("M", 3, 150, 1.0, False, path="machines/m.py", runs=3, branches=1))
+    assert r.current.progress(now=r.current.started + 2.0) == ["searching", "examples 3/50", "150 steps", "1 branch hit", "150 steps/s", "2.0s"]
+    r(ExampleFinished("M", 4, 200, 1.5, False, path="machines/m.py", runs=4, branches=12))
+    assert "12 branches hit" in r.current.progress(now=r.current.started + 2.0)
+
+
 def test_the_row_shows_the_best_program_and_the_runs_tried_while_shrinking():
     r, out = _renderer()
     r(RunStarted(42))

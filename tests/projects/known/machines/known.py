@@ -1,0 +1,11 @@
+from evmstate import strategy
+
+
+class KnownMachine:
+    x = strategy("uint256", max_value=100)
+
+    def __init__(cls, Known):
+        cls.known = Known.deploy()
+
+    def rule_bump(self, x):
+        self.known.bump(x)
