@@ -337,6 +337,15 @@ def user_error(where: str, exc: BaseException) -> str:
     return f"{head}\nTraceback (user code):\n{frames}" if frames else head
 
 
+class _OutOfTime(KeyboardInterrupt):
+    """Raised before a run when the caller's stop() says the time is up: the machine ends as it stands.
+
+    Never raised once a run has failed, so that every failure found is shrunk. A
+    KeyboardInterrupt, because that is what Hypothesis lets through without saving or
+    replaying the run it stopped.
+    """
+
+
 class _Stopped(BaseException):
     """Raised inside a run to stop the machine at once: an error, not a failure to shrink.
 
@@ -446,11 +455,13 @@ def run_machine(
     path: str = "",
     database: Any = None,
     init_args: tuple[Any, ...] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> MachineFinished:
     """Run one machine's lifecycle under Hypothesis and return how it ended.
 
     init_args, when given, are passed to __init__ positionally (Brownie's state_machine
-    fixture); otherwise __init__'s parameters are injected by name.
+    fixture); otherwise __init__'s parameters are injected by name. stop(), when given, is
+    asked before every run until one fails: once it says True, no more runs start.
     """
     backend = project.backend
     cls = spec.cls
@@ -472,6 +483,8 @@ def run_machine(
     examples = database if isinstance(database, ShrunkExamples) else None
 
     def run_one(data: Any) -> None:
+        if stop is not None and not state.failing and stop():
+            raise _OutOfTime()
         outcome = None  # what this run did, for the example database
         backend.revert(base)
         machine = object.__new__(cls)
@@ -652,6 +665,8 @@ def run_machine(
         try:
             with reporting.with_reporter(lambda _: None):
                 test()
+        except _OutOfTime:
+            pass
         except KeyboardInterrupt:
             if state.best_failure is None:
                 raise
@@ -806,11 +821,14 @@ class ExampleLog:
 
 
 @contextlib.contextmanager
-def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None) -> Iterator[ExampleLog]:
+def isolate_examples(
+    fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None, stop: Callable[[], bool] | None = None
+) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
 
     Swaps fn.hypothesis.inner_test (the hook Hypothesis documents for wrapping each example)
-    and restores it on the way out. on_example(log, failed) is called after every example.
+    and restores it on the way out. on_example(log, failed) is called after every example;
+    stop(), when given, is asked before every example until one fails (see run_machine).
     """
     log = ExampleLog()
     injected = set(injected)
@@ -819,6 +837,8 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
     @functools.wraps(original)  # Hypothesis reports the example under the test's own name
     def isolated(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # pytest shows the test's frames, not this one
+        if stop is not None and log.failing is None and stop():
+            raise _OutOfTime()
         log.examples += 1
         failed = False
         try:
@@ -855,8 +875,10 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
     return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data, call_failure=failure_details(exc), shrink=shrink)
 
 
-def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None) -> MachineFinished:
-    """Run one @given property test, injecting accounts, chain and contracts by name."""
+def run_test(
+    fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Any], None], path: str = "", database: Any = None, stop: Callable[[], bool] | None = None
+) -> MachineFinished:
+    """Run one @given property test, injecting accounts, chain and contracts by name; stop() as in run_machine."""
     name = fn.__name__
     started = time.perf_counter()
     state = _RunState()
@@ -889,10 +911,12 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
                 emit(FailureFound(name, state.examples))
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing))
 
-        with isolate_examples(fn, project.backend, kwargs, counted) as log:
+        with isolate_examples(fn, project.backend, kwargs, counted, stop) as log:
             try:
                 with reporting.with_reporter(lines.append):
                     test(**kwargs)
+            except _OutOfTime:
+                pass
             except KeyboardInterrupt:
                 raise
             except _DEFINITION_ERRORS as exc:
@@ -941,6 +965,8 @@ class RunOptions:
     no_stateful: bool = False
     overrides: Overrides = Overrides()
     save_failures: bool = True
+    workers: int = 1  # processes running machines and tests at once (evmstate.parallel)
+    shards: int = 1  # seeds each machine's examples are split over
 
 
 @dataclass
@@ -989,6 +1015,10 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     for err in _unavailable_contracts(config, project, items):
         summary.load_errors.append(err)
         emit(err)
+    if options.workers > 1 or options.shards > 1:
+        from .parallel import run_items
+
+        return run_items(config, project, items, options, seed, summary, emit)
     for item in items:
         try:
             result = run_item(config, project, item, options.overrides, emit, save_failures=options.save_failures, seed=seed)
@@ -1033,36 +1063,80 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
     return errors
 
 
+def shard_seed(seed: int, machine_id: str, shard: int | None = None) -> int:
+    """The Hypothesis seed of one shard of a machine's examples: machine_seed() of the machine alone when shard is None."""
+    return machine_seed(seed, machine_id if shard is None else f"{machine_id}#{shard}")
+
+
+def shard_examples(max_examples: int, shard: int, shards: int) -> int:
+    """How many of max_examples shard number shard (of shards) runs: an even split, the first ones one more."""
+    return max_examples // shards + (1 if shard < max_examples % shards else 0)
+
+
 def run_item(
-    config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Any], None], *, save_failures: bool = True, seed: int | None = None
+    config: Config,
+    project: Project,
+    item: Any,
+    overrides: Overrides,
+    emit: Callable[[Any], None],
+    *,
+    save_failures: bool = True,
+    seed: int | None = None,
+    shard: int | None = None,
+    shards: int = 1,
+    stop: Callable[[], bool] | None = None,
+    keep: Callable[[FailureRecord], Any] | None = None,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
     seed is the run's seed (one is chosen when None); the item runs with its own seed derived
     from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
     anything, when the item cannot be run as written.
+
+    shard, when given, numbers one of several runs of the item, each under a seed of its own
+    (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
+    stop() ends the item early (see run_machine). keep(record), when given, gets the failure
+    record instead of the failure store (a worker hands it to the process that saves it).
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
+    given = spec = None
     if item.kind == "machine":
         spec = collect(item.obj)
-        settings, pinned = build_settings(config.hypothesis, spec.settings, overrides, spec.name)
-        own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where))
+        given = spec.settings
+    settings, pinned = build_settings(config.hypothesis, given or {}, overrides, spec.name if spec is not None else item.name)
+    if shard is not None and shards > 1:
+        settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
+    own = shard_seed(pinned if pinned is not None else seed, where, shard)
+    if spec is not None:
+        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), stop=stop)
     else:
-        settings, pinned = build_settings(config.hypothesis, {}, overrides, item.name)
-        own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where))
+        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), stop=stop)
+    if result.failure is not None and keep is not None:
+        record = failure_record(config, project, item, result, settings, seed)
+        keep(record)
+        return _with_id(result, record.id)
     if result.failure is not None and save_failures:
         result = save_failure(config, project, item, result, settings, seed)
     return result
 
 
-def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
-    """Save the failure as a record and return the result carrying its id; seed is the run's."""
+def _with_id(result: MachineFinished, rid: str) -> MachineFinished:
     import dataclasses
 
+    return dataclasses.replace(result, failure_id=rid)
+
+
+def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
+    """Save the failure as a record and return the result carrying its id; seed is the run's."""
+    record = failure_record(config, project, item, result, settings, seed)
+    FailureStore(config.state_dir / "failures").save(record)
+    return _with_id(result, record.id)
+
+
+def failure_record(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> FailureRecord:
+    """The record saving the result's failure would write; seed is the run's."""
     failure = result.failure
     assert failure is not None
     rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program, location=failure.location, message=failure.message)
@@ -1087,8 +1161,7 @@ def save_failure(config: Config, project: Project, item: Any, result: MachineFin
         seed=seed,
         interrupted=failure.interrupted,
     )
-    FailureStore(config.state_dir / "failures").save(record)
-    return dataclasses.replace(result, failure_id=rid)
+    return record
 
 
 def versions() -> dict[str, str]:
@@ -1116,7 +1189,7 @@ def source_hashes(config: Config, project: Project | None, path: str, inputs: di
 
 
 def database_for(config: Config, key: str) -> Any:
-    """Hypothesis's example database under .evmstate/examples, one namespace per machine or test."""
-    from hypothesis.database import DirectoryBasedExampleDatabase
+    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test."""
+    from .examples import open_database
 
-    return ShrunkExamples(DirectoryBasedExampleDatabase(str(config.state_dir / "examples")), key.encode())
+    return ShrunkExamples(open_database(config), key.encode())
