@@ -242,8 +242,17 @@ class Pool:
         self.busy: dict[int, Any] = {}  # worker -> the task it runs
         self.dead: set[int] = set()
         self.startup: list[float] = []  # seconds each worker took to load the project
-        for p in self.processes:
-            p.start()
+        # started ignoring Ctrl-C (Python keeps an inherited SIG_IGN) until the worker installs
+        # its own handler: a Ctrl-C while one starts up does not kill it with a traceback
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            for p in self.processes:
+                p.start()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
 
     def idle(self) -> list[int]:
         return sorted(self.ready - set(self.busy) - self.dead)
