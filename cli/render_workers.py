@@ -62,7 +62,7 @@ class CampaignRenderer(Renderer):
     def __call__(self, event: Any) -> None:
         if isinstance(event, CampaignStarted):
             budget = f"for {_duration(event.budget)}" if event.budget is not None else "until Ctrl-C"
-            what = f"{len(event.items)} machine{'s' if len(event.items) != 1 else ''} and tests"
+            what = event.items[0] if len(event.items) == 1 else f"{len(event.items)} machines and tests"
             self.console.print(f"fuzzing {what} {budget} on {event.workers}")
         elif isinstance(event, CampaignProgress):
             line = progress_text(event)

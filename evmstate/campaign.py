@@ -25,7 +25,7 @@ from typing import Any, Callable, Protocol
 from .config import Config
 from .errors import MachineDefinitionError, UsageError
 from .failures import FailureRecord, FailureStore
-from .runner import LoadFailed, MachineFinished, NothingFound, Overrides, RunStarted, run_item, run_seed
+from .runner import FailureFound, LoadFailed, MachineFinished, NothingFound, Overrides, RunStarted, run_item, run_seed
 
 # -- durations ------------------------------------------------------------------------
 
@@ -63,7 +63,7 @@ class Shard:
     budget: float | None  # seconds it may start runs for, from when it starts; None for no limit
 
     def run(self, state: Any, emit: Callable[[Any], None]) -> "ShardResult":
-        return run_shard(state, self)
+        return run_shard(state, self, emit)
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,8 @@ class ShardResult:
 _shard_lock = threading.RLock()  # one shard at a time per process: they share its project
 
 
-def run_shard(state: Any, shard: Shard) -> ShardResult:
-    """Run one shard on a loaded project (a parallel.WorkerState)."""
+def run_shard(state: Any, shard: Shard, emit: Callable[[Any], None] | None = None) -> ShardResult:
+    """Run one shard on a loaded project (a parallel.WorkerState); emit gets FailureFound when a failure is found."""
     with _shard_lock:
         state.project.activate()
         item = state.items[shard.key]
@@ -94,7 +94,8 @@ def run_shard(state: Any, shard: Shard) -> ShardResult:
             deadline = time.monotonic() + shard.budget
             stop = lambda: time.monotonic() >= deadline  # noqa: E731
         records: list[FailureRecord] = []
-        result = run_item(state.config, state.project, item, shard.overrides, lambda e: None, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append)
+        found = (lambda e: emit(e) if isinstance(e, FailureFound) else None) if emit is not None else (lambda e: None)
+        result = run_item(state.config, state.project, item, shard.overrides, found, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append)
         return ShardResult(shard, result, records[0] if records else None, time.process_time() - cpu, f"{socket.gethostname()}:{os.getpid()}")
 
 
@@ -236,6 +237,9 @@ class Workers(Protocol):
     def interrupt(self) -> None:
         """Stop the shards running (Ctrl-C): each ends as Ctrl-C ends it in one process, where it can."""
 
+    def retire(self, key: str) -> None:
+        """Stop the running shards of a machine that failed, except those shrinking a failure of their own."""
+
     def close(self) -> None: ...
 
 
@@ -247,6 +251,7 @@ class LocalWorkers:
 
         self.pool = Pool(source, workers)
         self.description = f"{workers} local worker{'s' if workers != 1 else ''}"
+        self.shrinking: set[int] = set()  # workers whose shard found a failure
 
     def free(self) -> int:
         return len(self.pool.idle())
@@ -262,7 +267,11 @@ class LocalWorkers:
             if m.kind == "crashed":
                 where = f" while running {m.key}" if m.key else " while loading the project"
                 raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
-            if task is None or m.kind == "event":
+            if m.kind == "event":
+                self.shrinking.add(m.worker)
+                continue
+            self.shrinking.discard(m.worker)
+            if task is None:
                 continue
             out.append(Outcome(m.kind, task, m.payload if m.kind == "done" else None, m.payload if m.kind == "refused" else ""))
         return out
@@ -272,6 +281,9 @@ class LocalWorkers:
 
     def interrupt(self) -> None:
         self.pool.interrupt()
+
+    def retire(self, key: str) -> None:
+        self.pool.interrupt([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
 
     def close(self) -> None:
         self.pool.close()
@@ -395,14 +407,15 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], 
         summary.load_errors.append(err)
         emit(err)
     keys = [parallel.item_id(i) for i in found.items]
-    if workers is None:
-        workers = open_workers(config, options)
     started = time.monotonic()
-    try:
-        emit(CampaignStarted(options.budget, workers.description, tuple(keys)))
-        _drive(config, options, keys, workers, summary, emit, started, seed)
-    finally:
-        workers.close()
+    with parallel.sigint_count() as sigints:
+        if workers is None:
+            workers = open_workers(config, options)
+        try:
+            emit(CampaignStarted(options.budget, workers.description, tuple(keys)))
+            _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
+        finally:
+            workers.close()
     summary.elapsed = time.monotonic() - started
     summary.workers = workers.description
     emit(CampaignFinished(summary))
@@ -420,9 +433,9 @@ def open_workers(config: Config, options: CampaignOptions) -> Workers:
     return LocalWorkers(source, options.workers)
 
 
-def _drive(config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary, emit: Callable[[Any], None], started: float, seed: int) -> None:
-    from .parallel import sigint_count
-
+def _drive(
+    config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary, emit: Callable[[Any], None], started: float, seed: int, sigints: list[int]
+) -> None:
     store = FailureStore(config.state_dir / "failures")
     deadline = started + options.budget if options.budget is not None else None
     submitted = {k: 0 for k in keys}
@@ -446,35 +459,34 @@ def _drive(config: Config, options: CampaignOptions, keys: list[str], workers: W
             )
         )
 
-    with sigint_count() as sigints:
-        while True:
-            now = time.monotonic()
-            if sigints[0] and interrupted_at is None:
-                interrupted_at = now
-                summary.interrupted = True
-                workers.interrupt()
-            if sigints[0] > 1 or (interrupted_at is not None and now - interrupted_at > GRACE):
-                raise KeyboardInterrupt
-            time_left = deadline - now if deadline is not None else None
-            accepting = bool(live) and interrupted_at is None and (time_left is None or time_left > 0)
-            if accepting:
-                while live and workers.free() > 0:
-                    key = min(live, key=lambda k: (submitted[k], keys.index(k)))
-                    workers.submit(Shard(key, submitted[key], seed, options.overrides, time_left))
-                    submitted[key] += 1
-                    summary.items[key].shards += 1
-                    summary.shards += 1
-            elif workers.running() == 0:
-                break
-            for outcome in workers.collect(0.2):
-                _record(outcome, summary, live, store, saved, emit)
-            if time.monotonic() - last_progress >= 1.0:
-                last_progress = time.monotonic()
-                progress()
+    while True:
+        now = time.monotonic()
+        if sigints[0] and interrupted_at is None:
+            interrupted_at = now
+            summary.interrupted = True
+            workers.interrupt()
+        if sigints[0] > 1 or (interrupted_at is not None and now - interrupted_at > GRACE):
+            raise KeyboardInterrupt
+        time_left = deadline - now if deadline is not None else None
+        accepting = bool(live) and interrupted_at is None and (time_left is None or time_left > 0)
+        if accepting:
+            while live and workers.free() > 0:
+                key = min(live, key=lambda k: (submitted[k], keys.index(k)))
+                workers.submit(Shard(key, submitted[key], seed, options.overrides, time_left))
+                submitted[key] += 1
+                summary.items[key].shards += 1
+                summary.shards += 1
+        elif workers.running() == 0:
+            break
+        for outcome in workers.collect(0.2):
+            _record(outcome, summary, live, store, saved, emit, workers.retire)
+        if time.monotonic() - last_progress >= 1.0:
+            last_progress = time.monotonic()
+            progress()
     progress()
 
 
-def _record(outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: set[str], emit: Callable[[Any], None]) -> None:
+def _record(outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: set[str], emit: Callable[[Any], None], retire: Callable[[str], None]) -> None:
     key = outcome.shard.key
     totals = summary.items[key]
     if outcome.kind == "refused":
@@ -507,6 +519,7 @@ def _record(outcome: Outcome, summary: CampaignSummary, live: list[str], store: 
         # saved failure first and find it again
         if key in live:
             live.remove(key)
+            retire(key)
         totals.status = "failed"
         if shard.record.id not in saved:
             saved.add(shard.record.id)

@@ -93,6 +93,14 @@ class DaskWorkers:
         self.futures.clear()
         self.completed.clear()
 
+    def retire(self, key: str) -> None:
+        """Drop the machine's other shards: their results are no longer awaited (each still stops at its budget)."""
+        dropped = [f for f, shard in self.futures.items() if shard.key == key]
+        for f in dropped:
+            del self.futures[f]
+        if dropped:
+            self.client.cancel(dropped)
+
     def close(self) -> None:
         if self.futures:
             self.interrupt()

@@ -5,6 +5,7 @@ The only module that imports redis (through hypothesis.extra.redis).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -126,11 +127,13 @@ def redis_database(url: str) -> ExampleDatabase:
 
 
 def _open_redis(url: str) -> ExampleDatabase:
-    try:
-        import redis
-        from hypothesis.extra.redis import RedisExampleDatabase
-    except ImportError:
-        raise ConfigError(f"[database] url = {url!r} needs the redis client: pip install \"evmstate[redis]\"") from None
+    return _redis_class(url)(url)
+
+
+@functools.lru_cache(maxsize=None)
+def _redis_class_cached() -> type:
+    import redis
+    from hypothesis.extra.redis import RedisExampleDatabase
 
     class ServicedRedisDatabase(RedisExampleDatabase):
         """Hypothesis's Redis database, listening for real and equal to any other on the same server.
@@ -165,7 +168,14 @@ def _open_redis(url: str) -> ExampleDatabase:
                 self._thread = None
             super()._stop_listening()
 
-    return ServicedRedisDatabase(url)
+    return ServicedRedisDatabase
+
+
+def _redis_class(url: str) -> type:
+    try:
+        return _redis_class_cached()
+    except ImportError:
+        raise ConfigError(f"[database] url = {url!r} needs the redis client: pip install \"evmstate[redis]\"") from None
 
 
 def open_database(config: Config) -> ExampleDatabase:

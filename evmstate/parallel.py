@@ -284,9 +284,9 @@ class Pool:
             out.append((m, self.busy.get(m.worker) if m.kind == "event" else self.busy.pop(m.worker, None)))
         return out
 
-    def interrupt(self) -> None:
-        """SIGINT to every busy worker: what it runs stops as a Ctrl-C stops it in one process."""
-        for i in list(self.busy):
+    def interrupt(self, workers: list[int] | None = None) -> None:
+        """SIGINT to every busy worker (or to those given): what it runs stops as a Ctrl-C stops it in one process."""
+        for i in list(self.busy) if workers is None else workers:
             with contextlib.suppress(OSError):
                 if self.processes[i].pid is not None and self.processes[i].exitcode is None:
                     os.kill(self.processes[i].pid, signal.SIGINT)
@@ -311,7 +311,7 @@ class Pool:
 
 @contextlib.contextmanager
 def sigint_count() -> Iterator[list[int]]:
-    """While inside, Ctrl-C only counts (in the list's one element); the caller decides what it does."""
+    """While inside, a first Ctrl-C only counts (in the list's one element), for the caller to act on; a second raises KeyboardInterrupt."""
     count = [0]
     if threading.current_thread() is not threading.main_thread():
         yield count
@@ -319,6 +319,8 @@ def sigint_count() -> Iterator[list[int]]:
 
     def handler(signum: int, frame: Any) -> None:
         count[0] += 1
+        if count[0] > 1:
+            raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, handler)
     try:
@@ -497,11 +499,12 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
                 break
         return board.result()
     source = ProjectSource(config, absolute_paths(options.paths), options.keyword, loaded_modules())
-    pool = Pool(source, min(options.workers, len(tasks)))
-    try:
-        interrupted = drive(pool, deque(tasks), board)
-    finally:
-        pool.close()
+    with sigint_count() as sigints:
+        pool = Pool(source, min(options.workers, len(tasks)))
+        try:
+            interrupted = drive(pool, deque(tasks), board, sigints)
+        finally:
+            pool.close()
     if interrupted:
         board.settle()
         if not summary.interrupted:
@@ -513,35 +516,34 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
 GRACE = 15.0
 
 
-def drive(pool: Pool, pending: deque, board: Board) -> bool:
+def drive(pool: Pool, pending: deque, board: Board, sigints: list[int]) -> bool:
     """Hand tasks to idle workers and feed what they say to the board; True when Ctrl-C stopped it."""
     interrupted_at: float | None = None
-    with sigint_count() as sigints:
-        while True:
-            if sigints[0] and interrupted_at is None:
-                interrupted_at = time.monotonic()
-                pending.clear()
-                pool.interrupt()
-            if sigints[0] > 1 or (interrupted_at is not None and time.monotonic() - interrupted_at > GRACE):
-                raise KeyboardInterrupt
-            for worker in pool.idle():
-                while pending and not board.wanted(pending[0]):
-                    pending.popleft()
-                if not pending:
-                    break
-                pool.send(worker, pending.popleft())
+    while True:
+        if sigints[0] and interrupted_at is None:
+            interrupted_at = time.monotonic()
+            pending.clear()
+            pool.interrupt()
+        if sigints[0] > 1 or (interrupted_at is not None and time.monotonic() - interrupted_at > GRACE):
+            raise KeyboardInterrupt
+        for worker in pool.idle():
             while pending and not board.wanted(pending[0]):
                 pending.popleft()
-            if not pending and not pool.busy:
-                return interrupted_at is not None
-            for m, task in pool.receive(0.1):
-                if m.kind == "event":
-                    board.event(task, m.payload)
-                elif m.kind == "done":
-                    board.done(task, m.payload)
-                elif m.kind == "refused":
-                    board.refused(task, m.payload)
-                elif m.kind == "crashed":
-                    where = f" while running {m.key}" if m.key else " while loading the project"
-                    raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
-                # "interrupted": the task stopped without a failure to report
+            if not pending:
+                break
+            pool.send(worker, pending.popleft())
+        while pending and not board.wanted(pending[0]):
+            pending.popleft()
+        if not pending and not pool.busy:
+            return interrupted_at is not None
+        for m, task in pool.receive(0.1):
+            if m.kind == "event":
+                board.event(task, m.payload)
+            elif m.kind == "done":
+                board.done(task, m.payload)
+            elif m.kind == "refused":
+                board.refused(task, m.payload)
+            elif m.kind == "crashed":
+                where = f" while running {m.key}" if m.key else " while loading the project"
+                raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
+            # "interrupted": the task stopped without a failure to report

@@ -123,7 +123,7 @@ def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
     try:
         # wait for the workers, then give them time to load the project and start running
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None and len(_children(proc.pid)) < 2:
+        while time.monotonic() < deadline and proc.poll() is None and len(workers_of(proc.pid)) < 2:
             time.sleep(0.2)
         time.sleep(3)
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group
@@ -143,5 +143,7 @@ def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
         pytest.fail("worker processes outlived evmstate run")
 
 
-def _children(pid: int) -> list[str]:
-    return subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout.split()
+def workers_of(pid: int) -> list[str]:
+    """The worker processes evmstate (pid) spawned."""
+    out = subprocess.run(["ps", "-ww", "-o", "pid=", "-o", "args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if "spawn_main" in line]
