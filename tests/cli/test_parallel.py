@@ -147,3 +147,41 @@ def workers_of(pid: int) -> list[str]:
     """The worker processes evmstate (pid) spawned."""
     out = subprocess.run(["ps", "-ww", "-o", "pid=", "-o", "args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     return [line.split()[0] for line in out.splitlines() if "spawn_main" in line]
+
+
+def test_the_display_follows_machines_running_at_once():
+    import io
+
+    from rich.console import Console
+
+    from evmstate.runner import ExampleFinished, FailureFound, MachineStarted
+    from evmstate_cli.render_workers import ParallelRenderer
+
+    out = io.StringIO()
+    live = Console(file=out, force_terminal=True, width=120, no_color=True)
+    with ParallelRenderer(live) as r:
+        r(MachineStarted("A", "machine", "machines/a.py"))
+        r(MachineStarted("B", "machine", "machines/b.py"))
+        r(ExampleFinished("A", 3, 30, 1.0, False))
+        r(ExampleFinished("B", 5, 50, 1.0, False))
+        rows = [row.text().plain for row in r.running.values()]
+        assert "machines/a.py::A  3 examples, 30 steps" in rows[0] and "machines/b.py::B  5 examples, 50 steps" in rows[1]
+        r(MachineFinished("A", "machine", "machines/a.py", "passed", 3, 30, 1.0))
+        assert list(r.running) == ["B"]
+    assert "✓ machines/a.py::A  3 examples, 30 steps" in out.getvalue()
+    plain = io.StringIO()
+    r = ParallelRenderer(Console(file=plain, width=120, no_color=True))
+    r(MachineStarted("A", "machine", "machines/a.py"))
+    r(MachineStarted("B", "machine", "machines/b.py"))
+    r(FailureFound("A", 4))
+    assert plain.getvalue() == "machines/a.py::A: falsified after 4 examples, shrinking\n"
+
+
+def test_campaign_progress_line():
+    from evmstate.campaign import CampaignProgress
+    from evmstate_cli.render_workers import progress_text
+
+    p = CampaignProgress(75.0, 3600.0, 12, 2, 300, 15000, 1, None)
+    assert progress_text(p) == "1m15s, 58m45s left: 12 shards (2 running), 300 runs, 15000 steps, 200 steps/s, 1 failure"
+    p = CampaignProgress(3725.0, None, 80, 2, 4000, 200000, 0, 1234)
+    assert progress_text(p) == "1h02m05s: 80 shards (2 running), 4000 runs, 200000 steps, 54 steps/s, 1234 branches, 0 failures"
