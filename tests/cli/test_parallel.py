@@ -168,7 +168,7 @@ def test_the_display_follows_machines_running_at_once():
         assert "machines/a.py::A  3 examples, 30 steps" in rows[0] and "machines/b.py::B  5 examples, 50 steps" in rows[1]
         r(MachineFinished("A", "machine", "machines/a.py", "passed", 3, 30, 1.0))
         assert list(r.running) == ["B"]
-    assert "✓ machines/a.py::A  3 examples, 30 steps" in out.getvalue()
+    assert "✓ machines/a.py::A\x1b[2m  3 examples, 30 steps" in out.getvalue()  # printed once it passed
     plain = io.StringIO()
     r = ParallelRenderer(Console(file=plain, width=120, no_color=True))
     r(MachineStarted("A", "machine", "machines/a.py"))
