@@ -386,7 +386,7 @@ GRACE = 15.0
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
-    from . import discovery, minimize, parallel, replay, reports  # noqa: F401  (see runner.run)
+    from . import discovery, examples, minimize, parallel, replay, reports  # noqa: F401  (see runner.run)
     from .project import Project
     from .runner import _unavailable_contracts
 

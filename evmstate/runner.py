@@ -994,7 +994,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     # Hypothesis draws some values from the constants in the source of every local module
     # loaded so far; importing every module a run may need before anything runs keeps that
     # pool, and so each machine's program, independent of what else runs.
-    from . import discovery, minimize, replay, reports  # noqa: F401
+    from . import campaign, discovery, examples, minimize, parallel, replay, reports  # noqa: F401
 
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")

@@ -185,3 +185,10 @@ def test_campaign_progress_line():
     assert progress_text(p) == "1m15s, 58m45s left: 12 shards (2 running), 300 runs, 15000 steps, 200 steps/s, 1 failure"
     p = CampaignProgress(3725.0, None, 80, 2, 4000, 200000, 0, 1234)
     assert progress_text(p) == "1h02m05s: 80 shards (2 running), 4000 runs, 200000 steps, 54 steps/s, 1234 branches, 0 failures"
+
+
+def test_a_worker_that_dies_is_an_internal_error_naming_what_it_ran(example):
+    (example / "machines" / "dies.py").write_text("import os\n\nclass DyingMachine:\n    def rule_die(self):\n        os._exit(7)\n")
+    code, out = invoke("run", "machines/dies.py", "-n", "2")
+    assert code == 3
+    assert "worker process 0 failed while running machines/dies.py::DyingMachine" in out and "exited with code 7" in out
