@@ -81,6 +81,21 @@ class FuzzConfig:
     call_timeout: float = 1.0
 
 
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    # where Hypothesis's example database lives: a folder (relative to the project root), or a
+    # Redis server ("redis://host:6379/0", "rediss://...", "unix:///path/to/redis.sock") that
+    # processes on several machines share
+    url: str = ".evmstate/examples"
+
+    @property
+    def is_redis(self) -> bool:
+        return self.url.startswith(REDIS_SCHEMES)
+
+
 @dataclass(frozen=True)
 class Config:
     root: Path = field(default_factory=Path.cwd)
@@ -92,6 +107,7 @@ class Config:
     hypothesis: HypothesisConfig = field(default_factory=HypothesisConfig)
     backend: BackendConfig = field(default_factory=BackendConfig)
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
+    database: DatabaseConfig = field(default_factory=DatabaseConfig)
 
     @property
     def contracts_dir(self) -> Path:
@@ -117,6 +133,11 @@ class Config:
     def state_dir(self) -> Path:
         return self.root / ".evmstate"
 
+    @property
+    def examples_dir(self) -> Path | None:
+        """The folder of the example database; None when it is on a Redis server."""
+        return None if self.database.is_redis else self.root / self.database.url
+
     def replace(self, **changes: Any) -> "Config":
         return dataclasses.replace(self, **changes)
 
@@ -129,6 +150,7 @@ SECTIONS: dict[str, type] = {
     "hypothesis": HypothesisConfig,
     "backend": BackendConfig,
     "fuzz": FuzzConfig,
+    "database": DatabaseConfig,
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
@@ -200,6 +222,16 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
+    if section == "database" and key == "url":
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: [database] url must be a folder or a Redis URL such as \"redis://localhost:6379/0\"; got {value!r}.")
+        scheme = value.split("://", 1)[0] + "://" if "://" in value else None
+        if scheme is not None and scheme not in REDIS_SCHEMES:
+            raise ConfigError(
+                f"{where}: [database] url = {value!r}: {scheme} is not a database evmstate can use. "
+                "Give a folder (\".evmstate/examples\") or a Redis URL (redis://, rediss:// or unix://)."
+            )
+        return value
     if section == "hypothesis" and key == "seed":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: [hypothesis] seed must be an integer; got {value!r}.")

@@ -84,6 +84,12 @@ class Project:
             self.containers[name] = ContractContainer(self, artifact)
         _active = self
 
+    def activate(self) -> "Project":
+        """Make this the project whose accounts strategies draw from (the last one loaded, until then)."""
+        global _active
+        _active = self
+        return self
+
     @classmethod
     def load(cls, start: Path | str | None = None, **overrides: Any) -> "Project":
         """Find evmstate.toml at or above start (default: the current folder) and load the project."""

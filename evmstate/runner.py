@@ -384,6 +384,15 @@ def user_error(where: str, exc: BaseException) -> str:
     return f"{head}\nTraceback (user code):\n{frames}" if frames else head
 
 
+class _OutOfTime(KeyboardInterrupt):
+    """Raised before a run when the caller's stop() says the time is up: the machine ends as it stands.
+
+    Never raised once a run has failed, so that every failure found is shrunk. A
+    KeyboardInterrupt, because that is what Hypothesis lets through without saving or
+    replaying the run it stopped.
+    """
+
+
 class _Stopped(BaseException):
     """Raised inside a run to stop the machine at once: an error, not a failure to shrink.
 
@@ -497,6 +506,7 @@ def run_machine(
     *,
     capture: bool = True,
     position: tuple[int, int] = (0, 0),
+    stop: Callable[[], bool] | None = None,
 ) -> MachineFinished:
     """Run one machine's lifecycle under Hypothesis and return how it ended.
 
@@ -504,7 +514,8 @@ def run_machine(
     fixture); otherwise __init__'s parameters are injected by name. With capture, what the
     machine prints is kept per run and shown only for the reported program (Failure.trace);
     position is (k, total): the k-th machine or test of a run. Raises Interrupted on Ctrl-C
-    before anything failed.
+    before anything failed. stop(), when given, is asked before every run until one fails:
+    once it says True, no more runs start.
     """
     output = _Output(capture)
     emit = output.outside(emit)
@@ -528,6 +539,8 @@ def run_machine(
     examples = database if isinstance(database, ShrunkExamples) else None
 
     def run_one(data: Any) -> None:
+        if stop is not None and not state.failing and stop():
+            raise _OutOfTime()
         outcome = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
         output.reset()
@@ -719,6 +732,8 @@ def run_machine(
         try:
             with reporting.with_reporter(lambda _: None):
                 test()
+        except _OutOfTime:
+            pass
         except KeyboardInterrupt:
             if state.best_failure is None:
                 status = "interrupted"
@@ -940,11 +955,14 @@ class ExampleLog:
 
 
 @contextlib.contextmanager
-def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None) -> Iterator[ExampleLog]:
+def isolate_examples(
+    fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None, stop: Callable[[], bool] | None = None
+) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
 
     Swaps fn.hypothesis.inner_test (the hook Hypothesis documents for wrapping each example)
-    and restores it on the way out. on_example(log, failed) is called after every example.
+    and restores it on the way out. on_example(log, failed) is called after every example;
+    stop(), when given, is asked before every example until one fails (see run_machine).
     """
     log = ExampleLog()
     injected = set(injected)
@@ -953,6 +971,8 @@ def isolate_examples(fn: Any, backend: Any, injected: Iterable[str], on_example:
     @functools.wraps(original)  # Hypothesis reports the example under the test's own name
     def isolated(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # pytest shows the test's frames, not this one
+        if stop is not None and log.failing is None and stop():
+            raise _OutOfTime()
         log.examples += 1
         log.valid = True
         failed = False
@@ -1012,10 +1032,11 @@ def run_test(
     *,
     capture: bool = True,
     position: tuple[int, int] = (0, 0),
+    stop: Callable[[], bool] | None = None,
 ) -> MachineFinished:
     """Run one @given property test, injecting accounts, chain and contracts by name.
 
-    capture and position as for run_machine(); raises Interrupted on Ctrl-C before anything failed.
+    capture, position and stop() as for run_machine(); raises Interrupted on Ctrl-C before anything failed.
     """
     name = fn.__name__
     output = _Output(capture)
@@ -1056,10 +1077,12 @@ def run_test(
                 emit(FailureFound(name, state.examples, path))
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, path, state.runs))
 
-        with isolate_examples(fn, project.backend, kwargs, counted) as log:
+        with isolate_examples(fn, project.backend, kwargs, counted, stop) as log:
             try:
                 with reporting.with_reporter(lines.append):
                     test(**kwargs)
+            except _OutOfTime:
+                pass
             except KeyboardInterrupt:
                 status = "interrupted"
             except _DEFINITION_ERRORS as exc:
@@ -1127,6 +1150,8 @@ class RunOptions:
     save_failures: bool = True
     capture: bool = True  # keep what machines print, and show it only for the reported program
     gas: bool = False  # gather gas per contract function (RunSummary.gas)
+    workers: int = 1  # processes running machines and tests at once (evmstate.parallel)
+    shards: int = 1  # seeds each machine's examples are split over
 
 
 @dataclass
@@ -1175,7 +1200,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     # Hypothesis draws some values from the constants in the source of every local module
     # loaded so far; importing every module a run may need before anything runs keeps that
     # pool, and so each machine's program, independent of what else runs.
-    from . import discovery, minimize, replay, reports  # noqa: F401
+    from . import campaign, discovery, examples, minimize, parallel, replay, reports  # noqa: F401
 
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
@@ -1220,6 +1245,11 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None],
     for err in _unavailable_contracts(config, project, items):
         summary.load_errors.append(err)
         emit(err)
+    if options.workers > 1 or options.shards > 1:
+        from .parallel import run_items
+
+        summary.stopped_in = "the machines and tests running"
+        return run_items(config, project, items, options, seed, summary, emit)
     for k, item in enumerate(items, 1):
         summary.stopped_in = f"{item.path}::{item.name}"
         try:
@@ -1269,6 +1299,16 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
     return errors
 
 
+def shard_seed(seed: int, machine_id: str, shard: int | None = None) -> int:
+    """The Hypothesis seed of one shard of a machine's examples: machine_seed() of the machine alone when shard is None."""
+    return machine_seed(seed, machine_id if shard is None else f"{machine_id}#{shard}")
+
+
+def shard_examples(max_examples: int, shard: int, shards: int) -> int:
+    """How many of max_examples shard number shard (of shards) runs: an even split, the first ones one more."""
+    return max_examples // shards + (1 if shard < max_examples % shards else 0)
+
+
 def run_item(
     config: Config,
     project: Project,
@@ -1280,6 +1320,10 @@ def run_item(
     seed: int | None = None,
     capture: bool = True,
     position: tuple[int, int] = (0, 0),
+    shard: int | None = None,
+    shards: int = 1,
+    stop: Callable[[], bool] | None = None,
+    keep: Callable[[FailureRecord], Any] | None = None,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
@@ -1287,28 +1331,51 @@ def run_item(
     from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
     anything, when the item cannot be run as written, and Interrupted on Ctrl-C before anything
     failed. capture and position as for run_machine().
+
+    shard, when given, numbers one of several runs of the item, each under a seed of its own
+    (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
+    stop() ends the item early (see run_machine). keep(record), when given, gets the failure
+    record instead of the failure store (a worker hands it to the process that saves it).
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
+    given = spec = None
     if item.kind == "machine":
         spec = collect(item.obj)
-        settings, pinned = build_settings(config.hypothesis, spec.settings, overrides, spec.name)
-        own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position)
+        given = spec.settings
+    settings, pinned = build_settings(config.hypothesis, given or {}, overrides, spec.name if spec is not None else item.name)
+    if shard is not None and shards > 1:
+        settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
+    own = shard_seed(pinned if pinned is not None else seed, where, shard)
+    if spec is not None:
+        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
     else:
-        settings, pinned = build_settings(config.hypothesis, {}, overrides, item.name)
-        own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position)
+        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+    if result.failure is not None and keep is not None:
+        record = failure_record(config, project, item, result, settings, seed)
+        keep(record)
+        return _with_id(result, record.id)
     if result.failure is not None and save_failures:
         result = save_failure(config, project, item, result, settings, seed)
     return result
 
 
-def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
-    """Save the failure as a record and return the result carrying its id; seed is the run's."""
+def _with_id(result: MachineFinished, rid: str) -> MachineFinished:
     import dataclasses
 
+    return dataclasses.replace(result, failure_id=rid)
+
+
+def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
+    """Save the failure as a record and return the result carrying its id; seed is the run's."""
+    record = failure_record(config, project, item, result, settings, seed)
+    FailureStore(config.state_dir / "failures").save(record)
+    return _with_id(result, record.id)
+
+
+def failure_record(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> FailureRecord:
+    """The record saving the result's failure would write; seed is the run's."""
     failure = result.failure
     assert failure is not None
     rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program, location=failure.location, message=failure.message)
@@ -1333,8 +1400,7 @@ def save_failure(config: Config, project: Project, item: Any, result: MachineFin
         seed=seed,
         interrupted=failure.interrupted,
     )
-    FailureStore(config.state_dir / "failures").save(record)
-    return dataclasses.replace(result, failure_id=rid)
+    return record
 
 
 def versions() -> dict[str, str]:
@@ -1362,7 +1428,7 @@ def source_hashes(config: Config, project: Project | None, path: str, inputs: di
 
 
 def database_for(config: Config, key: str) -> Any:
-    """Hypothesis's example database under .evmstate/examples, one namespace per machine or test."""
-    from hypothesis.database import DirectoryBasedExampleDatabase
+    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test."""
+    from .examples import open_database
 
-    return ShrunkExamples(DirectoryBasedExampleDatabase(str(config.state_dir / "examples")), key.encode())
+    return ShrunkExamples(open_database(config), key.encode())

@@ -41,6 +41,9 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 
 [backend]
 # name = "pyevm"
+
+[database]
+# url = ".evmstate/examples"  # Hypothesis's example database: a folder, or redis://host:6379/0 to share it
 '''
 
 CONTRACT = '''# pragma version ~=0.4.3
