@@ -44,12 +44,17 @@ def cli() -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
-def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_stateful: bool, max_examples: int | None, steps: int | None, seed: int | None, quiet: bool, verbose: bool, junit_xml: Path | None, json_path: Path | None) -> None:
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help="The EVM to run on: pyevm (default) or revm (pip install \"evmstate[revm]\").")
+@click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
+def run(paths: tuple[str, ...], keyword: str | None, only_stateful: bool, no_stateful: bool, max_examples: int | None, steps: int | None, seed: int | None, quiet: bool, verbose: bool, junit_xml: Path | None, json_path: Path | None, backend: str | None, backend_check: bool) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
     from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
     cfg = config_mod.load()
+    if backend is not None or backend_check:
+        chosen = config_mod.BackendConfig(name=backend or cfg.backend.name, check=backend_check or cfg.backend.check)
+        cfg = cfg.replace(backend=chosen)
     console = _console()
     options = RunOptions(paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed))
     with Renderer(console, quiet=quiet, verbose=verbose) as renderer:
