@@ -66,6 +66,8 @@ class Project:
     def __init__(self, config: Config, *, activate: bool = True) -> None:
         global _active
         self.config = config
+        # public getters (vyper's public variables of word type) are read from storage, not run
+        self.fast_getters = True
         self.build: Build = compile_project(
             config.contracts_dir,
             config.state_dir / "build",

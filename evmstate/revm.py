@@ -51,7 +51,20 @@ _ACCOUNT = re.compile(r"0x([0-9a-f]{40}): Account \{ info: AccountInfo \{ balanc
 _STATUS = re.compile(r"\}, status: AccountStatus\(([^)]*)\) \}")
 _SLOT = re.compile(r"(\d+): StorageSlot \{ previous_or_original_value: (\d+), present_value: (\d+) \}")
 _CODE = re.compile(r"Some\(Bytecode \{ bytecode: 0x([0-9a-f]*), state: (?:Raw|\w+ \{ len: (\d+))")
+_LOG = re.compile(r"Log \{ address: 0x([0-9a-f]{40}), data: LogData \{ topics: \[([^\]]*)\], data: 0x([0-9a-f]*) \} \}")
 _FAILED = re.compile(r"^(Revert|Halt) \{ (?:reason: (.*), )?gas_used: (\d+)(?:, output: 0x([0-9a-f]*))? \}$", re.S)
+
+
+def _logs_in(journal: str) -> tuple[Log, ...]:
+    """The logs in the journal's text: all of the last call's, as every call starts from an empty journal."""
+    start = journal.find(", logs: [")
+    if journal.startswith("], depth: ", start + 9):
+        return ()
+    end = journal.find("], depth: ", start)
+    return tuple(
+        Log(bytes.fromhex(address), tuple(int(t, 16) for t in topics.split(", ") if t), bytes.fromhex(data))
+        for address, topics, data in _LOG.findall(journal, start, end + 1)
+    )
 
 
 def available() -> bool:
@@ -366,8 +379,9 @@ class RevmBackend:
         try:
             success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None)
             revm_used = result.gas_used
-            logs = self._logs_of(result) if success else ()
-            changes = self._read_changes(evm.journal_str)
+            journal = evm.journal_str
+            logs = _logs_in(journal) if success else ()
+            changes = self._read_changes(journal)
         finally:
             evm.revert(checkpoint)
         gas_used = max(revm_used, floor)

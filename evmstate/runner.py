@@ -357,6 +357,12 @@ class _Diverged(BaseException):
         self.steps = list(steps)
 
 
+@functools.lru_cache(maxsize=256)
+def _index(n: int) -> st.SearchStrategy[int]:
+    """An index into n values, shrinking toward the first."""
+    return st.integers(min_value=0, max_value=n - 1)
+
+
 def _stop_if_diverged(backend: Any, steps: list["_Step"]) -> None:
     divergence = getattr(backend, "divergence", None)
     if divergence is not None:
@@ -563,7 +569,8 @@ def run_machine(
                 ok = ok and found
             return ok
 
-        def execute(r: RuleSpec) -> None:
+        def arguments(draw: Callable[[Any], Any], r: RuleSpec) -> tuple[dict[str, Any], list[tuple[str, str]], dict[str, Any]]:
+            """Draw the rule's arguments: (values, how they are shown, how they are recorded)."""
             kwargs: dict[str, Any] = {}
             shown: list[tuple[str, str]] = []
             raw: dict[str, Any] = {}
@@ -574,16 +581,26 @@ def run_machine(
                     candidates = matching(p)
                     if not candidates:
                         hypothesis.reject()  # only when two arguments consume the last match
-                    i = candidates[data.draw(st.integers(min_value=0, max_value=len(candidates) - 1))]
+                    i = candidates[draw(_index(len(candidates)))]
                     label, value = values.pop(i) if p.consume else values[i]
                     kwargs[p.name] = value
                     shown.append((p.name, label))
                     raw[p.name] = Ref(label)
                 else:
-                    value = data.draw(p.strategy)
+                    value = draw(p.strategy)
                     kwargs[p.name] = value
                     shown.append((p.name, repr(value)))
                     raw[p.name] = value
+            return kwargs, shown, raw
+
+        @st.composite
+        def next_step(draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
+            # one draw per step: each top-level draw costs Hypothesis far more than the choices in it
+            r = draw(choose)
+            return r, arguments(draw, r)
+
+        def execute(r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
+            kwargs, shown, raw = drawn if drawn is not None else arguments(data.draw, r)
             step = _Step(r.name, shown, values=raw, first_call=getattr(backend, "calls", 0))
             steps.append(step)
             rs = stats[r.name]
@@ -638,11 +655,12 @@ def run_machine(
                 # Drawing from all rules, filtered, keeps each choice's meaning stable while
                 # the shrinker edits earlier steps (which changes what is enabled later).
                 choose = rules_strategy.filter(lambda r: r.name in enabled)
+                step_strategy = next_step()
                 for _ in range(max_steps):
                     enabled = {r.name for r in spec.rules if ready(r, count=True)}
                     if not enabled:
                         break
-                    execute(data.draw(choose))
+                    execute(*data.draw(step_strategy))
                 teardown = getattr(machine, "teardown", None)
                 if callable(teardown):
                     teardown()
