@@ -26,7 +26,7 @@ _KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas"}
 # -- public getters read from storage ----------------------------------------
 
 # a storage value a getter returns as one ABI word, and a HashMap key hashed as one
-_WORD_TYPE = re.compile(r"^(address|bool|u?int\d+|bytes\d+|decimal)$")
+_WORD_TYPE = re.compile(r"^(address|bool|u?int\d+|bytes\d+)$")
 
 
 def _hashmap_keys(type_str: str) -> int | None:

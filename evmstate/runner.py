@@ -869,7 +869,8 @@ def _with_reference_error(failure: Failure, error: BaseException | None, problem
         error_type, message, location, tb = describe_error(error)
         return dataclasses.replace(failure, message=message, location=location, traceback=tb, call_failure=failure_details(error))
     if problem is None:
-        problem = "it passes" if error is None else f"it fails differently: {type(error).__name__}: {describe_error(error)[1]}"
+        first_line = (describe_error(error)[1].splitlines() or [""])[0] if error is not None else ""
+        problem = "it passes" if error is None else f"it fails differently: {type(error).__name__}: {first_line}"
     note = f"\n(Replayed on py-evm for its source lines, the program does not fail the same way: {problem}. The backends differ here: run with --backend-check.)"
     return dataclasses.replace(failure, message=failure.message + note)
 
