@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,15 @@ def format_call(contract: str | None, function: str | None, args: Sequence[Any])
 # -- revert reasons --------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1024)
+def _error_string(data: bytes) -> str:
+    """The reason of Error(string) revert data (the same few reasons recur in a run: decoded once each)."""
+    try:
+        return decode(["string"], data[4:])[0]
+    except Exception:
+        return f"0x{data.hex()}"
+
+
 def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures: Sequence[str] = ()) -> str | None:
     """The human reason carried by revert data: Error(string), Panic(uint256) or a custom error.
 
@@ -50,10 +60,7 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures
     if not data:
         return None
     if data[:4] == ERROR_SELECTOR:
-        try:
-            return decode(["string"], data[4:])[0]
-        except Exception:
-            return f"0x{data.hex()}"
+        return _error_string(bytes(data))
     if data[:4] == PANIC_SELECTOR and len(data) == 36:
         code = int.from_bytes(data[4:], "big")
         return f"Panic(0x{code:02x}): {PANIC_CODES.get(code, 'unknown panic code')}"

@@ -379,9 +379,14 @@ class RevmBackend:
         try:
             success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None)
             revm_used = result.gas_used
-            journal = evm.journal_str
-            logs = _logs_in(journal) if success else ()
-            changes = self._read_changes(journal)
+            if success or to is None or self.gas_price:
+                journal = evm.journal_str
+                logs = _logs_in(journal) if success else ()
+                changes = self._read_changes(journal)
+            else:
+                # a failed call changed nothing revm journals: its frame was reverted, and
+                # the nonce and (at gas price 0) the gas are accounted for below
+                logs, changes = (), {}
         finally:
             evm.revert(checkpoint)
         gas_used = max(revm_used, floor)

@@ -884,9 +884,18 @@ def _explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, 
     """
     from .replay import run_program
 
-    if init_args is not None:
-        return failure  # __init__ was given objects bound to the first chain: nothing to rebuild them from
     reference = project.reference()
+    if init_args is not None:
+        # __init__ was given the project's objects (pytest's fixtures): the reference's own, by kind
+        same = {id(project.accounts): reference.accounts, id(project.chain): reference.chain}
+        same.update({id(c): reference.containers[name] for name, c in project.containers.items()})
+        others = [type(a).__name__ for a in init_args if id(a) not in same]
+        if others:
+            import dataclasses
+
+            note = f"\n(Not replayed on py-evm, so reverts show no source lines: __init__ takes objects that exist only on this chain: {', '.join(others)}.)"
+            return dataclasses.replace(failure, message=failure.message + note)
+        init_args = tuple(same[id(a)] for a in init_args)
     cls = spec.cls
     saved = dict(vars(cls))  # the class-level __init__ rebinds class attributes: put them back after
     backend = reference.backend
@@ -894,7 +903,9 @@ def _explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, 
     ran = None
     problem = None
     try:
-        if spec.has_init:
+        if init_args is not None:
+            cls.__init__(cls, *init_args)
+        elif spec.has_init:
             cls.__init__(cls, **provide(spec.init_params, reference, f"{spec.name}.__init__"))
         ran = run_program(spec, reference, failure.steps_data)
     except Exception as exc:

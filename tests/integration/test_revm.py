@@ -497,3 +497,21 @@ def test_the_backend_check_reports_the_first_difference_with_its_step_and_call(z
     assert (address, value) == (to_checksum_address(account_keys(10)[int(to)][1]), amount)
     assert int(ours) == int(theirs) + 1
     assert failure.steps_data and result.failure_id is None, "a difference between backends is not saved as a failure"
+
+
+def test_a_machine_given_fixtures_is_replayed_on_py_evm_with_the_references_own(zoo_machines):
+    """pytest's state_machine(cls, *args) passes the project's objects: the replay passes py-evm's."""
+    from hypothesis import settings as Settings
+
+    from evmstate.discovery import load_module
+    from evmstate.machine import collect
+    from evmstate.runner import run_machine
+
+    module = load_module(zoo_machines / "machines" / "zoo.py")
+    spec = collect(module.FailMachine)
+    reports = []
+    for name in ("pyevm", "revm"):
+        project = load(zoo_machines, name)
+        result = run_machine(spec, project, Settings(max_examples=30, stateful_step_count=10, database=None), 1, lambda e: None, init_args=(project.Zoo,))
+        reports.append(result.failure.message)
+    assert reports[1] == reports[0] == PINNED_FAIL_MESSAGE
