@@ -56,6 +56,8 @@ def cli() -> None:
 @click.option("--gas", is_flag=True, help="Report gas per contract function: calls, min / mean / median / max.")
 @click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help="The EVM to run on: pyevm (default) or revm (pip install \"evmstate[revm]\").")
+@click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
 def run(
     paths: tuple[str, ...],
     keyword: str | None,
@@ -72,6 +74,8 @@ def run(
     gas: bool,
     junit_xml: Path | None,
     json_path: Path | None,
+    backend: str | None,
+    backend_check: bool,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
     from evmstate.parallel import parse_workers
@@ -79,6 +83,9 @@ def run(
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
     cfg = config_mod.load()
+    if backend is not None or backend_check:
+        chosen = config_mod.BackendConfig(name=backend or cfg.backend.name, check=backend_check or cfg.backend.check)
+        cfg = cfg.replace(backend=chosen)
     console = _console()
     n = parse_workers(workers)
     options = RunOptions(

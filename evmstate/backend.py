@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
 from eth.chains.base import MiningChain
@@ -105,6 +105,9 @@ class ExecResult:
     at_gas_cap: bool = False  # the gas was the per-call cap, not chosen by the caller
     out_of_gas: bool = False
     timeout: Timeout | None = None  # set when error == "timeout"; nothing the call did was kept
+    # for a failure without frames (a backend without per-opcode hooks): runs the call again where
+    # frames are kept and returns that result; None once the state has moved on
+    explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
 
 
 @runtime_checkable
@@ -146,6 +149,11 @@ def account_keys(count: int) -> list[tuple[bytes, bytes]]:
         address = keys.PrivateKey(private).public_key.to_canonical_address()
         pairs.append((private, address))
     return pairs
+
+
+def contract_address(sender: bytes, nonce: int) -> bytes:
+    """The address of the contract that sender creates with this nonce (CREATE)."""
+    return generate_contract_address(sender, nonce)
 
 
 def _intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
@@ -284,6 +292,12 @@ def _state_class(base: type, computation_class: type) -> type:
 
     class State(base):  # type: ignore[misc, valid-type]
         _originals: dict[tuple[bytes, int], int]
+        _writes: list[tuple[bytes, int]] | None = None  # (address, slot) of each write, when watched
+
+        def set_storage(self, address: bytes, slot: int, value: int) -> None:
+            if self._writes is not None:
+                self._writes.append((address, slot))
+            super().set_storage(address, slot, value)
 
         def get_storage(self, address: bytes, slot: int, from_journal: bool = True) -> int:
             if from_journal:
@@ -425,6 +439,36 @@ class PyEVMBackend:
 
     def get_storage(self, address: bytes, slot: int) -> int:
         return self._account_db.get_storage(address, slot)
+
+    def watch_storage(self, on: bool = True) -> None:
+        """Record the address and slot of every storage write from now on (see written()); on=False stops."""
+        self._state._writes = [] if on else None
+
+    def written(self) -> list[tuple[bytes, int]]:
+        """The (address, slot) pairs written since the last written(), while watch_storage() is on."""
+        writes = self._state._writes
+        if writes is None:
+            return []
+        self._state._writes = []
+        return writes
+
+    def load_state(self, accounts: dict[bytes, tuple[int, int, bytes, dict[int, int]]], *, timestamp: int, block_number: int) -> None:
+        """Make the chain hold exactly these accounts (balance, nonce, code, storage) at this block.
+
+        Accounts other than the funded ones must not exist yet: run it on a fresh chain, inside anchor().
+        """
+        self._dirty = True
+        state = self._state
+        for _, address in self.account_keys:
+            if address not in accounts:
+                state.delete_account(address)
+        for address, (balance, nonce, code, storage) in accounts.items():
+            state.set_balance(address, balance)
+            state.set_nonce(address, nonce)
+            state.set_code(address, code)
+            for slot, value in storage.items():
+                state.set_storage(address, slot, value)
+        self._set_block(timestamp, block_number)
 
     @property
     def logs(self) -> list[Log]:

@@ -63,9 +63,14 @@ class HypothesisConfig:
     print_blob: bool = False
 
 
+BACKENDS = ("pyevm", "revm")
+
+
 @dataclass(frozen=True)
 class BackendConfig:
     name: str = "pyevm"
+    # run revm and py-evm side by side and stop at the first call where they differ
+    check: bool = False
 
 
 @dataclass(frozen=True)
@@ -193,8 +198,10 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
             raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
         return tuple(value)
     if section == "backend" and key == "name":
-        if value not in ("pyevm",):
-            raise ConfigError(f"{where}: [backend] name = {value!r} is not available; the available backend is \"pyevm\".")
+        if value not in BACKENDS:
+            close = difflib.get_close_matches(value, BACKENDS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"{where}: [backend] name = {value!r} is not a backend; use \"pyevm\" (the default) or \"revm\".{hint}")
         return value
     if section == "hypothesis" and key == "phases":
         if not isinstance(value, list) or not all(isinstance(p, str) for p in value):

@@ -404,6 +404,67 @@ class _Stopped(BaseException):
         self.message = message
 
 
+class _Diverged(BaseException):
+    """Raised inside a run when revm and py-evm disagreed on a call (--backend-check): stops at once, unshrunk."""
+
+    def __init__(self, divergence: Any, steps: list["_Step"]) -> None:
+        super().__init__(divergence.what)
+        self.divergence = divergence
+        self.steps = list(steps)
+
+
+@functools.lru_cache(maxsize=256)
+def _index(n: int) -> st.SearchStrategy[int]:
+    """An index into n values, shrinking toward the first."""
+    return st.integers(min_value=0, max_value=n - 1)
+
+
+def _stop_if_diverged(backend: Any, steps: list["_Step"]) -> None:
+    divergence = getattr(backend, "divergence", None)
+    if divergence is not None:
+        raise _Diverged(divergence, steps)
+
+
+def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
+    """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
+    from .abi import _signature, abi_type, decode, from_abi_value, selector
+
+    try:
+        who = repr(project.accounts.at(sender))
+    except Exception:
+        who = f"0x{sender.hex()}"
+    artifact = project.artifact_at(to) if to is not None else None
+    what = f"0x{to.hex()}" if to is not None else "a deployment"
+    if to is None:
+        for art in project.artifacts.values():
+            if art.bytecode and data.startswith(art.bytecode):
+                what = f"{art.name}.deploy"
+    elif artifact is not None:
+        what = f"{artifact.name} at 0x{to.hex()}"
+        for entry in artifact.abi:
+            if entry.get("type") == "function" and selector(_signature(entry)) == data[:4]:
+                types = [abi_type(p) for p in entry.get("inputs", [])]
+                try:
+                    args = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
+                except Exception:
+                    args = f"0x{data[4:].hex()}"
+                what = f"{artifact.name}.{entry['name']}({args})"
+                break
+    return f"{what} from {who}" + (f" with value {value}" if value else "")
+
+
+def _divergence_failure(name: str, path: str, project: Project, diverged: _Diverged) -> Failure:
+    d = diverged.divergence
+    steps = diverged.steps
+    index = d.index - steps[-1].first_call if steps else d.index
+    where = f"step {len(steps)} ({steps[-1].line()})" if steps else "before the first step"
+    call = describe_call(project, d.sender, d.to, d.data, d.value)
+    kind = {"transact": "transaction", "call": "call"}.get(d.kind, "read")
+    message = f"revm and py-evm differ at {where}, in its call {index} (a {kind}): {call}\n  {d.what}"
+    lines = [f"state = {name}()", *(s.line() for s in steps)]
+    return Failure(name, path, "BackendDivergence", message, lines, len(steps), steps_data=[s.to_data() for s in steps])
+
+
 # errors in how a machine or test is written, not in what it found; never shrunk
 _DEFINITION_ERRORS = (UsageError, MachineDefinitionError, InvalidArgument, InvalidDefinition)
 
@@ -417,6 +478,7 @@ class _Step:
     arguments: list[tuple[str, str]]
     results: list[str] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)  # raw values, Ref for bundle entries
+    first_call: int = 0  # calls the backend had made before the step (--backend-check counts them)
 
     def to_data(self) -> dict[str, Any]:
         return {"rule": self.rule, "arguments": {k: encode_value(v) for k, v in self.values.items()}, "results": list(self.results)}
@@ -578,7 +640,8 @@ def run_machine(
                 ok = ok and found
             return ok
 
-        def execute(r: RuleSpec) -> None:
+        def arguments(draw: Callable[[Any], Any], r: RuleSpec) -> tuple[dict[str, Any], list[tuple[str, str]], dict[str, Any]]:
+            """Draw the rule's arguments: (values, how they are shown, how they are recorded)."""
             kwargs: dict[str, Any] = {}
             shown: list[tuple[str, str]] = []
             raw: dict[str, Any] = {}
@@ -589,17 +652,27 @@ def run_machine(
                     candidates = matching(p)
                     if not candidates:
                         hypothesis.reject()  # only when two arguments consume the last match
-                    i = candidates[data.draw(st.integers(min_value=0, max_value=len(candidates) - 1))]
+                    i = candidates[draw(_index(len(candidates)))]
                     label, value = values.pop(i) if p.consume else values[i]
                     kwargs[p.name] = value
                     shown.append((p.name, label))
                     raw[p.name] = Ref(label)
                 else:
-                    value = data.draw(p.strategy)
+                    value = draw(p.strategy)
                     kwargs[p.name] = value
                     shown.append((p.name, repr(value)))
                     raw[p.name] = value
-            step = _Step(r.name, shown, values=raw)
+            return kwargs, shown, raw
+
+        @st.composite
+        def next_step(draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
+            # one draw per step: each top-level draw costs Hypothesis far more than the choices in it
+            r = draw(choose)
+            return r, arguments(draw, r)
+
+        def execute(r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
+            kwargs, shown, raw = drawn if drawn is not None else arguments(data.draw, r)
+            step = _Step(r.name, shown, values=raw, first_call=getattr(backend, "calls", 0))
             steps.append(step)
             rs = stats[r.name]
             rs.calls += 1
@@ -627,7 +700,10 @@ def run_machine(
             check_invariants()
 
         def check_invariants() -> None:
-            check_all_invariants(spec, machine)
+            try:
+                check_all_invariants(spec, machine)
+            finally:
+                _stop_if_diverged(backend, steps)
 
         try:
             with machine._evmstate_stack:
@@ -650,15 +726,17 @@ def run_machine(
                 # Drawing from all rules, filtered, keeps each choice's meaning stable while
                 # the shrinker edits earlier steps (which changes what is enabled later).
                 choose = rules_strategy.filter(lambda r: r.name in enabled)
+                step_strategy = next_step()
                 for _ in range(max_steps):
                     enabled = {r.name for r in spec.rules if ready(r, count=True)}
                     if not enabled:
                         break
-                    execute(data.draw(choose))
+                    execute(*data.draw(step_strategy))
                 teardown = getattr(machine, "teardown", None)
                 if callable(teardown):
                     teardown()
         except Exception as exc:
+            _stop_if_diverged(backend, steps)
             if isinstance(exc, _DEFINITION_ERRORS):
                 where = f"{name}.{steps[-1].rule}" if steps else name
                 raise _Stopped(user_error(where, exc)) from exc
@@ -716,6 +794,7 @@ def run_machine(
                     cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
             except Exception as exc:
                 raise _Stopped(user_error(f"{name}.__init__", exc)) from exc
+            _stop_if_diverged(backend, [])
         base = backend.snapshot()
 
         if database is not None:
@@ -745,15 +824,22 @@ def run_machine(
                 failure = _with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
         except (_Stopped, *_DEFINITION_ERRORS):
             raise
+        except _Diverged as diverged:
+            status = "failed"
+            failure = _divergence_failure(spec.name, path, project, diverged)
         except BaseException as exc:
             status = "failed"
             if examples is not None:
                 examples.commit(examples.outcome)  # the last run replayed the reported failure
             failure = _machine_failure(spec, exc, state.last_steps, path)
             failure = _finish_shrinking(spec, project, base, failure, exc, state, examples, emit, started)
+            if not getattr(backend, "reports_frames", True):
+                failure = _explained_on_py_evm(spec, project, failure, init_args)
             failure = _with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
+    except _Diverged as diverged:
+        status, failure = "failed", _divergence_failure(spec.name, path, project, diverged)
     except _Stopped as stop:
         status, error = "error", stop.message + output.shown()
     except _DEFINITION_ERRORS as exc:
@@ -895,6 +981,91 @@ def _finish_shrinking(
         replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
     )
     return dataclasses.replace(failure, shrink=report)
+
+
+def _same_failure(failure: Failure, exc: BaseException) -> bool:
+    """Whether exc is the failure reported: error type, invariant, revert reason and where it was raised."""
+    location = describe_error(exc)[2]
+    ours = (failure.error_type, failure.invariant, failure.revert_reason, failure.location.splitlines()[0] if failure.location else None)
+    return ours == (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), getattr(exc, "reason", None), location.splitlines()[0] if location else None)
+
+
+def _test_explained_on_py_evm(fn: Callable, project: Project, failure: Failure) -> Failure:
+    """A property test's failing example run again on py-evm, for source lines (see _explained_on_py_evm)."""
+    from .failures import decode_value
+
+    if not failure.steps_data:
+        return failure
+    reference = project.reference()
+    error = None
+    try:
+        args = {k: decode_value(v, accounts=reference.accounts, refs={}) for k, v in failure.steps_data[0]["arguments"].items()}
+        kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], reference, failure.name)
+        with reference.backend.anchor():
+            fn.hypothesis.inner_test(**kwargs, **args)
+    except Exception as exc:
+        error = exc
+    return _with_reference_error(failure, error, None)
+
+
+def _with_reference_error(failure: Failure, error: BaseException | None, problem: str | None) -> Failure:
+    """The failure as py-evm reported it when it failed the same way; else the first report, with a note."""
+    import dataclasses
+
+    if error is not None and _same_failure(failure, error):
+        error_type, message, location, tb = describe_error(error)
+        return dataclasses.replace(failure, message=message, location=location, traceback=tb, call_failure=failure_details(error))
+    if problem is None:
+        first_line = (describe_error(error)[1].splitlines() or [""])[0] if error is not None else ""
+        problem = "it passes" if error is None else f"it fails differently: {type(error).__name__}: {first_line}"
+    note = f"\n(Replayed on py-evm for its source lines, the program does not fail the same way: {problem}. The backends differ here: run with --backend-check.)"
+    return dataclasses.replace(failure, message=failure.message + note)
+
+
+def _explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, init_args: tuple[Any, ...] | None) -> Failure:
+    """The failure's program replayed on py-evm, whose failed calls name their source line, check and dev comment.
+
+    A backend without per-opcode hooks (revm) reports reverts by their data alone; the replay
+    makes the report as explained as on py-evm. Should py-evm not fail the same way, the
+    report keeps the first backend's error and says so.
+    """
+    from .replay import run_program
+
+    reference = project.reference()
+    if init_args is not None:
+        # __init__ was given the project's objects (pytest's fixtures): the reference's own, by kind
+        same = {id(project.accounts): reference.accounts, id(project.chain): reference.chain}
+        same.update({id(c): reference.containers[name] for name, c in project.containers.items()})
+        others = [type(a).__name__ for a in init_args if id(a) not in same]
+        if others:
+            import dataclasses
+
+            note = f"\n(Not replayed on py-evm, so reverts show no source lines: __init__ takes objects that exist only on this chain: {', '.join(others)}.)"
+            return dataclasses.replace(failure, message=failure.message + note)
+        init_args = tuple(same[id(a)] for a in init_args)
+    cls = spec.cls
+    saved = dict(vars(cls))  # the class-level __init__ rebinds class attributes: put them back after
+    backend = reference.backend
+    outer = backend.snapshot()
+    ran = None
+    problem = None
+    try:
+        if init_args is not None:
+            cls.__init__(cls, *init_args)
+        elif spec.has_init:
+            cls.__init__(cls, **provide(spec.init_params, reference, f"{spec.name}.__init__"))
+        ran = run_program(spec, reference, failure.steps_data)
+    except Exception as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    finally:
+        backend.revert(outer)
+        backend.release(outer)
+        for key in [k for k in vars(cls) if k not in saved]:
+            delattr(cls, key)
+        for key, value in saved.items():
+            if vars(cls).get(key, value) is not value:
+                setattr(cls, key, value)
+    return _with_reference_error(failure, ran.error if ran is not None else None, problem)
 
 
 def _statistics(state: _RunState, settings: Settings, seed: int | None, failure: Failure | None = None) -> dict[str, Any]:
@@ -1112,6 +1283,12 @@ def run_test(
         capturing.__exit__(None, None, None)
         project.backend.revert(outer)
         project.backend.release(outer)
+    divergence = getattr(project.backend, "divergence", None)
+    if divergence is not None:
+        status = "failed"
+        failure = _divergence_failure(name, path, project, _Diverged(divergence, []))
+    elif failure is not None and not getattr(project.backend, "reports_frames", True):
+        failure = _test_explained_on_py_evm(fn, project, failure)
     statistics = _statistics_of_test(state, settings, seed, failure)
     result = MachineFinished(
         name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error, statistics,
@@ -1352,11 +1529,13 @@ def run_item(
         result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
     else:
         result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
-    if result.failure is not None and keep is not None:
+    # a difference between backends is a finding about evmstate's backends, not a program to replay
+    replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
+    if replayable and keep is not None:
         record = failure_record(config, project, item, result, settings, seed)
         keep(record)
         return _with_id(result, record.id)
-    if result.failure is not None and save_failures:
+    if replayable and save_failures:
         result = save_failure(config, project, item, result, settings, seed)
     return result
 
