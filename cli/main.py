@@ -304,14 +304,8 @@ def compile_cmd() -> None:
     from evmstate.compiler import compile_project
 
     cfg = config_mod.load()
-    build = compile_project(
-        cfg.contracts_dir,
-        cfg.state_dir / "build",
-        evm_version=cfg.compiler.evm_version,
-        optimize=cfg.compiler.optimize,
-        search_paths=cfg.search_paths,
-        root=cfg.root,
-    )
+    folders, settings = cfg.compile_inputs()
+    build = compile_project(*folders, **settings)
     console = _console()
     if not build.sources and not build.modules:
         console.print(f"no .vy sources in {cfg.contracts_dir}")

@@ -323,7 +323,37 @@ class _Snapshot:
     log_count: int
 
 
-class PyEVMBackend:
+class BlockTime:
+    """The current block's time and number, moved by chain.sleep() and chain.mine(), over a backend's _set_block()."""
+
+    _timestamp: int
+    _number: int
+
+    def _set_block(self, timestamp: int, number: int) -> None:
+        raise NotImplementedError
+
+    @property
+    def timestamp(self) -> int:
+        return self._timestamp
+
+    @property
+    def block_number(self) -> int:
+        return self._number
+
+    def sleep(self, seconds: int) -> None:
+        if seconds < 0:
+            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
+        self._set_block(self._timestamp + seconds, self._number)
+
+    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
+        if blocks < 0:
+            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
+        if timestamp is not None and timestamp < self._timestamp:
+            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
+        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
+
+
+class PyEVMBackend(BlockTime):
     """An in-process py-evm chain with funded accounts and cheap snapshots."""
 
     def __init__(
@@ -401,26 +431,6 @@ class PyEVMBackend:
         self._timestamp = timestamp
         self._number = number
         self._state.execution_context = ExecutionContext(timestamp=timestamp, block_number=number, **self._ctx_args)
-
-    @property
-    def timestamp(self) -> int:
-        return self._timestamp
-
-    @property
-    def block_number(self) -> int:
-        return self._number
-
-    def sleep(self, seconds: int) -> None:
-        if seconds < 0:
-            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
-        self._set_block(self._timestamp + seconds, self._number)
-
-    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
-        if blocks < 0:
-            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
-        if timestamp is not None and timestamp < self._timestamp:
-            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
-        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
 
     # -- state access -----------------------------------------------------
 

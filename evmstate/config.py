@@ -138,6 +138,11 @@ class Config:
     def state_dir(self) -> Path:
         return self.root / ".evmstate"
 
+    def compile_inputs(self) -> tuple[tuple[Path, Path], dict[str, Any]]:
+        """What compiling the project takes: (contracts folder, build cache folder) and the compiler's settings."""
+        settings = {"evm_version": self.compiler.evm_version, "optimize": self.compiler.optimize, "search_paths": self.search_paths, "root": self.root}
+        return (self.contracts_dir, self.state_dir / "build"), settings
+
     @property
     def examples_dir(self) -> Path | None:
         """The folder of the example database; None when it is on a Redis server."""

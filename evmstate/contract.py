@@ -259,7 +259,23 @@ def _gas(options: dict[str, Any]) -> int | None:
     return gas
 
 
-class Contract:
+class _AtAddress:
+    """Equal to its address (in any form), hashed and printed as it."""
+
+    raw_address: bytes
+    address: str
+
+    def __eq__(self, other: object) -> bool:
+        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
+
+    def __hash__(self) -> int:
+        return hash(self.address)
+
+    def __str__(self) -> str:
+        return self.address
+
+
+class Contract(_AtAddress):
     """A deployed contract: each ABI function is a method; .address, .balance()."""
 
     def __init__(self, project: "Project", name: str, raw_address: bytes, artifact: "Artifact") -> None:
@@ -310,24 +326,16 @@ class Contract:
             raise AttributeError(name)
         raise AttributeError(f"{self._name} has no function {name!r}; it has {', '.join(sorted(self._functions)) or 'none'}")
 
-    def __eq__(self, other: object) -> bool:
-        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
-
-    def __hash__(self) -> int:
-        return hash(self.address)
-
     def __repr__(self) -> str:
         return f"<{self._name} {self.address}>"
 
-    def __str__(self) -> str:
-        return self.address
 
 
 _NO_CODE = object()
 ERC5202_PREAMBLE = b"\xfe\x71\x00"  # ERC-5202: not executable, version 0, no data section
 
 
-class Blueprint:
+class Blueprint(_AtAddress):
     """A contract's initcode deployed as an ERC-5202 blueprint: pass it (or .address) to a factory."""
 
     def __init__(self, container: "ContractContainer", raw_address: bytes) -> None:
@@ -335,17 +343,9 @@ class Blueprint:
         self.raw_address = raw_address
         self.address = checksum(raw_address)
 
-    def __eq__(self, other: object) -> bool:
-        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
-
-    def __hash__(self) -> int:
-        return hash(self.address)
-
     def __repr__(self) -> str:
         return f"<{self.container.name} blueprint {self.address}>"
 
-    def __str__(self) -> str:
-        return self.address
 
 
 class ContractContainer:

@@ -68,14 +68,8 @@ class Project:
         self.config = config
         # public getters (vyper's public variables of word type) are read from storage, not run
         self.fast_getters = True
-        self.build: Build = compile_project(
-            config.contracts_dir,
-            config.state_dir / "build",
-            evm_version=config.compiler.evm_version,
-            optimize=config.compiler.optimize,
-            search_paths=config.search_paths,
-            root=config.root,
-        )
+        folders, settings = config.compile_inputs()
+        self.build: Build = compile_project(*folders, **settings)
         self.artifacts: dict[str, Artifact] = self.build.artifacts
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
         self.unavailable: dict[str, Unavailable] = {}

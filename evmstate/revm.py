@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator
 
 from eth_utils import keccak
 
-from .backend import CALL_GAS_LIMIT, ExecResult, Log, _intrinsic_gas, account_keys, contract_address
+from .backend import CALL_GAS_LIMIT, BlockTime, ExecResult, Log, _intrinsic_gas, account_keys, contract_address
 from .errors import UsageError
 
 try:
@@ -109,7 +109,7 @@ class _Snapshot:
     log_count: int
 
 
-class RevmBackend:
+class RevmBackend(BlockTime):
     """An in-process revm chain with the py-evm backend's interface, gas and outcomes."""
 
     # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them
@@ -215,26 +215,6 @@ class RevmBackend:
         self._evm.set_block_env(
             pyrevm.BlockEnv(number=number, timestamp=timestamp, coinbase=self._h(ZERO), difficulty=0, prevrandao=b"\0" * 32, basefee=0, gas_limit=self.gas_limit)
         )
-
-    @property
-    def timestamp(self) -> int:
-        return self._timestamp
-
-    @property
-    def block_number(self) -> int:
-        return self._number
-
-    def sleep(self, seconds: int) -> None:
-        if seconds < 0:
-            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
-        self._set_block(self._timestamp + seconds, self._number)
-
-    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
-        if blocks < 0:
-            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
-        if timestamp is not None and timestamp < self._timestamp:
-            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
-        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
 
     # -- state access -----------------------------------------------------
 
