@@ -48,6 +48,8 @@ def cli() -> None:
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per machine (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
 @click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
+@click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
+@click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("-s", "--no-capture", is_flag=True, help="Let what machines and tests print through as they run (by default it is shown only for the reported program).")
@@ -63,6 +65,8 @@ def cli() -> None:
 )
 @click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help="The EVM to run on: pyevm (default) or revm (pip install \"evmstate[revm]\").")
+@click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
 def run(
     paths: tuple[str, ...],
     keyword: str | None,
@@ -71,6 +75,8 @@ def run(
     max_examples: int | None,
     steps: int | None,
     seed: int | None,
+    workers: str,
+    shards: int,
     quiet: bool,
     verbose: bool,
     no_capture: bool,
@@ -79,14 +85,24 @@ def run(
     coverage_reports: tuple[tuple[str, Path], ...],
     junit_xml: Path | None,
     json_path: Path | None,
+    backend: str | None,
+    backend_check: bool,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
+    from evmstate.parallel import parse_workers
     from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
     cfg = config_mod.load()
+    if backend is not None or backend_check:
+        chosen = config_mod.BackendConfig(name=backend or cfg.backend.name, check=backend_check or cfg.backend.check)
+        cfg = cfg.replace(backend=chosen)
     console = _console()
-    options = RunOptions(paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, coverage=coverage or bool(coverage_reports))
+    n = parse_workers(workers)
+    options = RunOptions(
+        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, workers=n, shards=shards,
+        coverage=coverage or bool(coverage_reports),
+    )
     with Renderer(console, quiet=quiet, verbose=verbose) as renderer:
         summary = run_all(cfg, options, renderer)
     # written even after Ctrl-C: they hold what finished
@@ -107,6 +123,48 @@ def run(
         renderer.coverage(summary.coverage)
     if summary.nothing is None:
         renderer.summary(summary, tuple(written))
+    sys.exit(summary.exit_code)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1)
+@click.option("--time", "budget", metavar="DURATION", help="How long to fuzz: 30s, 10m, 1h, 1h30m (default: until Ctrl-C).")
+@click.option("-k", "keyword", metavar="EXPR", help="Only fuzz machines and tests whose name matches EXPR.")
+@click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core).")
+@click.option("--cluster", metavar="ADDRESS", help="Run shards on the Dask scheduler at ADDRESS (tcp://host:8786) instead of local processes.")
+@click.option("--max-examples", type=click.IntRange(min=1), help="Runs per shard (default from evmstate.toml, else 50).")
+@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
+@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
+def fuzz(
+    paths: tuple[str, ...],
+    budget: str | None,
+    keyword: str | None,
+    workers: str,
+    cluster: str | None,
+    max_examples: int | None,
+    steps: int | None,
+    seed: int | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
+    from evmstate.campaign import CampaignOptions, fuzz as run_campaign, parse_duration
+    from evmstate.parallel import parse_workers
+    from evmstate.runner import Overrides
+
+    from .render_workers import CampaignRenderer
+
+    seconds = parse_duration(budget) if budget is not None else None
+    n = parse_workers(workers)
+    cfg = config_mod.load()
+    console = _console()
+    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
+    with CampaignRenderer(console, quiet=quiet, verbose=verbose) as renderer:
+        summary = run_campaign(cfg, options, renderer)
+    if summary.nothing is None:
+        renderer.campaign_summary(summary)
     sys.exit(summary.exit_code)
 
 
@@ -264,14 +322,8 @@ def compile_cmd() -> None:
     from evmstate.compiler import compile_project
 
     cfg = config_mod.load()
-    build = compile_project(
-        cfg.contracts_dir,
-        cfg.state_dir / "build",
-        evm_version=cfg.compiler.evm_version,
-        optimize=cfg.compiler.optimize,
-        search_paths=cfg.search_paths,
-        root=cfg.root,
-    )
+    folders, settings = cfg.compile_inputs()
+    build = compile_project(*folders, **settings)
     console = _console()
     if not build.sources and not build.modules:
         console.print(f"no .vy sources in {cfg.contracts_dir}")

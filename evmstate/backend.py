@@ -20,7 +20,7 @@ import contextlib
 import dataclasses
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
 from eth.chains.base import MiningChain
@@ -112,6 +112,9 @@ class ExecResult:
     # frames included; empty unless an observer is set (set_observer) and the backend records them
     storage_writes: tuple[tuple[bytes, int, int], ...] = ()
     storage_reads: tuple[tuple[bytes, int, int], ...] = ()
+    # for a failure without frames (a backend without per-opcode hooks): runs the call again where
+    # frames are kept and returns that result; None once the state has moved on
+    explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
 
 
 @runtime_checkable
@@ -164,6 +167,11 @@ def account_keys(count: int) -> list[tuple[bytes, bytes]]:
         address = keys.PrivateKey(private).public_key.to_canonical_address()
         pairs.append((private, address))
     return pairs
+
+
+def contract_address(sender: bytes, nonce: int) -> bytes:
+    """The address of the contract that sender creates with this nonce (CREATE)."""
+    return generate_contract_address(sender, nonce)
 
 
 def _intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
@@ -381,15 +389,16 @@ def _state_class(base: type, computation_class: type) -> type:
 
     class State(base):  # type: ignore[misc, valid-type]
         _originals: dict[tuple[bytes, int], int]
+        _writes: list[tuple[bytes, int]] | None = None  # (address, slot) of each write, when watched
         # while a call runs with an observer set: (address, slot, value) of its writes and reads
-        _writes: list[tuple[bytes, int, int]] | None = None
-        _reads: list[tuple[bytes, int, int]] | None = None
+        _observed_writes: list[tuple[bytes, int, int]] | None = None
+        _observed_reads: list[tuple[bytes, int, int]] | None = None
 
         def get_storage(self, address: bytes, slot: int, from_journal: bool = True) -> int:
             if from_journal:
                 value = self._account_db.get_storage(address, slot)
-                if self._reads is not None:
-                    self._reads.append((address, slot, value))
+                if self._observed_reads is not None:
+                    self._observed_reads.append((address, slot, value))
                 return value
             # Only SSTORE's gas rule asks for the original, and it asks before it writes:
             # the first time a slot is asked for in a call, its current value is the original.
@@ -401,7 +410,9 @@ def _state_class(base: type, computation_class: type) -> type:
 
         def set_storage(self, address: bytes, slot: int, value: int) -> None:
             if self._writes is not None:
-                self._writes.append((address, slot, value))
+                self._writes.append((address, slot))
+            if self._observed_writes is not None:
+                self._observed_writes.append((address, slot, value))
             super().set_storage(address, slot, value)
 
     State.computation_class = computation_class
@@ -417,7 +428,37 @@ class _Snapshot:
     log_count: int
 
 
-class PyEVMBackend:
+class BlockTime:
+    """The current block's time and number, moved by chain.sleep() and chain.mine(), over a backend's _set_block()."""
+
+    _timestamp: int
+    _number: int
+
+    def _set_block(self, timestamp: int, number: int) -> None:
+        raise NotImplementedError
+
+    @property
+    def timestamp(self) -> int:
+        return self._timestamp
+
+    @property
+    def block_number(self) -> int:
+        return self._number
+
+    def sleep(self, seconds: int) -> None:
+        if seconds < 0:
+            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
+        self._set_block(self._timestamp + seconds, self._number)
+
+    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
+        if blocks < 0:
+            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
+        if timestamp is not None and timestamp < self._timestamp:
+            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
+        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
+
+
+class PyEVMBackend(BlockTime):
     """An in-process py-evm chain with funded accounts and cheap snapshots."""
 
     def __init__(
@@ -499,26 +540,6 @@ class PyEVMBackend:
         self._number = number
         self._state.execution_context = ExecutionContext(timestamp=timestamp, block_number=number, **self._ctx_args)
 
-    @property
-    def timestamp(self) -> int:
-        return self._timestamp
-
-    @property
-    def block_number(self) -> int:
-        return self._number
-
-    def sleep(self, seconds: int) -> None:
-        if seconds < 0:
-            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
-        self._set_block(self._timestamp + seconds, self._number)
-
-    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
-        if blocks < 0:
-            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
-        if timestamp is not None and timestamp < self._timestamp:
-            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
-        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
-
     # -- state access -----------------------------------------------------
 
     def get_balance(self, address: bytes) -> int:
@@ -536,6 +557,36 @@ class PyEVMBackend:
 
     def get_storage(self, address: bytes, slot: int) -> int:
         return self._account_db.get_storage(address, slot)
+
+    def watch_storage(self, on: bool = True) -> None:
+        """Record the address and slot of every storage write from now on (see written()); on=False stops."""
+        self._state._writes = [] if on else None
+
+    def written(self) -> list[tuple[bytes, int]]:
+        """The (address, slot) pairs written since the last written(), while watch_storage() is on."""
+        writes = self._state._writes
+        if writes is None:
+            return []
+        self._state._writes = []
+        return writes
+
+    def load_state(self, accounts: dict[bytes, tuple[int, int, bytes, dict[int, int]]], *, timestamp: int, block_number: int) -> None:
+        """Make the chain hold exactly these accounts (balance, nonce, code, storage) at this block.
+
+        Accounts other than the funded ones must not exist yet: run it on a fresh chain, inside anchor().
+        """
+        self._dirty = True
+        state = self._state
+        for _, address in self.account_keys:
+            if address not in accounts:
+                state.delete_account(address)
+        for address, (balance, nonce, code, storage) in accounts.items():
+            state.set_balance(address, balance)
+            state.set_nonce(address, nonce)
+            state.set_code(address, code)
+            for slot, value in storage.items():
+                state.set_storage(address, slot, value)
+        self._set_block(timestamp, block_number)
 
     @property
     def logs(self) -> list[Log]:
@@ -716,11 +767,11 @@ class PyEVMBackend:
         state = self._state
         writes: list[tuple[bytes, int, int]] = []
         reads: list[tuple[bytes, int, int]] = []
-        state._writes, state._reads = writes, reads
+        state._observed_writes, state._observed_reads = writes, reads
         try:
             result = run(*args)
         finally:
-            state._writes = state._reads = None
+            state._observed_writes = state._observed_reads = None
         if writes or reads:
             result = dataclasses.replace(result, storage_writes=tuple(writes), storage_reads=tuple(reads))
         observer = self._observer

@@ -63,9 +63,14 @@ class HypothesisConfig:
     print_blob: bool = False
 
 
+BACKENDS = ("pyevm", "revm")
+
+
 @dataclass(frozen=True)
 class BackendConfig:
     name: str = "pyevm"
+    # run revm and py-evm side by side and stop at the first call where they differ
+    check: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,21 @@ class FuzzConfig:
     guidance: bool = True
 
 
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    # where Hypothesis's example database lives: a folder (relative to the project root), or a
+    # Redis server ("redis://host:6379/0", "rediss://...", "unix:///path/to/redis.sock") that
+    # processes on several machines share
+    url: str = ".evmstate/examples"
+
+    @property
+    def is_redis(self) -> bool:
+        return self.url.startswith(REDIS_SCHEMES)
+
+
 @dataclass(frozen=True)
 class Config:
     root: Path = field(default_factory=Path.cwd)
@@ -97,6 +117,7 @@ class Config:
     hypothesis: HypothesisConfig = field(default_factory=HypothesisConfig)
     backend: BackendConfig = field(default_factory=BackendConfig)
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
+    database: DatabaseConfig = field(default_factory=DatabaseConfig)
 
     @property
     def contracts_dir(self) -> Path:
@@ -122,6 +143,16 @@ class Config:
     def state_dir(self) -> Path:
         return self.root / ".evmstate"
 
+    def compile_inputs(self) -> tuple[tuple[Path, Path], dict[str, Any]]:
+        """What compiling the project takes: (contracts folder, build cache folder) and the compiler's settings."""
+        settings = {"evm_version": self.compiler.evm_version, "optimize": self.compiler.optimize, "search_paths": self.search_paths, "root": self.root}
+        return (self.contracts_dir, self.state_dir / "build"), settings
+
+    @property
+    def examples_dir(self) -> Path | None:
+        """The folder of the example database; None when it is on a Redis server."""
+        return None if self.database.is_redis else self.root / self.database.url
+
     def replace(self, **changes: Any) -> "Config":
         return dataclasses.replace(self, **changes)
 
@@ -134,6 +165,7 @@ SECTIONS: dict[str, type] = {
     "hypothesis": HypothesisConfig,
     "backend": BackendConfig,
     "fuzz": FuzzConfig,
+    "database": DatabaseConfig,
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
@@ -183,8 +215,10 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
             raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
         return tuple(value)
     if section == "backend" and key == "name":
-        if value not in ("pyevm",):
-            raise ConfigError(f"{where}: [backend] name = {value!r} is not available; the available backend is \"pyevm\".")
+        if value not in BACKENDS:
+            close = difflib.get_close_matches(value, BACKENDS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"{where}: [backend] name = {value!r} is not a backend; use \"pyevm\" (the default) or \"revm\".{hint}")
         return value
     if section == "hypothesis" and key == "phases":
         if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
@@ -214,6 +248,16 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         return float(value)
     if section == "fuzz" and key == "dictionary_weight":
         return check_weight(value, f"{where}: [fuzz] dictionary_weight")
+    if section == "database" and key == "url":
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: [database] url must be a folder or a Redis URL such as \"redis://localhost:6379/0\"; got {value!r}.")
+        scheme = value.split("://", 1)[0] + "://" if "://" in value else None
+        if scheme is not None and scheme not in REDIS_SCHEMES:
+            raise ConfigError(
+                f"{where}: [database] url = {value!r}: {scheme} is not a database evmstate can use. "
+                "Give a folder (\".evmstate/examples\") or a Redis URL (redis://, rediss:// or unix://)."
+            )
+        return value
     if section == "hypothesis" and key == "seed":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: [hypothesis] seed must be an integer; got {value!r}.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from eth_utils import keccak
@@ -11,7 +12,7 @@ from .abi import Codec, _describe_inputs, _signature, encode_values, param_type,
 from .accounts import Account, checksum, same_address, to_raw_address
 from .errors import ContractError
 from .events import EventDict
-from .revert import _raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
+from .revert import _CallLog, _raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 from .units import to_wei
 
 if TYPE_CHECKING:
@@ -21,6 +22,64 @@ if TYPE_CHECKING:
 
 TX_OPTIONS = ("from", "value", "gas")
 _KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas"}
+
+
+# -- public getters read from storage ----------------------------------------
+
+# a storage value a getter returns as one ABI word, and a HashMap key hashed as one
+_WORD_TYPE = re.compile(r"^(address|bool|u?int\d+|bytes\d+)$")
+
+
+def _hashmap_keys(type_str: str) -> int | None:
+    """How many keys a getter of this storage type takes, or None when it is not a word behind HashMaps."""
+    keys = 0
+    while type_str.startswith("HashMap[") and type_str.endswith("]"):
+        key, _, rest = type_str[len("HashMap[") : -1].partition(", ")
+        if not _WORD_TYPE.match(key):
+            return None
+        keys += 1
+        type_str = rest
+    return keys if _WORD_TYPE.match(type_str) else None
+
+
+class Getter:
+    """The storage slot behind a vyper public getter: a top-level variable, a word behind zero or more HashMaps.
+
+    vyper names a public variable's getter after the variable and allows no other function
+    of that name, so an ABI function named like a top-level storage variable is its getter.
+    Reading the slot returns what the getter would, without running code.
+    """
+
+    __slots__ = ("slot", "keys", "_slots")
+
+    def __init__(self, slot: int, keys: int) -> None:
+        self.slot = slot
+        self.keys = keys
+        self._slots: dict[bytes, int] = {}
+
+    @classmethod
+    def find(cls, layout: dict[str, Any], entries: list[dict[str, Any]]) -> "Getter | None":
+        """The getter behind a function's ABI entries, if they are one."""
+        if len(entries) != 1 or entries[0].get("stateMutability") != "view" or len(entries[0].get("outputs", ())) != 1:
+            return None
+        var = layout.get("storage_layout", {}).get(entries[0]["name"])
+        if not isinstance(var, dict) or not isinstance(var.get("slot"), int) or not isinstance(var.get("type"), str):
+            return None
+        keys = _hashmap_keys(var["type"])
+        if keys is None or keys != len(entries[0].get("inputs", ())):
+            return None
+        return cls(var["slot"], keys)
+
+    def slot_of(self, encoded_keys: bytes) -> int:
+        """The slot for the ABI-encoded keys: keccak256(slot . key), once per key (vyper's HashMap)."""
+        slot = self._slots.get(encoded_keys)
+        if slot is None:
+            slot = self.slot
+            for i in range(self.keys):
+                slot = int.from_bytes(keccak(slot.to_bytes(32, "big") + encoded_keys[32 * i : 32 * i + 32]), "big")
+            if len(self._slots) < 4096:
+                self._slots[encoded_keys] = slot
+        return slot
 
 
 # -- receipts ----------------------------------------------------------------
@@ -95,6 +154,7 @@ class ContractFunction:
         self.mutability = first.get("stateMutability", "nonpayable")
         self.is_view = self.mutability in ("view", "pure")
         self.payable = self.mutability == "payable"
+        self._getter = Getter.find(contract._artifact.layout, entries) if contract._project.fast_getters else None
 
     @property
     def _label(self) -> str:
@@ -139,6 +199,13 @@ class ContractFunction:
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         """Run the function without changing state and return its decoded value."""
+        getter = self._getter
+        # read from storage while no one records calls: traces and gas reports see the call run
+        if getter is not None and not calls.listeners and not kwargs and len(args) == getter.keys and (not args or type(args[-1]) is not dict):
+            value = self.contract._read(getter, self._by_arity[getter.keys][2], args)
+            if value is not _NO_CODE:
+                _CallLog.last = (self.contract._name, self.name, args)
+                return value
         args, options, data, codec = self._prepare(args, kwargs)
         sender = self._sender(options)
         value = self._value(options)
@@ -190,7 +257,23 @@ def _gas(options: dict[str, Any]) -> int | None:
     return gas
 
 
-class Contract:
+class _AtAddress:
+    """Equal to its address (in any form), hashed and printed as it."""
+
+    raw_address: bytes
+    address: str
+
+    def __eq__(self, other: object) -> bool:
+        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
+
+    def __hash__(self) -> int:
+        return hash(self.address)
+
+    def __str__(self) -> str:
+        return self.address
+
+
+class Contract(_AtAddress):
     """A deployed contract: each ABI function is a method; .address, .balance()."""
 
     def __init__(self, project: "Project", name: str, raw_address: bytes, artifact: "Artifact") -> None:
@@ -199,6 +282,7 @@ class Contract:
         self._artifact = artifact
         self.raw_address = raw_address
         self.address = checksum(raw_address)
+        self._code: bytes | None = None  # the code last seen here, when it was this contract's
         grouped: dict[str, list[dict[str, Any]]] = {}
         for entry in artifact.abi:
             if entry.get("type") == "function":
@@ -218,6 +302,18 @@ class Contract:
     def balance(self) -> int:
         return self._project.backend.get_balance(self.raw_address)
 
+    def _read(self, getter: Getter, codec: Any, args: tuple[Any, ...]) -> Any:
+        """A public getter's value read from storage; _NO_CODE when this address does not hold the contract's code."""
+        backend = self._project.backend
+        code = backend.get_code(self.raw_address)
+        if code is not self._code:
+            # the getter's value is the slot's only while this contract's code is there
+            if not code.startswith(self._artifact.bytecode_runtime) or not code:
+                return _NO_CODE
+            self._code = code
+        word = backend.get_storage(self.raw_address, getter.slot_of(codec.encode(args)))
+        return codec.decode(word.to_bytes(32, "big"))
+
     @property
     def codehash(self) -> bytes:
         """keccak256 of the contract's runtime code, as EXTCODEHASH gives it."""
@@ -228,23 +324,16 @@ class Contract:
             raise AttributeError(name)
         raise AttributeError(f"{self._name} has no function {name!r}; it has {', '.join(sorted(self._functions)) or 'none'}")
 
-    def __eq__(self, other: object) -> bool:
-        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
-
-    def __hash__(self) -> int:
-        return hash(self.address)
-
     def __repr__(self) -> str:
         return f"<{self._name} {self.address}>"
 
-    def __str__(self) -> str:
-        return self.address
 
 
+_NO_CODE = object()
 ERC5202_PREAMBLE = b"\xfe\x71\x00"  # ERC-5202: not executable, version 0, no data section
 
 
-class Blueprint:
+class Blueprint(_AtAddress):
     """A contract's initcode deployed as an ERC-5202 blueprint: pass it (or .address) to a factory."""
 
     def __init__(self, container: "ContractContainer", raw_address: bytes) -> None:
@@ -252,17 +341,9 @@ class Blueprint:
         self.raw_address = raw_address
         self.address = checksum(raw_address)
 
-    def __eq__(self, other: object) -> bool:
-        return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
-
-    def __hash__(self) -> int:
-        return hash(self.address)
-
     def __repr__(self) -> str:
         return f"<{self.container.name} blueprint {self.address}>"
 
-    def __str__(self) -> str:
-        return self.address
 
 
 class ContractContainer:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from eth_utils import keccak
 
-from .abi import _signature, decode_values, param_type
+from .abi import _NotAWord, _signature, decode_values, param_type, word_decoder
 from .accounts import checksum
 
 if TYPE_CHECKING:
@@ -109,9 +109,13 @@ class EventDict:
 
 
 class _EventSpec:
-    """One event of an ABI: its topic0 and how to read its topics and data."""
+    """One event of an ABI: its topic0 and how to read its topics and data.
 
-    def __init__(self, entry: Mapping[str, Any]) -> None:
+    Where every field is one word (uints, ints, addresses, bools) it decodes word by word;
+    otherwise, and for any word that is not a valid encoding, through eth-abi.
+    """
+
+    def __init__(self, entry: Mapping[str, Any], words: bool = True) -> None:
         self.name = entry["name"]
         self.topic = int.from_bytes(keccak(text=_signature(entry)), "big")
         self.inputs = [(p.get("name") or f"_{i}", param_type(p), bool(p.get("indexed"))) for i, p in enumerate(entry.get("inputs", []))]
@@ -119,11 +123,35 @@ class _EventSpec:
         self.data_types = [t for _, t, indexed in self.inputs if not indexed]
         # two ABIs may hold the same event; it is one candidate, not an ambiguity
         self.key = (self.name, tuple((n, t.name, t.display, indexed) for n, t, indexed in self.inputs))
+        decoders = [word_decoder(t) for _, t, _ in self.inputs] if words else [None]
+        self._words = decoders if all(d is not None for d in decoders) else None
 
     def decode(self, log: "Log", address: str) -> Event:
         """The log read as this event; raises when its topics or data do not fit."""
         if len(log.topics) != self.n_topics:
             raise ValueError(f"{len(log.topics)} topics, not {self.n_topics}")
+        if self._words is not None and len(log.data) == 32 * len(self.data_types):
+            try:
+                return self._decode_words(log, address, self._words)
+            except _NotAWord:
+                pass  # eth-abi reports what is wrong with it
+        return self._decode(log, address)
+
+    def _decode_words(self, log: "Log", address: str, decoders: list[Any]) -> Event:
+        fields: dict[str, Any] = {}
+        topic = 1
+        offset = 0
+        data = log.data
+        for (field_name, _, indexed), dec in zip(self.inputs, decoders):
+            if indexed:
+                fields[field_name] = dec(log.topics[topic].to_bytes(32, "big"))
+                topic += 1
+            else:
+                fields[field_name] = dec(data[offset : offset + 32])
+                offset += 32
+        return Event(self.name, address, fields)
+
+    def _decode(self, log: "Log", address: str) -> Event:
         data_values = iter(decode_values(self.data_types, log.data) if self.data_types else ())
         if not self.data_types and log.data:
             raise ValueError("data where the event has none")
@@ -141,12 +169,12 @@ class _EventSpec:
         return Event(self.name, address, fields)
 
 
-def _specs_by_topic(abi: Sequence[Mapping[str, Any]]) -> dict[int, list[_EventSpec]]:
+def _specs_by_topic(abi: Sequence[Mapping[str, Any]], words: bool = True) -> dict[int, list[_EventSpec]]:
     by_topic: dict[int, list[_EventSpec]] = {}
     for entry in abi:
         if entry.get("type") != "event" or entry.get("anonymous"):
             continue
-        spec = _EventSpec(entry)
+        spec = _EventSpec(entry, words)
         same = by_topic.setdefault(spec.topic, [])
         if all(s.key != spec.key for s in same):
             same.append(spec)
@@ -165,21 +193,22 @@ class _EventDecoder:
     (see raw_event); decoding never raises.
     """
 
-    def __init__(self, artifact_at: "Callable[[bytes], Artifact | None] | None" = None) -> None:
+    def __init__(self, artifact_at: "Callable[[bytes], Artifact | None] | None" = None, *, words: bool = True) -> None:
         self._artifact_at = artifact_at
+        self._words = words
         self._by_topic: dict[int, list[_EventSpec]] = {}
         self._by_abi: dict[int, tuple[Sequence[Any], dict[int, list[_EventSpec]]]] = {}
 
     def add_abi(self, abi: Sequence[Mapping[str, Any]]) -> None:
         """Make abi's events candidates for logs from addresses the project did not deploy or attach."""
-        for topic, specs in _specs_by_topic(abi).items():
+        for topic, specs in _specs_by_topic(abi, self._words).items():
             known = self._by_topic.setdefault(topic, [])
             known.extend(s for s in specs if all(k.key != s.key for k in known))
 
     def _abi_specs(self, abi: Sequence[Mapping[str, Any]]) -> dict[int, list[_EventSpec]]:
         cached = self._by_abi.get(id(abi))
         if cached is None or cached[0] is not abi:
-            cached = self._by_abi[id(abi)] = (abi, _specs_by_topic(abi))
+            cached = self._by_abi[id(abi)] = (abi, _specs_by_topic(abi, self._words))
         return cached[1]
 
     def decode(self, log: "Log") -> Event:

@@ -218,10 +218,16 @@ class FailureStore:
         return target
 
     def ids(self) -> list[str]:
+        """The saved records' ids, oldest first; a record removed meanwhile by another process is left out."""
         if not self.folder.is_dir():
             return []
-        files = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
-        return [p.stem for p in files]
+        found = []
+        for p in self.folder.glob("*.json"):
+            try:
+                found.append((p.stat().st_mtime, p.stem))
+            except FileNotFoundError:
+                continue
+        return [stem for _, stem in sorted(found)]
 
     def resolve(self, text: str) -> str:
         """The id of the one saved failure whose id is text or starts with it; a clear error otherwise."""

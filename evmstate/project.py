@@ -7,7 +7,7 @@ from typing import Any
 
 from . import config as config_mod
 from .accounts import Accounts, Chain
-from .backend import PyEVMBackend
+from .backend import Backend, PyEVMBackend
 from .compiler import Artifact, Build, compile_project
 from .config import Config
 from .contract import ContractContainer
@@ -24,6 +24,31 @@ def active() -> "Project":
     return _active
 
 
+def make_backend(config: Config) -> Backend:
+    """The backend [backend] asks for: py-evm, revm, or both in lockstep when check is on."""
+    kwargs: dict[str, Any] = dict(
+        accounts=config.accounts.count,
+        balance=config.accounts.balance,
+        evm_version=config.compiler.evm_version,
+        chain_id=config.chain.chain_id,
+        gas_limit=config.chain.gas_limit,
+        gas_price=config.chain.gas_price,
+        timestamp=config.chain.timestamp,
+        call_gas_limit=config.fuzz.call_gas_limit,
+        call_timeout=config.fuzz.call_timeout,
+    )
+    if config.backend.check:
+        from .check import CheckedBackend
+        from .revm import RevmBackend
+
+        return CheckedBackend(RevmBackend(**kwargs), PyEVMBackend(**kwargs))
+    if config.backend.name == "revm":
+        from .revm import RevmBackend
+
+        return RevmBackend(**kwargs)
+    return PyEVMBackend(**kwargs)
+
+
 class Unavailable:
     """Stands in a project's namespace for a name that has no container; asking for it raises its error."""
 
@@ -38,17 +63,13 @@ class Unavailable:
 class Project:
     """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, activate: bool = True) -> None:
         global _active
         self.config = config
-        self.build: Build = compile_project(
-            config.contracts_dir,
-            config.state_dir / "build",
-            evm_version=config.compiler.evm_version,
-            optimize=config.compiler.optimize,
-            search_paths=config.search_paths,
-            root=config.root,
-        )
+        # public getters (vyper's public variables of word type) are read from storage, not run
+        self.fast_getters = True
+        folders, settings = config.compile_inputs()
+        self.build: Build = compile_project(*folders, **settings)
         self.artifacts: dict[str, Artifact] = self.build.artifacts
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
         self.unavailable: dict[str, Unavailable] = {}
@@ -63,17 +84,7 @@ class Project:
                 )
                 message = f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."
                 self.unavailable[m.name] = Unavailable(m.name, UsageError(message))
-        self.backend = PyEVMBackend(
-            accounts=config.accounts.count,
-            balance=config.accounts.balance,
-            evm_version=config.compiler.evm_version,
-            chain_id=config.chain.chain_id,
-            gas_limit=config.chain.gas_limit,
-            gas_price=config.chain.gas_price,
-            timestamp=config.chain.timestamp,
-            call_gas_limit=config.fuzz.call_gas_limit,
-            call_timeout=config.fuzz.call_timeout,
-        )
+        self.backend = make_backend(config)
         self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
         self.chain = Chain(self.backend)
         self.event_decoder = _EventDecoder(self.artifact_at)
@@ -82,7 +93,15 @@ class Project:
         for name, artifact in self.artifacts.items():
             self.event_decoder.add_abi(artifact.abi)
             self.containers[name] = ContractContainer(self, artifact)
+        self._reference: Project | None = None
+        if activate:
+            _active = self
+
+    def activate(self) -> "Project":
+        """Make this the project whose accounts strategies draw from (the last one loaded, until then)."""
+        global _active
         _active = self
+        return self
 
     @classmethod
     def load(cls, start: Path | str | None = None, **overrides: Any) -> "Project":
@@ -91,6 +110,14 @@ class Project:
         if overrides:
             cfg = cfg.replace(**overrides)
         return cls(cfg)
+
+    def reference(self) -> "Project":
+        """The same project on a py-evm chain, where failures are explained to the source line; built once."""
+        if self._reference is None:
+            from .config import BackendConfig
+
+            self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False)
+        return self._reference
 
     def register(self, raw_address: bytes, artifact: Artifact) -> None:
         self._by_address[raw_address] = artifact

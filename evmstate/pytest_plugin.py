@@ -129,14 +129,8 @@ def pytest_sessionstart(session: Any) -> None:
         return  # reported when a fixture is used
     # library modules (known from imports, or from the build cache) get no fixture
     try:
-        names = contract_names(
-            cfg.contracts_dir,
-            cfg.state_dir / "build",
-            evm_version=cfg.compiler.evm_version,
-            optimize=cfg.compiler.optimize,
-            search_paths=cfg.search_paths,
-            root=cfg.root,
-        )
+        folders, settings = cfg.compile_inputs()
+        names = contract_names(*folders, **settings)
     except EvmStateError:
         return  # reported when a fixture is used
     if names and not session.config.pluginmanager.has_plugin("evmstate-containers"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,15 @@ def format_call(contract: str | None, function: str | None, args: Sequence[Any])
 # -- revert reasons --------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1024)
+def _error_string(data: bytes) -> str:
+    """The reason of Error(string) revert data (the same few reasons recur in a run: decoded once each)."""
+    try:
+        return decode(["string"], data[4:])[0]
+    except Exception:
+        return f"0x{data.hex()}"
+
+
 def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures: Sequence[str] = ()) -> str | None:
     """The human reason carried by revert data: Error(string), Panic(uint256) or a custom error.
 
@@ -50,10 +60,7 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures
     if not data:
         return None
     if data[:4] == ERROR_SELECTOR:
-        try:
-            return decode(["string"], data[4:])[0]
-        except Exception:
-            return f"0x{data.hex()}"
+        return _error_string(bytes(data))
     if data[:4] == PANIC_SELECTOR and len(data) == 36:
         code = int.from_bytes(data[4:], "big")
         return f"Panic(0x{code:02x}): {PANIC_CODES.get(code, 'unknown panic code')}"
@@ -311,7 +318,41 @@ def _raise_on_failure(
     else:
         err = VirtualMachineError(result.error, contract=name, function=function, hint=_gas_cap_hint(result), **details)
     err.call = description  # type: ignore[attr-defined]
+    if not result.frames and result.explainer is not None:
+        # no frames (revm): complete() can run the call again where they are kept, when asked
+        err._evmstate_pending = (result.explainer, (deployed, function, artifact, call, project))  # type: ignore[attr-defined]
     raise err
+
+
+def complete(exc: TransactionReverted) -> TransactionReverted:
+    """Fill in the source line, failed check and dev comment of a revert that came without them.
+
+    A backend without per-opcode hooks reports a revert by its data alone; this runs the
+    same call on py-evm, which names the line. It works right after the call, while the
+    state is as the call left it (as inside reverts()); later it leaves exc as it is.
+    """
+    pending = exc.__dict__.pop("_evmstate_pending", None)
+    if pending is None:
+        return exc
+    explainer, args = pending
+    try:
+        full = explainer()
+    except Exception:
+        return exc  # explaining is a courtesy: it never turns a revert into another error
+    if full is None or full.success or not full.frames or full.error == "timeout":
+        return exc
+    last = _CallLog.last
+    try:
+        _raise_on_failure(full, *args)
+    except TransactionReverted as better:
+        if type(better) is type(exc) and better.reason == exc.reason:
+            call = getattr(exc, "call", None)
+            exc.__dict__.update(better.__dict__)
+            exc.call = call  # type: ignore[attr-defined]
+            exc.args = better.args
+    finally:
+        _CallLog.last = last
+    return exc
 
 
 def failure_details(exc: BaseException) -> dict[str, Any] | None:
@@ -397,6 +438,14 @@ class reverts:
                 parts.append(f"{name}={getattr(self, name)!r}")
         return f"reverts({', '.join(parts)})"
 
+    def _needs_explanation(self, exc: TransactionReverted) -> bool:
+        """Whether the expectation needs the dev comment or check, not only the revert data."""
+        if self.dev_revert_msg is not None or self.dev_revert_pattern is not None:
+            return True
+        if self.revert_msg is not None:
+            return self.revert_msg != exc.reason
+        return self.revert_pattern is not None and (exc.reason is None or re.fullmatch(self.revert_pattern, exc.reason) is None)
+
     def __enter__(self) -> "reverts":
         _CallLog.last = None
         return self
@@ -409,6 +458,8 @@ class reverts:
             raise AssertionError(f"{what} where {expected} expected a revert")
         if not isinstance(exc, TransactionReverted):
             return False
+        if self._needs_explanation(exc):
+            complete(exc)
         call = getattr(exc, "call", None) or "the call"
         dev = exc.dev_revert_msg
         if self.dev_revert_msg is not None or self.dev_revert_pattern is not None:
@@ -435,6 +486,7 @@ class reverts:
 
 def describe_revert(exc: TransactionReverted) -> str:
     """A caught revert in one line: its reason (or check and dev comment) and where it happened."""
+    complete(exc)
     where = f" at {exc.source_line}" if exc.source_line else ""
     return _got(exc) + where
 

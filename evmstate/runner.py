@@ -390,6 +390,15 @@ def user_error(where: str, exc: BaseException) -> str:
     return f"{head}\nTraceback (user code):\n{frames}" if frames else head
 
 
+class _OutOfTime(KeyboardInterrupt):
+    """Raised before a run when the caller's stop() says the time is up: the machine ends as it stands.
+
+    Never raised once a run has failed, so that every failure found is shrunk. A
+    KeyboardInterrupt, because that is what Hypothesis lets through without saving or
+    replaying the run it stopped.
+    """
+
+
 class _Stopped(BaseException):
     """Raised inside a run to stop the machine at once: an error, not a failure to shrink.
 
@@ -399,6 +408,67 @@ class _Stopped(BaseException):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class _Diverged(BaseException):
+    """Raised inside a run when revm and py-evm disagreed on a call (--backend-check): stops at once, unshrunk."""
+
+    def __init__(self, divergence: Any, steps: list["_Step"]) -> None:
+        super().__init__(divergence.what)
+        self.divergence = divergence
+        self.steps = list(steps)
+
+
+@functools.lru_cache(maxsize=256)
+def _index(n: int) -> st.SearchStrategy[int]:
+    """An index into n values, shrinking toward the first."""
+    return st.integers(min_value=0, max_value=n - 1)
+
+
+def _stop_if_diverged(backend: Any, steps: list["_Step"]) -> None:
+    divergence = getattr(backend, "divergence", None)
+    if divergence is not None:
+        raise _Diverged(divergence, steps)
+
+
+def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
+    """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
+    from .abi import _signature, abi_type, decode, from_abi_value, selector
+
+    try:
+        who = repr(project.accounts.at(sender))
+    except Exception:
+        who = f"0x{sender.hex()}"
+    artifact = project.artifact_at(to) if to is not None else None
+    what = f"0x{to.hex()}" if to is not None else "a deployment"
+    if to is None:
+        for art in project.artifacts.values():
+            if art.bytecode and data.startswith(art.bytecode):
+                what = f"{art.name}.deploy"
+    elif artifact is not None:
+        what = f"{artifact.name} at 0x{to.hex()}"
+        for entry in artifact.abi:
+            if entry.get("type") == "function" and selector(_signature(entry)) == data[:4]:
+                types = [abi_type(p) for p in entry.get("inputs", [])]
+                try:
+                    args = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
+                except Exception:
+                    args = f"0x{data[4:].hex()}"
+                what = f"{artifact.name}.{entry['name']}({args})"
+                break
+    return f"{what} from {who}" + (f" with value {value}" if value else "")
+
+
+def _divergence_failure(name: str, path: str, project: Project, diverged: _Diverged) -> Failure:
+    d = diverged.divergence
+    steps = diverged.steps
+    index = d.index - steps[-1].first_call if steps else d.index
+    where = f"step {len(steps)} ({steps[-1].line()})" if steps else "before the first step"
+    call = describe_call(project, d.sender, d.to, d.data, d.value)
+    kind = {"transact": "transaction", "call": "call"}.get(d.kind, "read")
+    message = f"revm and py-evm differ at {where}, in its call {index} (a {kind}): {call}\n  {d.what}"
+    lines = [f"state = {name}()", *(s.line() for s in steps)]
+    return Failure(name, path, "BackendDivergence", message, lines, len(steps), steps_data=[s.to_data() for s in steps])
 
 
 # errors in how a machine or test is written, not in what it found; never shrunk
@@ -414,6 +484,7 @@ class _Step:
     arguments: list[tuple[str, str]]
     results: list[str] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)  # raw values, Ref for bundle entries
+    first_call: int = 0  # calls the backend had made before the step (--backend-check counts them)
 
     def to_data(self) -> dict[str, Any]:
         return {"rule": self.rule, "arguments": {k: encode_value(v) for k, v in self.values.items()}, "results": list(self.results)}
@@ -503,6 +574,7 @@ def run_machine(
     *,
     capture: bool = True,
     position: tuple[int, int] = (0, 0),
+    stop: Callable[[], bool] | None = None,
 ) -> MachineFinished:
     """Run one machine's lifecycle under Hypothesis and return how it ended.
 
@@ -510,7 +582,8 @@ def run_machine(
     fixture); otherwise __init__'s parameters are injected by name. With capture, what the
     machine prints is kept per run and shown only for the reported program (Failure.trace);
     position is (k, total): the k-th machine or test of a run. Raises Interrupted on Ctrl-C
-    before anything failed.
+    before anything failed. stop(), when given, is asked before every run until one fails:
+    once it says True, no more runs start.
     """
     output = _Output(capture)
     emit = output.outside(emit)
@@ -535,6 +608,8 @@ def run_machine(
     search = _search(project, spec.settings, name, seed, spec.init_params)
 
     def run_one(data: Any) -> None:
+        if stop is not None and not state.failing and stop():
+            raise _OutOfTime()
         outcome = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
         output.reset()
@@ -573,7 +648,8 @@ def run_machine(
                 ok = ok and found
             return ok
 
-        def execute(r: RuleSpec) -> None:
+        def arguments(draw: Callable[[Any], Any], r: RuleSpec) -> tuple[dict[str, Any], list[tuple[str, str]], dict[str, Any]]:
+            """Draw the rule's arguments: (values, how they are shown, how they are recorded)."""
             kwargs: dict[str, Any] = {}
             shown: list[tuple[str, str]] = []
             raw: dict[str, Any] = {}
@@ -584,17 +660,27 @@ def run_machine(
                     candidates = matching(p)
                     if not candidates:
                         hypothesis.reject()  # only when two arguments consume the last match
-                    i = candidates[data.draw(st.integers(min_value=0, max_value=len(candidates) - 1))]
+                    i = candidates[draw(_index(len(candidates)))]
                     label, value = values.pop(i) if p.consume else values[i]
                     kwargs[p.name] = value
                     shown.append((p.name, label))
                     raw[p.name] = Ref(label)
                 else:
-                    value = data.draw(p.strategy)
+                    value = draw(p.strategy)
                     kwargs[p.name] = value
                     shown.append((p.name, repr(value)))
                     raw[p.name] = value
-            step = _Step(r.name, shown, values=raw)
+            return kwargs, shown, raw
+
+        @st.composite
+        def next_step(draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
+            # one draw per step: each top-level draw costs Hypothesis far more than the choices in it
+            r = draw(choose)
+            return r, arguments(draw, r)
+
+        def execute(r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
+            kwargs, shown, raw = drawn if drawn is not None else arguments(data.draw, r)
+            step = _Step(r.name, shown, values=raw, first_call=getattr(backend, "calls", 0))
             steps.append(step)
             rs = stats[r.name]
             rs.calls += 1
@@ -623,7 +709,10 @@ def run_machine(
             search.step_finished()
 
         def check_invariants() -> None:
-            check_all_invariants(spec, machine)
+            try:
+                check_all_invariants(spec, machine)
+            finally:
+                _stop_if_diverged(backend, steps)
 
         try:
             with machine._evmstate_stack:
@@ -646,16 +735,18 @@ def run_machine(
                 # Drawing from all rules, filtered, keeps each choice's meaning stable while
                 # the shrinker edits earlier steps (which changes what is enabled later).
                 choose = rules_strategy.filter(lambda r: r.name in enabled)
+                step_strategy = next_step()
                 for _ in range(max_steps):
                     enabled = {r.name for r in spec.rules if ready(r, count=True)}
                     if not enabled:
                         break
                     search.step_started()
-                    execute(data.draw(choose))
+                    execute(*data.draw(step_strategy))
                 teardown = getattr(machine, "teardown", None)
                 if callable(teardown):
                     teardown()
         except Exception as exc:
+            _stop_if_diverged(backend, steps)
             if isinstance(exc, _DEFINITION_ERRORS):
                 where = f"{name}.{steps[-1].rule}" if steps else name
                 raise _Stopped(user_error(where, exc)) from exc
@@ -715,6 +806,7 @@ def run_machine(
                     cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
             except Exception as exc:
                 raise _Stopped(user_error(f"{name}.__init__", exc)) from exc
+            _stop_if_diverged(backend, [])
         base = backend.snapshot()
         search.base_ready()
 
@@ -733,6 +825,8 @@ def run_machine(
         try:
             with reporting.with_reporter(lambda _: None), search.running():
                 test()
+        except _OutOfTime:
+            pass
         except KeyboardInterrupt:
             if state.best_failure is None:
                 status = "interrupted"
@@ -744,15 +838,22 @@ def run_machine(
                 failure = _with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
         except (_Stopped, *_DEFINITION_ERRORS):
             raise
+        except _Diverged as diverged:
+            status = "failed"
+            failure = _divergence_failure(spec.name, path, project, diverged)
         except BaseException as exc:
             status = "failed"
             if examples is not None:
                 examples.commit(examples.outcome)  # the last run replayed the reported failure
             failure = _machine_failure(spec, exc, state.last_steps, path)
             failure = _finish_shrinking(spec, project, base, failure, exc, state, examples, emit, started)
+            if not getattr(backend, "reports_frames", True):
+                failure = _explained_on_py_evm(spec, project, failure, init_args)
             failure = _with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
     except MachineDefinitionError as exc:
         status, error = "error", str(exc)
+    except _Diverged as diverged:
+        status, failure = "failed", _divergence_failure(spec.name, path, project, diverged)
     except _Stopped as stop:
         status, error = "error", stop.message + output.shown()
     except _DEFINITION_ERRORS as exc:
@@ -905,6 +1006,91 @@ def _finish_shrinking(
     return dataclasses.replace(failure, shrink=report)
 
 
+def _same_failure(failure: Failure, exc: BaseException) -> bool:
+    """Whether exc is the failure reported: error type, invariant, revert reason and where it was raised."""
+    location = describe_error(exc)[2]
+    ours = (failure.error_type, failure.invariant, failure.revert_reason, failure.location.splitlines()[0] if failure.location else None)
+    return ours == (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), getattr(exc, "reason", None), location.splitlines()[0] if location else None)
+
+
+def _test_explained_on_py_evm(fn: Callable, project: Project, failure: Failure) -> Failure:
+    """A property test's failing example run again on py-evm, for source lines (see _explained_on_py_evm)."""
+    from .failures import decode_value
+
+    if not failure.steps_data:
+        return failure
+    reference = project.reference()
+    error = None
+    try:
+        args = {k: decode_value(v, accounts=reference.accounts, refs={}) for k, v in failure.steps_data[0]["arguments"].items()}
+        kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], reference, failure.name)
+        with reference.backend.anchor():
+            fn.hypothesis.inner_test(**kwargs, **args)
+    except Exception as exc:
+        error = exc
+    return _with_reference_error(failure, error, None)
+
+
+def _with_reference_error(failure: Failure, error: BaseException | None, problem: str | None) -> Failure:
+    """The failure as py-evm reported it when it failed the same way; else the first report, with a note."""
+    import dataclasses
+
+    if error is not None and _same_failure(failure, error):
+        error_type, message, location, tb = describe_error(error)
+        return dataclasses.replace(failure, message=message, location=location, traceback=tb, call_failure=failure_details(error))
+    if problem is None:
+        first_line = (describe_error(error)[1].splitlines() or [""])[0] if error is not None else ""
+        problem = "it passes" if error is None else f"it fails differently: {type(error).__name__}: {first_line}"
+    note = f"\n(Replayed on py-evm for its source lines, the program does not fail the same way: {problem}. The backends differ here: run with --backend-check.)"
+    return dataclasses.replace(failure, message=failure.message + note)
+
+
+def _explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, init_args: tuple[Any, ...] | None) -> Failure:
+    """The failure's program replayed on py-evm, whose failed calls name their source line, check and dev comment.
+
+    A backend without per-opcode hooks (revm) reports reverts by their data alone; the replay
+    makes the report as explained as on py-evm. Should py-evm not fail the same way, the
+    report keeps the first backend's error and says so.
+    """
+    from .replay import run_program
+
+    reference = project.reference()
+    if init_args is not None:
+        # __init__ was given the project's objects (pytest's fixtures): the reference's own, by kind
+        same = {id(project.accounts): reference.accounts, id(project.chain): reference.chain}
+        same.update({id(c): reference.containers[name] for name, c in project.containers.items()})
+        others = [type(a).__name__ for a in init_args if id(a) not in same]
+        if others:
+            import dataclasses
+
+            note = f"\n(Not replayed on py-evm, so reverts show no source lines: __init__ takes objects that exist only on this chain: {', '.join(others)}.)"
+            return dataclasses.replace(failure, message=failure.message + note)
+        init_args = tuple(same[id(a)] for a in init_args)
+    cls = spec.cls
+    saved = dict(vars(cls))  # the class-level __init__ rebinds class attributes: put them back after
+    backend = reference.backend
+    outer = backend.snapshot()
+    ran = None
+    problem = None
+    try:
+        if init_args is not None:
+            cls.__init__(cls, *init_args)
+        elif spec.has_init:
+            cls.__init__(cls, **provide(spec.init_params, reference, f"{spec.name}.__init__"))
+        ran = run_program(spec, reference, failure.steps_data)
+    except Exception as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    finally:
+        backend.revert(outer)
+        backend.release(outer)
+        for key in [k for k in vars(cls) if k not in saved]:
+            delattr(cls, key)
+        for key, value in saved.items():
+            if vars(cls).get(key, value) is not value:
+                setattr(cls, key, value)
+    return _with_reference_error(failure, ran.error if ran is not None else None, problem)
+
+
 def _statistics(state: _RunState, settings: Settings, seed: int | None, failure: Failure | None = None) -> dict[str, Any]:
     stats: dict[str, Any] = {
         "max_examples": settings.max_examples,
@@ -964,12 +1150,18 @@ class ExampleLog:
 
 @contextlib.contextmanager
 def isolate_examples(
-    fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None, before_revert: Callable[[], None] | None = None
+    fn: Any,
+    backend: Any,
+    injected: Iterable[str],
+    on_example: Callable[[ExampleLog, bool], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+    before_revert: Callable[[], None] | None = None,
 ) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
 
     Swaps fn.hypothesis.inner_test (the hook Hypothesis documents for wrapping each example)
     and restores it on the way out. on_example(log, failed) is called after every example;
+    stop(), when given, is asked before every example until one fails (see run_machine);
     before_revert() at the end of each, while what it deployed is still there.
     """
     log = ExampleLog()
@@ -979,6 +1171,8 @@ def isolate_examples(
     @functools.wraps(original)  # Hypothesis reports the example under the test's own name
     def isolated(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # pytest shows the test's frames, not this one
+        if stop is not None and log.failing is None and stop():
+            raise _OutOfTime()
         log.examples += 1
         log.valid = True
         failed = False
@@ -1042,10 +1236,11 @@ def run_test(
     *,
     capture: bool = True,
     position: tuple[int, int] = (0, 0),
+    stop: Callable[[], bool] | None = None,
 ) -> MachineFinished:
     """Run one @given property test, injecting accounts, chain and contracts by name.
 
-    capture and position as for run_machine(); raises Interrupted on Ctrl-C before anything failed.
+    capture, position and stop() as for run_machine(); raises Interrupted on Ctrl-C before anything failed.
     """
     name = fn.__name__
     output = _Output(capture)
@@ -1093,10 +1288,12 @@ def run_test(
                 emit(FailureFound(name, state.examples, path))
             emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, path, state.runs, search.branches if search.covering else None))
 
-        with isolate_examples(fn, project.backend, kwargs, counted, before_revert=search.absorb) as log:
+        with isolate_examples(fn, project.backend, kwargs, counted, stop, before_revert=search.absorb) as log:
             try:
                 with reporting.with_reporter(lines.append), search.running():
                     test(**kwargs)
+            except _OutOfTime:
+                pass
             except KeyboardInterrupt:
                 status = "interrupted"
             except _DEFINITION_ERRORS as exc:
@@ -1127,6 +1324,12 @@ def run_test(
         capturing.__exit__(None, None, None)
         project.backend.revert(outer)
         project.backend.release(outer)
+    divergence = getattr(project.backend, "divergence", None)
+    if divergence is not None:
+        status = "failed"
+        failure = _divergence_failure(name, path, project, _Diverged(divergence, []))
+    elif failure is not None and not getattr(project.backend, "reports_frames", True):
+        failure = _test_explained_on_py_evm(fn, project, failure)
     statistics = {**_statistics_of_test(state, settings, seed, failure), **search.statistics()}
     result = MachineFinished(
         name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error, statistics,
@@ -1165,6 +1368,8 @@ class RunOptions:
     save_failures: bool = True
     capture: bool = True  # keep what machines print, and show it only for the reported program
     gas: bool = False  # gather gas per contract function (RunSummary.gas)
+    workers: int = 1  # processes running machines and tests at once (evmstate.parallel)
+    shards: int = 1  # seeds each machine's examples are split over
     coverage: bool = False  # record coverage everywhere, guidance on or off (RunSummary.coverage)
 
 
@@ -1215,7 +1420,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     # Hypothesis draws some values from the constants in the source of every local module
     # loaded so far; importing every module a run may need before anything runs keeps that
     # pool, and so each machine's program, independent of what else runs.
-    from . import discovery, minimize, replay, reports  # noqa: F401
+    from . import campaign, discovery, examples, minimize, parallel, replay, reports  # noqa: F401
 
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
@@ -1274,6 +1479,11 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None],
 
 def _run_each(config: Config, options: RunOptions, emit: Callable[[Any], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
     seed = summary.seed
+    if options.workers > 1 or options.shards > 1:
+        from .parallel import run_items
+
+        summary.stopped_in = "the machines and tests running"
+        return run_items(config, project, items, options, seed, summary, emit)
     for k, item in enumerate(items, 1):
         summary.stopped_in = f"{item.path}::{item.name}"
         try:
@@ -1323,6 +1533,16 @@ def _unavailable_contracts(config: Config, project: Project, items: list[Any]) -
     return errors
 
 
+def shard_seed(seed: int, machine_id: str, shard: int | None = None) -> int:
+    """The Hypothesis seed of one shard of a machine's examples: machine_seed() of the machine alone when shard is None."""
+    return machine_seed(seed, machine_id if shard is None else f"{machine_id}#{shard}")
+
+
+def shard_examples(max_examples: int, shard: int, shards: int) -> int:
+    """How many of max_examples shard number shard (of shards) runs: an even split, the first ones one more."""
+    return max_examples // shards + (1 if shard < max_examples % shards else 0)
+
+
 def run_item(
     config: Config,
     project: Project,
@@ -1334,6 +1554,10 @@ def run_item(
     seed: int | None = None,
     capture: bool = True,
     position: tuple[int, int] = (0, 0),
+    shard: int | None = None,
+    shards: int = 1,
+    stop: Callable[[], bool] | None = None,
+    keep: Callable[[FailureRecord], Any] | None = None,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
@@ -1341,28 +1565,53 @@ def run_item(
     from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
     anything, when the item cannot be run as written, and Interrupted on Ctrl-C before anything
     failed. capture and position as for run_machine().
+
+    shard, when given, numbers one of several runs of the item, each under a seed of its own
+    (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
+    stop() ends the item early (see run_machine). keep(record), when given, gets the failure
+    record instead of the failure store (a worker hands it to the process that saves it).
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
+    given = spec = None
     if item.kind == "machine":
         spec = collect(item.obj)
-        settings, pinned = build_settings(config.hypothesis, spec.settings, overrides, spec.name)
-        own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position)
+        given = spec.settings
+    settings, pinned = build_settings(config.hypothesis, given or {}, overrides, spec.name if spec is not None else item.name)
+    if shard is not None and shards > 1:
+        settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
+    own = shard_seed(pinned if pinned is not None else seed, where, shard)
+    if spec is not None:
+        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
     else:
-        settings, pinned = build_settings(config.hypothesis, {}, overrides, item.name)
-        own = machine_seed(pinned if pinned is not None else seed, where)
-        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position)
-    if result.failure is not None and save_failures:
+        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+    # a difference between backends is a finding about evmstate's backends, not a program to replay
+    replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
+    if replayable and keep is not None:
+        record = failure_record(config, project, item, result, settings, seed)
+        keep(record)
+        return _with_id(result, record.id)
+    if replayable and save_failures:
         result = save_failure(config, project, item, result, settings, seed)
     return result
 
 
-def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
-    """Save the failure as a record and return the result carrying its id; seed is the run's."""
+def _with_id(result: MachineFinished, rid: str) -> MachineFinished:
     import dataclasses
 
+    return dataclasses.replace(result, failure_id=rid)
+
+
+def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
+    """Save the failure as a record and return the result carrying its id; seed is the run's."""
+    record = failure_record(config, project, item, result, settings, seed)
+    FailureStore(config.state_dir / "failures").save(record)
+    return _with_id(result, record.id)
+
+
+def failure_record(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> FailureRecord:
+    """The record saving the result's failure would write; seed is the run's."""
     failure = result.failure
     assert failure is not None
     rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program, location=failure.location, message=failure.message)
@@ -1387,8 +1636,7 @@ def save_failure(config: Config, project: Project, item: Any, result: MachineFin
         seed=seed,
         interrupted=failure.interrupted,
     )
-    FailureStore(config.state_dir / "failures").save(record)
-    return dataclasses.replace(result, failure_id=rid)
+    return record
 
 
 def versions() -> dict[str, str]:
@@ -1416,7 +1664,7 @@ def source_hashes(config: Config, project: Project | None, path: str, inputs: di
 
 
 def database_for(config: Config, key: str) -> Any:
-    """Hypothesis's example database under .evmstate/examples, one namespace per machine or test."""
-    from hypothesis.database import DirectoryBasedExampleDatabase
+    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test."""
+    from .examples import open_database
 
-    return ShrunkExamples(DirectoryBasedExampleDatabase(str(config.state_dir / "examples")), key.encode())
+    return ShrunkExamples(open_database(config), key.encode())

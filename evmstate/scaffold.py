@@ -37,10 +37,14 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 
 [fuzz]
 # call_gas_limit = 16777216   # gas per call (2**24, EIP-7825's cap) unless a call passes gas=
-# call_timeout = 1.0          # seconds (CPU time) one call may run before it is reported; 0 for no limit
+# call_timeout = 1.0          # seconds (CPU time) one call may run before it is reported; 0 for no limit (py-evm only)
 
 [backend]
-# name = "pyevm"
+# name = "pyevm"              # or "revm", calls run in Rust: pip install "evmstate[revm]"
+# check = false               # true: every call on revm and py-evm side by side, first difference reported
+
+[database]
+# url = ".evmstate/examples"  # Hypothesis's example database: a folder, or redis://host:6379/0 to share it
 '''
 
 CONTRACT = '''# pragma version ~=0.4.3

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import re
 from decimal import Decimal
 from typing import Any
@@ -115,6 +117,11 @@ def _length_bounds(type_str: str, min_length: Any, max_length: Any, cap: int | N
     return lo, hi
 
 
+@functools.lru_cache(maxsize=256)
+def _index(n: int) -> st.SearchStrategy[int]:
+    return st.integers(min_value=0, max_value=n - 1)
+
+
 def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     from .project import active
 
@@ -122,7 +129,7 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     def draw_account(draw: Any) -> Any:
         accounts = active().accounts
         n = len(accounts) if length is None else min(length, len(accounts))
-        return accounts[draw(st.integers(min_value=0, max_value=n - 1))]
+        return accounts[draw(_index(n))]
 
     return draw_account()
 

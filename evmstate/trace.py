@@ -307,6 +307,14 @@ class GasStats:
         else:
             figures.reverted += 1
 
+    def merge(self, other: "GasStats") -> None:
+        """Add another run's figures (a worker's) to these."""
+        for label, theirs in other.functions.items():
+            ours = self.functions.setdefault(label, GasFigures())
+            ours.calls += theirs.calls
+            ours.reverted += theirs.reverted
+            ours.used.update(theirs.used)
+
     def to_dict(self) -> dict[str, Any]:
         return {label: self.functions[label].to_dict() for label in sorted(self.functions)}
 

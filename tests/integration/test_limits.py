@@ -204,6 +204,7 @@ class RunawayMachine:
 @pytest.fixture()
 def runaway(checks_root: Path, tmp_path: Path, monkeypatch) -> Path:
     root = tmp_path / "runaway"
+    load(checks_root)  # compiled once, whichever test of the module runs first here
     shutil.copytree(checks_root / "contracts", root / "contracts")
     shutil.copytree(checks_root / ".evmstate" / "build", root / ".evmstate" / "build")  # compiled already
     (root / "machines").mkdir()

@@ -27,7 +27,9 @@ def test_planted_bug_is_shrunk_to_the_two_step_program(example, seed):
     (result,) = summary.results
     failure = result.failure
     assert failure.invariant == "invariant" and failure.message == "assert 0 == 1"
-    assert failure_text(failure).endswith(PROGRAM)
+    program, trace = failure_text(failure).split("\n\nTrace:\n")
+    assert program.endswith(PROGRAM)
+    assert "Depositer.withdraw_from(0)" in trace
 
 
 def test_corrected_machine_passes_against_a_fixed_contract(example):

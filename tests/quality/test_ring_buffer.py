@@ -39,4 +39,6 @@ def test_ring_buffer_wrap_bug_shrinks_to_the_minimal_program(seed, monkeypatch, 
     summary, _ = run_project(project, "machines/ring.py", seed=seed)
     (result,) = summary.results
     assert result.status == "failed"
-    assert failure_text(result.failure) == MINIMAL.format(path="machines/ring.py")
+    program, trace = failure_text(result.failure).split("\n\nTrace:\n")
+    assert program == MINIMAL.format(path="machines/ring.py")
+    assert trace.count("state.pop()") == 5 and trace.count("Ring.pop()") == 5

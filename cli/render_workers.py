@@ -1,0 +1,79 @@
+"""Rendering fuzzing campaigns (runs over several workers use the one Renderer: it shows every running row)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+
+from evmstate.campaign import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary
+from evmstate.runner import MachineFinished
+
+from .render import Renderer, Row
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+class CampaignRenderer(Renderer):
+    """A campaign: a live status line, each failure as it comes, a summary at the end."""
+
+    # without a terminal, a status line this often
+    PLAIN_EVERY = 30.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._last_plain = time.monotonic()
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, CampaignStarted):
+            budget = f"for {_duration(event.budget)}" if event.budget is not None else "until Ctrl-C"
+            what = event.items[0] if len(event.items) == 1 else f"{len(event.items)} machines and tests"
+            self.console.print(f"fuzzing {what} {budget} on {event.workers}")
+        elif isinstance(event, CampaignProgress):
+            line = progress_text(event)
+            if self.live is not None:
+                self.live.update(Text(line, style="dim"))
+            elif not self.quiet and time.monotonic() - self._last_plain >= self.PLAIN_EVERY:
+                self._last_plain = time.monotonic()
+                self.console.print(Text(line, style="dim"))
+        elif isinstance(event, CampaignFinished):
+            if self.live is not None:
+                self.live.update(Text(""))
+        elif isinstance(event, MachineFinished):
+            row = Row(event.name, event.path, event.kind)
+            row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
+            self.finished(event, row)
+        else:
+            super().__call__(event)
+
+    def campaign_summary(self, summary: CampaignSummary) -> None:
+        c = self.console
+        rate = summary.steps / summary.elapsed if summary.elapsed > 0 else 0.0
+        stopped = " (stopped by Ctrl-C)" if summary.interrupted else ""
+        c.print(Text(f"{_duration(summary.elapsed)}{stopped}: {summary.shards} shards, {summary.examples} runs, {summary.steps} steps ({rate:.0f} steps/s)"))
+        if summary.branches is not None:
+            c.print(Text(f"branches hit: {len(summary.branches)}"))
+        if not self.quiet:
+            for key, t in summary.items.items():
+                c.print(Text(f"  {key}: {t.status if t.status != 'running' else 'no failure'}, {t.shards} shards, {t.examples} runs, {t.steps} steps", style="dim"))
+        errors = len(summary.errors) + len(summary.load_errors)
+        parts = [f"{len(summary.failures)} failure{'s' if len(summary.failures) != 1 else ''} found"]
+        if errors:
+            parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+        style = "red" if summary.failures or errors else "green"
+        c.print(Text(", ".join(parts), style=f"bold {style}"))
+
+
+def progress_text(p: CampaignProgress) -> str:
+    left = f", {_duration(max(0.0, p.budget - p.elapsed))} left" if p.budget is not None else ""
+    branches = f", {p.branches} branches" if p.branches is not None else ""
+    return (
+        f"{_duration(p.elapsed)}{left}: {p.shards} shards ({p.running} running), {p.examples} runs, "
+        f"{p.steps} steps, {p.steps_per_second:.0f} steps/s{branches}, {p.failures} failure{'s' if p.failures != 1 else ''}"
+    )

@@ -1,0 +1,186 @@
+"""Hypothesis's example database as evmstate opens it: a folder safe for many writers, or Redis.
+
+The only module that imports redis (through hypothesis.extra.redis).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Iterable
+
+from hypothesis.database import ExampleDatabase
+
+from .config import Config
+from .errors import ConfigError
+
+_ATTEMPTS = 20  # a key folder removed under a writer is made again; this many times at most
+
+
+def _hash(data: bytes) -> str:
+    # the names Hypothesis's DirectoryBasedExampleDatabase gives keys and values: folders
+    # written by either are read by the other
+    return hashlib.sha384(data).hexdigest()[:16]
+
+
+class SharedDirectoryDatabase(ExampleDatabase):
+    """An example database in a folder that many processes may write at once.
+
+    The layout is Hypothesis's DirectoryBasedExampleDatabase's (a folder per key, a file per
+    value, named by hash), but no write can be lost or seen half done: a value is written to a
+    temporary file inside its key's folder and renamed into place, so it never crosses file
+    systems and the folder cannot be removed while the file is being written; a key folder that
+    another process removed (its last value deleted) between the two steps is made again.
+    A value's file name is its hash, so a value is never held twice under one key.
+    """
+
+    _METAKEYS = b".hypothesis-keys"
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__()
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"SharedDirectoryDatabase({str(self.path)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SharedDirectoryDatabase) and self.path == other.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
+    def _key_path(self, key: bytes) -> Path:
+        return self.path / _hash(key)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        folder = self._key_path(key)
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return
+        for name in names:
+            if name.startswith("."):
+                continue  # a value still being written
+            try:
+                yield (folder / name).read_bytes()
+            except OSError:
+                pass  # deleted since the listing
+
+    def save(self, key: bytes, value: bytes) -> None:
+        if key != self._METAKEYS:
+            self.save(self._METAKEYS, key)  # Hypothesis's tools list keys from here
+        folder = self._key_path(key)
+        target = folder / _hash(value)
+        for _ in range(_ATTEMPTS):
+            try:
+                if target.exists():
+                    return
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            except FileNotFoundError:
+                continue  # the folder was removed between mkdir and mkstemp
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(value)
+                os.replace(tmp, target)
+                return
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        raise OSError(f"could not save an example in {folder}: the folder kept being removed")
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        folder = self._key_path(key)
+        try:
+            (folder / _hash(value)).unlink()
+        except OSError:
+            return
+        try:
+            folder.rmdir()  # only when empty; a writer's temporary file keeps it
+        except OSError:
+            return
+        if key != self._METAKEYS:
+            self.delete(self._METAKEYS, key)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        # saved under dest before it leaves src: a reader may see it under both, never under neither
+        self.save(dest, value)
+        if src != dest:
+            self.delete(src, value)
+
+
+_redis_lock = threading.Lock()
+_redis: dict[tuple[int, str], ExampleDatabase] = {}
+
+
+def redis_database(url: str) -> ExampleDatabase:
+    """The Redis example database at url: one client per process, made on first use."""
+    key = (os.getpid(), url)  # a client's connections must not cross into a forked child
+    with _redis_lock:
+        if key not in _redis:
+            _redis[key] = _open_redis(url)
+        return _redis[key]
+
+
+def _open_redis(url: str) -> ExampleDatabase:
+    return _redis_class(url)(url)
+
+
+@functools.lru_cache(maxsize=None)
+def _redis_class_cached() -> type:
+    import redis
+    from hypothesis.extra.redis import RedisExampleDatabase
+
+    class ServicedRedisDatabase(RedisExampleDatabase):
+        """Hypothesis's Redis database, listening for real and equal to any other on the same server.
+
+        The stock class subscribes to its change channel when a listener is added but never
+        reads it, so changes pile up unseen; here a thread services the subscription. It also
+        compares equal only by client object: here by the server's URL.
+        """
+
+        def __init__(self, url: str) -> None:
+            super().__init__(redis.Redis.from_url(url), key_prefix=b"evmstate-example:")
+            self.url = url
+            self._thread: Any = None
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, ServicedRedisDatabase) and self.url == other.url
+
+        def __hash__(self) -> int:
+            return hash(self.url)
+
+        def __repr__(self) -> str:
+            return f"RedisExampleDatabase({self.url!r})"
+
+        def _start_listening(self) -> None:
+            super()._start_listening()
+            self._thread = self._pubsub.run_in_thread(sleep_time=0.05, daemon=True)
+
+        def _stop_listening(self) -> None:
+            if self._thread is not None:
+                self._thread.stop()
+                self._thread.join(timeout=1)
+                self._thread = None
+            super()._stop_listening()
+
+    return ServicedRedisDatabase
+
+
+def _redis_class(url: str) -> type:
+    try:
+        return _redis_class_cached()
+    except ImportError:
+        raise ConfigError(f"[database] url = {url!r} needs the redis client: pip install \"evmstate[redis]\"") from None
+
+
+def open_database(config: Config) -> ExampleDatabase:
+    """The example database evmstate.toml's [database] url names (the .evmstate/examples folder by default)."""
+    if config.database.is_redis:
+        return redis_database(config.database.url)
+    assert config.examples_dir is not None
+    return SharedDirectoryDatabase(config.examples_dir)

@@ -1,0 +1,573 @@
+"""The only module that imports pyrevm: a backend on revm (Rust), with py-evm's gas and outcomes.
+
+pyrevm 0.3.7 never finalises a transaction: warm accounts and slots, and the SSTORE
+"original" values, carry over from one call to the next inside its journal, so gas drifts
+from what a chain charges. Every transaction therefore runs between a journal checkpoint and
+its revert: run the call, read what it changed from the journal, revert (everything is cold
+again), then write the changes into revm's database as plain values. Snapshots of this
+backend are an undo log of those writes, kept here. A read at journal depth 0 would load an
+account for good (warm in every later call), so views and state reads also run between a
+checkpoint and its revert, and account state is read from a mirror kept in Python.
+
+What revm 8 (pyrevm's engine) lacks, and what is done instead:
+- Prague: revm runs Cancun rules. The EIP-7623 calldata floor is charged here; Prague's new
+  precompiles (BLS12-381, EIP-2537) are missing.
+- BASEFEE is always 0 (pyrevm sets it), where py-evm uses min(gas_price, 1 gwei) when a gas
+  price is configured.
+- BLOCKHASH returns revm's placeholder hashes, not py-evm's.
+- No error pc and no per-opcode hooks: a failed call carries its revert data but not the
+  source line that failed. The line, the failed check and the dev comment come from running
+  the same call on py-evm when they are needed (RevmBackend.explainer), and a reported failure
+  is replayed on py-evm as a whole. Branch coverage (set_jump_recorder) is unavailable.
+- No time limit: revm cannot be interrupted, so [fuzz] call_timeout does not apply; the gas
+  cap ([fuzz] call_gas_limit) does, and revm burns 2**24 gas in well under a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from eth_utils import keccak
+
+from .backend import CALL_GAS_LIMIT, BlockTime, ExecResult, Log, _intrinsic_gas, account_keys, contract_address
+from .errors import UsageError
+
+try:
+    import pyrevm
+except ImportError:  # pragma: no cover - depends on the environment
+    pyrevm = None
+
+INSTALL_HINT = 'pip install "evmstate[revm]" (pyrevm has wheels for CPython 3.10 to 3.12)'
+# evm versions revm runs with py-evm's semantics; Prague runs as Cancun plus the calldata floor
+SPECS = {"cancun": "CANCUN", "prague": "CANCUN"}
+ZERO = b"\0" * 20
+EMPTY_CODE_HASH = keccak(b"")
+
+# the journal's debug text: each account loaded by the call, its storage slots, its status
+_ACCOUNT = re.compile(r"0x([0-9a-f]{40}): Account \{ info: AccountInfo \{ balance: (\d+), nonce: (\d+), code_hash: 0x([0-9a-f]{64}), code: ")
+_STATUS = re.compile(r"\}, status: AccountStatus\(([^)]*)\) \}")
+_SLOT = re.compile(r"(\d+): StorageSlot \{ previous_or_original_value: (\d+), present_value: (\d+) \}")
+_CODE = re.compile(r"Some\(Bytecode \{ bytecode: 0x([0-9a-f]*), state: (?:Raw|\w+ \{ len: (\d+))")
+_LOG = re.compile(r"Log \{ address: 0x([0-9a-f]{40}), data: LogData \{ topics: \[([^\]]*)\], data: 0x([0-9a-f]*) \} \}")
+_FAILED = re.compile(r"^(Revert|Halt) \{ (?:reason: (.*), )?gas_used: (\d+)(?:, output: 0x([0-9a-f]*))? \}$", re.S)
+
+
+def _logs_in(journal: str) -> tuple[Log, ...]:
+    """The logs in the journal's text: all of the last call's, as every call starts from an empty journal."""
+    start = journal.find(", logs: [")
+    if journal.startswith("], depth: ", start + 9):
+        return ()
+    end = journal.find("], depth: ", start)
+    return tuple(
+        Log(bytes.fromhex(address), tuple(int(t, 16) for t in topics.split(", ") if t), bytes.fromhex(data))
+        for address, topics, data in _LOG.findall(journal, start, end + 1)
+    )
+
+
+def available() -> bool:
+    """Whether pyrevm is installed."""
+    return pyrevm is not None
+
+
+def require() -> None:
+    """Raise a UsageError saying how to install pyrevm when it is missing."""
+    if pyrevm is None:
+        raise UsageError(f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm")
+
+
+# revm's halt reasons, as py-evm words them where it matters to a reader
+_HALTS = {
+    "OutOfGas": "Out of gas",
+    "OpcodeNotFound": "Invalid opcode",
+    "InvalidFEOpcode": "Invalid opcode (INVALID)",
+    "InvalidJump": "Invalid jump destination",
+    "StackUnderflow": "Stack underflow",
+    "StackOverflow": "Stack overflow",
+    "OutOfOffset": "Return data out of bounds",
+    "CallTooDeep": "Stack depth limit reached",
+    "CreateContractSizeLimit": "Contract code size limit exceeded",
+    "CreateContractStartingWithEF": "Contract code starts with 0xEF",
+    "CreateInitCodeSizeLimit": "Initcode size limit exceeded",
+    "StateChangeDuringStaticCall": "Write protection: state change during a static call",
+    "CreateCollision": "Contract address collision",
+}
+
+
+def _halt_message(reason: str) -> str:
+    name = reason.split("(", 1)[0]
+    return _HALTS.get(name, reason)
+
+
+@dataclass
+class _Snapshot:
+    undo: int  # length of the undo log
+    timestamp: int
+    block_number: int
+    log_count: int
+
+
+class RevmBackend(BlockTime):
+    """An in-process revm chain with the py-evm backend's interface, gas and outcomes."""
+
+    # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them
+    reports_frames = False
+
+    def __init__(
+        self,
+        *,
+        accounts: int = 10,
+        balance: int = 100 * 10**18,
+        evm_version: str = "prague",
+        chain_id: int = 1337,
+        gas_limit: int = 30_000_000,
+        gas_price: int = 0,
+        timestamp: int = 1_700_000_000,
+        call_gas_limit: int = CALL_GAS_LIMIT,
+        call_timeout: float | None = None,
+    ) -> None:
+        require()
+        if evm_version not in SPECS:
+            raise UsageError(f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the pyevm backend")
+        self.chain_id = chain_id
+        self.gas_limit = gas_limit
+        self.call_gas_limit = min(call_gas_limit, gas_limit)
+        # revm cannot be stopped mid-call: there is no time limit, only the gas cap
+        self.call_timeout = None
+        self.configured_call_timeout = call_timeout or None
+        self.gas_price = gas_price
+        self.evm_version = evm_version
+        self.account_keys = account_keys(accounts)
+        self._genesis = dict(accounts=accounts, balance=balance, evm_version=evm_version, chain_id=chain_id, gas_limit=gas_limit, gas_price=gas_price, timestamp=timestamp)
+        env = pyrevm.Env(cfg=pyrevm.CfgEnv(chain_id=chain_id))
+        self._evm = pyrevm.EVM(env=env, gas_limit=gas_limit, spec_id=SPECS[evm_version])
+        self._hex: dict[bytes, str] = {}
+        # the world state, mirrored: address -> [balance, nonce, code hash]; code; storage
+        self._info: dict[bytes, list[Any]] = {}
+        self._code: dict[bytes, bytes] = {}
+        self._storage: dict[bytes, dict[int, int]] = {}
+        self._known_code: set[bytes] = set()  # code hashes revm's database holds the code of
+        # undo log: ("a", address, old info or None, old code) and ("s", address, slot, old value)
+        self._undo: list[tuple[Any, ...]] = []
+        self._logs: list[Log] = []
+        self._snapshots: dict[int, _Snapshot] = {}
+        self._order: list[int] = []
+        self._next_id = 0
+        self._version = 0  # changes whenever the state or the block does
+        self._shadow: Any = None  # a py-evm backend that explains failures
+        self.last_writes: tuple[tuple[bytes, int, int], ...] = ()  # (address, slot, value) of the last transaction
+        for _, address in self.account_keys:
+            self._write_info(address, [balance, 0, EMPTY_CODE_HASH])
+        self._set_block(timestamp + 1, 1)
+
+    # -- helpers ------------------------------------------------------------
+
+    def _h(self, address: bytes) -> str:
+        text = self._hex.get(address)
+        if text is None:
+            text = self._hex[address] = "0x" + address.hex()
+        return text
+
+    def _write_info(self, address: bytes, info: list[Any] | None, code: bytes | None = None) -> None:
+        """Set an account's balance, nonce and code hash (None: no account) here and in revm's database."""
+        if self._order:
+            old = self._info.get(address)
+            self._undo.append(("a", address, None if old is None else list(old), self._code.get(address)))
+        if info is None:
+            self._info.pop(address, None)
+            self._code.pop(address, None)
+            balance, nonce, code_hash = 0, 0, EMPTY_CODE_HASH
+        else:
+            self._info[address] = info
+            balance, nonce, code_hash = info
+            if code is not None:
+                self._code[address] = code
+        kwargs: dict[str, Any] = {"balance": balance, "nonce": nonce, "code_hash": code_hash}
+        if code_hash != EMPTY_CODE_HASH and code_hash not in self._known_code:
+            # revm keeps code by its hash: once it has it, the hash is enough
+            kwargs["code"] = self._code[address]
+            self._known_code.add(code_hash)
+        self._evm.insert_account_info(self._h(address), pyrevm.AccountInfo(**kwargs))
+
+    def _write_slot(self, address: bytes, slot: int, value: int) -> None:
+        storage = self._storage.setdefault(address, {})
+        if self._order:
+            self._undo.append(("s", address, slot, storage.get(slot, 0)))
+        if value:
+            storage[slot] = value
+        else:
+            storage.pop(slot, None)
+        # pyrevm writes a slot to the database only while the account is not loaded, and loads
+        # it as it writes: loaded at depth 0 it would stay warm for good, so the load is reverted
+        evm = self._evm
+        checkpoint = evm.snapshot()
+        evm.insert_account_storage(self._h(address), slot, value)
+        evm.revert(checkpoint)
+
+    # -- block time -------------------------------------------------------
+
+    def _set_block(self, timestamp: int, number: int) -> None:
+        self._timestamp = timestamp
+        self._number = number
+        self._version += 1
+        self._evm.set_block_env(
+            pyrevm.BlockEnv(number=number, timestamp=timestamp, coinbase=self._h(ZERO), difficulty=0, prevrandao=b"\0" * 32, basefee=0, gas_limit=self.gas_limit)
+        )
+
+    # -- state access -----------------------------------------------------
+
+    def get_balance(self, address: bytes) -> int:
+        info = self._info.get(address)
+        return info[0] if info else 0
+
+    def set_balance(self, address: bytes, value: int) -> None:
+        info = self._info.get(address)
+        new = [value, 0, EMPTY_CODE_HASH] if info is None else [value, info[1], info[2]]
+        self._version += 1
+        self._write_info(address, None if new == [0, 0, EMPTY_CODE_HASH] and not self._storage.get(address) else new)
+
+    def get_nonce(self, address: bytes) -> int:
+        info = self._info.get(address)
+        return info[1] if info else 0
+
+    def get_code(self, address: bytes) -> bytes:
+        return self._code.get(address, b"")
+
+    def get_storage(self, address: bytes, slot: int) -> int:
+        storage = self._storage.get(address)
+        return storage.get(slot, 0) if storage else 0
+
+    @property
+    def logs(self) -> list[Log]:
+        return self._logs
+
+    # -- snapshots ----------------------------------------------------------
+
+    def snapshot(self) -> int:
+        """Record the current state; revert(id) returns to it as often as needed."""
+        self._next_id += 1
+        sid = self._next_id
+        self._snapshots[sid] = _Snapshot(len(self._undo), self._timestamp, self._number, len(self._logs))
+        self._order.append(sid)
+        return sid
+
+    def revert(self, snapshot_id: int) -> None:
+        """Return to the state at snapshot(); that snapshot stays usable, later ones are dropped."""
+        snap = self._snapshots.get(snapshot_id)
+        if snap is None:
+            raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
+        while self._order[-1] != snapshot_id:
+            del self._snapshots[self._order.pop()]
+        undo = self._undo
+        order, self._order = self._order, []  # writes below are not logged
+        try:
+            while len(undo) > snap.undo:
+                entry = undo.pop()
+                if entry[0] == "s":
+                    self._write_slot(entry[1], entry[2], entry[3])
+                else:
+                    self._write_info(entry[1], entry[2], entry[3])
+        finally:
+            self._order = order
+        del self._logs[snap.log_count :]
+        self._version += 1
+        if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):
+            self._set_block(snap.timestamp, snap.block_number)
+
+    def release(self, snapshot_id: int) -> None:
+        """Forget a snapshot (and any taken after it) without reverting: the changes stay."""
+        if snapshot_id not in self._snapshots:
+            return
+        while self._order:
+            sid = self._order.pop()
+            del self._snapshots[sid]
+            if sid == snapshot_id:
+                break
+        if not self._order:
+            self._undo.clear()
+
+    @contextlib.contextmanager
+    def anchor(self) -> Iterator[None]:
+        """Run a block and then put the state back as it was, whatever happened in it."""
+        sid = self.snapshot()
+        try:
+            yield
+        finally:
+            self.revert(sid)
+            self.release(sid)
+
+    # -- limits -------------------------------------------------------------
+
+    def reset_time_limit(self) -> None:
+        """Nothing to reset: calls on revm have no time limit."""
+
+    def set_jump_recorder(self, recorder: Any) -> None:
+        """Branch coverage needs a hook on every JUMPI, which revm does not offer."""
+        if recorder is not None:
+            raise UsageError("branch coverage needs per-opcode hooks, which the revm backend does not have; run with the pyevm backend (--backend pyevm)")
+
+    def _gas(self, gas: int | None) -> tuple[int, bool]:
+        if gas is None:
+            return self.call_gas_limit, True
+        if gas > self.call_gas_limit:
+            where = "the block gas limit" if self.call_gas_limit == self.gas_limit else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
+            raise UsageError(f"gas {gas} exceeds {where}, {self.call_gas_limit}")
+        return gas, False
+
+    # -- execution --------------------------------------------------------
+
+    def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None) -> tuple[bool, bytes, Any, str | None]:
+        """Run one call on revm inside the current checkpoint: (success, output, revm's result, error)."""
+        evm = self._evm
+        try:
+            if to is None:
+                evm.deploy(self._h(sender), data, value, gas, gas_price)
+                output = b""
+            else:
+                output = evm.message_call(self._h(sender), self._h(to), data, value, gas, gas_price, static)
+        except RuntimeError as exc:
+            result = evm.result
+            m = _FAILED.match(str(exc))
+            if result is None or m is None:
+                raise RuntimeError(f"revm refused the call: {exc}") from None
+            if m.group(1) == "Revert":
+                return False, bytes.fromhex(m.group(4) or ""), result, "revert"
+            return False, b"", result, _halt_message(m.group(2) or "")
+        return True, output, evm.result, None
+
+    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+        """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
+        asked = gas
+        gas, at_cap = self._gas(gas)
+        intrinsic, floor = _intrinsic_gas(data, to is None)
+        if gas < max(intrinsic, floor):
+            raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
+        cost = value + gas * self.gas_price
+        balance = self.get_balance(sender)
+        if cost and balance < cost:
+            raise UsageError(f"sender 0x{sender.hex()} has {balance} wei, needs {cost} for value and gas")
+        create_address = None
+        if to is None:
+            create_address = contract_address(sender, self.get_nonce(sender))
+            info = self._info.get(create_address)
+            if info is not None and (info[1] or info[2] != EMPTY_CODE_HASH):
+                raise UsageError(f"contract address collision at 0x{create_address.hex()}")
+        evm = self._evm
+        checkpoint = evm.snapshot()
+        try:
+            success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None)
+            revm_used = result.gas_used
+            if success or to is None or self.gas_price:
+                journal = evm.journal_str
+                logs = _logs_in(journal) if success else ()
+                changes = self._read_changes(journal)
+            else:
+                # a failed call changed nothing revm journals: its frame was reverted, and
+                # the nonce and (at gas price 0) the gas are accounted for below
+                logs, changes = (), {}
+        finally:
+            evm.revert(checkpoint)
+        gas_used = max(revm_used, floor)
+        # what py-evm does differently: it bumps the nonce of a call's sender as well (revm 8
+        # only a creator's), charges the floor, and pays the coinbase nothing
+        adjust: dict[bytes, list[int]] = {}
+        if to is not None:
+            adjust[sender] = [0, 1]
+        if self.gas_price:
+            adjust.setdefault(sender, [0, 0])[0] -= (gas_used - revm_used) * self.gas_price
+            adjust.setdefault(ZERO, [0, 0])[0] -= revm_used * self.gas_price
+        undo = self._apply(changes, adjust)
+        self._version += 1
+        if success:
+            self._logs.extend(logs)
+            if to is None:
+                output = self._code.get(create_address, b"")
+            return ExecResult(
+                success=True,
+                output=output,
+                gas_used=gas_used,
+                logs=logs,
+                contract_address=create_address,
+                gas_limit=gas,
+                at_gas_cap=at_cap,
+            )
+        return ExecResult(
+            success=False,
+            output=output,
+            gas_used=gas_used,
+            error=error,
+            gas_limit=gas,
+            at_gas_cap=at_cap,
+            out_of_gas=error == "Out of gas",
+            explainer=self._explainer("transact", (sender, to, data, value, asked), undo),
+        )
+
+    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
+        """Execute a call and discard every change it made (eth_call)."""
+        asked = gas
+        gas, at_cap = self._gas(gas)
+        intrinsic, _ = _intrinsic_gas(data, False)
+        if gas < intrinsic:
+            # py-evm runs the message with no gas at all: it fails at its first instruction
+            if not self.get_code(to):
+                return ExecResult(success=True, output=b"", gas_used=gas, gas_limit=gas, at_gas_cap=at_cap)
+            return ExecResult(success=False, output=b"", gas_used=gas, error="Out of gas", gas_limit=gas, at_gas_cap=at_cap, out_of_gas=True)
+        evm = self._evm
+        checkpoint = evm.snapshot()
+        try:
+            if value and self.get_balance(sender) < value:
+                evm.set_balance(self._h(sender), value)
+            # eth_call pays no gas on py-evm: revm runs it at gas price 0, so GASPRICE reads 0 here
+            success, output, result, error = self._execute(sender, to, data, value, gas, static and not value, None)
+            # py-evm reports an eth_call's gas before refunds
+            gas_used = result.gas_used + (result.gas_refunded if success else 0)
+            logs = self._logs_of(result) if success else ()
+        finally:
+            evm.revert(checkpoint)
+        if success:
+            return ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, gas_limit=gas, at_gas_cap=at_cap)
+        return ExecResult(
+            success=False,
+            output=output,
+            gas_used=gas_used,
+            error=error,
+            gas_limit=gas,
+            at_gas_cap=at_cap,
+            out_of_gas=error == "Out of gas",
+            explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
+        )
+
+    @staticmethod
+    def _logs_of(result: Any) -> tuple[Log, ...]:
+        logs = []
+        for entry in result.logs:
+            topics, data = entry.data
+            logs.append(Log(bytes.fromhex(entry.address[2:]), tuple(int.from_bytes(t, "big") for t in topics), bytes(data)))
+        return tuple(logs)
+
+    def _read_changes(self, journal: str) -> dict[bytes, Any]:
+        """What the call changed, from the journal's text: address -> (info, code, {slot: value}, destroyed)."""
+        end = journal.rfind(", transient_storage: {")
+        changes: dict[bytes, Any] = {}
+        pos = 0
+        info_of = self._info
+        while True:
+            m = _ACCOUNT.search(journal, pos, end)
+            if m is None:
+                break
+            start = journal.find("storage: {", m.end(), end)
+            status = _STATUS.search(journal, start, end)
+            assert start >= 0 and status is not None, "unexpected journal text from pyrevm"
+            pos = status.end()
+            address = bytes.fromhex(m.group(1))
+            flags = status.group(1)
+            if "SelfDestructed" in flags:
+                changes[address] = (None, None, {}, True)
+                continue
+            info = [int(m.group(2)), int(m.group(3)), bytes.fromhex(m.group(4))]
+            slots = {int(k): int(v) for k, old, v in _SLOT.findall(journal, start, status.start()) if old != v}
+            old = info_of.get(address)
+            same_info = info == old if old is not None else info == [0, 0, EMPTY_CODE_HASH]
+            if same_info and not slots:
+                continue
+            code = None
+            if info[2] != EMPTY_CODE_HASH and (old is None or old[2] != info[2]):
+                c = _CODE.match(journal, m.end())
+                assert c is not None, "unexpected code in pyrevm's journal text"
+                raw = bytes.fromhex(c.group(1))
+                code = raw[: int(c.group(2))] if c.group(2) else raw
+            changes[address] = (None if same_info else info, code, slots, False)
+        return changes
+
+    def _apply(self, changes: dict[bytes, Any], adjust: dict[bytes, list[int]]) -> list[tuple[Any, ...]]:
+        """Write a transaction's changes into the mirror and revm's database; returns how to undo them.
+
+        adjust: address -> [balance delta, nonce delta] applied on top of the changes.
+        """
+        order, self._order = self._order, [0]  # log every write, to return this transaction's undo list
+        mark = len(self._undo)
+        writes = []
+        for address in adjust:
+            changes.setdefault(address, (None, None, {}, False))
+        try:
+            for address, (info, code, slots, destroyed) in changes.items():
+                if destroyed:
+                    for slot in list(self._storage.get(address, {})):
+                        self._write_slot(address, slot, 0)
+                    if address in self._info:
+                        self._write_info(address, None)
+                    continue
+                delta = adjust.get(address)
+                if delta is not None:
+                    if info is None:
+                        old = self._info.get(address)
+                        info = list(old) if old is not None else [0, 0, EMPTY_CODE_HASH]
+                    info[0] += delta[0]
+                    info[1] += delta[1]
+                if info is not None:
+                    # EIP-161: an account the transaction left empty is deleted
+                    empty = info[0] == 0 and info[1] == 0 and info[2] == EMPTY_CODE_HASH
+                    self._write_info(address, None if empty else info, code)
+                for slot, value in slots.items():
+                    self._write_slot(address, slot, value)
+                    writes.append((address, slot, value))
+        finally:
+            self._order = order
+        undo = self._undo[mark:]
+        if not order:
+            del self._undo[mark:]
+        self.last_writes = tuple(writes)
+        return undo
+
+    # -- explanations ---------------------------------------------------------
+
+    def _explainer(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> Callable[[], ExecResult | None]:
+        """A function that runs this failed call again on py-evm, for its failing frames.
+
+        It works while the state is as the call left it; after any change it returns None.
+        """
+        version = self._version
+
+        def explain() -> ExecResult | None:
+            if self._version != version:
+                return None
+            return self._run_on_py_evm(kind, args, undo)
+
+        return explain
+
+    def state(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
+        """The whole world state: address -> (balance, nonce, code, storage)."""
+        return {
+            address: (info[0], info[1], self._code.get(address, b""), dict(self._storage.get(address, {})))
+            for address, info in self._info.items()
+        } | {address: (0, 0, b"", dict(slots)) for address, slots in self._storage.items() if slots and address not in self._info}
+
+    def _run_on_py_evm(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> ExecResult:
+        from .backend import PyEVMBackend
+
+        if self._shadow is None:
+            self._shadow = PyEVMBackend(**self._genesis, call_gas_limit=self.call_gas_limit, call_timeout=self.configured_call_timeout)
+        world = self.state()
+        # the state before the call: its own changes undone
+        for entry in reversed(undo):
+            address = entry[1]
+            balance, nonce, code, storage = world.get(address, (0, 0, b"", {}))
+            if entry[0] == "s":
+                storage = dict(storage)
+                if entry[3]:
+                    storage[entry[2]] = entry[3]
+                else:
+                    storage.pop(entry[2], None)
+                world[address] = (balance, nonce, code, storage)
+            elif entry[2] is None:
+                world[address] = (0, 0, b"", storage)
+            else:
+                world[address] = (entry[2][0], entry[2][1], entry[3] or b"", storage)
+        shadow = self._shadow
+        with shadow.anchor():
+            shadow.load_state(world, timestamp=self._timestamp, block_number=self._number)
+            if kind == "transact":
+                return shadow.transact(*args)
+            return shadow.call(*args)

@@ -1,0 +1,158 @@
+"""evmstate fuzz: time-budgeted campaigns over local processes or a Dask cluster; failures saved as they come."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evmstate import config as config_mod
+from evmstate.campaign import CampaignOptions, CampaignProgress, Outcome, fuzz, parse_duration, run_shard
+from evmstate.errors import UsageError
+from evmstate.parallel import ProjectSource
+from evmstate.runner import Overrides
+
+from ..conftest import copy_example
+from .helpers import invoke
+from .test_parallel import workers_of
+
+BUG = ["state = StateMachine()", "state.rule_deposit(address=accounts[0], value=1)", "state.rule_withdraw(address=accounts[0], value=0)"]
+
+
+def _saved(project: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((project / ".evmstate" / "failures").glob("*.json"))]
+
+
+def test_durations():
+    assert [parse_duration(t) for t in ("30s", "10m", "1h", "1h30m", "90", "1.5h", " 2m 5s ")] == [30, 600, 3600, 5400, 90, 5400, 125]
+    for bad in ("", "0s", "10x", "m", "1h-2m", "5 minutes"):
+        with pytest.raises(UsageError, match="give a duration such as 30s, 10m, 1h"):
+            parse_duration(bad)
+
+
+def test_a_bad_duration_exits_2(example):
+    code, out = invoke("fuzz", "--time", "ten minutes")
+    assert code == 2 and "--time 'ten minutes': give a duration such as 30s, 10m, 1h or 1h30m" in out
+
+
+def test_nothing_to_fuzz_exits_5(example):
+    code, out = invoke("fuzz", "--time", "5s", "-k", "no_such_machine")
+    assert code == 5 and "no state machines or property tests found" in out
+
+
+def test_a_campaign_on_local_workers_finds_the_planted_bug_saves_it_and_it_replays(example):
+    code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "-n", "2", "--steps", "5", "--seed", "4")
+    assert code == 1, out
+    assert "fuzzing machines/depositer.py::StateMachine for 2m00s on 2 local workers" in out
+    (record,) = _saved(example)
+    assert record["program"] == BUG and record["error"]["location"].startswith("machines/depositer.py:")
+    assert out.count(f"replay with: evmstate replay {record['id']}") == 1 and "1 failure found" in out
+    # a machine that failed is not fuzzed further: the campaign ends long before its budget
+    code, out = invoke("replay", record["id"])
+    assert code == 1 and "still fails" in out
+
+
+def test_a_campaign_on_a_dask_local_cluster_with_two_workers_finds_the_bug_and_it_replays(example):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "--cluster", cluster.scheduler_address, "--steps", "5", "--seed", "4")
+    assert code == 1, out
+    assert f"on Dask cluster at {cluster.scheduler_address}" in out
+    (record,) = _saved(example)  # saved by the client, in its own project
+    assert record["program"] == BUG
+    # named as where the campaign started, not as the workers' copy of the project
+    assert record["error"]["location"].startswith("machines/depositer.py:43 in invariant")
+    code, out = invoke("replay", record["id"])
+    assert code == 1 and "still fails" in out
+
+
+class InlineWorkers:
+    """Shards run in this process, one per collect(), each reporting branches as the engine would."""
+
+    description = "this process"
+
+    def __init__(self, source: ProjectSource) -> None:
+        self.state = source.open()
+        self.queue: list[Any] = []
+        self.branches = iter([frozenset({1, 2}), frozenset({2, 3}), frozenset({3, 4, 5})])
+
+    def free(self) -> int:
+        return 0 if self.queue else 1
+
+    def submit(self, shard: Any) -> None:
+        self.queue.append(shard)
+
+    def collect(self, timeout: float) -> list[Outcome]:
+        import dataclasses
+
+        if not self.queue:
+            return []
+        shard = self.queue.pop()
+        result = dataclasses.replace(run_shard(self.state, shard), branches=next(self.branches, frozenset()))
+        return [Outcome("done", shard, result)]
+
+    def running(self) -> int:
+        return len(self.queue)
+
+    def interrupt(self) -> None:
+        self.queue.clear()
+
+    def retire(self, key: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_progress_adds_up_shards_and_the_branches_they_hit(example):
+    cfg = config_mod.load()
+    events: list[Any] = []
+    options = CampaignOptions(("machines/erc20.py",), None, Overrides(max_examples=2, stateful_step_count=3, seed=1), budget=1.0)
+    workers = InlineWorkers(ProjectSource(cfg, (str(example / "machines/erc20.py"),)))
+    summary = fuzz(cfg, options, events.append, workers)
+    assert summary.exit_code == 0 and summary.failures == []
+    # every run has three steps; a shard started as the budget ran out may run fewer than two
+    assert summary.shards >= 1 and 2 <= summary.examples <= 2 * summary.shards and summary.steps == 3 * summary.examples
+    progress = [e for e in events if isinstance(e, CampaignProgress)]
+    assert progress[-1].shards == summary.shards and progress[-1].steps == summary.steps
+    expected = {1: 2, 2: 3}.get(summary.shards, 5)
+    assert progress[-1].branches == expected == len(summary.branches)
+
+
+def test_a_budget_ends_a_campaign_that_finds_nothing(example):
+    started = time.monotonic()
+    code, out = invoke("fuzz", "machines/erc20.py", "--time", "3s", "-n", "1", "--steps", "5", "--max-examples", "5")
+    assert code == 0, out
+    assert "0 failures found" in out and "machines/erc20.py::ERC20Machine: no failure" in out
+    # the shard stops starting runs when the budget is spent; the rest is starting the worker
+    assert time.monotonic() - started < 3 + 60
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path):
+    project = copy_example(tmp_path / "p")
+    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    proc = subprocess.Popen([exe, "fuzz", "machines/erc20.py", "-n", "1"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and not workers_of(proc.pid):
+            time.sleep(0.2)
+        time.sleep(3)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, out + err
+    assert "fuzzing machines/erc20.py::ERC20Machine until Ctrl-C on 1 local worker" in out
+    assert "(stopped by Ctrl-C)" in out and "0 failures found" in out and "Traceback" not in err

@@ -1,0 +1,197 @@
+"""evmstate run -n N: machines and tests over worker processes, one display, failures saved once."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evmstate.parallel import merge_shards, parse_workers
+from evmstate.runner import MachineFinished, RuleStats, shard_examples, shard_seed, machine_seed
+from evmstate.errors import UsageError
+
+from ..conftest import copy_example
+from .helpers import invoke
+
+SMALL = ("--max-examples", "5", "--steps", "4")
+
+
+def _results(path: Path) -> dict[str, dict]:
+    return {r["name"]: r for r in json.loads(path.read_text())["results"]}
+
+
+def test_two_workers_run_every_machine_as_one_process_does_and_save_each_failure_once(example, monkeypatch):
+    code, out = invoke("run", "--seed", "2", *SMALL, "-n", "2", "--json", "par.json")
+    assert code == 1, out
+    parallel = _results(example / "par.json")
+    failed = sum(r["status"] == "failed" for r in parallel.values())
+    assert len(parallel) == 6 and failed >= 1
+    assert out.count("seed: 2 — rerun with --seed 2") == 1 and out.count(f"{6 - failed} passed, {failed} failed") == 1
+    saved = sorted(p.stem for p in (example / ".evmstate" / "failures").glob("*.json"))
+    assert saved == sorted(r["failure_id"] for r in parallel.values() if r["status"] == "failed")
+    for rid in saved:
+        assert out.count(f"replay with: evmstate replay {rid}") == 1
+    # the same seed in one process (a fresh copy: no example database) runs each machine the same
+    other = copy_example(example / "one")
+    monkeypatch.chdir(other)
+    code, out = invoke("run", "--seed", "2", *SMALL, "--json", "seq.json")
+    assert code == 1
+    sequential = _results(other / "seq.json")
+    assert list(parallel) == list(sequential)  # reports list machines in discovery order
+    for name, r in sequential.items():
+        p = parallel[name]
+        assert (p["status"], p["seed"], p["examples"], p["steps"]) == (r["status"], r["seed"], r["examples"], r["steps"]), name
+        if r["status"] == "failed":
+            assert p["failure"]["program"] == r["failure"]["program"] and p["failure_id"] == r["failure_id"]
+
+
+def test_shards_split_a_machine_s_examples_over_seeds_and_report_its_first_failure(example):
+    code, out = invoke("run", "machines/depositer.py", "--seed", "3", "--max-examples", "12", "--steps", "4", "--shards", "3", "-n", "2", "-v", "--json", "r.json")
+    assert code == 1, out
+    (result,) = _results(example / "r.json").values()
+    assert result["status"] == "failed" and "shards: " in out
+    assert result["failure"]["program"][-2:] == ["state.rule_deposit(address=accounts[0], value=1)", "state.rule_withdraw(address=accounts[0], value=0)"]
+    (record,) = (example / ".evmstate" / "failures").glob("*.json")
+    assert record.stem == result["failure_id"]
+    data = json.loads(record.read_text())
+    # the record holds the seed of the shard that found it: one of the three
+    where = "machines/depositer.py::StateMachine"
+    assert data["settings"]["hypothesis_seed"] in {shard_seed(3, where, i) for i in range(3)}
+    assert data["settings"]["max_examples"] == 4
+    code, out = invoke("replay", result["failure_id"])
+    assert code == 1 and "still fails" in out
+
+
+def test_a_definition_error_in_a_worker_is_an_error_and_the_rest_still_runs(example):
+    (example / "machines" / "bad.py").write_text("class BadMachine:\n    def rule_x(self, amt):\n        pass\n")
+    code, out = invoke("run", "machines/bad.py", "machines/test_properties.py", "--max-examples", "2", "-n", "2")
+    assert code == 2, out
+    assert "BadMachine.rule_x: parameter 'amt' has no strategy" in out and "2 passed, 0 failed, 1 errors" in out
+
+
+def test_worker_counts():
+    assert parse_workers("auto") >= 1 and parse_workers("3") == 3
+    for bad in ("0", "-2", "many"):
+        with pytest.raises(UsageError, match="auto for one per core"):
+            parse_workers(bad)
+
+
+def test_bad_worker_count_exits_2(example):
+    code, out = invoke("run", "-n", "zero")
+    assert code == 2 and "-n zero: give a number of worker processes" in out
+
+
+def test_shard_seeds_and_examples():
+    where = "machines/m.py::M"
+    assert shard_seed(7, where) == machine_seed(7, where)
+    assert len({shard_seed(7, where, i) for i in range(4)} | {machine_seed(7, where)}) == 5
+    assert [shard_examples(50, i, 3) for i in range(3)] == [17, 17, 16]
+    assert sum(shard_examples(7, i, 7) for i in range(7)) == 7
+
+
+def test_merged_shards_add_up_and_report_the_first_failing_shard():
+    def result(status: str, examples: int, calls: int, seed: int) -> MachineFinished:
+        return MachineFinished("M", "machine", "m.py", status, examples, examples * 2, 1.0, {"rule_a": RuleStats(calls=calls, reverts=1)}, seed=seed, statistics={"seed": seed})
+
+    at, merged = merge_shards({2: result("failed", 3, 4, 12), 0: result("passed", 5, 6, 10), 1: result("failed", 4, 5, 11)}, 3, 2.5)
+    assert at == 1 and merged.status == "failed" and merged.seed == 11
+    assert (merged.examples, merged.steps, merged.elapsed) == (12, 24, 2.5)
+    assert (merged.rules["rule_a"].calls, merged.rules["rule_a"].reverts) == (15, 3)
+    assert merged.statistics == {"seed": 11, "shards": 3}
+    at, merged = merge_shards({0: result("passed", 5, 6, 10)}, 2, 1.0)
+    assert merged.statistics["shards"] == "1 of 2 ran"
+    single = result("passed", 5, 6, 10)
+    assert merge_shards({0: single}, 1, 9.0) == (0, single)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
+    project = copy_example(tmp_path / "p")
+    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    proc = subprocess.Popen(
+        [exe, "run", "machines/erc20.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        # wait for the workers, then give them time to load the project and start running
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and len(workers_of(proc.pid)) < 2:
+            time.sleep(0.2)
+        time.sleep(3)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, out + err
+    assert "interrupted by Ctrl-C" in out and "Traceback" not in out + err
+    for _ in range(50):  # the workers are gone with it
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("worker processes outlived evmstate run")
+
+
+def workers_of(pid: int) -> list[str]:
+    """The worker processes evmstate (pid) spawned."""
+    out = subprocess.run(["ps", "-ww", "-o", "pid=", "-o", "args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if "spawn_main" in line]
+
+
+def test_the_display_follows_machines_running_at_once():
+    import io
+
+    from rich.console import Console
+
+    from evmstate.runner import ExampleFinished, FailureFound, MachineStarted
+    from evmstate_cli.render import Renderer
+
+    out = io.StringIO()
+    live = Console(file=out, force_terminal=True, width=120, no_color=True)
+    with Renderer(live) as r:
+        r(MachineStarted("A", "machine", "machines/a.py", 1, 2, 10))
+        r(MachineStarted("B", "machine", "machines/b.py", 2, 2, 10))
+        r(ExampleFinished("A", 3, 30, 1.0, False, "machines/a.py"))
+        r(ExampleFinished("B", 5, 50, 1.0, False, "machines/b.py"))
+        board = io.StringIO()
+        Console(file=board, width=200, no_color=True).print(r.live.renderable)
+        rows = board.getvalue().splitlines()
+        assert "[1/2] machines/a.py::A  searching, examples 3/10, 30 steps" in rows[0]
+        assert "[2/2] machines/b.py::B  searching, examples 5/10, 50 steps" in rows[1]
+        r(MachineFinished("A", "machine", "machines/a.py", "passed", 3, 30, 1.0))
+        assert [row.name for row in r.rows.values() if row.status is None] == ["B"]
+    assert "✓ [1/2] machines/a.py::A" in out.getvalue()  # printed once it passed
+    plain = io.StringIO()
+    r = Renderer(Console(file=plain, width=120, no_color=True))
+    r(MachineStarted("A", "machine", "machines/a.py", 1, 2, 10))
+    r(MachineStarted("B", "machine", "machines/b.py", 2, 2, 10))
+    r(FailureFound("A", 4, "machines/a.py"))
+    assert plain.getvalue().startswith("[1/2] machines/a.py::A: falsified at example 4/10; shrinking")
+
+
+def test_campaign_progress_line():
+    from evmstate.campaign import CampaignProgress
+    from evmstate_cli.render_workers import progress_text
+
+    p = CampaignProgress(75.0, 3600.0, 12, 2, 300, 15000, 1, None)
+    assert progress_text(p) == "1m15s, 58m45s left: 12 shards (2 running), 300 runs, 15000 steps, 200 steps/s, 1 failure"
+    p = CampaignProgress(3725.0, None, 80, 2, 4000, 200000, 0, 1234)
+    assert progress_text(p) == "1h02m05s: 80 shards (2 running), 4000 runs, 200000 steps, 54 steps/s, 1234 branches, 0 failures"
+
+
+def test_a_worker_that_dies_is_an_internal_error_naming_what_it_ran(example):
+    (example / "machines" / "dies.py").write_text("import os\n\nclass DyingMachine:\n    def rule_die(self):\n        os._exit(7)\n")
+    code, out = invoke("run", "machines/dies.py", "-n", "2")
+    assert code == 3
+    assert "worker process 0 failed while running machines/dies.py::DyingMachine" in out and "exited with code 7" in out

@@ -1,0 +1,517 @@
+"""The revm backend against py-evm: the same transactions give the same gas, outcomes, logs and state.
+
+Skipped only where pyrevm has no wheel (CPython 3.13 and later); CI runs Python 3.11, where it has one.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eth_utils import keccak, to_checksum_address
+from hypothesis import settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+
+pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python (wheels exist for CPython 3.10 to 3.12)")
+
+from evmstate import Project, TransactionReverted, reverts  # noqa: E402
+from evmstate.abi import encode_values  # noqa: E402
+from evmstate.backend import Backend, ExecResult, account_keys  # noqa: E402
+from evmstate.check import CheckedBackend  # noqa: E402
+from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
+from evmstate.revert import complete  # noqa: E402
+from evmstate.revm import RevmBackend  # noqa: E402
+
+from . import test_backend  # noqa: E402
+
+HERE = Path(__file__).parent
+FRESH = b"\x5a" * 20  # an address no one has used
+
+
+@pytest.fixture(scope="module")
+def zoo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("zoo")
+    shutil.copytree(HERE / "revm" / "contracts", root / "contracts")
+    shutil.copy(HERE.parent / "contracts" / "Token.vy", root / "contracts" / "Token.vy")
+    return root
+
+
+def load(root: Path, name: str, **fuzz: Any) -> Project:
+    return Project(Config(root=root, backend=BackendConfig(name=name), fuzz=FuzzConfig(**fuzz)))
+
+
+@pytest.fixture()
+def revm_project(contracts_root: Path) -> Project:
+    """The test contracts on a revm chain."""
+    return load(contracts_root, "revm")
+
+
+def test_the_revm_backend_implements_the_interface():
+    backend = RevmBackend(accounts=1)
+    assert isinstance(backend, Backend)
+    assert backend.call_timeout is None, "revm cannot stop a call: no time limit"
+
+
+# -- the same transactions on both backends ------------------------------------------------
+
+
+def outcome(result: ExecResult) -> tuple[Any, ...]:
+    return (result.success, result.output, result.gas_used, result.logs, result.contract_address, result.error == "revert")
+
+
+class SameOnBoth(RuleBasedStateMachine):
+    """Random transactions, views, time and snapshots on a py-evm and a revm chain, compared after each.
+
+    Each transaction's result (success, return data, gas, logs, created address) and the state it
+    leaves (balances, nonces, code and every storage slot either chain holds) must be equal.
+    """
+
+    compared = 0  # transactions compared, over every run
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.chains = [load(root, "pyevm"), load(root, "revm")]
+        self.chains[0].backend.watch_storage()
+        self.accounts = [a.raw_address for a in self.chains[0].accounts]
+        self.contracts: list[bytes] = []
+        self.children: list[bytes] = []
+        self.snapshots: list[list[int]] = []
+        zoo, token = self.chains[0].Zoo, self.chains[0].Token
+        self.zoo_abi, self.token_abi = zoo, token
+
+    def send(self, sender: int, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> tuple[Any, ...]:
+        results = [p.backend.transact(self.accounts[sender], to, data, value, gas) for p in self.chains]
+        assert outcome(results[0]) == outcome(results[1]), data[:4].hex()
+        SameOnBoth.compared += 1
+        self.same_state(results)
+        return outcome(results[0])
+
+    def view(self, to: bytes, data: bytes) -> None:
+        results = [p.backend.call(self.accounts[0], to, data, static=True) for p in self.chains]
+        assert outcome(results[0]) == outcome(results[1])
+
+    def same_state(self, results: list[ExecResult]) -> None:
+        ours, theirs = self.chains[1].backend, self.chains[0].backend
+        slots = set(theirs.written()) | {(a, s) for a, s, _ in ours.last_writes}
+        for address, (_, _, _, storage) in ours.state().items():
+            slots |= {(address, s) for s in storage}
+        for address, slot in slots:
+            assert ours.get_storage(address, slot) == theirs.get_storage(address, slot), (address.hex(), slot)
+        for address in {*self.accounts, *self.contracts, *self.children, FRESH}:
+            for get in ("get_balance", "get_nonce", "get_code"):
+                assert getattr(ours, get)(address) == getattr(theirs, get)(address), (get, address.hex())
+        assert ours.logs == theirs.logs
+
+    def zoo_call(self, name: str, *args: Any) -> bytes:
+        return self.zoo_abi.at(self.contracts[0]).function(name).encode_input(*args)
+
+    @initialize()
+    def deploy(self) -> None:
+        zoo = self.send(0, None, self.zoo_abi.bytecode, value=10**18)
+        self.contracts.append(zoo[4])
+        token_data = self.token_abi.bytecode + encode_values(self.token_abi._ctor_types, ["T", "T", 18, 10**24], "Token")
+        self.contracts.append(self.send(0, None, token_data)[4])
+        blueprint = b"\xfe\x71\x00" + self.zoo_abi.bytecode
+        initcode = b"\x61" + len(blueprint).to_bytes(2, "big") + b"\x3d\x81\x60\x0a\x3d\x39\xf3" + blueprint
+        self.blueprint = self.send(1, None, initcode)[4]
+
+    @rule(sender=st.integers(0, 9), n=st.integers(0, 6), value=st.integers(0, 2**256 - 40))
+    def fill(self, sender, n, value):
+        self.send(sender, self.contracts[0], self.zoo_call("fill", n, value))
+
+    @rule(sender=st.integers(0, 9), n=st.integers(0, 8))
+    def clear(self, sender, n):
+        self.send(sender, self.contracts[0], self.zoo_call("clear", n))
+
+    @rule(i=st.integers(0, 4), value=st.integers(0, 3))
+    def flip(self, i, value):
+        self.send(2, self.contracts[0], self.zoo_call("flip", i, value))
+
+    @rule(seconds=st.integers(0, 10**6), blocks=st.integers(0, 5))
+    def clock(self, seconds, blocks):
+        for p in self.chains:
+            p.chain.sleep(seconds)
+            p.chain.mine(blocks)
+        self.send(3, self.contracts[0], self.zoo_call("clock"))
+
+    @rule(sender=st.integers(0, 9), to=st.sampled_from(["account", "fresh", "zoo", "child"]), amount=st.integers(0, 10**18))
+    def pay(self, sender, to, amount):
+        target = {"account": self.accounts[(sender + 1) % 10], "fresh": FRESH, "zoo": self.contracts[0]}.get(to)
+        if target is None:
+            target = self.children[-1] if self.children else self.contracts[0]
+        self.send(sender, self.contracts[0], self.zoo_call("pay", target, amount), value=amount)
+
+    @rule(sender=st.integers(0, 9), amount=st.integers(0, 10**18), to_zoo=st.booleans())
+    def plain_transfer(self, sender, amount, to_zoo):
+        self.send(sender, self.contracts[0] if to_zoo else FRESH, b"", value=amount)
+
+    @rule(kind=st.sampled_from(["make_proxy", "make_copy", "make_from"]))
+    def make(self, kind):
+        args = (self.blueprint,) if kind == "make_from" else ()
+        result = self.send(4, self.contracts[0], self.zoo_call(kind, *args))
+        if result[0]:
+            self.children.append(result[1][12:32])
+
+    @precondition(lambda self: self.children)
+    @rule(i=st.integers(0, 63), poke=st.booleans())
+    def child(self, i, poke):
+        child = self.children[i % len(self.children)]
+        self.send(5, self.contracts[0], self.zoo_call("poke" if poke else "bump_child", child))
+
+    @rule(depth=st.integers(0, 4))
+    def nested(self, depth):
+        self.send(6, self.contracts[0], self.zoo_call("nested", depth))
+        self.view(self.contracts[0], self.zoo_call("guard_now"))
+
+    @rule(x=st.sampled_from([0, 1, 7, 8, 9, 10]), gas=st.sampled_from([None, 25_000, 60_000]))
+    def fail(self, x, gas):
+        self.send(7, self.contracts[0], self.zoo_call("fail", x), gas=gas)
+
+    @rule(sender=st.integers(0, 9), to=st.integers(0, 9), amount=st.integers(0, 10**24), how=st.sampled_from(["transfer", "approve", "transferFrom"]))
+    def token(self, sender, to, amount, how):
+        token = self.token_abi.at(self.contracts[1])
+        args = (self.accounts[0], self.accounts[to], amount) if how == "transferFrom" else (self.accounts[to], amount)
+        self.send(sender, self.contracts[1], token.function(how).encode_input(*args))
+
+    @rule(whose=st.sampled_from(["fresh", "child", "zoo"]))
+    def views(self, whose):
+        address = {"fresh": FRESH, "zoo": self.contracts[0]}.get(whose) or (self.children[0] if self.children else FRESH)
+        self.view(self.contracts[0], self.zoo_call("hash_of", address))
+        self.view(self.contracts[0], self.zoo_call("balance_of", address))
+
+    @rule()
+    def snapshot(self):
+        self.snapshots.append([p.backend.snapshot() for p in self.chains])
+
+    @precondition(lambda self: self.snapshots)
+    @rule(data=st.data())
+    def revert(self, data):
+        k = data.draw(st.integers(0, len(self.snapshots) - 1))
+        for p, sid in zip(self.chains, self.snapshots[k]):
+            p.backend.revert(sid)
+        del self.snapshots[k + 1 :]
+        self.same_state([])
+
+    @invariant()
+    def same_clock(self):
+        ours, theirs = self.chains[1].backend, self.chains[0].backend
+        assert (ours.timestamp, ours.block_number) == (theirs.timestamp, theirs.block_number)
+
+
+def test_random_transactions_give_the_same_gas_outcomes_and_state_on_both(zoo_root):
+    SameOnBoth.compared = 0
+    run_state_machine_as_test(lambda: SameOnBoth(zoo_root), settings=settings(max_examples=12, stateful_step_count=30))
+    assert SameOnBoth.compared > 150, SameOnBoth.compared
+
+
+def test_the_chains_own_gas_oracle_holds_for_revm(revm_project):
+    """The py-evm backend's test against signed, mined transactions, run on revm."""
+    test_backend.test_gas_matches_the_chains_transaction_path(revm_project)
+
+
+def test_value_nonce_revert_time_and_out_of_gas_as_on_py_evm(revm_project):
+    test_backend.test_value_nonce_and_revert_rollback(revm_project)
+    test_backend.test_out_of_gas_is_reported(revm_project)
+    test_backend.test_block_time_and_number_are_seen_by_contracts_and_reverted(revm_project)
+    test_backend.test_anchor_reverts_even_when_the_block_raises(revm_project)
+
+
+def test_snapshots_restore_everything_on_revm(revm_project):
+    test_backend.test_snapshots_restore_storage_balances_nonces_code_logs_and_time(revm_project)
+
+
+def test_a_snapshot_taken_inside_another_is_dropped_by_reverting_the_outer(revm_project):
+    backend, a = revm_project.backend, revm_project.accounts
+    outer = backend.snapshot()
+    a[0].transfer(a[1], 5)
+    inner = backend.snapshot()
+    a[0].transfer(a[1], 7)
+    backend.revert(outer)
+    assert a[1].balance() == 100 * 10**18
+    with pytest.raises(Exception, match=f"snapshot {inner} does not exist"):
+        backend.revert(inner)
+    backend.release(outer)
+    a[0].transfer(a[1], 3)
+    assert backend._undo == [], "with no snapshot left, nothing is kept to undo"
+
+
+def test_every_call_runs_cold_whatever_ran_before(zoo_root):
+    """What pyrevm gets wrong by itself: warm slots and original values must not carry over."""
+    gases = []
+    for name in ("pyevm", "revm"):
+        project = load(zoo_root, name)
+        zoo = project.Zoo.deploy()
+        zoo.flip(3, 1)
+        seen = []
+        for _ in range(4):
+            zoo.counter()
+            project.backend.get_storage(zoo.raw_address, 3)
+            seen.append(zoo.flip(3, 1).gas_used)  # the slot holds 1 already: the same work each time
+        gases.append(seen)
+    assert gases[1] == gases[0] == [gases[0][0]] * 4
+    assert zoo.raw_address.hex() not in project.backend._evm.journal_str, "no account stays loaded (warm) between calls"
+
+
+# -- the checked backend ------------------------------------------------------------------------
+
+
+def checked(root: Path) -> Project:
+    return Project(Config(root=root, backend=BackendConfig(name="revm", check=True)))
+
+
+def test_the_checked_backend_finds_each_kind_of_difference(zoo_root, monkeypatch):
+    import dataclasses
+
+    project = checked(zoo_root)
+    backend = project.backend
+    assert isinstance(backend, CheckedBackend)
+    zoo = project.Zoo.deploy()
+    zoo.fill(2, 5)
+    zoo.counter()
+    assert backend.divergence is None
+    original = RevmBackend.transact
+
+    def skewed(field: str, change: Any) -> Any:
+        def transact(self: RevmBackend, *args: Any, **kwargs: Any) -> ExecResult:
+            result = original(self, *args, **kwargs)
+            return dataclasses.replace(result, **{field: change(getattr(result, field))})
+
+        return transact
+
+    cases = [
+        ("gas_used", lambda g: g + 1, "gas used: {gas_plus} on revm, {gas} on py-evm"),
+        ("output", lambda o: o + b"\1", "return data: 0x01 on revm, 0x on py-evm"),
+        ("success", lambda s: not s, "success: False on revm, True on py-evm (no error)"),
+        ("logs", lambda logs: logs[:-1], "logs: none on revm, 0x"),
+    ]
+    for field, change, expected in cases:
+        backend.divergence = None
+        monkeypatch.setattr(RevmBackend, "transact", skewed(field, change))
+        receipt = zoo.pay(project.accounts[1], 0)
+        monkeypatch.setattr(RevmBackend, "transact", original)
+        assert backend.divergence is not None, field
+        assert backend.divergence.what.startswith(expected.format(gas_plus=receipt.gas_used + 1, gas=receipt.gas_used)), backend.divergence.what
+        assert (backend.divergence.kind, backend.divergence.to) == ("transact", zoo.raw_address)
+    backend.divergence = None
+
+    def lost_write(self: RevmBackend, *args: Any, **kwargs: Any) -> ExecResult:
+        result = original(self, *args, **kwargs)
+        address, slot, _ = self.last_writes[0]
+        self._write_slot(address, slot, 12345)
+        return result
+
+    monkeypatch.setattr(RevmBackend, "transact", lost_write)
+    zoo.fill(1, 9)
+    slot = int.from_bytes(keccak((1).to_bytes(32, "big") + (0).to_bytes(32, "big")), "big")  # slots[0]
+    assert backend.divergence.what == f"storage of 0x{zoo.raw_address.hex()} slot {slot}: 12345 on revm, 10 on py-evm"
+
+
+def test_a_timeout_on_py_evm_undoes_the_revm_run(zoo_root):
+    from evmstate import CallTimeout
+
+    project = Project(Config(root=zoo_root, backend=BackendConfig(name="revm", check=True), fuzz=FuzzConfig(call_timeout=0.05)))
+    backend = project.backend
+    zoo = project.Zoo.deploy()
+    sender = project.accounts[0].raw_address
+    before = backend.fast.get_nonce(sender)
+    with pytest.raises(CallTimeout):
+        zoo.spin(2**40)
+    assert backend.fast.get_nonce(sender) == backend.reference.get_nonce(sender) == before
+    zoo.tick()
+    assert backend.divergence is None
+
+
+# -- failures explained ------------------------------------------------------------------------
+
+
+def test_reverts_expecting_a_dev_comment_pass_on_revm(zoo_root, monkeypatch):
+    monkeypatch.chdir(zoo_root)
+    revm, pyevm = load(zoo_root, "revm"), load(zoo_root, "pyevm")
+    errors = []
+    for project in (pyevm, revm):
+        zoo = project.Zoo.deploy()
+        with reverts(dev_revert_msg="dev: eight"):
+            zoo.fail(8)
+        with reverts("dev: eight") as caught:
+            zoo.fail(8)
+        with reverts("seven"):
+            zoo.fail(7)
+        errors.append(caught.error)
+    assert str(errors[1]) == str(errors[0]) == "Zoo.fail reverted: 'dev: eight' (assert failed)\n  contracts/Zoo.vy:135: assert _x != 8  # dev: eight"
+    assert errors[1].source_line == errors[0].source_line and errors[1].check == "user assert"
+
+
+def test_an_unexpected_revert_on_revm_is_explained_only_while_the_state_is_as_it_left_it(zoo_root, monkeypatch):
+    monkeypatch.chdir(zoo_root)
+    project = load(zoo_root, "revm")
+    zoo = project.Zoo.deploy()
+    with pytest.raises(TransactionReverted) as info:
+        zoo.fail(8)
+    err = info.value
+    assert err.source_line is None and err.reason is None, "revm reports no pc"
+    assert complete(err) is err and err.source_line == "contracts/Zoo.vy:135: assert _x != 8  # dev: eight"
+    with pytest.raises(TransactionReverted) as later:
+        zoo.fail(9)
+    zoo.tick()
+    complete(later.value)
+    assert later.value.source_line is None, "the state moved on: nothing to run it on"
+
+
+# -- the bundled machines on both backends -----------------------------------------------------
+
+
+def test_the_differential_check_passes_for_the_bundled_machines(tmp_path, monkeypatch):
+    from tests.conftest import copy_example
+
+    from evmstate import config as config_mod
+    from evmstate.runner import Overrides, RunOptions, run
+
+    root = copy_example(tmp_path)
+    monkeypatch.chdir(root)
+    cfg = config_mod.load(root).replace(backend=BackendConfig(name="revm", check=True))
+    summary = run(cfg, RunOptions(overrides=Overrides(seed=3, max_examples=15, stateful_step_count=20), save_failures=False), lambda e: None)
+    by_name = {r.name: r for r in summary.results}
+    assert set(by_name) >= {"StateMachine", "ERC20Machine", "PaymentsRouted", "PaymentsFiltered"}
+    for result in summary.results:
+        assert result.failure is None or result.failure.error_type != "BackendDivergence", result.failure.message
+    assert by_name["ERC20Machine"].status == "passed" and by_name["ERC20Machine"].steps > 100
+    assert by_name["StateMachine"].status == "failed", "the planted Depositer bug is found on both"
+
+
+# -- reports of failures found on revm ------------------------------------------------------------
+
+ZOO_MACHINES = '''
+from evmstate import strategy
+
+
+class FailMachine:
+    st_x = strategy("uint256", max_value=12)
+
+    def __init__(cls, Zoo):
+        cls.zoo = Zoo.deploy()
+
+    def rule_fill(self, st_x):
+        self.zoo.fill(st_x % 4, st_x)
+
+    def rule_fail(self, st_x):
+        if st_x > 6:
+            self.zoo.fail(st_x)
+
+
+class SpinMachine:
+    def __init__(cls, Zoo):
+        cls.zoo = Zoo.deploy()
+
+    def rule_tick(self):
+        self.zoo.tick()
+
+    def rule_spin(self):
+        self.zoo.spin(2**40)
+
+
+class TransferMachine:
+    st_amount = strategy("uint256", max_value=100)
+    st_to = strategy("address")
+
+    def __init__(cls, Token, accounts):
+        cls.token = Token.deploy("T", "T", 18, 10**6, {"from": accounts[0]})
+        cls.accounts = accounts
+
+    def rule_approve(self, st_to, st_amount):
+        self.token.approve(st_to, st_amount)
+
+    def rule_transfer(self, st_to, st_amount):
+        self.token.transfer(st_to, st_amount)
+'''
+
+
+@pytest.fixture()
+def zoo_machines(zoo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "zoo"
+    shutil.copytree(zoo_root / "contracts", root / "contracts")
+    if (zoo_root / ".evmstate").is_dir():
+        shutil.copytree(zoo_root / ".evmstate", root / ".evmstate")  # compiled already
+    (root / "machines").mkdir()
+    (root / "machines" / "zoo.py").write_text(ZOO_MACHINES)
+    monkeypatch.chdir(root)
+    return root
+
+
+def run_machine(root: Path, name: str, backend: BackendConfig, **fuzz: Any):
+    from evmstate.runner import Overrides, RunOptions, run
+
+    cfg = Config(root=root, backend=backend, fuzz=FuzzConfig(**fuzz))
+    summary = run(cfg, RunOptions(keyword=name, overrides=Overrides(seed=1, max_examples=30, stateful_step_count=10), save_failures=False), lambda e: None)
+    (result,) = summary.results
+    return result
+
+
+PINNED_FAIL_MESSAGE = "Zoo.fail reverted: 'seven'\n  contracts/Zoo.vy:134: assert _x != 7, \"seven\""
+
+
+def test_a_failure_found_on_revm_is_reported_as_on_py_evm(zoo_machines):
+    failures = [run_machine(zoo_machines, "FailMachine", BackendConfig(name=name)).failure for name in ("pyevm", "revm")]
+    assert failures[0] is not None and failures[1] is not None
+    assert failures[1].program == failures[0].program == ["state = FailMachine()", "state.rule_fail(st_x=7)"]
+    assert failures[1].message == failures[0].message == PINNED_FAIL_MESSAGE
+    assert failures[1].call_failure == failures[0].call_failure and failures[1].call_failure["source_line"]
+
+
+def test_a_failure_py_evm_does_not_repeat_is_reported_with_a_note(zoo_machines):
+    """A runaway loop: out of gas at the cap on revm, which has no time limit; a timeout on py-evm."""
+    result = run_machine(zoo_machines, "SpinMachine", BackendConfig(name="revm"), call_gas_limit=1_000_000, call_timeout=0.05)
+    failure = result.failure
+    assert failure.error_type == "VirtualMachineError" and failure.program == ["state = SpinMachine()", "state.rule_spin()"]
+    assert "It used all 1000000 gas a call gets" in failure.message
+    assert failure.message.endswith(
+        "\n(Replayed on py-evm for its source lines, the program does not fail the same way: it fails differently: CallTimeout: "
+        "Zoo.spin(1099511627776) did not finish within 0.05 s. The backends differ here: run with --backend-check.)"
+    ), failure.message
+
+
+def test_the_backend_check_reports_the_first_difference_with_its_step_and_call(zoo_machines, monkeypatch):
+    import dataclasses
+    import re
+
+    original = RevmBackend.transact
+
+    def transfers_cost_one_more(self: RevmBackend, sender: bytes, to: Any, data: bytes, *args: Any, **kwargs: Any) -> ExecResult:
+        result = original(self, sender, to, data, *args, **kwargs)
+        return dataclasses.replace(result, gas_used=result.gas_used + 1) if data[:4] == bytes.fromhex("a9059cbb") else result
+
+    monkeypatch.setattr(RevmBackend, "transact", transfers_cost_one_more)
+    result = run_machine(zoo_machines, "TransferMachine", BackendConfig(name="revm", check=True))
+    failure = result.failure
+    assert result.status == "failed" and failure.error_type == "BackendDivergence"
+    m = re.fullmatch(
+        r"revm and py-evm differ at step (\d+) \((state\.rule_transfer\(st_to=accounts\[(\d)\], st_amount=(\d+)\))\), in its call 1 \(a transaction\): "
+        r"Token\.transfer\('(0x[0-9a-fA-F]{40})', (\d+)\) from accounts\[0\]\n  gas used: (\d+) on revm, (\d+) on py-evm",
+        failure.message,
+    )
+    assert m is not None, failure.message
+    step, line, to, amount, address, value, ours, theirs = m.groups()
+    assert failure.program[-1] == line and len(failure.program) == int(step) + 1, "the program up to the step, unshrunk"
+    assert all(s.startswith("state.rule_approve") for s in failure.program[1:-1]), "the first transfer is the first difference"
+    assert (address, value) == (to_checksum_address(account_keys(10)[int(to)][1]), amount)
+    assert int(ours) == int(theirs) + 1
+    assert failure.steps_data and result.failure_id is None, "a difference between backends is not saved as a failure"
+
+
+def test_a_machine_given_fixtures_is_replayed_on_py_evm_with_the_references_own(zoo_machines):
+    """pytest's state_machine(cls, *args) passes the project's objects: the replay passes py-evm's."""
+    from hypothesis import settings as Settings
+
+    from evmstate.discovery import load_module
+    from evmstate.machine import collect
+    from evmstate.runner import run_machine
+
+    module = load_module(zoo_machines / "machines" / "zoo.py")
+    spec = collect(module.FailMachine)
+    reports = []
+    for name in ("pyevm", "revm"):
+        project = load(zoo_machines, name)
+        result = run_machine(spec, project, Settings(max_examples=30, stateful_step_count=10, database=None), 1, lambda e: None, init_args=(project.Zoo,))
+        reports.append(result.failure.message)
+    assert reports[1] == reports[0] == PINNED_FAIL_MESSAGE
