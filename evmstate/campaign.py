@@ -26,6 +26,7 @@ from .config import Config
 from .errors import UsageError
 from .failures import FailureRecord, FailureStore
 from .runner import FailureFound, LoadFailed, MachineFinished, NothingFound, Overrides, RunStarted, keep_hypothesis_storage, run_item, run_seed
+from .search import collector_of
 
 # -- durations ------------------------------------------------------------------------
 
@@ -96,7 +97,10 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Any], None] | None = Non
         records: list[FailureRecord] = []
         found = (lambda e: emit(e) if isinstance(e, FailureFound) else None) if emit is not None else (lambda e: None)
         result = run_item(state.config, state.project, item, shard.overrides, found, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append)
-        return ShardResult(shard, result, records[0] if records else None, time.process_time() - cpu, f"{socket.gethostname()}:{os.getpid()}")
+        # every branch this process reached so far: the campaign's union makes repeats harmless
+        collector = collector_of(state.project)
+        branches = collector.branch_ids() if collector.hits else None
+        return ShardResult(shard, result, records[0] if records else None, time.process_time() - cpu, f"{socket.gethostname()}:{os.getpid()}", branches)
 
 
 # -- a project shipped to machines that do not have it ----------------------------------------

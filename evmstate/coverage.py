@@ -215,6 +215,15 @@ class Collector:
                 total += sum(1 for h in hits if h >= 0 and (h >> 1) in cmap.branches)
         return total
 
+    def branch_ids(self) -> frozenset[tuple[str, bool, int]]:
+        """The branch outcomes reached so far that the report counts, as (contract, deploy code, 2*pc + taken)."""
+        found = set()
+        for identity, hits in self.hits.items():
+            cmap = self.code_map(identity)
+            if cmap is not None:
+                found.update((identity[0], identity[1], h) for h in hits if h >= 0 and (h >> 1) in cmap.branches)
+        return frozenset(found)
+
     def report(self, root: Path | None = None) -> "CoverageReport":
         return CoverageReport.build(self, root)
 

@@ -163,6 +163,7 @@ class ItemTask:
         collector = collector_of(state.project)
         if self.coverage:
             collector.wanted = True
+            state.project.fast_getters = False  # a getter read from storage runs no code
         records: list[FailureRecord] = []
         shard = self.shard if self.shards > 1 else None
         stats = GasStats() if self.gas else None
