@@ -7,8 +7,11 @@
    step-deletion pass; compile excluded), the runs to the first failure and the printed
    program's length; the median time per example.
 
-Run: python benchmarks/search.py [--seeds N] [--find-only]
-  --find-only  stop at the first failure (no shrinking): the time to find, for comparing searches
+3. With --guidance-vs-target: the ladder with guidance off, once with Hypothesis's target()
+   given the rung as its score, once with neither: how many seeds find it within 300 runs.
+
+Run: python benchmarks/search.py [--seeds N] [--find-only] [--guidance-vs-target]
+  --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
 """
 
 from __future__ import annotations
@@ -71,12 +74,40 @@ def report_time(root: Path, example: str, seed: int) -> tuple[bool, float, int |
     return failure is not None, elapsed, first, failure.steps if failure is not None else None, found_at[0] if found_at else None, shrink_runs
 
 
+LADDER_TARGET = """
+from hypothesis import target
+
+from evmstate import strategy
+
+
+class LadderTargetMachine:
+    settings = {"max_examples": 300, "guidance": False}
+    x = strategy("uint8")
+
+    def __init__(cls, Ladder):
+        cls.ladder = Ladder.deploy()
+
+    def rule_climb(self, x):
+        self.ladder.climb(x)
+
+    def invariant_below_the_top(self):
+        assert self.ladder.rung() < 4
+
+    def teardown(self):
+        # the best score target() could get: the rung itself, not just new branches
+        target(self.ladder.rung(), label="rung")
+"""
+
+LADDER_PLAIN = LADDER_TARGET.replace("LadderTargetMachine", "LadderPlainMachine").replace('    def teardown(self):\n        # the best score target() could get: the rung itself, not just new branches\n        target(self.ladder.rung(), label="rung")\n', "")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--find-only", action="store_true")
     parser.add_argument("--examples", default=",".join(EXAMPLES))
     parser.add_argument("--no-erc20", action="store_true")
+    parser.add_argument("--guidance-vs-target", action="store_true", help="also run the ladder with target() scores and with neither")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -107,6 +138,19 @@ def main() -> int:
                 what = f"reported in {elapsed:5.1f}s (found at run {first}, after {to_find:.1f}s; {steps} steps after {shrink_runs} shrink runs)" if reported else f"NOT found in {elapsed:.1f}s"
                 print(f"{example:9} seed {seed}: {what}")
             print(f"{example:9} found in {found}/{args.seeds} seeds, median time to report {statistics.median(times):.1f}s")
+        if args.guidance_vs_target:
+            # the ladder three ways: the guided provider (above), Hypothesis's target() phase given
+            # the rung as its score, and neither; within the ladder's 300 runs
+            (root / "machines" / "ladder_target.py").write_text(LADDER_TARGET)
+            (root / "machines" / "ladder_plain.py").write_text(LADDER_PLAIN)
+            for example in ("ladder_target", "ladder_plain"):
+                found, firsts = 0, []
+                for seed in range(args.seeds):
+                    reported, elapsed, first, steps, to_find, shrink_runs = report_time(root, example, seed)
+                    found += reported
+                    if reported:
+                        firsts.append(first)
+                print(f"{example:13} (guidance off) found in {found}/{args.seeds} seeds within 300 runs; first failure at runs {firsts}")
     return 0
 
 

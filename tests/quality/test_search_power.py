@@ -71,3 +71,21 @@ def test_found_and_shrunk_to_the_minimal_program(example_root, example, seed):
         finally:
             toml.write_text(original)
         assert (replayed.verdict, replayed.error_type) == ("still fails", result.failure.error_type)
+        # with guidance on, the example database still replays the saved failure first
+        again, _ = run_project(example_root, f"machines/{example}.py", seed=seed + 100)
+        (second,) = again.results
+        assert second.failure.shrink.replayed and second.failure.program == result.failure.program
+
+
+def test_a_seed_reproduces_a_guided_run_exactly(example_root):
+    runs = []
+    for _ in range(2):
+        shutil.rmtree(example_root / ".evmstate" / "examples", ignore_errors=True)
+        summary, events = run_project(example_root, "machines/ladder.py", seed=1, max_examples=40)
+        (result,) = summary.results
+        stats = {k: v for k, v in result.statistics.items() if "after" not in k and "time" not in k}
+        runs.append((result.status, result.examples, result.steps, stats, [e.branches for e in events if type(e).__name__ == "ExampleFinished"]))
+    assert runs[0] == runs[1]
+    _, _, _, stats, branches = runs[0]
+    assert int(stats["guided runs"].split()[0]) > 0, "runs extended a kept one"  # guidance did something
+    assert branches[-1] == stats["branches reached"] > 0
