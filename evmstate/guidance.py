@@ -133,7 +133,14 @@ class GuidedProvider(PrimitiveProvider):
 
     def __init__(self, conjecturedata: Any, /) -> None:
         super().__init__(conjecturedata)
-        self._fresh = HypothesisProvider(conjecturedata)
+        fresh = HypothesisProvider(conjecturedata)
+        self._fresh = {
+            "boolean": fresh.draw_boolean,
+            "integer": fresh.draw_integer,
+            "float": fresh.draw_float,
+            "string": fresh.draw_string,
+            "bytes": fresh.draw_bytes,
+        }
         self._plan, inherited = self.guide.plan()
         self.record: list[Choice] = []
         self.replayed = 0  # how many of the planned choices this run took
@@ -146,7 +153,7 @@ class GuidedProvider(PrimitiveProvider):
         if self._inner:
             # Hypothesis's provider drawing for itself (e.g. a weighted integer's sampler):
             # part of the outer draw, which is what is recorded and replayed
-            return getattr(self._fresh, f"draw_{kind}")(**constraints)
+            return self._fresh[kind](**constraints)
         i = len(self.record)
         plan = self._plan
         if i < len(plan):
@@ -159,7 +166,7 @@ class GuidedProvider(PrimitiveProvider):
         else:
             self._inner = True
             try:
-                value = getattr(self._fresh, f"draw_{kind}")(**constraints)
+                value = self._fresh[kind](**constraints)
             finally:
                 self._inner = False
         self.record.append((kind, constraints, value))

@@ -1467,6 +1467,8 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None],
     if options.coverage:
         from .search import collector_of
 
+        if not callable(getattr(project.backend, "set_coverage", None)):
+            raise UsageError("coverage needs per-opcode hooks, which only the pyevm backend has (not revm, nor --backend-check); run with --backend pyevm")
         collector = collector_of(project)
         collector.wanted = True
         project.fast_getters = False  # a getter read from storage runs no code: its line would look unreached
