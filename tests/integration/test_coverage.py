@@ -55,7 +55,7 @@ def test_the_machine_reaches_bump_and_its_else_branch_only(known):
 
 
 def test_coverage_accumulates_over_machines_and_tests_even_with_guidance_off(known):
-    report, _ = covered(known, "machines/known.py", "machines/test_known.py", toml="\n[fuzz]\nguidance = false\n")
+    report, _ = covered(known, "machines/known.py", "machines/known_properties.py", toml="\n[fuzz]\nguidance = false\n")
     assert lines_of(report, known) == {4: True, 8: True, 9: True, 10: False, 12: True, 17: True, 18: True}
     (c,) = report.contracts
     assert report.unreached_text(c) == f"{SOURCE}:10"
@@ -130,7 +130,7 @@ def test_json_and_html_reports(known, tmp_path):
 
 
 def test_coverage_from_worker_processes_is_merged_in_the_parent(known):
-    options = RunOptions((str(known / "machines/known.py"), str(known / "machines/test_known.py")), overrides=Overrides(seed=0), coverage=True, workers=2)
+    options = RunOptions((str(known / "machines/known.py"), str(known / "machines/known_properties.py")), overrides=Overrides(seed=0), coverage=True, workers=2)
     summary = run(config_mod.load(known), options, lambda e: None)
     assert summary.exit_code == 0, summary.results
     assert lines_of(summary.coverage, known) == {4: True, 8: True, 9: True, 10: False, 12: True, 17: True, 18: True}
