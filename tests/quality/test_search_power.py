@@ -1,7 +1,10 @@
 """The four search-power examples: each bug is found with the default settings in every seed
 tried and printed as its minimal program; the reported program replays without the dictionary."""
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,31 +53,53 @@ def example_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy_example(tmp_path_factory.mktemp("search-power"))
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+# Hypothesis draws some values from the constants of every local module the process has
+# loaded, so the program a seed finds depends on what else ran in it; the seeds run in a fresh
+# process each example, as `evmstate run` would, through the library (no command line)
+SEARCH = """
+import json, shutil, sys
+from pathlib import Path
+from evmstate import config
+from evmstate.runner import Overrides, RunOptions, run
+
+root, example, seeds = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+out = []
+for seed in seeds:
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # search; do not replay a saved failure
+    summary = run(config.load(root), RunOptions((str(root / "machines" / f"{example}.py"),), overrides=Overrides(seed=seed)), lambda e: None)
+    (r,) = summary.results
+    f = r.failure
+    out.append({"seed": seed, "status": r.status, "program": f.program if f else None, "id": r.failure_id, "error_type": f.error_type if f else None})
+print(json.dumps(out))
+"""
+
+
 @pytest.mark.parametrize("example", sorted(PROGRAMS))
-def test_found_and_shrunk_to_the_minimal_program(example_root, example, seed):
-    shutil.rmtree(example_root / ".evmstate" / "examples", ignore_errors=True)  # search; do not replay a saved failure
-    summary, _ = run_project(example_root, f"machines/{example}.py", seed=seed)
-    (result,) = summary.results
-    assert result.status == "failed", f"{example} not found with seed {seed}: {result.statistics}"
-    assert PROGRAMS[example] + "\n" in failure_text(result.failure)
-    assert result.failure.program == PROGRAMS[example].splitlines()[1:]
-    if seed == SEEDS[0]:
-        # the record holds concrete values: `evmstate replay` with the dictionary and guidance off fails alike
-        toml = example_root / "evmstate.toml"
-        original = toml.read_text()
-        try:
-            toml.write_text(original + "\n[fuzz]\ndictionary_weight = 0\nguidance = false\n")
-            cfg = config_mod.load(example_root)
-            record = FailureStore(cfg.state_dir / "failures").load(result.failure_id)
-            replayed = replay(cfg, record, lambda event: None)
-        finally:
-            toml.write_text(original)
-        assert (replayed.verdict, replayed.error_type) == ("still fails", result.failure.error_type)
-        # with guidance on, the example database still replays the saved failure first
-        again, _ = run_project(example_root, f"machines/{example}.py", seed=seed + 100)
-        (second,) = again.results
-        assert second.failure.shrink.replayed and second.failure.program == result.failure.program
+def test_found_in_every_seed_and_shrunk_to_the_minimal_program(example_root, example):
+    done = subprocess.run([sys.executable, "-c", SEARCH, str(example_root), example, json.dumps(list(SEEDS))], capture_output=True, text=True, cwd=example_root)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout.splitlines()[-1])
+    expected = PROGRAMS[example].splitlines()[1:]
+    for r in results:
+        assert r["status"] == "failed", f"{example} not found with seed {r['seed']}"
+        assert r["program"] == expected, f"{example}, seed {r['seed']}: " + "\n".join(r["program"])
+    # the record holds concrete values: `evmstate replay` with the dictionary and guidance off fails alike
+    last = results[-1]
+    toml = example_root / "evmstate.toml"
+    original = toml.read_text()
+    try:
+        toml.write_text(original + "\n[fuzz]\ndictionary_weight = 0\nguidance = false\n")
+        cfg = config_mod.load(example_root)
+        record = FailureStore(cfg.state_dir / "failures").load(last["id"])
+        replayed = replay(cfg, record, lambda event: None)
+    finally:
+        toml.write_text(original)
+    assert (replayed.verdict, replayed.error_type) == ("still fails", last["error_type"])
+    # with guidance on, the example database still replays the saved failure first
+    again, _ = run_project(example_root, f"machines/{example}.py", seed=1000)
+    (second,) = again.results
+    assert second.failure.shrink.replayed and second.failure.program == expected
+    assert PROGRAMS[example] + "\n" in failure_text(second.failure)
 
 
 def test_a_seed_reproduces_a_guided_run_exactly(example_root):
