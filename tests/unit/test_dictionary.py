@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from evmstate import strategy
-from evmstate.dictionary import Dictionary, mixed, source_literals, using
+from evmstate.dictionary import Dictionary, source_literals, using
 
 RARE = 84843314297726
 
