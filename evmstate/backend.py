@@ -428,7 +428,30 @@ class _Snapshot:
     log_count: int
 
 
-class BlockTime:
+class Anchored:
+    """anchor() over a backend's snapshot(), revert() and release()."""
+
+    def snapshot(self) -> int:
+        raise NotImplementedError
+
+    def revert(self, snapshot_id: int) -> None:
+        raise NotImplementedError
+
+    def release(self, snapshot_id: int) -> None:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def anchor(self) -> Iterator[None]:
+        """Run a block and then put the state back as it was, whatever happened in it."""
+        sid = self.snapshot()
+        try:
+            yield
+        finally:
+            self.revert(sid)
+            self.release(sid)
+
+
+class BlockTime(Anchored):
     """The current block's time and number, moved by chain.sleep() and chain.mine(), over a backend's _set_block()."""
 
     _timestamp: int
@@ -631,15 +654,6 @@ class PyEVMBackend(BlockTime):
                 self._state.commit(snap.checkpoint)
                 break
 
-    @contextlib.contextmanager
-    def anchor(self) -> Iterator[None]:
-        """Run a block and then put the state back as it was, whatever happened in it."""
-        sid = self.snapshot()
-        try:
-            yield
-        finally:
-            self.revert(sid)
-            self.release(sid)
 
     # -- limits -------------------------------------------------------------
 

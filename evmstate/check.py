@@ -8,11 +8,10 @@ report with its step; results come from py-evm, so failures are explained to the
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
-from .backend import ExecResult, Log, PyEVMBackend
+from .backend import Anchored, ExecResult, Log, PyEVMBackend
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ def compare(fast: ExecResult, reference: ExecResult) -> str | None:
     return None
 
 
-class CheckedBackend:
+class CheckedBackend(Anchored):
     """revm and py-evm in lockstep, behind the Backend interface; answers with py-evm's results."""
 
     reports_frames = True
@@ -167,14 +166,6 @@ class CheckedBackend:
         for sid in [s for s in self._snapshots if s >= snapshot_id]:
             del self._snapshots[sid]
 
-    @contextlib.contextmanager
-    def anchor(self) -> Iterator[None]:
-        sid = self.snapshot()
-        try:
-            yield
-        finally:
-            self.revert(sid)
-            self.release(sid)
 
     @property
     def timestamp(self) -> int:

@@ -25,10 +25,9 @@ What revm 8 (pyrevm's engine) lacks, and what is done instead:
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from eth_utils import keccak
 
@@ -288,15 +287,6 @@ class RevmBackend(BlockTime):
         if not self._order:
             self._undo.clear()
 
-    @contextlib.contextmanager
-    def anchor(self) -> Iterator[None]:
-        """Run a block and then put the state back as it was, whatever happened in it."""
-        sid = self.snapshot()
-        try:
-            yield
-        finally:
-            self.revert(sid)
-            self.release(sid)
 
     # -- limits -------------------------------------------------------------
 
