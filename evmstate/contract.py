@@ -82,6 +82,17 @@ class Getter:
         return slot
 
 
+def _struct_last(by_arity: dict[int, Any], args: tuple[Any, ...]) -> bool:
+    """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options.
+
+    by_arity maps an argument count to (inputs, selector, codec) of the overload taking that many.
+    """
+    chosen = by_arity.get(len(args))
+    if chosen is None or not chosen[2].inputs or chosen[2].inputs[-1].kind != "tuple":
+        return False
+    return not set(args[-1]) <= set(TX_OPTIONS)
+
+
 # -- receipts ----------------------------------------------------------------
 
 
@@ -173,11 +184,7 @@ class ContractFunction:
         return args, options, sel + codec.encode(args), codec
 
     def _struct_last(self, args: tuple[Any, ...]) -> bool:
-        """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options."""
-        chosen = self._by_arity.get(len(args))
-        if chosen is None or not chosen[2].inputs or chosen[2].inputs[-1].kind != "tuple":
-            return False
-        return not set(args[-1]) <= set(TX_OPTIONS)
+        return _struct_last(self._by_arity, args)
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from")
@@ -423,11 +430,7 @@ class ContractContainer:
         return blueprint
 
     def _struct_last(self, args: tuple[Any, ...]) -> bool:
-        """Whether a trailing dict is a struct argument (given by its fields) rather than transaction options."""
-        chosen = self._by_arity.get(len(args))
-        if chosen is None or not chosen[2].inputs or chosen[2].inputs[-1].kind != "tuple":
-            return False
-        return not set(args[-1]) <= set(TX_OPTIONS)
+        return _struct_last(self._by_arity, args)
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from") or self._project.accounts[0]
