@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.db.atomic import AtomicDB
+from eth.db.storage import CLEAR_COUNT_KEY_NAME, AccountStorageDB
 from eth.exceptions import InvalidInstruction, InvalidJumpDestination, OutOfGas, Revert
 from eth.vm import opcode_values
 from eth.vm.opcode_values import JUMPDEST
@@ -35,7 +36,7 @@ from eth.vm.forks.spurious_dragon._utils import collect_touched_accounts
 from eth.vm.message import Message
 from eth._utils.address import generate_contract_address
 from eth_keys import keys
-from eth_utils import keccak
+from eth_utils import big_endian_to_int, keccak
 
 from .errors import UsageError
 
@@ -416,8 +417,49 @@ def _state_class(base: type, computation_class: type) -> type:
             super().set_storage(address, slot, value)
 
     State.computation_class = computation_class
+    State.account_db_class = _account_db_class(base.account_db_class)
     State.__name__ = f"Evmstate{base.__name__}"
     return State
+
+
+class _StorageDB(AccountStorageDB):
+    """An account's storage that a revert may take back across any number of storage wipes.
+
+    EIP-161 deletes touched empty accounts (every precompile a call reaches) at the end of
+    each transaction, and deleting an account wipes its storage and counts one more wipe.
+    py-evm refuses a revert that takes back more than one wipe ("This revert has changed the
+    clear count in an invalid way"), because on its chain changes are locked after every
+    transaction; here one snapshot spans many transactions. The storage kept before each
+    wipe is a stack, so going back to any earlier count is the same rollback.
+    """
+
+    def discard(self, checkpoint) -> None:
+        latest = big_endian_to_int(self._clear_count[CLEAR_COUNT_KEY_NAME])
+        if self._journal_storage.has_checkpoint(checkpoint):
+            self._journal_storage.discard(checkpoint)
+            self._clear_count.discard(checkpoint)
+        else:
+            # the checkpoint is older than this account's tracking: back to the beginning
+            self._journal_storage.reset()
+            self._clear_count.reset()
+        self._storage_cache.reset_cache()
+        reverted = big_endian_to_int(self._clear_count[CLEAR_COUNT_KEY_NAME])
+        if reverted < latest:
+            self._storage_lookup.rollback_trie(reverted)
+
+
+def _account_db_class(base: type) -> type:
+    """The fork's AccountDB, keeping each account's storage in a _StorageDB."""
+
+    class AccountDB(base):  # type: ignore[misc, valid-type]
+        def _get_address_store(self, address: bytes):
+            store = self._account_stores.get(address)
+            if store is None:
+                store = self._account_stores[address] = _StorageDB(self._raw_store_db, self._get_storage_root(address), address)
+            return store
+
+    AccountDB.__name__ = f"Evmstate{base.__name__}"
+    return AccountDB
 
 
 @dataclass

@@ -84,11 +84,8 @@ class Project:
                 )
                 message = f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."
                 self.unavailable[m.name] = Unavailable(m.name, UsageError(message))
-        self.backend = make_backend(config)
-        self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
-        self.chain = Chain(self.backend)
+        self.renew_chain()
         self.event_decoder = _EventDecoder(self.artifact_at)
-        self._by_address: dict[bytes, Artifact] = {}
         self.containers: dict[str, ContractContainer] = {}
         for name, artifact in self.artifacts.items():
             self.event_decoder.add_abi(artifact.abi)
@@ -96,6 +93,13 @@ class Project:
         self._reference: Project | None = None
         if activate:
             _active = self
+
+    def renew_chain(self) -> None:
+        """Start again from a new chain (a new backend, its funded accounts, nothing deployed)."""
+        self.backend = make_backend(self.config)
+        self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
+        self.chain = Chain(self.backend)
+        self._by_address: dict[bytes, Artifact] = {}
 
     def activate(self) -> "Project":
         """Make this the project whose accounts strategies draw from (the last one loaded, until then)."""

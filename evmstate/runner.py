@@ -188,6 +188,7 @@ class MachineFinished:
     seed: int | None = None  # the Hypothesis seed this machine or test ran with
     runs: int = 0  # every run, shrinking and invalid ones included
     max_examples: int = 0
+    internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
 
     @property
     def never_run(self) -> list[str]:
@@ -410,6 +411,10 @@ class _Stopped(BaseException):
         self.message = message
 
 
+class _Crashed(BaseException):
+    """Raised inside a run when evmstate's own chain fails (its cause says how): an internal error, never shrunk."""
+
+
 class _Diverged(BaseException):
     """Raised inside a run when revm and py-evm disagreed on a call (--backend-check): stops at once, unshrunk."""
 
@@ -613,7 +618,10 @@ def run_machine(
         outcome = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
         output.reset()
-        backend.revert(base)
+        try:
+            backend.revert(base)
+        except Exception as exc:
+            raise _Crashed() from exc
         search.run_started()
         machine = object.__new__(cls)
         machine._evmstate_stack = contextlib.ExitStack()
@@ -838,6 +846,8 @@ def run_machine(
                 failure = _with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
         except (_Stopped, *_DEFINITION_ERRORS):
             raise
+        except _Crashed as crashed:
+            raise crashed.__cause__  # evmstate's chain failed, not the machine: an internal error
         except _Diverged as diverged:
             status = "failed"
             failure = _divergence_failure(spec.name, path, project, diverged)
@@ -1387,7 +1397,9 @@ class RunSummary:
 
     @property
     def exit_code(self) -> int:
-        """0 passed, 1 falsified, 2 errors in the user's machines or tests, 5 nothing found (as pytest), 130 Ctrl-C."""
+        """0 passed, 1 falsified, 2 errors in the user's machines or tests, 3 evmstate failed, 5 nothing found (as pytest), 130 Ctrl-C."""
+        if any(r.internal for r in self.results):
+            return 3
         if any(r.status == "failed" for r in self.results):
             return 1
         if self.interrupted:
@@ -1585,10 +1597,23 @@ def run_item(
     if shard is not None and shards > 1:
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
-    if spec is not None:
-        result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
-    else:
-        result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+    started = time.perf_counter()
+    try:
+        if spec is not None:
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+        else:
+            result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+    except (MachineDefinitionError, KeyboardInterrupt):
+        raise
+    except Exception:
+        # evmstate itself failed: this item ends as an internal error, the others still run
+        # on a fresh chain (the old one may be left anywhere), and the run exits 3
+        project.renew_chain()
+        return MachineFinished(
+            item.name, item.kind, item.path, "error", 0, 0, time.perf_counter() - started,
+            error=f"internal error in evmstate while running {where}:\n{traceback.format_exc().rstrip()}",
+            seed=own, max_examples=settings.max_examples, internal=True,
+        )
     # a difference between backends is a finding about evmstate's backends, not a program to replay
     replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
     if replayable and keep is not None:
