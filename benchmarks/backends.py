@@ -125,7 +125,7 @@ def where_the_time_goes(root: Path) -> None:
 
 
 def main() -> int:
-    from evmstate import revm
+    from evmstate.evm import revm
 
     if not revm.available():
         print(f"pyrevm is not installed: {revm.INSTALL_HINT}")

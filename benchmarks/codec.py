@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from evmstate import Project
-from evmstate.abi import Codec
+from evmstate.contracts.abi import Codec
 from evmstate.config import Config
 
 REPO = Path(__file__).resolve().parent.parent

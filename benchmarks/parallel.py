@@ -24,7 +24,7 @@ from pathlib import Path
 
 from evmstate import config as config_mod
 from evmstate.config import BackendConfig
-from evmstate.parallel import Pool, ProjectSource, absolute_paths, loaded_modules
+from evmstate.scale.parallel import Pool, ProjectSource, absolute_paths, loaded_modules
 from evmstate.runner import Overrides, RunOptions, run
 
 REPO = Path(__file__).resolve().parent.parent

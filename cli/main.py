@@ -89,7 +89,7 @@ def run(
     backend_check: bool,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
-    from evmstate.parallel import parse_workers
+    from evmstate.scale.parallel import parse_workers
     from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
@@ -150,8 +150,8 @@ def fuzz(
     verbose: bool,
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
-    from evmstate.campaign import CampaignOptions, fuzz as run_campaign, parse_duration
-    from evmstate.parallel import parse_workers
+    from evmstate.scale.campaign import CampaignOptions, fuzz as run_campaign, parse_duration
+    from evmstate.scale.parallel import parse_workers
     from evmstate.runner import Overrides
 
     from .render_workers import CampaignRenderer
@@ -174,7 +174,7 @@ def fuzz(
 def replay(failure_id: str | None, last: bool) -> None:
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
     from evmstate.failures import FailureStore
-    from evmstate.replay import replay as replay_record
+    from evmstate.engine.replay import replay as replay_record
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
@@ -219,7 +219,7 @@ def failures(ctx: click.Context, check: bool) -> None:
         return
     from evmstate.errors import FailureRecordError
     from evmstate.failures import FailureStore
-    from evmstate.replay import changed_sources, check as check_record, current_inputs
+    from evmstate.engine.replay import changed_sources, check as check_record, current_inputs
 
     cfg = config_mod.load()
     store = FailureStore(cfg.state_dir / "failures")
@@ -269,7 +269,7 @@ def failures_rm(failure_id: str | None, all_: bool) -> None:
 def failures_prune(unreplayable: bool, dry_run: bool) -> None:
     """Replay every saved failure and remove those that no longer fail."""
     from evmstate.failures import FailureStore
-    from evmstate.replay import check as check_record
+    from evmstate.engine.replay import check as check_record
 
     cfg = config_mod.load()
     store = FailureStore(cfg.state_dir / "failures")

@@ -16,7 +16,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.coverage import CoverageReport
+from evmstate.search.coverage import CoverageReport
 from evmstate.reports import failure_text
 from evmstate.runner import (
     CompileFinished,
@@ -32,7 +32,7 @@ from evmstate.runner import (
     ShrinkProgress,
     ShrinkReport,
 )
-from evmstate.trace import GasStats
+from evmstate.engine.trace import GasStats
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
-from evmstate.campaign import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary
+from evmstate.scale.campaign import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary
 from evmstate.runner import MachineFinished
 
 from .render import Renderer, Row

@@ -1,7 +1,7 @@
 """evmstate: stateful property testing of Vyper contracts on an in-process EVM."""
 
-from .accounts import Account, Accounts, Chain, SignedMessage
-from .contract import Blueprint, Contract, ContractContainer, Receipt, reverts
+from .contracts.accounts import Account, Accounts, Chain, SignedMessage
+from .contracts.contract import Blueprint, Contract, ContractContainer, Receipt, reverts
 from .errors import (
     CallTimeout,
     CompileError,
@@ -17,7 +17,7 @@ from .errors import (
     VirtualMachineError,
 )
 from .machine import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, route, rule
-from .project import Project
+from .contracts.project import Project
 from .strategies import strategy
 from .units import to_wei
 

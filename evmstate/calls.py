@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 if TYPE_CHECKING:
-    from .backend import ExecResult, Log
+    from .evm.pyevm import ExecResult, Log
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ class Ref:
 
 def encode_value(value: Any) -> Any:
     """A JSON-able form of a drawn value: ints, bytes, strings, accounts by index, tuples, lists."""
-    from .accounts import Account
+    from .contracts.accounts import Account
 
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -90,7 +90,7 @@ def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
     if kind == "dict":
         return {decode_value(k, accounts=accounts, refs=refs): decode_value(v, accounts=accounts, refs=refs) for k, v in body}
     if kind == "address":
-        from .accounts import checksum
+        from .contracts.accounts import checksum
 
         return checksum(bytes.fromhex(body[2:]))
     if kind == "repr":

@@ -23,10 +23,10 @@ import pytest
 
 from . import config as config_mod
 from .compiler import contract_names
-from .discovery import Found, Item, discover
+from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError
 from .machine import collect
-from .project import Project, Unavailable
+from .contracts.project import Project, Unavailable
 from .runner import (
     MachineFinished,
     Overrides,

@@ -10,7 +10,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from .runner import Failure, MachineFinished, RunSummary
-from .trace import Trace, TracedCall
+from .engine.trace import Trace, TracedCall
 
 
 def _call_text(c: TracedCall) -> list[str]:

@@ -25,14 +25,14 @@ from hypothesis.errors import HypothesisException, InvalidArgument, InvalidDefin
 from . import calls
 
 from .config import Config, HypothesisConfig
-from .contract import reverts
+from .contracts.contract import reverts
 from .errors import MachineDefinitionError, UsageError
-from .revert import failure_details
-from .coverage import CoverageReport
-from .trace import GasStats, Trace
+from .contracts.revert import failure_details
+from .search.coverage import CoverageReport
+from .engine.trace import GasStats, Trace
 from .failures import FailureRecord, FailureStore, Ref, encode_value, record_id
 from .machine import MachineSpec, Route, RuleSpec, _enter, collect, multiple
-from .project import Project, Unavailable
+from .contracts.project import Project, Unavailable
 
 # -- events --------------------------------------------------------------------
 
@@ -302,7 +302,7 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         "suppress_health_check": list(HealthCheck),
     }
     seed = overrides.seed if overrides.seed is not None else base.seed
-    from .search import SEARCH_KEYS
+    from .search.session import SEARCH_KEYS
 
     for key, value in machine.items():
         if key in SEARCH_KEYS:
@@ -438,7 +438,7 @@ def _stop_if_diverged(backend: Any, steps: list["_Step"]) -> None:
 
 def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
     """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
-    from .abi import _signature, abi_type, decode, from_abi_value, selector
+    from .contracts.abi import _signature, abi_type, decode, from_abi_value, selector
 
     try:
         who = repr(project.accounts.at(sender))
@@ -949,14 +949,14 @@ def _with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
 
 
 def _trace_machine(spec: MachineSpec, project: Project, base: Any, failure: Failure, exc: BaseException, capture: bool) -> Trace:
-    from .trace import trace_machine
+    from .engine.trace import trace_machine
 
     return trace_machine(spec, project, base, failure.steps_data, exc, capture=capture)
 
 
 def _search(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str]) -> Any:
     """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for."""
-    from .search import Search, SearchOptions, collector_of
+    from .search.session import Search, SearchOptions, collector_of
 
     options = SearchOptions.of(project.config.fuzz, machine_settings, where, report=collector_of(project).wanted)
     return Search(project, options, seed, [n for n in names if n in project.artifacts])
@@ -976,7 +976,7 @@ def _finish_shrinking(
     """After Hypothesis: delete steps until the program is 1-minimal, and say how shrinking went."""
     import dataclasses
 
-    from .minimize import remove_steps
+    from .engine.shrink import remove_steps
 
     name = spec.name
     first_failure_at = state.first_failure_at or 0.0
@@ -1062,7 +1062,7 @@ def _explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, 
     makes the report as explained as on py-evm. Should py-evm not fail the same way, the
     report keeps the first backend's error and says so.
     """
-    from .replay import run_program
+    from .engine.replay import run_program
 
     reference = project.reference()
     if init_args is not None:
@@ -1351,7 +1351,7 @@ def run_test(
 
 
 def _trace_test(name: str, fn: Any, project: Project, injected: dict[str, Any], drawn: dict[str, Any], exc: BaseException, capture: bool) -> Trace:
-    from .trace import trace_test
+    from .engine.trace import trace_test
 
     return trace_test(name, fn.hypothesis.inner_test, project, injected, drawn, exc, capture=capture)
 
@@ -1378,7 +1378,7 @@ class RunOptions:
     save_failures: bool = True
     capture: bool = True  # keep what machines print, and show it only for the reported program
     gas: bool = False  # gather gas per contract function (RunSummary.gas)
-    workers: int = 1  # processes running machines and tests at once (evmstate.parallel)
+    workers: int = 1  # processes running machines and tests at once (evmstate.scale.parallel)
     shards: int = 1  # seeds each machine's examples are split over
     coverage: bool = False  # record coverage everywhere, guidance on or off (RunSummary.coverage)
 
@@ -1432,7 +1432,9 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     # Hypothesis draws some values from the constants in the source of every local module
     # loaded so far; importing every module a run may need before anything runs keeps that
     # pool, and so each machine's program, independent of what else runs.
-    from . import campaign, discovery, examples, minimize, parallel, replay, reports  # noqa: F401
+    from .scale import campaign, parallel
+    from .engine import discovery, examples, shrink as minimize, replay
+    from . import reports  # noqa: F401
 
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
@@ -1453,7 +1455,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
 
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None], summary: RunSummary) -> None:
-    from . import discovery
+    from .engine import discovery
 
     found = discovery.discover(config, options.paths, options.keyword)
     summary.load_errors.extend(found.errors)
@@ -1477,7 +1479,7 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None],
         summary.load_errors.append(err)
         emit(err)
     if options.coverage:
-        from .search import collector_of
+        from .search.session import collector_of
 
         if not callable(getattr(project.backend, "set_coverage", None)):
             raise UsageError("coverage needs per-opcode hooks, which only the pyevm backend has (not revm, nor --backend-check); run with --backend pyevm")
@@ -1495,7 +1497,7 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None],
 def _run_each(config: Config, options: RunOptions, emit: Callable[[Any], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
     seed = summary.seed
     if options.workers > 1 or options.shards > 1:
-        from .parallel import run_items
+        from .scale.parallel import run_items
 
         summary.stopped_in = "the machines and tests running"
         return run_items(config, project, items, options, seed, summary, emit)
@@ -1693,6 +1695,6 @@ def source_hashes(config: Config, project: Project | None, path: str, inputs: di
 
 def database_for(config: Config, key: str) -> Any:
     """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test."""
-    from .examples import open_database
+    from .engine.examples import open_database
 
     return ShrunkExamples(open_database(config), key.encode())

@@ -10,8 +10,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .dictionary import mixed
-from .abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
+from .search.dictionary import mixed
+from .contracts.abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
 from .errors import StrategyError, UnitError
 from .units import to_wei
 
@@ -123,7 +123,7 @@ def _index(n: int) -> st.SearchStrategy[int]:
 
 
 def _accounts_strategy(length: int | None) -> st.SearchStrategy:
-    from .project import active
+    from .contracts.project import active
 
     @st.composite
     def draw_account(draw: Any) -> Any:
@@ -135,7 +135,7 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
 
 
 def _produced_addresses(d: Any) -> tuple[list[str], ...]:
-    from .accounts import checksum
+    from .contracts.accounts import checksum
 
     return tuple([checksum(a) for a in pool] for pool in d.produced_addresses())
 
@@ -144,7 +144,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     """A Hypothesis strategy for values of an ABI type, shrinking toward zero / the first account.
 
     While a machine or test runs, integers, addresses and fixed-size bytes now and then take a
-    value from the dictionary of values its contracts know (evmstate.dictionary): constants,
+    value from the dictionary of values its contracts know (evmstate.search.dictionary): constants,
     values stored, returned or logged, addresses the contracts produced. Those draws shrink
     toward plain draws. address with length= draws only the first accounts.
 

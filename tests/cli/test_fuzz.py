@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.campaign import CampaignOptions, CampaignProgress, Outcome, fuzz, parse_duration, run_shard
+from evmstate.scale.campaign import CampaignOptions, CampaignProgress, Outcome, fuzz, parse_duration, run_shard
 from evmstate.errors import UsageError
-from evmstate.parallel import ProjectSource
+from evmstate.scale.parallel import ProjectSource
 from evmstate.runner import Overrides
 
 from ..conftest import copy_example

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.parallel import merge_shards, parse_workers
+from evmstate.scale.parallel import merge_shards, parse_workers
 from evmstate.runner import MachineFinished, RuleStats, shard_examples, shard_seed, machine_seed
 from evmstate.errors import UsageError
 
@@ -181,7 +181,7 @@ def test_the_display_follows_machines_running_at_once():
 
 
 def test_campaign_progress_line():
-    from evmstate.campaign import CampaignProgress
+    from evmstate.scale.campaign import CampaignProgress
     from evmstate_cli.render_workers import progress_text
 
     p = CampaignProgress(75.0, 3600.0, 12, 2, 300, 15000, 1, None)

@@ -11,8 +11,8 @@ from eth_keys import keys
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
-from evmstate.backend import Backend
-from evmstate.backend import PyEVMBackend
+from evmstate.evm.pyevm import Backend
+from evmstate.evm.pyevm import PyEVMBackend
 
 
 def test_the_py_evm_backend_implements_the_interface():

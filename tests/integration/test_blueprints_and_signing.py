@@ -7,7 +7,7 @@ from eth_keys import keys
 from eth_utils import keccak
 
 from evmstate import ContractError, TransactionReverted, UsageError
-from evmstate.accounts import eip191_hash
+from evmstate.contracts.accounts import eip191_hash
 
 PERMIT_TYPES = {
     "Permit": [

@@ -7,7 +7,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from evmstate.examples import SharedDirectoryDatabase
+from evmstate.engine.examples import SharedDirectoryDatabase
 from evmstate.failures import FailureStore
 
 from .. import concurrent_writers as cw

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evmstate import ContractError, Receipt, TransactionReverted, VirtualMachineError, reverts
-from evmstate.revert import decode_revert
+from evmstate.contracts.revert import decode_revert
 
 
 def test_seed_depositer_deposit_and_buggy_withdraw(project):

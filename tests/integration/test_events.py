@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from eth_utils import keccak
 
-from evmstate.events import Event
+from evmstate.contracts.events import Event
 
 TRANSFER = keccak(text="Transfer(address,address,uint256)")
 

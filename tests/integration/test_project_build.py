@@ -11,7 +11,7 @@ import snekmate
 
 from evmstate import config as config_mod
 from evmstate.failures import FailureStore
-from evmstate.replay import replay
+from evmstate.engine.replay import replay
 from evmstate.runner import LoadFailed, MachineFinished, Overrides, RunOptions, run
 
 GOOD = "@external\n@view\ndef f() -> uint256:\n    return 1\n"

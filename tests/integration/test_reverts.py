@@ -14,9 +14,9 @@ from evmstate import config as config_mod
 from evmstate.compiler import Artifact
 from evmstate.config import Config
 from evmstate.failures import FailureStore
-from evmstate.replay import replay
+from evmstate.engine.replay import replay
 from evmstate.reports import failure_text, to_json
-from evmstate.revert import decode_revert
+from evmstate.contracts.revert import decode_revert
 from evmstate.runner import Overrides, RunOptions, run
 
 CHECKS = Path(__file__).parent / "checks"

@@ -17,12 +17,12 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python (wheels exist for CPython 3.10 to 3.12)")
 
 from evmstate import Project, TransactionReverted, reverts  # noqa: E402
-from evmstate.abi import encode_values  # noqa: E402
-from evmstate.backend import Backend, ExecResult, account_keys  # noqa: E402
-from evmstate.check import CheckedBackend  # noqa: E402
+from evmstate.contracts.abi import encode_values  # noqa: E402
+from evmstate.evm.pyevm import Backend, ExecResult, account_keys  # noqa: E402
+from evmstate.evm.check import CheckedBackend  # noqa: E402
 from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
-from evmstate.revert import complete  # noqa: E402
-from evmstate.revm import RevmBackend  # noqa: E402
+from evmstate.contracts.revert import complete  # noqa: E402
+from evmstate.evm.revm import RevmBackend  # noqa: E402
 
 from . import test_backend  # noqa: E402
 
@@ -503,7 +503,7 @@ def test_a_machine_given_fixtures_is_replayed_on_py_evm_with_the_references_own(
     """pytest's state_machine(cls, *args) passes the project's objects: the replay passes py-evm's."""
     from hypothesis import settings as Settings
 
-    from evmstate.discovery import load_module
+    from evmstate.engine.discovery import load_module
     from evmstate.machine import collect
     from evmstate.runner import run_machine
 

@@ -5,7 +5,7 @@ import pytest
 
 from evmstate import config as config_mod
 from evmstate.failures import FailureStore
-from evmstate.replay import replay
+from evmstate.engine.replay import replay
 
 from .conftest import run_project
 

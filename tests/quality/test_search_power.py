@@ -11,7 +11,7 @@ import pytest
 
 from evmstate import config as config_mod
 from evmstate.failures import FailureStore
-from evmstate.replay import replay
+from evmstate.engine.replay import replay
 from evmstate.reports import failure_text
 
 from ..conftest import copy_example

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from evmstate import config as config_mod
-from evmstate import revm as revm_mod
-from evmstate.backend import PyEVMBackend
+from evmstate.evm import revm as revm_mod
+from evmstate.evm.pyevm import PyEVMBackend
 from evmstate.config import BackendConfig, Config
 from evmstate.errors import ConfigError, UsageError
-from evmstate.project import make_backend
+from evmstate.contracts.project import make_backend
 
 
 def load(tmp_path: Path, text: str) -> Config:

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from evmstate import strategy
-from evmstate.dictionary import Dictionary, source_literals, using
+from evmstate.search.dictionary import Dictionary, source_literals, using
 
 RARE = 84843314297726
 
@@ -70,7 +70,7 @@ def test_bounds_hold_for_dictionary_values():
 
 
 def test_observed_values_and_produced_addresses_last_one_run():
-    from evmstate.backend import ExecResult
+    from evmstate.evm.pyevm import ExecResult
 
     d = known(1.0)
     produced = 0xD13311AED2C5BF3621611C3C77C14B7DCF13B64F

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from evmstate.backend import Log
-from evmstate.events import _EventSpec
+from evmstate.evm.pyevm import Log
+from evmstate.contracts.events import _EventSpec
 
 WORD_TYPES = ["uint8", "uint256", "int16", "int256", "address", "bool"]
 # words that are valid encodings of some type and not of others

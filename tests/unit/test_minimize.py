@@ -1,6 +1,6 @@
 """The step-deletion pass's bookkeeping: which steps go together, and renumbered bundle values."""
 
-from evmstate.minimize import relabel, with_users
+from evmstate.engine.shrink import relabel, with_users
 
 
 def step(rule, results=(), **refs):

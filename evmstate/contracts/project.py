@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import config as config_mod
+from .. import config as config_mod
 from .accounts import Accounts, Chain
-from .backend import Backend, PyEVMBackend
-from .compiler import Artifact, Build, compile_project
-from .config import Config
+from ..evm.pyevm import Backend, PyEVMBackend
+from ..compiler import Artifact, Build, compile_project
+from ..config import Config
 from .contract import ContractContainer
 from .events import _EventDecoder
-from .errors import CompileError, EvmStateError, UsageError
+from ..errors import CompileError, EvmStateError, UsageError
 
 _active: "Project | None" = None
 
@@ -38,12 +38,12 @@ def make_backend(config: Config) -> Backend:
         call_timeout=config.fuzz.call_timeout,
     )
     if config.backend.check:
-        from .check import CheckedBackend
-        from .revm import RevmBackend
+        from ..evm.check import CheckedBackend
+        from ..evm.revm import RevmBackend
 
         return CheckedBackend(RevmBackend(**kwargs), PyEVMBackend(**kwargs))
     if config.backend.name == "revm":
-        from .revm import RevmBackend
+        from ..evm.revm import RevmBackend
 
         return RevmBackend(**kwargs)
     return PyEVMBackend(**kwargs)
@@ -118,7 +118,7 @@ class Project:
     def reference(self) -> "Project":
         """The same project on a py-evm chain, where failures are explained to the source line; built once."""
         if self._reference is None:
-            from .config import BackendConfig
+            from ..config import BackendConfig
 
             self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False)
         return self._reference

@@ -38,7 +38,7 @@ from eth._utils.address import generate_contract_address
 from eth_keys import keys
 from eth_utils import big_endian_to_int, keccak
 
-from .errors import UsageError
+from ..errors import UsageError
 
 VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": CancunVM, "prague": PragueVM}
 ZERO_ADDRESS = b"\0" * 20

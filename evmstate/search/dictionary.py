@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from .coverage import JUMP, JUMPI, JUMPDEST, instructions
 
 if TYPE_CHECKING:
-    from .backend import ExecResult
-    from .compiler import Artifact
+    from ..evm.pyevm import ExecResult
+    from ..compiler import Artifact
 
 # integer literals in Vyper source: decimal (with _ separators), hex, binary and octal
 _LITERAL = re.compile(r"(?<![\w.])(0x[0-9a-fA-F_]+|0b[01_]+|0o[0-7_]+|\d[\d_]*)(?![\w.])")

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import Config
-from .errors import UsageError
-from .machine import has_rules, is_machine
-from .runner import LoadFailed, describe_error
+from ..config import Config
+from ..errors import UsageError
+from ..machine import has_rules, is_machine
+from ..runner import LoadFailed, describe_error
 
 
 @dataclass(frozen=True)

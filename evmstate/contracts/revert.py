@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .abi import _signature, abi_type, decode, from_abi_value, selector
-from .backend import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
-from .errors import CallTimeout, ContractError, TransactionReverted, VirtualMachineError
+from ..evm.pyevm import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
+from ..errors import CallTimeout, ContractError, TransactionReverted, VirtualMachineError
 
 if TYPE_CHECKING:
-    from .backend import ExecResult, Frame
-    from .compiler import Artifact, SourcePosition
+    from ..evm.pyevm import ExecResult, Frame
+    from ..compiler import Artifact, SourcePosition
     from .contract import Contract
     from .project import Project
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .backend import Anchored, ExecResult, Log, PyEVMBackend
+from .pyevm import Anchored, ExecResult, Log, PyEVMBackend
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .machine import MachineSpec
-from .project import Project
+from ..machine import MachineSpec
+from ..contracts.project import Project
 from .replay import run_program
-from .runner import describe_error
+from ..runner import describe_error
 
 
 def signature(exc: BaseException) -> tuple[Any, ...]:

@@ -3,7 +3,7 @@
 A shard runs one machine or property test under a seed of its own, for a number of examples,
 and stops starting runs when its share of the budget is spent; a failure it finds is shrunk
 where it runs and comes back as a record, which the campaign saves. Workers are local
-processes (evmstate.parallel) or Dask tasks on a cluster (evmstate.cluster); both hand back
+processes (evmstate.scale.parallel) or Dask tasks on a cluster (evmstate.scale.cluster); both hand back
 ShardResults, from which the campaign's progress is built.
 """
 
@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from .config import Config
-from .errors import UsageError
-from .failures import FailureRecord, FailureStore
-from .runner import FailureFound, LoadFailed, MachineFinished, NothingFound, Overrides, RunStarted, keep_hypothesis_storage, run_item, run_seed
-from .search import collector_of
+from ..config import Config
+from ..errors import UsageError
+from ..failures import FailureRecord, FailureStore
+from ..runner import FailureFound, LoadFailed, MachineFinished, NothingFound, Overrides, RunStarted, keep_hypothesis_storage, run_item, run_seed
+from ..search.session import collector_of
 
 # -- durations ------------------------------------------------------------------------
 
@@ -248,7 +248,7 @@ class Workers(Protocol):
 
 
 class LocalWorkers:
-    """Spawned processes on this machine (evmstate.parallel.Pool), loading the project in place."""
+    """Spawned processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
 
     def __init__(self, source: Any, workers: int) -> None:
         from .parallel import Pool
@@ -390,9 +390,11 @@ GRACE = 15.0
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
-    from . import discovery, examples, minimize, parallel, replay, reports  # noqa: F401  (see runner.run)
-    from .project import Project
-    from .runner import _unavailable_contracts
+    from ..engine import discovery, examples, shrink as minimize, replay
+    from . import parallel
+    from .. import reports  # noqa: F401  (see runner.run)
+    from ..contracts.project import Project
+    from ..runner import _unavailable_contracts
 
     keep_hypothesis_storage(config)
     seed = run_seed(config.hypothesis, options.overrides)

@@ -10,8 +10,8 @@ from .abi import _NotAWord, _signature, decode_values, param_type, word_decoder
 from .accounts import checksum
 
 if TYPE_CHECKING:
-    from .backend import Log
-    from .compiler import Artifact
+    from ..evm.pyevm import Log
+    from ..compiler import Artifact
 
 
 class Event(dict):

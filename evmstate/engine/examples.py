@@ -15,8 +15,8 @@ from typing import Any, Iterable
 
 from hypothesis.database import ExampleDatabase
 
-from .config import Config
-from .errors import ConfigError
+from ..config import Config
+from ..errors import ConfigError
 
 _ATTEMPTS = 20  # a key folder removed under a writer is made again; this many times at most
 

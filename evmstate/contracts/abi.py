@@ -22,8 +22,8 @@ import eth_abi
 from eth_utils import keccak
 
 from .accounts import checksum, to_raw_address
-from .errors import ContractError, UnitError, UsageError
-from .units import to_wei
+from ..errors import ContractError, UnitError, UsageError
+from ..units import to_wei
 
 DECIMAL_PLACES = 10
 DECIMAL_SCALE = 10**DECIMAL_PLACES

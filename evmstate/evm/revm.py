@@ -31,8 +31,8 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .backend import CALL_GAS_LIMIT, BlockTime, ExecResult, Log, _intrinsic_gas, account_keys, contract_address
-from .errors import UsageError
+from .pyevm import CALL_GAS_LIMIT, BlockTime, ExecResult, Log, _intrinsic_gas, account_keys, contract_address
+from ..errors import UsageError
 
 try:
     import pyrevm
@@ -535,7 +535,7 @@ class RevmBackend(BlockTime):
         } | {address: (0, 0, b"", dict(slots)) for address, slots in self._storage.items() if slots and address not in self._info}
 
     def _run_on_py_evm(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> ExecResult:
-        from .backend import PyEVMBackend
+        from .pyevm import PyEVMBackend
 
         if self._shadow is None:
             self._shadow = PyEVMBackend(**self._genesis, call_gas_limit=self.call_gas_limit, call_timeout=self.configured_call_timeout)

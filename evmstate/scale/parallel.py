@@ -24,13 +24,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from . import calls
-from .config import Config
-from .discovery import Item, discover
-from .errors import MachineDefinitionError, UsageError
-from .failures import FailureRecord, FailureStore
-from .project import Project
-from .runner import (
+from .. import calls
+from ..config import Config
+from ..engine.discovery import Item, discover
+from ..errors import MachineDefinitionError, UsageError
+from ..failures import FailureRecord, FailureStore
+from ..contracts.project import Project
+from ..runner import (
     ExampleFinished,
     FailureFound,
     FilterStats,
@@ -45,9 +45,9 @@ from .runner import (
     keep_hypothesis_storage,
     run_item,
 )
-from .coverage import Collector, Identity
-from .search import collector_of
-from .trace import GasStats
+from ..search.coverage import Collector, Identity
+from ..search.session import collector_of
+from ..engine.trace import GasStats
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
 

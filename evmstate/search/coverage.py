@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .backend import INITCODE
+from ..evm.pyevm import INITCODE
 
 if TYPE_CHECKING:
-    from .compiler import Artifact
+    from ..compiler import Artifact
 
 JUMPDEST, JUMP, JUMPI = 0x5B, 0x56, 0x57
 PUSH1, PUSH32 = 0x60, 0x7F

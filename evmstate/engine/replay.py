@@ -7,16 +7,16 @@ import io
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .compiler import find_sources, input_hashes
-from .config import Config
-from .contract import reverts
-from .errors import EvmStateError, FailureRecordError, MachineDefinitionError
-from .failures import FailureRecord, FailureStore, decode_value
-from .machine import MachineSpec, _enter, collect, multiple
-from .project import Project
-from .revert import describe_revert
+from ..compiler import find_sources, input_hashes
+from ..config import Config
+from ..contracts.contract import reverts
+from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
+from ..failures import FailureRecord, FailureStore, decode_value
+from ..machine import MachineSpec, _enter, collect, multiple
+from ..contracts.project import Project
+from ..contracts.revert import describe_revert
 from .trace import Names, event_text
-from .runner import _holds, check_all_invariants, describe_error, provide, routed, source_hashes, user_error
+from ..runner import _holds, check_all_invariants, describe_error, provide, routed, source_hashes, user_error
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import calls
-from .calls import CallRecord
+from .. import calls
+from ..calls import CallRecord
 
 # -- showing values ----------------------------------------------------------------
 
@@ -92,8 +92,8 @@ class Trace:
 
 
 def _traced(record: CallRecord, project: Any, names: Names) -> TracedCall:
-    from .revert import describe_revert
-    from .errors import TransactionReverted
+    from ..contracts.revert import describe_revert
+    from ..errors import TransactionReverted
 
     args = ", ".join(names.show(a) for a in record.args)
     call = f"{record.label}({args})"
@@ -135,7 +135,7 @@ class _Recorder:
 
 def _returned(result: Any) -> Any:
     """What a rule returned, without the wrapping that routes it to bundles."""
-    from .machine import Route, multiple
+    from ..machine import Route, multiple
 
     if isinstance(result, Route):
         return result.value
@@ -147,7 +147,7 @@ def _returned(result: Any) -> Any:
 
 
 def _error_text(exc: BaseException) -> str:
-    from .runner import describe_error
+    from ..runner import describe_error
 
     error_type, message, _, _ = describe_error(exc)
     return f"{error_type}: {message}"
@@ -170,7 +170,7 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: list[dict[str, Any]
     failed the same way. Passing invariant checks are left out; the one that failed is kept
     with the calls it made.
     """
-    from .minimize import signature
+    from .shrink import signature
     from .replay import run_program
 
     recorder = _Recorder(project)

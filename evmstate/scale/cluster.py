@@ -15,7 +15,7 @@ import uuid
 from typing import Any
 
 from .campaign import Outcome, ProjectBundle, Shard, run_bundle_shard
-from .errors import MachineDefinitionError, UsageError
+from ..errors import MachineDefinitionError, UsageError
 
 
 def _import_distributed() -> Any:

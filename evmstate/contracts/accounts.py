@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence, overload
 from eth_keys import keys
 from eth_utils import keccak, to_checksum_address
 
-from .errors import ContractError, UsageError
-from .units import to_wei
+from ..errors import ContractError, UsageError
+from ..units import to_wei
 
 if TYPE_CHECKING:
-    from .backend import Backend
+    from ..evm.pyevm import Backend
     from .contract import Receipt
 
 _HEX = set("0123456789abcdefABCDEF")
@@ -127,7 +127,7 @@ class Account:
 
         value = to_wei(amount, what="transfer amount")
         target = to_raw_address(to, what="transfer to")
-        from . import calls
+        from .. import calls
 
         result = self._backend.transact(self.raw_address, target, bytes(data), value, gas)
         receipt = Receipt(result, sender=self, value=value, contract=None, function=None)

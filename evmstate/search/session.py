@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import dictionary as dictionary_mod
-from .config import FuzzConfig
+from ..config import FuzzConfig
 from .coverage import Collector, Identity
 from .dictionary import GATE_BITS, Dictionary
-from .errors import ConfigError, MachineDefinitionError
+from ..errors import ConfigError, MachineDefinitionError
 
 if TYPE_CHECKING:
     from hypothesis import settings as Settings
 
-    from .project import Project
+    from ..contracts.project import Project
 
 # keys a machine's `settings` may hold besides Hypothesis's
 SEARCH_KEYS = ("dictionary_weight", "guidance")
@@ -40,7 +40,7 @@ class SearchOptions:
     @classmethod
     def of(cls, fuzz: FuzzConfig, machine: dict[str, Any], where: str, report: bool = False) -> "SearchOptions":
         """[fuzz] settings, then the machine's own settings; report: a coverage report was asked for."""
-        from .config import check_weight
+        from ..config import check_weight
 
         weight, guidance = fuzz.dictionary_weight, fuzz.guidance
         if "dictionary_weight" in machine:

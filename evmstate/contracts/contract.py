@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from eth_utils import keccak
 
-from . import calls
+from .. import calls
 from .abi import Codec, _describe_inputs, _signature, encode_values, param_type, selector
 from .accounts import Account, checksum, same_address, to_raw_address
-from .errors import ContractError
+from ..errors import ContractError
 from .events import EventDict
 from .revert import _CallLog, _raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
-from .units import to_wei
+from ..units import to_wei
 
 if TYPE_CHECKING:
-    from .backend import ExecResult, Log
-    from .compiler import Artifact
+    from ..evm.pyevm import ExecResult, Log
+    from ..compiler import Artifact
     from .project import Project
 
 TX_OPTIONS = ("from", "value", "gas")

@@ -1,0 +1,6 @@
+"""The EVMs: the only package that imports py-evm (pyevm.py) or pyrevm (revm.py).
+
+Holds the backends that run calls and transactions against one long-lived state with
+snapshots: py-evm, revm, and the checked pair that runs both in lockstep (check.py).
+May import: the ground floor (errors, units, config). Nothing above it.
+"""
