@@ -17,7 +17,9 @@ from hypothesis.stateful import Bundle as HBundle, RuleBasedStateMachine, rule a
 from evmstate import Bundle, Project, StateMachine, rule
 from evmstate.config import Config
 from evmstate.machine import collect
-from evmstate.runner import Overrides, build_settings, run_machine
+from evmstate.engine.machines import run_machine
+from evmstate.engine.settings import build_settings
+from evmstate.runner import Overrides
 
 EXAMPLES, STEPS = 200, 20
 

@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 from evmstate import config as config_mod
-from evmstate.runner import FailureFound, Overrides, RunOptions, run
+from evmstate.engine.events import FailureFound
+from evmstate.runner import Overrides, RunOptions, run
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder")

@@ -18,20 +18,8 @@ from rich.text import Text
 
 from evmstate.search.coverage import CoverageReport
 from evmstate.reports import failure_text
-from evmstate.runner import (
-    CompileFinished,
-    CompileStarted,
-    ExampleFinished,
-    FailureFound,
-    LoadFailed,
-    MachineFinished,
-    MachineStarted,
-    NothingFound,
-    RunStarted,
-    RunSummary,
-    ShrinkProgress,
-    ShrinkReport,
-)
+from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, LoadFailed, MachineFinished, MachineStarted, NothingFound, RunStarted, ShrinkProgress, ShrinkReport
+from evmstate.runner import RunSummary
 from evmstate.engine.trace import GasStats
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"

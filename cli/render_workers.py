@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 
 from evmstate.scale.campaign import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary
-from evmstate.runner import MachineFinished
+from evmstate.engine.events import MachineFinished
 
 from .render import Renderer, Row
 

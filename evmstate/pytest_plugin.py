@@ -27,19 +27,13 @@ from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError
 from .machine import collect
 from .contracts.project import Project, Unavailable
-from .runner import (
-    MachineFinished,
-    Overrides,
-    build_settings,
-    database_for,
-    isolate_examples,
-    keep_hypothesis_storage,
-    property_failure,
-    run_item,
-    run_machine,
-    run_seed,
-    save_failure,
-)
+from .engine.events import MachineFinished
+from .engine.item import database_for, run_item
+from .engine.machines import run_machine
+from .engine.properties import isolate_examples, property_failure
+from .engine.records import save_failure
+from .engine.settings import build_settings, keep_hypothesis_storage, run_seed
+from .runner import Overrides
 
 _CONFIG = pytest.StashKey["config_mod.Config | None"]()
 _PROJECT = pytest.StashKey[Project]()

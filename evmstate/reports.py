@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from .runner import Failure, MachineFinished, RunSummary
+from .engine.events import Failure, MachineFinished
+from .engine.summary import RunSummary
 from .engine.trace import Trace, TracedCall
 
 
@@ -156,7 +157,7 @@ def _failure_json(f: Failure) -> dict[str, Any]:
 
 def to_json(summary: RunSummary) -> dict[str, Any]:
     """A summary with the seed, versions, per-rule statistics, failures and their ids."""
-    from .runner import versions
+    from .engine.records import versions
 
     return {
         "exit_code": summary.exit_code,

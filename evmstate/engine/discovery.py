@@ -16,7 +16,8 @@ from typing import Any
 from ..config import Config
 from ..errors import UsageError
 from ..machine import has_rules, is_machine
-from ..runner import LoadFailed, describe_error
+from .describe import describe_error
+from .events import LoadFailed
 
 
 @dataclass(frozen=True)

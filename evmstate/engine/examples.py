@@ -184,3 +184,52 @@ def open_database(config: Config) -> ExampleDatabase:
         return redis_database(config.database.url)
     assert config.examples_dir is not None
     return SharedDirectoryDatabase(config.examples_dir)
+
+
+class ShrunkExamples(ExampleDatabase):
+    """One machine's view of the example database, holding only examples it reported shrunk.
+
+    Hypothesis saves every failing example it meets. With report_multiple_bugs off, those of
+    a second bug found while shrinking the first are never shrunk, and a later run that
+    replays a saved example exactly skips shrinking: it would report them as found. So saves
+    are held back until the run ends, and only the example of the reported failure is written
+    (commit()). Keys are prefixed with a format tag and the machine's id, so machines sharing
+    one test function do not mix and examples saved by earlier formats are never replayed.
+    """
+
+    FORMAT = b"evmstate-examples-2"
+
+    def __init__(self, inner: ExampleDatabase, prefix: bytes) -> None:
+        super().__init__()
+        self.inner = inner
+        self.prefix = self.FORMAT + b"\0" + prefix + b"\0"
+        self.outcome: Any = None  # what the run that just ended did; the runner sets it
+        self.fetched = 0  # saved examples handed to Hypothesis, which replays them first
+        self._pending: dict[tuple[bytes, bytes], Any] = {}  # (key, value) -> outcome
+
+    def save(self, key: bytes, value: bytes) -> None:
+        # Hypothesis saves an example right after the run that made it
+        self._pending[(key, value)] = self.outcome
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        stored = list(self.inner.fetch(self.prefix + key))
+        self.fetched += len(stored)
+        yield from stored
+        yield from [v for (k, v) in list(self._pending) if k == key and v not in stored]
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self._pending.pop((key, value), None)
+        self.inner.delete(self.prefix + key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        if self._pending.pop((src, value), "absent") != "absent":
+            return  # a pending example that a smaller one replaced: never written
+        self.inner.move(self.prefix + src, self.prefix + dest, value)
+
+    def commit(self, outcome: Any) -> None:
+        """Write the held examples whose run ended as the reported failure did; drop the rest."""
+        for (key, value), seen in self._pending.items():
+            if outcome is not None and seen == outcome:
+                self.inner.save(self.prefix + key, value)
+        self._pending.clear()
+

@@ -10,13 +10,15 @@ from typing import Any, Callable
 from ..compiler import find_sources, input_hashes
 from ..config import Config
 from ..contracts.contract import reverts
-from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
-from ..failures import FailureRecord, FailureStore, decode_value
-from ..machine import MachineSpec, _enter, collect, multiple
 from ..contracts.project import Project
 from ..contracts.revert import describe_revert
+from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
+from ..failures import FailureRecord, FailureStore, decode_value
+from ..machine import collect
+from .describe import FailureSignature, describe_error, user_error
+from .program import SetupFailed, format_args, provide, run_program
+from .records import source_hashes
 from .trace import Names, event_text
-from ..runner import _holds, check_all_invariants, describe_error, provide, routed, source_hashes, user_error
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,6 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
     return changed
 
 
-def _format_args(args: dict[str, Any], labels: dict[str, str]) -> str:
-    return ", ".join(f"{k}={labels.get(k, repr(v))}" for k, v in args.items())
-
-
 def replay(config: Config, record: FailureRecord, emit: Callable[[Any], None]) -> ReplayResult:
     """Rebuild the project, run the recorded steps one by one, and compare the outcome."""
     from .discovery import load_module
@@ -104,123 +102,14 @@ def replay(config: Config, record: FailureRecord, emit: Callable[[Any], None]) -
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:
-    """Same failure: same error type, invariant and revert reason, at the same step.
+    """Same failure: the same signature, the line aside, at the same step.
 
     The message is not compared: it may quote values (ids, addresses) that the contract
-    returned differently in this replay.
+    returned differently in this replay; nor is the line, which may have moved since.
     """
     error_type, message, _, _ = describe_error(exc)
-    same = (
-        error_type == record.error.get("type")
-        and getattr(exc, "_evmstate_invariant", None) == record.error.get("invariant")
-        and getattr(exc, "reason", None) == record.error.get("revert_reason")
-        and step == len(record.steps)
-    )
+    same = FailureSignature.of(exc).same(FailureSignature.of_record(record.error), where=False) and step == len(record.steps)
     return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
-
-
-class InvalidProgram(Exception):
-    """Raised when a step cannot run where it stands: its preconditions or bundle filters do not hold."""
-
-
-class SetupFailed(Exception):
-    """Raised when the machine's setup() raises: an error in the user's code, not a failure of the program."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-@dataclass
-class ProgramRun:
-    """How a recorded program ran: the error (None if everything passed), where, and its lines."""
-
-    error: BaseException | None
-    at: int  # 0: setup or the first invariant check; i: the i-th step; len(steps) + 1: teardown
-    lines: list[str]
-
-
-def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:
-    """Whether the rule's preconditions and the filters of its bundle arguments hold now."""
-    try:
-        return _holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)
-    except Exception:
-        return False  # a precondition that cannot even be evaluated here does not hold
-
-
-def run_program(
-    spec: MachineSpec,
-    project: Project,
-    steps: list[dict[str, Any]],
-    *,
-    strict: bool = False,
-    before: Callable[[int], None] | None = None,
-    after: Callable[[int, str, Any, BaseException | None], None] | None = None,
-) -> ProgramRun:
-    """Run recorded steps on a new machine, from the chain as it is now, without Hypothesis.
-
-    The caller runs the class-level __init__ and reverts the chain. With strict, a step whose
-    rule's preconditions or bundle filters do not hold raises InvalidProgram: Hypothesis could
-    not have run that program. before(i) and after(i, line, result, error) watch each step.
-    """
-    by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
-    machine = object.__new__(spec.cls)
-    machine._evmstate_stack = contextlib.ExitStack()
-    if not hasattr(machine, "enter"):
-        machine.enter = _enter.__get__(machine)
-    refs: dict[str, Any] = {}
-    lines: list[str] = []
-    with machine._evmstate_stack:
-        setup = getattr(machine, "setup", None)
-        if callable(setup):
-            try:
-                setup()
-            except Exception as exc:
-                raise SetupFailed(exc) from exc
-        try:
-            check_all_invariants(spec, machine)
-        except Exception as exc:
-            if after is not None:
-                after(0, "setup", None, exc)
-            return ProgramRun(exc, 0, lines)
-        for index, step in enumerate(steps, 1):
-            rule = by_name[step["rule"]]
-            args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
-            labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
-            if strict and not _enabled(rule, machine, args, labels):
-                raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
-            line = f"state.{rule.name}({_format_args(args, labels)})"
-            if step.get("results"):
-                line = f"{', '.join(step['results'])} = {line}"
-            lines.append(line)
-            if before is not None:
-                before(index)
-            try:
-                result = rule.function(machine, **args)
-                routes = routed(result)
-                if routes:
-                    values: tuple[Any, ...] = tuple(rt.value for rt in routes)
-                else:
-                    values = result.values if isinstance(result, multiple) else (result,)
-                # labels were given target by target, value by value (as the runner names them)
-                for i, label in enumerate(step.get("results") or []):
-                    refs[label] = values[i % len(values)] if values else None
-                check_all_invariants(spec, machine)
-            except Exception as exc:
-                if after is not None:
-                    after(index, line, None, exc)
-                return ProgramRun(exc, index, lines)
-            if after is not None:
-                after(index, line, result, None)
-        try:
-            teardown = getattr(machine, "teardown", None)
-            if callable(teardown):
-                teardown()
-        except Exception as exc:
-            if after is not None:
-                after(len(steps) + 1, "teardown", None, exc)
-            return ProgramRun(exc, len(steps) + 1, lines)
-    return ProgramRun(None, len(steps) + 1, lines)
 
 
 def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:
@@ -298,7 +187,7 @@ def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callabl
         kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], project, record.name)
     except MachineDefinitionError as exc:
         raise FailureRecordError(f"failure {record.id}: {exc}") from None
-    line = f"{record.name}({_format_args(args, {})})"
+    line = f"{record.name}({format_args(args, {})})"
     try:
         with project.backend.anchor():
             inner(**kwargs, **args)

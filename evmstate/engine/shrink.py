@@ -12,16 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..machine import MachineSpec
 from ..contracts.project import Project
-from .replay import run_program
-from ..runner import describe_error
-
-
-def signature(exc: BaseException) -> tuple[Any, ...]:
-    """What makes two failures the same: error type, invariant, revert reason and where it was raised."""
-    location = describe_error(exc)[2]
-    return (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), getattr(exc, "reason", None), location.splitlines()[0] if location else None)
+from ..machine import MachineSpec
+from .describe import FailureSignature
+from .program import run_program
 
 
 @dataclass
@@ -86,7 +80,7 @@ def remove_steps(
     Hypothesis machine runs each of them once. progress(steps, replays) follows the pass.
     """
     backend = project.backend
-    target = signature(error)
+    target = FailureSignature.of(error)
     fixed = {r.name for r in spec.initializers} if spec.style == "decorator" else set()
     best = list(steps)
     found: Minimized | None = None
@@ -102,7 +96,7 @@ def remove_steps(
             # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
             # (leaving a context manager): not a program that fails the same way
             return None
-        if ran.error is None or signature(ran.error) != target:
+        if ran.error is None or FailureSignature.of(ran.error) != target:
             return None
         # it may now fail before its last step: what follows is not needed
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)

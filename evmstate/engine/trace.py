@@ -17,6 +17,11 @@ from typing import Any, Callable
 
 from .. import calls
 from ..calls import CallRecord
+from ..contracts.revert import describe_revert
+from ..errors import TransactionReverted
+from ..machine import Route, multiple
+from .describe import FailureSignature, describe_error
+from .program import run_program
 
 # -- showing values ----------------------------------------------------------------
 
@@ -92,9 +97,6 @@ class Trace:
 
 
 def _traced(record: CallRecord, project: Any, names: Names) -> TracedCall:
-    from ..contracts.revert import describe_revert
-    from ..errors import TransactionReverted
-
     args = ", ".join(names.show(a) for a in record.args)
     call = f"{record.label}({args})"
     returned = None
@@ -135,8 +137,6 @@ class _Recorder:
 
 def _returned(result: Any) -> Any:
     """What a rule returned, without the wrapping that routes it to bundles."""
-    from ..machine import Route, multiple
-
     if isinstance(result, Route):
         return result.value
     if isinstance(result, tuple) and result and all(isinstance(r, Route) for r in result):
@@ -147,8 +147,6 @@ def _returned(result: Any) -> Any:
 
 
 def _error_text(exc: BaseException) -> str:
-    from ..runner import describe_error
-
     error_type, message, _, _ = describe_error(exc)
     return f"{error_type}: {message}"
 
@@ -170,9 +168,6 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: list[dict[str, Any]
     failed the same way. Passing invariant checks are left out; the one that failed is kept
     with the calls it made.
     """
-    from .shrink import signature
-    from .replay import run_program
-
     recorder = _Recorder(project)
     name = spec.name
 
@@ -217,7 +212,7 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: list[dict[str, Any]
         if s["kind"] == "setup" and not s["calls"] and s["error"] is None:
             continue
         kept.append(TracedStep(s["kind"], s["index"], s["line"], tuple(s["calls"]), s["returned"], s["error"]))
-    reproduced = ran.error is not None and signature(ran.error) == signature(expected)
+    reproduced = ran.error is not None and FailureSignature.of(ran.error) == FailureSignature.of(expected)
     note = None
     if not reproduced:
         note = "replayed without Hypothesis, the program " + (f"failed differently: {_error_text(ran.error)}" if ran.error is not None else "passed")

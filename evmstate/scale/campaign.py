@@ -25,7 +25,9 @@ from typing import Any, Callable, Protocol
 from ..config import Config
 from ..errors import UsageError
 from ..failures import FailureRecord, FailureStore
-from ..runner import FailureFound, LoadFailed, MachineFinished, NothingFound, Overrides, RunStarted, keep_hypothesis_storage, run_item, run_seed
+from ..engine.events import FailureFound, LoadFailed, MachineFinished, NothingFound, RunStarted
+from ..engine.item import run_item
+from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..search.session import collector_of
 
 # -- durations ------------------------------------------------------------------------
@@ -394,7 +396,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], 
     from . import parallel
     from .. import reports  # noqa: F401  (see runner.run)
     from ..contracts.project import Project
-    from ..runner import _unavailable_contracts
+    from ..engine.item import unavailable_contracts
 
     keep_hypothesis_storage(config)
     seed = run_seed(config.hypothesis, options.overrides)
@@ -410,7 +412,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], 
             emit(NothingFound(summary.nothing))
         return summary
     project = Project(config)  # compiles into the build cache the local workers load from
-    for err in _unavailable_contracts(config, project, found.items):
+    for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)
         emit(err)
     keys = [parallel.item_id(i) for i in found.items]

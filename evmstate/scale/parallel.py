@@ -30,21 +30,10 @@ from ..engine.discovery import Item, discover
 from ..errors import MachineDefinitionError, UsageError
 from ..failures import FailureRecord, FailureStore
 from ..contracts.project import Project
-from ..runner import (
-    ExampleFinished,
-    FailureFound,
-    FilterStats,
-    LoadFailed,
-    MachineFinished,
-    MachineStarted,
-    Overrides,
-    RuleStats,
-    RunOptions,
-    RunSummary,
-    ShrinkProgress,
-    keep_hypothesis_storage,
-    run_item,
-)
+from ..engine.events import ExampleFinished, FailureFound, FilterStats, LoadFailed, MachineFinished, MachineStarted, RuleStats, ShrinkProgress
+from ..engine.item import run_item
+from ..engine.settings import Overrides, keep_hypothesis_storage
+from ..engine.summary import RunOptions, RunSummary
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
 from ..engine.trace import GasStats

@@ -7,7 +7,8 @@ import statistics
 import textwrap
 
 from evmstate import Project
-from evmstate.runner import MachineFinished, RunSummary
+from evmstate.engine.events import MachineFinished
+from evmstate.runner import RunSummary
 
 from .helpers import invoke
 

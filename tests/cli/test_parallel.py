@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from evmstate.scale.parallel import merge_shards, parse_workers
-from evmstate.runner import MachineFinished, RuleStats, shard_examples, shard_seed, machine_seed
+from evmstate.engine.events import MachineFinished, RuleStats
+from evmstate.engine.settings import shard_examples, shard_seed, machine_seed
 from evmstate.errors import UsageError
 
 from ..conftest import copy_example
@@ -154,7 +155,7 @@ def test_the_display_follows_machines_running_at_once():
 
     from rich.console import Console
 
-    from evmstate.runner import ExampleFinished, FailureFound, MachineStarted
+    from evmstate.engine.events import ExampleFinished, FailureFound, MachineStarted
     from evmstate_cli.render import Renderer
 
     out = io.StringIO()

@@ -4,17 +4,7 @@ import io
 
 from rich.console import Console
 
-from evmstate.runner import (
-    CompileFinished,
-    CompileStarted,
-    ExampleFinished,
-    FailureFound,
-    MachineFinished,
-    MachineStarted,
-    RunStarted,
-    ShrinkProgress,
-    ShrinkReport,
-)
+from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, MachineFinished, MachineStarted, RunStarted, ShrinkProgress, ShrinkReport
 from evmstate_cli.render import CTRL_C_NOTE, Renderer, Row, shrink_text, spinner
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.runner import ExampleFinished, Overrides, RunOptions, run
+from evmstate.engine.events import ExampleFinished
+from evmstate.runner import Overrides, RunOptions, run
 
 HERE = Path(__file__).parent
 KNOWN = HERE.parent / "projects" / "known"

@@ -9,20 +9,9 @@ from pathlib import Path
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.runner import (
-    CompileFinished,
-    CompileStarted,
-    ExampleFinished,
-    FailureFound,
-    MachineFinished,
-    MachineStarted,
-    Overrides,
-    RunOptions,
-    RunStarted,
-    ShrinkProgress,
-    build_settings,
-    run,
-)
+from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, MachineFinished, MachineStarted, RunStarted, ShrinkProgress
+from evmstate.engine.settings import build_settings
+from evmstate.runner import Overrides, RunOptions, run
 from evmstate import MachineDefinitionError
 
 from ..conftest import HERE

@@ -12,7 +12,8 @@ import snekmate
 from evmstate import config as config_mod
 from evmstate.failures import FailureStore
 from evmstate.engine.replay import replay
-from evmstate.runner import LoadFailed, MachineFinished, Overrides, RunOptions, run
+from evmstate.engine.events import LoadFailed, MachineFinished
+from evmstate.runner import Overrides, RunOptions, run
 
 GOOD = "@external\n@view\ndef f() -> uint256:\n    return 1\n"
 BAD = "@external\n@view\ndef f() -> uint256:\n    return self.nope\n"

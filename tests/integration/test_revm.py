@@ -505,7 +505,7 @@ def test_a_machine_given_fixtures_is_replayed_on_py_evm_with_the_references_own(
 
     from evmstate.engine.discovery import load_module
     from evmstate.machine import collect
-    from evmstate.runner import run_machine
+    from evmstate.engine.machines import run_machine
 
     module = load_module(zoo_machines / "machines" / "zoo.py")
     spec = collect(module.FailMachine)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from evmstate.runner import FailureFound
+from evmstate.engine.events import FailureFound
 
 from ..cli.helpers import invoke
 from .test_engine import loaded, run_source

@@ -1,0 +1,121 @@
+"""Errors as a reader sees them: the user's frames, the location, a raw call by its contract and function."""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+
+from ..contracts.abi import _signature, abi_type, decode, from_abi_value, selector
+from ..contracts.project import Project
+
+# frames in these folders are evmstate's or Hypothesis's, not the user's: the package root, not this module's folder
+LIBRARY_DIRS = (str(Path(__file__).parent.parent), str(Path(hypothesis.__file__).parent))
+
+
+def user_frames(exc: BaseException) -> list[traceback.FrameSummary]:
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [f for f in frames if not f.filename.startswith(LIBRARY_DIRS) and "site-packages" not in f.filename and not f.filename.startswith(("<hypothesis", "<frozen"))]
+
+
+def shown_path(filename: str) -> str:
+    with contextlib.suppress(ValueError):
+        return str(Path(filename).relative_to(Path.cwd()))
+    return filename
+
+
+def describe_error(exc: BaseException) -> tuple[str, str, str | None, str]:
+    """(type name, message, user location, trimmed traceback) of a failure."""
+    frames = user_frames(exc)
+    location = None
+    if frames:
+        last = frames[-1]
+        location = f"{shown_path(last.filename)}:{last.lineno} in {last.name}"
+        if last.line:
+            location += f"\n    {last.line}"
+    message = str(exc)
+    if not message and isinstance(exc, AssertionError) and frames and frames[-1].line:
+        message = frames[-1].line
+    for f in frames:
+        f.filename = shown_path(f.filename)
+    tb = "".join(traceback.format_list(frames)) + f"{type(exc).__name__}: {message}\n"
+    return type(exc).__name__, message, location, tb
+
+
+def user_error(where: str, exc: BaseException) -> str:
+    """An error in the user's code outside rules and invariants: what raised it, and the user's traceback."""
+    error_type, message, _, tb = describe_error(exc)
+    frames = tb[: tb.rfind(f"{error_type}: ")].rstrip()  # the headline already says it
+    head = f"{where} raised {error_type}: {message}"
+    return f"{head}\nTraceback (user code):\n{frames}" if frames else head
+
+
+def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
+    """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
+    try:
+        who = repr(project.accounts.at(sender))
+    except Exception:
+        who = f"0x{sender.hex()}"
+    artifact = project.artifact_at(to) if to is not None else None
+    what = f"0x{to.hex()}" if to is not None else "a deployment"
+    if to is None:
+        for art in project.artifacts.values():
+            if art.bytecode and data.startswith(art.bytecode):
+                what = f"{art.name}.deploy"
+    elif artifact is not None:
+        what = f"{artifact.name} at 0x{to.hex()}"
+        for entry in artifact.abi:
+            if entry.get("type") == "function" and selector(_signature(entry)) == data[:4]:
+                types = [abi_type(p) for p in entry.get("inputs", [])]
+                try:
+                    args = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
+                except Exception:
+                    args = f"0x{data[4:].hex()}"
+                what = f"{artifact.name}.{entry['name']}({args})"
+                break
+    return f"{what} from {who}" + (f" with value {value}" if value else "")
+
+
+
+@dataclass(frozen=True)
+class FailureSignature:
+    """What makes two failures the same: error type, invariant, revert reason and the user's line that raised it.
+
+    Step deletion keeps a shorter program only when it fails with the same signature; a failure
+    found on revm is explained by py-evm only when py-evm fails the same way; a replayed record
+    still fails when the signatures match, the line aside (the machine's source may have moved).
+    """
+
+    error_type: str | None
+    invariant: str | None
+    revert_reason: str | None
+    where: str | None  # the first line of the location: file:line in function
+
+    @classmethod
+    def of(cls, exc: BaseException) -> FailureSignature:
+        """The signature of an exception raised by a run."""
+        return cls(type(exc).__name__, getattr(exc, "_evmstate_invariant", None), getattr(exc, "reason", None), _first_line(describe_error(exc)[2]))
+
+    @classmethod
+    def of_failure(cls, failure: Any) -> FailureSignature:
+        """The signature of a reported Failure."""
+        return cls(failure.error_type, failure.invariant, failure.revert_reason, _first_line(failure.location))
+
+    @classmethod
+    def of_record(cls, error: dict[str, Any]) -> FailureSignature:
+        """The signature of a saved record's error."""
+        return cls(error.get("type"), error.get("invariant"), error.get("revert_reason"), _first_line(error.get("location")))
+
+    def same(self, other: FailureSignature, *, where: bool = True) -> bool:
+        """Whether the two are the same failure; where=False leaves the line out."""
+        if where:
+            return self == other
+        return (self.error_type, self.invariant, self.revert_reason) == (other.error_type, other.invariant, other.revert_reason)
+
+
+def _first_line(location: str | None) -> str | None:
+    return location.splitlines()[0] if location else None

@@ -1,0 +1,194 @@
+"""The events the engine emits, and the results it returns: every dataclass that leaves the engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .trace import Trace
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """Emitted once, before anything runs: the seed that reproduces this run with --seed."""
+
+    seed: int
+
+
+@dataclass(frozen=True)
+class CompileStarted:
+    """Emitted before the project's contracts are compiled (or read from the build cache)."""
+
+    folder: str
+
+
+@dataclass(frozen=True)
+class CompileFinished:
+    """Emitted once the contracts are built: how many, how many came from the build cache, how long it took."""
+
+    contracts: int
+    cached: int
+    seconds: float
+    errors: int = 0
+
+
+@dataclass(frozen=True)
+class MachineStarted:
+    """Emitted when a machine or property test starts running: the k-th (index) of total in this run."""
+
+    name: str
+    kind: str  # "machine" or "test"
+    path: str
+    index: int = 0  # from 1; 0 when run on its own
+    total: int = 0
+    max_examples: int = 0
+
+
+@dataclass(frozen=True)
+class ExampleFinished:
+    """Emitted after every run of a machine or test.
+
+    examples counts what Hypothesis counts towards max_examples: valid runs until the first
+    failure, that one included; it never goes past max_examples. runs counts every run:
+    invalid ones, and those of shrinking.
+    """
+
+    name: str
+    examples: int
+    steps: int
+    elapsed: float
+    shrinking: bool
+    path: str = ""
+    runs: int = 0
+    branches: int | None = None  # branch outcomes reached so far; None when coverage is not recorded
+
+
+@dataclass(frozen=True)
+class FailureFound:
+    """Emitted when the first failing run is found; shrinking starts. examples as in ExampleFinished."""
+
+    name: str
+    examples: int
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class ShrinkProgress:
+    """Emitted while shrinking, each time a failing program no longer than the best is found.
+
+    steps is the length of the best failing program so far; runs counts the runs tried since
+    the first failure (Hypothesis's shrink runs, then the replays of the step-deletion pass).
+    """
+
+    name: str
+    steps: int
+    examples: int
+    runs: int = 0
+    elapsed: float = 0.0
+    phase: str = "shrinking"  # then "removing steps"
+    path: str = ""
+
+
+@dataclass
+class FilterStats:
+    """How often a filtered argument let its rule run, and how often no value matched."""
+
+    enabled: int = 0
+    skipped: int = 0
+
+
+@dataclass
+class RuleStats:
+    calls: int = 0
+    reverts: int = 0
+    filters: dict[str, FilterStats] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A falsified machine or test: the error and the shrunk program."""
+
+    name: str
+    path: str
+    error_type: str
+    message: str
+    program: list[str]
+    steps: int
+    invariant: str | None = None
+    location: str | None = None
+    traceback: str = ""
+    revert_reason: str | None = None
+    steps_data: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    # the failing call's revert or timeout explained (source line, check, dev comment), if any
+    call_failure: dict[str, Any] | None = None
+    shrink: "ShrinkReport | None" = None
+    # the reported program replayed once: each step's calls, events, gas, reverts, and its output
+    trace: Trace | None = None
+
+
+@dataclass(frozen=True)
+class ShrinkReport:
+    """How the reported program was shrunk: from how many steps, in how long, in how many runs."""
+
+    first_steps: int  # the first failing program found
+    hypothesis_steps: int  # after Hypothesis's shrinking
+    steps: int  # after the step-deletion pass
+    seconds: float  # from the first failure to the reported program
+    runs: int  # Hypothesis's shrink runs
+    replays: int  # the deletion pass's replays
+    replayed: bool = False  # the failure came from the example database (already shrunk)
+
+
+@dataclass(frozen=True)
+class MachineFinished:
+    """Emitted when a machine or test is done: passed, failed or errored."""
+
+    name: str
+    kind: str
+    path: str
+    status: str  # "passed", "failed", "error", or "interrupted" (Ctrl-C before anything failed)
+    examples: int  # as ExampleFinished counts them
+    steps: int
+    elapsed: float
+    rules: dict[str, RuleStats] = field(default_factory=dict)
+    failure: Failure | None = None
+    error: str | None = None
+    statistics: dict[str, Any] = field(default_factory=dict)
+    failure_id: str | None = None
+    seed: int | None = None  # the Hypothesis seed this machine or test ran with
+    runs: int = 0  # every run, shrinking and invalid ones included
+    max_examples: int = 0
+    internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
+
+    @property
+    def never_run(self) -> list[str]:
+        return [name for name, s in self.rules.items() if s.calls == 0]
+
+
+@dataclass(frozen=True)
+class LoadFailed:
+    """Emitted when a machine module cannot be imported or a machine cannot be defined."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class NothingFound:
+    """Emitted when no machine or property test was found: what was looked for, and the naming rules."""
+
+    message: str
+
+
+class Interrupted(KeyboardInterrupt):
+    """Raised when Ctrl-C stops a machine or test before anything failed; result says how far it got."""
+
+    def __init__(self, result: MachineFinished) -> None:
+        super().__init__(f"{result.path}::{result.name} interrupted")
+        self.result = result
+
+
+Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
+

@@ -1,0 +1,99 @@
+"""Failures found on one backend explained on another: divergences between revm and py-evm, and reverts
+replayed on py-evm for their source lines."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any, Callable
+
+from ..contracts.project import Project
+from ..contracts.revert import failure_details
+from ..failures import decode_value
+from ..machine import MachineSpec
+from .describe import FailureSignature, describe_call, describe_error
+from .events import Failure
+from .program import Diverged, provide, run_program
+
+
+def divergence_failure(name: str, path: str, project: Project, diverged: Diverged) -> Failure:
+    d = diverged.divergence
+    steps = diverged.steps
+    index = d.index - steps[-1].first_call if steps else d.index
+    where = f"step {len(steps)} ({steps[-1].line()})" if steps else "before the first step"
+    call = describe_call(project, d.sender, d.to, d.data, d.value)
+    kind = {"transact": "transaction", "call": "call"}.get(d.kind, "read")
+    message = f"revm and py-evm differ at {where}, in its call {index} (a {kind}): {call}\n  {d.what}"
+    lines = [f"state = {name}()", *(s.line() for s in steps)]
+    return Failure(name, path, "BackendDivergence", message, lines, len(steps), steps_data=[s.to_data() for s in steps])
+
+
+def test_explained_on_py_evm(fn: Callable, project: Project, failure: Failure) -> Failure:
+    """A property test's failing example run again on py-evm, for source lines (see explained_on_py_evm)."""
+    if not failure.steps_data:
+        return failure
+    reference = project.reference()
+    error = None
+    try:
+        args = {k: decode_value(v, accounts=reference.accounts, refs={}) for k, v in failure.steps_data[0]["arguments"].items()}
+        kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], reference, failure.name)
+        with reference.backend.anchor():
+            fn.hypothesis.inner_test(**kwargs, **args)
+    except Exception as exc:
+        error = exc
+    return with_reference_error(failure, error, None)
+
+
+def with_reference_error(failure: Failure, error: BaseException | None, problem: str | None) -> Failure:
+    """The failure as py-evm reported it when it failed the same way; else the first report, with a note."""
+    if error is not None and FailureSignature.of(error) == FailureSignature.of_failure(failure):
+        error_type, message, location, tb = describe_error(error)
+        return dataclasses.replace(failure, message=message, location=location, traceback=tb, call_failure=failure_details(error))
+    if problem is None:
+        first_line = (describe_error(error)[1].splitlines() or [""])[0] if error is not None else ""
+        problem = "it passes" if error is None else f"it fails differently: {type(error).__name__}: {first_line}"
+    note = f"\n(Replayed on py-evm for its source lines, the program does not fail the same way: {problem}. The backends differ here: run with --backend-check.)"
+    return dataclasses.replace(failure, message=failure.message + note)
+
+
+def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, init_args: tuple[Any, ...] | None) -> Failure:
+    """The failure's program replayed on py-evm, whose failed calls name their source line, check and dev comment.
+
+    A backend without per-opcode hooks (revm) reports reverts by their data alone; the replay
+    makes the report as explained as on py-evm. Should py-evm not fail the same way, the
+    report keeps the first backend's error and says so.
+    """
+    reference = project.reference()
+    if init_args is not None:
+        # __init__ was given the project's objects (pytest's fixtures): the reference's own, by kind
+        same = {id(project.accounts): reference.accounts, id(project.chain): reference.chain}
+        same.update({id(c): reference.containers[name] for name, c in project.containers.items()})
+        others = [type(a).__name__ for a in init_args if id(a) not in same]
+        if others:
+            note = f"\n(Not replayed on py-evm, so reverts show no source lines: __init__ takes objects that exist only on this chain: {', '.join(others)}.)"
+            return dataclasses.replace(failure, message=failure.message + note)
+        init_args = tuple(same[id(a)] for a in init_args)
+    cls = spec.cls
+    saved = dict(vars(cls))  # the class-level __init__ rebinds class attributes: put them back after
+    backend = reference.backend
+    outer = backend.snapshot()
+    ran = None
+    problem = None
+    try:
+        if init_args is not None:
+            cls.__init__(cls, *init_args)
+        elif spec.has_init:
+            cls.__init__(cls, **provide(spec.init_params, reference, f"{spec.name}.__init__"))
+        ran = run_program(spec, reference, failure.steps_data)
+    except Exception as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    finally:
+        backend.revert(outer)
+        backend.release(outer)
+        for key in [k for k in vars(cls) if k not in saved]:
+            delattr(cls, key)
+        for key, value in saved.items():
+            if vars(cls).get(key, value) is not value:
+                setattr(cls, key, value)
+    return with_reference_error(failure, ran.error if ran is not None else None, problem)
+

@@ -1,0 +1,122 @@
+"""One discovered machine or property test, run and its failure saved: the same under pytest, workers and campaigns."""
+
+from __future__ import annotations
+
+import inspect
+import time
+import traceback
+from typing import Any, Callable
+
+from hypothesis import settings as Settings
+
+from ..config import Config
+from ..contracts.project import Project
+from ..errors import MachineDefinitionError
+from ..failures import FailureRecord
+from ..machine import collect
+from .events import LoadFailed, MachineFinished
+from .examples import ShrunkExamples, open_database
+from .machines import run_machine
+from .properties import run_test
+from .records import failure_record, save_failure, with_id
+from .settings import Overrides, build_settings, run_seed, shard_examples, shard_seed
+
+
+def unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
+    """One error per contract that does not compile, naming the machines and tests that ask for it."""
+    asks: list[tuple[str, set[str]]] = []
+    for item in items if project.build.errors else ():
+        try:
+            if item.kind == "machine":
+                params = collect(item.obj).init_params
+            else:
+                params = inspect.signature(item.obj.hypothesis.inner_test).parameters
+        except (MachineDefinitionError, AttributeError, TypeError, ValueError):
+            continue  # reported when the item runs
+        asks.append((item.name, set(params)))
+    errors = []
+    for name, error in project.build.errors.items():
+        path = project.build.sources[name]
+        try:
+            shown = str(path.relative_to(config.root))
+        except ValueError:
+            shown = str(path)
+        needed = [n for n, params in asks if name in params]
+        if needed:
+            message = f"contract {name!r} does not compile; needed by {', '.join(needed)} (they end as errors, the others run)"
+        else:
+            message = f"contract {name!r} does not compile (no machine or test here asks for it):\n{error}"
+        errors.append(LoadFailed(shown, message))
+    return errors
+
+
+def run_item(
+    config: Config,
+    project: Project,
+    item: Any,
+    overrides: Overrides,
+    emit: Callable[[Any], None],
+    *,
+    save_failures: bool = True,
+    seed: int | None = None,
+    capture: bool = True,
+    position: tuple[int, int] = (0, 0),
+    shard: int | None = None,
+    shards: int = 1,
+    stop: Callable[[], bool] | None = None,
+    keep: Callable[[FailureRecord], Any] | None = None,
+) -> MachineFinished:
+    """Run one discovered machine or property test and save its failure; the same under pytest.
+
+    seed is the run's seed (one is chosen when None); the item runs with its own seed derived
+    from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
+    anything, when the item cannot be run as written, and Interrupted on Ctrl-C before anything
+    failed. capture and position as for run_machine().
+
+    shard, when given, numbers one of several runs of the item, each under a seed of its own
+    (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
+    stop() ends the item early (see run_machine). keep(record), when given, gets the failure
+    record instead of the failure store (a worker hands it to the process that saves it).
+    """
+    where = f"{item.path}::{item.name}"
+    if seed is None:
+        seed = run_seed(config.hypothesis, overrides)
+    given = spec = None
+    if item.kind == "machine":
+        spec = collect(item.obj)
+        given = spec.settings
+    settings, pinned = build_settings(config.hypothesis, given or {}, overrides, spec.name if spec is not None else item.name)
+    if shard is not None and shards > 1:
+        settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
+    own = shard_seed(pinned if pinned is not None else seed, where, shard)
+    started = time.perf_counter()
+    try:
+        if spec is not None:
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+        else:
+            result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+    except (MachineDefinitionError, KeyboardInterrupt):
+        raise
+    except Exception:
+        # evmstate itself failed: this item ends as an internal error, the others still run
+        # on a fresh chain (the old one may be left anywhere), and the run exits 3
+        project.renew_chain()
+        return MachineFinished(
+            item.name, item.kind, item.path, "error", 0, 0, time.perf_counter() - started,
+            error=f"internal error in evmstate while running {where}:\n{traceback.format_exc().rstrip()}",
+            seed=own, max_examples=settings.max_examples, internal=True,
+        )
+    # a difference between backends is a finding about evmstate's backends, not a program to replay
+    replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
+    if replayable and keep is not None:
+        record = failure_record(config, project, item, result, settings, seed)
+        keep(record)
+        return with_id(result, record.id)
+    if replayable and save_failures:
+        result = save_failure(config, project, item, result, settings, seed)
+    return result
+
+
+def database_for(config: Config, key: str) -> Any:
+    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test."""
+    return ShrunkExamples(open_database(config), key.encode())

@@ -1,0 +1,86 @@
+"""What machines and property tests share around their runs: counts, captured output, traces, the search session."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import sys
+from typing import Any, Callable, Iterable
+
+from ..contracts.project import Project
+from ..search.session import Search, SearchOptions, collector_of
+from .events import Failure, RuleStats
+from .program import Step
+from .trace import Trace
+
+
+class RunState:
+    def __init__(self) -> None:
+        self.runs = 0  # every run
+        self.examples = 0  # what Hypothesis counts towards max_examples: valid runs until the first failure
+        self.steps = 0
+        self.failing = False
+        self.last_steps: list[Step] = []
+        self.current: RuleStats | None = None
+        self.best: int | None = None  # the shortest failing program so far
+        self.first_failure_at: float | None = None
+        self.first_failure_example: int | None = None
+        self.best_failure: tuple[Any, BaseException] | None = None  # for Ctrl-C while shrinking
+        self.rejected = 0  # runs thrown away as invalid by assume()/reject()
+        self.aborted = 0  # runs Hypothesis stopped itself (out of data while replaying a mutation)
+        self.first_steps: int | None = None  # steps of the first failing program
+
+
+class Output:
+    """What the user's code prints while a machine or test runs: kept for the current run only, or passed through."""
+
+    def __init__(self, capture: bool) -> None:
+        self.capture = capture
+        self.buffer = io.StringIO()
+
+    def reset(self) -> None:
+        """Forget what earlier runs printed."""
+        self.buffer.seek(0)
+        self.buffer.truncate()
+
+    def capturing(self) -> contextlib.AbstractContextManager[Any]:
+        if not self.capture:
+            return contextlib.nullcontext()
+        stack = contextlib.ExitStack()
+        stack.enter_context(contextlib.redirect_stdout(self.buffer))
+        stack.enter_context(contextlib.redirect_stderr(self.buffer))
+        return stack
+
+    def outside(self, emit: Callable[[Any], None]) -> Callable[[Any], None]:
+        """emit, called with the output as it was before capturing, so that what it prints is shown."""
+        if not self.capture:
+            return emit
+        out, err = sys.stdout, sys.stderr
+
+        def uncaptured(event: Any) -> None:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                emit(event)
+
+        return uncaptured
+
+    def shown(self) -> str:
+        """What the last run printed, to follow an error's message; empty when nothing was."""
+        text = self.buffer.getvalue()
+        return f"\nCaptured output:\n{text.rstrip()}" if text.strip() else ""
+
+
+def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
+    """The failure with its trace; Ctrl-C while tracing leaves it without one."""
+    try:
+        trace = make()
+    except KeyboardInterrupt:
+        return dataclasses.replace(failure, interrupted=True)
+    return dataclasses.replace(failure, trace=trace)
+
+
+def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str]) -> Any:
+    """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for."""
+    options = SearchOptions.of(project.config.fuzz, machine_settings, where, report=collector_of(project).wanted)
+    return Search(project, options, seed, [n for n in names if n in project.artifacts])
+

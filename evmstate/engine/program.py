@@ -1,0 +1,276 @@
+"""The step semantics every runner of a machine shares: injected parameters, rules enabled or not,
+invariants, routed results, how a step is shown and recorded, and the signals that stop a machine."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument, InvalidDefinition
+
+from ..contracts.project import Project, Unavailable
+from ..errors import MachineDefinitionError, UsageError
+from ..failures import decode_value, encode_value
+from ..machine import MachineSpec, Route, RuleSpec, _enter, multiple
+from .describe import shown_path
+
+
+class OutOfTime(KeyboardInterrupt):
+    """Raised before a run when the caller's stop() says the time is up: the machine ends as it stands.
+
+    Never raised once a run has failed, so that every failure found is shrunk. A
+    KeyboardInterrupt, because that is what Hypothesis lets through without saving or
+    replaying the run it stopped.
+    """
+
+
+class Stopped(BaseException):
+    """Raised inside a run to stop the machine at once: an error, not a failure to shrink.
+
+    A BaseException, so Hypothesis neither shrinks nor saves it and lets it through.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Crashed(BaseException):
+    """Raised inside a run when evmstate's own chain fails (its cause says how): an internal error, never shrunk."""
+
+
+class Diverged(BaseException):
+    """Raised inside a run when revm and py-evm disagreed on a call (--backend-check): stops at once, unshrunk."""
+
+    def __init__(self, divergence: Any, steps: list[Step]) -> None:
+        super().__init__(divergence.what)
+        self.divergence = divergence
+        self.steps = list(steps)
+
+
+@functools.lru_cache(maxsize=256)
+def index_strategy(n: int) -> st.SearchStrategy[int]:
+    """An index into n values, shrinking toward the first."""
+    return st.integers(min_value=0, max_value=n - 1)
+
+
+def stop_if_diverged(backend: Any, steps: list[Step]) -> None:
+    divergence = getattr(backend, "divergence", None)
+    if divergence is not None:
+        raise Diverged(divergence, steps)
+
+
+# errors in how a machine or test is written, not in what it found; never shrunk
+DEFINITION_ERRORS = (UsageError, MachineDefinitionError, InvalidArgument, InvalidDefinition)
+
+
+@dataclass
+class Step:
+    rule: str
+    arguments: list[tuple[str, str]]
+    results: list[str] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)  # raw values, Ref for bundle entries
+    first_call: int = 0  # calls the backend had made before the step (--backend-check counts them)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"rule": self.rule, "arguments": {k: encode_value(v) for k, v in self.values.items()}, "results": list(self.results)}
+
+    def line(self) -> str:
+        call = f"state.{self.rule}({', '.join(f'{k}={v}' for k, v in self.arguments)})"
+        if self.results:
+            return f"{', '.join(self.results)} = {call}"
+        return call
+
+
+def inject(names: Iterable[str], namespace: dict[str, Any], where: str, contracts_dir: Path | None = None) -> dict[str, Any]:
+    kwargs = {}
+    for name in names:
+        if name not in namespace:
+            if contracts_dir is not None and not contracts_dir.is_dir():
+                shown = shown_path(str(contracts_dir)) + "/"
+                raise MachineDefinitionError(
+                    f"{where}: cannot provide parameter {name!r}: there is no contracts folder at {shown} (set [project] contracts in evmstate.toml). "
+                    f"Available: {', '.join(namespace)}."
+                )
+            close = difflib.get_close_matches(name, list(namespace), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}. Available: {', '.join(namespace)}.{hint}")
+        if isinstance(namespace[name], Unavailable):
+            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}: {namespace[name].error}")
+        kwargs[name] = namespace[name]
+    return kwargs
+
+
+def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:
+    """The project's accounts, chain and contracts, by parameter name; a clear error for any other name."""
+    return inject(names, project.namespace(), where, project.config.contracts_dir)
+
+
+def holds(r: RuleSpec, machine: Any) -> bool:
+    return all(p(machine) for p in r.preconditions)
+
+
+def check_all_invariants(spec: MachineSpec, machine: Any) -> None:
+    """Check every invariant whose precondition holds; a failure names its invariant."""
+    for inv in spec.invariants:
+        if not holds(inv, machine):
+            continue
+        try:
+            inv.function(machine)
+        except BaseException as e:
+            e._evmstate_invariant = inv.name  # type: ignore[attr-defined]
+            raise
+
+
+def routed(result: Any) -> list[Route]:
+    """The routes a rule returned: one route(...), or a tuple of them."""
+    if isinstance(result, Route):
+        return [result]
+    if isinstance(result, tuple) and result and all(isinstance(x, Route) for x in result):
+        return list(result)
+    return []
+
+
+def produced(rule: RuleSpec, result: Any) -> list[tuple[str, Any]]:
+    """(bundle name, value) of every value a rule's result puts into a bundle, in the order they are labelled.
+
+    Routes send each value to the bundle they name; otherwise every target bundle of the
+    rule gets every value (several with multiple(...)).
+    """
+    routes = routed(result)
+    if routes:
+        return [(rt.bundle.name, rt.value) for rt in routes]
+    if not rule.targets:
+        return []
+    values = result.values if isinstance(result, multiple) else (result,)
+    return [(target.name, value) for target in rule.targets for value in values]
+
+
+def new_machine(spec: MachineSpec) -> Any:
+    """A new instance of the machine's class, as every run starts (the class-level __init__ ran once, before)."""
+    machine = object.__new__(spec.cls)
+    machine._evmstate_stack = contextlib.ExitStack()
+    if not hasattr(machine, "enter"):
+        machine.enter = _enter.__get__(machine)
+    return machine
+
+
+class SetupFailed(Exception):
+    """Raised when the machine's setup() raises: an error in the user's code, not a failure of the program."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def set_up(machine: Any) -> None:
+    """Run the machine's setup(), if it has one; raises SetupFailed when it raises."""
+    setup = getattr(machine, "setup", None)
+    if callable(setup):
+        try:
+            setup()
+        except Exception as exc:
+            raise SetupFailed(exc) from exc
+
+
+def tear_down(machine: Any) -> None:
+    """Run the machine's teardown(), if it has one (after a run that passed)."""
+    teardown = getattr(machine, "teardown", None)
+    if callable(teardown):
+        teardown()
+
+
+# -- recorded programs, run without Hypothesis ------------------------------------
+
+
+class InvalidProgram(Exception):
+    """Raised when a step cannot run where it stands: its preconditions or bundle filters do not hold."""
+
+
+@dataclass
+class ProgramRun:
+    """How a recorded program ran: the error (None if everything passed), where, and its lines."""
+
+    error: BaseException | None
+    at: int  # 0: setup or the first invariant check; i: the i-th step; len(steps) + 1: teardown
+    lines: list[str]
+
+
+def format_args(args: dict[str, Any], labels: dict[str, str]) -> str:
+    """Arguments as a program shows them: bundle values by their labels, others by repr."""
+    return ", ".join(f"{k}={labels.get(k, repr(v))}" for k, v in args.items())
+
+
+def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:
+    """Whether the rule's preconditions and the filters of its bundle arguments hold now."""
+    try:
+        return holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)
+    except Exception:
+        return False  # a precondition that cannot even be evaluated here does not hold
+
+
+def run_program(
+    spec: MachineSpec,
+    project: Project,
+    steps: list[dict[str, Any]],
+    *,
+    strict: bool = False,
+    before: Callable[[int], None] | None = None,
+    after: Callable[[int, str, Any, BaseException | None], None] | None = None,
+) -> ProgramRun:
+    """Run recorded steps on a new machine, from the chain as it is now, without Hypothesis.
+
+    The caller runs the class-level __init__ and reverts the chain. With strict, a step whose
+    rule's preconditions or bundle filters do not hold raises InvalidProgram: Hypothesis could
+    not have run that program. before(i) and after(i, line, result, error) watch each step.
+    """
+    by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
+    machine = new_machine(spec)
+    refs: dict[str, Any] = {}
+    lines: list[str] = []
+    with machine._evmstate_stack:
+        set_up(machine)
+        try:
+            check_all_invariants(spec, machine)
+        except Exception as exc:
+            if after is not None:
+                after(0, "setup", None, exc)
+            return ProgramRun(exc, 0, lines)
+        for index, step in enumerate(steps, 1):
+            rule = by_name[step["rule"]]
+            args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
+            labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
+            if strict and not _enabled(rule, machine, args, labels):
+                raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
+            line = f"state.{rule.name}({format_args(args, labels)})"
+            if step.get("results"):
+                line = f"{', '.join(step['results'])} = {line}"
+            lines.append(line)
+            if before is not None:
+                before(index)
+            try:
+                result = rule.function(machine, **args)
+                values = [value for _, value in produced(rule, result)] or [result]
+                # labels were given target by target, value by value (as the run loop names them)
+                for i, label in enumerate(step.get("results") or []):
+                    refs[label] = values[i % len(values)]
+                check_all_invariants(spec, machine)
+            except Exception as exc:
+                if after is not None:
+                    after(index, line, None, exc)
+                return ProgramRun(exc, index, lines)
+            if after is not None:
+                after(index, line, result, None)
+        try:
+            tear_down(machine)
+        except Exception as exc:
+            if after is not None:
+                after(len(steps) + 1, "teardown", None, exc)
+            return ProgramRun(exc, len(steps) + 1, lines)
+    return ProgramRun(None, len(steps) + 1, lines)
+

@@ -1,0 +1,74 @@
+"""Failure records made from results: what is saved, with the versions and source hashes it was found with."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from importlib.metadata import version
+from typing import Any
+
+import hypothesis
+from hypothesis import settings as Settings
+
+from .. import __version__
+from ..compiler import VYPER_VERSION, find_sources, input_hashes
+from ..config import Config
+from ..contracts.project import Project
+from ..failures import FailureRecord, FailureStore, record_id
+from .events import MachineFinished
+
+
+def with_id(result: MachineFinished, rid: str) -> MachineFinished:
+    return dataclasses.replace(result, failure_id=rid)
+
+
+def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
+    """Save the failure as a record and return the result carrying its id; seed is the run's."""
+    record = failure_record(config, project, item, result, settings, seed)
+    FailureStore(config.state_dir / "failures").save(record)
+    return with_id(result, record.id)
+
+
+def failure_record(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> FailureRecord:
+    """The record saving the result's failure would write; seed is the run's."""
+    failure = result.failure
+    assert failure is not None
+    rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program, location=failure.location, message=failure.message)
+    record = FailureRecord(
+        id=rid,
+        kind=item.kind,
+        path=item.path,
+        name=item.name,
+        error={
+            "type": failure.error_type,
+            "message": failure.message,
+            "revert_reason": failure.revert_reason,
+            "call_failure": failure.call_failure,
+            "invariant": failure.invariant,
+            "location": failure.location,
+        },
+        steps=failure.steps_data,
+        program=failure.program,
+        versions=versions(),
+        hashes=source_hashes(config, project, item.path),
+        settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed},
+        seed=seed,
+        interrupted=failure.interrupted,
+    )
+    return record
+
+
+def versions() -> dict[str, str]:
+    """The versions of evmstate, vyper, py-evm and Hypothesis, as records and reports carry them."""
+    return {"evmstate": __version__, "vyper": VYPER_VERSION, "py-evm": version("py-evm"), "hypothesis": hypothesis.__version__}
+
+
+def source_hashes(config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None) -> dict[str, Any]:
+    """Hashes of every contract source, of every file they import and of the machine module, to tell when they changed."""
+    contracts = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in find_sources(config.contracts_dir)}
+    if project is not None:
+        inputs = project.build.inputs
+    elif inputs is None:
+        inputs = input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
+    module = config.root / path
+    return {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}

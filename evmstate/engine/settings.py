@@ -1,0 +1,112 @@
+"""Hypothesis settings and seeds: from evmstate.toml, the machine's own settings and the command line."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import HealthCheck, Phase
+from hypothesis import settings as Settings
+from hypothesis.errors import HypothesisException
+
+from ..config import Config, HypothesisConfig
+from ..errors import MachineDefinitionError
+from ..search.session import SEARCH_KEYS
+
+SETTINGS_KEYS = ("max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob", "report_multiple_bugs", "suppress_health_check", "verbosity")
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Settings given on the command line; None leaves the configured value."""
+
+    max_examples: int | None = None
+    stateful_step_count: int | None = None
+    seed: int | None = None
+
+
+def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: Overrides, where: str) -> tuple[Settings, int | None]:
+    """Hypothesis settings from evmstate.toml, then the machine's own, then the command line.
+
+    The seed returned is the machine's own seed setting, else --seed, else evmstate.toml's;
+    None when none is given. A machine that pins its seed keeps it whatever --seed says, so
+    the seed a run prints reproduces every machine in it.
+    """
+    values: dict[str, Any] = {
+        "max_examples": base.max_examples,
+        "stateful_step_count": base.stateful_step_count,
+        "deadline": base.deadline,
+        "derandomize": base.derandomize,
+        "phases": [Phase[p] for p in base.phases],
+        "print_blob": base.print_blob,
+        "database": None,
+        "report_multiple_bugs": False,
+        "suppress_health_check": list(HealthCheck),
+    }
+    seed = overrides.seed if overrides.seed is not None else base.seed
+    for key, value in machine.items():
+        if key in SEARCH_KEYS:
+            continue  # read by search.SearchOptions
+        if key not in SETTINGS_KEYS:
+            close = difflib.get_close_matches(key, SETTINGS_KEYS + SEARCH_KEYS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(SETTINGS_KEYS + SEARCH_KEYS)}."
+            raise MachineDefinitionError(f"{where}.settings: unknown key {key!r}.{hint}")
+        if key == "seed":
+            seed = value
+        elif key == "phases":
+            values["phases"] = [Phase[p] if isinstance(p, str) else p for p in value]
+        else:
+            values[key] = value
+    if overrides.max_examples is not None:
+        values["max_examples"] = overrides.max_examples
+    if overrides.stateful_step_count is not None:
+        values["stateful_step_count"] = overrides.stateful_step_count
+    try:
+        return Settings(**values), seed
+    except (HypothesisException, TypeError, KeyError) as e:
+        raise MachineDefinitionError(f"{where}.settings: {e}") from None
+
+
+def run_seed(base: HypothesisConfig, overrides: Overrides) -> int:
+    """The run's seed: --seed, else evmstate.toml's, else a random one (printed, so it can be given back)."""
+    if overrides.seed is not None:
+        return overrides.seed
+    if base.seed is not None:
+        return base.seed
+    return secrets.randbelow(2**32)
+
+
+def machine_seed(seed: int, machine_id: str) -> int:
+    """The Hypothesis seed of one machine or test: from the run's seed and its id (path::name).
+
+    It depends on nothing else, so a machine runs the same whatever else is selected.
+    """
+    digest = hashlib.sha256(f"{seed}\0{machine_id.replace(chr(92), '/')}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def keep_hypothesis_storage(config: Config) -> None:
+    """Keep Hypothesis's own caches under .evmstate/hypothesis, not in a .hypothesis/ folder of the current one.
+
+    HYPOTHESIS_STORAGE_DIRECTORY, when set, still decides.
+    """
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(config.state_dir / "hypothesis")
+
+
+def shard_seed(seed: int, machine_id: str, shard: int | None = None) -> int:
+    """The Hypothesis seed of one shard of a machine's examples: machine_seed() of the machine alone when shard is None."""
+    return machine_seed(seed, machine_id if shard is None else f"{machine_id}#{shard}")
+
+
+def shard_examples(max_examples: int, shard: int, shards: int) -> int:
+    """How many of max_examples shard number shard (of shards) runs: an even split, the first ones one more."""
+    return max_examples // shards + (1 if shard < max_examples % shards else 0)
+
