@@ -161,10 +161,6 @@ class StateMachine:
         return self._evmstate_stack.enter_context(cm)
 
 
-def _enter(self: Any, cm: Any) -> Any:
-    return self._evmstate_stack.enter_context(cm)
-
-
 @dataclass
 class Param:
     """One rule argument: a strategy to draw from, or a bundle to take a value from."""

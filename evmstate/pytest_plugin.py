@@ -202,7 +202,7 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
         return f"not saved for replay: it uses pytest fixtures ({', '.join(needed)}) that `evmstate replay` cannot provide"
     path = _relative(Path(str(item.path)), cfg.root)
     failure = property_failure(fn.__name__, path, exc, log, [])
-    result = MachineFinished(fn.__name__, "test", path, "failed", log.examples, log.examples, 0.0, failure=failure)
+    result = MachineFinished(name=fn.__name__, kind="test", path=path, status="failed", examples=log.examples, steps=log.examples, elapsed=0.0, failure=failure)
     settings, seed = build_settings(cfg.hypothesis, {}, Overrides(), fn.__name__)
     saved = save_failure(cfg, project, Item("test", path, fn.__name__, fn), result, settings, seed)
     return f"replay with: evmstate replay {saved.failure_id}"

@@ -21,6 +21,7 @@ from .engine.describe import shown_path
 from .engine.events import (
     CompileFinished,
     CompileStarted,
+    Event,
     Interrupted,
     LoadFailed,
     NothingFound,
@@ -36,7 +37,7 @@ from .scale.parallel import run_items
 from .search.session import collector_of
 
 
-def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> RunSummary:
+def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> RunSummary:
     """Compile the project, discover machines and tests, run each and emit events.
 
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
@@ -60,7 +61,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Any], None]) -> Run
     return summary
 
 
-def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None], summary: RunSummary) -> None:
+def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
     found = discovery.discover(config, options.paths, options.keyword)
     summary.load_errors.extend(found.errors)
     for err in found.errors:
@@ -96,7 +97,7 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Any], None],
     _run_each(config, options, emit, summary, project, items)
 
 
-def _run_each(config: Config, options: RunOptions, emit: Callable[[Any], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
+def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
     seed = summary.seed
     if options.workers > 1 or options.shards > 1:
         summary.stopped_in = "the machines and tests running"

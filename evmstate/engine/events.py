@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from .trace import Trace
+
+Kind = Literal["machine", "test"]
+# "interrupted": Ctrl-C stopped it before anything failed
+Status = Literal["passed", "failed", "error", "interrupted"]
 
 
 @dataclass(frozen=True)
@@ -33,19 +37,19 @@ class CompileFinished:
     errors: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MachineStarted:
     """Emitted when a machine or property test starts running: the k-th (index) of total in this run."""
 
     name: str
-    kind: str  # "machine" or "test"
+    kind: Kind
     path: str
     index: int = 0  # from 1; 0 when run on its own
     total: int = 0
     max_examples: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExampleFinished:
     """Emitted after every run of a machine or test.
 
@@ -73,7 +77,7 @@ class FailureFound:
     path: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShrinkProgress:
     """Emitted while shrinking, each time a failing program no longer than the best is found.
 
@@ -86,7 +90,7 @@ class ShrinkProgress:
     examples: int
     runs: int = 0
     elapsed: float = 0.0
-    phase: str = "shrinking"  # then "removing steps"
+    phase: Literal["shrinking", "removing steps"] = "shrinking"
     path: str = ""
 
 
@@ -105,7 +109,7 @@ class RuleStats:
     filters: dict[str, FilterStats] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Failure:
     """A falsified machine or test: the error and the shrunk program."""
 
@@ -128,7 +132,7 @@ class Failure:
     trace: Trace | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShrinkReport:
     """How the reported program was shrunk: from how many steps, in how long, in how many runs."""
 
@@ -141,14 +145,14 @@ class ShrinkReport:
     replayed: bool = False  # the failure came from the example database (already shrunk)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MachineFinished:
     """Emitted when a machine or test is done: passed, failed or errored."""
 
     name: str
-    kind: str
+    kind: Kind
     path: str
-    status: str  # "passed", "failed", "error", or "interrupted" (Ctrl-C before anything failed)
+    status: Status
     examples: int  # as ExampleFinished counts them
     steps: int
     elapsed: float

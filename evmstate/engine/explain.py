@@ -13,7 +13,7 @@ from ..failures import decode_value
 from ..machine import MachineSpec
 from .describe import FailureSignature, describe_call, describe_error
 from .events import Failure
-from .program import Diverged, provide, run_program
+from .program import Diverged, InitFailed, init_class, provide, run_program
 
 
 def divergence_failure(name: str, path: str, project: Project, diverged: Diverged) -> Failure:
@@ -25,7 +25,7 @@ def divergence_failure(name: str, path: str, project: Project, diverged: Diverge
     kind = {"transact": "transaction", "call": "call"}.get(d.kind, "read")
     message = f"revm and py-evm differ at {where}, in its call {index} (a {kind}): {call}\n  {d.what}"
     lines = [f"state = {name}()", *(s.line() for s in steps)]
-    return Failure(name, path, "BackendDivergence", message, lines, len(steps), steps_data=[s.to_data() for s in steps])
+    return Failure(name=name, path=path, error_type="BackendDivergence", message=message, program=lines, steps=len(steps), steps_data=[s.to_data() for s in steps])
 
 
 def test_explained_on_py_evm(fn: Callable, project: Project, failure: Failure) -> Failure:
@@ -80,11 +80,10 @@ def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, i
     ran = None
     problem = None
     try:
-        if init_args is not None:
-            cls.__init__(cls, *init_args)
-        elif spec.has_init:
-            cls.__init__(cls, **provide(spec.init_params, reference, f"{spec.name}.__init__"))
+        init_class(spec, reference, init_args)
         ran = run_program(spec, reference, failure.steps_data)
+    except InitFailed as failed:
+        problem = f"{type(failed.error).__name__}: {failed.error}"
     except Exception as exc:
         problem = f"{type(exc).__name__}: {exc}"
     finally:

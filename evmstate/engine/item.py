@@ -14,7 +14,7 @@ from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from ..machine import collect
-from .events import LoadFailed, MachineFinished
+from .events import Event, LoadFailed, MachineFinished
 from .examples import ShrunkExamples, open_database
 from .machines import run_machine
 from .properties import run_test
@@ -55,7 +55,7 @@ def run_item(
     project: Project,
     item: Any,
     overrides: Overrides,
-    emit: Callable[[Any], None],
+    emit: Callable[[Event], None],
     *,
     save_failures: bool = True,
     seed: int | None = None,
@@ -102,7 +102,7 @@ def run_item(
         # on a fresh chain (the old one may be left anywhere), and the run exits 3
         project.renew_chain()
         return MachineFinished(
-            item.name, item.kind, item.path, "error", 0, 0, time.perf_counter() - started,
+            name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0, elapsed=time.perf_counter() - started,
             error=f"internal error in evmstate while running {where}:\n{traceback.format_exc().rstrip()}",
             seed=own, max_examples=settings.max_examples, internal=True,
         )

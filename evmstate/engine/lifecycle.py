@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 
 from ..contracts.project import Project
 from ..search.session import Search, SearchOptions, collector_of
-from .events import Failure, RuleStats
+from .events import Event, Failure, RuleStats
 from .program import Step
 from .trace import Trace
 
@@ -52,13 +52,13 @@ class Output:
         stack.enter_context(contextlib.redirect_stderr(self.buffer))
         return stack
 
-    def outside(self, emit: Callable[[Any], None]) -> Callable[[Any], None]:
+    def outside(self, emit: Callable[[Event], None]) -> Callable[[Event], None]:
         """emit, called with the output as it was before capturing, so that what it prints is shown."""
         if not self.capture:
             return emit
         out, err = sys.stdout, sys.stderr
 
-        def uncaptured(event: Any) -> None:
+        def uncaptured(event: Event) -> None:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 emit(event)
 
@@ -70,6 +70,41 @@ class Output:
         return f"\nCaptured output:\n{text.rstrip()}" if text.strip() else ""
 
 
+class Lifecycle:
+    """What every machine and property test goes through around its runs, in this order.
+
+    enter(): the chain as it is now is kept (every run and the whole machine end back there),
+    the per-call time limit starts afresh, the search session starts, and what the user's code
+    prints is captured. exit(): the search stops, a last hook runs (a machine's
+    teardown_final), the output goes back and the chain is put back as it was.
+    """
+
+    def __init__(self, project: Project, capture: bool, emit: Callable[[Event], None], search: Search) -> None:
+        self.backend = project.backend
+        self.search = search
+        self.output = Output(capture)
+        self.emit = self.output.outside(emit)  # events are shown, not captured
+        self._outer: Any = None
+        self._capturing: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+
+    def enter(self) -> None:
+        self._outer = self.backend.snapshot()
+        self.backend.reset_time_limit()  # a timeout in an earlier machine says nothing about this one
+        self.search.start()
+        self._capturing = self.output.capturing()
+        self._capturing.__enter__()
+
+    def exit(self, last: Callable[[], None] | None = None) -> None:
+        self.search.stop()
+        try:
+            if last is not None:
+                last()
+        finally:
+            self._capturing.__exit__(None, None, None)
+            self.backend.revert(self._outer)
+            self.backend.release(self._outer)
+
+
 def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
     """The failure with its trace; Ctrl-C while tracing leaves it without one."""
     try:
@@ -79,7 +114,7 @@ def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
     return dataclasses.replace(failure, trace=trace)
 
 
-def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str]) -> Any:
+def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str]) -> Search:
     """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for."""
     options = SearchOptions.of(project.config.fuzz, machine_settings, where, report=collector_of(project).wanted)
     return Search(project, options, seed, [n for n in names if n in project.artifacts])

@@ -1,8 +1,13 @@
-"""The machine run loop: one state machine under Hypothesis, from its class-level __init__ to its report."""
+"""The machine run loop: one state machine under Hypothesis, from its class-level __init__ to its report.
+
+MachineRun builds the Hypothesis test apart from running it (as Hypothesis's own
+get_state_machine_test does); each of its examples is a Program: one machine instance and the
+steps drawn for it. What a step means (instance creation, setup, invariants, routing into
+bundles) is program.py's, shared with step deletion, replay and traces.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import inspect
 import time
@@ -19,9 +24,10 @@ from ..contracts.project import Project
 from ..contracts.revert import failure_details
 from ..errors import MachineDefinitionError
 from ..failures import Ref
-from ..machine import MachineSpec, RuleSpec, _enter, multiple
+from ..machine import MachineSpec, RuleSpec
 from .describe import describe_error, user_error
 from .events import (
+    Event,
     ExampleFinished,
     Failure,
     FailureFound,
@@ -35,20 +41,25 @@ from .events import (
 )
 from .examples import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Output, RunState, search_session, with_trace
+from .lifecycle import Lifecycle, RunState, search_session, with_trace
 from .program import (
     DEFINITION_ERRORS,
     Crashed,
     Diverged,
+    InitFailed,
     OutOfTime,
+    SetupFailed,
     Step,
     Stopped,
     check_all_invariants,
     holds,
     index_strategy,
-    provide,
-    routed,
+    init_class,
+    new_machine,
+    produced,
+    set_up,
     stop_if_diverged,
+    tear_down,
 )
 from .shrink import remove_steps
 from .trace import Trace, trace_machine
@@ -59,7 +70,7 @@ def run_machine(
     project: Project,
     settings: Settings,
     seed: int | None,
-    emit: Callable[[Any], None],
+    emit: Callable[[Event], None],
     path: str = "",
     database: Any = None,
     init_args: tuple[Any, ...] | None = None,
@@ -77,194 +88,333 @@ def run_machine(
     before anything failed. stop(), when given, is asked before every run until one fails:
     once it says True, no more runs start.
     """
-    output = Output(capture)
-    emit = output.outside(emit)
-    backend = project.backend
-    cls = spec.cls
-    name = spec.name
-    stats = {
-        r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None})
-        for r in (*spec.initializers, *spec.rules)
-    }
-    state = RunState()
-    max_steps = settings.stateful_step_count
-    started = time.perf_counter()
-    emit(MachineStarted(name, "machine", path, position[0], position[1], settings.max_examples))
+    run = MachineRun(spec, project, settings, seed, emit, path, database, init_args, capture=capture, stop=stop)
+    return run.run(position)
 
-    def count_revert(_: Any) -> None:
-        if state.current is not None:
-            state.current.reverts += 1
 
-    rules_strategy = st.sampled_from(spec.rules)
-    examples = database if isinstance(database, ShrunkExamples) else None
-    search = search_session(project, spec.settings, name, seed, spec.init_params)
+class Program:
+    """One example of a machine: a new instance, and the steps Hypothesis draws for it."""
 
-    def run_one(data: Any) -> None:
-        if stop is not None and not state.failing and stop():
-            raise OutOfTime()
-        outcome = None  # what this run did, for the example database
-        valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
-        output.reset()
-        try:
-            backend.revert(base)
-        except Exception as exc:
-            raise Crashed() from exc
-        search.run_started()
-        machine = object.__new__(cls)
-        machine._evmstate_stack = contextlib.ExitStack()
-        if not hasattr(machine, "enter"):
-            machine.enter = _enter.__get__(machine)
-        steps: list[Step] = []
-        state.last_steps = steps
-        bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in spec.bundles}
-        counters: dict[str, int] = {b: 0 for b in bundles}
+    def __init__(self, run: MachineRun, data: Any) -> None:
+        self.run = run
+        self.data = data
+        self.spec = run.spec
+        self.machine = new_machine(run.spec)
+        self.steps: list[Step] = []
+        self.bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in run.spec.bundles}
+        self.counters: dict[str, int] = {b: 0 for b in self.bundles}
+        self.enabled: set[str] = set()
 
-        def matching(p: Any) -> list[int]:
-            values = bundles[p.bundle.name]
-            if p.predicate is None:
-                return list(range(len(values)))
-            return [i for i, (_, v) in enumerate(values) if p.predicate(v)]
+    def matching(self, p: Any) -> list[int]:
+        """Indexes of the bundle values the parameter may take now."""
+        values = self.bundles[p.bundle.name]
+        if p.predicate is None:
+            return list(range(len(values)))
+        return [i for i, (_, v) in enumerate(values) if p.predicate(v)]
 
-        def ready(r: RuleSpec, count: bool = False) -> bool:
-            """Whether the rule can run now; with count, record filter statistics."""
-            if not holds(r, machine):
-                return False
-            ok = True
-            for p in r.params:
-                if p.bundle is None:
-                    continue
-                found = bool(matching(p))
-                if p.predicate is not None and count:
-                    fs = stats[r.name].filters[p.name]
-                    if found:
-                        fs.enabled += 1
-                    else:
-                        fs.skipped += 1
-                ok = ok and found
-            return ok
-
-        def arguments(draw: Callable[[Any], Any], r: RuleSpec) -> tuple[dict[str, Any], list[tuple[str, str]], dict[str, Any]]:
-            """Draw the rule's arguments: (values, how they are shown, how they are recorded)."""
-            kwargs: dict[str, Any] = {}
-            shown: list[tuple[str, str]] = []
-            raw: dict[str, Any] = {}
-            for p in r.params:
-                if p.bundle is not None:
-                    values = bundles[p.bundle.name]
-                    # draw among the values that match now; shrinks toward the earliest
-                    candidates = matching(p)
-                    if not candidates:
-                        hypothesis.reject()  # only when two arguments consume the last match
-                    i = candidates[draw(index_strategy(len(candidates)))]
-                    label, value = values.pop(i) if p.consume else values[i]
-                    kwargs[p.name] = value
-                    shown.append((p.name, label))
-                    raw[p.name] = Ref(label)
+    def ready(self, r: RuleSpec, count: bool = False) -> bool:
+        """Whether the rule can run now; with count, record filter statistics."""
+        if not holds(r, self.machine):
+            return False
+        ok = True
+        for p in r.params:
+            if p.bundle is None:
+                continue
+            found = bool(self.matching(p))
+            if p.predicate is not None and count:
+                fs = self.run.stats[r.name].filters[p.name]
+                if found:
+                    fs.enabled += 1
                 else:
-                    value = draw(p.strategy)
-                    kwargs[p.name] = value
-                    shown.append((p.name, repr(value)))
-                    raw[p.name] = value
-            return kwargs, shown, raw
+                    fs.skipped += 1
+            ok = ok and found
+        return ok
+
+    def arguments(self, draw: Callable[[Any], Any], r: RuleSpec) -> tuple[dict[str, Any], list[tuple[str, str]], dict[str, Any]]:
+        """Draw the rule's arguments: (values, how they are shown, how they are recorded)."""
+        kwargs: dict[str, Any] = {}
+        shown: list[tuple[str, str]] = []
+        raw: dict[str, Any] = {}
+        for p in r.params:
+            if p.bundle is not None:
+                values = self.bundles[p.bundle.name]
+                # draw among the values that match now; shrinks toward the earliest
+                candidates = self.matching(p)
+                if not candidates:
+                    hypothesis.reject()  # only when two arguments consume the last match
+                i = candidates[draw(index_strategy(len(candidates)))]
+                label, value = values.pop(i) if p.consume else values[i]
+                kwargs[p.name] = value
+                shown.append((p.name, label))
+                raw[p.name] = Ref(label)
+            else:
+                value = draw(p.strategy)
+                kwargs[p.name] = value
+                shown.append((p.name, repr(value)))
+                raw[p.name] = value
+        return kwargs, shown, raw
+
+    def step_strategy(self, rules: st.SearchStrategy[RuleSpec]) -> st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]]:
+        """A rule among the enabled ones and its arguments, in one draw."""
+        # Drawing from all rules, filtered, keeps each choice's meaning stable while
+        # the shrinker edits earlier steps (which changes what is enabled later).
+        choose = rules.filter(lambda r: r.name in self.enabled)
 
         @st.composite
         def next_step(draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
             # one draw per step: each top-level draw costs Hypothesis far more than the choices in it
             r = draw(choose)
-            return r, arguments(draw, r)
+            return r, self.arguments(draw, r)
 
-        def execute(r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
-            kwargs, shown, raw = drawn if drawn is not None else arguments(data.draw, r)
-            step = Step(r.name, shown, values=raw, first_call=getattr(backend, "calls", 0))
-            steps.append(step)
-            rs = stats[r.name]
-            rs.calls += 1
-            state.steps += 1
-            state.current = rs
-            try:
-                result = r.function(machine, **kwargs)
-            finally:
-                state.current = None
-            routes = routed(result)
-            if routes:
-                for rt in routes:
-                    label = f"{rt.bundle.name}_{counters.setdefault(rt.bundle.name, 0)}"
-                    counters[rt.bundle.name] += 1
-                    bundles.setdefault(rt.bundle.name, []).append((label, rt.value))
-                    step.results.append(label)
-            elif r.targets:
-                values = result.values if isinstance(result, multiple) else (result,)
-                for target in r.targets:
-                    for value in values:
-                        label = f"{target.name}_{counters[target.name]}"
-                        counters[target.name] += 1
-                        bundles[target.name].append((label, value))
-                        step.results.append(label)
-            check_invariants()
-            search.step_finished()
+        return next_step()
 
-        def check_invariants() -> None:
-            try:
-                check_all_invariants(spec, machine)
-            finally:
-                stop_if_diverged(backend, steps)
-
+    def execute(self, r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
+        """Run one step: the rule with its arguments, its results into bundles, then the invariants."""
+        run = self.run
+        kwargs, shown, raw = drawn if drawn is not None else self.arguments(self.data.draw, r)
+        step = Step(r.name, shown, values=raw, first_call=getattr(run.backend, "calls", 0))
+        self.steps.append(step)
+        rs = run.stats[r.name]
+        rs.calls += 1
+        run.state.steps += 1
+        run.state.current = rs
         try:
-            with machine._evmstate_stack:
-                setup = getattr(machine, "setup", None)
-                if callable(setup):
-                    try:
-                        setup()
-                    except Exception as exc:
-                        raise Stopped(user_error(f"{name}.setup", exc)) from exc
-                check_invariants()
-                if spec.initializers:
-                    order = data.draw(st.permutations(spec.initializers))
-                    for init in order:
-                        # Brownie's initializers may be skipped; Hypothesis's always run once
-                        if spec.style == "brownie" and not data.draw(st.booleans()):
-                            continue
-                        if ready(init, count=True):
-                            execute(init)
-                enabled: set[str] = set()
-                # Drawing from all rules, filtered, keeps each choice's meaning stable while
-                # the shrinker edits earlier steps (which changes what is enabled later).
-                choose = rules_strategy.filter(lambda r: r.name in enabled)
-                step_strategy = next_step()
-                for _ in range(max_steps):
-                    enabled = {r.name for r in spec.rules if ready(r, count=True)}
-                    if not enabled:
-                        break
-                    search.step_started()
-                    execute(*data.draw(step_strategy))
-                teardown = getattr(machine, "teardown", None)
-                if callable(teardown):
-                    teardown()
+            result = r.function(self.machine, **kwargs)
+        finally:
+            run.state.current = None
+        for bundle, value in produced(r, result):
+            label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
+            self.counters[bundle] += 1
+            self.bundles.setdefault(bundle, []).append((label, value))
+            step.results.append(label)
+        self.check_invariants()
+        run.search.step_finished()
+
+    def check_invariants(self) -> None:
+        try:
+            check_all_invariants(self.spec, self.machine)
+        finally:
+            stop_if_diverged(self.run.backend, self.steps)
+
+    def play(self, rules: st.SearchStrategy[RuleSpec], max_steps: int) -> None:
+        """setup(), the initializers, up to max_steps rules while any is enabled, teardown()."""
+        spec, data = self.spec, self.data
+        try:
+            set_up(self.machine)
+        except SetupFailed as failed:
+            raise Stopped(user_error(f"{spec.name}.setup", failed.error)) from failed.error
+        self.check_invariants()
+        if spec.initializers:
+            order = data.draw(st.permutations(spec.initializers))
+            for init in order:
+                # Brownie's initializers may be skipped; Hypothesis's always run once
+                if spec.style == "brownie" and not data.draw(st.booleans()):
+                    continue
+                if self.ready(init, count=True):
+                    self.execute(init)
+        step_strategy = self.step_strategy(rules)
+        for _ in range(max_steps):
+            self.enabled = {r.name for r in spec.rules if self.ready(r, count=True)}
+            if not self.enabled:
+                break
+            self.run.search.step_started()
+            self.execute(*data.draw(step_strategy))
+        tear_down(self.machine)
+
+
+class MachineRun:
+    """One machine under Hypothesis: the test built from it, its examples, and how it ended."""
+
+    def __init__(
+        self,
+        spec: MachineSpec,
+        project: Project,
+        settings: Settings,
+        seed: int | None,
+        emit: Callable[[Event], None],
+        path: str = "",
+        database: Any = None,
+        init_args: tuple[Any, ...] | None = None,
+        *,
+        capture: bool = True,
+        stop: Callable[[], bool] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.project = project
+        self.backend = project.backend
+        self.settings = settings
+        self.seed = seed
+        self.path = path
+        self.database = database
+        self.init_args = init_args
+        self.capture = capture
+        self.stop = stop
+        self.search = search_session(project, spec.settings, spec.name, seed, spec.init_params)
+        self.life = Lifecycle(project, capture, emit, self.search)
+        self.emit = self.life.emit
+        self.stats = {
+            r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None})
+            for r in (*spec.initializers, *spec.rules)
+        }
+        self.state = RunState()
+        self.examples = database if isinstance(database, ShrunkExamples) else None
+        self.rules = st.sampled_from(spec.rules)
+        self.base: Any = None  # the chain after the class-level __init__: every run starts there
+        self.started = 0.0
+        self.final_status: tuple[str, str | None] | None = None  # set by teardown_final when it raises
+
+    # -- the lifecycle --------------------------------------------------------------
+
+    def run(self, position: tuple[int, int] = (0, 0)) -> MachineFinished:
+        """Run the machine start to finish; raises Interrupted on Ctrl-C before anything failed."""
+        spec = self.spec
+        self.started = time.perf_counter()
+        self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples))
+        status, failure, error = "passed", None, None
+        reverts.listeners.append(self.count_revert)
+        self.life.enter()
+        try:
+            try:
+                self.init_class()
+                self.base = self.backend.snapshot()
+                self.search.base_ready()
+                status, failure = self.search_for_failure()
+            except MachineDefinitionError as exc:
+                status, error = "error", str(exc)
+            except Diverged as diverged:
+                status, failure = "failed", divergence_failure(spec.name, self.path, self.project, diverged)
+            except Stopped as stop:
+                status, error = "error", stop.message + self.life.output.shown()
+            except DEFINITION_ERRORS as exc:
+                status, error = "error", user_error(spec.name, exc) + self.life.output.shown()
+        finally:
+            reverts.listeners.remove(self.count_revert)
+            self.life.exit(lambda: self.teardown_final(status, error))
+        status, error = self.final_status or (status, error)
+        statistics = {**self.statistics(failure), **self.search.statistics()}
+        result = MachineFinished(
+            name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
+            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples,
+        )
+        if status == "interrupted":
+            raise Interrupted(result)
+        return result
+
+    def init_class(self) -> None:
+        """The class-level __init__, once; an error in it stops the machine."""
+        try:
+            init_class(self.spec, self.project, self.init_args)
+        except InitFailed as failed:
+            raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error)) from failed.error
+        stop_if_diverged(self.backend, [])
+
+    def teardown_final(self, status: str, error: str | None) -> None:
+        """teardown_final(cls), after the last run, once the chain is reverted (as Brownie)."""
+        cls = self.spec.cls
+        final = inspect.getattr_static(cls, "teardown_final", None)
+        if final is None or self.base is None:
+            return
+        self.backend.revert(self.base)
+        try:
+            if isinstance(final, (classmethod, staticmethod)):
+                getattr(cls, "teardown_final")()
+            else:
+                final(cls)
         except Exception as exc:
-            stop_if_diverged(backend, steps)
+            message = user_error(f"{self.spec.name}.teardown_final", exc)
+            self.final_status = ("error" if status == "passed" else status, message if error is None else f"{error}\n{message}")
+
+    def count_revert(self, _: Any) -> None:
+        if self.state.current is not None:
+            self.state.current.reverts += 1
+
+    # -- Hypothesis -----------------------------------------------------------------
+
+    def hypothesis_test(self) -> Callable[[], None]:
+        """The @given test whose examples are this machine's runs, with its seed and settings."""
+        run_one = self.run_one
+        settings = self.settings
+        if self.database is not None:
+            settings = Settings(settings, database=self.database)
+        settings = self.search.settings(settings)
+
+        # Hypothesis keys the example database on this function's source: keep its text as it is
+        @given(st.data())
+        def test(data: Any) -> None:
+            run_one(data)
+
+        if self.seed is not None:
+            test = hypothesis.seed(self.seed)(test)
+        # settings after seed(): seed() alone would switch the example database off
+        return settings(test)
+
+    def search_for_failure(self) -> tuple[str, Failure | None]:
+        """Run the Hypothesis test; (status, failure) as it ended."""
+        test = self.hypothesis_test()
+        try:
+            with reporting.with_reporter(lambda _: None), self.search.running():
+                test()
+        except OutOfTime:
+            pass
+        except KeyboardInterrupt:
+            if self.state.best_failure is None:
+                return "interrupted", None
+            # interrupted while shrinking: keep the shortest failing program found so far
+            steps, exc = self.state.best_failure
+            failure = self.machine_failure(exc, steps, interrupted=True)
+            return "failed", with_trace(failure, lambda: self.trace(failure, exc))
+        except (Stopped, *DEFINITION_ERRORS):
+            raise
+        except Crashed as crashed:
+            raise crashed.__cause__  # evmstate's chain failed, not the machine: an internal error
+        except Diverged as diverged:
+            return "failed", divergence_failure(self.spec.name, self.path, self.project, diverged)
+        except BaseException as exc:
+            return "failed", self.report(exc)
+        return "passed", None
+
+    def report(self, exc: BaseException) -> Failure:
+        """The failure Hypothesis reported, made 1-minimal, explained and traced."""
+        if self.examples is not None:
+            self.examples.commit(self.examples.outcome)  # the last run replayed the reported failure
+        failure = self.machine_failure(exc, self.state.last_steps)
+        failure = self.finish_shrinking(failure, exc)
+        if not getattr(self.backend, "reports_frames", True):
+            failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
+        return with_trace(failure, lambda: self.trace(failure, exc))
+
+    # -- one example ------------------------------------------------------------------
+
+    def run_one(self, data: Any) -> None:
+        """One Hypothesis example: a new machine instance and the program drawn for it."""
+        state, stop = self.state, self.stop
+        if stop is not None and not state.failing and stop():
+            raise OutOfTime()
+        outcome = None  # what this run did, for the example database
+        valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
+        self.life.output.reset()
+        try:
+            self.backend.revert(self.base)
+        except Exception as exc:
+            raise Crashed() from exc
+        self.search.run_started()
+        program = Program(self, data)
+        state.last_steps = program.steps
+        try:
+            with program.machine._evmstate_stack:
+                program.play(self.rules, self.settings.stateful_step_count)
+        except Exception as exc:
+            stop_if_diverged(self.backend, program.steps)
             if isinstance(exc, DEFINITION_ERRORS):
-                where = f"{name}.{steps[-1].rule}" if steps else name
+                steps = program.steps
+                where = f"{self.spec.name}.{steps[-1].rule}" if steps else self.spec.name
                 raise Stopped(user_error(where, exc)) from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
             if not isinstance(exc, HypothesisException):
-                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(s.line() for s in steps))
-                now = time.perf_counter() - started
-                if not state.failing:
-                    state.failing = True
-                    state.first_failure_at = now
-                    state.first_failure_example = state.runs + 1
-                    state.first_steps = len(steps)
-                    state.examples += 1  # the failing run is one of Hypothesis's examples
-                    counted = True
-                    emit(FailureFound(name, state.examples, path))
-                if state.best is None or len(steps) <= state.best:
-                    if state.best is None or len(steps) < state.best:
-                        state.best_failure = (list(steps), exc)
-                    state.best = len(steps)
-                    runs = state.runs + 1 - (state.first_failure_example or 0)
-                    emit(ShrinkProgress(name, len(steps), state.examples, runs, now - (state.first_failure_at or now), path=path))
+                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(s.line() for s in program.steps))
+                counted = self.failed(exc, program.steps)
             else:
                 valid = False
             raise
@@ -276,210 +426,116 @@ def run_machine(
             state.runs += 1
             if valid and not counted and not state.failing:
                 state.examples += 1
-            search.run_finished()
-            if examples is not None:
-                examples.outcome = outcome
-            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, path, state.runs, search.branches if search.covering else None))
+            self.search.run_finished()
+            if self.examples is not None:
+                self.examples.outcome = outcome
+            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None))
 
-    outer = backend.snapshot()
-    backend.reset_time_limit()  # a timeout in an earlier machine says nothing about this one
-    reverts.listeners.append(count_revert)
-    failure = None
-    status = "passed"
-    error = None
-    base = None
-    search.start()
-    capturing = output.capturing()
-    capturing.__enter__()
-    try:
-        if spec.has_init:
-            kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{name}.__init__")
-            try:
-                if init_args is not None:
-                    cls.__init__(cls, *init_args)
-                else:
-                    cls.__init__(cls, **kwargs)  # class-level, as Brownie runs it
-            except Exception as exc:
-                raise Stopped(user_error(f"{name}.__init__", exc)) from exc
-            stop_if_diverged(backend, [])
-        base = backend.snapshot()
-        search.base_ready()
+    def failed(self, exc: BaseException, steps: list[Step]) -> bool:
+        """A run failed: count it, and follow shrinking. Whether this run was counted as an example."""
+        state = self.state
+        now = time.perf_counter() - self.started
+        counted = False
+        if not state.failing:
+            state.failing = True
+            state.first_failure_at = now
+            state.first_failure_example = state.runs + 1
+            state.first_steps = len(steps)
+            state.examples += 1  # the failing run is one of Hypothesis's examples
+            counted = True
+            self.emit(FailureFound(self.spec.name, state.examples, self.path))
+        if state.best is None or len(steps) <= state.best:
+            if state.best is None or len(steps) < state.best:
+                state.best_failure = (list(steps), exc)
+            state.best = len(steps)
+            runs = state.runs + 1 - (state.first_failure_example or 0)
+            self.emit(ShrinkProgress(name=self.spec.name, steps=len(steps), examples=state.examples, runs=runs, elapsed=now - (state.first_failure_at or now), path=self.path))
+        return counted
 
-        if database is not None:
-            settings = Settings(settings, database=database)
-        settings = search.settings(settings)
+    # -- the report -------------------------------------------------------------------
 
-        @given(st.data())
-        def test(data: Any) -> None:
-            run_one(data)
-
-        if seed is not None:
-            test = hypothesis.seed(seed)(test)
-        # settings after seed(): seed() alone would switch the example database off
-        test = settings(test)
-        try:
-            with reporting.with_reporter(lambda _: None), search.running():
-                test()
-        except OutOfTime:
-            pass
-        except KeyboardInterrupt:
-            if state.best_failure is None:
-                status = "interrupted"
-            else:
-                # interrupted while shrinking: keep the shortest failing program found so far
-                steps, exc = state.best_failure
-                status = "failed"
-                failure = machine_failure(spec, exc, steps, path, interrupted=True)
-                failure = with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
-        except (Stopped, *DEFINITION_ERRORS):
-            raise
-        except Crashed as crashed:
-            raise crashed.__cause__  # evmstate's chain failed, not the machine: an internal error
-        except Diverged as diverged:
-            status = "failed"
-            failure = divergence_failure(spec.name, path, project, diverged)
-        except BaseException as exc:
-            status = "failed"
-            if examples is not None:
-                examples.commit(examples.outcome)  # the last run replayed the reported failure
-            failure = machine_failure(spec, exc, state.last_steps, path)
-            failure = _finish_shrinking(spec, project, base, failure, exc, state, examples, emit, started)
-            if not getattr(backend, "reports_frames", True):
-                failure = explained_on_py_evm(spec, project, failure, init_args)
-            failure = with_trace(failure, lambda: _trace_machine(spec, project, base, failure, exc, capture))
-    except MachineDefinitionError as exc:
-        status, error = "error", str(exc)
-    except Diverged as diverged:
-        status, failure = "failed", divergence_failure(spec.name, path, project, diverged)
-    except Stopped as stop:
-        status, error = "error", stop.message + output.shown()
-    except DEFINITION_ERRORS as exc:
-        status, error = "error", user_error(name, exc) + output.shown()
-    finally:
-        reverts.listeners.remove(count_revert)
-        search.stop()
-        try:
-            final = inspect.getattr_static(cls, "teardown_final", None)
-            if final is not None and base is not None:
-                backend.revert(base)  # as Brownie: after the last run, once the chain is reverted
-                try:
-                    if isinstance(final, (classmethod, staticmethod)):
-                        getattr(cls, "teardown_final")()
-                    else:
-                        final(cls)
-                except Exception as exc:
-                    message = user_error(f"{name}.teardown_final", exc)
-                    error = message if error is None else f"{error}\n{message}"
-                    if status == "passed":
-                        status = "error"
-        finally:
-            capturing.__exit__(None, None, None)
-            backend.revert(outer)
-            backend.release(outer)
-    statistics = {**_statistics(state, settings, seed, failure), **search.statistics()}
-    result = MachineFinished(
-        name, "machine", path, status, state.examples, state.steps, time.perf_counter() - started, stats, failure, error, statistics,
-        seed=seed, runs=state.runs, max_examples=settings.max_examples,
-    )
-    if status == "interrupted":
-        raise Interrupted(result)
-    return result
-
-
-def _trace_machine(spec: MachineSpec, project: Project, base: Any, failure: Failure, exc: BaseException, capture: bool) -> Trace:
-    return trace_machine(spec, project, base, failure.steps_data, exc, capture=capture)
-
-
-def _finish_shrinking(
-    spec: MachineSpec,
-    project: Project,
-    base: Any,
-    failure: Failure,
-    exc: BaseException,
-    state: RunState,
-    examples: ShrunkExamples | None,
-    emit: Callable[[Any], None],
-    started: float,
-) -> Failure:
-    """After Hypothesis: delete steps until the program is 1-minimal, and say how shrinking went."""
-    name = spec.name
-    first_failure_at = state.first_failure_at or 0.0
-    runs = state.runs - (state.first_failure_example or state.runs)
-    hypothesis_steps = failure.steps
-
-    def progress(steps: int, replays: int) -> None:
-        emit(ShrinkProgress(name, steps, state.examples, runs + replays, time.perf_counter() - started - first_failure_at, "removing steps", failure.path))
-
-    replays = 0
-    try:
-        found, replays = remove_steps(spec, project, base, failure.steps_data, exc, progress)
-    except KeyboardInterrupt:
-        found = None
-        failure = dataclasses.replace(failure, interrupted=True)
-    if found is not None:
-        error_type, message, location, tb = describe_error(found.error)
-        failure = dataclasses.replace(
-            failure,
+    def machine_failure(self, exc: BaseException, steps: list[Step], interrupted: bool = False) -> Failure:
+        error_type, message, location, tb = describe_error(exc)
+        invariant = getattr(exc, "_evmstate_invariant", None)
+        lines = [f"state = {self.spec.name}()", *(s.line() for s in steps)]
+        return Failure(
+            name=self.spec.name,
+            path=self.path,
+            error_type=error_type,
             message=message,
-            program=[f"state = {name}()", *found.lines],
-            steps=len(found.steps),
+            program=lines,
+            steps=len(steps),
+            invariant=invariant,
             location=location,
             traceback=tb,
-            steps_data=found.steps,
-            interrupted=found.interrupted,
+            revert_reason=getattr(exc, "reason", None),
+            steps_data=[s.to_data() for s in steps],
+            interrupted=interrupted,
+            call_failure=failure_details(exc),
         )
-    report = ShrinkReport(
-        first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
-        hypothesis_steps=hypothesis_steps,
-        steps=failure.steps,
-        seconds=time.perf_counter() - started - first_failure_at,
-        runs=runs,
-        replays=replays,
-        replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
-    )
-    return dataclasses.replace(failure, shrink=report)
 
+    def trace(self, failure: Failure, exc: BaseException) -> Trace:
+        return trace_machine(self.spec, self.project, self.base, failure.steps_data, exc, capture=self.capture)
 
-def _statistics(state: RunState, settings: Settings, seed: int | None, failure: Failure | None = None) -> dict[str, Any]:
-    stats: dict[str, Any] = {
-        "max_examples": settings.max_examples,
-        "stateful_step_count": settings.stateful_step_count,
-        "phases": ", ".join(p.name for p in settings.phases),
-        "seed": seed if seed is not None else "random",
-        "examples": state.examples,
-        "runs": state.runs,
-        "rejected runs": state.rejected,
-        "aborted runs": state.aborted,
-    }
-    if state.first_failure_example is not None:
-        stats["first failure at run"] = state.first_failure_example
-        stats["first failure after"] = f"{state.first_failure_at:.2f}s"
-        stats["shrink runs"] = state.runs - state.first_failure_example
-    if failure is not None and failure.shrink is not None:
-        r = failure.shrink
-        stats["shrink time"] = f"{r.seconds:.2f}s"
-        stats["step-deletion replays"] = r.replays
-        stats["program steps"] = f"{r.first_steps} found, {r.hypothesis_steps} after Hypothesis, {r.steps} reported"
-    return stats
+    def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
+        """After Hypothesis: delete steps until the program is 1-minimal, and say how shrinking went."""
+        state, examples, started = self.state, self.examples, self.started
+        name = self.spec.name
+        first_failure_at = state.first_failure_at or 0.0
+        runs = state.runs - (state.first_failure_example or state.runs)
+        hypothesis_steps = failure.steps
 
+        def progress(steps: int, replays: int) -> None:
+            self.emit(ShrinkProgress(name=name, steps=steps, examples=state.examples, runs=runs + replays, elapsed=time.perf_counter() - started - first_failure_at, phase="removing steps", path=failure.path))
 
-def machine_failure(spec: MachineSpec, exc: BaseException, steps: list[Step], path: str, interrupted: bool = False) -> Failure:
-    error_type, message, location, tb = describe_error(exc)
-    invariant = getattr(exc, "_evmstate_invariant", None)
-    lines = [f"state = {spec.name}()", *(s.line() for s in steps)]
-    return Failure(
-        name=spec.name,
-        path=path,
-        error_type=error_type,
-        message=message,
-        program=lines,
-        steps=len(steps),
-        invariant=invariant,
-        location=location,
-        traceback=tb,
-        revert_reason=getattr(exc, "reason", None),
-        steps_data=[s.to_data() for s in steps],
-        interrupted=interrupted,
-        call_failure=failure_details(exc),
-    )
+        replays = 0
+        try:
+            found, replays = remove_steps(self.spec, self.project, self.base, failure.steps_data, exc, progress)
+        except KeyboardInterrupt:
+            found = None
+            failure = dataclasses.replace(failure, interrupted=True)
+        if found is not None:
+            error_type, message, location, tb = describe_error(found.error)
+            failure = dataclasses.replace(
+                failure,
+                message=message,
+                program=[f"state = {name}()", *found.lines],
+                steps=len(found.steps),
+                location=location,
+                traceback=tb,
+                steps_data=found.steps,
+                interrupted=found.interrupted,
+            )
+        report = ShrinkReport(
+            first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
+            hypothesis_steps=hypothesis_steps,
+            steps=failure.steps,
+            seconds=time.perf_counter() - started - first_failure_at,
+            runs=runs,
+            replays=replays,
+            replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
+        )
+        return dataclasses.replace(failure, shrink=report)
 
+    def statistics(self, failure: Failure | None = None) -> dict[str, Any]:
+        state, settings, seed = self.state, self.settings, self.seed
+        stats: dict[str, Any] = {
+            "max_examples": settings.max_examples,
+            "stateful_step_count": settings.stateful_step_count,
+            "phases": ", ".join(p.name for p in settings.phases),
+            "seed": seed if seed is not None else "random",
+            "examples": state.examples,
+            "runs": state.runs,
+            "rejected runs": state.rejected,
+            "aborted runs": state.aborted,
+        }
+        if state.first_failure_example is not None:
+            stats["first failure at run"] = state.first_failure_example
+            stats["first failure after"] = f"{state.first_failure_at:.2f}s"
+            stats["shrink runs"] = state.runs - state.first_failure_example
+        if failure is not None and failure.shrink is not None:
+            r = failure.shrink
+            stats["shrink time"] = f"{r.seconds:.2f}s"
+            stats["step-deletion replays"] = r.replays
+            stats["program steps"] = f"{r.first_steps} found, {r.hypothesis_steps} after Hypothesis, {r.steps} reported"
+        return stats

@@ -16,7 +16,7 @@ from hypothesis.errors import InvalidArgument, InvalidDefinition
 from ..contracts.project import Project, Unavailable
 from ..errors import MachineDefinitionError, UsageError
 from ..failures import decode_value, encode_value
-from ..machine import MachineSpec, Route, RuleSpec, _enter, multiple
+from ..machine import MachineSpec, Route, RuleSpec, StateMachine, multiple
 from .describe import shown_path
 
 
@@ -156,8 +156,33 @@ def new_machine(spec: MachineSpec) -> Any:
     machine = object.__new__(spec.cls)
     machine._evmstate_stack = contextlib.ExitStack()
     if not hasattr(machine, "enter"):
-        machine.enter = _enter.__get__(machine)
+        machine.enter = StateMachine.enter.__get__(machine)  # Brownie-style machines get it too
     return machine
+
+
+class InitFailed(Exception):
+    """Raised when the machine's class-level __init__ raises: an error in the user's code."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] | None = None) -> None:
+    """The class-level __init__, once, as Brownie runs it: init_args positionally, or parameters injected by name.
+
+    Raises MachineDefinitionError for a parameter the project cannot provide, InitFailed when __init__ raises.
+    """
+    if not spec.has_init:
+        return
+    kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{spec.name}.__init__")
+    try:
+        if init_args is not None:
+            spec.cls.__init__(spec.cls, *init_args)
+        else:
+            spec.cls.__init__(spec.cls, **kwargs)
+    except Exception as exc:
+        raise InitFailed(exc) from exc
 
 
 class SetupFailed(Exception):

@@ -19,6 +19,7 @@ from ..contracts.revert import failure_details
 from ..errors import MachineDefinitionError
 from .describe import describe_error, user_error
 from .events import (
+    Event,
     ExampleFinished,
     Failure,
     FailureFound,
@@ -29,7 +30,7 @@ from .events import (
 )
 from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
-from .lifecycle import Output, RunState, search_session, with_trace
+from .lifecycle import Lifecycle, RunState, search_session, with_trace
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, provide
 from .trace import Trace, trace_test
 
@@ -118,7 +119,7 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
         program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
     drawn = log.failing or {}
     steps_data = [Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
-    return Failure(name, path, error_type, message, program, 0, None, location, tb, getattr(exc, "reason", None), steps_data, call_failure=failure_details(exc), shrink=shrink)
+    return Failure(name=name, path=path, error_type=error_type, message=message, program=program, steps=0, invariant=None, location=location, traceback=tb, revert_reason=getattr(exc, "reason", None), steps_data=steps_data, call_failure=failure_details(exc), shrink=shrink)
 
 
 def run_test(
@@ -126,7 +127,7 @@ def run_test(
     project: Project,
     settings: Settings,
     seed: int | None,
-    emit: Callable[[Any], None],
+    emit: Callable[[Event], None],
     path: str = "",
     database: Any = None,
     *,
@@ -138,55 +139,97 @@ def run_test(
 
     capture, position and stop() as for run_machine(); raises Interrupted on Ctrl-C before anything failed.
     """
-    name = fn.__name__
-    output = Output(capture)
-    emit = output.outside(emit)
-    started = time.perf_counter()
-    state = RunState()
-    emit(MachineStarted(name, "test", path, position[0], position[1], settings.max_examples))
-    status, failure, error = "passed", None, None
-    outer = project.backend.snapshot()
-    project.backend.reset_time_limit()
-    capturing = output.capturing()
-    capturing.__enter__()
-    params = inspect.signature(fn).parameters
-    # a property test's examples are single calls with nothing to extend: no guidance
-    search = search_session(project, {"guidance": False}, name, seed, params)
-    search.start()
-    try:
-        # @given hides the parameters it draws from fn's signature: the rest are injected
-        kwargs = provide(params, project, name)
-        search.base_ready()
-        examples = database if isinstance(database, ShrunkExamples) else None
-        if database is not None:
-            settings = Settings(settings, database=database)
-        test = fn
-        if seed is not None:
-            test = hypothesis.seed(seed)(test)
+    return PropertyRun(fn, project, settings, seed, emit, path, database, capture=capture, stop=stop).run(position)
+
+
+class PropertyRun:
+    """One @given property test: its examples from the same chain, and how it ended."""
+
+    def __init__(
+        self,
+        fn: Callable,
+        project: Project,
+        settings: Settings,
+        seed: int | None,
+        emit: Callable[[Event], None],
+        path: str = "",
+        database: Any = None,
+        *,
+        capture: bool = True,
+        stop: Callable[[], bool] | None = None,
+    ) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.project = project
+        self.settings = settings
+        self.seed = seed
+        self.path = path
+        self.database = database
+        self.capture = capture
+        self.stop = stop
+        self.params = inspect.signature(fn).parameters
+        # a property test's examples are single calls with nothing to extend: no guidance
+        self.search = search_session(project, {"guidance": False}, self.name, seed, self.params)
+        self.life = Lifecycle(project, capture, emit, self.search)
+        self.emit = self.life.emit
+        self.state = RunState()
+        self.examples = database if isinstance(database, ShrunkExamples) else None
+        self.started = 0.0
+
+    def run(self, position: tuple[int, int] = (0, 0)) -> MachineFinished:
+        """Run the test start to finish; raises Interrupted on Ctrl-C before anything failed."""
+        name, path, project = self.name, self.path, self.project
+        self.started = time.perf_counter()
+        self.emit(MachineStarted(name=name, kind="test", path=path, index=position[0], total=position[1], max_examples=self.settings.max_examples))
+        status, failure, error = "passed", None, None
+        self.life.enter()
+        try:
+            # @given hides the parameters it draws from fn's signature: the rest are injected
+            kwargs = provide(self.params, project, name)
+            self.search.base_ready()
+            status, failure, error = self.examples_of(kwargs)
+        except MachineDefinitionError as exc:
+            status, error = "error", str(exc)
+        finally:
+            self.life.exit()
+        divergence = getattr(project.backend, "divergence", None)
+        if divergence is not None:
+            status = "failed"
+            failure = divergence_failure(name, path, project, Diverged(divergence, []))
+        elif failure is not None and not getattr(project.backend, "reports_frames", True):
+            failure = test_explained_on_py_evm(self.fn, project, failure)
+        statistics = {**self.statistics(failure), **self.search.statistics()}
+        state = self.state
+        result = MachineFinished(
+            name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
+            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples,
+        )
+        if status == "interrupted":
+            raise Interrupted(result)
+        return result
+
+    def hypothesis_test(self) -> Callable[..., None]:
+        """The test with its seed and settings."""
+        settings = self.settings
+        if self.database is not None:
+            settings = Settings(settings, database=self.database)
+        test = self.fn
+        if self.seed is not None:
+            test = hypothesis.seed(self.seed)(test)
         # settings after seed(): seed() alone would switch the example database off
         with contextlib.suppress(HypothesisException):
             test = settings(test)
+        return test
+
+    def examples_of(self, kwargs: dict[str, Any]) -> tuple[str, Failure | None, str | None]:
+        """Run the test's examples; (status, failure, error) as it ended."""
+        name, examples, state = self.name, self.examples, self.state
+        test = self.hypothesis_test()
         lines: list[str] = []
-
-        def counted(log: ExampleLog, failed: bool) -> None:
-            state.runs = state.steps = log.examples
-            if not state.failing and (log.valid or failed):
-                state.examples += 1
-            output.reset()
-            search.run_finished()
-            search.run_started()  # the next example draws from what the test's fixtures left
-            if examples is not None:
-                examples.outcome = (log.error_type, example_line(name, log.failing)) if failed else None
-            if failed and not state.failing:
-                state.failing = True
-                state.first_failure_at = time.perf_counter() - started
-                state.first_failure_example = state.runs
-                emit(FailureFound(name, state.examples, path))
-            emit(ExampleFinished(name, state.examples, state.steps, time.perf_counter() - started, state.failing, path, state.runs, search.branches if search.covering else None))
-
-        with isolate_examples(fn, project.backend, kwargs, counted, stop, before_revert=search.absorb) as log:
+        status, failure, error = "passed", None, None
+        with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb) as log:
             try:
-                with reporting.with_reporter(lines.append), search.running():
+                with reporting.with_reporter(lines.append), self.search.running():
                     test(**kwargs)
             except OutOfTime:
                 pass
@@ -203,48 +246,45 @@ def run_test(
                     first_steps=1,
                     hypothesis_steps=1,
                     steps=1,
-                    seconds=time.perf_counter() - started - (state.first_failure_at or 0.0),
+                    seconds=time.perf_counter() - self.started - (state.first_failure_at or 0.0),
                     runs=state.runs - first,
                     replays=0,
                     replayed=examples is not None and first <= examples.fetched,
                 )
-                failure = property_failure(name, path, exc, log, lines, report)
+                failure = property_failure(name, self.path, exc, log, lines, report)
                 raised = exc
         if failure is not None and log.failing is not None:
             drawn = log.failing
-            failure = with_trace(failure, lambda: _trace_test(name, fn, project, kwargs, drawn, raised, capture))
-    except MachineDefinitionError as exc:
-        status, error = "error", str(exc)
-    finally:
-        search.stop()
-        capturing.__exit__(None, None, None)
-        project.backend.revert(outer)
-        project.backend.release(outer)
-    divergence = getattr(project.backend, "divergence", None)
-    if divergence is not None:
-        status = "failed"
-        failure = divergence_failure(name, path, project, Diverged(divergence, []))
-    elif failure is not None and not getattr(project.backend, "reports_frames", True):
-        failure = test_explained_on_py_evm(fn, project, failure)
-    statistics = {**_statistics_of_test(state, settings, seed, failure), **search.statistics()}
-    result = MachineFinished(
-        name, "test", path, status, state.examples, state.steps, time.perf_counter() - started, {}, failure, error, statistics,
-        seed=seed, runs=state.runs, max_examples=settings.max_examples,
-    )
-    if status == "interrupted":
-        raise Interrupted(result)
-    return result
+            failure = with_trace(failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture))
+        return status, failure, error
+
+    def counted(self, log: ExampleLog, failed: bool) -> None:
+        """After every example: counts, the search session, the example database, events."""
+        name, path, state, search = self.name, self.path, self.state, self.search
+        state.runs = state.steps = log.examples
+        if not state.failing and (log.valid or failed):
+            state.examples += 1
+        self.life.output.reset()
+        search.run_finished()
+        search.run_started()  # the next example draws from what the test's fixtures left
+        if self.examples is not None:
+            self.examples.outcome = (log.error_type, example_line(name, log.failing)) if failed else None
+        if failed and not state.failing:
+            state.failing = True
+            state.first_failure_at = time.perf_counter() - self.started
+            state.first_failure_example = state.runs
+            self.emit(FailureFound(name, state.examples, path))
+        self.emit(ExampleFinished(name=name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=path, runs=state.runs, branches=search.branches if search.covering else None))
+
+    def statistics(self, failure: Failure | None) -> dict[str, Any]:
+        state = self.state
+        stats: dict[str, Any] = {"max_examples": self.settings.max_examples, "seed": self.seed if self.seed is not None else "random", "examples": state.examples, "runs": state.runs}
+        if failure is not None and failure.shrink is not None:
+            stats["first failure at run"] = state.first_failure_example
+            stats["shrink runs"] = failure.shrink.runs
+            stats["shrink time"] = f"{failure.shrink.seconds:.2f}s"
+        return stats
 
 
 def _trace_test(name: str, fn: Any, project: Project, injected: dict[str, Any], drawn: dict[str, Any], exc: BaseException, capture: bool) -> Trace:
     return trace_test(name, fn.hypothesis.inner_test, project, injected, drawn, exc, capture=capture)
-
-
-def _statistics_of_test(state: RunState, settings: Settings, seed: int | None, failure: Failure | None) -> dict[str, Any]:
-    stats: dict[str, Any] = {"max_examples": settings.max_examples, "seed": seed if seed is not None else "random", "examples": state.examples, "runs": state.runs}
-    if failure is not None and failure.shrink is not None:
-        stats["first failure at run"] = state.first_failure_example
-        stats["shrink runs"] = failure.shrink.runs
-        stats["shrink time"] = f"{failure.shrink.seconds:.2f}s"
-    return stats
-

@@ -16,7 +16,14 @@ from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..failures import FailureRecord, FailureStore, decode_value
 from ..machine import collect
 from .describe import FailureSignature, describe_error, user_error
-from .program import SetupFailed, format_args, provide, run_program
+from .program import (
+    InitFailed,
+    SetupFailed,
+    format_args,
+    init_class,
+    provide,
+    run_program,
+)
 from .records import source_hashes
 from .trace import Names, event_text
 
@@ -80,7 +87,7 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
     return changed
 
 
-def replay(config: Config, record: FailureRecord, emit: Callable[[Any], None]) -> ReplayResult:
+def replay(config: Config, record: FailureRecord, emit: Callable[[ReplayStep], None]) -> ReplayResult:
     """Rebuild the project, run the recorded steps one by one, and compare the outcome."""
     from .discovery import load_module
 
@@ -112,7 +119,7 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
 
 
-def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:
+def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
     try:
         spec = collect(cls)
     except MachineDefinitionError as exc:
@@ -124,15 +131,12 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
                 f"failure {record.id}: {record.name} has no rule {step['rule']!r} any more (renamed?); it has {', '.join(by_name)}"
             )
     backend = project.backend
-    if spec.has_init:
-        try:
-            kwargs = provide(spec.init_params, project, f"{spec.name}.__init__")
-        except MachineDefinitionError as exc:
-            raise FailureRecordError(f"failure {record.id}: {exc}") from None
-        try:
-            cls.__init__(cls, **kwargs)
-        except Exception as exc:
-            raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', exc)}") from None
+    try:
+        init_class(spec, project)
+    except MachineDefinitionError as exc:
+        raise FailureRecordError(f"failure {record.id}: {exc}") from None
+    except InitFailed as failed:
+        raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', failed.error)}") from None
     caught: list[str] = []
     logs_before = 0
     names = Names(project)
@@ -172,7 +176,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
     return _outcome(record, ran.error, changed, min(ran.at, len(record.steps)))
 
 
-def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[Any], None], changed: list[str]) -> ReplayResult:
+def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
     import inspect
 
     inner = getattr(getattr(fn, "hypothesis", None), "inner_test", None)

@@ -447,7 +447,7 @@ class Board:
             examples, steps, runs = (sum(p[i] for p in run.progress.values()) for i in range(3))
             if event.branches is not None:  # each shard counts its own: the most any reached
                 run.branches = max(run.branches or 0, event.branches)
-            self.emit(ExampleFinished(event.name, examples, steps, now - (run.started or now), run.failing is not None, event.path, runs, run.branches))
+            self.emit(ExampleFinished(name=event.name, examples=examples, steps=steps, elapsed=now - (run.started or now), shrinking=run.failing is not None, path=event.path, runs=runs, branches=run.branches))
         elif isinstance(event, FailureFound):
             if run.failing is None:
                 run.failing = task.shard

@@ -247,7 +247,7 @@ def test_the_gas_report_gives_the_figures_of_the_receipts(example):
 
 def test_an_interrupted_run_exits_130_or_1_when_a_failure_was_kept():
     def result(status: str) -> MachineFinished:
-        return MachineFinished("M", "machine", "m.py", status, 1, 1, 0.1)
+        return MachineFinished(name="M", kind="machine", path="m.py", status=status, examples=1, steps=1, elapsed=0.1)
 
     assert RunSummary([result("passed"), result("interrupted")], interrupted=True).exit_code == 130
     assert RunSummary([result("failed"), result("interrupted")], interrupted=True).exit_code == 1

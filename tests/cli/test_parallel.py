@@ -99,7 +99,7 @@ def test_shard_seeds_and_examples():
 
 def test_merged_shards_add_up_and_report_the_first_failing_shard():
     def result(status: str, examples: int, calls: int, seed: int) -> MachineFinished:
-        return MachineFinished("M", "machine", "m.py", status, examples, examples * 2, 1.0, {"rule_a": RuleStats(calls=calls, reverts=1)}, seed=seed, statistics={"seed": seed})
+        return MachineFinished(name="M", kind="machine", path="m.py", status=status, examples=examples, steps=examples * 2, elapsed=1.0, rules={"rule_a": RuleStats(calls=calls, reverts=1)}, seed=seed, statistics={"seed": seed})
 
     at, merged = merge_shards({2: result("failed", 3, 4, 12), 0: result("passed", 5, 6, 10), 1: result("failed", 4, 5, 11)}, 3, 2.5)
     assert at == 1 and merged.status == "failed" and merged.seed == 11
@@ -161,22 +161,22 @@ def test_the_display_follows_machines_running_at_once():
     out = io.StringIO()
     live = Console(file=out, force_terminal=True, width=120, no_color=True)
     with Renderer(live) as r:
-        r(MachineStarted("A", "machine", "machines/a.py", 1, 2, 10))
-        r(MachineStarted("B", "machine", "machines/b.py", 2, 2, 10))
-        r(ExampleFinished("A", 3, 30, 1.0, False, "machines/a.py"))
-        r(ExampleFinished("B", 5, 50, 1.0, False, "machines/b.py"))
+        r(MachineStarted(name="A", kind="machine", path="machines/a.py", index=1, total=2, max_examples=10))
+        r(MachineStarted(name="B", kind="machine", path="machines/b.py", index=2, total=2, max_examples=10))
+        r(ExampleFinished(name="A", examples=3, steps=30, elapsed=1.0, shrinking=False, path="machines/a.py"))
+        r(ExampleFinished(name="B", examples=5, steps=50, elapsed=1.0, shrinking=False, path="machines/b.py"))
         board = io.StringIO()
         Console(file=board, width=200, no_color=True).print(r.live.renderable)
         rows = board.getvalue().splitlines()
         assert "[1/2] machines/a.py::A  searching, examples 3/10, 30 steps" in rows[0]
         assert "[2/2] machines/b.py::B  searching, examples 5/10, 50 steps" in rows[1]
-        r(MachineFinished("A", "machine", "machines/a.py", "passed", 3, 30, 1.0))
+        r(MachineFinished(name="A", kind="machine", path="machines/a.py", status="passed", examples=3, steps=30, elapsed=1.0))
         assert [row.name for row in r.rows.values() if row.status is None] == ["B"]
     assert "✓ [1/2] machines/a.py::A" in out.getvalue()  # printed once it passed
     plain = io.StringIO()
     r = Renderer(Console(file=plain, width=120, no_color=True))
-    r(MachineStarted("A", "machine", "machines/a.py", 1, 2, 10))
-    r(MachineStarted("B", "machine", "machines/b.py", 2, 2, 10))
+    r(MachineStarted(name="A", kind="machine", path="machines/a.py", index=1, total=2, max_examples=10))
+    r(MachineStarted(name="B", kind="machine", path="machines/b.py", index=2, total=2, max_examples=10))
     r(FailureFound("A", 4, "machines/a.py"))
     assert plain.getvalue().startswith("[1/2] machines/a.py::A: falsified at example 4/10; shrinking")
 

@@ -15,8 +15,8 @@ def _renderer(**kwargs) -> tuple[Renderer, io.StringIO]:
 
 def test_the_row_counts_examples_towards_max_examples_while_searching():
     r, _ = _renderer()
-    r(MachineStarted("M", "machine", "machines/m.py", index=2, total=5, max_examples=200))
-    r(ExampleFinished("M", 37, 1850, 10.0, False, path="machines/m.py", runs=41))
+    r(MachineStarted(name="M", kind="machine", path="machines/m.py", index=2, total=5, max_examples=200))
+    r(ExampleFinished(name="M", examples=37, steps=1850, elapsed=10.0, shrinking=False, path="machines/m.py", runs=41))
     row = r.current
     assert row.label == "[2/5] machines/m.py::M"
     assert row.progress(now=row.started + 12.5) == ["searching", "examples 37/200", "1850 steps", "185 steps/s", "12.5s"]
@@ -26,24 +26,24 @@ def test_the_row_counts_examples_towards_max_examples_while_searching():
 
 def test_the_row_shows_the_branches_hit_while_searching():
     r, _ = _renderer()
-    r(MachineStarted("M", "machine", "machines/m.py", index=1, total=1, max_examples=50))
-    r(ExampleFinished("M", 3, 150, 1.0, False, path="machines/m.py", runs=3, branches=1))
+    r(MachineStarted(name="M", kind="machine", path="machines/m.py", index=1, total=1, max_examples=50))
+    r(ExampleFinished(name="M", examples=3, steps=150, elapsed=1.0, shrinking=False, path="machines/m.py", runs=3, branches=1))
     assert r.current.progress(now=r.current.started + 2.0) == ["searching", "examples 3/50", "150 steps", "1 branch hit", "150 steps/s", "2.0s"]
-    r(ExampleFinished("M", 4, 200, 1.5, False, path="machines/m.py", runs=4, branches=12))
+    r(ExampleFinished(name="M", examples=4, steps=200, elapsed=1.5, shrinking=False, path="machines/m.py", runs=4, branches=12))
     assert "12 branches hit" in r.current.progress(now=r.current.started + 2.0)
 
 
 def test_the_row_shows_the_best_program_and_the_runs_tried_while_shrinking():
     r, out = _renderer()
     r(RunStarted(42))
-    r(MachineStarted("M", "machine", "machines/m.py", 1, 1, 50))
+    r(MachineStarted(name="M", kind="machine", path="machines/m.py", index=1, total=1, max_examples=50))
     r(FailureFound("M", 3, "machines/m.py"))
-    r(ShrinkProgress("M", 9, 3, runs=7, elapsed=1.25, path="machines/m.py"))
+    r(ShrinkProgress(name="M", steps=9, examples=3, runs=7, elapsed=1.25, path="machines/m.py"))
     row = r.current
     assert row.progress()[:4] == ["shrinking", "examples 3/50", "best 9 steps", "7 runs tried"]
-    r(ShrinkProgress("M", 9, 3, runs=37, elapsed=6.0, path="machines/m.py"))
+    r(ShrinkProgress(name="M", steps=9, examples=3, runs=37, elapsed=6.0, path="machines/m.py"))
     assert row.progress()[3] == "37 runs tried", "the runs move on while the best stays"
-    r(ShrinkProgress("M", 3, 3, runs=49, elapsed=6.5, phase="removing steps", path="machines/m.py"))
+    r(ShrinkProgress(name="M", steps=3, examples=3, runs=49, elapsed=6.5, phase="removing steps", path="machines/m.py"))
     assert row.progress()[:4] == ["removing steps", "examples 3/50", "best 3 steps", "49 runs tried"]
     first, note = row.live(now=row.started + 7)
     assert note.plain.strip() == CTRL_C_NOTE
@@ -57,10 +57,10 @@ def test_the_spinner_turns_with_the_clock_not_with_events():
 
 def test_rows_are_kept_per_machine_so_several_can_run_at_once():
     r, _ = _renderer()
-    r(MachineStarted("A", "machine", "machines/a.py", 1, 2, 10))
-    r(MachineStarted("B", "machine", "machines/b.py", 2, 2, 10))
-    r(ExampleFinished("A", 4, 40, 1.0, False, path="machines/a.py", runs=4))
-    r(ExampleFinished("B", 7, 70, 1.0, False, path="machines/b.py", runs=7))
+    r(MachineStarted(name="A", kind="machine", path="machines/a.py", index=1, total=2, max_examples=10))
+    r(MachineStarted(name="B", kind="machine", path="machines/b.py", index=2, total=2, max_examples=10))
+    r(ExampleFinished(name="A", examples=4, steps=40, elapsed=1.0, shrinking=False, path="machines/a.py", runs=4))
+    r(ExampleFinished(name="B", examples=7, steps=70, elapsed=1.0, shrinking=False, path="machines/b.py", runs=7))
     assert r.rows[("machines/a.py", "A")].examples == 4 and r.rows[("machines/b.py", "B")].examples == 7
 
 
@@ -70,9 +70,9 @@ def test_off_a_terminal_lines_are_whole_and_printed_once():
     name = "AMachineWithAVeryLongNameIndeed" * 3
     r(CompileStarted("contracts"))
     r(CompileFinished(3, 2, 0.5))
-    r(MachineStarted(name, "machine", long_path, 1, 1, 20))
-    r(ExampleFinished(name, 1, 10, 0.1, False, path=long_path, runs=1))
-    r(MachineFinished(name, "machine", long_path, "passed", 20, 200, 2.0, runs=23, max_examples=20))
+    r(MachineStarted(name=name, kind="machine", path=long_path, index=1, total=1, max_examples=20))
+    r(ExampleFinished(name=name, examples=1, steps=10, elapsed=0.1, shrinking=False, path=long_path, runs=1))
+    r(MachineFinished(name=name, kind="machine", path=long_path, status="passed", examples=20, steps=200, elapsed=2.0, runs=23, max_examples=20))
     lines = out.getvalue().splitlines()
     assert lines[0] == "compiled 3 contracts in 0.5s (2 from the build cache)"
     assert lines[1].startswith(f"… [1/1] {long_path}::{name}  searching, examples 1/20, 10 steps")
@@ -95,4 +95,4 @@ def test_the_shrink_line_says_from_what_in_how_long():
     assert shrink_text(ShrinkReport(first_steps=10, hypothesis_steps=10, steps=3, seconds=0.1, runs=1, replays=1, replayed=True)) == (
         "replayed a saved example; shrunk from 10 to 3 steps in 0.1s (1 run, 1 replay removing steps)"
     )
-    assert shrink_text(ShrinkReport(1, 1, 1, 0.04, 53, 0), "test") == "shrunk in 0.0s (53 runs)"
+    assert shrink_text(ShrinkReport(first_steps=1, hypothesis_steps=1, steps=1, seconds=0.04, runs=53, replays=0), "test") == "shrunk in 0.0s (53 runs)"
