@@ -98,14 +98,26 @@ class multiple:
         object.__setattr__(self, "values", values)
 
 
-def rule(*, target: Bundle | None = None, targets: tuple[Bundle, ...] = (), **arguments: Any) -> Callable[[Callable], Callable]:
-    """Mark a method as a rule; keyword arguments give each parameter's strategy or bundle."""
-    return _marker(_RULE, "rule", target, targets, arguments)
+def rule(fn: Callable | None = None, /, *, target: Bundle | None = None, targets: tuple[Bundle, ...] = (), **arguments: Any) -> Any:
+    """Mark a method as a rule; keyword arguments give each parameter's strategy or bundle.
+
+    @rule without parentheses is @rule().
+    """
+    decorate = _marker(_RULE, "rule", target, targets, arguments)
+    return decorate if fn is None else decorate(_decorated(fn, "rule"))
 
 
-def initialize(*, target: Bundle | None = None, targets: tuple[Bundle, ...] = (), **arguments: Any) -> Callable[[Callable], Callable]:
-    """Mark a method as an initializer: run once, before any rule."""
-    return _marker(_INIT, "initialize", target, targets, arguments)
+def initialize(fn: Callable | None = None, /, *, target: Bundle | None = None, targets: tuple[Bundle, ...] = (), **arguments: Any) -> Any:
+    """Mark a method as an initializer: run once, before any rule. @initialize without parentheses is @initialize()."""
+    decorate = _marker(_INIT, "initialize", target, targets, arguments)
+    return decorate if fn is None else decorate(_decorated(fn, "initialize"))
+
+
+def _decorated(fn: Any, kind: str) -> Callable:
+    """The function @kind was put on without parentheses; anything else is an error that says what to write."""
+    if not callable(fn) or isinstance(fn, (Bundle, type)):
+        raise MachineDefinitionError(f"@{kind}() takes keyword arguments only (a strategy or a Bundle per parameter, target=...), got {fn!r}")
+    return fn
 
 
 def _marker(attr: str, kind: str, target: Bundle | None, targets: tuple[Bundle, ...], arguments: dict[str, Any]) -> Callable[[Callable], Callable]:
@@ -123,8 +135,8 @@ def _marker(attr: str, kind: str, target: Bundle | None, targets: tuple[Bundle, 
     return decorate
 
 
-def invariant(*, check_during_init: bool = False) -> Callable[[Callable], Callable]:
-    """Mark a method as an invariant, checked after every initializer and rule."""
+def invariant(fn: Callable | None = None, /, *, check_during_init: bool = False) -> Any:
+    """Mark a method as an invariant, checked after every initializer and rule. @invariant without parentheses is @invariant()."""
 
     def decorate(fn: Callable) -> Callable:
         if hasattr(fn, _RULE) or hasattr(fn, _INIT):
@@ -132,7 +144,7 @@ def invariant(*, check_during_init: bool = False) -> Callable[[Callable], Callab
         setattr(fn, _INVARIANT, True)
         return fn
 
-    return decorate
+    return decorate if fn is None else decorate(_decorated(fn, "invariant"))
 
 
 def precondition(predicate: Callable[[Any], bool]) -> Callable[[Callable], Callable]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -16,6 +17,7 @@ from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..failures import FailureRecord, FailureStore, decode_value
 from ..machine import collect
 from .describe import FailureSignature, describe_error, user_error
+from .discovery import load_module
 from .program import (
     InitFailed,
     SetupFailed,
@@ -89,8 +91,6 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
 
 def replay(config: Config, record: FailureRecord, emit: Callable[[ReplayStep], None]) -> ReplayResult:
     """Rebuild the project, run the recorded steps one by one, and compare the outcome."""
-    from .discovery import load_module
-
     changed = changed_sources(config, record)
     path = config.root / record.path
     if not path.is_file():
@@ -177,8 +177,6 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 
 
 def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
-    import inspect
-
     inner = getattr(getattr(fn, "hypothesis", None), "inner_test", None)
     if inner is None:
         raise FailureRecordError(f"failure {record.id}: {record.name} is no longer a @given property test")

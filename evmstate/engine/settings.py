@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as Settings
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
 from ..config import Config, HypothesisConfig
@@ -96,8 +97,6 @@ def keep_hypothesis_storage(config: Config) -> None:
     """
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         return
-    from hypothesis.configuration import set_hypothesis_home_dir
-
     set_hypothesis_home_dir(config.state_dir / "hypothesis")
 
 

@@ -322,3 +322,43 @@ def test_route_tuples_and_consumed_filters(tmp_path):
     assert big.enabled > 0 and big.skipped > 0
     assert result.statistics["rejected runs"] == 0
     assert result.failure.program == ["state = Router()", "odds_0, evens_0 = state.split(n=7)", "state.odd(n=odds_0)"]
+
+
+BARE_DECORATORS = """
+from evmstate import StateMachine, initialize, invariant, rule, strategy
+
+CALLS = []
+
+class Bare(StateMachine):
+    @initialize
+    def start(self):
+        self.count = 0
+
+    @rule
+    def bump(self):
+        self.count += 1
+
+    @rule(x=strategy("uint8"))
+    def add(self, x):
+        self.count += x
+
+    @invariant
+    def never_negative(self):
+        CALLS.append(getattr(self, "count", 0))  # checked once before the initializer too
+        assert CALLS[-1] >= 0
+"""
+
+
+def test_decorators_without_parentheses_mean_empty_parentheses(tmp_path):
+    summary, _ = run_source(tmp_path, BARE_DECORATORS, max_examples=5, stateful_step_count=5)
+    (result,) = summary.results
+    assert result.status == "passed", result.error
+    assert set(result.rules) == {"start", "bump", "add"} and result.rules["bump"].calls > 0
+    assert loaded(tmp_path).CALLS, "the bare @invariant ran"
+
+
+def test_a_decorator_given_a_positional_value_says_what_to_write():
+    from evmstate import Bundle, rule
+
+    with pytest.raises(MachineDefinitionError, match=r"@rule\(\) takes keyword arguments only"):
+        rule(Bundle("b"))
