@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
+
+from .hooks import Listeners
 
 if TYPE_CHECKING:
-    from .evm.pyevm import ExecResult, Log
+    from .evm.base import ExecResult, Log
 
 
 @dataclass(frozen=True)
@@ -46,20 +48,14 @@ class CallRecord:
         return f"{self.contract}.{self.function}" if self.contract else self.function
 
 
-# called with each CallRecord, in order; see recording()
-listeners: list[Callable[[CallRecord], None]] = []
+# told about each CallRecord, in order; see recording()
+listeners = Listeners()  # of CallRecord
 
 
 def notify(record: CallRecord) -> None:
-    for listener in list(listeners):
-        listener(record)
+    listeners.notify(record)
 
 
-@contextlib.contextmanager
-def recording(listener: Callable[[CallRecord], None]) -> Iterator[None]:
+def recording(listener: Callable[[CallRecord], None]) -> contextlib.AbstractContextManager[None]:
     """While inside, listener(record) is called after every call the contract layer makes."""
-    listeners.append(listener)
-    try:
-        yield
-    finally:
-        listeners.remove(listener)
+    return listeners.listening(listener)

@@ -14,6 +14,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from .contracts.accounts import Account
+from .contracts.address import checksum
 from .errors import FailureRecordError
 
 FORMAT = 1
@@ -34,8 +36,6 @@ class Ref:
 
 def encode_value(value: Any) -> Any:
     """A JSON-able form of a drawn value: ints, bytes, strings, accounts by index, tuples, lists."""
-    from .contracts.accounts import Account
-
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -90,8 +90,6 @@ def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
     if kind == "dict":
         return {decode_value(k, accounts=accounts, refs=refs): decode_value(v, accounts=accounts, refs=refs) for k, v in body}
     if kind == "address":
-        from .contracts.accounts import checksum
-
         return checksum(bytes.fromhex(body[2:]))
     if kind == "repr":
         raise FailureRecordError(f"the value {body} was recorded only as text and cannot be rebuilt")

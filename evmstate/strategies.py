@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import functools
-
 import re
 from decimal import Decimal
 from typing import Any
 
 from hypothesis import strategies as st
 
-from .search.dictionary import mixed
 from .contracts.abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
+from .contracts.address import checksum
+from .contracts.base import active
 from .errors import StrategyError, UnitError
+from .search.dictionary import mixed
 from .units import to_wei
 
 _INT = re.compile(r"^(u?)int(\d*)$")
@@ -123,8 +124,6 @@ def _index(n: int) -> st.SearchStrategy[int]:
 
 
 def _accounts_strategy(length: int | None) -> st.SearchStrategy:
-    from .contracts.project import active
-
     @st.composite
     def draw_account(draw: Any) -> Any:
         accounts = active().accounts
@@ -135,8 +134,6 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
 
 
 def _produced_addresses(d: Any) -> tuple[list[str], ...]:
-    from .contracts.accounts import checksum
-
     return tuple([checksum(a) for a in pool] for pool in d.produced_addresses())
 
 

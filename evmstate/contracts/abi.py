@@ -21,9 +21,9 @@ from typing import Any, Callable, Mapping, Sequence
 import eth_abi
 from eth_utils import keccak
 
-from .accounts import checksum, to_raw_address
 from ..errors import ContractError, UnitError, UsageError
 from ..units import to_wei
+from .address import checksum, to_raw_address
 
 DECIMAL_PLACES = 10
 DECIMAL_SCALE = 10**DECIMAL_PLACES
@@ -358,7 +358,7 @@ _FALSE_WORD = b"\0" * 32
 _TRUE_WORD = b"\0" * 31 + b"\1"
 
 
-class _NotAWord(Exception):
+class NotAWord(Exception):
     """Raised when a word is not a valid encoding of its type; the general path then reports it."""
 
 
@@ -410,7 +410,7 @@ def word_decoder(t: AbiType) -> Callable[[bytes], Any] | None:
         def dec_uint(w: bytes) -> int:
             v = int.from_bytes(w, "big")
             if v >= limit:
-                raise _NotAWord
+                raise NotAWord
             return v
 
         return dec_uint
@@ -420,7 +420,7 @@ def word_decoder(t: AbiType) -> Callable[[bytes], Any] | None:
         def dec_int(w: bytes) -> int:
             v = int.from_bytes(w, "big", signed=True)
             if not -half <= v < half:
-                raise _NotAWord
+                raise NotAWord
             return v
 
         return dec_int
@@ -428,7 +428,7 @@ def word_decoder(t: AbiType) -> Callable[[bytes], Any] | None:
 
         def dec_address(w: bytes) -> str:
             if w[:12] != _ZERO12:
-                raise _NotAWord
+                raise NotAWord
             return checksum(w[12:])
 
         return dec_address
@@ -439,7 +439,7 @@ def word_decoder(t: AbiType) -> Callable[[bytes], Any] | None:
                 return True
             if w == _FALSE_WORD:
                 return False
-            raise _NotAWord
+            raise NotAWord
 
         return dec_bool
     return None
@@ -483,7 +483,7 @@ class Codec:
         if self._decoders is not None and len(output) >= 32 * len(self._decoders):
             try:
                 values = tuple([dec(output[32 * i : 32 * i + 32]) for i, dec in enumerate(self._decoders)])
-            except _NotAWord:
+            except NotAWord:
                 values = None
         if values is None:
             try:
@@ -494,11 +494,12 @@ class Codec:
         return values[0] if len(values) == 1 else values
 
 
-def _signature(entry: Mapping[str, Any]) -> str:
+def entry_signature(entry: Mapping[str, Any]) -> str:
+    """An ABI entry's canonical signature, name(type,...), as its selector or topic is hashed from."""
     return f"{entry['name']}({','.join(abi_type(p) for p in entry.get('inputs', []))})"
 
 
-def _describe_inputs(entry: Mapping[str, Any]) -> str:
+def describe_inputs(entry: Mapping[str, Any]) -> str:
     return ", ".join(f"{p.get('name') or '_'}: {param_type(p).display}" for p in entry.get("inputs", []))
 
 

@@ -3,51 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence, overload
 
 from eth_keys import keys
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
+from .. import calls
 from ..errors import ContractError, UsageError
 from ..units import to_wei
+from .abi import typed_data_hash
+from .address import checksum, same_address, to_raw_address
+from .receipt import Receipt
+from .revert import raise_on_failure
 
 if TYPE_CHECKING:
-    from ..evm.pyevm import Backend
-    from .contract import Receipt
-
-_HEX = set("0123456789abcdefABCDEF")
-
-
-@functools.lru_cache(maxsize=65536)
-def checksum(raw: bytes) -> str:
-    """EIP-55 checksummed hex form of a 20-byte address."""
-    return to_checksum_address(raw)
-
-
-def to_raw_address(value: object, *, what: str = "address") -> bytes:
-    """20 address bytes from an Account, a Contract, a hex string or 20 bytes."""
-    raw = getattr(value, "raw_address", None)
-    if isinstance(raw, bytes):
-        return raw
-    if isinstance(value, str):
-        text = value[2:] if value[:2] in ("0x", "0X") else value
-        if len(text) == 40 and set(text) <= _HEX:
-            return bytes.fromhex(text)
-    elif isinstance(value, (bytes, bytearray)) and len(value) == 20:
-        return bytes(value)
-    raise ContractError(f"{what}: expected an account, a contract or a 0x-prefixed 40-digit hex address, got {value!r}")
-
-
-def same_address(raw_address: bytes, address: str, other: object) -> bool | type(NotImplemented):  # type: ignore[valid-type]
-    """Equality shared by accounts and contracts: equal to anything with the same address."""
-    if isinstance(other, str):
-        return other.lower() == address.lower()
-    raw = getattr(other, "raw_address", None)
-    if isinstance(raw, bytes):
-        return raw == raw_address
-    return NotImplemented
-
+    from ..evm.base import Backend
 
 class SignedMessage(NamedTuple):
     """A signature: the digest signed, v (27 or 28), r, s, and the 65 signature bytes r || s || v."""
@@ -108,8 +78,6 @@ class Account:
         types: {"Permit": [{"name": "owner", "type": "address"}, ...]} (EIP712Domain optional);
         message: the primary type's values, accounts and contracts allowed for addresses.
         """
-        from .abi import typed_data_hash
-
         return _sign(self._key("sign_typed_data"), typed_data_hash(domain, types, message, primary_type))
 
     def balance(self) -> int:
@@ -122,17 +90,12 @@ class Account:
 
     def transfer(self, to: object, amount: object = 0, gas: int | None = None, data: bytes = b"") -> "Receipt":
         """Send ether (an int or a string such as "1 ether") to an account or contract."""
-        from .contract import Receipt
-        from .revert import _raise_on_failure
-
         value = to_wei(amount, what="transfer amount")
         target = to_raw_address(to, what="transfer to")
-        from .. import calls
-
         result = self._backend.transact(self.raw_address, target, bytes(data), value, gas)
         receipt = Receipt(result, sender=self, value=value, contract=None, function=None)
         try:
-            _raise_on_failure(result, None, "transfer", None)
+            raise_on_failure(result, "transfer", None)
         except Exception as exc:
             if calls.listeners:
                 calls.notify(calls.CallRecord(None, "transfer", (to, value), "transaction", self, value, result, error=exc))

@@ -8,17 +8,24 @@ from typing import TYPE_CHECKING, Any, Sequence
 from eth_utils import keccak
 
 from .. import calls
-from .abi import Codec, _describe_inputs, _signature, encode_values, param_type, selector
-from .accounts import Account, checksum, same_address, to_raw_address
 from ..errors import ContractError
-from .events import EventDict
-from .revert import _CallLog, _raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 from ..units import to_wei
+from .abi import (
+    Codec,
+    describe_inputs,
+    encode_values,
+    entry_signature,
+    param_type,
+    selector,
+)
+from .accounts import Account
+from .address import checksum, same_address, to_raw_address
+from .base import ProjectLike
+from .receipt import Receipt
+from .revert import last_call, raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 
 if TYPE_CHECKING:
-    from ..evm.pyevm import ExecResult, Log
     from ..compiler import Artifact
-    from .project import Project
 
 TX_OPTIONS = ("from", "value", "gas")
 _KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas"}
@@ -93,46 +100,6 @@ def _struct_last(by_arity: dict[int, Any], args: tuple[Any, ...]) -> bool:
     return not set(args[-1]) <= set(TX_OPTIONS)
 
 
-# -- receipts ----------------------------------------------------------------
-
-
-class Receipt:
-    """The outcome of a state-changing call: return_value, events, gas_used, sender, value."""
-
-    def __init__(self, result: "ExecResult", *, sender: Account, value: int, contract: "Contract | None", function: "ContractFunction | None", return_value: Any = None) -> None:
-        self._result = result
-        self.sender = sender
-        self.value = value
-        self.contract = contract
-        self.function = function
-        self.return_value = return_value
-        self._events: EventDict | None = None
-
-    @property
-    def status(self) -> int:
-        return 1 if self._result.success else 0
-
-    @property
-    def gas_used(self) -> int:
-        return self._result.gas_used
-
-    @property
-    def logs(self) -> tuple["Log", ...]:
-        return self._result.logs
-
-    @property
-    def events(self) -> EventDict:
-        if self._events is None:
-            decoder = self.contract._project.event_decoder if self.contract is not None else None
-            events = [decoder.decode(log) for log in self._result.logs] if decoder else []
-            self._events = EventDict(events)
-        return self._events
-
-    def __repr__(self) -> str:
-        fn = f"{self.contract._name}.{self.function.name}" if self.contract and self.function else "transfer"
-        return f"<Receipt {fn} gas_used={self.gas_used} return_value={self.return_value!r}>"
-
-
 # -- contracts -----------------------------------------------------------------
 
 
@@ -160,7 +127,7 @@ class ContractFunction:
         self._by_arity: dict[int, tuple[dict[str, Any], bytes, Codec]] = {}
         for entry in entries:
             codec = Codec.for_entry(f"{contract._name}.{self.name}", entry)
-            self._by_arity[len(codec.inputs)] = (entry, selector(_signature(entry)), codec)
+            self._by_arity[len(codec.inputs)] = (entry, selector(entry_signature(entry)), codec)
         first = entries[0]
         self.mutability = first.get("stateMutability", "nonpayable")
         self.is_view = self.mutability in ("view", "pure")
@@ -178,7 +145,7 @@ class ContractFunction:
             options = {}
         chosen = self._by_arity.get(len(args))
         if chosen is None:
-            wanted = " or ".join(f"{n} ({_describe_inputs(self._by_arity[n][0])})" for n in sorted(self._by_arity))
+            wanted = " or ".join(f"{n} ({describe_inputs(self._by_arity[n][0])})" for n in sorted(self._by_arity))
             raise ContractError(f"{self._label} takes {wanted} arguments, got {len(args)}")
         _, sel, codec = chosen
         return args, options, sel + codec.encode(args), codec
@@ -211,7 +178,7 @@ class ContractFunction:
         if getter is not None and not calls.listeners and not kwargs and len(args) == getter.keys and (not args or type(args[-1]) is not dict):
             value = self.contract._read(getter, self._by_arity[getter.keys][2], args)
             if value is not _NO_CODE:
-                _CallLog.last = (self.contract._name, self.name, args)
+                last_call.set((self.contract._name, self.name, args))
                 return value
         args, options, data, codec = self._prepare(args, kwargs)
         sender = self._sender(options)
@@ -219,7 +186,7 @@ class ContractFunction:
         backend = self.contract._project.backend
         result = backend.call(sender.raw_address, self.contract.raw_address, data, value, _gas(options), static=self.is_view)
         try:
-            _raise_on_failure(result, self.contract, self.name, self.contract._artifact, (self.contract._name, self.name, args))
+            raise_on_failure(result, self.name, self.contract._artifact, (self.contract._name, self.name, args), project=self.contract._project, contract=self.contract._name)
             decoded = codec.decode(result.output)
         except Exception as exc:
             if calls.listeners:
@@ -237,7 +204,7 @@ class ContractFunction:
         backend = self.contract._project.backend
         result = backend.transact(sender.raw_address, self.contract.raw_address, data, value, _gas(options))
         try:
-            _raise_on_failure(result, self.contract, self.name, self.contract._artifact, (self.contract._name, self.name, args))
+            raise_on_failure(result, self.name, self.contract._artifact, (self.contract._name, self.name, args), project=self.contract._project, contract=self.contract._name)
             receipt = Receipt(result, sender=sender, value=value, contract=self.contract, function=self, return_value=codec.decode(result.output))
         except Exception as exc:
             if calls.listeners:
@@ -251,7 +218,7 @@ class ContractFunction:
         return self._prepare(args, {})[2]
 
     def __repr__(self) -> str:
-        sigs = " | ".join(_signature(e) for e, *_ in self._by_arity.values())
+        sigs = " | ".join(entry_signature(e) for e, *_ in self._by_arity.values())
         return f"<{self.mutability} {self.contract._name}.{sigs}>"
 
 
@@ -283,7 +250,7 @@ class _AtAddress:
 class Contract(_AtAddress):
     """A deployed contract: each ABI function is a method; .address, .balance()."""
 
-    def __init__(self, project: "Project", name: str, raw_address: bytes, artifact: "Artifact") -> None:
+    def __init__(self, project: ProjectLike, name: str, raw_address: bytes, artifact: "Artifact") -> None:
         self._project = project
         self._name = name
         self._artifact = artifact
@@ -356,7 +323,7 @@ class Blueprint(_AtAddress):
 class ContractContainer:
     """The contracts built from one source file: Name.deploy(*args, {'from': acct, 'value': v})."""
 
-    def __init__(self, project: "Project", artifact: "Artifact") -> None:
+    def __init__(self, project: ProjectLike, artifact: "Artifact") -> None:
         self._project = project
         self._artifact = artifact
         self._name = artifact.name
@@ -365,7 +332,7 @@ class ContractContainer:
         self._deployed: list[Contract] = []
         ctor = [e for e in artifact.abi if e.get("type") == "constructor"]
         self._ctor_types = [param_type(p) for p in ctor[0].get("inputs", [])] if ctor else []
-        self._ctor_desc = _describe_inputs(ctor[0]) if ctor else ""
+        self._ctor_desc = describe_inputs(ctor[0]) if ctor else ""
         self._ctor_payable = bool(ctor) and ctor[0].get("stateMutability") == "payable"
 
     @property
@@ -386,7 +353,7 @@ class ContractContainer:
         result = self._project.backend.transact(sender.raw_address, None, data, value, _gas(options))
         try:
             if not result.success:
-                _raise_on_failure(result, None, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
+                raise_on_failure(result, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
             contract = self.at(result.contract_address)
         except Exception as exc:
             if calls.listeners:
@@ -418,7 +385,7 @@ class ContractContainer:
         result = self._project.backend.transact(sender.raw_address, None, initcode, 0, _gas(options))
         try:
             if not result.success:
-                _raise_on_failure(result, None, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))
+                raise_on_failure(result, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))
         except Exception as exc:
             if calls.listeners:
                 calls.notify(calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, error=exc))

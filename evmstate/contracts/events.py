@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from eth_utils import keccak
 
-from .abi import _NotAWord, _signature, decode_values, param_type, word_decoder
-from .accounts import checksum
+from .abi import NotAWord, decode_values, entry_signature, param_type, word_decoder
+from .address import checksum
 
 if TYPE_CHECKING:
-    from ..evm.pyevm import Log
     from ..compiler import Artifact
+    from ..evm.base import Log
 
 
 class Event(dict):
@@ -117,7 +117,7 @@ class _EventSpec:
 
     def __init__(self, entry: Mapping[str, Any], words: bool = True) -> None:
         self.name = entry["name"]
-        self.topic = int.from_bytes(keccak(text=_signature(entry)), "big")
+        self.topic = int.from_bytes(keccak(text=entry_signature(entry)), "big")
         self.inputs = [(p.get("name") or f"_{i}", param_type(p), bool(p.get("indexed"))) for i, p in enumerate(entry.get("inputs", []))]
         self.n_topics = 1 + sum(indexed for *_, indexed in self.inputs)
         self.data_types = [t for _, t, indexed in self.inputs if not indexed]
@@ -133,7 +133,7 @@ class _EventSpec:
         if self._words is not None and len(log.data) == 32 * len(self.data_types):
             try:
                 return self._decode_words(log, address, self._words)
-            except _NotAWord:
+            except NotAWord:
                 pass  # eth-abi reports what is wrong with it
         return self._decode(log, address)
 
@@ -186,7 +186,7 @@ def raw_event(log: "Log") -> Event:
     return Event("(unknown)", checksum(log.address), {"topics": [f"0x{t:064x}" for t in log.topics], "data": f"0x{log.data.hex()}"})
 
 
-class _EventDecoder:
+class EventDecoder:
     """Decodes logs: by the ABI of the contract at the emitting address, else by every ABI the project knows.
 
     A log that no candidate event decodes, or that several different ones do, comes back raw

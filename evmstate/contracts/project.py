@@ -6,47 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import config as config_mod
-from .accounts import Accounts, Chain
-from ..evm.pyevm import Backend, PyEVMBackend
 from ..compiler import Artifact, Build, compile_project
 from ..config import Config
-from .contract import ContractContainer
-from .events import _EventDecoder
 from ..errors import CompileError, EvmStateError, UsageError
-
-_active: "Project | None" = None
-
-
-def active() -> "Project":
-    """The project whose accounts strategies draw from."""
-    if _active is None:
-        raise UsageError("no evmstate project is loaded: strategies that draw accounts need one. Run through `evmstate run`, or call evmstate.Project.load() first.")
-    return _active
-
-
-def make_backend(config: Config) -> Backend:
-    """The backend [backend] asks for: py-evm, revm, or both in lockstep when check is on."""
-    kwargs: dict[str, Any] = dict(
-        accounts=config.accounts.count,
-        balance=config.accounts.balance,
-        evm_version=config.compiler.evm_version,
-        chain_id=config.chain.chain_id,
-        gas_limit=config.chain.gas_limit,
-        gas_price=config.chain.gas_price,
-        timestamp=config.chain.timestamp,
-        call_gas_limit=config.fuzz.call_gas_limit,
-        call_timeout=config.fuzz.call_timeout,
-    )
-    if config.backend.check:
-        from ..evm.check import CheckedBackend
-        from ..evm.revm import RevmBackend
-
-        return CheckedBackend(RevmBackend(**kwargs), PyEVMBackend(**kwargs))
-    if config.backend.name == "revm":
-        from ..evm.revm import RevmBackend
-
-        return RevmBackend(**kwargs)
-    return PyEVMBackend(**kwargs)
+from ..evm.factory import make_backend
+from .accounts import Accounts, Chain
+from .base import current_project
+from .contract import ContractContainer
+from .events import EventDecoder
 
 
 class Unavailable:
@@ -64,7 +31,6 @@ class Project:
     """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
 
     def __init__(self, config: Config, *, activate: bool = True) -> None:
-        global _active
         self.config = config
         # public getters (vyper's public variables of word type) are read from storage, not run
         self.fast_getters = True
@@ -85,14 +51,14 @@ class Project:
                 message = f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."
                 self.unavailable[m.name] = Unavailable(m.name, UsageError(message))
         self.renew_chain()
-        self.event_decoder = _EventDecoder(self.artifact_at)
+        self.event_decoder = EventDecoder(self.artifact_at)
         self.containers: dict[str, ContractContainer] = {}
         for name, artifact in self.artifacts.items():
             self.event_decoder.add_abi(artifact.abi)
             self.containers[name] = ContractContainer(self, artifact)
         self._reference: Project | None = None
         if activate:
-            _active = self
+            current_project.set(self)
 
     def renew_chain(self) -> None:
         """Start again from a new chain (a new backend, its funded accounts, nothing deployed)."""
@@ -103,8 +69,7 @@ class Project:
 
     def activate(self) -> "Project":
         """Make this the project whose accounts strategies draw from (the last one loaded, until then)."""
-        global _active
-        _active = self
+        current_project.set(self)
         return self
 
     @classmethod

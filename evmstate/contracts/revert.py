@@ -8,15 +8,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .abi import _signature, abi_type, decode, from_abi_value, selector
-from ..evm.pyevm import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
-from ..errors import CallTimeout, ContractError, TransactionReverted, VirtualMachineError
+from ..errors import (
+    CallTimeout,
+    ContractError,
+    TransactionReverted,
+    VirtualMachineError,
+)
+from ..evm.base import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
+from ..hooks import Current, Listeners
+from .abi import abi_type, decode, entry_signature, from_abi_value, selector
+from .base import ProjectLike, current_project
 
 if TYPE_CHECKING:
-    from ..evm.pyevm import ExecResult, Frame
     from ..compiler import Artifact, SourcePosition
-    from .contract import Contract
-    from .project import Project
+    from ..evm.base import ExecResult, Frame
 
 ERROR_SELECTOR = bytes.fromhex("08c379a0")
 PANIC_SELECTOR = bytes.fromhex("4e487b71")
@@ -65,7 +70,7 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures
         code = int.from_bytes(data[4:], "big")
         return f"Panic(0x{code:02x}): {PANIC_CODES.get(code, 'unknown panic code')}"
     for entry in abi:
-        if entry.get("type") == "error" and selector(_signature(entry)) == data[:4]:
+        if entry.get("type") == "error" and selector(entry_signature(entry)) == data[:4]:
             types = [abi_type(p) for p in entry.get("inputs", [])]
             try:
                 values = decode(types, data[4:])
@@ -85,14 +90,13 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures
     return f"0x{data.hex()}"
 
 
-class _CallLog:
-    """The last call made (contract, function, args), so that reverts() can say which call failed to revert."""
+# the last call made (contract, function, args), so that reverts() can say which call failed to revert
+last_call = Current()  # (contract, function, args)
 
-    last: tuple[Any, ...] | None = None
 
-    @classmethod
-    def describe(cls) -> str | None:
-        return format_call(*cls.last) if cls.last else None
+def _last_call_text() -> str | None:
+    last = last_call.get()
+    return format_call(*last) if last else None
 
 
 # -- why a call failed ------------------------------------------------------------
@@ -164,7 +168,7 @@ class Explanation:
         return str(self.source) if self.source else None
 
 
-def _artifact_for(frame: "Frame", project: "Project | None", deployed: "Artifact | None") -> "Artifact | None":
+def _artifact_for(frame: "Frame", project: ProjectLike | None, deployed: "Artifact | None") -> "Artifact | None":
     """The artifact whose code ran in frame: by address, else by its code."""
     if deployed is not None and frame.is_create and frame.code.startswith(deployed.bytecode):
         return deployed
@@ -204,7 +208,7 @@ def _is_lock_check(code: bytes, jump_pc: int, position: "SourcePosition | None")
     return position is not None and position.text.startswith("def ") and (_TLOAD in window or _SLOAD in window)
 
 
-def explain(result: "ExecResult", project: "Project | None" = None, deployed: "Artifact | None" = None) -> Explanation:
+def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: "Artifact | None" = None) -> Explanation:
     """Find the failing frame's contract, the source line of the failing check, its kind and dev comment.
 
     deployed is the artifact being deployed, when the call is its constructor.
@@ -282,23 +286,30 @@ def _gas_cap_hint(result: "ExecResult") -> str | None:
     )
 
 
-def _raise_on_failure(
-    result: "ExecResult",
-    deployed: "Contract | None",
+def raise_on_failure(
+    result: ExecResult,
     function: str | None,
-    artifact: "Artifact | None",
+    artifact: Artifact | None,
     call: tuple[Any, ...] | None = None,
-    project: "Project | None" = None,
+    project: ProjectLike | None = None,
+    contract: str | None = None,
 ) -> None:
-    _CallLog.last = call
+    """Raise what a failed call means to a user (TransactionReverted, VirtualMachineError, CallTimeout), explained.
+
+    function: the function called ("deploy", "transfer"...); artifact: the called or deployed
+    contract's; call: (contract name, function, args) as the caller shows it; project: the
+    project the contract belongs to (the one in force when None); contract: the name of the
+    deployed contract called, None for a deployment or a transfer.
+    """
+    last_call.set(call)
     if result.success:
         return
     description = format_call(*call) if call else None
     if project is None:
-        project = deployed._project if deployed is not None else _active_project()
-    name = deployed._name if deployed is not None else (call[0] if call and function == "deploy" else None)
+        project = current_project.get()
+    name = contract if contract is not None else (call[0] if call and function == "deploy" else None)
     # the artifact being deployed, when this is its constructor
-    being_deployed = artifact if function == "deploy" and deployed is None else None
+    being_deployed = artifact if function == "deploy" and contract is None else None
     why = explain(result, project, being_deployed)
     if result.error == "timeout":
         where = description or (f"{name}.{function}" if name and function else function or "the call")
@@ -320,7 +331,7 @@ def _raise_on_failure(
     err.call = description  # type: ignore[attr-defined]
     if not result.frames and result.explainer is not None:
         # no frames (revm): complete() can run the call again where they are kept, when asked
-        err._evmstate_pending = (result.explainer, (deployed, function, artifact, call, project))  # type: ignore[attr-defined]
+        err._evmstate_pending = (result.explainer, (function, artifact, call, project, contract))  # type: ignore[attr-defined]
     raise err
 
 
@@ -341,9 +352,9 @@ def complete(exc: TransactionReverted) -> TransactionReverted:
         return exc  # explaining is a courtesy: it never turns a revert into another error
     if full is None or full.success or not full.frames or full.error == "timeout":
         return exc
-    last = _CallLog.last
+    last = last_call.get()
     try:
-        _raise_on_failure(full, *args)
+        raise_on_failure(full, *args)
     except TransactionReverted as better:
         if type(better) is type(exc) and better.reason == exc.reason:
             call = getattr(exc, "call", None)
@@ -351,7 +362,7 @@ def complete(exc: TransactionReverted) -> TransactionReverted:
             exc.call = call  # type: ignore[attr-defined]
             exc.args = better.args
     finally:
-        _CallLog.last = last
+        last_call.set(last)
     return exc
 
 
@@ -374,13 +385,7 @@ def failure_details(exc: BaseException) -> dict[str, Any] | None:
     return None
 
 
-def _active_project() -> "Project | None":
-    from . import project as project_mod
-
-    return project_mod._active
-
-
-def _signatures(project: "Project | None", artifact: "Artifact | None") -> list[str]:
+def _signatures(project: ProjectLike | None, artifact: "Artifact | None") -> list[str]:
     """Custom error signatures to try: the called contract's first, then the project's."""
     found: list[str] = list(artifact.error_signatures) if artifact else []
     if project is not None:
@@ -401,8 +406,8 @@ class reverts:
     also matches vyper's label of a failed compiler check (e.g. "safesub").
     """
 
-    # called with the caught error each time a reverts() block passes (for run statistics)
-    listeners: list[Any] = []
+    # told about the caught error each time a reverts() block passes (for run statistics)
+    listeners = Listeners()  # of TransactionReverted
 
     def __init__(
         self,
@@ -447,13 +452,13 @@ class reverts:
         return self.revert_pattern is not None and (exc.reason is None or re.fullmatch(self.revert_pattern, exc.reason) is None)
 
     def __enter__(self) -> "reverts":
-        _CallLog.last = None
+        last_call.set(None)
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
         expected = self._expected()
         if exc is None:
-            last = _CallLog.describe()
+            last = _last_call_text()
             what = f"{last} succeeded" if last else "no transaction was made in the block, so nothing reverted"
             raise AssertionError(f"{what} where {expected} expected a revert")
         if not isinstance(exc, TransactionReverted):
@@ -479,8 +484,7 @@ class reverts:
                 want = self.revert_msg if self.revert_msg is not None else f"a match of {self.revert_pattern!r}"
                 raise AssertionError(f"{call} reverted with {_got(exc)}, but {expected} expected {want!r}{_where(exc)}") from exc
         self.error = exc
-        for listener in self.listeners:
-            listener(exc)
+        self.listeners.notify(exc)
         return True
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import hypothesis
 
-from ..contracts.abi import _signature, abi_type, decode, from_abi_value, selector
+from ..contracts.abi import entry_signature, abi_type, decode, from_abi_value, selector
 from ..contracts.project import Project
 
 # frames in these folders are evmstate's or Hypothesis's, not the user's: the package root, not this module's folder
@@ -69,7 +69,7 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
     elif artifact is not None:
         what = f"{artifact.name} at 0x{to.hex()}"
         for entry in artifact.abi:
-            if entry.get("type") == "function" and selector(_signature(entry)) == data[:4]:
+            if entry.get("type") == "function" and selector(entry_signature(entry)) == data[:4]:
                 types = [abi_type(p) for p in entry.get("inputs", [])]
                 try:
                     args = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))

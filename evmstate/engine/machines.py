@@ -271,7 +271,7 @@ class MachineRun:
         self.started = time.perf_counter()
         self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples))
         status, failure, error = "passed", None, None
-        reverts.listeners.append(self.count_revert)
+        reverts.listeners.add(self.count_revert)
         self.life.enter()
         try:
             try:

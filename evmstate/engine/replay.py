@@ -163,7 +163,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         else:
             emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
 
-    reverts.listeners.append(on_revert)
+    reverts.listeners.add(on_revert)
     try:
         ran = run_program(spec, project, record.steps, before=before, after=after)
     except SetupFailed as exc:

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .pyevm import Anchored, ExecResult, Log, PyEVMBackend
+from .base import Capabilities, ExecResult, Log, Snapshots
+
+from .pyevm import PyEVMBackend
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,10 @@ def compare(fast: ExecResult, reference: ExecResult) -> str | None:
     return None
 
 
-class CheckedBackend(Anchored):
+class CheckedBackend(Snapshots):
     """revm and py-evm in lockstep, behind the Backend interface; answers with py-evm's results."""
 
-    reports_frames = True
+    capabilities = Capabilities(frames=True, coverage=False, observer=False, time_limit=True, divergence=True)
 
     def __init__(self, fast: Any, reference: PyEVMBackend) -> None:
         self.fast = fast

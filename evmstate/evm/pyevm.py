@@ -1,4 +1,4 @@
-"""The only module that imports py-evm: accounts, execution, snapshot/revert, block time.
+"""The py-evm backend: accounts, execution, snapshot/revert, block time on py-evm's own state.
 
 Calls run as single messages against one long-lived VM state, never through the
 chain's transaction path: that path signs, mines and locks changes after every
@@ -16,12 +16,10 @@ gas cap. Storage reads and writes and each call's result can be observed (set_ob
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+from typing import Any, Callable
 
 from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
@@ -35,156 +33,37 @@ from eth.vm.forks import CancunVM, LondonVM, ParisVM, PragueVM, ShanghaiVM
 from eth.vm.forks.spurious_dragon._utils import collect_touched_accounts
 from eth.vm.message import Message
 from eth._utils.address import generate_contract_address
-from eth_keys import keys
-from eth_utils import big_endian_to_int, keccak
+from eth_utils import big_endian_to_int
 
 from ..errors import UsageError
+from .base import (
+    INITCODE,
+    SHORT_LIMIT_FACTOR,
+    SHORT_LIMIT_FLOOR,
+    ZERO_ADDRESS,
+    BlockTime,
+    Capabilities,
+    ChainSpec,
+    Coverage,
+    ExecResult,
+    Frame,
+    JumpRecorder,
+    Log,
+    Snapshot,
+    Timeout,
+    account_keys,
+    intrinsic_gas,
+)
 
 VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": CancunVM, "prague": PragueVM}
-ZERO_ADDRESS = b"\0" * 20
-# EIP-7825's per-transaction gas cap: the default gas of every call
-CALL_GAS_LIMIT = 2**24
 # the clock is read once every this many jumps: about every millisecond of execution
 CHECK_EVERY = 256
 # Calls are timed in the CPU time of the thread running them, not wall-clock time: on a busy
 # machine (CI runners, other processes) a call is not charged for the time it waits, so whether
 # it timed out does not depend on the load.
 _cpu_time = time.thread_time
-# Once a call has timed out, later calls get this many times the slowest call that finished
-# (at least SHORT_LIMIT_FLOOR seconds, at most the configured limit): shrinking re-runs the
-# failing program many times, and each re-run of a runaway call would otherwise cost the full limit.
-SHORT_LIMIT_FACTOR = 10
-SHORT_LIMIT_FLOOR = 0.1
 
 
-@dataclass(frozen=True)
-class Log:
-    """One log entry: emitting address, topics as ints, data."""
-
-    address: bytes
-    topics: tuple[int, ...]
-    data: bytes
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One failed call frame: what code ran, where it stopped, and the last jump it took."""
-
-    address: bytes | None  # the address whose code ran (None for initcode)
-    pc: int  # the failing instruction (REVERT, or where the VM error struck)
-    jump_pc: int | None  # the last JUMPI taken before it: a shared REVERT says nothing, the jump to it does
-    code: bytes  # the code that ran (initcode for a create)
-    is_create: bool = False
-
-
-@dataclass(frozen=True)
-class Timeout:
-    """A call stopped by the wall-clock limit: the limit applied and the configured one."""
-
-    limit: float
-    configured: float
-    elapsed: float
-
-    @property
-    def shortened(self) -> bool:
-        return self.limit < self.configured
-
-
-@dataclass(frozen=True)
-class ExecResult:
-    """What one call or transaction did."""
-
-    success: bool
-    output: bytes  # return data, or revert data when the call reverted
-    gas_used: int
-    logs: tuple[Log, ...] = ()
-    error: str | None = None  # None on success; "revert", "timeout", or the VM error's description
-    contract_address: bytes | None = None
-    # where execution failed, in the innermost frame that failed the same way: the code's address and the pc
-    error_address: bytes | None = None
-    error_pc: int | None = None
-    # the failed frames that passed the same failure up, outermost first
-    frames: tuple[Frame, ...] = ()
-    gas_limit: int = 0  # the gas the call was given
-    at_gas_cap: bool = False  # the gas was the per-call cap, not chosen by the caller
-    out_of_gas: bool = False
-    timeout: Timeout | None = None  # set when error == "timeout"; nothing the call did was kept
-    # (address, slot, value) of every storage write and read the call ran, in order, reverted
-    # frames included; empty unless an observer is set (set_observer) and the backend records them
-    storage_writes: tuple[tuple[bytes, int, int], ...] = ()
-    storage_reads: tuple[tuple[bytes, int, int], ...] = ()
-    # for a failure without frames (a backend without per-opcode hooks): runs the call again where
-    # frames are kept and returns that result; None once the state has moved on
-    explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
-
-
-@runtime_checkable
-class Backend(Protocol):
-    """What the layers above need from an EVM: state access, execution, snapshots, time."""
-
-    chain_id: int
-    gas_limit: int
-    call_gas_limit: int
-    call_timeout: float | None
-
-    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult: ...
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult: ...
-    def get_balance(self, address: bytes) -> int: ...
-    def set_balance(self, address: bytes, value: int) -> None: ...
-    def get_nonce(self, address: bytes) -> int: ...
-    def get_code(self, address: bytes) -> bytes: ...
-    def get_storage(self, address: bytes, slot: int) -> int: ...
-    def snapshot(self) -> int: ...
-    def revert(self, snapshot_id: int) -> None: ...
-    def anchor(self) -> contextlib.AbstractContextManager[None]: ...
-    @property
-    def timestamp(self) -> int: ...
-    @property
-    def block_number(self) -> int: ...
-    def sleep(self, seconds: int) -> None: ...
-    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None: ...
-    @property
-    def logs(self) -> list[Log]: ...
-    def reset_time_limit(self) -> None: ...
-    def set_jump_recorder(self, recorder: "JumpRecorder | None") -> None: ...
-    # Optional, looked up with getattr by the engine; a backend without them runs without
-    # coverage (and so without coverage guidance) or without values observed for the dictionary:
-    #   set_coverage(hits: Coverage | None) -> None   record branches and jumps into hits
-    #   set_observer(fn: Callable[[ExecResult], None] | None) -> None   see every call's result
-
-
-# Coverage as the hooks record it: per frame's code, a set of ints. The key is the code's
-# address, or INITCODE + the address being created for a constructor's code. The ints are
-# 2*pc + taken for a JUMPI at pc (taken: 1 when it jumped), and ~dest for a jump to dest.
-Coverage = dict[bytes, set[int]]
-INITCODE = b"initcode:"
-
-
-def account_keys(count: int) -> list[tuple[bytes, bytes]]:
-    """Deterministic (private key, address) pairs for the funded accounts."""
-    pairs = []
-    for i in range(count):
-        private = keccak(b"evmstate account %d" % i)
-        address = keys.PrivateKey(private).public_key.to_canonical_address()
-        pairs.append((private, address))
-    return pairs
-
-
-def contract_address(sender: bytes, nonce: int) -> bytes:
-    """The address of the contract that sender creates with this nonce (CREATE)."""
-    return generate_contract_address(sender, nonce)
-
-
-def _intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
-    """(intrinsic gas, EIP-7623 floor) of a transaction carrying data."""
-    zeros = data.count(0)
-    nonzeros = len(data) - zeros
-    gas = 21_000 + 4 * zeros + 16 * nonzeros
-    if is_create:
-        # EIP-3860's initcode word cost is charged by py-evm's origin computation itself
-        gas += 32_000
-    floor = 21_000 + 10 * (zeros + 4 * nonzeros)
-    return gas, floor
 
 
 class _TimedOut(Exception):
@@ -212,8 +91,6 @@ class _Clock:
         if _cpu_time() > self.deadline:
             raise _TimedOut(_frame(computation))
 
-
-JumpRecorder = Callable[[bytes, int, bool], None]
 
 # JUMP and JUMPI are written out here rather than wrapping py-evm's (eth.vm.logic.flow): one
 # Python call less per jump keeps the hooks' cost in a tight loop small (benchmarks/jumps.py).
@@ -462,83 +339,16 @@ def _account_db_class(base: type) -> type:
     return AccountDB
 
 
-@dataclass
-class _Snapshot:
-    checkpoint: object
-    timestamp: int
-    block_number: int
-    log_count: int
-
-
-class Anchored:
-    """anchor() over a backend's snapshot(), revert() and release()."""
-
-    def snapshot(self) -> int:
-        raise NotImplementedError
-
-    def revert(self, snapshot_id: int) -> None:
-        raise NotImplementedError
-
-    def release(self, snapshot_id: int) -> None:
-        raise NotImplementedError
-
-    @contextlib.contextmanager
-    def anchor(self) -> Iterator[None]:
-        """Run a block and then put the state back as it was, whatever happened in it."""
-        sid = self.snapshot()
-        try:
-            yield
-        finally:
-            self.revert(sid)
-            self.release(sid)
-
-
-class BlockTime(Anchored):
-    """The current block's time and number, moved by chain.sleep() and chain.mine(), over a backend's _set_block()."""
-
-    _timestamp: int
-    _number: int
-
-    def _set_block(self, timestamp: int, number: int) -> None:
-        raise NotImplementedError
-
-    @property
-    def timestamp(self) -> int:
-        return self._timestamp
-
-    @property
-    def block_number(self) -> int:
-        return self._number
-
-    def sleep(self, seconds: int) -> None:
-        if seconds < 0:
-            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
-        self._set_block(self._timestamp + seconds, self._number)
-
-    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
-        if blocks < 0:
-            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
-        if timestamp is not None and timestamp < self._timestamp:
-            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
-        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
-
-
 class PyEVMBackend(BlockTime):
     """An in-process py-evm chain with funded accounts and cheap snapshots."""
 
-    def __init__(
-        self,
-        *,
-        accounts: int = 10,
-        balance: int = 100 * 10**18,
-        evm_version: str = "prague",
-        chain_id: int = 1337,
-        gas_limit: int = 30_000_000,
-        gas_price: int = 0,
-        timestamp: int = 1_700_000_000,
-        call_gas_limit: int = CALL_GAS_LIMIT,
-        call_timeout: float | None = None,
-    ) -> None:
+    capabilities = Capabilities(frames=True, coverage=True, observer=True, time_limit=True, divergence=False)
+
+    def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
+        """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
+        spec = spec if spec is not None else ChainSpec(**options)
+        self.spec = spec
+        evm_version, chain_id, gas_limit, gas_price, timestamp = spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp
         if evm_version not in VMS:
             raise UsageError(f"evm_version {evm_version!r} is not supported by the py-evm backend; use one of {', '.join(VMS)}")
         base_vm = VMS[evm_version]
@@ -550,14 +360,14 @@ class PyEVMBackend(BlockTime):
         self.chain_id = chain_id
         self.gas_limit = gas_limit
         # the gas a call gets unless it asks for less; never more than the block holds
-        self.call_gas_limit = min(call_gas_limit, gas_limit)
-        self.call_timeout = call_timeout or None
+        self.call_gas_limit = min(spec.call_gas_limit, gas_limit)
+        self.call_timeout = spec.call_timeout or None
         self._time_limit = self.call_timeout or math.inf
         self._slowest = 0.0  # the longest a call took to finish since the last reset_time_limit()
         self.gas_price = gas_price
         self.evm_version = evm_version
-        self.account_keys = account_keys(accounts)
-        genesis_state = {addr: {"balance": balance, "nonce": 0, "code": b"", "storage": {}} for _, addr in self.account_keys}
+        self.account_keys = account_keys(spec.accounts)
+        genesis_state = {addr: {"balance": spec.balance, "nonce": 0, "code": b"", "storage": {}} for _, addr in self.account_keys}
         genesis = {
             "difficulty": 0,
             "nonce": b"\0" * 8,
@@ -590,9 +400,7 @@ class PyEVMBackend(BlockTime):
         self._computation = self._state.computation_class
         self._tx_contexts: dict[bytes, object] = {}
         self._logs: list[Log] = []
-        self._snapshots: dict[int, _Snapshot] = {}
-        self._order: list[int] = []  # live snapshot ids, oldest first
-        self._next_id = 0
+        self._init_snapshots()
         self._dirty = True  # changes since the state was last persisted
         self._recorder: JumpRecorder | None = None
         self._hits: Coverage | None = None
@@ -659,43 +467,20 @@ class PyEVMBackend(BlockTime):
 
     # -- snapshots ----------------------------------------------------------
 
-    def snapshot(self) -> int:
-        """Record the current state; revert(id) returns to it as often as needed."""
+    def _mark(self) -> Any:
         if not self._order and self._dirty:
             # Persisting first keeps the journal empty under the outermost snapshot,
             # so snapshot and revert cost nothing per account already in the state.
             self._state.persist()
             self._dirty = False
-        self._next_id += 1
-        sid = self._next_id
-        self._snapshots[sid] = _Snapshot(self._state.snapshot(), self._timestamp, self._number, len(self._logs))
-        self._order.append(sid)
-        return sid
+        return self._state.snapshot()
 
-    def revert(self, snapshot_id: int) -> None:
-        """Return to the state at snapshot(); that snapshot stays usable, later ones are dropped."""
-        snap = self._snapshots.get(snapshot_id)
-        if snap is None:
-            raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
-        while self._order[-1] != snapshot_id:
-            del self._snapshots[self._order.pop()]
-        self._state.revert(snap.checkpoint)
-        snap.checkpoint = self._state.snapshot()
-        del self._logs[snap.log_count :]
-        if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):
-            self._set_block(snap.timestamp, snap.block_number)
+    def _go_back(self, snap: Snapshot) -> None:
+        self._state.revert(snap.mark)
+        snap.mark = self._state.snapshot()
 
-    def release(self, snapshot_id: int) -> None:
-        """Forget a snapshot (and any taken after it) without reverting: the changes stay."""
-        if snapshot_id not in self._snapshots:
-            return
-        while self._order:
-            sid = self._order.pop()
-            snap = self._snapshots.pop(sid)
-            if sid == snapshot_id:
-                self._state.commit(snap.checkpoint)
-                break
-
+    def _released(self, snap: Snapshot) -> None:
+        self._state.commit(snap.mark)
 
     # -- limits -------------------------------------------------------------
 
@@ -838,7 +623,7 @@ class PyEVMBackend(BlockTime):
     def _transact(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None) -> ExecResult:
         state = self._state
         gas, at_cap = self._gas(gas)
-        intrinsic, floor = _intrinsic_gas(data, to is None)
+        intrinsic, floor = intrinsic_gas(data, to is None)
         if gas < max(intrinsic, floor):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
         cost = value + gas * self.gas_price
@@ -880,7 +665,7 @@ class PyEVMBackend(BlockTime):
     def _call(self, sender: bytes, to: bytes, data: bytes, value: int, gas: int | None, static: bool) -> ExecResult:
         state = self._state
         gas, at_cap = self._gas(gas)
-        intrinsic, _ = _intrinsic_gas(data, False)
+        intrinsic, _ = intrinsic_gas(data, False)
         started = _cpu_time()
         if static and not value:
             message = Message(gas=max(gas - intrinsic, 0), to=to, sender=sender, value=0, data=data, code=state.get_code(to), is_static=True)

@@ -26,12 +26,12 @@ What revm 8 (pyrevm's engine) lacks, and what is done instead:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .pyevm import CALL_GAS_LIMIT, BlockTime, ExecResult, Log, _intrinsic_gas, account_keys, contract_address
+from .base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot, account_keys, contract_address, intrinsic_gas
+from .pyevm import PyEVMBackend
 from ..errors import UsageError
 
 try:
@@ -100,46 +100,29 @@ def _halt_message(reason: str) -> str:
     return _HALTS.get(name, reason)
 
 
-@dataclass
-class _Snapshot:
-    undo: int  # length of the undo log
-    timestamp: int
-    block_number: int
-    log_count: int
-
-
 class RevmBackend(BlockTime):
     """An in-process revm chain with the py-evm backend's interface, gas and outcomes."""
 
     # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them
-    reports_frames = False
+    capabilities = Capabilities(frames=False, coverage=False, observer=False, time_limit=False, divergence=False)
 
-    def __init__(
-        self,
-        *,
-        accounts: int = 10,
-        balance: int = 100 * 10**18,
-        evm_version: str = "prague",
-        chain_id: int = 1337,
-        gas_limit: int = 30_000_000,
-        gas_price: int = 0,
-        timestamp: int = 1_700_000_000,
-        call_gas_limit: int = CALL_GAS_LIMIT,
-        call_timeout: float | None = None,
-    ) -> None:
+    def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
+        """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
+        spec = spec if spec is not None else ChainSpec(**options)
+        self.spec = spec
+        evm_version, chain_id, gas_limit, gas_price, timestamp, balance = spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp, spec.balance
         require()
         if evm_version not in SPECS:
             raise UsageError(f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the pyevm backend")
         self.chain_id = chain_id
         self.gas_limit = gas_limit
-        self.call_gas_limit = min(call_gas_limit, gas_limit)
+        self.call_gas_limit = min(spec.call_gas_limit, gas_limit)
         # revm cannot be stopped mid-call: there is no time limit, only the gas cap
         self.call_timeout = None
-        self.configured_call_timeout = call_timeout or None
+        self.configured_call_timeout = spec.call_timeout or None
         self.gas_price = gas_price
         self.evm_version = evm_version
-        self.account_keys = account_keys(accounts)
-        self._genesis = dict(accounts=accounts, balance=balance, evm_version=evm_version, chain_id=chain_id, gas_limit=gas_limit, gas_price=gas_price, timestamp=timestamp)
+        self.account_keys = account_keys(spec.accounts)
         env = pyrevm.Env(cfg=pyrevm.CfgEnv(chain_id=chain_id))
         self._evm = pyrevm.EVM(env=env, gas_limit=gas_limit, spec_id=SPECS[evm_version])
         self._hex: dict[bytes, str] = {}
@@ -151,9 +134,7 @@ class RevmBackend(BlockTime):
         # undo log: ("a", address, old info or None, old code) and ("s", address, slot, old value)
         self._undo: list[tuple[Any, ...]] = []
         self._logs: list[Log] = []
-        self._snapshots: dict[int, _Snapshot] = {}
-        self._order: list[int] = []
-        self._next_id = 0
+        self._init_snapshots()
         self._version = 0  # changes whenever the state or the block does
         self._shadow: Any = None  # a py-evm backend that explains failures
         self.last_writes: tuple[tuple[bytes, int, int], ...] = ()  # (address, slot, value) of the last transaction
@@ -244,25 +225,14 @@ class RevmBackend(BlockTime):
 
     # -- snapshots ----------------------------------------------------------
 
-    def snapshot(self) -> int:
-        """Record the current state; revert(id) returns to it as often as needed."""
-        self._next_id += 1
-        sid = self._next_id
-        self._snapshots[sid] = _Snapshot(len(self._undo), self._timestamp, self._number, len(self._logs))
-        self._order.append(sid)
-        return sid
+    def _mark(self) -> Any:
+        return len(self._undo)
 
-    def revert(self, snapshot_id: int) -> None:
-        """Return to the state at snapshot(); that snapshot stays usable, later ones are dropped."""
-        snap = self._snapshots.get(snapshot_id)
-        if snap is None:
-            raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
-        while self._order[-1] != snapshot_id:
-            del self._snapshots[self._order.pop()]
+    def _go_back(self, snap: Snapshot) -> None:
         undo = self._undo
         order, self._order = self._order, []  # writes below are not logged
         try:
-            while len(undo) > snap.undo:
+            while len(undo) > snap.mark:
                 entry = undo.pop()
                 if entry[0] == "s":
                     self._write_slot(entry[1], entry[2], entry[3])
@@ -270,23 +240,11 @@ class RevmBackend(BlockTime):
                     self._write_info(entry[1], entry[2], entry[3])
         finally:
             self._order = order
-        del self._logs[snap.log_count :]
         self._version += 1
-        if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):
-            self._set_block(snap.timestamp, snap.block_number)
 
-    def release(self, snapshot_id: int) -> None:
-        """Forget a snapshot (and any taken after it) without reverting: the changes stay."""
-        if snapshot_id not in self._snapshots:
-            return
-        while self._order:
-            sid = self._order.pop()
-            del self._snapshots[sid]
-            if sid == snapshot_id:
-                break
+    def _released(self, snap: Snapshot) -> None:
         if not self._order:
             self._undo.clear()
-
 
     # -- limits -------------------------------------------------------------
 
@@ -331,7 +289,7 @@ class RevmBackend(BlockTime):
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
         asked = gas
         gas, at_cap = self._gas(gas)
-        intrinsic, floor = _intrinsic_gas(data, to is None)
+        intrinsic, floor = intrinsic_gas(data, to is None)
         if gas < max(intrinsic, floor):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
         cost = value + gas * self.gas_price
@@ -398,7 +356,7 @@ class RevmBackend(BlockTime):
         """Execute a call and discard every change it made (eth_call)."""
         asked = gas
         gas, at_cap = self._gas(gas)
-        intrinsic, _ = _intrinsic_gas(data, False)
+        intrinsic, _ = intrinsic_gas(data, False)
         if gas < intrinsic:
             # py-evm runs the message with no gas at all: it fails at its first instruction
             if not self.get_code(to):
@@ -535,10 +493,8 @@ class RevmBackend(BlockTime):
         } | {address: (0, 0, b"", dict(slots)) for address, slots in self._storage.items() if slots and address not in self._info}
 
     def _run_on_py_evm(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> ExecResult:
-        from .pyevm import PyEVMBackend
-
         if self._shadow is None:
-            self._shadow = PyEVMBackend(**self._genesis, call_gas_limit=self.call_gas_limit, call_timeout=self.configured_call_timeout)
+            self._shadow = PyEVMBackend(self.spec)
         world = self.state()
         # the state before the call: its own changes undone
         for entry in reversed(undo):

@@ -10,25 +10,33 @@ ShardResults, from which the campaign's progress is built.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import os
 import re
-import shutil
-import socket
-import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
+# Hypothesis draws some values from the constants of every local module loaded: a campaign
+# loads what a run loads (see runner.py)
+from .. import reports  # noqa: F401
 from ..config import Config
-from ..errors import UsageError
-from ..failures import FailureRecord, FailureStore
-from ..engine.events import FailureFound, LoadFailed, MachineFinished, NothingFound, RunStarted
-from ..engine.item import run_item
+from ..contracts.project import Project
+from ..engine import discovery, examples, replay  # noqa: F401
+from ..engine import shrink as minimize  # noqa: F401
+from ..engine.events import (
+    LoadFailed,
+    MachineFinished,
+    NothingFound,
+    RunStarted,
+)
+from ..engine.item import unavailable_contracts
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
-from ..search.session import collector_of
+from ..errors import UsageError
+from ..failures import FailureStore
+from . import parallel
+from .cluster import DaskWorkers
+from .parallel import Pool, WorkerCrashed
+from .shards import Outcome, ProjectBundle, Shard, Workers
+from .workers import Grace, sigint_count
 
 # -- durations ------------------------------------------------------------------------
 
@@ -52,209 +60,10 @@ def parse_duration(text: str) -> float:
     raise UsageError(f"--time {text!r}: give a duration such as 30s, 10m, 1h or 1h30m")
 
 
-# -- shards ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Shard:
-    """One machine or test (key: path::name) run under the campaign's seed and its shard number."""
-
-    key: str
-    index: int
-    seed: int  # the campaign's seed; the shard's own is shard_seed(seed, key, index)
-    overrides: Overrides  # max_examples is the shard's examples
-    budget: float | None  # seconds it may start runs for, from when it starts; None for no limit
-
-    def run(self, state: Any, emit: Callable[[Any], None]) -> "ShardResult":
-        return run_shard(state, self, emit)
-
-
-@dataclass(frozen=True)
-class ShardResult:
-    """How a shard ended: its counts, its result (with the failure, shrunk) and the failure's record."""
-
-    shard: Shard
-    result: MachineFinished
-    record: FailureRecord | None
-    cpu: float  # CPU seconds of the process while it ran
-    worker: str = ""  # host:pid
-    # branches hit, for a campaign's coverage figure: the union over shards is what the
-    # campaign has covered. None until the engine reports coverage.
-    branches: frozenset | None = None
-
-
-_shard_lock = threading.RLock()  # one shard at a time per process: they share its project
-
-
-def run_shard(state: Any, shard: Shard, emit: Callable[[Any], None] | None = None) -> ShardResult:
-    """Run one shard on a loaded project (a parallel.WorkerState); emit gets FailureFound when a failure is found."""
-    with _shard_lock:
-        state.project.activate()
-        item = state.items[shard.key]
-        cpu = time.process_time()
-        stop = None
-        if shard.budget is not None:
-            deadline = time.monotonic() + shard.budget
-            stop = lambda: time.monotonic() >= deadline  # noqa: E731
-        records: list[FailureRecord] = []
-        found = (lambda e: emit(e) if isinstance(e, FailureFound) else None) if emit is not None else (lambda e: None)
-        result = run_item(state.config, state.project, item, shard.overrides, found, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append)
-        # every branch this process reached so far: the campaign's union makes repeats harmless
-        collector = collector_of(state.project)
-        branches = collector.branch_ids() if collector.hits else None
-        return ShardResult(shard, result, records[0] if records else None, time.process_time() - cpu, f"{socket.gethostname()}:{os.getpid()}", branches)
-
-
-# -- a project shipped to machines that do not have it ----------------------------------------
-
-_SKIP = {".evmstate", "__pycache__", ".git", ".hypothesis", ".venv"}
-MAX_BUNDLE = 64 * 2**20
-
-
-@dataclass(frozen=True)
-class ProjectBundle:
-    """A project's files (evmstate.toml, contracts, machines, search paths), to run it on machines that do not have it.
-
-    open() writes them once per machine under the temporary folder, keyed by their hash, and
-    loads the project from there with the config the campaign was started with.
-    """
-
-    config: Config
-    files: tuple[tuple[str, bytes], ...]
-    paths: tuple[str, ...]  # PATHS, relative to the root
-    keyword: str | None
-    modules: tuple[str, ...]
-    digest: str
-
-    @classmethod
-    def of(cls, config: Config, paths: tuple[str, ...], keyword: str | None, modules: tuple[str, ...] = ()) -> "ProjectBundle":
-        root = config.root.resolve()
-        folders = [config.contracts_dir, config.machines_dir, *config.search_paths]
-        relative = []
-        for raw in paths:
-            text, sep, selector = raw.partition("::")
-            p = (Path.cwd() / text).resolve()
-            try:
-                rel = p.relative_to(root)
-            except ValueError:
-                raise UsageError(f"{raw}: with --cluster, machine files must be inside the project folder ({root}), which is sent to the workers") from None
-            folders.append(p)
-            relative.append(rel.as_posix() + sep + selector)
-        found: dict[str, bytes] = {}
-        if config.path is not None and config.path.is_file():
-            found[config.path.name] = config.path.read_bytes()
-        size = 0
-        for folder in folders:
-            folder = folder.resolve()
-            candidates = [folder] if folder.is_file() else sorted(folder.rglob("*")) if folder.is_dir() else []
-            for f in candidates:
-                if not f.is_file() or any(part in _SKIP for part in f.relative_to(root).parts if f.is_relative_to(root)):
-                    continue
-                if not f.is_relative_to(root):
-                    raise UsageError(f"{f}: with --cluster, every file the project uses must be inside the project folder ({root}); move it there")
-                rel = f.relative_to(root).as_posix()
-                if rel not in found:
-                    found[rel] = f.read_bytes()
-                    size += len(found[rel])
-        if size > MAX_BUNDLE:
-            raise UsageError(f"the project's files add up to {size // 2**20} MiB, more than the {MAX_BUNDLE // 2**20} MiB sent to a cluster's workers")
-        files = tuple(sorted(found.items()))
-        h = hashlib.sha256()
-        for name, data in files:
-            h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-        return cls(config, files, tuple(relative), keyword, modules, h.hexdigest()[:20])
-
-    def materialize(self, base: Path | None = None) -> Path:
-        """The folder holding the project's files on this machine, written on first use."""
-        base = base or Path(tempfile.gettempdir()) / "evmstate-projects"
-        target = base / self.digest
-        if target.is_dir():
-            return target
-        base.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=base, prefix=f".{self.digest}-"))
-        for name, data in self.files:
-            path = staging / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        try:
-            os.rename(staging, target)
-        except OSError:  # another process got there first: its copy is the same
-            shutil.rmtree(staging, ignore_errors=True)
-        return target
-
-    def open(self) -> Any:
-        from .parallel import ProjectSource
-
-        root = self.materialize()
-        config = dataclasses.replace(self.config, root=root, path=root / self.config.path.name if self.config.path is not None else None)
-        paths = tuple(str(root / p) for p in self.paths)
-        return ProjectSource(config, paths, self.keyword, self.modules).open()
-
-
-def run_bundle_shard(bundle: ProjectBundle, shard: Shard) -> ShardResult:
-    """A shard as a cluster runs it: the project loaded from its bundle, once per process.
-
-    It runs in the project's folder, so that failures name files as they would where the
-    campaign was started (from the project's root), and get the same ids.
-    """
-    import warnings
-
-    # a Dask worker's own threads use the random module while a strategy draws, which
-    # Hypothesis would take for the strategy's doing
-    warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies")
-    with _shard_lock:
-        state = bundle.open()
-        previous = os.getcwd()
-        os.chdir(state.config.root)
-        try:
-            return run_shard(state, shard)
-        finally:
-            os.chdir(previous)
-
-
-# -- workers --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What came back for a shard: done (with its result), refused (a definition error), interrupted or crashed."""
-
-    kind: str
-    shard: Shard
-    result: ShardResult | None = None
-    message: str = ""
-
-
-class Workers(Protocol):
-    """Where shards run: local processes or a Dask cluster."""
-
-    description: str
-
-    def free(self) -> int:
-        """How many more shards it can start now."""
-
-    def submit(self, shard: Shard) -> None: ...
-
-    def collect(self, timeout: float) -> list[Outcome]:
-        """The shards that ended within timeout."""
-
-    def running(self) -> int: ...
-
-    def interrupt(self) -> None:
-        """Stop the shards running (Ctrl-C): each ends as Ctrl-C ends it in one process, where it can."""
-
-    def retire(self, key: str) -> None:
-        """Stop the running shards of a machine that failed, except those shrinking a failure of their own."""
-
-    def close(self) -> None: ...
-
-
 class LocalWorkers:
     """Spawned processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
 
     def __init__(self, source: Any, workers: int) -> None:
-        from .parallel import Pool
-
         self.pool = Pool(source, workers)
         self.description = f"{workers} local worker{'s' if workers != 1 else ''}"
         self.shrinking: set[int] = set()  # workers whose shard found a failure
@@ -266,8 +75,6 @@ class LocalWorkers:
         self.pool.send(self.pool.idle()[0], shard)
 
     def collect(self, timeout: float) -> list[Outcome]:
-        from .parallel import WorkerCrashed
-
         out = []
         for m, task in self.pool.receive(timeout):
             if m.kind == "crashed":
@@ -386,18 +193,8 @@ class CampaignOptions:
     cluster: str | None = None  # a Dask scheduler's address
 
 
-# a Ctrl-C'd shard that has not answered after this long is ended with its process
-GRACE = 15.0
-
-
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
-    from ..engine import discovery, examples, shrink as minimize, replay
-    from . import parallel
-    from .. import reports  # noqa: F401  (see runner.run)
-    from ..contracts.project import Project
-    from ..engine.item import unavailable_contracts
-
     keep_hypothesis_storage(config)
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed))
@@ -417,7 +214,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], 
         emit(err)
     keys = [parallel.item_id(i) for i in found.items]
     started = time.monotonic()
-    with parallel.sigint_count() as sigints:
+    with sigint_count() as sigints:
         if workers is None:
             workers = open_workers(config, options)
         try:
@@ -432,11 +229,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], 
 
 
 def open_workers(config: Config, options: CampaignOptions) -> Workers:
-    from . import parallel
-
     if options.cluster is not None:
-        from .cluster import DaskWorkers
-
         return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, parallel.loaded_modules()))
     source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules())
     return LocalWorkers(source, options.workers)
@@ -452,7 +245,12 @@ def _drive(
     live = list(keys)  # still fuzzed: not failed, not in error
     saved: set[str] = set()
     last_progress = 0.0
-    interrupted_at: float | None = None
+
+    def stop() -> None:
+        summary.interrupted = True
+        workers.interrupt()
+
+    grace = Grace(sigints, stop)
 
     def progress() -> None:
         emit(
@@ -469,15 +267,10 @@ def _drive(
         )
 
     while True:
+        interrupted = grace.check()
         now = time.monotonic()
-        if sigints[0] and interrupted_at is None:
-            interrupted_at = now
-            summary.interrupted = True
-            workers.interrupt()
-        if sigints[0] > 1 or (interrupted_at is not None and now - interrupted_at > GRACE):
-            raise KeyboardInterrupt
         time_left = deadline - now if deadline is not None else None
-        accepting = bool(live) and interrupted_at is None and (time_left is None or time_left > 0)
+        accepting = bool(live) and not interrupted and (time_left is None or time_left > 0)
         if accepting:
             while live and workers.free() > 0:
                 key = min(live, key=lambda k: (submitted[k], keys.index(k)))

@@ -14,8 +14,9 @@ import traceback
 import uuid
 from typing import Any
 
-from .campaign import Outcome, ProjectBundle, Shard, run_bundle_shard
 from ..errors import MachineDefinitionError, UsageError
+from .parallel import WorkerCrashed
+from .shards import Outcome, ProjectBundle, Shard, run_bundle_shard
 
 
 def _import_distributed() -> Any:
@@ -77,8 +78,6 @@ class DaskWorkers:
                     except MachineDefinitionError as e:
                         out.append(Outcome("refused", shard, None, str(e)))
                     except Exception:
-                        from .parallel import WorkerCrashed
-
                         raise WorkerCrashed(f"the shard {shard.key} #{shard.index} failed on the cluster:\n{traceback.format_exc()}") from None
             if out or time.monotonic() >= end:
                 return out

@@ -26,17 +26,27 @@ from typing import Any, Callable, Iterator
 
 from .. import calls
 from ..config import Config
-from ..engine.discovery import Item, discover
-from ..errors import MachineDefinitionError, UsageError
-from ..failures import FailureRecord, FailureStore
 from ..contracts.project import Project
-from ..engine.events import ExampleFinished, FailureFound, FilterStats, LoadFailed, MachineFinished, MachineStarted, RuleStats, ShrinkProgress
+from ..engine.discovery import Item, discover
+from ..engine.events import (
+    ExampleFinished,
+    FailureFound,
+    FilterStats,
+    LoadFailed,
+    MachineFinished,
+    MachineStarted,
+    RuleStats,
+    ShrinkProgress,
+)
 from ..engine.item import run_item
 from ..engine.settings import Overrides, keep_hypothesis_storage
 from ..engine.summary import RunOptions, RunSummary
+from ..engine.trace import GasStats
+from ..errors import MachineDefinitionError, UsageError
+from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
-from ..engine.trace import GasStats
+from .workers import Grace, sigint_count
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
 
@@ -330,26 +340,6 @@ class Pool:
             q.cancel_join_thread()
 
 
-@contextlib.contextmanager
-def sigint_count() -> Iterator[list[int]]:
-    """While inside, a first Ctrl-C only counts (in the list's one element), for the caller to act on; a second raises KeyboardInterrupt."""
-    count = [0]
-    if threading.current_thread() is not threading.main_thread():
-        yield count
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        count[0] += 1
-        if count[0] > 1:
-            raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield count
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 # -- shards of one item, merged ---------------------------------------------------------
 
 
@@ -551,19 +541,16 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
 
 
 # a Ctrl-C'd task that has not answered after this long is ended with its process
-GRACE = 15.0
-
-
 def drive(pool: Pool, pending: deque, board: Board, sigints: list[int]) -> bool:
     """Hand tasks to idle workers and feed what they say to the board; True when Ctrl-C stopped it."""
-    interrupted_at: float | None = None
+
+    def stop() -> None:
+        pending.clear()
+        pool.interrupt()
+
+    grace = Grace(sigints, stop)
     while True:
-        if sigints[0] and interrupted_at is None:
-            interrupted_at = time.monotonic()
-            pending.clear()
-            pool.interrupt()
-        if sigints[0] > 1 or (interrupted_at is not None and time.monotonic() - interrupted_at > GRACE):
-            raise KeyboardInterrupt
+        grace.check()
         for worker in pool.idle():
             while pending and not board.wanted(pending[0]):
                 pending.popleft()
@@ -573,7 +560,7 @@ def drive(pool: Pool, pending: deque, board: Board, sigints: list[int]) -> bool:
         while pending and not board.wanted(pending[0]):
             pending.popleft()
         if not pending and not pool.busy:
-            return interrupted_at is not None
+            return grace.interrupted
         for m, task in pool.receive(0.1):
             if m.kind == "event":
                 board.event(task, m.payload)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ..evm.pyevm import INITCODE
+from ..evm.base import INITCODE
 
 if TYPE_CHECKING:
     from ..compiler import Artifact

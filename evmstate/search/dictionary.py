@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from .coverage import JUMP, JUMPI, JUMPDEST, instructions
 
 if TYPE_CHECKING:
-    from ..evm.pyevm import ExecResult
+    from ..evm.base import ExecResult
     from ..compiler import Artifact
 
 # integer literals in Vyper source: decimal (with _ separators), hex, binary and octal

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.scale.campaign import CampaignOptions, CampaignProgress, Outcome, fuzz, parse_duration, run_shard
+from evmstate.scale.campaign import CampaignOptions, CampaignProgress, fuzz, parse_duration
+from evmstate.scale.shards import Outcome, run_shard
 from evmstate.errors import UsageError
 from evmstate.scale.parallel import ProjectSource
 from evmstate.runner import Overrides

@@ -11,7 +11,7 @@ from eth_keys import keys
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
-from evmstate.evm.pyevm import Backend
+from evmstate.evm.base import Backend
 from evmstate.evm.pyevm import PyEVMBackend
 
 

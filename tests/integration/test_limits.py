@@ -12,7 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import CallTimeout, Project, UsageError, VirtualMachineError, reverts
 from evmstate import config as config_mod
-from evmstate.evm.pyevm import CALL_GAS_LIMIT, PyEVMBackend
+from evmstate.evm.base import CALL_GAS_LIMIT
+from evmstate.evm.pyevm import PyEVMBackend
 from evmstate.config import ChainConfig, Config, FuzzConfig
 from evmstate.reports import failure_text
 from evmstate.runner import Overrides, RunOptions, run

@@ -18,7 +18,7 @@ pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python (wheel
 
 from evmstate import Project, TransactionReverted, reverts  # noqa: E402
 from evmstate.contracts.abi import encode_values  # noqa: E402
-from evmstate.evm.pyevm import Backend, ExecResult, account_keys  # noqa: E402
+from evmstate.evm.base import Backend, ExecResult, account_keys  # noqa: E402
 from evmstate.evm.check import CheckedBackend  # noqa: E402
 from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.contracts.revert import complete  # noqa: E402

@@ -11,7 +11,7 @@ from evmstate.evm import revm as revm_mod
 from evmstate.evm.pyevm import PyEVMBackend
 from evmstate.config import BackendConfig, Config
 from evmstate.errors import ConfigError, UsageError
-from evmstate.contracts.project import make_backend
+from evmstate.evm.factory import make_backend
 
 
 def load(tmp_path: Path, text: str) -> Config:

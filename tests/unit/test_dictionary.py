@@ -70,7 +70,7 @@ def test_bounds_hold_for_dictionary_values():
 
 
 def test_observed_values_and_produced_addresses_last_one_run():
-    from evmstate.evm.pyevm import ExecResult
+    from evmstate.evm.base import ExecResult
 
     d = known(1.0)
     produced = 0xD13311AED2C5BF3621611C3C77C14B7DCF13B64F

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from evmstate.evm.pyevm import Log
+from evmstate.evm.base import Log
 from evmstate.contracts.events import _EventSpec
 
 WORD_TYPES = ["uint8", "uint256", "int16", "int256", "address", "bool"]

@@ -1,0 +1,43 @@
+"""What the contract layer needs from a project, and the project in force.
+
+Contracts, receipts and explained reverts need a project's backend, accounts, artifacts and
+event decoder, not the Project class itself (which sits above them and builds them): they see
+it through ProjectLike. The project in force is the one strategies draw accounts from and
+reverts are explained by when no contract names its own: the last one loaded, until then.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import UsageError
+from ..hooks import Current
+
+if TYPE_CHECKING:
+    from ..compiler import Artifact
+    from ..evm.base import Backend
+
+
+class ProjectLike(Protocol):
+    """A loaded project as the contract layer sees it."""
+
+    backend: Backend
+    accounts: Any  # the funded Accounts (accounts.py builds on this module)
+    artifacts: dict[str, Artifact]
+    event_decoder: Any
+    fast_getters: bool
+
+    def artifact_at(self, raw_address: bytes) -> Artifact | None: ...
+
+    def register(self, raw_address: bytes, artifact: Artifact) -> None: ...
+
+
+current_project = Current()  # ProjectLike
+
+
+def active() -> ProjectLike:
+    """The project whose accounts strategies draw from."""
+    project = current_project.get()
+    if project is None:
+        raise UsageError("no evmstate project is loaded: strategies that draw accounts need one. Run through `evmstate run`, or call evmstate.Project.load() first.")
+    return project

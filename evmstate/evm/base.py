@@ -1,0 +1,302 @@
+"""What every EVM backend is and shares: the Backend protocol and its declared capabilities, the
+results calls return, the chain they start from, and the book-keeping of snapshots and block time.
+
+Imports py-evm only for the address a CREATE makes; the backends themselves are pyevm.py (py-evm),
+revm.py (pyrevm) and check.py (both in lockstep).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+
+from eth._utils.address import generate_contract_address
+from eth_keys import keys
+from eth_utils import keccak
+
+from ..errors import UsageError
+
+JumpRecorder = Callable[[bytes, int, bool], None]
+
+ZERO_ADDRESS = b"\0" * 20
+# EIP-7825's per-transaction gas cap: the default gas of every call
+CALL_GAS_LIMIT = 2**24
+# Once a call has timed out, later calls get this many times the slowest call that finished
+# (at least SHORT_LIMIT_FLOOR seconds, at most the configured limit): shrinking re-runs the
+# failing program many times, and each re-run of a runaway call would otherwise cost the full limit.
+SHORT_LIMIT_FACTOR = 10
+SHORT_LIMIT_FLOOR = 0.1
+
+
+@dataclass(frozen=True)
+class Log:
+    """One log entry: emitting address, topics as ints, data."""
+
+    address: bytes
+    topics: tuple[int, ...]
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One failed call frame: what code ran, where it stopped, and the last jump it took."""
+
+    address: bytes | None  # the address whose code ran (None for initcode)
+    pc: int  # the failing instruction (REVERT, or where the VM error struck)
+    jump_pc: int | None  # the last JUMPI taken before it: a shared REVERT says nothing, the jump to it does
+    code: bytes  # the code that ran (initcode for a create)
+    is_create: bool = False
+
+
+@dataclass(frozen=True)
+class Timeout:
+    """A call stopped by the wall-clock limit: the limit applied and the configured one."""
+
+    limit: float
+    configured: float
+    elapsed: float
+
+    @property
+    def shortened(self) -> bool:
+        return self.limit < self.configured
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one call or transaction did."""
+
+    success: bool
+    output: bytes  # return data, or revert data when the call reverted
+    gas_used: int
+    logs: tuple[Log, ...] = ()
+    error: str | None = None  # None on success; "revert", "timeout", or the VM error's description
+    contract_address: bytes | None = None
+    # where execution failed, in the innermost frame that failed the same way: the code's address and the pc
+    error_address: bytes | None = None
+    error_pc: int | None = None
+    # the failed frames that passed the same failure up, outermost first
+    frames: tuple[Frame, ...] = ()
+    gas_limit: int = 0  # the gas the call was given
+    at_gas_cap: bool = False  # the gas was the per-call cap, not chosen by the caller
+    out_of_gas: bool = False
+    timeout: Timeout | None = None  # set when error == "timeout"; nothing the call did was kept
+    # (address, slot, value) of every storage write and read the call ran, in order, reverted
+    # frames included; empty unless an observer is set (set_observer) and the backend records them
+    storage_writes: tuple[tuple[bytes, int, int], ...] = ()
+    storage_reads: tuple[tuple[bytes, int, int], ...] = ()
+    # for a failure without frames (a backend without per-opcode hooks): runs the call again where
+    # frames are kept and returns that result; None once the state has moved on
+    explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do beyond running calls, declared by each backend: what the layers above may ask of it."""
+
+    frames: bool  # failed calls carry their frames (pc, last jump): reverts are explained to the source line
+    coverage: bool  # per-opcode hooks: set_coverage() records branches and jumps
+    observer: bool  # set_observer(): every call's result with the storage it read and wrote
+    time_limit: bool  # calls are stopped at the per-call CPU time limit ([fuzz] call_timeout)
+    divergence: bool  # two backends in lockstep: divergence is the first difference, calls counts calls
+
+
+@dataclass(frozen=True)
+class ChainSpec:
+    """The chain a backend starts from, as evmstate.toml describes it: the same for every backend."""
+
+    accounts: int = 10
+    balance: int = 100 * 10**18
+    evm_version: str = "prague"
+    chain_id: int = 1337
+    gas_limit: int = 30_000_000
+    gas_price: int = 0
+    timestamp: int = 1_700_000_000
+    call_gas_limit: int = CALL_GAS_LIMIT
+    call_timeout: float | None = None
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What the layers above need from an EVM: state access, execution, snapshots, time.
+
+    What a backend can do beyond that is in its capabilities; set_coverage() and set_observer()
+    are there only when capabilities.coverage and capabilities.observer say so.
+    """
+
+    capabilities: Capabilities
+    chain_id: int
+    gas_limit: int
+    call_gas_limit: int
+    call_timeout: float | None
+    account_keys: list[tuple[bytes, bytes]]
+    divergence: Any  # the first difference between two backends (capabilities.divergence), else None
+    calls: int  # calls made, counted by a backend with capabilities.divergence; 0 otherwise
+
+    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult: ...
+    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult: ...
+    def get_balance(self, address: bytes) -> int: ...
+    def set_balance(self, address: bytes, value: int) -> None: ...
+    def get_nonce(self, address: bytes) -> int: ...
+    def get_code(self, address: bytes) -> bytes: ...
+    def get_storage(self, address: bytes, slot: int) -> int: ...
+    def snapshot(self) -> int: ...
+    def revert(self, snapshot_id: int) -> None: ...
+    def release(self, snapshot_id: int) -> None: ...
+    def anchor(self) -> contextlib.AbstractContextManager[None]: ...
+    @property
+    def timestamp(self) -> int: ...
+    @property
+    def block_number(self) -> int: ...
+    def sleep(self, seconds: int) -> None: ...
+    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None: ...
+    @property
+    def logs(self) -> list[Log]: ...
+    def reset_time_limit(self) -> None: ...
+    def set_jump_recorder(self, recorder: JumpRecorder | None) -> None: ...
+
+
+# Coverage as the hooks record it: per frame's code, a set of ints. The key is the code's
+# address, or INITCODE + the address being created for a constructor's code. The ints are
+# 2*pc + taken for a JUMPI at pc (taken: 1 when it jumped), and ~dest for a jump to dest.
+Coverage = dict[bytes, set[int]]
+INITCODE = b"initcode:"
+
+
+def account_keys(count: int) -> list[tuple[bytes, bytes]]:
+    """Deterministic (private key, address) pairs for the funded accounts."""
+    pairs = []
+    for i in range(count):
+        private = keccak(b"evmstate account %d" % i)
+        address = keys.PrivateKey(private).public_key.to_canonical_address()
+        pairs.append((private, address))
+    return pairs
+
+
+def contract_address(sender: bytes, nonce: int) -> bytes:
+    """The address of the contract that sender creates with this nonce (CREATE)."""
+    return generate_contract_address(sender, nonce)
+
+
+def intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
+    """(intrinsic gas, EIP-7623 floor) of a transaction carrying data."""
+    zeros = data.count(0)
+    nonzeros = len(data) - zeros
+    gas = 21_000 + 4 * zeros + 16 * nonzeros
+    if is_create:
+        # EIP-3860's initcode word cost is charged by py-evm's origin computation itself
+        gas += 32_000
+    floor = 21_000 + 10 * (zeros + 4 * nonzeros)
+    return gas, floor
+
+
+
+
+@dataclass
+class Snapshot:
+    """One snapshot: the backend's own mark of its state (a journal checkpoint, an undo log's length), the block and the logs."""
+
+    mark: Any
+    timestamp: int
+    block_number: int
+    log_count: int
+
+
+class Snapshots:
+    """snapshot(), revert(), release() and anchor(), over a backend's own marks: the book-keeping every backend shares.
+
+    A backend gives _mark() (its state now), _go_back(snap) (its state as at snap.mark) and
+    _released(snap) (snap, the oldest of those released, is forgotten and its changes kept).
+    """
+
+    _logs: list[Log]
+    _timestamp: int
+    _number: int
+
+    def _init_snapshots(self) -> None:
+        self._snapshots: dict[int, Snapshot] = {}
+        self._order: list[int] = []  # live snapshot ids, oldest first
+        self._next_id = 0
+
+    def _mark(self) -> Any:
+        raise NotImplementedError
+
+    def _go_back(self, snap: Snapshot) -> None:
+        raise NotImplementedError
+
+    def _released(self, snap: Snapshot) -> None:
+        raise NotImplementedError
+
+    def _set_block(self, timestamp: int, number: int) -> None:
+        raise NotImplementedError
+
+    def snapshot(self) -> int:
+        """Record the current state; revert(id) returns to it as often as needed."""
+        mark = self._mark()
+        self._next_id += 1
+        sid = self._next_id
+        self._snapshots[sid] = Snapshot(mark, self._timestamp, self._number, len(self._logs))
+        self._order.append(sid)
+        return sid
+
+    def revert(self, snapshot_id: int) -> None:
+        """Return to the state at snapshot(); that snapshot stays usable, later ones are dropped."""
+        snap = self._snapshots.get(snapshot_id)
+        if snap is None:
+            raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
+        while self._order[-1] != snapshot_id:
+            del self._snapshots[self._order.pop()]
+        self._go_back(snap)
+        del self._logs[snap.log_count :]
+        if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):
+            self._set_block(snap.timestamp, snap.block_number)
+
+    def release(self, snapshot_id: int) -> None:
+        """Forget a snapshot (and any taken after it) without reverting: the changes stay."""
+        if snapshot_id not in self._snapshots:
+            return
+        while self._order:
+            sid = self._order.pop()
+            snap = self._snapshots.pop(sid)
+            if sid == snapshot_id:
+                self._released(snap)
+                break
+
+    @contextlib.contextmanager
+    def anchor(self) -> Iterator[None]:
+        """Run a block and then put the state back as it was, whatever happened in it."""
+        sid = self.snapshot()
+        try:
+            yield
+        finally:
+            self.revert(sid)
+            self.release(sid)
+
+
+class BlockTime(Snapshots):
+    """The current block's time and number, moved by chain.sleep() and chain.mine(), over a backend's _set_block()."""
+
+    # declared by every backend (see Backend)
+    capabilities: Capabilities
+    divergence: Any = None
+    calls = 0
+
+    @property
+    def timestamp(self) -> int:
+        return self._timestamp
+
+    @property
+    def block_number(self) -> int:
+        return self._number
+
+    def sleep(self, seconds: int) -> None:
+        if seconds < 0:
+            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
+        self._set_block(self._timestamp + seconds, self._number)
+
+    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
+        if blocks < 0:
+            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
+        if timestamp is not None and timestamp < self._timestamp:
+            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
+        self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)

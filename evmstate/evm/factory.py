@@ -1,0 +1,38 @@
+"""The backend evmstate.toml asks for, built from one ChainSpec."""
+
+from __future__ import annotations
+
+from ..config import Config
+from .base import Backend, ChainSpec
+from .pyevm import PyEVMBackend
+
+
+def chain_spec(config: Config) -> ChainSpec:
+    """The chain every backend of this project starts from: [accounts], [chain], [compiler] evm_version, [fuzz] limits."""
+    return ChainSpec(
+        accounts=config.accounts.count,
+        balance=config.accounts.balance,
+        evm_version=config.compiler.evm_version,
+        chain_id=config.chain.chain_id,
+        gas_limit=config.chain.gas_limit,
+        gas_price=config.chain.gas_price,
+        timestamp=config.chain.timestamp,
+        call_gas_limit=config.fuzz.call_gas_limit,
+        call_timeout=config.fuzz.call_timeout,
+    )
+
+
+def make_backend(config: Config) -> Backend:
+    """The backend [backend] asks for: py-evm, revm, or both in lockstep when check is on."""
+    spec = chain_spec(config)
+    # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for
+    if config.backend.check:
+        from .check import CheckedBackend
+        from .revm import RevmBackend
+
+        return CheckedBackend(RevmBackend(spec), PyEVMBackend(spec))
+    if config.backend.name == "revm":
+        from .revm import RevmBackend
+
+        return RevmBackend(spec)
+    return PyEVMBackend(spec)

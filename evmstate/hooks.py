@@ -1,0 +1,70 @@
+"""The process-global hooks, all of one of two shapes.
+
+Listeners: callables told about each event of a kind, in the order they were added; `if
+listeners:` is the cheap check a hot path makes before building anything to tell (as
+Hypothesis's observability does). Current: the one value in force for the whole process (the
+project strategies draw accounts from, the dictionary draws mix values from, the last call the
+contract layer made), set for a block with using().
+
+Ground floor: imports nothing of evmstate's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator
+
+
+class Listeners:
+    """Callables told about each value of a kind, in the order they were added."""
+
+    def __init__(self) -> None:
+        self._items: list[Callable[[Any], None]] = []
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def add(self, listener: Callable[[Any], None]) -> None:
+        self._items.append(listener)
+
+    def remove(self, listener: Callable[[Any], None]) -> None:
+        self._items.remove(listener)
+
+    @contextlib.contextmanager
+    def listening(self, listener: Callable[[Any], None]) -> Iterator[None]:
+        """listener is told about each value while inside."""
+        self.add(listener)
+        try:
+            yield
+        finally:
+            self.remove(listener)
+
+    def notify(self, value: Any) -> None:
+        """Tell every listener, in order (a listener added or removed meanwhile counts from the next value)."""
+        for listener in list(self._items):
+            listener(value)
+
+
+class Current:
+    """The one value in force for the whole process, or None."""
+
+    def __init__(self) -> None:
+        self.value: Any = None
+
+    def get(self) -> Any:
+        return self.value
+
+    def set(self, value: Any) -> None:
+        self.value = value
+
+    @contextlib.contextmanager
+    def using(self, value: Any) -> Iterator[None]:
+        """value is in force while inside; the one before, after."""
+        previous, self.value = self.value, value
+        try:
+            yield
+        finally:
+            self.value = previous
