@@ -84,7 +84,7 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
         summary.load_errors.append(err)
         emit(err)
     if options.coverage:
-        if not callable(getattr(project.backend, "set_coverage", None)):
+        if not project.backend.capabilities.coverage:
             raise UsageError("coverage needs per-opcode hooks, which only the pyevm backend has (not revm, nor --backend-check); run with --backend pyevm")
         collector = collector_of(project)
         collector.wanted = True

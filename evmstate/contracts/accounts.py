@@ -128,7 +128,7 @@ class Accounts(Sequence[Account]):
     """The funded accounts, indexable like a list; accounts[0] deploys by default."""
 
     def __init__(self, backend: "Backend", addresses: Sequence[bytes]) -> None:
-        known = {address: private for private, address in getattr(backend, "account_keys", ())}
+        known = {address: private for private, address in backend.account_keys}
         self._items = [Account(a, i, backend, known.get(a)) for i, a in enumerate(addresses)]
         self._by_raw = {a.raw_address: a for a in self._items}
 

@@ -172,7 +172,7 @@ class Program:
         """Run one step: the rule with its arguments, its results into bundles, then the invariants."""
         run = self.run
         kwargs, shown, raw = drawn if drawn is not None else self.arguments(self.data.draw, r)
-        step = Step(r.name, shown, values=raw, first_call=getattr(run.backend, "calls", 0))
+        step = Step(r.name, shown, values=raw, first_call=run.backend.calls)
         self.steps.append(step)
         rs = run.stats[r.name]
         rs.calls += 1
@@ -379,7 +379,7 @@ class MachineRun:
             self.examples.commit(self.examples.outcome)  # the last run replayed the reported failure
         failure = self.machine_failure(exc, self.state.last_steps)
         failure = self.finish_shrinking(failure, exc)
-        if not getattr(self.backend, "reports_frames", True):
+        if not self.backend.capabilities.frames:
             failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
         return with_trace(failure, lambda: self.trace(failure, exc))
 

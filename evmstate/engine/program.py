@@ -60,7 +60,7 @@ def index_strategy(n: int) -> st.SearchStrategy[int]:
 
 
 def stop_if_diverged(backend: Any, steps: list[Step]) -> None:
-    divergence = getattr(backend, "divergence", None)
+    divergence = backend.divergence
     if divergence is not None:
         raise Diverged(divergence, steps)
 

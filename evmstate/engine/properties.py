@@ -192,11 +192,11 @@ class PropertyRun:
             status, error = "error", str(exc)
         finally:
             self.life.exit()
-        divergence = getattr(project.backend, "divergence", None)
+        divergence = project.backend.divergence
         if divergence is not None:
             status = "failed"
             failure = divergence_failure(name, path, project, Diverged(divergence, []))
-        elif failure is not None and not getattr(project.backend, "reports_frames", True):
+        elif failure is not None and not project.backend.capabilities.frames:
             failure = test_explained_on_py_evm(self.fn, project, failure)
         statistics = {**self.statistics(failure), **self.search.statistics()}
         state = self.state

@@ -74,8 +74,8 @@ class Search:
         self.options = options
         self.backend = backend = project.backend
         self.collector = collector_of(project)
-        self.covering = options.coverage and callable(getattr(backend, "set_coverage", None))
-        self.observing = callable(getattr(backend, "set_observer", None))
+        self.covering = options.coverage and backend.capabilities.coverage
+        self.observing = backend.capabilities.observer
         self.hits: dict[bytes, set[int]] = {}
         self.seen: dict[Identity, set[int]] = {}  # this item's own coverage, for guidance
         self.branches = 0  # branch outcomes this item reached (those the report counts)
