@@ -179,7 +179,7 @@ def replay(failure_id: str | None, last: bool) -> None:
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
     cfg = config_mod.load()
-    store = FailureStore(cfg.state_dir / "failures")
+    store = FailureStore.of(cfg)
     record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
     console = _console()
     console.print(f"replaying {record.id}: {record.path}::{record.name}")
@@ -222,7 +222,7 @@ def failures(ctx: click.Context, check: bool) -> None:
     from evmstate.engine.replay import changed_sources, check as check_record, current_inputs
 
     cfg = config_mod.load()
-    store = FailureStore(cfg.state_dir / "failures")
+    store = FailureStore.of(cfg)
     console = _console()
     ids = store.ids()
     if not ids:
@@ -256,7 +256,7 @@ def failures_rm(failure_id: str | None, all_: bool) -> None:
 
     if (failure_id is not None) == all_:
         raise click.UsageError("give a failure id or --all")
-    store = FailureStore(config_mod.load().state_dir / "failures")
+    store = FailureStore.of(config_mod.load())
     if all_:
         _console().print(f"removed {store.remove_all()} failures")
     else:
@@ -272,7 +272,7 @@ def failures_prune(unreplayable: bool, dry_run: bool) -> None:
     from evmstate.engine.replay import check as check_record
 
     cfg = config_mod.load()
-    store = FailureStore(cfg.state_dir / "failures")
+    store = FailureStore.of(cfg)
     console = _console()
     removed = kept = 0
     for rid in store.ids():

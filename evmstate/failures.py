@@ -16,6 +16,7 @@ from typing import Any
 
 from .contracts.accounts import Account
 from .contracts.address import checksum
+from .config import Config
 from .errors import FailureRecordError
 
 FORMAT = 1
@@ -195,6 +196,11 @@ class FailureStore:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+
+    @classmethod
+    def of(cls, config: Config) -> FailureStore:
+        """The project's store: .evmstate/failures under its state folder."""
+        return cls(config.state_dir / "failures")
 
     def path_of(self, record_id: str) -> Path:
         return self.folder / f"{record_id}.json"

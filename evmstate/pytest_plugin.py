@@ -33,6 +33,7 @@ from .engine.machines import run_machine
 from .engine.properties import isolate_examples, property_failure
 from .engine.records import save_failure
 from .engine.settings import build_settings, keep_hypothesis_storage, run_seed
+from .reports import result_text
 from .runner import Overrides
 
 _CONFIG = pytest.StashKey["config_mod.Config | None"]()
@@ -245,8 +246,6 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
         if result.status == "error":
             pytest.fail(result.error or "machine error", pytrace=False)
         if result.failure is not None:
-            from .reports import result_text
-
             result = save_failure(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed)
             pytest.fail(result_text(result), pytrace=False)
 
@@ -336,8 +335,6 @@ class MachineItem(pytest.Item):
                 raise MachineError(str(e)) from None
 
     def runtest(self) -> None:
-        from .reports import result_text
-
         project = _project(self.config)
         result = run_item(project.config, project, self.item, Overrides(), lambda e: None, seed=_session_seed(self.config), capture=_capture(self.config))
         if result.status == "error":

@@ -11,6 +11,7 @@ from xml.etree import ElementTree as ET
 
 from .engine.events import Failure, MachineFinished
 from .engine.summary import RunSummary
+from .engine.records import versions
 from .engine.trace import Trace, TracedCall
 
 
@@ -157,8 +158,6 @@ def _failure_json(f: Failure) -> dict[str, Any]:
 
 def to_json(summary: RunSummary) -> dict[str, Any]:
     """A summary with the seed, versions, per-rule statistics, failures and their ids."""
-    from .engine.records import versions
-
     return {
         "exit_code": summary.exit_code,
         "interrupted": summary.interrupted,

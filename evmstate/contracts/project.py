@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import config as config_mod
 from ..compiler import Artifact, Build, compile_project
-from ..config import Config
+from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend
 from .accounts import Accounts, Chain
@@ -83,8 +83,6 @@ class Project:
     def reference(self) -> "Project":
         """The same project on a py-evm chain, where failures are explained to the source line; built once."""
         if self._reference is None:
-            from ..config import BackendConfig
-
             self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False)
         return self._reference
 

@@ -25,7 +25,7 @@ def with_id(result: MachineFinished, rid: str) -> MachineFinished:
 def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
     """Save the failure as a record and return the result carrying its id; seed is the run's."""
     record = failure_record(config, project, item, result, settings, seed)
-    FailureStore(config.state_dir / "failures").save(record)
+    FailureStore.of(config).save(record)
     return with_id(result, record.id)
 
 

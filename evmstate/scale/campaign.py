@@ -23,6 +23,7 @@ from ..contracts.project import Project
 from ..engine import discovery, examples, replay  # noqa: F401
 from ..engine import shrink as minimize  # noqa: F401
 from ..engine.events import (
+    Event,
     LoadFailed,
     MachineFinished,
     NothingFound,
@@ -124,7 +125,7 @@ class ItemTotals:
     status: str = "running"  # running, failed, error
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CampaignProgress:
     """Emitted as shards end (and at least every second): the campaign's totals so far."""
 
@@ -163,7 +164,9 @@ class CampaignSummary:
 
     @property
     def exit_code(self) -> int:
-        """1 a failure was found, 2 errors, 5 nothing to fuzz, 130 stopped by Ctrl-C, else 0."""
+        """3 evmstate failed, 1 a failure was found, 2 errors, 5 nothing to fuzz, 130 stopped by Ctrl-C, else 0."""
+        if any(r.internal for r in self.errors):
+            return 3
         if self.failures:
             return 1
         if self.errors or self.load_errors:
@@ -183,6 +186,10 @@ class CampaignFinished:
 # -- the campaign -------------------------------------------------------------------------------
 
 
+# what a campaign emits: the engine's events from its workers, and its own
+CampaignEvent = Event | CampaignStarted | CampaignProgress | CampaignFinished
+
+
 @dataclass(frozen=True)
 class CampaignOptions:
     paths: tuple[str, ...] = ()
@@ -193,7 +200,7 @@ class CampaignOptions:
     cluster: str | None = None  # a Dask scheduler's address
 
 
-def fuzz(config: Config, options: CampaignOptions, emit: Callable[[Any], None], workers: Workers | None = None) -> CampaignSummary:
+def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
     keep_hypothesis_storage(config)
     seed = run_seed(config.hypothesis, options.overrides)
@@ -236,9 +243,9 @@ def open_workers(config: Config, options: CampaignOptions) -> Workers:
 
 
 def _drive(
-    config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary, emit: Callable[[Any], None], started: float, seed: int, sigints: list[int]
+    config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary, emit: Callable[[CampaignEvent], None], started: float, seed: int, sigints: list[int]
 ) -> None:
-    store = FailureStore(config.state_dir / "failures")
+    store = FailureStore.of(config)
     deadline = started + options.budget if options.budget is not None else None
     submitted = {k: 0 for k in keys}
     summary.items = {k: ItemTotals() for k in keys}
@@ -255,14 +262,14 @@ def _drive(
     def progress() -> None:
         emit(
             CampaignProgress(
-                time.monotonic() - started,
-                options.budget,
-                summary.shards,
-                workers.running(),
-                summary.examples,
-                summary.steps,
-                len(summary.failures),
-                len(summary.branches) if summary.branches is not None else None,
+                elapsed=time.monotonic() - started,
+                budget=options.budget,
+                shards=summary.shards,
+                running=workers.running(),
+                examples=summary.examples,
+                steps=summary.steps,
+                failures=len(summary.failures),
+                branches=len(summary.branches) if summary.branches is not None else None,
             )
         )
 
@@ -288,7 +295,7 @@ def _drive(
     progress()
 
 
-def _record(outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: set[str], emit: Callable[[Any], None], retire: Callable[[str], None]) -> None:
+def _record(outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: set[str], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]) -> None:
     key = outcome.shard.key
     totals = summary.items[key]
     if outcome.kind == "refused":

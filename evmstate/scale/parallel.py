@@ -10,6 +10,7 @@ record and the parent saves it, once.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import os
 import pickle
@@ -29,6 +30,7 @@ from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.events import (
+    Event,
     ExampleFinished,
     FailureFound,
     FilterStats,
@@ -109,8 +111,6 @@ _opened: dict[Any, WorkerState] = {}
 def open_source(source: ProjectSource) -> WorkerState:
     """The project source loaded in this process: discovered and compiled (from the cache) on first use."""
     if source not in _opened:
-        import importlib
-
         for name in source.modules:
             with contextlib.suppress(Exception):
                 importlib.import_module(name)
@@ -157,7 +157,7 @@ class ItemTask:
     gas: bool = False  # gather gas per contract function in this task (a worker's calls, for the parent)
     coverage: bool = False  # record coverage, and send what this process reached to the parent
 
-    def run(self, state: WorkerState, emit: Callable[[Any], None]) -> tuple[MachineFinished, FailureRecord | None, GasStats | None, Hits | None]:
+    def run(self, state: WorkerState, emit: Callable[[Event], None]) -> tuple[MachineFinished, FailureRecord | None, GasStats | None, Hits | None]:
         item = state.items[self.key]
         collector = collector_of(state.project)
         if self.coverage:
@@ -403,7 +403,7 @@ class _ItemRun:
 class Board:
     """The parent's view of a run over shards and workers: one event stream per machine, failures saved once."""
 
-    def __init__(self, config: Config, items: list[Item], shards: int, options: RunOptions, summary: RunSummary, emit: Callable[[Any], None]) -> None:
+    def __init__(self, config: Config, items: list[Item], shards: int, options: RunOptions, summary: RunSummary, emit: Callable[[Event], None]) -> None:
         self.config = config
         self.shards = shards
         self.options = options
@@ -480,7 +480,7 @@ class Board:
         if merged.failure is not None:
             record = run.results[at][1]
             if self.options.save_failures and record is not None:
-                FailureStore(self.config.state_dir / "failures").save(record)
+                FailureStore.of(self.config).save(record)
             else:
                 merged = replace(merged, failure_id=None)
         self.emit(merged)
@@ -499,7 +499,7 @@ class Board:
         return self.summary
 
 
-def run_items(config: Config, project: Project, items: list[Item], options: RunOptions, seed: int, summary: RunSummary, emit: Callable[[Any], None]) -> RunSummary:
+def run_items(config: Config, project: Project, items: list[Item], options: RunOptions, seed: int, summary: RunSummary, emit: Callable[[Event], None]) -> RunSummary:
     """Run items split into options.shards shards each, over options.workers processes (in this one when 1)."""
     shards = max(1, options.shards)
     # in this process, the run's own gas recording sees every call; workers gather theirs for it

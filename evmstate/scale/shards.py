@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from ..config import Config
-from ..engine.events import FailureFound, MachineFinished
+from ..engine.events import Event, FailureFound, MachineFinished
 from ..engine.item import run_item
 from ..engine.settings import Overrides
 from ..errors import UsageError
@@ -41,11 +41,11 @@ class Shard:
     overrides: Overrides  # max_examples is the shard's examples
     budget: float | None  # seconds it may start runs for, from when it starts; None for no limit
 
-    def run(self, state: Any, emit: Callable[[Any], None]) -> "ShardResult":
+    def run(self, state: Any, emit: Callable[[Event], None]) -> "ShardResult":
         return run_shard(state, self, emit)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShardResult:
     """How a shard ended: its counts, its result (with the failure, shrunk) and the failure's record."""
 
@@ -62,7 +62,7 @@ class ShardResult:
 _shard_lock = threading.RLock()  # one shard at a time per process: they share its project
 
 
-def run_shard(state: Any, shard: Shard, emit: Callable[[Any], None] | None = None) -> ShardResult:
+def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = None) -> ShardResult:
     """Run one shard on a loaded project (a parallel.WorkerState); emit gets FailureFound when a failure is found."""
     with _shard_lock:
         state.project.activate()
@@ -78,7 +78,7 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Any], None] | None = Non
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
-        return ShardResult(shard, result, records[0] if records else None, time.process_time() - cpu, f"{socket.gethostname()}:{os.getpid()}", branches)
+        return ShardResult(shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches)
 
 
 # -- a project shipped to machines that do not have it ----------------------------------------

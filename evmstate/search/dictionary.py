@@ -22,6 +22,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
+from hypothesis import strategies as st
+
 from .coverage import JUMP, JUMPI, JUMPDEST, instructions
 
 if TYPE_CHECKING:
@@ -254,8 +256,6 @@ def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], l
     when the gate changes. The choice shrinks toward 0, a plain draw; with its low bits kept,
     toward index 0: the smallest literal or fixed value, or the latest observed one.
     """
-    from hypothesis import strategies as st
-
     gates = 1 << GATE_BITS
     choice = st.integers(min_value=0, max_value=(1 << (GATE_BITS + INDEX_BITS)) - 1)
 

@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import dictionary as dictionary_mod
-from ..config import FuzzConfig
+from ..config import FuzzConfig, check_weight
 from .coverage import Collector, Identity
 from .dictionary import GATE_BITS, Dictionary
 from ..errors import ConfigError, MachineDefinitionError
 
-if TYPE_CHECKING:
-    from hypothesis import settings as Settings
+from hypothesis import settings as Settings
 
+from .guidance import Guide, register, unregister
+
+if TYPE_CHECKING:
     from ..contracts.project import Project
 
 # keys a machine's `settings` may hold besides Hypothesis's
@@ -40,8 +42,6 @@ class SearchOptions:
     @classmethod
     def of(cls, fuzz: FuzzConfig, machine: dict[str, Any], where: str, report: bool = False) -> "SearchOptions":
         """[fuzz] settings, then the machine's own settings; report: a coverage report was asked for."""
-        from ..config import check_weight
-
         weight, guidance = fuzz.dictionary_weight, fuzz.guidance
         if "dictionary_weight" in machine:
             try:
@@ -89,8 +89,6 @@ class Search:
         self.guide = None
         self._backend_name: str | None = None
         if options.guidance and self.covering:
-            from .guidance import Guide, register
-
             self.guide = Guide(seed if seed is not None else 0)
             self._backend_name = register(self.guide)
 
@@ -115,8 +113,6 @@ class Search:
         if self.observing:
             self.backend.set_observer(None)
         if self._backend_name is not None:
-            from .guidance import unregister
-
             unregister(self._backend_name)
             self._backend_name = None
 
@@ -130,8 +126,6 @@ class Search:
         """settings with the guided backend, when guidance is on."""
         if self._backend_name is None:
             return settings
-        from hypothesis import settings as Settings
-
         return Settings(settings, backend=self._backend_name)
 
     # -- runs ---------------------------------------------------------------------------------

@@ -185,9 +185,9 @@ def test_campaign_progress_line():
     from evmstate.scale.campaign import CampaignProgress
     from evmstate_cli.render_workers import progress_text
 
-    p = CampaignProgress(75.0, 3600.0, 12, 2, 300, 15000, 1, None)
+    p = CampaignProgress(elapsed=75.0, budget=3600.0, shards=12, running=2, examples=300, steps=15000, failures=1, branches=None)
     assert progress_text(p) == "1m15s, 58m45s left: 12 shards (2 running), 300 runs, 15000 steps, 200 steps/s, 1 failure"
-    p = CampaignProgress(3725.0, None, 80, 2, 4000, 200000, 0, 1234)
+    p = CampaignProgress(elapsed=3725.0, budget=None, shards=80, running=2, examples=4000, steps=200000, failures=0, branches=1234)
     assert progress_text(p) == "1h02m05s: 80 shards (2 running), 4000 runs, 200000 steps, 54 steps/s, 1234 branches, 0 failures"
 
 
