@@ -40,6 +40,19 @@ class ContractError(EvmStateError):
     """Raised when a contract call is malformed: wrong arguments, unknown options, no such function."""
 
 
+class CallUsageError(UsageError, ContractError):
+    """Raised when a contract call is written wrong in the harness: an unknown transaction option or
+    keyword, a wrong number of arguments, no such function.
+
+    A mistake in the machine, not a property of the contract: the machine stops as an error
+    (exit 2) and nothing is saved as a failure.
+    """
+
+
+class NoSuchFunction(CallUsageError, AttributeError):
+    """Raised when a contract has no function of the name asked for (also an AttributeError, for hasattr())."""
+
+
 _ERROR_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)
 
 

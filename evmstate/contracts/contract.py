@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from eth_utils import keccak
 
 from .. import calls
-from ..errors import ContractError
+from ..errors import CallUsageError, ContractError, NoSuchFunction
 from ..units import to_wei
 from .abi import (
     Codec,
@@ -103,6 +104,15 @@ def _struct_last(by_arity: dict[int, Any], args: tuple[Any, ...]) -> bool:
 # -- contracts -----------------------------------------------------------------
 
 
+def _did_you_mean(names: Sequence[str], known: Sequence[str] | dict[str, Any]) -> str:
+    """ (did you mean 'from'?) for the first of names close to a known one; empty when none is."""
+    for name in names:
+        close = difflib.get_close_matches(name, list(known), n=1)
+        if close:
+            return f" (did you mean {close[0]!r}?)"
+    return ""
+
+
 def _split_options(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_inputs_choices: Sequence[int]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     options: dict[str, Any] = {}
     if args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices and set(args[-1]) <= set(TX_OPTIONS):
@@ -110,10 +120,12 @@ def _split_options(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_i
         args = args[:-1]
     elif args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices:
         unknown = sorted(set(args[-1]) - set(TX_OPTIONS))
-        raise ContractError(f"{name}: unknown transaction option(s) {', '.join(map(repr, unknown))}; use 'from', 'value' and 'gas'")
+        raise CallUsageError(f"{name}: unknown transaction option(s) {', '.join(map(repr, unknown))}{_did_you_mean(unknown, TX_OPTIONS)}; use 'from', 'value' and 'gas'")
     for key, value in kwargs.items():
         if key not in _KW_OPTIONS:
-            raise ContractError(f"{name}: unexpected keyword {key!r}; pass arguments by position and options as sender=, value=, gas= (or a trailing {{'from': ..., 'value': ...}} dict)")
+            raise CallUsageError(
+                f"{name}: unexpected keyword {key!r}{_did_you_mean([key], _KW_OPTIONS)}; pass arguments by position and options as sender=, value=, gas= (or a trailing {{'from': ..., 'value': ...}} dict)"
+            )
         options[_KW_OPTIONS[key]] = value
     return args, options
 
@@ -146,7 +158,7 @@ class ContractFunction:
         chosen = self._by_arity.get(len(args))
         if chosen is None:
             wanted = " or ".join(f"{n} ({describe_inputs(self._by_arity[n][0])})" for n in sorted(self._by_arity))
-            raise ContractError(f"{self._label} takes {wanted} arguments, got {len(args)}")
+            raise CallUsageError(f"{self._label} takes {wanted} arguments, got {len(args)}")
         _, sel, codec = chosen
         return args, options, sel + codec.encode(args), codec
 
@@ -271,7 +283,7 @@ class Contract(_AtAddress):
         try:
             return self._functions[name]
         except KeyError:
-            raise ContractError(f"{self._name} has no function {name!r}; it has {', '.join(sorted(self._functions)) or 'none'}") from None
+            raise NoSuchFunction(f"{self._name} has no function {name!r}{_did_you_mean([name], self._functions)}; it has {', '.join(sorted(self._functions)) or 'none'}") from None
 
     def balance(self) -> int:
         return self._project.backend.get_balance(self.raw_address)
@@ -296,7 +308,7 @@ class Contract(_AtAddress):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        raise AttributeError(f"{self._name} has no function {name!r}; it has {', '.join(sorted(self._functions)) or 'none'}")
+        raise NoSuchFunction(f"{self._name} has no function {name!r}{_did_you_mean([name], self._functions)}; it has {', '.join(sorted(self._functions)) or 'none'}")
 
     def __repr__(self) -> str:
         return f"<{self._name} {self.address}>"
@@ -344,7 +356,7 @@ class ContractContainer:
         label = f"{self._name}.deploy"
         args, options = _split_options(label, args, kwargs, [len(self._ctor_types)])
         if len(args) != len(self._ctor_types):
-            raise ContractError(f"{label} takes {len(self._ctor_types)} arguments ({self._ctor_desc}), got {len(args)}")
+            raise CallUsageError(f"{label} takes {len(self._ctor_types)} arguments ({self._ctor_desc}), got {len(args)}")
         data = self._artifact.bytecode + (encode_values(self._ctor_types, args, label) if self._ctor_types else b"")
         sender = self._sender(options)
         value = to_wei(options.get("value", 0), what=f"{label} value")
@@ -373,7 +385,7 @@ class ContractContainer:
         label = f"{self._name}.deploy_as_blueprint"
         args, options = _split_options(label, args, kwargs, [0])
         if args:
-            raise ContractError(f"{label} takes no constructor arguments, got {len(args)}; pass them to create_from_blueprint in the contract that deploys from the blueprint")
+            raise CallUsageError(f"{label} takes no constructor arguments, got {len(args)}; pass them to create_from_blueprint in the contract that deploys from the blueprint")
         if options.get("value"):
             raise ContractError(f"{label}: a blueprint cannot be sent a value")
         code = ERC5202_PREAMBLE + self._artifact.bytecode

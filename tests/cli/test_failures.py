@@ -249,7 +249,7 @@ class Calls:
 '''
 
 CALLS = (
-    "self.token.transfer(self.accounts[1])",
+    "self.token.transfer(self.accounts[1], 2**256)",
     "self.token.transfer(self.accounts[1], -1)",
     "self.token.transfer(self.accounts[1], 1, {'value': 1})",
 )
@@ -265,7 +265,7 @@ def test_different_failures_never_share_an_id(example):
     assert len(records) == 3, "each failure keeps its own record"
     assert sorted(r["error"]["message"] for r in records) == sorted(
         [
-            "Token.transfer takes 2 (_to: address, _value: uint256) arguments, got 1",
+            f"Token.transfer argument 2 (uint256): {2**256} does not fit in uint256 (0 to 2**256-1)",
             "Token.transfer argument 2 (uint256): -1 does not fit in uint256 (0 to 2**256-1)",
             "Token.transfer is not payable, but a value of 1 wei was sent",
         ]
@@ -275,6 +275,26 @@ def test_different_failures_never_share_an_id(example):
     machine.write_text("# moved down\n\n" + COLLIDING.replace("CALL", CALLS[0]))
     invoke("run", "machines/calls.py", "--max-examples", "3")
     assert {p.stem for p in saved(example)} == before
+
+
+HARNESS_MISTAKES = {
+    "self.token.transfer(self.accounts[1], 1, {'form': self.accounts[0]})": "unknown transaction option(s) 'form' (did you mean 'from'?)",
+    "self.token.transfer(self.accounts[1], 1, sendr=self.accounts[0])": "unexpected keyword 'sendr' (did you mean 'sender'?)",
+    "self.token.transfer(self.accounts[1])": "Token.transfer takes 2 (_to: address, _value: uint256) arguments, got 1",
+    "self.token.transferr(self.accounts[1], 1)": "Token has no function 'transferr' (did you mean 'transfer'?)",
+}
+
+
+@pytest.mark.parametrize("call", list(HARNESS_MISTAKES))
+def test_a_mistake_in_how_a_call_is_written_is_a_usage_error_and_nothing_is_saved(example, call):
+    machine = example / "machines" / "calls.py"
+    machine.write_text(COLLIDING.replace("CALL", call) + "\n    def rule_other(self):\n        pass\n")
+    code, out = invoke("run", "machines/calls.py", "--max-examples", "3")
+    assert code == 2, out
+    assert "ERROR machines/calls.py::Calls" in out and "Calls.rule_call raised " in out
+    assert HARNESS_MISTAKES[call] in out
+    assert "never ran" not in out
+    assert saved(example) == []
 
 
 PROPERTY = "from evmstate import given, strategy\n\n@given(x=strategy('uint8'))\ndef test_small(x):\n    assert x < LIMIT\n"
