@@ -214,6 +214,8 @@ class Build:
     sources: dict[str, Path] = field(default_factory=dict)
     # every file every source compiles from: shown path -> sha256
     inputs: dict[str, str] = field(default_factory=dict)
+    # the same per source: contract (or module) name -> {shown path: sha256} of what it compiles from
+    inputs_of: dict[str, dict[str, str]] = field(default_factory=dict)
     compiled: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
 
@@ -546,8 +548,10 @@ def compile_project(
             outcome = _compile(s)  # resolves again as vyper compiles: s.inputs are what it used
             _write_cache(plan.cache_file(s), s, outcome)
             build.compiled.append(s.name)
+        own = build.inputs_of.setdefault(s.name, {})
         for dep, h in s.inputs.items():
-            build.inputs[_shown(dep, plan.root, plan.search)] = h
+            shown = _shown(dep, plan.root, plan.search)
+            build.inputs[shown] = own[shown] = h
         artifact, error, module_only = outcome
         importers = plan.importers.get(key, [])
         if artifact is None and (importers or module_only):

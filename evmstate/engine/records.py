@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 from importlib.metadata import version
-from typing import Any
+from typing import Any, Iterable
 
 import hypothesis
 from hypothesis import settings as Settings
@@ -15,6 +16,7 @@ from ..compiler import VYPER_VERSION, find_sources, input_hashes
 from ..config import Config
 from ..contracts.project import Project
 from ..failures import FailureRecord, FailureStore, record_id
+from ..machine import collect
 from .events import MachineFinished
 
 
@@ -50,7 +52,7 @@ def failure_record(config: Config, project: Project, item: Any, result: MachineF
         steps=failure.steps_data,
         program=failure.program,
         versions=versions(),
-        hashes=source_hashes(config, project, item.path),
+        hashes=source_hashes(config, project, item.path, uses=contracts_used(item)),
         settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed},
         seed=seed,
         interrupted=failure.interrupted,
@@ -63,12 +65,29 @@ def versions() -> dict[str, str]:
     return {"evmstate": __version__, "vyper": VYPER_VERSION, "py-evm": version("py-evm"), "hypothesis": hypothesis.__version__}
 
 
-def source_hashes(config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None) -> dict[str, Any]:
-    """Hashes of every contract source, of every file they import and of the machine module, to tell when they changed."""
+def source_hashes(config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None, uses: Iterable[str] = ()) -> dict[str, Any]:
+    """Hashes of every contract source, of every file they import and of the machine module, to tell when they changed.
+
+    uses: the contracts the machine or test asks for; with a project, "uses" holds the files each
+    of them compiles from, so that a record is stale only when one of those changed.
+    """
     contracts = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in find_sources(config.contracts_dir)}
     if project is not None:
         inputs = project.build.inputs
     elif inputs is None:
         inputs = input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
     module = config.root / path
-    return {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
+    hashes = {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
+    if project is not None:
+        hashes["uses"] = {name: project.build.inputs_of.get(name, {}) for name in sorted(set(uses)) if name in project.build.sources}
+    return hashes
+
+
+def contracts_used(item: Any) -> list[str]:
+    """The names a machine's __init__ or a property test asks for (contracts among them)."""
+    try:
+        if item.kind == "machine":
+            return list(collect(item.obj).init_params)
+        return list(inspect.signature(item.obj.hypothesis.inner_test).parameters)
+    except Exception:
+        return []

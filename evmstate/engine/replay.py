@@ -6,6 +6,7 @@ import contextlib
 import inspect
 import io
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from ..compiler import find_sources, input_hashes
@@ -69,23 +70,36 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
     """
     now = source_hashes(config, None, record.path, inputs=inputs)
     then = record.hashes or {}
+    root = config.root.resolve()
+    own = set()
+    for p in find_sources(config.contracts_dir):
+        with contextlib.suppress(ValueError):
+            own.add(p.resolve().relative_to(root).as_posix())
+    if "uses" in then:
+        # the record knows what its contracts were built from: only those files count
+        changed = []
+        for shown in sorted({shown for files in then["uses"].values() for shown in files}):
+            was = next(files[shown] for files in then["uses"].values() if shown in files)
+            if now["inputs"].get(shown) != was:
+                changed.append(f"contracts: {Path(shown).stem}" if shown in own else f"imported: {shown}")
+    else:  # records made before: any contract or import counts
+        changed = _changed_anywhere(then, now, own)
+    if then.get("module") != now["module"]:
+        changed.append(f"machine module: {record.path}")
+    return changed
+
+
+def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) -> list[str]:
     changed = []
     old_contracts, new_contracts = then.get("contracts", {}), now["contracts"]
     for name in sorted(set(old_contracts) | set(new_contracts)):
         if old_contracts.get(name) != new_contracts.get(name):
             changed.append(f"contracts: {name}")
     if "inputs" in then:  # records made before imports were hashed hold only the contracts
-        root = config.root.resolve()
-        own = set()
-        for p in find_sources(config.contracts_dir):
-            with contextlib.suppress(ValueError):
-                own.add(p.resolve().relative_to(root).as_posix())
         old_inputs, new_inputs = then["inputs"], now["inputs"]
         for shown in sorted(set(old_inputs) | set(new_inputs)):
             if shown not in own and old_inputs.get(shown) != new_inputs.get(shown):
                 changed.append(f"imported: {shown}")
-    if then.get("module") != now["module"]:
-        changed.append(f"machine module: {record.path}")
     return changed
 
 

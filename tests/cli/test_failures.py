@@ -61,6 +61,29 @@ def test_run_records_then_replay_still_fails_then_fixed(example):
     assert f"fixed: {rid} no longer fails" in out
 
 
+def test_a_record_is_marked_changed_only_when_its_own_contracts_or_their_imports_change(example):
+    invoke("run", "machines/depositer.py", "--seed", "1")
+    invoke("run", "machines/payments.py", "--seed", "1")
+    records = {json.loads(p.read_text())["path"]: p.stem for p in saved(example)}
+    depositer, payments = records["machines/depositer.py"], records["machines/payments.py"]
+    data = json.loads((example / ".evmstate" / "failures" / f"{depositer}.json").read_text())
+    assert list(data["hashes"]["uses"]) == ["Depositer"] and "contracts/Depositer.vy" in data["hashes"]["uses"]["Depositer"]
+    # an unrelated contract changes: neither record is stale
+    token = example / "contracts" / "Token.vy"
+    token.write_text(token.read_text() + "\n# edited\n")
+    code, out = invoke("failures")
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split() and line.split()[0] in (depositer, payments)}
+    assert "same" in rows[depositer] and "same" in rows[payments], out
+    # the contract one of them deploys changes: that one alone is stale, and replay names the source
+    dep = example / "contracts" / "Depositer.vy"
+    dep.write_text(dep.read_text() + "\n# edited\n")
+    code, out = invoke("failures")
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split() and line.split()[0] in (depositer, payments)}
+    assert "changed" in rows[depositer] and "same" in rows[payments], out
+    code, out = invoke("replay", depositer)
+    assert "sources changed since the failure was recorded: contracts: Depositer" in out
+
+
 def test_failures_list_and_rm(example):
     invoke("run", "machines/depositer.py", "--seed", "1")
     (path,) = saved(example)
