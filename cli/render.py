@@ -250,7 +250,7 @@ class Renderer:
             assert event.failure is not None
             self._plain(Text(failure_text(event.failure)))
             if event.failure.shrink is not None:
-                self._plain(Text(shrink_text(event.failure.shrink, event.kind), style="dim"))
+                self._plain(Text(shrink_text(event.failure.shrink, event.kind, minimal=not event.failure.interrupted), style="dim"))
             if event.failure.interrupted:
                 self._plain(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
             if event.failure_id:
@@ -313,7 +313,7 @@ class Renderer:
     def summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
         passed = sum(r.status == "passed" for r in summary.results)
         failed = sum(r.status == "failed" for r in summary.results)
-        errors = sum(r.status == "error" for r in summary.results) + len(summary.load_errors)
+        errors = sum(r.status == "error" for r in summary.results) + sum(e.counted for e in summary.load_errors)
         style = "green" if summary.exit_code == 0 else "red"
         parts = [f"{passed} passed", f"{failed} failed"]
         if errors:
@@ -331,12 +331,17 @@ class Renderer:
         self._plain(Text(", ".join(parts), style=f"bold {style}"))
 
 
-def shrink_text(r: ShrinkReport, kind: str = "machine") -> str:
-    """One line on how the reported program (or a property test's example) was shrunk, and how long it took."""
+def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) -> str:
+    """One line on how the reported program (or a property test's example) was shrunk, and how long it took.
+
+    minimal: the step-deletion pass ran to its end, so no single step of the program can go
+    (1-minimal; a shorter program failing another way may still exist).
+    """
     # Hypothesis does not shrink again a saved example that replays exactly: then only the
     # deletion pass ran
     saved = "replayed a saved example; " if r.replayed else ""
     if kind == "test":
         return f"{saved}shrunk in {r.seconds:.1f}s ({_count(r.runs, 'run')})"
     work = f"{_count(r.runs, 'run')}, {_count(r.replays, 'replay')} removing steps"
-    return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')} in {r.seconds:.1f}s ({work})"
+    shortest = ", 1-minimal (no single step can be removed)," if minimal else ""
+    return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')}{shortest} in {r.seconds:.1f}s ({work})"

@@ -100,7 +100,7 @@ def write_junit(summary: RunSummary, path: Path) -> None:
         name="evmstate",
         tests=str(len(summary.results) + len(summary.load_errors)),
         failures=str(sum(r.status == "failed" for r in summary.results)),
-        errors=str(sum(r.status == "error" for r in summary.results) + len(summary.load_errors)),
+        errors=str(sum(r.status == "error" for r in summary.results) + sum(e.counted for e in summary.load_errors)),
         skipped=str(sum(r.status == "interrupted" for r in summary.results)),
         time=f"{sum(r.elapsed for r in summary.results):.3f}",
     )

@@ -173,10 +173,12 @@ class MachineFinished:
 
 @dataclass(frozen=True)
 class LoadFailed:
-    """Emitted when a machine module cannot be imported or a machine cannot be defined."""
+    """Emitted when a machine module cannot be imported, a machine cannot be defined, or a contract does not compile."""
 
     path: str
     message: str
+    # False for a contract that does not compile and that machines ask for: their errors count it
+    counted: bool = True
 
 
 @dataclass(frozen=True)

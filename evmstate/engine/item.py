@@ -46,7 +46,7 @@ def unavailable_contracts(config: Config, project: Project, items: list[Any]) ->
             message = f"contract {name!r} does not compile; needed by {', '.join(needed)} (they end as errors, the others run)"
         else:
             message = f"contract {name!r} does not compile (no machine or test here asks for it):\n{error}"
-        errors.append(LoadFailed(shown, message))
+        errors.append(LoadFailed(shown, message, counted=not needed))
     return errors
 
 

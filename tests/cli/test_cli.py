@@ -69,6 +69,15 @@ def test_a_contract_that_does_not_compile_is_an_error_but_the_rest_runs(example)
     assert "2 passed, 0 failed, 1 errors" in out
 
 
+def test_a_broken_contract_a_machine_asks_for_counts_as_one_error(example):
+    (example / "contracts" / "Bad.vy").write_text("@external\ndef f() -> uint256\n    return 1\n")
+    (example / "machines" / "bad.py").write_text("class BadMachine:\n    def __init__(cls, Bad):\n        pass\n\n    def rule_x(self):\n        pass\n")
+    code, out = invoke("run", "machines/bad.py", "--max-examples", "3")
+    assert code == 2
+    assert "contract 'Bad' does not compile; needed by BadMachine" in out and "ERROR machines/bad.py::BadMachine" in out
+    assert "0 passed, 0 failed, 1 errors" in out
+
+
 def test_compile_lists_contracts_and_library_modules_and_their_errors(example):
     def write(name: str, text: str) -> None:
         (example / name).parent.mkdir(parents=True, exist_ok=True)

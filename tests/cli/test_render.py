@@ -90,9 +90,10 @@ def test_a_finished_failure_counts_its_shrink_runs_apart():
 
 def test_the_shrink_line_says_from_what_in_how_long():
     assert shrink_text(ShrinkReport(first_steps=17, hypothesis_steps=10, steps=3, seconds=5.94, runs=268, replays=14)) == (
-        "shrunk from 17 to 3 steps in 5.9s (268 runs, 14 replays removing steps)"
+        "shrunk from 17 to 3 steps, 1-minimal (no single step can be removed), in 5.9s (268 runs, 14 replays removing steps)"
     )
     assert shrink_text(ShrinkReport(first_steps=10, hypothesis_steps=10, steps=3, seconds=0.1, runs=1, replays=1, replayed=True)) == (
-        "replayed a saved example; shrunk from 10 to 3 steps in 0.1s (1 run, 1 replay removing steps)"
+        "replayed a saved example; shrunk from 10 to 3 steps, 1-minimal (no single step can be removed), in 0.1s (1 run, 1 replay removing steps)"
     )
     assert shrink_text(ShrinkReport(first_steps=1, hypothesis_steps=1, steps=1, seconds=0.04, runs=53, replays=0), "test") == "shrunk in 0.0s (53 runs)"
+    assert "1-minimal" not in shrink_text(ShrinkReport(first_steps=9, hypothesis_steps=5, steps=4, seconds=1.0, runs=9, replays=2), minimal=False), "an interrupted deletion pass claims nothing"
