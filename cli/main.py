@@ -183,6 +183,8 @@ def replay(failure_id: str | None, last: bool) -> None:
     record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
     console = _console()
     console.print(f"replaying {record.id}: {record.path}::{record.name}")
+    if record.interrupted:
+        console.print(Text("saved from a run stopped by Ctrl-C while shrinking: the program may not be the shortest", style="yellow"))
     changed = None
 
     def show(step: Any) -> None:
@@ -240,7 +242,8 @@ def failures(ctx: click.Context, check: bool) -> None:
             continue
         message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
         changed = "changed" if changed_sources(cfg, rec, inputs) else "same"
-        row = [rec.id, f"{rec.path}::{rec.name}", f"{rec.error.get('type')}: {message}", _age(rec.created), changed]
+        interrupted = " (interrupted while shrinking)" if rec.interrupted else ""
+        row = [rec.id, f"{rec.path}::{rec.name}{interrupted}", f"{rec.error.get('type')}: {message}", _age(rec.created), changed]
         if check:
             row.append(check_record(cfg, store, rid).shown)
         table.add_row(*row)

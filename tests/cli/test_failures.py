@@ -259,6 +259,10 @@ def test_ctrl_c_while_shrinking_saves_the_best_sequence(example):
     data = json.loads(path.read_text())
     assert data["interrupted"] is True and data["steps"] and data["error"]["type"] == "AssertionError"
     assert f"replay with: evmstate replay {path.stem}" in out
+    code, listed = invoke("failures")
+    assert "(interrupted while shrinking)" in listed
+    code, replayed = invoke("replay", path.stem)
+    assert "saved from a run stopped by Ctrl-C while shrinking" in replayed
 
 
 COLLIDING = '''
