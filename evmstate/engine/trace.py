@@ -27,14 +27,22 @@ from .program import run_program
 
 
 class Names:
-    """Shows values as a program would write them: funded accounts as accounts[i]."""
+    """Shows values as a program would write them: funded accounts as accounts[i], deployed contracts by name."""
 
     def __init__(self, project: Any) -> None:
+        self.project = project
         self.by_address = {a.address.lower(): repr(a) for a in project.accounts}
 
     def show(self, value: Any) -> str:
         if isinstance(value, str) and value.lower() in self.by_address:
             return self.by_address[value.lower()]
+        if isinstance(value, str) and len(value) == 42 and value[:2] == "0x":
+            try:
+                artifact = self.project.artifact_at(bytes.fromhex(value[2:]))
+            except ValueError:  # a string that only looks like an address
+                artifact = None
+            if artifact is not None:
+                return f"<{artifact.name} {value}>"
         if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
             inner = ", ".join(self.show(v) for v in value)
             return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"

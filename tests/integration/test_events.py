@@ -66,3 +66,16 @@ def test_ambiguous_and_undecodable_logs_are_raw_never_an_exception(tokens):
         assert isinstance(event, Event) and event.name == "(unknown)", (topics, data, event)
         assert event == {"topics": ["0x" + t.hex() for t in topics], "data": "0x" + data.hex()}
         assert "(unknown)" in repr(tx.events)
+
+
+def test_traces_name_accounts_and_deployed_contracts_in_event_arguments(tokens):
+    from evmstate.engine.trace import Names, event_text
+
+    a = tokens.accounts
+    coin = tokens.Coin.deploy(1000)
+    other = tokens.Coin.deploy(5)
+    tx = coin.transfer(other, 25, {"from": a[0]})
+    names = Names(tokens)
+    shown = event_text(tokens, tx.logs[0], names)
+    assert shown == f"Transfer(sender=accounts[0], receiver=<Coin {other.address}>, value=25)"
+    assert names.show("0x" + "zz" * 20) == repr("0x" + "zz" * 20), "a string that only looks like an address stays a string"
