@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import contextlib
 import hashlib
 import json
@@ -17,6 +18,7 @@ import vyper
 from vyper.compiler import outputs_from_compiler_data
 from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.phases import CompilerData
+from vyper.ast.pre_parser import PreParser
 from vyper.compiler.settings import OptimizationLevel, Settings, anchor_settings
 from vyper.exceptions import VyperException
 from vyper.semantics.analysis import imports as vyper_imports
@@ -336,8 +338,24 @@ def _compiler_data(s: _Source) -> tuple[Any, dict[Path, str]]:
     return data, _inputs_of(file_input, data.resolved_imports)
 
 
+def _own_settings(text: bytes, settings: Settings) -> Settings:
+    """The project's settings, less those the source sets itself (# pragma optimize, # pragma evm-version): its own win, as with vyper's command line."""
+    try:
+        parser = PreParser(is_interface=False)
+        parser.parse(text.decode("utf-8"))
+        pragma = parser.settings
+    except Exception:
+        return settings  # vyper's own pass says what is wrong with the source
+    return dataclasses.replace(
+        settings,
+        optimize=None if pragma.optimize is not None else settings.optimize,
+        evm_version=None if pragma.evm_version is not None else settings.evm_version,
+    )
+
+
 def _resolve(path: Path, search: list[Path], settings: Settings, hint: str) -> _Source:
     text = path.read_bytes()
+    settings = _own_settings(text, settings)
     source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, settings)
     try:
         source.inputs = _scan(path, search)

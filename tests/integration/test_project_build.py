@@ -154,3 +154,20 @@ def test_a_bug_planted_in_a_copied_module_is_found_after_the_edit_and_replay_nam
     outcome = replay(config_mod.load(tmp_path), record, lambda step: None)
     assert outcome.verdict == "fixed"
     assert outcome.changed == ["imported: vendor/snekmate/tokens/erc20.vy"]
+
+
+def test_a_sources_own_pragmas_win_over_the_project_settings(tmp_path):
+    """# pragma optimize / evm-version in a source apply to that source, as with vyper on the command line."""
+    from evmstate import Project
+    from evmstate.config import CompilerConfig, Config, ProjectConfig
+
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "Small.vy").write_text("# pragma optimize codesize\n" + GOOD)
+    (tmp_path / "contracts" / "Older.vy").write_text("# pragma evm-version cancun\n" + GOOD)
+    (tmp_path / "contracts" / "Plain.vy").write_text(GOOD)
+    for optimize in ("gas", "none", "codesize"):
+        config = Config(root=tmp_path, project=ProjectConfig(contracts="contracts"), compiler=CompilerConfig(optimize=optimize, evm_version="prague"))
+        project = Project(config)
+        assert not project.build.errors, project.build.errors
+        for name in ("Small", "Older", "Plain"):
+            assert getattr(project, name).deploy().f() == 1
