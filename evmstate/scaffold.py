@@ -34,10 +34,13 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # seed = 1234                 # fix the search; left out, each run picks one and prints it
 # derandomize = false
 # phases = ["explicit", "reuse", "generate", "target", "shrink"]   # add "explain" for more detail, slower
+# print_blob = false          # print Hypothesis's reproduction blob with a failure
 
 [fuzz]
 # call_gas_limit = 16777216   # gas per call (2**24, EIP-7825's cap) unless a call passes gas=
 # call_timeout = 1.0          # seconds (CPU time) one call may run before it is reported; 0 for no limit (py-evm only)
+# dictionary_weight = 0.25    # share of strategy() draws taken from values the contracts know; 0 turns it off
+# guidance = true             # keep and extend the runs that reach code no run reached before
 
 [backend]
 # name = "pyevm"              # or "revm", calls run in Rust: pip install "evmstate[revm]"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
@@ -335,12 +336,16 @@ class CoverageReport:
         return cls(contracts, dict(sorted(files.items())), root)
 
     def shown(self, path: str) -> str:
-        """path relative to the project root when it is below it."""
-        if self.root is not None:
+        """path relative to the project root when it is below it, else as an import names it (snekmate/tokens/erc20.vy)."""
+        resolved = Path(path).resolve()
+        bases = [self.root] if self.root is not None else []
+        # a module from an installed package: relative to the deepest import folder holding it
+        bases += sorted((Path(p) for p in sys.path if p), key=lambda p: -len(p.resolve().parts))
+        for base in bases:
             try:
-                return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+                return resolved.relative_to(base.resolve()).as_posix()
             except ValueError:
-                pass
+                continue
         return path
 
     def unreached_text(self, contract: ContractCoverage) -> str:

@@ -1,5 +1,6 @@
 """The evmstate command through click's CliRunner, and once as a real installed command."""
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -157,8 +158,14 @@ def test_init_scaffolds_a_project_that_runs_at_once(tmp_path, monkeypatch):
     root = tmp_path / "proj"
     assert (root / ".gitignore").read_text().startswith(".evmstate/")
     toml = (root / "evmstate.toml").read_text()
-    for key in ("contracts", "machines", "evm_version", "count", "balance", "max_examples", "stateful_step_count", "seed", "phases"):
-        assert f"# {key} = " in toml, key
+    from evmstate import config as config_mod
+
+    sections = {"project": config_mod.ProjectConfig, "compiler": config_mod.CompilerConfig, "accounts": config_mod.AccountsConfig, "chain": config_mod.ChainConfig,
+                "hypothesis": config_mod.HypothesisConfig, "fuzz": config_mod.FuzzConfig, "backend": config_mod.BackendConfig, "database": config_mod.DatabaseConfig}
+    for section, cls in sections.items():
+        part = toml.split(f"[{section}]\n", 1)[1].split("\n[", 1)[0]
+        for f in dataclasses.fields(cls):
+            assert f"# {f.name} = " in part, f"[{section}] {f.name} is not in the evmstate.toml that init writes"
     monkeypatch.chdir(root)
     code, out = invoke("run", "--max-examples", "10", "--steps", "10")
     assert code == 0, out

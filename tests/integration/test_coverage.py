@@ -135,3 +135,15 @@ def test_coverage_from_worker_processes_is_merged_in_the_parent(known):
     summary = run(config_mod.load(known), options, lambda e: None)
     assert summary.exit_code == 0, summary.results
     assert lines_of(summary.coverage, known) == {4: True, 8: True, 9: True, 10: False, 12: True, 17: True, 18: True}
+
+
+def test_modules_of_installed_packages_are_shown_as_imports_name_them(tmp_path):
+    import snekmate
+
+    from evmstate.search.coverage import CoverageReport
+
+    report = CoverageReport([], {}, tmp_path)
+    installed = Path(snekmate.__file__).parent / "tokens" / "erc20.vy"
+    assert report.shown(str(installed)) == "snekmate/tokens/erc20.vy"
+    (tmp_path / "contracts").mkdir()
+    assert report.shown(str(tmp_path / "contracts" / "A.vy")) == "contracts/A.vy"
