@@ -143,7 +143,7 @@ def test_modules_of_installed_packages_are_shown_as_imports_name_them(tmp_path):
     from evmstate.search.coverage import CoverageReport
 
     report = CoverageReport([], {}, tmp_path)
-    installed = Path(snekmate.__file__).parent / "tokens" / "erc20.vy"
+    installed = Path(list(snekmate.__path__)[0]) / "tokens" / "erc20.vy"
     assert report.shown(str(installed)) == "snekmate/tokens/erc20.vy"
     (tmp_path / "contracts").mkdir()
     assert report.shown(str(tmp_path / "contracts" / "A.vy")) == "contracts/A.vy"
