@@ -65,31 +65,13 @@ from .shrink import remove_steps
 from .trace import Trace, trace_machine
 
 
-def run_machine(
-    spec: MachineSpec,
-    project: Project,
-    settings: Settings,
-    seed: int | None,
-    emit: Callable[[Event], None],
-    path: str = "",
-    database: Any = None,
-    init_args: tuple[Any, ...] | None = None,
-    *,
-    capture: bool = True,
-    position: tuple[int, int] = (0, 0),
-    stop: Callable[[], bool] | None = None,
-) -> MachineFinished:
-    """Run one machine's lifecycle under Hypothesis and return how it ended.
+def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, init_args: tuple[Any, ...] | None = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
+    """Run one machine's lifecycle under Hypothesis and return how it ended (see MachineRun; options: capture, stop).
 
-    init_args, when given, are passed to __init__ positionally (Brownie's state_machine
-    fixture); otherwise __init__'s parameters are injected by name. With capture, what the
-    machine prints is kept per run and shown only for the reported program (Failure.trace);
     position is (k, total): the k-th machine or test of a run. Raises Interrupted on Ctrl-C
-    before anything failed. stop(), when given, is asked before every run until one fails:
-    once it says True, no more runs start.
+    before anything failed.
     """
-    run = MachineRun(spec, project, settings, seed, emit, path, database, init_args, capture=capture, stop=stop)
-    return run.run(position)
+    return MachineRun(spec, project, settings, seed, emit, path, database, init_args, **options).run(position)
 
 
 class Program:
@@ -223,7 +205,14 @@ class Program:
 
 
 class MachineRun:
-    """One machine under Hypothesis: the test built from it, its examples, and how it ended."""
+    """One machine under Hypothesis: the test built from it, its examples, and how it ended.
+
+    init_args, when given, are passed to __init__ positionally (Brownie's state_machine
+    fixture); otherwise __init__'s parameters are injected by name. With capture, what the
+    machine prints is kept per run and shown only for the reported program (Failure.trace).
+    stop(), when given, is asked before every run until one fails: once it says True, no more
+    runs start.
+    """
 
     def __init__(
         self,

@@ -122,24 +122,12 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
     return Failure(name=name, path=path, error_type=error_type, message=message, program=program, steps=0, invariant=None, location=location, traceback=tb, revert_reason=getattr(exc, "reason", None), steps_data=steps_data, call_failure=failure_details(exc), shrink=shrink)
 
 
-def run_test(
-    fn: Callable,
-    project: Project,
-    settings: Settings,
-    seed: int | None,
-    emit: Callable[[Event], None],
-    path: str = "",
-    database: Any = None,
-    *,
-    capture: bool = True,
-    position: tuple[int, int] = (0, 0),
-    stop: Callable[[], bool] | None = None,
-) -> MachineFinished:
-    """Run one @given property test, injecting accounts, chain and contracts by name.
+def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
+    """Run one @given property test, injecting accounts, chain and contracts by name (see PropertyRun; options: capture, stop).
 
-    capture, position and stop() as for run_machine(); raises Interrupted on Ctrl-C before anything failed.
+    Raises Interrupted on Ctrl-C before anything failed.
     """
-    return PropertyRun(fn, project, settings, seed, emit, path, database, capture=capture, stop=stop).run(position)
+    return PropertyRun(fn, project, settings, seed, emit, path, database, **options).run(position)
 
 
 class PropertyRun:
