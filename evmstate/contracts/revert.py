@@ -131,6 +131,8 @@ _TLOAD, _SLOAD = 0x5C, 0x54
 _DEV_COMMENT = re.compile(r"#\s*(dev:.*?)\s*$")
 # how far back from a check's jump to look for its source position
 _WALK_BACK = 64
+# how far back from a REVERT with a reason to look: the code before it encodes the reason
+_WALK_BACK_REASON = 256
 
 
 def describe_check(check: str | None) -> str | None:
@@ -208,6 +210,22 @@ def _is_lock_check(code: bytes, jump_pc: int, position: "SourcePosition | None")
     return position is not None and position.text.startswith("def ") and (_TLOAD in window or _SLOAD in window)
 
 
+def _checks_a_value(check: str) -> bool:
+    """Whether vyper's check guards a value the statement goes on to use: arithmetic, clamps, bounds."""
+    return check.startswith(("safe", "clamp")) or check.endswith("bounds check")
+
+
+def _nearest(artifact: Artifact, deploy: bool, pcs: Sequence[int]) -> SourcePosition | None:
+    """The position of the first of pcs that has one on a statement's line (not a def line, which maps a whole function)."""
+    for pc in pcs:
+        if pc < 0:
+            continue
+        position = artifact.position(pc, deploy=deploy)
+        if position is not None and not position.text.startswith("def "):
+            return position
+    return None
+
+
 def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: "Artifact | None" = None) -> Explanation:
     """Find the failing frame's contract, the source line of the failing check, its kind and dev comment.
 
@@ -237,8 +255,9 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
     check = None
     position = None
     if result.error == "revert" and result.output:
-        # a reason or a custom error: its own REVERT is in place
-        position = artifact.position(chosen.pc, deploy=deploy) or artifact.position(chosen.pc + 1, deploy=deploy)
+        # a reason or a custom error: its own REVERT is in place, after the code that encodes
+        # the reason; the instruction right after it may belong to the function's entry
+        position = _nearest(artifact, deploy, [chosen.pc, *range(chosen.pc - 1, chosen.pc - _WALK_BACK_REASON, -1), *range(chosen.pc + 1, chosen.pc + 8)])
     elif result.error == "revert":
         if emap.get(chosen.pc) is not None or chosen.pc in pc_pos:
             # a revert of its own, such as the fallback's or a bare raise
@@ -246,9 +265,15 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
             position = artifact.position(chosen.pc, deploy=deploy, walk_back=8)
         elif chosen.jump_pc is not None:
             # the shared REVERT: the jump that led to it names the check
-            check = emap.get(chosen.jump_pc)
-            position = artifact.position(chosen.jump_pc, deploy=deploy, walk_back=_WALK_BACK)
-            if check is None and _is_lock_check(chosen.code, chosen.jump_pc, position):
+            jump = chosen.jump_pc
+            check = emap.get(jump)
+            if check is not None and _checks_a_value(check):
+                # the checked value is used right after the check, by the check's own statement;
+                # what comes before may be shared with later lines by the optimizer
+                position = _nearest(artifact, deploy, [*range(jump + 1, jump + _WALK_BACK), jump, *range(jump - 1, jump - _WALK_BACK, -1)])
+            else:
+                position = artifact.position(jump, deploy=deploy, walk_back=_WALK_BACK)
+            if check is None and _is_lock_check(chosen.code, jump, position):
                 check = "nonreentrant lock"
         if position is None:
             position = artifact.position(chosen.pc + 1, deploy=deploy)
