@@ -61,7 +61,8 @@ class CampaignRenderer(Renderer):
             c.print(Text(f"branches hit: {len(summary.branches)}"))
         if not self.quiet:
             for key, t in summary.items.items():
-                c.print(Text(f"  {key}: {t.status if t.status != 'running' else 'no failure'}, {t.shards} shards, {t.examples} runs, {t.steps} steps", style="dim"))
+                status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
+                c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps", style="dim"))
         errors = len(summary.errors) + len(summary.load_errors)
         parts = [f"{len(summary.failures)} failure{'s' if len(summary.failures) != 1 else ''} found"]
         if errors:

@@ -24,6 +24,7 @@ from ..engine import discovery, examples, replay  # noqa: F401
 from ..engine import shrink as minimize  # noqa: F401
 from ..engine.events import (
     Event,
+    ExampleFinished,
     LoadFailed,
     MachineFinished,
     NothingFound,
@@ -68,6 +69,7 @@ class LocalWorkers:
         self.pool = Pool(source, workers)
         self.description = f"{workers} local worker{'s' if workers != 1 else ''}"
         self.shrinking: set[int] = set()  # workers whose shard found a failure
+        self.counts: dict[int, tuple[int, int]] = {}  # worker -> (runs, steps) its running shard told
 
     def free(self) -> int:
         return len(self.pool.idle())
@@ -82,9 +84,13 @@ class LocalWorkers:
                 where = f" while running {m.key}" if m.key else " while loading the project"
                 raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
             if m.kind == "event":
-                self.shrinking.add(m.worker)
+                if isinstance(m.payload, ExampleFinished):
+                    self.counts[m.worker] = (m.payload.examples, m.payload.steps)
+                else:  # FailureFound: the shard shrinks a failure of its own
+                    self.shrinking.add(m.worker)
                 continue
             self.shrinking.discard(m.worker)
+            self.counts.pop(m.worker, None)
             if task is None:
                 continue
             out.append(Outcome(m.kind, task, m.payload if m.kind == "done" else None, m.payload if m.kind == "refused" else ""))
@@ -92,6 +98,9 @@ class LocalWorkers:
 
     def running(self) -> int:
         return len(self.pool.busy)
+
+    def live(self) -> tuple[int, int]:
+        return sum(r for r, _ in self.counts.values()), sum(s for _, s in self.counts.values())
 
     def interrupt(self) -> None:
         self.pool.interrupt()
@@ -260,14 +269,15 @@ def _drive(
     grace = Grace(sigints, stop)
 
     def progress() -> None:
+        runs, steps = workers.live()  # of the shards still running
         emit(
             CampaignProgress(
                 elapsed=time.monotonic() - started,
                 budget=options.budget,
                 shards=summary.shards,
                 running=workers.running(),
-                examples=summary.examples,
-                steps=summary.steps,
+                examples=summary.examples + runs,
+                steps=summary.steps + steps,
                 failures=len(summary.failures),
                 branches=len(summary.branches) if summary.branches is not None else None,
             )

@@ -86,6 +86,9 @@ class DaskWorkers:
     def running(self) -> int:
         return len(self.futures)
 
+    def live(self) -> tuple[int, int]:
+        return 0, 0  # a Dask task tells nothing until it ends
+
     def interrupt(self) -> None:
         """Cancel the shards still running: their runs are lost, the failures already back are saved."""
         self.client.cancel(list(self.futures))

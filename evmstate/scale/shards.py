@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from ..config import Config
-from ..engine.events import Event, FailureFound, MachineFinished
+from ..engine.events import Event, ExampleFinished, FailureFound, MachineFinished
 from ..engine.item import run_item
 from ..engine.settings import Overrides
 from ..errors import UsageError
@@ -62,8 +62,28 @@ class ShardResult:
 _shard_lock = threading.RLock()  # one shard at a time per process: they share its project
 
 
+# how often a running shard tells how far it got
+PROGRESS_EVERY = 0.5
+
+
+def _forwarded(emit: Callable[[Event], None] | None) -> Callable[[Event], None]:
+    """What a shard tells the campaign: FailureFound at once, ExampleFinished every PROGRESS_EVERY seconds."""
+    if emit is None:
+        return lambda e: None
+    last = [0.0]
+
+    def forward(event: Event) -> None:
+        if isinstance(event, FailureFound):
+            emit(event)
+        elif isinstance(event, ExampleFinished) and time.monotonic() - last[0] >= PROGRESS_EVERY:
+            last[0] = time.monotonic()
+            emit(event)
+
+    return forward
+
+
 def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = None) -> ShardResult:
-    """Run one shard on a loaded project (a parallel.WorkerState); emit gets FailureFound when a failure is found."""
+    """Run one shard on a loaded project (a parallel.WorkerState); emit gets FailureFound when a failure is found, and ExampleFinished now and then."""
     with _shard_lock:
         state.project.activate()
         item = state.items[shard.key]
@@ -73,8 +93,7 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             deadline = time.monotonic() + shard.budget
             stop = lambda: time.monotonic() >= deadline  # noqa: E731
         records: list[FailureRecord] = []
-        found = (lambda e: emit(e) if isinstance(e, FailureFound) else None) if emit is not None else (lambda e: None)
-        result = run_item(state.config, state.project, item, shard.overrides, found, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append)
+        result = run_item(state.config, state.project, item, shard.overrides, _forwarded(emit), seed=shard.seed, shard=shard.index, stop=stop, keep=records.append)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
@@ -211,6 +230,9 @@ class Workers(Protocol):
         """The shards that ended within timeout."""
 
     def running(self) -> int: ...
+
+    def live(self) -> tuple[int, int]:
+        """(runs, steps) of the shards still running, as far as they told; (0, 0) where they cannot tell."""
 
     def interrupt(self) -> None:
         """Stop the shards running (Ctrl-C): each ends as Ctrl-C ends it in one process, where it can."""

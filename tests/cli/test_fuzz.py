@@ -101,6 +101,9 @@ class InlineWorkers:
         result = dataclasses.replace(run_shard(self.state, shard), branches=next(self.branches, frozenset()))
         return [Outcome("done", shard, result)]
 
+    def live(self) -> tuple[int, int]:
+        return 0, 0
+
     def running(self) -> int:
         return len(self.queue)
 
@@ -157,3 +160,30 @@ def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path):
     assert proc.returncode == 130, out + err
     assert "fuzzing machines/erc20.py::ERC20Machine until Ctrl-C on 1 local worker" in out
     assert "(stopped by Ctrl-C)" in out and "0 failures found" in out and "Traceback" not in err
+
+
+SLOW_RUNS = """
+import time
+
+
+class SlowMachine:
+    def rule_wait(self):
+        time.sleep(0.01)  # a run of 50 steps takes half a second
+"""
+
+
+def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
+    (example / "machines" / "slow.py").write_text(SLOW_RUNS)
+    events: list[Any] = []
+    budget = 8.0
+    started = time.monotonic()
+    # one shard would take 1000 runs: it is still running when the budget ends
+    options = CampaignOptions(("machines/slow.py",), None, Overrides(max_examples=1000, seed=1), budget=budget, workers=1)
+    summary = fuzz(config_mod.load(example), options, events.append)
+    took = time.monotonic() - started
+    assert took < budget + 6, f"a {budget}s campaign took {took:.1f}s"
+    assert summary.steps > 0 and summary.exit_code == 0
+    final = summary.steps / summary.elapsed
+    late = [e for e in events if isinstance(e, CampaignProgress) and budget / 2 <= e.elapsed <= budget]
+    assert late and all(e.steps > 0 for e in late), "the running shard's steps show before it ends"
+    assert abs(late[-1].steps_per_second - final) <= 0.1 * final, (late[-1].steps_per_second, final)
