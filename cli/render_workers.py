@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
-from evmstate.scale.campaign import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary
+from evmstate.scale.campaign import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
 from evmstate.engine.events import MachineFinished
 
 from .render import Renderer, Row
@@ -45,6 +45,11 @@ class CampaignRenderer(Renderer):
         elif isinstance(event, CampaignFinished):
             if self.live is not None:
                 self.live.update(Text(""))
+        elif isinstance(event, FailureReplaced):
+            self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {event.new_id} replaces {event.old_id}", style="yellow"))
+            for line in event.program:
+                self._plain(Text(f"  {line}"))
+            self._plain(Text(f"replay with: evmstate replay {event.new_id}", style="dim"))
         elif isinstance(event, MachineFinished):
             row = Row(event.name, event.path, event.kind)
             row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status

@@ -33,7 +33,8 @@ from ..engine.events import (
 from ..engine.item import unavailable_contracts
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
-from ..failures import FailureStore
+from ..engine.describe import FailureSignature
+from ..failures import FailureRecord, FailureStore
 from . import parallel
 from .cluster import DaskWorkers
 from .parallel import Pool, WorkerCrashed
@@ -70,6 +71,7 @@ class LocalWorkers:
         self.description = f"{workers} local worker{'s' if workers != 1 else ''}"
         self.shrinking: set[int] = set()  # workers whose shard found a failure
         self.counts: dict[int, tuple[int, int]] = {}  # worker -> (runs, steps) its running shard told
+        self.failing: set[str] = set()  # machines a shard found a failure in
 
     def free(self) -> int:
         return len(self.pool.idle())
@@ -86,8 +88,11 @@ class LocalWorkers:
             if m.kind == "event":
                 if isinstance(m.payload, ExampleFinished):
                     self.counts[m.worker] = (m.payload.examples, m.payload.steps)
-                else:  # FailureFound: the shard shrinks a failure of its own
+                else:  # FailureFound: the shard shrinks a failure of its own; the machine's other shards stop
                     self.shrinking.add(m.worker)
+                    if task is not None:
+                        self.failing.add(task.key)
+                        self.retire(task.key)
                 continue
             self.shrinking.discard(m.worker)
             self.counts.pop(m.worker, None)
@@ -195,8 +200,19 @@ class CampaignFinished:
 # -- the campaign -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
+class FailureReplaced:
+    """Emitted when another shard brings a shorter program for a failure already reported: the saved record is replaced."""
+
+    key: str
+    old_id: str | None
+    new_id: str
+    steps: int
+    program: tuple[str, ...]
+
+
 # what a campaign emits: the engine's events from its workers, and its own
-CampaignEvent = Event | CampaignStarted | CampaignProgress | CampaignFinished
+CampaignEvent = Event | CampaignStarted | CampaignProgress | CampaignFinished | FailureReplaced
 
 
 @dataclass(frozen=True)
@@ -259,7 +275,7 @@ def _drive(
     submitted = {k: 0 for k in keys}
     summary.items = {k: ItemTotals() for k in keys}
     live = list(keys)  # still fuzzed: not failed, not in error
-    saved: set[str] = set()
+    saved: dict[tuple[str, FailureSignature], MachineFinished] = {}  # the failure reported, per machine and signature
     last_progress = 0.0
 
     def stop() -> None:
@@ -299,13 +315,17 @@ def _drive(
             break
         for outcome in workers.collect(0.2):
             _record(outcome, summary, live, store, saved, emit, workers.retire)
+        # a machine with a failure being shrunk gets no more shards: they would find it again
+        live[:] = [k for k in live if k not in workers.failing]
         if time.monotonic() - last_progress >= 1.0:
             last_progress = time.monotonic()
             progress()
     progress()
 
 
-def _record(outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: set[str], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]) -> None:
+def _record(
+    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
+) -> None:
     key = outcome.shard.key
     totals = summary.items[key]
     if outcome.kind == "refused":
@@ -340,9 +360,27 @@ def _record(outcome: Outcome, summary: CampaignSummary, live: list[str], store: 
             live.remove(key)
             retire(key)
         totals.status = "failed"
-        if shard.record.id not in saved:
-            saved.add(shard.record.id)
-            store.save(shard.record)
-            reported = dataclasses.replace(result, failure_id=shard.record.id)
-            summary.failures.append(reported)
-            emit(reported)
+        _report_once(key, result, shard.record, summary, store, saved, emit)
+
+
+def _report_once(
+    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None]
+) -> None:
+    """Report a failure the first time its machine fails with its signature; a shorter program for it later replaces the saved one."""
+    assert result.failure is not None
+    same = (key, FailureSignature.of_failure(result.failure))
+    first = saved.get(same)
+    reported = dataclasses.replace(result, failure_id=record.id)
+    if first is None:
+        saved[same] = reported
+        store.save(record)
+        summary.failures.append(reported)
+        emit(reported)
+    elif first.failure is not None and result.failure.steps < first.failure.steps:
+        # two shards shrank the same failure: keep the shorter program, report it once
+        store.save(record)
+        if first.failure_id is not None and first.failure_id != record.id:
+            store.path_of(first.failure_id).unlink(missing_ok=True)
+        saved[same] = reported
+        summary.failures[summary.failures.index(first)] = reported
+        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=record.id, steps=result.failure.steps, program=tuple(result.failure.program)))

@@ -42,6 +42,7 @@ class DaskWorkers:
             self._own_client = False
         self.client = client
         self.description = f"Dask cluster at {client.scheduler.address}"
+        self.failing: set[str] = set()  # a Dask task tells nothing until it ends
         self.bundle = client.scatter(bundle, broadcast=True, hash=False)
         self.futures: dict[Any, Shard] = {}
         self.completed = distributed.as_completed()

@@ -220,6 +220,7 @@ class Workers(Protocol):
     """Where shards run: local processes or a Dask cluster."""
 
     description: str
+    failing: set[str]  # machines a running shard found a failure in (as far as the workers tell)
 
     def free(self) -> int:
         """How many more shards it can start now."""

@@ -101,6 +101,8 @@ class InlineWorkers:
         result = dataclasses.replace(run_shard(self.state, shard), branches=next(self.branches, frozenset()))
         return [Outcome("done", shard, result)]
 
+    failing: set[str] = set()
+
     def live(self) -> tuple[int, int]:
         return 0, 0
 
@@ -187,3 +189,41 @@ def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     late = [e for e in events if isinstance(e, CampaignProgress) and budget / 2 <= e.elapsed <= budget]
     assert late and all(e.steps > 0 for e in late), "the running shard's steps show before it ends"
     assert abs(late[-1].steps_per_second - final) <= 0.1 * final, (late[-1].steps_per_second, final)
+
+
+class TwoShardsWorkers(InlineWorkers):
+    """Two shards of one machine come back at once with the same failure: first a longer program, then the shortest."""
+
+    def collect(self, timeout: float) -> list[Outcome]:
+        import dataclasses
+
+        if not self.queue:
+            return []
+        shard = self.queue.pop()
+        self.queue.clear()
+        found = run_shard(self.state, shard)
+        assert found.result.failure is not None and found.record is not None
+        failure = found.result.failure
+        longer_failure = dataclasses.replace(failure, steps=failure.steps + 2, program=[*failure.program, "state.rule_deposit(address=accounts[1], value=5)"])
+        longer = dataclasses.replace(
+            found, result=dataclasses.replace(found.result, failure=longer_failure), record=dataclasses.replace(found.record, id="0000longer")
+        )
+        return [Outcome("done", shard, longer), Outcome("done", dataclasses.replace(shard, index=1), found)]
+
+
+def test_the_same_failure_from_two_shards_is_reported_once_and_the_shortest_is_kept(example):
+    from evmstate.engine.events import MachineFinished
+    from evmstate.scale.campaign import FailureReplaced
+
+    cfg = config_mod.load()
+    events: list[Any] = []
+    options = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=20, stateful_step_count=5, seed=4), budget=30.0)
+    summary = fuzz(cfg, options, events.append, TwoShardsWorkers(ProjectSource(cfg, (str(example / "machines/depositer.py"),))))
+    assert summary.exit_code == 1 and len(summary.failures) == 1
+    (kept,) = summary.failures
+    assert kept.failure is not None and kept.failure.program == BUG
+    reports = [e for e in events if isinstance(e, MachineFinished) and e.status == "failed"]
+    assert len(reports) == 1 and reports[0].failure_id == "0000longer", "the first to come back is reported"
+    (replaced,) = [e for e in events if isinstance(e, FailureReplaced)]
+    assert replaced.old_id == "0000longer" and replaced.new_id == kept.failure_id and replaced.steps == 2
+    assert [r["id"] for r in _saved(example)] == [kept.failure_id], "only the shortest program stays saved"
