@@ -78,6 +78,9 @@ class CampaignRenderer(Renderer):
 
 def progress_text(p: CampaignProgress) -> str:
     left = f", {_duration(max(0.0, p.budget - p.elapsed))} left" if p.budget is not None else ""
+    if p.budget is not None and p.elapsed >= p.budget and p.running:
+        # no shard starts a run any more; a failure being shrunk is finished first
+        left = f", time is up: {p.shrinking} shrinking a failure" if p.shrinking else ", time is up: shards ending"
     branches = f", {p.branches} branches" if p.branches is not None else ""
     return (
         f"{_duration(p.elapsed)}{left}: {p.shards} shards ({p.running} running), {p.examples} runs, "

@@ -107,6 +107,9 @@ class LocalWorkers:
     def live(self) -> tuple[int, int]:
         return sum(r for r, _ in self.counts.values()), sum(s for _, s in self.counts.values())
 
+    def shrinking_now(self) -> int:
+        return len(self.shrinking & set(self.pool.busy))
+
     def interrupt(self) -> None:
         self.pool.interrupt()
 
@@ -151,6 +154,7 @@ class CampaignProgress:
     steps: int
     failures: int
     branches: int | None  # distinct branches hit over all shards; None until the engine reports them
+    shrinking: int = 0  # running shards shrinking a failure they found (they finish after the budget)
 
     @property
     def steps_per_second(self) -> float:
@@ -294,6 +298,7 @@ def _drive(
                 running=workers.running(),
                 examples=summary.examples + runs,
                 steps=summary.steps + steps,
+                shrinking=workers.shrinking_now(),
                 failures=len(summary.failures),
                 branches=len(summary.branches) if summary.branches is not None else None,
             )

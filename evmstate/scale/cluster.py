@@ -90,6 +90,9 @@ class DaskWorkers:
     def live(self) -> tuple[int, int]:
         return 0, 0  # a Dask task tells nothing until it ends
 
+    def shrinking_now(self) -> int:
+        return 0
+
     def interrupt(self) -> None:
         """Cancel the shards still running: their runs are lost, the failures already back are saved."""
         self.client.cancel(list(self.futures))

@@ -235,6 +235,9 @@ class Workers(Protocol):
     def live(self) -> tuple[int, int]:
         """(runs, steps) of the shards still running, as far as they told; (0, 0) where they cannot tell."""
 
+    def shrinking_now(self) -> int:
+        """How many running shards are shrinking a failure they found."""
+
     def interrupt(self) -> None:
         """Stop the shards running (Ctrl-C): each ends as Ctrl-C ends it in one process, where it can."""
 

@@ -106,6 +106,9 @@ class InlineWorkers:
     def live(self) -> tuple[int, int]:
         return 0, 0
 
+    def shrinking_now(self) -> int:
+        return 0
+
     def running(self) -> int:
         return len(self.queue)
 

@@ -189,6 +189,8 @@ def test_campaign_progress_line():
     assert progress_text(p) == "1m15s, 58m45s left: 12 shards (2 running), 300 runs, 15000 steps, 200 steps/s, 1 failure"
     p = CampaignProgress(elapsed=3725.0, budget=None, shards=80, running=2, examples=4000, steps=200000, failures=0, branches=1234)
     assert progress_text(p) == "1h02m05s: 80 shards (2 running), 4000 runs, 200000 steps, 54 steps/s, 1234 branches, 0 failures"
+    p = CampaignProgress(elapsed=62.0, budget=60.0, shards=3, running=1, examples=40, steps=2000, failures=1, branches=None, shrinking=1)
+    assert progress_text(p) == "1m02s, time is up: 1 shrinking a failure: 3 shards (1 running), 40 runs, 2000 steps, 32 steps/s, 1 failure"
 
 
 def test_a_worker_that_dies_is_an_internal_error_naming_what_it_ran(example):
