@@ -8,6 +8,7 @@ imports the CLI). The rest is checked here with the standard library's ast.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def test_the_import_contracts_hold():
         pytest.fail("lint-imports is not installed: pip install -e '.[test]' installs import-linter")
     done = subprocess.run([lint, "--no-cache"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "0 broken" in done.stdout or "broken" not in done.stdout.split("Contracts:")[-1], done.stdout
+    assert re.search(r"Contracts: 3 kept, 0 broken", done.stdout), done.stdout
 
 
 def test_no_module_is_too_long():
