@@ -186,7 +186,10 @@ def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     options = CampaignOptions(("machines/slow.py",), None, Overrides(max_examples=1000, seed=1), budget=budget, workers=1)
     summary = fuzz(config_mod.load(example), options, events.append)
     took = time.monotonic() - started
-    assert took < budget + 6, f"a {budget}s campaign took {took:.1f}s"
+    # the budget runs from when the campaign starts its workers; a run started before it ends may
+    # finish (half a second here), and closing the workers takes a moment
+    assert summary.elapsed < budget + 3, f"a {budget}s campaign ran {summary.elapsed:.1f}s"
+    assert took < budget + 30, f"discovery, compiling and the campaign took {took:.1f}s"
     assert summary.steps > 0 and summary.exit_code == 0
     final = summary.steps / summary.elapsed
     late = [e for e in events if isinstance(e, CampaignProgress) and budget / 2 <= e.elapsed <= budget]
