@@ -322,7 +322,7 @@ def _drive(
             _record(outcome, summary, live, store, saved, emit, workers.retire)
         # a machine with a failure being shrunk gets no more shards: they would find it again
         live[:] = [k for k in live if k not in workers.failing]
-        if time.monotonic() - last_progress >= 1.0:
+        if time.monotonic() - last_progress >= 0.5:
             last_progress = time.monotonic()
             progress()
     progress()

@@ -63,7 +63,7 @@ _shard_lock = threading.RLock()  # one shard at a time per process: they share i
 
 
 # how often a running shard tells how far it got
-PROGRESS_EVERY = 0.5
+PROGRESS_EVERY = 0.25
 
 
 def _forwarded(emit: Callable[[Event], None] | None) -> Callable[[Event], None]:

@@ -170,17 +170,22 @@ def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path):
 SLOW_RUNS = """
 import time
 
+from evmstate import strategy
+
 
 class SlowMachine:
-    def rule_wait(self):
-        time.sleep(0.01)  # a run of 50 steps takes half a second
+    x = strategy("uint256")
+
+    def rule_wait(self, x):
+        time.sleep(0.004)  # a run of 50 steps takes a fifth of a second
 """
 
 
+@pytest.mark.slow
 def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     (example / "machines" / "slow.py").write_text(SLOW_RUNS)
     events: list[Any] = []
-    budget = 8.0
+    budget = 16.0
     started = time.monotonic()
     # one shard would take 1000 runs: it is still running when the budget ends
     options = CampaignOptions(("machines/slow.py",), None, Overrides(max_examples=1000, seed=1), budget=budget, workers=1)
@@ -194,6 +199,7 @@ def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     final = summary.steps / summary.elapsed
     late = [e for e in events if isinstance(e, CampaignProgress) and budget / 2 <= e.elapsed <= budget]
     assert late and all(e.steps > 0 for e in late), "the running shard's steps show before it ends"
+    # the shard tells its counts every quarter second: the line lags the work by about that much
     assert abs(late[-1].steps_per_second - final) <= 0.1 * final, (late[-1].steps_per_second, final)
 
 
