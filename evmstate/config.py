@@ -64,6 +64,7 @@ class HypothesisConfig:
 
 
 BACKENDS = ("pyevm", "revm")
+CALL_CACHE_MODES = ("on", "off", "check")
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,9 @@ class FuzzConfig:
     # long before the gas cap would (about 20 seconds for 2**24 gas). CPU time, not wall
     # time, so that a busy machine does not make calls time out.
     call_timeout: float = 1.0
+    # view calls answered from a cache while nothing they read has changed: "on", "off", or
+    # "check" (every answer from the cache is run as well and compared: slower, for testing)
+    call_cache: str = "on"
     # the share of strategy() draws of integers, addresses and fixed-size bytes that take a value
     # the contracts know (constants, values stored, returned or logged); 0 turns it off
     dictionary_weight: float = 0.25
@@ -246,6 +250,10 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
+    if section == "fuzz" and key == "call_cache":
+        if value not in CALL_CACHE_MODES:
+            raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")
+        return value
     if section == "fuzz" and key == "dictionary_weight":
         return check_weight(value, f"{where}: [fuzz] dictionary_weight")
     if section == "database" and key == "url":

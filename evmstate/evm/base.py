@@ -114,6 +114,7 @@ class ChainSpec:
     timestamp: int = 1_700_000_000
     call_gas_limit: int = CALL_GAS_LIMIT
     call_timeout: float | None = None
+    call_cache: str = "on"  # read-only calls answered from the cache: "on", "off" or "check" (cache.py)
 
 
 @runtime_checkable
@@ -132,6 +133,7 @@ class Backend(Protocol):
     account_keys: list[tuple[bytes, bytes]]
     divergence: Any  # the first difference between two backends (capabilities.divergence), else None
     calls: int  # calls made, counted by a backend with capabilities.divergence; 0 otherwise
+    call_cache: Any  # the view calls' cache (cache.ReadCache), or None when it is off or the backend has none
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult: ...
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult: ...
@@ -280,6 +282,7 @@ class BlockTime(Snapshots):
     capabilities: Capabilities
     divergence: Any = None
     calls = 0
+    call_cache: Any = None
 
     @property
     def timestamp(self) -> int:

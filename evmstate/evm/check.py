@@ -53,6 +53,7 @@ class CheckedBackend(Snapshots):
     """revm and py-evm in lockstep, behind the Backend interface; answers with py-evm's results."""
 
     capabilities = Capabilities(frames=True, coverage=False, observer=False, time_limit=True, divergence=True)
+    call_cache = None  # each of the two backends has its own
 
     def __init__(self, fast: Any, reference: PyEVMBackend) -> None:
         self.fast = fast

@@ -19,6 +19,7 @@ def chain_spec(config: Config) -> ChainSpec:
         timestamp=config.chain.timestamp,
         call_gas_limit=config.fuzz.call_gas_limit,
         call_timeout=config.fuzz.call_timeout,
+        call_cache=config.fuzz.call_cache,
     )
 
 

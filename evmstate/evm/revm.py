@@ -25,11 +25,14 @@ What revm 8 (pyrevm's engine) lacks, and what is done instead:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Callable
 
 from eth_utils import keccak
 
+from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes
+from .cache import entry as cache_entry
 from .base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot, account_keys, contract_address, intrinsic_gas
 from .pyevm import PyEVMBackend
 from ..errors import UsageError
@@ -64,6 +67,21 @@ def _logs_in(journal: str) -> tuple[Log, ...]:
         Log(bytes.fromhex(address), tuple(int(t, 16) for t in topics.split(", ") if t), bytes.fromhex(data))
         for address, topics, data in _LOG.findall(journal, start, end + 1)
     )
+
+
+def _slots_by_account(journal: str, end: int) -> list[list[tuple[str, str]]]:
+    """Per loaded account in the journal's text, in order: the (slot, value) pairs loaded for it."""
+    found = []
+    pos = 0
+    while True:
+        m = _ACCOUNT.search(journal, pos, end)
+        if m is None:
+            return found
+        start = journal.find("storage: {", m.end(), end)
+        status = _STATUS.search(journal, start, end)
+        assert start >= 0 and status is not None, "unexpected journal text from pyrevm"
+        found.append([(k, v) for k, _, v in _SLOT.findall(journal, start, status.start())])
+        pos = status.end()
 
 
 def available() -> bool:
@@ -137,6 +155,7 @@ class RevmBackend(BlockTime):
         self._init_snapshots()
         self._version = 0  # changes whenever the state or the block does
         self._shadow: Any = None  # a py-evm backend that explains failures
+        self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
         self.last_writes: tuple[tuple[bytes, int, int], ...] = ()  # (address, slot, value) of the last transaction
         for _, address in self.account_keys:
             self._write_info(address, [balance, 0, EMPTY_CODE_HASH])
@@ -362,6 +381,23 @@ class RevmBackend(BlockTime):
             if not self.get_code(to):
                 return ExecResult(success=True, output=b"", gas_used=gas, gas_limit=gas, at_gas_cap=at_cap)
             return ExecResult(success=False, output=b"", gas_used=gas, error="Out of gas", gas_limit=gas, at_gas_cap=at_cap, out_of_gas=True)
+        cache = self.call_cache
+        if static and not value and cache is not None:
+            key = (sender, to, data, asked)
+            found = cache.find(key, self._unchanged)
+            if found is None or cache.check:
+                ran, new = self._recorded(key, gas, at_cap)
+                if found is not None:
+                    compare(found.result, ran, key)
+                if new is None:
+                    found = None
+                else:
+                    cache.keep(key, new)
+            if found is not None:
+                return found.result
+            if ran.success:
+                return ran
+            return dataclasses.replace(ran, explainer=self._explainer("call", (sender, to, data, value, asked, static), []))
         evm = self._evm
         checkpoint = evm.snapshot()
         try:
@@ -386,6 +422,62 @@ class RevmBackend(BlockTime):
             out_of_gas=error == "Out of gas",
             explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
         )
+
+    def _recorded(self, key: tuple[bytes, bytes, bytes, int | None], gas: int, at_cap: bool) -> tuple[ExecResult, Entry | None]:
+        """Run a view call, and an entry of what it read (the accounts and slots revm loaded for it) when it can be kept.
+
+        revm forgets what a frame loaded when the frame fails: a failed call, or one whose code
+        can call other code (whose frames may fail while the call succeeds), is never kept.
+        """
+        sender, to, data, _ = key
+        evm = self._evm
+        checkpoint = evm.snapshot()
+        try:
+            success, output, result, error = self._execute(sender, to, data, 0, gas, True, None)
+            journal = evm.journal_str
+        finally:
+            evm.revert(checkpoint)
+        if success:
+            ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
+        else:
+            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=error == "Out of gas")
+        if not success:
+            return ran, None
+        end = journal.find(", transient_storage: {")
+        loaded = [bytes.fromhex(m.group(1)) for m in _ACCOUNT.finditer(journal, 0, end)]
+        ops = frozenset().union(*(opcodes(self._code.get(a, b"")) for a in loaded))
+        if ops & CALL_OPCODES:
+            return ran, None
+        reads = [(address, int(slot), int(value)) for address, slots in zip(loaded, _slots_by_account(journal, end)) for slot, value in slots]
+        # an account's code always matters; its balance, and whether its nonce is 0 (which makes
+        # an account empty), only to code that can see them; the nonce's value never
+        whole = bool(ops & BALANCE_OPCODES)
+        accounts = tuple((a, self._account_state(a, whole)) for a in loaded)
+        block = (self._timestamp, self._number) if ops & BLOCK_OPCODES else None
+        return ran, cache_entry(ran, reads, accounts, block, None)
+
+    def _account_state(self, address: bytes, whole: bool) -> Any:
+        info = self._info.get(address)
+        if info is None:
+            return None
+        return (info[0], info[1] != 0, info[2]) if whole else info[2]
+
+    def _unchanged(self, entry: Entry) -> bool:
+        """Whether every value a cached call read is still what it was."""
+        storage = self._storage
+        for address, slot, value in entry.storage:
+            slots = storage.get(address)
+            if (slots.get(slot, 0) if slots else 0) != value:
+                return False
+        info = self._info
+        for address, known in entry.accounts:
+            now = info.get(address)
+            if now is None:
+                if known is not None:
+                    return False
+            elif known != ((now[0], now[1] != 0, now[2]) if type(known) is tuple else now[2]):
+                return False
+        return entry.block is None or entry.block == (self._timestamp, self._number)
 
     @staticmethod
     def _logs_of(result: Any) -> tuple[Log, ...]:

@@ -87,6 +87,8 @@ class Search:
             if name in project.artifacts:
                 self.dictionary.add_artifact(project.artifacts[name])
         self.guide = None
+        cache = backend.call_cache
+        self._cache_start = (cache.hits, cache.misses) if cache is not None else None
         self._backend_name: str | None = None
         if options.guidance and self.covering:
             self.guide = Guide(seed if seed is not None else 0)
@@ -184,6 +186,11 @@ class Search:
         if self.guide is not None:
             g = self.guide.stats
             stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for reaching new code"
+        cache = self.backend.call_cache
+        if cache is not None and self._cache_start is not None:
+            hits, misses = cache.hits - self._cache_start[0], cache.misses - self._cache_start[1]
+            if hits + misses:
+                stats["call cache"] = f"{hits} of {hits + misses} view calls answered from the cache"
         if self.dictionary.threshold < (1 << GATE_BITS):
             stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, {len(self.dictionary.fixed)} fixed values"
         return stats

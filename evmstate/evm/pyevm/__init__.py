@@ -18,26 +18,23 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from typing import Any, Callable
 
 from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.db.atomic import AtomicDB
-from eth.db.storage import CLEAR_COUNT_KEY_NAME, AccountStorageDB
-from eth.exceptions import InvalidInstruction, InvalidJumpDestination, OutOfGas, Revert
+from eth.exceptions import OutOfGas, Revert
 from eth.vm import opcode_values
-from eth.vm.opcode_values import JUMPDEST
 from eth.vm.execution_context import ExecutionContext
 from eth.vm.forks import CancunVM, LondonVM, ParisVM, PragueVM, ShanghaiVM
 from eth.vm.forks.spurious_dragon._utils import collect_touched_accounts
 from eth.vm.message import Message
 from eth._utils.address import generate_contract_address
-from eth_utils import big_endian_to_int
 
-from ..errors import UsageError
-from .base import (
-    INITCODE,
+from ...errors import UsageError
+from ..cache import Entry, ReadCache, compare, replay_coverage
+from ..cache import entry as cache_entry
+from ..base import (
     SHORT_LIMIT_FACTOR,
     SHORT_LIMIT_FLOOR,
     ZERO_ADDRESS,
@@ -46,7 +43,6 @@ from .base import (
     ChainSpec,
     Coverage,
     ExecResult,
-    Frame,
     JumpRecorder,
     Log,
     Snapshot,
@@ -54,289 +50,10 @@ from .base import (
     account_keys,
     intrinsic_gas,
 )
+from .opcodes import Clock, TimedOut, computation_class, cpu_time, frame_of, jump, jumpi
+from .state import state_class
 
 VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": CancunVM, "prague": PragueVM}
-# the clock is read once every this many jumps: about every millisecond of execution
-CHECK_EVERY = 256
-# Calls are timed in the CPU time of the thread running them, not wall-clock time: on a busy
-# machine (CI runners, other processes) a call is not charged for the time it waits, so whether
-# it timed out does not depend on the load.
-_cpu_time = time.thread_time
-
-
-
-
-class _TimedOut(Exception):
-    """Raised inside py-evm by a jump hook when the call passed its deadline.
-
-    Not a VMError on purpose: py-evm would turn a VMError into a failed frame and let the
-    calling frame carry on; this unwinds every frame at once, and the backend restores the
-    state from before the call.
-    """
-
-    def __init__(self, frame: "Frame") -> None:
-        super().__init__()
-        self.frame = frame  # where the call was running when time ran out
-
-
-class _Clock:
-    """The current call's deadline, read by the jump hooks once every CHECK_EVERY jumps."""
-
-    __slots__ = ("deadline",)
-
-    def __init__(self) -> None:
-        self.deadline = math.inf
-
-    def check(self, computation: Any) -> None:
-        if _cpu_time() > self.deadline:
-            raise _TimedOut(_frame(computation))
-
-
-# JUMP and JUMPI are written out here rather than wrapping py-evm's (eth.vm.logic.flow): one
-# Python call less per jump keeps the hooks' cost in a tight loop small (benchmarks/jumps.py).
-# Gas and semantics are checked against py-evm's own transaction path in tests/integration.
-
-
-def _jump(gas: int, clock: _Clock, hits: Coverage | None = None) -> Callable[..., None]:
-    """JUMP, plus the clock: every loop jumps, so a runaway call is caught here.
-
-    With hits, every destination is recorded: a block of code ran from there.
-    """
-    countdown = CHECK_EVERY
-
-    def jump(computation: Any) -> None:
-        nonlocal countdown
-        computation.consume_gas(gas, "JUMP")
-        dest = computation.stack_pop1_int()
-        code = computation.code
-        code.program_counter = dest
-        if code.peek() != JUMPDEST:
-            raise InvalidJumpDestination("Invalid Jump Destination")
-        if not code.is_valid_opcode(dest):
-            raise InvalidInstruction("Jump resulted in invalid instruction")
-        countdown -= 1
-        if not countdown:
-            countdown = CHECK_EVERY
-            clock.check(computation)
-
-    if hits is None:
-        return jump
-
-    def covering_jump(computation: Any) -> None:
-        nonlocal countdown
-        computation.consume_gas(gas, "JUMP")
-        dest = computation.stack_pop1_int()
-        code = computation.code
-        code.program_counter = dest
-        if code.peek() != JUMPDEST:
-            raise InvalidJumpDestination("Invalid Jump Destination")
-        if not code.is_valid_opcode(dest):
-            raise InvalidInstruction("Jump resulted in invalid instruction")
-        try:
-            seen = computation._evmstate_seen
-        except AttributeError:
-            seen = computation._evmstate_seen = _seen(hits, computation.msg)
-        seen.add(~dest)
-        countdown -= 1
-        if not countdown:
-            countdown = CHECK_EVERY
-            clock.check(computation)
-
-    return covering_jump
-
-
-def _seen(hits: Coverage, msg: Any) -> set[int]:
-    """The set a frame records its jumps into: one per code address, or per contract being created."""
-    address = msg.code_address
-    key = address if address else INITCODE + msg.storage_address
-    seen = hits.get(key)
-    if seen is None:
-        seen = hits[key] = set()
-    return seen
-
-
-def _jumpi(gas: int, clock: _Clock, recorder: JumpRecorder | None, hits: Coverage | None = None) -> Callable[..., None]:
-    """JUMPI, plus the clock and the frame's last taken jump.
-
-    vyper sends every failed check without a reason to one shared REVERT, so the REVERT's pc
-    says nothing; the pc of the jump that led there names the check. recorder, when given,
-    is told (code address, pc, taken) of every JUMPI; hits, when given, records the branch
-    taken or not and where it went (see Coverage).
-    """
-    countdown = CHECK_EVERY
-
-    def jumpi(computation: Any) -> None:
-        nonlocal countdown
-        computation.consume_gas(gas, "JUMPI")
-        dest, condition = computation.stack_pop_ints(2)
-        if condition:
-            code = computation.code
-            computation._evmstate_jump = code.program_counter - 1
-            code.program_counter = dest
-            if code.peek() != JUMPDEST:
-                raise InvalidJumpDestination("Invalid Jump Destination")
-            if not code.is_valid_opcode(dest):
-                raise InvalidInstruction("Jump resulted in invalid instruction")
-        countdown -= 1
-        if not countdown:
-            countdown = CHECK_EVERY
-            clock.check(computation)
-
-    if recorder is None and hits is None:
-        return jumpi
-
-    if recorder is None:
-        assert hits is not None
-
-        def covering_jumpi(computation: Any) -> None:
-            nonlocal countdown
-            computation.consume_gas(gas, "JUMPI")
-            dest, condition = computation.stack_pop_ints(2)
-            code = computation.code
-            pc = code.program_counter - 1
-            try:
-                seen = computation._evmstate_seen
-            except AttributeError:
-                seen = computation._evmstate_seen = _seen(hits, computation.msg)
-            if condition:
-                computation._evmstate_jump = pc
-                code.program_counter = dest
-                if code.peek() != JUMPDEST:
-                    raise InvalidJumpDestination("Invalid Jump Destination")
-                if not code.is_valid_opcode(dest):
-                    raise InvalidInstruction("Jump resulted in invalid instruction")
-                seen.add(2 * pc + 1)
-                seen.add(~dest)
-            else:
-                seen.add(2 * pc)
-            countdown -= 1
-            if not countdown:
-                countdown = CHECK_EVERY
-                clock.check(computation)
-
-        return covering_jumpi
-
-    def recording_jumpi(computation: Any) -> None:
-        nonlocal countdown
-        computation.consume_gas(gas, "JUMPI")
-        dest, condition = computation.stack_pop_ints(2)
-        code = computation.code
-        pc = code.program_counter - 1
-        if condition:
-            computation._evmstate_jump = pc
-            code.program_counter = dest
-            if code.peek() != JUMPDEST:
-                raise InvalidJumpDestination("Invalid Jump Destination")
-            if not code.is_valid_opcode(dest):
-                raise InvalidInstruction("Jump resulted in invalid instruction")
-        if hits is not None:
-            try:
-                seen = computation._evmstate_seen
-            except AttributeError:
-                seen = computation._evmstate_seen = _seen(hits, computation.msg)
-            if condition:
-                seen.add(2 * pc + 1)
-                seen.add(~dest)
-            else:
-                seen.add(2 * pc)
-        if recorder is not None:
-            recorder(computation.msg.code_address, pc, bool(condition))
-        countdown -= 1
-        if not countdown:
-            countdown = CHECK_EVERY
-            clock.check(computation)
-
-    return recording_jumpi
-
-
-def _computation_class(base: type, clock: _Clock) -> type:
-    """The fork's computation with JUMP and JUMPI hooked; its opcode table is its own."""
-    opcodes = dict(base.opcodes)
-    opcodes[opcode_values.JUMP] = _jump(base.opcodes[opcode_values.JUMP].gas_cost, clock)
-    opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, clock, None)
-    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes})
-
-
-def _state_class(base: type, computation_class: type) -> type:
-    """The fork's State, keeping each storage slot's value at the start of the current call.
-
-    SSTORE gas (EIP-2200/3529) prices a write by the slot's original value, which py-evm
-    reads from the last lock_changes(); this state is never locked, so the original is
-    recorded per call instead.
-    """
-
-    class State(base):  # type: ignore[misc, valid-type]
-        _originals: dict[tuple[bytes, int], int]
-        _writes: list[tuple[bytes, int]] | None = None  # (address, slot) of each write, when watched
-        # while a call runs with an observer set: (address, slot, value) of its writes and reads
-        _observed_writes: list[tuple[bytes, int, int]] | None = None
-        _observed_reads: list[tuple[bytes, int, int]] | None = None
-
-        def get_storage(self, address: bytes, slot: int, from_journal: bool = True) -> int:
-            if from_journal:
-                value = self._account_db.get_storage(address, slot)
-                if self._observed_reads is not None:
-                    self._observed_reads.append((address, slot, value))
-                return value
-            # Only SSTORE's gas rule asks for the original, and it asks before it writes:
-            # the first time a slot is asked for in a call, its current value is the original.
-            key = (address, slot)
-            original = self._originals.get(key)
-            if original is None:
-                original = self._originals[key] = self._account_db.get_storage(address, slot)
-            return original
-
-        def set_storage(self, address: bytes, slot: int, value: int) -> None:
-            if self._writes is not None:
-                self._writes.append((address, slot))
-            if self._observed_writes is not None:
-                self._observed_writes.append((address, slot, value))
-            super().set_storage(address, slot, value)
-
-    State.computation_class = computation_class
-    State.account_db_class = _account_db_class(base.account_db_class)
-    State.__name__ = f"Evmstate{base.__name__}"
-    return State
-
-
-class _StorageDB(AccountStorageDB):
-    """An account's storage that a revert may take back across any number of storage wipes.
-
-    EIP-161 deletes touched empty accounts (every precompile a call reaches) at the end of
-    each transaction, and deleting an account wipes its storage and counts one more wipe.
-    py-evm refuses a revert that takes back more than one wipe ("This revert has changed the
-    clear count in an invalid way"), because on its chain changes are locked after every
-    transaction; here one snapshot spans many transactions. The storage kept before each
-    wipe is a stack, so going back to any earlier count is the same rollback.
-    """
-
-    def discard(self, checkpoint) -> None:
-        latest = big_endian_to_int(self._clear_count[CLEAR_COUNT_KEY_NAME])
-        if self._journal_storage.has_checkpoint(checkpoint):
-            self._journal_storage.discard(checkpoint)
-            self._clear_count.discard(checkpoint)
-        else:
-            # the checkpoint is older than this account's tracking: back to the beginning
-            self._journal_storage.reset()
-            self._clear_count.reset()
-        self._storage_cache.reset_cache()
-        reverted = big_endian_to_int(self._clear_count[CLEAR_COUNT_KEY_NAME])
-        if reverted < latest:
-            self._storage_lookup.rollback_trie(reverted)
-
-
-def _account_db_class(base: type) -> type:
-    """The fork's AccountDB, keeping each account's storage in a _StorageDB."""
-
-    class AccountDB(base):  # type: ignore[misc, valid-type]
-        def _get_address_store(self, address: bytes):
-            store = self._account_stores.get(address)
-            if store is None:
-                store = self._account_stores[address] = _StorageDB(self._raw_store_db, self._get_storage_root(address), address)
-            return store
-
-    AccountDB.__name__ = f"Evmstate{base.__name__}"
-    return AccountDB
 
 
 class PyEVMBackend(BlockTime):
@@ -353,9 +70,9 @@ class PyEVMBackend(BlockTime):
             raise UsageError(f"evm_version {evm_version!r} is not supported by the py-evm backend; use one of {', '.join(VMS)}")
         base_vm = VMS[evm_version]
         base_state = base_vm._state_class
-        self._clock = _Clock()
-        self._computation_class = _computation_class(base_state.computation_class, self._clock)
-        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=_state_class(base_state, self._computation_class))
+        self._clock = Clock()
+        self._computation_class = computation_class(base_state.computation_class, self._clock)
+        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=state_class(base_state, self._computation_class))
         chain_class = MiningChain.configure(__name__="EvmstateChain", vm_configuration=((0, vm_class),), chain_id=chain_id)
         self.chain_id = chain_id
         self.gas_limit = gas_limit
@@ -405,6 +122,7 @@ class PyEVMBackend(BlockTime):
         self._recorder: JumpRecorder | None = None
         self._hits: Coverage | None = None
         self._observer: Callable[[ExecResult], None] | None = None
+        self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
 
     # -- block time -------------------------------------------------------
 
@@ -509,8 +227,8 @@ class PyEVMBackend(BlockTime):
     def _install_jumps(self) -> None:
         base = self._computation_class.__mro__[1]
         opcodes = self._computation_class.opcodes
-        opcodes[opcode_values.JUMP] = _jump(base.opcodes[opcode_values.JUMP].gas_cost, self._clock, self._hits)
-        opcodes[opcode_values.JUMPI] = _jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, self._hits)
+        opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, self._clock, self._hits)
+        opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, self._hits)
 
     def _gas(self, gas: int | None) -> tuple[int, bool]:
         """The gas a call gets, and whether it is the cap rather than the caller's choice."""
@@ -537,7 +255,7 @@ class PyEVMBackend(BlockTime):
         return Message(gas=gas, to=to, sender=sender, value=value, data=data, code=self._state.get_code(to))
 
     def _run(self, message: Message, sender: bytes):
-        """Run one message under the time limit; raises _TimedOut with the state left mid-call."""
+        """Run one message under the time limit; raises TimedOut with the state left mid-call."""
         state = self._state
         state._originals = {}
         accessed = self._account_db._journal_accessed_state
@@ -545,7 +263,7 @@ class PyEVMBackend(BlockTime):
         # discarded after the call, leaves outer snapshots intact.
         checkpoint = accessed.record()
         clock = self._clock
-        started = _cpu_time()
+        started = cpu_time()
         clock.deadline = started + self._time_limit
         try:
             state.mark_address_warm(sender)
@@ -563,12 +281,12 @@ class PyEVMBackend(BlockTime):
             clock.deadline = math.inf
             accessed.discard(checkpoint)
             state._originals = {}
-        elapsed = _cpu_time() - started
+        elapsed = cpu_time() - started
         if elapsed > self._slowest:
             self._slowest = elapsed
         return computation
 
-    def _timed_out(self, stop: _TimedOut, started: float, gas: int, at_cap: bool) -> ExecResult:
+    def _timed_out(self, stop: TimedOut, started: float, gas: int, at_cap: bool) -> ExecResult:
         configured = self.call_timeout or math.inf
         result = ExecResult(
             success=False,
@@ -580,7 +298,7 @@ class PyEVMBackend(BlockTime):
             frames=(stop.frame,),
             gas_limit=gas,
             at_gas_cap=at_cap,
-            timeout=Timeout(self._time_limit, configured, _cpu_time() - started),
+            timeout=Timeout(self._time_limit, configured, cpu_time() - started),
         )
         # a runaway call is known: later ones need only be told apart from calls that finish
         short = max(SHORT_LIMIT_FLOOR, SHORT_LIMIT_FACTOR * self._slowest)
@@ -599,9 +317,78 @@ class PyEVMBackend(BlockTime):
         static=True runs it as a STATICCALL, which the EVM forbids to change state: no
         snapshot is needed, which makes view calls cheaper.
         """
+        if static and not value and self.call_cache is not None and self._recorder is None:
+            return self._cached_call((sender, to, data, gas))
         if self._observer is None:
             return self._call(sender, to, data, value, gas, static)
         return self._observed(self._call, sender, to, data, value, gas, static)
+
+    # -- the call cache (cache.py) --------------------------------------------
+
+    def _cached_call(self, key: tuple[bytes, bytes, bytes, int | None]) -> ExecResult:
+        """A view call from the cache while what it read is unchanged; else run, recording its reads."""
+        cache = self.call_cache
+        assert cache is not None
+        found = cache.find(key, self._unchanged)
+        if found is not None and found.coverage is None and self._hits is not None:
+            found = None  # kept while coverage was off: run it for its coverage
+        if found is None or cache.check:
+            result, new = self._recorded(key)
+            if new is None:  # timed out: nothing to keep
+                if self._observer is not None:
+                    self._observer(result)
+                return result
+            if found is not None:
+                compare(found.result, new.result, key, found.coverage, new.coverage)
+            cache.keep(key, new)
+            found = new
+        elif self._hits is not None and found.coverage:
+            replay_coverage(found.coverage, self._hits)
+        if self._observer is None:
+            return found.result
+        self._observer(found.observed)
+        return found.observed
+
+    def _recorded(self, key: tuple[bytes, bytes, bytes, int | None]) -> tuple[ExecResult, Entry | None]:
+        """Run a view call, recording what it read; its coverage goes to the coverage hits as well as to the entry."""
+        sender, to, data, gas = key
+        state = self._state
+        reads: list[tuple[bytes, int, int]] = []
+        accounts: set[bytes] = set()
+        state._observed_reads, state._account_reads, state._block_read = reads, accounts, False
+        hits = self._hits
+        own: Coverage | None = None
+        if hits is not None:
+            self._hits = own = {}
+            self._install_jumps()
+        try:
+            result = self._call(sender, to, data, 0, gas, True)
+        finally:
+            state._observed_reads = state._account_reads = None
+            if hits is not None:
+                self._hits = hits
+                self._install_jumps()
+        if own:
+            replay_coverage(own, hits)  # type: ignore[arg-type]
+        if result.error == "timeout":
+            return result, None
+        block = (self._timestamp, self._number) if state._block_read else None
+        return result, cache_entry(result, reads, tuple((a, self._account_state(a)) for a in accounts), block, own)
+
+    def _account_state(self, address: bytes) -> tuple[int, int, bytes, bool]:
+        db = self._account_db
+        return db.get_balance(address), db.get_nonce(address), db.get_code_hash(address), db.account_exists(address)
+
+    def _unchanged(self, entry: Entry) -> bool:
+        """Whether every value a cached call read is still what it was."""
+        get = self._account_db.get_storage
+        for address, slot, value in entry.storage:
+            if get(address, slot) != value:
+                return False
+        for address, known in entry.accounts:
+            if self._account_state(address) != known:
+                return False
+        return entry.block is None or entry.block == (self._timestamp, self._number)
 
     def _observed(self, run: Callable[..., ExecResult], *args: Any) -> ExecResult:
         """run(*args) with its storage reads and writes recorded, then shown to the observer."""
@@ -632,7 +419,7 @@ class PyEVMBackend(BlockTime):
             if balance < cost:
                 raise UsageError(f"sender 0x{sender.hex()} has {balance} wei, needs {cost} for value and gas")
         self._dirty = True
-        started = _cpu_time()
+        started = cpu_time()
         # a timed-out call leaves nothing behind, not even its nonce
         before = state.snapshot()
         try:
@@ -642,7 +429,7 @@ class PyEVMBackend(BlockTime):
             state.set_nonce(sender, nonce + 1)
             message = self._message(sender, to, data, value, gas - intrinsic, nonce)
             computation = self._run(message, sender)
-        except _TimedOut as stop:
+        except TimedOut as stop:
             state.revert(before)
             self._clear_transient()
             return self._timed_out(stop, started, gas, at_cap)
@@ -666,12 +453,12 @@ class PyEVMBackend(BlockTime):
         state = self._state
         gas, at_cap = self._gas(gas)
         intrinsic, _ = intrinsic_gas(data, False)
-        started = _cpu_time()
+        started = cpu_time()
         if static and not value:
             message = Message(gas=max(gas - intrinsic, 0), to=to, sender=sender, value=0, data=data, code=state.get_code(to), is_static=True)
             try:
                 computation = self._run(message, sender)
-            except _TimedOut as stop:
+            except TimedOut as stop:
                 return self._timed_out(stop, started, gas, at_cap)
             return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
         checkpoint = state.snapshot()
@@ -681,7 +468,7 @@ class PyEVMBackend(BlockTime):
             message = self._message(sender, to, data, value, max(gas - intrinsic, 0), 0)
             try:
                 computation = self._run(message, sender)
-            except _TimedOut as stop:
+            except TimedOut as stop:
                 return self._timed_out(stop, started, gas, at_cap)
             gas_used = gas - computation.get_gas_remaining()
             return self._result(computation, gas_used, message, gas, at_cap, commit_logs=False)
@@ -712,14 +499,14 @@ class PyEVMBackend(BlockTime):
         error = computation.error
         # follow the failure down while each frame passed on what its child failed with;
         # which of them holds the check that failed is for the layer that knows the code
-        frames = [_frame(computation)]
+        frames = [frame_of(computation)]
         frame = computation
         while True:
             failed = [c for c in frame.children if c.is_error]
             if not failed or failed[-1].output != frame.output:
                 break
             frame = failed[-1]
-            frames.append(_frame(frame))
+            frames.append(frame_of(frame))
         innermost = frames[-1]
         return ExecResult(
             success=False,
@@ -735,12 +522,3 @@ class PyEVMBackend(BlockTime):
         )
 
 
-def _frame(computation: Any) -> Frame:
-    msg = computation.msg
-    return Frame(
-        address=None if msg.is_create else msg.code_address,
-        pc=max(computation.code.program_counter - 1, 0),
-        jump_pc=getattr(computation, "_evmstate_jump", None),
-        code=msg.code,
-        is_create=msg.is_create,
-    )
