@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import vyper
+from vyper import ast as vy_ast
 from vyper.compiler import outputs_from_compiler_data
 from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.phases import CompilerData
@@ -27,7 +28,7 @@ from .errors import CompileError
 
 VYPER_VERSION: str = vyper.__version__
 OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map", "source_map_runtime", "layout")
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 KEEP_BUILDS = 4  # cache entries kept per source
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
 _ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
@@ -48,7 +49,7 @@ class SourcePosition:
 
 @dataclass(frozen=True)
 class Artifact:
-    """One compiled contract: ABI, code, source positions of runtime and deploy code, storage layout."""
+    """One compiled contract: ABI, code, source positions of runtime and deploy code, storage layout, getters."""
 
     name: str
     path: str
@@ -72,6 +73,9 @@ class Artifact:
     error_signatures: tuple[str, ...] = ()
     # every file compiled into it (the source and each resolved import): path -> sha256
     inputs: dict[str, str] = field(default_factory=dict)
+    # the exposed functions that are public getters of storage variables, the contract's own or
+    # its modules': function name -> {"slot": the variable's first slot, "type": its vyper type}
+    getters: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def position(self, pc: int, *, deploy: bool = False, walk_back: int = 0) -> SourcePosition | None:
         """The source line that produced pc, when known.
@@ -123,6 +127,7 @@ class Artifact:
             "sources": {str(k): v for k, v in self.sources.items()},
             "error_signatures": list(self.error_signatures),
             "inputs": self.inputs,
+            "getters": self.getters,
         }
 
     @classmethod
@@ -144,6 +149,7 @@ class Artifact:
             sources={int(k): v for k, v in d["sources"].items()},
             error_signatures=tuple(d["error_signatures"]),
             inputs=d.get("inputs", {}),
+            getters=d.get("getters", {}),
         )
 
 
@@ -176,6 +182,30 @@ def _loaded_sources(data: Any, path: Path) -> dict[int, str]:
     for compiler_input in data.resolved_imports.compiler_inputs:
         if compiler_input.source_id >= 0:  # builtin interfaces have no file
             found.setdefault(compiler_input.source_id, str(compiler_input.resolved_path))
+    return found
+
+
+def _storage_getters(module_t: Any) -> dict[str, dict[str, Any]]:
+    """The exposed functions that are getters of public storage variables: name -> {"slot", "type"}.
+
+    module_t is the compiled contract's ModuleT with its storage allocated. Its exposed functions
+    are its own external functions, those it exports and the getters of its own public
+    variables and of those it exports from modules. vyper builds a getter as a FunctionDef
+    whose original node is the variable's declaration; the declaration's varinfo gives the
+    location, the absolute slot and the type.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for fn_t in module_t.exposed_functions:
+        node = fn_t.decl_node
+        decl = node if isinstance(node, vy_ast.VariableDecl) else getattr(node, "_original_node", None)
+        if not isinstance(decl, vy_ast.VariableDecl) or not decl.is_public or decl.target.id != fn_t.name:
+            continue
+        varinfo = decl.target._metadata.get("varinfo")
+        if varinfo is None or not varinfo.is_storage or varinfo.position is None:
+            continue  # constants, immutables and transient variables are not in storage
+        if node is not decl and varinfo.getter_ast is not node:
+            continue
+        found[fn_t.name] = {"slot": varinfo.position.position, "type": str(varinfo.typ)}
     return found
 
 
@@ -482,6 +512,7 @@ def _compile(s: _Source) -> tuple[Artifact | None, CompileError | None, bool]:
                 # nothing `initializes:`): it is a library module, meant to be imported.
                 return None, _error(e, s.path), True
             out = outputs_from_compiler_data(data, list(OUTPUTS))
+            getters = _storage_getters(data.global_ctx)
     except Exception as e:
         return None, _error(e, s.path), False
     bytecode, runtime = _hex(out["bytecode"]), _hex(out["bytecode_runtime"])
@@ -508,6 +539,7 @@ def _compile(s: _Source) -> tuple[Artifact | None, CompileError | None, bool]:
         sources=sources,
         error_signatures=_error_signatures(sources.values()),
         inputs={str(k): v for k, v in s.inputs.items()},
+        getters=getters,
     )
     return artifact, None, False
 

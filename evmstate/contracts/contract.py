@@ -51,11 +51,11 @@ def _hashmap_keys(type_str: str) -> int | None:
 
 
 class Getter:
-    """The storage slot behind a vyper public getter: a top-level variable, a word behind zero or more HashMaps.
+    """The storage slot behind a vyper public getter: a word behind zero or more HashMaps.
 
-    vyper names a public variable's getter after the variable and allows no other function
-    of that name, so an ABI function named like a top-level storage variable is its getter.
-    Reading the slot returns what the getter would, without running code.
+    The compiler lists which exposed functions are getters of public storage variables, the
+    contract's own and those of the modules it exports from (Artifact.getters), with each
+    variable's slot and type. Reading the slot returns what the getter would, without running code.
     """
 
     __slots__ = ("slot", "keys", "_slots")
@@ -66,11 +66,11 @@ class Getter:
         self._slots: dict[bytes, int] = {}
 
     @classmethod
-    def find(cls, layout: dict[str, Any], entries: list[dict[str, Any]]) -> "Getter | None":
-        """The getter behind a function's ABI entries, if they are one."""
+    def find(cls, getters: dict[str, dict[str, Any]], entries: list[dict[str, Any]]) -> "Getter | None":
+        """The getter behind a function's ABI entries, if they are one; getters is Artifact.getters."""
         if len(entries) != 1 or entries[0].get("stateMutability") != "view" or len(entries[0].get("outputs", ())) != 1:
             return None
-        var = layout.get("storage_layout", {}).get(entries[0]["name"])
+        var = getters.get(entries[0]["name"])
         if not isinstance(var, dict) or not isinstance(var.get("slot"), int) or not isinstance(var.get("type"), str):
             return None
         keys = _hashmap_keys(var["type"])
@@ -144,7 +144,7 @@ class ContractFunction:
         self.mutability = first.get("stateMutability", "nonpayable")
         self.is_view = self.mutability in ("view", "pure")
         self.payable = self.mutability == "payable"
-        self._getter = Getter.find(contract._artifact.layout, entries) if contract._project.fast_getters else None
+        self._getter = Getter.find(contract._artifact.getters, entries) if contract._project.fast_getters else None
 
     @property
     def _label(self) -> str:

@@ -1,17 +1,22 @@
-"""Public getters read from storage: the value running the getter returns, for every one-word type."""
+"""Public getters read from storage: the value running the getter returns, for every one-word type,
+for the contract's own variables and for those of the modules it exports from."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from evmstate import ContractError, Project
+from evmstate import ContractError, Project, calls
+from evmstate import config as config_mod
+from evmstate.compiler import Artifact
 from evmstate.config import Config
 
 HERE = Path(__file__).parent
+SNEKMATE = HERE.parent / "projects" / "snekmate"
 
 
 @pytest.fixture(scope="module")
@@ -21,22 +26,26 @@ def getters_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return Project(Config(root=root))
 
 
-def both(project: Project, address: str):
+def both(project: Project, address: str, name: str = "Getters"):
     """The contract bound twice: getters read from storage, and getters run as calls."""
-    fast = project.Getters.at(address)
+    fast = getattr(project, name).at(address)
     project.fast_getters = False
     try:
-        slow = project.Getters.at(address)
+        slow = getattr(project, name).at(address)
     finally:
         project.fast_getters = True
     return fast, slow
+
+
+def read_from_storage(bound) -> set[str]:
+    return {name for name, fn in bound._functions.items() if fn._getter is not None}
 
 
 def ints(bits: int, signed: bool) -> st.SearchStrategy[int]:
     return st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else st.integers(0, 2**bits - 1)
 
 
-def test_only_top_level_one_word_variables_are_read_from_storage(getters_project):
+def test_only_one_word_storage_variables_are_read_from_storage(getters_project):
     fast, slow = both(getters_project, getters_project.Getters.deploy().address)
     read = {name for name, fn in fast._functions.items() if fn._getter is not None}
     assert read == {"small", "signed", "wide", "switch", "who", "tag", "word", "by_key", "by_id", "by_sign", "by_flag"}
@@ -93,3 +102,173 @@ def test_a_getter_reports_bad_arguments_and_missing_code_as_a_call_does(getters_
             bound.small()
         errors.append(str(info.value))
     assert errors[0] == errors[1], "no code there: the getter runs, and fails as a call does"
+
+
+# -- variables of imported modules ---------------------------------------------
+
+ERC20_GETTERS = {"owner", "balanceOf", "allowance", "totalSupply", "is_minter", "nonces"}
+PERMIT_TYPES = {
+    "Permit": [
+        {"name": "owner", "type": "address"},
+        {"name": "spender", "type": "address"},
+        {"name": "value", "type": "uint256"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "deadline", "type": "uint256"},
+    ]
+}
+
+
+@pytest.fixture(scope="module")
+def erc20_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """snekmate's ERC20Mock alone: its variables live in the modules ownable and erc20."""
+    root = tmp_path_factory.mktemp("snekmate-erc20")
+    shutil.copy(SNEKMATE / "evmstate.toml", root / "evmstate.toml")
+    (root / "contracts").mkdir()
+    shutil.copy(SNEKMATE / "contracts" / "ERC20Mock.vy", root / "contracts" / "ERC20Mock.vy")
+    return Project(config_mod.load(root))
+
+
+def test_the_compiler_lists_the_getters_of_module_variables_with_their_slots(erc20_project):
+    artifact = erc20_project.build.artifacts["ERC20Mock"]
+    # name, symbol and decimals are immutables: their getters are not listed
+    assert artifact.getters == {
+        "owner": {"slot": 0, "type": "address"},
+        "balanceOf": {"slot": 1, "type": "HashMap[address, uint256]"},
+        "allowance": {"slot": 2, "type": "HashMap[address, HashMap[address, uint256]]"},
+        "totalSupply": {"slot": 3, "type": "uint256"},
+        "is_minter": {"slot": 4, "type": "HashMap[address, bool]"},
+        "nonces": {"slot": 5, "type": "HashMap[address, uint256]"},
+    }
+    # the same slots as vyper's storage layout, where they are nested under the module's alias
+    layout = artifact.layout["storage_layout"]
+    assert {name: layout["ow" if name == "owner" else "erc20"][name]["slot"] for name in ERC20_GETTERS} == {
+        name: found["slot"] for name, found in artifact.getters.items()
+    }
+    (cached,) = (erc20_project.config.state_dir / "build").glob("ERC20Mock-*.json")
+    data = json.loads(cached.read_text())["artifact"]
+    assert data["getters"] == artifact.getters and Artifact.from_dict(data).to_dict() == data
+
+
+def test_getters_of_module_variables_are_read_from_storage_and_return_what_the_call_returns(erc20_project):
+    project = erc20_project
+    a, chain = project.accounts, project.chain
+    with chain.anchor():
+        token = project.ERC20Mock.deploy("Token", "TKN", 1000, "Token", "1", {"from": a[0]})
+        fast, slow = both(project, token.address, "ERC20Mock")
+        assert read_from_storage(fast) == ERC20_GETTERS
+        assert not read_from_storage(slow)
+        token.transfer(a[1], 300, {"from": a[0]})
+        token.approve(a[2], 55, {"from": a[1]})
+        token.set_minter(a[3], True, {"from": a[0]})
+        token.mint(a[2], 40, {"from": a[3]})
+        deadline = chain.time() + 3600
+        message = {"owner": a[2], "spender": a[1], "value": 9, "nonce": 0, "deadline": deadline}
+        domain = {"name": "Token", "version": "1", "chainId": chain.id, "verifyingContract": token}
+        signed = a[2].sign_typed_data(domain, PERMIT_TYPES, message)
+        token.permit(a[2], a[1], 9, deadline, signed.v, signed.r, signed.s, {"from": a[1]})
+        token.transfer_ownership(a[3], {"from": a[0]})
+        holders = [*a, token]
+        for who in holders:
+            for name in ("balanceOf", "is_minter", "nonces"):
+                assert fast.function(name)(who) == slow.function(name)(who), (name, who)
+            for spender in holders:
+                assert fast.allowance(who, spender) == slow.allowance(who, spender), (who, spender)
+        assert (fast.totalSupply(), fast.owner()) == (slow.totalSupply(), slow.owner()) == (1040, a[3].address)
+        assert (fast.balanceOf(a[1]), fast.allowance(a[1], a[2]), fast.allowance(a[2], a[1]), fast.nonces(a[2])) == (300, 55, 9, 1)
+        assert (fast.is_minter(a[3]), fast.is_minter(a[0])) == (True, False), "transfer_ownership drops the old owner's minter role"
+        # a call recorded for a trace runs the getter, and returns what the storage read did
+        seen: list[calls.CallRecord] = []
+        with calls.recording(seen.append):
+            ran = fast.balanceOf(a[2])
+        assert [(r.function, r.kind, r.return_value) for r in seen] == [("balanceOf", "call", 40)]
+        assert ran == fast.balanceOf(a[2]) == 40
+        # immutables run as calls
+        assert (fast.name(), fast.symbol(), fast.decimals()) == ("Token", "TKN", 18)
+
+
+LEDGER = """\
+# pragma version ~=0.4.3
+# A module whose non-public variables are named like functions of the contract that imports it.
+
+balances: HashMap[address, uint256]
+total: uint256
+stored: public(uint256)
+marks: public(HashMap[uint256, bool])
+
+
+@internal
+def _credit(who: address, amount: uint256):
+    self.balances[who] += amount
+    self.total += amount
+    self.stored = amount
+    self.marks[amount] = True
+
+
+@external
+@view
+def peek() -> uint256:
+    return self.total
+"""
+
+LEDGERED = """\
+# pragma version ~=0.4.3
+import ledger
+
+initializes: ledger
+exports: (ledger.stored, ledger.marks, ledger.peek)
+
+count: public(uint256)
+hidden: uint256
+
+
+@external
+def credit(who: address, amount: uint256):
+    ledger._credit(who, amount)
+    self.count += 1
+    self.hidden = amount
+
+
+# named like the module's variables; they return something other than what those hold
+@external
+@view
+def balances(who: address) -> uint256:
+    return ledger.balances[who] + 1
+
+
+@external
+@view
+def total() -> uint256:
+    return ledger.total * 2
+
+
+@external
+@view
+def doubled(x: uint256) -> uint256:
+    return x * 2
+"""
+
+
+def test_a_function_named_like_a_non_public_module_variable_runs_as_a_call(tmp_path):
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "ledger.vy").write_text(LEDGER)
+    (tmp_path / "contracts" / "Ledgered.vy").write_text(LEDGERED)
+    project = Project(Config(root=tmp_path))
+    assert project.build.artifacts["Ledgered"].getters == {
+        "stored": {"slot": 2, "type": "uint256"},
+        "marks": {"slot": 3, "type": "HashMap[uint256, bool]"},
+        "count": {"slot": 4, "type": "uint256"},
+    }
+    a = project.accounts
+    contract = project.Ledgered.deploy()
+    fast, slow = both(project, contract.address, "Ledgered")
+    assert read_from_storage(fast) == {"stored", "marks", "count"}
+    contract.credit(a[1], 5)
+    contract.credit(a[2], 7)
+    # what the contract's own functions compute, not the module's slots (6 and 12 there)
+    assert fast.balances(a[1]) == slow.balances(a[1]) == 6
+    assert fast.balances(a[3]) == slow.balances(a[3]) == 1
+    assert fast.total() == slow.total() == 24
+    assert fast.doubled(21) == slow.doubled(21) == 42
+    assert fast.peek() == slow.peek() == 12
+    assert (fast.stored(), fast.count()) == (slow.stored(), slow.count()) == (7, 2)
+    assert [fast.marks(n) for n in (5, 6, 7)] == [slow.marks(n) for n in (5, 6, 7)] == [True, False, True]
