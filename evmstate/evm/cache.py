@@ -50,6 +50,15 @@ class Entry:
     coverage: dict[bytes, frozenset[int]] | None  # what the call added to coverage, when recorded
 
 
+@dataclass
+class Reads:
+    """What calls read while a backend recorded it: each slot's first value, the accounts, whether the block."""
+
+    storage: dict[tuple[bytes, int], int] = dataclasses.field(default_factory=dict)
+    accounts: set[bytes] = dataclasses.field(default_factory=set)
+    block: bool = False
+
+
 class ReadCache:
     """Read-only calls' results by (sender, address, calldata, gas), each valid while what it read is unchanged."""
 

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes
+from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, Reads, compare, opcodes
 from .cache import entry as cache_entry
 from .base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot, account_keys, contract_address, intrinsic_gas
 from .pyevm import PyEVMBackend
@@ -155,6 +155,9 @@ class RevmBackend(BlockTime):
         self._init_snapshots()
         self._version = 0  # changes whenever the state or the block does
         self._shadow: Any = None  # a py-evm backend that explains failures
+        self._shadow_dirty: set[tuple[bytes, int | None]] | None = None  # (address, slot or None) changed since the shadow was written
+        self._explained: dict[tuple[Any, ...], Entry] = {}  # failed calls run on py-evm, with what they read
+        self.shadow_runs = 0  # failed calls run again on py-evm to explain them
         self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
         self.last_writes: tuple[tuple[bytes, int, int], ...] = ()  # (address, slot, value) of the last transaction
         for _, address in self.account_keys:
@@ -174,6 +177,8 @@ class RevmBackend(BlockTime):
         if self._order:
             old = self._info.get(address)
             self._undo.append(("a", address, None if old is None else list(old), self._code.get(address)))
+        if self._shadow_dirty is not None:
+            self._shadow_dirty.add((address, None))
         if info is None:
             self._info.pop(address, None)
             self._code.pop(address, None)
@@ -194,6 +199,8 @@ class RevmBackend(BlockTime):
         storage = self._storage.setdefault(address, {})
         if self._order:
             self._undo.append(("s", address, slot, storage.get(slot, 0)))
+        if self._shadow_dirty is not None:
+            self._shadow_dirty.add((address, slot))
         if value:
             storage[slot] = value
         else:
@@ -585,27 +592,92 @@ class RevmBackend(BlockTime):
         } | {address: (0, 0, b"", dict(slots)) for address, slots in self._storage.items() if slots and address not in self._info}
 
     def _run_on_py_evm(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> ExecResult:
-        if self._shadow is None:
-            self._shadow = PyEVMBackend(self.spec)
-        world = self.state()
+        """The call run again on py-evm from the state before it, or the result of an earlier run
+        of the same call (kind, args) that read the same values: the same code, the same check failed.
+        """
+        before = _Before(self, undo)
+        key = (kind, args)
+        known = self._explained.get(key)
+        if known is not None and before.unchanged(known):
+            return known.result
+        result, reads = self._shadow_run(kind, args, undo)
+        self.shadow_runs += 1
+        to = args[1]
+        if to is not None:  # a deployment's address depends on the sender's nonce: not kept
+            reads.accounts.add(to)
+            if len(self._explained) >= 4096:
+                self._explained.clear()
+            accounts = tuple((a, before.account(a)) for a in reads.accounts)
+            block = (self._timestamp, self._number) if reads.block else None
+            storage = tuple((a, s, v) for (a, s), v in reads.storage.items())
+            self._explained[key] = Entry(result, result, storage, accounts, block, None)
+        return result
+
+    def _shadow_run(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> tuple[ExecResult, Reads]:
+        shadow = self._shadow
+        if shadow is None:
+            # the shadow holds what revm holds; from now on only what changes is written to it
+            shadow = self._shadow = PyEVMBackend(dataclasses.replace(self.spec, call_cache="off"))
+            shadow.load_state(self.state(), timestamp=self._timestamp, block_number=self._number)
+            self._shadow_dirty = set()
+        elif self._shadow_dirty:
+            accounts, slots = self._shadow_changes(self._shadow_dirty)
+            shadow.write_state(accounts, slots)
+            self._shadow_dirty.clear()
         # the state before the call: its own changes undone
+        accounts, slots = {}, {}
         for entry in reversed(undo):
             address = entry[1]
-            balance, nonce, code, storage = world.get(address, (0, 0, b"", {}))
             if entry[0] == "s":
-                storage = dict(storage)
-                if entry[3]:
-                    storage[entry[2]] = entry[3]
-                else:
-                    storage.pop(entry[2], None)
-                world[address] = (balance, nonce, code, storage)
-            elif entry[2] is None:
-                world[address] = (0, 0, b"", storage)
+                slots[(address, entry[2])] = entry[3]
             else:
-                world[address] = (entry[2][0], entry[2][1], entry[3] or b"", storage)
-        shadow = self._shadow
+                accounts[address] = None if entry[2] is None else (entry[2][0], entry[2][1], entry[3] or b"")
         with shadow.anchor():
-            shadow.load_state(world, timestamp=self._timestamp, block_number=self._number)
-            if kind == "transact":
-                return shadow.transact(*args)
-            return shadow.call(*args)
+            shadow.write_state(accounts, slots, block=(self._timestamp, self._number))
+            with shadow.reading() as reads:
+                result = shadow.transact(*args) if kind == "transact" else shadow.call(*args)
+        return result, reads
+
+    def _shadow_changes(self, dirty: set[tuple[bytes, int | None]]) -> tuple[dict[bytes, Any], dict[tuple[bytes, int], int]]:
+        """The accounts and slots that changed since the shadow was written, as they are now."""
+        accounts: dict[bytes, Any] = {}
+        slots: dict[tuple[bytes, int], int] = {}
+        for address, slot in dirty:
+            if slot is None:
+                info = self._info.get(address)
+                accounts[address] = None if info is None else (info[0], info[1], self._code.get(address, b""))
+                if info is None:  # a deleted account's storage goes with it: what is left is written again
+                    slots.update(((address, k), v) for k, v in self._storage.get(address, {}).items())
+            else:
+                slots[(address, slot)] = self.get_storage(address, slot)
+        return accounts, slots
+
+
+class _Before:
+    """The revm state as it was before the last call: what is now, with that call's own changes (its undo list) taken back."""
+
+    def __init__(self, backend: RevmBackend, undo: list[tuple[Any, ...]]) -> None:
+        self.backend = backend
+        self.accounts: dict[bytes, Any] = {}
+        self.slots: dict[tuple[bytes, int], int] = {}
+        for entry in reversed(undo):  # the oldest value of each wins
+            if entry[0] == "s":
+                self.slots[(entry[1], entry[2])] = entry[3]
+            else:
+                self.accounts[entry[1]] = entry[2]
+
+    def account(self, address: bytes) -> tuple[int, int, bytes, bool]:
+        """(balance, nonce, code hash, exists), as py-evm sees an account."""
+        info = self.accounts[address] if address in self.accounts else self.backend._info.get(address)
+        return (0, 0, EMPTY_CODE_HASH, False) if info is None else (info[0], info[1], info[2], True)
+
+    def unchanged(self, known: Entry) -> bool:
+        get = self.backend.get_storage
+        for address, slot, value in known.storage:
+            was = self.slots.get((address, slot))
+            if (get(address, slot) if was is None else was) != value:
+                return False
+        for address, state in known.accounts:
+            if self.account(address) != state:
+                return False
+        return known.block is None or known.block == (self.backend.timestamp, self.backend.block_number)

@@ -230,3 +230,35 @@ def test_a_snekmate_machine_covers_the_same_code_with_the_cache(tmp_path):
         shutil.copytree(HERE.parent / "projects" / "snekmate", root)
         runs.append(verdicts(root, mode, coverage=True, paths=(str(root / "machines" / "erc20.py"),)))
     assert runs[0] == runs[1]
+
+
+# -- revm: a revert explained on py-evm once per state that matters
+
+
+@pytest.mark.skipif(not revm.available(), reason="pyrevm is not installed")
+def test_revm_explains_a_revert_again_only_when_what_it_read_changed(root):
+    from evmstate import reverts
+
+    project = project_at(root, "revm")
+    a = project.accounts
+    stock = project.Stock.deploy()
+    backend = project.backend
+    stock.set_paused(True)
+    for _ in range(3):
+        with reverts(dev_revert_msg="dev: paused"):
+            stock.take(5, {"from": a[1]})
+    assert backend.shadow_runs == 1
+    stock.restock(3, {"from": a[2]})  # a slot the failed call did not read before it failed
+    with reverts(dev_revert_msg="dev: paused"):
+        stock.take(5, {"from": a[1]})
+    assert backend.shadow_runs == 1
+    stock.set_paused(False)  # now the other check fails: explained again, and told apart
+    with reverts(dev_revert_msg="dev: out of stock"):
+        stock.take(5, {"from": a[1]})
+    with reverts(dev_revert_msg="dev: out of stock"):
+        stock.take(5, {"from": a[1]})
+    assert backend.shadow_runs == 2
+    stock.restock(1, {"from": a[2]})  # the stock it read changed: run again, the same check
+    with reverts(dev_revert_msg="dev: out of stock"):
+        stock.take(5, {"from": a[1]})
+    assert backend.shadow_runs == 3

@@ -16,9 +16,10 @@ gas cap. Storage reads and writes and each call's result can be observed (set_ob
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
@@ -32,7 +33,7 @@ from eth.vm.message import Message
 from eth._utils.address import generate_contract_address
 
 from ...errors import UsageError
-from ..cache import Entry, ReadCache, compare, replay_coverage
+from ..cache import Entry, ReadCache, Reads, compare, replay_coverage
 from ..cache import entry as cache_entry
 from ..base import (
     SHORT_LIMIT_FACTOR,
@@ -123,6 +124,7 @@ class PyEVMBackend(BlockTime):
         self._hits: Coverage | None = None
         self._observer: Callable[[ExecResult], None] | None = None
         self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
+        self._reading: Reads | None = None
 
     # -- block time -------------------------------------------------------
 
@@ -178,6 +180,31 @@ class PyEVMBackend(BlockTime):
             for slot, value in storage.items():
                 state.set_storage(address, slot, value)
         self._set_block(timestamp, block_number)
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Reads]:
+        """Record what the messages of calls and transactions made inside the block read (the call cache stays out of it)."""
+        reads = self._reading = Reads()
+        try:
+            yield reads
+        finally:
+            self._reading = None
+
+    def write_state(self, accounts: dict[bytes, tuple[int, int, bytes] | None], slots: dict[tuple[bytes, int], int], *, block: tuple[int, int] | None = None) -> None:
+        """Set these accounts (balance, nonce, code; None: no account, its storage wiped) and then these slots; block: (timestamp, number)."""
+        self._dirty = True
+        state = self._state
+        for address, info in accounts.items():
+            if info is None:
+                state.delete_account(address)
+            else:
+                state.set_balance(address, info[0])
+                state.set_nonce(address, info[1])
+                state.set_code(address, info[2])
+        for (address, slot), value in slots.items():
+            state.set_storage(address, slot, value)
+        if block is not None:
+            self._set_block(*block)
 
     @property
     def logs(self) -> list[Log]:
@@ -265,6 +292,9 @@ class PyEVMBackend(BlockTime):
         clock = self._clock
         started = cpu_time()
         clock.deadline = started + self._time_limit
+        reading = self._reading
+        if reading is not None:
+            state._first_reads, state._account_reads, state._block_read = reading.storage, reading.accounts, False
         try:
             state.mark_address_warm(sender)
             state.mark_address_warm(message.storage_address)
@@ -281,6 +311,9 @@ class PyEVMBackend(BlockTime):
             clock.deadline = math.inf
             accessed.discard(checkpoint)
             state._originals = {}
+            if reading is not None:
+                state._first_reads = state._account_reads = None
+                reading.block = reading.block or state._block_read
         elapsed = cpu_time() - started
         if elapsed > self._slowest:
             self._slowest = elapsed
@@ -317,7 +350,7 @@ class PyEVMBackend(BlockTime):
         static=True runs it as a STATICCALL, which the EVM forbids to change state: no
         snapshot is needed, which makes view calls cheaper.
         """
-        if static and not value and self.call_cache is not None and self._recorder is None:
+        if static and not value and self.call_cache is not None and self._recorder is None and self._reading is None:
             return self._cached_call((sender, to, data, gas))
         if self._observer is None:
             return self._call(sender, to, data, value, gas, static)

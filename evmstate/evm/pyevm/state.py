@@ -19,12 +19,16 @@ def state_class(base: type, computation_class: type) -> type:
         # while a call runs with an observer set: (address, slot, value) of its writes and reads
         _observed_writes: list[tuple[bytes, int, int]] | None = None
         _observed_reads: list[tuple[bytes, int, int]] | None = None
+        # while a call runs inside PyEVMBackend.reading(): the first value read of each slot
+        _first_reads: dict[tuple[bytes, int], int] | None = None
 
         def get_storage(self, address: bytes, slot: int, from_journal: bool = True) -> int:
             if from_journal:
                 value = self._account_db.get_storage(address, slot)
                 if self._observed_reads is not None:
                     self._observed_reads.append((address, slot, value))
+                if self._first_reads is not None:
+                    self._first_reads.setdefault((address, slot), value)
                 return value
             # Only SSTORE's gas rule asks for the original, and it asks before it writes:
             # the first time a slot is asked for in a call, its current value is the original.
@@ -32,6 +36,8 @@ def state_class(base: type, computation_class: type) -> type:
             original = self._originals.get(key)
             if original is None:
                 original = self._originals[key] = self._account_db.get_storage(address, slot)
+                if self._first_reads is not None:
+                    self._first_reads.setdefault(key, original)
             return original
 
         # while a read-only call runs for the call cache: the accounts it read, whether it read the block
