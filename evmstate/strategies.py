@@ -123,14 +123,19 @@ def _index(n: int) -> st.SearchStrategy[int]:
     return st.integers(min_value=0, max_value=n - 1)
 
 
-def _accounts_strategy(length: int | None) -> st.SearchStrategy:
-    @st.composite
+def _account_drawer(length: int | None) -> Any:
+    """draw -> one of the active project's accounts (the first length of them), by one index choice."""
+
     def draw_account(draw: Any) -> Any:
         accounts = active().accounts
         n = len(accounts) if length is None else min(length, len(accounts))
         return accounts[draw(_index(n))]
 
-    return draw_account()
+    return draw_account
+
+
+def _accounts_strategy(length: int | None) -> st.SearchStrategy:
+    return st.composite(_account_drawer(length))()
 
 
 def _produced_addresses(d: Any) -> tuple[list[str], ...]:
@@ -185,7 +190,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
         if length is not None:  # the first accounts only, as asked
             return _excluding(_accounts_strategy(length), exclude)
-        return _excluding(mixed(_accounts_strategy(None), _produced_addresses), exclude)
+        return _excluding(mixed(_accounts_strategy(None), _produced_addresses, _account_drawer(None)), exclude)
     if kind == "bytesN":
         n = int(t[5:])
         return _excluding(mixed(st.binary(min_size=n, max_size=n), lambda d: d.fixed_bytes(n)), exclude)

@@ -130,7 +130,9 @@ class Program:
                 shown.append((p.name, label))
                 raw[p.name] = Ref(label)
             else:
-                value = draw(p.strategy)
+                # evmstate's own strategies make their choices inside this draw, without spans of their own
+                direct = getattr(p.strategy, "evmstate_draw", None)
+                value = direct(draw) if direct is not None else draw(p.strategy)
                 kwargs[p.name] = value
                 shown.append((p.name, repr(value)))
                 raw[p.name] = value

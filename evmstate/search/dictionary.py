@@ -244,7 +244,7 @@ def using(dictionary: Dictionary | None) -> Iterator[None]:
         _active = previous
 
 
-def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]]) -> Any:
+def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]], plain_draw: Callable[[Any], Any] | None = None) -> Any:
     """A strategy that draws from plain, or now and then a value pick() finds in the active dictionary.
 
     pick returns three pools: the sources' literals, other fixed values, values observed in
@@ -255,27 +255,38 @@ def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], l
     bits an index. Drawing the plain value every time keeps the choices that follow in place
     when the gate changes. The choice shrinks toward 0, a plain draw; with its low bits kept,
     toward index 0: the smallest literal or fixed value, or the latest observed one.
-    """
-    gates = 1 << GATE_BITS
-    choice = st.integers(min_value=0, max_value=(1 << (GATE_BITS + INDEX_BITS)) - 1)
 
-    @st.composite
-    def draw(draw_: Any) -> Any:
+    plain_draw(draw), when given, makes plain's choices inside the caller's draw (no span of
+    its own). The strategy carries `evmstate_draw(draw)`: the same choices and value, made
+    directly inside a caller's composite draw, which saves Hypothesis two nested draws per value.
+    """
+    if plain_draw is None:
+
+        def plain_draw(draw_: Any) -> Any:
+            return draw_(plain)
+
+    def draw_value(draw_: Any) -> Any:
+        value = plain_draw(draw_)
         d = _active
-        value = draw_(plain)
-        if d is None or d.threshold >= gates:
+        if d is None or d.threshold >= _GATES:
             return value
         pools = pick(d)
         if not any(pools):
             return value
-        k = draw_(choice)
-        gate, index = k & (gates - 1), k >> GATE_BITS
+        k = draw_(_CHOICE)
+        gate, index = k & (_GATES - 1), k >> GATE_BITS
         if gate < d.threshold:
             return value
         # bands of the dictionary's share: 2/5 literals, 1/5 other fixed values, 2/5 observed
-        band = (gate - d.threshold) * 5 // (gates - d.threshold)
+        band = (gate - d.threshold) * 5 // (_GATES - d.threshold)
         first = 0 if band < 2 else 1 if band < 3 else 2
         values = next(pool for pool in (pools[first], *pools) if pool)
         return values[(index * len(values)) >> INDEX_BITS]
 
-    return draw()
+    strategy = st.composite(draw_value)()
+    strategy.evmstate_draw = draw_value
+    return strategy
+
+
+_GATES = 1 << GATE_BITS
+_CHOICE = st.integers(min_value=0, max_value=(1 << (GATE_BITS + INDEX_BITS)) - 1)
