@@ -329,6 +329,19 @@ def _account_db_class(base: type) -> type:
     """The fork's AccountDB, keeping each account's storage in a _StorageDB."""
 
     class AccountDB(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # every address and storage slot ever written, reverted or not: where PyEVMBackend.world() looks
+            self.written: dict[bytes, set[int]] = {}
+
+        def _set_account(self, address: bytes, account: Any) -> None:
+            self.written.setdefault(address, set())
+            super()._set_account(address, account)
+
+        def set_storage(self, address: bytes, slot: int, value: int) -> None:
+            self.written.setdefault(address, set()).add(slot)
+            super().set_storage(address, slot, value)
+
         def _get_address_store(self, address: bytes):
             store = self._account_stores.get(address)
             if store is None:
@@ -448,18 +461,36 @@ class PyEVMBackend(BlockTime):
 
         Accounts other than the funded ones must not exist yet: run it on a fresh chain, inside anchor().
         """
+        self.apply_changes({**{address: None for _, address in self.account_keys if address not in accounts}, **accounts})
+        self._set_block(timestamp, block_number)
+
+    def world(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
+        """Every account holding anything: address -> (balance, nonce, code, nonzero storage), as load_state() takes it."""
+        db = self._account_db
+        world = {}
+        for address in dict.fromkeys([*(a for _, a in self.account_keys), *db.written]):
+            storage = {slot: value for slot in db.written.get(address, ()) if (value := db.get_storage(address, slot))}
+            account = (db.get_balance(address), db.get_nonce(address), db.get_code(address), storage)
+            if any(account):
+                world[address] = account
+        return world
+
+    def apply_changes(self, changes: dict[bytes, tuple[int, int, bytes, dict[int, int]] | None], logs: tuple[Log, ...] = ()) -> None:
+        """Write what a transaction run elsewhere did: each account's balance, nonce, code and the slots given, None for an account it deleted; then its logs."""
         self._dirty = True
         state = self._state
-        for _, address in self.account_keys:
-            if address not in accounts:
+        for address, account in changes.items():
+            if account is None:
                 state.delete_account(address)
-        for address, (balance, nonce, code, storage) in accounts.items():
+                continue
+            balance, nonce, code, storage = account
             state.set_balance(address, balance)
             state.set_nonce(address, nonce)
-            state.set_code(address, code)
+            if state.get_code(address) != code:
+                state.set_code(address, code)
             for slot, value in storage.items():
                 state.set_storage(address, slot, value)
-        self._set_block(timestamp, block_number)
+        self._logs.extend(logs)
 
     @property
     def logs(self) -> list[Log]:
