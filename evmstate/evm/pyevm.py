@@ -74,9 +74,10 @@ class _TimedOut(Exception):
     state from before the call.
     """
 
-    def __init__(self, frame: "Frame") -> None:
+    def __init__(self, frame: "Frame", key: tuple[Any, ...] = ()) -> None:
         super().__init__()
-        self.frame = frame  # where the call was running when time ran out
+        self.frame = frame  # where the call was running when time ran out (a known runaway: the first time)
+        self.key = key  # the call, as PyEVMBackend._run knows it
 
 
 class _Clock:
@@ -418,6 +419,8 @@ class PyEVMBackend(BlockTime):
         self._recorder: JumpRecorder | None = None
         self._hits: Coverage | None = None
         self._observer: Callable[[ExecResult], None] | None = None
+        self.finisher: Any = None  # finishes what py-evm ran out of time for (evm/finish.py); set by the factory
+        self._runaways: dict[tuple[Any, ...], Frame] = {}  # calls it finished, and where py-evm was: they skip py-evm
 
     # -- block time -------------------------------------------------------
 
@@ -516,9 +519,10 @@ class PyEVMBackend(BlockTime):
     # -- limits -------------------------------------------------------------
 
     def reset_time_limit(self) -> None:
-        """Give calls the configured time limit again (after a timeout shortened it)."""
+        """Give calls the configured time limit again (after a timeout shortened it), and run on py-evm those finished elsewhere."""
         self._time_limit = self.call_timeout or math.inf
         self._slowest = 0.0
+        self._runaways.clear()
 
     def set_jump_recorder(self, recorder: JumpRecorder | None) -> None:
         """Call recorder(code address, pc, taken) at every JUMPI from now on; None stops it."""
@@ -568,7 +572,10 @@ class PyEVMBackend(BlockTime):
         return Message(gas=gas, to=to, sender=sender, value=value, data=data, code=self._state.get_code(to))
 
     def _run(self, message: Message, sender: bytes):
-        """Run one message under the time limit; raises _TimedOut with the state left mid-call."""
+        """Run one message under the time limit; raises _TimedOut with the state left mid-call, at once for a known runaway."""
+        key = (sender, message.to, message.data, message.code if message.is_create else b"", message.value, message.gas, message.is_static)
+        if key in self._runaways:
+            raise _TimedOut(self._runaways[key], key)
         state = self._state
         state._originals = {}
         accessed = self._account_db._journal_accessed_state
@@ -590,6 +597,9 @@ class PyEVMBackend(BlockTime):
                 computation = self._computation.apply_create_message(state, message, tx_context)
             else:
                 computation = self._computation.apply_message(state, message, tx_context)
+        except _TimedOut as stop:
+            stop.key = key
+            raise
         finally:
             clock.deadline = math.inf
             accessed.discard(checkpoint)
@@ -616,6 +626,16 @@ class PyEVMBackend(BlockTime):
         # a runaway call is known: later ones need only be told apart from calls that finish
         short = max(SHORT_LIMIT_FLOOR, SHORT_LIMIT_FACTOR * self._slowest)
         self._time_limit = min(self._time_limit, short)
+        return result
+
+    def _finish(self, stop: _TimedOut, timed_out: ExecResult, kind: str, args: tuple[Any, ...]) -> ExecResult:
+        """A call py-evm ran out of time for, the state as before it: finished by the finisher, which later runs it at once."""
+        result = timed_out if self.finisher is None else self.finisher.finish(self, kind, args, timed_out)
+        if result.error != "timeout":
+            self._runaways[stop.key] = stop.frame
+        elif stop.key in self._runaways:  # skipped py-evm, and the finisher failed it: py-evm after all
+            del self._runaways[stop.key]
+            return self._transact(*args) if kind == "transact" else self._call(*args)
         return result
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
@@ -676,7 +696,7 @@ class PyEVMBackend(BlockTime):
         except _TimedOut as stop:
             state.revert(before)
             self._clear_transient()
-            return self._timed_out(stop, started, gas, at_cap)
+            return self._finish(stop, self._timed_out(stop, started, gas, at_cap), "transact", (sender, to, data, value, None if at_cap else gas))
         except BaseException:
             state.revert(before)
             raise
@@ -703,7 +723,7 @@ class PyEVMBackend(BlockTime):
             try:
                 computation = self._run(message, sender)
             except _TimedOut as stop:
-                return self._timed_out(stop, started, gas, at_cap)
+                return self._finish(stop, self._timed_out(stop, started, gas, at_cap), "call", (sender, to, data, value, None if at_cap else gas, static))
             return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
         checkpoint = state.snapshot()
         try:
@@ -713,12 +733,13 @@ class PyEVMBackend(BlockTime):
             try:
                 computation = self._run(message, sender)
             except _TimedOut as stop:
-                return self._timed_out(stop, started, gas, at_cap)
-            gas_used = gas - computation.get_gas_remaining()
-            return self._result(computation, gas_used, message, gas, at_cap, commit_logs=False)
+                timed_out = stop, self._timed_out(stop, started, gas, at_cap)
+            else:
+                return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
         finally:
             state.revert(checkpoint)
             self._clear_transient()
+        return self._finish(*timed_out, "call", (sender, to, data, value, None if at_cap else gas, static))
 
     def _clear_empty_touched(self, computation) -> None:
         # EIP-161: touched accounts left empty are deleted at the end of the transaction.
