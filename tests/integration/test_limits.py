@@ -368,9 +368,52 @@ def test_a_function_that_runs_out_of_gas_is_reported_with_its_shortest_program(r
     assert "state.rule_drain()" in failure_text(failure)
 
 
+def test_without_revm_a_runaway_call_stops_the_machine_as_a_limit_of_evmstate(runaway, no_revm):
+    summary = run_here(runaway)
+    (result,) = summary.results
+    assert (result.status, result.failure, summary.exit_code) == ("error", None, 2), "not a falsified property"
+    assert result.error.startswith(
+        "RunawayMachine stopped at a limit of evmstate, not at a failure of the contract:\nRunaway.drain() did not finish within 0.5 s\n"
+    ), result.error
+    assert "[fuzz] call_timeout = 0.5 s" in result.error and "([fuzz] call_gas_limit)" in result.error
+    assert 'pip install "evmstate[revm]"' in result.error
+    # as it came, not shrunk: each run of it would cost the time limit again
+    assert "\nThe program that reached it:\n  state = RunawayMachine()\n  state.rule_bump()\n" in result.error
+    assert result.error.endswith("\n  state.rule_drain()")
+
+
 def test_the_command_reports_the_runaway_call_and_the_setting(runaway):
     code, out = invoke("run", "--seed", "0", "--max-examples", "30", "--steps", "10")
     assert code == 1
     assert "VirtualMachineError: Runaway.drain reverted: 'Out of gas'" in out
     assert "[fuzz] call_gas_limit" in out and "[fuzz] call_timeout on py-evm" in out
     assert "Falsifying example (4 steps):" in out
+
+
+def test_without_revm_the_command_reports_a_limit_of_evmstate_and_exits_2(runaway, no_revm):
+    code, out = invoke("run", "--seed", "0", "--max-examples", "30", "--steps", "10")
+    assert code == 2, out
+    assert "ERROR machines/runaway.py::RunawayMachine" in out and "Falsifying" not in out
+    assert "not at a failure of the contract" in out and "[fuzz] call_timeout = 0.5 s" in out
+    assert 'pip install "evmstate[revm]"' in out
+
+
+SPIN_TEST = """
+from evmstate import given, strategy
+
+
+@given(n=strategy("uint256", min_value=2**40, max_value=2**41))
+def test_spin(Checks, n):
+    Checks.deploy().spin(n)
+"""
+
+
+def test_without_revm_a_runaway_call_stops_a_property_test_as_a_limit_of_evmstate(checks_root, tmp_path, monkeypatch, no_revm):
+    root = project_with(checks_root, tmp_path / "spin", SPIN_TEST, "[fuzz]\ncall_timeout = 0.2\n")
+    (root / "machines" / "runaway.py").rename(root / "machines" / "test_spin.py")
+    monkeypatch.chdir(root)
+    summary = run_here(root)
+    (result,) = summary.results
+    assert (result.status, result.failure, summary.exit_code) == ("error", None, 2)
+    assert result.error.startswith("test_spin stopped at a limit of evmstate, not at a failure of the contract:\nChecks.spin("), result.error
+    assert re.search(r"\nThe program that reached it:\n  test_spin\(n=\d+\)$", result.error), result.error
