@@ -118,7 +118,12 @@ class VirtualMachineError(TransactionReverted):
 
 
 class CallTimeout(EvmStateError):
-    """Raised when a call runs longer than the per-call time limit ([fuzz] call_timeout); nothing it did is kept."""
+    """Raised when a call runs longer than the per-call time limit ([fuzz] call_timeout) and revm could not run
+    it to its end instead (pyrevm not installed, an evm_version revm does not run); nothing it did is kept.
+
+    A limit of evmstate, not a failure of the contract: on chain the call would finish or run out of
+    gas. A machine or test that raises it stops as an error (exit 2), not as a falsified property.
+    """
 
     def __init__(self, message: str, *, call: str | None = None, limit: float = 0.0, configured: float = 0.0, source_line: str | None = None):
         super().__init__(message)

@@ -38,7 +38,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 
 [fuzz]
 # call_gas_limit = 16777216   # gas per call (2**24, EIP-7825's cap) unless a call passes gas=
-# call_timeout = 1.0          # seconds (CPU time) one call may run before it is reported; 0 for no limit (py-evm only)
+# call_timeout = 1.0          # seconds (CPU time) py-evm runs a call before revm runs it to its end; 0 for no limit
 # dictionary_weight = 0.25    # share of strategy() draws taken from values the contracts know; 0 turns it off
 # guidance = true             # keep and extend the runs that reach code no run reached before
 

@@ -293,12 +293,29 @@ def _timeout_message(result: "ExecResult", description: str, source: str | None)
     if timeout.shortened:
         why = (
             f"An earlier call ran past {configured} (evmstate.toml); since then calls get {SHORT_LIMIT_FACTOR} times "
-            f"the slowest call that finished (at least {SHORT_LIMIT_FLOOR:g} s), so that shrinking stays fast."
+            f"the slowest call that finished (at least {SHORT_LIMIT_FLOOR:g} s), so that runaway calls cost little time."
         )
     else:
         why = f"The limit is {configured} of CPU time per call (evmstate.toml)."
-    lines.append(f"{why} A loop that never ends? If the call is only slow, raise call_timeout, or set it to 0 for no limit.")
+    lines.append(why)
+    if timeout.unfinished is None:
+        revm = 'evmstate runs such calls to their end on revm when pyrevm is installed (pip install "evmstate[revm]").'
+    else:
+        revm = f"revm, which would run it to its end in well under a second, could not: {timeout.unfinished}."
+    lines.append(
+        "This is a limit of evmstate, not a failure of the contract: on chain the call would finish, or run out of "
+        f"its {result.gas_limit} gas ([fuzz] call_gas_limit), and py-evm runs about a million gas a second. {revm} "
+        "Else raise call_timeout, or set it to 0 for no limit, or lower call_gas_limit."
+    )
     return "\n".join(lines)
+
+
+def _finished_note(result: ExecResult) -> str | None:
+    """For a call py-evm ran out of time for and revm finished: so it says."""
+    if result.timeout is None:
+        return None
+    where = ", and the line is where py-evm was running" if result.frames else ""
+    return f"This call ran past [fuzz] call_timeout on py-evm (now or before): revm ran it to its end, as the chain would{where}."
 
 
 def _gas_cap_hint(result: "ExecResult") -> str | None:
@@ -309,6 +326,11 @@ def _gas_cap_hint(result: "ExecResult") -> str | None:
         "(2**24 by default, EIP-7825's per-transaction cap). A loop that never ends? "
         "If the call needs more gas, raise call_gas_limit."
     )
+
+
+def _hint(result: ExecResult) -> str | None:
+    """What the report of a failed call adds: the gas cap it used up, that revm finished it."""
+    return "\n".join(hint for hint in (_gas_cap_hint(result), _finished_note(result)) if hint) or None
 
 
 def raise_on_failure(
@@ -350,9 +372,9 @@ def raise_on_failure(
         abi = artifact.abi if artifact else ()
         signatures = _signatures(project, artifact)
         reason = decode_revert(result.output, abi, signatures)
-        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, **details)
+        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=_hint(result), **details)
     else:
-        err = VirtualMachineError(result.error, contract=name, function=function, hint=_gas_cap_hint(result), **details)
+        err = VirtualMachineError(result.error, contract=name, function=function, hint=_hint(result), **details)
     err.call = description  # type: ignore[attr-defined]
     if not result.frames and result.explainer is not None:
         # no frames (revm): complete() can run the call again where they are kept, when asked

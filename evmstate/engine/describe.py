@@ -54,6 +54,12 @@ def user_error(where: str, exc: BaseException) -> str:
     return f"{head}\nTraceback (user code):\n{frames}" if frames else head
 
 
+def harness_limit(name: str, exc: BaseException, program: list[str]) -> str:
+    """A call evmstate could not run to its end (CallTimeout), which stops a machine or test: an error, with the program that reached it."""
+    lines = "\n".join(f"  {line}" for line in program)
+    return f"{name} stopped at a limit of evmstate, not at a failure of the contract:\n{exc}\nThe program that reached it:\n{lines}"
+
+
 def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
     """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
     try:

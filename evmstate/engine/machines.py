@@ -22,10 +22,10 @@ from hypothesis.errors import HypothesisException, StopTest, UnsatisfiedAssumpti
 from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..contracts.revert import failure_details
-from ..errors import MachineDefinitionError
+from ..errors import CallTimeout, MachineDefinitionError
 from ..failures import Ref
 from ..machine import MachineSpec, RuleSpec
-from .describe import describe_error, user_error
+from .describe import describe_error, harness_limit, user_error
 from .events import (
     Event,
     ExampleFinished,
@@ -400,6 +400,9 @@ class MachineRun:
                 steps = program.steps
                 where = f"{self.spec.name}.{steps[-1].rule}" if steps else self.spec.name
                 raise Stopped(user_error(where, exc)) from exc
+            if isinstance(exc, CallTimeout):
+                # evmstate could not tell how the call ends: not a failure to shrink or save
+                raise Stopped(harness_limit(self.spec.name, exc, [f"state = {self.spec.name}()", *(s.line() for s in program.steps)])) from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1

@@ -16,8 +16,8 @@ from hypothesis.errors import HypothesisException, StopTest, UnsatisfiedAssumpti
 
 from ..contracts.project import Project
 from ..contracts.revert import failure_details
-from ..errors import MachineDefinitionError
-from .describe import describe_error, user_error
+from ..errors import CallTimeout, MachineDefinitionError
+from .describe import describe_error, harness_limit, user_error
 from .events import (
     Event,
     ExampleFinished,
@@ -31,7 +31,7 @@ from .events import (
 from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
 from .lifecycle import Lifecycle, RunState, search_session, with_trace
-from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, provide
+from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
 from .trace import Trace, trace_test
 
 
@@ -53,13 +53,15 @@ def isolate_examples(
     on_example: Callable[[ExampleLog, bool], None] | None = None,
     stop: Callable[[], bool] | None = None,
     before_revert: Callable[[], None] | None = None,
+    stop_at_limits: bool = False,
 ) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
 
     Swaps fn.hypothesis.inner_test (the hook Hypothesis documents for wrapping each example)
     and restores it on the way out. on_example(log, failed) is called after every example;
     stop(), when given, is asked before every example until one fails (see run_machine);
-    before_revert() at the end of each, while what it deployed is still there.
+    before_revert() at the end of each, while what it deployed is still there. With
+    stop_at_limits, a CallTimeout (a limit of evmstate) stops the test at once as Stopped.
     """
     log = ExampleLog()
     injected = set(injected)
@@ -81,6 +83,9 @@ def isolate_examples(
                     if before_revert is not None:
                         before_revert()
         except Exception as exc:
+            if stop_at_limits and isinstance(exc, CallTimeout):
+                drawn = {k: v for k, v in kwargs.items() if k not in injected}
+                raise Stopped(harness_limit(fn.__name__, exc, [example_line(fn.__name__, drawn)])) from exc
             if not isinstance(exc, HypothesisException):
                 failed = True
                 log.failing = {k: v for k, v in kwargs.items() if k not in injected}
@@ -215,7 +220,7 @@ class PropertyRun:
         test = self.hypothesis_test()
         lines: list[str] = []
         status, failure, error = "passed", None, None
-        with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb) as log:
+        with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb, stop_at_limits=True) as log:
             try:
                 with reporting.with_reporter(lines.append), self.search.running():
                     test(**kwargs)
@@ -225,6 +230,8 @@ class PropertyRun:
                 status = "interrupted"
             except DEFINITION_ERRORS as exc:
                 status, error = "error", user_error(name, exc)
+            except Stopped as stop:
+                status, error = "error", stop.message
             except BaseException as exc:
                 status = "failed"
                 if examples is not None:

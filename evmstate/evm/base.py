@@ -23,8 +23,9 @@ ZERO_ADDRESS = b"\0" * 20
 # EIP-7825's per-transaction gas cap: the default gas of every call
 CALL_GAS_LIMIT = 2**24
 # Once a call has timed out, later calls get this many times the slowest call that finished
-# (at least SHORT_LIMIT_FLOOR seconds, at most the configured limit): shrinking re-runs the
-# failing program many times, and each re-run of a runaway call would otherwise cost the full limit.
+# (at least SHORT_LIMIT_FLOOR seconds, at most the configured limit): a machine that reaches a
+# runaway call reaches it again and again (later examples, shrinking), and py-evm would otherwise
+# spend the full limit on each before revm finishes it (finish.py).
 SHORT_LIMIT_FACTOR = 10
 SHORT_LIMIT_FLOOR = 0.1
 
@@ -51,11 +52,16 @@ class Frame:
 
 @dataclass(frozen=True)
 class Timeout:
-    """A call stopped by the wall-clock limit: the limit applied and the configured one."""
+    """A call py-evm stopped at its CPU time limit: the limit applied and the configured one.
+
+    On a result with error "timeout" nothing the call did was kept, and unfinished says why revm
+    did not finish it (None: nothing tried); on any other result revm finished it (see finish.py).
+    """
 
     limit: float
     configured: float
     elapsed: float
+    unfinished: str | None = None
 
     @property
     def shortened(self) -> bool:
@@ -80,7 +86,9 @@ class ExecResult:
     gas_limit: int = 0  # the gas the call was given
     at_gas_cap: bool = False  # the gas was the per-call cap, not chosen by the caller
     out_of_gas: bool = False
-    timeout: Timeout | None = None  # set when error == "timeout"; nothing the call did was kept
+    # set when py-evm ran out of time for the call: with error "timeout" nothing it did was kept;
+    # otherwise revm finished it and this is its outcome
+    timeout: Timeout | None = None
     # (address, slot, value) of every storage write and read the call ran, in order, reverted
     # frames included; empty unless an observer is set (set_observer) and the backend records them
     storage_writes: tuple[tuple[bytes, int, int], ...] = ()

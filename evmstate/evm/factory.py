@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..config import Config
 from .base import Backend, ChainSpec
+from .finish import RevmFinisher
 from .pyevm import PyEVMBackend
 
 
@@ -24,16 +25,22 @@ def chain_spec(config: Config) -> ChainSpec:
 
 
 def make_backend(config: Config) -> Backend:
-    """The backend [backend] asks for: py-evm, revm, or both in lockstep when check is on."""
+    """The backend [backend] asks for: py-evm (finishing on revm what it runs out of time for), revm, or both in lockstep when check is on."""
     spec = chain_spec(config)
-    # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for
+    # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for, or when a call runs away
     if config.backend.check:
         from .check import CheckedBackend
         from .revm import RevmBackend
 
-        return CheckedBackend(RevmBackend(spec), PyEVMBackend(spec))
+        return CheckedBackend(RevmBackend(spec), finishing(PyEVMBackend(spec)))
     if config.backend.name == "revm":
         from .revm import RevmBackend
 
         return RevmBackend(spec)
-    return PyEVMBackend(spec)
+    return finishing(PyEVMBackend(spec))
+
+
+def finishing(backend: PyEVMBackend) -> PyEVMBackend:
+    """backend, with the calls it runs out of time for finished on revm when pyrevm is installed (finish.py)."""
+    backend.finisher = RevmFinisher(backend.spec)
+    return backend

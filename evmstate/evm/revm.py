@@ -591,6 +591,21 @@ class RevmBackend(BlockTime):
             for address, info in self._info.items()
         } | {address: (0, 0, b"", dict(slots)) for address, slots in self._storage.items() if slots and address not in self._info}
 
+    def load_state(self, accounts: dict[bytes, tuple[int, int, bytes, dict[int, int]]], *, timestamp: int, block_number: int) -> None:
+        """Make the chain hold exactly these accounts (balance, nonce, code, storage) at this block, as PyEVMBackend.load_state().
+
+        Accounts other than the funded ones must not exist yet: run it on a fresh chain, inside anchor().
+        """
+        for _, address in self.account_keys:
+            if address not in accounts:
+                self._write_info(address, None)
+        for address, (balance, nonce, code, storage) in accounts.items():
+            self._write_info(address, [balance, nonce, keccak(code) if code else EMPTY_CODE_HASH], code)
+            for slot, value in storage.items():
+                self._write_slot(address, slot, value)
+        self._version += 1
+        self._set_block(timestamp, block_number)
+
     def _run_on_py_evm(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> ExecResult:
         """The call run again on py-evm from the state before it, or the result of an earlier run
         of the same call (kind, args) that read the same values: the same code, the same check failed.

@@ -1,7 +1,9 @@
-"""Per-call limits: the gas cap and the CPU-time limit, and the jump hooks behind them, on real vyper + py-evm."""
+"""Per-call limits: the gas cap and the CPU-time limit, and the jump hooks behind them, on real vyper + py-evm;
+calls py-evm runs out of time for finished on revm (real pyrevm), or reported as a limit of evmstate without it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -12,7 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import CallTimeout, Project, UsageError, VirtualMachineError, reverts
 from evmstate import config as config_mod
+from evmstate.evm import revm as revm_mod
 from evmstate.evm.base import CALL_GAS_LIMIT
+from evmstate.evm.factory import finishing
 from evmstate.evm.pyevm import PyEVMBackend
 from evmstate.config import ChainConfig, Config, FuzzConfig
 from evmstate.reports import failure_text
@@ -35,7 +39,16 @@ def load(root: Path, **fuzz) -> Project:
     return Project(Config(root=root, fuzz=FuzzConfig(**fuzz)))
 
 
-def test_a_runaway_call_times_out_and_leaves_nothing_behind(checks_root, monkeypatch):
+@pytest.fixture()
+def no_revm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyrevm as if it were not installed: nothing finishes what py-evm runs out of time for."""
+    monkeypatch.setattr(revm_mod, "pyrevm", None)
+
+
+# -- without revm: a call past the time limit is a limit of evmstate ------------------------------
+
+
+def test_a_runaway_call_times_out_and_leaves_nothing_behind(checks_root, monkeypatch, no_revm):
     monkeypatch.chdir(checks_root)
     project = load(checks_root, call_timeout=0.2)
     a, backend = project.accounts, project.backend
@@ -49,7 +62,12 @@ def test_a_runaway_call_times_out_and_leaves_nothing_behind(checks_root, monkeyp
         f"Checks.spin({HUGE}) did not finish within 0.2 s\n  running contracts/Checks.vy:"
     ), str(err)
     assert "The limit is [fuzz] call_timeout = 0.2 s of CPU time per call (evmstate.toml)." in str(err)
-    assert "raise call_timeout, or set it to 0 for no limit" in str(err)
+    assert (
+        "\nThis is a limit of evmstate, not a failure of the contract: on chain the call would finish, or run out of its "
+        "16777216 gas ([fuzz] call_gas_limit), and py-evm runs about a million gas a second. revm, which would run it to its end "
+        'in well under a second, could not: pyrevm is not installed: pip install "evmstate[revm]"'
+    ) in str(err)
+    assert "raise call_timeout, or set it to 0 for no limit, or lower call_gas_limit." in str(err)
     assert (err.call, err.limit, err.configured) == (f"Checks.spin({HUGE})", 0.2, 0.2)
     assert (a[0].nonce, a[0].balance(), c.count(), len(backend.logs), backend.get_code(c.raw_address)) == before, "not even the nonce is used"
     # a view call that runs away, then the chain still snapshots, reverts and transacts
@@ -62,7 +80,7 @@ def test_a_runaway_call_times_out_and_leaves_nothing_behind(checks_root, monkeyp
     assert c.count() == 1 and a[0].nonce == before[0]
 
 
-def test_after_a_timeout_calls_get_a_shorter_limit_until_reset(checks_root, monkeypatch):
+def test_after_a_timeout_calls_get_a_shorter_limit_until_reset(checks_root, monkeypatch, no_revm):
     monkeypatch.chdir(checks_root)
     project = load(checks_root, call_timeout=0.3)
     c = project.Checks.deploy()
@@ -79,12 +97,102 @@ def test_after_a_timeout_calls_get_a_shorter_limit_until_reset(checks_root, monk
     assert third.value.limit == 0.3
 
 
-def test_a_timeout_is_not_a_revert(checks_root):
+def test_a_timeout_is_not_a_revert(checks_root, no_revm):
     project = load(checks_root, call_timeout=0.1)
     c = project.Checks.deploy()
     with pytest.raises(CallTimeout):
         with reverts():
             c.spin(HUGE)
+
+
+# -- with revm: a call py-evm runs out of time for ends as on chain --------------------------------
+
+
+def test_a_runaway_call_runs_out_of_gas_as_on_chain(checks_root, monkeypatch):
+    monkeypatch.chdir(checks_root)
+    project = load(checks_root, call_timeout=0.2)
+    a, backend = project.accounts, project.backend
+    c = project.Checks.deploy()
+    c.bump()
+    nonce = a[0].nonce
+    with pytest.raises(VirtualMachineError) as info:
+        c.spin(HUGE)
+    err = info.value
+    assert err.gas_used == CALL_GAS_LIMIT and err.reason == "Out of gas"
+    # the line is the loop's, where py-evm was when its time ran out
+    assert re.match(r"Checks\.spin reverted: 'Out of gas'\n  contracts/Checks\.vy:8[012]: ", str(err)), str(err)
+    assert "\nIt used all 16777216 gas a call gets: [fuzz] call_gas_limit in evmstate.toml" in str(err)
+    assert str(err).endswith(
+        "\nThis call ran past [fuzz] call_timeout on py-evm (now or before): revm ran it to its end, as the chain would, "
+        "and the line is where py-evm was running."
+    )
+    assert (a[0].nonce, c.count()) == (nonce + 1, 1), "a failed transaction: its nonce is used, nothing else is kept"
+    with reverts():
+        c.spin(HUGE)
+    with pytest.raises(VirtualMachineError, match="Out of gas"):
+        c.spin_view(HUGE)
+    assert c.spin(10).return_value == 45 and c.spin_view(10) == 45, "calls that finish in time run on py-evm as ever"
+    # the same call at the same state is remembered, not run again
+    finisher = backend.finisher
+    runs, recalled = finisher.runs, finisher.recalled
+    snap = project.chain.snapshot()
+    for _ in range(3):
+        with reverts():
+            c.spin(HUGE)
+        project.chain.revert(snap)
+    assert (finisher.runs - runs, finisher.recalled - recalled) == (1, 2)
+
+
+def test_a_call_that_finishes_on_chain_gives_its_true_result(checks_root, monkeypatch):
+    """grind() needs about a million gas: past a 0.05 s limit on py-evm it is finished on revm, exactly as py-evm without a limit."""
+    monkeypatch.chdir(checks_root)
+    receiver = "0x" + "ab" * 20
+    outcomes = []
+    for timeout in (0.05, 0):
+        project = load(checks_root, call_timeout=timeout)
+        a, backend = project.accounts, project.backend
+        g = project.Grinder.deploy()
+        tx = g.grind(10_000, receiver, {"from": a[1], "value": 5})
+        events = [(e.name, dict(e)) for e in tx.events]
+        outcome = (tx.return_value, tx.gas_used, events, tx.logs, g.sum_to(10_000), g.total(), g.rounds(), g.marker())
+        balances = (backend.get_balance(bytes.fromhex("ab" * 20)), a[1].balance(), a[1].nonce, g.balance())
+        outcomes.append((outcome, balances, backend.finisher.runs))
+    assert outcomes[0][:2] == outcomes[1][:2], "the same return value, gas, events, logs, storage, balances and nonce"
+    (returned, gas_used, events, _, viewed, total, rounds, marker), balances, _ = outcomes[0]
+    assert (returned, viewed, gas_used > 900_000) == (49_995_000, 49_995_000, True)
+    assert events == [("Ground", {"n": 10_000, "total": 49_995_000})]
+    assert (total, rounds, marker) == (49_995_000, 1, 0), "storage written, and a slot cleared"
+    assert balances[0] == 5, "a new account, paid"
+    assert (outcomes[0][2], outcomes[1][2]) == (2, 0), "the transaction and the view call ran on revm; without a limit, on py-evm alone"
+
+
+def test_a_view_call_finished_on_revm_is_not_kept_by_the_call_cache(checks_root, monkeypatch):
+    """The call cache keeps a view call with what it read, and py-evm saw only part of what a finished call read."""
+    monkeypatch.chdir(checks_root)
+    project = load(checks_root, call_timeout=0.05)
+    assert project.backend.call_cache is not None
+    g = project.Grinder.deploy()
+    finisher = project.backend.finisher
+    assert g.sum_to(10_000) == g.sum_to(10_000) == 49_995_000
+    assert (finisher.runs, finisher.recalled) == (1, 1), "both from revm (the second remembered), none from the call cache"
+
+
+LOOP = bytes([opcode_values.JUMPDEST, 0x60, 0x00, opcode_values.JUMP])  # JUMPDEST PUSH1 0 JUMP: forever
+
+
+@pytest.mark.parametrize("evm_version", ["cancun", "shanghai"])
+def test_revm_finishes_what_it_can_run_and_says_why_not_otherwise(evm_version):
+    backend = finishing(PyEVMBackend(accounts=1, evm_version=evm_version, call_timeout=0.05))
+    sender, target = backend.account_keys[0][1], b"\x11" * 20
+    backend.write_state({target: (0, 1, LOOP)}, {})
+    result = backend.transact(sender, target, b"")
+    assert result.timeout is not None and result.timeout.limit == 0.05
+    if evm_version == "cancun":
+        assert (result.success, result.out_of_gas, result.gas_used) == (False, True, CALL_GAS_LIMIT)
+        assert backend.get_nonce(sender) == 1
+    else:
+        assert result.error == "timeout" and result.timeout.unfinished == "revm does not run evm_version 'shanghai' (only cancun and prague)"
+        assert backend.get_nonce(sender) == 0, "nothing kept"
 
 
 def test_calls_get_the_eip_7825_gas_cap(checks_root, monkeypatch):
@@ -201,38 +309,122 @@ class RunawayMachine:
         self.c.drain()
 """
 
+# drain() runs out of gas once count reaches 3, and this machine knows it
+EXPECTS_OUT_OF_GAS = """
+from evmstate import reverts
 
-@pytest.fixture()
-def runaway(checks_root: Path, tmp_path: Path, monkeypatch) -> Path:
-    root = tmp_path / "runaway"
+
+class OutOfGasMachine:
+    def __init__(cls, Runaway):
+        cls.c = Runaway.deploy()
+
+    def rule_bump(self):
+        self.c.bump()
+
+    def rule_drain(self):
+        if self.c.count() < 3:
+            self.c.drain()
+            return
+        total = self.c.total()
+        with reverts():
+            self.c.drain()
+        assert self.c.total() == total, "an out-of-gas call keeps nothing"
+"""
+
+
+def project_with(checks_root: Path, root: Path, machine: str, toml: str) -> Path:
     load(checks_root)  # compiled once, whichever test of the module runs first here
     shutil.copytree(checks_root / "contracts", root / "contracts")
     shutil.copytree(checks_root / ".evmstate" / "build", root / ".evmstate" / "build")  # compiled already
     (root / "machines").mkdir()
-    (root / "machines" / "runaway.py").write_text(textwrap.dedent(RUNAWAY))
-    (root / "evmstate.toml").write_text("[fuzz]\ncall_timeout = 0.5\n")
+    (root / "machines" / "runaway.py").write_text(textwrap.dedent(machine))
+    (root / "evmstate.toml").write_text(toml)
+    return root
+
+
+@pytest.fixture()
+def runaway(checks_root: Path, tmp_path: Path, monkeypatch) -> Path:
+    root = project_with(checks_root, tmp_path / "runaway", RUNAWAY, "[fuzz]\ncall_timeout = 0.5\n")
     monkeypatch.chdir(root)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")
     return root
 
 
-def test_a_function_that_never_returns_is_reported_with_its_shortest_program(runaway):
-    summary = run(config_mod.load(runaway), RunOptions(overrides=Overrides(seed=0, max_examples=30, stateful_step_count=10)), lambda e: None)
+def run_here(root: Path, max_examples: int = 30):
+    return run(config_mod.load(root), RunOptions(overrides=Overrides(seed=0, max_examples=max_examples, stateful_step_count=10)), lambda e: None)
+
+
+def test_a_machine_expecting_the_out_of_gas_revert_passes_at_default_settings(checks_root, tmp_path, monkeypatch):
+    root = project_with(checks_root, tmp_path / "expects", EXPECTS_OUT_OF_GAS, "")
+    monkeypatch.chdir(root)
+    config = config_mod.load(root)
+    assert (config.fuzz.call_timeout, config.fuzz.call_gas_limit) == (1.0, 2**24), "the defaults"
+    summary = run_here(root)
+    (result,) = summary.results
+    assert (result.status, summary.exit_code) == ("passed", 0), result.failure.message if result.failure else result.error
+    assert result.rules["rule_drain"].reverts > 0, "the out-of-gas revert was reached and expected"
+
+
+def test_a_function_that_runs_out_of_gas_is_reported_with_its_shortest_program(runaway):
+    summary = run_here(runaway)
     (result,) = summary.results
     assert result.status == "failed" and summary.exit_code == 1
     failure = result.failure
-    assert failure.error_type == "CallTimeout"
+    assert failure.error_type == "VirtualMachineError"
     assert failure.program == ["state = RunawayMachine()", "state.rule_bump()", "state.rule_bump()", "state.rule_bump()", "state.rule_drain()"]
-    assert failure.message.startswith("Runaway.drain() did not finish within ")
-    assert "\n  running contracts/Runaway.vy:19: self.total += i\n" in failure.message
-    assert failure.call_failure["call"] == "Runaway.drain()" and failure.call_failure["call_timeout"] == 0.5
+    assert re.match(r"Runaway\.drain reverted: 'Out of gas'\n  contracts/Runaway\.vy:1[89]: ", failure.message), failure.message
+    assert "It used all 16777216 gas a call gets" in failure.message and "revm ran it to its end, as the chain would" in failure.message
+    assert (failure.call_failure["function"], failure.call_failure["reason"]) == ("drain", "Out of gas")
     assert "state.rule_drain()" in failure_text(failure)
+
+
+def test_without_revm_a_runaway_call_stops_the_machine_as_a_limit_of_evmstate(runaway, no_revm):
+    summary = run_here(runaway)
+    (result,) = summary.results
+    assert (result.status, result.failure, summary.exit_code) == ("error", None, 2), "not a falsified property"
+    assert result.error.startswith(
+        "RunawayMachine stopped at a limit of evmstate, not at a failure of the contract:\nRunaway.drain() did not finish within 0.5 s\n"
+    ), result.error
+    assert "[fuzz] call_timeout = 0.5 s" in result.error and "([fuzz] call_gas_limit)" in result.error
+    assert 'pip install "evmstate[revm]"' in result.error
+    # as it came, not shrunk: each run of it would cost the time limit again
+    assert "\nThe program that reached it:\n  state = RunawayMachine()\n  state.rule_bump()\n" in result.error
+    assert result.error.endswith("\n  state.rule_drain()")
 
 
 def test_the_command_reports_the_runaway_call_and_the_setting(runaway):
     code, out = invoke("run", "--seed", "0", "--max-examples", "30", "--steps", "10")
     assert code == 1
-    assert "CallTimeout: Runaway.drain() did not finish within" in out
-    assert "[fuzz] call_timeout = 0.5 s" in out
+    assert "VirtualMachineError: Runaway.drain reverted: 'Out of gas'" in out
+    assert "[fuzz] call_gas_limit" in out and "[fuzz] call_timeout on py-evm" in out
     assert "Falsifying example (4 steps):" in out
+
+
+def test_without_revm_the_command_reports_a_limit_of_evmstate_and_exits_2(runaway, no_revm):
+    code, out = invoke("run", "--seed", "0", "--max-examples", "30", "--steps", "10")
+    assert code == 2, out
+    assert "ERROR machines/runaway.py::RunawayMachine" in out and "Falsifying" not in out
+    assert "not at a failure of the contract" in out and "[fuzz] call_timeout = 0.5 s" in out
+    assert 'pip install "evmstate[revm]"' in out
+
+
+SPIN_TEST = """
+from evmstate import given, strategy
+
+
+@given(n=strategy("uint256", min_value=2**40, max_value=2**41))
+def test_spin(Checks, n):
+    Checks.deploy().spin(n)
+"""
+
+
+def test_without_revm_a_runaway_call_stops_a_property_test_as_a_limit_of_evmstate(checks_root, tmp_path, monkeypatch, no_revm):
+    root = project_with(checks_root, tmp_path / "spin", SPIN_TEST, "[fuzz]\ncall_timeout = 0.2\n")
+    (root / "machines" / "runaway.py").rename(root / "machines" / "test_spin.py")
+    monkeypatch.chdir(root)
+    summary = run_here(root)
+    (result,) = summary.results
+    assert (result.status, result.failure, summary.exit_code) == ("error", None, 2)
+    assert result.error.startswith("test_spin stopped at a limit of evmstate, not at a failure of the contract:\nChecks.spin("), result.error
+    assert re.search(r"\nThe program that reached it:\n  test_spin\(n=\d+\)$", result.error), result.error

@@ -308,11 +308,29 @@ def test_the_checked_backend_finds_each_kind_of_difference(zoo_root, monkeypatch
     assert backend.divergence.what == f"storage of 0x{zoo.raw_address.hex()} slot {slot}: 12345 on revm, 10 on py-evm"
 
 
+def test_a_call_py_evm_runs_out_of_time_for_is_finished_on_revm_and_checked(zoo_root):
+    from evmstate import VirtualMachineError
+
+    project = Project(Config(root=zoo_root, backend=BackendConfig(name="revm", check=True), fuzz=FuzzConfig(call_timeout=0.05)))
+    backend = project.backend
+    zoo = project.Zoo.deploy()
+    sender = project.accounts[0].raw_address
+    before = backend.fast.get_nonce(sender)
+    with pytest.raises(VirtualMachineError, match="Out of gas"):
+        zoo.spin(2**40)
+    assert zoo.spin(10_000).return_value == 49_995_000, "about a million gas: past 0.05 s on py-evm"
+    assert backend.reference.finisher.runs == 2
+    assert backend.fast.get_nonce(sender) == backend.reference.get_nonce(sender) == before + 2
+    zoo.tick()
+    assert backend.divergence is None, "revm's own run and the one that finished py-evm's agree, state included"
+
+
 def test_a_timeout_on_py_evm_undoes_the_revm_run(zoo_root):
     from evmstate import CallTimeout
 
     project = Project(Config(root=zoo_root, backend=BackendConfig(name="revm", check=True), fuzz=FuzzConfig(call_timeout=0.05)))
     backend = project.backend
+    backend.reference.finisher = None  # nothing finishes what py-evm runs out of time for
     zoo = project.Zoo.deploy()
     sender = project.accounts[0].raw_address
     before = backend.fast.get_nonce(sender)
@@ -459,8 +477,20 @@ def test_a_failure_found_on_revm_is_reported_as_on_py_evm(zoo_machines):
     assert failures[1].call_failure == failures[0].call_failure and failures[1].call_failure["source_line"]
 
 
-def test_a_failure_py_evm_does_not_repeat_is_reported_with_a_note(zoo_machines):
-    """A runaway loop: out of gas at the cap on revm, which has no time limit; a timeout on py-evm."""
+def test_a_runaway_found_on_revm_is_reported_as_on_py_evm(zoo_machines):
+    """A runaway loop: out of gas at the cap on revm, which has no time limit; on py-evm, finished on revm as well."""
+    result = run_machine(zoo_machines, "SpinMachine", BackendConfig(name="revm"), call_gas_limit=1_000_000, call_timeout=0.05)
+    failure = result.failure
+    assert failure.error_type == "VirtualMachineError" and failure.program == ["state = SpinMachine()", "state.rule_spin()"]
+    assert failure.message.startswith("Zoo.spin reverted: 'Out of gas'\n  contracts/Zoo.vy:16"), "the line py-evm was running"
+    assert "It used all 1000000 gas a call gets" in failure.message and "Replayed on py-evm" not in failure.message
+
+
+def test_a_failure_py_evm_does_not_repeat_is_reported_with_a_note(zoo_machines, monkeypatch):
+    """A runaway loop: out of gas at the cap on revm; a timeout on py-evm when revm does not finish it there."""
+    from evmstate.evm.finish import RevmFinisher
+
+    monkeypatch.setattr(RevmFinisher, "unavailable", lambda self: "switched off for this test")
     result = run_machine(zoo_machines, "SpinMachine", BackendConfig(name="revm"), call_gas_limit=1_000_000, call_timeout=0.05)
     failure = result.failure
     assert failure.error_type == "VirtualMachineError" and failure.program == ["state = SpinMachine()", "state.rule_spin()"]

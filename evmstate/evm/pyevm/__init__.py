@@ -44,6 +44,7 @@ from ..base import (
     ChainSpec,
     Coverage,
     ExecResult,
+    Frame,
     JumpRecorder,
     Log,
     Snapshot,
@@ -125,6 +126,8 @@ class PyEVMBackend(BlockTime):
         self._observer: Callable[[ExecResult], None] | None = None
         self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
         self._reading: Reads | None = None
+        self.finisher: Any = None  # finishes what py-evm ran out of time for (evm/finish.py); set by the factory
+        self._runaways: dict[tuple[Any, ...], Frame] = {}  # calls it finished, and where py-evm was: they skip py-evm
 
     # -- block time -------------------------------------------------------
 
@@ -181,6 +184,17 @@ class PyEVMBackend(BlockTime):
                 state.set_storage(address, slot, value)
         self._set_block(timestamp, block_number)
 
+    def world(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
+        """Every account holding anything: address -> (balance, nonce, code, nonzero storage), as load_state() takes it."""
+        db = self._account_db
+        world = {}
+        for address in dict.fromkeys([*(a for _, a in self.account_keys), *db.written]):
+            storage = {slot: value for slot in db.written.get(address, ()) if (value := db.get_storage(address, slot))}
+            account = (db.get_balance(address), db.get_nonce(address), db.get_code(address), storage)
+            if any(account):
+                world[address] = account
+        return world
+
     @contextlib.contextmanager
     def reading(self) -> Iterator[Reads]:
         """Record what the messages of calls and transactions made inside the block read (the call cache stays out of it)."""
@@ -230,9 +244,10 @@ class PyEVMBackend(BlockTime):
     # -- limits -------------------------------------------------------------
 
     def reset_time_limit(self) -> None:
-        """Give calls the configured time limit again (after a timeout shortened it)."""
+        """Give calls the configured time limit again (after a timeout shortened it), and run on py-evm those finished elsewhere."""
         self._time_limit = self.call_timeout or math.inf
         self._slowest = 0.0
+        self._runaways.clear()
 
     def set_jump_recorder(self, recorder: JumpRecorder | None) -> None:
         """Call recorder(code address, pc, taken) at every JUMPI from now on; None stops it."""
@@ -282,7 +297,10 @@ class PyEVMBackend(BlockTime):
         return Message(gas=gas, to=to, sender=sender, value=value, data=data, code=self._state.get_code(to))
 
     def _run(self, message: Message, sender: bytes):
-        """Run one message under the time limit; raises TimedOut with the state left mid-call."""
+        """Run one message under the time limit; raises TimedOut with the state left mid-call, at once for a known runaway."""
+        key = (sender, message.to, message.data, message.code if message.is_create else b"", message.value, message.gas, message.is_static)
+        if key in self._runaways:
+            raise TimedOut(self._runaways[key], key)
         state = self._state
         state._originals = {}
         accessed = self._account_db._journal_accessed_state
@@ -307,6 +325,9 @@ class PyEVMBackend(BlockTime):
                 computation = self._computation.apply_create_message(state, message, tx_context)
             else:
                 computation = self._computation.apply_message(state, message, tx_context)
+        except TimedOut as stop:
+            stop.key = key
+            raise
         finally:
             clock.deadline = math.inf
             accessed.discard(checkpoint)
@@ -338,6 +359,16 @@ class PyEVMBackend(BlockTime):
         self._time_limit = min(self._time_limit, short)
         return result
 
+    def _finish(self, stop: TimedOut, timed_out: ExecResult, kind: str, args: tuple[Any, ...]) -> ExecResult:
+        """A call py-evm ran out of time for, the state as before it: finished by the finisher, which later runs it at once."""
+        result = timed_out if self.finisher is None else self.finisher.finish(self, kind, args, timed_out)
+        if result.error != "timeout":
+            self._runaways[stop.key] = stop.frame
+        elif stop.key in self._runaways:  # skipped py-evm, and the finisher failed it: py-evm after all
+            del self._runaways[stop.key]
+            return self._transact(*args) if kind == "transact" else self._call(*args)
+        return result
+
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
         if self._observer is None:
@@ -367,7 +398,7 @@ class PyEVMBackend(BlockTime):
             found = None  # kept while coverage was off: run it for its coverage
         if found is None or cache.check:
             result, new = self._recorded(key)
-            if new is None:  # timed out: nothing to keep
+            if new is None:  # ran out of time on py-evm: nothing to keep
                 if self._observer is not None:
                     self._observer(result)
                 return result
@@ -403,7 +434,7 @@ class PyEVMBackend(BlockTime):
                 self._install_jumps()
         if own:
             replay_coverage(own, hits)  # type: ignore[arg-type]
-        if result.error == "timeout":
+        if result.timeout is not None:  # timed out, or finished on revm: py-evm saw only part of what it read
             return result, None
         block = (self._timestamp, self._number) if state._block_read else None
         return result, cache_entry(result, reads, tuple((a, self._account_state(a)) for a in accounts), block, own)
@@ -465,7 +496,7 @@ class PyEVMBackend(BlockTime):
         except TimedOut as stop:
             state.revert(before)
             self._clear_transient()
-            return self._timed_out(stop, started, gas, at_cap)
+            return self._finish(stop, self._timed_out(stop, started, gas, at_cap), "transact", (sender, to, data, value, None if at_cap else gas))
         except BaseException:
             state.revert(before)
             raise
@@ -492,7 +523,7 @@ class PyEVMBackend(BlockTime):
             try:
                 computation = self._run(message, sender)
             except TimedOut as stop:
-                return self._timed_out(stop, started, gas, at_cap)
+                return self._finish(stop, self._timed_out(stop, started, gas, at_cap), "call", (sender, to, data, value, None if at_cap else gas, static))
             return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
         checkpoint = state.snapshot()
         try:
@@ -502,12 +533,13 @@ class PyEVMBackend(BlockTime):
             try:
                 computation = self._run(message, sender)
             except TimedOut as stop:
-                return self._timed_out(stop, started, gas, at_cap)
-            gas_used = gas - computation.get_gas_remaining()
-            return self._result(computation, gas_used, message, gas, at_cap, commit_logs=False)
+                timed_out = stop, self._timed_out(stop, started, gas, at_cap)
+            else:
+                return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
         finally:
             state.revert(checkpoint)
             self._clear_transient()
+        return self._finish(*timed_out, "call", (sender, to, data, value, None if at_cap else gas, static))
 
     def _clear_empty_touched(self, computation) -> None:
         # EIP-161: touched accounts left empty are deleted at the end of the transaction.

@@ -34,9 +34,10 @@ class TimedOut(Exception):
     state from before the call.
     """
 
-    def __init__(self, frame: "Frame") -> None:
+    def __init__(self, frame: "Frame", key: tuple[Any, ...] = ()) -> None:
         super().__init__()
-        self.frame = frame  # where the call was running when time ran out
+        self.frame = frame  # where the call was running when time ran out (a known runaway: the first time)
+        self.key = key  # the call, as PyEVMBackend._run knows it
 
 
 class Clock:

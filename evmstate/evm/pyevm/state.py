@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from eth.db.storage import CLEAR_COUNT_KEY_NAME, AccountStorageDB
 from eth_utils import big_endian_to_int
 
@@ -129,6 +131,19 @@ def account_db_class(base: type) -> type:
     """The fork's AccountDB, keeping each account's storage in a StorageDB."""
 
     class AccountDB(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # every address and storage slot ever written, reverted or not: where PyEVMBackend.world() looks
+            self.written: dict[bytes, set[int]] = {}
+
+        def _set_account(self, address: bytes, account: Any) -> None:
+            self.written.setdefault(address, set())
+            super()._set_account(address, account)
+
+        def set_storage(self, address: bytes, slot: int, value: int) -> None:
+            self.written.setdefault(address, set()).add(slot)
+            super().set_storage(address, slot, value)
+
         def _get_address_store(self, address: bytes):
             store = self._account_stores.get(address)
             if store is None:
