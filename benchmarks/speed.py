@@ -1,0 +1,325 @@
+"""Speed on real code, in one run: steps/s of the ERC20 workloads on both backends with the call cache on and off,
+the do-nothing ceiling, revm with explained reverts, and -n 1 against -n 2 with start-up included.
+
+- ERC20 workload: the bundled ERC20 machine (machines/erc20.py, 10 accounts), 50 runs x 50 steps.
+- snekmate ERC20: a contract built from snekmate's erc20 and ownable modules (exports:
+  erc20.__interface__) with a machine written as real projects write one: after every step the
+  invariants compare every account's balance and minter role, every allowance the model knows,
+  the owner and the total supply (about 30 view calls a step). "getters run as calls" is the same
+  machine with public getters run through the EVM (as before module getters were read from
+  storage), so that the cache has every view call to answer.
+- do-nothing ceiling: the ERC20 machine's strategies and rules, doing nothing (Hypothesis and
+  the runner alone).
+- explained reverts on revm: vyper's ERC20 example in short, whose machine expects
+  reverts("safesub"): each such revert needs its source line, which revm does not give.
+- -n 1 and -n 2: the ERC20 workload, 200 runs in 2 shards, wall time with the workers' start-up.
+
+Run: python benchmarks/speed.py [--quick]    (revm figures need pip install "evmstate[revm]")
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from evmstate import config as config_mod
+from evmstate.config import BackendConfig
+from evmstate.evm import revm
+from evmstate.runner import Overrides, RunOptions, run
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import backends as backends_bench  # noqa: E402  (the do-nothing machine)
+import parallel as parallel_bench  # noqa: E402
+
+SNEKMATE_MACHINE = '''
+from evmstate import reverts, strategy
+
+
+class SnekERC20Machine:
+    st_amount = strategy("uint256", max_value="1000 ether")
+    st_owner = strategy("address")
+    st_spender = strategy("address")
+    st_receiver = strategy("address")
+    st_status = strategy("bool")
+
+    def __init__(cls, accounts, ERC20Mock):
+        cls.accounts = accounts
+        cls.token = ERC20Mock.deploy("Token", "TKN", "1000 ether", "Token", "1", {"from": accounts[0]})
+
+    def setup(self):
+        self.balances = {a: 0 for a in self.accounts}
+        self.balances[self.accounts[0]] = 1000 * 10**18
+        self.allowances = {}
+        self.owner = self.accounts[0]
+        self.minters = {self.accounts[0]}
+
+    def rule_transfer(self, st_owner, st_receiver, st_amount):
+        if self.balances[st_owner] >= st_amount:
+            self.token.transfer(st_receiver, st_amount, {"from": st_owner})
+            self.balances[st_owner] -= st_amount
+            self.balances[st_receiver] += st_amount
+        else:
+            with reverts("erc20: transfer amount exceeds balance"):
+                self.token.transfer(st_receiver, st_amount, {"from": st_owner})
+
+    def rule_approve(self, st_owner, st_spender, st_amount):
+        self.token.approve(st_spender, st_amount, {"from": st_owner})
+        self.allowances[(st_owner, st_spender)] = st_amount
+
+    def rule_transfer_from(self, st_spender, st_owner, st_receiver, st_amount):
+        allowed = self.allowances.get((st_owner, st_spender), 0)
+        if allowed < st_amount:
+            with reverts("erc20: insufficient allowance"):
+                self.token.transferFrom(st_owner, st_receiver, st_amount, {"from": st_spender})
+        elif self.balances[st_owner] < st_amount:
+            with reverts("erc20: transfer amount exceeds balance"):
+                self.token.transferFrom(st_owner, st_receiver, st_amount, {"from": st_spender})
+        else:
+            self.token.transferFrom(st_owner, st_receiver, st_amount, {"from": st_spender})
+            self.balances[st_owner] -= st_amount
+            self.balances[st_receiver] += st_amount
+            if allowed != 2**256 - 1:
+                self.allowances[(st_owner, st_spender)] = allowed - st_amount
+
+    def rule_mint(self, st_spender, st_receiver, st_amount):
+        if st_spender in self.minters:
+            self.token.mint(st_receiver, st_amount, {"from": st_spender})
+            self.balances[st_receiver] += st_amount
+        else:
+            with reverts("erc20: access is denied"):
+                self.token.mint(st_receiver, st_amount, {"from": st_spender})
+
+    def rule_burn(self, st_owner, st_amount):
+        if self.balances[st_owner] >= st_amount:
+            self.token.burn(st_amount, {"from": st_owner})
+            self.balances[st_owner] -= st_amount
+        else:
+            with reverts("erc20: burn amount exceeds balance"):
+                self.token.burn(st_amount, {"from": st_owner})
+
+    def rule_set_minter(self, st_spender, st_owner, st_status):
+        if st_spender != self.owner:
+            with reverts("ownable: caller is not the owner"):
+                self.token.set_minter(st_owner, st_status, {"from": st_spender})
+        elif st_owner == self.owner:
+            with reverts("erc20: minter is owner address"):
+                self.token.set_minter(st_owner, st_status, {"from": st_spender})
+        else:
+            self.token.set_minter(st_owner, st_status, {"from": st_spender})
+            (self.minters.add if st_status else self.minters.discard)(st_owner)
+
+    def rule_transfer_ownership(self, st_spender, st_owner):
+        if st_spender != self.owner:
+            with reverts("ownable: caller is not the owner"):
+                self.token.transfer_ownership(st_owner, {"from": st_spender})
+        else:
+            self.token.transfer_ownership(st_owner, {"from": st_spender})
+            self.minters.discard(self.owner)
+            self.owner = st_owner
+            self.minters.add(st_owner)
+
+    def invariant_balances(self):
+        for account in self.accounts:
+            assert self.token.balanceOf(account) == self.balances[account]
+
+    def invariant_total_supply(self):
+        assert self.token.totalSupply() == sum(self.balances.values())
+
+    def invariant_roles(self):
+        assert self.token.owner() == self.owner
+        for account in self.accounts:
+            assert self.token.is_minter(account) == (account in self.minters)
+
+    def invariant_allowances(self):
+        for (owner, spender), amount in self.allowances.items():
+            assert self.token.allowance(owner, spender) == amount
+'''
+
+VY_TOKEN = '''# pragma version ~=0.4.3
+# vyper's ERC20 example, in short: an overdraft fails vyper's own underflow check (safesub).
+
+event Transfer:
+    sender: indexed(address)
+    receiver: indexed(address)
+    value: uint256
+
+balanceOf: public(HashMap[address, uint256])
+allowance: public(HashMap[address, HashMap[address, uint256]])
+totalSupply: public(uint256)
+
+
+@deploy
+def __init__(supply: uint256):
+    self.balanceOf[msg.sender] = supply
+    self.totalSupply = supply
+
+
+@external
+def transfer(to: address, amount: uint256) -> bool:
+    self.balanceOf[msg.sender] -= amount
+    self.balanceOf[to] += amount
+    log Transfer(sender=msg.sender, receiver=to, value=amount)
+    return True
+
+
+@external
+def approve(spender: address, amount: uint256) -> bool:
+    self.allowance[msg.sender][spender] = amount
+    return True
+
+
+@external
+def transferFrom(owner: address, to: address, amount: uint256) -> bool:
+    self.balanceOf[owner] -= amount
+    self.balanceOf[to] += amount
+    self.allowance[owner][msg.sender] -= amount
+    log Transfer(sender=owner, receiver=to, value=amount)
+    return True
+'''
+
+VY_MACHINE = '''
+from evmstate import reverts, strategy
+
+
+class VyERC20Machine:
+    st_amount = strategy("uint256", max_value="1000 ether")
+    st_owner = strategy("address")
+    st_spender = strategy("address")
+    st_receiver = strategy("address")
+
+    def __init__(cls, accounts, VyToken):
+        cls.accounts = accounts
+        cls.token = VyToken.deploy(10**21, {"from": accounts[0]})
+
+    def setup(self):
+        self.balances = {a: 0 for a in self.accounts}
+        self.balances[self.accounts[0]] = 10**21
+        self.allowances = {}
+
+    def rule_transfer(self, st_owner, st_receiver, st_amount):
+        if self.balances[st_owner] >= st_amount:
+            self.token.transfer(st_receiver, st_amount, {"from": st_owner})
+            self.balances[st_owner] -= st_amount
+            self.balances[st_receiver] += st_amount
+        else:
+            with reverts("safesub"):
+                self.token.transfer(st_receiver, st_amount, {"from": st_owner})
+
+    def rule_approve(self, st_owner, st_spender, st_amount):
+        self.token.approve(st_spender, st_amount, {"from": st_owner})
+        self.allowances[(st_owner, st_spender)] = st_amount
+
+    def rule_transfer_from(self, st_spender, st_owner, st_receiver, st_amount):
+        allowed = self.allowances.get((st_owner, st_spender), 0)
+        if self.balances[st_owner] >= st_amount and allowed >= st_amount:
+            self.token.transferFrom(st_owner, st_receiver, st_amount, {"from": st_spender})
+            self.balances[st_owner] -= st_amount
+            self.balances[st_receiver] += st_amount
+            self.allowances[(st_owner, st_spender)] = allowed - st_amount
+        else:
+            with reverts("safesub"):
+                self.token.transferFrom(st_owner, st_receiver, st_amount, {"from": st_spender})
+
+    def invariant_balances(self):
+        for account, balance in self.balances.items():
+            assert self.token.balanceOf(account) == balance
+'''
+
+
+def project(tmp: Path) -> Path:
+    """The bundled project plus the benchmark's machines and contracts (snekmate's ERC20 mock, vyper's ERC20 in short)."""
+    root = backends_bench.project_copy(tmp)
+    shutil.copy(REPO / "tests" / "projects" / "snekmate" / "contracts" / "ERC20Mock.vy", root / "contracts" / "ERC20Mock.vy")
+    (root / "contracts" / "VyToken.vy").write_text(VY_TOKEN)
+    (root / "machines" / "snek_erc20.py").write_text(SNEKMATE_MACHINE)
+    (root / "machines" / "vy_erc20.py").write_text(VY_MACHINE)
+    return root
+
+
+def rate(root: Path, machine: str, backend: str, cache: str, repeats: int, examples: int = 50, getters: bool = True) -> float:
+    """Median steps/s of the machine, 50-step runs from seed 0, fresh example database each time."""
+    cfg = config_mod.load(root)
+    cfg = dataclasses.replace(cfg, backend=BackendConfig(name=backend), fuzz=dataclasses.replace(cfg.fuzz, call_cache=cache))
+    rates = []
+    for _ in range(repeats):
+        shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
+        options = RunOptions((str(root / "machines" / machine),), overrides=Overrides(seed=0, max_examples=examples, stateful_step_count=50), save_failures=False)
+        if getters:
+            summary = run(cfg, options, lambda e: None)
+        else:
+            summary = _without_fast_getters(cfg, options)
+        (result,) = summary.results
+        assert result.status == "passed", result.failure or result.error
+        rates.append(result.steps / result.elapsed)
+    return statistics.median(rates)
+
+
+def _without_fast_getters(cfg: config_mod.Config, options: RunOptions):
+    """A run where every public getter runs through the EVM (the project's fast_getters off)."""
+    from evmstate.contracts import project as project_mod
+
+    init = project_mod.Project.__init__
+
+    def slow_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.fast_getters = False
+
+    project_mod.Project.__init__ = slow_init
+    try:
+        return run(cfg, options, lambda e: None)
+    finally:
+        project_mod.Project.__init__ = init
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    repeats = 1 if quick else 3
+    have_revm = revm.available()
+    if not have_revm:
+        print(f"pyrevm is not installed ({revm.INSTALL_HINT}): revm figures are left out")
+    backends = ("pyevm", "revm") if have_revm else ("pyevm",)
+    print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; medians of {repeats}; steps/s")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = project(Path(tmp))
+        os.chdir(root)
+        run(config_mod.load(root), RunOptions((str(root / "machines" / "erc20.py"),), overrides=Overrides(max_examples=1, stateful_step_count=1, seed=0), save_failures=False), lambda e: None)
+        started = time.perf_counter()
+        for label, machine, aims in (
+            ("ERC20 workload (bundled)", "erc20.py", {"revm": "aim >= 3000"}),
+            ("snekmate ERC20", "snek_erc20.py", {"pyevm": "aim >= 300", "revm": "aim >= 1500"}),
+        ):
+            for backend in backends:
+                on, off = (rate(root, machine, backend, cache, repeats) for cache in ("on", "off"))
+                aim = f"  ({aims[backend]})" if backend in aims else ""
+                print(f"{label:26} {backend:5}: cache on {on:6.0f}, off {off:6.0f}{aim}")
+        for backend in backends:
+            on, off = (rate(root, "snek_erc20.py", backend, cache, repeats, examples=20, getters=False) for cache in ("on", "off"))
+            print(f"{'snekmate ERC20, getters run as calls':38} {backend:5}: cache on {on:6.0f}, off {off:6.0f}")
+        floor = rate(root, "draws_only.py", backends[-1], "on", repeats)
+        print(f"do-nothing ceiling (Hypothesis and the runner alone, {backends[-1]}): {floor:6.0f}  (aim >= 8000)")
+        label = 'vyper ERC20, reverts("safesub")'
+        for backend in backends:
+            print(f"{label:38} {backend:5}: {rate(root, 'vy_erc20.py', backend, 'on', repeats):6.0f}")
+        print(f"({time.perf_counter() - started:.0f}s so far)")
+        cfg = config_mod.load(root)
+        machine = str(root / "machines" / "erc20.py")
+        walls = {}
+        for n in (1, 2):
+            steps, wall, _ = min((parallel_bench.measure(cfg, machine, n, 200, 50) for _ in range(repeats)), key=lambda m: m[1])
+            walls[n] = steps / wall
+            print(f"ERC20 workload -n {n} (start-up included): {walls[n]:6.0f}")
+        print(f"-n 2 / -n 1: {walls[2] / walls[1]:.2f}x  (aim >= 1.8x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
