@@ -389,7 +389,8 @@ class RevmBackend(BlockTime):
                 return ExecResult(success=True, output=b"", gas_used=gas, gas_limit=gas, at_gas_cap=at_cap)
             return ExecResult(success=False, output=b"", gas_used=gas, error="Out of gas", gas_limit=gas, at_gas_cap=at_cap, out_of_gas=True)
         cache = self.call_cache
-        if static and not value and cache is not None:
+        # code that can call other code is never kept (see _recorded): not worth recording
+        if static and not value and cache is not None and not opcodes(self._code.get(to, b"")) & CALL_OPCODES:
             key = (sender, to, data, asked)
             found = cache.find(key, self._unchanged)
             if found is None or cache.check:
