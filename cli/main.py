@@ -325,12 +325,11 @@ def compile_cmd() -> None:
     from evmstate.compiler import compile_project
 
     cfg = config_mod.load()
+    console = _console()
+    console.print(Text(f"settings: {cfg.origin}"))
+    cfg.check_sources()
     folders, settings = cfg.compile_inputs()
     build = compile_project(*folders, **settings)
-    console = _console()
-    if not build.sources and not build.modules:
-        console.print(f"no .vy sources in {cfg.contracts_dir}")
-        return
     for name in build.sources:
         origin = "cached" if name in build.cached else "compiled"
         art = build.artifacts.get(name)

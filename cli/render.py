@@ -188,6 +188,8 @@ class Renderer:
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, RunStarted):
+            if event.settings:
+                self._plain(Text(f"settings: {event.settings}"))
             self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
         elif isinstance(event, CompileStarted):
             self.compiling = (event.folder, time.perf_counter())

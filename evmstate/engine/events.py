@@ -15,9 +15,10 @@ Status = Literal["passed", "failed", "error", "interrupted"]
 
 @dataclass(frozen=True)
 class RunStarted:
-    """Emitted once, before anything runs: the seed that reproduces this run with --seed."""
+    """Emitted once, before anything runs: the seed that reproduces this run with --seed, and where the settings came from."""
 
     seed: int
+    settings: str = ""  # Config.origin: "moccasin.toml (contracts in src/)"
 
 
 @dataclass(frozen=True)
