@@ -216,6 +216,48 @@ def test_evmstate_toml_beside_moccasin_toml_keeps_moccasin_s_layout(here: Path):
     assert "examples 4/4" in out
 
 
+def test_init_in_a_moccasin_project_adds_machines_and_leaves_their_files_alone(here: Path):
+    theirs = {
+        "moccasin.toml": MOCCASIN_TOML,
+        "pyproject.toml": '[project]\nname = "moccasin_project"\nversion = "0.1.0"\ndependencies = []\n',
+        "src/Counter.vy": COUNTER,
+        "script/deploy.py": "def moccasin_main():\n    pass\n",
+        "tests/test_unit.py": "def test_unit():\n    assert 1 + 1 == 2\n",
+        ".gitignore": "lib/\nout/\n",
+        "README.md": "# Moccasin Project\n",
+    }
+    write(here, theirs)
+    before = {p.relative_to(here).as_posix(): p.read_bytes() for p in here.rglob("*") if p.is_file()}
+    code, out = invoke("init")
+    assert code == 0, out
+    written = sorted(p.relative_to(here).as_posix() for p in here.rglob("*") if p.is_file() and p.relative_to(here).as_posix() not in before)
+    assert written == ["machines/counter.py", "machines/counter_properties.py"]
+    assert {p.relative_to(here).as_posix(): p.read_bytes() for p in here.rglob("*") if p.is_file() and p.relative_to(here).as_posix() in before} == before
+    assert "no evmstate.toml was written" in out and "add .evmstate/" in out
+    code, out = invoke("run", "--max-examples", "5", "--steps", "5", "--seed", "1")
+    assert code == 0, out
+    assert out.splitlines()[0] == "settings: moccasin.toml (contracts in src/)"
+    for name in ("CounterMachine", "test_set_number_stores_it", "test_increment_adds_one"):
+        assert f"::{name}  examples 5/5" in out
+    # `mox test` runs pytest from the root: it collects their tests, never the machines folder
+    env = {**os.environ, "PYTHONPATH": str(here)}
+    ran = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"], cwd=here, capture_output=True, text=True, env=env, timeout=300)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    collected = [line for line in ran.stdout.splitlines() if "::" in line]
+    assert collected == ["tests/test_unit.py::test_unit"], ran.stdout
+
+
+def test_init_without_moccasin_s_counter_writes_a_template_to_fill_in(here: Path):
+    moccasin_project(here)
+    (here / "moccasin.toml").write_text(MOCCASIN_TOML)
+    code, out = invoke("init")
+    assert code == 0, out
+    assert sorted(p.name for p in (here / "machines").iterdir()) == ["my_machine.py", "vault.py"]
+    assert "class MyTokenMachine" in (here / "machines" / "my_machine.py").read_text()
+    code, out = invoke("run", "machines/my_machine.py")
+    assert code == 5 and "no state machines or property tests found in machines/my_machine.py" in out
+
+
 def test_the_installed_command_reads_a_moccasin_project(here: Path):
     moccasin_project(here)
     (here / "moccasin.toml").write_text(MOCCASIN_TOML)
