@@ -20,6 +20,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from hypothesis import HealthCheck
+
 from .errors import ConfigError, UnitError
 from .units import to_wei
 
@@ -28,6 +30,7 @@ MOCCASIN_NAME = "moccasin.toml"
 PYPROJECT_NAME = "pyproject.toml"
 EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
+HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ class HypothesisConfig:
     # multiplies the time to report a failure many times over, so it is off by default.
     phases: tuple[str, ...] = ("explicit", "reuse", "generate", "target", "shrink")
     print_blob: bool = False
+    # Hypothesis's health checks to turn off: evmstate runs only filter_too_much (most runs
+    # thrown away by assume() or reject()), so that is the one worth naming here
+    suppress_health_check: tuple[str, ...] = ()
 
 
 BACKENDS = ("pyevm", "revm")
@@ -346,6 +352,13 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ConfigError(f"{where}: [backend] name = {value!r} is not a backend; use \"pyevm\" (the default) or \"revm\".{hint}")
         return value
+    if section == "hypothesis" and key == "suppress_health_check":
+        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+            raise ConfigError(f"{where}: [hypothesis] suppress_health_check must be a list of health check names, e.g. [\"filter_too_much\"].")
+        for name in value:
+            if name not in HEALTH_CHECKS:
+                raise ConfigError(f"{where}: [hypothesis] suppress_health_check: unknown health check {name!r}.{_did_you_mean(name, HEALTH_CHECKS)}")
+        return tuple(value)
     if section == "hypothesis" and key == "phases":
         if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
             raise ConfigError(f"{where}: [hypothesis] phases must be a list of phase names, e.g. [\"generate\", \"shrink\"].")

@@ -41,6 +41,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # derandomize = false
 # phases = ["explicit", "reuse", "generate", "target", "shrink"]   # add "explain" for more detail, slower
 # print_blob = false          # print Hypothesis's reproduction blob with a failure
+# suppress_health_check = []  # ["filter_too_much"]: let assume() throw away most runs
 
 [fuzz]
 # call_gas_limit = 16777216   # gas per call (2**24, EIP-7825's cap) unless a call passes gas=

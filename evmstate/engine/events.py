@@ -166,6 +166,7 @@ class MachineFinished:
     runs: int = 0  # every run, shrinking and invalid ones included
     max_examples: int = 0
     internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
+    rejected: int = 0  # runs thrown away by assume() or reject() before any failed
 
     @property
     def never_run(self) -> list[str]:

@@ -78,6 +78,8 @@ deadline = 0
         ("[fuzz]\ncall_timeout = \"1s\"\n", r"\[fuzz\] call_timeout must be a number of seconds, or 0 for no limit; got '1s'"),
         ("[fuzz]\ncall_timeout = -1\n", r"\[fuzz\] call_timeout must be a number of seconds"),
         ("[fuzz]\ncall_timout = 1\n", "Did you mean 'call_timeout'"),
+        ("[hypothesis]\nsuppress_health_check = [\"filter_to_much\"]\n", "unknown health check 'filter_to_much'. Did you mean 'filter_too_much'"),
+        ("[hypothesis]\nsuppress_health_check = \"filter_too_much\"\n", r"suppress_health_check must be a list of health check names"),
     ],
 )
 def test_bad_config_names_the_file_and_the_fix(tmp_path: Path, text: str, message: str):
@@ -109,6 +111,11 @@ def test_fuzz_limits_load(tmp_path: Path):
     assert (cfg.fuzz.call_gas_limit, cfg.fuzz.call_timeout) == (40_000_000, 2.0)
     (tmp_path / "evmstate.toml").write_text("[fuzz]\ncall_timeout = 0\n")
     assert load(tmp_path).fuzz.call_timeout == 0.0
+
+
+def test_suppressed_health_checks_load(tmp_path: Path):
+    (tmp_path / "evmstate.toml").write_text('[hypothesis]\nsuppress_health_check = ["filter_too_much"]\n')
+    assert load(tmp_path).hypothesis.suppress_health_check == ("filter_too_much",)
 
 
 def _moccasin(root: Path, text: str = "", folders: tuple[str, ...] = ("src",)) -> None:
