@@ -167,10 +167,10 @@ class Config:
         else:
             origin = f"the default: no {CONFIG_NAME}, {MOCCASIN_NAME} or [tool.moccasin] in {PYPROJECT_NAME} in {self.root} or above it"
         lines = [f"no contracts to test: {where}, the contracts folder ({origin}), {state}."]
-        elsewhere = [f"{shown(f)}/" for f in _folders_with_sources(self.root) if f != folder]
+        elsewhere = [f for f in _folders_with_sources(self.root) if f != folder]
         if elsewhere:
-            lines.append(f"  .vy sources were found in {', '.join(elsewhere)}.")
-        target = elsewhere[0].rstrip("/") if elsewhere else "<folder>"
+            lines.append(f"  .vy sources were found in {', '.join(shown(f) + '/' for f in elsewhere)}.")
+        target = elsewhere[0].relative_to(self.root).as_posix() if elsewhere else "<folder>"  # as the settings file takes it
         if self.path is None and self.sources:
             lines.append(f"  Put the contracts in {where}, or set src = \"{target}\" under [project] in {shown(self.sources[0])} (moccasin's contracts folder).")
         else:
