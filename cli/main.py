@@ -307,14 +307,16 @@ def _age(created: float) -> str:
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
 def init(folder: Path | None, force: bool) -> None:
-    """Create a project: evmstate.toml, an example contract, machines and a property test."""
-    from evmstate.scaffold import init as scaffold
+    """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project, machines/ alone)."""
+    from evmstate.scaffold import init as scaffold, next_steps
 
     target = folder or Path.cwd()
     written = scaffold(target, force=force)
     console = _console()
     for path in written:
         console.print(f"wrote {path}")
+    for line in next_steps(target):
+        console.print(Text(line))
     where = f"cd {folder} && " if folder else ""
     console.print(f"next: {where}evmstate run")
 
@@ -325,12 +327,11 @@ def compile_cmd() -> None:
     from evmstate.compiler import compile_project
 
     cfg = config_mod.load()
+    console = _console()
+    console.print(Text(f"settings: {cfg.origin}"))
+    cfg.check_sources()
     folders, settings = cfg.compile_inputs()
     build = compile_project(*folders, **settings)
-    console = _console()
-    if not build.sources and not build.modules:
-        console.print(f"no .vy sources in {cfg.contracts_dir}")
-        return
     for name in build.sources:
         origin = "cached" if name in build.cached else "compiled"
         art = build.artifacts.get(name)

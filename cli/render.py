@@ -53,6 +53,7 @@ class Row:
         self.shrink_runs = 0
         self.shrink_elapsed = 0.0
         self.status: str | None = None  # set when finished
+        self.rejected = 0  # runs thrown away by assume() or reject(), as the finished event says
 
     @property
     def label(self) -> str:
@@ -97,6 +98,8 @@ class Row:
         if self.status == "interrupted":
             parts.append("interrupted")
         parts.append(self.examples_text())
+        if self.rejected and self.status != "failed":
+            parts.append(f"{_count(self.rejected, 'run')} rejected by assume()/reject()")
         shrink = self.runs - self.examples if self.status == "failed" else 0
         if shrink > 0:
             parts.append(_count(shrink, "shrink run"))
@@ -188,6 +191,8 @@ class Renderer:
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, RunStarted):
+            if event.settings:
+                self._plain(Text(f"settings: {event.settings}"))
             self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
         elif isinstance(event, CompileStarted):
             self.compiling = (event.folder, time.perf_counter())
@@ -228,6 +233,7 @@ class Renderer:
             row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
             row.runs = event.runs or event.examples
             row.max_examples = event.max_examples or row.max_examples
+            row.rejected = event.rejected
             self.finished(event, row)
         elif isinstance(event, LoadFailed):
             self._plain(Text(f"ERROR {event.path}", style="bold red"))

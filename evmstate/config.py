@@ -1,9 +1,15 @@
-"""evmstate.toml -> frozen dataclasses. Unknown keys get "did you mean"."""
+"""evmstate.toml -> frozen dataclasses. Unknown keys get "did you mean".
+
+In a moccasin project (moccasin.toml, or [tool.moccasin] in pyproject.toml) the contracts folder
+and the compiler's search path are moccasin's; an evmstate.toml beside it sets the rest, and wins
+where both say something.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -14,12 +20,17 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from hypothesis import HealthCheck
+
 from .errors import ConfigError, UnitError
 from .units import to_wei
 
 CONFIG_NAME = "evmstate.toml"
+MOCCASIN_NAME = "moccasin.toml"
+PYPROJECT_NAME = "pyproject.toml"
 EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
+HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,9 @@ class HypothesisConfig:
     # multiplies the time to report a failure many times over, so it is off by default.
     phases: tuple[str, ...] = ("explicit", "reuse", "generate", "target", "shrink")
     print_blob: bool = False
+    # Hypothesis's health checks to turn off: evmstate runs only filter_too_much (most runs
+    # thrown away by assume() or reject()), so that is the one worth naming here
+    suppress_health_check: tuple[str, ...] = ()
 
 
 BACKENDS = ("pyevm", "revm")
@@ -122,10 +136,46 @@ class Config:
     backend: BackendConfig = field(default_factory=BackendConfig)
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
+    # every file the settings were read from: evmstate.toml first, then moccasin's
+    sources: tuple[Path, ...] = ()
+
+    @property
+    def origin(self) -> str:
+        """Where the settings came from, as a run's first line says it: "moccasin.toml (contracts in src/)"."""
+        return f"{self._files() or f'defaults, no {CONFIG_NAME} or {MOCCASIN_NAME} found'} (contracts in {shown(self.contracts_dir)}/)"
+
+    def _files(self) -> str:
+        files = self.sources or ((self.path,) if self.path is not None else ())
+        names = [shown(f) + (" [tool.moccasin]" if f.name == PYPROJECT_NAME else "") for f in files]
+        if len(names) > 1 and files[0].name == CONFIG_NAME:
+            return f"{names[0]} over {' and '.join(names[1:])}"
+        return " and ".join(names)
 
     @property
     def contracts_dir(self) -> Path:
         return self.root / self.project.contracts
+
+    def check_sources(self) -> None:
+        """Raise a ConfigError when the contracts folder holds no .vy source: it names the folders looked at and what to write."""
+        folder = self.contracts_dir
+        if folder.is_dir() and any(".evmstate" not in p.parts for p in folder.rglob("*.vy")):
+            return
+        state = "holds no .vy sources" if folder.is_dir() else "does not exist"
+        where = shown(folder) + "/"
+        if self._files():
+            origin = f"settings: {self._files()}"
+        else:
+            origin = f"the default: no {CONFIG_NAME}, {MOCCASIN_NAME} or [tool.moccasin] in {PYPROJECT_NAME} in {self.root} or above it"
+        lines = [f"no contracts to test: {where}, the contracts folder ({origin}), {state}."]
+        elsewhere = [f for f in _folders_with_sources(self.root) if f != folder]
+        if elsewhere:
+            lines.append(f"  .vy sources were found in {', '.join(shown(f) + '/' for f in elsewhere)}.")
+        target = elsewhere[0].relative_to(self.root).as_posix() if elsewhere else "<folder>"  # as the settings file takes it
+        if self.path is None and self.sources:
+            lines.append(f"  Put the contracts in {where}, or set src = \"{target}\" under [project] in {shown(self.sources[0])} (moccasin's contracts folder).")
+        else:
+            lines.append(f"  Put the contracts in {where}, or set contracts = \"{target}\" under [project] in {shown(self.path) if self.path else CONFIG_NAME}.")
+        raise ConfigError("\n".join(lines))
 
     @property
     def machines_dir(self) -> Path:
@@ -177,6 +227,25 @@ GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
 MIN_GAS = 21_000
 
 
+def shown(path: Path) -> str:
+    """A path as a run shows it: relative to the current folder when it is below it, else as it is."""
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def _folders_with_sources(root: Path) -> list[Path]:
+    """The root's top folders that hold .vy files, leaving out dependencies, virtual environments and hidden folders."""
+    found = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else ():
+        if folder.name.startswith((".", "_")) or folder.name in ("lib", "node_modules") or (folder / "pyvenv.cfg").exists():
+            continue
+        if next(folder.rglob("*.vy"), None) is not None:
+            found.append(folder)
+    return found
+
+
 def check_weight(value: Any, where: str) -> float:
     """A dictionary weight: a number from 0 (off) to 1 (every draw), else a ConfigError saying so."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
@@ -185,14 +254,73 @@ def check_weight(value: Any, where: str) -> float:
 
 
 def find_root(start: Path | None = None) -> Path | None:
-    """The nearest folder at or above start that holds an evmstate.toml, or None."""
+    """The nearest folder at or above start that holds an evmstate.toml or a moccasin project's settings, or None."""
     here = (start or Path.cwd()).resolve()
     if here.is_file():
         here = here.parent
     for folder in (here, *here.parents):
-        if (folder / CONFIG_NAME).is_file():
+        if (folder / CONFIG_NAME).is_file() or moccasin_files(folder):
             return folder
     return None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}. Fix the file or delete it to use the defaults.") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def moccasin_files(folder: Path) -> tuple[Path, ...]:
+    """moccasin.toml, and pyproject.toml when it has a [tool.moccasin] table, in folder."""
+    found = []
+    if (folder / MOCCASIN_NAME).is_file():
+        found.append(folder / MOCCASIN_NAME)
+    pyproject = folder / PYPROJECT_NAME
+    if pyproject.is_file():
+        try:
+            has_table = isinstance(tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("moccasin"), dict)
+        except (tomllib.TOMLDecodeError, OSError, AttributeError):
+            has_table = False  # not moccasin's to read: moccasin itself would fail on it
+        if has_table:
+            found.append(pyproject)
+    return tuple(found)
+
+
+def _moccasin_folder(value: Any, key: str, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: [project] {key} must be a folder, relative to the project root; got {value!r}.")
+    folder = os.path.expandvars(value)  # as moccasin reads it
+    if Path(folder).is_absolute():
+        raise ConfigError(f"{where}: [project] {key} = {value!r}: evmstate takes it relative to the project root; give a relative folder.")
+    return Path(folder).as_posix()
+
+
+def moccasin_config(root: Path, files: tuple[Path, ...]) -> Config:
+    """The settings of a moccasin project: its contracts folder and moccasin's compiler search path.
+
+    moccasin.toml's [project] keys win over [tool.moccasin.project] in pyproject.toml, as moccasin
+    merges them. The search path is moccasin's, the first listed winning: the root, the contracts
+    folder (src), lib/github, lib/pypi and lib (where `mox install` puts dependencies); those
+    that do not exist are left out.
+    """
+    project: dict[str, Any] = {}
+    for path in reversed(files):  # moccasin.toml last, so that its keys win
+        data = _read(path)
+        table = data.get("tool", {}).get("moccasin", {}) if path.name == PYPROJECT_NAME else data
+        where = f"{path} [tool.moccasin]" if path.name == PYPROJECT_NAME else str(path)
+        section = table.get("project", {})
+        if not isinstance(section, dict):
+            raise ConfigError(f"{where}: project must be a [project] table.")
+        for key in ("src", "lib"):
+            if key in section:
+                project[key] = _moccasin_folder(section[key], key, where)
+    src, lib = project.get("src", "src"), project.get("lib", "lib")
+    order = [".", src, f"{lib}/github", f"{lib}/pypi", lib]
+    search = tuple(dict.fromkeys(p for p in order if (root / p).is_dir()))
+    return Config(root=root, project=ProjectConfig(contracts=src), compiler=CompilerConfig(search_paths=search), sources=files)
 
 
 def _did_you_mean(name: str, choices: Any) -> str:
@@ -224,6 +352,13 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ConfigError(f"{where}: [backend] name = {value!r} is not a backend; use \"pyevm\" (the default) or \"revm\".{hint}")
         return value
+    if section == "hypothesis" and key == "suppress_health_check":
+        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+            raise ConfigError(f"{where}: [hypothesis] suppress_health_check must be a list of health check names, e.g. [\"filter_too_much\"].")
+        for name in value:
+            if name not in HEALTH_CHECKS:
+                raise ConfigError(f"{where}: [hypothesis] suppress_health_check: unknown health check {name!r}.{_did_you_mean(name, HEALTH_CHECKS)}")
+        return tuple(value)
     if section == "hypothesis" and key == "phases":
         if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
             raise ConfigError(f"{where}: [hypothesis] phases must be a list of phase names, e.g. [\"generate\", \"shrink\"].")
@@ -281,9 +416,10 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
     return value
 
 
-def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None) -> Config:
-    """Build a Config from parsed TOML, checking every section and key."""
+def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, base: Config | None = None) -> Config:
+    """Build a Config from parsed TOML, checking every section and key; what it leaves out comes from base (else the defaults)."""
     where = str(path) if path else CONFIG_NAME
+    base = base if base is not None else Config(root=root)
     sections: dict[str, Any] = {}
     for name, body in data.items():
         if name not in SECTIONS:
@@ -298,30 +434,30 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None) -> 
             if key not in known:
                 raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
             values[key] = _check(where, name, key, value, getattr(defaults, key))
-        sections[name] = cls(**values)
-    chain = sections.get("chain", ChainConfig())
-    fuzz = sections.get("fuzz", FuzzConfig())
+        sections[name] = dataclasses.replace(getattr(base, name), **values)
+    chain = sections.get("chain", base.chain)
+    fuzz = sections.get("fuzz", base.fuzz)
     if "call_gas_limit" in data.get("fuzz", {}) and fuzz.call_gas_limit > chain.gas_limit:
         raise ConfigError(
             f"{where}: [fuzz] call_gas_limit = {fuzz.call_gas_limit} is more than [chain] gas_limit = {chain.gas_limit}: "
             "a call cannot use more gas than its block holds. Lower call_gas_limit or raise gas_limit."
         )
-    config = Config(root=root, path=path, **sections)
+    sources = ((path,) if path is not None else ()) + base.sources
+    config = base.replace(root=root, path=path, sources=sources, **sections)
     _ = config.search_paths  # a missing folder is reported when the file is loaded
     return config
 
 
 def load(start: Path | None = None) -> Config:
-    """Find evmstate.toml at or above start and load it; defaults when there is none."""
+    """Find the project at or above start and load its settings: evmstate.toml over moccasin's; defaults when there are none."""
     root = find_root(start)
     if root is None:
         base = (start or Path.cwd()).resolve()
         return Config(root=base.parent if base.is_file() else base)
+    mox = moccasin_files(root)
+    base = moccasin_config(root, mox) if mox else None
     path = root / CONFIG_NAME
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}. Fix the file or delete it to use the defaults.") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    return from_dict(data, root=root, path=path)
+    if not path.is_file():
+        assert base is not None
+        return base
+    return from_dict(_read(path), root=root, path=path, base=base)

@@ -174,6 +174,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "examples": r.examples,
                 "max_examples": r.max_examples,
                 "runs": r.runs,
+                "rejected": r.rejected,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
                 "rules": {

@@ -48,7 +48,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
     keep_hypothesis_storage(config)
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
-    emit(RunStarted(seed))
+    emit(RunStarted(seed, config.origin))
     summary.stopped_in = "discovery"
     if options.gas:
         summary.gas = GasStats()
@@ -74,6 +74,7 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
         summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, flag)
         emit(NothingFound(summary.nothing))
         return
+    config.check_sources()
     summary.stopped_in = "compiling"
     emit(CompileStarted(shown_path(str(config.contracts_dir))))
     compiling = time.perf_counter()

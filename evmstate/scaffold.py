@@ -1,9 +1,15 @@
-"""evmstate init: a new project with an example contract, a machine in each style and a property test."""
+"""evmstate init: a new project with an example contract, a machine in each style and a property test.
+
+In a moccasin project it adds a machines/ folder and nothing else: the contracts, settings and
+.gitignore stay theirs. No file it writes is named test_*.py or *_test.py, so `mox test`
+(pytest) does not collect the machines folder's files as its own tests.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from . import config as config_mod
 from .errors import UsageError
 
 CONFIG = '''# evmstate project settings. Every key is optional; the values shown are the defaults.
@@ -35,10 +41,12 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # derandomize = false
 # phases = ["explicit", "reuse", "generate", "target", "shrink"]   # add "explain" for more detail, slower
 # print_blob = false          # print Hypothesis's reproduction blob with a failure
+# suppress_health_check = []  # ["filter_too_much"]: let assume() throw away most runs
 
 [fuzz]
 # call_gas_limit = 16777216   # gas per call (2**24, EIP-7825's cap) unless a call passes gas=
 # call_timeout = 1.0          # seconds (CPU time) py-evm runs a call before revm runs it to its end; 0 for no limit
+# call_cache = "on"           # view calls answered from a cache while what they read is unchanged; "off", "check"
 # dictionary_weight = 0.25    # share of strategy() draws taken from values the contracts know; 0 turns it off
 # guidance = true             # keep and extend the runs that reach code no run reached before
 
@@ -167,25 +175,129 @@ def test_only_the_owner_resets(Counter, accounts, caller):
             counter.reset({"from": caller})
 '''
 
+MOCCASIN_MACHINE = '''"""A state machine for the Counter of `mox init` (src/Counter.vy): methods named rule_*, invariant_*."""
+
+from evmstate import strategy
+
+
+class CounterMachine:
+    new_number = strategy("uint256", max_value=10**6)
+
+    def __init__(cls, accounts, Counter):
+        # runs once; then every run starts from the chain as it is now
+        cls.counter = Counter.deploy({"from": accounts[0]})
+
+    def setup(self):
+        self.number = 0
+
+    def rule_set_number(self, new_number):
+        self.counter.set_number(new_number)
+        self.number = new_number
+
+    def rule_increment(self):
+        self.counter.increment()
+        self.number += 1
+
+    def invariant_number(self):
+        assert self.counter.number() == self.number
+'''
+
+MOCCASIN_PROPERTIES = '''"""Property tests: each example runs on a fresh chain. Not named test_*.py, so that `mox test` leaves them to evmstate."""
+
+from evmstate import given, strategy
+
+
+@given(new_number=strategy("uint256"))
+def test_set_number_stores_it(Counter, accounts, new_number):
+    counter = Counter.deploy({"from": accounts[0]})
+    counter.set_number(new_number)
+    assert counter.number() == new_number
+
+
+@given(new_number=strategy("uint256", max_value=2**256 - 2))
+def test_increment_adds_one(Counter, accounts, new_number):
+    counter = Counter.deploy({"from": accounts[0]})
+    counter.set_number(new_number)
+    counter.increment()
+    assert counter.number() == new_number + 1
+'''
+
+MOCCASIN_TEMPLATE = '''"""A state machine to fill in: write one per contract (or per feature) beside this file.
+
+evmstate runs classes with rule_* methods (Brownie's style) or StateMachine subclasses with
+@rule methods, and @given functions named test_*. Files here are never named test_*.py, so
+that `mox test` (pytest) does not collect them as its own tests.
+
+    from evmstate import strategy
+
+    class MyTokenMachine:
+        amount = strategy("uint256", max_value=10**24)
+        to = strategy("address")
+
+        def __init__(cls, accounts, MyToken):         # contracts are asked for by name
+            cls.token = MyToken.deploy({"from": accounts[0]})
+
+        def setup(self):
+            self.total = self.token.totalSupply()
+
+        def rule_transfer(self, to, amount):
+            ...
+
+        def invariant_supply(self):
+            assert self.token.totalSupply() == self.total
+"""
+'''
+
 FILES = {
     "evmstate.toml": CONFIG,
     "contracts/Counter.vy": CONTRACT,
     "machines/counter.py": BROWNIE_MACHINE,
     "machines/counter_callers.py": DECORATOR_MACHINE,
-    "machines/test_counter.py": PROPERTY_TEST,
+    "machines/counter_properties.py": PROPERTY_TEST,
     ".gitignore": ".evmstate/\n__pycache__/\n",
 }
 
 
+def moccasin_project(folder: Path) -> bool:
+    """Whether folder is a moccasin project evmstate reads as it is: moccasin's settings there, and no evmstate.toml."""
+    return bool(config_mod.moccasin_files(folder)) and not (folder / config_mod.CONFIG_NAME).exists()
+
+
+def files_for(folder: Path) -> dict[str, str]:
+    """What init writes into folder: a whole project, or in a moccasin project its machines folder alone."""
+    if not moccasin_project(folder):
+        return FILES
+    cfg = config_mod.moccasin_config(folder.resolve(), config_mod.moccasin_files(folder))
+    machines = cfg.project.machines
+    counter = cfg.contracts_dir / "Counter.vy"
+    if counter.is_file() and all(f"def {name}(" in counter.read_text(encoding="utf-8") for name in ("set_number", "increment")):
+        return {f"{machines}/counter.py": MOCCASIN_MACHINE, f"{machines}/counter_properties.py": MOCCASIN_PROPERTIES}
+    return {f"{machines}/my_machine.py": MOCCASIN_TEMPLATE}
+
+
 def init(folder: Path, *, force: bool = False) -> list[Path]:
-    """Write a new project into folder; refuse to overwrite existing files unless force."""
-    existing = [name for name in FILES if (folder / name).exists()]
+    """Write a new project into folder (in a moccasin project, its machines folder); refuse to overwrite existing files unless force."""
+    files = files_for(folder)
+    existing = [name for name in files if (folder / name).exists()]
     if existing and not force:
         raise UsageError(f"{folder}: {', '.join(existing)} already exist{'s' if len(existing) == 1 else ''}; nothing was written. Use --force to overwrite them.")
     written = []
-    for name, text in FILES.items():
+    for name, text in files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+def next_steps(folder: Path) -> list[str]:
+    """What to do after init, beyond `evmstate run`: in a moccasin project, what was left alone."""
+    if not moccasin_project(folder):
+        return []
+    cfg = config_mod.moccasin_config(folder.resolve(), config_mod.moccasin_files(folder))
+    names = " and ".join(f.name for f in cfg.sources)
+    return [
+        f"a moccasin project: evmstate reads {names} as it is (contracts in {cfg.project.contracts}/, imports from lib/); "
+        "no evmstate.toml was written, nor anything outside machines/",
+        "add .evmstate/ (evmstate's build cache, examples and saved failures) to your .gitignore",
+    ]

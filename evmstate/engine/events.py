@@ -15,9 +15,10 @@ Status = Literal["passed", "failed", "error", "interrupted"]
 
 @dataclass(frozen=True)
 class RunStarted:
-    """Emitted once, before anything runs: the seed that reproduces this run with --seed."""
+    """Emitted once, before anything runs: the seed that reproduces this run with --seed, and where the settings came from."""
 
     seed: int
+    settings: str = ""  # Config.origin: "moccasin.toml (contracts in src/)"
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,7 @@ class MachineFinished:
     runs: int = 0  # every run, shrinking and invalid ones included
     max_examples: int = 0
     internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
+    rejected: int = 0  # runs thrown away by assume() or reject() before any failed
 
     @property
     def never_run(self) -> list[str]:

@@ -17,7 +17,7 @@ import hypothesis
 from hypothesis import given, reporting
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
-from hypothesis.errors import HypothesisException, StopTest, UnsatisfiedAssumption
+from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
@@ -61,6 +61,7 @@ from .program import (
     stop_if_diverged,
     tear_down,
 )
+from .rejections import of_machine
 from .shrink import remove_steps
 from .trace import Trace, trace_machine
 
@@ -248,6 +249,7 @@ class MachineRun:
             for r in (*spec.initializers, *spec.rules)
         }
         self.state = RunState()
+        self.rejections = of_machine(spec)  # the runs assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.rules = st.sampled_from(spec.rules)
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
@@ -285,7 +287,7 @@ class MachineRun:
         statistics = {**self.statistics(failure), **self.search.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples,
+            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total,
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -360,6 +362,8 @@ class MachineRun:
             raise crashed.__cause__  # evmstate's chain failed, not the machine: an internal error
         except Diverged as diverged:
             return "failed", divergence_failure(self.spec.name, self.path, self.project, diverged)
+        except (FailedHealthCheck, Unsatisfiable) as exc:  # most runs thrown away: nothing was tested
+            raise self.rejections.error(self.spec.name, "machine", self.state.examples, exc) from None
         except BaseException as exc:
             return "failed", self.report(exc)
         return "passed", None
@@ -406,6 +410,8 @@ class MachineRun:
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
+                if not state.failing:
+                    self.rejections.add(exc)
             if not isinstance(exc, HypothesisException):
                 outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(s.line() for s in program.steps))
                 counted = self.failed(exc, program.steps)

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Iterator
 import hypothesis
 from hypothesis import reporting
 from hypothesis import settings as Settings
-from hypothesis.errors import HypothesisException, StopTest, UnsatisfiedAssumption
+from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 
 from ..contracts.project import Project
 from ..contracts.revert import failure_details
@@ -32,6 +32,7 @@ from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
 from .lifecycle import Lifecycle, RunState, search_session, with_trace
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
+from .rejections import Rejections
 from .trace import Trace, trace_test
 
 
@@ -43,6 +44,7 @@ class ExampleLog:
     failing: dict[str, Any] | None = None
     error_type: str | None = None  # of the last example that failed
     valid: bool = True  # whether the last example counts (assume() did not reject it)
+    rejection: BaseException | None = None  # what rejected the last example: assume() or reject()
 
 
 @contextlib.contextmanager
@@ -74,6 +76,7 @@ def isolate_examples(
             raise OutOfTime()
         log.examples += 1
         log.valid = True
+        log.rejection = None
         failed = False
         try:
             with backend.anchor():
@@ -92,6 +95,7 @@ def isolate_examples(
                 log.error_type = type(exc).__name__
             elif isinstance(exc, UnsatisfiedAssumption):
                 log.valid = False
+                log.rejection = exc
             raise
         except StopTest:
             log.valid = False
@@ -166,6 +170,7 @@ class PropertyRun:
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.state = RunState()
+        self.rejections = Rejections.of([(self.name, fn.hypothesis.inner_test)])  # the examples assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.started = 0.0
 
@@ -195,7 +200,7 @@ class PropertyRun:
         state = self.state
         result = MachineFinished(
             name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples,
+            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total,
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -232,6 +237,8 @@ class PropertyRun:
                 status, error = "error", user_error(name, exc)
             except Stopped as stop:
                 status, error = "error", stop.message
+            except (FailedHealthCheck, Unsatisfiable) as exc:  # most examples thrown away: nothing was tested
+                status, error = "error", str(self.rejections.error(name, "test", state.examples, exc))
             except BaseException as exc:
                 status = "failed"
                 if examples is not None:
@@ -259,6 +266,8 @@ class PropertyRun:
         state.runs = state.steps = log.examples
         if not state.failing and (log.valid or failed):
             state.examples += 1
+        if log.rejection is not None and not state.failing:
+            self.rejections.add(log.rejection)
         self.life.output.reset()
         search.run_finished()
         search.run_started()  # the next example draws from what the test's fixtures left

@@ -18,6 +18,11 @@ from ..config import Config, HypothesisConfig
 from ..errors import MachineDefinitionError
 from ..search.session import SEARCH_KEYS
 
+# Of Hypothesis's health checks evmstate runs one, filter_too_much (most runs thrown away by
+# assume() or reject()); the others measure what does not fit EVM machines (slow draws, large
+# programs) and stay off whatever the settings say.
+ALWAYS_SUPPRESSED = tuple(h for h in HealthCheck if h is not HealthCheck.filter_too_much)
+
 SETTINGS_KEYS = ("max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob", "report_multiple_bugs", "suppress_health_check", "verbosity")
 
 
@@ -46,7 +51,7 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         "print_blob": base.print_blob,
         "database": None,
         "report_multiple_bugs": False,
-        "suppress_health_check": list(HealthCheck),
+        "suppress_health_check": [*ALWAYS_SUPPRESSED, *(HealthCheck[name] for name in base.suppress_health_check)],
     }
     seed = overrides.seed if overrides.seed is not None else base.seed
     for key, value in machine.items():
@@ -60,6 +65,8 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
             seed = value
         elif key == "phases":
             values["phases"] = [Phase[p] if isinstance(p, str) else p for p in value]
+        elif key == "suppress_health_check":
+            values[key] = list(dict.fromkeys([*values[key], *health_checks(value, where)]))
         else:
             values[key] = value
     if overrides.max_examples is not None:
@@ -70,6 +77,24 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         return Settings(**values), seed
     except (HypothesisException, TypeError, KeyError) as e:
         raise MachineDefinitionError(f"{where}.settings: {e}") from None
+
+
+def health_checks(value: Any, where: str) -> list[HealthCheck]:
+    """A machine's suppress_health_check: HealthCheck members or their names."""
+    if isinstance(value, (str, HealthCheck)) or not hasattr(value, "__iter__"):
+        value = [value]
+    checks = []
+    for item in value:
+        if isinstance(item, HealthCheck):
+            checks.append(item)
+        elif isinstance(item, str) and item in HealthCheck.__members__:
+            checks.append(HealthCheck[item])
+        else:
+            names = list(HealthCheck.__members__)
+            close = difflib.get_close_matches(str(item), names, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else f" Known checks: {', '.join(names)}."
+            raise MachineDefinitionError(f"{where}.settings: suppress_health_check: {item!r} is not a health check.{hint} Write [HealthCheck.filter_too_much] or [\"filter_too_much\"].")
+    return checks
 
 
 def run_seed(base: HypothesisConfig, overrides: Overrides) -> int:

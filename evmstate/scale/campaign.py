@@ -233,7 +233,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
     keep_hypothesis_storage(config)
     seed = run_seed(config.hypothesis, options.overrides)
-    emit(RunStarted(seed))
+    emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)
     found = discovery.discover(config, options.paths, options.keyword)
     for err in found.errors:
@@ -244,6 +244,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
             summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, None)
             emit(NothingFound(summary.nothing))
         return summary
+    config.check_sources()
     project = Project(config)  # compiles into the build cache the local workers load from
     for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)

@@ -124,7 +124,8 @@ class ProjectBundle:
     @classmethod
     def of(cls, config: Config, paths: tuple[str, ...], keyword: str | None, modules: tuple[str, ...] = ()) -> "ProjectBundle":
         root = config.root.resolve()
-        folders = [config.contracts_dir, config.machines_dir, *config.search_paths]
+        # the root itself (first on moccasin's search path) is not sent whole: what it holds beyond these folders is not the project's
+        folders = [config.contracts_dir, config.machines_dir, *(p for p in config.search_paths if p.resolve() != root)]
         relative = []
         for raw in paths:
             text, sep, selector = raw.partition("::")

@@ -93,7 +93,8 @@ def test_compile_lists_contracts_and_library_modules_and_their_errors(example):
     write("contracts/Bad.vy", "@external\ndef f() -> uint256:\n    return self.nope\n")
     code, out = invoke("compile")
     assert code == 2
-    lines = out.splitlines()
+    assert out.splitlines()[0] == "settings: evmstate.toml (contracts in contracts/)"
+    lines = out.splitlines()[1:]
     assert [line.split()[0] for line in lines[:9]] == ["Bad", "Claims", "Depositer", "FeeVault", "Inbox", "Ladder", "Owned", "Payments", "Token"]
     assert lines[0] == "Bad                         error  compiled  does not compile (below)"
     assert lines[6].startswith("Owned") and lines[6].endswith("compiled  check")
@@ -104,7 +105,7 @@ def test_compile_lists_contracts_and_library_modules_and_their_errors(example):
     assert lines[12] == "error: contract 'Bad' does not compile:"
     assert lines[13].endswith("contracts/Bad.vy:3: UndeclaredDefinition: Storage variable 'nope' has not been declared.")
     code, again = invoke("compile")
-    assert code == 2 and again.splitlines()[:3] == ["Bad                         error  cached    does not compile (below)", lines[1].replace("compiled  ", "cached    "), lines[2].replace("compiled  ", "cached    ")]
+    assert code == 2 and again.splitlines()[1:4] == ["Bad                         error  cached    does not compile (below)", lines[1].replace("compiled  ", "cached    "), lines[2].replace("compiled  ", "cached    ")]
 
 
 def test_missing_path_and_machine(example):

@@ -140,8 +140,8 @@ def test_a_missing_contracts_folder_is_named(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out = invoke("run")
     assert code == 2, out
-    assert "Deploys.__init__: cannot provide parameter 'Token': there is no contracts folder at contracts/ (set [project] contracts in evmstate.toml)" in out
-    assert "test_t: cannot provide parameter 'Token': there is no contracts folder at contracts/" in out
+    assert "no contracts to test: contracts/, the contracts folder (the default: no evmstate.toml, moccasin.toml or [tool.moccasin] in pyproject.toml in" in out
+    assert "does not exist." in out and 'Put the contracts in contracts/, or set contracts = "<folder>" under [project] in evmstate.toml.' in out
     assert "FAILED" not in out and "Falsifying" not in out
 
 

@@ -78,6 +78,8 @@ deadline = 0
         ("[fuzz]\ncall_timeout = \"1s\"\n", r"\[fuzz\] call_timeout must be a number of seconds, or 0 for no limit; got '1s'"),
         ("[fuzz]\ncall_timeout = -1\n", r"\[fuzz\] call_timeout must be a number of seconds"),
         ("[fuzz]\ncall_timout = 1\n", "Did you mean 'call_timeout'"),
+        ("[hypothesis]\nsuppress_health_check = [\"filter_to_much\"]\n", "unknown health check 'filter_to_much'. Did you mean 'filter_too_much'"),
+        ("[hypothesis]\nsuppress_health_check = \"filter_too_much\"\n", r"suppress_health_check must be a list of health check names"),
     ],
 )
 def test_bad_config_names_the_file_and_the_fix(tmp_path: Path, text: str, message: str):
@@ -109,3 +111,80 @@ def test_fuzz_limits_load(tmp_path: Path):
     assert (cfg.fuzz.call_gas_limit, cfg.fuzz.call_timeout) == (40_000_000, 2.0)
     (tmp_path / "evmstate.toml").write_text("[fuzz]\ncall_timeout = 0\n")
     assert load(tmp_path).fuzz.call_timeout == 0.0
+
+
+def test_suppressed_health_checks_load(tmp_path: Path):
+    (tmp_path / "evmstate.toml").write_text('[hypothesis]\nsuppress_health_check = ["filter_too_much"]\n')
+    assert load(tmp_path).hypothesis.suppress_health_check == ("filter_too_much",)
+
+
+def _moccasin(root: Path, text: str = "", folders: tuple[str, ...] = ("src",)) -> None:
+    for folder in folders:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / "moccasin.toml").write_text(text)
+
+
+def test_a_moccasin_project_gives_the_contracts_folder_and_moccasin_s_search_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    _moccasin(tmp_path, "[project]\nout = \"out\"\n", ("src", "lib/github", "lib/pypi"))
+    cfg = load(tmp_path / "src")
+    root = tmp_path.resolve()
+    assert cfg.root == root and cfg.path is None and cfg.sources == (root / "moccasin.toml",)
+    assert cfg.contracts_dir == root / "src" and cfg.machines_dir == root / "machines"
+    # moccasin's order, the first winning: [root, src, lib/github, lib/pypi, lib]; a missing folder is left out
+    assert cfg.compiler.search_paths == (".", "src", "lib/github", "lib/pypi", "lib")
+    assert cfg.origin == "moccasin.toml (contracts in src/)"
+    _moccasin(tmp_path, "[project]\nsrc = \"contracts/vyper\"\nlib = \"deps\"\n", ("contracts/vyper", "deps/pypi"))
+    cfg = load(tmp_path)
+    assert cfg.compiler.search_paths == (".", "contracts/vyper", "deps/pypi", "deps")
+    assert cfg.origin == "moccasin.toml (contracts in contracts/vyper/)"
+
+
+def test_moccasin_toml_wins_over_pyproject_toml_as_moccasin_merges_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.moccasin.project]\nsrc = "a"\nlib = "deps"\n')
+    assert load(tmp_path).contracts_dir.name == "a"
+    assert load(tmp_path).origin == "pyproject.toml [tool.moccasin] (contracts in a/)"
+    (tmp_path / "moccasin.toml").write_text('[project]\nsrc = "b"\n')
+    cfg = load(tmp_path)
+    assert cfg.contracts_dir.name == "b" and cfg.origin == "moccasin.toml and pyproject.toml [tool.moccasin] (contracts in b/)"
+    (tmp_path / "deps").mkdir()
+    assert load(tmp_path).compiler.search_paths == (".", "deps"), "lib from pyproject.toml, src from moccasin.toml"
+
+
+def test_a_plain_pyproject_toml_is_not_a_moccasin_project(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.black]\nline-length = 100\n')
+    assert find_root(tmp_path) is None
+    cfg = load(tmp_path)
+    assert cfg.sources == () and cfg.contracts_dir.name == "contracts"
+    assert cfg.origin.startswith("defaults, no evmstate.toml or moccasin.toml found")
+
+
+def test_evmstate_toml_over_moccasin_and_the_nearest_project_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    _moccasin(tmp_path, "[project]\nsrc = \"src\"\n", ("src", "lib/pypi", "vendor"))
+    (tmp_path / "evmstate.toml").write_text('[hypothesis]\nmax_examples = 3\n')
+    cfg = load(tmp_path)
+    assert cfg.hypothesis.max_examples == 3 and cfg.contracts_dir.name == "src" and cfg.compiler.search_paths == (".", "src", "lib/pypi", "lib")
+    assert cfg.origin == "evmstate.toml over moccasin.toml (contracts in src/)"
+    (tmp_path / "evmstate.toml").write_text('[project]\ncontracts = "vendor"\n[compiler]\nsearch_paths = ["lib/pypi"]\n')
+    cfg = load(tmp_path)
+    assert cfg.contracts_dir.name == "vendor" and cfg.compiler.search_paths == ("lib/pypi",), "what evmstate.toml says wins"
+    inner = tmp_path / "sub"
+    _moccasin(inner, "", ("src",))
+    assert load(inner / "src").root == inner.resolve() and load(inner).sources == (inner.resolve() / "moccasin.toml",)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[project]\nsrc = 3\n", r"moccasin.toml: \[project\] src must be a folder"),
+        ("[project]\nsrc = \"/abs\"\n", r"relative to the project root; give a relative folder"),
+        ("project = 1\n", "project must be a \\[project\\] table"),
+        ("[project\n", "not valid TOML"),
+    ],
+)
+def test_bad_moccasin_settings_name_the_file(tmp_path: Path, text: str, message: str):
+    (tmp_path / "moccasin.toml").write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load(tmp_path)
