@@ -18,6 +18,7 @@ from typing import Any, Callable
 # Hypothesis draws some values from the constants of every local module loaded: a campaign
 # loads what a run loads (see runner.py)
 from .. import reports  # noqa: F401
+from ..compiler import Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery, examples, replay  # noqa: F401
@@ -244,7 +245,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
             summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, None)
             emit(NothingFound(summary.nothing))
         return summary
-    project = Project(config)  # compiles into the build cache the local workers load from
+    project = Project(config)  # local workers build theirs from its compiled contracts
     for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)
         emit(err)
@@ -252,7 +253,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:
-            workers = open_workers(config, options)
+            workers = open_workers(config, options, project.build)
         try:
             emit(CampaignStarted(options.budget, workers.description, tuple(keys)))
             _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
@@ -264,10 +265,11 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     return summary
 
 
-def open_workers(config: Config, options: CampaignOptions) -> Workers:
+def open_workers(config: Config, options: CampaignOptions, build: Build | None = None) -> Workers:
+    """Dask's workers, or local ones (which build the project from build, when given: the contracts compiled here)."""
     if options.cluster is not None:
         return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, parallel.loaded_modules()))
-    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules())
+    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules(), build)
     return LocalWorkers(source, options.workers)
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .. import calls
+from ..compiler import Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
@@ -91,6 +92,9 @@ class ProjectSource:
     # constants of every local module loaded, so a worker loads the same ones to run a
     # machine exactly as the parent would
     modules: tuple[str, ...] = ()
+    # the parent's compiled contracts: a worker builds the project from them instead of from the
+    # build cache (None: from the cache, as on a cluster's workers)
+    build: Build | None = field(default=None, compare=False, repr=False)
 
     def open(self) -> "WorkerState":
         return open_source(self)
@@ -116,7 +120,7 @@ def open_source(source: ProjectSource) -> WorkerState:
                 importlib.import_module(name)
         keep_hypothesis_storage(source.config)
         found = discover(source.config, source.paths, source.keyword)
-        project = Project(source.config)
+        project = Project(source.config, build=source.build)
         _opened[source] = WorkerState(source.config, project, {item_id(i): i for i in found.items})
     state = _opened[source]
     state.project.activate()
@@ -526,7 +530,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
             if summary.interrupted:
                 break
         return board.result()
-    source = ProjectSource(config, absolute_paths(options.paths), options.keyword, loaded_modules())
+    source = ProjectSource(config, absolute_paths(options.paths), options.keyword, loaded_modules(), project.build)
     with sigint_count() as sigints:
         pool = Pool(source, min(options.workers, len(tasks)))
         try:
