@@ -65,7 +65,7 @@ def parse_duration(text: str) -> float:
 
 
 class LocalWorkers:
-    """Spawned processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
+    """Processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
 
     def __init__(self, source: Any, workers: int) -> None:
         self.pool = Pool(source, workers)
@@ -233,6 +233,8 @@ class CampaignOptions:
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
     keep_hypothesis_storage(config)
+    if workers is None and options.cluster is None:
+        parallel.start_early()  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed))
     summary = CampaignSummary(seed=seed)
