@@ -319,6 +319,7 @@ def start_fork_server(preload: tuple[str, ...]) -> None:
     handler. It imports before it learns this process's sys.path (multiprocessing passes it, the
     server ignores it), with the folder it starts in first on its path: that is the standard
     library's, not this process's folder, where a project's files could stand for a package.
+    (evmstate_cli.launch does the same before the CLI imports evmstate.)
     """
     from multiprocessing import forkserver
 

@@ -19,6 +19,8 @@ from evmstate.engine.events import MachineFinished, RuleStats
 from evmstate.engine.settings import shard_examples, shard_seed, machine_seed
 from evmstate.errors import UsageError
 
+from evmstate_cli import launch
+
 from ..conftest import copy_example
 from .helpers import invoke
 
@@ -218,10 +220,12 @@ def test_workers_start_from_a_fork_server_where_there_is_one_else_spawned(monkey
     for methods, expected in ((["fork", "spawn", "forkserver"], "forkserver"), (["spawn", "fork", "forkserver"], "forkserver"), (["spawn"], "spawn")):
         monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda methods=methods: methods)
         assert parallel.start_method() == expected
+        assert launch.forkserver_chosen() == (expected == "forkserver")  # the command starts the server early only then
     monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["fork", "spawn", "forkserver"])
     for chosen in ("spawn", "fork", " ForkServer "):
         monkeypatch.setenv("EVMSTATE_START_METHOD", chosen)
         assert parallel.start_method() == chosen.strip().lower()
+        assert launch.forkserver_chosen() == (chosen.strip().lower() == "forkserver")
     monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     monkeypatch.setenv("EVMSTATE_START_METHOD", "forkserver")
     with pytest.raises(UsageError, match="EVMSTATE_START_METHOD=forkserver: worker processes start here by spawn"):
@@ -254,3 +258,25 @@ def test_a_worker_builds_the_project_from_the_parent_s_compiled_contracts(exampl
     state = parallel.ProjectSource(cfg, (str(example / "machines" / "erc20.py"),), build=build).open()
     assert state.project.build is build
     assert sorted(state.project.containers) == sorted(build.artifacts)
+
+
+def test_the_command_starts_the_fork_server_when_its_arguments_ask_for_local_workers(monkeypatch):
+    monkeypatch.setattr(launch, "_cores", lambda: 4)
+    asks = {
+        ("run",): 0,
+        ("run", "-n", "1"): 0,
+        ("run", "machines/erc20.py", "-n", "2"): 2,
+        ("run", "-n3", "-q"): 3,
+        ("run", "--workers=auto"): 4,
+        ("run", "--workers", "auto", "--shards", "2"): 4,
+        ("run", "-n", "zero"): 0,
+        ("fuzz",): 4,
+        ("fuzz", "-n", "1", "--time", "3s"): 1,
+        ("fuzz", "--cluster", "tcp://h:8786"): 0,
+        ("fuzz", "--cluster=tcp://h:8786", "-n", "2"): 0,
+        ("replay", "-n", "2"): 0,
+        ("--version",): 0,
+        (): 0,
+    }
+    for args, n in asks.items():
+        assert launch.local_workers(list(args)) == n, args
