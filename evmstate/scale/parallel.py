@@ -18,6 +18,9 @@ not from the build cache. Only modules the parent has loaded are preloaded: Hypo
 values from the constants of every local module loaded, so a worker has the same ones as the
 parent and runs a machine with the same programs for the same seed.
 
+A worker forked from the fork server takes the parent's environment variables as they are when
+it starts (as a spawned one has them), not as they were when the server started.
+
 Ctrl-C: the fork server and the workers start with SIGINT ignored until a worker installs its own
 handler, which stops the task it runs (see _Interrupts); the parent decides (workers.Grace).
 """
@@ -239,9 +242,12 @@ class _Interrupts:
             self.armed = False
 
 
-def _worker_main(index: int, source: Any, inbox: Any, out: Any) -> None:
+def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None) -> None:
     interrupts = _Interrupts()
     signal.signal(signal.SIGINT, interrupts.handler)
+    if environ is not None:  # the parent's environment now, not as it was when the fork server started
+        os.environ.clear()
+        os.environ.update(environ)
 
     def send(kind: str, key: str | None = None, payload: Any = None) -> None:
         try:
@@ -356,8 +362,10 @@ class Pool:
         ctx = multiprocessing.get_context(method)
         self.out = ctx.Queue()
         self.inboxes = [ctx.Queue() for _ in range(workers)]
+        environ = dict(os.environ) if method == "forkserver" else None
         self.processes = [
-            ctx.Process(target=_worker_main, args=(i, source, self.inboxes[i], self.out), name=f"evmstate-worker-{i}", daemon=True) for i in range(workers)
+            ctx.Process(target=_worker_main, args=(i, source, self.inboxes[i], self.out, environ), name=f"evmstate-worker-{i}", daemon=True)
+            for i in range(workers)
         ]
         self.ready: set[int] = set()
         self.busy: dict[int, Any] = {}  # worker -> the task it runs

@@ -280,3 +280,16 @@ def test_the_command_starts_the_fork_server_when_its_arguments_ask_for_local_wor
     }
     for args, n in asks.items():
         assert launch.local_workers(list(args)) == n, args
+
+
+def test_workers_see_the_environment_as_it_is_when_they_start(example, monkeypatch):
+    (example / "machines" / "test_env.py").write_text(
+        "import os\n\nfrom evmstate import given, strategy\n\n\n"
+        "@given(amount=strategy('uint8'))\n"
+        "def test_sees_the_variable(amount):\n"
+        "    assert os.environ.get('EVMSTATE_TEST_VARIABLE') == 'set after the fork server started'\n"
+    )
+    parallel.start_early()  # a fork server already running, started without the variable
+    monkeypatch.setenv("EVMSTATE_TEST_VARIABLE", "set after the fork server started")
+    code, out = invoke("run", "machines/test_env.py", "--max-examples", "2", "-n", "2")
+    assert code == 0 and "1 passed, 0 failed" in out, out
