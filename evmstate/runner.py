@@ -33,7 +33,7 @@ from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
 from .errors import MachineDefinitionError, UsageError
 from .scale import campaign  # noqa: F401
-from .scale.parallel import run_items
+from .scale.parallel import run_items, start_early
 from .search.session import collector_of
 
 
@@ -46,6 +46,8 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
     keep_hypothesis_storage(config)
+    if options.workers > 1:
+        start_early()  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
     emit(RunStarted(seed, config.origin))

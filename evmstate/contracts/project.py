@@ -30,12 +30,15 @@ class Unavailable:
 class Project:
     """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
 
-    def __init__(self, config: Config, *, activate: bool = True) -> None:
+    def __init__(self, config: Config, *, activate: bool = True, build: Build | None = None) -> None:
+        """The project of config, compiled (through the build cache), or from build when given (one compiled for this config)."""
         self.config = config
         # public getters (vyper's public variables of word type) are read from storage, not run
         self.fast_getters = True
-        folders, settings = config.compile_inputs()
-        self.build: Build = compile_project(*folders, **settings)
+        if build is None:
+            folders, settings = config.compile_inputs()
+            build = compile_project(*folders, **settings)
+        self.build: Build = build
         self.artifacts: dict[str, Artifact] = self.build.artifacts
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
         self.unavailable: dict[str, Unavailable] = {}

@@ -18,6 +18,7 @@ from typing import Any, Callable
 # Hypothesis draws some values from the constants of every local module loaded: a campaign
 # loads what a run loads (see runner.py)
 from .. import reports  # noqa: F401
+from ..compiler import Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery, examples, replay  # noqa: F401
@@ -64,7 +65,7 @@ def parse_duration(text: str) -> float:
 
 
 class LocalWorkers:
-    """Spawned processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
+    """Processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
 
     def __init__(self, source: Any, workers: int) -> None:
         self.pool = Pool(source, workers)
@@ -232,6 +233,8 @@ class CampaignOptions:
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
     keep_hypothesis_storage(config)
+    if workers is None and options.cluster is None:
+        parallel.start_early()  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)
@@ -245,7 +248,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
             emit(NothingFound(summary.nothing))
         return summary
     config.check_sources()
-    project = Project(config)  # compiles into the build cache the local workers load from
+    project = Project(config)  # local workers build theirs from its compiled contracts
     for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)
         emit(err)
@@ -253,7 +256,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:
-            workers = open_workers(config, options)
+            workers = open_workers(config, options, project.build)
         try:
             emit(CampaignStarted(options.budget, workers.description, tuple(keys)))
             _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
@@ -265,10 +268,11 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     return summary
 
 
-def open_workers(config: Config, options: CampaignOptions) -> Workers:
+def open_workers(config: Config, options: CampaignOptions, build: Build | None = None) -> Workers:
+    """Dask's workers, or local ones (which build the project from build, when given: the contracts compiled here)."""
     if options.cluster is not None:
         return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, parallel.loaded_modules()))
-    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules())
+    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules(), build)
     return LocalWorkers(source, options.workers)
 
 

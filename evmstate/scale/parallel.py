@@ -1,10 +1,28 @@
 """Runs machines and property tests over worker processes and forwards their events; never prints.
 
-Workers are spawned (never forked), load the project once from the shared build cache and run
-the tasks the parent hands them one at a time. Everything a worker says (its events, then the
-task's result) goes back over one queue, so the parent sees each worker's messages in order and
-feeds them to one renderer. A machine's failure is shrunk in its worker; the worker builds its
-record and the parent saves it, once.
+Workers load the project once and run the tasks the parent hands them one at a time. Everything
+a worker says (its events, then the task's result) goes back over one queue, so the parent sees
+each worker's messages in order and feeds them to one renderer. A machine's failure is shrunk in
+its worker; the worker builds its record and the parent saves it, once.
+
+How workers start (start_method): from a fork server where the platform has one (Linux, macOS),
+else spawned (Windows); EVMSTATE_START_METHOD=spawn|forkserver|fork chooses. The fork server is
+one process, started once per parent process (start_early: as soon as a run knows it will use
+workers, before it discovers and compiles), that imports the evmstate modules the parent has
+loaded, and with them Hypothesis, py-evm and eth-abi; each worker is forked from it, so it starts
+with all of that imported instead of importing it again (about 1.5 s a worker). The fork server
+is a fresh interpreter with no threads, so forking it is safe where forking the parent (which runs
+rich's refresh thread, or Dask's) would not be. A worker then imports the user's machine modules
+(discovery) and builds the project from the parent's compiled contracts (ProjectSource.build),
+not from the build cache. Only modules the parent has loaded are preloaded: Hypothesis draws some
+values from the constants of every local module loaded, so a worker has the same ones as the
+parent and runs a machine with the same programs for the same seed.
+
+A worker forked from the fork server takes the parent's environment variables as they are when
+it starts (as a spawned one has them), not as they were when the server started.
+
+Ctrl-C: the fork server and the workers start with SIGINT ignored until a worker installs its own
+handler, which stops the task it runs (see _Interrupts); the parent decides (workers.Grace).
 """
 
 from __future__ import annotations
@@ -26,6 +44,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .. import calls
+from ..compiler import Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
@@ -91,6 +110,9 @@ class ProjectSource:
     # constants of every local module loaded, so a worker loads the same ones to run a
     # machine exactly as the parent would
     modules: tuple[str, ...] = ()
+    # the parent's compiled contracts: a worker builds the project from them instead of from the
+    # build cache (None: from the cache, as on a cluster's workers)
+    build: Build | None = field(default=None, compare=False, repr=False)
 
     def open(self) -> "WorkerState":
         return open_source(self)
@@ -116,7 +138,7 @@ def open_source(source: ProjectSource) -> WorkerState:
                 importlib.import_module(name)
         keep_hypothesis_storage(source.config)
         found = discover(source.config, source.paths, source.keyword)
-        project = Project(source.config)
+        project = Project(source.config, build=source.build)
         _opened[source] = WorkerState(source.config, project, {item_id(i): i for i in found.items})
     state = _opened[source]
     state.project.activate()
@@ -220,9 +242,12 @@ class _Interrupts:
             self.armed = False
 
 
-def _worker_main(index: int, source: Any, inbox: Any, out: Any) -> None:
+def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None) -> None:
     interrupts = _Interrupts()
     signal.signal(signal.SIGINT, interrupts.handler)
+    if environ is not None:  # the parent's environment now, not as it was when the fork server started
+        os.environ.clear()
+        os.environ.update(environ)
 
     def send(kind: str, key: str | None = None, payload: Any = None) -> None:
         try:
@@ -255,35 +280,113 @@ def _worker_main(index: int, source: Any, inbox: Any, out: Any) -> None:
             send("done", task.key, value)
 
 
+START_METHOD = "EVMSTATE_START_METHOD"  # the environment variable that chooses how workers start
+
+
+def start_method() -> str:
+    """How worker processes start: forkserver where the platform has it, else spawn; EVMSTATE_START_METHOD chooses."""
+    available = multiprocessing.get_all_start_methods()
+    chosen = os.environ.get(START_METHOD, "").strip().lower()
+    if chosen:
+        if chosen not in available:
+            raise UsageError(f"{START_METHOD}={chosen}: worker processes start here by {' or '.join(available)}")
+        return chosen
+    return "forkserver" if "forkserver" in available else "spawn"
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ctrl-C ignored while inside: a process started now starts ignoring it (Python keeps an inherited SIG_IGN)."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def start_early() -> None:
+    """Start the fork server now, when workers start from one: it imports what they need while this process goes on.
+
+    Returns at once; the first worker started waits for what is left of the imports. The fork
+    server lives as long as this process (later runs reuse it) and preloads the evmstate modules
+    loaded now, so call this once the caller's own imports are done.
+    """
+    if start_method() == "forkserver":
+        start_fork_server(loaded_modules())
+
+
+def start_fork_server(preload: tuple[str, ...]) -> None:
+    """Start multiprocessing's fork server (unless it runs), importing preload: modules this process loads too.
+
+    It starts ignoring Ctrl-C, and so does each worker forked from it until the worker has its own
+    handler. It imports before it learns this process's sys.path (multiprocessing passes it, the
+    server ignores it), with the folder it starts in first on its path: that is the standard
+    library's, not this process's folder, where a project's files could stand for a package.
+    (evmstate_cli.launch does the same before the CLI imports evmstate.)
+    """
+    from multiprocessing import forkserver
+
+    multiprocessing.set_forkserver_preload(list(preload))  # no effect once the server runs
+    with _sigint_ignored(), _in_folder(os.path.dirname(os.__file__)):
+        forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _in_folder(folder: str) -> Iterator[None]:
+    """In folder while inside (a process started now starts there), then back; nowhere else if this folder cannot be opened."""
+    try:
+        here = os.open(".", os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        os.chdir(folder)
+        yield
+    finally:
+        os.fchdir(here)
+        os.close(here)
+
+
 class WorkerCrashed(RuntimeError):
     """Raised in the parent when a worker process fails outside the user's code (an internal error)."""
 
 
 class Pool:
-    """Spawned worker processes, each loading source once; tasks go to idle workers one at a time."""
+    """Worker processes (started by start_method()), each loading source once; tasks go to idle workers one at a time."""
 
     def __init__(self, source: Any, workers: int) -> None:
-        ctx = multiprocessing.get_context("spawn")
+        method = start_method()
+        ctx = multiprocessing.get_context(method)
         self.out = ctx.Queue()
         self.inboxes = [ctx.Queue() for _ in range(workers)]
+        environ = dict(os.environ) if method == "forkserver" else None
         self.processes = [
-            ctx.Process(target=_worker_main, args=(i, source, self.inboxes[i], self.out), name=f"evmstate-worker-{i}", daemon=True) for i in range(workers)
+            ctx.Process(target=_worker_main, args=(i, source, self.inboxes[i], self.out, environ), name=f"evmstate-worker-{i}", daemon=True)
+            for i in range(workers)
         ]
         self.ready: set[int] = set()
         self.busy: dict[int, Any] = {}  # worker -> the task it runs
         self.dead: set[int] = set()
         self.startup: list[float] = []  # seconds each worker took to load the project
-        # started ignoring Ctrl-C (Python keeps an inherited SIG_IGN) until the worker installs
-        # its own handler: a Ctrl-C while one starts up does not kill it with a traceback
-        previous = None
-        if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if method == "forkserver":
+            # the workers take Ctrl-C as the fork server does (start_early): ignored until each has
+            # its handler. Starting one waits while the server still imports; Ctrl-C counts meanwhile
+            start_early()
+            starting: Any = contextlib.nullcontext()
+        else:
+            # started ignoring Ctrl-C until the worker installs its own handler: a Ctrl-C while
+            # one starts up does not kill it with a traceback
+            starting = _sigint_ignored()
         try:
-            for p in self.processes:
-                p.start()
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            with starting:
+                for p in self.processes:
+                    p.start()
+        except BaseException:
+            self.close(0.0)
+            raise
 
     def idle(self) -> list[int]:
         return sorted(self.ready - set(self.busy) - self.dead)
@@ -328,10 +431,11 @@ class Pool:
             if self.processes[i].exitcode is None:
                 with contextlib.suppress(Exception):
                     inbox.put(None)
+        started = [p for p in self.processes if p.pid is not None]  # all, unless starting one failed
         deadline = time.monotonic() + timeout
-        for p in self.processes:
+        for p in started:
             p.join(max(0.0, deadline - time.monotonic()))
-        for p in self.processes:
+        for p in started:
             if p.exitcode is None:
                 p.terminate()
                 p.join(1.0)
@@ -526,7 +630,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
             if summary.interrupted:
                 break
         return board.result()
-    source = ProjectSource(config, absolute_paths(options.paths), options.keyword, loaded_modules())
+    source = ProjectSource(config, absolute_paths(options.paths), options.keyword, loaded_modules(), project.build)
     with sigint_count() as sigints:
         pool = Pool(source, min(options.workers, len(tasks)))
         try:

@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from evmstate.scale import parallel
 from evmstate.scale.parallel import merge_shards, parse_workers
 from evmstate.engine.events import MachineFinished, RuleStats
 from evmstate.engine.settings import shard_examples, shard_seed, machine_seed
 from evmstate.errors import UsageError
+
+from evmstate_cli import launch
 
 from ..conftest import copy_example
 from .helpers import invoke
@@ -145,9 +148,21 @@ def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
 
 
 def workers_of(pid: int) -> list[str]:
-    """The worker processes evmstate (pid) spawned."""
-    out = subprocess.run(["ps", "-ww", "-o", "pid=", "-o", "args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [line.split()[0] for line in out.splitlines() if "spawn_main" in line]
+    """The worker processes evmstate (pid) started: spawned by it, forked by its fork server, or forked by it."""
+    out = subprocess.run(["ps", "-ww", "-e", "-o", "pid=", "-o", "ppid=", "-o", "args="], capture_output=True, text=True).stdout
+    procs = {}
+    for line in out.splitlines():
+        fields = line.split(None, 2)
+        if len(fields) == 3:
+            procs[fields[0]] = (fields[1], fields[2])
+    me = str(pid)
+    servers = {p for p, (parent, args) in procs.items() if parent == me and "multiprocessing.forkserver" in args}
+    own = procs.get(me, ("", ""))[1]
+    return [
+        p
+        for p, (parent, args) in procs.items()
+        if (parent == me and ("spawn_main" in args or args == own)) or (parent in servers and p not in servers)
+    ]
 
 
 def test_the_display_follows_machines_running_at_once():
@@ -198,3 +213,83 @@ def test_a_worker_that_dies_is_an_internal_error_naming_what_it_ran(example):
     code, out = invoke("run", "machines/dies.py", "-n", "2")
     assert code == 3
     assert "worker process 0 failed while running machines/dies.py::DyingMachine" in out and "exited with code 7" in out
+
+
+def test_workers_start_from_a_fork_server_where_there_is_one_else_spawned(monkeypatch):
+    monkeypatch.delenv("EVMSTATE_START_METHOD", raising=False)
+    for methods, expected in ((["fork", "spawn", "forkserver"], "forkserver"), (["spawn", "fork", "forkserver"], "forkserver"), (["spawn"], "spawn")):
+        monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda methods=methods: methods)
+        assert parallel.start_method() == expected
+        assert launch.forkserver_chosen() == (expected == "forkserver")  # the command starts the server early only then
+    monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["fork", "spawn", "forkserver"])
+    for chosen in ("spawn", "fork", " ForkServer "):
+        monkeypatch.setenv("EVMSTATE_START_METHOD", chosen)
+        assert parallel.start_method() == chosen.strip().lower()
+        assert launch.forkserver_chosen() == (chosen.strip().lower() == "forkserver")
+    monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setenv("EVMSTATE_START_METHOD", "forkserver")
+    with pytest.raises(UsageError, match="EVMSTATE_START_METHOD=forkserver: worker processes start here by spawn"):
+        parallel.start_method()
+
+
+def test_spawned_workers_run_as_forked_ones(example, monkeypatch):
+    args = ("run", "machines/depositer.py", "machines/test_properties.py", "--seed", "3", *SMALL, "-n", "2", "--json", "r.json")
+    code, out = invoke(*args)
+    other = copy_example(example / "spawned")  # no example database: the same search from the start
+    monkeypatch.chdir(other)
+    monkeypatch.setenv("EVMSTATE_START_METHOD", "spawn")
+    code2, out2 = invoke(*args)
+    assert (code, code2) == (1, 1), out + out2
+    forked, spawned = _results(example / "r.json"), _results(other / "r.json")
+    assert len(forked) == 3
+    for name, r in forked.items():
+        s = spawned[name]
+        assert (s["status"], s["seed"], s["examples"], s["steps"]) == (r["status"], r["seed"], r["examples"], r["steps"]), name
+        if r["status"] == "failed":
+            assert s["failure"]["program"] == r["failure"]["program"] and s["failure_id"] == r["failure_id"]
+
+
+def test_a_worker_builds_the_project_from_the_parent_s_compiled_contracts(example):
+    from evmstate import config as config_mod
+    from evmstate.contracts.project import Project
+
+    cfg = config_mod.load()
+    build = Project(cfg).build
+    state = parallel.ProjectSource(cfg, (str(example / "machines" / "erc20.py"),), build=build).open()
+    assert state.project.build is build
+    assert sorted(state.project.containers) == sorted(build.artifacts)
+
+
+def test_the_command_starts_the_fork_server_when_its_arguments_ask_for_local_workers(monkeypatch):
+    monkeypatch.setattr(launch, "_cores", lambda: 4)
+    asks = {
+        ("run",): 0,
+        ("run", "-n", "1"): 0,
+        ("run", "machines/erc20.py", "-n", "2"): 2,
+        ("run", "-n3", "-q"): 3,
+        ("run", "--workers=auto"): 4,
+        ("run", "--workers", "auto", "--shards", "2"): 4,
+        ("run", "-n", "zero"): 0,
+        ("fuzz",): 4,
+        ("fuzz", "-n", "1", "--time", "3s"): 1,
+        ("fuzz", "--cluster", "tcp://h:8786"): 0,
+        ("fuzz", "--cluster=tcp://h:8786", "-n", "2"): 0,
+        ("replay", "-n", "2"): 0,
+        ("--version",): 0,
+        (): 0,
+    }
+    for args, n in asks.items():
+        assert launch.local_workers(list(args)) == n, args
+
+
+def test_workers_see_the_environment_as_it_is_when_they_start(example, monkeypatch):
+    (example / "machines" / "test_env.py").write_text(
+        "import os\n\nfrom evmstate import given, strategy\n\n\n"
+        "@given(amount=strategy('uint8'))\n"
+        "def test_sees_the_variable(amount):\n"
+        "    assert os.environ.get('EVMSTATE_TEST_VARIABLE') == 'set after the fork server started'\n"
+    )
+    parallel.start_early()  # a fork server already running, started without the variable
+    monkeypatch.setenv("EVMSTATE_TEST_VARIABLE", "set after the fork server started")
+    code, out = invoke("run", "machines/test_env.py", "--max-examples", "2", "-n", "2")
+    assert code == 0 and "1 passed, 0 failed" in out, out
