@@ -27,7 +27,7 @@ from .engine.events import (
     NothingFound,
     RunStarted,
 )
-from .engine.item import run_item, unavailable_contracts
+from .engine.item import asks_for_contracts, run_item, unavailable_contracts
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
@@ -76,7 +76,8 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
         summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, flag)
         emit(NothingFound(summary.nothing))
         return
-    config.check_sources()
+    if asks_for_contracts(items):
+        config.check_sources()
     summary.stopped_in = "compiling"
     emit(CompileStarted(shown_path(str(config.contracts_dir))))
     compiling = time.perf_counter()

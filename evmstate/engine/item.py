@@ -22,6 +22,23 @@ from .records import failure_record, save_failure, with_id
 from .settings import Overrides, build_settings, run_seed, shard_examples, shard_seed
 
 
+# what a machine's __init__ or a property test may ask for besides contracts
+BUILT_IN = frozenset({"accounts", "chain", "cls", "self"})
+
+
+def asks_for_contracts(items: list[Any]) -> bool:
+    """Whether any of the items asks for something only contracts can give (a machine or a test of
+    plain Python asks for nothing, and runs without a contracts folder)."""
+    for item in items:
+        try:
+            params = collect(item.obj).init_params if item.kind == "machine" else inspect.signature(item.obj).parameters
+        except (MachineDefinitionError, AttributeError, TypeError, ValueError):
+            return True  # cannot tell: as if it did
+        if set(params) - BUILT_IN:
+            return True
+    return False
+
+
 def unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
     """One error per contract that does not compile, naming the machines and tests that ask for it."""
     asks: list[tuple[str, set[str]]] = []

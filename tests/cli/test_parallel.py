@@ -233,7 +233,8 @@ def test_workers_start_from_a_fork_server_where_there_is_one_else_spawned(monkey
 
 
 def test_spawned_workers_run_as_forked_ones(example, monkeypatch):
-    args = ("run", "machines/depositer.py", "machines/test_properties.py", "--seed", "3", *SMALL, "-n", "2", "--json", "r.json")
+    # a budget that finds the Depositer bug, so that a failure's program is compared too
+    args = ("run", "machines/depositer.py", "machines/test_properties.py", "--seed", "3", "--max-examples", "20", "--steps", "10", "-n", "2", "--json", "r.json")
     code, out = invoke(*args)
     other = copy_example(example / "spawned")  # no example database: the same search from the start
     monkeypatch.chdir(other)
