@@ -91,9 +91,10 @@ def artifact_constants(artifact: "Artifact") -> tuple[set[int], set[int]]:
 class Dictionary:
     """One machine's (or test's) dictionary: fixed values, then what each run observes.
 
-    Two pools, so that a draw means the same value while the shrinker removes earlier steps:
-    the fixed values, sorted, drawn by index from the smallest; and the values the run
-    observed, drawn by how recently they were seen, the latest first.
+    Three pools, so that a draw means the same value while the shrinker removes earlier steps:
+    the sources' literals and the other fixed values, each sorted, drawn by index from the
+    smallest; and the values the run observed, drawn by how recently they were seen, the
+    latest first.
     """
 
     def __init__(self, weight: float, accounts: Iterable[bytes] = (), has_code: Callable[[bytes], bool] | None = None) -> None:
@@ -107,7 +108,7 @@ class Dictionary:
         self._fixed: set[int] = set()
         self._fixed_addresses: list[bytes] = []
         self._fixed_artifacts: set[str] = set()
-        self.fixed: list[int] = []  # sorted
+        self.fixed: list[int] = []  # sorted: the other values known before the first run (none of the literals)
         self.observed: list[int] = []  # in the order seen, each once
         self.addresses: list[bytes] = []  # in the order seen: fixed ones first
         self._seen: set[int] = set()
@@ -133,7 +134,7 @@ class Dictionary:
 
     def freeze(self) -> None:
         """What is known now is the fixed part every run starts from (call after the machine's __init__)."""
-        self._fixed = set(self.fixed) | set(self.observed) | set(self.literals)
+        self._fixed = set(self.fixed) | set(self.observed)
         self._fixed_addresses = list(self.addresses)
         self._fixed_artifacts = set(self._artifacts)
         self._frozen = True
@@ -143,7 +144,7 @@ class Dictionary:
         """Forget what the last run observed."""
         self.fixed = sorted(self._fixed)
         self.observed = []
-        self._seen = set(self._fixed)
+        self._seen = self._fixed | set(self.literals)
         self.addresses = list(self._fixed_addresses)
         self._artifacts = set(self._fixed_artifacts)
         self._cache = {}
