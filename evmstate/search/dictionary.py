@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
@@ -34,11 +35,14 @@ if TYPE_CHECKING:
 _LITERAL = re.compile(r"(?<![\w.])(0x[0-9a-fA-F_]+|0b[01_]+|0o[0-7_]+|\d[\d_]*)(?![\w.])")
 # how many observed values one run keeps: past it, later values are not added
 MAX_OBSERVED = 4096
-# a draw's extra choice: its low GATE_BITS say whether to take the dictionary (and which pool), the
-# INDEX_BITS above them which value, scaled to the pool's size (so the bounds never change, and a
-# smaller index is a smaller fixed value or a later observed one)
-GATE_BITS = 7
-INDEX_BITS = 16
+# a draw's extra choices: a gate, 0 .. GATES - 1 (at or above the dictionary's threshold: take a
+# value from it), then which value of the pool the gate's band picks, 0 .. its size - 1. Each is
+# its own small bounded choice, over which Hypothesis's integers are close to uniform; packed
+# into one wide integer they were not (small values and 0 came far more often than their share)
+GATES = 100
+# the dictionary's share in bands, in this order: the literals, the other fixed values, the
+# observed values; a pool with nothing to give leaves its band to the others, in proportion
+BANDS = (2, 1, 2)
 WORD = 2**256
 # a word this size or more and below 2**160 is taken for an address (a derived address has a
 # non-zero byte in its top 5 bytes with overwhelming odds; small numbers are not addresses)
@@ -91,15 +95,17 @@ def artifact_constants(artifact: "Artifact") -> tuple[set[int], set[int]]:
 class Dictionary:
     """One machine's (or test's) dictionary: fixed values, then what each run observes.
 
-    Two pools, so that a draw means the same value while the shrinker removes earlier steps:
-    the fixed values, sorted, drawn by index from the smallest; and the values the run
-    observed, drawn by how recently they were seen, the latest first.
+    Three pools, so that a draw means the same value while the shrinker removes earlier steps:
+    the sources' literals and the other fixed values, each sorted, drawn by index from the
+    smallest; and the values the run observed, drawn by how recently they were seen, the
+    latest first.
     """
 
     def __init__(self, weight: float, accounts: Iterable[bytes] = (), has_code: Callable[[bytes], bool] | None = None) -> None:
         self.weight = weight
-        # a gate (0 .. 2**GATE_BITS - 1) at or above the threshold takes a value from the dictionary
-        self.threshold = (1 << GATE_BITS) - round(weight * (1 << GATE_BITS))
+        # a gate (0 .. GATES - 1) at or above the threshold takes a value from the dictionary; weight
+        # in hundredths, and any weight above 0 takes at least one gate
+        self.threshold = GATES - (max(1, round(weight * GATES)) if weight > 0 else 0)
         self._accounts = set(accounts)
         self._has_code = has_code or (lambda address: False)
         self.artifact_of: Callable[[bytes], "Artifact | None"] = lambda address: None
@@ -107,7 +113,7 @@ class Dictionary:
         self._fixed: set[int] = set()
         self._fixed_addresses: list[bytes] = []
         self._fixed_artifacts: set[str] = set()
-        self.fixed: list[int] = []  # sorted
+        self.fixed: list[int] = []  # sorted: the other values known before the first run (none of the literals)
         self.observed: list[int] = []  # in the order seen, each once
         self.addresses: list[bytes] = []  # in the order seen: fixed ones first
         self._seen: set[int] = set()
@@ -115,6 +121,11 @@ class Dictionary:
         self._cache: dict[Any, list[Any]] = {}
         self._frozen = False
         self.reset()
+
+    @property
+    def on(self) -> bool:
+        """Whether draws take values from it at all (a weight above 0)."""
+        return self.threshold < GATES
 
     # -- content -----------------------------------------------------------------------
 
@@ -133,7 +144,7 @@ class Dictionary:
 
     def freeze(self) -> None:
         """What is known now is the fixed part every run starts from (call after the machine's __init__)."""
-        self._fixed = set(self.fixed) | set(self.observed) | set(self.literals)
+        self._fixed = set(self.fixed) | set(self.observed)
         self._fixed_addresses = list(self.addresses)
         self._fixed_artifacts = set(self._artifacts)
         self._frozen = True
@@ -143,7 +154,7 @@ class Dictionary:
         """Forget what the last run observed."""
         self.fixed = sorted(self._fixed)
         self.observed = []
-        self._seen = set(self._fixed)
+        self._seen = self._fixed | set(self.literals)
         self.addresses = list(self._fixed_addresses)
         self._artifacts = set(self._fixed_artifacts)
         self._cache = {}
@@ -244,17 +255,35 @@ def using(dictionary: Dictionary | None) -> Iterator[None]:
         _active = previous
 
 
+def pool_of(pools: tuple[list[Any], list[Any], list[Any]], offset: int, span: int) -> int:
+    """Which pool a dictionary gate takes: offset (0 .. span - 1) above the threshold, in the bands of BANDS."""
+    shares = [share if pool else 0 for share, pool in zip(BANDS, pools)]
+    x = offset * sum(shares) // span
+    for i, share in enumerate(shares):
+        if x < share:
+            return i
+        x -= share
+    raise ValueError("pool_of: every pool is empty")
+
+
+@functools.lru_cache(maxsize=1024)
+def index_choice(n: int) -> st.SearchStrategy[int]:
+    """Which of n values: 0 .. n - 1, shrinking toward 0."""
+    return st.integers(min_value=0, max_value=n - 1)
+
+
 def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]], plain_draw: Callable[[Any], Any] | None = None) -> Any:
     """A strategy that draws from plain, or now and then a value pick() finds in the active dictionary.
 
     pick returns three pools: the sources' literals, other fixed values, values observed in
     this run (latest first). Without an active dictionary, with one of weight 0, or with
     nothing pick() wants, it makes the same choices plain would. Otherwise it draws the plain
-    value, then one more choice: its low bits are a gate (below the threshold: the plain
-    value; above it, in bands: the literals, the fixed values, the observed ones), its high
-    bits an index. Drawing the plain value every time keeps the choices that follow in place
-    when the gate changes. The choice shrinks toward 0, a plain draw; with its low bits kept,
-    toward index 0: the smallest literal or fixed value, or the latest observed one.
+    value, then a gate, 0 .. GATES - 1: below the threshold, the plain value; at or above it, in
+    bands (BANDS), the literals, the fixed values or the observed ones, and then one more
+    choice, which of the pool's values. Drawing the plain value every time keeps the choices
+    that follow in place when the gate changes. The gate shrinks toward 0, a plain draw, then
+    toward the literals' band; the index toward 0: the smallest literal or fixed value, or the
+    latest observed one.
 
     plain_draw(draw), when given, makes plain's choices inside the caller's draw (no span of
     its own). The strategy carries `evmstate_draw(draw)`: the same choices and value, made
@@ -268,25 +297,20 @@ def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], l
     def draw_value(draw_: Any) -> Any:
         value = plain_draw(draw_)
         d = _active
-        if d is None or d.threshold >= _GATES:
+        if d is None or not d.on:
             return value
         pools = pick(d)
         if not any(pools):
             return value
-        k = draw_(_CHOICE)
-        gate, index = k & (_GATES - 1), k >> GATE_BITS
+        gate = draw_(_GATE)
         if gate < d.threshold:
             return value
-        # bands of the dictionary's share: 2/5 literals, 1/5 other fixed values, 2/5 observed
-        band = (gate - d.threshold) * 5 // (_GATES - d.threshold)
-        first = 0 if band < 2 else 1 if band < 3 else 2
-        values = next(pool for pool in (pools[first], *pools) if pool)
-        return values[(index * len(values)) >> INDEX_BITS]
+        values = pools[pool_of(pools, gate - d.threshold, GATES - d.threshold)]
+        return values[draw_(index_choice(len(values)))]
 
     strategy = st.composite(draw_value)()
     strategy.evmstate_draw = draw_value
     return strategy
 
 
-_GATES = 1 << GATE_BITS
-_CHOICE = st.integers(min_value=0, max_value=(1 << (GATE_BITS + INDEX_BITS)) - 1)
+_GATE = st.integers(min_value=0, max_value=GATES - 1)

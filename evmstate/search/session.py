@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from . import dictionary as dictionary_mod
 from ..config import FuzzConfig, check_weight
 from .coverage import Collector, Identity
-from .dictionary import GATE_BITS, Dictionary
+from .dictionary import Dictionary
 from ..errors import ConfigError, MachineDefinitionError
 
 from hypothesis import settings as Settings
@@ -104,7 +104,7 @@ class Search:
         """Turn the backend's hooks on."""
         if self.covering:
             self.backend.set_coverage(self.hits)
-        if self.observing and self.dictionary.threshold < (1 << GATE_BITS):
+        if self.observing and self.dictionary.on:
             self.backend.set_observer(self.dictionary.observe)
 
     def stop(self) -> None:
@@ -121,7 +121,7 @@ class Search:
     @contextlib.contextmanager
     def running(self) -> Iterator[None]:
         """While inside, strategy() draws take from this item's dictionary."""
-        with dictionary_mod.using(self.dictionary if self.dictionary.threshold < (1 << GATE_BITS) else None):
+        with dictionary_mod.using(self.dictionary if self.dictionary.on else None):
             yield
 
     def settings(self, settings: "Settings") -> "Settings":
@@ -191,6 +191,6 @@ class Search:
             hits, misses = cache.hits - self._cache_start[0], cache.misses - self._cache_start[1]
             if hits + misses:
                 stats["call cache"] = f"{hits} of {hits + misses} view calls answered from the cache"
-        if self.dictionary.threshold < (1 << GATE_BITS):
+        if self.dictionary.on:
             stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, {len(self.dictionary.fixed)} fixed values"
         return stats

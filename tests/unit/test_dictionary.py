@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
@@ -80,3 +82,48 @@ def test_observed_values_and_produced_addresses_last_one_run():
     assert d.produced_addresses() == ([], [], [produced.to_bytes(20, "big")])
     d.reset()  # the next run starts from what __init__ left
     assert d.ints_between(0, 100) == ([], [], []) and d.produced_addresses() == ([], [], [])
+
+
+def three_pools(weight: float, literals: int = 5) -> tuple[Dictionary, list[list[int]]]:
+    """A frozen dictionary with five literals, three other fixed values and five values observed in the run."""
+    from evmstate.evm.base import ExecResult
+
+    pools = [[RARE + i for i in range(literals)], [7**30 + i for i in range(3)], [11**20 + i for i in range(5)]]
+    d = Dictionary(weight)
+    d.literals.extend(pools[0])
+    d.fixed.extend(pools[1])
+    d.freeze()
+    d.observe(ExecResult(success=True, output=b"", gas_used=0, storage_writes=tuple((b"\x01" * 20, i, v) for i, v in enumerate(pools[2]))))
+    assert d.ints_between(0, 2**256 - 1) == (pools[0], pools[1], pools[2][::-1])
+    return d, pools
+
+
+def test_draws_take_the_dictionary_at_its_weight_and_reach_every_pool_and_value():
+    n, weight = 2000, 0.25
+    d, pools = three_pools(weight)
+    counts = Counter(drawn_with(d, strategy("uint256"), n=n))
+    taken = [sum(counts[v] for v in pool) for pool in pools]
+    assert abs(sum(taken) / n - weight) < 0.04, taken
+    # each pool its band of the dictionary's share: 2/5 literals, 1/5 other fixed values, 2/5 observed
+    for got, band in zip(taken, (0.4, 0.2, 0.4)):
+        assert abs(got / sum(taken) - band) < 0.1, taken
+    # and every value of a pool, each at least a third of an even split of the pool's draws
+    for pool, band in zip(pools, (0.4, 0.2, 0.4)):
+        even = n * weight * band / len(pool)
+        assert all(counts[v] > even / 3 for v in pool), [counts[v] for v in pool]
+
+
+def test_a_pool_with_nothing_to_give_leaves_its_band_to_the_others():
+    d, pools = three_pools(0.25, literals=0)
+    counts = Counter(drawn_with(d, strategy("uint256"), n=1000))
+    fixed, observed = (sum(counts[v] for v in pool) for pool in pools[1:])
+    assert abs((fixed + observed) / 1000 - 0.25) < 0.05 and 0.2 < fixed / (fixed + observed) < 0.5, (fixed, observed)
+
+
+def test_a_step_draw_makes_the_same_choices_as_the_strategy():
+    # machines draw arguments through evmstate_draw, inside the step's own draw
+    d, _ = three_pools(0.5)
+    for abi_type in ("uint256", "int128", "bytes32"):
+        strat = strategy(abi_type)
+        direct = st.composite(lambda draw: strat.evmstate_draw(draw))()
+        assert drawn_with(d, direct, n=200) == drawn_with(d, strat, n=200), abi_type
