@@ -190,8 +190,10 @@ def test_junit_and_json_reports(example):
         "test_transfer_moves_exactly_the_amount",
         "test_withdraw_beyond_deposit_reverts",
     }
-    # Claims and Inbox are found in 5 runs too; FeeVault and Ladder need more
-    assert suite.get("tests") == "10" and suite.get("failures") == "5"
+    # the report counts the failed cases; the quick bugs are among them (FeeVault and Ladder may need more runs)
+    failed = {name for name, case in cases.items() if case.find("failure") is not None}
+    assert suite.get("tests") == "10" and suite.get("failures") == str(len(failed))
+    assert {"StateMachine", "ClaimsMachine", "InboxMachine", "PaymentsRouted", "PaymentsFiltered"} <= failed
     failure = cases["StateMachine"].find("failure")
     assert failure is not None and failure.get("type") == "AssertionError"
     assert "state.rule_withdraw(address=accounts[0], value=0)" in failure.text and "replay with: evmstate replay " in failure.text
