@@ -333,6 +333,7 @@ def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tup
             raise ConfigError(f"{where}: unknown {what} {name!r}.{_did_you_mean(name, allowed)}")
     return tuple(value)
 
+
 def _did_you_mean(name: str, choices: Any) -> str:
     close = difflib.get_close_matches(name, list(choices), n=1)
     return f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(sorted(choices))}."
