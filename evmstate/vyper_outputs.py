@@ -22,10 +22,11 @@ if __name__ == "__main__":  # a release's own folder goes before anything else o
 
 import vyper  # noqa: E402
 from vyper import ast as vy_ast  # noqa: E402
-from vyper.compiler import outputs_from_compiler_data  # noqa: E402
+from vyper.compiler import OUTPUT_FORMATS  # noqa: E402
 from vyper.compiler.input_bundle import FilesystemInputBundle  # noqa: E402
 from vyper.compiler.phases import CompilerData  # noqa: E402
 from vyper.compiler.settings import OptimizationLevel, Settings, anchor_settings  # noqa: E402
+from vyper.evm.opcodes import EVM_VERSIONS  # noqa: E402
 from vyper.exceptions import VyperException  # noqa: E402
 
 VERSION: str = vyper.__version__
@@ -33,7 +34,14 @@ OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map", "source_map_runt
 
 
 def own_settings(text: str, evm_version: str, optimize: str) -> Any:
-    """The project's settings, less those the source sets itself (# pragma optimize, # pragma evm-version): its own win, as with vyper's command line."""
+    """The project's settings, less those the source sets itself (# pragma optimize, # pragma evm-version): its own win, as with vyper's command line.
+
+    A release that does not know the project's evm_version (vyper 0.4.1 stops at cancun)
+    compiles for the newest one it knows.
+    """
+    known = list(EVM_VERSIONS)  # oldest first
+    if evm_version not in known and known:
+        evm_version = known[-1]  # an older release stops before the newest forks: its newest runs on them
     settings = Settings(evm_version=evm_version, optimize=OptimizationLevel.from_string(optimize))
     try:
         try:
@@ -63,33 +71,34 @@ def compiler_data(path: Path, search: list[str], evm_version: str, optimize: str
     return CompilerData(file_input, bundle, settings=settings), bundle, file_input
 
 
+def _compiler_inputs(data: Any, bundle: Any) -> list[tuple[int, str, str | None]]:
+    """(source id, resolved path, sha256 or None for a builtin interface) of every file a compile read, once vyper has resolved the imports."""
+    resolved = getattr(data, "resolved_imports", None)
+    if hasattr(resolved, "compiler_inputs"):  # vyper 0.4.2 and later
+        return [(i.source_id, str(i.resolved_path), None if i.from_builtin else i.sha256sum) for i in resolved.compiler_inputs]
+    # vyper 0.4.0 and 0.4.1 load builtins through a bundle of their own: this one holds the project's files
+    found = []
+    for resolved_path, source_id in dict(getattr(bundle, "_source_ids", {})).items():
+        found.append((source_id, str(resolved_path), hashlib.sha256(Path(resolved_path).read_bytes()).hexdigest()))
+    return found
+
+
 def inputs(data: Any, bundle: Any, file_input: Any) -> dict[str, str]:
     """Every file a compile read, resolved, with its sha256: the source first, then its imports (not vyper's builtins)."""
     found = {str(file_input.resolved_path): file_input.sha256sum}
     with contextlib.suppress(Exception):  # the imports are not resolved when the source does not parse
-        resolved = getattr(data, "resolved_imports", None)  # vyper 0.4.1 and later
-        if resolved is not None:
-            for item in resolved.compiler_inputs:
-                if not item.from_builtin:  # builtins come with the compiler, whose version is in the key
-                    found.setdefault(str(item.resolved_path), item.sha256sum)
-        else:  # vyper 0.4.0 loads builtins through a bundle of their own: this one holds the project's files
-            for resolved_path in getattr(bundle, "_source_ids", {}):
-                text = Path(resolved_path).read_bytes()
-                found.setdefault(str(resolved_path), hashlib.sha256(text).hexdigest())
+        for _, path, sha in _compiler_inputs(data, bundle):
+            if sha is not None:  # builtins come with the compiler, whose version is in the key
+                found.setdefault(path, sha)
     return found
 
 
 def _loaded_sources(data: Any, bundle: Any, file_input: Any, path: Path) -> dict[str, str]:
     """Every file vyper read for one compile (the contract and its imports), by source id."""
     found = {str(file_input.source_id): str(path)}
-    resolved = getattr(data, "resolved_imports", None)
-    if resolved is not None:
-        for item in resolved.compiler_inputs:
-            if item.source_id >= 0:  # builtin interfaces have no file
-                found.setdefault(str(item.source_id), str(item.resolved_path))
-    else:
-        for resolved_path, source_id in getattr(bundle, "_source_ids", {}).items():
-            found.setdefault(str(source_id), str(resolved_path))
+    for source_id, resolved_path, _ in _compiler_inputs(data, bundle):
+        if source_id >= 0:  # builtin interfaces have no file
+            found.setdefault(str(source_id), resolved_path)
     return found
 
 
@@ -177,7 +186,7 @@ def compile_source(request: dict[str, Any]) -> dict[str, Any]:
                 # Only the checks of a deployable contract failed (a module `uses:` state that
                 # nothing `initializes:`): it is a library module, meant to be imported.
                 return {**result, "error": error(e, path), "module_only": True}
-            out = outputs_from_compiler_data(data, list(OUTPUTS))
+            out = {name: OUTPUT_FORMATS[name](data) for name in OUTPUTS}
             getters = storage_getters(data.global_ctx)
     except Exception as e:
         return {**result, "error": error(e, path)}
