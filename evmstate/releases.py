@@ -138,8 +138,9 @@ def install_command(pin: Pin) -> str:
 
 
 def unsupported(source: Path, pin: Pin, version: str) -> CompileError:
+    chosen = "" if pin.exact == version else f" (pip installs vyper {version})"
     return CompileError(
-        f"{source}: pins vyper {pin.text} (vyper {version}); evmstate reads the compile outputs of vyper {OLDEST} and later only."
+        f"{source}: pins vyper {pin.text}{chosen}; evmstate reads the compile outputs of vyper {OLDEST} and later only."
         f" Pin a {OLDEST.major}.{OLDEST.minor}.x release or later (e.g. `# pragma version ~=0.4.0`).",
         path=str(source),
     )
@@ -160,16 +161,15 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
     root = releases_folder()
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(dir=root, prefix=".install-"))
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-input", "--disable-pip-version-check", "--target", str(work), pin.requirement]
+    command = [sys.executable, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--target", str(work), pin.requirement]
     try:
         done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         versions = [p.name.removeprefix("vyper-").removesuffix(".dist-info") for p in work.glob("vyper-*.dist-info")]
         if done.returncode != 0 or len(versions) != 1:
-            said = [line for line in (done.stderr + done.stdout).splitlines() if line.strip() and not line.startswith("WARNING: Location")]
             raise CompileError(
                 f"{source}: pins vyper {pin.text}, which is not installed (evmstate runs vyper {_installed()}), and pip could not"
-                f" install {pin.requirement} from the package index:\n  {chr(10).join(said[-3:]) or f'pip exited {done.returncode}'}\n"
-                f"  Install it where evmstate looks for it when the index can be reached:\n    {install_command(pin)}\n"
+                f" install {pin.requirement} from the package index:\n  {_pip_said(done.stderr + done.stdout, done.returncode)}\n"
+                f"  Install it where evmstate looks for it, once the index can be reached:\n    {install_command(pin)}\n"
                 f"  or set EVMSTATE_CACHE_DIR to a folder whose vyper/ subfolder holds such an install, or change the pragma"
                 f" to admit vyper {_installed()}.",
                 path=str(source),
@@ -184,6 +184,18 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return version, root / version
+
+
+def _pip_said(output: str, code: int) -> str:
+    """pip's errors, and why the index could not be reached when that is why."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    said = [line for line in lines if line.startswith("ERROR:")][-2:] or lines[-2:] or [f"pip exited {code}"]
+    unreachable = [m.group(1) for line in lines if (m := re.search(r"(Failed to establish a new connection: [^')\"]*|Name or service not known|Network is unreachable)", line))]
+    if unreachable:
+        said.append(f"(the index could not be reached: {unreachable[-1]})")
+    elif any("(from versions: none)" in line for line in said):
+        said.append("(the index listed no vyper release: it could not be reached, or it does not hold vyper)")
+    return "\n  ".join(said)
 
 
 def _installed() -> str:
