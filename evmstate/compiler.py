@@ -1,4 +1,8 @@
-"""The only module that imports vyper: resolves imports as vyper does, compiles, caches on disk."""
+"""Resolves imports as vyper does, chooses the vyper release each source compiles with, compiles, caches on disk.
+
+The compile itself is vyper_outputs': in this process with the installed vyper, or in a python of
+its own for a source pinned to another release (see releases).
+"""
 
 from __future__ import annotations
 
@@ -323,8 +327,8 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
     if source.pin is not None:
         source.rescan = True  # the pinned release says it when it compiles
         return source
-    result = vyper_outputs.compile_source(_request(source))
-    source.inputs = {Path(p): h for p, h in result["inputs"].items()}
+    result = vyper_outputs.resolve(_request(source))
+    source.inputs = {Path(p): h for p, h in result["inputs"].items()} or source.inputs
     if result["error"] is not None:
         source.error = _error(result["error"], hint if result["error"]["type"] == "ModuleNotFound" else "")
     return source

@@ -3,6 +3,7 @@ user's cache folder, installing one there with pip, and compiling with it in a p
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -132,9 +133,16 @@ def newest_cached(pin: Pin) -> tuple[str, Path] | None:
     return best, cached()[best]
 
 
+def _installer() -> list[str]:
+    """pip of this python; uv's pip where this python has none (a venv uv made)."""
+    if importlib.util.find_spec("pip") is None and shutil.which("uv"):
+        return [shutil.which("uv") or "uv", "pip", "install", "--python", sys.executable]
+    return [sys.executable, "-m", "pip", "install"]
+
+
 def install_command(pin: Pin) -> str:
     folder = releases_folder() / (pin.exact or "pinned")
-    return shlex.join([sys.executable, "-m", "pip", "install", "--target", str(folder), pin.requirement])
+    return shlex.join([*_installer(), "--target", str(folder), pin.requirement])
 
 
 def unsupported(source: Path, pin: Pin, version: str) -> CompileError:
@@ -161,7 +169,8 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
     root = releases_folder()
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(dir=root, prefix=".install-"))
-    command = [sys.executable, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--target", str(work), pin.requirement]
+    quiet = ["--no-input", "--disable-pip-version-check"] if _installer()[0] == sys.executable else []
+    command = [*_installer(), *quiet, "--target", str(work), pin.requirement]
     try:
         done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         versions = [p.name.removeprefix("vyper-").removesuffix(".dist-info") for p in work.glob("vyper-*.dist-info")]

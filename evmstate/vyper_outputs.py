@@ -71,6 +71,20 @@ def compiler_data(path: Path, search: list[str], evm_version: str, optimize: str
     return CompilerData(file_input, bundle, settings=settings), bundle, file_input
 
 
+def resolve(request: dict[str, Any]) -> dict[str, Any]:
+    """Only resolve a source's imports: {"inputs", "error"} (error None when they resolve)."""
+    path = Path(request["path"])
+    try:
+        data, bundle, file_input = compiler_data(path, request["search"], request["evm_version"], request["optimize"])
+        if hasattr(type(data), "resolved_imports"):  # vyper 0.4.1 and later resolve imports apart from the checks
+            _ = data.resolved_imports
+        else:
+            _ = data.annotated_vyper_module
+    except Exception as e:
+        return {"inputs": {}, "error": error(e, path)}
+    return {"inputs": inputs(data, bundle, file_input), "error": None}
+
+
 def _compiler_inputs(data: Any, bundle: Any) -> list[tuple[int, str, str | None]]:
     """(source id, resolved path, sha256 or None for a builtin interface) of every file a compile read, once vyper has resolved the imports."""
     resolved = getattr(data, "resolved_imports", None)
