@@ -22,6 +22,8 @@ from evmstate.config import Config, ProjectConfig
 from evmstate.errors import CompileError, TransactionReverted
 from evmstate.releases import pin_of
 
+from ..cli.helpers import invoke
+
 REPO = Path(__file__).resolve().parents[2]
 PINNED = "0.4.1"  # a release other than the installed one, and the one moccasin's course projects pin
 
@@ -160,6 +162,9 @@ def test_a_cached_release_is_not_installed_again(cache: Path, tmp_path: Path, mo
     assert sorted(second.cached) == ["Counter", "bounded"] and not second.compiled
     assert second.artifacts["Counter"] == first.artifacts["Counter"]
     assert sorted(p.name for p in (cache / "vyper").iterdir()) == before
+    monkeypatch.chdir(root)
+    code, out = invoke("compile")
+    assert code == 0 and f"add, cap, total  (vyper {PINNED}, as its pragma pins)" in out, out
 
     # a range the installed vyper does not satisfy takes the newest release in the cache that it admits
     (root / "contracts" / "Counter.vy").write_text(COUNTER.format(pin=">=0.4.0,<0.4.2"))
@@ -173,8 +178,6 @@ def test_a_cached_release_is_not_installed_again(cache: Path, tmp_path: Path, mo
 
 
 def test_offline_a_missing_release_is_an_error_that_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from tests.cli.helpers import invoke
-
     _unreachable_index(monkeypatch)
     monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(tmp_path / "cache"))
     root = _counter_project(tmp_path / "project", pin="0.4.2")
