@@ -167,8 +167,15 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
         except InvalidVersion:
             pass  # pip says what is wrong with it
     root = releases_folder()
-    root.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=root, prefix=".install-"))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(dir=root, prefix=".install-"))
+    except OSError as e:
+        raise CompileError(
+            f"{source}: pins vyper {pin.text}, which is not installed, and evmstate cannot install it into {root}: {e}."
+            " Set EVMSTATE_CACHE_DIR to a folder it may write to.",
+            path=str(source),
+        ) from None
     quiet = ["--no-input", "--disable-pip-version-check"] if _installer()[0] == sys.executable else []
     command = [*_installer(), *quiet, "--target", str(work), pin.requirement]
     try:

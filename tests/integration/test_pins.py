@@ -244,3 +244,13 @@ def test_two_processes_installing_one_release_at_once_keep_one_install(tmp_path:
             pytest.skip(f"the package index cannot be reached: {out}")
         assert out.strip() == "{'Counter': '0.4.0', 'bounded': '0.4.0'} {}", out + err
     assert sorted(p.name for p in (tmp_path / "cache" / "vyper").iterdir()) == ["0.4.0"]
+
+
+def test_a_cache_folder_that_cannot_be_written_is_an_error_that_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _unreachable_index(monkeypatch)
+    (tmp_path / "cache").write_text("a file, not a folder")
+    monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(tmp_path / "cache"))
+    root = _counter_project(tmp_path / "project", pin="0.4.2")
+    error = str(compile_project(root / "contracts", root / "build").errors["Counter"])
+    assert error.startswith(f"{root / 'contracts' / 'Counter.vy'}: pins vyper 0.4.2, which is not installed, and evmstate cannot install it into {tmp_path / 'cache' / 'vyper'}: "), error
+    assert error.endswith("Set EVMSTATE_CACHE_DIR to a folder it may write to."), error
