@@ -254,3 +254,45 @@ def test_a_cache_folder_that_cannot_be_written_is_an_error_that_says_so(tmp_path
     error = str(compile_project(root / "contracts", root / "build").errors["Counter"])
     assert error.startswith(f"{root / 'contracts' / 'Counter.vy'}: pins vyper 0.4.2, which is not installed, and evmstate cannot install it into {tmp_path / 'cache' / 'vyper'}: "), error
     assert error.endswith("Set EVMSTATE_CACHE_DIR to a folder it may write to."), error
+
+
+SNEK_TOKEN = """# pragma version {pin}
+from snekmate.auth import ownable
+from snekmate.tokens import erc20
+
+initializes: ownable
+initializes: erc20[ownable := ownable]
+exports: erc20.__interface__
+
+
+@deploy
+def __init__(supply: uint256):
+    ownable.__init__()
+    erc20.__init__("Token", "TKN", 18, "Token", "1")
+    erc20._mint(msg.sender, supply)
+"""
+
+
+def test_snekmate_modules_pinned_to_the_release_compile_with_it_as_with_the_installed_one(cache: Path, tmp_path: Path):
+    """snekmate 0.1.1 (its modules pin ~=0.4.1) in a moccasin lib/pypi folder: vyper 0.4.1 gives the ABI, layout and getters that the installed vyper gives."""
+    lib = tmp_path / "lib" / "pypi"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(lib), "snekmate==0.1.1"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    builds = {}
+    for pin in (PINNED, f"~={PINNED}"):  # the release, then the installed vyper (which ~=0.4.1 admits)
+        contracts = tmp_path / pin / "contracts"
+        contracts.mkdir(parents=True)
+        (contracts / "SnekToken.vy").write_text(SNEK_TOKEN.format(pin=pin))
+        builds[pin] = compile_project(contracts, contracts.parent / "build", search_paths=[lib])
+        assert not builds[pin].errors, builds[pin].errors
+    old, new = builds[PINNED].artifacts["SnekToken"], builds[f"~={PINNED}"].artifacts["SnekToken"]
+    assert (old.vyper, new.vyper) == (PINNED, VYPER_VERSION)
+    assert old.getters == new.getters and {"balanceOf", "totalSupply", "owner", "allowance"} <= set(old.getters)
+    assert old.layout == new.layout and old.abi == new.abi
+    imported = sorted(p for p in new.inputs if p.startswith(str(lib)))
+    assert sorted(p for p in old.inputs if p.startswith(str(lib))) == imported and len(imported) > 3
+    assert sorted(p for p in old.sources.values() if p.startswith(str(lib))) == imported
+    erc20 = next(i for i, p in old.sources.items() if p.endswith("snekmate/tokens/erc20.vy"))
+    assert erc20 in old.pc_source.values()  # code that comes from the module is placed in it
+    again = compile_project(tmp_path / PINNED / "contracts", tmp_path / PINNED / "build", search_paths=[lib])
+    assert again.cached == ["SnekToken"]  # the files 0.4.1 read are those the cache check finds
