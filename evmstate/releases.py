@@ -25,6 +25,7 @@ from .errors import CompileError
 
 OLDEST = Version("0.4.0")  # the oldest release whose compile outputs evmstate reads
 _SCRIPT = Path(__file__).with_name("vyper_outputs.py")
+_COMMENT_PIN = re.compile(r"^\s*(#\s*(pragma\s+version|@version)\s+(.*?))\s*$")
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,12 @@ def _version_comments(text: str) -> list[tuple[tuple[int, int], tuple[int, int],
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        tokens = []  # vyper's own parser will say what is wrong
+        # vyper's own parser will say what is wrong with the source; the pin is still read off a
+        # line that is a comment and nothing else, so that the release it names says it
+        for row, line in enumerate(text.splitlines(), 1):
+            if m := _COMMENT_PIN.match(line):
+                found.append(((row, m.start(1)), (row, len(line.rstrip())), m.group(3).strip()))
+        return found
     for tok in tokens:
         if tok.type != tokenize.COMMENT:
             continue

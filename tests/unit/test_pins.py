@@ -52,6 +52,12 @@ def test_no_pin_is_read_where_vyper_reads_none_or_refuses_it(text: str):
     assert pin_of(text) is None
 
 
+def test_a_source_python_cannot_tokenize_is_still_read_for_its_pin():
+    text = "# pragma version 0.4.1\nx: DynArray[uint256, 3\n"  # an unclosed bracket: vyper says so, as 0.4.1 does
+    assert pin_of(text).exact == "0.4.1"
+    assert releases.without_version_pragmas(text) == "#" + " " * 21 + "\nx: DynArray[uint256, 3\n"
+
+
 def test_a_trailing_comment_pins_too():
     assert pin_of("x: uint256  # pragma version 0.4.0\n").exact == "0.4.0"
 
