@@ -80,17 +80,14 @@ class CounterMachine:
 """
 
 
-def _unreachable_index(env: dict[str, str] | pytest.MonkeyPatch) -> None:
+def _unreachable_index(monkeypatch: pytest.MonkeyPatch) -> None:
     """pip pointed at a closed port, with no other index or wheel folder: as on a machine offline."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # free now and closed: nothing listens on it
     values = {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": f"http://127.0.0.1:{port}/simple", "PIP_FIND_LINKS": "", "PIP_EXTRA_INDEX_URL": "", "PIP_RETRIES": "1"}
     for key, value in values.items():
-        if isinstance(env, dict):
-            env[key] = value
-        else:
-            env.setenv(key, value)
+        monkeypatch.setenv(key, value)
 
 
 @pytest.fixture(scope="session")
@@ -103,7 +100,7 @@ def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
             version, folder = releases.install(pin_of(f"# pragma version {PINNED}\n"), Path("Pinned.vy"))
         except CompileError as e:
             if "the index could not be reached" in str(e) or "the index listed no vyper release" in str(e):
-                pytest.skip(f"the package index cannot be reached, so vyper {PINNED} cannot be installed: {e}")
+                pytest.skip(f"the package index cannot be reached (or holds no vyper), so vyper {PINNED} cannot be installed: {e}")
             raise
     assert (version, folder) == (PINNED, cache / "vyper" / PINNED)
     return cache
@@ -241,7 +238,7 @@ def test_two_processes_installing_one_release_at_once_keep_one_install(tmp_path:
     outputs = [w.communicate() for w in workers]
     for out, err in outputs:
         if "the index could not be reached" in out or "the index listed no vyper release" in out:
-            pytest.skip(f"the package index cannot be reached: {out}")
+            pytest.skip(f"the package index cannot be reached (or holds no vyper): {out}")
         assert out.strip() == "{'Counter': '0.4.0', 'bounded': '0.4.0'} {}", out + err
     assert sorted(p.name for p in (tmp_path / "cache" / "vyper").iterdir()) == ["0.4.0"]
 
