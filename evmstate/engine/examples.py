@@ -17,6 +17,7 @@ from hypothesis.database import ExampleDatabase
 
 from ..config import Config
 from ..errors import ConfigError
+from ..search.corpus import FolderStore
 
 _ATTEMPTS = 20  # a key folder removed under a writer is made again; this many times at most
 
@@ -233,3 +234,55 @@ class ShrunkExamples(ExampleDatabase):
                 self.inner.save(self.prefix + key, value)
         self._pending.clear()
 
+
+
+# -- the guidance corpus (search.corpus) -----------------------------------------------------
+
+CORPUS_PREFIX = b"evmstate-corpus:"
+CORPUS_EXPIRY = 30 * 86400  # seconds a machine's corpus stays on a Redis server after its last write
+
+
+class RedisCorpusStore:
+    """Corpora on a Redis server: a set per machine, under CORPUS_PREFIX; unused ones expire."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import redis
+        except ImportError:
+            raise ConfigError(f"[database] url = {url!r} needs the redis client: pip install \"evmstate[redis]\"") from None
+        self.url = url
+        self.client = redis.Redis.from_url(url)
+
+    def __repr__(self) -> str:
+        return f"RedisCorpusStore({self.url!r})"
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return sorted(self.client.smembers(CORPUS_PREFIX + key))
+
+    def save(self, key: bytes, value: bytes) -> None:
+        with self.client.pipeline() as pipe:
+            pipe.sadd(CORPUS_PREFIX + key, value)
+            pipe.expire(CORPUS_PREFIX + key, CORPUS_EXPIRY)
+            pipe.execute()
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.client.srem(CORPUS_PREFIX + key, value)
+
+    def set_aside(self, key: bytes, value: bytes) -> str:
+        aside = CORPUS_PREFIX + key + b"/unreadable"
+        self.client.smove(CORPUS_PREFIX + key, aside, value)
+        return f"{aside.decode('utf-8', 'replace')} on {self.url}"
+
+
+_corpus_stores: dict[tuple[int, str], RedisCorpusStore] = {}
+
+
+def corpus_store(config: Config) -> Any:
+    """Where machines' guidance corpora live: the Redis server of [database] url, else .evmstate/corpus."""
+    if not config.database.is_redis:
+        return FolderStore(config.state_dir / "corpus")
+    key = (os.getpid(), config.database.url)  # a client's connections must not cross into a forked child
+    with _redis_lock:
+        if key not in _corpus_stores:
+            _corpus_stores[key] = RedisCorpusStore(config.database.url)
+        return _corpus_stores[key]

@@ -25,6 +25,7 @@ from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
 from ..failures import Ref
 from ..machine import MachineSpec, RuleSpec
+from ..search.corpus import Corpus
 from .describe import describe_error, harness_limit, user_error
 from .events import (
     Event,
@@ -214,7 +215,8 @@ class MachineRun:
     fixture); otherwise __init__'s parameters are injected by name. With capture, what the
     machine prints is kept per run and shown only for the reported program (Failure.trace).
     stop(), when given, is asked before every run until one fails: once it says True, no more
-    runs start.
+    runs start. corpus, when given, holds the machine's saved guidance runs (search.corpus): its
+    search starts from them and adds the runs it keeps.
     """
 
     def __init__(
@@ -230,6 +232,7 @@ class MachineRun:
         *,
         capture: bool = True,
         stop: Callable[[], bool] | None = None,
+        corpus: Corpus | None = None,
     ) -> None:
         self.spec = spec
         self.project = project
@@ -241,7 +244,7 @@ class MachineRun:
         self.init_args = init_args
         self.capture = capture
         self.stop = stop
-        self.search = search_session(project, spec.settings, spec.name, seed, spec.init_params)
+        self.search = search_session(project, spec.settings, spec.name, seed, spec.init_params, corpus)
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {
