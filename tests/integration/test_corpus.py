@@ -1,5 +1,6 @@
 """The guidance corpus campaigns keep: carried from one invocation to the next, reproducible by
-seed, ignored once the sources change, shared by Dask workers through Redis.
+seed, ignored once the sources change, shared by Dask workers through Redis. (The storage
+itself: tests/unit/test_corpus.py.)
 
 An invocation here is one campaign shard (what a campaign's worker runs, scale.shards.run_shard)
 with a budget in runs, so that the outcome is the same every time. The machine
@@ -21,8 +22,8 @@ from evmstate import config as config_mod
 from evmstate.engine.events import MachineFinished
 from evmstate.engine.examples import corpus_store
 from evmstate.runner import Overrides
-from evmstate.scale.parallel import ProjectSource
-from evmstate.scale.shards import Shard, run_shard
+from evmstate.scale.parallel import ProjectSource, loaded_modules
+from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard, run_shard
 
 RUNGS = Path(__file__).parents[1] / "projects" / "rungs"
 KEY = "machines/rungs.py::RungsMachine"
@@ -125,3 +126,31 @@ def test_a_corpus_folder_that_cannot_be_written_leaves_the_search_as_it_was(rung
     result = invocation(rungs, SEED)
     assert result.status == "passed" and "the corpus could not be written (NotADirectoryError" in result.statistics["corpus"]
     assert (rungs / ".evmstate" / "corpus").read_text() == "not a folder"
+
+
+@pytest.mark.slow
+def test_two_dask_workers_share_one_corpus_through_redis(rungs: Path, redis_url: str):
+    from distributed import Client, LocalCluster
+
+    with (rungs / "evmstate.toml").open("a") as f:
+        f.write(f'\n[database]\nurl = "{redis_url}"\n')
+    cfg = config_mod.load(rungs)
+    bundle = ProjectBundle.of(cfg, ("machines/rungs.py",), None, loaded_modules())
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+        a, b = sorted(client.scheduler_info()["workers"])
+
+        def shard_on(worker: str, index: int) -> Any:
+            shard = Shard(KEY, index, 0, Overrides(max_examples=RUNS), None)
+            return client.submit(run_bundle_shard, bundle, shard, workers=[worker], pure=False).result(timeout=300)
+
+        first, second, third = shard_on(a, 0), shard_on(b, 1), shard_on(a, 2)
+    assert first.worker != second.worker and first.worker == third.worker
+    counts = [corpus_counts(r.result) for r in (first, second, third)]
+    assert counts[0]["loaded"] == 0 and counts[0]["added"] > 0
+    # each shard starts from what the shards before it kept, on whichever worker they ran
+    assert counts[1]["loaded"] == counts[0]["added"]
+    assert counts[2]["loaded"] == counts[0]["added"] + counts[1]["added"]
+    # all of it on the Redis server, none in the project's folder
+    saved = list(corpus_store(cfg).fetch(KEY.encode()))
+    assert len(saved) == sum(c["added"] for c in counts)
+    assert not (rungs / ".evmstate" / "corpus").exists()
