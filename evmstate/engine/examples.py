@@ -1,6 +1,7 @@
-"""Hypothesis's example database as evmstate opens it: a folder safe for many writers, or Redis.
+"""Hypothesis's example database as evmstate opens it: a folder safe for many writers, or Redis;
+and where the guidance corpus (search.corpus) lives beside it.
 
-The only module that imports redis (through hypothesis.extra.redis).
+The only module that imports redis (through hypothesis.extra.redis, and for the corpus).
 """
 
 from __future__ import annotations
