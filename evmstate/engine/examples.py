@@ -18,7 +18,6 @@ from hypothesis.database import ExampleDatabase
 
 from ..config import Config
 from ..errors import ConfigError
-from ..search.corpus import FolderStore
 
 _ATTEMPTS = 20  # a key folder removed under a writer is made again; this many times at most
 
@@ -237,42 +236,39 @@ class ShrunkExamples(ExampleDatabase):
 
 
 
-# -- the guidance corpus (search.corpus) -----------------------------------------------------
-
-CORPUS_PREFIX = b"evmstate-corpus:"
-CORPUS_EXPIRY = 30 * 86400  # seconds a machine's corpus stays on a Redis server after its last write
+# -- the guidance corpus (search.corpus) ------------------------------------------------------
 
 
 class RedisCorpusStore:
-    """Corpora on a Redis server: a set per machine, under CORPUS_PREFIX; unused ones expire."""
+    """Corpora on a Redis server: a set per machine under prefix, dropped expiry seconds after its last write."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, prefix: bytes, expiry: int, aside: bytes) -> None:
         try:
             import redis
         except ImportError:
             raise ConfigError(f"[database] url = {url!r} needs the redis client: pip install \"evmstate[redis]\"") from None
-        self.url = url
+        self.url, self.prefix, self.expiry, self.aside = url, prefix, expiry, aside
         self.client = redis.Redis.from_url(url)
 
     def __repr__(self) -> str:
         return f"RedisCorpusStore({self.url!r})"
 
     def fetch(self, key: bytes) -> Iterable[bytes]:
-        return sorted(self.client.smembers(CORPUS_PREFIX + key))
+        return sorted(self.client.smembers(self.prefix + key))
 
     def save(self, key: bytes, value: bytes) -> None:
         with self.client.pipeline() as pipe:
-            pipe.sadd(CORPUS_PREFIX + key, value)
-            pipe.expire(CORPUS_PREFIX + key, CORPUS_EXPIRY)
+            pipe.sadd(self.prefix + key, value)
+            pipe.expire(self.prefix + key, self.expiry)
             pipe.execute()
 
     def delete(self, key: bytes, value: bytes) -> None:
-        self.client.srem(CORPUS_PREFIX + key, value)
+        self.client.srem(self.prefix + key, value)
 
     def set_aside(self, key: bytes, value: bytes) -> str:
-        aside = CORPUS_PREFIX + key + b"/unreadable"
-        self.client.smove(CORPUS_PREFIX + key, aside, value)
-        return f"{aside.decode('utf-8', 'replace')} on {self.url}"
+        aside = self.prefix + key + self.aside
+        self.client.smove(self.prefix + key, aside, value)
+        return f"{aside.decode()} on {self.url}"
 
 
 _corpus_stores: dict[tuple[int, str], RedisCorpusStore] = {}
@@ -280,10 +276,14 @@ _corpus_stores: dict[tuple[int, str], RedisCorpusStore] = {}
 
 def corpus_store(config: Config) -> Any:
     """Where machines' guidance corpora live: the Redis server of [database] url, else .evmstate/corpus."""
+    # imported here: only campaigns keep a corpus, and Hypothesis draws some values from the
+    # constants of every local module loaded, so a run that loads no more draws as before
+    from ..search import corpus
+
     if not config.database.is_redis:
-        return FolderStore(config.state_dir / "corpus")
+        return corpus.FolderStore(config.state_dir / corpus.FOLDER)
     key = (os.getpid(), config.database.url)  # a client's connections must not cross into a forked child
     with _redis_lock:
         if key not in _corpus_stores:
-            _corpus_stores[key] = RedisCorpusStore(config.database.url)
+            _corpus_stores[key] = RedisCorpusStore(config.database.url, corpus.REDIS_PREFIX, corpus.REDIS_EXPIRY, corpus.REDIS_ASIDE)
         return _corpus_stores[key]

@@ -14,7 +14,6 @@ from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from ..machine import collect
-from ..search.corpus import Corpus
 from .events import Event, LoadFailed, MachineFinished
 from .examples import ShrunkExamples, corpus_store, open_database
 from .machines import run_machine
@@ -112,7 +111,11 @@ def run_item(
     started = time.perf_counter()
     try:
         if spec is not None:
-            saved = Corpus.of(corpus_store(config), project, where) if corpus else None
+            saved = None
+            if corpus:
+                from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
+
+                saved = Corpus.of(corpus_store(config), project, where)
             result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop, corpus=saved)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)

@@ -6,14 +6,16 @@ import contextlib
 import dataclasses
 import io
 import sys
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..contracts.project import Project
-from ..search.corpus import Corpus
 from ..search.session import Search, SearchOptions, collector_of
 from .events import Event, Failure, RuleStats
 from .program import Step
 from .trace import Trace
+
+if TYPE_CHECKING:
+    from ..search.corpus import Corpus
 
 
 class RunState:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import hypothesis
 from hypothesis import given, reporting
@@ -25,7 +25,6 @@ from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
 from ..failures import Ref
 from ..machine import MachineSpec, RuleSpec
-from ..search.corpus import Corpus
 from .describe import describe_error, harness_limit, user_error
 from .events import (
     Event,
@@ -65,6 +64,9 @@ from .program import (
 from .rejections import of_machine
 from .shrink import remove_steps
 from .trace import Trace, trace_machine
+
+if TYPE_CHECKING:
+    from ..search.corpus import Corpus
 
 
 def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, init_args: tuple[Any, ...] | None = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:

@@ -14,9 +14,10 @@ its id, path::name), a set of values, each one kept run: a header line with the 
 number, then the run compressed (JSON: the choices, where its steps that reached new code
 are, the coverage it reached, and the fingerprint of what it ran on).
 
-What makes a saved run stale: its fingerprint covers the format number, evmstate's and
-Hypothesis's versions, the machine's id and module file, every contract's deploy and runtime
-code, and the [accounts], [chain] and [fuzz] settings. A run saved under another fingerprint
+What makes a saved run stale: its fingerprint covers the format number, evmstate's version and
+the code of its modules that decide what a run draws, Hypothesis's version, the machine's id and
+module file, every contract's deploy and runtime code, and the [accounts], [chain] and [fuzz]
+settings. A run saved under another fingerprint
 is never loaded and is removed from the store (a choice sequence replayed on changed code would
 be harmless, since guidance draws afresh where a replayed choice no longer fits, but the
 coverage saved with it would be wrong). A value that cannot be read is set aside (renamed in a
@@ -27,7 +28,9 @@ go first, then the oldest), MAX_BYTES per run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -51,6 +54,10 @@ FORMAT = 1  # bumped whenever what a saved run means changes (how draws are made
 MAGIC = b"evmstate-corpus"
 MAX_ENTRIES = 256  # kept runs per machine
 MAX_BYTES = 1 << 20  # one saved run, compressed
+FOLDER = "corpus"  # under .evmstate/
+REDIS_PREFIX = b"evmstate-corpus:"  # on a Redis server: this, then the machine's id
+REDIS_ASIDE = b"/unreadable"  # ...and this after it, for the values set aside
+REDIS_EXPIRY = 30 * 86400  # seconds a machine's corpus stays on a Redis server after its last write
 
 Feature = tuple[str, bool, int]  # (contract, deploy code?, hit) of coverage.Identity and its hits
 
@@ -90,11 +97,27 @@ class Saved:
 # -- fingerprint -----------------------------------------------------------------------------
 
 
+# the modules whose code decides which choices a run draws: evmstate's version alone does not
+# change between two checkouts of it
+DRAWING = ("evmstate.engine.program", "evmstate.engine.machines", "evmstate.strategies", "evmstate.search.dictionary", "evmstate.search.guidance")
+
+
+@functools.lru_cache(maxsize=1)
+def evmstate_code() -> str:
+    """evmstate's version and a hash of the code of the DRAWING modules."""
+    h = hashlib.sha256(version("evmstate").encode())
+    for name in DRAWING:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        h.update(name.encode() + (Path(origin).read_bytes() if origin and os.path.isfile(origin) else b"-"))
+    return h.hexdigest()
+
+
 def fingerprint(project: "Project", machine_id: str, module: Path | None) -> str:
     """What a saved run depends on (see the module's docstring): runs saved under another are stale."""
     h = hashlib.sha256()
     config = project.config
-    parts = [str(FORMAT), version("evmstate"), hypothesis.__version__, machine_id, repr(config.accounts), repr(config.chain), repr(config.fuzz)]
+    parts = [str(FORMAT), evmstate_code(), hypothesis.__version__, machine_id, repr(config.accounts), repr(config.chain), repr(config.fuzz)]
     for part in parts:
         h.update(part.encode() + b"\0")
     h.update(hashlib.sha256(module.read_bytes()).digest() if module is not None and module.is_file() else b"-")
@@ -295,8 +318,8 @@ class Corpus:
             return
         self.published += 1
 
-    def statistics(self) -> str:
-        """One line for the machine's statistics."""
+    def statistics(self) -> dict[str, str]:
+        """The machine's statistics line about its corpus."""
         text = f"{self.loaded} kept runs loaded, {self.published} added"
         if self.stale:
             text += f", {self.stale} stale removed"
@@ -306,7 +329,7 @@ class Corpus:
             text += f", {len(self.set_aside)} unreadable set aside ({', '.join(self.set_aside)})"
         if self.error is not None:
             text += f"; the corpus {self.error}"
-        return text
+        return {"corpus": text}
 
 
 class FolderStore:

@@ -22,11 +22,11 @@ from ..errors import ConfigError, MachineDefinitionError
 
 from hypothesis import settings as Settings
 
-from .corpus import Corpus
 from .guidance import Guide, register, unregister
 
 if TYPE_CHECKING:
     from ..contracts.project import Project
+    from .corpus import Corpus
 
 # keys a machine's `settings` may hold besides Hypothesis's
 SEARCH_KEYS = ("dictionary_weight", "guidance")
@@ -224,7 +224,7 @@ class Search:
             if hits + misses:
                 stats["call cache"] = f"{hits} of {hits + misses} view calls answered from the cache"
         if self.corpus is not None:
-            stats["corpus"] = self.corpus.statistics()
+            stats.update(self.corpus.statistics())
         if self.dictionary.on:
             stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, {len(self.dictionary.fixed)} fixed values"
         return stats

@@ -89,7 +89,7 @@ def test_other_formats_and_fingerprints_are_stale_and_removed(tmp_path: Path):
     (loaded,) = corpus.load()
     assert loaded.entry == entry
     assert corpus.stale == 2 and list(store.fetch(KEY.encode())) == [mine], "stale runs are removed"
-    assert corpus.statistics() == "1 kept runs loaded, 0 added, 2 stale removed"
+    assert corpus.statistics() == {"corpus": "1 kept runs loaded, 0 added, 2 stale removed"}
 
 
 def test_an_unreadable_value_is_set_aside_with_its_bytes_and_the_rest_loads(tmp_path: Path):
@@ -105,7 +105,7 @@ def test_an_unreadable_value_is_set_aside_with_its_bytes_and_the_rest_loads(tmp_
     assert (folder / "garbage.run.unreadable").read_bytes() == b"\x00not a corpus entry"
     assert (folder / "damaged.run.unreadable").read_bytes() == damaged
     assert sorted(Path(p).name for p in corpus.set_aside) == ["damaged.run.unreadable", "garbage.run.unreadable"]
-    assert "2 unreadable set aside" in corpus.statistics()
+    assert "2 unreadable set aside" in corpus.statistics()["corpus"]
     # set aside, they are not read again
     again = Corpus(store, KEY, "fp")
     assert len(again.load()) == 1 and again.set_aside == []
@@ -117,7 +117,7 @@ def test_a_store_that_cannot_be_used_leaves_the_search_without_it_and_touches_no
     corpus = Corpus(FolderStore(blocker), KEY, "fp")
     assert corpus.load() == []
     corpus.publish(Entry([("boolean", {"p": 0.5}, True)], 0, [(0, 1)]), [])
-    assert corpus.published == 0 and "could not be written (NotADirectoryError" in corpus.statistics()
+    assert corpus.published == 0 and "could not be written (NotADirectoryError" in corpus.statistics()["corpus"]
     assert blocker.read_text() == "a file where the corpus folder would be"
 
 
