@@ -17,11 +17,11 @@ are, the coverage it reached, and the fingerprint of what it ran on).
 What makes a saved run stale: its fingerprint covers the format number, evmstate's version and
 the code of its modules that decide what a run draws, Hypothesis's version, the machine's id and
 module file, every contract's deploy and runtime code, and the [accounts], [chain] and [fuzz]
-settings. A run saved under another fingerprint
-is never loaded and is removed from the store (a choice sequence replayed on changed code would
-be harmless, since guidance draws afresh where a replayed choice no longer fits, but the
-coverage saved with it would be wrong). A value that cannot be read is set aside (renamed in a
-folder, moved to the machine's key plus "/unreadable" on Redis), never loaded, never lost.
+settings. A run saved under another fingerprint is never loaded and is removed from the store
+(a choice sequence replayed on changed code would be harmless, since guidance draws afresh where
+a replayed choice no longer fits, but the coverage saved with it would be wrong). A value that
+cannot be read is set aside (renamed in a folder, moved to the machine's key plus "/unreadable"
+on Redis), never loaded, never lost.
 Size: at most MAX_ENTRIES runs per machine after each load (runs whose coverage others cover
 go first, then the oldest), MAX_BYTES per run.
 """
