@@ -57,10 +57,9 @@ class Receipt:
         if self.function is None:
             raise ReceiptUsedAsValue(f"{how}: a transfer returns a Receipt, not a value (gas_used, events and sender are on it)")
         raise ReceiptUsedAsValue(
-            f"{how}: {call} is not a view function, so calling it sends a transaction and returns a Receipt, "
-            f"not the value it returned (titanoboa returns the value; evmstate, as Brownie, the receipt). "
-            f"Write {call}(...).return_value for the value {self.return_value!r}, "
-            f"or {call}.call(...) to run it without a transaction."
+            f"{how}: {call} is not a view function: calling it sends a transaction and returns a Receipt "
+            f"(as Brownie does; titanoboa returns the value). Write {call}(...).return_value for the value it returned "
+            f"({self.return_value!r} here), or {call}.call(...) to run it without a transaction."
         )
 
     def __int__(self) -> int:
