@@ -158,7 +158,8 @@ def _file_name(config: Config) -> str:
 
 
 def contracts_behind(names: Iterable[str], project: Project) -> list[str]:
-    """The contracts named among names, and those the deployments named there ask for, directly or not."""
+    """The contracts named among names, and those the deployments named there ask for, directly or not
+    (those that do not compile too)."""
     try:
         functions = load_deployments(project.config).functions
     except OSError:
@@ -171,7 +172,7 @@ def contracts_behind(names: Iterable[str], project: Project) -> list[str]:
         if name in seen:
             continue
         seen.add(name)
-        if name in project.artifacts:
+        if name in project.artifacts or name in project.build.errors:
             found.append(name)
         elif name in functions:
             todo.extend(inspect.signature(functions[name]).parameters)

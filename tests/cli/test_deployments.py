@@ -228,3 +228,12 @@ def test_a_receipt_used_as_the_value_says_to_read_return_value(here: Path):
     ) in out
     assert "PortedMachine.rule_increment raised ReceiptUsedAsValue: " in out
     assert 'File "machines/ported.py", line 9, in rule_increment' in out
+
+
+def test_a_contract_that_does_not_compile_is_counted_against_the_machines_whose_deployments_need_it(here: Path):
+    write(here, {"machines/m.py": MACHINE, "contracts/a/token.vy": "this is not vyper\n"})
+    code, out = invoke("run", "--max-examples", "2", "--steps", "2")
+    assert code == 2, out
+    assert "contract 'a_token' does not compile; needed by CounterMachine (they end as errors, the others run)" in out
+    assert "deployments.py::tokens: cannot provide parameter 'a_token': contract 'a_token' does not compile" in out
+
