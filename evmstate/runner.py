@@ -17,7 +17,6 @@ from .config import Config
 from .contracts.project import Project
 from .engine import discovery, examples, replay  # noqa: F401
 from .engine import shrink as minimize  # noqa: F401
-from .engine.deployments import deployments_file_error
 from .engine.describe import shown_path
 from .engine.events import (
     CompileFinished,
@@ -66,9 +65,6 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
     found = discovery.discover(config, options.paths, options.keyword)
-    broken = deployments_file_error(config)  # imported now, as the machine modules are
-    if broken is not None:
-        found.errors.append(LoadFailed(*broken))
     summary.load_errors.extend(found.errors)
     for err in found.errors:
         emit(err)

@@ -12,6 +12,7 @@ from typing import Any
 from ..config import Config
 from ..errors import UsageError
 from ..machine import has_rules, is_machine
+from .deployments import deployments_file_error
 from .modules import import_error, load_module
 from .events import LoadFailed
 
@@ -72,6 +73,9 @@ def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = 
     per_file: list[tuple[str, str | None, list[Item]]] = []
     files = _files(config, paths)
     _load_the_rest(config, {p.resolve() for p, _ in files})
+    broken = deployments_file_error(config)  # imported now, as the machine modules are
+    if broken is not None:
+        errors.append(LoadFailed(*broken))
     for path, selector in files:
         shown = _relative(path, config.root)
         shown_files.append(shown)
