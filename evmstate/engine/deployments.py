@@ -128,7 +128,7 @@ class Resolver:
         hint = f" Did you mean {close[0]!r}?" if close else ""
         if self.deployments.error is not None:
             hint += f"\n{self.deployments.shown} defines the deployments, but it cannot be imported:\n{self.deployments.error}"
-        elif self.deployments.path is None:
+        elif self.deployments.path is None and not close:
             hint += f" A deployment is a function of {_file_name(self.project.config)} that returns what it deployed."
         return f"{where}: cannot provide parameter {name!r}. Available: {', '.join(self.known())}.{hint}"
 

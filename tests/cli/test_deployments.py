@@ -201,7 +201,10 @@ def test_the_deployments_file_is_a_setting(here: Path):
     assert "examples 3/3" in out, out
     (here / "evmstate.toml").unlink()
     code, out = invoke("run", "--max-examples", "3", "--steps", "1")
-    assert code == 2 and "A deployment is a function of deployments.py that returns what it deployed." in out, out
+    assert code == 2 and "CounterMachine.__init__: cannot provide parameter 'counter'." in out and "Did you mean 'Counter'?" in out, out
+    write(here, {"machines/m.py": MACHINE.replace("(cls, counter, other, tokens)", "(cls, weth)")})
+    code, out = invoke("run", "--max-examples", "3", "--steps", "1")
+    assert code == 2 and "cannot provide parameter 'weth'. Available: accounts, chain, Counter, a_token, b_token. A deployment is a function of deployments.py that returns what it deployed." in out, out
 
 
 RECEIPT_MACHINE = """\
