@@ -39,6 +39,17 @@ def sources(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".evmstate" not in p.parts}
 
 
+def run_project(name: str, tmp_path: Path, lib: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, bytes], str]:
+    """Copy the project, run evmstate in it (which finds a bug: exit 1), and return (root, its files before, the output)."""
+    root = project(name, tmp_path, lib)
+    before = sources(root)
+    monkeypatch.chdir(root)
+    code, out = invoke("run", "--seed", "1", "--backend", BACKEND)
+    assert code == 1, out
+    assert out.splitlines()[0] == "settings: moccasin.toml (contracts in src/)"
+    return root, before, out
+
+
 @pytest.fixture()
 def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NO_COLOR", "1")
@@ -48,12 +59,7 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.slow
 def test_the_erc20_project_runs_as_it_is_and_its_three_bugs_are_found(here: Path, monkeypatch: pytest.MonkeyPatch):
-    root = project("moccasin_erc20", here, "github/pcaversaccio/snekmate/src")
-    before = sources(root)
-    monkeypatch.chdir(root)
-    code, out = invoke("run", "--seed", "1", "--backend", BACKEND)
-    assert code == 1, out
-    assert out.splitlines()[0] == "settings: moccasin.toml (contracts in src/)"
+    root, before, out = run_project("moccasin_erc20", here, "github/pcaversaccio/snekmate/src", monkeypatch)
     # the supply machine: super_mint credits a balance without minting
     assert "✗ [1/3] machines/supply.py::SupplyMachine" in out
     assert "Falsifying example (1 step):\nstate = SupplyMachine()\nstate.super_mint(minter=accounts[0])\n" in out
@@ -75,12 +81,7 @@ def test_the_erc20_project_runs_as_it_is_and_its_three_bugs_are_found(here: Path
 
 @pytest.mark.slow
 def test_the_stablecoin_project_runs_as_it_is_and_the_price_crash_is_found_in_three_steps(here: Path, monkeypatch: pytest.MonkeyPatch):
-    root = project("moccasin_stablecoin", here, "pypi")
-    before = sources(root)
-    monkeypatch.chdir(root)
-    code, out = invoke("run", "--seed", "1", "--backend", BACKEND)
-    assert code == 1, out
-    assert out.splitlines()[0] == "settings: moccasin.toml (contracts in src/)"
+    root, before, out = run_project("moccasin_stablecoin", here, "pypi", monkeypatch)
     assert "Invariant StablecoinMachine.protocol_must_have_more_value_than_total_supply failed: AssertionError:" in out
     program = out.split("Falsifying example (3 steps):\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert program[0] == "state = StablecoinMachine()"
