@@ -262,10 +262,7 @@ class _Source:
     pin: Pin | None = None  # a version pin the installed vyper does not satisfy
     release: str = VYPER_VERSION  # the vyper release it compiles with; "" while a pin waits for an install
     rescan: bool = False  # its imports are not known yet: the pinned release will say what they are
-
-    @property
-    def name(self) -> str:
-        return self.path.stem
+    name: str = ""  # its container's name: the file stem, or its module path when stems collide (see _name_sources)
 
 
 # (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
@@ -314,7 +311,7 @@ def _request(s: _Source) -> dict[str, Any]:
 
 def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
     text = path.read_bytes()
-    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, evm_version, optimize)
+    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, evm_version, optimize, name=path.stem)
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
     if pin is not None and not pin.admits(VYPER_VERSION):
         found = releases.newest_cached(pin)
@@ -382,6 +379,7 @@ def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimiz
     sources = []
     for p in find_sources(contracts_dir):
         sources.append(_resolve(p, search, evm_version, optimize, hint))
+    _name_sources(sources, contracts_dir)
     by_path = {s.path.resolve(): s for s in sources}
     importers: dict[Path, list[str]] = {}
     for s in sources:
@@ -397,6 +395,31 @@ def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimiz
     return plan
 
 
+def module_path(path: Path, contracts_dir: Path) -> str:
+    """A source's module path under the contracts folder, as imports write it with slashes: "a/token"."""
+    try:
+        return path.resolve().relative_to(contracts_dir.resolve()).with_suffix("").as_posix()
+    except ValueError:
+        return path.stem
+
+
+def _name_sources(sources: list[_Source], contracts_dir: Path) -> None:
+    """Name each source after its file stem, or after its module path where stems collide.
+
+    a/token.vy and b/token.vy are a_token and b_token (an identifier, so that a machine can ask
+    for it by parameter name); a token.vy beside them stays token. A name left shared (a_token.vy
+    beside a/token.vy) is an error of that name when the project is built.
+    """
+    stems: dict[str, int] = {}
+    for s in sources:
+        stems[s.path.stem] = stems.get(s.path.stem, 0) + 1
+    for s in sources:
+        if stems[s.path.stem] > 1:
+            s.name = re.sub(r"\W", "_", module_path(s.path, contracts_dir).replace("/", "_"))
+        else:
+            s.name = s.path.stem
+
+
 def _read_cache(path: Path, s: _Source) -> tuple[Artifact | None, CompileError | None, bool] | None:
     if not path.is_file():
         return None
@@ -405,7 +428,9 @@ def _read_cache(path: Path, s: _Source) -> tuple[Artifact | None, CompileError |
         if d["format"] != CACHE_FORMAT or d["path"] != str(s.path):
             return None
         if d["artifact"] is not None:
-            outcome: tuple[Artifact | None, CompileError | None, bool] = (Artifact.from_dict(d["artifact"]), None, False)
+            # named as the project names it now: a source added beside it may have changed its name
+            artifact = dataclasses.replace(Artifact.from_dict(d["artifact"]), name=s.name)
+            outcome: tuple[Artifact | None, CompileError | None, bool] = (artifact, None, False)
         else:
             e = d["error"]
             outcome = (None, CompileError(e["message"], path=e["path"], lineno=e["lineno"]), bool(d["module_only"]))
@@ -583,7 +608,11 @@ def compile_project(
         build.sources[name] = found[0][0].path
         if len(found) > 1:
             paths = " and ".join(str(s.path) for s, _, _ in found)
-            build.errors[name] = CompileError(f"two contracts are named {name!r}: {paths}. Contracts are named after their file stem; rename one of them.", path=str(found[0][0].path))
+            message = (
+                f"two contracts are named {name!r}: {paths}. Contracts are named after their file stem, or after their "
+                "module path where stems collide (a/token.vy is a_token); rename one of them."
+            )
+            build.errors[name] = CompileError(message, path=str(found[0][0].path))
         elif found[0][1] is not None:
             build.artifacts[name] = found[0][1]  # type: ignore[assignment]
         else:

@@ -37,6 +37,8 @@ HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 class ProjectConfig:
     contracts: str = "contracts"
     machines: str = "machines"
+    # the file whose functions are the project's deployments, injected by name (see docs/machines.md)
+    deployments: str = "deployments.py"
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,10 @@ class Config:
         else:
             lines.append(f"  Put the contracts in {where}, or set contracts = \"{target}\" under [project] in {shown(self.path) if self.path else CONFIG_NAME}.")
         raise ConfigError("\n".join(lines))
+
+    @property
+    def deployments_file(self) -> Path:
+        return self.root / self.project.deployments
 
     @property
     def machines_dir(self) -> Path:

@@ -49,6 +49,14 @@ class CallUsageError(UsageError, ContractError):
     """
 
 
+class ReceiptUsedAsValue(CallUsageError, TypeError):
+    """Raised when a Receipt is used as the value its function returned (int(), arithmetic, a comparison, a test of truth).
+
+    A function that is not view or pure sends a transaction and returns a Receipt (Brownie's
+    way), where titanoboa returns the value: the message says to read .return_value.
+    """
+
+
 class NoSuchFunction(CallUsageError, AttributeError):
     """Raised when a contract has no function of the name asked for (also an AttributeError, for hasattr())."""
 

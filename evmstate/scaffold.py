@@ -17,6 +17,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 [project]
 # contracts = "contracts"     # folder of .vy sources
 # machines = "machines"       # folder of state machines and property tests
+# deployments = "deployments.py"  # functions deploying what machines ask for by name
 
 [compiler]
 # evm_version = "prague"      # london, paris, shanghai, cancun or prague

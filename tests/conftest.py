@@ -17,6 +17,8 @@ REPO = HERE.parent
 SHARED = REPO.parent / "shared"
 
 pytest_plugins = ["pytester"]
+# projects the tests run evmstate on; the moccasin ones hold titanoboa tests of their own
+collect_ignore = ["projects"]
 
 settings.register_profile(
     "engine",

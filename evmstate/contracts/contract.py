@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from ..compiler import Artifact
 
 TX_OPTIONS = ("from", "value", "gas")
-_KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas"}
+# a deployment may also name itself: traces, events and reports call it by its label
+DEPLOY_OPTIONS = (*TX_OPTIONS, "label")
+_KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas", "label": "label"}
 
 
 # -- public getters read from storage ----------------------------------------
@@ -113,16 +115,19 @@ def _did_you_mean(names: Sequence[str], known: Sequence[str] | dict[str, Any]) -
     return ""
 
 
-def _split_options(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_inputs_choices: Sequence[int]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def _split_options(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_inputs_choices: Sequence[int], allowed: Sequence[str] = TX_OPTIONS
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     options: dict[str, Any] = {}
-    if args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices and set(args[-1]) <= set(TX_OPTIONS):
+    if args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices and set(args[-1]) <= set(allowed):
         options = dict(args[-1])
         args = args[:-1]
     elif args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices:
-        unknown = sorted(set(args[-1]) - set(TX_OPTIONS))
-        raise CallUsageError(f"{name}: unknown transaction option(s) {', '.join(map(repr, unknown))}{_did_you_mean(unknown, TX_OPTIONS)}; use 'from', 'value' and 'gas'")
+        unknown = sorted(set(args[-1]) - set(allowed))
+        usable = ", ".join(repr(o) for o in allowed[:-1]) + f" and {allowed[-1]!r}"
+        raise CallUsageError(f"{name}: unknown transaction option(s) {', '.join(map(repr, unknown))}{_did_you_mean(unknown, allowed)}; use {usable}")
     for key, value in kwargs.items():
-        if key not in _KW_OPTIONS:
+        if key not in _KW_OPTIONS or _KW_OPTIONS[key] not in allowed:
             raise CallUsageError(
                 f"{name}: unexpected keyword {key!r}{_did_you_mean([key], _KW_OPTIONS)}; pass arguments by position and options as sender=, value=, gas= (or a trailing {{'from': ..., 'value': ...}} dict)"
             )
@@ -234,6 +239,15 @@ class ContractFunction:
         return f"<{self.mutability} {self.contract._name}.{sigs}>"
 
 
+def _label(label: Any, where: str) -> str | None:
+    """A deployment's label, checked: a name traces can show."""
+    if label is None:
+        return None
+    if not isinstance(label, str) or not label.strip() or any(c.isspace() for c in label):
+        raise CallUsageError(f"{where}: label must be a name without spaces, such as \"weth\"; got {label!r}")
+    return label
+
+
 def _gas(options: dict[str, Any]) -> int | None:
     gas = options.get("gas")
     if gas is None:
@@ -264,7 +278,7 @@ class Contract(_AtAddress):
 
     def __init__(self, project: ProjectLike, name: str, raw_address: bytes, artifact: "Artifact") -> None:
         self._project = project
-        self._name = name
+        self._name = name  # the deployment's label, else the contract's name
         self._artifact = artifact
         self.raw_address = raw_address
         self.address = checksum(raw_address)
@@ -315,6 +329,15 @@ class Contract(_AtAddress):
 
 
 
+def label_deployment(contract: Contract, label: str) -> Contract:
+    """Name a contract after the deployment that made it, unless it was deployed with a label of its own."""
+    project = contract._project
+    if project.name_at(contract.raw_address) == contract._artifact.name:
+        project.register(contract.raw_address, contract._artifact, label)
+        contract._name = label
+    return contract
+
+
 _NO_CODE = object()
 ERC5202_PREAMBLE = b"\xfe\x71\x00"  # ERC-5202: not executable, version 0, no data section
 
@@ -354,7 +377,8 @@ class ContractContainer:
     def deploy(self, *args: Any, **kwargs: Any) -> Contract:
         """Deploy a new instance and return it; raises TransactionReverted if the constructor reverts."""
         label = f"{self._name}.deploy"
-        args, options = _split_options(label, args, kwargs, [len(self._ctor_types)])
+        args, options = _split_options(label, args, kwargs, [len(self._ctor_types)], DEPLOY_OPTIONS)
+        name = _label(options.get("label"), label)
         if len(args) != len(self._ctor_types):
             raise CallUsageError(f"{label} takes {len(self._ctor_types)} arguments ({self._ctor_desc}), got {len(args)}")
         data = self._artifact.bytecode + (encode_values(self._ctor_types, args, label) if self._ctor_types else b"")
@@ -366,7 +390,7 @@ class ContractContainer:
         try:
             if not result.success:
                 raise_on_failure(result, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
-            contract = self.at(result.contract_address)
+            contract = self.at(result.contract_address, label=name)
         except Exception as exc:
             if calls.listeners:
                 calls.notify(calls.CallRecord(self._name, "deploy", args, "deploy", sender, value, result, error=exc))
@@ -415,11 +439,12 @@ class ContractContainer:
         sender = options.get("from") or self._project.accounts[0]
         return self._project.accounts.sender(sender)
 
-    def at(self, address: object) -> Contract:
-        """This contract's interface bound to an existing address."""
+    def at(self, address: object, label: str | None = None) -> Contract:
+        """This contract's interface bound to an existing address; label names it in traces, events and reports."""
         raw = to_raw_address(address, what=f"{self._name}.at")
-        self._project.register(raw, self._artifact)
-        return Contract(self._project, self._name, raw, self._artifact)
+        label = _label(label, f"{self._name}.at")
+        self._project.register(raw, self._artifact, label)
+        return Contract(self._project, label or self._name, raw, self._artifact)
 
     def __len__(self) -> int:
         return len(self._deployed)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config as config_mod
-from ..compiler import Artifact, Build, compile_project
+from ..compiler import Artifact, Build, compile_project, module_path
 from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend
@@ -53,6 +53,8 @@ class Project:
                 )
                 message = f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."
                 self.unavailable[m.name] = Unavailable(m.name, UsageError(message))
+        # contracts by module path too ("a/token"), as sources with colliding stems are named a_token
+        self.module_paths = {module_path(path, config.contracts_dir): name for name, path in self.build.sources.items()}
         self.renew_chain()
         self.event_decoder = EventDecoder(self.artifact_at)
         self.containers: dict[str, ContractContainer] = {}
@@ -69,6 +71,7 @@ class Project:
         self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
         self.chain = Chain(self.backend)
         self._by_address: dict[bytes, Artifact] = {}
+        self._labels: dict[bytes, str] = {}
 
     def activate(self) -> "Project":
         """Make this the project whose accounts strategies draw from (the last one loaded, until then)."""
@@ -89,15 +92,35 @@ class Project:
             self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False)
         return self._reference
 
-    def register(self, raw_address: bytes, artifact: Artifact) -> None:
+    def register(self, raw_address: bytes, artifact: Artifact, label: str | None = None) -> None:
         self._by_address[raw_address] = artifact
+        if label is not None:
+            self._labels[raw_address] = label
+        else:
+            self._labels.pop(raw_address, None)
 
     def artifact_at(self, raw_address: bytes) -> Artifact | None:
         return self._by_address.get(raw_address)
 
+    def name_at(self, raw_address: bytes) -> str | None:
+        """What traces call the contract at an address: its deployment's label, else its contract's name; None when unknown."""
+        artifact = self._by_address.get(raw_address)
+        return self._labels.get(raw_address, artifact.name) if artifact is not None else None
+
     def namespace(self) -> dict[str, Any]:
         """The names a machine's __init__ or a property test may ask for."""
         return {"accounts": self.accounts, "chain": self.chain, **self.unavailable, **self.containers}
+
+    def __getitem__(self, key: str) -> ContractContainer:
+        """A container by name ("a_token") or by module path under the contracts folder ("a/token", "a/token.vy")."""
+        path = key[:-3] if key.endswith(".vy") else key
+        name = self.module_paths.get(path.replace(".", "/"), self.module_paths.get(path, key))
+        if name in self.containers:
+            return self.containers[name]
+        if name in self.unavailable:
+            raise self.unavailable[name].error
+        known = ", ".join(f"{n} ({p})" if p != n else n for p, n in sorted(self.module_paths.items()) if n in self.containers) or "none"
+        raise KeyError(f"project has no contract {key!r}; contracts: {known}")
 
     def __getattr__(self, name: str) -> Any:
         containers = self.__dict__.get("containers", {})

@@ -73,7 +73,8 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
             if art.bytecode and data.startswith(art.bytecode):
                 what = f"{art.name}.deploy"
     elif artifact is not None:
-        what = f"{artifact.name} at 0x{to.hex()}"
+        name = project.name_at(to)
+        what = f"{name} at 0x{to.hex()}"
         for entry in artifact.abi:
             if entry.get("type") == "function" and selector(entry_signature(entry)) == data[:4]:
                 types = [abi_type(p) for p in entry.get("inputs", [])]
@@ -81,7 +82,7 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
                     args = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
                 except Exception:
                     args = f"0x{data[4:].hex()}"
-                what = f"{artifact.name}.{entry['name']}({args})"
+                what = f"{name}.{entry['name']}({args})"
                 break
     return f"{what} from {who}" + (f" with value {value}" if value else "")
 

@@ -14,6 +14,7 @@ from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from ..machine import collect
+from .deployments import contracts_behind
 from .events import Event, LoadFailed, MachineFinished
 from .examples import ShrunkExamples, corpus_store, open_database
 from .machines import run_machine
@@ -50,7 +51,7 @@ def unavailable_contracts(config: Config, project: Project, items: list[Any]) ->
                 params = inspect.signature(item.obj.hypothesis.inner_test).parameters
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             continue  # reported when the item runs
-        asks.append((item.name, set(params)))
+        asks.append((item.name, set(params) | set(contracts_behind(params, project))))
     errors = []
     for name, error in project.build.errors.items():
         path = project.build.sources[name]

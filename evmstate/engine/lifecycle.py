@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..contracts.project import Project
 from ..search.session import Search, SearchOptions, collector_of
+from .deployments import contracts_behind
 from .events import Event, Failure, RuleStats
 from .program import Step
 from .trace import Trace
@@ -120,5 +121,5 @@ def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
 def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str], corpus: Corpus | None = None) -> Search:
     """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for; corpus: its saved runs, if kept."""
     options = SearchOptions.of(project.config.fuzz, machine_settings, where, report=collector_of(project).wanted)
-    return Search(project, options, seed, [n for n in names if n in project.artifacts], corpus)
+    return Search(project, options, seed, contracts_behind(names, project), corpus)
 

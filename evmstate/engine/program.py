@@ -4,20 +4,18 @@ invariants, routed results, how a step is shown and recorded, and the signals th
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, InvalidDefinition
 
-from ..contracts.project import Project, Unavailable
+from ..contracts.project import Project
 from ..errors import MachineDefinitionError, UsageError
 from ..failures import decode_value, encode_value
 from ..machine import MachineSpec, Route, RuleSpec, StateMachine, multiple
-from .describe import shown_path
+from .deployments import Resolver
 
 
 class OutOfTime(KeyboardInterrupt):
@@ -87,28 +85,12 @@ class Step:
         return call
 
 
-def inject(names: Iterable[str], namespace: dict[str, Any], where: str, contracts_dir: Path | None = None) -> dict[str, Any]:
-    kwargs = {}
-    for name in names:
-        if name not in namespace:
-            if contracts_dir is not None and not contracts_dir.is_dir():
-                shown = shown_path(str(contracts_dir)) + "/"
-                raise MachineDefinitionError(
-                    f"{where}: cannot provide parameter {name!r}: there is no contracts folder at {shown} (set [project] contracts in evmstate.toml). "
-                    f"Available: {', '.join(namespace)}."
-                )
-            close = difflib.get_close_matches(name, list(namespace), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}. Available: {', '.join(namespace)}.{hint}")
-        if isinstance(namespace[name], Unavailable):
-            raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}: {namespace[name].error}")
-        kwargs[name] = namespace[name]
-    return kwargs
-
-
 def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:
-    """The project's accounts, chain and contracts, by parameter name; a clear error for any other name."""
-    return inject(names, project.namespace(), where, project.config.contracts_dir)
+    """The project's accounts, chain, contracts and deployments, by parameter name; a clear error for any other name.
+
+    Each deployment asked for, directly or through another, runs once.
+    """
+    return Resolver(project).provide(names, where)
 
 
 def holds(r: RuleSpec, machine: Any) -> bool:

@@ -18,7 +18,7 @@ from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..failures import FailureRecord, FailureStore, decode_value
 from ..machine import collect
 from .describe import FailureSignature, describe_error, user_error
-from .discovery import load_module
+from .modules import load_module
 from .program import (
     InitFailed,
     SetupFailed,

@@ -38,11 +38,11 @@ class Names:
             return self.by_address[value.lower()]
         if isinstance(value, str) and len(value) == 42 and value[:2] == "0x":
             try:
-                artifact = self.project.artifact_at(bytes.fromhex(value[2:]))
+                name = self.project.name_at(bytes.fromhex(value[2:]))
             except ValueError:  # a string that only looks like an address
-                artifact = None
-            if artifact is not None:
-                return f"<{artifact.name} {value}>"
+                name = None
+            if name is not None:
+                return f"<{name} {value}>"
         if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
             inner = ", ".join(self.show(v) for v in value)
             return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"

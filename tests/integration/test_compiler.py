@@ -160,11 +160,23 @@ def test_an_error_in_an_imported_module_names_the_module_file(tmp_path: Path):
     assert str(err).startswith(f"{(tmp_path / 'lib' / 'pick.vy').resolve()}:1: ")
 
 
-def test_two_contracts_with_one_name_are_an_error_of_that_name_only(tmp_path: Path):
+def test_sources_whose_stems_collide_are_named_by_module_path(tmp_path: Path):
     write(tmp_path, {"contracts/A.vy": RETURNS.format(1), "contracts/sub/A.vy": RETURNS.format(2), "contracts/B.vy": RETURNS.format(3)})
     b = build(tmp_path)
-    assert set(b.artifacts) == {"B"}
-    assert "two contracts are named 'A'" in str(b.errors["A"]) and "rename one of them" in str(b.errors["A"])
+    assert set(b.artifacts) == {"A", "sub_A", "B"} and not b.errors
+    assert b.artifacts["sub_A"].path.endswith("contracts/sub/A.vy") and b.artifacts["A"].path.endswith("contracts/A.vy")
+    # a source added later renames the one whose stem it shares, even when that one comes from the cache
+    write(tmp_path, {"contracts/other/B.vy": RETURNS.format(4)})
+    b = build(tmp_path)
+    assert set(b.artifacts) == {"A", "sub_A", "B", "other_B"} and "B" in b.cached
+    assert b.artifacts["other_B"].name == "other_B"
+
+
+def test_a_module_path_name_taken_by_another_source_is_an_error_of_that_name_only(tmp_path: Path):
+    write(tmp_path, {"contracts/sub/A.vy": RETURNS.format(1), "contracts/lib/A.vy": RETURNS.format(2), "contracts/sub_A.vy": RETURNS.format(3), "contracts/B.vy": RETURNS.format(4)})
+    b = build(tmp_path)
+    assert set(b.artifacts) == {"lib_A", "B"}
+    assert "two contracts are named 'sub_A'" in str(b.errors["sub_A"]) and "rename one of them" in str(b.errors["sub_A"])
 
 
 def test_search_order_is_vyper_s_and_shadowing_recompiles(tmp_path: Path, monkeypatch):

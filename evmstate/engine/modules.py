@@ -1,0 +1,97 @@
+"""User modules loaded as machine files are: machines, and the deployments file.
+
+Each is imported from its path with assert messages that show the compared values, and an
+import that fails is told as the user's error, with their traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from .describe import describe_error
+
+
+def _compare_message(left: Any, op: str, right: Any) -> str:
+    return f"assert {left!r} {op} {right!r}"
+
+
+_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+class _AssertRewriter(ast.NodeTransformer):
+    """`assert a == b` without a message fails with "assert <a> == <b>", the compared values shown."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        test = node.test
+        if node.msg is not None or not isinstance(test, ast.Compare) or len(test.ops) != 1 or type(test.ops[0]) not in _OPS:
+            return node
+        self.count += 1
+        left_name, right_name = f"_evmstate_l{self.count}", f"_evmstate_r{self.count}"
+        new_test = ast.Compare(
+            left=ast.NamedExpr(target=ast.Name(left_name, ast.Store()), value=test.left),
+            ops=test.ops,
+            comparators=[ast.NamedExpr(target=ast.Name(right_name, ast.Store()), value=test.comparators[0])],
+        )
+        msg = ast.Call(
+            func=ast.Name("_evmstate_compare_message", ast.Load()),
+            args=[ast.Name(left_name, ast.Load()), ast.Constant(_OPS[type(test.ops[0])]), ast.Name(right_name, ast.Load())],
+            keywords=[],
+        )
+        return ast.copy_location(ast.Assert(test=new_test, msg=msg), node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        # walrus is not allowed directly in a class body; only rewrite inside functions
+        node.body = [self.visit(n) if not isinstance(n, ast.Assert) else n for n in node.body]
+        return node
+
+
+def load_module(path: Path) -> Any:
+    """Import a machine module from its path, with assert messages that show compared values."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source, filename=str(path))
+    tree = ast.fix_missing_locations(_AssertRewriter().visit(tree))
+    code = compile(tree, str(path), "exec")
+    name = f"evmstate_machines.{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module._evmstate_compare_message = _compare_message  # type: ignore[attr-defined]
+    sys.modules[name] = module
+    parent = str(path.parent)
+    added = parent not in sys.path
+    if added:
+        sys.path.insert(0, parent)
+    try:
+        exec(code, module.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    finally:
+        if added:
+            sys.path.remove(parent)
+    return module
+
+
+def import_error(path: Path, shown: str, exc: BaseException) -> str:
+    """Where the import failed in the machine file, and the user's traceback when it went deeper."""
+    if isinstance(exc, SyntaxError) and exc.filename == str(path):
+        return f"{shown}:{exc.lineno}: cannot import: SyntaxError: {exc.msg}\n    {(exc.text or '').strip()}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    head = f"{shown}:{frames[-1].lineno}: cannot import: " if frames else f"{shown}: cannot import: "
+    error_type, message, _, tb = describe_error(exc)
+    text = f"{head}{error_type}: {message}"
+    if frames:
+        text += f"\n    {frames[-1].line}"
+    deeper = [line for line in tb.splitlines() if line.startswith("  File ")]
+    if len(deeper) > 1 or (deeper and not frames):
+        text += "\nTraceback (user code):\n" + tb.rstrip()
+    return text

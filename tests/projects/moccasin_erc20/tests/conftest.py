@@ -1,0 +1,8 @@
+import pytest
+
+from script.deploy import deploy
+
+
+@pytest.fixture
+def snek_token():
+    return deploy()
