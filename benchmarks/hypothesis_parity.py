@@ -19,7 +19,8 @@ Two bugs, each written both ways:
     chain reverted to a snapshot before every example). evmstate's `strategy()` objects are
     Hypothesis strategies; outside an evmstate run they draw as plain Hypothesis strategies.
 (b) evmstate: the same machine written with evmstate's decorators (`evmstate.StateMachine`,
-    `rule`, `invariant`) and the same `@given` test, run by `evmstate run`.
+    `rule`, `invariant`) and the same `@given` test, run by `evmstate run`
+    (tests/quality/super_mint: machines/super_mint.py, machines/test_echo.py).
 
 Both run the same budget (max_examples runs of stateful_step_count steps, no example database,
 generate phase only: the time to find), over seeds 0..N-1. Printed per bug and runner: how many
@@ -49,132 +50,17 @@ from evmstate.config import BackendConfig
 from evmstate.engine.events import FailureFound
 from evmstate.runner import Overrides, RunOptions, run
 
-SNEK_TOKEN = '''# pragma version ~=0.4.3
-"""An ERC20 token on snekmate's modules, with a planted bug."""
-from ethereum.ercs import IERC20
-
-implements: IERC20
-
-from snekmate.auth import ownable
-from snekmate.tokens import erc20
-
-initializes: ownable
-initializes: erc20[ownable := ownable]
-
-exports: erc20.__interface__
-
-NAME: constant(String[25]) = "snek_token"
-SYMBOL: constant(String[5]) = "SNEK"
-DECIMALS: constant(uint8) = 18
-EIP712_VERSION: constant(String[20]) = "1"
-
-
-@deploy
-def __init__(initial_supply: uint256):
-    ownable.__init__()
-    erc20.__init__(NAME, SYMBOL, DECIMALS, NAME, EIP712_VERSION)
-    erc20._mint(msg.sender, initial_supply)
-
-
-@external
-def super_mint():
-    # the bug: the total supply is not raised
-    amount: uint256 = as_wei_value(100, "ether")
-    erc20.balanceOf[msg.sender] = erc20.balanceOf[msg.sender] + amount
-    log IERC20.Transfer(sender=empty(address), receiver=msg.sender, value=amount)
-'''
-
-ECHO = '''# pragma version ~=0.4.3
-
-
-@external
-@pure
-def echo(input_number: uint256) -> uint256:
-    if input_number == 2:
-        return 0
-    return input_number
-'''
-
+# the contracts, and the machine and test as evmstate runs them (tests/quality/test_super_mint.py runs them too)
+PROJECT = Path(__file__).resolve().parent.parent / "tests" / "quality" / "super_mint"
 UINT256_MAX = 2**256 - 1
 MINTERS = 10
 INITIAL_SUPPLY = 1000 * 10**18
 
-# the machine as evmstate runs it: evmstate's decorators, rule for rule the plain Hypothesis machine below
-EVMSTATE_MACHINE = '''
-from hypothesis import assume
-from hypothesis import strategies as st
-
-from evmstate import StateMachine, invariant, reverts, rule, strategy
-
-UINT256_MAX = 2**256 - 1
-MINTERS = 10
-
-
-class SuperMint(StateMachine):
-    def __init__(cls, accounts, SnekToken):
-        cls.owner = accounts[0]
-        cls.minters = list(accounts[1 : MINTERS + 1])
-        cls.token = SnekToken.deploy(1000 * 10**18, {"from": cls.owner})
-
-    @rule(amount=strategy("uint256"), minter_seed=st.integers(min_value=0, max_value=MINTERS - 1))
-    def mint(self, amount, minter_seed):
-        assume(self.token.totalSupply() + amount < UINT256_MAX)
-        self.token.mint(self.minters[minter_seed], amount, {"from": self.owner})
-
-    @rule(minter_seed=st.integers(min_value=0, max_value=MINTERS - 1))
-    def super_mint(self, minter_seed):
-        self.token.super_mint({"from": self.minters[minter_seed]})
-
-    @rule(amount=strategy("uint256"), sender_seed=st.integers(min_value=0, max_value=MINTERS - 1), receiver_seed=st.integers(min_value=0, max_value=MINTERS - 1))
-    def transfer(self, amount, sender_seed, receiver_seed):
-        sender, receiver = self.minters[sender_seed], self.minters[receiver_seed]
-        if amount > self.token.balanceOf(sender):
-            with reverts():
-                self.token.transfer(receiver, amount, {"from": sender})
-        else:
-            self.token.transfer(receiver, amount, {"from": sender})
-
-    @rule(amount=strategy("uint256"), holder_seed=st.integers(min_value=0, max_value=MINTERS - 1))
-    def burn(self, amount, holder_seed):
-        holder = self.minters[holder_seed]
-        if amount > self.token.balanceOf(holder):
-            with reverts():
-                self.token.burn(amount, {"from": holder})
-        else:
-            self.token.burn(amount, {"from": holder})
-
-    @invariant()
-    def no_balance_exceeds_the_total_supply(self):
-        supply = self.token.totalSupply()
-        for minter in self.minters:
-            assert self.token.balanceOf(minter) <= supply
-
-
-class SuperMintWithView(SuperMint):
-    @rule()
-    def metadata(self):
-        assert self.token.decimals() == 18
-'''
-
-EVMSTATE_TEST = '''
-from evmstate import given, strategy
-
-
-@given(input_number=strategy("uint256"))
-def test_echo(Echo, accounts, input_number):
-    echo = Echo.deploy({"from": accounts[0]})
-    assert echo.echo(input_number) == input_number
-'''
-
-
 def write_project(root: Path, backend: str) -> None:
-    (root / "contracts").mkdir(parents=True)
-    (root / "machines").mkdir()
-    (root / "contracts" / "SnekToken.vy").write_text(SNEK_TOKEN)
-    (root / "contracts" / "Echo.vy").write_text(ECHO)
-    (root / "machines" / "super_mint.py").write_text(EVMSTATE_MACHINE)
-    (root / "machines" / "test_echo.py").write_text(EVMSTATE_TEST)
-    (root / "evmstate.toml").write_text(f'[compiler]\nevm_version = "prague"\n\n[accounts]\ncount = {MINTERS + 1}\n\n[backend]\nname = "{backend}"\n')
+    """A copy of the project (contracts, the evmstate machine and test), on the backend, generate phase only."""
+    shutil.copytree(PROJECT, root, ignore=shutil.ignore_patterns(".evmstate"))
+    toml = root / "evmstate.toml"
+    toml.write_text(toml.read_text() + f'\n[backend]\nname = "{backend}"\n\n[hypothesis]\nphases = ["explicit", "generate"]\n')
 
 
 # -- (a) plain Hypothesis ------------------------------------------------------------------------
@@ -327,8 +213,6 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         write_project(root, args.backend)
-        toml = root / "evmstate.toml"
-        toml.write_text(toml.read_text() + '\n[hypothesis]\nphases = ["explicit", "generate"]\n')
         Project(config_mod.load(root))  # compile once: every run below uses the build cache
         seeds = range(args.seeds)
         budget = f"{args.examples} runs x {args.steps} steps"
