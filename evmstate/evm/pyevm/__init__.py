@@ -272,15 +272,6 @@ class PyEVMBackend(BlockTime):
         opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, self._clock, self._hits)
         opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, self._hits)
 
-    def _gas(self, gas: int | None) -> tuple[int, bool]:
-        """The gas a call gets, and whether it is the cap rather than the caller's choice."""
-        if gas is None:
-            return self.call_gas_limit, True
-        if gas > self.call_gas_limit:
-            where = "the block gas limit" if self.call_gas_limit == self.gas_limit else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
-            raise UsageError(f"gas {gas} exceeds {where}, {self.call_gas_limit}")
-        return gas, False
-
     # -- execution --------------------------------------------------------
 
     def _message(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, nonce: int) -> Message:
