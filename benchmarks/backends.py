@@ -55,6 +55,51 @@ class DrawsOnlyMachine:
 '''
 
 
+def plain_hypothesis_rate(root: Path, backend: str, repeats: int) -> float:
+    """Steps/s of DRAWS_ONLY's rules as a plain Hypothesis RuleBasedStateMachine (the same strategies),
+    run by hypothesis.stateful.run_state_machine_as_test, 50 runs x 50 steps: what Hypothesis's
+    own stateful runner costs per step."""
+    from hypothesis import HealthCheck, settings
+    from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+    from evmstate import strategy
+
+    project = Project(Config(root=root, backend=BackendConfig(name=backend)))  # strategy("address") draws its accounts
+    accounts = project.accounts
+    amount, address = strategy("uint256", max_value="1000 ether"), strategy("address")
+    steps = [0]
+
+    class DrawsOnly(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.balances = {a: 0 for a in accounts}
+
+        @rule(st_owner=address, st_receiver=address, st_amount=amount)
+        def transfer(self, st_owner, st_receiver, st_amount):
+            steps[0] += 1
+
+        @rule(st_owner=address, st_spender=address, st_amount=amount)
+        def approve(self, st_owner, st_spender, st_amount):
+            steps[0] += 1
+
+        @rule(st_spender=address, st_owner=address, st_receiver=address, st_amount=amount)
+        def transfer_from(self, st_spender, st_owner, st_receiver, st_amount):
+            steps[0] += 1
+
+        @invariant()
+        def balances_zero(self):
+            for balance in self.balances.values():
+                assert balance == 0
+
+    rates = []
+    for _ in range(repeats):
+        steps[0] = 0
+        started = time.perf_counter()
+        run_state_machine_as_test(DrawsOnly, settings=settings(max_examples=50, stateful_step_count=50, database=None, deadline=None, suppress_health_check=list(HealthCheck)))
+        rates.append(steps[0] / (time.perf_counter() - started))
+    return statistics.median(rates)
+
+
 def project_copy(tmp: Path) -> Path:
     root = tmp / "project"
     for name in ("contracts", "machines"):

@@ -9,7 +9,9 @@ the do-nothing ceiling, revm with explained reverts, and -n 1 against -n 2 with 
   machine with public getters run through the EVM (as before module getters were read from
   storage), so that the cache has every view call to answer.
 - do-nothing ceiling: the ERC20 machine's strategies and rules, doing nothing (Hypothesis and
-  the runner alone).
+  the runner alone); next to it, the same rules and strategies as a plain Hypothesis
+  RuleBasedStateMachine run by run_state_machine_as_test: what Hypothesis's own stateful runner
+  costs per step, the bound for a runner that draws through Hypothesis's public API.
 - explained reverts on revm: vyper's ERC20 example in short, whose machine expects
   reverts("safesub"): each such revert needs its source line, which revm does not give.
 - -n 1 and -n 2: the ERC20 workload, 200 runs in 2 shards, wall time with the workers' start-up.
@@ -305,7 +307,9 @@ def main() -> int:
             on, off = (rate(root, "snek_erc20.py", backend, cache, repeats, examples=20, getters=False) for cache in ("on", "off"))
             print(f"{'snekmate ERC20, getters run as calls':38} {backend:5}: cache on {on:6.0f}, off {off:6.0f}")
         floor = rate(root, "draws_only.py", backends[-1], "on", repeats)
+        plain = backends_bench.plain_hypothesis_rate(root, backends[-1], repeats)
         print(f"do-nothing ceiling (Hypothesis and the runner alone, {backends[-1]}): {floor:6.0f}  (aim >= 8000)")
+        print(f"  the same rules and strategies under plain Hypothesis (run_state_machine_as_test): {plain:6.0f}")
         label = 'vyper ERC20, reverts("safesub")'
         for backend in backends:
             print(f"{label:38} {backend:5}: {rate(root, 'vy_erc20.py', backend, 'on', repeats):6.0f}")

@@ -139,7 +139,8 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
 
 
 def _produced_addresses(d: Any) -> tuple[list[str], ...]:
-    return tuple([checksum(a) for a in pool] for pool in d.produced_addresses())
+    # checksummed once per change of the dictionary, not on every draw
+    return d.memo("checksummed addresses", lambda: tuple([checksum(a) for a in pool] for pool in d.produced_addresses()))
 
 
 def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:

@@ -63,6 +63,7 @@ from .program import (
 )
 from .rejections import of_machine
 from .shrink import remove_steps
+from .steps import draw_rule, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ class Program:
         self.bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in run.spec.bundles}
         self.counters: dict[str, int] = {b: 0 for b in self.bundles}
         self.enabled: set[str] = set()
+        self.left_out: frozenset[str] = frozenset()  # the rules this run's swarm leaves out
 
     def matching(self, p: Any) -> list[int]:
         """Indexes of the bundle values the parameter may take now."""
@@ -142,19 +144,11 @@ class Program:
                 raw[p.name] = value
         return kwargs, shown, raw
 
-    def step_strategy(self, rules: st.SearchStrategy[RuleSpec]) -> st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]]:
-        """A rule among the enabled ones and its arguments, in one draw."""
-        # Drawing from all rules, filtered, keeps each choice's meaning stable while
-        # the shrinker edits earlier steps (which changes what is enabled later).
-        choose = rules.filter(lambda r: r.name in self.enabled)
-
-        @st.composite
-        def next_step(draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
-            # one draw per step: each top-level draw costs Hypothesis far more than the choices in it
-            r = draw(choose)
-            return r, self.arguments(draw, r)
-
-        return next_step()
+    def draw_step(self, draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
+        """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more than the choices in it)."""
+        # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
+        r = draw_rule(draw, self.run.order, (self.enabled - self.left_out) or self.enabled)
+        return r, self.arguments(draw, r)
 
     def execute(self, r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
         """Run one step: the rule with its arguments, its results into bundles, then the invariants."""
@@ -184,7 +178,7 @@ class Program:
         finally:
             stop_if_diverged(self.run.backend, self.steps)
 
-    def play(self, rules: st.SearchStrategy[RuleSpec], max_steps: int) -> None:
+    def play(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
         """setup(), the initializers, up to max_steps rules while any is enabled, teardown()."""
         spec, data = self.spec, self.data
         try:
@@ -200,7 +194,8 @@ class Program:
                     continue
                 if self.ready(init, count=True):
                     self.execute(init)
-        step_strategy = self.step_strategy(rules)
+        self.left_out = data.draw(self.run.swarm)
+        step_strategy = steps
         for _ in range(max_steps):
             self.enabled = {r.name for r in spec.rules if self.ready(r, count=True)}
             if not self.enabled:
@@ -256,7 +251,11 @@ class MachineRun:
         self.state = RunState()
         self.rejections = of_machine(spec)  # the runs assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
-        self.rules = st.sampled_from(spec.rules)
+        self.program: Program | None = None  # the run being drawn
+        self.order = rule_order(spec.rules)  # as Hypothesis samples them
+        self.swarm = swarm_strategy(self.order)
+        # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
+        self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
         self.started = 0.0
         self.final_status: tuple[str, str | None] | None = None  # set by teardown_final when it raises
@@ -398,11 +397,11 @@ class MachineRun:
         except Exception as exc:
             raise Crashed() from exc
         self.search.run_started()
-        program = Program(self, data)
+        program = self.program = Program(self, data)
         state.last_steps = program.steps
         try:
             with program.machine._evmstate_stack:
-                program.play(self.rules, self.settings.stateful_step_count)
+                program.play(self.step, self.settings.stateful_step_count)
         except Exception as exc:
             stop_if_diverged(self.backend, program.steps)
             if isinstance(exc, DEFINITION_ERRORS):

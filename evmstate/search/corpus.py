@@ -99,7 +99,7 @@ class Saved:
 
 # the modules whose code decides which choices a run draws: evmstate's version alone does not
 # change between two checkouts of it
-DRAWING = ("evmstate.engine.program", "evmstate.engine.machines", "evmstate.strategies", "evmstate.search.dictionary", "evmstate.search.guidance")
+DRAWING = ("evmstate.engine.program", "evmstate.engine.machines", "evmstate.engine.steps", "evmstate.strategies", "evmstate.search.dictionary", "evmstate.search.guidance")
 
 
 @functools.lru_cache(maxsize=1)

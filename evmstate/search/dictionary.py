@@ -228,6 +228,13 @@ class Dictionary:
             found = self._cache[key] = (fit(self.literals), fit(self.fixed), fit(reversed(self.observed)))
         return found
 
+    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        """make(), remembered until the dictionary's content changes (for what draws derive from it)."""
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = make()
+        return found
+
     def produced_addresses(self) -> tuple[list[bytes], list[bytes], list[bytes]]:
         """Addresses the contracts produced that no account or contract holds: ((), fixed ones, the run's latest first)."""
         n = len(self._fixed_addresses)

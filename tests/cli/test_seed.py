@@ -44,19 +44,20 @@ def _run(cwd: Path, *args: str) -> dict:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
     proc = subprocess.run([exe, "run", *args, "--max-examples", "10", "--json", "out.json"], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "seed: 13 — rerun with --seed 13" in proc.stdout
+    assert "seed: 1 — rerun with --seed 1" in proc.stdout
     return {r["name"]: r for r in json.loads((cwd / "out.json").read_text())["results"]}
 
 
 @pytest.mark.slow
 def test_a_seed_runs_a_machine_the_same_alone_and_with_the_whole_project(tmp_path):
-    # with seed 13, PaymentsRouted ran other steps alone than with the whole project while
-    # a run imported only the modules it selected (Hypothesis draws constants from them)
+    # PaymentsRouted once ran other steps alone than with the whole project while a run
+    # imported only the modules it selected (Hypothesis draws constants from them); seed 1
+    # finds its bug by search, a few runs in (not the first, simplest, program)
     runs = {}
     for name, args in {"whole": (), "alone": ("machines/payments.py::PaymentsRouted",), "k": ("-k", "PaymentsRouted")}.items():
-        runs[name] = _run(copy_example(tmp_path / name), "--seed", "13", *args)["PaymentsRouted"]
+        runs[name] = _run(copy_example(tmp_path / name), "--seed", "1", *args)["PaymentsRouted"]
     whole = runs["whole"]
-    assert whole["status"] == "failed"
+    assert whole["status"] == "failed" and whole["examples"] > 1
     for name in ("alone", "k"):
         r = runs[name]
         assert (r["seed"], r["examples"], r["steps"], r["failure"]["program"]) == (whole["seed"], whole["examples"], whole["steps"], whole["failure"]["program"]), name

@@ -29,7 +29,7 @@ RUNGS = Path(__file__).parents[1] / "projects" / "rungs"
 KEY = "machines/rungs.py::RungsMachine"
 # a campaign seed whose first invocation of RUNS runs does not find the bug, and whose second
 # (seed + 100, as the next campaign would have another) finds it only from the first's corpus
-SEED, RUNS = 4, 20
+SEED, RUNS = 3, 20
 
 
 @pytest.fixture()
@@ -81,15 +81,17 @@ def test_two_short_invocations_find_what_one_twice_as_long_finds(rungs: Path):
 
 
 def test_the_same_seed_and_saved_corpus_search_the_same(rungs: Path):
-    invocation(rungs, 0)
+    invocation(rungs, 7)  # a seed whose two invocations each keep runs
     saved = rungs / ".evmstate" / "corpus"
     shutil.copytree(saved, rungs / "snapshot")
     outcomes = []
     for _ in range(2):
         shutil.rmtree(saved)
         shutil.copytree(rungs / "snapshot", saved)
-        result = invocation(rungs, 100)
-        outcomes.append((result.status, result.runs, result.steps, result.statistics, saved_runs(rungs)))
+        result = invocation(rungs, 107)
+        # what was drawn and found, not how long it took
+        statistics = {k: v for k, v in result.statistics.items() if k not in ("first failure after", "shrink time")}
+        outcomes.append((result.status, result.runs, result.steps, statistics, saved_runs(rungs)))
     assert outcomes[0] == outcomes[1]
     counts = corpus_counts(outcomes[0][3])
     assert counts["loaded"] > 0 and counts["added"] > 0 and len(outcomes[0][4]) == counts["loaded"] + counts["added"]

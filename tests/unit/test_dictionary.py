@@ -127,3 +127,28 @@ def test_a_step_draw_makes_the_same_choices_as_the_strategy():
         strat = strategy(abi_type)
         direct = st.composite(lambda draw: strat.evmstate_draw(draw))()
         assert drawn_with(d, direct, n=200) == drawn_with(d, strat, n=200), abi_type
+
+
+def test_the_dictionary_keeps_hypothesis_preference_for_small_and_repeated_values():
+    # a machine run draws many values in one example: as many small values (<= 256) and values
+    # repeated within the run as Hypothesis's own integers give, or more
+    def runs(dictionary, n=40, k=50):
+        out = []
+        strat = strategy("uint256")
+
+        @settings(max_examples=n, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+        @given(st.data())
+        def collect(data):
+            with using(dictionary):
+                out.append([data.draw(strat) for _ in range(k)])
+
+        collect()
+        values = [v for run in out for v in run]
+        small = sum(v <= 256 for v in values) / len(values)
+        repeated = sum(sum(c for c in Counter(run).values() if c > 1) for run in out) / len(values)
+        return small, repeated
+
+    plain_small, plain_repeated = runs(None)
+    small, repeated = runs(three_pools(0.25)[0])
+    assert plain_small > 0.05 and plain_repeated > 0.05, (plain_small, plain_repeated)
+    assert small >= 0.75 * plain_small and repeated >= plain_repeated, (small, plain_small, repeated, plain_repeated)
