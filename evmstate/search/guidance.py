@@ -113,7 +113,7 @@ class Guide:
             self._novel.append((self._step, self._cut))
 
     def run_finished(self) -> None:
-        """The run ended: keep it if it reached new code (runs Hypothesis drew itself are not ours)."""
+        """The run ended: keep it if it made progress (runs Hypothesis drew itself are not ours)."""
         current = self.current
         if current is not None and self._cut is not None and self._cut > 0:
             head = self._head if self._head is not None else 0
