@@ -103,7 +103,7 @@ def test_compile_lists_contracts_and_library_modules_and_their_errors(example):
         "module ownable       snekmate/auth/ownable.vy  imported by Owned, shared",
     ]
     assert lines[14] == "error: contract 'Bad' does not compile:"
-    assert lines[13].endswith("contracts/Bad.vy:3: UndeclaredDefinition: Storage variable 'nope' has not been declared.")
+    assert lines[15].endswith("contracts/Bad.vy:3: UndeclaredDefinition: Storage variable 'nope' has not been declared.")
     code, again = invoke("compile")
     assert code == 2 and again.splitlines()[1:4] == ["Bad                         error  cached    does not compile (below)", lines[1].replace("compiled  ", "cached    "), lines[2].replace("compiled  ", "cached    ")]
 
