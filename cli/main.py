@@ -324,7 +324,7 @@ def init(folder: Path | None, force: bool) -> None:
 @cli.command("compile")
 def compile_cmd() -> None:
     """Compile contracts/ (using the cache); list each contract and the library modules they import."""
-    from evmstate.compiler import compile_project
+    from evmstate.compiler import VYPER_VERSION, compile_project
 
     cfg = config_mod.load()
     console = _console()
@@ -339,7 +339,8 @@ def compile_cmd() -> None:
             console.print(Text(f"{name:20s} {'error':>12s}  {origin:8s}  does not compile (below)"))
             continue
         fns = sorted(e["name"] for e in art.abi if e.get("type") == "function")
-        console.print(Text(f"{name:20s} {len(art.bytecode_runtime):6d} bytes  {origin:8s}  {', '.join(fns)}"))
+        release = f"  (vyper {art.vyper}, as its pragma pins)" if art.vyper not in ("", VYPER_VERSION) else ""
+        console.print(Text(f"{name:20s} {len(art.bytecode_runtime):6d} bytes  {origin:8s}  {', '.join(fns)}{release}"))
     for m in build.modules:
         if m.importers:
             note = f"imported by {', '.join(m.importers)}"

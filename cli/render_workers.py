@@ -67,7 +67,8 @@ class CampaignRenderer(Renderer):
         if not self.quiet:
             for key, t in summary.items.items():
                 status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
-                c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps", style="dim"))
+                corpus = f"; the last shard's corpus: {t.corpus}" if t.corpus is not None else ""
+                c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}", style="dim"))
         errors = len(summary.errors) + len(summary.load_errors)
         parts = [f"{len(summary.failures)} failure{'s' if len(summary.failures) != 1 else ''} found"]
         if errors:

@@ -1,4 +1,8 @@
-"""The only module that imports vyper: resolves imports as vyper does, compiles, caches on disk."""
+"""Resolves imports as vyper does, chooses the vyper release each source compiles with, compiles, caches on disk.
+
+The compile itself is vyper_outputs': in this process with the installed vyper, or in a python of
+its own for a source pinned to another release (see releases).
+"""
 
 from __future__ import annotations
 
@@ -14,21 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import vyper
-from vyper import ast as vy_ast
-from vyper.compiler import outputs_from_compiler_data
 from vyper.compiler.input_bundle import FilesystemInputBundle
-from vyper.compiler.phases import CompilerData
-from vyper.ast.pre_parser import PreParser
-from vyper.compiler.settings import OptimizationLevel, Settings, anchor_settings
-from vyper.exceptions import VyperException
+from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
+from . import releases, vyper_outputs
 from .errors import CompileError
+from .releases import Pin
 
-VYPER_VERSION: str = vyper.__version__
-OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map", "source_map_runtime", "layout")
-CACHE_FORMAT = 4
+VYPER_VERSION: str = vyper_outputs.VERSION
+CACHE_FORMAT = 5
 KEEP_BUILDS = 4  # cache entries kept per source
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
 _ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
@@ -76,6 +75,7 @@ class Artifact:
     # the exposed functions that are public getters of storage variables, the contract's own or
     # its modules': function name -> {"slot": the variable's first slot, "type": its vyper type}
     getters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    vyper: str = ""  # the vyper release that compiled it
 
     def position(self, pc: int, *, deploy: bool = False, walk_back: int = 0) -> SourcePosition | None:
         """The source line that produced pc, when known.
@@ -128,6 +128,7 @@ class Artifact:
             "error_signatures": list(self.error_signatures),
             "inputs": self.inputs,
             "getters": self.getters,
+            "vyper": self.vyper,
         }
 
     @classmethod
@@ -150,6 +151,7 @@ class Artifact:
             error_signatures=tuple(d["error_signatures"]),
             inputs=d.get("inputs", {}),
             getters=d.get("getters", {}),
+            vyper=d.get("vyper", ""),
         )
 
 
@@ -162,51 +164,6 @@ def _shown_path(path: str) -> str:
         except ValueError:
             return path
     return path
-
-
-def _source_maps(smap: dict[str, Any], main_source: int, limit: int | None = None) -> tuple[dict[int, Any], dict[int, str], dict[int, int]]:
-    """(pc -> position, pc -> check description, pc -> source id of imported code) from one vyper source map.
-
-    limit drops pcs at or past it.
-    """
-    keep = (lambda pc: pc < limit) if limit is not None else (lambda pc: True)
-    pc_pos = {int(k): tuple(v) for k, v in smap.get("pc_pos_map", {}).items() if keep(int(k))}
-    errors = {int(k): v for k, v in smap.get("error_map", {}).items() if keep(int(k))}
-    sources = {int(k): v[0] for k, v in smap.get("pc_ast_map", {}).items() if keep(int(k)) and v and v[0] != main_source and v[0] >= 0}
-    return pc_pos, errors, sources
-
-
-def _loaded_sources(data: Any, path: Path) -> dict[int, str]:
-    """Every file vyper read for one compile (the contract and its imports), by source id."""
-    found = {data.file_input.source_id: str(path)}
-    for compiler_input in data.resolved_imports.compiler_inputs:
-        if compiler_input.source_id >= 0:  # builtin interfaces have no file
-            found.setdefault(compiler_input.source_id, str(compiler_input.resolved_path))
-    return found
-
-
-def _storage_getters(module_t: Any) -> dict[str, dict[str, Any]]:
-    """The exposed functions that are getters of public storage variables: name -> {"slot", "type"}.
-
-    module_t is the compiled contract's ModuleT with its storage allocated. Its exposed functions
-    are its own external functions, those it exports and the getters of its own public
-    variables and of those it exports from modules. vyper builds a getter as a FunctionDef
-    whose original node is the variable's declaration; the declaration's varinfo gives the
-    location, the absolute slot and the type.
-    """
-    found: dict[str, dict[str, Any]] = {}
-    for fn_t in module_t.exposed_functions:
-        node = fn_t.decl_node
-        decl = node if isinstance(node, vy_ast.VariableDecl) else getattr(node, "_original_node", None)
-        if not isinstance(decl, vy_ast.VariableDecl) or not decl.is_public or decl.target.id != fn_t.name:
-            continue
-        varinfo = decl.target._metadata.get("varinfo")
-        if varinfo is None or not varinfo.is_storage or varinfo.position is None:
-            continue  # constants, immutables and transient variables are not in storage
-        if node is not decl and varinfo.getter_ast is not node:
-            continue
-        found[fn_t.name] = {"slot": varinfo.position.position, "type": str(varinfo.typ)}
-    return found
 
 
 def _error_signatures(paths: Any) -> tuple[str, ...]:
@@ -252,33 +209,6 @@ class Build:
     cached: list[str] = field(default_factory=list)
 
 
-def _hex(code: str) -> bytes:
-    return bytes.fromhex(code[2:] if code.startswith("0x") else code)
-
-
-def _location(exc: VyperException) -> tuple[str | None, int | None]:
-    """The file and line vyper's error points at, when it says."""
-    if getattr(exc, "lineno", None):
-        return getattr(exc, "resolved_path", None), exc.lineno
-    for item in getattr(exc, "annotations", None) or ():
-        node = item[1] if isinstance(item, tuple) else item
-        if getattr(node, "lineno", None):
-            module = getattr(node, "module_node", None)
-            path = getattr(module, "resolved_path", None) if module is not None else None
-            return (path if path not in (None, "<unknown>") else None), node.lineno
-    return None, None
-
-
-def _error(exc: BaseException, path: Path, hint: str = "") -> CompileError:
-    if not isinstance(exc, VyperException):  # vyper raises plain exceptions for some inputs (e.g. pragma conflicts)
-        return CompileError(f"{path}: {type(exc).__name__}: {exc}{hint}", path=str(path))
-    where_path, lineno = _location(exc)
-    if where_path is None or Path(where_path) == path.resolve():
-        where_path = str(path)  # the source itself, named as it was given
-    where = f"{where_path}:{lineno}" if lineno else where_path
-    return CompileError(f"{where}: {type(exc).__name__}: {str(exc).strip()}{hint}", path=where_path, lineno=lineno)
-
-
 def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
     """Where imports are looked for, lowest precedence first, as vyper's input bundle takes them.
 
@@ -305,7 +235,7 @@ def project_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -
 
 def _settings_key(evm_version: str, optimize: str, folders: Sequence[Path]) -> str:
     where = ",".join(str(p.resolve()) for p in folders)
-    return f"vyper={VYPER_VERSION};evm={evm_version};opt={optimize};paths={where};format={CACHE_FORMAT}"
+    return f"evm={evm_version};opt={optimize};paths={where};format={CACHE_FORMAT}"
 
 
 def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
@@ -326,8 +256,12 @@ class _Source:
     source_hash: str
     inputs: dict[Path, str]  # every file it compiles from, resolved: itself first, then its imports
     search: list[Path]
-    settings: Settings
+    evm_version: str
+    optimize: str
     error: CompileError | None = None  # the imports could not be resolved
+    pin: Pin | None = None  # a version pin the installed vyper does not satisfy
+    release: str = VYPER_VERSION  # the vyper release it compiles with; "" while a pin waits for an install
+    rescan: bool = False  # its imports are not known yet: the pinned release will say what they are
 
     @property
     def name(self) -> str:
@@ -350,7 +284,8 @@ class _ImportScan(vyper_imports.ImportAnalyzer):
         if key not in _PARSED:
             if len(_PARSED) > 2048:
                 _PARSED.clear()
-            _PARSED[key] = super()._ast_from_file(file)
+            # read past the version pragmas: a source pinned to another release has the same imports
+            _PARSED[key] = super()._ast_from_file(dataclasses.replace(file, contents=releases.without_version_pragmas(file.contents)))
         return _PARSED[key]
 
 
@@ -373,44 +308,34 @@ def _scan(path: Path, search: list[Path]) -> dict[Path, str]:
     return _inputs_of(file_input, scan)
 
 
-def _compiler_data(s: _Source) -> tuple[Any, dict[Path, str]]:
-    """vyper's CompilerData for a source, with its imports resolved, and every file it compiles from."""
-    bundle = FilesystemInputBundle(list(s.search))  # one per source: source ids stay the same run to run
-    file_input = bundle.load_file(s.path)
-    data = CompilerData(file_input, bundle, settings=s.settings)
-    return data, _inputs_of(file_input, data.resolved_imports)
+def _request(s: _Source) -> dict[str, Any]:
+    return {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
 
 
-def _own_settings(text: bytes, settings: Settings) -> Settings:
-    """The project's settings, less those the source sets itself (# pragma optimize, # pragma evm-version): its own win, as with vyper's command line."""
-    try:
-        parser = PreParser(is_interface=False)
-        parser.parse(text.decode("utf-8"))
-        pragma = parser.settings
-    except Exception:
-        return settings  # vyper's own pass says what is wrong with the source
-    return dataclasses.replace(
-        settings,
-        optimize=None if pragma.optimize is not None else settings.optimize,
-        evm_version=None if pragma.evm_version is not None else settings.evm_version,
-    )
-
-
-def _resolve(path: Path, search: list[Path], settings: Settings, hint: str) -> _Source:
+def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
     text = path.read_bytes()
-    settings = _own_settings(text, settings)
-    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, settings)
+    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, evm_version, optimize)
+    pin = releases.pin_of(text.decode("utf-8", errors="replace"))
+    if pin is not None and not pin.admits(VYPER_VERSION):
+        found = releases.newest_cached(pin)
+        source.pin, source.release = pin, found[0] if found else ""
     try:
         source.inputs = _scan(path, search)
         return source
     except Exception:
         pass  # let vyper's own pass say what is wrong, in its words
-    try:
-        _, source.inputs = _compiler_data(source)
-    except Exception as e:
-        missing = type(e).__name__ == "ModuleNotFound"
-        source.error = _error(e, path, hint if missing else "")
+    if source.pin is not None:
+        source.rescan = True  # the pinned release says it when it compiles
+        return source
+    result = vyper_outputs.resolve(_request(source))
+    source.inputs = {Path(p): h for p, h in result["inputs"].items()} or source.inputs
+    if result["error"] is not None:
+        source.error = _error(result["error"], hint if result["error"]["type"] == "ModuleNotFound" else "")
     return source
+
+
+def _error(found: dict[str, Any], hint: str = "") -> CompileError:
+    return CompileError(found["message"] + hint, path=found["path"], lineno=found["lineno"])
 
 
 def _not_found_hint(contracts_dir: Path, root: Path, extra: Sequence[Path]) -> str:
@@ -433,6 +358,7 @@ class _Plan:
     build_dir: Path | None
     settings_key: str
     sources: list[_Source]
+    hint: str  # what to do about an import that is not found
     # resolved path of a source -> the names of the other sources that import it
     importers: dict[Path, list[str]]
     # resolved path of a source -> (artifact, error, failed only for being a module) from the cache
@@ -442,7 +368,7 @@ class _Plan:
         assert self.build_dir is not None
         tag = hashlib.sha256(str(s.path.resolve()).encode()).hexdigest()[:8]
         body = "\n".join(f"{p}\0{h}" for p, h in sorted(s.inputs.items()))
-        key = hashlib.sha256(f"{self.settings_key}\n{body}".encode()).hexdigest()[:24]
+        key = hashlib.sha256(f"vyper={s.release};{self.settings_key}\n{body}".encode()).hexdigest()[:24]
         return self.build_dir / f"{s.name}-{tag}-{key}.json"
 
 
@@ -452,19 +378,19 @@ def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimiz
     extra = [Path(p) if Path(p).is_absolute() else root / p for p in extra]
     search = search_paths(contracts_dir, root, extra)
     hint = _not_found_hint(contracts_dir, root, extra)
-    settings = Settings(evm_version=evm_version, optimize=OptimizationLevel.from_string(optimize))
+    OptimizationLevel.from_string(optimize)  # a bad level is refused before any compile
     sources = []
     for p in find_sources(contracts_dir):
-        sources.append(_resolve(p, search, settings, hint))
+        sources.append(_resolve(p, search, evm_version, optimize, hint))
     by_path = {s.path.resolve(): s for s in sources}
     importers: dict[Path, list[str]] = {}
     for s in sources:
         for dep in list(s.inputs)[1:]:
             if dep in by_path and dep != s.path.resolve():
                 importers.setdefault(dep, []).append(s.name)
-    plan = _Plan(root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra]), sources, importers)
+    plan = _Plan(root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra]), sources, hint, importers)
     for s in sources if build_dir is not None else ():
-        if s.error is None:
+        if s.error is None and s.release and not s.rescan:
             outcome = _read_cache(plan.cache_file(s), s)
             if outcome is not None:
                 plan.outcomes[s.path.resolve()] = outcome
@@ -514,49 +440,75 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def _compile(s: _Source) -> tuple[Artifact | None, CompileError | None, bool]:
-    """Compile one resolved source: (artifact, error, whether it failed only for being a module)."""
-    try:
-        data, s.inputs = _compiler_data(s)
-        with anchor_settings(data.settings):
-            _ = data.annotated_vyper_module  # the whole import graph, type-checked
-            try:
-                _ = data.compilation_target
-            except VyperException as e:
-                # Only the checks of a deployable contract failed (a module `uses:` state that
-                # nothing `initializes:`): it is a library module, meant to be imported.
-                return None, _error(e, s.path), True
-            out = outputs_from_compiler_data(data, list(OUTPUTS))
-            getters = _storage_getters(data.global_ctx)
-    except Exception as e:
-        return None, _error(e, s.path), False
-    bytecode, runtime = _hex(out["bytecode"]), _hex(out["bytecode_runtime"])
-    main = data.file_input.source_id
-    pc_pos, error_map, pc_source = _source_maps(out["source_map_runtime"], main)
-    # the deploy map also covers the runtime code that the initcode copies out of itself
-    initcode_size = bytecode.find(runtime) if runtime else len(bytecode)
-    deploy_pc_pos, deploy_error_map, deploy_pc_source = _source_maps(out["source_map"], main, limit=initcode_size if initcode_size >= 0 else len(bytecode))
-    sources = _loaded_sources(data, s.path)
-    artifact = Artifact(
-        name=s.name,
-        path=str(s.path),
-        source_hash=s.source_hash,
-        abi=json.loads(json.dumps(out["abi"])),
-        bytecode=bytecode,
-        bytecode_runtime=runtime,
-        pc_pos=pc_pos,
-        error_map=error_map,
-        layout=json.loads(json.dumps(out.get("layout", {}), default=str)),
-        deploy_pc_pos=deploy_pc_pos,
-        deploy_error_map=deploy_error_map,
-        pc_source=pc_source,
-        deploy_pc_source=deploy_pc_source,
-        sources=sources,
-        error_signatures=_error_signatures(sources.values()),
-        inputs={str(k): v for k, v in s.inputs.items()},
-        getters=getters,
-    )
+Outcome = tuple[Artifact | None, CompileError | None, bool]  # (artifact, error, whether it failed only for being a module)
+
+
+def _outcome(s: _Source, result: dict[str, Any], hint: str) -> Outcome:
+    """A compile's result as an Artifact or an error; s.inputs become the files the compile read."""
+    s.inputs = {Path(p): h for p, h in result["inputs"].items()} or s.inputs
+    if result["error"] is not None:
+        return None, _error(result["error"], hint if result["error"]["type"] == "ModuleNotFound" else ""), result["module_only"]
+    out = result["outputs"]
+    artifact = Artifact.from_dict({
+        **out,
+        "name": s.name,
+        "path": str(s.path),
+        "source_hash": s.source_hash,
+        "error_signatures": _error_signatures(out["sources"].values()),
+        "inputs": {str(k): v for k, v in s.inputs.items()},
+        "vyper": s.release,
+    })
     return artifact, None, False
+
+
+def _release_folder(s: _Source, installs: dict[str, Any]) -> Path:
+    """The folder of the release a pinned source compiles with, installed once per requirement."""
+    assert s.pin is not None
+    found = releases.cached()
+    if s.release in found:
+        return found[s.release]
+    if s.pin.requirement not in installs:
+        try:
+            installs[s.pin.requirement] = releases.install(s.pin, s.path)
+        except CompileError as e:
+            installs[s.pin.requirement] = e
+    installed = installs[s.pin.requirement]
+    if isinstance(installed, CompileError):
+        raise CompileError(str(installed).replace(str(installed.path), str(s.path), 1), path=str(s.path))
+    s.release = installed[0]
+    return installed[1]
+
+
+def _compile_all(sources: list[_Source], hint: str) -> tuple[dict[Path, Outcome], set[Path]]:
+    """Compile the sources, each with its release: (outcome by resolved path, those whose outcome is not to be cached).
+
+    The installed vyper compiles in this process; the sources pinned to one other release
+    compile together in one python of that release.
+    """
+    outcomes: dict[Path, Outcome] = {}
+    passing = {s.path.resolve() for s in sources if s.rescan}
+    installs: dict[str, Any] = {}
+    groups: dict[Path, list[_Source]] = {}
+    for s in sources:
+        if s.pin is None:
+            outcomes[s.path.resolve()] = _outcome(s, vyper_outputs.compile_source(_request(s)), hint)
+            continue
+        try:
+            groups.setdefault(_release_folder(s, installs), []).append(s)
+        except CompileError as e:  # the release cannot be installed now: tried again next time
+            outcomes[s.path.resolve()] = (None, e, False)
+            passing.add(s.path.resolve())
+    for folder, group in groups.items():
+        try:
+            results = releases.compile_with(folder, group[0].release, [_request(s) for s in group])
+        except CompileError as e:
+            for s in group:
+                outcomes[s.path.resolve()] = (None, CompileError(f"{s.path}: {e}", path=str(s.path)), False)
+                passing.add(s.path.resolve())
+            continue
+        for s, result in zip(group, results):
+            outcomes[s.path.resolve()] = _outcome(s, result, hint)
+    return outcomes, passing
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -602,16 +554,19 @@ def compile_project(
     plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root)
     build = Build()
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
+    # resolved again as vyper compiles: s.inputs become what it used
+    fresh, passing = _compile_all([s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes], plan.hint)
     for s in plan.sources:
         key = s.path.resolve()
         if s.error is not None:
-            outcome: tuple[Artifact | None, CompileError | None, bool] = (None, s.error, False)
+            outcome: Outcome = (None, s.error, False)
         elif key in plan.outcomes:
             outcome = plan.outcomes[key]
             build.cached.append(s.name)
         else:
-            outcome = _compile(s)  # resolves again as vyper compiles: s.inputs are what it used
-            _write_cache(plan.cache_file(s), s, outcome)
+            outcome = fresh[key]
+            if key not in passing:
+                _write_cache(plan.cache_file(s), s, outcome)
             build.compiled.append(s.name)
         own = build.inputs_of.setdefault(s.name, {})
         for dep, h in s.inputs.items():

@@ -323,6 +323,17 @@ def moccasin_config(root: Path, files: tuple[Path, ...]) -> Config:
     return Config(root=root, project=ProjectConfig(contracts=src), compiler=CompilerConfig(search_paths=search), sources=files)
 
 
+
+def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tuple[str, ...]:
+    """A list of names, each one of allowed."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of {what} names, e.g. {example}.")
+    for name in value:
+        if name not in allowed:
+            raise ConfigError(f"{where}: unknown {what} {name!r}.{_did_you_mean(name, allowed)}")
+    return tuple(value)
+
+
 def _did_you_mean(name: str, choices: Any) -> str:
     close = difflib.get_close_matches(name, list(choices), n=1)
     return f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(sorted(choices))}."
@@ -353,19 +364,9 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
             raise ConfigError(f"{where}: [backend] name = {value!r} is not a backend; use \"pyevm\" (the default) or \"revm\".{hint}")
         return value
     if section == "hypothesis" and key == "suppress_health_check":
-        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-            raise ConfigError(f"{where}: [hypothesis] suppress_health_check must be a list of health check names, e.g. [\"filter_too_much\"].")
-        for name in value:
-            if name not in HEALTH_CHECKS:
-                raise ConfigError(f"{where}: [hypothesis] suppress_health_check: unknown health check {name!r}.{_did_you_mean(name, HEALTH_CHECKS)}")
-        return tuple(value)
+        return _names(value, HEALTH_CHECKS, f"{where}: [hypothesis] suppress_health_check", "health check", '["filter_too_much"]')
     if section == "hypothesis" and key == "phases":
-        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-            raise ConfigError(f"{where}: [hypothesis] phases must be a list of phase names, e.g. [\"generate\", \"shrink\"].")
-        for p in value:
-            if p not in PHASES:
-                raise ConfigError(f"{where}: [hypothesis] phases: unknown phase {p!r}.{_did_you_mean(p, PHASES)}")
-        return tuple(value)
+        return _names(value, PHASES, f"{where}: [hypothesis] phases", "phase", '["generate", "shrink"]')
     if section == "hypothesis" and key == "deadline":
         if value is False or value == 0:
             return None

@@ -1,6 +1,7 @@
-"""Hypothesis's example database as evmstate opens it: a folder safe for many writers, or Redis.
+"""Hypothesis's example database as evmstate opens it: a folder safe for many writers, or Redis;
+and where the guidance corpus (search.corpus) lives beside it.
 
-The only module that imports redis (through hypothesis.extra.redis).
+The only module that imports redis (through hypothesis.extra.redis, and for the corpus).
 """
 
 from __future__ import annotations
@@ -233,3 +234,56 @@ class ShrunkExamples(ExampleDatabase):
                 self.inner.save(self.prefix + key, value)
         self._pending.clear()
 
+
+
+# -- the guidance corpus (search.corpus) ------------------------------------------------------
+
+
+class RedisCorpusStore:
+    """Corpora on a Redis server: a set per machine under prefix, dropped expiry seconds after its last write."""
+
+    def __init__(self, url: str, prefix: bytes, expiry: int, aside: bytes) -> None:
+        try:
+            import redis
+        except ImportError:
+            raise ConfigError(f"[database] url = {url!r} needs the redis client: pip install \"evmstate[redis]\"") from None
+        self.url, self.prefix, self.expiry, self.aside = url, prefix, expiry, aside
+        self.client = redis.Redis.from_url(url)
+
+    def __repr__(self) -> str:
+        return f"RedisCorpusStore({self.url!r})"
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return sorted(self.client.smembers(self.prefix + key))
+
+    def save(self, key: bytes, value: bytes) -> None:
+        with self.client.pipeline() as pipe:
+            pipe.sadd(self.prefix + key, value)
+            pipe.expire(self.prefix + key, self.expiry)
+            pipe.execute()
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.client.srem(self.prefix + key, value)
+
+    def set_aside(self, key: bytes, value: bytes) -> str:
+        aside = self.prefix + key + self.aside
+        self.client.smove(self.prefix + key, aside, value)
+        return f"{aside.decode()} on {self.url}"
+
+
+_corpus_stores: dict[tuple[int, str], RedisCorpusStore] = {}
+
+
+def corpus_store(config: Config) -> Any:
+    """Where machines' guidance corpora live: the Redis server of [database] url, else .evmstate/corpus."""
+    # imported here: only campaigns keep a corpus, and Hypothesis draws some values from the
+    # constants of every local module loaded, so a run that loads no more draws as before
+    from ..search import corpus
+
+    if not config.database.is_redis:
+        return corpus.FolderStore(config.state_dir / corpus.FOLDER)
+    key = (os.getpid(), config.database.url)  # a client's connections must not cross into a forked child
+    with _redis_lock:
+        if key not in _corpus_stores:
+            _corpus_stores[key] = RedisCorpusStore(config.database.url, corpus.REDIS_PREFIX, corpus.REDIS_EXPIRY, corpus.REDIS_ASIDE)
+        return _corpus_stores[key]

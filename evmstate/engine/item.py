@@ -15,7 +15,7 @@ from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from ..machine import collect
 from .events import Event, LoadFailed, MachineFinished
-from .examples import ShrunkExamples, open_database
+from .examples import ShrunkExamples, corpus_store, open_database
 from .machines import run_machine
 from .properties import run_test
 from .records import failure_record, save_failure, with_id
@@ -82,6 +82,7 @@ def run_item(
     shards: int = 1,
     stop: Callable[[], bool] | None = None,
     keep: Callable[[FailureRecord], Any] | None = None,
+    corpus: bool = False,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
@@ -94,6 +95,7 @@ def run_item(
     (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
     stop() ends the item early (see run_machine). keep(record), when given, gets the failure
     record instead of the failure store (a worker hands it to the process that saves it).
+    corpus: a machine starts from its saved guidance runs and adds the runs it keeps (campaigns).
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
@@ -109,7 +111,12 @@ def run_item(
     started = time.perf_counter()
     try:
         if spec is not None:
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+            saved = None
+            if corpus:
+                from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
+
+                saved = Corpus.of(corpus_store(config), project, where)
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop, corpus=saved)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):

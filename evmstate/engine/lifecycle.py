@@ -6,13 +6,16 @@ import contextlib
 import dataclasses
 import io
 import sys
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..contracts.project import Project
 from ..search.session import Search, SearchOptions, collector_of
 from .events import Event, Failure, RuleStats
 from .program import Step
 from .trace import Trace
+
+if TYPE_CHECKING:
+    from ..search.corpus import Corpus
 
 
 class RunState:
@@ -114,8 +117,8 @@ def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
     return dataclasses.replace(failure, trace=trace)
 
 
-def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str]) -> Search:
-    """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for."""
+def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str], corpus: Corpus | None = None) -> Search:
+    """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for; corpus: its saved runs, if kept."""
     options = SearchOptions.of(project.config.fuzz, machine_settings, where, report=collector_of(project).wanted)
-    return Search(project, options, seed, [n for n in names if n in project.artifacts])
+    return Search(project, options, seed, [n for n in names if n in project.artifacts], corpus)
 

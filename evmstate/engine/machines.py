@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import hypothesis
 from hypothesis import given, reporting
@@ -64,6 +64,9 @@ from .program import (
 from .rejections import of_machine
 from .shrink import remove_steps
 from .trace import Trace, trace_machine
+
+if TYPE_CHECKING:
+    from ..search.corpus import Corpus
 
 
 def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, init_args: tuple[Any, ...] | None = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
@@ -214,7 +217,8 @@ class MachineRun:
     fixture); otherwise __init__'s parameters are injected by name. With capture, what the
     machine prints is kept per run and shown only for the reported program (Failure.trace).
     stop(), when given, is asked before every run until one fails: once it says True, no more
-    runs start.
+    runs start. corpus, when given, holds the machine's saved guidance runs (search.corpus): its
+    search starts from them and adds the runs it keeps.
     """
 
     def __init__(
@@ -230,6 +234,7 @@ class MachineRun:
         *,
         capture: bool = True,
         stop: Callable[[], bool] | None = None,
+        corpus: Corpus | None = None,
     ) -> None:
         self.spec = spec
         self.project = project
@@ -241,7 +246,7 @@ class MachineRun:
         self.init_args = init_args
         self.capture = capture
         self.stop = stop
-        self.search = search_session(project, spec.settings, spec.name, seed, spec.init_params)
+        self.search = search_session(project, spec.settings, spec.name, seed, spec.init_params, corpus)
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {

@@ -328,3 +328,12 @@ class BlockTime(Snapshots):
         if timestamp is not None and timestamp < self._timestamp:
             raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
         self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
+
+    def _gas(self, gas: int | None) -> tuple[int, bool]:
+        """The gas a call gets, and whether it is the cap rather than the caller's choice."""
+        if gas is None:
+            return self.call_gas_limit, True
+        if gas > self.call_gas_limit:
+            where = "the block gas limit" if self.call_gas_limit == self.gas_limit else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
+            raise UsageError(f"gas {gas} exceeds {where}, {self.call_gas_limit}")
+        return gas, False

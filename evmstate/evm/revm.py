@@ -282,14 +282,6 @@ class RevmBackend(BlockTime):
         if recorder is not None:
             raise UsageError("branch coverage needs per-opcode hooks, which the revm backend does not have; run with the pyevm backend (--backend pyevm)")
 
-    def _gas(self, gas: int | None) -> tuple[int, bool]:
-        if gas is None:
-            return self.call_gas_limit, True
-        if gas > self.call_gas_limit:
-            where = "the block gas limit" if self.call_gas_limit == self.gas_limit else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
-            raise UsageError(f"gas {gas} exceeds {where}, {self.call_gas_limit}")
-        return gas, False
-
     # -- execution --------------------------------------------------------
 
     def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None) -> tuple[bool, bytes, Any, str | None]:

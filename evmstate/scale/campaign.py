@@ -141,6 +141,7 @@ class ItemTotals:
     examples: int = 0
     steps: int = 0
     status: str = "running"  # running, failed, error
+    corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -355,6 +356,7 @@ def _record(
     summary.steps += result.steps
     summary.cpu += shard.cpu
     totals.examples += result.examples
+    totals.corpus = result.statistics.get("corpus", totals.corpus)
     totals.steps += result.steps
     if shard.branches is not None:
         summary.branches = shard.branches if summary.branches is None else summary.branches | shard.branches

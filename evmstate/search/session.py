@@ -31,6 +31,7 @@ from .guidance import Guide, register, unregister
 
 if TYPE_CHECKING:
     from ..contracts.project import Project
+    from .corpus import Corpus
 
 # keys a machine's `settings` may hold besides Hypothesis's
 SEARCH_KEYS = ("dictionary_weight", "guidance")
@@ -60,6 +61,8 @@ class SearchOptions:
         return cls(weight, guidance, guidance or report)
 
 
+_NOTHING: frozenset[int] = frozenset()
+
 _collectors: "weakref.WeakKeyDictionary[Project, Collector]" = weakref.WeakKeyDictionary()
 
 
@@ -74,7 +77,7 @@ def collector_of(project: "Project") -> Collector:
 class Search:
     """Coverage, dictionary and guidance of one machine or property test while it runs."""
 
-    def __init__(self, project: "Project", options: SearchOptions, seed: int | None, contracts: list[str] = ()) -> None:  # type: ignore[assignment]
+    def __init__(self, project: "Project", options: SearchOptions, seed: int | None, contracts: list[str] = (), corpus: Corpus | None = None) -> None:  # type: ignore[assignment]
         self.project = project
         self.options = options
         self.backend = backend = project.backend
@@ -108,6 +111,19 @@ class Search:
             if backend.capabilities.feedback and {"counts", "cmplog"} & on:
                 self.feedback = Feedback()
             self._cmplog = "cmplog" in on and self.dictionary.on
+        # the machine's saved runs (corpus.py): extended like the guide's own; the coverage they
+        # reached is not new to this search. Only with guidance.
+        self.corpus = corpus if self.guide is not None else None
+        self.prior: dict[Identity, set[int]] = {}
+        self._run_hits: dict[Identity, set[int]] = {}  # what the current run reached (with a corpus)
+        self._cut_hits: dict[Identity, frozenset[int]] = {}  # ...up to its last step that reached new code
+        self._published = 0
+        if self.corpus is not None and self.guide is not None:
+            for saved in self.corpus.load():
+                self.guide.corpus.append(saved.entry)
+                for name, deploy, hit in saved.features:
+                    self.prior.setdefault((name, deploy), set()).add(hit)
+            self._published = len(self.guide.corpus)
 
     def _artifact_at(self, address: bytes) -> Any:
         name = self.collector.identify(address, self.backend.get_code)[0]
@@ -162,6 +178,7 @@ class Search:
         self.absorb()
         self.progress.run_started()
         self._stored_new = False
+        self._run_hits, self._cut_hits = {}, {}
 
     def step_started(self) -> None:
         if self.guide is not None:
@@ -173,6 +190,8 @@ class Search:
             progress, self._stored_new = True, False
         if progress and self.guide is not None:
             self.guide.reached_new_code()
+            if self.corpus is not None:
+                self._cut_hits = {identity: frozenset(h) for identity, h in self._run_hits.items()}
 
     def _observe(self, result: ExecResult) -> None:
         """What the backend shows of each call: values for the dictionary, stored values for progress."""
@@ -185,6 +204,16 @@ class Search:
         self.absorb()
         if self.guide is not None:
             self.guide.run_finished()
+            if self.corpus is not None:
+                self._publish()
+
+    def _publish(self) -> None:
+        """Save the runs the guide kept since the last call, with the coverage each reached."""
+        assert self.guide is not None and self.corpus is not None
+        features = [(name, deploy, hit) for (name, deploy), hits in self._cut_hits.items() for hit in hits]
+        for entry in self.guide.corpus[self._published :]:
+            self.corpus.publish(entry, features)
+        self._published = len(self.guide.corpus)
 
     def absorb(self) -> bool:
         """Fold what the backend recorded since the last call into the coverage; True if any of it is new to this item
@@ -195,12 +224,15 @@ class Search:
         for key, hits in self.hits.items():
             identity = self._identity(key)
             self.collector.add(identity, hits)
+            if self.corpus is not None:
+                self._run_hits.setdefault(identity, set()).update(hits)
             known = self.seen.get(identity)
             if known is None:
                 known = self.seen[identity] = set()
             new = hits - known
             if new:
-                novel = True
+                # what a saved run reached is not new: a run that only gets that far is not kept
+                novel = novel or not new <= self.prior.get(identity, _NOTHING)
                 known |= new
                 cmap = self.collector.code_map(identity)
                 if cmap is not None:
@@ -247,6 +279,8 @@ class Search:
             hits, misses = cache.hits - self._cache_start[0], cache.misses - self._cache_start[1]
             if hits + misses:
                 stats["call cache"] = f"{hits} of {hits + misses} view calls answered from the cache"
+        if self.corpus is not None:
+            stats.update(self.corpus.statistics())
         if self.dictionary.on:
             stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, {len(self.dictionary.fixed)} fixed values"
         return stats

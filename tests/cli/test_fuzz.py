@@ -146,6 +146,26 @@ def test_a_budget_ends_a_campaign_that_finds_nothing(example):
     assert time.monotonic() - started < 3 + 60
 
 
+def test_the_next_campaign_starts_from_the_corpus_the_last_one_kept(example):
+    import re
+
+    loaded = []
+    for _ in range(2):
+        code, out = invoke("fuzz", "machines/erc20.py", "--time", "2s", "-n", "1", "--max-examples", "3", "--steps", "5")
+        assert code == 0, out
+        found = re.search(r"ERC20Machine: no failure, .*; the last shard's corpus: (\d+) kept runs loaded, (\d+) added", out)
+        assert found is not None, out
+        loaded.append((int(found.group(1)), int(found.group(2))))
+    (folder,) = (example / ".evmstate" / "corpus").iterdir()
+    saved = len(list(folder.glob("*.run")))
+    # one worker: shards run one after another, each from what those before it kept; the
+    # second campaign's started from what the first kept
+    (first_loaded, first_added), (second_loaded, second_added) = loaded
+    assert first_loaded + first_added > 0
+    assert second_loaded >= first_loaded + first_added
+    assert saved == second_loaded + second_added
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path):
     project = copy_example(tmp_path / "p")

@@ -299,15 +299,6 @@ class PyEVMBackend(BlockTime):
         finally:
             feedback.active = False
 
-    def _gas(self, gas: int | None) -> tuple[int, bool]:
-        """The gas a call gets, and whether it is the cap rather than the caller's choice."""
-        if gas is None:
-            return self.call_gas_limit, True
-        if gas > self.call_gas_limit:
-            where = "the block gas limit" if self.call_gas_limit == self.gas_limit else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
-            raise UsageError(f"gas {gas} exceeds {where}, {self.call_gas_limit}")
-        return gas, False
-
     # -- execution --------------------------------------------------------
 
     def _message(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, nonce: int) -> Message:

@@ -1,0 +1,156 @@
+"""The guidance corpus campaigns keep: carried from one invocation to the next, reproducible by
+seed, ignored once the sources change, shared by Dask workers through Redis. (The storage
+itself: tests/unit/test_corpus.py.)
+
+An invocation here is one campaign shard (what a campaign's worker runs, scale.shards.run_shard)
+with a budget in runs, so that the outcome is the same every time. The machine
+(tests/projects/rungs) has a bug behind four rare conditions met in order, each its own branch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evmstate import config as config_mod
+from evmstate.engine.events import MachineFinished
+from evmstate.engine.examples import corpus_store
+from evmstate.runner import Overrides
+from evmstate.scale.parallel import ProjectSource, loaded_modules
+from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard, run_shard
+
+RUNGS = Path(__file__).parents[1] / "projects" / "rungs"
+KEY = "machines/rungs.py::RungsMachine"
+# a campaign seed whose first invocation of RUNS runs does not find the bug, and whose second
+# (seed + 100, as the next campaign would have another) finds it only from the first's corpus
+SEED, RUNS = 4, 20
+
+
+@pytest.fixture()
+def rungs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "rungs"
+    shutil.copytree(RUNGS, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+def invocation(root: Path, seed: int, runs: int = RUNS, paths: tuple[str, ...] = ("machines/rungs.py",)) -> MachineFinished:
+    """One shard of a campaign on root, as a worker runs it; the example database is emptied first, so that it searches."""
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
+    cfg = config_mod.load(root)
+    state = ProjectSource(cfg, tuple(str(root / p) for p in paths)).open()
+    return run_shard(state, Shard(KEY, 0, seed, Overrides(max_examples=runs), None)).result
+
+
+def corpus_counts(result: MachineFinished | dict[str, Any]) -> dict[str, int]:
+    text = (result if isinstance(result, dict) else result.statistics)["corpus"]
+    counts = {what: int(n) for n, what in re.findall(r"(\d+) (kept runs loaded|added|stale removed)", text)}
+    return {"loaded": counts["kept runs loaded"], "added": counts["added"], "stale": counts.get("stale removed", 0)}
+
+
+def saved_runs(root: Path) -> list[dict[str, Any]]:
+    """The runs saved for the machine, without when and by which process."""
+    runs = []
+    for value in corpus_store(config_mod.load(root)).fetch(KEY.encode()):
+        payload = json.loads(zlib.decompress(value.partition(b"\n")[2]))
+        runs.append({k: v for k, v in payload.items() if k not in ("at", "by")})
+    return sorted(runs, key=repr)
+
+
+def test_two_short_invocations_find_what_one_twice_as_long_finds(rungs: Path):
+    first = invocation(rungs, SEED)
+    assert first.status == "passed" and corpus_counts(first)["added"] > 0
+    second = invocation(rungs, SEED + 100)
+    assert second.status == "failed", second.statistics
+    assert corpus_counts(second)["loaded"] == corpus_counts(first)["added"]
+    assert second.failure is not None and second.failure.invariant == "invariant_below_the_top"
+    # the corpus carried it: the same second invocation without it finds nothing
+    shutil.rmtree(rungs / ".evmstate" / "corpus")
+    alone = invocation(rungs, SEED + 100)
+    assert alone.status == "passed" and corpus_counts(alone)["loaded"] == 0
+    # and one invocation as long as both finds it too
+    shutil.rmtree(rungs / ".evmstate" / "corpus")
+    long = invocation(rungs, SEED, 2 * RUNS)
+    assert long.status == "failed" and int(long.statistics["first failure at run"]) > RUNS
+
+
+def test_the_same_seed_and_saved_corpus_search_the_same(rungs: Path):
+    invocation(rungs, 0)
+    saved = rungs / ".evmstate" / "corpus"
+    shutil.copytree(saved, rungs / "snapshot")
+    outcomes = []
+    for _ in range(2):
+        shutil.rmtree(saved)
+        shutil.copytree(rungs / "snapshot", saved)
+        result = invocation(rungs, 100)
+        outcomes.append((result.status, result.runs, result.steps, result.statistics, saved_runs(rungs)))
+    assert outcomes[0] == outcomes[1]
+    counts = corpus_counts(outcomes[0][3])
+    assert counts["loaded"] > 0 and counts["added"] > 0 and len(outcomes[0][4]) == counts["loaded"] + counts["added"]
+
+
+def test_a_corpus_made_for_other_sources_is_removed_not_loaded(rungs: Path):
+    first = invocation(rungs, SEED)
+    assert corpus_counts(first)["added"] > 0
+    module = rungs / "machines" / "rungs.py"
+    module.write_text(module.read_text() + "\n# edited\n")
+    after_edit = invocation(rungs, SEED + 100)
+    assert corpus_counts(after_edit) == {"loaded": 0, "added": corpus_counts(after_edit)["added"], "stale": corpus_counts(first)["added"]}
+    # the contract changed: compiled again, what the edited machine kept is stale too
+    contract = rungs / "contracts" / "Rungs.vy"
+    contract.write_text(contract.read_text().replace("% 16 == 0", "% 15 == 0"))
+    after_contract = invocation(rungs, SEED + 200, paths=("machines",))
+    assert corpus_counts(after_contract)["loaded"] == 0 and corpus_counts(after_contract)["stale"] == corpus_counts(after_edit)["added"]
+
+
+def test_an_unreadable_saved_run_is_set_aside_and_the_search_goes_on(rungs: Path):
+    invocation(rungs, SEED)
+    folder = corpus_store(config_mod.load(rungs)).folder(KEY.encode())
+    good = len(list(folder.glob("*.run")))
+    (folder / "0000.run").write_bytes(b"evmstate-corpus 1\n\x78\x9cnot zlib")
+    result = invocation(rungs, SEED + 100)
+    assert corpus_counts(result)["loaded"] == good
+    assert f"1 unreadable set aside ({folder / '0000.run.unreadable'})" in result.statistics["corpus"]
+    assert (folder / "0000.run.unreadable").read_bytes() == b"evmstate-corpus 1\n\x78\x9cnot zlib"
+
+
+def test_a_corpus_folder_that_cannot_be_written_leaves_the_search_as_it_was(rungs: Path):
+    (rungs / ".evmstate").mkdir()
+    (rungs / ".evmstate" / "corpus").write_text("not a folder")
+    result = invocation(rungs, SEED)
+    assert result.status == "passed" and "the corpus could not be written (NotADirectoryError" in result.statistics["corpus"]
+    assert (rungs / ".evmstate" / "corpus").read_text() == "not a folder"
+
+
+@pytest.mark.slow
+def test_two_dask_workers_share_one_corpus_through_redis(rungs: Path, redis_url: str):
+    from distributed import Client, LocalCluster
+
+    with (rungs / "evmstate.toml").open("a") as f:
+        f.write(f'\n[database]\nurl = "{redis_url}"\n')
+    cfg = config_mod.load(rungs)
+    bundle = ProjectBundle.of(cfg, ("machines/rungs.py",), None, loaded_modules())
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+        a, b = sorted(client.scheduler_info()["workers"])
+
+        def shard_on(worker: str, index: int) -> Any:
+            shard = Shard(KEY, index, 0, Overrides(max_examples=RUNS), None)
+            return client.submit(run_bundle_shard, bundle, shard, workers=[worker], pure=False).result(timeout=300)
+
+        first, second, third = shard_on(a, 0), shard_on(b, 1), shard_on(a, 2)
+    assert first.worker != second.worker and first.worker == third.worker
+    counts = [corpus_counts(r.result) for r in (first, second, third)]
+    assert counts[0]["loaded"] == 0 and counts[0]["added"] > 0
+    # each shard starts from what the shards before it kept, on whichever worker they ran
+    assert counts[1]["loaded"] == counts[0]["added"]
+    assert counts[2]["loaded"] == counts[0]["added"] + counts[1]["added"]
+    # all of it on the Redis server, none in the project's folder
+    saved = list(corpus_store(cfg).fetch(KEY.encode()))
+    assert len(saved) == sum(c["added"] for c in counts)
+    assert not (rungs / ".evmstate" / "corpus").exists()
