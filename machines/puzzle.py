@@ -2,8 +2,7 @@
 
 Solving a level reaches no new branch: it takes the same branch once more and raises the stored
 level. Coverage guidance alone keeps the run that solved the first level and nothing after it;
-the runs kept for a branch taken more often than before, or for a level never stored before,
-are extended until the last one.
+the runs kept for a level never stored before are extended until the last one.
 """
 
 from evmstate import strategy

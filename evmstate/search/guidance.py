@@ -7,8 +7,8 @@ code, or only the steps of it that reached new code (a kept run's other steps ar
 idle, and without them more of the new run is fresh). The new run starts where the kept one
 broke through and tries the next steps from there. The rest are plain Hypothesis runs. A
 run is kept when one of its steps made progress: reached a branch, or a jump destination, that
-no earlier run of the machine reached, took a branch a number of times no earlier run did (in
-AFL's buckets), or stored a small value a slot never held (feedback.py says which and why).
+no earlier run of the machine reached, or stored a small value a slot never held (feedback.py
+says which and why, and why hit counts are off by default).
 
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
 choice at a time, so a run that reached a rare branch at step 10 gets one new try per run at

@@ -3,8 +3,8 @@
 One Search per machine or property test: it turns the backend's hooks on for as long as the
 item runs, folds what each step reached into the run's coverage (a Collector shared by every
 item of an evmstate run), feeds the dictionary with what the contracts did and compared their
-arguments against, and tells the guide when a step made progress: reached new code, took a
-branch more often than any run before, or stored a small value a slot never held (feedback.py).
+arguments against, and tells the guide when a step made progress: reached new code or stored a
+small value a slot never held (and, switched on, took a branch more often than any run before: feedback.py).
 A backend without coverage hooks (or without an observer, or without feedback hooks) runs
 without coverage and guidance (or without observed dictionary values and stored-value progress,
 or without hit counts and comparison operands): nothing else changes.

@@ -49,7 +49,7 @@ def test_a_small_value_a_slot_never_held_is_progress_until_the_slot_held_many():
 
 @pytest.mark.parametrize(
     "text, on",
-    [(None, {"counts", "storage", "cmplog"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
+    [(None, {"storage", "cmplog"}), ("counts,storage,cmplog", {"counts", "storage", "cmplog"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
 )
 def test_the_signals_are_switched_by_the_environment(monkeypatch, text, on):
     if text is None:
