@@ -1,23 +1,30 @@
 """Search power and its cost, in one run.
 
 1. Steps/s of the ERC20 model workload (benchmarks/machines.py's: 50 runs of 50 steps, seed 0)
-   with coverage guidance and the dictionary on (the defaults) and off.
-2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py): over
-   several seeds, whether the bug was reported, the time to report it (search, shrinking and the
-   step-deletion pass; compile excluded), the runs to the first failure and the printed
-   program's length; the median time per example.
-
+   with coverage guidance and the dictionary on (the defaults) and off, and with guidance on
+   but the feedback signals beyond new branches (search/feedback.py: hit counts, stored
+   values, comparison operands) all off: what the signals cost (aim: at most 10%).
+2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py,
+   puzzle.py, sale.py): over several seeds, whether the bug was reported, the time to report it
+   (search, shrinking and the step-deletion pass; compile excluded), the runs to the first
+   failure and the printed program's length; the median time per example. With --signals, the
+   same with every signal on (hit counts are off by default), each one off in turn and none.
 3. With --guidance-vs-target: the ladder with guidance off, once with Hypothesis's target()
    given the rung as its score, once with neither: how many seeds find it within 300 runs.
+4. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
+   with the signals on and off: whether the minimal program was printed, and when.
 
-Run: python benchmarks/search.py [--seeds N] [--find-only] [--guidance-vs-target]
+Run: python benchmarks/search.py [--seeds N] [--find-only] [--signals] [--guidance-vs-target] [--campaign]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import shutil
+import subprocess
 import statistics
 import sys
 import tempfile
@@ -27,9 +34,29 @@ from pathlib import Path
 from evmstate import config as config_mod
 from evmstate.engine.events import FailureFound
 from evmstate.runner import Overrides, RunOptions, run
+from evmstate.search.feedback import DEFAULT, ENVIRONMENT, SIGNALS
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = ("fee_vault", "claims", "inbox", "ladder")
+EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale")
+# the feedback signals switched on, by label: the default, all, each one off in turn, none
+VARIANTS = {"all signals": ",".join(SIGNALS), **{f"{s} off": ",".join(o for o in SIGNALS if o != s) for s in SIGNALS}, "no signals": ""}
+
+
+@contextlib.contextmanager
+def signals(on: str | None) -> "object":
+    """Run with these feedback signals switched on (None: the default, all)."""
+    before = os.environ.get(ENVIRONMENT)
+    if on is None:
+        os.environ.pop(ENVIRONMENT, None)
+    else:
+        os.environ[ENVIRONMENT] = on
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENVIRONMENT, None)
+        else:
+            os.environ[ENVIRONMENT] = before
 
 
 def project(tmp: Path) -> Path:
@@ -102,25 +129,63 @@ class LadderTargetMachine:
 LADDER_PLAIN = LADDER_TARGET.replace("LadderTargetMachine", "LadderPlainMachine").replace('    def teardown(self):\n        # the best score target() could get: the rung itself, not just new branches\n        target(self.ladder.rung(), label="rung")\n', "")
 
 
+def examples_times(root: Path, examples: list[str], seeds: int, label: str = "") -> None:
+    for example in examples:
+        run(config_mod.load(root), RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(max_examples=1, seed=0), save_failures=False), lambda e: None)  # compile
+        times, found = [], 0
+        for seed in range(seeds):
+            reported, elapsed, first, steps, to_find, shrink_runs = report_time(root, example, seed)
+            found += reported
+            times.append(elapsed if reported else float("inf"))
+            what = f"reported in {elapsed:5.1f}s (found at run {first}, after {to_find:.1f}s; {steps} steps after {shrink_runs} shrink runs)" if reported else f"NOT found in {elapsed:.1f}s"
+            print(f"{example:9} {label}seed {seed}: {what}")
+        print(f"{example:9} {label}found in {found}/{seeds} seeds, median time to report {statistics.median(times):.1f}s")
+
+
+def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = "60s") -> tuple[int | None, float | None, float]:
+    """`evmstate fuzz --time budget -n 1 --seed seed` on one example: (steps of the program printed, seconds when printed, seconds in all)."""
+    shutil.rmtree(root / ".evmstate", ignore_errors=True)
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    if on is None:
+        env.pop(ENVIRONMENT, None)
+    else:
+        env[ENVIRONMENT] = on
+    started = time.perf_counter()
+    process = subprocess.Popen(["evmstate", "fuzz", "--time", budget, "-n", "1", "--seed", str(seed), f"machines/{example}.py"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    steps, printed, reading = None, None, False
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("Falsifying example ("):
+            steps, reading = int(line.split("(")[1].split()[0]), True
+        elif reading and not line.strip():
+            printed, reading = time.perf_counter() - started, False
+    process.wait()
+    return steps, printed, time.perf_counter() - started
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--find-only", action="store_true")
     parser.add_argument("--examples", default=",".join(EXAMPLES))
     parser.add_argument("--no-erc20", action="store_true")
+    parser.add_argument("--no-times", action="store_true", help="skip the examples' times with every signal on (part 2)")
     parser.add_argument("--guidance-vs-target", action="store_true", help="also run the ladder with target() scores and with neither")
+    parser.add_argument("--signals", action="store_true", help="also time each example with each feedback signal off, and with all off")
+    parser.add_argument("--campaign", action="store_true", help="also run `evmstate fuzz --time 60s -n 1` per example and seed, signals on and off")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         if not args.no_erc20:
             variants = {
-                "guidance and dictionary on": "",
-                "guidance only": "dictionary_weight = 0",
-                "dictionary only": "guidance = false",
-                "guidance and dictionary off": "dictionary_weight = 0\nguidance = false",
+                "guidance and dictionary on": ("", None),
+                "the same, feedback signals off": ("", ""),
+                "guidance only": ("dictionary_weight = 0", None),
+                "dictionary only": ("guidance = false", None),
+                "guidance and dictionary off": ("dictionary_weight = 0\nguidance = false", None),
             }
             roots = {}
-            for i, (label, lines) in enumerate(variants.items()):
+            for i, (label, (lines, _)) in enumerate(variants.items()):
                 roots[label] = project(base / f"v{i}")
                 if lines:
                     with_fuzz(roots[label], lines)
@@ -128,26 +193,36 @@ def main() -> int:
             rates: dict[str, list[float]] = {label: [] for label in variants}
             for _ in range(3):  # interleaved, so that a busy machine weighs on all alike
                 for label, root in roots.items():
-                    rates[label].append(erc20_rate(root))
+                    with signals(variants[label][1]):
+                        rates[label].append(erc20_rate(root))
             medians = {label: statistics.median(r) for label, r in rates.items()}
             off = medians["guidance and dictionary off"]
             for label, rate in medians.items():
-                print(f"ERC20 50x50, {label + ':':29} {rate:6.0f} steps/s (median of 3), {100 * (1 - rate / off):5.1f}% fewer than with both off")
+                print(f"ERC20 50x50, {label + ':':33} {rate:6.0f} steps/s (median of 3), {100 * (1 - rate / off):5.1f}% fewer than with both off")
+            signals_cost = 100 * (1 - medians["guidance and dictionary on"] / medians["the same, feedback signals off"])
+            print(f"the feedback signals cost {signals_cost:.1f}% of steps/s (target: at most 10%)")
             print("target: guidance and dictionary on costs at most 15% of steps/s")
         root = project(base / "examples")
         if args.find_only:
             toml = root / "evmstate.toml"
             toml.write_text(toml.read_text().replace("[hypothesis]", '[hypothesis]\nphases = ["explicit", "generate"]', 1))
-        for example in [e for e in args.examples.split(",") if e]:
-            run(config_mod.load(root), RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(max_examples=1, seed=0), save_failures=False), lambda e: None)  # compile
-            times, found = [], 0
-            for seed in range(args.seeds):
-                reported, elapsed, first, steps, to_find, shrink_runs = report_time(root, example, seed)
-                found += reported
-                times.append(elapsed if reported else float("inf"))
-                what = f"reported in {elapsed:5.1f}s (found at run {first}, after {to_find:.1f}s; {steps} steps after {shrink_runs} shrink runs)" if reported else f"NOT found in {elapsed:.1f}s"
-                print(f"{example:9} seed {seed}: {what}")
-            print(f"{example:9} found in {found}/{args.seeds} seeds, median time to report {statistics.median(times):.1f}s")
+        examples = [e for e in args.examples.split(",") if e]
+        if not args.no_times:
+            examples_times(root, examples, args.seeds)
+        if args.signals:
+            for label, on in VARIANTS.items():
+                if frozenset(on.split(",")) - {""} != DEFAULT:  # the default ran above
+                    with signals(on):
+                        examples_times(root, examples, args.seeds, f"[{label}] ")
+        if args.campaign:
+            for example in examples:
+                for label, on in (("default signals", None), ("signals off", "")):
+                    found, whens = 0, []
+                    for seed in range(args.seeds):
+                        steps, printed, elapsed = campaign(root, example, seed, on)
+                        found += printed is not None and printed <= 60
+                        whens.append(f"{printed:.0f}s ({steps} steps)" if printed is not None else f"not in {elapsed:.0f}s")
+                    print(f"evmstate fuzz --time 60s -n 1, {example:9} {label}: printed within 60s on {found}/{args.seeds} seeds: {', '.join(whens)}")
         if args.guidance_vs_target:
             # the ladder three ways: the guided provider (above), Hypothesis's target() phase given
             # the rung as its score, and neither; within the ladder's 300 runs

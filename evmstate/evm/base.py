@@ -107,6 +107,8 @@ class Capabilities:
     observer: bool  # set_observer(): every call's result with the storage it read and wrote
     time_limit: bool  # calls are stopped at the per-call CPU time limit ([fuzz] call_timeout)
     divergence: bool  # two backends in lockstep: divergence is the first difference, calls counts calls
+    # set_feedback(): per-branch counts and comparison operands of the calls that are not view calls
+    feedback: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,21 @@ class Backend(Protocol):
 # 2*pc + taken for a JUMPI at pc (taken: 1 when it jumped), and ~dest for a jump to dest.
 Coverage = dict[bytes, set[int]]
 INITCODE = b"initcode:"
+
+
+@dataclass
+class Feedback:
+    """What the hooks record for the search besides coverage, while on (set_feedback), in the calls that are not view calls.
+
+    Only transactions and calls that may write are recorded: a view call may be answered from
+    the call cache, which runs no hooks, so what is recorded never depends on whether it was.
+    """
+
+    # per code (Coverage's keys): 2*pc + taken of each JUMPI -> how often it went that way
+    counts: dict[bytes, dict[int, int]] = field(default_factory=dict)
+    # comparisons that feed a branch, one side a word of the frame's calldata (an argument): the other side
+    operands: list[int] = field(default_factory=list)
+    active: bool = False  # inside a call that is recorded
 
 
 def account_keys(count: int) -> list[tuple[bytes, bytes]]:

@@ -97,9 +97,18 @@ class Saved:
 # -- fingerprint -----------------------------------------------------------------------------
 
 
-# the modules whose code decides which choices a run draws: evmstate's version alone does not
-# change between two checkouts of it
-DRAWING = ("evmstate.engine.program", "evmstate.engine.machines", "evmstate.engine.steps", "evmstate.strategies", "evmstate.search.dictionary", "evmstate.search.guidance")
+# the modules whose code decides which choices a run draws (the comparison operands the hooks
+# record are dictionary values): evmstate's version alone does not change between two checkouts of it
+DRAWING = (
+    "evmstate.engine.program",
+    "evmstate.engine.machines",
+    "evmstate.engine.steps",
+    "evmstate.strategies",
+    "evmstate.search.dictionary",
+    "evmstate.search.guidance",
+    "evmstate.search.session",
+    "evmstate.evm.pyevm.opcodes",
+)
 
 
 @functools.lru_cache(maxsize=1)

@@ -4,7 +4,8 @@ Blind random draws almost never produce the exact number a contract compares aga
 value it stored a call earlier, or an address it derived. The dictionary holds them: the
 integer literals of the contracts' sources (and their neighbours, for `<` and `>`), the
 constants their code pushes, and what the contracts did in this run so far: values written to
-and read from storage, return values, event topics and data, addresses created. It starts each
+and read from storage, return values, event topics and data, addresses created, and the values
+the contracts compared an argument against (on py-evm, with guidance on). It starts each
 run from what the machine's __init__ left (a fixed set), so its content is a function of the
 run's own earlier choices: shrinking, the example database and --seed stay exact. Values carried
 from one run to the next would not be.
@@ -201,6 +202,17 @@ class Dictionary:
             artifact = self.artifact_of(result.contract_address)
             if artifact is not None:
                 self.add_artifact(artifact)
+
+    def add_operands(self, values: Iterable[int]) -> None:
+        """Take the other sides of comparisons against an argument (comparison operand logging),
+        each with its neighbours for `<` and `>` (an address without them); the value itself
+        last, so that it is the latest."""
+        for v in values:
+            if not ADDRESS_MIN <= v < ADDRESS_LIMIT:
+                for n in (v - 1, v + 1):
+                    if 0 <= n < WORD:
+                        self._word(n)
+            self._word(v)
 
     # -- what draws take -----------------------------------------------------------------
 

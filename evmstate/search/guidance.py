@@ -6,8 +6,9 @@ run, then draw afresh: either the kept run's choices up to the step where it las
 code, or only the steps of it that reached new code (a kept run's other steps are often
 idle, and without them more of the new run is fresh). The new run starts where the kept one
 broke through and tries the next steps from there. The rest are plain Hypothesis runs. A
-run is kept when one of its steps reaches a branch, or a jump destination, that no earlier
-run of the machine reached.
+run is kept when one of its steps made progress: reached a branch, or a jump destination, that
+no earlier run of the machine reached, or stored a small value a slot never held (feedback.py
+says which and why, and why hit counts are off by default).
 
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
 choice at a time, so a run that reached a rare branch at step 10 gets one new try per run at
@@ -106,13 +107,13 @@ class Guide:
                 self._head = self._step
 
     def reached_new_code(self) -> None:
-        """The step that just ended reached code never reached before: keep the run up to here."""
+        """The step that just ended made progress (new code, a new hit count, a new stored value): keep the run up to here."""
         if self.current is not None:
             self._cut = len(self.current.record)
             self._novel.append((self._step, self._cut))
 
     def run_finished(self) -> None:
-        """The run ended: keep it if it reached new code (runs Hypothesis drew itself are not ours)."""
+        """The run ended: keep it if it made progress (runs Hypothesis drew itself are not ours)."""
         current = self.current
         if current is not None and self._cut is not None and self._cut > 0:
             head = self._head if self._head is not None else 0

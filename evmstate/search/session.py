@@ -2,9 +2,12 @@
 
 One Search per machine or property test: it turns the backend's hooks on for as long as the
 item runs, folds what each step reached into the run's coverage (a Collector shared by every
-item of an evmstate run), feeds the dictionary with what the contracts did, and tells the guide
-when a step reached new code. A backend without coverage hooks (or without an observer) runs
-without coverage and guidance (or without observed dictionary values): nothing else changes.
+item of an evmstate run), feeds the dictionary with what the contracts did and compared their
+arguments against, and tells the guide when a step made progress: reached new code or stored a
+small value a slot never held (and, switched on, took a branch more often than any run before: feedback.py).
+A backend without coverage hooks (or without an observer, or without feedback hooks) runs
+without coverage and guidance (or without observed dictionary values and stored-value progress,
+or without hit counts and comparison operands): nothing else changes.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from . import dictionary as dictionary_mod
 from ..config import FuzzConfig, check_weight
 from .coverage import Collector, Identity
 from .dictionary import Dictionary
+from .feedback import Progress, signals
 from ..errors import ConfigError, MachineDefinitionError
+from ..evm.base import ExecResult, Feedback
 
 from hypothesis import settings as Settings
 
@@ -93,9 +98,19 @@ class Search:
         cache = backend.call_cache
         self._cache_start = (cache.hits, cache.misses) if cache is not None else None
         self._backend_name: str | None = None
+        self.progress = Progress(())
+        self.feedback: Feedback | None = None  # hit counts and comparison operands, recorded by the hooks
+        self._stored_new = False  # a transaction of this step stored a new small value
+        self.operands = 0  # comparison operands taken into the dictionary
+        self._cmplog = False
         if options.guidance and self.covering:
             self.guide = Guide(seed if seed is not None else 0)
             self._backend_name = register(self.guide)
+            on = signals()
+            self.progress = Progress(on if self.observing else on - {"storage"})
+            if backend.capabilities.feedback and {"counts", "cmplog"} & on:
+                self.feedback = Feedback()
+            self._cmplog = "cmplog" in on and self.dictionary.on
         # the machine's saved runs (corpus.py): extended like the guide's own; the coverage they
         # reached is not new to this search. Only with guidance.
         self.corpus = corpus if self.guide is not None else None
@@ -120,12 +135,16 @@ class Search:
         """Turn the backend's hooks on."""
         if self.covering:
             self.backend.set_coverage(self.hits)
-        if self.observing and self.dictionary.on:
-            self.backend.set_observer(self.dictionary.observe)
+            if self.feedback is not None:
+                self.backend.set_feedback(self.feedback)  # type: ignore[attr-defined]
+        if self.observing and (self.dictionary.on or "storage" in self.progress.on):
+            self.backend.set_observer(self._observe)
 
     def stop(self) -> None:
         """Turn the hooks off and forget the guide's backend."""
         self.absorb()
+        if self.feedback is not None:
+            self.backend.set_feedback(None)  # type: ignore[attr-defined]
         if self.covering:
             self.backend.set_coverage(None)
         if self.observing:
@@ -157,6 +176,8 @@ class Search:
         self.dictionary.reset()
         self._ids = {}
         self.absorb()
+        self.progress.run_started()
+        self._stored_new = False
         self._run_hits, self._cut_hits = {}, {}
 
     def step_started(self) -> None:
@@ -164,10 +185,20 @@ class Search:
             self.guide.step_started()
 
     def step_finished(self) -> None:
-        if self.absorb() and self.guide is not None:
+        progress = self.absorb()
+        if self._stored_new:
+            progress, self._stored_new = True, False
+        if progress and self.guide is not None:
             self.guide.reached_new_code()
             if self.corpus is not None:
                 self._cut_hits = {identity: frozenset(h) for identity, h in self._run_hits.items()}
+
+    def _observe(self, result: ExecResult) -> None:
+        """What the backend shows of each call: values for the dictionary, stored values for progress."""
+        if self.dictionary.on:
+            self.dictionary.observe(result)
+        if result.success and result.storage_writes and self.progress.stored(result.storage_writes):
+            self._stored_new = True
 
     def run_finished(self) -> None:
         self.absorb()
@@ -185,15 +216,13 @@ class Search:
         self._published = len(self.guide.corpus)
 
     def absorb(self) -> bool:
-        """Fold what the backend recorded since the last call into the coverage; True if any of it is new to this item."""
+        """Fold what the backend recorded since the last call into the coverage; True if any of it is new to this item
+        (new code, or a branch count in a new bucket)."""
+        novel = self._absorb_feedback() if self.feedback is not None else False
         if not self.hits:
-            return False
-        novel = False
-        get_code = self.backend.get_code
+            return novel
         for key, hits in self.hits.items():
-            identity = self._ids.get(key)
-            if identity is None:
-                identity = self._ids[key] = self.collector.identify(key, get_code)
+            identity = self._identity(key)
             self.collector.add(identity, hits)
             if self.corpus is not None:
                 self._run_hits.setdefault(identity, set()).update(hits)
@@ -211,13 +240,40 @@ class Search:
         self.hits.clear()
         return novel
 
+    def _identity(self, key: bytes) -> Identity:
+        identity = self._ids.get(key)
+        if identity is None:
+            identity = self._ids[key] = self.collector.identify(key, self.backend.get_code)
+        return identity
+
+    def _absorb_feedback(self) -> bool:
+        """Fold the hooks' branch counts into the run's, and give the comparison operands to the dictionary."""
+        feedback = self.feedback
+        assert feedback is not None
+        novel = False
+        if feedback.counts:
+            for key, counts in feedback.counts.items():
+                identity = self._identity(key)
+                cmap = self.collector.code_map(identity)
+                if counts and cmap is not None and self.progress.counted(identity, counts, cmap.branches):
+                    novel = True
+            feedback.counts.clear()
+        if feedback.operands:
+            if self._cmplog:
+                self.operands += len(feedback.operands)
+                self.dictionary.add_operands(feedback.operands)
+            feedback.operands.clear()
+        return novel
+
     def statistics(self) -> dict[str, Any]:
         stats: dict[str, Any] = {}
         if self.covering:
             stats["branches reached"] = self.branches
         if self.guide is not None:
             g = self.guide.stats
-            stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for reaching new code"
+            stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress"
+            p = self.progress
+            stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values, {self.operands} comparison operands"
         cache = self.backend.call_cache
         if cache is not None and self._cache_start is not None:
             hits, misses = cache.hits - self._cache_start[0], cache.misses - self._cache_start[1]

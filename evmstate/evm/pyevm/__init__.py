@@ -44,6 +44,7 @@ from ..base import (
     ChainSpec,
     Coverage,
     ExecResult,
+    Feedback,
     Frame,
     JumpRecorder,
     Log,
@@ -52,7 +53,7 @@ from ..base import (
     account_keys,
     intrinsic_gas,
 )
-from .opcodes import Clock, TimedOut, computation_class, cpu_time, frame_of, jump, jumpi
+from .opcodes import COMPARISONS, Clock, TimedOut, comparison, computation_class, cpu_time, frame_of, jump, jumpi
 from .state import state_class
 
 VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": CancunVM, "prague": PragueVM}
@@ -61,7 +62,7 @@ VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": C
 class PyEVMBackend(BlockTime):
     """An in-process py-evm chain with funded accounts and cheap snapshots."""
 
-    capabilities = Capabilities(frames=True, coverage=True, observer=True, time_limit=True, divergence=False)
+    capabilities = Capabilities(frames=True, coverage=True, observer=True, time_limit=True, divergence=False, feedback=True)
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
         """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
@@ -123,6 +124,7 @@ class PyEVMBackend(BlockTime):
         self._dirty = True  # changes since the state was last persisted
         self._recorder: JumpRecorder | None = None
         self._hits: Coverage | None = None
+        self._feedback: Feedback | None = None
         self._observer: Callable[[ExecResult], None] | None = None
         self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
         self._reading: Reads | None = None
@@ -266,11 +268,36 @@ class PyEVMBackend(BlockTime):
         """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
         self._observer = observer
 
+    def set_feedback(self, feedback: Feedback | None) -> None:
+        """Count branches and record comparison operands into feedback from now on (see Feedback), with coverage on; None stops it.
+
+        The caller owns feedback: it may read and clear its counts and operands between calls.
+        """
+        self._feedback = feedback
+        self._install_jumps()
+
     def _install_jumps(self) -> None:
         base = self._computation_class.__mro__[1]
         opcodes = self._computation_class.opcodes
-        opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, self._clock, self._hits)
-        opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, self._hits)
+        hits = self._hits
+        feedback = self._feedback if hits is not None else None
+        opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, self._clock, hits, feedback)
+        opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, hits, feedback)
+        for op in COMPARISONS:
+            opcodes[op] = base.opcodes[op] if feedback is None else comparison(op, base.opcodes[op].gas_cost, feedback)
+
+    @contextlib.contextmanager
+    def _recording(self) -> Iterator[None]:
+        """Inside, the hooks record feedback (a call that no cache answers)."""
+        feedback = self._feedback
+        if feedback is None:
+            yield
+            return
+        feedback.active = True
+        try:
+            yield
+        finally:
+            feedback.active = False
 
     # -- execution --------------------------------------------------------
 
@@ -362,9 +389,10 @@ class PyEVMBackend(BlockTime):
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
-        if self._observer is None:
-            return self._transact(sender, to, data, value, gas)
-        return self._observed(self._transact, sender, to, data, value, gas)
+        with self._recording():
+            if self._observer is None:
+                return self._transact(sender, to, data, value, gas)
+            return self._observed(self._transact, sender, to, data, value, gas)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
         """Execute a call and discard every change it made (eth_call).
@@ -372,8 +400,15 @@ class PyEVMBackend(BlockTime):
         static=True runs it as a STATICCALL, which the EVM forbids to change state: no
         snapshot is needed, which makes view calls cheaper.
         """
-        if static and not value and self.call_cache is not None and self._recorder is None and self._reading is None:
-            return self._cached_call((sender, to, data, gas))
+        if static and not value:
+            if self.call_cache is not None and self._recorder is None and self._reading is None:
+                return self._cached_call((sender, to, data, gas))
+        elif self._feedback is not None:
+            # feedback comes from calls no cache answers (Feedback): the same run records the same
+            with self._recording():
+                if self._observer is None:
+                    return self._call(sender, to, data, value, gas, static)
+                return self._observed(self._call, sender, to, data, value, gas, static)
         if self._observer is None:
             return self._call(sender, to, data, value, gas, static)
         return self._observed(self._call, sender, to, data, value, gas, static)

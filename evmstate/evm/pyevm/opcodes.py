@@ -3,7 +3,12 @@
 JUMP and JUMPI are replaced by hooked copies in the backend's own computation class: each frame
 remembers its last taken jump (the only clue to which check sent it to vyper's shared REVERT),
 and every few hundred jumps the call's CPU time is checked against its limit. With coverage on,
-the same hooks record every branch taken or not and every jump destination.
+the same hooks record every branch taken or not and every jump destination. With feedback on
+(base.Feedback), they count how often each branch went each way, and the comparisons (EQ, LT,
+GT, SLT, SGT, and the XOR and SUB vyper writes for `==` and `!=`) are hooked too: when one
+whose result feeds a branch (a JUMPI takes it, after an ISZERO or the push of the destination)
+has a word of the frame's calldata, an argument, on one side, the other side is recorded
+(comparison operand logging).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from eth.exceptions import InvalidInstruction, InvalidJumpDestination
 from eth.vm import opcode_values
 from eth.vm.opcode_values import JUMPDEST
 
-from ..base import INITCODE, Coverage, Frame, JumpRecorder
+from ..base import INITCODE, Coverage, Feedback, Frame, JumpRecorder
 
 # the clock is read once every this many jumps: about every millisecond of execution
 CHECK_EVERY = 256
@@ -58,7 +63,7 @@ class Clock:
 # Gas and semantics are checked against py-evm's own transaction path in tests/integration.
 
 
-def jump(gas: int, clock: Clock, hits: Coverage | None = None) -> Callable[..., None]:
+def jump(gas: int, clock: Clock, hits: Coverage | None = None, feedback: Feedback | None = None) -> Callable[..., None]:
     """JUMP, plus the clock: every loop jumps, so a runaway call is caught here.
 
     With hits, every destination is recorded: a block of code ran from there.
@@ -96,7 +101,7 @@ def jump(gas: int, clock: Clock, hits: Coverage | None = None) -> Callable[..., 
         try:
             seen = computation._evmstate_seen
         except AttributeError:
-            seen = computation._evmstate_seen = _seen(hits, computation.msg)
+            seen = _frame(hits, feedback, computation)
         seen.add(~dest)
         countdown -= 1
         if not countdown:
@@ -106,17 +111,26 @@ def jump(gas: int, clock: Clock, hits: Coverage | None = None) -> Callable[..., 
     return covering_jump
 
 
-def _seen(hits: Coverage, msg: Any) -> set[int]:
-    """The set a frame records its jumps into: one per code address, or per contract being created."""
+def _frame(hits: Coverage, feedback: Feedback | None, computation: Any) -> set[int]:
+    """The set a frame records its jumps into (one per code address, or per contract being
+    created), kept on the frame with its branch counts (None while feedback is off)."""
+    msg = computation.msg
     address = msg.code_address
     key = address if address else INITCODE + msg.storage_address
     seen = hits.get(key)
     if seen is None:
         seen = hits[key] = set()
+    computation._evmstate_seen = seen
+    counts = None
+    if feedback is not None and feedback.active:
+        counts = feedback.counts.get(key)
+        if counts is None:
+            counts = feedback.counts[key] = {}
+    computation._evmstate_counts = counts
     return seen
 
 
-def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage | None = None) -> Callable[..., None]:
+def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage | None = None, feedback: Feedback | None = None) -> Callable[..., None]:
     """JUMPI, plus the clock and the frame's last taken jump.
 
     vyper sends every failed check without a reason to one shared REVERT, so the REVERT's pc
@@ -158,7 +172,7 @@ def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage 
             try:
                 seen = computation._evmstate_seen
             except AttributeError:
-                seen = computation._evmstate_seen = _seen(hits, computation.msg)
+                seen = _frame(hits, feedback, computation)
             if condition:
                 computation._evmstate_jump = pc
                 code.program_counter = dest
@@ -166,10 +180,15 @@ def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage 
                     raise InvalidJumpDestination("Invalid Jump Destination")
                 if not code.is_valid_opcode(dest):
                     raise InvalidInstruction("Jump resulted in invalid instruction")
-                seen.add(2 * pc + 1)
+                branch = 2 * pc + 1
+                seen.add(branch)
                 seen.add(~dest)
             else:
-                seen.add(2 * pc)
+                branch = 2 * pc
+                seen.add(branch)
+            counts = computation._evmstate_counts
+            if counts is not None:
+                counts[branch] = counts.get(branch, 0) + 1
             countdown -= 1
             if not countdown:
                 countdown = CHECK_EVERY
@@ -194,12 +213,14 @@ def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage 
             try:
                 seen = computation._evmstate_seen
             except AttributeError:
-                seen = computation._evmstate_seen = _seen(hits, computation.msg)
+                seen = _frame(hits, feedback, computation)
+            branch = 2 * pc + 1 if condition else 2 * pc
+            seen.add(branch)
             if condition:
-                seen.add(2 * pc + 1)
                 seen.add(~dest)
-            else:
-                seen.add(2 * pc)
+            counts = computation._evmstate_counts
+            if counts is not None:
+                counts[branch] = counts.get(branch, 0) + 1
         if recorder is not None:
             recorder(computation.msg.code_address, pc, bool(condition))
         countdown -= 1
@@ -208,6 +229,97 @@ def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage 
             clock.check(computation)
 
     return recording_jumpi
+
+
+WORD = 2**256
+SIGN = 2**255
+PUSH1, PUSH32 = opcode_values.PUSH1, opcode_values.PUSH32
+# operands one step records at most (a loop that compares its counter with an argument records each turn)
+MAX_OPERANDS = 1024
+
+
+def _signed(v: int) -> int:
+    return v - WORD if v >= SIGN else v
+
+
+COMPARISONS: dict[int, tuple[str, Callable[[int, int], int]]] = {
+    opcode_values.EQ: ("EQ", lambda a, b: 1 if a == b else 0),
+    opcode_values.LT: ("LT", lambda a, b: 1 if a < b else 0),
+    opcode_values.GT: ("GT", lambda a, b: 1 if a > b else 0),
+    opcode_values.SLT: ("SLT", lambda a, b: 1 if _signed(a) < _signed(b) else 0),
+    opcode_values.SGT: ("SGT", lambda a, b: 1 if _signed(a) > _signed(b) else 0),
+    # vyper tests `a == b` as XOR feeding a JUMPI (SUB in other code), `a != b` the same under ISZERO
+    opcode_values.XOR: ("XOR", lambda a, b: a ^ b),
+    opcode_values.SUB: ("SUB", lambda a, b: (a - b) % WORD),
+}
+
+
+def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
+    """A comparison (COMPARISONS) that records its operands for feedback when its result feeds a branch."""
+    mnemonic, compute = COMPARISONS[opcode]
+    operands = feedback.operands
+
+    def compare(computation: Any) -> None:
+        computation.consume_gas(gas, mnemonic)
+        a, b = computation.stack_pop_ints(2)
+        computation.stack_push_int(compute(a, b))
+        try:
+            words, feeding = computation._evmstate_words
+        except AttributeError:
+            words, feeding = computation._evmstate_words = _arguments(feedback, computation.msg)
+        if words and computation.code.program_counter - 1 in feeding and len(operands) < MAX_OPERANDS:
+            if a in words:
+                if b not in words:
+                    operands.append(b)
+            elif b in words:
+                operands.append(a)
+
+    return compare
+
+
+_NOTHING: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+
+
+def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[int]]:
+    """The words of a frame's calldata after the selector (its arguments), and the pcs of its
+    code's comparisons that feed a branch; nothing when the frame is not recorded."""
+    data = msg.data
+    if not feedback.active or len(data) < 36:
+        return _NOTHING
+    words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
+    return words, feeding(msg.code)
+
+
+_feeding: dict[bytes, frozenset[int]] = {}
+
+
+def feeding(code: bytes) -> frozenset[int]:
+    """The pcs of the comparisons (COMPARISONS) whose result a JUMPI takes: next, or after ISZEROs
+    and the push of the destination (remembered per code)."""
+    found = _feeding.get(code)
+    if found is not None:
+        return found
+    ops = []  # (pc, opcode), push data skipped
+    i, n = 0, len(code)
+    while i < n:
+        op = code[i]
+        ops.append((i, op))
+        i += op - PUSH1 + 2 if PUSH1 <= op <= PUSH32 else 1
+    pcs = set()
+    for k, (pc, op) in enumerate(ops):
+        if op not in COMPARISONS:
+            continue
+        j = k + 1
+        while j < len(ops) and ops[j][1] == opcode_values.ISZERO:
+            j += 1
+        if j < len(ops) and PUSH1 <= ops[j][1] <= PUSH32:
+            j += 1
+        if j < len(ops) and ops[j][1] == opcode_values.JUMPI:
+            pcs.add(pc)
+    if len(_feeding) > 1024:
+        _feeding.clear()
+    found = _feeding[code] = frozenset(pcs)
+    return found
 
 
 def computation_class(base: type, clock: Clock) -> type:

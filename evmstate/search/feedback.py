@@ -1,0 +1,113 @@
+"""Progress beyond new branches: how often a branch went each way, and new small stored values.
+
+Coverage guidance keeps a run when one of its steps reaches a branch no earlier run reached. Much
+of what a multi-step protocol does shows as no new branch: climbing a ladder whose rungs all pass
+the same `if` takes that branch more often, and raises a stored counter, but reaches nothing
+new. Two more kinds of progress count, as in AFL and ItyFuzz:
+
+- hit counts: per run, how often each branch of the sources (an `if`, an `assert`, a `raise`)
+  went each way, in AFL's buckets (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128 or more). A step after
+  which some branch's count is in a bucket no earlier run reached is progress. Only the calls
+  that are not view calls count (an invariant calls the same views after every step, so their
+  counts would grow with the run's length and tell nothing; and a view call may be answered
+  from the call cache, which runs no hooks).
+- stored values: a transaction that writes a storage slot a small value (below SMALL) that slot
+  never held before in any run is progress, while the slot has taken at most SLOT_VALUES
+  values. Stages, counters and flags take a few small values, and each new one is a state the
+  contract never was in; balances, prices, hashes, addresses and times take a new value on
+  almost every write, and counting those would keep nearly every run (no guidance at all).
+
+A third signal, comparison operands (CmpLog), feeds the dictionary rather than the corpus: the
+py-evm hooks record the other side of each comparison of an argument that feeds a branch
+(evm/pyevm/opcodes.py), and the dictionary offers it, with its neighbours, to later draws.
+
+The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
+SIGNALS). Stored values and comparison operands are on by default; hit counts are off: measured
+(benchmarks/search.py), they found nothing the stored values did not, and on a ladder of
+separate branches climbed in short runs (tests/projects/rungs) the runs they keep for branches
+merely taken more often (the `else` of every rung, 1, 2, 3, 4-7 times) crowd out the run that
+climbed, so that two 20-run shards sharing a corpus no longer found the bug on any of 30 seeds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from typing import Container, Iterable
+
+# the lower bound of each hit-count bucket, as AFL's
+BUCKETS = (1, 2, 3, 4, 8, 16, 32, 128)
+# a stored value below this is a stage, a counter or a flag (2**16: far above any stage or
+# counter a run of a few hundred steps reaches, far below wei amounts, times and addresses)
+SMALL = 2**16
+# a slot that took more values than this is not a stage or a counter: its new values are no progress
+SLOT_VALUES = 32
+# the signals, each off when left out of the environment variable (benchmarks/search.py)
+SIGNALS = ("counts", "storage", "cmplog")
+DEFAULT = frozenset({"storage", "cmplog"})
+ENVIRONMENT = "EVMSTATE_FEEDBACK"
+
+
+def signals() -> frozenset[str]:
+    """The signals switched on: EVMSTATE_FEEDBACK, a comma-separated subset of SIGNALS ("" for none), or DEFAULT."""
+    text = os.environ.get(ENVIRONMENT)
+    if text is None:
+        return DEFAULT
+    return frozenset(s.strip() for s in text.split(",") if s.strip() in SIGNALS)
+
+
+def bucket(count: int) -> int:
+    """A hit count's bucket: 1, 2, 3, 4 (4-7), 5 (8-15), 6 (16-31), 7 (32-127), 8 (128 or more)."""
+    return bisect.bisect_right(BUCKETS, count)
+
+
+class Progress:
+    """One machine's progress over its runs: the (branch, bucket) pairs and small stored values reached so far."""
+
+    def __init__(self, on: Iterable[str] = SIGNALS) -> None:
+        self.on = frozenset(on)
+        self.buckets: set[tuple[object, int, int]] = set()  # (code, 2*pc + taken, bucket)
+        self.slots: dict[tuple[bytes, int], set[int]] = {}  # (address, slot) -> the small values it held
+        self.run_counts: dict[tuple[object, int], int] = {}  # this run's counts so far
+        self.new_buckets = 0
+        self.new_values = 0
+
+    def run_started(self) -> None:
+        self.run_counts.clear()
+
+    def counted(self, code: object, counts: dict[int, int], branches: Container[int]) -> bool:
+        """Add one step's branch counts of one code (2*pc + taken -> times); True if a branch of
+        the sources (a JUMPI pc in branches) reached a bucket no run reached before."""
+        if "counts" not in self.on:
+            return False
+        new = False
+        run, seen = self.run_counts, self.buckets
+        for branch, times in counts.items():
+            if (branch >> 1) not in branches:
+                continue
+            key = (code, branch)
+            total = run.get(key, 0) + times
+            run[key] = total
+            reached = (code, branch, bucket(total))
+            if reached not in seen:
+                seen.add(reached)
+                self.new_buckets += 1
+                new = True
+        return new
+
+    def stored(self, writes: Iterable[tuple[bytes, int, int]]) -> bool:
+        """Add one transaction's storage writes (address, slot, value); True if a slot took a small value it never held."""
+        if "storage" not in self.on:
+            return False
+        new = False
+        for address, slot, value in writes:
+            if value >= SMALL:
+                continue
+            held = self.slots.get((address, slot))
+            if held is None:
+                held = self.slots[(address, slot)] = set()
+            if value not in held and len(held) < SLOT_VALUES:
+                held.add(value)
+                self.new_values += 1
+                new = True
+        return new

@@ -1,0 +1,86 @@
+"""The py-evm feedback hooks on real vyper code: branch counts and the operands of comparisons
+against an argument, recorded in transactions and never in view calls (cached or not)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from eth_utils import keccak
+
+from evmstate import Project, TransactionReverted
+from evmstate.config import Config, FuzzConfig
+from evmstate.evm.base import Feedback
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("feedback")
+    shutil.copytree(REPO / "contracts", root / "contracts")
+    return root
+
+
+def recording(root: Path, mode: str = "on") -> tuple[Project, Feedback, dict]:
+    project = Project(Config(root=root, fuzz=FuzzConfig(call_cache=mode)))
+    hits: dict = {}
+    feedback = Feedback()
+    project.backend.set_coverage(hits)
+    project.backend.set_feedback(feedback)
+    return project, feedback, hits
+
+
+def test_a_comparison_against_an_argument_records_the_other_side(root):
+    project, feedback, _ = recording(root)
+    sale = project.Sale.deploy()
+    sale.set_price(2_000_000)
+    feedback.operands.clear()
+    with pytest.raises(TransactionReverted):
+        sale.buy(5)
+    # `_quote > price`: the price computed on the stack, 2_000_000 plus the 0.3% fee
+    assert feedback.operands == [2_006_000]
+    sale.buy(2_006_001)
+    assert feedback.operands == [2_006_000, 2_006_000]
+
+
+def test_the_same_branch_taken_again_is_counted(root):
+    project, feedback, hits = recording(root)
+    puzzle = project.Puzzle.deploy()
+    feedback.counts.clear()
+    for nonce in range(20):
+        puzzle.solve(nonce)
+    (counts,) = feedback.counts.values()
+    # every solve reaches the level check and the proof-of-work `if`: 20 times one way or the other
+    jumpis = {branch >> 1 for branch in counts}
+    assert any(counts.get(2 * pc, 0) + counts.get(2 * pc + 1, 0) == 20 for pc in jumpis)
+    assert set(counts) <= next(iter(hits.values()))  # what is counted was covered
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_view_calls_record_no_feedback_whether_the_cache_answers_or_not(root, mode):
+    project, feedback, hits = recording(root, mode)
+    sale = project.Sale.deploy()
+    sale.set_price(2_000_000)
+    feedback.counts.clear()
+    feedback.operands.clear()
+    hits.clear()
+    # the call a view function makes (a getter is read from storage without running code)
+    data = keccak(b"base_price()")[:4]
+    for _ in range(3):
+        result = project.backend.call(project.accounts[0].raw_address, sale.raw_address, data, static=True)
+        assert int.from_bytes(result.output, "big") == 2_000_000
+    assert hits and feedback.counts == {} and feedback.operands == []
+
+
+def test_without_feedback_the_comparisons_are_py_evms_own(root):
+    project, feedback, _ = recording(root)
+    project.backend.set_feedback(None)
+    sale = project.Sale.deploy()
+    sale.set_price(2_000_000)
+    with pytest.raises(TransactionReverted):
+        sale.buy(2_006_000)  # the planted bug, on the plain opcodes too
+    sale.buy(2_006_001)
+    assert feedback.operands == [] and feedback.counts == {}
+    assert sale.bought(project.accounts[0]) == 1

@@ -1,0 +1,83 @@
+"""Progress beyond new branches (hit-count buckets, new small stored values) and the pieces of
+comparison operand logging that need no EVM: which comparisons feed a branch, what the dictionary takes."""
+
+from __future__ import annotations
+
+import pytest
+
+from evmstate.evm.pyevm.opcodes import feeding
+from evmstate.search import feedback
+from evmstate.search.dictionary import Dictionary
+from evmstate.search.feedback import SLOT_VALUES, SMALL, Progress, bucket
+
+A = b"\x01" * 20
+
+
+def test_hit_counts_fall_in_afls_buckets():
+    assert [bucket(n) for n in (1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 127, 128, 10**6)] == [1, 2, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8]
+
+
+def test_a_branch_taken_more_often_than_in_any_run_before_is_progress():
+    p = Progress()
+    branch = 2 * 100 + 1  # the JUMPI at pc 100, taken
+    p.run_started()
+    assert p.counted("C", {branch: 1}, {100})
+    assert p.counted("C", {branch: 1}, {100})  # twice in the run: bucket 2
+    p.run_started()
+    assert not p.counted("C", {branch: 2}, {100})  # another run, the same count: nothing new
+    assert p.counted("C", {branch: 2}, {100})  # four in all: bucket 4-7
+    assert not p.counted("C", {branch: 3}, {100})  # seven: still 4-7
+    # only the branches of the sources count, and only with the signal on
+    assert not p.counted("C", {2 * 7: 1}, {100})
+    assert not Progress(on=("storage",)).counted("C", {branch: 1}, {100})
+    assert p.new_buckets == 3
+
+
+def test_a_small_value_a_slot_never_held_is_progress_until_the_slot_held_many():
+    p = Progress()
+    assert p.stored([(A, 0, 1)])
+    assert not p.stored([(A, 0, 1)])  # held before, in this run or another
+    assert p.stored([(A, 0, 2), (A, 0, 1)])
+    assert not p.stored([(A, 1, SMALL)])  # a balance, a price, a hash: not a stage or a counter
+    assert p.stored([(A, 1, SMALL - 1)])
+    for value in range(3, SLOT_VALUES + 1):
+        assert p.stored([(A, 0, value)])
+    assert len(p.slots[(A, 0)]) == SLOT_VALUES
+    assert not p.stored([(A, 0, SLOT_VALUES + 1)])  # past SLOT_VALUES values: a balance after all
+    assert not Progress(on=("counts",)).stored([(A, 0, 1)])
+
+
+@pytest.mark.parametrize(
+    "text, on",
+    [(None, {"storage", "cmplog"}), ("counts,storage,cmplog", {"counts", "storage", "cmplog"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
+)
+def test_the_signals_are_switched_by_the_environment(monkeypatch, text, on):
+    if text is None:
+        monkeypatch.delenv(feedback.ENVIRONMENT, raising=False)
+    else:
+        monkeypatch.setenv(feedback.ENVIRONMENT, text)
+    assert feedback.signals() == on
+
+
+def test_a_comparison_feeds_a_branch_when_a_jumpi_takes_its_result():
+    PUSH1, PUSH2, EQ, LT, GT, XOR, ISZERO, JUMPI, CALLVALUE, OR, ADD = 0x60, 0x61, 0x14, 0x10, 0x11, 0x18, 0x15, 0x57, 0x34, 0x17, 0x01
+    code = bytes(
+        [PUSH1, 5, PUSH1, 4, XOR, PUSH2, 0, 40, JUMPI]  # `==` as vyper writes it: XOR, the destination, JUMPI (XOR at 4)
+        + [PUSH1, 5, PUSH1, 4, LT, ISZERO, PUSH2, 0, 40, JUMPI]  # `>=`: LT ISZERO (LT at 13)
+        + [PUSH1, 5, PUSH1, 4, LT, CALLVALUE, OR, PUSH2, 0, 40, JUMPI]  # a calldata size check joined to another: no (LT at 23)
+        + [PUSH1, 5, PUSH1, 4, GT, JUMPI]  # GT at 34
+        + [PUSH1, 1, PUSH1, 2, EQ, PUSH1, 1, ADD]  # a comparison whose result is a value (EQ at 40)
+    )
+    assert feeding(code) == {4, 13, 34}
+
+
+def test_the_dictionary_takes_an_operand_last_after_its_neighbours():
+    d = Dictionary(0.25)
+    d.freeze()
+    d.add_operands([1_003_000])
+    assert d.ints_between(0, 2**256 - 1)[2] == [1_003_000, 1_003_001, 1_002_999]  # the latest first
+    address = int.from_bytes(b"\x42" * 20, "big")
+    d.add_operands([address])
+    assert d.observed[-1] == address and address - 1 not in d.observed and d.addresses[-1] == b"\x42" * 20
+    d.reset()
+    assert d.observed == []  # a run's operands end with it
