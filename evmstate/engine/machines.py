@@ -25,6 +25,7 @@ from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
 from ..failures import Ref
 from ..machine import MachineSpec, RuleSpec
+from . import delays
 from .describe import describe_error, harness_limit, user_error
 from .events import (
     Event,
@@ -57,6 +58,7 @@ from .program import (
     init_class,
     new_machine,
     produced,
+    program_lines,
     set_up,
     stop_if_diverged,
     tear_down,
@@ -87,6 +89,7 @@ class Program:
         self.bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in run.spec.bundles}
         self.counters: dict[str, int] = {b: 0 for b in self.bundles}
         self.enabled: set[str] = set()
+        self.delay = delays.NO_DELAY  # what the next step waited before its call
 
     def matching(self, p: Any) -> list[int]:
         """Indexes of the bundle values the parameter may take now."""
@@ -157,7 +160,8 @@ class Program:
         """Run one step: the rule with its arguments, its results into bundles, then the invariants."""
         run = self.run
         kwargs, shown, raw = drawn if drawn is not None else self.arguments(self.data.draw, r)
-        step = Step(r.name, shown, values=raw, first_call=run.backend.calls)
+        step = Step(r.name, shown, values=raw, first_call=run.backend.calls, delay=self.delay)
+        self.delay = delays.NO_DELAY
         self.steps.append(step)
         rs = run.stats[r.name]
         rs.calls += 1
@@ -181,6 +185,22 @@ class Program:
         finally:
             stop_if_diverged(self.run.backend, self.steps)
 
+    def with_delays(self, steps: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        """Each step drawn with the time and blocks the chain moves on before it (see delays); as it is when both are off."""
+        options = self.run.search.options
+        if not (options.max_time_delay or options.max_block_delay):
+            return steps
+        return delays.delayed(steps, options.max_time_delay, options.max_block_delay)
+
+    def waited(self, drawn: Any) -> tuple[RuleSpec, tuple[Any, ...]]:
+        """A step drawn by with_delays(): the chain moves on by its delay, kept for the step's record; the rule and its arguments."""
+        options = self.run.search.options
+        if not (options.max_time_delay or options.max_block_delay):
+            return drawn
+        self.delay, drawn = drawn
+        delays.wait(self.run.backend, self.delay)
+        return drawn
+
     def play(self, rules: st.SearchStrategy[RuleSpec], max_steps: int) -> None:
         """setup(), the initializers, up to max_steps rules while any is enabled, teardown()."""
         spec, data = self.spec, self.data
@@ -197,13 +217,13 @@ class Program:
                     continue
                 if self.ready(init, count=True):
                     self.execute(init)
-        step_strategy = self.step_strategy(rules)
+        step_strategy = self.with_delays(self.step_strategy(rules))
         for _ in range(max_steps):
             self.enabled = {r.name for r in spec.rules if self.ready(r, count=True)}
             if not self.enabled:
                 break
             self.run.search.step_started()
-            self.execute(*data.draw(step_strategy))
+            self.execute(*self.waited(data.draw(step_strategy)))
         tear_down(self.machine)
 
 
@@ -406,14 +426,14 @@ class MachineRun:
                 raise Stopped(user_error(where, exc)) from exc
             if isinstance(exc, CallTimeout):
                 # evmstate could not tell how the call ends: not a failure to shrink or save
-                raise Stopped(harness_limit(self.spec.name, exc, [f"state = {self.spec.name}()", *(s.line() for s in program.steps)])) from exc
+                raise Stopped(harness_limit(self.spec.name, exc, program_lines(self.spec.name, program.steps))) from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
                 if not state.failing:
                     self.rejections.add(exc)
             if not isinstance(exc, HypothesisException):
-                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(s.line() for s in program.steps))
+                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(program_lines(self.spec.name, program.steps)))
                 counted = self.failed(exc, program.steps)
             else:
                 valid = False
@@ -457,7 +477,7 @@ class MachineRun:
     def machine_failure(self, exc: BaseException, steps: list[Step], interrupted: bool = False) -> Failure:
         error_type, message, location, tb = describe_error(exc)
         invariant = getattr(exc, "_evmstate_invariant", None)
-        lines = [f"state = {self.spec.name}()", *(s.line() for s in steps)]
+        lines = program_lines(self.spec.name, steps)
         return Failure(
             name=self.spec.name,
             path=self.path,
@@ -499,7 +519,7 @@ class MachineRun:
             failure = dataclasses.replace(
                 failure,
                 message=message,
-                program=[f"state = {name}()", *found.lines],
+                program=[f"state = {name}()", *(line for step in found.lines for line in step.splitlines())],
                 steps=len(found.steps),
                 location=location,
                 traceback=tb,

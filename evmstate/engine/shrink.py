@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from ..contracts.project import Project
 from ..machine import MachineSpec
+from . import delays
 from .describe import FailureSignature
 from .program import run_program
 
@@ -41,6 +42,27 @@ def with_users(steps: list[dict[str, Any]], index: int) -> set[int]:
             drop.add(j)
             produced |= set(steps[j].get("results") or [])
     return drop
+
+
+def without(steps: list[dict[str, Any]], drop: set[int]) -> list[dict[str, Any]]:
+    """The program without the steps in drop; the time each dropped step waited passes before the next step kept."""
+    out: list[dict[str, Any]] = []
+    carried = delays.NO_DELAY
+    for j, step in enumerate(steps):
+        if j in drop:
+            carried = delays.add(carried, delays.of_record(step))
+            continue
+        if carried != delays.NO_DELAY:
+            step = with_delay(step, delays.add(carried, delays.of_record(step)))
+            carried = delays.NO_DELAY
+        out.append(step)
+    return out
+
+
+def with_delay(step: dict[str, Any], delay: delays.Delay) -> dict[str, Any]:
+    """The recorded step waiting delay before its call."""
+    kept = {k: v for k, v in step.items() if k not in ("sleep", "mine")}
+    return {**kept, **delays.to_data(delay)}
 
 
 def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,7 +98,9 @@ def remove_steps(
     Each candidate drops one step, or a step that produced bundle values together with every
     step that uses them, and is replayed from base (the chain after the class-level __init__).
     A candidate counts only if every step's preconditions and bundle filters hold where it
-    stands, as they did when Hypothesis ran it. Decorator-style initializers always stay: a
+    stands, as they did when Hypothesis ran it. The time a dropped step waited still passes,
+    before the next step kept (a step may be needed for its wait alone); a step that keeps its
+    call may lose its wait. Decorator-style initializers always stay: a
     Hypothesis machine runs each of them once. progress(steps, replays) follows the pass.
     """
     backend = project.backend
@@ -108,8 +132,9 @@ def remove_steps(
             index = len(best) - 1
             while index >= 0:
                 if best[index]["rule"] not in fixed:
-                    drop = with_users(best, index)
-                    result = attempt([s for j, s in enumerate(best) if j not in drop])
+                    result = attempt(without(best, with_users(best, index)))
+                    if result is None and delays.of_record(best[index]) != delays.NO_DELAY:
+                        result = attempt([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(best)])
                     if result is not None:
                         best, found, improved = result.steps, result, True
                     progress(len(best), replays)
