@@ -180,6 +180,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "max_examples": r.max_examples,
                 "runs": r.runs,
                 "rejected": r.rejected,
+                "late_branches": r.late_branches,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
                 "rules": {

@@ -307,7 +307,7 @@ class MachineRun:
         statistics = {**self.statistics(failure), **self.search.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total,
+            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(),
         )
         if status == "interrupted":
             raise Interrupted(result)
