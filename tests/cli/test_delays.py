@@ -144,3 +144,20 @@ def test_a_bad_machine_delay_setting_is_a_definition_error(tmp_path):
 def test_the_defaults_are_a_week_and_a_week_of_blocks():
     fuzz = config_mod.FuzzConfig()
     assert (fuzz.max_time_delay, fuzz.max_block_delay) == (7 * 86400, 7 * 86400 // 12)
+
+
+def test_the_deletion_pass_shortens_each_wait_to_the_least_that_still_fails():
+    from evmstate.engine.shrink import Minimized, shorten_waits
+
+    tried = []
+
+    def attempt(candidate):  # fails once an hour and 12 blocks have passed before the second step
+        tried.append(candidate)
+        seconds, blocks = candidate[1].get("sleep", 0), candidate[1].get("mine", 0)
+        return Minimized(candidate, [], AssertionError()) if seconds >= 3600 and blocks >= 12 else None
+
+    steps = [{"rule": "a", "arguments": {}, "results": []}, {"rule": "b", "arguments": {}, "results": [], "sleep": 604800, "mine": 50400}]
+    found = shorten_waits(steps, attempt)
+    assert found.steps[1] == {"rule": "b", "arguments": {}, "results": [], "sleep": 3600, "mine": 12}
+    assert len(tried) <= 40  # bisection: about log2 of each wait
+    assert shorten_waits([steps[0]], attempt) is None  # nothing waits: nothing to shorten
