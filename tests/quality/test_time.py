@@ -6,7 +6,6 @@ one, its wait shrunk to the first second past the week."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +20,6 @@ pytestmark = pytest.mark.slow
 # as evmstate run would: a fresh process (Hypothesis draws constants from the modules loaded)
 SEARCH = """
 import json, sys
-from pathlib import Path
 from evmstate import config
 from evmstate.runner import Overrides, RunOptions, run
 
