@@ -175,6 +175,7 @@ def replay(failure_id: str | None, last: bool) -> None:
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
     from evmstate.failures import FailureStore
     from evmstate.engine.replay import replay as replay_record
+    from evmstate.reports import numbered
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
@@ -188,7 +189,7 @@ def replay(failure_id: str | None, last: bool) -> None:
     changed = None
 
     def show(step: Any) -> None:
-        console.print(Text(f"{step.index:>3}. {step.line}"))
+        console.print(Text(numbered(step.index, step.line)))
         if step.return_value is not None:
             console.print(Text(f"     -> {step.return_value}", style="dim"))
         for e in step.events:

@@ -246,6 +246,8 @@ class Renderer:
         if event.status in ("passed", "interrupted"):
             if not self.quiet:
                 self._plain(row.final())
+                if event.still_rising:
+                    self._plain(Text(f"  still reaching new code: {event.late_branches} branch{'' if event.late_branches == 1 else 'es'} first reached in the last quarter of its runs", style="yellow"))
         elif event.status == "error":
             self._plain(Text(f"ERROR {event.path}::{event.name}", style="bold red"))
             self._plain(Text(event.error or ""))
@@ -334,7 +336,21 @@ class Renderer:
             self._plain(Text(f"interrupted by Ctrl-C in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
         for path in written:
             self._plain(f"wrote {path}")
+        rising = [r for r in summary.results if r.still_rising]
+        if rising:
+            parts.append(f"{len(rising)} still reaching new code when the budget ran out: search longer with {longer_search(rising)}")
         self._plain(Text(", ".join(parts), style=f"bold {style}"))
+
+
+# what the summary suggests to a run whose coverage was still rising: a campaign of a few minutes
+LONGER = "5m"
+
+
+def longer_search(results: list[MachineFinished]) -> str:
+    """The command that searches the given machines and tests longer: a timed campaign of their files (-k when one of several in a file)."""
+    paths = sorted({r.path for r in results})
+    command = f"evmstate fuzz --time {LONGER} {' '.join(paths)}"
+    return command + (f" -k {results[0].name}" if len(results) == 1 else "")
 
 
 def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) -> str:

@@ -109,6 +109,12 @@ class FuzzConfig:
     dictionary_weight: float = 0.25
     # keep and extend the runs that reach code no earlier run reached
     guidance: bool = True
+    # before each step's call, some steps let time pass: up to this many seconds and this many
+    # blocks, drawn like any other choice and shrunk toward none. A week, as Echidna and Medusa
+    # draw by default: deadlines, cliffs, auctions and timelocks run for hours to weeks; the
+    # blocks are a week of Ethereum's 12-second slots. 0 turns either off.
+    max_time_delay: int = 604_800
+    max_block_delay: int = 50_400
 
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
@@ -259,6 +265,18 @@ def check_weight(value: Any, where: str) -> float:
     return float(value)
 
 
+DELAY_KEYS = ("max_time_delay", "max_block_delay")
+# a year of seconds is more than any deadline worth waiting for between two calls
+MAX_DELAY = 365 * 86_400
+
+
+def check_delay(value: Any, where: str) -> int:
+    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a year, else a ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
+        raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a year of seconds), got {value!r}.")
+    return value
+
+
 def find_root(start: Path | None = None) -> Path | None:
     """The nearest folder at or above start that holds an evmstate.toml or a moccasin project's settings, or None."""
     here = (start or Path.cwd()).resolve()
@@ -398,6 +416,8 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         return value
     if section == "fuzz" and key == "dictionary_weight":
         return check_weight(value, f"{where}: [fuzz] dictionary_weight")
+    if section == "fuzz" and key in DELAY_KEYS:
+        return check_delay(value, f"{where}: [fuzz] {key}")
     if section == "database" and key == "url":
         if not isinstance(value, str) or not value.strip():
             raise ConfigError(f"{where}: [database] url must be a folder or a Redis URL such as \"redis://localhost:6379/0\"; got {value!r}.")

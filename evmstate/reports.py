@@ -32,12 +32,17 @@ def _call_text(c: TracedCall) -> list[str]:
     return lines
 
 
+def numbered(index: int, line: str) -> str:
+    """A program's step under its number; a step that waits shows its chain.sleep()/chain.mine() lines first, aligned."""
+    return f"{index:>3}. " + line.replace("\n", "\n     ")
+
+
 def trace_text(trace: Trace) -> str:
     """What the reported program did, step by step: calls, return values, events, gas, reverts."""
     lines = ["Trace:" if trace.reproduced else f"Trace ({trace.note}):"]
     for step in trace.steps:
         if step.kind == "step":
-            head = f"{step.index:>3}. {step.line}"
+            head = numbered(step.index, step.line)
         elif step.kind == "invariant":
             head = f"     {step.line}" + (" failed" if step.error else "")
         else:
@@ -175,6 +180,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "max_examples": r.max_examples,
                 "runs": r.runs,
                 "rejected": r.rejected,
+                "late_branches": r.late_branches,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
                 "rules": {

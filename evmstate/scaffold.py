@@ -50,6 +50,8 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # call_cache = "on"           # view calls answered from a cache while what they read is unchanged; "off", "check"
 # dictionary_weight = 0.25    # share of strategy() draws taken from values the contracts know; 0 turns it off
 # guidance = true             # keep and extend the runs that reach code no run reached before
+# max_time_delay = 604800     # seconds one step may wait before its call (a week); 0 turns it off
+# max_block_delay = 50400     # blocks one step may wait before its call (a week of 12 s blocks); 0 turns it off
 
 [backend]
 # name = "pyevm"              # or "revm", calls run in Rust: pip install "evmstate[revm]"

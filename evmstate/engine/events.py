@@ -167,6 +167,15 @@ class MachineFinished:
     max_examples: int = 0
     internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
     rejected: int = 0  # runs thrown away by assume() or reject() before any failed
+    # branch outcomes first reached in the last quarter of the runs (None without coverage, or
+    # with fewer than MIN_RUNS runs): above 0 in a passing machine, the search was still
+    # finding new code when its budget ran out, and a longer one may find more
+    late_branches: int | None = None
+
+    @property
+    def still_rising(self) -> bool:
+        """Passed while still reaching new branches in its last runs: its budget was too small to tell."""
+        return self.status == "passed" and bool(self.late_branches)
 
     @property
     def never_run(self) -> list[str]:

@@ -13,7 +13,7 @@ from ..failures import decode_value
 from ..machine import MachineSpec
 from .describe import FailureSignature, describe_call, describe_error
 from .events import Failure
-from .program import Diverged, InitFailed, init_class, provide, run_program
+from .program import Diverged, InitFailed, init_class, program_lines, provide, run_program
 
 
 def divergence_failure(name: str, path: str, project: Project, diverged: Diverged) -> Failure:
@@ -24,7 +24,7 @@ def divergence_failure(name: str, path: str, project: Project, diverged: Diverge
     call = describe_call(project, d.sender, d.to, d.data, d.value)
     kind = {"transact": "transaction", "call": "call"}.get(d.kind, "read")
     message = f"revm and py-evm differ at {where}, in its call {index} (a {kind}): {call}\n  {d.what}"
-    lines = [f"state = {name}()", *(s.line() for s in steps)]
+    lines = program_lines(name, steps)
     return Failure(name=name, path=path, error_type="BackendDivergence", message=message, program=lines, steps=len(steps), steps_data=[s.to_data() for s in steps])
 
 

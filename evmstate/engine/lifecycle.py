@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from ..contracts.project import Project
 from ..search.session import Search, SearchOptions, collector_of
 from .deployments import contracts_behind
-from .events import Event, Failure, RuleStats
+from .events import Event, ExampleFinished, Failure, RuleStats
 from .program import Step
 from .trace import Trace
 
@@ -34,6 +34,27 @@ class RunState:
         self.rejected = 0  # runs thrown away as invalid by assume()/reject()
         self.aborted = 0  # runs Hypothesis stopped itself (out of data while replaying a mutation)
         self.first_steps: int | None = None  # steps of the first failing program
+
+
+class Growth:
+    """The branch outcomes reached after each run of the search (not of shrinking), from the runs' events."""
+
+    # fewer runs than this say nothing about a trend
+    MIN_RUNS = 8
+
+    def __init__(self) -> None:
+        self.reached: list[int] = []
+
+    def watch(self, event: Event) -> None:
+        if isinstance(event, ExampleFinished) and event.branches is not None and not event.shrinking:
+            self.reached.append(event.branches)
+
+    def late(self) -> int | None:
+        """Branch outcomes first reached in the last quarter of the runs; None without coverage or with too few runs."""
+        n = len(self.reached)
+        if n < self.MIN_RUNS:
+            return None
+        return self.reached[-1] - self.reached[n - n // 4 - 1]
 
 
 class Output:
@@ -87,7 +108,14 @@ class Lifecycle:
         self.backend = project.backend
         self.search = search
         self.output = Output(capture)
-        self.emit = self.output.outside(emit)  # events are shown, not captured
+        self.growth = Growth()
+        shown = self.output.outside(emit)  # events are shown, not captured
+
+        def watched(event: Event) -> None:
+            self.growth.watch(event)
+            shown(event)
+
+        self.emit = watched
         self._outer: Any = None
         self._capturing: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
 

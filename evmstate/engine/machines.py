@@ -25,6 +25,7 @@ from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
 from ..failures import Ref
 from ..machine import MachineSpec, RuleSpec
+from . import delays
 from .describe import describe_error, harness_limit, user_error
 from .events import (
     Event,
@@ -57,6 +58,7 @@ from .program import (
     init_class,
     new_machine,
     produced,
+    program_lines,
     set_up,
     stop_if_diverged,
     tear_down,
@@ -92,6 +94,7 @@ class Program:
         self.counters: dict[str, int] = {b: 0 for b in self.bundles}
         self.enabled: set[str] = set()
         self.left_out: frozenset[str] = frozenset()  # the rules this run's swarm leaves out
+        self.delay = delays.NO_DELAY  # what the next step waits before its call
 
     def matching(self, p: Any) -> list[int]:
         """Indexes of the bundle values the parameter may take now."""
@@ -146,6 +149,10 @@ class Program:
 
     def draw_step(self, draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
         """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more than the choices in it)."""
+        options = self.run.search.options
+        if options.max_time_delay or options.max_block_delay:
+            # the time and blocks the chain moves on before the step's call (see delays)
+            self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay)
         # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
         r = draw_rule(draw, self.run.order, (self.enabled - self.left_out) or self.enabled)
         return r, self.arguments(draw, r)
@@ -154,7 +161,8 @@ class Program:
         """Run one step: the rule with its arguments, its results into bundles, then the invariants."""
         run = self.run
         kwargs, shown, raw = drawn if drawn is not None else self.arguments(self.data.draw, r)
-        step = Step(r.name, shown, values=raw, first_call=run.backend.calls)
+        step = Step(r.name, shown, values=raw, first_call=run.backend.calls, delay=self.delay)
+        self.delay = delays.NO_DELAY
         self.steps.append(step)
         rs = run.stats[r.name]
         rs.calls += 1
@@ -195,13 +203,15 @@ class Program:
                 if self.ready(init, count=True):
                     self.execute(init)
         self.left_out = data.draw(self.run.swarm)
-        step_strategy = steps
         for _ in range(max_steps):
             self.enabled = {r.name for r in spec.rules if self.ready(r, count=True)}
             if not self.enabled:
                 break
             self.run.search.step_started()
-            self.execute(*data.draw(step_strategy))
+            drawn = data.draw(steps)
+            if self.delay != delays.NO_DELAY:
+                delays.wait(self.run.backend, self.delay)
+            self.execute(*drawn)
         tear_down(self.machine)
 
 
@@ -291,7 +301,7 @@ class MachineRun:
         statistics = {**self.statistics(failure), **self.search.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total,
+            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -410,14 +420,14 @@ class MachineRun:
                 raise Stopped(user_error(where, exc)) from exc
             if isinstance(exc, CallTimeout):
                 # evmstate could not tell how the call ends: not a failure to shrink or save
-                raise Stopped(harness_limit(self.spec.name, exc, [f"state = {self.spec.name}()", *(s.line() for s in program.steps)])) from exc
+                raise Stopped(harness_limit(self.spec.name, exc, program_lines(self.spec.name, program.steps))) from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
                 if not state.failing:
                     self.rejections.add(exc)
             if not isinstance(exc, HypothesisException):
-                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(s.line() for s in program.steps))
+                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(program_lines(self.spec.name, program.steps)))
                 counted = self.failed(exc, program.steps)
             else:
                 valid = False
@@ -461,7 +471,7 @@ class MachineRun:
     def machine_failure(self, exc: BaseException, steps: list[Step], interrupted: bool = False) -> Failure:
         error_type, message, location, tb = describe_error(exc)
         invariant = getattr(exc, "_evmstate_invariant", None)
-        lines = [f"state = {self.spec.name}()", *(s.line() for s in steps)]
+        lines = program_lines(self.spec.name, steps)
         return Failure(
             name=self.spec.name,
             path=self.path,
@@ -503,7 +513,7 @@ class MachineRun:
             failure = dataclasses.replace(
                 failure,
                 message=message,
-                program=[f"state = {name}()", *found.lines],
+                program=[f"state = {name}()", *(line for step in found.lines for line in step.splitlines())],
                 steps=len(found.steps),
                 location=location,
                 traceback=tb,

@@ -15,6 +15,7 @@ from ..contracts.project import Project
 from ..errors import MachineDefinitionError, UsageError
 from ..failures import decode_value, encode_value
 from ..machine import MachineSpec, Route, RuleSpec, StateMachine, multiple
+from . import delays
 from .deployments import Resolver
 
 
@@ -74,15 +75,26 @@ class Step:
     results: list[str] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)  # raw values, Ref for bundle entries
     first_call: int = 0  # calls the backend had made before the step (--backend-check counts them)
+    delay: delays.Delay = delays.NO_DELAY  # (seconds, blocks) the chain moved on before the call
 
     def to_data(self) -> dict[str, Any]:
-        return {"rule": self.rule, "arguments": {k: encode_value(v) for k, v in self.values.items()}, "results": list(self.results)}
+        return {"rule": self.rule, "arguments": {k: encode_value(v) for k, v in self.values.items()}, "results": list(self.results), **delays.to_data(self.delay)}
 
     def line(self) -> str:
+        """The step's call as a program shows it."""
         call = f"state.{self.rule}({', '.join(f'{k}={v}' for k, v in self.arguments)})"
         if self.results:
             return f"{', '.join(self.results)} = {call}"
         return call
+
+    def lines(self) -> list[str]:
+        """The step as a program shows it: the chain.sleep()/chain.mine() lines of its delay, then its call."""
+        return [*delays.delay_lines(self.delay), self.line()]
+
+
+def program_lines(name: str, steps: Iterable[Step]) -> list[str]:
+    """A machine's program as a failure shows it: the instance, then every step's lines."""
+    return [f"state = {name}()", *(line for s in steps for line in s.lines())]
 
 
 def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:
@@ -205,7 +217,7 @@ class ProgramRun:
 
     error: BaseException | None
     at: int  # 0: setup or the first invariant check; i: the i-th step; len(steps) + 1: teardown
-    lines: list[str]
+    lines: list[str]  # one per step run: its delay's lines and its call, joined by newlines
 
 
 def format_args(args: dict[str, Any], labels: dict[str, str]) -> str:
@@ -252,14 +264,17 @@ def run_program(
             rule = by_name[step["rule"]]
             args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
             labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
+            delay = delays.of_record(step)
             if strict and not _enabled(rule, machine, args, labels):
                 raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
             line = f"state.{rule.name}({format_args(args, labels)})"
             if step.get("results"):
                 line = f"{', '.join(step['results'])} = {line}"
+            line = "\n".join([*delays.delay_lines(delay), line])
             lines.append(line)
             if before is not None:
                 before(index)
+            delays.wait(project.backend, delay)
             try:
                 result = rule.function(machine, **args)
                 values = [value for _, value in produced(rule, result)] or [result]

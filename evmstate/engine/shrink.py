@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from ..contracts.project import Project
 from ..machine import MachineSpec
+from . import delays
 from .describe import FailureSignature
 from .program import run_program
 
@@ -41,6 +42,50 @@ def with_users(steps: list[dict[str, Any]], index: int) -> set[int]:
             drop.add(j)
             produced |= set(steps[j].get("results") or [])
     return drop
+
+
+def without(steps: list[dict[str, Any]], drop: set[int]) -> list[dict[str, Any]]:
+    """The program without the steps in drop; the time each dropped step waited passes before the next step kept."""
+    out: list[dict[str, Any]] = []
+    carried = delays.NO_DELAY
+    for j, step in enumerate(steps):
+        if j in drop:
+            carried = delays.add(carried, delays.of_record(step))
+            continue
+        if carried != delays.NO_DELAY:
+            step = with_delay(step, delays.add(carried, delays.of_record(step)))
+            carried = delays.NO_DELAY
+        out.append(step)
+    return out
+
+
+def with_delay(step: dict[str, Any], delay: delays.Delay) -> dict[str, Any]:
+    """The recorded step waiting delay before its call."""
+    kept = {k: v for k, v in step.items() if k not in ("sleep", "mine")}
+    return {**kept, **delays.to_data(delay)}
+
+
+def shorten_waits(steps: list[dict[str, Any]], attempt: Callable[[list[dict[str, Any]]], "Minimized | None"]) -> "Minimized | None":
+    """Each wait of the program made as short as it can be while the program still fails, by bisection.
+
+    Hypothesis shrinks each wait it drew, but a wait the deletion pass added up from several,
+    or one left when shrinking ran out of time, may be longer than the failure needs.
+    """
+    found = None
+    best = steps
+    for index in range(len(best)):
+        for which in (0, 1):  # seconds, then blocks
+            delay = delays.of_record(best[index])
+            low, high = 0, delay[which]
+            while low < high:
+                middle = (low + high) // 2
+                shorter = (middle, delay[1]) if which == 0 else (delay[0], middle)
+                result = attempt([with_delay(s, shorter) if j == index else s for j, s in enumerate(best)])
+                if result is not None and len(result.steps) == len(best):
+                    found, best, high = result, result.steps, middle
+                else:
+                    low = middle + 1
+    return found
 
 
 def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,7 +121,9 @@ def remove_steps(
     Each candidate drops one step, or a step that produced bundle values together with every
     step that uses them, and is replayed from base (the chain after the class-level __init__).
     A candidate counts only if every step's preconditions and bundle filters hold where it
-    stands, as they did when Hypothesis ran it. Decorator-style initializers always stay: a
+    stands, as they did when Hypothesis ran it. The time a dropped step waited still passes,
+    before the next step kept (a step may be needed for its wait alone); a step that keeps its
+    call may lose its wait. Decorator-style initializers always stay: a
     Hypothesis machine runs each of them once. progress(steps, replays) follows the pass.
     """
     backend = project.backend
@@ -108,12 +155,16 @@ def remove_steps(
             index = len(best) - 1
             while index >= 0:
                 if best[index]["rule"] not in fixed:
-                    drop = with_users(best, index)
-                    result = attempt([s for j, s in enumerate(best) if j not in drop])
+                    result = attempt(without(best, with_users(best, index)))
+                    if result is None and delays.of_record(best[index]) != delays.NO_DELAY:
+                        result = attempt([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(best)])
                     if result is not None:
                         best, found, improved = result.steps, result, True
                     progress(len(best), replays)
                 index = min(index - 1, len(best) - 1)
+        shorter = shorten_waits(best, attempt)
+        if shorter is not None:
+            best, found = shorter.steps, shorter
         if found is None:
             return None, replays
         # the same program with its bundle values numbered from 0, replayed for its lines

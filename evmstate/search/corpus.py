@@ -103,6 +103,7 @@ DRAWING = (
     "evmstate.engine.program",
     "evmstate.engine.machines",
     "evmstate.engine.steps",
+    "evmstate.engine.delays",
     "evmstate.strategies",
     "evmstate.search.dictionary",
     "evmstate.search.guidance",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import dictionary as dictionary_mod
-from ..config import FuzzConfig, check_weight
+from ..config import DELAY_KEYS, FuzzConfig, check_delay, check_weight
 from .coverage import Collector, Identity
 from .dictionary import Dictionary
 from .feedback import Progress, signals
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .corpus import Corpus
 
 # keys a machine's `settings` may hold besides Hypothesis's
-SEARCH_KEYS = ("dictionary_weight", "guidance")
+SEARCH_KEYS = ("dictionary_weight", "guidance", *DELAY_KEYS)
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class SearchOptions:
     dictionary_weight: float = 0.25
     guidance: bool = True
     coverage: bool = True  # record coverage; guidance needs it, and so does a coverage report
+    max_time_delay: int = FuzzConfig.max_time_delay  # seconds a step may wait before its call; 0: none
+    max_block_delay: int = FuzzConfig.max_block_delay
 
     @classmethod
     def of(cls, fuzz: FuzzConfig, machine: dict[str, Any], where: str, report: bool = False) -> "SearchOptions":
@@ -58,7 +60,14 @@ class SearchOptions:
             if not isinstance(machine["guidance"], bool):
                 raise MachineDefinitionError(f"{where}.settings: guidance must be True or False, got {machine['guidance']!r}")
             guidance = machine["guidance"]
-        return cls(weight, guidance, guidance or report)
+        delays = {key: getattr(fuzz, key) for key in DELAY_KEYS}
+        for key in DELAY_KEYS:
+            if key in machine:
+                try:
+                    delays[key] = check_delay(machine[key], f"{where}.settings: {key}")
+                except ConfigError as e:
+                    raise MachineDefinitionError(str(e)) from None
+        return cls(weight, guidance, guidance or report, **delays)
 
 
 _NOTHING: frozenset[int] = frozenset()

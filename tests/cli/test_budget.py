@@ -1,0 +1,49 @@
+"""A passing run that was still reaching new code at its end says its budget was too small, and
+gives the command that searches longer."""
+
+import json
+
+from evmstate.engine.events import ExampleFinished
+from evmstate.engine.lifecycle import Growth
+
+from .helpers import invoke
+
+
+def test_a_ladder_still_climbing_at_the_end_asks_for_a_longer_search(example):
+    # 16 runs climb a rung or two of the ladder: each rung is new code, reached late
+    code, out = invoke("run", "machines/ladder.py", "--max-examples", "16", "--seed", "1", "--json", "report.json")
+    assert code == 0
+    assert "  still reaching new code: 4 branches first reached in the last quarter of its runs\n" in out
+    assert out.endswith(
+        "1 passed, 0 failed, 1 still reaching new code when the budget ran out: "
+        "search longer with evmstate fuzz --time 5m machines/ladder.py -k LadderMachine\n"
+    )
+    (result,) = json.loads((example / "report.json").read_text())["results"]
+    assert result["late_branches"] == 4
+
+
+def test_a_search_that_stopped_finding_new_code_says_nothing_more(example):
+    code, out = invoke("run", "machines/erc20.py", "--max-examples", "16", "--seed", "1", "--json", "report.json")
+    assert code == 0 and out.endswith("\n1 passed, 0 failed\n") and "still reaching" not in out
+    (result,) = json.loads((example / "report.json").read_text())["results"]
+    assert result["late_branches"] == 0
+
+
+def finished(branches: int | None, shrinking: bool = False) -> ExampleFinished:
+    return ExampleFinished(name="M", examples=1, steps=1, elapsed=0.0, shrinking=shrinking, branches=branches)
+
+
+def test_late_counts_the_branches_first_reached_in_the_last_quarter_of_the_runs():
+    growth = Growth()
+    for reached in [3, 5, 5, 6, 6, 6, 6, 6, 7, 7, 9, 9]:  # 12 runs: the last quarter is the last 3
+        growth.watch(finished(reached))
+    growth.watch(finished(20, shrinking=True))  # shrinking runs are not the search's
+    assert growth.late() == 9 - 7
+    short = Growth()
+    for reached in [1, 2, 3]:
+        short.watch(finished(reached))
+    assert short.late() is None  # too few runs to tell a trend
+    blind = Growth()
+    for _ in range(20):
+        blind.watch(finished(None))  # no coverage recorded (revm, guidance off)
+    assert blind.late() is None
