@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from evmstate import Project
+from evmstate import Project, releases
 from evmstate.config import Config, ProjectConfig
+from evmstate.errors import CompileError
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
@@ -66,3 +67,29 @@ def copy_example(dest: Path) -> Path:
         shutil.copytree(REPO / name, dest / name)
     shutil.copy(REPO / "evmstate.toml", dest / "evmstate.toml")
     return dest
+
+
+# a release other than the installed one, and the one moccasin's course projects pin
+PINNED = "0.4.1"
+
+
+@pytest.fixture(scope="session")
+def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder holding vyper PINNED, installed from the package index by evmstate."""
+    cache = tmp_path_factory.mktemp("evmstate-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVMSTATE_CACHE_DIR", str(cache))
+        try:
+            version, folder = releases.install(releases.pin_of(f"# pragma version {PINNED}\n"), Path("Pinned.vy"))
+        except CompileError as e:
+            if "the index could not be reached" in str(e) or "the index listed no vyper release" in str(e):
+                pytest.skip(f"the package index cannot be reached (or holds no vyper), so vyper {PINNED} cannot be installed: {e}")
+            raise
+    assert (version, folder) == (PINNED, cache / "vyper" / PINNED)
+    return cache
+
+
+@pytest.fixture()
+def cache(release_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(release_cache))
+    return release_cache

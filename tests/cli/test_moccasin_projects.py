@@ -1,5 +1,7 @@
 """Two projects in moccasin's layout run as they are: src/, moccasin.toml, snekmate installed under
 lib/ as `mox install` puts it, deploy scripts and titanoboa tests of their own, no evmstate.toml.
+The stablecoin's sources pin vyper 0.4.1 (`# pragma version 0.4.1`) and its moccasin.toml
+snekmate 0.1.1, as the course project does: both come from the package index.
 
 Beside their files they hold only what evmstate adds: machines/ (ported from their Hypothesis
 tests) and deployments.py (their deploy scripts' deployments). The planted bugs must be found.
@@ -9,10 +11,13 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from ..conftest import PINNED
 from .helpers import invoke
 
 PROJECTS = Path(__file__).resolve().parents[1] / "projects"
@@ -26,11 +31,21 @@ def installed_snekmate() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def project(name: str, tmp_path: Path, lib: str) -> Path:
-    """A copy of tests/projects/<name>, with snekmate installed into lib/<lib> as `mox install` would."""
+def pypi_snekmate(lib: Path, version: str) -> None:
+    """snekmate==version installed from the package index into lib, as `mox install` puts a PyPI dependency."""
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(lib), f"snekmate=={version}"], capture_output=True, text=True)
+    if done.returncode:
+        pytest.skip(f"snekmate {version} cannot be installed from the package index: {done.stderr.strip().splitlines()[-1:]}")
+
+
+def project(name: str, tmp_path: Path, lib: str, snekmate: str | None = None) -> Path:
+    """A copy of tests/projects/<name>, with snekmate (the installed one, or that release from the index) in lib/<lib> as `mox install` would."""
     root = tmp_path / name
     shutil.copytree(PROJECTS / name, root, ignore=shutil.ignore_patterns("lib", ".evmstate", "__pycache__"))
-    shutil.copytree(installed_snekmate(), root / "lib" / lib / "snekmate", ignore=shutil.ignore_patterns("__pycache__"))
+    if snekmate is None:
+        shutil.copytree(installed_snekmate(), root / "lib" / lib / "snekmate", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        pypi_snekmate(root / "lib" / lib, snekmate)
     assert not (root / "evmstate.toml").exists()
     return root
 
@@ -39,9 +54,9 @@ def sources(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".evmstate" not in p.parts}
 
 
-def run_project(name: str, tmp_path: Path, lib: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, bytes], str]:
+def run_project(name: str, tmp_path: Path, lib: str, monkeypatch: pytest.MonkeyPatch, snekmate: str | None = None) -> tuple[Path, dict[str, bytes], str]:
     """Copy the project, run evmstate in it (which finds a bug: exit 1), and return (root, its files before, the output)."""
-    root = project(name, tmp_path, lib)
+    root = project(name, tmp_path, lib, snekmate)
     before = sources(root)
     monkeypatch.chdir(root)
     code, out = invoke("run", "--seed", "1", "--backend", BACKEND)
@@ -80,8 +95,8 @@ def test_the_erc20_project_runs_as_it_is_and_its_three_bugs_are_found(here: Path
 
 
 @pytest.mark.slow
-def test_the_stablecoin_project_runs_as_it_is_and_the_price_crash_is_found_in_three_steps(here: Path, monkeypatch: pytest.MonkeyPatch):
-    root, before, out = run_project("moccasin_stablecoin", here, "pypi", monkeypatch)
+def test_the_stablecoin_project_runs_as_it_is_and_the_price_crash_is_found_in_three_steps(here: Path, cache: Path, monkeypatch: pytest.MonkeyPatch):
+    root, before, out = run_project("moccasin_stablecoin", here, "pypi", monkeypatch, snekmate="0.1.1")
     assert "Invariant StablecoinMachine.protocol_must_have_more_value_than_total_supply failed: AssertionError:" in out
     program = out.split("Falsifying example (3 steps):\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert program[0] == "state = StablecoinMachine()"
@@ -96,4 +111,6 @@ def test_the_stablecoin_project_runs_as_it_is_and_the_price_crash_is_found_in_th
     assert "shrunk from " in out and " to 3 steps, 1-minimal" in out
     code, out = invoke("compile")
     assert "module erc20         lib/pypi/snekmate/tokens/erc20.vy  imported by decentralized_stable_coin, mock_token" in out
+    # every source compiled with the release its pragma pins, from evmstate's cache of releases
+    assert out.count(f"(vyper {PINNED}, as its pragma pins)") >= 4, out
     assert sources(root) == before

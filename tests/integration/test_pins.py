@@ -19,13 +19,12 @@ import vyper
 from evmstate import Project, releases, vyper_outputs
 from evmstate.compiler import VYPER_VERSION, compile_project
 from evmstate.config import Config, ProjectConfig
-from evmstate.errors import CompileError, TransactionReverted
-from evmstate.releases import pin_of
+from evmstate.errors import TransactionReverted
 
 from ..cli.helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
-PINNED = "0.4.1"  # a release other than the installed one, and the one moccasin's course projects pin
+from ..conftest import PINNED
 
 COUNTER = """# pragma version {pin}
 from . import bounded
@@ -88,28 +87,6 @@ def _unreachable_index(monkeypatch: pytest.MonkeyPatch) -> None:
     values = {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": f"http://127.0.0.1:{port}/simple", "PIP_FIND_LINKS": "", "PIP_EXTRA_INDEX_URL": "", "PIP_RETRIES": "1"}
     for key, value in values.items():
         monkeypatch.setenv(key, value)
-
-
-@pytest.fixture(scope="session")
-def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder holding vyper PINNED, installed from the package index by evmstate."""
-    cache = tmp_path_factory.mktemp("evmstate-cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("EVMSTATE_CACHE_DIR", str(cache))
-        try:
-            version, folder = releases.install(pin_of(f"# pragma version {PINNED}\n"), Path("Pinned.vy"))
-        except CompileError as e:
-            if "the index could not be reached" in str(e) or "the index listed no vyper release" in str(e):
-                pytest.skip(f"the package index cannot be reached (or holds no vyper), so vyper {PINNED} cannot be installed: {e}")
-            raise
-    assert (version, folder) == (PINNED, cache / "vyper" / PINNED)
-    return cache
-
-
-@pytest.fixture()
-def cache(release_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(release_cache))
-    return release_cache
 
 
 def _counter_project(root: Path, pin: str = PINNED) -> Path:

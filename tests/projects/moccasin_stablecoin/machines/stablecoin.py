@@ -10,6 +10,11 @@ MAX_NEW_PRICE = 10_000 * 10**8
 
 
 class StablecoinMachine(StateMachine):
+    # the upstream test's clock stands still (boa moves it only on time_travel); with evmstate's
+    # waits between steps, the price feeds go stale after oracle_lib's three days and every
+    # valuation reverts: a true property of the engine, but not the one this test is about
+    settings = {"max_time_delay": 0, "max_block_delay": 0}
+
     def __init__(cls, dsc, dsce, weth, wbtc, eth_usd_price_feed, btc_usd_price_feed):
         cls.dsc, cls.dsce = dsc, dsce
         cls.collaterals = [weth, wbtc]

@@ -1,4 +1,4 @@
-# pragma version ^0.4.0
+# pragma version 0.4.1
 """
 @title decentralized_stable_coin
 @notice The stablecoin: an ERC20 that only its engine (the owner, a minter) mints and burns.

@@ -1,4 +1,4 @@
-# pragma version ^0.4.0
+# pragma version 0.4.1
 """
 @title dsc_engine
 @notice Mints the stablecoin against exogenous collateral (two tokens), valued by price feeds.

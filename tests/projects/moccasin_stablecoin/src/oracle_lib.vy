@@ -1,4 +1,4 @@
-# pragma version ^0.4.0
+# pragma version 0.4.1
 """
 @title oracle_lib
 @notice Reads a Chainlink-style price feed and refuses a stale answer.

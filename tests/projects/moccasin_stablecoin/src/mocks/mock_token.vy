@@ -1,4 +1,4 @@
-# pragma version ^0.4.0
+# pragma version 0.4.1
 """
 @title mock_token
 @notice Collateral for tests: an ERC20 anyone can mint.

@@ -1,4 +1,4 @@
-# pragma version ^0.4.0
+# pragma version 0.4.1
 """
 @title mock_v3_aggregator
 @notice A Chainlink-style price feed whose answer a test sets.
