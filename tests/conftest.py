@@ -19,7 +19,7 @@ SHARED = REPO.parent / "shared"
 
 pytest_plugins = ["pytester"]
 # projects the tests run evmstate on; the moccasin ones hold titanoboa tests of their own
-collect_ignore = ["projects"]
+collect_ignore = ["projects", "quality/super_mint"]
 
 settings.register_profile(
     "engine",
