@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -63,21 +65,43 @@ def saved_runs(root: Path) -> list[dict[str, Any]]:
     return sorted(runs, key=repr)
 
 
+# Hypothesis draws constants from the modules a process has loaded: the four invocations run in a
+# fresh process, as each `evmstate fuzz` does, so that what they find does not depend on what else
+# the test process imported
+CARRIED = """
+import json, shutil, sys
+from pathlib import Path
+from tests.integration.test_corpus import RUNS, SEED, corpus_counts, invocation
+
+root = Path(sys.argv[1])
+out = {}
+def note(name, result):
+    out[name] = {"status": result.status, "counts": corpus_counts(result), "invariant": result.failure and result.failure.invariant,
+                 "first": result.statistics.get("first failure at run"), "statistics": result.statistics}
+note("first", invocation(root, SEED))
+note("second", invocation(root, SEED + 100))
+shutil.rmtree(root / ".evmstate" / "corpus", ignore_errors=True)
+note("alone", invocation(root, SEED + 100))
+shutil.rmtree(root / ".evmstate" / "corpus", ignore_errors=True)
+note("long", invocation(root, SEED, 2 * RUNS))
+print(json.dumps(out))
+"""
+
+
 def test_two_short_invocations_find_what_one_twice_as_long_finds(rungs: Path):
-    first = invocation(rungs, SEED)
-    assert first.status == "passed" and corpus_counts(first)["added"] > 0
-    second = invocation(rungs, SEED + 100)
-    assert second.status == "failed", second.statistics
-    assert corpus_counts(second)["loaded"] == corpus_counts(first)["added"]
-    assert second.failure is not None and second.failure.invariant == "invariant_below_the_top"
+    repo = Path(__file__).parents[2]
+    done = subprocess.run([sys.executable, "-c", CARRIED, str(rungs)], capture_output=True, text=True, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    first, second, alone, long = (found[k] for k in ("first", "second", "alone", "long"))
+    assert first["status"] == "passed" and first["counts"]["added"] > 0
+    assert second["status"] == "failed", second["statistics"]
+    assert second["counts"]["loaded"] == first["counts"]["added"]
+    assert second["invariant"] == "invariant_below_the_top"
     # the corpus carried it: the same second invocation without it finds nothing
-    shutil.rmtree(rungs / ".evmstate" / "corpus")
-    alone = invocation(rungs, SEED + 100)
-    assert alone.status == "passed" and corpus_counts(alone)["loaded"] == 0
-    # and one invocation as long as both finds it too (from no corpus: the one alone may have kept none)
-    shutil.rmtree(rungs / ".evmstate" / "corpus", ignore_errors=True)
-    long = invocation(rungs, SEED, 2 * RUNS)
-    assert long.status == "failed" and int(long.statistics["first failure at run"]) > RUNS
+    assert alone["status"] == "passed" and alone["counts"]["loaded"] == 0
+    # and one invocation as long as both finds it too
+    assert long["status"] == "failed" and int(long["first"]) > RUNS
 
 
 def test_the_same_seed_and_saved_corpus_search_the_same(rungs: Path):
