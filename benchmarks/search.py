@@ -5,14 +5,14 @@
    but the feedback signals beyond new branches (search/feedback.py: hit counts, stored
    values, comparison operands) all off: what the signals cost (aim: at most 10%).
 2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py,
-   puzzle.py, sale.py): over several seeds, whether the bug was reported, the time to report it
+   puzzle.py, sale.py, staking.py): over several seeds, whether the bug was reported, the time to report it
    (search, shrinking and the step-deletion pass; compile excluded), the runs to the first
    failure and the printed program's length; the median time per example. With --signals, the
    same with every signal on (hit counts are off by default), each one off in turn and none.
 3. With --guidance-vs-target: the ladder with guidance off, once with Hypothesis's target()
    given the rung as its score, once with neither: how many seeds find it within 300 runs.
 4. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
-   with the signals on and off: whether the minimal program was printed, and when.
+   (with --signals too: also with the signals off): whether the minimal program was printed, and when.
 
 Run: python benchmarks/search.py [--seeds N] [--find-only] [--signals] [--guidance-vs-target] [--campaign]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
@@ -37,7 +37,9 @@ from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search.feedback import DEFAULT, ENVIRONMENT, SIGNALS
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale")
+# the command as this interpreter's environment installed it (the benchmark may run without activating it)
+EVMSTATE = str(Path(sys.executable).parent / "evmstate") if (Path(sys.executable).parent / "evmstate").exists() else "evmstate"
+EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "staking")
 # the feedback signals switched on, by label: the default, all, each one off in turn, none
 VARIANTS = {"all signals": ",".join(SIGNALS), **{f"{s} off": ",".join(o for o in SIGNALS if o != s) for s in SIGNALS}, "no signals": ""}
 
@@ -151,7 +153,7 @@ def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = 
     else:
         env[ENVIRONMENT] = on
     started = time.perf_counter()
-    process = subprocess.Popen(["evmstate", "fuzz", "--time", budget, "-n", "1", "--seed", str(seed), f"machines/{example}.py"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen([EVMSTATE, "fuzz", "--time", budget, "-n", "1", "--seed", str(seed), f"machines/{example}.py"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     steps, printed, reading = None, None, False
     assert process.stdout is not None
     for line in process.stdout:
@@ -216,7 +218,7 @@ def main() -> int:
                         examples_times(root, examples, args.seeds, f"[{label}] ")
         if args.campaign:
             for example in examples:
-                for label, on in (("default signals", None), ("signals off", "")):
+                for label, on in (("default signals", None), ("signals off", ""))[: 2 if args.signals else 1]:
                     found, whens = 0, []
                     for seed in range(args.seeds):
                         steps, printed, elapsed = campaign(root, example, seed, on)

@@ -88,6 +88,10 @@ def shorten_waits(steps: list[dict[str, Any]], attempt: Callable[[list[dict[str,
     return found
 
 
+# how many times longer every wait is made when looking for steps a longer wait makes unneeded
+LONGER_WAITS = (2, 16)
+
+
 def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Number each bundle's values from 0 again, in the order the program produces them."""
     counters: dict[str, int] = {}
@@ -128,9 +132,7 @@ def remove_steps(
     """
     backend = project.backend
     target = FailureSignature.of(error)
-    fixed = {r.name for r in spec.initializers} if spec.style == "decorator" else set()
-    best = list(steps)
-    found: Minimized | None = None
+    fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
     replays = 0
 
     def attempt(candidate: list[dict[str, Any]]) -> Minimized | None:
@@ -148,32 +150,67 @@ def remove_steps(
         # it may now fail before its last step: what follows is not needed
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
 
-    try:
+    return minimize(steps, attempt, fixed, lambda steps: progress(steps, replays)), replays
+
+
+def minimize(
+    steps: list[dict[str, Any]],
+    attempt: Callable[[list[dict[str, Any]]], Minimized | None],
+    fixed: frozenset[str] = frozenset(),
+    progress: Callable[[int], None] = lambda steps: None,
+) -> Minimized | None:
+    """The deletion pass over steps, given attempt(candidate): its replay when it fails the same way, else None.
+
+    Steps whose rule is in fixed always stay. None when no step could go and no wait be shortened.
+    """
+    best = list(steps)
+    found: Minimized | None = None
+
+    def delete(program: list[dict[str, Any]], first: bool) -> None:
+        """Single deletions from program until none still fails; best and found follow it (after the first pass: when shorter)."""
+        nonlocal best, found
         improved = True
         while improved:
             improved = False
-            index = len(best) - 1
+            index = len(program) - 1
             while index >= 0:
-                if best[index]["rule"] not in fixed:
-                    result = attempt(without(best, with_users(best, index)))
-                    if result is None and delays.of_record(best[index]) != delays.NO_DELAY:
-                        result = attempt([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(best)])
+                if program[index]["rule"] not in fixed:
+                    result = attempt(without(program, with_users(program, index)))
+                    if result is None and delays.of_record(program[index]) != delays.NO_DELAY:
+                        result = attempt([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(program)])
                     if result is not None:
-                        best, found, improved = result.steps, result, True
-                    progress(len(best), replays)
-                index = min(index - 1, len(best) - 1)
+                        program, improved = result.steps, True
+                        if first or len(program) < len(best):
+                            best, found = program, result
+                    progress(len(best))
+                index = min(index - 1, len(program) - 1)
+
+    try:
+        delete(best, first=True)
+        # Hypothesis shrinks each wait toward the least that fails with the steps around it,
+        # which can leave steps needed only because the wait is short (ten rewards funded where
+        # one would do, had the clock run longer). With every wait longer, the same deletions
+        # are tried again; shorten_waits below takes the waits back down.
+        for factor in LONGER_WAITS:
+            if all(delays.of_record(s) == delays.NO_DELAY for s in best):
+                break
+            longer = attempt([with_delay(s, tuple(n * factor for n in delays.of_record(s))) for s in best])
+            if longer is not None:
+                if len(longer.steps) < len(best):  # it fails sooner
+                    best, found = longer.steps, longer
+                delete(longer.steps, first=False)
         shorter = shorten_waits(best, attempt)
         if shorter is not None:
             best, found = shorter.steps, shorter
         if found is None:
-            return None, replays
+            return None
         # the same program with its bundle values numbered from 0, replayed for its lines
         final = attempt(relabel(best))
         if final is not None and len(final.steps) == len(best):
             found = final
-        return found, replays
+        return found
     except KeyboardInterrupt:
         if found is None:
             raise
         found.interrupted = True
-        return found, replays
+        return found

@@ -32,3 +32,47 @@ def test_bundle_values_are_numbered_from_zero_again():
         {"rule": "sleep", "arguments": {"seconds": 3}, "results": []},
     ]
     assert relabel([step("make", ["my_bundle_3"]), step("use", x="my_bundle_3")]) == [step("make", ["my_bundle_0"]), step("use", x="my_bundle_0")]
+
+
+def test_steps_needed_only_because_a_wait_was_short_go_once_the_waits_are_longer():
+    """As the staking pool's reward: each fund raises the rate, so ten funds overpay after 1.1
+    weeks where one fund overpays after 2 weeks. Deleting a fund alone never still fails; with
+    every wait longer the funds go, and the wait is then bisected back to the least that fails."""
+    from evmstate.engine.shrink import Minimized, minimize
+
+    week = 604800
+
+    def attempt(candidate):  # each wait after the stake owes the funds so far times the wait; the pool holds a week per fund
+        funds, staked, owed = 0, False, 0
+        for at, s in enumerate(candidate):
+            if staked:
+                owed += funds * s.get("sleep", 0)
+            if s["rule"] == "fund":
+                funds += 1
+            elif s["rule"] == "stake":
+                staked = True
+            if staked and owed > week * funds:
+                return Minimized(candidate[: at + 1], [], AssertionError("the pool owes more than it holds"))
+        return None
+
+    fund, stake = step("fund"), step("stake")
+    program = [fund] * 10 + [stake, {**fund, "sleep": 665281}]
+    assert attempt(program) is not None
+    assert all(attempt(program[:j] + program[j + 1 :]) is None for j in range(10))  # 1-minimal as it stands
+    found = minimize(program, attempt)
+    assert [s["rule"] for s in found.steps] == ["fund", "stake", "fund"]
+    assert found.steps[2]["sleep"] == 2 * week + 1  # bisected back down: the least wait that fails
+
+
+def test_a_program_without_waits_is_not_replayed_with_longer_ones():
+    from evmstate.engine.shrink import Minimized, minimize
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append(candidate)
+        return Minimized(candidate, [], AssertionError()) if [s["rule"] for s in candidate].count("b") >= 1 else None
+
+    found = minimize([step("a"), step("b"), step("a")], attempt)
+    assert [s["rule"] for s in found.steps] == ["b"]
+    assert all("sleep" not in s and "mine" not in s for c in tried for s in c)
