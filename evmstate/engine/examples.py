@@ -82,8 +82,10 @@ class SharedDirectoryDatabase(ExampleDatabase):
                     return
                 folder.mkdir(parents=True, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-            except FileNotFoundError:
-                continue  # the folder was removed between mkdir and mkstemp
+            except (FileNotFoundError, FileExistsError):
+                # the folder was removed between mkdir and mkstemp, or between another writer
+                # making it and mkdir seeing it (pathlib then raises FileExistsError)
+                continue
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(value)
