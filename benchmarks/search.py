@@ -8,13 +8,14 @@
    puzzle.py, sale.py, staking.py): over several seeds, whether the bug was reported, the time to report it
    (search, shrinking and the step-deletion pass; compile excluded), the runs to the first
    failure and the printed program's length; the median time per example. With --signals, the
-   same with every signal on (hit counts are off by default), each one off in turn and none.
+   same against the default signals (stored values and comparison operands): each of them off
+   in turn, hit counts (off by default) on too, and none (--variants picks some of these).
 3. With --guidance-vs-target: the ladder with guidance off, once with Hypothesis's target()
    given the rung as its score, once with neither: how many seeds find it within 300 runs.
 4. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
    (with --signals too: also with the signals off): whether the minimal program was printed, and when.
 
-Run: python benchmarks/search.py [--seeds N] [--find-only] [--signals] [--guidance-vs-target] [--campaign]
+Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
 """
 
@@ -40,8 +41,13 @@ REPO = Path(__file__).resolve().parent.parent
 # the command as this interpreter's environment installed it (the benchmark may run without activating it)
 EVMSTATE = str(Path(sys.executable).parent / "evmstate") if (Path(sys.executable).parent / "evmstate").exists() else "evmstate"
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "staking")
-# the feedback signals switched on, by label: the default, all, each one off in turn, none
-VARIANTS = {"all signals": ",".join(SIGNALS), **{f"{s} off": ",".join(o for o in SIGNALS if o != s) for s in SIGNALS}, "no signals": ""}
+# the feedback signals switched on, by label, each against the default (stored values and
+# comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none
+VARIANTS = {
+    **{f"{s} off": ",".join(o for o in SIGNALS if o in DEFAULT and o != s) for s in SIGNALS if s in DEFAULT},
+    **{f"{s} on too": ",".join(o for o in SIGNALS if o in DEFAULT or o == s) for s in SIGNALS if s not in DEFAULT},
+    "no signals": "",
+}
 
 
 @contextlib.contextmanager
@@ -174,6 +180,7 @@ def main() -> int:
     parser.add_argument("--no-times", action="store_true", help="skip the examples' times with every signal on (part 2)")
     parser.add_argument("--guidance-vs-target", action="store_true", help="also run the ladder with target() scores and with neither")
     parser.add_argument("--signals", action="store_true", help="also time each example with each feedback signal off, and with all off")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="with --signals: which of these, comma-separated: " + ", ".join(VARIANTS))
     parser.add_argument("--campaign", action="store_true", help="also run `evmstate fuzz --time 60s -n 1` per example and seed, signals on and off")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -213,6 +220,8 @@ def main() -> int:
             examples_times(root, examples, args.seeds)
         if args.signals:
             for label, on in VARIANTS.items():
+                if label not in args.variants.split(","):
+                    continue
                 if frozenset(on.split(",")) - {""} != DEFAULT:  # the default ran above
                     with signals(on):
                         examples_times(root, examples, args.seeds, f"[{label}] ")
