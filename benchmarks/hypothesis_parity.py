@@ -37,6 +37,7 @@ backend.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 import os
 import shutil
 import statistics
@@ -61,7 +62,7 @@ UINT256_MAX = 2**256 - 1
 MINTERS = 10
 INITIAL_SUPPLY = 1000 * 10**18
 
-def write_project(root: Path, backend: str, fuzz: list[str] = ()) -> None:  # type: ignore[assignment]
+def write_project(root: Path, backend: str, fuzz: Sequence[str] = ()) -> None:
     """A copy of the project (contracts, the evmstate machine and test), on the backend, generate phase only, with these [fuzz] lines."""
     shutil.copytree(PROJECT, root, ignore=shutil.ignore_patterns(".evmstate"))
     toml = root / "evmstate.toml"

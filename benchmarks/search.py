@@ -39,7 +39,7 @@ from evmstate.search.feedback import DEFAULT, ENVIRONMENT, SIGNALS
 
 REPO = Path(__file__).resolve().parent.parent
 # the command as this interpreter's environment installed it (the benchmark may run without activating it)
-EVMSTATE = str(Path(sys.executable).parent / "evmstate") if (Path(sys.executable).parent / "evmstate").exists() else "evmstate"
+EVMSTATE = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or "evmstate"
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "staking")
 # the feedback signals switched on, by label, each against the default (stored values and
 # comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none

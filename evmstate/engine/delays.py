@@ -74,3 +74,7 @@ def of_record(step: dict[str, Any]) -> Delay:
 
 def add(a: Delay, b: Delay) -> Delay:
     return a[0] + b[0], a[1] + b[1]
+
+
+def scale(delay: Delay, factor: int) -> Delay:
+    return delay[0] * factor, delay[1] * factor

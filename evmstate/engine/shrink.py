@@ -194,7 +194,7 @@ def minimize(
         for factor in LONGER_WAITS:
             if all(delays.of_record(s) == delays.NO_DELAY for s in best):
                 break
-            longer = attempt([with_delay(s, tuple(n * factor for n in delays.of_record(s))) for s in best])
+            longer = attempt([with_delay(s, delays.scale(delays.of_record(s), factor)) for s in best])
             if longer is not None:
                 if len(longer.steps) < len(best):  # it fails sooner
                     best, found = longer.steps, longer
