@@ -13,9 +13,13 @@ new. Two more kinds of progress count, as in AFL and ItyFuzz:
   from the call cache, which runs no hooks).
 - stored values: a transaction that writes a storage slot a small value (below SMALL) that slot
   never held before in any run is progress, while the slot has taken at most SLOT_VALUES
-  values. Stages, counters and flags take a few small values, and each new one is a state the
-  contract never was in; balances, prices, hashes, addresses and times take a new value on
-  almost every write, and counting those would keep nearly every run (no guidance at all).
+  values, and the slot holds a variable the contract declares (below VARIABLE_SLOTS; an entry
+  of a mapping or a dynamic array is at a hash). Stages, counters and flags take a few small
+  values, and each new one is a state the contract never was in; balances, prices, hashes,
+  addresses and times take a new value on almost every write, and counting those would keep
+  nearly every run (no guidance at all). Small balances are common: an ERC20 machine's mints of
+  small amounts stored 320 new values in the ten minters' balances (32 each) and kept half of
+  its 200 runs before mapping entries were left out; none since.
 
 A third signal, comparison operands (CmpLog), feeds the dictionary rather than the corpus: the
 py-evm hooks record the other side of each comparison of an argument that feeds a branch
@@ -42,6 +46,9 @@ BUCKETS = (1, 2, 3, 4, 8, 16, 32, 128)
 SMALL = 2**16
 # a slot that took more values than this is not a stage or a counter: its new values are no progress
 SLOT_VALUES = 32
+# slots below this hold the variables a contract declares; an entry of a mapping or a dynamic
+# array is at a hash (a balance per account, an allowance): not a stage of the contract
+VARIABLE_SLOTS = 2**64
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
 SIGNALS = ("counts", "storage", "cmplog")
 DEFAULT = frozenset({"storage", "cmplog"})
@@ -101,7 +108,7 @@ class Progress:
             return False
         new = False
         for address, slot, value in writes:
-            if value >= SMALL:
+            if value >= SMALL or slot >= VARIABLE_SLOTS:
                 continue
             held = self.slots.get((address, slot))
             if held is None:

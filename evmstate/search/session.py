@@ -133,6 +133,7 @@ class Search:
                 for name, deploy, hit in saved.features:
                     self.prior.setdefault((name, deploy), set()).add(hit)
             self._published = len(self.guide.corpus)
+            self.guide.climbing = self._published > 0
 
     def _artifact_at(self, address: bytes) -> Any:
         name = self.collector.identify(address, self.backend.get_code)[0]
@@ -195,10 +196,9 @@ class Search:
 
     def step_finished(self) -> None:
         progress = self.absorb()
-        if self._stored_new:
-            progress, self._stored_new = True, False
-        if progress and self.guide is not None:
-            self.guide.reached_new_code()
+        stage, self._stored_new = self._stored_new, False
+        if (progress or stage) and self.guide is not None:
+            self.guide.reached_new_code(stage)
             if self.corpus is not None:
                 self._cut_hits = {identity: frozenset(h) for identity, h in self._run_hits.items()}
 

@@ -39,7 +39,7 @@ class Picky:
 
 class Choosy(Picky):
     def rule_deposit(self, x):
-        if x == 0:
+        if x % 8 == 0:  # zero, and one draw in eight besides: some runs, never most
             reject()
         self.depositer.deposit_for(self.depositer.address, {"value": x})
 

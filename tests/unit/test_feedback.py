@@ -8,7 +8,9 @@ import pytest
 from evmstate.evm.pyevm.opcodes import feeding
 from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
-from evmstate.search.feedback import SLOT_VALUES, SMALL, Progress, bucket
+from eth_utils import keccak
+
+from evmstate.search.feedback import SLOT_VALUES, SMALL, VARIABLE_SLOTS, Progress, bucket
 
 A = b"\x01" * 20
 
@@ -45,6 +47,17 @@ def test_a_small_value_a_slot_never_held_is_progress_until_the_slot_held_many():
     assert len(p.slots[(A, 0)]) == SLOT_VALUES
     assert not p.stored([(A, 0, SLOT_VALUES + 1)])  # past SLOT_VALUES values: a balance after all
     assert not Progress(on=("counts",)).stored([(A, 0, 1)])
+
+
+def test_an_entry_of_a_mapping_is_no_stage():
+    """A HashMap entry (a balance per account) sits at a hash of its key and the map's slot, as a
+    dynamic array's items at a hash of its slot: small values there are amounts, not stages."""
+    p = Progress()
+    balance = int.from_bytes(keccak(bytes(12) + A + (2).to_bytes(32, "big")), "big")
+    assert balance >= VARIABLE_SLOTS
+    assert not p.stored([(A, balance, 5)])
+    assert p.stored([(A, 2, 5)])  # a declared variable
+    assert p.new_values == 1
 
 
 @pytest.mark.parametrize(

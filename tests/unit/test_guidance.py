@@ -1,0 +1,71 @@
+"""How often guidance extends a kept run: most runs while the corpus grows, fewer and fewer once
+it stops, and for longer once the search is climbing (search/guidance.py)."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evmstate.search.guidance import CLIMBING_PATIENCE, FRESH, PATIENCE, Entry, Guide, register, unregister
+
+
+def extended(guide: Guide, runs: int) -> int:
+    """How many of the next runs the guide plans as extensions of a kept run (none of them keeps anything)."""
+    before = guide.stats.extended
+    for _ in range(runs):
+        guide.plan()
+    return guide.stats.extended - before
+
+
+def with_one_kept_run(seed: int = 0, climbing: bool = False) -> Guide:
+    guide = Guide(seed)
+    guide.corpus.append(Entry([("integer", {}, 1)], 0, [(0, 1)]))
+    guide.climbing = climbing
+    return guide
+
+
+def test_most_runs_extend_right_after_the_corpus_grew_and_fewer_once_nothing_is_kept():
+    guide = with_one_kept_run()
+    first = extended(guide, 10)
+    assert first >= 6  # 1 - FRESH of them, as many as before the runs without progress
+    extended(guide, 190)
+    late = extended(guide, 200)
+    # after 200-400 runs without progress the share is (1 - FRESH) * PATIENCE / (PATIENCE + idle): about 5%
+    assert late <= 200 * (1 - FRESH) * PATIENCE / (PATIENCE + 200) + 10, late
+    assert late < first * 200 / 10 / 3
+
+
+def test_a_climbing_search_is_patient_for_longer():
+    calm, climbing = with_one_kept_run(), with_one_kept_run(climbing=True)
+    extended(calm, 100), extended(climbing, 100)
+    assert CLIMBING_PATIENCE > PATIENCE
+    assert extended(climbing, 300) > 2 * extended(calm, 300)
+
+
+def test_a_new_stage_makes_the_search_climb():
+    """Real Hypothesis runs through the guided backend: progress by new code alone in runs drawn
+    afresh does not make the search climb; a kept run that stored a new stage does."""
+    guide = Guide(3)
+    name = register(guide)
+    stages: list[int] = []
+
+    def run(stage_at: int | None, examples: int) -> None:
+        @settings(max_examples=examples, database=None, backend=name, suppress_health_check=list(HealthCheck), derandomize=True)
+        @given(st.data())
+        def test(data):
+            guide.step_started()
+            value = data.draw(st.integers(0, 1000))
+            if not guide.corpus:
+                guide.reached_new_code()  # the first run reaches every branch there is
+            elif stage_at is not None and value % 7 == stage_at and value not in stages:
+                stages.append(value)
+                guide.reached_new_code(stage=True)
+            guide.run_finished()
+
+        test()
+
+    try:
+        run(None, 30)
+        assert len(guide.corpus) == 1 and not guide.climbing
+        run(3, 30)
+        assert stages and guide.climbing
+    finally:
+        unregister(name)
