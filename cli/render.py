@@ -247,7 +247,7 @@ class Renderer:
             if not self.quiet:
                 self._plain(row.final())
                 if event.still_rising:
-                    self._plain(Text(f"  still reaching new code: {event.late_branches} branch{'' if event.late_branches == 1 else 'es'} first reached in the last quarter of its runs", style="yellow"))
+                    self._plain(Text(f"  still reaching new code: {late_progress(event)} first reached in the last quarter of its runs", style="yellow"))
         elif event.status == "error":
             self._plain(Text(f"ERROR {event.path}::{event.name}", style="bold red"))
             self._plain(Text(event.error or ""))
@@ -344,6 +344,16 @@ class Renderer:
 
 # what the summary suggests to a run whose coverage was still rising: a campaign of a few minutes
 LONGER = "5m"
+
+
+def late_progress(event: MachineFinished) -> str:
+    """What a passing run still reached in its last quarter: '2 branches', '1 stage (a variable stored a small value it never held)', or both."""
+    parts = []
+    if event.late_branches:
+        parts.append(f"{event.late_branches} branch{'' if event.late_branches == 1 else 'es'}")
+    if event.late_stages:
+        parts.append(f"{event.late_stages} stage{'' if event.late_stages == 1 else 's'} (a variable stored a small value it never held)")
+    return " and ".join(parts)
 
 
 def longer_search(results: list[MachineFinished]) -> str:

@@ -181,6 +181,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "runs": r.runs,
                 "rejected": r.rejected,
                 "late_branches": r.late_branches,
+                "late_stages": r.late_stages,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
                 "rules": {

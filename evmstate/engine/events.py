@@ -67,6 +67,7 @@ class ExampleFinished:
     path: str = ""
     runs: int = 0
     branches: int | None = None  # branch outcomes reached so far; None when coverage is not recorded
+    stages: int | None = None  # new small values stored in declared variables so far (search/feedback.py); None without guidance
 
 
 @dataclass(frozen=True)
@@ -171,11 +172,14 @@ class MachineFinished:
     # with fewer than MIN_RUNS runs): above 0 in a passing machine, the search was still
     # finding new code when its budget ran out, and a longer one may find more
     late_branches: int | None = None
+    # the same for stages: a variable storing a small value it never held (a level, a rung, a
+    # phase), progress that reaches no new branch
+    late_stages: int | None = None
 
     @property
     def still_rising(self) -> bool:
-        """Passed while still reaching new branches in its last runs: its budget was too small to tell."""
-        return self.status == "passed" and bool(self.late_branches)
+        """Passed while still reaching new branches or stages in its last runs: its budget was too small to tell."""
+        return self.status == "passed" and bool(self.late_branches or self.late_stages)
 
     @property
     def never_run(self) -> list[str]:

@@ -37,24 +37,36 @@ class RunState:
 
 
 class Growth:
-    """The branch outcomes reached after each run of the search (not of shrinking), from the runs' events."""
+    """The branch outcomes and stages reached after each run of the search (not of shrinking), from the runs' events."""
 
     # fewer runs than this say nothing about a trend
     MIN_RUNS = 8
 
     def __init__(self) -> None:
         self.reached: list[int] = []
+        self.stages: list[int] = []
 
     def watch(self, event: Event) -> None:
-        if isinstance(event, ExampleFinished) and event.branches is not None and not event.shrinking:
-            self.reached.append(event.branches)
+        if isinstance(event, ExampleFinished) and not event.shrinking:
+            if event.branches is not None:
+                self.reached.append(event.branches)
+            if event.stages is not None:
+                self.stages.append(event.stages)
 
     def late(self) -> int | None:
         """Branch outcomes first reached in the last quarter of the runs; None without coverage or with too few runs."""
-        n = len(self.reached)
-        if n < self.MIN_RUNS:
-            return None
-        return self.reached[-1] - self.reached[n - n // 4 - 1]
+        return _late(self.reached, self.MIN_RUNS)
+
+    def late_stages(self) -> int | None:
+        """Stages (new small stored values) first reached in the last quarter of the runs; None without them or with too few runs."""
+        return _late(self.stages, self.MIN_RUNS)
+
+
+def _late(totals: list[int], min_runs: int) -> int | None:
+    n = len(totals)
+    if n < min_runs:
+        return None
+    return totals[-1] - totals[n - n // 4 - 1]
 
 
 class Output:

@@ -301,7 +301,7 @@ class MachineRun:
         statistics = {**self.statistics(failure), **self.search.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(),
+            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -443,7 +443,7 @@ class MachineRun:
             self.search.run_finished()
             if self.examples is not None:
                 self.examples.outcome = outcome
-            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None))
+            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages))
 
     def failed(self, exc: BaseException, steps: list[Step]) -> bool:
         """A run failed: count it, and follow shrinking. Whether this run was counted as an example."""

@@ -200,7 +200,7 @@ class PropertyRun:
         state = self.state
         result = MachineFinished(
             name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(),
+            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -278,7 +278,7 @@ class PropertyRun:
             state.first_failure_at = time.perf_counter() - self.started
             state.first_failure_example = state.runs
             self.emit(FailureFound(name, state.examples, path))
-        self.emit(ExampleFinished(name=name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=path, runs=state.runs, branches=search.branches if search.covering else None))
+        self.emit(ExampleFinished(name=name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=path, runs=state.runs, branches=search.branches if search.covering else None, stages=search.stages))
 
     def statistics(self, failure: Failure | None) -> dict[str, Any]:
         state = self.state

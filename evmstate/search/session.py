@@ -274,6 +274,11 @@ class Search:
             feedback.operands.clear()
         return novel
 
+    @property
+    def stages(self) -> int | None:
+        """Small values stored so far in declared variables that never held them (feedback.py); None when not watched."""
+        return self.progress.new_values if self.guide is not None and "storage" in self.progress.on else None
+
     def statistics(self) -> dict[str, Any]:
         stats: dict[str, Any] = {}
         if self.covering:

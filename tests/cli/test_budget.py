@@ -10,27 +10,28 @@ from .helpers import invoke
 
 
 def test_a_puzzle_still_being_solved_at_the_end_asks_for_a_longer_search(example):
-    # 16 runs solve a level or two of the puzzle: the next level's branch is reached late
+    # 16 runs solve a level or two of the puzzle: the next level's branch, and a level the
+    # puzzle never stored, are reached late
     code, out = invoke("run", "machines/puzzle.py", "--max-examples", "16", "--seed", "1", "--json", "report.json")
     assert code == 0
-    assert "  still reaching new code: 1 branch first reached in the last quarter of its runs\n" in out
+    assert "  still reaching new code: 1 branch and 1 stage (a variable stored a small value it never held) first reached in the last quarter of its runs\n" in out
     assert out.endswith(
         "1 passed, 0 failed, 1 still reaching new code when the budget ran out: "
         "search longer with evmstate fuzz --time 5m machines/puzzle.py -k PuzzleMachine\n"
     )
     (result,) = json.loads((example / "report.json").read_text())["results"]
-    assert result["late_branches"] == 1
+    assert result["late_branches"] == 1 and result["late_stages"] == 1
 
 
 def test_a_search_that_stopped_finding_new_code_says_nothing_more(example):
     code, out = invoke("run", "machines/erc20.py", "--max-examples", "16", "--seed", "1", "--json", "report.json")
     assert code == 0 and out.endswith("\n1 passed, 0 failed\n") and "still reaching" not in out
     (result,) = json.loads((example / "report.json").read_text())["results"]
-    assert result["late_branches"] == 0
+    assert result["late_branches"] == 0 and not result["late_stages"]
 
 
-def finished(branches: int | None, shrinking: bool = False) -> ExampleFinished:
-    return ExampleFinished(name="M", examples=1, steps=1, elapsed=0.0, shrinking=shrinking, branches=branches)
+def finished(branches: int | None, shrinking: bool = False, stages: int | None = None) -> ExampleFinished:
+    return ExampleFinished(name="M", examples=1, steps=1, elapsed=0.0, shrinking=shrinking, branches=branches, stages=stages)
 
 
 def test_late_counts_the_branches_first_reached_in_the_last_quarter_of_the_runs():
@@ -47,3 +48,15 @@ def test_late_counts_the_branches_first_reached_in_the_last_quarter_of_the_runs(
     for _ in range(20):
         blind.watch(finished(None))  # no coverage recorded (revm, guidance off)
     assert blind.late() is None
+
+
+def test_late_stages_count_the_levels_stored_in_the_last_quarter_when_no_branch_is_new():
+    growth = Growth()
+    for stages in [0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4]:  # a ladder climbed through one `if`
+        growth.watch(finished(6, stages=stages))
+    assert growth.late() == 0
+    assert growth.late_stages() == 4 - 2
+    unwatched = Growth()
+    for _ in range(12):
+        unwatched.watch(finished(6))  # stored values not watched (guidance off)
+    assert unwatched.late_stages() is None
