@@ -17,8 +17,8 @@ needs one call many times in a run and nothing new on the way (a mint that break
 once one account holds more than all the rest) is found by plain runs, where it is found at
 all: a run that replays a kept one inherits its swarm (steps.py), and the kept runs are those
 that reached every branch, with every rule enabled. Extending those at four runs in five, the
-search found such a bug in 200 runs on none of 10 seeds where Hypothesis found it on 2
-(benchmarks/hypothesis_parity.py). Once the search is climbing (a kept run stored a stage
+search found such a bug in 200 runs on none of 10 seeds where Hypothesis found it on 2; with
+the share falling, on 5 (benchmarks/hypothesis_parity.py, py-evm). Once the search is climbing (a kept run stored a stage
 never held, or a run that extended a kept run made progress) it is patient for longer,
 CLIMBING_PATIENCE runs: each rung of a ladder is a rare draw in a run that got as far as the
 rung below, and tens of runs may pass between two (machines/ladder.py: up to 55).
