@@ -352,7 +352,7 @@ def late_progress(event: MachineFinished) -> str:
     if event.late_branches:
         parts.append(f"{event.late_branches} branch{'' if event.late_branches == 1 else 'es'}")
     if event.late_stages:
-        parts.append(f"{event.late_stages} stage{'' if event.late_stages == 1 else 's'} (a variable stored a small value it never held)")
+        parts.append(_count(event.late_stages, "stage") + " (a variable stored a small value it never held)")
     return " and ".join(parts)
 
 

@@ -18,9 +18,9 @@ once one account holds more than all the rest) is found by plain runs, where it 
 all: a run that replays a kept one inherits its swarm (steps.py), and the kept runs are those
 that reached every branch, with every rule enabled. Extending those at four runs in five, the
 search found such a bug in 200 runs on none of 10 seeds where Hypothesis found it on 2; with
-the share falling, on 5 (benchmarks/hypothesis_parity.py, py-evm). Once the search is climbing (a kept run stored a stage
-never held, or a run that extended a kept run made progress) it is patient for longer,
-CLIMBING_PATIENCE runs: each rung of a ladder is a rare draw in a run that got as far as the
+the share falling, on 5 (benchmarks/hypothesis_parity.py, py-evm). Once the search is climbing
+(a kept run stored a stage never held, or a run that extended a kept run made progress) it is
+patient for longer, CLIMBING_PATIENCE runs: each rung of a ladder is a rare draw in a run that got as far as the
 rung below, and tens of runs may pass between two (machines/ladder.py: up to 55).
 
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
@@ -101,9 +101,9 @@ class Guide:
     def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
         """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
         self.stats.runs += 1
-        self._idle += 1
         patience = CLIMBING_PATIENCE if self.climbing else PATIENCE
-        share = (1 - FRESH) * patience / (patience + self._idle - 1)
+        share = (1 - FRESH) * patience / (patience + self._idle)
+        self._idle += 1
         self._extending = bool(self.corpus) and self.random.random() >= 1 - share
         if not self._extending:
             return [], []
