@@ -186,6 +186,8 @@ def replay(failure_id: str | None, last: bool) -> None:
     console.print(f"replaying {record.id}: {record.path}::{record.name}")
     if record.interrupted:
         console.print(Text("saved from a run stopped by Ctrl-C while shrinking: the program may not be the shortest", style="yellow"))
+    elif record.stopped:
+        console.print(Text(f"saved when shrinking was stopped by {record.stopped}: the program may not be the shortest", style="yellow"))
     changed = None
 
     def show(step: Any) -> None:
@@ -243,7 +245,7 @@ def failures(ctx: click.Context, check: bool) -> None:
             continue
         message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
         changed = "changed" if changed_sources(cfg, rec, inputs) else "same"
-        interrupted = " (interrupted while shrinking)" if rec.interrupted else ""
+        interrupted = " (interrupted while shrinking)" if rec.interrupted else " (shrinking stopped early)" if rec.stopped else ""
         row = [rec.id, f"{rec.path}::{rec.name}{interrupted}", f"{rec.error.get('type')}: {message}", _age(rec.created), changed]
         if check:
             row.append(check_record(cfg, store, rid).shown)

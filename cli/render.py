@@ -204,6 +204,8 @@ class Renderer:
                 self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}", style="dim"))
         elif isinstance(event, MachineStarted):
             self.rows[(event.path, event.name)] = Row(event.name, event.path, event.kind, event.index, event.total, event.max_examples)
+            for warning in event.warnings:
+                self._plain(Text(f"warning: {warning}", style="yellow"))
         elif isinstance(event, ExampleFinished):
             row = self._row(event.name, event.path)
             if row is not None:
@@ -257,10 +259,13 @@ class Renderer:
             self._plain(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
             assert event.failure is not None
             self._plain(Text(failure_text(event.failure)))
-            if event.failure.shrink is not None:
-                self._plain(Text(shrink_text(event.failure.shrink, event.kind, minimal=not event.failure.interrupted), style="dim"))
-            if event.failure.interrupted:
+            failure = event.failure
+            if failure.shrink is not None:
+                self._plain(Text(shrink_text(failure.shrink, event.kind, minimal=not (failure.interrupted or failure.stopped)), style="dim"))
+            if failure.interrupted:
                 self._plain(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
+            elif failure.stopped:
+                self._plain(Text(f"shrinking stopped by {failure.stopped}: this is the shortest failing program found so far, and it may not be minimal", style="yellow"))
             if event.failure_id:
                 self._plain(f"replay with: evmstate replay {event.failure_id}")
             if self.verbose and event.failure.traceback:
@@ -276,8 +281,8 @@ class Renderer:
             for name, s in event.rules.items():
                 for arg, fs in s.filters.items():
                     self._plain(Text(f"  {name}({arg}=<filtered>): enabled at {fs.enabled} steps, skipped at {fs.skipped} for lack of a matching value", style="dim"))
-            for name in event.never_run:
-                self._plain(Text(f"warning: {event.name}.{name} never ran: its precondition never held or its bundle stayed empty", style="yellow"))
+            for warning in event.run_warnings:
+                self._plain(Text(f"warning: {warning}", style="yellow"))
         if self.verbose and event.statistics:
             self._plain(Text("Hypothesis statistics:", style="dim"))
             for key, value in event.statistics.items():

@@ -52,6 +52,30 @@ class CallRecord:
 listeners = Listeners()  # of CallRecord
 
 
+class Tally:
+    """Transactions (and deployments) sent through the contract layer, and how many of them failed.
+
+    Always counted (two integers per transaction), so that a machine can tell a rule whose every
+    transaction reverted, however the rule handled the revert.
+    """
+
+    __slots__ = ("sent", "failed")
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.failed = 0
+
+
+tally = Tally()
+
+
+def sent(result: "ExecResult") -> None:
+    """Count one transaction sent, and whether it failed."""
+    tally.sent += 1
+    if not result.success:
+        tally.failed += 1
+
+
 def notify(record: CallRecord) -> None:
     listeners.notify(record)
 

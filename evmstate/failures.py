@@ -117,6 +117,7 @@ class FailureRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
     interrupted: bool = False
+    stopped: str | None = None  # what ended shrinking before its end: the program may not be minimal
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +135,7 @@ class FailureRecord:
             "steps": self.steps,
             "program": self.program,
             "interrupted": self.interrupted,
+            **({"stopped": self.stopped} if self.stopped else {}),
         }
 
     @classmethod
@@ -160,6 +162,7 @@ class FailureRecord:
                 settings=data.get("settings", {}),
                 seed=data.get("seed"),
                 interrupted=data.get("interrupted", False),
+                stopped=data.get("stopped"),
             )
         except (KeyError, TypeError) as e:
             raise FailureRecordError(f"{where}: the record is missing {e}; it cannot be replayed") from None

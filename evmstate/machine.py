@@ -205,6 +205,8 @@ class MachineSpec:
     init_params: list[str]
     settings: dict[str, Any] = field(default_factory=dict)
     has_init: bool = False
+    # methods whose names look like a misspelt convention (invarient_supply): they never run
+    warnings: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -347,7 +349,57 @@ def collect(cls: type) -> MachineSpec:
     if init is not None:
         params = list(inspect.signature(init).parameters.values())
         init_params = [p.name for p in params[1:] if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    return MachineSpec(cls, "decorator" if decorator_style else "brownie", rules, inits, invariants, init_params, dict(settings), init is not None)
+    warnings = tuple(misspelt(cls, decorator_style))
+    return MachineSpec(cls, "decorator" if decorator_style else "brownie", rules, inits, invariants, init_params, dict(settings), init is not None, warnings)
+
+
+# the naming convention: prefixes (rule_<name>, ...) and the lifecycle's exact names
+PREFIXES = ("rule", "initialize", "invariant")
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn a into b."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def _near(word: str, target: str) -> bool:
+    """Whether word is a near miss of target: another case, or a small edit away (1 for short words, 2 for long)."""
+    if word == target:
+        return False
+    return word.lower() == target or edit_distance(word.lower(), target) <= (1 if len(target) <= 5 else 2)
+
+
+def misspelt(cls: type, decorator_style: bool) -> list[str]:
+    """A warning for each method whose name is close to a convention's but not it, naming the convention it resembles."""
+    found = []
+    for name, fn in _methods(cls).items():
+        if name.startswith("_") or any(hasattr(fn, marker) for marker in (_RULE, _INIT, _INVARIANT)):
+            continue
+        like = next((f"{kind}" for kind in LIFECYCLE if _near(name, kind)), None)
+        if like is None and not decorator_style and not any(_named(name, kind) for kind in PREFIXES):
+            head, sep, _ = name.partition("_")
+            for kind in PREFIXES:
+                if _near(head, kind) or (not sep and name.startswith(kind) and name[len(kind) :][:1].isupper()):
+                    like = f"{kind}_" if sep else kind
+                    break
+        if like is not None:
+            found.append(f"{cls.__name__}.{name} looks like {like!r} misspelt, so it never runs: rename it {_renamed(name, like)} (or give it a name that does not resemble one, if it is a helper)")
+    return found
+
+
+def _renamed(name: str, like: str) -> str:
+    if like.endswith("_"):
+        return like + name.partition("_")[2]
+    if like in PREFIXES and name.lower().startswith(like):
+        rest = name[len(like):].lstrip("_")
+        return f"{like}_{rest}" if rest else like
+    return like
 
 
 def _definition_order(cls: type) -> list[str]:

@@ -74,6 +74,8 @@ def failure_text(f: Failure) -> str:
     else:
         lines.append("Falsifying example:")
     lines.extend(f.program)
+    if f.notes:
+        lines += ["", *(f"Note: {note}" for note in f.notes)]
     if f.trace is not None:
         lines += ["", trace_text(f.trace)]
         if f.trace.output.strip():
@@ -127,6 +129,8 @@ def write_junit(summary: RunSummary, path: Path) -> None:
         elif r.status == "error":
             el = ET.SubElement(case, "error", message=(r.error or "").splitlines()[0] if r.error else "")
             el.text = r.error
+        if r.warnings:
+            ET.SubElement(case, "system-err").text = "".join(f"warning: {w}\n" for w in r.warnings)
     for e in summary.load_errors:
         case = ET.SubElement(suite, "testcase", classname=e.path, name="load")
         ET.SubElement(case, "error", message=e.message.splitlines()[0]).text = e.message
@@ -145,6 +149,8 @@ def _failure_json(f: Failure) -> dict[str, Any]:
         "steps": f.steps,
         "program": f.program,
         "interrupted": f.interrupted,
+        "stopped": f.stopped,
+        "notes": list(f.notes),
         "call_failure": f.call_failure,
         "trace": None if f.trace is None else f.trace.to_dict(),
         "shrink": None
@@ -188,11 +194,15 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                     name: {
                         "calls": s.calls,
                         "reverts": s.reverts,
+                        "transactions": s.transactions,
+                        "transactions_reverted": s.transactions_reverted,
                         "filters": {arg: {"enabled": f.enabled, "skipped": f.skipped} for arg, f in s.filters.items()},
                     }
                     for name, s in r.rules.items()
                 },
                 "never_run": r.never_run,
+                "all_reverted": r.all_reverted,
+                "warnings": r.warnings,
                 "failure_id": r.failure_id,
                 "error": r.error,
                 "failure": None if r.failure is None else _failure_json(r.failure),

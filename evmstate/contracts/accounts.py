@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence, overload
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Sequence, overload
 
 from eth_keys import keys
 from eth_utils import keccak
@@ -93,6 +93,7 @@ class Account:
         value = to_wei(amount, what="transfer amount")
         target = to_raw_address(to, what="transfer to")
         result = self._backend.transact(self.raw_address, target, bytes(data), value, gas)
+        calls.sent(result)
         receipt = Receipt(result, sender=self, value=value, contract=None, function=None)
         try:
             raise_on_failure(result, "transfer", None)
@@ -166,22 +167,46 @@ class Accounts(Sequence[Account]):
 
 
 class Chain:
-    """The chain's clock and snapshots: time(), sleep(), mine(), height."""
+    """The chain's clock and snapshots: time(), sleep(), mine(), height, and scopes that undo what happens in them.
+
+    The clock and block number move forward, except inside a scope that will undo the move
+    (chain.anchor(), or from chain.snapshot() until that snapshot is dropped): there they may
+    also be set earlier, as Foundry's vm.warp and vm.roll do.
+    """
 
     def __init__(self, backend: "Backend") -> None:
         self._backend = backend
+        self._scopes: list[int] = []  # the user's snapshots: the clock may go back while one can still be reverted to
 
     def time(self) -> int:
         """The timestamp the next transaction will see."""
         return self._backend.timestamp
 
     def sleep(self, seconds: int) -> None:
-        """Move the clock forward; later transactions see the new block.timestamp."""
-        self._backend.sleep(int(seconds))
+        """Move the clock forward (or back, by a negative number, inside a scope that undoes it)."""
+        seconds = int(seconds)
+        if seconds < 0 and self._scoped():
+            self._backend.set_block(self._backend.timestamp + seconds, self._backend.block_number)
+            return
+        self._backend.sleep(seconds)
 
     def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
-        """Advance the block number (and optionally set the time)."""
-        self._backend.mine(int(blocks), timestamp)
+        """Advance the block number (and optionally set the time); back, inside a scope that undoes it."""
+        blocks = int(blocks)
+        backend = self._backend
+        if (blocks < 0 or (timestamp is not None and timestamp < backend.timestamp)) and self._scoped():
+            backend.set_block(backend.timestamp if timestamp is None else int(timestamp), backend.block_number + blocks)
+            return
+        backend.mine(blocks, timestamp)
+
+    def warp(self, timestamp: int) -> None:
+        """Set the clock to timestamp (Foundry's vm.warp): earlier only inside a scope that undoes it."""
+        timestamp = int(timestamp)
+        self.mine(0, timestamp) if timestamp >= self.time() else self.sleep(timestamp - self.time())
+
+    def roll(self, number: int) -> None:
+        """Set the block number (Foundry's vm.roll): lower only inside a scope that undoes it."""
+        self.mine(int(number) - self.height)
 
     @property
     def height(self) -> int:
@@ -193,14 +218,29 @@ class Chain:
         return self._backend.chain_id
 
     def snapshot(self) -> int:
-        return self._backend.snapshot()
+        """Record the chain; revert(id) goes back to it. Until it is dropped, the clock may be set earlier."""
+        sid = self._backend.snapshot()
+        self._scopes.append(sid)
+        return sid
 
     def revert(self, snapshot_id: int) -> None:
         self._backend.revert(snapshot_id)
 
-    def anchor(self) -> contextlib.AbstractContextManager[None]:
-        """A block after which the chain is as it was before it."""
-        return self._backend.anchor()
+    @contextlib.contextmanager
+    def anchor(self) -> Iterator[None]:
+        """A block after which the chain is as it was before it; inside, the clock may be set earlier."""
+        backend = self._backend
+        sid = self.snapshot()
+        try:
+            yield
+        finally:
+            backend.revert(sid)
+            backend.release(sid)
+
+    def _scoped(self) -> bool:
+        """Whether a snapshot of the user's can still undo what happens now."""
+        self._scopes = [sid for sid in self._scopes if self._backend.has_snapshot(sid)]
+        return bool(self._scopes)
 
     def __repr__(self) -> str:
         return f"<Chain height={self.height} time={self.time()}>"

@@ -220,6 +220,7 @@ class ContractFunction:
         value = self._value(options) if "value" in options else 0
         backend = self.contract._project.backend
         result = backend.transact(sender.raw_address, self.contract.raw_address, data, value, _gas(options))
+        calls.sent(result)
         try:
             raise_on_failure(result, self.name, self.contract._artifact, (self.contract._name, self.name, args), project=self.contract._project, contract=self.contract._name)
             receipt = Receipt(result, sender=sender, value=value, contract=self.contract, function=self, return_value=codec.decode(result.output))
@@ -387,6 +388,7 @@ class ContractContainer:
         if value and not self._ctor_payable:
             raise ContractError(f"{label}: the constructor is not payable, but a value of {value} wei was sent")
         result = self._project.backend.transact(sender.raw_address, None, data, value, _gas(options))
+        calls.sent(result)
         try:
             if not result.success:
                 raise_on_failure(result, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
@@ -419,6 +421,7 @@ class ContractContainer:
         initcode = b"\x61" + len(code).to_bytes(2, "big") + b"\x3d\x81\x60\x0a\x3d\x39\xf3" + code
         sender = self._sender(options)
         result = self._project.backend.transact(sender.raw_address, None, initcode, 0, _gas(options))
+        calls.sent(result)
         try:
             if not result.success:
                 raise_on_failure(result, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))

@@ -48,6 +48,7 @@ class MachineStarted:
     index: int = 0  # from 1; 0 when run on its own
     total: int = 0
     max_examples: int = 0
+    warnings: tuple[str, ...] = ()  # found when the machine was loaded: methods whose names look misspelt
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,8 +108,15 @@ class FilterStats:
 @dataclass
 class RuleStats:
     calls: int = 0
-    reverts: int = 0
+    reverts: int = 0  # reverts caught by reverts()
     filters: dict[str, FilterStats] = field(default_factory=dict)
+    transactions: int = 0  # transactions and deployments the rule sent
+    transactions_reverted: int = 0  # of those, the ones that reverted, however the rule handled it
+
+    @property
+    def never_changed_state(self) -> bool:
+        """It sent transactions and every one of them reverted."""
+        return self.transactions > 0 and self.transactions_reverted == self.transactions
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,6 +135,11 @@ class Failure:
     revert_reason: str | None = None
     steps_data: list[dict[str, Any]] = field(default_factory=list)
     interrupted: bool = False
+    # what ended shrinking before it was done (an internal error, a budget...), None when it ran to
+    # its end: the program is then the shortest failing one found so far and may not be minimal
+    stopped: str | None = None
+    # lines the report adds under the program (candidates left out while shrinking, a hint)
+    notes: tuple[str, ...] = ()
     # the failing call's revert or timeout explained (source line, check, dev comment), if any
     call_failure: dict[str, Any] | None = None
     shrink: "ShrinkReport | None" = None
@@ -181,9 +194,34 @@ class MachineFinished:
         """Passed while still reaching new branches or stages in its last runs: its budget was too small to tell."""
         return self.status == "passed" and bool(self.late_branches or self.late_stages)
 
+    # found when the machine was loaded (methods whose names look misspelt); see also warnings
+    load_warnings: tuple[str, ...] = ()
+
     @property
     def never_run(self) -> list[str]:
         return [name for name, s in self.rules.items() if s.calls == 0]
+
+    @property
+    def all_reverted(self) -> list[str]:
+        """Rules that ran, sent transactions, and saw every one of them revert: they never changed the state."""
+        return [name for name, s in self.rules.items() if s.never_changed_state]
+
+    @property
+    def warnings(self) -> list[str]:
+        """What a pass (or a failure) should not hide: misspelt conventions, rules that never ran or never changed the state."""
+        return [*self.load_warnings, *self.run_warnings]
+
+    @property
+    def run_warnings(self) -> list[str]:
+        """Rules that never ran, and rules whose every transaction reverted."""
+        out = []
+        for name in self.never_run:
+            out.append(f"{self.name}.{name} never ran: its precondition never held or its bundle stayed empty")
+        for name in self.all_reverted:
+            s = self.rules[name]
+            runs = "once" if s.calls == 1 else f"{s.calls} times"
+            out.append(f"{self.name}.{name} ran {runs} and every transaction it sent reverted ({s.transactions} of {s.transactions}): it never changed the state")
+        return out
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import time
 import traceback
@@ -17,6 +18,7 @@ from ..machine import collect
 from .deployments import contracts_behind
 from .events import Event, LoadFailed, MachineFinished
 from .examples import ShrunkExamples, corpus_store, open_database
+from .lifecycle import with_note
 from .machines import run_machine
 from .properties import run_test
 from .records import failure_record, save_failure, with_id
@@ -138,7 +140,12 @@ def run_item(
         keep(record)
         return with_id(result, record.id)
     if replayable and save_failures:
-        result = save_failure(config, project, item, result, settings, seed)
+        try:
+            result = save_failure(config, project, item, result, settings, seed)
+        except Exception as exc:  # the failure is still reported: only its record is missing
+            assert result.failure is not None
+            failure = with_note(result.failure, f"not saved, so `evmstate replay` cannot replay it: {type(exc).__name__}: {exc}")
+            result = dataclasses.replace(result, failure=failure)
     return result
 
 

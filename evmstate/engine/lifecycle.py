@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import io
 import sys
+import traceback
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..contracts.project import Project
@@ -30,7 +31,10 @@ class RunState:
         self.best: int | None = None  # the shortest failing program so far
         self.first_failure_at: float | None = None
         self.first_failure_example: int | None = None
-        self.best_failure: tuple[Any, BaseException] | None = None  # for Ctrl-C while shrinking
+        self.best_failure: tuple[Any, BaseException] | None = None  # kept if shrinking stops before its end
+        self.last_error: BaseException | None = None  # what the last failing run raised
+        self.left_out = 0  # programs tried while shrinking that met an error of the harness, not the failure
+        self.left_out_first: str | None = None  # the first of them: its error and where
         self.rejected = 0  # runs thrown away as invalid by assume()/reject()
         self.aborted = 0  # runs Hypothesis stopped itself (out of data while replaying a mutation)
         self.first_steps: int | None = None  # steps of the first failing program
@@ -150,12 +154,33 @@ class Lifecycle:
 
 
 def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
-    """The failure with its trace; Ctrl-C while tracing leaves it without one."""
+    """The failure with its trace; Ctrl-C or an error while tracing leaves it without one, and says so."""
     try:
         trace = make()
     except KeyboardInterrupt:
         return dataclasses.replace(failure, interrupted=True)
+    except Exception as exc:
+        return with_note(failure, f"no trace: replaying the program for its trace failed with an internal error of evmstate ({type(exc).__name__}: {exc})")
     return dataclasses.replace(failure, trace=trace)
+
+
+def with_note(failure: Failure, note: str) -> Failure:
+    """The failure with one more line for its report."""
+    return dataclasses.replace(failure, notes=(*failure.notes, note))
+
+
+def left_out_note(count: int, first: str | None) -> str:
+    """The report's line for the programs shrinking left out because they met an error that is not the failure."""
+    programs = "1 program" if count == 1 else f"{count} programs"
+    were = "was" if count == 1 else "were"
+    return f"while shrinking, {programs} met an error of the machine or test, or a limit of evmstate, instead of this failure, and {were} left out; the first: {first}"
+
+
+def internal_error(exc: BaseException) -> str:
+    """An error of evmstate itself, as a stopped shrink names it: its type, message and where it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return f"an internal error of evmstate ({type(exc).__name__}: {exc}{where})"
 
 
 def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str], corpus: Corpus | None = None) -> Search:

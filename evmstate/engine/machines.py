@@ -19,6 +19,7 @@ from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 
+from .. import calls
 from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..contracts.revert import failure_details
@@ -42,7 +43,7 @@ from .events import (
 )
 from .examples import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, RunState, search_session, with_trace
+from .lifecycle import Lifecycle, RunState, internal_error, left_out_note, search_session, with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
     Crashed,
@@ -79,6 +80,30 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     before anything failed.
     """
     return MachineRun(spec, project, settings, seed, emit, path, database, init_args, **options).run(position)
+
+
+def time_hint(failure: Failure, project: Project) -> str | None:
+    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the cause.
+
+    A contract that expects the clock to stand still between calls (a price feed an off-chain
+    keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
+    """
+    waits = [delays.of_record(step) for step in failure.steps_data]
+    if all(w == delays.NO_DELAY for w in waits) or failure.call_failure is None or "contract" not in failure.call_failure:
+        return None
+    contract, function = failure.call_failure.get("contract"), failure.call_failure.get("function")
+    artifact = project.artifacts.get(contract) if contract else None
+    view = artifact is not None and any(e.get("name") == function and e.get("stateMutability") in ("view", "pure") for e in artifact.abi if e.get("type") == "function")
+    if failure.invariant is None and not view:
+        return None
+    seconds, blocks = sum(w[0] for w in waits), sum(w[1] for w in waits)
+    moved = " and ".join(x for x in (f"{seconds} s" if seconds else "", f"{blocks} blocks" if blocks else "") if x)
+    needs = "needs" if failure.stopped is None else "may need"
+    return (
+        f"this failure {needs} the program's waits (the clock moved {moved}): a revert in "
+        f"{'an invariant' if failure.invariant else 'a view call'} after time passed. If the contract expects the clock to stand "
+        "still between calls (a price feed refreshed off-chain), set settings = {\"max_time_delay\": 0, \"max_block_delay\": 0} on the machine"
+    )
 
 
 class Program:
@@ -168,10 +193,14 @@ class Program:
         rs.calls += 1
         run.state.steps += 1
         run.state.current = rs
+        tally = calls.tally
+        sent, failed = tally.sent, tally.failed
         try:
             result = r.function(self.machine, **kwargs)
         finally:
             run.state.current = None
+            rs.transactions += tally.sent - sent
+            rs.transactions_reverted += tally.failed - failed
         for bundle, value in produced(r, result):
             label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
             self.counters[bundle] += 1
@@ -269,6 +298,7 @@ class MachineRun:
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
         self.started = 0.0
         self.final_status: tuple[str, str | None] | None = None  # set by teardown_final when it raises
+        self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
 
     # -- the lifecycle --------------------------------------------------------------
 
@@ -276,7 +306,7 @@ class MachineRun:
         """Run the machine start to finish; raises Interrupted on Ctrl-C before anything failed."""
         spec = self.spec
         self.started = time.perf_counter()
-        self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples))
+        self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
         status, failure, error = "passed", None, None
         reverts.listeners.add(self.count_revert)
         self.life.enter()
@@ -296,12 +326,19 @@ class MachineRun:
                 status, error = "error", user_error(spec.name, exc) + self.life.output.shown()
         finally:
             reverts.listeners.remove(self.count_revert)
-            self.life.exit(lambda: self.teardown_final(status, error))
+            try:
+                self.life.exit(lambda: self.teardown_final(status, error))
+            except Exception:
+                if not self.crashed:
+                    raise
+            if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
+                self.project.renew_chain()
         status, error = self.final_status or (status, error)
         statistics = {**self.statistics(failure), **self.search.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
+            load_warnings=spec.warnings,
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -367,29 +404,61 @@ class MachineRun:
             if self.state.best_failure is None:
                 return "interrupted", None
             # interrupted while shrinking: keep the shortest failing program found so far
-            steps, exc = self.state.best_failure
-            failure = self.machine_failure(exc, steps, interrupted=True)
-            return "failed", with_trace(failure, lambda: self.trace(failure, exc))
-        except (Stopped, *DEFINITION_ERRORS):
-            raise
+            return "failed", self.cut_short("Ctrl-C", interrupted=True)
+        except (Stopped, *DEFINITION_ERRORS) as exc:
+            if self.state.best_failure is None:
+                raise
+            message = exc.message if isinstance(exc, Stopped) else user_error(self.spec.name, exc)
+            return "failed", self.cut_short(f"an error of the machine, not this failure: {message}")
         except Crashed as crashed:
-            raise crashed.__cause__  # evmstate's chain failed, not the machine: an internal error
+            cause = crashed.__cause__ or crashed
+            if self.state.best_failure is None:
+                raise cause  # evmstate's chain failed, not the machine: an internal error
+            self.crashed = True
+            return "failed", self.cut_short(internal_error(cause))
         except Diverged as diverged:
             return "failed", divergence_failure(self.spec.name, self.path, self.project, diverged)
         except (FailedHealthCheck, Unsatisfiable) as exc:  # most runs thrown away: nothing was tested
             raise self.rejections.error(self.spec.name, "machine", self.state.examples, exc) from None
         except BaseException as exc:
+            if self.state.best_failure is not None and exc is not self.state.last_error:
+                # raised by the search around the runs, not by the program being shrunk
+                return "failed", self.cut_short(internal_error(exc))
             return "failed", self.report(exc)
         return "passed", None
 
+    def cut_short(self, reason: str, interrupted: bool = False) -> Failure:
+        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved as it stands."""
+        assert self.state.best_failure is not None
+        steps, exc = self.state.best_failure
+        failure = self.machine_failure(exc, steps, interrupted=interrupted)
+        failure = dataclasses.replace(failure, stopped=reason, shrink=self.shrink_report(failure.steps, failure.steps, 0))
+        if self.crashed:
+            return with_note(failure, "no trace: evmstate's chain failed, so the program was not replayed")
+        return with_trace(failure, lambda: self.trace(failure, exc))
+
     def report(self, exc: BaseException) -> Failure:
-        """The failure Hypothesis reported, made 1-minimal, explained and traced."""
+        """The failure Hypothesis reported, made 1-minimal, explained and traced.
+
+        An error in any of these phases leaves the failure as the phase before made it, and says so.
+        """
         if self.examples is not None:
             self.examples.commit(self.examples.outcome)  # the last run replayed the reported failure
         failure = self.machine_failure(exc, self.state.last_steps)
-        failure = self.finish_shrinking(failure, exc)
+        try:
+            failure = self.finish_shrinking(failure, exc)
+        except Exception as error:
+            failure = dataclasses.replace(failure, stopped=internal_error(error), shrink=self.shrink_report(failure.steps, failure.steps, 0))
         if not self.backend.capabilities.frames:
-            failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
+            try:
+                failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
+            except Exception as error:
+                failure = with_note(failure, f"not explained on py-evm: {internal_error(error)}")
+        if self.state.left_out:
+            failure = with_note(failure, left_out_note(self.state.left_out, self.state.left_out_first))
+        hint = time_hint(failure, self.project)
+        if hint is not None:
+            failure = with_note(failure, hint)
         return with_trace(failure, lambda: self.trace(failure, exc))
 
     # -- one example ------------------------------------------------------------------
@@ -414,9 +483,18 @@ class MachineRun:
                 program.play(self.step, self.settings.stateful_step_count)
         except Exception as exc:
             stop_if_diverged(self.backend, program.steps)
+            if state.failing and isinstance(exc, (*DEFINITION_ERRORS, CallTimeout)):
+                # a program the shrinker tried met an error of the machine or a limit of evmstate,
+                # not the failure being shrunk: it is left out, and the shrinking goes on
+                state.left_out += 1
+                if state.left_out_first is None:
+                    where = self.raised_in(exc, program.steps)
+                    state.left_out_first = f"{where} raised {type(exc).__name__}: {exc}"
+                valid = False
+                hypothesis.reject()
             if isinstance(exc, DEFINITION_ERRORS):
                 steps = program.steps
-                where = f"{self.spec.name}.{steps[-1].rule}" if steps else self.spec.name
+                where = self.raised_in(exc, steps)
                 raise Stopped(user_error(where, exc)) from exc
             if isinstance(exc, CallTimeout):
                 # evmstate could not tell how the call ends: not a failure to shrink or save
@@ -429,6 +507,7 @@ class MachineRun:
             if not isinstance(exc, HypothesisException):
                 outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(program_lines(self.spec.name, program.steps)))
                 counted = self.failed(exc, program.steps)
+                state.last_error = exc
             else:
                 valid = False
             raise
@@ -444,6 +523,13 @@ class MachineRun:
             if self.examples is not None:
                 self.examples.outcome = outcome
             self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages))
+
+    def raised_in(self, exc: BaseException, steps: list[Step]) -> str:
+        """Machine.method that raised exc: the invariant it failed in, else the last step's rule."""
+        invariant = getattr(exc, "_evmstate_invariant", None)
+        if invariant is not None:
+            return f"{self.spec.name}.{invariant}"
+        return f"{self.spec.name}.{steps[-1].rule}" if steps else self.spec.name
 
     def failed(self, exc: BaseException, steps: list[Step]) -> bool:
         """A run failed: count it, and follow shrinking. Whether this run was counted as an example."""
@@ -493,7 +579,7 @@ class MachineRun:
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
         """After Hypothesis: delete steps until the program is 1-minimal, and say how shrinking went."""
-        state, examples, started = self.state, self.examples, self.started
+        state, started = self.state, self.started
         name = self.spec.name
         first_failure_at = state.first_failure_at or 0.0
         runs = state.runs - (state.first_failure_example or state.runs)
@@ -520,16 +606,20 @@ class MachineRun:
                 steps_data=found.steps,
                 interrupted=found.interrupted,
             )
-        report = ShrinkReport(
+        return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, replays))
+
+    def shrink_report(self, hypothesis_steps: int, steps: int, replays: int) -> ShrinkReport:
+        """How shrinking went, from the first failure until now."""
+        state, examples = self.state, self.examples
+        return ShrinkReport(
             first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
             hypothesis_steps=hypothesis_steps,
-            steps=failure.steps,
-            seconds=time.perf_counter() - started - first_failure_at,
-            runs=runs,
+            steps=steps,
+            seconds=time.perf_counter() - self.started - (state.first_failure_at or 0.0),
+            runs=state.runs - (state.first_failure_example or state.runs),
             replays=replays,
             replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
         )
-        return dataclasses.replace(failure, shrink=report)
 
     def statistics(self, failure: Failure | None = None) -> dict[str, Any]:
         state, settings, seed = self.state, self.settings, self.seed

@@ -30,7 +30,7 @@ from .events import (
 )
 from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
-from .lifecycle import Lifecycle, RunState, search_session, with_trace
+from .lifecycle import Lifecycle, RunState, left_out_note, search_session, with_note, with_trace
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
 from .rejections import Rejections
 from .trace import Trace, trace_test
@@ -45,6 +45,8 @@ class ExampleLog:
     error_type: str | None = None  # of the last example that failed
     valid: bool = True  # whether the last example counts (assume() did not reject it)
     rejection: BaseException | None = None  # what rejected the last example: assume() or reject()
+    left_out: int = 0  # examples tried while shrinking that met an error of the test, not the failure
+    left_out_first: str | None = None
 
 
 @contextlib.contextmanager
@@ -86,6 +88,13 @@ def isolate_examples(
                     if before_revert is not None:
                         before_revert()
         except Exception as exc:
+            if log.failing is not None and isinstance(exc, (*DEFINITION_ERRORS, CallTimeout)):
+                # an example tried while shrinking met an error of the test or a limit of
+                # evmstate, not the failure being shrunk: it is left out, the shrinking goes on
+                log.left_out += 1
+                log.left_out_first = log.left_out_first or f"{fn.__name__} raised {type(exc).__name__}: {exc}"
+                log.valid = False
+                hypothesis.reject()
             if stop_at_limits and isinstance(exc, CallTimeout):
                 drawn = {k: v for k, v in kwargs.items() if k not in injected}
                 raise Stopped(harness_limit(fn.__name__, exc, [example_line(fn.__name__, drawn)])) from exc
@@ -254,6 +263,8 @@ class PropertyRun:
                     replayed=examples is not None and first <= examples.fetched,
                 )
                 failure = property_failure(name, self.path, exc, log, lines, report)
+                if log.left_out:
+                    failure = with_note(failure, left_out_note(log.left_out, log.left_out_first))
                 raised = exc
         if failure is not None and log.failing is not None:
             drawn = log.failing

@@ -56,6 +56,7 @@ def failure_record(config: Config, project: Project, item: Any, result: MachineF
         settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed},
         seed=seed,
         interrupted=failure.interrupted,
+        stopped=failure.stopped,
     )
     return record
 

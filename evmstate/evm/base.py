@@ -154,6 +154,7 @@ class Backend(Protocol):
     def get_storage(self, address: bytes, slot: int) -> int: ...
     def snapshot(self) -> int: ...
     def revert(self, snapshot_id: int) -> None: ...
+    def has_snapshot(self, snapshot_id: int) -> bool: ...
     def release(self, snapshot_id: int) -> None: ...
     def anchor(self) -> contextlib.AbstractContextManager[None]: ...
     @property
@@ -162,6 +163,7 @@ class Backend(Protocol):
     def block_number(self) -> int: ...
     def sleep(self, seconds: int) -> None: ...
     def mine(self, blocks: int = 1, timestamp: int | None = None) -> None: ...
+    def set_block(self, timestamp: int, number: int) -> None: ...
     @property
     def logs(self) -> list[Log]: ...
     def reset_time_limit(self) -> None: ...
@@ -278,6 +280,10 @@ class Snapshots:
         if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):
             self._set_block(snap.timestamp, snap.block_number)
 
+    def has_snapshot(self, snapshot_id: int) -> bool:
+        """Whether revert(snapshot_id) can still go back to it."""
+        return snapshot_id in self._snapshots
+
     def release(self, snapshot_id: int) -> None:
         """Forget a snapshot (and any taken after it) without reverting: the changes stay."""
         if snapshot_id not in self._snapshots:
@@ -300,6 +306,13 @@ class Snapshots:
             self.release(sid)
 
 
+# what an error about going back in time adds: where it is allowed
+BACK_IN_A_SCOPE = (
+    " outside a scope that undoes it. Inside `with chain.anchor():`, or between `chain.snapshot()` and"
+    " `chain.revert()`, the clock and block number may be set earlier"
+)
+
+
 class BlockTime(Snapshots):
     """The current block's time and number, moved by chain.sleep() and chain.mine(), over a backend's _set_block()."""
 
@@ -319,15 +332,21 @@ class BlockTime(Snapshots):
 
     def sleep(self, seconds: int) -> None:
         if seconds < 0:
-            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards")
+            raise UsageError(f"chain.sleep({seconds}): time cannot go backwards{BACK_IN_A_SCOPE}")
         self._set_block(self._timestamp + seconds, self._number)
 
     def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
         if blocks < 0:
-            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative")
+            raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative{BACK_IN_A_SCOPE}")
         if timestamp is not None and timestamp < self._timestamp:
-            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}")
+            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}{BACK_IN_A_SCOPE}")
         self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
+
+    def set_block(self, timestamp: int, number: int) -> None:
+        """Set the block time and number, either way: only for a caller that will revert to a snapshot taken before (chain.anchor())."""
+        if timestamp < 0 or number < 0:
+            raise UsageError(f"the block time and number cannot be negative (asked for time {timestamp}, block {number})")
+        self._set_block(timestamp, number)
 
     def _gas(self, gas: int | None) -> tuple[int, bool]:
         """The gas a call gets, and whether it is the cap rather than the caller's choice."""

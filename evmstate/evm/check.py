@@ -186,6 +186,10 @@ class CheckedBackend(Snapshots):
         self.reference.mine(blocks, timestamp)
         self.fast.mine(blocks, timestamp)
 
+    def set_block(self, timestamp: int, number: int) -> None:
+        self.reference.set_block(timestamp, number)
+        self.fast.set_block(timestamp, number)
+
     def reset_time_limit(self) -> None:
         self.reference.reset_time_limit()
 

@@ -454,6 +454,8 @@ def merge_rules(parts: list[dict[str, RuleStats]]) -> dict[str, RuleStats]:
             m = merged.setdefault(name, RuleStats())
             m.calls += s.calls
             m.reverts += s.reverts
+            m.transactions += s.transactions
+            m.transactions_reverted += s.transactions_reverted
             for arg, f in s.filters.items():
                 mf = m.filters.setdefault(arg, FilterStats())
                 mf.enabled += f.enabled
