@@ -16,7 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
@@ -27,7 +27,7 @@ from .errors import CompileError
 from .releases import Pin
 
 VYPER_VERSION: str = vyper_outputs.VERSION
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 KEEP_BUILDS = 4  # cache entries kept per source
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
 _ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
@@ -233,9 +233,38 @@ def project_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -
     return [*head, *reversed(list(extra)), *tail]
 
 
-def _settings_key(evm_version: str, optimize: str, folders: Sequence[Path]) -> str:
-    where = ",".join(str(p.resolve()) for p in folders)
+def _settings_key(evm_version: str, optimize: str, folders: Sequence[Path], root: Path) -> str:
+    where = ",".join(portable(str(p.resolve()), root) for p in folders)
     return f"evm={evm_version};opt={optimize};paths={where};format={CACHE_FORMAT}"
+
+
+# the project root in the build cache: a project copied or moved elsewhere finds its builds
+ROOT_MARK = "<root>"
+
+
+def portable(path: str, root: Path) -> str:
+    """path with the project root (resolved) written as ROOT_MARK, where it is below it."""
+    base = str(root.resolve())
+    if path == base or path.startswith(base + os.sep):
+        return ROOT_MARK + path[len(base) :].replace(os.sep, "/")
+    return path
+
+
+def local(path: str, root: Path) -> str:
+    """The path portable() wrote, in this project's root."""
+    if path.startswith(ROOT_MARK):
+        return str(root.resolve()) + path[len(ROOT_MARK) :].replace("/", os.sep)
+    return path
+
+
+def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
+    """An artifact's dict with every file path it holds passed through move."""
+    return {
+        **d,
+        "path": move(d["path"]),
+        "sources": {k: move(v) for k, v in d["sources"].items()},
+        "inputs": {move(k): v for k, v in d["inputs"].items()},
+    }
 
 
 def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
@@ -362,9 +391,10 @@ class _Plan:
     outcomes: dict[Path, tuple[Artifact | None, CompileError | None, bool]] = field(default_factory=dict)
 
     def cache_file(self, s: _Source) -> Path:
+        """The cache entry of s: named after its path and every input's path and hash, below the root by their place in it."""
         assert self.build_dir is not None
-        tag = hashlib.sha256(str(s.path.resolve()).encode()).hexdigest()[:8]
-        body = "\n".join(f"{p}\0{h}" for p, h in sorted(s.inputs.items()))
+        tag = hashlib.sha256(portable(str(s.path.resolve()), self.root).encode()).hexdigest()[:8]
+        body = "\n".join(sorted(f"{portable(str(p), self.root)}\0{h}" for p, h in s.inputs.items()))
         key = hashlib.sha256(f"vyper={s.release};{self.settings_key}\n{body}".encode()).hexdigest()[:24]
         return self.build_dir / f"{s.name}-{tag}-{key}.json"
 
@@ -386,10 +416,10 @@ def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimiz
         for dep in list(s.inputs)[1:]:
             if dep in by_path and dep != s.path.resolve():
                 importers.setdefault(dep, []).append(s.name)
-    plan = _Plan(root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra]), sources, hint, importers)
+    plan = _Plan(root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra], root), sources, hint, importers)
     for s in sources if build_dir is not None else ():
         if s.error is None and s.release and not s.rescan:
-            outcome = _read_cache(plan.cache_file(s), s)
+            outcome = _read_cache(plan.cache_file(s), s, root)
             if outcome is not None:
                 plan.outcomes[s.path.resolve()] = outcome
     return plan
@@ -420,20 +450,22 @@ def _name_sources(sources: list[_Source], contracts_dir: Path) -> None:
             s.name = s.path.stem
 
 
-def _read_cache(path: Path, s: _Source) -> tuple[Artifact | None, CompileError | None, bool] | None:
+def _read_cache(path: Path, s: _Source, root: Path) -> tuple[Artifact | None, CompileError | None, bool] | None:
     if not path.is_file():
         return None
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
-        if d["format"] != CACHE_FORMAT or d["path"] != str(s.path):
+        if d["format"] != CACHE_FORMAT or local(d["path"], root) != str(s.path.resolve()):
             return None
         if d["artifact"] is not None:
             # named as the project names it now: a source added beside it may have changed its name
-            artifact = dataclasses.replace(Artifact.from_dict(d["artifact"]), name=s.name)
+            found = Artifact.from_dict(_relocated(d["artifact"], lambda p: local(p, root)))
+            artifact = dataclasses.replace(found, name=s.name, path=str(s.path))
             outcome: tuple[Artifact | None, CompileError | None, bool] = (artifact, None, False)
         else:
             e = d["error"]
-            outcome = (None, CompileError(e["message"], path=e["path"], lineno=e["lineno"]), bool(d["module_only"]))
+            message = e["message"].replace(ROOT_MARK, str(root.resolve()))
+            outcome = (None, CompileError(message, path=local(e["path"], root) if e["path"] else e["path"], lineno=e["lineno"]), bool(d["module_only"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # a damaged cache entry is rebuilt, never trusted
     with contextlib.suppress(OSError):
@@ -441,13 +473,14 @@ def _read_cache(path: Path, s: _Source) -> tuple[Artifact | None, CompileError |
     return outcome
 
 
-def _write_cache(path: Path, s: _Source, outcome: tuple[Artifact | None, CompileError | None, bool]) -> None:
+def _write_cache(path: Path, s: _Source, outcome: tuple[Artifact | None, CompileError | None, bool], root: Path) -> None:
     artifact, error, module_only = outcome
+    here = str(root.resolve())
     d = {
         "format": CACHE_FORMAT,
-        "path": str(s.path),
-        "artifact": artifact.to_dict() if artifact is not None else None,
-        "error": {"message": str(error), "path": error.path, "lineno": error.lineno} if error is not None else None,
+        "path": portable(str(s.path.resolve()), root),
+        "artifact": _relocated(artifact.to_dict(), lambda p: portable(p, root)) if artifact is not None else None,
+        "error": {"message": str(error).replace(here, ROOT_MARK), "path": portable(error.path, root) if error.path else error.path, "lineno": error.lineno} if error is not None else None,
         "module_only": module_only,
     }
     _write_atomic(path, json.dumps(d))
@@ -591,7 +624,7 @@ def compile_project(
         else:
             outcome = fresh[key]
             if key not in passing:
-                _write_cache(plan.cache_file(s), s, outcome)
+                _write_cache(plan.cache_file(s), s, outcome, plan.root)
             build.compiled.append(s.name)
         own = build.inputs_of.setdefault(s.name, {})
         for dep, h in s.inputs.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -61,11 +62,37 @@ def project(contracts_root: Path) -> Project:
     return Project(Config(root=contracts_root, project=ProjectConfig(contracts="contracts")))
 
 
-def copy_example(dest: Path) -> Path:
-    """A copy of the bundled example project (contracts, machines, evmstate.toml) in dest."""
+# The bundled project's build cache, compiled once per test process and shared by every run of
+# the suite (the cache is keyed on content and root-relative paths, so a copy of the project
+# finds it). None until first asked for.
+_WARM: Path | None = None
+
+
+def warm_build() -> Path:
+    """The bundled project compiled into a build cache outside the repository; what copies of it start from."""
+    global _WARM
+    if _WARM is None:
+        from evmstate import config as config_mod
+        from evmstate.compiler import compile_project
+
+        (contracts, _), settings = config_mod.load(REPO).compile_inputs()
+        build = Path(tempfile.gettempdir()) / f"evmstate-tests-{os.getuid() if hasattr(os, 'getuid') else 0}" / "build"
+        compile_project(contracts, build, **settings)  # a cache hit when nothing changed since the last run
+        _WARM = build
+    return _WARM
+
+
+def copy_example(dest: Path, *, warm: bool = True) -> Path:
+    """A copy of the bundled example project (contracts, machines, evmstate.toml) in dest.
+
+    warm: with the build cache of the bundled contracts, so that the copy compiles nothing it
+    does not change; a test of compiling itself asks for a cold copy.
+    """
     for name in ("contracts", "machines"):
         shutil.copytree(REPO / name, dest / name)
     shutil.copy(REPO / "evmstate.toml", dest / "evmstate.toml")
+    if warm:
+        shutil.copytree(warm_build(), dest / ".evmstate" / "build")
     return dest
 
 
