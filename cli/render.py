@@ -264,6 +264,8 @@ class Renderer:
                 self._plain(Text(shrink_text(failure.shrink, event.kind, minimal=not (failure.interrupted or failure.stopped)), style="dim"))
             if failure.interrupted:
                 self._plain(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
+            elif failure.stopped and event.failure_id and failure.stopped.startswith(BUDGETS):
+                self._plain(Text(f"not minimal: shrinking stopped at {failure.stopped}; `evmstate shrink {event.failure_id}` continues", style="yellow"))
             elif failure.stopped:
                 self._plain(Text(f"shrinking stopped by {failure.stopped}: this is the shortest failing program found so far, and it may not be minimal", style="yellow"))
             if event.failure_id:
@@ -369,16 +371,23 @@ def longer_search(results: list[MachineFinished]) -> str:
 
 
 def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) -> str:
-    """One line on how the reported program (or a property test's example) was shrunk, and how long it took.
+    """One line on how the reported program (or a property test's example) was shrunk, how minimal it is, and where the time went.
 
-    minimal: the step-deletion pass ran to its end, so no single step of the program can go
-    (1-minimal; a shorter program failing another way may still exist).
+    minimal: shrinking ran to its end (otherwise the report says why it stopped).
     """
-    # Hypothesis does not shrink again a saved example that replays exactly: then only the
-    # deletion pass ran
+    # Hypothesis does not shrink again a saved example that replays exactly
     saved = "replayed a saved example; " if r.replayed else ""
     if kind == "test":
         return f"{saved}shrunk in {r.seconds:.1f}s ({_count(r.runs, 'run')})"
-    work = f"{_count(r.runs, 'run')}, {_count(r.replays, 'replay')} removing steps"
-    shortest = ", 1-minimal (no single step can be removed)," if minimal else ""
-    return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')}{shortest} in {r.seconds:.1f}s ({work})"
+    shortest = f", {r.minimality}{MINIMALITY_NOTE.get(r.minimality, '')}," if minimal and r.minimality else ""
+    work = [_count(r.runs, "Hypothesis run")] if r.runs else []
+    work += [f"{name} {_count(runs, 'replay')} {seconds:.1f}s" for name, (runs, seconds) in r.passes.items()]
+    if not r.passes and r.replays:
+        work.append(_count(r.replays, "replay"))
+    return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')}{shortest} in {r.seconds:.1f}s ({', '.join(work) or 'nothing to try'})"
+
+
+# what Failure.stopped begins with when a budget, not an error, ended shrinking
+BUDGETS = ("the shrink budget", "the end of the campaign")
+# what each minimality means, said once in the shrink line
+MINIMALITY_NOTE = {"1-minimal": " (no single step can be removed)", "minimal among programs that delete up to two steps": ""}

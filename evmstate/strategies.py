@@ -105,6 +105,12 @@ def _excluding(strategy: st.SearchStrategy, exclude: Any) -> st.SearchStrategy:
     return strategy.filter(lambda v: v not in excluded)
 
 
+def _excluded(exclude: Any) -> tuple[Any, ...]:
+    if exclude is None:
+        return ()
+    return tuple(exclude) if isinstance(exclude, (list, tuple, set, frozenset)) else (exclude,)
+
+
 def _length_bounds(type_str: str, min_length: Any, max_length: Any, cap: int | None) -> tuple[int, int | None]:
     lo = 0 if min_length is None else min_length
     hi = max_length
@@ -173,7 +179,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] are outside {t}'s range [{lo}, {hi}]")
         if min_v > max_v:
             raise StrategyError(f"strategy({type_str!r}): min_value {min_v} is greater than max_value {max_v}")
-        return _excluding(mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude)
+        return _with_domain(_excluding(mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude), IntDomain(min_v, max_v, _excluded(exclude)))
     if kind == "decimal":
         places = bounds.get("places", DECIMAL_PLACES)
         if not isinstance(places, int) or not 0 <= places <= DECIMAL_PLACES:
@@ -184,25 +190,27 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] must lie within [{DECIMAL_MIN}, {DECIMAL_MAX}] with min <= max")
         return _excluding(st.decimals(min_value=min_v, max_value=max_v, places=places, allow_nan=False, allow_infinity=False), exclude)
     if kind == "bool":
-        return _excluding(st.booleans(), exclude)
+        return _with_domain(_excluding(st.booleans(), exclude), BoolDomain(_excluded(exclude)))
     if kind == "address":
         length = bounds.get("length")
         if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
             raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
+        domain = AddressDomain(length, _excluded(exclude))
         if length is not None:  # the first accounts only, as asked
-            return _excluding(_accounts_strategy(length), exclude)
-        return _excluding(mixed(_accounts_strategy(None), _produced_addresses, _account_drawer(None)), exclude)
+            return _with_domain(_excluding(_accounts_strategy(length), exclude), domain)
+        return _with_domain(_excluding(mixed(_accounts_strategy(None), _produced_addresses, _account_drawer(None)), exclude), domain)
     if kind == "bytesN":
         n = int(t[5:])
-        return _excluding(mixed(st.binary(min_size=n, max_size=n), lambda d: d.fixed_bytes(n)), exclude)
+        return _with_domain(_excluding(mixed(st.binary(min_size=n, max_size=n), lambda d: d.fixed_bytes(n)), exclude), BytesDomain(n, n, _excluded(exclude)))
     if kind == "bytes":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
-        return _excluding(st.binary(min_size=lo, max_size=hi), exclude)
+        return _with_domain(_excluding(st.binary(min_size=lo, max_size=hi), exclude), BytesDomain(lo, hi, _excluded(exclude)))
     if kind == "string":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
         alphabet = bounds.get("alphabet")
         chars = st.characters(codec="utf-8") if alphabet is None else alphabet
-        return _excluding(st.text(alphabet=chars, min_size=lo, max_size=hi), exclude)
+        # a shorter prefix keeps to the alphabet
+        return _with_domain(_excluding(st.text(alphabet=chars, min_size=lo, max_size=hi), exclude), TextDomain(lo, _excluded(exclude)))
     if kind == "array":
         inner, _, dim = t[:-1].rpartition("[")
         unique = bool(bounds.get("unique", False))
@@ -210,10 +218,196 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             size = int(dim)
             if bounds.get("min_length") is not None or bounds.get("max_length") is not None:
                 raise StrategyError(f"strategy({type_str!r}): a fixed array has exactly {size} items; min_length/max_length apply to dynamic arrays")
-            return st.lists(strategy(inner), min_size=size, max_size=size, unique=unique)
+            item = strategy(inner)
+            return _with_domain(st.lists(item, min_size=size, max_size=size, unique=unique), None if unique else ArrayDomain(domain_of(item), size, size))
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 8)
-        return st.lists(strategy(inner), min_size=lo, max_size=hi, unique=unique)
+        item = strategy(inner)
+        return _with_domain(st.lists(item, min_size=lo, max_size=hi, unique=unique), None if unique else ArrayDomain(domain_of(item), lo, hi))
     # tuple
     parts = _split_top(t[1:-1], type_str)
-    return st.tuples(*(strategy(p) for p in parts))
+    members = [strategy(p) for p in parts]
+    return _with_domain(st.tuples(*members), TupleDomain([domain_of(m) for m in members]))
 
+
+
+# -- shrinking recorded values ---------------------------------------------------------
+#
+# The shrinker (engine/shrink.py) minimizes a failing program's arguments on the program itself,
+# as recorded (failures.encode_value: ints, bools and strings as they are, {"bytes": hex},
+# {"account": i}, {"address": hex}, {"decimal": str}, {"tuple": [...]}, lists). A strategy made
+# by strategy() carries its Domain as `evmstate_domain`: which values it may draw, so that every
+# smaller value tried is one the strategy could have drawn. Strategies without a domain (plain
+# Hypothesis ones) are left to Hypothesis's own shrinking.
+
+
+class Domain:
+    """The values a strategy() draws, and how to make one smaller while the program still fails."""
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        """The smallest value found from value for which fails(value) holds (fails(value) itself holds)."""
+        return value
+
+
+class IntDomain(Domain):
+    """Integers in [lo, hi], less those excluded: toward 0 (or the bound nearest it), then the least that fails."""
+
+    def __init__(self, lo: int, hi: int, excluded: tuple[Any, ...] = ()) -> None:
+        self.lo, self.hi, self.excluded = lo, hi, excluded
+
+    def contains(self, v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and self.lo <= v <= self.hi and v not in self.excluded
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        if not self.contains(value):
+            return value
+        target = min(max(0, self.lo), self.hi)
+        if value == target:
+            return value
+        for simple in (target, target + (1 if value > target else -1)):
+            if simple != value and self.contains(simple) and fails(simple):
+                return simple
+        # the least that still fails between target and value (failing is taken as monotone there)
+        sign = 1 if value > target else -1
+        good, bad = 0, abs(value - target)  # distances from target: good does not fail, bad does
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            candidate = target + sign * middle
+            if self.contains(candidate) and fails(candidate):
+                bad = middle
+            else:
+                good = middle
+        return target + sign * bad
+
+
+class BoolDomain(Domain):
+    def __init__(self, excluded: tuple[Any, ...] = ()) -> None:
+        self.excluded = excluded
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        if value is True and False not in self.excluded and fails(False):
+            return False
+        return value
+
+
+class AddressDomain(Domain):
+    """An account (by index), or an address the dictionary gave: toward the first account."""
+
+    def __init__(self, length: int | None, excluded: tuple[Any, ...] = ()) -> None:
+        self.length, self.excluded = length, excluded
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        current = value.get("account")
+        count = active().accounts.__len__()
+        last = count if self.length is None else min(self.length, count)
+        upto = last if current is None else current
+        for i in range(upto):
+            candidate = {"account": i}
+            if self.excluded and any(str(x).lower() == active().accounts[i].address.lower() for x in self.excluded):
+                continue
+            if fails(candidate):
+                return candidate
+        return value
+
+
+class BytesDomain(Domain):
+    """Byte strings of lengths [lo, hi] (fixed for bytesN): shorter, then zeros."""
+
+    def __init__(self, lo: int, hi: int | None, excluded: tuple[Any, ...] = ()) -> None:
+        self.lo, self.hi, self.excluded = lo, hi, excluded
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        if not isinstance(value, dict) or "bytes" not in value:
+            return value
+        data = bytes.fromhex(value["bytes"])
+
+        def ok(b: bytes) -> bool:
+            return b not in self.excluded and fails({"bytes": b.hex()})
+
+        # shortest prefix that still fails, then each byte toward zero as a whole
+        if len(data) > self.lo and ok(data[: self.lo]):
+            data = data[: self.lo]
+        else:
+            good, bad = self.lo, len(data)
+            while bad - good > 1:
+                middle = (good + bad) // 2
+                if ok(data[:middle]):
+                    bad = middle
+                else:
+                    good = middle
+            data = data[:bad]
+        zeros = bytes(len(data))
+        if data != zeros and ok(zeros):
+            data = zeros
+        return {"bytes": data.hex()}
+
+
+class TextDomain(Domain):
+    """Strings of lengths [lo, hi]: the shortest prefix that still fails."""
+
+    def __init__(self, lo: int, excluded: tuple[Any, ...] = ()) -> None:
+        self.lo, self.excluded = lo, excluded
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        bad = len(value)
+        if self.lo <= len(value) and value[: self.lo] not in self.excluded and fails(value[: self.lo]):
+            return value[: self.lo]
+        good = self.lo
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if value[:middle] not in self.excluded and fails(value[:middle]):
+                bad = middle
+            else:
+                good = middle
+        return value[:bad]
+
+
+class ArrayDomain(Domain):
+    """Lists of an inner domain's values, of lengths [lo, hi]: fewer items, then each item smaller."""
+
+    def __init__(self, inner: Domain | None, lo: int, hi: int | None) -> None:
+        self.inner, self.lo, self.hi = inner, lo, hi
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        items = list(value)
+        index = len(items) - 1
+        while index >= 0 and len(items) > self.lo:  # each item removed, last first
+            candidate = items[:index] + items[index + 1 :]
+            if fails(candidate):
+                items = candidate
+            index = min(index - 1, len(items) - 1)
+        if self.inner is not None:
+            for i in range(len(items)):
+                items[i] = self.inner.minimize(items[i], lambda v, i=i: fails(items[:i] + [v] + items[i + 1 :]))
+        return items
+
+
+class TupleDomain(Domain):
+    """Tuples of members' domains: each member smaller in turn."""
+
+    def __init__(self, members: list[Domain | None]) -> None:
+        self.members = members
+
+    def minimize(self, value: Any, fails: Any) -> Any:
+        if not isinstance(value, dict) or "tuple" not in value:
+            return value
+        items = list(value["tuple"])
+        for i, domain in enumerate(self.members):
+            if domain is not None and i < len(items):
+                items[i] = domain.minimize(items[i], lambda v, i=i: fails({"tuple": items[:i] + [v] + items[i + 1 :]}))
+        return {"tuple": items}
+
+
+def domain_of(strategy: Any) -> Domain | None:
+    """The Domain a strategy() carries; None for other strategies."""
+    return getattr(strategy, "evmstate_domain", None)
+
+
+def _with_domain(s: st.SearchStrategy, domain: Domain | None) -> st.SearchStrategy:
+    s.evmstate_domain = domain  # type: ignore[attr-defined]
+    return s

@@ -15,6 +15,7 @@ from .abi import typed_data_hash
 from .address import checksum, same_address, to_raw_address
 from .receipt import Receipt
 from .revert import raise_on_failure
+from .base import Handle
 
 if TYPE_CHECKING:
     from ..evm.base import Backend
@@ -41,7 +42,7 @@ def _sign(private_key: bytes, digest: bytes) -> SignedMessage:
     return SignedMessage(digest, v, sig.r, sig.s, sig.r.to_bytes(32, "big") + sig.s.to_bytes(32, "big") + bytes([v]))
 
 
-class Account:
+class Account(Handle):
     """A funded account: sends transactions, holds ether; repr is accounts[i] so programs paste back."""
 
     __slots__ = ("raw_address", "address", "index", "_backend", "_hash", "_private_key")
@@ -125,7 +126,7 @@ class Account:
         return self.address
 
 
-class Accounts(Sequence[Account]):
+class Accounts(Sequence[Account], Handle):
     """The funded accounts, indexable like a list; accounts[0] deploys by default."""
 
     def __init__(self, backend: "Backend", addresses: Sequence[bytes]) -> None:
@@ -166,7 +167,7 @@ class Accounts(Sequence[Account]):
         return f"<Accounts: {len(self)} funded>"
 
 
-class Chain:
+class Chain(Handle):
     """The chain's clock and snapshots: time(), sleep(), mine(), height, and scopes that undo what happens in them.
 
     The clock and block number move forward, except inside a scope that will undo the move

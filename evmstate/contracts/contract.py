@@ -21,7 +21,7 @@ from .abi import (
 )
 from .accounts import Account
 from .address import checksum, same_address, to_raw_address
-from .base import ProjectLike
+from .base import Handle, ProjectLike
 from .receipt import Receipt
 from .revert import last_call, raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 
@@ -258,7 +258,7 @@ def _gas(options: dict[str, Any]) -> int | None:
     return gas
 
 
-class _AtAddress:
+class _AtAddress(Handle):
     """Equal to its address (in any form), hashed and printed as it."""
 
     raw_address: bytes
@@ -356,7 +356,7 @@ class Blueprint(_AtAddress):
 
 
 
-class ContractContainer:
+class ContractContainer(Handle):
     """The contracts built from one source file: Name.deploy(*args, {'from': acct, 'value': v})."""
 
     def __init__(self, project: ProjectLike, artifact: "Artifact") -> None:

@@ -11,7 +11,7 @@ from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend
 from .accounts import Accounts, Chain
-from .base import current_project
+from .base import Handle, current_project
 from .contract import ContractContainer
 from .events import EventDecoder
 
@@ -27,7 +27,7 @@ class Unavailable:
         return f"<{self.name}: unavailable>"
 
 
-class Project:
+class Project(Handle):
     """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
 
     def __init__(self, config: Config, *, activate: bool = True, build: Build | None = None) -> None:

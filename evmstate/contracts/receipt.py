@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import ReceiptUsedAsValue
 from .events import EventDict
+from .base import Handle
 
 if TYPE_CHECKING:
     from ..evm.base import ExecResult, Log
 
 
-class Receipt:
+class Receipt(Handle):
     """The outcome of a state-changing call: return_value, events, gas_used, sender, value."""
 
     def __init__(self, result: "ExecResult", *, sender: Any, value: int, contract: Any, function: Any, return_value: Any = None) -> None:

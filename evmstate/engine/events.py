@@ -158,6 +158,9 @@ class ShrinkReport:
     runs: int  # Hypothesis's shrink runs
     replays: int  # the deletion pass's replays
     replayed: bool = False  # the failure came from the example database (already shrunk)
+    passes: dict[str, tuple[int, float]] = field(default_factory=dict)  # evmstate's passes: name -> (replays, seconds)
+    # "1-minimal", "minimal among programs that delete up to two steps", or "" when shrinking stopped early
+    minimality: str = "1-minimal"
 
 
 @dataclass(frozen=True, kw_only=True)
