@@ -20,6 +20,7 @@ from .machine import Bundle, StateMachine, consumes, initialize, invariant, mult
 from .contracts.project import Project
 from .strategies import strategy
 from .units import to_wei
+from .values import HexBytes
 
 from hypothesis import given  # property tests: the runner reverts the chain after every example
 
@@ -48,6 +49,7 @@ __all__ = [
     "ContractError",
     "EvmStateError",
     "FailureRecordError",
+    "HexBytes",
     "MachineDefinitionError",
     "Project",
     "Receipt",

@@ -15,6 +15,7 @@ from .contracts.base import active
 from .errors import StrategyError, UnitError
 from .search.dictionary import mixed
 from .units import to_wei
+from .values import HexBytes
 
 _INT = re.compile(r"^(u?)int(\d*)$")
 _BYTES_N = re.compile(r"^bytes(\d+)$")
@@ -144,6 +145,22 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     return st.composite(_account_drawer(length))()
 
 
+def _hex_drawer(plain: st.SearchStrategy) -> Any:
+    """draw -> plain's value as HexBytes: the same choices as plain, the value converted once drawn."""
+
+    def draw_hex(draw: Any) -> HexBytes:
+        return HexBytes(draw(plain))
+
+    return draw_hex
+
+
+def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
+    draw_hex = _hex_drawer(plain)
+    strategy = st.composite(draw_hex)()
+    strategy.evmstate_draw = draw_hex  # a machine draws it inside its step's draw, as it drew plain before
+    return strategy
+
+
 def _produced_addresses(d: Any) -> tuple[list[str], ...]:
     # checksummed once per change of the dictionary, not on every draw
     return d.memo("checksummed addresses", lambda: tuple([checksum(a) for a in pool] for pool in d.produced_addresses()))
@@ -152,7 +169,7 @@ def _produced_addresses(d: Any) -> tuple[list[str], ...]:
 def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     """A Hypothesis strategy for values of an ABI type, shrinking toward zero / the first account.
 
-    While a machine or test runs, integers, addresses and fixed-size bytes now and then take a
+    bytes and bytesN values are HexBytes, which print as 0x... . While a machine or test runs, integers, addresses and fixed-size bytes now and then take a
     value from the dictionary of values its contracts know (evmstate.search.dictionary): constants,
     values stored, returned or logged, addresses the contracts produced. Those draws shrink
     toward plain draws. address with length= draws only the first accounts.
@@ -201,10 +218,11 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
         return _with_domain(_excluding(mixed(_accounts_strategy(None), _produced_addresses, _account_drawer(None)), exclude), domain)
     if kind == "bytesN":
         n = int(t[5:])
-        return _with_domain(_excluding(mixed(st.binary(min_size=n, max_size=n), lambda d: d.fixed_bytes(n)), exclude), BytesDomain(n, n, _excluded(exclude)))
+        plain = st.binary(min_size=n, max_size=n)
+        return _with_domain(_excluding(mixed(plain, lambda d: d.fixed_bytes(n), _hex_drawer(plain)), exclude), BytesDomain(n, n, _excluded(exclude)))
     if kind == "bytes":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
-        return _with_domain(_excluding(st.binary(min_size=lo, max_size=hi), exclude), BytesDomain(lo, hi, _excluded(exclude)))
+        return _with_domain(_excluding(_hex_strategy(st.binary(min_size=lo, max_size=hi)), exclude), BytesDomain(lo, hi, _excluded(exclude)))
     if kind == "string":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
         alphabet = bounds.get("alphabet")

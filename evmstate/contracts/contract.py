@@ -11,6 +11,7 @@ from eth_utils import keccak
 from .. import calls
 from ..errors import CallUsageError, ContractError, NoSuchFunction
 from ..units import to_wei
+from ..values import HexBytes
 from .abi import (
     Codec,
     describe_inputs,
@@ -316,9 +317,9 @@ class Contract(_AtAddress):
         return codec.decode(word.to_bytes(32, "big"))
 
     @property
-    def codehash(self) -> bytes:
+    def codehash(self) -> HexBytes:
         """keccak256 of the contract's runtime code, as EXTCODEHASH gives it."""
-        return keccak(self._project.backend.get_code(self.raw_address))
+        return HexBytes(keccak(self._project.backend.get_code(self.raw_address)))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

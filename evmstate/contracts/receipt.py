@@ -6,6 +6,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import ReceiptUsedAsValue
+from ..values import format_value
 from .events import EventDict
 from .base import Handle
 
@@ -46,7 +47,7 @@ class Receipt(Handle):
         return self._events
 
     def __repr__(self) -> str:
-        return f"<Receipt {self._call} gas_used={self.gas_used} return_value={self.return_value!r}>"
+        return f"<Receipt {self._call} gas_used={self.gas_used} return_value={format_value(self.return_value)}>"
 
     @property
     def _call(self) -> str:
@@ -60,7 +61,7 @@ class Receipt(Handle):
         raise ReceiptUsedAsValue(
             f"{how}: {call} is not a view function: calling it sends a transaction and returns a Receipt "
             f"(as Brownie does; titanoboa returns the value). Write {call}(...).return_value for the value it returned "
-            f"({self.return_value!r} here), or {call}.call(...) to run it without a transaction."
+            f"({format_value(self.return_value)} here), or {call}.call(...) to run it without a transaction."
         )
 
     def __int__(self) -> int:

@@ -12,6 +12,7 @@ import hypothesis
 
 from ..contracts.abi import entry_signature, abi_type, decode, from_abi_value, selector
 from ..contracts.project import Project
+from ..values import format_value
 
 # frames in these folders are evmstate's or Hypothesis's, not the user's: the package root, not this module's folder
 LIBRARY_DIRS = (str(Path(__file__).parent.parent), str(Path(hypothesis.__file__).parent))
@@ -79,7 +80,7 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
             if entry.get("type") == "function" and selector(entry_signature(entry)) == data[:4]:
                 types = [abi_type(p) for p in entry.get("inputs", [])]
                 try:
-                    args = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
+                    args = ", ".join(format_value(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
                 except Exception:
                     args = f"0x{data[4:].hex()}"
                 what = f"{name}.{entry['name']}({args})"

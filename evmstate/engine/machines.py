@@ -26,6 +26,7 @@ from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
 from ..failures import Ref
 from ..machine import MachineSpec, RuleSpec
+from ..values import format_value
 from . import delays
 from .describe import describe_error, harness_limit, user_error
 from .events import (
@@ -170,7 +171,7 @@ class Program:
                 direct = getattr(p.strategy, "evmstate_draw", None)
                 value = direct(draw) if direct is not None else draw(p.strategy)
                 kwargs[p.name] = value
-                shown.append((p.name, repr(value)))
+                shown.append((p.name, format_value(value, code=True)))
                 raw[p.name] = value
         return kwargs, shown, raw
 

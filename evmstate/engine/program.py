@@ -15,6 +15,7 @@ from ..contracts.project import Project
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import decode_value, encode_value
 from ..machine import MachineSpec, Route, RuleSpec, StateMachine, multiple
+from ..values import format_value
 from . import delays
 from .deployments import Resolver
 
@@ -102,6 +103,11 @@ class Step:
 def program_lines(name: str, steps: Iterable[Step]) -> list[str]:
     """A machine's program as a failure shows it: the instance, then every step's lines."""
     return [f"state = {name}()", *(line for s in steps for line in s.lines())]
+
+
+def example_line(name: str, drawn: dict[str, Any] | None) -> str:
+    """A property test's example as a line of Python: name(arg=value, ...)."""
+    return f"{name}({', '.join(f'{k}={format_value(v, code=True)}' for k, v in (drawn or {}).items())})"
 
 
 def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:
@@ -228,8 +234,8 @@ class ProgramRun:
 
 
 def format_args(args: dict[str, Any], labels: dict[str, str]) -> str:
-    """Arguments as a program shows them: bundle values by their labels, others by repr."""
-    return ", ".join(f"{k}={labels.get(k, repr(v))}" for k, v in args.items())
+    """Arguments as a program shows them: bundle values by their labels, others as Python that rebuilds them."""
+    return ", ".join(f"{k}={labels[k] if k in labels else format_value(v, code=True)}" for k, v in args.items())
 
 
 def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:

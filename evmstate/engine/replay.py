@@ -17,6 +17,7 @@ from ..contracts.revert import describe_revert
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..failures import FailureRecord, FailureStore, decode_value
 from ..machine import collect
+from ..values import format_value
 from .describe import FailureSignature, describe_error, user_error
 from .modules import load_module
 from .program import (
@@ -175,7 +176,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         if exc is not None:
             emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
         else:
-            emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
+            emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught)))
 
     reverts.listeners.add(on_revert)
     try:
