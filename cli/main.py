@@ -215,6 +215,57 @@ def replay(failure_id: str | None, last: bool) -> None:
     sys.exit(result.exit_code)
 
 
+@cli.command()
+@click.argument("failure_id", required=False)
+@click.option("--last", is_flag=True, help="Shrink the newest saved failure.")
+@click.option("--time", "budget", metavar="DURATION", help="Stop after this long (30s, 5m) with the shortest program so far (default: until done).")
+def shrink(failure_id: str | None, last: bool, budget: str | None) -> None:
+    """Continue shrinking a saved failure (one a budget stopped): the shorter program replaces the record."""
+    import time
+
+    from evmstate.engine.replay import shrink_record
+    from evmstate.failures import FailureStore
+    from evmstate.scale.campaign import parse_duration
+
+    from evmstate.engine.events import ShrinkReport
+
+    from .render import shrink_text
+
+    if bool(failure_id) == last:
+        raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
+    seconds = parse_duration(budget) if budget is not None else None
+    cfg = config_mod.load()
+    store = FailureStore.of(cfg)
+    record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
+    console = _console()
+    console.print(f"shrinking {record.id}: {record.path}::{record.name}, {len(record.steps)} steps")
+    deadline = time.monotonic() + seconds if seconds is not None else None
+    result = shrink_record(cfg, record, deadline=deadline)
+    if result.verdict == "fixed":
+        console.print(Text(f"fixed: {record.id} no longer fails", style="bold green"))
+        sys.exit(0)
+    if result.verdict == "fails differently":
+        console.print(Text(f"fails differently: {result.message}\n  recorded: {record.error.get('type')}: {record.error.get('message')}", style="bold red"))
+        sys.exit(1)
+    new = result.record
+    store.save(new)
+    if new.id != record.id:
+        store.remove(record.id)
+    console.print(Text(f"\nFalsifying example ({len(new.steps)} step{'s' if len(new.steps) != 1 else ''}):"))
+    for line in new.program:
+        console.print(Text(line))
+    outcome = result.outcome
+    passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
+    report = ShrinkReport(first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality)
+    console.print(Text(shrink_text(report, minimal=result.verdict != "stopped"), style="dim"))
+    if result.verdict == "stopped":
+        console.print(Text(f"not minimal: shrinking stopped at {new.stopped}; `evmstate shrink {new.id}` continues", style="yellow"))
+    elif result.verdict == "minimal":
+        console.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))
+    console.print(f"replay with: evmstate replay {new.id}")
+    sys.exit(1)
+
+
 @cli.group(invoke_without_command=True)
 @click.option("--check", is_flag=True, help="Replay each failure and show whether it still fails.")
 @click.pass_context

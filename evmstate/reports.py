@@ -163,6 +163,8 @@ def _failure_json(f: Failure) -> dict[str, Any]:
             "runs": shrink.runs,
             "replays": shrink.replays,
             "replayed": shrink.replayed,
+            "minimality": shrink.minimality,
+            "passes": {name: {"replays": runs, "seconds": round(seconds, 3)} for name, (runs, seconds) in shrink.passes.items()},
         },
     }
 

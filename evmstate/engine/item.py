@@ -86,6 +86,7 @@ def run_item(
     stop: Callable[[], bool] | None = None,
     keep: Callable[[FailureRecord], Any] | None = None,
     corpus: bool = False,
+    deadline: float | None = None,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
@@ -99,6 +100,7 @@ def run_item(
     stop() ends the item early (see run_machine). keep(record), when given, gets the failure
     record instead of the failure store (a worker hands it to the process that saves it).
     corpus: a machine starts from its saved guidance runs and adds the runs it keeps (campaigns).
+    deadline: a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time.
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
@@ -119,7 +121,7 @@ def run_item(
                 from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
 
                 saved = Corpus.of(corpus_store(config), project, where)
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop, corpus=saved)
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):

@@ -305,6 +305,7 @@ class MachineRun:
         self.started = 0.0
         self.final_status: tuple[str, str | None] | None = None  # set by teardown_final when it raises
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
+        self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
 
     # -- the lifecycle --------------------------------------------------------------
 
@@ -391,6 +392,7 @@ class MachineRun:
             # every argument can be made smaller on the recorded program: evmstate's passes
             # shrink it (finish_shrinking), far faster than replaying every try from the start
             settings = Settings(settings, phases=[p for p in settings.phases if p is not Phase.shrink])
+        self.hypothesis_shrinks = Phase.shrink in settings.phases
 
         # Hypothesis keys the example database on this function's source: keep its text as it is
         @given(st.data())
@@ -484,7 +486,7 @@ class MachineRun:
         state, stop = self.state, self.stop
         if stop is not None and not state.failing and stop():
             raise OutOfTime()
-        if state.failing and self.past_shrink_deadline():
+        if state.failing and self.hypothesis_shrinks and self.past_shrink_deadline():
             raise ShrinkOutOfTime()
         outcome = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
