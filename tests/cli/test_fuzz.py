@@ -139,11 +139,12 @@ def test_progress_adds_up_shards_and_the_branches_they_hit(example):
 
 def test_a_budget_ends_a_campaign_that_finds_nothing(example):
     started = time.monotonic()
-    code, out = invoke("fuzz", "machines/erc20.py", "--time", "3s", "-n", "1", "--steps", "5", "--max-examples", "5")
+    # 5 s: the worker's start (a second or two on a loaded machine) counts against the budget
+    code, out = invoke("fuzz", "machines/erc20.py", "--time", "5s", "-n", "1", "--steps", "5", "--max-examples", "5")
     assert code == 0, out
     assert "0 failures found" in out and "machines/erc20.py::ERC20Machine: no failure" in out
     # the shard stops starting runs when the budget is spent; the rest is starting the worker
-    assert time.monotonic() - started < 3 + 60
+    assert time.monotonic() - started < 5 + 60
 
 
 def test_the_next_campaign_starts_from_the_corpus_the_last_one_kept(example):
