@@ -144,6 +144,11 @@ class Project:
     def artifact_at(self, raw_address: bytes) -> Artifact | None:
         return self._by_address.get(raw_address)
 
+    def deployment_at(self, raw_address: bytes) -> tuple[str, Artifact] | None:
+        """(its label, else its contract's name; its contract) of what the project deployed or attached at an address."""
+        artifact = self._by_address.get(raw_address)
+        return (self._labels.get(raw_address, artifact.name), artifact) if artifact is not None else None
+
     def name_at(self, raw_address: bytes) -> str | None:
         """What traces call the contract at an address: its deployment's label, else its contract's name; None when unknown."""
         artifact = self._by_address.get(raw_address)
