@@ -314,9 +314,13 @@ class Renderer:
         files = [(report.shown(p), f.lines_hit, len(f.lines), f.branches_hit, len(f.branches)) for p, f in report.files.items()]
         self._plain(Text("coverage by source file (a module once, over every contract compiled from it; constructors included):", style="bold"))
         self.console.print(table("file", files))
-        contracts = [(c.shown_name if c.ran else f"{c.shown_name} (never ran)", c.lines_hit, c.lines_total, c.branches_hit, c.branches_total) for c in report.contracts]
-        self._plain(Text("coverage by deployed contract (its source and the modules compiled into it):", style="bold"))
-        self.console.print(table("contract", contracts))
+        contracts = [(c.shown_name, c.lines_hit, c.lines_total, c.branches_hit, c.branches_total) for c in report.contracts if c.ran]
+        if contracts:
+            self._plain(Text("coverage by deployed contract (its source and the modules compiled into it):", style="bold"))
+            self.console.print(table("contract", contracts))
+        idle = [c.shown_name for c in report.contracts if not c.ran]
+        if idle:
+            self._plain(Text(f"contracts whose code never ran: {', '.join(idle)}"))
         unreached = [text for path in report.files if (text := report.file_unreached_text(path))]
         if unreached:
             self._plain(Text("lines never reached:", style="bold"))

@@ -649,7 +649,8 @@ def compile_project(
         own = build.inputs_of.setdefault(s.name, {})
         if key in plan.library:
             for dep, h in s.inputs.items():
-                build.inputs[_shown(dep, plan.root, plan.search)] = own[_shown(dep, plan.root, plan.search)] = h
+                shown = _shown(dep, plan.root, plan.search)
+                build.inputs[shown] = own[shown] = h
             importers = tuple(plan.importers.get(key, []))
             build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), importers, True, plan.library[key], on_demand=True))
             continue

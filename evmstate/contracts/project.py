@@ -131,7 +131,7 @@ class Project:
     def reference(self) -> "Project":
         """The same project on a py-evm chain, where failures are explained to the source line; built once."""
         if self._reference is None:
-            self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False)
+            self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False, want=self.build.included)
         return self._reference
 
     def register(self, raw_address: bytes, artifact: Artifact, label: str | None = None) -> None:
