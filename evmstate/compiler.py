@@ -289,12 +289,7 @@ def local(path: str, root: Path) -> str:
 
 def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
     """An artifact's dict with every file path it holds passed through move."""
-    return {
-        **d,
-        "path": move(d["path"]),
-        "sources": {k: move(v) for k, v in d["sources"].items()},
-        "inputs": {move(k): v for k, v in d["inputs"].items()},
-    }
+    return {**d, "path": move(d["path"]), "sources": {k: move(v) for k, v in d["sources"].items()}, "inputs": {move(k): v for k, v in d["inputs"].items()}}
 
 
 def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
