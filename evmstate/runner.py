@@ -9,9 +9,9 @@ import contextlib
 import time
 from typing import Any, Callable
 
-# Hypothesis draws some values from the constants in the source of every local module loaded
-# so far: importing every module a run may need before anything runs keeps that pool, and so
-# each machine's program, independent of what else runs.
+# Every module a run may need, loaded before anything runs (the fork server preloads this module,
+# cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
+# (search/constants.py), so which of them are loaded changes no program.
 from . import calls, reports  # noqa: F401
 from .config import Config
 from .contracts.project import Project

@@ -15,8 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-# Hypothesis draws some values from the constants of every local module loaded: a campaign
-# loads what a run loads (see runner.py)
+# a campaign loads what a run loads (see runner.py)
 from .. import reports  # noqa: F401
 from ..compiler import Build
 from ..config import Config

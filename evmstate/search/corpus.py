@@ -106,6 +106,7 @@ DRAWING = (
     "evmstate.engine.delays",
     "evmstate.strategies",
     "evmstate.search.dictionary",
+    "evmstate.search.constants",
     "evmstate.search.guidance",
     "evmstate.search.session",
     "evmstate.evm.pyevm.opcodes",
