@@ -456,9 +456,27 @@ class TupleDomain(Domain):
         return {"tuple": items}
 
 
+# Hypothesis's own integers() and booleans(), as their repr() writes them (with no filter or map)
+_PLAIN_INTEGERS = re.compile(r"^integers\((?:min_value=(-?[\d_]+))?(?:, )?(?:max_value=(-?[\d_]+))?\)$")
+
+
 def domain_of(strategy: Any) -> Domain | None:
-    """The Domain a strategy() carries; None for other strategies."""
-    return getattr(strategy, "evmstate_domain", None)
+    """The Domain a strategy() carries; for Hypothesis's plain integers() and booleans(), one read from their repr; else None."""
+    found = getattr(strategy, "evmstate_domain", None)
+    if found is not None or strategy is None:
+        return found
+    try:
+        shown = repr(strategy)
+    except Exception:
+        return None
+    if shown == "booleans()":
+        return BoolDomain()
+    m = _PLAIN_INTEGERS.match(shown)
+    if m is None:
+        return None
+    lo = int(m.group(1).replace("_", "")) if m.group(1) else -(2**256)
+    hi = int(m.group(2).replace("_", "")) if m.group(2) else 2**256
+    return IntDomain(lo, hi)
 
 
 def _with_domain(s: st.SearchStrategy, domain: Domain | None) -> st.SearchStrategy:

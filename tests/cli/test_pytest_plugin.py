@@ -121,9 +121,15 @@ seed = 3
 """
 
 PARITY_PROPS = '''
+from hypothesis import settings
+
 from evmstate import given, strategy
 
+# pytest runs the tests outside the machines folder with Hypothesis's own settings (a 200 ms
+# deadline), which a loaded machine can miss; evmstate.toml's deadline (none) applies to the rest
 
+
+@settings(deadline=None)
 @given(amount=strategy("uint256", max_value=100))
 def test_every_example_starts_fresh(Token, accounts, amount):
     token = Token.deploy("T", "T", 18, 1000, {"from": accounts[0]})
@@ -131,6 +137,7 @@ def test_every_example_starts_fresh(Token, accounts, amount):
     token.transfer(accounts[1], amount, {"from": accounts[0]})
 
 
+@settings(deadline=None)
 @given(amount=strategy("uint256", max_value=100))
 def test_small_amounts(Token, accounts, amount):
     token = Token.deploy("T", "T", 18, 1000, {"from": accounts[0]})
