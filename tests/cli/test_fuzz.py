@@ -49,6 +49,7 @@ def test_nothing_to_fuzz_exits_5(example):
     assert code == 5 and "no state machines or property tests found" in out
 
 
+@pytest.mark.processes
 def test_a_campaign_on_local_workers_finds_the_planted_bug_saves_it_and_it_replays(example):
     code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "-n", "2", "--steps", "5", "--seed", "4")
     assert code == 1, out
@@ -61,6 +62,7 @@ def test_a_campaign_on_local_workers_finds_the_planted_bug_saves_it_and_it_repla
     assert code == 1 and "still fails" in out
 
 
+@pytest.mark.processes
 def test_a_campaign_on_a_dask_local_cluster_with_two_workers_finds_the_bug_and_it_replays(example):
     from distributed import LocalCluster
 
@@ -201,7 +203,7 @@ class SlowMachine:
 """
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     (example / "machines" / "slow.py").write_text(SLOW_RUNS)
     events: list[Any] = []

@@ -31,6 +31,7 @@ def _results(path: Path) -> dict[str, dict]:
     return {r["name"]: r for r in json.loads(path.read_text())["results"]}
 
 
+@pytest.mark.processes
 def test_two_workers_run_every_machine_as_one_process_does_and_save_each_failure_once(example, monkeypatch):
     code, out = invoke("run", "--seed", "4", *SMALL, "-n", "2", "--json", "par.json")
     assert code == 1, out
@@ -56,6 +57,7 @@ def test_two_workers_run_every_machine_as_one_process_does_and_save_each_failure
             assert p["failure"]["program"] == r["failure"]["program"] and p["failure_id"] == r["failure_id"]
 
 
+@pytest.mark.processes
 def test_shards_split_a_machine_s_examples_over_seeds_and_report_its_first_failure(example):
     code, out = invoke("run", "machines/depositer.py", "--seed", "5", "--max-examples", "12", "--steps", "4", "--shards", "3", "-n", "2", "-v", "--json", "r.json")
     assert code == 1, out
@@ -73,6 +75,7 @@ def test_shards_split_a_machine_s_examples_over_seeds_and_report_its_first_failu
     assert code == 1 and "still fails" in out
 
 
+@pytest.mark.processes
 def test_a_definition_error_in_a_worker_is_an_error_and_the_rest_still_runs(example):
     (example / "machines" / "bad.py").write_text("class BadMachine:\n    def rule_x(self, amt):\n        pass\n")
     code, out = invoke("run", "machines/bad.py", "machines/test_properties.py", "--max-examples", "2", "-n", "2")
@@ -208,6 +211,7 @@ def test_campaign_progress_line():
     assert progress_text(p) == "1m02s, time is up: 1 shrinking a failure: 3 shards (1 running), 40 runs, 2000 steps, 32 steps/s, 1 failure"
 
 
+@pytest.mark.processes
 def test_a_worker_that_dies_is_an_internal_error_naming_what_it_ran(example):
     (example / "machines" / "dies.py").write_text("import os\n\nclass DyingMachine:\n    def rule_die(self):\n        os._exit(7)\n")
     code, out = invoke("run", "machines/dies.py", "-n", "2")
@@ -232,6 +236,7 @@ def test_workers_start_from_a_fork_server_where_there_is_one_else_spawned(monkey
         parallel.start_method()
 
 
+@pytest.mark.processes
 def test_spawned_workers_run_as_forked_ones(example, monkeypatch):
     # a budget that finds the Depositer bug, so that a failure's program is compared too
     args = ("run", "machines/depositer.py", "machines/test_properties.py", "--seed", "3", "--max-examples", "20", "--steps", "10", "-n", "2", "--json", "r.json")
@@ -283,6 +288,7 @@ def test_the_command_starts_the_fork_server_when_its_arguments_ask_for_local_wor
         assert launch.local_workers(list(args)) == n, args
 
 
+@pytest.mark.processes
 def test_workers_see_the_environment_as_it_is_when_they_start(example, monkeypatch):
     (example / "machines" / "test_env.py").write_text(
         "import os\n\nfrom evmstate import given, strategy\n\n\n"

@@ -14,6 +14,8 @@ from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm import revm
 from evmstate.evm.base import contract_address
 
+from ..conftest import copy_project
+
 HERE = Path(__file__).parent
 BACKENDS = ["pyevm", pytest.param("revm", marks=pytest.mark.skipif(not revm.available(), reason="pyrevm is not installed"))]
 
@@ -211,7 +213,7 @@ def verdicts(root: Path, mode: str, backend: str = "pyevm", coverage: bool = Fal
     return [(r.name, r.status, r.steps, r.failure and r.failure.message.replace(str(root), "<root>"), r.failure and r.failure.steps) for r in summary.results]
 
 
-@pytest.mark.slow
+@pytest.mark.quality
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_every_bundled_machine_runs_the_same_with_the_cache_checked(tmp_path, backend):
     from tests.conftest import copy_example
@@ -222,13 +224,12 @@ def test_every_bundled_machine_runs_the_same_with_the_cache_checked(tmp_path, ba
     assert {status for _, status, *_ in checked} == {"passed", "failed"}
 
 
-@pytest.mark.slow
+@pytest.mark.quality
 def test_a_snekmate_machine_covers_the_same_code_with_the_cache(tmp_path):
     """With coverage on, getters run as calls: the cache answers them and records their coverage again."""
     runs = []
     for mode in ("check", "off"):
-        root = tmp_path / mode
-        shutil.copytree(HERE.parent / "projects" / "snekmate", root)
+        root = copy_project(HERE.parent / "projects" / "snekmate", tmp_path / mode)
         runs.append(verdicts(root, mode, coverage=True, paths=(str(root / "machines" / "erc20.py"),)))
     assert runs[0] == runs[1]
 

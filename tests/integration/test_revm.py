@@ -380,6 +380,7 @@ def test_an_unexpected_revert_on_revm_is_explained_only_while_the_state_is_as_it
 # -- the bundled machines on both backends -----------------------------------------------------
 
 
+@pytest.mark.quality
 def test_the_differential_check_passes_for_the_bundled_machines(tmp_path, monkeypatch):
     from tests.conftest import copy_example
 

@@ -9,7 +9,7 @@ from evmstate.reports import failure_text
 from ..seed_machine import SEED_MACHINE
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 PROGRAM = """\
 Falsifying example (2 steps):

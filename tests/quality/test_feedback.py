@@ -19,7 +19,7 @@ from evmstate.search.feedback import ENVIRONMENT
 
 from ..conftest import copy_example
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 # in a fresh process per search, as `evmstate run` runs (Hypothesis draws some values from the
 # constants of every module the process loaded)

@@ -4,7 +4,7 @@ import pytest
 
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 MACHINE = '''
 from evmstate import strategy

@@ -9,7 +9,7 @@ from evmstate.engine.replay import replay
 
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 ROUTED = [
     "state = PaymentsRouted()",

@@ -17,7 +17,7 @@ from evmstate.reports import failure_text
 from ..conftest import copy_example
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 SEEDS = range(5)
 

@@ -15,7 +15,7 @@ from evmstate.failures import FailureStore
 
 from ..conftest import copy_example
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 # as evmstate run would: a fresh process (Hypothesis draws constants from the modules loaded)
 SEARCH = """

@@ -12,7 +12,7 @@ from evmstate import config as config_mod
 
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 VESTING = Path(__file__).parent / "vesting"
 
 MINIMAL = [
