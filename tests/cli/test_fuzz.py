@@ -23,7 +23,7 @@ from evmstate.runner import Overrides
 
 from ..conftest import copy_example
 from .helpers import invoke
-from .test_parallel import workers_of
+from .test_parallel import WAITING, wait_for_markers
 
 BUG = ["state = StateMachine()", "state.rule_deposit(address=accounts[0], value=1)", "state.rule_withdraw(address=accounts[0], value=0)"]
 
@@ -168,24 +168,23 @@ def test_the_next_campaign_starts_from_the_corpus_the_last_one_kept(example):
     assert saved == second_loaded + second_added
 
 
+@pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path):
     project = copy_example(tmp_path / "p")
+    (project / "machines" / "waiting.py").write_text(WAITING)
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
-    proc = subprocess.Popen([exe, "fuzz", "machines/erc20.py", "-n", "1"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen([exe, "fuzz", "machines/waiting.py", "-n", "1"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None and not workers_of(proc.pid):
-            time.sleep(0.2)
-        time.sleep(3)
+        wait_for_markers(project, proc, 1)  # the worker is searching
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, out + err
-    assert "fuzzing machines/erc20.py::ERC20Machine until Ctrl-C on 1 local worker" in out
+    assert "fuzzing machines/waiting.py::Waiting until Ctrl-C on 1 local worker" in out
     assert "(stopped by Ctrl-C)" in out and "0 failures found" in out and "Traceback" not in err
 
 

@@ -118,21 +118,43 @@ def test_merged_shards_add_up_and_report_the_first_failing_shard():
     assert merge_shards({0: single}, 1, 9.0) == (0, single)
 
 
+# a machine whose runs say that they are running: one marker file per worker process
+WAITING = """
+import os
+from pathlib import Path
+
+from evmstate import strategy
+
+
+class Waiting:
+    x = strategy("uint8")
+
+    def rule_wait(self, x):
+        Path(f"searching-{os.getpid()}").touch()
+"""
+
+
+def wait_for_markers(project: Path, proc: subprocess.Popen, count: int) -> None:
+    """Until count worker processes have each run a step of the Waiting machine (or two minutes passed)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and len(list(project.glob("searching-*"))) < count:
+        time.sleep(0.05)
+    assert len(list(project.glob("searching-*"))) >= count, f"{count} workers never started searching"
+
+
+@pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
     project = copy_example(tmp_path / "p")
+    (project / "machines" / "waiting.py").write_text(WAITING)
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
     proc = subprocess.Popen(
-        [exe, "run", "machines/erc20.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
+        [exe, "run", "machines/waiting.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
     try:
-        # wait for the workers, then give them time to load the project and start running
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None and len(workers_of(proc.pid)) < 2:
-            time.sleep(0.2)
-        time.sleep(3)
+        wait_for_markers(project, proc, 2)  # both workers are searching
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group
         out, err = proc.communicate(timeout=60)
     finally:
@@ -148,24 +170,6 @@ def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail("worker processes outlived evmstate run")
-
-
-def workers_of(pid: int) -> list[str]:
-    """The worker processes evmstate (pid) started: spawned by it, forked by its fork server, or forked by it."""
-    out = subprocess.run(["ps", "-ww", "-e", "-o", "pid=", "-o", "ppid=", "-o", "args="], capture_output=True, text=True).stdout
-    procs = {}
-    for line in out.splitlines():
-        fields = line.split(None, 2)
-        if len(fields) == 3:
-            procs[fields[0]] = (fields[1], fields[2])
-    me = str(pid)
-    servers = {p for p, (parent, args) in procs.items() if parent == me and "multiprocessing.forkserver" in args}
-    own = procs.get(me, ("", ""))[1]
-    return [
-        p
-        for p, (parent, args) in procs.items()
-        if (parent == me and ("spawn_main" in args or args == own)) or (parent in servers and p not in servers)
-    ]
 
 
 def test_the_display_follows_machines_running_at_once():
