@@ -16,8 +16,7 @@ import os
 import signal
 import sys
 
-# what the fork server imports: modules that `run` and `fuzz` import in this process too (a worker
-# must load no local module that the parent does not: Hypothesis draws constants from them)
+# what the fork server imports: modules that `run` and `fuzz` import in this process too
 PRELOAD = ("evmstate_cli.main", "evmstate.runner")
 
 

@@ -215,6 +215,57 @@ def replay(failure_id: str | None, last: bool) -> None:
     sys.exit(result.exit_code)
 
 
+@cli.command()
+@click.argument("failure_id", required=False)
+@click.option("--last", is_flag=True, help="Shrink the newest saved failure.")
+@click.option("--time", "budget", metavar="DURATION", help="Stop after this long (30s, 5m) with the shortest program so far (default: until done).")
+def shrink(failure_id: str | None, last: bool, budget: str | None) -> None:
+    """Continue shrinking a saved failure (one a budget stopped): the shorter program replaces the record."""
+    import time
+
+    from evmstate.engine.replay import shrink_record
+    from evmstate.failures import FailureStore
+    from evmstate.scale.campaign import parse_duration
+
+    from evmstate.engine.events import ShrinkReport
+
+    from .render import shrink_text
+
+    if bool(failure_id) == last:
+        raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
+    seconds = parse_duration(budget) if budget is not None else None
+    cfg = config_mod.load()
+    store = FailureStore.of(cfg)
+    record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
+    console = _console()
+    console.print(f"shrinking {record.id}: {record.path}::{record.name}, {len(record.steps)} steps")
+    deadline = time.monotonic() + seconds if seconds is not None else None
+    result = shrink_record(cfg, record, deadline=deadline)
+    if result.verdict == "fixed":
+        console.print(Text(f"fixed: {record.id} no longer fails", style="bold green"))
+        sys.exit(0)
+    if result.verdict == "fails differently":
+        console.print(Text(f"fails differently: {result.message}\n  recorded: {record.error.get('type')}: {record.error.get('message')}", style="bold red"))
+        sys.exit(1)
+    new = result.record
+    store.save(new)
+    if new.id != record.id:
+        store.remove(record.id)
+    console.print(Text(f"\nFalsifying example ({len(new.steps)} step{'s' if len(new.steps) != 1 else ''}):"))
+    for line in new.program:
+        console.print(Text(line))
+    outcome = result.outcome
+    passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
+    report = ShrinkReport(first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality)
+    console.print(Text(shrink_text(report, minimal=result.verdict != "stopped"), style="dim"))
+    if result.verdict == "stopped":
+        console.print(Text(f"not minimal: shrinking stopped at {new.stopped}; `evmstate shrink {new.id}` continues", style="yellow"))
+    elif result.verdict == "minimal":
+        console.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))
+    console.print(f"replay with: evmstate replay {new.id}")
+    sys.exit(1)
+
+
 @cli.group(invoke_without_command=True)
 @click.option("--check", is_flag=True, help="Replay each failure and show whether it still fails.")
 @click.pass_context
@@ -325,8 +376,12 @@ def init(folder: Path | None, force: bool) -> None:
 
 
 @cli.command("compile")
-def compile_cmd() -> None:
-    """Compile contracts/ (using the cache); list each contract and the library modules they import."""
+@click.argument("names", nargs=-1)
+def compile_cmd(names: tuple[str, ...]) -> None:
+    """Compile contracts/ (using the cache); list each contract and the library modules they import.
+
+    NAMES are library modules under contracts/ to compile on their own too, as when a machine asks for one.
+    """
     from evmstate.compiler import VYPER_VERSION, compile_project
 
     cfg = config_mod.load()
@@ -334,7 +389,11 @@ def compile_cmd() -> None:
     console.print(Text(f"settings: {cfg.origin}"))
     cfg.check_sources()
     folders, settings = cfg.compile_inputs()
-    build = compile_project(*folders, **settings)
+    build = compile_project(*folders, **settings, include=names)
+    known = set(build.sources) | {m.name for m in build.modules if m.in_project}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise click.UsageError(f"evmstate compile: no source under {cfg.contracts_dir.name}/ is named {', '.join(map(repr, unknown))}; contracts and modules: {', '.join(sorted(known))}")
     for name in build.sources:
         origin = "cached" if name in build.cached else "compiled"
         art = build.artifacts.get(name)
@@ -352,6 +411,8 @@ def compile_cmd() -> None:
         else:
             note = m.reason
         console.print(Text(f"module {m.name:13s} {m.shown}  {note}"))
+    for warning in build.warnings:
+        console.print(Text(str(warning), style="yellow"), soft_wrap=True)
     for name, error in build.errors.items():
         console.print(Text(f"\nerror: contract {name!r} does not compile:\n{error}", style="red"))
     if build.errors:

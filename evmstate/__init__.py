@@ -1,5 +1,11 @@
 """evmstate: stateful property testing of Vyper contracts on an in-process EVM."""
 
+# first: Hypothesis draws constants from the source of local modules, and evmstate's own must
+# never count, so that a seed gives the same programs from a wheel and from a checkout
+from .search.constants import leave_evmstate_out
+
+leave_evmstate_out()
+
 from .contracts.accounts import Account, Accounts, Chain, SignedMessage
 from .contracts.contract import Blueprint, Contract, ContractContainer, Receipt, reverts
 from .errors import (
@@ -20,6 +26,7 @@ from .machine import Bundle, StateMachine, consumes, initialize, invariant, mult
 from .contracts.project import Project
 from .strategies import strategy
 from .units import to_wei
+from .values import HexBytes
 
 from hypothesis import given  # property tests: the runner reverts the chain after every example
 
@@ -48,6 +55,7 @@ __all__ = [
     "ContractError",
     "EvmStateError",
     "FailureRecordError",
+    "HexBytes",
     "MachineDefinitionError",
     "Project",
     "Receipt",

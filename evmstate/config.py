@@ -115,6 +115,9 @@ class FuzzConfig:
     # blocks are a week of Ethereum's 12-second slots. 0 turns either off.
     max_time_delay: int = 604_800
     max_block_delay: int = 50_400
+    # seconds shrinking may take after a failure is found; then the shortest failing program so
+    # far is reported (and `evmstate shrink <id>` continues). 0: no limit
+    shrink_time: float = 20.0
 
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
@@ -265,6 +268,13 @@ def check_weight(value: Any, where: str) -> float:
     return float(value)
 
 
+def check_shrink_time(value: Any, where: str) -> float:
+    """Seconds shrinking may take: a number, 0 for no limit, else a ConfigError saying so."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
+        raise ConfigError(f"{where} must be a number of seconds shrinking may take after a failure is found, or 0 for no limit; got {value!r}.")
+    return float(value)
+
+
 DELAY_KEYS = ("max_time_delay", "max_block_delay")
 # a year of seconds is more than any deadline worth waiting for between two calls
 MAX_DELAY = 365 * 86_400
@@ -410,6 +420,8 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
+    if section == "fuzz" and key == "shrink_time":
+        return check_shrink_time(value, f"{where}: [fuzz] shrink_time")
     if section == "fuzz" and key == "call_cache":
         if value not in CALL_CACHE_MODES:
             raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")

@@ -18,6 +18,7 @@ from .contracts.accounts import Account
 from .contracts.address import checksum
 from .config import Config
 from .errors import FailureRecordError
+from .values import HexBytes
 
 FORMAT = 1
 
@@ -81,7 +82,7 @@ def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
             raise FailureRecordError(f"the program uses accounts[{body}], but the project has {len(accounts)} accounts")
         return accounts[body]
     if kind == "bytes":
-        return bytes.fromhex(body)
+        return HexBytes(bytes.fromhex(body))
     if kind == "decimal":
         return Decimal(body)
     if kind == "float":

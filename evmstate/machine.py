@@ -170,6 +170,7 @@ class StateMachine:
 
     def enter(self, cm: Any) -> Any:
         """Enter a context manager and keep it until the end of the current run."""
+        self._evmstate_entered = True  # a run holding a context open cannot be checkpointed
         return self._evmstate_stack.enter_context(cm)
 
 

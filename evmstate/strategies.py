@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
@@ -15,6 +15,7 @@ from .contracts.base import active
 from .errors import StrategyError, UnitError
 from .search.dictionary import mixed
 from .units import to_wei
+from .values import HexBytes
 
 _INT = re.compile(r"^(u?)int(\d*)$")
 _BYTES_N = re.compile(r"^bytes(\d+)$")
@@ -105,6 +106,12 @@ def _excluding(strategy: st.SearchStrategy, exclude: Any) -> st.SearchStrategy:
     return strategy.filter(lambda v: v not in excluded)
 
 
+def _excluded(exclude: Any) -> tuple[Any, ...]:
+    if exclude is None:
+        return ()
+    return tuple(exclude) if isinstance(exclude, (list, tuple, set, frozenset)) else (exclude,)
+
+
 def _length_bounds(type_str: str, min_length: Any, max_length: Any, cap: int | None) -> tuple[int, int | None]:
     lo = 0 if min_length is None else min_length
     hi = max_length
@@ -138,6 +145,22 @@ def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     return st.composite(_account_drawer(length))()
 
 
+def _hex_drawer(plain: st.SearchStrategy) -> Any:
+    """draw -> plain's value as HexBytes: the same choices as plain, the value converted once drawn."""
+
+    def draw_hex(draw: Any) -> HexBytes:
+        return HexBytes(draw(plain))
+
+    return draw_hex
+
+
+def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
+    draw_hex = _hex_drawer(plain)
+    strategy = st.composite(draw_hex)()
+    strategy.evmstate_draw = draw_hex  # a machine draws it inside its step's draw, as it drew plain before
+    return strategy
+
+
 def _produced_addresses(d: Any) -> tuple[list[str], ...]:
     # checksummed once per change of the dictionary, not on every draw
     return d.memo("checksummed addresses", lambda: tuple([checksum(a) for a in pool] for pool in d.produced_addresses()))
@@ -146,7 +169,7 @@ def _produced_addresses(d: Any) -> tuple[list[str], ...]:
 def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     """A Hypothesis strategy for values of an ABI type, shrinking toward zero / the first account.
 
-    While a machine or test runs, integers, addresses and fixed-size bytes now and then take a
+    bytes and bytesN values are HexBytes, which print as 0x... . While a machine or test runs, integers, addresses and fixed-size bytes now and then take a
     value from the dictionary of values its contracts know (evmstate.search.dictionary): constants,
     values stored, returned or logged, addresses the contracts produced. Those draws shrink
     toward plain draws. address with length= draws only the first accounts.
@@ -173,7 +196,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] are outside {t}'s range [{lo}, {hi}]")
         if min_v > max_v:
             raise StrategyError(f"strategy({type_str!r}): min_value {min_v} is greater than max_value {max_v}")
-        return _excluding(mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude)
+        return _with_domain(_excluding(mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude), IntDomain(min_v, max_v, _excluded(exclude)))
     if kind == "decimal":
         places = bounds.get("places", DECIMAL_PLACES)
         if not isinstance(places, int) or not 0 <= places <= DECIMAL_PLACES:
@@ -184,25 +207,28 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] must lie within [{DECIMAL_MIN}, {DECIMAL_MAX}] with min <= max")
         return _excluding(st.decimals(min_value=min_v, max_value=max_v, places=places, allow_nan=False, allow_infinity=False), exclude)
     if kind == "bool":
-        return _excluding(st.booleans(), exclude)
+        return _with_domain(_excluding(st.booleans(), exclude), BoolDomain(_excluded(exclude)))
     if kind == "address":
         length = bounds.get("length")
         if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
             raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
+        domain = AddressDomain(length, _excluded(exclude))
         if length is not None:  # the first accounts only, as asked
-            return _excluding(_accounts_strategy(length), exclude)
-        return _excluding(mixed(_accounts_strategy(None), _produced_addresses, _account_drawer(None)), exclude)
+            return _with_domain(_excluding(_accounts_strategy(length), exclude), domain)
+        return _with_domain(_excluding(mixed(_accounts_strategy(None), _produced_addresses, _account_drawer(None)), exclude), domain)
     if kind == "bytesN":
         n = int(t[5:])
-        return _excluding(mixed(st.binary(min_size=n, max_size=n), lambda d: d.fixed_bytes(n)), exclude)
+        plain = st.binary(min_size=n, max_size=n)
+        return _with_domain(_excluding(mixed(plain, lambda d: d.fixed_bytes(n), _hex_drawer(plain)), exclude), BytesDomain(n, n, _excluded(exclude)))
     if kind == "bytes":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
-        return _excluding(st.binary(min_size=lo, max_size=hi), exclude)
+        return _with_domain(_excluding(_hex_strategy(st.binary(min_size=lo, max_size=hi)), exclude), BytesDomain(lo, hi, _excluded(exclude)))
     if kind == "string":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
         alphabet = bounds.get("alphabet")
         chars = st.characters(codec="utf-8") if alphabet is None else alphabet
-        return _excluding(st.text(alphabet=chars, min_size=lo, max_size=hi), exclude)
+        # a shorter prefix keeps to the alphabet
+        return _with_domain(_excluding(st.text(alphabet=chars, min_size=lo, max_size=hi), exclude), TextDomain(lo, _excluded(exclude)))
     if kind == "array":
         inner, _, dim = t[:-1].rpartition("[")
         unique = bool(bounds.get("unique", False))
@@ -210,10 +236,231 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
             size = int(dim)
             if bounds.get("min_length") is not None or bounds.get("max_length") is not None:
                 raise StrategyError(f"strategy({type_str!r}): a fixed array has exactly {size} items; min_length/max_length apply to dynamic arrays")
-            return st.lists(strategy(inner), min_size=size, max_size=size, unique=unique)
+            item = strategy(inner)
+            return _with_domain(st.lists(item, min_size=size, max_size=size, unique=unique), None if unique else ArrayDomain(domain_of(item), size, size))
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 8)
-        return st.lists(strategy(inner), min_size=lo, max_size=hi, unique=unique)
+        item = strategy(inner)
+        return _with_domain(st.lists(item, min_size=lo, max_size=hi, unique=unique), None if unique else ArrayDomain(domain_of(item), lo, hi))
     # tuple
     parts = _split_top(t[1:-1], type_str)
-    return st.tuples(*(strategy(p) for p in parts))
+    members = [strategy(p) for p in parts]
+    return _with_domain(st.tuples(*members), TupleDomain([domain_of(m) for m in members]))
 
+
+
+# -- shrinking recorded values ---------------------------------------------------------
+#
+# The shrinker (engine/shrink.py) minimizes a failing program's arguments on the program itself,
+# as recorded (failures.encode_value: ints, bools and strings as they are, {"bytes": hex},
+# {"account": i}, {"address": hex}, {"decimal": str}, {"tuple": [...]}, lists). A strategy made
+# by strategy() carries its Domain as `evmstate_domain`: which values it may draw, so that every
+# smaller value tried is one the strategy could have drawn. Strategies without a domain (plain
+# Hypothesis ones) are left to Hypothesis's own shrinking.
+
+
+class Domain:
+    """The values a strategy() draws, and how to make one smaller while the program still fails."""
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        """The smallest value found from value for which fails(value) holds (fails(value) itself holds).
+
+        fails(v, repair=True) may also adjust later steps' arguments to fit v (the shrinker's
+        comparison repair); it is asked that way for the few values tried first. hints: numbers
+        the contracts know (their constants), tried before bisecting.
+        """
+        return value
+
+
+# numbers from the bound up that a number's shrinking tries one by one before it bisects
+SMALL_TRIED = 16
+
+
+class IntDomain(Domain):
+    """Integers in [lo, hi], less those excluded: toward 0 (or the bound nearest it), then the least that fails."""
+
+    def __init__(self, lo: int, hi: int, excluded: tuple[Any, ...] = ()) -> None:
+        self.lo, self.hi, self.excluded = lo, hi, excluded
+
+    def contains(self, v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and self.lo <= v <= self.hi and v not in self.excluded
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        if not self.contains(value):
+            return value
+        target = min(max(0, self.lo), self.hi)
+        if value == target:
+            return value
+        # the bound itself and its neighbour, then the contracts' own numbers between it and
+        # value (a minimum price, a cap), by bisection among them: where the failure needs a
+        # number the contract compares against, one of them is the least that fails
+        for simple in (target, target + (1 if value > target else -1)):
+            if simple != value and self.contains(simple) and fails(simple, repair=True):
+                return simple
+        between = sorted((h for h in hints if min(target, value) < h < max(target, value) and self.contains(h)), key=lambda h: abs(h - target))
+        good, bad = -1, len(between)
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if fails(between[middle], repair=True):
+                bad = middle
+            else:
+                good = middle
+        if bad < len(between):
+            value = between[bad]
+        # the least that still fails between target and value (failing is taken as monotone there,
+        # so when the value next to it does not fail, it is the least: a hash, an id, an exact sum)
+        sign = 1 if value > target else -1
+        # a few small values first: where failing is not monotone (a parity, a route), one may fail
+        for small in range(2, min(SMALL_TRIED, abs(value - target))):
+            candidate = target + sign * small
+            if self.contains(candidate) and fails(candidate):
+                return self.minimize(candidate, fails)
+        if abs(value - target) > 1 and not (self.contains(value - sign) and fails(value - sign)):
+            return value
+        good, bad = 0, abs(value - target)  # distances from target: good does not fail, bad does
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            candidate = target + sign * middle
+            if self.contains(candidate) and fails(candidate):
+                bad = middle
+            else:
+                good = middle
+        return target + sign * bad
+
+
+class BoolDomain(Domain):
+    def __init__(self, excluded: tuple[Any, ...] = ()) -> None:
+        self.excluded = excluded
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        if value is True and False not in self.excluded and fails(False):
+            return False
+        return value
+
+
+class AddressDomain(Domain):
+    """An account (by index), or an address the dictionary gave: toward the first account."""
+
+    def __init__(self, length: int | None, excluded: tuple[Any, ...] = ()) -> None:
+        self.length, self.excluded = length, excluded
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        if not isinstance(value, dict):
+            return value
+        current = value.get("account")
+        count = active().accounts.__len__()
+        last = count if self.length is None else min(self.length, count)
+        upto = last if current is None else current
+        for i in range(upto):
+            candidate = {"account": i}
+            if self.excluded and any(str(x).lower() == active().accounts[i].address.lower() for x in self.excluded):
+                continue
+            if fails(candidate):
+                return candidate
+        return value
+
+
+class BytesDomain(Domain):
+    """Byte strings of lengths [lo, hi] (fixed for bytesN): shorter, then zeros."""
+
+    def __init__(self, lo: int, hi: int | None, excluded: tuple[Any, ...] = ()) -> None:
+        self.lo, self.hi, self.excluded = lo, hi, excluded
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        if not isinstance(value, dict) or "bytes" not in value:
+            return value
+        data = bytes.fromhex(value["bytes"])
+
+        def ok(b: bytes) -> bool:
+            return b not in self.excluded and fails({"bytes": b.hex()}, repair=False)
+
+        # shortest prefix that still fails, then each byte toward zero as a whole
+        if len(data) > self.lo and ok(data[: self.lo]):
+            data = data[: self.lo]
+        else:
+            good, bad = self.lo, len(data)
+            while bad - good > 1:
+                middle = (good + bad) // 2
+                if ok(data[:middle]):
+                    bad = middle
+                else:
+                    good = middle
+            data = data[:bad]
+        zeros = bytes(len(data))
+        if data != zeros and ok(zeros):
+            data = zeros
+        elif data:
+            # the least that still fails, read as a big-endian number of the same width (a salt of 0x..01)
+            n = len(data)
+            least = IntDomain(0, 2 ** (8 * n) - 1).minimize(int.from_bytes(data, "big"), lambda v, repair=False: ok(v.to_bytes(n, "big")))
+            data = least.to_bytes(n, "big")
+        return {"bytes": data.hex()}
+
+
+class TextDomain(Domain):
+    """Strings of lengths [lo, hi]: the shortest prefix that still fails."""
+
+    def __init__(self, lo: int, excluded: tuple[Any, ...] = ()) -> None:
+        self.lo, self.excluded = lo, excluded
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        if not isinstance(value, str):
+            return value
+        bad = len(value)
+        if self.lo <= len(value) and value[: self.lo] not in self.excluded and fails(value[: self.lo]):
+            return value[: self.lo]
+        good = self.lo
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if value[:middle] not in self.excluded and fails(value[:middle]):
+                bad = middle
+            else:
+                good = middle
+        return value[:bad]
+
+
+class ArrayDomain(Domain):
+    """Lists of an inner domain's values, of lengths [lo, hi]: fewer items, then each item smaller."""
+
+    def __init__(self, inner: Domain | None, lo: int, hi: int | None) -> None:
+        self.inner, self.lo, self.hi = inner, lo, hi
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        if not isinstance(value, list):
+            return value
+        items = list(value)
+        index = len(items) - 1
+        while index >= 0 and len(items) > self.lo:  # each item removed, last first
+            candidate = items[:index] + items[index + 1 :]
+            if fails(candidate):
+                items = candidate
+            index = min(index - 1, len(items) - 1)
+        if self.inner is not None:
+            for i in range(len(items)):
+                items[i] = self.inner.minimize(items[i], lambda v, repair=False, i=i: fails(items[:i] + [v] + items[i + 1 :], repair=repair), hints)
+        return items
+
+
+class TupleDomain(Domain):
+    """Tuples of members' domains: each member smaller in turn."""
+
+    def __init__(self, members: list[Domain | None]) -> None:
+        self.members = members
+
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        if not isinstance(value, dict) or "tuple" not in value:
+            return value
+        items = list(value["tuple"])
+        for i, domain in enumerate(self.members):
+            if domain is not None and i < len(items):
+                items[i] = domain.minimize(items[i], lambda v, repair=False, i=i: fails({"tuple": items[:i] + [v] + items[i + 1 :]}, repair=repair), hints)
+        return {"tuple": items}
+
+
+def domain_of(strategy: Any) -> Domain | None:
+    """The Domain a strategy() carries; None for other strategies."""
+    return getattr(strategy, "evmstate_domain", None)
+
+
+def _with_domain(s: st.SearchStrategy, domain: Domain | None) -> st.SearchStrategy:
+    s.evmstate_domain = domain  # type: ignore[attr-defined]
+    return s

@@ -2,5 +2,5 @@
 accounts, contracts and containers, and the project that holds them.
 
 The only package that imports eth-abi (abi.py). May import: the ground floor (errors, units,
-config, compiler, calls) and evm. Nothing above it.
+values, config, compiler, calls) and evm. Nothing above it.
 """

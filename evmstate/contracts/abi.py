@@ -23,6 +23,7 @@ from eth_utils import keccak
 
 from ..errors import ContractError, UnitError, UsageError
 from ..units import to_wei
+from ..values import HexBytes, format_value
 from .address import checksum, to_raw_address
 
 DECIMAL_PLACES = 10
@@ -125,7 +126,7 @@ class AbiType:
                 raise ContractError(str(e)) from None
         if isinstance(value, int) and not isinstance(value, bool):
             return int(value)
-        raise ContractError(f"{what}: expected an integer for {self.name}, got {type(value).__name__} {value!r}")
+        raise ContractError(f"{what}: expected an integer for {self.name}, got {type(value).__name__} {format_value(value)}")
 
     def _to_uint(self, value: Any, what: str) -> int:
         v = self._int_value(value, what)
@@ -144,26 +145,26 @@ class AbiType:
         if isinstance(value, float):
             raise ContractError(f"{what}: a float is inexact; pass Decimal({str(value)!r}) or the string {str(value)!r} for a decimal")
         if isinstance(value, bool) or not isinstance(value, (Decimal, int, str)):
-            raise ContractError(f"{what}: expected a Decimal for decimal, got {type(value).__name__} {value!r}")
+            raise ContractError(f"{what}: expected a Decimal for decimal, got {type(value).__name__} {format_value(value)}")
         try:
             d = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
         except decimal.InvalidOperation:
-            raise ContractError(f"{what}: {value!r} is not a number") from None
+            raise ContractError(f"{what}: {format_value(value)} is not a number") from None
         if not d.is_finite():
-            raise ContractError(f"{what}: {value!r} is not a finite decimal")
+            raise ContractError(f"{what}: {format_value(value)} is not a finite decimal")
         if not DECIMAL_MIN <= d <= DECIMAL_MAX:
-            raise ContractError(f"{what}: {value!r} does not fit in a decimal ({DECIMAL_MIN} to {DECIMAL_MAX})")
+            raise ContractError(f"{what}: {format_value(value)} does not fit in a decimal ({DECIMAL_MIN} to {DECIMAL_MAX})")
         try:
             return int(_EXACT.multiply(d, DECIMAL_SCALE).to_integral_exact(context=_EXACT))
         except decimal.Inexact:
-            raise ContractError(f"{what}: {value!r} has more than {DECIMAL_PLACES} decimal places, which a Vyper decimal cannot hold") from None
+            raise ContractError(f"{what}: {format_value(value)} has more than {DECIMAL_PLACES} decimal places, which a Vyper decimal cannot hold") from None
 
     def _to_address(self, value: Any, what: str) -> bytes:
         return to_raw_address(value, what=what)
 
     def _to_bool(self, value: Any, what: str) -> bool:
         if type(value) is not bool:
-            raise ContractError(f"{what}: expected True or False for bool, got {value!r}")
+            raise ContractError(f"{what}: expected True or False for bool, got {format_value(value)}")
         return value
 
     def _bytes_value(self, value: Any, what: str) -> bytes:
@@ -173,8 +174,8 @@ class AbiType:
             try:
                 return bytes.fromhex(value[2:])
             except ValueError:
-                raise ContractError(f"{what}: {value!r} is not valid hex for {self.name}") from None
-        raise ContractError(f"{what}: expected bytes or a 0x-prefixed hex string for {self.name}, got {type(value).__name__} {value!r}")
+                raise ContractError(f"{what}: {format_value(value)} is not valid hex for {self.name}") from None
+        raise ContractError(f"{what}: expected bytes or a 0x-prefixed hex string for {self.name}, got {type(value).__name__} {format_value(value)}")
 
     def _to_bytesN(self, value: Any, what: str) -> bytes:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -184,7 +185,7 @@ class AbiType:
             return value.to_bytes(self.size or 0, "big")
         b = self._bytes_value(value, what)
         if len(b) != self.size:
-            raise ContractError(f"{what}: {self.name} takes exactly {self.size} bytes, got {len(b)} ({b!r}); pad it to {self.size} bytes")
+            raise ContractError(f"{what}: {self.name} takes exactly {self.size} bytes, got {len(b)} ({format_value(b)}); pad it to {self.size} bytes")
         return b
 
     def _to_bytes(self, value: Any, what: str) -> bytes:
@@ -192,12 +193,12 @@ class AbiType:
 
     def _to_string(self, value: Any, what: str) -> str:
         if not isinstance(value, str):
-            raise ContractError(f"{what}: expected a str for string, got {type(value).__name__} {value!r}")
+            raise ContractError(f"{what}: expected a str for string, got {type(value).__name__} {format_value(value)}")
         return value
 
     def _to_array(self, value: Any, what: str) -> list[Any]:
         if not isinstance(value, (list, tuple)):
-            raise ContractError(f"{what}: expected a list for {self.display}, got {type(value).__name__} {value!r}")
+            raise ContractError(f"{what}: expected a list for {self.display}, got {type(value).__name__} {format_value(value)}")
         if self.size is not None and len(value) != self.size:
             raise ContractError(f"{what}: {self.display} needs exactly {self.size} items, got {len(value)}")
         item = self.item
@@ -212,11 +213,16 @@ class AbiType:
                 raise ContractError(f"{what}: a {self.display} struct has the fields {', '.join(self.fields)}; missing {missing or 'none'}, unknown {extra or 'none'}")
             value = [value[f] for f in self.fields]
         if not isinstance(value, (list, tuple)) or len(value) != len(self.parts):
-            raise ContractError(f"{what}: expected a tuple of {len(self.parts)} for {self.display}, got {value!r}")
+            raise ContractError(f"{what}: expected a tuple of {len(self.parts)} for {self.display}, got {format_value(value)}")
         labels = self.fields or tuple(str(i) for i in range(len(self.parts)))
         return tuple(p.to_abi(v, f"{what}.{label}") for p, v, label in zip(self.parts, value, labels))
 
     # -- ABI -> Python --------------------------------------------------------
+
+    def _from_bytesN(self, value: bytes) -> HexBytes:
+        return HexBytes(value)
+
+    _from_bytes = _from_bytesN
 
     def _from_decimal(self, value: int) -> Decimal:
         if value % DECIMAL_SCALE:
@@ -343,7 +349,7 @@ def encode_values(types: Sequence[AbiType], values: Sequence[Any], what: str) ->
     try:
         return eth_abi.encode([t.name for t in types], abi_values)
     except Exception as e:  # the conversions above check every value; this is a last line of defence
-        raise ContractError(f"{what}: cannot encode {list(values)!r} as ({', '.join(t.display for t in types)}): {e}") from None
+        raise ContractError(f"{what}: cannot encode {format_value(list(values))} as ({', '.join(t.display for t in types)}): {e}") from None
 
 
 # -- one word at a time -------------------------------------------------------
@@ -396,7 +402,7 @@ def word_encoder(t: AbiType) -> Callable[[Any, str], bytes] | None:
                 return _TRUE_WORD
             if v is False:
                 return _FALSE_WORD
-            raise ContractError(f"{what}: expected True or False for bool, got {v!r}")
+            raise ContractError(f"{what}: expected True or False for bool, got {format_value(v)}")
 
         return enc_bool
     return None
@@ -545,7 +551,7 @@ class _TypedData:
 
     def hash_struct(self, name: str, value: Any, what: str) -> bytes:
         if not isinstance(value, Mapping):
-            raise UsageError(f"{what}: expected a dict of {name}'s fields, got {type(value).__name__} {value!r}")
+            raise UsageError(f"{what}: expected a dict of {name}'s fields, got {type(value).__name__} {format_value(value)}")
         fields = self.types[name]
         names = [f for f, _ in fields]
         missing = [f for f in names if f not in value]
@@ -561,7 +567,7 @@ class _TypedData:
         if t.endswith("]"):
             item, dim = _split_array(t)
             if not isinstance(value, (list, tuple)):
-                raise UsageError(f"{what}: expected a list for {t}, got {type(value).__name__} {value!r}")
+                raise UsageError(f"{what}: expected a list for {t}, got {type(value).__name__} {format_value(value)}")
             if dim and len(value) != int(dim):
                 raise UsageError(f"{what}: {t} needs exactly {dim} items, got {len(value)}")
             return keccak(b"".join(self.encode_field(item, v, f"{what}[{i}]") for i, v in enumerate(value)))

@@ -11,10 +11,12 @@ from eth_utils import keccak
 from .. import calls
 from ..errors import ContractError, UsageError
 from ..units import to_wei
+from ..values import HexBytes, format_value
 from .abi import typed_data_hash
 from .address import checksum, same_address, to_raw_address
 from .receipt import Receipt
 from .revert import raise_on_failure
+from .base import Handle
 
 if TYPE_CHECKING:
     from ..evm.base import Backend
@@ -22,11 +24,11 @@ if TYPE_CHECKING:
 class SignedMessage(NamedTuple):
     """A signature: the digest signed, v (27 or 28), r, s, and the 65 signature bytes r || s || v."""
 
-    message_hash: bytes
+    message_hash: HexBytes
     v: int
     r: int
     s: int
-    signature: bytes
+    signature: HexBytes
 
 
 def eip191_hash(message: bytes | str) -> bytes:
@@ -38,10 +40,10 @@ def eip191_hash(message: bytes | str) -> bytes:
 def _sign(private_key: bytes, digest: bytes) -> SignedMessage:
     sig = keys.PrivateKey(private_key).sign_msg_hash(digest)
     v = sig.v + 27
-    return SignedMessage(digest, v, sig.r, sig.s, sig.r.to_bytes(32, "big") + sig.s.to_bytes(32, "big") + bytes([v]))
+    return SignedMessage(HexBytes(digest), v, sig.r, sig.s, HexBytes(sig.r.to_bytes(32, "big") + sig.s.to_bytes(32, "big") + bytes([v])))
 
 
-class Account:
+class Account(Handle):
     """A funded account: sends transactions, holds ether; repr is accounts[i] so programs paste back."""
 
     __slots__ = ("raw_address", "address", "index", "_backend", "_hash", "_private_key")
@@ -62,7 +64,7 @@ class Account:
     def sign_message(self, message: bytes | str) -> SignedMessage:
         """Sign a message as personal_sign does (EIP-191 version 0x45); a str is signed as UTF-8 text."""
         if not isinstance(message, (bytes, bytearray, str)):
-            raise UsageError(f"sign_message: expected bytes or a str, got {type(message).__name__} {message!r}")
+            raise UsageError(f"sign_message: expected bytes or a str, got {type(message).__name__} {format_value(message)}")
         return _sign(self._key("sign_message"), eip191_hash(message))
 
     def sign_typed_data(
@@ -109,7 +111,7 @@ class Account:
         """Brownie's accounts[i].deploy(C, ...): evmstate deploys from the container instead."""
         name = getattr(container, "name", None) if not isinstance(container, type) else None
         name = name if isinstance(name, str) else "Contract"
-        shown = ", ".join([*(repr(a) for a in args), f'{{"from": {self!r}}}'])
+        shown = ", ".join([*(format_value(a, code=True) for a in args), f'{{"from": {self!r}}}'])
         raise UsageError(f"{self!r}.deploy({name}, ...) is Brownie's spelling; evmstate deploys from the contract: write {name}.deploy({shown})")
 
     def __eq__(self, other: object) -> bool:
@@ -125,7 +127,7 @@ class Account:
         return self.address
 
 
-class Accounts(Sequence[Account]):
+class Accounts(Sequence[Account], Handle):
     """The funded accounts, indexable like a list; accounts[0] deploys by default."""
 
     def __init__(self, backend: "Backend", addresses: Sequence[bytes]) -> None:
@@ -166,7 +168,7 @@ class Accounts(Sequence[Account]):
         return f"<Accounts: {len(self)} funded>"
 
 
-class Chain:
+class Chain(Handle):
     """The chain's clock and snapshots: time(), sleep(), mine(), height, and scopes that undo what happens in them.
 
     The clock and block number move forward, except inside a scope that will undo the move

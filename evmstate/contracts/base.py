@@ -34,6 +34,20 @@ class ProjectLike(Protocol):
     def name_at(self, raw_address: bytes) -> str | None: ...
 
 
+class Handle:
+    """A handle on the chain (a contract, an account, the project): copying a machine's state shares it, never copies it.
+
+    A checkpoint of a run copies the machine's own Python state with copy.deepcopy; what such
+    a state holds of evmstate's objects points at the chain, which the checkpoint's snapshot keeps.
+    """
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+
 current_project = Current()  # ProjectLike
 
 

@@ -11,6 +11,7 @@ from eth_utils import keccak
 from .. import calls
 from ..errors import CallUsageError, ContractError, NoSuchFunction
 from ..units import to_wei
+from ..values import HexBytes
 from .abi import (
     Codec,
     describe_inputs,
@@ -21,7 +22,7 @@ from .abi import (
 )
 from .accounts import Account
 from .address import checksum, same_address, to_raw_address
-from .base import ProjectLike
+from .base import Handle, ProjectLike
 from .receipt import Receipt
 from .revert import last_call, raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 
@@ -258,7 +259,7 @@ def _gas(options: dict[str, Any]) -> int | None:
     return gas
 
 
-class _AtAddress:
+class _AtAddress(Handle):
     """Equal to its address (in any form), hashed and printed as it."""
 
     raw_address: bytes
@@ -316,9 +317,9 @@ class Contract(_AtAddress):
         return codec.decode(word.to_bytes(32, "big"))
 
     @property
-    def codehash(self) -> bytes:
+    def codehash(self) -> HexBytes:
         """keccak256 of the contract's runtime code, as EXTCODEHASH gives it."""
-        return keccak(self._project.backend.get_code(self.raw_address))
+        return HexBytes(keccak(self._project.backend.get_code(self.raw_address)))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -356,7 +357,7 @@ class Blueprint(_AtAddress):
 
 
 
-class ContractContainer:
+class ContractContainer(Handle):
     """The contracts built from one source file: Name.deploy(*args, {'from': acct, 'value': v})."""
 
     def __init__(self, project: ProjectLike, artifact: "Artifact") -> None:

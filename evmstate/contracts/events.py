@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 from eth_utils import keccak
 
 from .abi import NotAWord, decode_values, entry_signature, param_type, word_decoder
+from ..values import HexBytes, format_value
 from .address import checksum
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ class Event(dict):
         self.address = address
 
     def __repr__(self) -> str:
-        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.items())})"
+        return f"{self.name}({', '.join(f'{k}={format_value(v)}' for k, v in self.items())})"
 
 
 class EventItem:
@@ -161,7 +162,7 @@ class _EventSpec:
             if indexed:
                 raw = next(topics).to_bytes(32, "big")
                 if t.dynamic or t.kind in ("array", "tuple"):
-                    fields[field_name] = raw  # indexed arrays, structs, bytes and strings are stored as their hash
+                    fields[field_name] = HexBytes(raw)  # indexed arrays, structs, bytes and strings are stored as their hash
                 else:
                     fields[field_name] = decode_values([t], raw)[0]
             else:

@@ -6,13 +6,15 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import ReceiptUsedAsValue
+from ..values import format_value
 from .events import EventDict
+from .base import Handle
 
 if TYPE_CHECKING:
     from ..evm.base import ExecResult, Log
 
 
-class Receipt:
+class Receipt(Handle):
     """The outcome of a state-changing call: return_value, events, gas_used, sender, value."""
 
     def __init__(self, result: "ExecResult", *, sender: Any, value: int, contract: Any, function: Any, return_value: Any = None) -> None:
@@ -45,7 +47,7 @@ class Receipt:
         return self._events
 
     def __repr__(self) -> str:
-        return f"<Receipt {self._call} gas_used={self.gas_used} return_value={self.return_value!r}>"
+        return f"<Receipt {self._call} gas_used={self.gas_used} return_value={format_value(self.return_value)}>"
 
     @property
     def _call(self) -> str:
@@ -59,7 +61,7 @@ class Receipt:
         raise ReceiptUsedAsValue(
             f"{how}: {call} is not a view function: calling it sends a transaction and returns a Receipt "
             f"(as Brownie does; titanoboa returns the value). Write {call}(...).return_value for the value it returned "
-            f"({self.return_value!r} here), or {call}.call(...) to run it without a transaction."
+            f"({format_value(self.return_value)} here), or {call}.call(...) to run it without a transaction."
         )
 
     def __int__(self) -> int:

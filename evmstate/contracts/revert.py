@@ -16,6 +16,7 @@ from ..errors import (
 )
 from ..evm.base import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
 from ..hooks import Current, Listeners
+from ..values import format_value
 from .abi import abi_type, decode, entry_signature, from_abi_value, selector
 from .base import ProjectLike, current_project
 
@@ -40,7 +41,7 @@ PANIC_CODES = {
 
 
 def format_call(contract: str | None, function: str | None, args: Sequence[Any]) -> str:
-    shown = ", ".join(repr(a) for a in args)
+    shown = ", ".join(format_value(a) for a in args)
     return f"{contract}.{function}({shown})" if contract else f"{function}({shown})"
 
 
@@ -76,7 +77,7 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures
                 values = decode(types, data[4:])
             except Exception:
                 break
-            shown = ", ".join(repr(from_abi_value(t, v)) for t, v in zip(types, values))
+            shown = ", ".join(format_value(from_abi_value(t, v)) for t, v in zip(types, values))
             return f"{entry['name']}({shown})"
     for signature in signatures:
         if selector(signature) != data[:4]:
@@ -86,7 +87,7 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures
             values = from_abi_value(types_tuple, decode([types_tuple], data[4:])[0])
         except Exception:
             continue
-        return f"{signature[: signature.index('(')]}({', '.join(repr(v) for v in values)})"
+        return f"{signature[: signature.index('(')]}({', '.join(format_value(v) for v in values)})"
     return f"0x{data.hex()}"
 
 

@@ -278,8 +278,7 @@ _corpus_stores: dict[tuple[int, str], RedisCorpusStore] = {}
 
 def corpus_store(config: Config) -> Any:
     """Where machines' guidance corpora live: the Redis server of [database] url, else .evmstate/corpus."""
-    # imported here: only campaigns keep a corpus, and Hypothesis draws some values from the
-    # constants of every local module loaded, so a run that loads no more draws as before
+    # imported here: only campaigns keep a corpus
     from ..search import corpus
 
     if not config.database.is_redis:

@@ -15,7 +15,7 @@ from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from ..machine import collect
-from .deployments import contracts_behind
+from .deployments import contracts_behind, names_behind
 from .events import Event, LoadFailed, MachineFinished
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
@@ -40,6 +40,18 @@ def asks_for_contracts(items: list[Any]) -> bool:
         if set(params) - BUILT_IN:
             return True
     return False
+
+
+def names_asked(config: Config, items: list[Any]) -> list[str]:
+    """The names the items ask for, and those the deployments they ask for ask for: the library modules among them are compiled on their own."""
+    names: list[str] = []
+    for item in items:
+        try:
+            params = collect(item.obj).init_params if item.kind == "machine" else inspect.signature(item.obj).parameters
+        except (MachineDefinitionError, AttributeError, TypeError, ValueError):
+            continue  # reported when the item runs
+        names += [n for n in params if n not in BUILT_IN]
+    return names_behind(names, config)
 
 
 def unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
@@ -86,6 +98,7 @@ def run_item(
     stop: Callable[[], bool] | None = None,
     keep: Callable[[FailureRecord], Any] | None = None,
     corpus: bool = False,
+    deadline: float | None = None,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
@@ -99,6 +112,7 @@ def run_item(
     stop() ends the item early (see run_machine). keep(record), when given, gets the failure
     record instead of the failure store (a worker hands it to the process that saves it).
     corpus: a machine starts from its saved guidance runs and adds the runs it keeps (campaigns).
+    deadline: a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time.
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
@@ -119,7 +133,7 @@ def run_item(
                 from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
 
                 saved = Corpus.of(corpus_store(config), project, where)
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop, corpus=saved)
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):

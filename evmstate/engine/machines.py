@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 import hypothesis
-from hypothesis import given, reporting
+from hypothesis import Phase, given, reporting
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
@@ -26,6 +26,7 @@ from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
 from ..failures import Ref
 from ..machine import MachineSpec, RuleSpec
+from ..values import format_value
 from . import delays
 from .describe import describe_error, harness_limit, user_error
 from .events import (
@@ -46,6 +47,7 @@ from .explain import divergence_failure, explained_on_py_evm
 from .lifecycle import Lifecycle, RunState, internal_error, left_out_note, search_session, with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
+    ShrinkOutOfTime,
     Crashed,
     Diverged,
     InitFailed,
@@ -65,7 +67,8 @@ from .program import (
     tear_down,
 )
 from .rejections import of_machine
-from .shrink import remove_steps
+from .settings import shrink_time
+from .shrink import has_domains, shrink_program
 from .steps import draw_rule, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
@@ -168,7 +171,7 @@ class Program:
                 direct = getattr(p.strategy, "evmstate_draw", None)
                 value = direct(draw) if direct is not None else draw(p.strategy)
                 kwargs[p.name] = value
-                shown.append((p.name, repr(value)))
+                shown.append((p.name, format_value(value, code=True)))
                 raw[p.name] = value
         return kwargs, shown, raw
 
@@ -269,8 +272,11 @@ class MachineRun:
         capture: bool = True,
         stop: Callable[[], bool] | None = None,
         corpus: Corpus | None = None,
+        deadline: float | None = None,
     ) -> None:
         self.spec = spec
+        self.deadline = deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
+        self.shrink_time = shrink_time(project.config.fuzz.shrink_time, spec.settings, spec.name)
         self.project = project
         self.backend = project.backend
         self.settings = settings
@@ -299,6 +305,7 @@ class MachineRun:
         self.started = 0.0
         self.final_status: tuple[str, str | None] | None = None  # set by teardown_final when it raises
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
+        self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
 
     # -- the lifecycle --------------------------------------------------------------
 
@@ -381,6 +388,11 @@ class MachineRun:
         if self.database is not None:
             settings = Settings(settings, database=self.database)
         settings = self.search.settings(settings)
+        if Phase.shrink in settings.phases and has_domains(self.spec):
+            # every argument can be made smaller on the recorded program: evmstate's passes
+            # shrink it (finish_shrinking), far faster than replaying every try from the start
+            settings = Settings(settings, phases=[p for p in settings.phases if p is not Phase.shrink])
+        self.hypothesis_shrinks = Phase.shrink in settings.phases
 
         # Hypothesis keys the example database on this function's source: keep its text as it is
         @given(st.data())
@@ -400,6 +412,8 @@ class MachineRun:
                 test()
         except OutOfTime:
             pass
+        except ShrinkOutOfTime:
+            return "failed", self.cut_short(self.budget_reason())
         except KeyboardInterrupt:
             if self.state.best_failure is None:
                 return "interrupted", None
@@ -426,6 +440,10 @@ class MachineRun:
                 return "failed", self.cut_short(internal_error(exc))
             return "failed", self.report(exc)
         return "passed", None
+
+    def past_shrink_deadline(self) -> bool:
+        deadline = self.shrink_deadline()
+        return deadline is not None and time.monotonic() > deadline
 
     def cut_short(self, reason: str, interrupted: bool = False) -> Failure:
         """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved as it stands."""
@@ -468,6 +486,8 @@ class MachineRun:
         state, stop = self.state, self.stop
         if stop is not None and not state.failing and stop():
             raise OutOfTime()
+        if state.failing and self.hypothesis_shrinks and self.past_shrink_deadline():
+            raise ShrinkOutOfTime()
         outcome = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
         self.life.output.reset()
@@ -538,6 +558,7 @@ class MachineRun:
         counted = False
         if not state.failing:
             state.failing = True
+            state.failing_since = time.monotonic()
             state.first_failure_at = now
             state.first_failure_example = state.runs + 1
             state.first_steps = len(steps)
@@ -578,7 +599,7 @@ class MachineRun:
         return trace_machine(self.spec, self.project, self.base, failure.steps_data, exc, capture=self.capture)
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
-        """After Hypothesis: delete steps until the program is 1-minimal, and say how shrinking went."""
+        """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller): evmstate's passes, and how shrinking went."""
         state, started = self.state, self.started
         name = self.spec.name
         first_failure_at = state.first_failure_at or 0.0
@@ -588,12 +609,10 @@ class MachineRun:
         def progress(steps: int, replays: int) -> None:
             self.emit(ShrinkProgress(name=name, steps=steps, examples=state.examples, runs=runs + replays, elapsed=time.perf_counter() - started - first_failure_at, phase="removing steps", path=failure.path))
 
-        replays = 0
-        try:
-            found, replays = remove_steps(self.spec, self.project, self.base, failure.steps_data, exc, progress)
-        except KeyboardInterrupt:
-            found = None
-            failure = dataclasses.replace(failure, interrupted=True)
+        search = self.search
+        hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
+        outcome = shrink_program(self.spec, self.project, self.base, failure.steps_data, exc, deadline=self.shrink_deadline(), progress=progress, hints=hints, feedback=search.feedback)
+        found = outcome.found
         if found is not None:
             error_type, message, location, tb = describe_error(found.error)
             failure = dataclasses.replace(
@@ -604,9 +623,30 @@ class MachineRun:
                 location=location,
                 traceback=tb,
                 steps_data=found.steps,
-                interrupted=found.interrupted,
+                # the same failure, with the values of the shrunk program (a custom error's arguments)
+                revert_reason=getattr(found.error, "reason", None),
+                call_failure=failure_details(found.error),
             )
-        return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, replays))
+        self.state.left_out += outcome.left_out
+        self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
+        if outcome.stopped == "interrupted":
+            failure = dataclasses.replace(failure, interrupted=True)
+        elif outcome.stopped == "budget":
+            failure = dataclasses.replace(failure, stopped=self.budget_reason())
+        report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
+        passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}
+        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, minimality=outcome.minimality))
+
+    def shrink_deadline(self) -> float | None:
+        """When shrinking must end (time.monotonic()): the machine's shrink_time after the first failure, or the caller's deadline if sooner."""
+        found = self.state.failing_since
+        own = found + self.shrink_time if self.shrink_time and found is not None else None
+        if self.deadline is None:
+            return own
+        return self.deadline if own is None else min(own, self.deadline)
+
+    def budget_reason(self) -> str:
+        return f"the shrink budget ({self.shrink_time:g} s, [fuzz] shrink_time)" if self.deadline is None or (self.shrink_deadline() or 0) < self.deadline else "the end of the campaign's time"
 
     def shrink_report(self, hypothesis_steps: int, steps: int, replays: int) -> ShrinkReport:
         """How shrinking went, from the first failure until now."""

@@ -14,11 +14,12 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from ..values import format_value
 from .describe import describe_error
 
 
 def _compare_message(left: Any, op: str, right: Any) -> str:
-    return f"assert {left!r} {op} {right!r}"
+    return f"assert {format_value(left)} {op} {format_value(right)}"
 
 
 _OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, InvalidDefinition
 
 from ..contracts.project import Project
-from ..errors import MachineDefinitionError, UsageError
+from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import decode_value, encode_value
 from ..machine import MachineSpec, Route, RuleSpec, StateMachine, multiple
+from ..values import format_value
 from . import delays
 from .deployments import Resolver
 
@@ -25,6 +26,13 @@ class OutOfTime(KeyboardInterrupt):
     Never raised once a run has failed, so that every failure found is shrunk. A
     KeyboardInterrupt, because that is what Hypothesis lets through without saving or
     replaying the run it stopped.
+    """
+
+
+class ShrinkOutOfTime(KeyboardInterrupt):
+    """Raised before a run of Hypothesis's shrinking once the shrink budget is spent: the shortest failing program so far is reported.
+
+    A KeyboardInterrupt, for the reason OutOfTime is one.
     """
 
 
@@ -95,6 +103,11 @@ class Step:
 def program_lines(name: str, steps: Iterable[Step]) -> list[str]:
     """A machine's program as a failure shows it: the instance, then every step's lines."""
     return [f"state = {name}()", *(line for s in steps for line in s.lines())]
+
+
+def example_line(name: str, drawn: dict[str, Any] | None) -> str:
+    """A property test's example as a line of Python: name(arg=value, ...)."""
+    return f"{name}({', '.join(f'{k}={format_value(v, code=True)}' for k, v in (drawn or {}).items())})"
 
 
 def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:
@@ -221,8 +234,8 @@ class ProgramRun:
 
 
 def format_args(args: dict[str, Any], labels: dict[str, str]) -> str:
-    """Arguments as a program shows them: bundle values by their labels, others by repr."""
-    return ", ".join(f"{k}={labels.get(k, repr(v))}" for k, v in args.items())
+    """Arguments as a program shows them: bundle values by their labels, others as Python that rebuilds them."""
+    return ", ".join(f"{k}={labels[k] if k in labels else format_value(v, code=True)}" for k, v in args.items())
 
 
 def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:
@@ -248,10 +261,8 @@ def run_program(
     rule's preconditions or bundle filters do not hold raises InvalidProgram: Hypothesis could
     not have run that program. before(i) and after(i, line, result, error) watch each step.
     """
-    by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
+    player = Player(spec, project, strict=strict)
     machine = new_machine(spec)
-    refs: dict[str, Any] = {}
-    lines: list[str] = []
     with machine._evmstate_stack:
         set_up(machine)
         try:
@@ -259,40 +270,69 @@ def run_program(
         except Exception as exc:
             if after is not None:
                 after(0, "setup", None, exc)
-            return ProgramRun(exc, 0, lines)
+            return ProgramRun(exc, 0, player.lines)
         for index, step in enumerate(steps, 1):
-            rule = by_name[step["rule"]]
-            args = {k: decode_value(v, accounts=project.accounts, refs=refs) for k, v in step["arguments"].items()}
-            labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
-            delay = delays.of_record(step)
-            if strict and not _enabled(rule, machine, args, labels):
-                raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
-            line = f"state.{rule.name}({format_args(args, labels)})"
-            if step.get("results"):
-                line = f"{', '.join(step['results'])} = {line}"
-            line = "\n".join([*delays.delay_lines(delay), line])
-            lines.append(line)
-            if before is not None:
-                before(index)
-            delays.wait(project.backend, delay)
             try:
-                result = rule.function(machine, **args)
-                values = [value for _, value in produced(rule, result)] or [result]
-                # labels were given target by target, value by value (as the run loop names them)
-                for i, label in enumerate(step.get("results") or []):
-                    refs[label] = values[i % len(values)]
-                check_all_invariants(spec, machine)
+                result = player.step(machine, index, step, before)
+            except (InvalidProgram, FailureRecordError):
+                raise  # not a program Hypothesis could have run, or a record that cannot be read
             except Exception as exc:
                 if after is not None:
-                    after(index, line, None, exc)
-                return ProgramRun(exc, index, lines)
+                    after(index, player.lines[-1], None, exc)
+                return ProgramRun(exc, index, player.lines)
             if after is not None:
-                after(index, line, result, None)
+                after(index, player.lines[-1], result, None)
         try:
             tear_down(machine)
         except Exception as exc:
             if after is not None:
                 after(len(steps) + 1, "teardown", None, exc)
-            return ProgramRun(exc, len(steps) + 1, lines)
-    return ProgramRun(None, len(steps) + 1, lines)
+            return ProgramRun(exc, len(steps) + 1, player.lines)
+    return ProgramRun(None, len(steps) + 1, player.lines)
 
+
+class Player:
+    """Recorded steps played one by one on a machine: their values rebuilt, bundle values named, lines kept.
+
+    refs (bundle labels to values) and lines (each step as a program shows it) are the Python
+    side of a program's state besides the machine itself; a checkpoint (replayer.py) copies them.
+    """
+
+    def __init__(self, spec: MachineSpec, project: Project, *, strict: bool = False) -> None:
+        self.spec = spec
+        self.project = project
+        self.strict = strict
+        self.by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
+        self.refs: dict[str, Any] = {}
+        self.lines: list[str] = []
+
+    def step(self, machine: Any, index: int, step: dict[str, Any], before: Callable[[int], None] | None = None) -> Any:
+        """Play one recorded step (its wait, its rule, its results into bundles, the invariants) and return the rule's result.
+
+        Raises InvalidProgram (strict) when the rule may not run here; anything the step raises.
+        """
+        project = self.project
+        rule = self.by_name[step["rule"]]
+        args = {k: decode_value(v, accounts=project.accounts, refs=self.refs) for k, v in step["arguments"].items()}
+        labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
+        delay = delays.of_record(step)
+        if self.strict and not _enabled(rule, machine, args, labels):
+            raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
+        line = f"state.{rule.name}({format_args(args, labels)})"
+        if step.get("results"):
+            line = f"{', '.join(step['results'])} = {line}"
+        self.lines.append("\n".join([*delays.delay_lines(delay), line]))
+        if before is not None:
+            before(index)
+        delays.wait(project.backend, delay)
+        result = rule.function(machine, **args)
+        routes = produced(rule, result)
+        values = [value for _, value in routes] or [result]
+        # labels were given target by target, value by value (as the run loop names them)
+        for i, label in enumerate(step.get("results") or []):
+            if self.strict and routes and label.rsplit("_", 1)[0] != routes[i % len(routes)][0]:
+                # the contract answered otherwise: the value went to another bundle than the program says
+                raise InvalidProgram(f"step {index}: {rule.name} routed {label} to {routes[i % len(routes)][0]}")
+            self.refs[label] = values[i % len(values)]
+        check_all_invariants(self.spec, machine)
+        return result

@@ -17,6 +17,7 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 from ..contracts.project import Project
 from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
+from ..values import format_value
 from .describe import describe_error, harness_limit, user_error
 from .events import (
     Event,
@@ -31,7 +32,7 @@ from .events import (
 from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
 from .lifecycle import Lifecycle, RunState, left_out_note, search_session, with_note, with_trace
-from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
+from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, example_line, provide
 from .rejections import Rejections
 from .trace import Trace, trace_test
 
@@ -120,10 +121,6 @@ def isolate_examples(
         fn.hypothesis.inner_test = original
 
 
-def example_line(name: str, drawn: dict[str, Any] | None) -> str:
-    return f"{name}({', '.join(f'{k}={v!r}' for k, v in (drawn or {}).items())})"
-
-
 def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[str], shrink: ShrinkReport | None = None) -> Failure:
     """A falsified property test: the error, and the example as name(arg=value, ...) with its drawn arguments only.
 
@@ -136,7 +133,7 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
         program = [line for text in reported for line in str(text).splitlines() if line.strip()]
         program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
     drawn = log.failing or {}
-    steps_data = [Step(name, [(k, repr(v)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
+    steps_data = [Step(name, [(k, format_value(v, code=True)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
     return Failure(name=name, path=path, error_type=error_type, message=message, program=program, steps=0, invariant=None, location=location, traceback=tb, revert_reason=getattr(exc, "reason", None), steps_data=steps_data, call_failure=failure_details(exc), shrink=shrink)
 
 

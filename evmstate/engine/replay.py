@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import io
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -13,10 +15,11 @@ from ..compiler import find_sources, input_hashes
 from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..contracts.revert import describe_revert
+from ..contracts.revert import describe_revert, failure_details
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
-from ..failures import FailureRecord, FailureStore, decode_value
-from ..machine import collect
+from ..failures import FailureRecord, FailureStore, decode_value, record_id
+from ..machine import MachineSpec, collect
+from ..values import format_value
 from .describe import FailureSignature, describe_error, user_error
 from .modules import load_module
 from .program import (
@@ -28,6 +31,7 @@ from .program import (
     run_program,
 )
 from .records import source_hashes
+from .shrink import shrink_program
 from .trace import Names, event_text
 
 
@@ -106,6 +110,14 @@ def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) 
 def replay(config: Config, record: FailureRecord, emit: Callable[[ReplayStep], None]) -> ReplayResult:
     """Rebuild the project, run the recorded steps one by one, and compare the outcome."""
     changed = changed_sources(config, record)
+    project, target = _loaded(config, record)
+    if record.kind == "test":
+        return _replay_test(project, record, target, emit, changed)
+    return _replay_machine(project, record, target, emit, changed)
+
+
+def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
+    """The project rebuilt, and the machine class or test function the record names."""
     path = config.root / record.path
     if not path.is_file():
         raise FailureRecordError(f"failure {record.id}: {record.path} no longer exists; the machine cannot be replayed")
@@ -116,10 +128,7 @@ def replay(config: Config, record: FailureRecord, emit: Callable[[ReplayStep], N
     target = getattr(module, record.name, None)
     if target is None:
         raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
-    project = Project(config)
-    if record.kind == "test":
-        return _replay_test(project, record, target, emit, changed)
-    return _replay_machine(project, record, target, emit, changed)
+    return Project(config), target
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:
@@ -133,7 +142,8 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
 
 
-def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
+def _ready(project: Project, record: FailureRecord, cls: type) -> MachineSpec:
+    """The machine the record names, its class-level __init__ run: ready for its steps."""
     try:
         spec = collect(cls)
     except MachineDefinitionError as exc:
@@ -144,13 +154,18 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             raise FailureRecordError(
                 f"failure {record.id}: {record.name} has no rule {step['rule']!r} any more (renamed?); it has {', '.join(by_name)}"
             )
-    backend = project.backend
     try:
         init_class(spec, project)
     except MachineDefinitionError as exc:
         raise FailureRecordError(f"failure {record.id}: {exc}") from None
     except InitFailed as failed:
         raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', failed.error)}") from None
+    return spec
+
+
+def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
+    spec = _ready(project, record, cls)
+    backend = project.backend
     caught: list[str] = []
     logs_before = 0
     names = Names(project)
@@ -175,7 +190,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         if exc is not None:
             emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
         else:
-            emit(ReplayStep(index, line, None if result is None else repr(result), events, list(caught)))
+            emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught)))
 
     reverts.listeners.add(on_revert)
     try:
@@ -243,3 +258,54 @@ def check(config: Config, store: FailureStore, record_id: str) -> Check:
         reason = str(exc).removeprefix(f"failure {record.id}: ").removeprefix(f"failure {record.id} cannot be replayed: ")
         return Check(record.id, record, "cannot replay", reason.splitlines()[0])
     return Check(record.id, record, result.verdict, "", result.changed)
+
+
+@dataclass(frozen=True)
+class ShrinkResult:
+    """How `evmstate shrink` ended: "shrunk", "minimal" (nothing went), "stopped" (the budget again), "fixed" or "fails differently"."""
+
+    verdict: str
+    record: FailureRecord  # the record as it stands now (the new one when shrunk)
+    outcome: Any = None  # shrink.Outcome
+    seconds: float = 0.0
+    message: str = ""
+
+
+def shrink_record(config: Config, record: FailureRecord, *, deadline: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
+    """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end.
+
+    A shorter program is saved as a new record (its id follows its program) in place of the old.
+    """
+    if record.kind != "machine":
+        raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
+    started = time.perf_counter()
+    project, cls = _loaded(config, record)
+    spec = _ready(project, record, cls)
+    base = project.backend.snapshot()
+    # what the machine prints while its programs are tried is not part of the result
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        ran = run_program(spec, project, record.steps)
+        if ran.error is None:
+            return ShrinkResult("fixed", record)
+        if not FailureSignature.of(ran.error).same(FailureSignature.of_record(record.error), where=False):
+            return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
+        outcome = shrink_program(spec, project, base, record.steps, ran.error, deadline=deadline, progress=progress)
+    seconds = time.perf_counter() - started
+    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped == "budget" else None
+    if outcome.found is None:
+        return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
+    found = outcome.found
+    error_type, message, location, _ = describe_error(found.error)
+    program = [f"state = {record.name}()", *(line for step in found.lines for line in step.splitlines())]
+    error = {**record.error, "message": message, "location": location, "revert_reason": getattr(found.error, "reason", None), "call_failure": failure_details(found.error)}
+    new = dataclasses.replace(
+        record,
+        id=record_id(record.kind, record.path, record.name, error_type, program, location=location, message=message),
+        steps=found.steps,
+        program=program,
+        error=error,
+        stopped=stopped,
+        interrupted=outcome.stopped == "interrupted",
+        created=time.time(),
+    )
+    return ShrinkResult("stopped" if stopped else "shrunk", new, outcome, seconds)

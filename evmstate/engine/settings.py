@@ -14,7 +14,7 @@ from hypothesis import settings as Settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
-from ..config import Config, HypothesisConfig
+from ..config import Config, ConfigError, HypothesisConfig, check_shrink_time
 from ..errors import MachineDefinitionError
 from ..search.session import SEARCH_KEYS
 
@@ -23,6 +23,8 @@ from ..search.session import SEARCH_KEYS
 # programs) and stay off whatever the settings say.
 ALWAYS_SUPPRESSED = tuple(h for h in HealthCheck if h is not HealthCheck.filter_too_much)
 
+# read by the engine itself, not given to Hypothesis
+ENGINE_KEYS = ("shrink_time",)
 SETTINGS_KEYS = ("max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob", "report_multiple_bugs", "suppress_health_check", "verbosity")
 
 
@@ -55,11 +57,12 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
     }
     seed = overrides.seed if overrides.seed is not None else base.seed
     for key, value in machine.items():
-        if key in SEARCH_KEYS:
-            continue  # read by search.SearchOptions
+        if key in SEARCH_KEYS or key in ENGINE_KEYS:
+            continue  # read by search.SearchOptions, and by shrink_time()
         if key not in SETTINGS_KEYS:
-            close = difflib.get_close_matches(key, SETTINGS_KEYS + SEARCH_KEYS, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(SETTINGS_KEYS + SEARCH_KEYS)}."
+            known = SETTINGS_KEYS + SEARCH_KEYS + ENGINE_KEYS
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(known)}."
             raise MachineDefinitionError(f"{where}.settings: unknown key {key!r}.{hint}")
         if key == "seed":
             seed = value
@@ -77,6 +80,16 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         return Settings(**values), seed
     except (HypothesisException, TypeError, KeyError) as e:
         raise MachineDefinitionError(f"{where}.settings: {e}") from None
+
+
+def shrink_time(default: float, machine: dict[str, Any], where: str) -> float:
+    """The seconds a machine's shrinking may take: its settings' shrink_time, else [fuzz] shrink_time; 0 for no limit."""
+    if "shrink_time" not in machine:
+        return default
+    try:
+        return check_shrink_time(machine["shrink_time"], f"{where}.settings: shrink_time")
+    except ConfigError as e:
+        raise MachineDefinitionError(str(e)) from None
 
 
 def health_checks(value: Any, where: str) -> list[HealthCheck]:

@@ -1,22 +1,49 @@
-"""The last shrinking pass: delete steps from a failing program while it still fails the same way.
+"""Shrinking that knows programs: delete steps and make values smaller on the recorded program itself.
 
-Hypothesis shrinks the choices that generated a program; a deletion that shifts which bundle
-value a later step draws can defeat it, leaving steps that do nothing (a value produced and
-used only by steps that could all go). This pass works on the recorded program itself, where
-a step names the values it uses, and replays each candidate without Hypothesis. It stops when
-no single deletion still fails: the program it returns is 1-minimal.
+Hypothesis shrinks the choices that generated a program, knowing nothing of steps, bundles or
+waits; on EVM steps each of its tries replays the whole program. This shrinker works on the
+recorded program, where a step names the values it uses, and replays each candidate from a
+checkpoint before the first step it changes (replayer.py), so a candidate costs only its
+changed suffix. Its passes, repeated until none makes progress:
+
+- chunks: delete runs of steps, longest first (half the program, a quarter, ...), as delta
+  debugging does; a step goes together with every step that uses a value it produced;
+- singles: delete each step (with its users), or else only its wait;
+- rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
+  arguments (as Hypothesis shrinks a rule's choice toward the first);
+- order: two neighbouring steps swapped so that the rule sampled first comes first;
+- values: each argument drawn by strategy() made as small as it can be while the program
+  still fails: toward 0 (or the bound nearest it), the first account, empty or zero bytes,
+  fewer items; a number by bisection down to the least that still fails;
+- merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
+  total matters) become one, the later taking the earlier's amount up to its bound (as
+  Hypothesis redistributes between two numbers);
+- waits: each wait bisected down to the least that still fails; waits made longer where that
+  lets steps go (LONGER_WAITS);
+- pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
+- reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
+  payment authorized) while an argument of the step that produced the value changes so that it
+  lands where the deleted step put it.
+
+A candidate counts only if every step's preconditions, bundle filters and routes hold where it
+stands, as Hypothesis could have run it, and it fails with the same signature.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..contracts.project import Project
 from ..machine import MachineSpec
+from ..strategies import Domain, IntDomain, domain_of
 from . import delays
 from .describe import FailureSignature
-from .program import run_program
+from ..errors import CallTimeout
+from .program import DEFINITION_ERRORS
+from .replayer import Replayer, step_key
+from .steps import rule_order
 
 
 @dataclass
@@ -88,10 +115,6 @@ def shorten_waits(steps: list[dict[str, Any]], attempt: Callable[[list[dict[str,
     return found
 
 
-# how many times longer every wait is made when looking for steps a longer wait makes unneeded
-LONGER_WAITS = (2, 16)
-
-
 def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Number each bundle's values from 0 again, in the order the program produces them."""
     counters: dict[str, int] = {}
@@ -110,47 +133,444 @@ def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def remove_steps(
-    spec: MachineSpec,
-    project: Project,
-    base: Any,
-    steps: list[dict[str, Any]],
-    error: BaseException,
-    progress: Callable[[int, int], None] = lambda steps, replays: None,
-) -> tuple[Minimized | None, int]:
-    """Delete steps while the program still fails with error's signature, and count the replays.
+# how many times longer every wait is made when looking for steps a longer wait makes unneeded
+LONGER_WAITS = (2, 16)
+# programs of at most this many steps are tried without every pair of steps: "minimal among
+# programs that delete up to two steps"
+PAIRS_UP_TO = 12
+# programs of at most this many steps are tried with every two steps of one rule merged into one
+MERGE_UP_TO = 30
+# comparison operands a repair tries, at most
+REPAIRS = 6
+PASSES = ("chunks", "singles", "rules", "order", "values", "merge", "waits", "pairs", "reroute")
 
-    The program is None when no step could go.
 
-    Each candidate drops one step, or a step that produced bundle values together with every
-    step that uses them, and is replayed from base (the chain after the class-level __init__).
-    A candidate counts only if every step's preconditions and bundle filters hold where it
-    stands, as they did when Hypothesis ran it. The time a dropped step waited still passes,
-    before the next step kept (a step may be needed for its wait alone); a step that keeps its
-    call may lose its wait. Decorator-style initializers always stay: a
-    Hypothesis machine runs each of them once. progress(steps, replays) follows the pass.
+class OutOfBudget(Exception):
+    """Raised inside the shrinker when its time is up: the best program so far stands."""
+
+
+@dataclass
+class PassStats:
+    """How one pass spent its time: candidates replayed, seconds, candidates kept."""
+
+    runs: int = 0
+    seconds: float = 0.0
+    kept: int = 0
+
+
+@dataclass
+class Outcome:
+    """What the shrinker ended with: the best failing program (None when nothing changed), how minimal, how it went."""
+
+    found: Minimized | None
+    minimality: str  # "1-minimal", "minimal among programs that delete up to two steps", or "" when stopped early
+    passes: dict[str, PassStats] = field(default_factory=dict)
+    stopped: str | None = None  # "budget" or "interrupted"
+    left_out: int = 0  # candidates that met an error of the machine or a limit of evmstate, not the failure
+    left_out_first: str | None = None
+
+    @property
+    def replays(self) -> int:
+        return sum(p.runs for p in self.passes.values())
+
+
+class Shrinker:
+    """The passes over one failing program, given attempt(candidate): its replay when it fails the same way, else None.
+
+    domains maps (rule, argument) to the Domain of the strategy that drew it. Steps whose rule is
+    in fixed always stay. deadline: a time.monotonic() after which the best program so far stands.
     """
-    backend = project.backend
-    target = FailureSignature.of(error)
-    fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
-    replays = 0
 
-    def attempt(candidate: list[dict[str, Any]]) -> Minimized | None:
-        nonlocal replays
-        backend.revert(base)
-        replays += 1
+    def __init__(
+        self,
+        steps: list[dict[str, Any]],
+        attempt: Callable[[list[dict[str, Any]]], Minimized | None],
+        *,
+        fixed: frozenset[str] = frozenset(),
+        domains: dict[tuple[str, str], Domain] | None = None,
+        earlier: dict[str, list[tuple[str, frozenset[str]]]] | None = None,
+        rank: dict[str, int] | None = None,
+        deadline: float | None = None,
+        progress: Callable[[int], None] = lambda steps: None,
+        hints: tuple[int, ...] = (),
+        operands: Callable[[list[dict[str, Any]]], list[int]] | None = None,
+    ) -> None:
+        self.best = list(steps)
+        self.earlier = earlier or {}  # rule -> (rule sampled before it, the arguments it takes), ...
+        self.rank = rank or {}  # rule -> its place in Hypothesis's order
+        self.hints = hints  # numbers the contracts know
+        # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
+        self.operands = operands
+        self._attempt = attempt
+        self.fixed = fixed
+        self.domains = domains or {}
+        self.deadline = deadline
+        self.progress = progress
+        self.found: Minimized | None = None
+        self.passes = {name: PassStats() for name in PASSES}
+        self.current = PASSES[0]
+        self.pairs_done = False
+
+    # -- candidates ----------------------------------------------------------------------
+
+    def attempt(self, candidate: list[dict[str, Any]]) -> Minimized | None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfBudget()
+        self.passes[self.current].runs += 1
+        return self._attempt(candidate)
+
+    def keep(self, result: Minimized) -> None:
+        self.best, self.found = result.steps, result
+        self.passes[self.current].kept += 1
+        self.progress(len(self.best))
+
+    def shorter(self, candidate: list[dict[str, Any]]) -> bool:
+        """Try a candidate no longer than the best; keep it when it still fails. Whether it was kept."""
+        if candidate == self.best:
+            return False
+        result = self.attempt(candidate)
+        if result is None or len(result.steps) > len(self.best) or result.steps == self.best:
+            return False
+        self.keep(result)
+        return True
+
+    # -- the passes ----------------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        stopped = None
         try:
-            ran = run_program(spec, project, candidate, strict=True)
-        except Exception:
-            # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
-            # (leaving a context manager): not a program that fails the same way
-            return None
-        if ran.error is None or FailureSignature.of(ran.error) != target:
-            return None
-        # it may now fail before its last step: what follows is not needed
-        return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
+            changed = True
+            while changed:
+                changed = False
+                for name in PASSES:
+                    self.current = name
+                    started = time.perf_counter()
+                    try:
+                        changed = getattr(self, f"_{name}")() or changed
+                    finally:
+                        self.passes[name].seconds += time.perf_counter() - started
+            final = self._relabelled()
+            if final is not None:
+                self.found = final
+        except OutOfBudget:
+            stopped = "budget"
+        except KeyboardInterrupt:
+            if self.found is None:
+                raise
+            stopped = "interrupted"
+        minimality = "" if stopped else "minimal among programs that delete up to two steps" if self.pairs_done else "1-minimal"
+        return Outcome(self.found, minimality, self.passes, stopped)
 
-    return minimize(steps, attempt, fixed, lambda steps: progress(steps, replays)), replays
+    def _deletable(self, index: int) -> bool:
+        return self.best[index]["rule"] not in self.fixed
+
+    def _chunks(self) -> bool:
+        changed = False
+        size = len(self.best) // 2
+        while size >= 2:
+            start = 0
+            while start + size <= len(self.best):
+                drop: set[int] = set()
+                for i in range(start, start + size):
+                    if self._deletable(i):
+                        drop |= with_users(self.best, i)
+                if drop and self.shorter(without(self.best, drop)):
+                    changed = True  # the same place now holds later steps: try it again
+                else:
+                    start += size
+            size //= 2
+        return changed
+
+    def _singles(self) -> bool:
+        changed = False
+        index = len(self.best) - 1
+        while index >= 0:
+            if self._deletable(index):
+                if self.shorter(without(self.best, with_users(self.best, index))):
+                    changed = True
+                elif delays.of_record(self.best[index]) != delays.NO_DELAY:
+                    if self.shorter([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):
+                        changed = True
+            index = min(index - 1, len(self.best) - 1)
+        return changed
+
+    def _rules(self) -> bool:
+        changed = False
+        for index in range(len(self.best)):
+            if index >= len(self.best):
+                break
+            step = self.best[index]
+            if step.get("results") or not self._deletable(index):
+                continue
+            for other, params in self.earlier.get(step["rule"], ()):
+                arguments = {k: v for k, v in step["arguments"].items() if k in params}
+                if self.shorter([*self.best[:index], {**step, "rule": other, "arguments": arguments}, *self.best[index + 1 :]]):
+                    changed = True
+                    break
+        return changed
+
+    def _order(self) -> bool:
+        """Neighbouring steps swapped so that the rule Hypothesis samples first comes first, where the program still fails."""
+        changed = False
+        rank = self.rank
+        for index in range(len(self.best) - 1):
+            if index + 1 >= len(self.best):
+                break
+            a, b = self.best[index], self.best[index + 1]
+            if rank.get(b["rule"], 0) >= rank.get(a["rule"], 0) or _refs(b) & set(a.get("results") or []):
+                continue
+            if not (self._deletable(index) and self._deletable(index + 1)):
+                continue
+            # each keeps its own wait: the swap changes only which call comes first
+            if self.shorter([*self.best[:index], b, a, *self.best[index + 2 :]]):
+                changed = True
+        return changed
+
+    def _values(self) -> bool:
+        changed = self._equal_values()
+        for index in range(len(self.best)):
+            if index >= len(self.best):
+                break
+            step = self.best[index]
+            for name, value in step["arguments"].items():
+                domain = self.domains.get((step["rule"], name))
+                if domain is None or (isinstance(value, dict) and "ref" in value):
+                    continue
+                kept = self._minimize_argument(index, name, value, domain)
+                changed = changed or kept
+                if index >= len(self.best):
+                    break
+        return changed
+
+    def _equal_values(self) -> bool:
+        """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws), made smaller together."""
+        groups: dict[tuple[int, str], list[tuple[int, str]]] = {}
+        for index, step in enumerate(self.best):
+            for name, value in step["arguments"].items():
+                domain = self.domains.get((step["rule"], name))
+                if domain is not None and not (isinstance(value, dict) and "ref" in value):
+                    groups.setdefault((id(domain), step_key(value)), []).append((index, name))
+        changed = False
+        for (domain_id, _), places in groups.items():
+            if len(places) < 2:
+                continue
+            index, name = places[0]
+            if index >= len(self.best) or any(i >= len(self.best) for i, _ in places):
+                continue
+            value = self.best[index]["arguments"][name]
+            domain = self.domains[(self.best[index]["rule"], name)]
+
+            def fails(candidate_value: Any, repair: bool = False, places: list[tuple[int, str]] = places) -> bool:
+                if any(i >= len(self.best) for i, _ in places):
+                    return False
+                candidate = list(self.best)
+                for i, n in places:
+                    candidate[i] = {**candidate[i], "arguments": {**candidate[i]["arguments"], n: candidate_value}}
+                return self.shorter(candidate)
+
+            before = self.passes[self.current].kept
+            domain.minimize(value, fails, self.hints)
+            changed = changed or self.passes[self.current].kept > before
+        return changed
+
+    def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
+        """Make one argument as small as its domain allows while the program still fails; whether it changed."""
+        kept = False
+
+        def fails(candidate_value: Any, repair: bool = False) -> bool:
+            nonlocal kept
+            if index >= len(self.best):
+                return False
+            step = self.best[index]
+            candidate = [*self.best[:index], {**step, "arguments": {**step["arguments"], name: candidate_value}}, *self.best[index + 1 :]]
+            if self.shorter(candidate) or (repair and self._repaired(candidate, index)):
+                kept = True
+                return True
+            return False
+
+        domain.minimize(value, fails, self.hints)
+        return kept
+
+    def _repaired(self, candidate: list[dict[str, Any]], index: int) -> bool:
+        """The candidate (step index changed) with one later number replaced by a side of a comparison its replay met, as Redqueen does.
+
+        A quote that matched a price computed from the changed step no longer matches: the
+        replay compared the quote with the new price, which is the value to try.
+        """
+        if self.operands is None:
+            return False
+        met = [o for o in dict.fromkeys(self.operands(candidate)) if o >= 0][:REPAIRS]
+        for j in range(index + 1, len(candidate)):
+            for name, value in candidate[j]["arguments"].items():
+                domain = self.domains.get((candidate[j]["rule"], name))
+                if not isinstance(domain, IntDomain) or not isinstance(value, int):
+                    continue
+                for other in met:
+                    for v in (other, other + 1, other - 1):
+                        if v != value and domain.contains(v):
+                            step = candidate[j]
+                            fixed = [*candidate[:j], {**step, "arguments": {**step["arguments"], name: v}}, *candidate[j + 1 :]]
+                            if self.shorter(fixed):
+                                return True
+        return False
+
+    def _merge(self) -> bool:
+        changed = False
+        i = 0
+        while i < len(self.best) and len(self.best) <= MERGE_UP_TO:
+            j = i + 1
+            while j < len(self.best):
+                if any(self.shorter(candidate) for candidate in self._merged(i, j)):
+                    changed = True
+                    break
+                j += 1
+            else:
+                i += 1
+        return changed
+
+    def _merged(self, i: int, j: int) -> list[list[dict[str, Any]]]:
+        """Step i's numbers moved onto step j's (same rule, same other arguments): without step i if nothing is left of it, then with what is left."""
+        a, b = self.best[i], self.best[j]
+        if a["rule"] != b["rule"] or a.get("results") or b.get("results") or not self._deletable(i):
+            return []
+        moved = {}
+        left = {}
+        for name, value in a["arguments"].items():
+            domain = self.domains.get((a["rule"], name))
+            other = b["arguments"].get(name)
+            if isinstance(domain, IntDomain) and isinstance(value, int) and isinstance(other, int) and value > 0 and other >= 0:
+                total = min(domain.hi, other + value)
+                if total == other:
+                    return []  # step j's number is at its bound: nothing moves
+                moved[name], left[name] = total, value - (total - other)
+            elif value != other:
+                return []
+        if not moved:
+            return []
+        step_j = {**b, "arguments": {**b["arguments"], **moved}}
+        program = [*self.best[:j], step_j, *self.best[j + 1 :]]
+        kept = [*program[:i], {**a, "arguments": {**a["arguments"], **left}}, *program[i + 1 :]]
+        return [without(program, {i}), kept] if all(v == 0 for v in left.values()) else [kept]
+
+    def _waits(self) -> bool:
+        changed = False
+        # A wait left as drawn (or as short as fails with the steps around it) can leave steps
+        # needed only because the wait is short (ten rewards funded where one would do, had
+        # the clock run longer). With every wait longer, the same deletions are tried again;
+        # the bisection below takes the waits back down.
+        for factor in LONGER_WAITS:
+            if all(delays.of_record(s) == delays.NO_DELAY for s in self.best):
+                break
+            longer = self.attempt([with_delay(s, delays.scale(delays.of_record(s), factor)) for s in self.best])
+            if longer is None:
+                continue
+            saved = self.best, self.found
+            self.best, self.found = longer.steps, longer
+            self._singles()
+            if len(self.best) < len(saved[0]):
+                changed = True
+            else:
+                self.best, self.found = saved  # nothing went: the waits stay as they were
+        shorter = shorten_waits(self.best, self.attempt)
+        if shorter is not None and shorter.steps != self.best:
+            self.keep(shorter)
+            changed = True
+        return changed
+
+    def _pairs(self) -> bool:
+        if len(self.best) > PAIRS_UP_TO:
+            self.pairs_done = False
+            return False
+        changed = False
+        i = 0
+        while i < len(self.best):
+            j = i + 1
+            while j < len(self.best):
+                if self._deletable(i) and self._deletable(j) and self.shorter(without(self.best, with_users(self.best, i) | with_users(self.best, j))):
+                    changed = True
+                    continue  # the same (i, j) now names other steps
+                j += 1
+            i += 1
+        self.pairs_done = True
+        return changed
+
+    def _reroute(self) -> bool:
+        """Delete a step that took a value from one bundle and put it into another, the value's producer now routing it there itself."""
+        changed = False
+        index = len(self.best) - 1
+        while index > 0:
+            candidates = list(self._rerouted(index))
+            for candidate in candidates:
+                if self.shorter(candidate):
+                    changed = True
+                    break
+            index = min(index - 1, len(self.best) - 1)
+        return changed
+
+    def _rerouted(self, index: int) -> Any:
+        yield from self._moved(index)
+        if len(self.best) <= PAIRS_UP_TO and self._deletable(index):
+            # a step that changed a value's state in place (a filtered bundle's payment made
+            # authorized), deleted while another step's argument changes so that it needs no change
+            base = without(self.best, with_users(self.best, index))
+            for k, other in enumerate(base):
+                for name, value in other["arguments"].items():
+                    domain = self.domains.get((other["rule"], name))
+                    if domain is None or (isinstance(value, dict) and "ref" in value):
+                        continue
+                    for simple in _simple_values(domain, value)[:-1]:
+                        yield [*base[:k], {**other, "arguments": {**other["arguments"], name: simple}}, *base[k + 1 :]]
+
+    def _moved(self, index: int) -> Any:
+        step = self.best[index]
+        refs = [(k, v["ref"]) for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v]
+        results = step.get("results") or []
+        if len(refs) != 1 or len(results) != 1 or not self._deletable(index):
+            return
+        taken, moved = refs[0][1], results[0]
+        producer = next((i for i in range(index) if taken in (self.best[i].get("results") or [])), None)
+        if producer is None:
+            return
+        # the producer's value is named as the deleted step named it; later uses follow the name
+        renamed = [moved if label == taken else label for label in self.best[producer].get("results") or []]
+        base = [dict(s) for s in self.best]
+        base[producer] = {**base[producer], "results": renamed}
+        base = without(base, {index})
+        if any(_uses(s, taken) for s in base):
+            return  # the value is also used as it was elsewhere: not a plain move
+        step_p = base[producer]
+        for name, value in step_p["arguments"].items():
+            domain = self.domains.get((step_p["rule"], name))
+            if domain is None or (isinstance(value, dict) and "ref" in value):
+                continue
+            for simple in _simple_values(domain, value):
+                yield [*base[:producer], {**step_p, "arguments": {**step_p["arguments"], name: simple}}, *base[producer + 1 :]]
+
+    def _relabelled(self) -> Minimized | None:
+        """The best program with its bundle values numbered from 0 again, replayed for its lines."""
+        if self.found is None:
+            return None
+        final = self._attempt(relabel(self.best))
+        if final is not None and len(final.steps) == len(self.best):
+            return final
+        return self.found
+
+
+def _uses(step: dict[str, Any], label: str) -> bool:
+    return label in _refs(step)
+
+
+def _simple_values(domain: Domain, value: Any) -> list[Any]:
+    """A few values of a domain to try in place of value: its smallest, and value itself."""
+    seen: list[Any] = []
+
+    def collect(v: Any, repair: bool = False) -> bool:
+        if v not in seen:
+            seen.append(v)
+        return False  # never "fails": minimize() walks down through its simplest candidates
+
+    domain.minimize(value, collect)
+    return [v for v in seen[:3] if v != value] + [value]
 
 
 def minimize(
@@ -159,58 +579,92 @@ def minimize(
     fixed: frozenset[str] = frozenset(),
     progress: Callable[[int], None] = lambda steps: None,
 ) -> Minimized | None:
-    """The deletion pass over steps, given attempt(candidate): its replay when it fails the same way, else None.
+    """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was shorter."""
+    outcome = Shrinker(steps, attempt, fixed=fixed, progress=progress).run()
+    if outcome.found is not None and outcome.stopped == "interrupted":
+        outcome.found.interrupted = True
+    return outcome.found
 
-    Steps whose rule is in fixed always stay. None when no step could go and no wait be shortened.
+
+def shrink_program(
+    spec: MachineSpec,
+    project: Project,
+    base: Any,
+    steps: list[dict[str, Any]],
+    error: BaseException | FailureSignature,
+    *,
+    deadline: float | None = None,
+    progress: Callable[[int, int], None] = lambda steps, replays: None,
+    hints: tuple[int, ...] = (),
+    feedback: Any = None,
+) -> Outcome:
+    """Shrink a failing program while it still fails with error's signature.
+
+    Each candidate is replayed from a checkpoint of the chain after the class-level __init__
+    (base). hints: numbers the contracts know, tried as arguments; feedback: the search's
+    evm.base.Feedback while its hooks record comparison operands (py-evm), for repairs. Decorator-style initializers always stay: a Hypothesis machine runs each of them
+    once. progress(steps, replays) follows the passes.
     """
-    best = list(steps)
-    found: Minimized | None = None
+    target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
+    fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
+    domains = {(r.name, p.name): d for r in (*spec.initializers, *spec.rules) for p in r.params if p.strategy is not None and (d := domain_of(p.strategy)) is not None}
+    replayer = Replayer(spec, project, base)
+    tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
+    left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
 
-    def delete(program: list[dict[str, Any]], first: bool) -> None:
-        """Single deletions from program until none still fails; best and found follow it (after the first pass: when shorter)."""
-        nonlocal best, found
-        improved = True
-        while improved:
-            improved = False
-            index = len(program) - 1
-            while index >= 0:
-                if program[index]["rule"] not in fixed:
-                    result = attempt(without(program, with_users(program, index)))
-                    if result is None and delays.of_record(program[index]) != delays.NO_DELAY:
-                        result = attempt([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(program)])
-                    if result is not None:
-                        program, improved = result.steps, True
-                        if first or len(program) < len(best):
-                            best, found = program, result
-                    progress(len(best))
-                index = min(index - 1, len(program) - 1)
+    def attempt(candidate: list[dict[str, Any]]) -> Minimized | None:
+        key = tuple(step_key(s) for s in candidate)
+        if key not in tried:
+            if len(tried) > 4096:
+                tried.clear()
+            tried[key] = replay(candidate)
+        return tried[key]
 
-    try:
-        delete(best, first=True)
-        # Hypothesis shrinks each wait toward the least that fails with the steps around it,
-        # which can leave steps needed only because the wait is short (ten rewards funded where
-        # one would do, had the clock run longer). With every wait longer, the same deletions
-        # are tried again; shorten_waits below takes the waits back down.
-        for factor in LONGER_WAITS:
-            if all(delays.of_record(s) == delays.NO_DELAY for s in best):
-                break
-            longer = attempt([with_delay(s, delays.scale(delays.of_record(s), factor)) for s in best])
-            if longer is not None:
-                if len(longer.steps) < len(best):  # it fails sooner
-                    best, found = longer.steps, longer
-                delete(longer.steps, first=False)
-        shorter = shorten_waits(best, attempt)
-        if shorter is not None:
-            best, found = shorter.steps, shorter
-        if found is None:
+    def replay(candidate: list[dict[str, Any]]) -> Minimized | None:
+        try:
+            ran = replayer.run(candidate)
+        except Exception:
+            # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
+            # (leaving a context manager): not a program that fails the same way
             return None
-        # the same program with its bundle values numbered from 0, replayed for its lines
-        final = attempt(relabel(best))
-        if final is not None and len(final.steps) == len(best):
-            found = final
-        return found
-    except KeyboardInterrupt:
-        if found is None:
-            raise
-        found.interrupted = True
-        return found
+        if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
+            # an error of the machine or a limit of evmstate, not the failure: counted for the report
+            left_out.append(f"{spec.name}.{candidate[ran.at - 1]['rule'] if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}")
+            return None
+        if ran.error is None or FailureSignature.of(ran.error) != target:
+            return None
+        # it may now fail before its last step: what follows is not needed
+        return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
+
+    def operands(candidate: list[dict[str, Any]]) -> list[int]:
+        """The comparison operands the candidate's replay met (feedback records them on py-evm while the search's hooks are on)."""
+        start = len(feedback.operands)
+        replay(candidate)
+        met = feedback.operands[start:]
+        del feedback.operands[start:]
+        return met
+
+    shrinker = Shrinker(
+        steps, attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec), rank={r.name: i for i, r in enumerate(rule_order(spec.rules))},
+        deadline=deadline, progress=lambda n: progress(n, replayer.runs),
+        hints=hints, operands=operands if feedback is not None else None,
+    )
+    progress(len(steps), 0)  # the live line shows evmstate's passes from their start
+    try:
+        outcome = shrinker.run()
+    finally:
+        replayer.close()
+    outcome.left_out, outcome.left_out_first = len(left_out), left_out[0] if left_out else None
+    return outcome
+
+
+def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
+    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from the same strategies."""
+    order = rule_order(spec.rules)
+    shape = {r.name: {(p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params} for r in order}
+    return {r.name: [(q.name, frozenset(p.name for p in q.params)) for q in order[:i] if not q.targets and shape[q.name] <= shape[r.name]] for i, r in enumerate(order)}
+
+
+def has_domains(spec: MachineSpec) -> bool:
+    """Whether every argument a rule draws from a strategy has a domain the shrinker can make smaller."""
+    return all(p.bundle is not None or domain_of(p.strategy) is not None for r in (*spec.initializers, *spec.rules) for p in r.params)

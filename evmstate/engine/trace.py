@@ -20,8 +20,9 @@ from ..calls import CallRecord
 from ..contracts.revert import describe_revert
 from ..errors import TransactionReverted
 from ..machine import Route, multiple
+from ..values import format_value
 from .describe import FailureSignature, describe_error
-from .program import run_program
+from .program import example_line, run_program
 
 # -- showing values ----------------------------------------------------------------
 
@@ -34,19 +35,23 @@ class Names:
         self.by_address = {a.address.lower(): repr(a) for a in project.accounts}
 
     def show(self, value: Any) -> str:
-        if isinstance(value, str) and value.lower() in self.by_address:
+        """The value as traces show it: bytes as 0x..., accounts and contracts named, inside containers too."""
+        return format_value(value, name=self.name)
+
+    def name(self, value: Any) -> str | None:
+        """accounts[i] for a funded account's address, <Name 0x...> for a deployed contract's; None for any other value."""
+        if not isinstance(value, str):
+            return None
+        if value.lower() in self.by_address:
             return self.by_address[value.lower()]
-        if isinstance(value, str) and len(value) == 42 and value[:2] == "0x":
+        if len(value) == 42 and value[:2] == "0x":
             try:
                 name = self.project.name_at(bytes.fromhex(value[2:]))
             except ValueError:  # a string that only looks like an address
                 name = None
             if name is not None:
                 return f"<{name} {value}>"
-        if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
-            inner = ", ".join(self.show(v) for v in value)
-            return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
-        return repr(value)
+        return None
 
 
 def event_text(project: Any, log: Any, names: Names) -> str:
@@ -230,7 +235,7 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: list[dict[str, Any]
 def trace_test(name: str, inner: Callable[..., Any], project: Any, injected: dict[str, Any], drawn: dict[str, Any], expected: BaseException, *, capture: bool = True) -> Trace:
     """Run a property test's failing example once more, from the chain as it is, and trace it."""
     recorder = _Recorder(project)
-    section = recorder.open("test", 1, f"{name}({', '.join(f'{k}={v!r}' for k, v in drawn.items())})")
+    section = recorder.open("test", 1, example_line(name, drawn))
     error: BaseException | None = None
     with _captured(capture) as out, calls.recording(recorder), project.backend.anchor():
         try:

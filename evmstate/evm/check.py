@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..values import format_value
 from .base import Capabilities, ExecResult, Log, Snapshots
 
 from .pyevm import PyEVMBackend
@@ -116,8 +117,7 @@ class CheckedBackend(Snapshots):
             for what, get in (("balance", "get_balance"), ("nonce", "get_nonce"), ("code", "get_code")):
                 ours, theirs = getattr(self.fast, get)(address), getattr(self.reference, get)(address)
                 if ours != theirs:
-                    shown = (f"0x{ours.hex()}", f"0x{theirs.hex()}") if isinstance(ours, bytes) else (ours, theirs)
-                    return f"{what} of 0x{address.hex()}: {shown[0]} on revm, {shown[1]} on py-evm"
+                    return f"{what} of 0x{address.hex()}: {format_value(ours)} on revm, {format_value(theirs)} on py-evm"
         return None
 
     # -- state access -----------------------------------------------------
@@ -125,7 +125,7 @@ class CheckedBackend(Snapshots):
     def _read(self, name: str, *args: Any) -> Any:
         ours, theirs = getattr(self.fast, name)(*args), getattr(self.reference, name)(*args)
         if ours != theirs:
-            self._differ(name, args[0], None, b"", 0, f"{name}{tuple(a.hex() if isinstance(a, bytes) else a for a in args)}: {ours!r} on revm, {theirs!r} on py-evm")
+            self._differ(name, args[0], None, b"", 0, f"{name}({', '.join(format_value(a) for a in args)}): {format_value(ours)} on revm, {format_value(theirs)} on py-evm")
         return theirs
 
     def get_balance(self, address: bytes) -> int:

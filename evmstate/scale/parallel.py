@@ -14,9 +14,10 @@ with all of that imported instead of importing it again (about 1.5 s a worker). 
 is a fresh interpreter with no threads, so forking it is safe where forking the parent (which runs
 rich's refresh thread, or Dask's) would not be. A worker then imports the user's machine modules
 (discovery) and builds the project from the parent's compiled contracts (ProjectSource.build),
-not from the build cache. Only modules the parent has loaded are preloaded: Hypothesis draws some
-values from the constants of every local module loaded, so a worker has the same ones as the
-parent and runs a machine with the same programs for the same seed.
+not from the build cache. Only modules the parent has loaded are preloaded. Which of evmstate's
+modules a process has loaded changes no program (they add nothing to the constants Hypothesis
+draws from, search/constants.py); the user's machine modules do add to them, and a worker loads
+the same ones as the parent, so it runs a machine with the same programs for the same seed.
 
 A worker forked from the fork server takes the parent's environment variables as they are when
 it starts (as a spawned one has them), not as they were when the server started.
@@ -106,9 +107,7 @@ class ProjectSource:
     config: Config
     paths: tuple[str, ...] = ()
     keyword: str | None = None
-    # the evmstate modules the parent had loaded: Hypothesis draws some values from the
-    # constants of every local module loaded, so a worker loads the same ones to run a
-    # machine exactly as the parent would
+    # the evmstate modules the parent had loaded: a worker loads the same ones
     modules: tuple[str, ...] = ()
     # the parent's compiled contracts: a worker builds the project from them instead of from the
     # build cache (None: from the cache, as on a cluster's workers)

@@ -31,6 +31,11 @@ from .parallel import ProjectSource
 # -- shards ------------------------------------------------------------------------------
 
 
+# seconds past a campaign's budget that shrinking a failure found near its end may take: with the
+# trace, the record and the workers' exit, the campaign ends within 5 s of its budget
+SHRINK_GRACE = 2.5
+
+
 @dataclass(frozen=True)
 class Shard:
     """One machine or test (key: path::name) run under the campaign's seed and its shard number."""
@@ -88,13 +93,16 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
         state.project.activate()
         item = state.items[shard.key]
         cpu = time.process_time()
-        stop = None
+        stop = shrink_by = None
         if shard.budget is not None:
             deadline = time.monotonic() + shard.budget
             stop = lambda: time.monotonic() >= deadline  # noqa: E731
+            # a failure found near the end is shrunk for at most SHRINK_GRACE more seconds, so that
+            # the campaign, its report included, ends within 5 s of its budget
+            shrink_by = deadline + SHRINK_GRACE
         records: list[FailureRecord] = []
         # the machine's saved guidance runs: every shard starts from them and adds to them
-        result = run_item(state.config, state.project, item, shard.overrides, _forwarded(emit), seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True)
+        result = run_item(state.config, state.project, item, shard.overrides, _forwarded(emit), seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from hypothesis import strategies as st
 
+from ..values import HexBytes
 from .coverage import JUMP, JUMPI, JUMPDEST, instructions
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ class Dictionary:
         return found
 
     def fixed_bytes(self, size: int) -> tuple[list[bytes], list[bytes], list[bytes]]:
-        """bytesN values: words whose last 32 - N bytes are zero, as ABI-encoded bytesN are (any word for bytes32)."""
+        """bytesN values (HexBytes): words whose last 32 - N bytes are zero, as ABI-encoded bytesN are (any word for bytes32)."""
         key = ("bytes", size)
         found = self._cache.get(key)
         if found is None:
@@ -235,7 +236,7 @@ class Dictionary:
             mask = (1 << shift) - 1
 
             def fit(values: Iterable[int]) -> list[bytes]:
-                return [(v >> shift).to_bytes(size, "big") for v in values if 0 < v < WORD and not v & mask]
+                return [HexBytes((v >> shift).to_bytes(size, "big")) for v in values if 0 < v < WORD and not v & mask]
 
             found = self._cache[key] = (fit(self.literals), fit(self.fixed), fit(reversed(self.observed)))
         return found

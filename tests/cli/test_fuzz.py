@@ -143,13 +143,14 @@ def test_progress_adds_up_shards_and_the_branches_they_hit(example):
 def test_a_budget_ends_a_campaign_that_finds_nothing(example):
     import re
 
-    code, out = invoke("fuzz", "machines/erc20.py", "--time", "3s", "-n", "1", "--steps", "5", "--max-examples", "5")
+    # 5 s: the worker's start (a second or two on a loaded machine) counts against the budget
+    code, out = invoke("fuzz", "machines/erc20.py", "--time", "5s", "-n", "1", "--steps", "5", "--max-examples", "5")
     assert code == 0, out
     assert "0 failures found" in out and "machines/erc20.py::ERC20Machine: no failure" in out
     # shards of five short runs go on until the budget is spent, and stop starting runs then (a run
     # started before may finish, and closing the worker takes a moment); the summary says how long
     seconds, shards = map(int, re.search(r"^(\d+)s: (\d+) shards", out, re.M).groups())
-    assert 3 <= seconds <= 3 + 3 and shards > 1, out
+    assert 5 <= seconds <= 5 + 3 and shards > 1, out
 
 
 @pytest.mark.processes

@@ -16,9 +16,10 @@ from .conftest import run_project, search
 
 pytestmark = pytest.mark.quality
 
-# two seeds, pinned, for each example (each found on seeds 0 to 4 when they were chosen): on seed 3
-# the inbox is found at run 7 and the ladder at run 51, on seed 1 the ladder at run 39
-SEEDS = [1, 3]
+# two seeds, pinned, for each example: seeds 0 to 4 find each of them but the ladder, which seeds
+# 0, 1, 2, 3 and 5 find in its 300 runs (not 4, 7 or 9 of 0-9), since evmstate's own literals left
+# Hypothesis's constant pool (evmstate/search/constants.py)
+SEEDS = (1, 3)
 
 PROGRAMS = {
     "fee_vault": """\

@@ -1,0 +1,128 @@
+"""Recorded programs replayed from checkpoints: a program pays only for the steps it does not share with one run before.
+
+The shrinker tries many programs that differ from the best one in a few steps: a step deleted,
+an argument made smaller. Each is replayed from a checkpoint taken after the steps it shares
+with a program already run: the chain's snapshot there, and a deep copy of the machine's own
+Python state (its attributes and the bundle values; evmstate's handles on the chain, such as
+contracts and accounts, are shared, not copied: contracts.base.Handle). A machine whose state
+cannot be copied, or that keeps a context manager open (self.enter()), is replayed from the
+start every time, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..contracts.project import Project
+from ..machine import MachineSpec
+from .program import InvalidProgram, Player, ProgramRun, check_all_invariants, new_machine, set_up, tear_down
+
+
+def step_key(step: dict[str, Any]) -> str:
+    """A recorded step as a key: two steps with the same key do the same thing in the same place."""
+    return json.dumps(step, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass
+class _Checkpoint:
+    keys: tuple[str, ...]  # the steps run before it
+    snapshot: int
+    state: tuple[dict[str, Any], dict[str, Any], list[str]]  # the machine's attributes, the bundle values, the lines
+
+
+class Replayer:
+    """Runs recorded programs of one machine (strictly, as the shrinker needs) from the deepest checkpoint each shares.
+
+    base is the chain after the class-level __init__. runs counts the programs run, steps the
+    steps actually executed (those shared with a checkpoint are not).
+    """
+
+    def __init__(self, spec: MachineSpec, project: Project, base: Any) -> None:
+        self.spec = spec
+        self.project = project
+        self.backend = project.backend
+        self.base = base
+        self.checkpoints: list[_Checkpoint] = []  # along the last program run, shallowest first
+        self.copyable = True
+        self.runs = 0
+        self.steps = 0
+
+    def run(self, steps: list[dict[str, Any]]) -> ProgramRun:
+        """The program's outcome, as run_program(strict=True) gives it; raises InvalidProgram where a step may not run."""
+        self.runs += 1
+        keys = tuple(step_key(s) for s in steps)
+        player, machine, start, error = self._resume(keys)
+        if error is not None:
+            return ProgramRun(error, 0, [])
+        with machine._evmstate_stack:
+            for index in range(start, len(steps)):
+                self._checkpoint(keys[:index], player, machine)
+                self.steps += 1
+                try:
+                    player.step(machine, index + 1, steps[index])
+                except InvalidProgram:
+                    raise
+                except Exception as exc:
+                    return ProgramRun(exc, index + 1, player.lines)
+            try:
+                tear_down(machine)
+            except Exception as exc:
+                return ProgramRun(exc, len(steps) + 1, player.lines)
+        return ProgramRun(None, len(steps) + 1, player.lines)
+
+    def close(self) -> None:
+        """Forget the checkpoints and put the chain back at base."""
+        self.checkpoints.clear()
+        self.backend.revert(self.base)
+
+    def _resume(self, keys: tuple[str, ...]) -> tuple[Player, Any, int, BaseException | None]:
+        """(player, machine, steps already run, None) from the deepest checkpoint that is a prefix of keys, else from base.
+
+        The last item is the error of the first invariant check, when it fails (nothing to resume then).
+        """
+        while self.checkpoints:
+            point = self.checkpoints[-1]
+            n = len(point.keys)
+            if n <= len(keys) and keys[:n] == point.keys and self.backend.has_snapshot(point.snapshot):
+                self.backend.revert(point.snapshot)  # later snapshots (and their checkpoints) are gone
+                attributes, refs, lines = copy.deepcopy(point.state)
+                machine = new_machine(self.spec)
+                machine.__dict__.update(attributes)
+                player = Player(self.spec, self.project, strict=True)
+                player.refs, player.lines = refs, lines
+                return player, machine, n, None
+            self.checkpoints.pop()
+        self.backend.revert(self.base)
+        machine = new_machine(self.spec)
+        player = Player(self.spec, self.project, strict=True)
+        set_up(machine)
+        try:
+            check_all_invariants(self.spec, machine)
+        except Exception as exc:
+            with contextlib.suppress(Exception):
+                machine._evmstate_stack.close()
+            return player, machine, 0, exc
+        return player, machine, 0, None
+
+    def _checkpoint(self, keys: tuple[str, ...], player: Player, machine: Any) -> None:
+        """Keep the state after keys, unless it is kept already or cannot be copied."""
+        if not self.copyable:
+            return
+        if self.checkpoints and self.checkpoints[-1].keys == keys:
+            return
+        if getattr(machine, "_evmstate_entered", False):
+            self.copyable = False  # a context manager is open: its state is outside the machine
+            self.checkpoints.clear()
+            return
+        attributes = {k: v for k, v in vars(machine).items() if k not in ("_evmstate_stack", "enter")}
+        try:
+            state = copy.deepcopy((attributes, player.refs, player.lines))
+        except Exception:
+            self.copyable = False
+            self.checkpoints.clear()
+            return
+        self.checkpoints.append(_Checkpoint(keys, self.backend.snapshot(), state))

@@ -1,0 +1,63 @@
+"""Shrinking within a budget, and `evmstate shrink` continuing from the saved record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .helpers import invoke
+
+MINIMAL = [
+    "state = StateMachine()",
+    "state.rule_deposit(address=accounts[0], value=1)",
+    "state.rule_withdraw(address=accounts[0], value=0)",
+]
+
+
+def saved(root: Path) -> list[Path]:
+    return sorted((root / ".evmstate" / "failures").glob("*.json"))
+
+
+def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_same_program(example):
+    code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--json", "unbounded.json")
+    assert code == 1, out
+    unbounded = json.loads((example / "unbounded.json").read_text())["results"][0]["failure"]
+    assert unbounded["program"] == MINIMAL
+    assert unbounded["shrink"]["minimality"] == "minimal among programs that delete up to two steps"
+    assert unbounded["shrink"]["passes"]["chunks"]["replays"] > 0
+    for path in saved(example):
+        path.unlink()
+    # the same failure, with no time to shrink: the program Hypothesis found stands, saved as stopped
+    toml = example / "evmstate.toml"
+    toml.write_text(toml.read_text() + "\n[fuzz]\nshrink_time = 0.001\n")
+    code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--json", "stopped.json")
+    assert code == 1, out
+    (path,) = saved(example)
+    assert f"not minimal: shrinking stopped at the shrink budget (0.001 s, [fuzz] shrink_time); `evmstate shrink {path.stem}` continues" in out
+    stopped = json.loads((example / "stopped.json").read_text())["results"][0]["failure"]
+    assert stopped["steps"] > 2 and stopped["stopped"].startswith("the shrink budget")
+    record = json.loads(path.read_text())
+    assert record["stopped"].startswith("the shrink budget")
+    code, out = invoke("shrink", path.stem)
+    assert code == 1, out
+    (new,) = saved(example)
+    assert new.stem != path.stem  # the shorter program's record replaces the old one
+    data = json.loads(new.read_text())
+    assert data["program"] == unbounded["program"] and "stopped" not in data
+    assert "\n".join(MINIMAL) in out
+    assert f"replay with: evmstate replay {new.stem}" in out
+    code, out = invoke("replay", new.stem)
+    assert code == 1 and "still fails" in out
+    # once minimal, shrinking again changes nothing
+    code, out = invoke("shrink", new.stem)
+    assert code == 1 and "already as short as these passes make it" in out
+    assert [p.stem for p in saved(example)] == [new.stem]
+
+
+def test_shrink_of_a_fixed_failure_says_so(example):
+    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+    (path,) = saved(example)
+    source = example / "contracts" / "Depositer.vy"
+    source.write_text(source.read_text().replace("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value"))
+    code, out = invoke("shrink", path.stem)
+    assert code == 0 and f"fixed: {path.stem} no longer fails" in out

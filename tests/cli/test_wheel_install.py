@@ -1,0 +1,62 @@
+"""A seed gives the same programs from a wheel install (a user's) as from this checkout (CI's).
+
+Hypothesis draws some values from the literals of local modules; evmstate's own are local only
+in an editable install, and are kept out of the pool (evmstate/search/constants.py). Before
+that, seed 1 gave SaleMachine `rule_set_price(price=1000000)` from a checkout and
+`rule_set_price(price=3368148)` from a wheel (and StakingMachine other programs too).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+from ..conftest import REPO, copy_example
+
+pytestmark = pytest.mark.processes
+
+RUN = "import sys; from evmstate_cli.launch import main; sys.argv[0] = 'evmstate'; main()"
+WHERE = "import evmstate, evmstate_cli; print(evmstate.__file__); print(evmstate_cli.__file__)"
+MACHINES = ("machines/sale.py",)
+
+
+def wheel_python(tmp_path: Path) -> Path:
+    """A venv whose evmstate is a wheel built from this checkout; every other package is this venv's."""
+    dist = tmp_path / "dist"
+    # built offline, with this venv's setuptools: nothing comes from the package index
+    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), str(REPO)]
+    subprocess.run(build, check=True, capture_output=True)
+    (wheel,) = dist.glob("evmstate-*.whl")
+    venv.create(tmp_path / "venv", with_pip=False)
+    python = tmp_path / "venv" / "bin" / "python"
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], check=True, capture_output=True, text=True)
+    # a path in a .pth file: this venv's packages, without its own .pth files (the editable evmstate's)
+    (Path(purelib.stdout.strip()) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", str(wheel)]
+    subprocess.run(install, check=True, capture_output=True)
+    return python
+
+
+def programs(python: Path, root: Path) -> dict[str, tuple[str, list[str] | None]]:
+    """Each machine's status and failing program, run with seed 1 from python's evmstate."""
+    command = [python, "-c", RUN, "run", *MACHINES, "--seed", "1", "--max-examples", "20", "-q", "--json", "out.json"]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads((root / "out.json").read_text())
+    return {r["name"]: (r["status"], (r.get("failure") or {}).get("program")) for r in report["results"]}
+
+
+def test_a_seed_gives_the_same_programs_from_a_wheel_as_from_a_checkout(tmp_path: Path):
+    python = wheel_python(tmp_path)
+    where = subprocess.run([python, "-c", WHERE], cwd=tmp_path, check=True, capture_output=True, text=True).stdout.split()
+    assert all(path.startswith(str(tmp_path / "venv")) for path in where), where
+    from_wheel = programs(python, copy_example(tmp_path / "wheel"))
+    from_checkout = programs(Path(sys.executable), copy_example(tmp_path / "checkout"))
+    assert from_checkout["SaleMachine"][0] == "failed" and from_checkout["SaleMachine"][1]
+    assert from_wheel == from_checkout
