@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -45,9 +47,7 @@ def contracts_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tokens_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project of tokens whose events share a signature, a blueprint factory and a permit checker."""
-    root = tmp_path_factory.mktemp("tokens-project")
-    shutil.copytree(HERE / "projects" / "tokens", root, dirs_exist_ok=True)
-    return root
+    return copy_project(HERE / "projects" / "tokens", tmp_path_factory.mktemp("tokens-project"))
 
 
 @pytest.fixture()
@@ -62,24 +62,46 @@ def project(contracts_root: Path) -> Project:
     return Project(Config(root=contracts_root, project=ProjectConfig(contracts="contracts")))
 
 
-# The bundled project's build cache, compiled once per test process and shared by every run of
-# the suite (the cache is keyed on content and root-relative paths, so a copy of the project
-# finds it). None until first asked for.
-_WARM: Path | None = None
+# Compiled projects, shared by every test process and every run of the suite: the build cache is
+# keyed on content and root-relative paths, so a copy of a project finds the builds of the
+# original. One folder per project, compiled at most once per process (a lock keeps two
+# processes from compiling the same sources at once).
+BUILDS = Path(tempfile.gettempdir()) / f"evmstate-tests-{os.getuid() if hasattr(os, 'getuid') else 0}"
+_WARM: dict[Path, Path] = {}
 
 
-def warm_build() -> Path:
-    """The bundled project compiled into a build cache outside the repository; what copies of it start from."""
-    global _WARM
-    if _WARM is None:
+def interprocess_lock(path: Path) -> contextlib.AbstractContextManager:
+    """A lock that processes share on the file path; none without filelock (.ci/floors installs no test extra)."""
+    try:
+        from filelock import FileLock
+    except ImportError:
+        return contextlib.nullcontext()
+    return FileLock(str(path))
+
+
+def warm_build(project: Path = REPO) -> Path:
+    """The project (a folder holding evmstate.toml or moccasin.toml) compiled into a build cache outside the repository; what copies of it start from."""
+    project = project.resolve()
+    if project not in _WARM:
         from evmstate import config as config_mod
         from evmstate.compiler import compile_project
 
-        (contracts, _), settings = config_mod.load(REPO).compile_inputs()
-        build = Path(tempfile.gettempdir()) / f"evmstate-tests-{os.getuid() if hasattr(os, 'getuid') else 0}" / "build"
-        compile_project(contracts, build, **settings)  # a cache hit when nothing changed since the last run
-        _WARM = build
-    return _WARM
+        (contracts, _), settings = config_mod.load(project).compile_inputs()
+        name = "build" if project == REPO else "build-" + project.relative_to(REPO).as_posix().replace("/", "-")
+        build = BUILDS / name
+        BUILDS.mkdir(parents=True, exist_ok=True)
+        with interprocess_lock(BUILDS / f"{name}.lock"):
+            compile_project(contracts, build, **settings)  # a cache hit when nothing changed since the last run
+        _WARM[project] = build
+    return _WARM[project]
+
+
+def copy_project(source: Path, dest: Path, *, warm: bool = True) -> Path:
+    """A copy of the project in source (without its .evmstate folder) in dest, with its compiled build cache when warm."""
+    shutil.copytree(source, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".evmstate", "__pycache__"))
+    if warm:
+        shutil.copytree(warm_build(source), dest / ".evmstate" / "build")
+    return dest
 
 
 def copy_example(dest: Path, *, warm: bool = True) -> Path:
@@ -89,23 +111,54 @@ def copy_example(dest: Path, *, warm: bool = True) -> Path:
     does not change; a test of compiling itself asks for a cold copy.
     """
     for name in ("contracts", "machines"):
-        shutil.copytree(REPO / name, dest / name)
+        shutil.copytree(REPO / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "evmstate.toml", dest / "evmstate.toml")
     if warm:
         shutil.copytree(warm_build(), dest / ".evmstate" / "build")
     return dest
 
 
+# Hypothesis's phases but shrinking: for tests whose point is a search, a comparison of searches or
+# a report, not the shortest program (shrinking is most of the time of a run that finds bugs)
+SEARCH_ONLY = ("explicit", "reuse", "generate", "target")
+
+
+def without_shrinking(root: Path) -> Path:
+    """The project in root (its evmstate.toml has a [hypothesis] table) with Hypothesis's shrink phase off."""
+    toml = root / "evmstate.toml"
+    text = toml.read_text()
+    assert "[hypothesis]\n" in text, f"{toml} has no [hypothesis] table"
+    toml.write_text(text.replace("[hypothesis]\n", f"[hypothesis]\nphases = {json.dumps(SEARCH_ONLY)}\n", 1))
+    return root
+
+
 # a release other than the installed one, and the one moccasin's course projects pin
 PINNED = "0.4.1"
 
 
+# Where the pinned release is installed: set it to keep the install between runs (CI can cache it)
+RELEASES = "EVMSTATE_TEST_RELEASES"
+
+
 @pytest.fixture(scope="session")
 def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder holding vyper PINNED, installed from the package index by evmstate."""
-    cache = tmp_path_factory.mktemp("evmstate-cache")
-    with pytest.MonkeyPatch.context() as mp:
+    """A cache folder holding vyper PINNED, installed from the package index by evmstate once per run.
+
+    The xdist workers of a run share one folder beside their own temporary folders, and a lock
+    lets the first install it while the others wait (pytest-xdist's recipe for a session fixture
+    that runs once); $EVMSTATE_TEST_RELEASES names a folder kept between runs instead.
+    """
+    if os.environ.get(RELEASES):
+        cache = Path(os.environ[RELEASES]).resolve()
+    elif not os.environ.get("PYTEST_XDIST_WORKER"):
+        cache = tmp_path_factory.mktemp("evmstate-cache")
+    else:
+        cache = tmp_path_factory.getbasetemp().parent / "evmstate-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    with pytest.MonkeyPatch.context() as mp, interprocess_lock(cache.parent / f"{cache.name}.lock"):
         mp.setenv("EVMSTATE_CACHE_DIR", str(cache))
+        if PINNED in releases.cached():
+            return cache
         try:
             version, folder = releases.install(releases.pin_of(f"# pragma version {PINNED}\n"), Path("Pinned.vy"))
         except CompileError as e:
@@ -114,6 +167,17 @@ def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
             raise
     assert (version, folder) == (PINNED, cache / "vyper" / PINNED)
     return cache
+
+
+# tests that ask for these fixtures are in the tiers their fixtures put them in
+TIER_OF_FIXTURE = {"release_cache": "network", "redis_url": "processes"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, tier in TIER_OF_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(tier)
 
 
 @pytest.fixture()

@@ -1,19 +1,27 @@
 """Invoking the evmstate command in-process, as the console script would."""
 
+import click
 from click.testing import CliRunner
 
+from evmstate.errors import EvmStateError
 from evmstate_cli.main import cli
 
 
 def invoke(*args: str) -> tuple[int, str]:
-    """Run main() as the console script would, capturing output and the exit code."""
+    """Run the command as main() does, capturing output and the exit code.
+
+    main() prints evmstate's errors and click's usage errors and exits 2; anything else is an
+    internal error (exit 3 with a traceback), which is raised here so that the test shows it.
+    """
     runner = CliRunner()
     result = runner.invoke(cli, list(args), catch_exceptions=True, standalone_mode=False)
-    code = result.exit_code
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        # main() maps library errors to exit codes; mirror it here
-        from evmstate.errors import EvmStateError
-
-        code = 2 if isinstance(result.exception, EvmStateError) else 3
-        return code, result.output + str(result.exception)
-    return code, result.output
+    exc = result.exception
+    if exc is None or isinstance(exc, SystemExit):
+        return result.exit_code, result.output
+    if isinstance(exc, click.ClickException):
+        return 2, result.output + exc.format_message()
+    if isinstance(exc, EvmStateError):
+        return 2, result.output + f"error: {exc}"
+    if isinstance(exc, (KeyboardInterrupt, click.exceptions.Abort)):
+        return 130, result.output + "interrupted"
+    raise exc

@@ -142,6 +142,7 @@ def test_main_maps_library_errors_to_exit_2(example, monkeypatch, capsys):
     assert "unknown section [nope]" in err and "Traceback" not in err
 
 
+@pytest.mark.processes
 def test_real_subprocess_of_the_installed_command(example):
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from evmstate_cli.main import cli
 
+from ..conftest import copy_project
 from .helpers import invoke
 
 KNOWN = Path(__file__).parent.parent / "projects" / "known"
@@ -16,7 +17,7 @@ KNOWN = Path(__file__).parent.parent / "projects" / "known"
 
 @pytest.fixture()
 def known(tmp_path: Path, monkeypatch) -> Path:
-    shutil.copytree(KNOWN, tmp_path / "known")
+    copy_project(KNOWN, tmp_path / "known")
     monkeypatch.chdir(tmp_path / "known")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")

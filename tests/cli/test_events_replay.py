@@ -1,15 +1,15 @@
 """Events of contracts that share an event signature, as evmstate replay prints them."""
 
-import shutil
 from pathlib import Path
 
+from ..conftest import copy_project
 from .helpers import invoke
 
 TOKENS = Path(__file__).resolve().parents[1] / "projects" / "tokens"
 
 
 def test_replay_prints_each_contracts_transfer_by_its_own_abi(tmp_path, monkeypatch):
-    shutil.copytree(TOKENS, tmp_path, dirs_exist_ok=True)
+    copy_project(TOKENS, tmp_path)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")

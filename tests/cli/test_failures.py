@@ -20,6 +20,7 @@ from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 
+from ..conftest import copy_example, without_shrinking
 from .helpers import invoke
 
 FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
@@ -27,6 +28,25 @@ FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _va
 
 def saved(root: Path) -> list[Path]:
     return sorted((root / ".evmstate" / "failures").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def depositer_failure(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The failure record that `evmstate run machines/depositer.py --seed 1` saves (run once for the module)."""
+    root = copy_example(tmp_path_factory.mktemp("recorded"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+    assert code == 1, out
+    (path,) = saved(root)
+    return path
+
+
+@pytest.fixture()
+def recorded(example: Path, depositer_failure: Path) -> None:
+    """The example project as `evmstate run machines/depositer.py --seed 1` leaves it: its failure saved (a record holds no path of its project)."""
+    (example / ".evmstate" / "failures").mkdir()
+    shutil.copy(depositer_failure, example / ".evmstate" / "failures")
 
 
 def test_run_records_then_replay_still_fails_then_fixed(example):
@@ -61,8 +81,7 @@ def test_run_records_then_replay_still_fails_then_fixed(example):
     assert f"fixed: {rid} no longer fails" in out
 
 
-def test_a_record_is_marked_changed_only_when_its_own_contracts_or_their_imports_change(example):
-    invoke("run", "machines/depositer.py", "--seed", "1")
+def test_a_record_is_marked_changed_only_when_its_own_contracts_or_their_imports_change(example, recorded):
     invoke("run", "machines/payments.py", "--seed", "1")
     records = {json.loads(p.read_text())["path"]: p.stem for p in saved(example)}
     depositer, payments = records["machines/depositer.py"], records["machines/payments.py"]
@@ -84,8 +103,7 @@ def test_a_record_is_marked_changed_only_when_its_own_contracts_or_their_imports
     assert "sources changed since the failure was recorded: contracts: Depositer" in out
 
 
-def test_failures_list_and_rm(example):
-    invoke("run", "machines/depositer.py", "--seed", "1")
+def test_failures_list_and_rm(example, recorded):
     (path,) = saved(example)
     code, out = invoke("failures")
     assert code == 0 and path.stem in out and "StateMachine" in out and "same" in out
@@ -107,8 +125,7 @@ def test_failures_list_and_rm(example):
         ('{"format": 1, "id": "x"}', "the record is missing"),
     ],
 )
-def test_bad_records_are_clear_errors_about_that_record_alone(example, content, message):
-    invoke("run", "machines/depositer.py", "--seed", "1")
+def test_bad_records_are_clear_errors_about_that_record_alone(example, content, message, recorded):
     (good,) = saved(example)
     (example / ".evmstate" / "failures" / "bad.json").write_text(content)
     code, out = invoke("replay", "bad")
@@ -119,15 +136,13 @@ def test_bad_records_are_clear_errors_about_that_record_alone(example, content, 
     assert code == 1, "the good record still replays"
 
 
-def test_unknown_id_shows_the_closest(example):
-    invoke("run", "machines/depositer.py", "--seed", "1")
+def test_unknown_id_shows_the_closest(example, recorded):
     (path,) = saved(example)
     code, out = invoke("replay", path.stem[:6] + "zz")
     assert code == 2 and f"Closest: {path.stem}" in out
 
 
-def test_renamed_rule_or_machine_is_named(example):
-    invoke("run", "machines/depositer.py", "--seed", "1")
+def test_renamed_rule_or_machine_is_named(example, recorded):
     (path,) = saved(example)
     machine = example / "machines" / "depositer.py"
     original = machine.read_text()
@@ -155,6 +170,7 @@ def _writer(folder: str, n: int, tag: int) -> None:
         store.save(FailureRecord(id="same", kind="machine", path="p.py", name="M", error={"type": "E", "message": str(tag)}, steps=[{"rule": "r", "arguments": {"x": "y" * 5000}, "results": []}] * 20, program=[f"{tag}-{i}"]))
 
 
+@pytest.mark.processes
 def test_two_processes_writing_at_once_never_corrupt_a_record(tmp_path):
     ctx = multiprocessing.get_context("spawn")
     procs = [ctx.Process(target=_writer, args=(str(tmp_path), 150, t)) for t in (1, 2)]
@@ -174,6 +190,8 @@ def test_two_processes_writing_at_once_never_corrupt_a_record(tmp_path):
 
 
 def test_junit_and_json_reports(example):
+    # the reports are the point, not the shrinking of each failure (most of the run's time)
+    without_shrinking(example)
     code, _ = invoke("run", "--seed", "1", "--max-examples", "5", "--junit-xml", "out/junit.xml", "--json", "out/summary.json")
     assert code == 1
     suite = ET.parse(example / "out" / "junit.xml").getroot()
@@ -197,12 +215,14 @@ def test_junit_and_json_reports(example):
     failed = {name for name, case in cases.items() if case.find("failure") is not None}
     assert suite.get("tests") == "13" and suite.get("failures") == str(len(failed))
     assert {"StateMachine", "ClaimsMachine", "InboxMachine", "PaymentsRouted"} <= failed
-    failure = cases["StateMachine"].find("failure")
-    assert failure is not None and failure.get("type") == "AssertionError"
-    assert "state.rule_withdraw(address=accounts[0], value=0)" in failure.text and "replay with: evmstate replay " in failure.text
-    assert cases["ERC20Machine"].find("failure") is None
     summary = json.loads((example / "out" / "summary.json").read_text())
     by_name = {r["name"]: r for r in summary["results"]}
+    failure = cases["StateMachine"].find("failure")
+    assert failure is not None and failure.get("type") == "AssertionError"
+    program = by_name["StateMachine"]["failure"]["program"]
+    assert program[-1].startswith("state.rule_withdraw(") and "\n".join(program) in failure.text, failure.text
+    assert "replay with: evmstate replay " in failure.text
+    assert cases["ERC20Machine"].find("failure") is None
     assert summary["exit_code"] == 1
     assert by_name["StateMachine"]["failure_id"] in {p.stem for p in saved(example)}
     assert by_name["PaymentsFiltered"]["rules"]["void"]["filters"]["payment"]["enabled"] > 0
@@ -242,7 +262,7 @@ class SlowShrink:
 '''
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_while_shrinking_saves_the_best_sequence(example):
     (example / "machines" / "slow.py").write_text(SLOW)
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")

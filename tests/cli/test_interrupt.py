@@ -41,7 +41,7 @@ class Slow:
 '''
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example):
     (example / "machines" / "a_quick.py").write_text(QUICK)
     (example / "machines" / "b_slow.py").write_text(SLOW)

@@ -216,6 +216,7 @@ def test_evmstate_toml_beside_moccasin_toml_keeps_moccasin_s_layout(here: Path):
     assert "examples 4/4" in out
 
 
+@pytest.mark.processes
 def test_init_in_a_moccasin_project_adds_machines_and_leaves_their_files_alone(here: Path):
     theirs = {
         "moccasin.toml": MOCCASIN_TOML,
@@ -258,6 +259,7 @@ def test_init_without_moccasin_s_counter_writes_a_template_to_fill_in(here: Path
     assert code == 5 and "no state machines or property tests found in machines/my_machine.py" in out
 
 
+@pytest.mark.processes
 def test_the_installed_command_reads_a_moccasin_project(here: Path):
     moccasin_project(here)
     (here / "moccasin.toml").write_text(MOCCASIN_TOML)

@@ -72,7 +72,7 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.slow
+@pytest.mark.quality
 def test_the_erc20_project_runs_as_it_is_and_its_three_bugs_are_found(here: Path, monkeypatch: pytest.MonkeyPatch):
     root, before, out = run_project("moccasin_erc20", here, "github/pcaversaccio/snekmate/src", monkeypatch)
     # the supply machine: super_mint credits a balance without minting
@@ -94,7 +94,8 @@ def test_the_erc20_project_runs_as_it_is_and_its_three_bugs_are_found(here: Path
     assert sources(root) == before
 
 
-@pytest.mark.slow
+@pytest.mark.quality
+@pytest.mark.network
 def test_the_stablecoin_project_runs_as_it_is_and_the_price_crash_is_found_in_three_steps(here: Path, cache: Path, monkeypatch: pytest.MonkeyPatch):
     root, before, out = run_project("moccasin_stablecoin", here, "pypi", monkeypatch, snekmate="0.1.1")
     assert "Invariant StablecoinMachine.protocol_must_have_more_value_than_total_supply failed: AssertionError:" in out

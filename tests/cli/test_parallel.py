@@ -31,6 +31,7 @@ def _results(path: Path) -> dict[str, dict]:
     return {r["name"]: r for r in json.loads(path.read_text())["results"]}
 
 
+@pytest.mark.processes
 def test_two_workers_run_every_machine_as_one_process_does_and_save_each_failure_once(example, monkeypatch):
     code, out = invoke("run", "--seed", "4", *SMALL, "-n", "2", "--json", "par.json")
     assert code == 1, out
@@ -56,6 +57,7 @@ def test_two_workers_run_every_machine_as_one_process_does_and_save_each_failure
             assert p["failure"]["program"] == r["failure"]["program"] and p["failure_id"] == r["failure_id"]
 
 
+@pytest.mark.processes
 def test_shards_split_a_machine_s_examples_over_seeds_and_report_its_first_failure(example):
     code, out = invoke("run", "machines/depositer.py", "--seed", "5", "--max-examples", "12", "--steps", "4", "--shards", "3", "-n", "2", "-v", "--json", "r.json")
     assert code == 1, out
@@ -73,6 +75,7 @@ def test_shards_split_a_machine_s_examples_over_seeds_and_report_its_first_failu
     assert code == 1 and "still fails" in out
 
 
+@pytest.mark.processes
 def test_a_definition_error_in_a_worker_is_an_error_and_the_rest_still_runs(example):
     (example / "machines" / "bad.py").write_text("class BadMachine:\n    def rule_x(self, amt):\n        pass\n")
     code, out = invoke("run", "machines/bad.py", "machines/test_properties.py", "--max-examples", "2", "-n", "2")
@@ -115,21 +118,43 @@ def test_merged_shards_add_up_and_report_the_first_failing_shard():
     assert merge_shards({0: single}, 1, 9.0) == (0, single)
 
 
+# a machine whose runs say that they are running: one marker file per worker process
+WAITING = """
+import os
+from pathlib import Path
+
+from evmstate import strategy
+
+
+class Waiting:
+    x = strategy("uint8")
+
+    def rule_wait(self, x):
+        Path(f"searching-{os.getpid()}").touch()
+"""
+
+
+def wait_for_markers(project: Path, proc: subprocess.Popen, count: int) -> None:
+    """Until count worker processes have each run a step of the Waiting machine (or two minutes passed)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and len(list(project.glob("searching-*"))) < count:
+        time.sleep(0.05)
+    assert len(list(project.glob("searching-*"))) >= count, f"{count} workers never started searching"
+
+
+@pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
     project = copy_example(tmp_path / "p")
+    (project / "machines" / "waiting.py").write_text(WAITING)
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
     proc = subprocess.Popen(
-        [exe, "run", "machines/erc20.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
+        [exe, "run", "machines/waiting.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
     try:
-        # wait for the workers, then give them time to load the project and start running
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None and len(workers_of(proc.pid)) < 2:
-            time.sleep(0.2)
-        time.sleep(3)
+        wait_for_markers(project, proc, 2)  # both workers are searching
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group
         out, err = proc.communicate(timeout=60)
     finally:
@@ -145,24 +170,6 @@ def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail("worker processes outlived evmstate run")
-
-
-def workers_of(pid: int) -> list[str]:
-    """The worker processes evmstate (pid) started: spawned by it, forked by its fork server, or forked by it."""
-    out = subprocess.run(["ps", "-ww", "-e", "-o", "pid=", "-o", "ppid=", "-o", "args="], capture_output=True, text=True).stdout
-    procs = {}
-    for line in out.splitlines():
-        fields = line.split(None, 2)
-        if len(fields) == 3:
-            procs[fields[0]] = (fields[1], fields[2])
-    me = str(pid)
-    servers = {p for p, (parent, args) in procs.items() if parent == me and "multiprocessing.forkserver" in args}
-    own = procs.get(me, ("", ""))[1]
-    return [
-        p
-        for p, (parent, args) in procs.items()
-        if (parent == me and ("spawn_main" in args or args == own)) or (parent in servers and p not in servers)
-    ]
 
 
 def test_the_display_follows_machines_running_at_once():
@@ -208,6 +215,7 @@ def test_campaign_progress_line():
     assert progress_text(p) == "1m02s, time is up: 1 shrinking a failure: 3 shards (1 running), 40 runs, 2000 steps, 32 steps/s, 1 failure"
 
 
+@pytest.mark.processes
 def test_a_worker_that_dies_is_an_internal_error_naming_what_it_ran(example):
     (example / "machines" / "dies.py").write_text("import os\n\nclass DyingMachine:\n    def rule_die(self):\n        os._exit(7)\n")
     code, out = invoke("run", "machines/dies.py", "-n", "2")
@@ -232,6 +240,7 @@ def test_workers_start_from_a_fork_server_where_there_is_one_else_spawned(monkey
         parallel.start_method()
 
 
+@pytest.mark.processes
 def test_spawned_workers_run_as_forked_ones(example, monkeypatch):
     # a budget that finds the Depositer bug, so that a failure's program is compared too
     args = ("run", "machines/depositer.py", "machines/test_properties.py", "--seed", "3", "--max-examples", "20", "--steps", "10", "-n", "2", "--json", "r.json")
@@ -283,6 +292,7 @@ def test_the_command_starts_the_fork_server_when_its_arguments_ask_for_local_wor
         assert launch.local_workers(list(args)) == n, args
 
 
+@pytest.mark.processes
 def test_workers_see_the_environment_as_it_is_when_they_start(example, monkeypatch):
     (example / "machines" / "test_env.py").write_text(
         "import os\n\nfrom evmstate import given, strategy\n\n\n"

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import warm_build
 from ..seed_machine import SEED_MACHINE
 from .helpers import invoke
+
+pytestmark = pytest.mark.processes  # each run is a pytest process of its own
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,6 +31,7 @@ def project_dir(pytester: pytest.Pytester) -> Path:
     root = Path(pytester.path)
     shutil.copytree(REPO / "contracts", root / "contracts")
     shutil.copy(REPO / "evmstate.toml", root / "evmstate.toml")
+    shutil.copytree(warm_build(), root / ".evmstate" / "build")  # the bundled contracts, compiled
     return root
 
 

@@ -101,7 +101,12 @@ def _console(code: str, where: str) -> None:
             assert _matches(want, output), f"{where}: `{command}` printed\n{output}\nexpected\n{want}"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def _starts_processes(page: Path) -> bool:
+    """Whether a page runs pytest, or evmstate with worker processes (-n, fuzz)."""
+    return re.search(r"^\$ (pytest|evmstate fuzz|evmstate .* -n \d)", page.read_text(encoding="utf-8"), re.M) is not None
+
+
+@pytest.mark.parametrize("page", [pytest.param(p, id=p.name, marks=[pytest.mark.processes] if _starts_processes(p) else []) for p in PAGES])
 def test_every_example_of_the_page_runs(page: Path, docs_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the worker's copy, made as new again but for the build cache (keyed on paths, so not copied)
     root = docs_project

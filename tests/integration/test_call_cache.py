@@ -14,6 +14,8 @@ from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm import revm
 from evmstate.evm.base import contract_address
 
+from ..conftest import copy_project
+
 HERE = Path(__file__).parent
 BACKENDS = ["pyevm", pytest.param("revm", marks=pytest.mark.skipif(not revm.available(), reason="pyrevm is not installed"))]
 
@@ -198,37 +200,42 @@ def test_every_call_answers_as_it_would_without_the_cache(root, backend):
 # -- whole machines: the same verdicts, programs and failures with the cache checked as without it
 
 
-def verdicts(root: Path, mode: str, backend: str = "pyevm", coverage: bool = False, paths: tuple[str, ...] = ()) -> list[tuple]:
+def verdicts(root: Path, mode: str, backend: str = "pyevm", coverage: bool = False, paths: tuple[str, ...] = (), max_examples: int = 10, shrink: bool = True) -> list[tuple]:
     from evmstate import config as config_mod
     from evmstate.runner import Overrides, RunOptions, run
 
+    from tests.conftest import SEARCH_ONLY
+
     cfg = config_mod.load(root)
     cfg = dataclasses.replace(cfg, backend=BackendConfig(name=backend), fuzz=dataclasses.replace(cfg.fuzz, call_cache=mode))
-    options = RunOptions(paths or (str(root / cfg.project.machines),), overrides=Overrides(seed=3, max_examples=10, stateful_step_count=20), save_failures=False, coverage=coverage)
+    if not shrink:
+        cfg = dataclasses.replace(cfg, hypothesis=dataclasses.replace(cfg.hypothesis, phases=SEARCH_ONLY))
+    options = RunOptions(paths or (str(root / cfg.project.machines),), overrides=Overrides(seed=3, max_examples=max_examples, stateful_step_count=20), save_failures=False, coverage=coverage)
     summary = run(cfg, options, lambda event: None)
     assert not any(r.internal for r in summary.results), [r.error for r in summary.results if r.internal]
     # a message may name a source by its path: the same in every copy of the project
     return [(r.name, r.status, r.steps, r.failure and r.failure.message.replace(str(root), "<root>"), r.failure and r.failure.steps) for r in summary.results]
 
 
-@pytest.mark.slow
+@pytest.mark.quality
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_every_bundled_machine_runs_the_same_with_the_cache_checked(tmp_path, backend):
     from tests.conftest import copy_example
 
-    # each in its own copy: the second run must not replay what the first saved
-    checked = verdicts(copy_example(tmp_path / "checked"), "check", backend)
-    assert checked == verdicts(copy_example(tmp_path / "plain"), "off", backend)
+    # each in its own copy: the second run must not replay what the first saved. Searches of 20
+    # runs a machine, not shrunk: 10 runs and their shrinking took twice as long, and the shrink
+    # runs replay variations of the programs the search ran
+    checked = verdicts(copy_example(tmp_path / "checked"), "check", backend, max_examples=20, shrink=False)
+    assert checked == verdicts(copy_example(tmp_path / "plain"), "off", backend, max_examples=20, shrink=False)
     assert {status for _, status, *_ in checked} == {"passed", "failed"}
 
 
-@pytest.mark.slow
+@pytest.mark.quality
 def test_a_snekmate_machine_covers_the_same_code_with_the_cache(tmp_path):
     """With coverage on, getters run as calls: the cache answers them and records their coverage again."""
     runs = []
     for mode in ("check", "off"):
-        root = tmp_path / mode
-        shutil.copytree(HERE.parent / "projects" / "snekmate", root)
+        root = copy_project(HERE.parent / "projects" / "snekmate", tmp_path / mode)
         runs.append(verdicts(root, mode, coverage=True, paths=(str(root / "machines" / "erc20.py"),)))
     assert runs[0] == runs[1]
 

@@ -7,10 +7,14 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from evmstate.engine.examples import SharedDirectoryDatabase
 from evmstate.failures import FailureStore
 
 from .. import concurrent_writers as cw
+
+pytestmark = pytest.mark.processes
 
 WRITERS = 6
 

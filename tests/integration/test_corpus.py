@@ -37,8 +37,10 @@ SEED, RUNS = 3, 20
 
 @pytest.fixture()
 def rungs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from ..conftest import copy_project  # here: the script below imports this module in a process of its own
+
     root = tmp_path / "rungs"
-    shutil.copytree(RUNGS, root)
+    copy_project(RUNGS, root)
     monkeypatch.chdir(root)
     return root
 
@@ -89,6 +91,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.processes
 def test_two_short_invocations_find_what_one_twice_as_long_finds(rungs: Path):
     repo = Path(__file__).parents[2]
     done = subprocess.run([sys.executable, "-c", CARRIED, str(rungs)], capture_output=True, text=True, cwd=repo)
@@ -156,7 +159,7 @@ def test_a_corpus_folder_that_cannot_be_written_leaves_the_search_as_it_was(rung
     assert (rungs / ".evmstate" / "corpus").read_text() == "not a folder"
 
 
-@pytest.mark.slow
+@pytest.mark.processes
 def test_two_dask_workers_share_one_corpus_through_redis(rungs: Path, redis_url: str):
     from distributed import Client, LocalCluster
 

@@ -14,6 +14,8 @@ from evmstate import config as config_mod
 from evmstate.engine.events import ExampleFinished
 from evmstate.runner import Overrides, RunOptions, run
 
+from ..conftest import copy_project
+
 HERE = Path(__file__).parent
 KNOWN = HERE.parent / "projects" / "known"
 SOURCE = "contracts/Known.vy"
@@ -21,8 +23,7 @@ SOURCE = "contracts/Known.vy"
 
 @pytest.fixture()
 def known(tmp_path: Path) -> Path:
-    shutil.copytree(KNOWN, tmp_path / "known")
-    return tmp_path / "known"
+    return copy_project(KNOWN, tmp_path / "known")
 
 
 def covered(root: Path, *paths: str, toml: str = ""):

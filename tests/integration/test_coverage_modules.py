@@ -5,7 +5,6 @@ compiled."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,15 @@ from evmstate.compiler import compile_project
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search.coverage import CodeMap
 
+from ..conftest import copy_project
+
 PROJECT = Path(__file__).parent.parent / "projects" / "shared_module"
 OWNABLE = "snekmate/auth/ownable.vy"
 
 
 @pytest.fixture()
 def shared(tmp_path: Path) -> Path:
-    shutil.copytree(PROJECT, tmp_path / "shared_module")
-    return tmp_path / "shared_module"
+    return copy_project(PROJECT, tmp_path / "shared_module")  # with the builds of the original, compiled once
 
 
 def covered(root: Path, *paths: str):
@@ -76,7 +76,8 @@ def test_two_deployments_of_one_code_are_kept_apart(shared: Path):
     assert data["second (Counted)"]["deployment"] == "second" and data["second (Counted)"]["contract"] == "Counted"
 
 
-def test_a_library_module_is_compiled_only_for_a_machine_that_asks_for_it(shared: Path):
+def test_a_library_module_is_compiled_only_for_a_machine_that_asks_for_it(tmp_path: Path):
+    shared = copy_project(PROJECT, tmp_path / "shared_module", warm=False)  # what is compiled is the point
     build = compile_project(shared / "contracts", shared / ".evmstate" / "build", root=shared)
     assert sorted(build.artifacts) == ["Counted", "OwnedA", "OwnedB"] and sorted(build.compiled) == ["Counted", "OwnedA", "OwnedB"]
     (tally,) = [m for m in build.modules if m.name == "tally"]

@@ -266,7 +266,6 @@ SEEN = []
 @given(amount=strategy("uint256", max_value=1000))
 def test_each_example_starts_fresh(Token, accounts, chain, amount):
     SEEN.append(accounts[1].nonce)
-    assert len(Token) == 0 or True
     token = Token.deploy("T", "T", 18, 10**6)
     assert token.balanceOf(accounts[1]) == 0
     token.transfer(accounts[1], amount)
@@ -345,7 +344,7 @@ class Bare(StateMachine):
     @invariant
     def never_negative(self):
         CALLS.append(getattr(self, "count", 0))  # checked once before the initializer too
-        assert CALLS[-1] >= 0
+        assert CALLS[-1] >= 0  # always holds: the test asks that a bare @invariant runs, not that it fails
 """
 
 

@@ -99,6 +99,7 @@ def _counter_project(root: Path, pin: str = PINNED) -> Path:
     return root
 
 
+@pytest.mark.processes
 def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cache: Path, tmp_path: Path):
     root = _counter_project(tmp_path / "project")
     (root / "contracts" / "Token.vy").write_text((REPO / "tests" / "contracts" / "Token.vy").read_text())
@@ -203,6 +204,7 @@ def _requests(paths: list[Path], search: list[Path]) -> list[dict]:
     return [{"path": str(p), "search": [str(s) for s in search], "evm_version": "prague", "optimize": "gas"} for p in paths]
 
 
+@pytest.mark.processes
 def test_the_script_answers_as_this_process_does():
     """For the installed release, the outputs the script prints in a python of its own equal those of an in-process compile."""
     snekmate = REPO / "tests" / "projects" / "snekmate" / "contracts"
@@ -219,7 +221,8 @@ def test_the_script_answers_as_this_process_does():
     assert "balanceOf" in erc20["outputs"]["getters"] and len(erc20["inputs"]) > 3
 
 
-@pytest.mark.slow
+@pytest.mark.network
+@pytest.mark.processes
 def test_two_processes_installing_one_release_at_once_keep_one_install(tmp_path: Path):
     """Each compiles; the release folder is one complete install, nothing half-written is left."""
     roots = [_counter_project(tmp_path / f"p{i}", pin="==0.4.0") for i in range(2)]

@@ -7,6 +7,7 @@ the transaction; two such transactions under one snapshot used to make py-evm re
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -254,18 +255,27 @@ class WalletMachine:
 """
 
 
+@pytest.fixture(scope="module")
+def signing_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The signing project, compiled once for the module (a copy finds its builds)."""
+    root = tmp_path_factory.mktemp("signing")
+    (root / "contracts").mkdir()
+    (root / "machines").mkdir()
+    (root / "contracts" / "Hasher.vy").write_text(HASHER)
+    (root / "contracts" / "Wallet.vy").write_text(WALLET)
+    (root / "machines" / "hashing.py").write_text(SHA_MACHINE)
+    (root / "machines" / "wallet.py").write_text(WALLET_MACHINE)
+    (root / "evmstate.toml").write_text('[compiler]\nevm_version = "prague"\n\n[hypothesis]\nmax_examples = 8\nstateful_step_count = 10\n')
+    Project.load(root)
+    return root
+
+
 @pytest.fixture()
-def signing_project(tmp_path, monkeypatch) -> Path:
-    (tmp_path / "contracts").mkdir()
-    (tmp_path / "machines").mkdir()
-    (tmp_path / "contracts" / "Hasher.vy").write_text(HASHER)
-    (tmp_path / "contracts" / "Wallet.vy").write_text(WALLET)
-    (tmp_path / "machines" / "hashing.py").write_text(SHA_MACHINE)
-    (tmp_path / "machines" / "wallet.py").write_text(WALLET_MACHINE)
-    (tmp_path / "evmstate.toml").write_text('[compiler]\nevm_version = "prague"\n\n[hypothesis]\nmax_examples = 8\nstateful_step_count = 10\n')
-    monkeypatch.chdir(tmp_path)
+def signing_project(signing_source, tmp_path, monkeypatch) -> Path:
+    root = shutil.copytree(signing_source, tmp_path / "signing")
+    monkeypatch.chdir(root)
     monkeypatch.setenv("NO_COLOR", "1")
-    return tmp_path
+    return root
 
 
 def test_machines_calling_sha256_and_ecrecover_run_on_py_evm(signing_project):

@@ -380,13 +380,14 @@ def test_an_unexpected_revert_on_revm_is_explained_only_while_the_state_is_as_it
 # -- the bundled machines on both backends -----------------------------------------------------
 
 
+@pytest.mark.quality
 def test_the_differential_check_passes_for_the_bundled_machines(tmp_path, monkeypatch):
-    from tests.conftest import copy_example
+    from tests.conftest import copy_example, without_shrinking
 
     from evmstate import config as config_mod
     from evmstate.runner import Overrides, RunOptions, run
 
-    root = copy_example(tmp_path)
+    root = without_shrinking(copy_example(tmp_path))  # every call of the search checked; not shrinking each failure
     monkeypatch.chdir(root)
     cfg = config_mod.load(root).replace(backend=BackendConfig(name="revm", check=True))
     summary = run(cfg, RunOptions(overrides=Overrides(seed=3, max_examples=15, stateful_step_count=20), save_failures=False), lambda e: None)

@@ -3,7 +3,6 @@ package (a test dependency), each with a machine that models what the module pro
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,8 @@ import pytest
 from evmstate import Project
 from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
+
+from ..conftest import copy_project
 
 PROJECT = Path(__file__).parent.parent / "projects" / "snekmate"
 MOCKS = {
@@ -40,8 +41,7 @@ CACHED = {"erc721.py::ERC721Machine", "erc1155.py::ERC1155Machine", "erc4626.py:
 @pytest.fixture(scope="module")
 def snek(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the project, compiled once for the module (the build cache is per folder)."""
-    root = tmp_path_factory.mktemp("snekmate-project")
-    shutil.copytree(PROJECT, root, dirs_exist_ok=True)
+    root = copy_project(PROJECT, tmp_path_factory.mktemp("snekmate-project"))
     # every answer of the call cache is checked against the call run again
     with open(root / "evmstate.toml", "a") as f:
         f.write('\n[fuzz]\ncall_cache = "check"\n')
@@ -66,7 +66,7 @@ def test_every_mock_compiles_from_the_installed_modules_and_deploys(snek):
     assert multi.balanceOfBatch([a[1], a[1], a[1], a[2]], [0, 7, 14, 7]) == [5, 6, 7, 0]
 
 
-@pytest.mark.slow
+@pytest.mark.quality
 @pytest.mark.parametrize("machine", MACHINES)
 def test_machine_passes_and_every_rule_runs(snek, machine):
     summary = run(

@@ -1,4 +1,11 @@
+"""What the quality tests share: a project run in this process, and searches on pinned seeds in a fresh one."""
+
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,3 +27,38 @@ def run_project(root: Path, *paths: str, seed: int = 0, **overrides):
 def example(tmp_path: Path) -> Path:
     """A copy of the bundled example project."""
     return copy_example(tmp_path)
+
+
+# Hypothesis draws some values from the constants of every local module the process has loaded,
+# so the program a seed finds depends on what else ran in the process. A pinned seed is searched
+# in a fresh process, as `evmstate run` would search it, through the library (no command line).
+# Each seed starts without an example database: a search, not the replay of a saved failure.
+SEARCH = """
+import json, shutil, sys
+from pathlib import Path
+from evmstate import config
+from evmstate.runner import Overrides, RunOptions, run
+
+root, path, seeds, overrides, save = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5] == "save"
+out = []
+for seed in seeds:
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
+    summary = run(config.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed, **overrides), save_failures=save), lambda e: None)
+    (r,) = summary.results
+    f = r.failure
+    s = f and f.shrink
+    out.append({
+        "seed": seed, "status": r.status, "examples": r.examples, "progress": r.statistics.get("progress"), "id": r.failure_id,
+        "program": f and f.program, "message": f and f.message, "error_type": f and f.error_type, "steps_data": f and f.steps_data,
+        "shrink": s and {"first_steps": s.first_steps, "hypothesis_steps": s.hypothesis_steps, "steps": s.steps, "seconds": s.seconds},
+    })
+print(json.dumps(out))
+"""
+
+
+def search(root: Path, path: str, seeds: list[int], *, save: bool = True, env: dict[str, str] | None = None, **overrides: Any) -> list[dict[str, Any]]:
+    """Search the one machine in root/path on each seed, in a fresh process: what each found."""
+    command = [sys.executable, "-c", SEARCH, str(root), path, json.dumps(list(seeds)), json.dumps(overrides), "save" if save else "no"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=root, env=None if env is None else {**os.environ, **env})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])

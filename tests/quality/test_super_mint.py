@@ -7,33 +7,20 @@ program (every choice at its smallest) is super_mint by the first minter, over a
 the first run, as plain Hypothesis finds it. Drawn in definition order with every rule in every run,
 100 runs found it on none of 10 seeds (benchmarks/hypothesis_parity.py compares both runners)."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from evmstate import Project
-from evmstate import config as config_mod
-
+from ..conftest import copy_project
 from .conftest import run_project
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.quality
 SUPER_MINT = Path(__file__).parent / "super_mint"
 
 
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project, compiled once for every seed."""
-    root = tmp_path_factory.mktemp("super_mint")
-    shutil.copytree(SUPER_MINT, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".evmstate"))
-    Project(config_mod.load(root))
-    return root
-
-
 @pytest.mark.parametrize("seed", range(2))
-def test_super_mint_is_found_at_default_settings(compiled, tmp_path, seed):
-    root = tmp_path / "super_mint"
-    shutil.copytree(compiled, root, ignore=shutil.ignore_patterns("examples", "failures"))
+def test_super_mint_is_found_at_default_settings(tmp_path, seed):
+    root = copy_project(SUPER_MINT, tmp_path / "super_mint")  # compiled once for every seed
     summary, _ = run_project(root, "machines/super_mint.py::SuperMint", seed=seed)
     (result,) = summary.results
     assert result.status == "failed", result.error

@@ -3,10 +3,6 @@ week's reward after the week is over. No rule of the machine moves the clock: th
 before each step find it, with the default settings, and the reported program is the minimal
 one, its wait shrunk to the first second past the week."""
 
-import json
-import subprocess
-import sys
-
 import pytest
 
 from evmstate import config as config_mod
@@ -14,22 +10,9 @@ from evmstate.engine.replay import replay
 from evmstate.failures import FailureStore
 
 from ..conftest import copy_example
+from .conftest import search
 
-pytestmark = pytest.mark.slow
-
-# as evmstate run would: a fresh process (Hypothesis draws constants from the modules loaded)
-SEARCH = """
-import json, sys
-from pathlib import Path
-from evmstate import config
-from evmstate.runner import Overrides, RunOptions, run
-
-root = Path(sys.argv[1])
-summary = run(config.load(root), RunOptions((str(root / "machines" / "staking.py"),), overrides=Overrides(seed=0)), lambda e: None)
-(r,) = summary.results
-f = r.failure
-print(json.dumps({"status": r.status, "program": f and f.program, "message": f and f.message, "steps_data": f and f.steps_data, "id": r.failure_id}))
-"""
+pytestmark = pytest.mark.quality
 
 MINIMAL = [
     "state = StakingMachine()",
@@ -44,9 +27,7 @@ MINIMAL = [
 
 def test_a_week_and_a_second_after_a_stake_the_pool_cannot_pay(tmp_path):
     root = copy_example(tmp_path)
-    done = subprocess.run([sys.executable, "-c", SEARCH, str(root)], capture_output=True, text=True, cwd=root)
-    assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout)
+    (found,) = search(root, "machines/staking.py", [0])  # as evmstate run would: in a fresh process
     assert found["status"] == "failed"
     assert found["program"] == MINIMAL, found["program"]
     assert found["message"] == "the pool owes more than it holds"
