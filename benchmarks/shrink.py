@@ -8,18 +8,59 @@ on py-evm with its default settings (50 runs x 50 steps, 10 accounts, the defaul
 a warm build cache, one fresh process per machine file and seed, seeds 0-2. A bug a seed does
 not find in its runs is reported "not found", not searched for longer.
 
-Per case and seed: the time to the first failure, the time shrinking took (from the first failure
-to the reported program), the steps reported against the minimal number, whether every value is
-the least that fails (the program is one of the minimal programs written out in CASES, worked out
-by hand from the contract; the least value is exact in each, no contract here rounds one), the
-largest number left in the program, and what the shrinker says of the program. --passes adds the
-passes' replays and seconds, and the program when it is not a minimal one.
+Per case and seed: the wall and CPU time to the first failure and of shrinking (wall: the
+report's shrink time, from the first failure to the program; CPU: the process's own, from the
+first failure to the machine's end, the report's trace included), the steps reported against the
+minimal number (* when longer), "least": whether each number is the least that fails given the
+other values, "exact": whether the program is one of the minimal programs written out in CASES
+(worked out by hand from the contracts; every least value is exact, no contract here rounds
+one), the largest number left, and what the shrinker says of the program. --passes adds each
+pass's replays and seconds, and the program and its failure when it is not a minimal one.
 
-Run: python benchmarks/shrink.py [--before REV] [--seeds 0,1,2] [--only NAME,...] [--passes] [--fuzz]
+Run: python benchmarks/shrink.py [--before REV] [--seeds 0,1,2] [--only LABEL,...] [--passes] [--fuzz] [--control]
   --before REV also measures the evmstate of git revision REV (checked out into a temporary
   worktree and imported instead of this one), in the same sitting.
   --fuzz instead times `evmstate fuzz --time 60s -n 1 --seed 0` on the four mutant and payment
-  machines, wall time of the whole command, and what it reported.
+  machines: the wall time of the whole command, and the program it reported.
+  --control instead runs the mutant machines against snekmate unchanged: each must pass.
+
+Measured on a shared 2-core machine under a load of 13 to 18 (wall times are several times a
+quiet machine's; the CPU times less so), `--before baefd54 --passes` (main before the program
+shrinker) in one sitting of 41 minutes. Shrinking, wall seconds (CPU seconds) on seeds 0, 1, 2:
+
+  case                   baefd54                               now
+  depositer              18.4 18.6   2.2  (2.6  3.3  0.7)      0.9  1.5  1.0  (0.3 0.4 0.3)
+  payments routed        10.1  2.2  12.5  (2.9  0.7  3.6)      0.2  0.6  0.5  (0.1 0.2 0.1)
+  payments filtered      15.3  1.0  13.7  (4.3  0.3  4.0)      1.7  0.1  0.2  (0.5 0.0 0.1)
+  staking                59.5 111.8 143.8 (19.8 34.2 41.7)     3.2  1.5  3.3  (0.7 0.4 0.8)
+  fee_vault              44.8 12.6  17.1  (12.5 3.6  5.0)      0.9  0.5  0.4  (0.3 0.2 0.1)
+  claims                 39.9 42.1  30.3  (11.4 11.8 8.9)     10.1 12.6  6.0  (3.4 4.1 1.9)
+  inbox                  16.6 26.3  65.1  (4.6  7.5 17.6)      0.4  0.5  1.3  (0.1 0.2 0.4)
+  ladder                 42.4 20.3  22.1  (11.9 5.9  7.2)      1.0  1.3  2.4  (0.4 0.5 0.8)
+  puzzle                 not found, not found, 37.2 (11.5)     not found, not found, 8.1 (2.7)
+  sale                   21.0 16.5  55.0  (6.0  4.8 15.7)      1.2  1.5  2.0  (0.4 0.5 0.7)
+  erc20 unchecked burn    1.1  3.4   2.6  (0.3  1.0  0.7)      0.1  0.7  0.1  (0.0 0.3 0.1)
+  erc4626 burns assets   81.3 33.9  25.7  (23.1 9.7  7.4)      4.2  5.9  2.3  (1.5 2.1 0.8)
+  timelock cancels done  74.5 159.6 88.2  (20.9 43.9 24.5)     3.8  3.9  2.9  (1.3 1.3 1.0)
+
+Time to the first failure is alike in both (0.5 to 31 s wall). Every program found, 37 of 39 in
+both, is at its minimal length in both. baefd54 reports 35 of the minimal programs: staking on
+seed 2 keeps a two-week wait and a fund (1209601 s, 3 steps; a week and a second suffices), and
+puzzle's nonces are not the least (up to 1.09e69). Now 31: puzzle likewise (1.03e69, the least
+nonces are 50, 296, 160, 185, 578); sale keeps the price and quote it was found with, on all
+three seeds (set_price 134217729 / 510968806432447 / 2171710961483738 and the quote of exactly
+that price plus its fee, where 1000000 and 1003000 fail: the values pass lowers one number at a
+time, and the quote must move with the price); erc4626 on seeds 0 and 1 keeps the receiver of the
+deposit and the caller of the redeem at accounts[2] and accounts[8] (accounts[0] for both fails
+too; neither can change alone). Shrinking's longest, now: claims, 12.6 s wall and 4.1 s CPU, of
+which 1548 replays of the values pass (the claim code fails at one value only, 9.81e76).
+
+`--before baefd54 --fuzz`, a sitting of its own (10 minutes, the same load), wall seconds of
+`evmstate fuzz --time 60s -n 1 --seed 0` (each stops at its first failure): baefd54 payments
+routed 16.1, erc20 17.2, erc4626 58.6, timelock 285.5; now 18.4, 19.9, 25.3, 25.1, each program
+at its minimal length with the least numbers (erc4626's, now, with an account other than
+accounts[0] left, as above), none marked "not minimal". `--control`: the three mutant machines
+pass against snekmate unchanged on seeds 0-2.
 """
 
 from __future__ import annotations
