@@ -1,0 +1,465 @@
+"""Time to find and to shrink each planted bug, and whether the reported program is the minimal one.
+
+Cases: every bundled example that fails (machines/), and three snekmate mutants (the projects in
+benchmarks/shrink/, see its README): an ERC20 whose burn is unchecked, an ERC4626 whose
+withdrawal burns assets instead of shares, a timelock that cancels a done operation. Each is run
+on py-evm with its default settings (50 runs x 50 steps, 10 accounts, the default [fuzz] and
+[hypothesis] sections; the ladder machine's own max_examples = 300), a cold example database and
+a warm build cache, one fresh process per machine file and seed, seeds 0-2. A bug a seed does
+not find in its runs is reported "not found", not searched for longer.
+
+Per case and seed: the wall and CPU time to the first failure and of shrinking (wall: the
+report's shrink time, from the first failure to the program; CPU: the process's own, from the
+first failure to the machine's end, the report's trace included), the steps reported against the
+minimal number (* when longer), "least": whether each number is the least that fails given the
+other values, "exact": whether the program is one of the minimal programs written out in CASES
+(worked out by hand from the contracts; every least value is exact, no contract here rounds
+one), the largest number left, and what the shrinker says of the program. --passes adds each
+pass's replays and seconds, and the program and its failure when it is not a minimal one.
+
+Run: python benchmarks/shrink.py [--before REV] [--seeds 0,1,2] [--only LABEL,...] [--passes] [--fuzz] [--control]
+  --before REV also measures the evmstate of git revision REV (checked out into a temporary
+  worktree and imported instead of this one), in the same sitting.
+  --fuzz instead times `evmstate fuzz --time 60s -n 1 --seed 0` on the four mutant and payment
+  machines: the wall time of the whole command, and the program it reported.
+  --control instead runs the mutant machines against snekmate unchanged: each must pass.
+
+Measured on a shared 2-core machine under a load of 13 to 18 (wall times are several times a
+quiet machine's; the CPU times less so), `--before baefd54 --passes` (main before the program
+shrinker) in one sitting of 41 minutes. Shrinking, wall seconds (CPU seconds) on seeds 0, 1, 2:
+
+  case                   baefd54                               now
+  depositer              18.4 18.6   2.2  (2.6  3.3  0.7)      0.9  1.5  1.0  (0.3 0.4 0.3)
+  payments routed        10.1  2.2  12.5  (2.9  0.7  3.6)      0.2  0.6  0.5  (0.1 0.2 0.1)
+  payments filtered      15.3  1.0  13.7  (4.3  0.3  4.0)      1.7  0.1  0.2  (0.5 0.0 0.1)
+  staking                59.5 111.8 143.8 (19.8 34.2 41.7)     3.2  1.5  3.3  (0.7 0.4 0.8)
+  fee_vault              44.8 12.6  17.1  (12.5 3.6  5.0)      0.9  0.5  0.4  (0.3 0.2 0.1)
+  claims                 39.9 42.1  30.3  (11.4 11.8 8.9)     10.1 12.6  6.0  (3.4 4.1 1.9)
+  inbox                  16.6 26.3  65.1  (4.6  7.5 17.6)      0.4  0.5  1.3  (0.1 0.2 0.4)
+  ladder                 42.4 20.3  22.1  (11.9 5.9  7.2)      1.0  1.3  2.4  (0.4 0.5 0.8)
+  puzzle                 not found, not found, 37.2 (11.5)     not found, not found, 8.1 (2.7)
+  sale                   21.0 16.5  55.0  (6.0  4.8 15.7)      1.2  1.5  2.0  (0.4 0.5 0.7)
+  erc20 unchecked burn    1.1  3.4   2.6  (0.3  1.0  0.7)      0.1  0.7  0.1  (0.0 0.3 0.1)
+  erc4626 burns assets   81.3 33.9  25.7  (23.1 9.7  7.4)      4.2  5.9  2.3  (1.5 2.1 0.8)
+  timelock cancels done  74.5 159.6 88.2  (20.9 43.9 24.5)     3.8  3.9  2.9  (1.3 1.3 1.0)
+
+Time to the first failure is alike in both (0.5 to 31 s wall). Every program found, 37 of 39 in
+both, is at its minimal length in both. baefd54 reports 35 of the minimal programs: staking on
+seed 2 keeps a two-week wait and a fund (1209601 s, 3 steps; a week and a second suffices), and
+puzzle's nonces are not the least (up to 1.09e69). Now 31: puzzle likewise (1.03e69, the least
+nonces are 50, 296, 160, 185, 578); sale keeps the price and quote it was found with, on all
+three seeds (set_price 134217729 / 510968806432447 / 2171710961483738 and the quote of exactly
+that price plus its fee, where 1000000 and 1003000 fail: the values pass lowers one number at a
+time, and the quote must move with the price); erc4626 on seeds 0 and 1 keeps the receiver of the
+deposit and the caller of the redeem at accounts[2] and accounts[8] (accounts[0] for both fails
+too; neither can change alone). Shrinking's longest, now: claims, 12.6 s wall and 4.1 s CPU, of
+which 1548 replays of the values pass (the claim code fails at one value only, 9.81e76).
+
+`--before baefd54 --fuzz`, a sitting of its own (10 minutes, the same load), wall seconds of
+`evmstate fuzz --time 60s -n 1 --seed 0` (each stops at its first failure): baefd54 payments
+routed 16.1, erc20 17.2, erc4626 58.6, timelock 285.5; now 18.4, 19.9, 25.3, 25.1, each program
+at its minimal length with the least numbers (erc4626's, now, with an account other than
+accounts[0] left, as above), none marked "not minimal". `--control`: the three mutant machines
+pass against snekmate unchanged on seeds 0-2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from eth_utils import keccak
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PROJECTS = HERE / "shrink"
+
+
+def ladder_openers() -> list[int]:
+    """For each rung of contracts/Ladder.vy, the least x that opens it."""
+    def opens(rung: int, x: int) -> bool:
+        return int.from_bytes(keccak(rung.to_bytes(32, "big") + x.to_bytes(32, "big") + (129).to_bytes(32, "big")), "big") % 251 == 0
+
+    return [min(x for x in range(256) if opens(rung, x)) for rung in range(4)]
+
+
+def puzzle_nonces() -> list[int]:
+    """For each level of contracts/Puzzle.vy (and the one too many), the least nonce that solves it."""
+    def solves(level: int, nonce: int) -> bool:
+        return int.from_bytes(keccak(level.to_bytes(32, "big") + nonce.to_bytes(32, "big")), "big") < 2**248
+
+    return [next(n for n in range(10**6) if solves(level, n)) for level in range(5)]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A machine with a planted bug, and its minimal programs.
+
+    minimal: programs, one line per step as evmstate prints them now; the reported program is
+    minimal when it is one of those without a `_`. `_` stands for any value: such a program says
+    which numbers are the least that fail whatever the other values are (the first one whose
+    other values match the reported program's is the one its numbers are checked against).
+    """
+
+    label: str
+    project: str  # "example" (the bundled project) or a folder of benchmarks/shrink/
+    path: str  # the machine file, from the project's root
+    name: str  # the machine
+    minimal: tuple[str, ...]
+
+    @property
+    def steps(self) -> int:
+        return calls(parse(self.minimal[0].splitlines()))
+
+
+ZERO32 = "HexBytes('0x" + "00" * 32 + "')"
+CASES = [
+    # deposit 1, withdraw 0: the contract's balance is set to 0 instead of lowered by it
+    Case("depositer", "example", "machines/depositer.py", "StateMachine", (
+        "state.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)",)),
+    # authorize an amount the contract authorizes (1 is), void it, capture it
+    Case("payments routed", "example", "machines/payments.py", "PaymentsRouted", (
+        "authorized_0 = state.authorize(amount=1)\nvoided_0 = state.void(payment=authorized_0)\nstate.capture_voided(payment=voided_0)",)),
+    Case("payments filtered", "example", "machines/payments.py", "PaymentsFiltered", (
+        "payments_0 = state.authorize(amount=1)\nstate.void(payment=payments_0)\nstate.capture_refused(payment=payments_0)",)),
+    # fund, stake 1 wei, a week and a second: the reward accrues past the period; then the staker's
+    # claim cannot be paid, or (a failure of its own) after a claim by another account the
+    # invariant sees the pool owe more than it holds
+    Case("staking", "example", "machines/staking.py", "StakingMachine", tuple(
+        f"state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(604801)\nstate.rule_claim(staker=accounts[{i}])" for i in (0, 1))),
+    # the one fee that skips the cap
+    Case("fee_vault", "example", "machines/fee_vault.py", "FeeVaultMachine", ("state.rule_set_fee(fee=84843314297726)",)),
+    # register, then claim twice with the code the contract derived for accounts[0]
+    Case("claims", "example", "machines/claims.py", "ClaimsMachine", (
+        "state.rule_register()\n" + "state.rule_claim(code=98089824643083573293214571647689440406858891577231276115043090024928635288419)\n" * 2,)),
+    # open accounts[0]'s inbox, send 1 to it
+    Case("inbox", "example", "machines/inbox.py", "InboxMachine", (
+        "state.rule_open_inbox(who=accounts[0])\nstate.rule_send(who=accounts[0], to='0xd13311AED2C5bF3621611c3C77C14B7DCf13B64F', amount=1)",)),
+    # the least opener of each rung, in order
+    Case("ladder", "example", "machines/ladder.py", "LadderMachine", ("\n".join(f"state.rule_climb(x={x})" for x in ladder_openers()),)),
+    # the least solving nonce of each level, five levels where four should be all
+    Case("puzzle", "example", "machines/puzzle.py", "PuzzleMachine", ("\n".join(f"state.rule_solve(nonce={n})" for n in puzzle_nonces()),)),
+    # the least price, and a quote of exactly the price with its fee (1_000_000 + 0.3%)
+    Case("sale", "example", "machines/sale.py", "SaleMachine", ("state.rule_set_price(price=1000000)\nstate.rule_buy(quote=1003000)",)),
+    # one burn of one more than the sender holds: the supply + 1 from the deployer, or 1 from any other
+    Case("erc20 unchecked burn", "erc20", "machines/erc20.py", "ERC20Machine", (
+        "state.rule_burn(st_sender=accounts[0], st_amount=255000000000000000001)", "state.rule_burn(st_sender=accounts[1], st_amount=1)",
+        "state.rule_burn(st_sender=_, st_amount=1)")),
+    # deposit 1 asset (10**9 shares), redeem or withdraw 1: 0 or 1 share is burnt where 1 or 10**9 should be
+    Case("erc4626 burns assets", "erc4626", "machines/erc4626.py", "ERC4626Machine", tuple(
+        f"state.rule_deposit(st_caller={a}, st_receiver={a}, st_amount=1)\nstate.rule_{r}(st_caller={a}, st_receiver={a}, st_amount=1)"
+        for a in ("accounts[0]", "_") for r in ("redeem", "withdraw"))),
+    # schedule with the least delay, wait for it, execute, cancel the done operation
+    Case("timelock cancels done", "timelock", "machines/timelock.py", "TimelockMachine", (
+        f"operations_0 = state.schedule(by=0, salt={ZERO32}, extra=1000, caller=accounts[0], new_delay=False)\n"
+        "chain.sleep(3600)\nstate.execute(op=operations_0, caller=accounts[0])\nstate.cancel(op=operations_0, caller=accounts[0])",)),
+]
+FUZZ = ["erc20 unchecked burn", "erc4626 burns assets", "timelock cancels done", "payments routed"]
+
+MUTANTS = {
+    "erc20": ("tokens/erc20.vy", '    assert account_balance >= amount, "erc20: burn amount exceeds balance"\n', ""),
+    "erc4626": ("extensions/erc4626.vy", "    erc20._burn(owner, shares)\n", "    erc20._burn(owner, assets)\n"),
+    "timelock": ("governance/timelock_controller.vy", "    assert self._is_operation_pending(id), \"timelock_controller: operation cannot be cancelled\"\n",
+                 "    assert self._is_operation(id), \"timelock_controller: operation cannot be cancelled\"\n"),
+}
+
+
+def parse(lines: list[str]) -> list[tuple]:
+    """A program's steps as values that do not depend on how a revision prints them (bytes, bundle names)."""
+    names: dict[str, int] = {}
+    steps: list[tuple] = []
+
+    def value(node: ast.expr) -> object:
+        if isinstance(node, ast.Constant):
+            v = node.value
+            return "0x" + v.hex() if isinstance(v, bytes) else v.lower() if isinstance(v, str) and v.startswith("0x") else v
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "accounts":
+            return ("account", ast.literal_eval(node.slice))
+        if isinstance(node, ast.Name):
+            return ANY if node.id == "_" else ("ref", names.get(node.id, node.id))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "HexBytes":
+            return ast.literal_eval(node.args[0]).lower()
+        return ast.unparse(node)
+
+    for line in lines:
+        if line.startswith("state = "):
+            continue
+        node = ast.parse(line).body[0]
+        call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute), line
+        steps.append((call.func.value.id, call.func.attr, tuple(value(a) for a in call.args), tuple((k.arg, value(k.value)) for k in call.keywords)))
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in target.elts if isinstance(target, ast.Tuple) else [target]:
+                    names[name.id] = len(names)
+    return steps
+
+
+ANY = ("any",)
+
+
+def same(program: list[tuple], minimal: list[tuple], numbers: bool) -> bool:
+    """Whether program is minimal, `_` matching any value; numbers=False: whatever its numbers are."""
+    def alike(a: object, b: object) -> bool:
+        if b == ANY or (not numbers and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool)):
+            return True
+        return a == b
+
+    def values(step: tuple) -> list:
+        return [*step[2], *(v for _, v in step[3])]
+
+    return len(program) == len(minimal) and all(
+        p[:2] == m[:2] and [k for k, _ in p[3]] == [k for k, _ in m[3]] and len(values(p)) == len(values(m)) and all(alike(a, b) for a, b in zip(values(p), values(m)))
+        for p, m in zip(program, minimal))
+
+
+def checks(case: Case, program: list[tuple]) -> tuple[bool, bool | None]:
+    """Whether program is one of the case's minimal programs, and whether its numbers are the least that fail (None: no minimal program is like it)."""
+    minimal = [parse(m.splitlines()) for m in case.minimal]
+    exact = any(program == m for m in minimal if str(ANY) not in str(m))
+    like = next((m for m in minimal if same(program, m, numbers=False)), None)
+    return exact, None if like is None else same(program, like, numbers=True)
+
+
+def calls(steps: list[tuple]) -> int:
+    return sum(1 for s in steps if s[0] == "state")
+
+
+def largest(steps: list[tuple]) -> int | None:
+    """The largest whole number among the steps' arguments (waits apart)."""
+    numbers = [v for s in steps if s[0] == "state" for _, v in s[3] if isinstance(v, int) and not isinstance(v, bool)]
+    return max(numbers, default=None)
+
+
+MEASURE = r'''
+import json, sys, time
+from pathlib import Path
+from evmstate import config as config_mod
+from evmstate.runner import Overrides, RunOptions, run
+root, path, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+cpu = {}  # machine -> process time at its start, first failure and end (the events' names are the same in every revision)
+
+def on(event):
+    at = {"MachineStarted": "start", "FailureFound": "found", "MachineFinished": "end"}.get(type(event).__name__)
+    if at is not None:
+        cpu.setdefault(event.name, {}).setdefault(at, time.process_time())
+
+summary = run(config_mod.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed), save_failures=False), on)
+out = []
+for r in summary.results:
+    f, c = r.failure, cpu.get(r.name, {})
+    s = f.shrink if f else None
+    out.append({"name": r.name, "status": r.status, "found": r.statistics.get("first failure after"),
+                "cpu_found": c["found"] - c["start"] if "found" in c else None, "cpu_shrink": c["end"] - c["found"] if "found" in c else None,
+                "program": f.program if f else None, "message": f.message if f else r.error,
+                "shrink": s.seconds if s else None, "first_steps": s.first_steps if s else None,
+                "hypothesis_steps": s.hypothesis_steps if s else None, "runs": s.runs if s else None, "replays": s.replays if s else None,
+                "passes": getattr(s, "passes", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None)})
+print(json.dumps(out))
+'''
+
+
+# the evmstate command, as installed (its entry point)
+COMMAND = "import sys; from evmstate_cli.launch import main; sys.argv[0] = 'evmstate'; main()"
+
+
+class Tree:
+    """An evmstate to import: a folder to put first on PYTHONPATH, holding its evmstate and evmstate_cli."""
+
+    def __init__(self, label: str, source: Path, tmp: Path) -> None:
+        self.label = label
+        self.path = tmp / f"import-{label.replace(' ', '-')}"
+        self.path.mkdir()
+        (self.path / "evmstate").symlink_to(source / "evmstate")
+        (self.path / "evmstate_cli").symlink_to(source / "cli")
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "PYTHONPATH": str(self.path), "NO_COLOR": "1", "COLUMNS": "200"}
+
+    def python(self, code: str, *args: str, cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=self.env(), cwd=cwd, timeout=timeout)
+
+
+def make_project(kind: str, dest: Path, mutate: bool = True) -> Path:
+    """A copy of a project; a mutant gets the installed snekmate package, one line changed, beside its evmstate.toml."""
+    if kind == "example":
+        for name in ("contracts", "machines"):
+            shutil.copytree(REPO / name, dest / name)
+        shutil.copy(REPO / "evmstate.toml", dest / "evmstate.toml")
+        return dest
+    shutil.copytree(PROJECTS / kind, dest)
+    import snekmate  # the installed package: its modules are copied, not kept in this repository (AGPL-3.0)
+
+    package = Path(snekmate.__path__[0])
+    shutil.copytree(package, dest / "snekmate", ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
+    module, old, new = MUTANTS[kind]
+    source = (dest / "snekmate" / module).read_text()
+    assert source.count(old) == 1, f"snekmate {module}: the line to change is not there once: {old!r}"
+    if mutate:
+        (dest / "snekmate" / module).write_text(source.replace(old, new))
+    return dest
+
+
+def measure(tree: Tree, root: Path, path: str, seed: int) -> list[dict]:
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # a cold example database
+    done = tree.python(MEASURE, str(root), path, str(seed), cwd=root)
+    if done.returncode != 0:
+        raise RuntimeError(f"{tree.label}, {path}, seed {seed}:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def seconds(text: str | None) -> float | None:
+    return float(text.rstrip("s")) if text else None
+
+
+def row(case: Case, seed: int, r: dict) -> dict:
+    """What the table shows of one result."""
+    out = {"case": case.label, "seed": seed, "status": r["status"], "found": seconds(r["found"]), "shrink": r["shrink"], "cpu_found": r["cpu_found"], "cpu_shrink": r["cpu_shrink"],
+           "minimal_steps": case.steps, "passes": r["passes"], "minimality": r["minimality"], "stopped": r["stopped"], "program": r["program"],
+           "message": r["message"], "first_steps": r["first_steps"], "runs": r["runs"], "replays": r["replays"]}
+    if r["status"] != "failed":
+        return out
+    steps = parse(r["program"])
+    exact, least = checks(case, steps)
+    out.update(steps=calls(steps), at_minimum=calls(steps) == case.steps, exact=exact, least=least, largest=largest(steps))
+    return out
+
+
+def run_cases(tree: Tree, cases: list[Case], seeds: list[int], tmp: Path) -> list[dict]:
+    rows = []
+    by_file: dict[tuple[str, str], list[Case]] = {}
+    for case in cases:
+        by_file.setdefault((case.project, case.path), []).append(case)
+    roots: dict[str, Path] = {}
+    for (project, path), group in by_file.items():
+        if project not in roots:
+            roots[project] = make_project(project, tmp / f"{tree.label.replace(' ', '-')}-{project}")
+            compiled = tree.python(COMMAND, "compile", cwd=roots[project])
+            if compiled.returncode != 0:
+                raise RuntimeError(f"{tree.label}: evmstate compile in {project}:\n{compiled.stdout}\n{compiled.stderr}")
+        for seed in seeds:
+            results = {r["name"]: r for r in measure(tree, roots[project], path, seed)}
+            for case in group:
+                rows.append(row(case, seed, results[case.name]))
+                print(f"  {tree.label}: {case.label} seed {seed}: {describe(rows[-1])}", file=sys.stderr, flush=True)
+    return rows
+
+
+def number(n: int | None) -> str:
+    if n is None:
+        return "-"
+    return str(n) if n < 10**7 else f"{n:.3g}"
+
+
+def yes(flag: bool | None) -> str:
+    return "-" if flag is None else "yes" if flag else "NO"
+
+
+def describe(r: dict) -> str:
+    if r["status"] != "failed":
+        return "not found" if r["status"] == "passed" else f"{r['status']}: {r['message']}"
+    return f"found {r['found']:.1f}s, shrunk {r['shrink']:.1f}s ({r['cpu_shrink']:.1f}s CPU), {r['steps']}/{r['minimal_steps']} steps, least numbers {yes(r['least'])}, minimal {yes(r['exact'])}"
+
+
+def table(label: str, rows: list[dict], passes: bool) -> None:
+    print(f"\n{label}")
+    print(f"{'':<27} {'wall time':^15} {'CPU time':^15}")
+    print(f"{'case':<22} {'seed':>4} {'found':>7} {'shrink':>7} {'found':>7} {'shrink':>7} {'steps':>7} {'least':>5} {'exact':>5} {'largest':>10}  the shrinker's word")
+    for r in rows:
+        if r["status"] != "failed":
+            print(f"{r['case']:<22} {r['seed']:>4} {'not found' if r['status'] == 'passed' else r['status']}")
+            continue
+        word = f"stopped by {r['stopped']}" if r["stopped"] else r["minimality"] or ""
+        mark = "" if r["at_minimum"] else "*"
+        print(f"{r['case']:<22} {r['seed']:>4} {r['found']:>6.1f}s {r['shrink']:>6.1f}s {r['cpu_found']:>6.1f}s {r['cpu_shrink']:>6.1f}s {mark:>1}{r['steps']:>2} of {r['minimal_steps']:<1} "
+              f"{yes(r['least']):>5} {yes(r['exact']):>5} {number(r['largest']):>10}  {word}")
+        if passes and r["passes"]:
+            print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs")
+        if passes and not r["exact"]:
+            print("    " + "\n    ".join([*r["program"][1:], f"fails with: {r['message']}"]))
+    found = [r for r in rows if r["status"] == "failed"]
+    if found:
+        shrink, cpu = sorted(r["shrink"] for r in found), sorted(r["cpu_shrink"] for r in found)
+        print(f"{len(found)} of {len(rows)} found; shrinking: median {shrink[len(shrink) // 2]:.1f}s wall ({cpu[len(cpu) // 2]:.1f}s CPU), longest {shrink[-1]:.1f}s ({cpu[-1]:.1f}s), "
+              f"over 10 s: {sum(s > 10 for s in shrink)} wall, {sum(s > 10 for s in cpu)} CPU; "
+              f"at the minimal length: {sum(r['at_minimum'] for r in found)}; with the least numbers: {sum(bool(r['least']) for r in found)}; minimal: {sum(r['exact'] for r in found)}")
+
+
+def fuzz(tree: Tree, cases: list[Case], tmp: Path) -> None:
+    print(f"\n{tree.label}: evmstate fuzz --time 60s -n 1 --seed 0 (wall time of the command)")
+    for case in cases:
+        root = make_project(case.project, tmp / f"fuzz-{tree.label.replace(' ', '-')}-{case.label.replace(' ', '-')}")
+        tree.python(COMMAND, "compile", cwd=root)
+        started = time.perf_counter()
+        done = tree.python(COMMAND, "fuzz", "--time", "60s", "-n", "1", "--seed", "0", case.path, "-k", case.name, cwd=root, timeout=900)
+        wall = f"{time.perf_counter() - started:5.1f}s wall"
+        out = done.stdout
+        if "Falsifying example" not in out:
+            print(f"{case.label:<22} exit {done.returncode}, {wall}, no failure reported")
+            continue
+        program = [line for line in out.split("Falsifying example", 1)[1].split("\n\n", 1)[0].splitlines()[1:] if not line.startswith("state = ")]
+        steps = parse(program)
+        exact, least = checks(case, steps)
+        flag = ", marked not minimal" if "not minimal" in out else ""
+        print(f"{case.label:<22} exit {done.returncode}, {wall}, {calls(steps)} steps of {case.steps}, least numbers {yes(least)}, minimal {yes(exact)}{flag}")
+
+
+def control(tree: Tree, cases: list[Case], seeds: list[int], tmp: Path) -> None:
+    """The mutant machines against snekmate as installed: each must pass, or what it finds is not the planted bug."""
+    print(f"\n{tree.label}: the mutant machines against snekmate unchanged, seeds {','.join(map(str, seeds))}")
+    for case in cases:
+        if case.project == "example":
+            continue
+        root = make_project(case.project, tmp / f"control-{tree.label.replace(' ', '-')}-{case.project}", mutate=False)
+        tree.python(COMMAND, "compile", cwd=root)
+        found = [r for seed in seeds for r in measure(tree, root, case.path, seed) if r["name"] == case.name]
+        print(f"{case.label:<22} " + ", ".join(r["status"] if r["status"] == "passed" else f"{r['status']}: {r['message']}" for r in found))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", metavar="REV", help="also measure the evmstate of this git revision")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--only", help="comma-separated case labels")
+    parser.add_argument("--passes", action="store_true", help="show each shrinker pass, and programs that are not minimal")
+    parser.add_argument("--fuzz", action="store_true", help="time evmstate fuzz --time 60s on the mutant and payment machines instead")
+    parser.add_argument("--control", action="store_true", help="run the mutant machines against snekmate unchanged instead (each must pass)")
+    args = parser.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    cases = [c for c in CASES if args.only is None or c.label in args.only.split(",")]
+    if args.fuzz:
+        cases = [c for c in cases if c.label in FUZZ]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        trees = [Tree("evmstate now", REPO, tmp)]
+        worktree = tmp / "before"
+        if args.before:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(worktree), args.before], check=True, capture_output=True)
+            trees.insert(0, Tree(f"evmstate at {args.before}", worktree, tmp))
+        try:
+            for tree in trees:
+                if args.control:
+                    control(tree, cases, seeds, tmp)
+                elif args.fuzz:
+                    fuzz(tree, cases, tmp)
+                else:
+                    table(f"{tree.label}: seeds {args.seeds}, default settings, py-evm", run_cases(tree, cases, seeds, tmp), args.passes)
+        finally:
+            if args.before:
+                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(worktree)], check=False, capture_output=True)
+    print(f"\n(took {time.perf_counter() - started:.0f}s, load {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
