@@ -18,7 +18,7 @@ pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python (wheel
 
 from evmstate import Project, TransactionReverted, reverts  # noqa: E402
 from evmstate.contracts.abi import encode_values  # noqa: E402
-from evmstate.evm.base import Backend, ExecResult, account_keys  # noqa: E402
+from evmstate.evm.base import Backend, ExecResult, Feedback, account_keys  # noqa: E402
 from evmstate.evm.check import CheckedBackend  # noqa: E402
 from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.contracts.revert import complete  # noqa: E402
@@ -204,6 +204,58 @@ def test_random_transactions_give_the_same_gas_outcomes_and_state_on_both(zoo_ro
     SameOnBoth.compared = 0
     run_state_machine_as_test(lambda: SameOnBoth(zoo_root), settings=settings(max_examples=12, stateful_step_count=30))
     assert SameOnBoth.compared > 150, SameOnBoth.compared
+
+
+class SameSightOnBoth(SameOnBoth):
+    """The same random calls with the search's hooks on: revm must record what py-evm's hooks record.
+
+    After every call: the coverage (every branch and jump), the branch counts and comparison
+    operands of the calls that are not view calls, and each call's storage reads and writes in
+    order, as an observer sees them.
+    """
+
+    traced = 0  # calls revm's tracer ran, over every run
+    witnessed = 0  # calls revm's py-evm chain ran with the hooks
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.records: list[tuple[dict[bytes, set[int]], Feedback, list[tuple[Any, ...]]]] = []
+        for p in self.chains:
+            hits: dict[bytes, set[int]] = {}
+            feedback = Feedback()
+            seen: list[tuple[Any, ...]] = []
+            p.backend.set_coverage(hits)
+            p.backend.set_feedback(feedback)
+            p.backend.set_observer(lambda r, seen=seen: seen.append((r.success, r.storage_reads, r.storage_writes)))
+            self.records.append((hits, feedback, seen))
+
+    def same_sight(self) -> None:
+        (hits, feedback, seen), (their_hits, their_feedback, their_seen) = self.records
+        assert their_hits == hits
+        assert their_feedback.counts == feedback.counts
+        assert their_feedback.operands == feedback.operands
+        assert their_seen == seen
+
+    def send(self, sender: int, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> tuple[Any, ...]:
+        found = super().send(sender, to, data, value, gas)
+        self.same_sight()
+        return found
+
+    def view(self, to: bytes, data: bytes) -> None:
+        super().view(to, data)
+        self.same_sight()
+
+    def teardown(self) -> None:
+        sight = self.chains[1].backend.sight
+        SameSightOnBoth.traced += sight.traced + sight.remembered
+        SameSightOnBoth.witnessed += sum(sight.witnessed.values())
+
+
+def test_revm_records_what_py_evm_hooks_record(zoo_root):
+    SameSightOnBoth.traced = SameSightOnBoth.witnessed = 0
+    run_state_machine_as_test(lambda: SameSightOnBoth(zoo_root), settings=settings(max_examples=12, stateful_step_count=30, deadline=None))
+    # most calls are run again by the tracer; deployments, creates, precompiles and calls given a fixed gas by py-evm
+    assert SameSightOnBoth.traced > 150 and SameSightOnBoth.witnessed > 12, (SameSightOnBoth.traced, SameSightOnBoth.witnessed)
 
 
 def test_the_chains_own_gas_oracle_holds_for_revm(revm_project):
