@@ -49,11 +49,11 @@ class Seen:
 class Memo:
     """A traced call and every value it read of the state before it: while they are the same, so is what it does."""
 
-    __slots__ = ("trace", "room", "storage", "balances", "code", "nonces", "block")
+    __slots__ = ("trace", "found", "storage", "balances", "code", "nonces", "block")
 
-    def __init__(self, trace: Trace, room: int, tracer: Tracer, block: tuple[int, int] | None) -> None:
+    def __init__(self, trace: Trace, found: Feedback | None, tracer: Tracer, block: tuple[int, int] | None) -> None:
         self.trace = trace
-        self.room = room  # the operands it could record
+        self.found = found  # the operands and times it recorded (a call that is not a view call)
         self.storage = tracer.read_storage
         self.balances = tracer.read_balances
         self.code = tracer.read_code
@@ -94,11 +94,10 @@ class Sight:
         static = static and not value
         recording = self.feedback is not None and (transaction or not static)
         key = (transaction, sender, to, data, value, gas, static, recording)
-        room = MAX_OPERANDS - len(self.feedback.operands) if recording and self.feedback is not None else 0
         known = self.memo.get(key)
-        if known is not None and self._unchanged(known) and (len(known.trace.operands) < known.room or known.room <= room):
+        if known is not None and self._unchanged(known):
             self.remembered += 1
-            return self._seen(known.trace, recording, room)
+            return self._seen(known.trace, known.found)
         trace, why = None, None
         if to is None:
             why = "deployment"
@@ -106,7 +105,12 @@ class Sight:
             why = "gas"  # some frame may have run out of gas
         else:
             env = self._env(transaction, sender)
-            tracer = Tracer(self.world, env, recording, room)
+            # recorded apart, then added: the lists start as long as the hooks' (py-evm caps each at MAX_OPERANDS)
+            found = None
+            if recording and self.feedback is not None:
+                mine = self.feedback
+                found = Feedback(operands=[0] * len(mine.operands), arguments=[0] * len(mine.arguments), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
+            tracer = Tracer(self.world, env, found)
             try:
                 trace = tracer.run(sender, to, data, value, static)
             except Unsupported as e:
@@ -122,9 +126,20 @@ class Sight:
         backend = self.backend
         if len(self.memo) >= MEMO:
             self.memo.clear()
+        if found is not None:  # only what this call added
+            mine = self.feedback
+            assert mine is not None
+            found = Feedback(
+                operands=found.operands[len(mine.operands) :],
+                arguments=found.arguments[len(mine.arguments) :],
+                times=found.times[len(mine.times) :],
+                blocks=found.blocks[len(mine.blocks) :],
+            )
         block = (backend.timestamp, backend.block_number) if tracer.block_read else None
-        self.memo[key] = Memo(trace, room, tracer, block)
-        return self._seen(trace, recording, room)
+        # a call that recorded many may have been cut short by the cap: it is traced again next time
+        if found is None or all(len(new) < MAX_OPERANDS // 2 for new in (found.operands, found.times, found.blocks)):
+            self.memo[key] = Memo(trace, found, tracer, block)
+        return self._seen(trace, found)
 
     def _env(self, transaction: bool, sender: bytes) -> Env:
         backend = self.backend
@@ -136,15 +151,19 @@ class Sight:
             env = self._envs[key] = Env(key[0], key[1], backend.chain_id, backend.gas_limit, backend.gas_price if transaction else 0, sender)
         return env
 
-    def _seen(self, trace: Trace, recording: bool, room: int) -> Seen:
-        """A trace's records added to the hooks' (branch counts and operands; coverage is the caller's to add)."""
-        if recording and self.feedback is not None:
-            feedback = self.feedback
+    def _seen(self, trace: Trace, found: Feedback | None) -> Seen:
+        """A trace's records added to the hooks' (branch counts, operands, times; coverage is the caller's to add)."""
+        feedback = self.feedback
+        if found is not None and feedback is not None:
             for code, counts in trace.counts.items():
                 mine = feedback.counts.setdefault(code, {})
                 for branch, times in counts.items():
                     mine[branch] = mine.get(branch, 0) + times
-            feedback.operands.extend(trace.operands[:room])
+            room = MAX_OPERANDS - len(feedback.operands)
+            feedback.operands.extend(found.operands[:room])
+            feedback.arguments.extend(found.arguments[:room])
+            feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])
+            feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
         return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))
 
     def _unchanged(self, known: "Memo") -> bool:

@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .base import Log
-from .pyevm.opcodes import COMPARISONS, MAX_OPERANDS, feeding
+from .base import Feedback, Log
+from .pyevm.opcodes import COMPARISONS, compared, feeding
 
 WORD = 2**256
 MASK = WORD - 1
@@ -86,7 +86,7 @@ class World:
 class Trace:
     """What one call did, as the hooks would record it."""
 
-    __slots__ = ("success", "reverted", "output", "logs", "written", "hits", "counts", "operands", "reads", "writes")
+    __slots__ = ("success", "reverted", "output", "logs", "written", "hits", "counts", "reads", "writes")
 
     def __init__(self) -> None:
         self.success = False
@@ -96,7 +96,6 @@ class Trace:
         self.written: dict[tuple[bytes, int], int] = {}  # final value of each slot written
         self.hits: dict[bytes, set[int]] = {}
         self.counts: dict[bytes, dict[int, int]] = {}
-        self.operands: list[int] = []
         self.reads: list[tuple[bytes, int, int]] = []
         self.writes: list[tuple[bytes, int, int]] = []
 
@@ -184,10 +183,10 @@ def _write(f: Frame, offset: int, data: bytes, size: int) -> None:
 class Tracer:
     """Runs one call over a World in an Env and records its Trace (see the module's docstring)."""
 
-    def __init__(self, world: World, env: Env, feedback: bool, room: int = MAX_OPERANDS) -> None:
+    def __init__(self, world: World, env: Env, feedback: Feedback | None) -> None:
         self.world, self.env = world, env
-        self.feedback = feedback  # count branches and record comparison operands (a call that is not a view call)
-        self.room = room  # operands that may still be recorded (py-evm's cap counts the step's calls)
+        # where branch counts aside, comparison operands go (a call that is not a view call), else None
+        self.feedback = feedback
         self.trace = Trace()
         self.storage: dict[tuple[bytes, int], int] = {}
         self.transient: dict[tuple[bytes, int], int] = {}
@@ -347,23 +346,19 @@ class Tracer:
         if seen is None:
             trace = self.trace
             seen = f.seen = trace.hits.setdefault(f.code_address, set())
-            if self.feedback:
+            if self.feedback is not None:
                 f.counts = trace.counts.setdefault(f.code_address, {})
         return seen
 
     def compared(self, f: Frame, a: Any, b: Any) -> None:
-        """A comparison of a and b that feeds a branch: record the other side when one side is an argument."""
+        """A comparison of a and b that feeds a branch: recorded as py-evm's hook records it."""
         words = f.words
         if words is None:
             data = f.data
             words = f.words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
-        operands = self.trace.operands
-        if words and len(operands) < self.room:
-            if a in words:
-                if b not in words:
-                    operands.append(b)
-            elif b in words:
-                operands.append(a)
+        env = self.env
+        self.block_read = True  # what it records depends on whether a or b is the block's time or number
+        compared(self.feedback, words, a, b, env.timestamp, env.number)  # type: ignore[arg-type]
 
     def call(self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str) -> tuple[bool, bytes]:
         """A sub-call (CALL, STATICCALL, DELEGATECALL): (success, return data)."""
@@ -422,7 +417,7 @@ def _comparison(fn: Callable[[int, int], int]) -> Callable[[Tracer, Frame, int],
         a = s.pop()
         b = s[-1]
         s[-1] = fn(a, b)
-        if t.feedback and pc in f.prog.feeding:
+        if t.feedback is not None and pc in f.prog.feeding:
             t.compared(f, a, b)
 
     return handler

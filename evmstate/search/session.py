@@ -100,6 +100,7 @@ class Search:
         accounts = [a.raw_address for a in project.accounts]
         self.dictionary = Dictionary(options.dictionary_weight, accounts, has_code=lambda a: bool(backend.get_code(a)))
         self.dictionary.artifact_of = self._artifact_at
+        self.dictionary.clock = lambda: (backend.timestamp, backend.block_number)
         for name in contracts:
             if name in project.artifacts:
                 self.dictionary.add_artifact(project.artifacts[name])
@@ -272,6 +273,13 @@ class Search:
                 self.operands += len(feedback.operands)
                 self.dictionary.add_operands(feedback.operands)
             feedback.operands.clear()
+            feedback.arguments.clear()
+        if feedback.times or feedback.blocks:
+            # the times the contract compared block.timestamp and block.number with: where waits may jump
+            self.dictionary.add_times(feedback.times)
+            self.dictionary.add_times(feedback.blocks, blocks=True)
+            feedback.times.clear()
+            feedback.blocks.clear()
         return novel
 
     @property
