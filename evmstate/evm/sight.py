@@ -13,15 +13,28 @@ from __future__ import annotations
 import collections
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from .base import Coverage, ExecResult, Feedback, Log
 from .cache import replay_coverage
 from .pyevm.opcodes import MAX_OPERANDS
 from .tracer import Env, Trace, Tracer, Unsupported, World
 
-if TYPE_CHECKING:
-    from .revm import RevmBackend
+
+class Chain(Protocol):
+    """What the sight needs of the backend it sees for: its state and block, and a py-evm chain holding the same (revm.py)."""
+
+    timestamp: int
+    block_number: int
+    chain_id: int
+    gas_limit: int
+    gas_price: int
+
+    def get_storage(self, address: bytes, slot: int) -> int: ...
+    def get_balance(self, address: bytes) -> int: ...
+    def get_nonce(self, address: bytes) -> int: ...
+    def get_code(self, address: bytes) -> bytes: ...
+    def py_evm(self) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -68,7 +81,7 @@ MEMO = 4096
 class Sight:
     """The hooks' records of one revm backend's calls, while the search asks for them."""
 
-    def __init__(self, backend: "RevmBackend") -> None:
+    def __init__(self, backend: Chain) -> None:
         self.backend = backend
         self.hits: Coverage | None = None
         self.feedback: Feedback | None = None
