@@ -122,7 +122,8 @@ class Sight:
             found = None
             if recording and self.feedback is not None:
                 mine = self.feedback
-                found = Feedback(operands=[0] * len(mine.operands), arguments=[0] * len(mine.arguments), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
+                found = Feedback(operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
+                found.equalities = [(0, 0)] * len(mine.equalities)
             tracer = Tracer(self.world, env, found)
             try:
                 trace = tracer.run(sender, to, data, value, static)
@@ -144,7 +145,7 @@ class Sight:
             assert mine is not None
             found = Feedback(
                 operands=found.operands[len(mine.operands) :],
-                arguments=found.arguments[len(mine.arguments) :],
+                equalities=found.equalities[len(mine.equalities) :],
                 times=found.times[len(mine.times) :],
                 blocks=found.blocks[len(mine.blocks) :],
             )
@@ -174,7 +175,7 @@ class Sight:
                     mine[branch] = mine.get(branch, 0) + times
             room = MAX_OPERANDS - len(feedback.operands)
             feedback.operands.extend(found.operands[:room])
-            feedback.arguments.extend(found.arguments[:room])
+            feedback.equalities.extend(found.equalities[: MAX_OPERANDS - len(feedback.equalities)])
             feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])
             feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
         return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))

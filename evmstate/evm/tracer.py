@@ -27,7 +27,7 @@ from typing import Any, Callable
 from eth_utils import keccak
 
 from .base import Feedback, Log
-from .pyevm.opcodes import COMPARISONS, compared, feeding
+from .pyevm.opcodes import COMPARISONS, EQUALITIES, compared, feeding
 
 WORD = 2**256
 MASK = WORD - 1
@@ -350,7 +350,7 @@ class Tracer:
                 f.counts = trace.counts.setdefault(f.code_address, {})
         return seen
 
-    def compared(self, f: Frame, a: Any, b: Any) -> None:
+    def compared(self, f: Frame, a: Any, b: Any, equal: bool) -> None:
         """A comparison of a and b that feeds a branch: recorded as py-evm's hook records it."""
         words = f.words
         if words is None:
@@ -358,7 +358,7 @@ class Tracer:
             words = f.words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
         env = self.env
         self.block_read = True  # what it records depends on whether a or b is the block's time or number
-        compared(self.feedback, words, a, b, env.timestamp, env.number)  # type: ignore[arg-type]
+        compared(self.feedback, words, a, b, env.timestamp, env.number, equal)  # type: ignore[arg-type]
 
     def call(self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str) -> tuple[bool, bytes]:
         """A sub-call (CALL, STATICCALL, DELEGATECALL): (success, return data)."""
@@ -411,14 +411,14 @@ def _binary(fn: Callable[[int, int], int]) -> Callable[[Tracer, Frame, int], Non
     return handler
 
 
-def _comparison(fn: Callable[[int, int], int]) -> Callable[[Tracer, Frame, int], None]:
+def _comparison(fn: Callable[[int, int], int], equal: bool) -> Callable[[Tracer, Frame, int], None]:
     def handler(t: Tracer, f: Frame, pc: int) -> None:
         s = f.stack
         a = s.pop()
         b = s[-1]
         s[-1] = fn(a, b)
         if t.feedback is not None and pc in f.prog.feeding:
-            t.compared(f, a, b)
+            t.compared(f, a, b, equal)
 
     return handler
 
@@ -680,7 +680,7 @@ def _table() -> list[Callable[[Tracer, Frame, int], Any] | None]:
     for op, fn in BINARY.items():
         table[op] = _binary(fn)
     for op, (_, fn) in COMPARISONS.items():
-        table[op] = _comparison(fn)
+        table[op] = _comparison(fn, op in EQUALITIES)
     table[0x08] = _ternary(lambda a, b, m: (a + b) % m if m else 0)
     table[0x09] = _ternary(lambda a, b, m: (a * b) % m if m else 0)
     table[0x15] = _unary(lambda t, f, v: 0 if v else 1)

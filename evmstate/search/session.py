@@ -273,7 +273,10 @@ class Search:
                 self.operands += len(feedback.operands)
                 self.dictionary.add_operands(feedback.operands)
             feedback.operands.clear()
-            feedback.arguments.clear()
+        if feedback.equalities:
+            if self.guide is not None:
+                self.guide.compared(feedback.equalities)
+            feedback.equalities.clear()
         if feedback.times or feedback.blocks:
             # the times the contract compared block.timestamp and block.number with: where waits may jump
             self.dictionary.add_times(feedback.times)
@@ -293,7 +296,7 @@ class Search:
             stats["branches reached"] = self.branches
         if self.guide is not None:
             g = self.guide.stats
-            stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress"
+            stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress, {g.replaced} repeated a step with an argument replaced"
             p = self.progress
             stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values, {self.operands} comparison operands"
         cache = self.backend.call_cache

@@ -254,9 +254,14 @@ COMPARISONS: dict[int, tuple[str, Callable[[int, int], int]]] = {
 }
 
 
+# the comparisons that test equality: input-to-state replacement tries the other side in the argument's place
+EQUALITIES = frozenset({opcode_values.EQ, opcode_values.XOR, opcode_values.SUB})
+
+
 def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
     """A comparison (COMPARISONS) that records its operands for feedback when its result feeds a branch."""
     mnemonic, compute = COMPARISONS[opcode]
+    equal = opcode in EQUALITIES
 
     def compare(computation: Any) -> None:
         computation.consume_gas(gas, mnemonic)
@@ -268,12 +273,12 @@ def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]
             words, feeds = computation._evmstate_words = _arguments(feedback, computation.msg)
         if computation.code.program_counter - 1 in feeds:
             context = computation.state.execution_context
-            compared(feedback, words, a, b, context.timestamp, context.block_number)
+            compared(feedback, words, a, b, context.timestamp, context.block_number, equal)
 
     return compare
 
 
-def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestamp: int, number: int) -> None:
+def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestamp: int, number: int, equal: bool) -> None:
     """A comparison of a and b that feeds a branch: record the other side of an argument, of the block's time or number.
 
     The tracer (evm/tracer.py) records through this too, so that both backends record alike.
@@ -284,10 +289,12 @@ def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestam
             if a in words:
                 if b not in words:
                     operands.append(b)
-                    feedback.arguments.append(a)
+                    if equal:
+                        feedback.equalities.append((a, b))
             elif b in words:
                 operands.append(a)
-                feedback.arguments.append(b)
+                if equal:
+                    feedback.equalities.append((b, a))
     for clock, known in ((timestamp, feedback.times), (number, feedback.blocks)):
         if len(known) < MAX_OPERANDS:
             if a == clock:
