@@ -18,7 +18,10 @@ What revm 8 (pyrevm's engine) lacks, and what is done instead:
 - No error pc and no per-opcode hooks: a failed call carries its revert data but not the
   source line that failed. The line, the failed check and the dev comment come from running
   the same call on py-evm when they are needed (RevmBackend.explainer), and a reported failure
-  is replayed on py-evm as a whole. Branch coverage (set_jump_recorder) is unavailable.
+  is replayed on py-evm as a whole. What py-evm's hooks record for the search (coverage, branch
+  counts, comparison operands, the storage a call read and wrote) comes from running each call
+  again where its path can be seen (sight.py), while the search asks for it. A jump recorder
+  (every JUMPI in order, set_jump_recorder) is unavailable.
 - No time limit: revm cannot be interrupted, so [fuzz] call_timeout does not apply; the gas
   cap ([fuzz] call_gas_limit) does, and revm burns 2**24 gas in well under a second.
 """

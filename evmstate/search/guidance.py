@@ -61,6 +61,7 @@ EARLIER = 0.25
 # input-to-state replacements queued at most per run, and values tried at most per machine
 REPLACEMENTS = 4
 TRIED = 4096
+PENDING = 64  # replacements waiting to run at most
 WORD = 2**256
 
 
@@ -171,7 +172,7 @@ class Guide:
         for start, end, equalities in self._met:
             for argument, other in equalities:
                 for value in (other, other + 1, other - 1):
-                    if queued >= REPLACEMENTS or value in self._tried or not 0 <= value < WORD:
+                    if queued >= REPLACEMENTS or len(self.pending) >= PENDING or value in self._tried or not 0 <= value < WORD:
                         continue
                     step = _replaced(record[start:end], argument, value)
                     if step is not None:
