@@ -14,11 +14,14 @@
    given the rung as its score, once with neither: how many seeds find it within 300 runs.
 4. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
    (with --signals too: also with the signals off): whether the minimal program was printed, and when.
-5. With --backend revm: each example and seed once on py-evm and once on revm (every signal on
-   on both: revm runs each call again where its path can be seen, evm/sight.py), the time to
-   report on each and the ratio; revm's modules are loaded before either runs, so that a seed
-   draws the same on both (Hypothesis draws constants from every module loaded). With
-   --campaign, the campaigns run on both backends too.
+5. With --backend revm: first the ERC20 workload's steps per CPU-second on revm with the search's
+   signals recorded (the defaults: revm runs each call again where its path can be seen,
+   evm/sight.py) and with none (revm's backend declaring no hooks, as before it had them: no
+   guidance, a dictionary of constants only), and py-evm with the defaults; then each example and
+   seed once on py-evm and once on revm, the time to report on each (CPU seconds) and the ratio. revm's
+   modules are loaded before either runs, so that a seed draws the same on both (Hypothesis
+   draws constants from every module loaded). With --campaign, the campaigns run on both too.
+   --fuzz "guidance = false" adds [fuzz] lines to the examples' project.
 
 Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
@@ -158,6 +161,40 @@ def examples_times(root: Path, examples: list[str], seeds: int, label: str = "")
         print(f"{example:9} {label}found in {found}/{seeds} seeds, median time to report {statistics.median(times):.1f}s")
 
 
+def erc20_cpu_rate(root: Path, backend: str) -> float:
+    """Steps per CPU-second of the ERC20 workload on backend (CPU time: the machine is shared)."""
+    cfg = config_mod.load(root).replace(backend=config_mod.BackendConfig(name=backend))
+    started = time.process_time()
+    summary = run(cfg, RunOptions((str(root / "machines/erc20.py"),), overrides=Overrides(max_examples=50, stateful_step_count=50, seed=0)), lambda e: None)
+    (result,) = summary.results
+    return result.steps / (time.process_time() - started)
+
+
+def revm_feedback_cost(root: Path) -> None:
+    """The ERC20 workload on revm with the signals recorded and without, and on py-evm: median of 3, interleaved."""
+    from evmstate.evm import revm
+    from evmstate.evm.base import Capabilities
+
+    recorded = revm.RevmBackend.capabilities
+    blind = Capabilities(frames=False, coverage=False, observer=False, time_limit=False, divergence=False)
+    variants = {"revm, signals recorded (the default)": (revm, recorded), "revm, no signals (no hooks)": (revm, blind), "py-evm, the default": (None, None)}
+    erc20_cpu_rate(root, "revm")  # compile and warm up
+    rates: dict[str, list[float]] = {label: [] for label in variants}
+    try:
+        for _ in range(3):
+            for label, (module, capabilities) in variants.items():
+                if module is not None:
+                    module.RevmBackend.capabilities = capabilities
+                rates[label].append(erc20_cpu_rate(root, "revm" if module is not None else "pyevm"))
+    finally:
+        revm.RevmBackend.capabilities = recorded
+    medians = {label: statistics.median(r) for label, r in rates.items()}
+    for label, rate in medians.items():
+        print(f"ERC20 50x50, {label + ':':38} {rate:6.0f} steps per CPU-second (median of 3)")
+    on, off = medians["revm, signals recorded (the default)"], medians["revm, no signals (no hooks)"]
+    print(f"recording the signals on revm costs {100 * (1 - on / off):.1f}% of its steps (aim: at most 25%); revm with them runs {on / medians['py-evm, the default']:.1f}x py-evm's steps")
+
+
 def backends_times(root: Path, examples: list[str], seeds: int) -> None:
     """Each example and seed once on py-evm and once on revm: the time to report on each, and revm's speed-up."""
     found = {"pyevm": 0, "revm": 0}
@@ -169,7 +206,9 @@ def backends_times(root: Path, examples: list[str], seeds: int) -> None:
         for seed in range(seeds):
             times = {}
             for backend in ("pyevm", "revm"):
-                reported, elapsed, first, steps, to_find, _ = report_time(root, example, seed, backend)
+                cpu = time.process_time()
+                reported, _, first, steps, to_find, _ = report_time(root, example, seed, backend)
+                elapsed = time.process_time() - cpu  # CPU time: the machine may be shared
                 found[backend] += reported
                 times[backend] = (reported, elapsed, first, steps)
             (p_ok, p_t, p_first, p_steps), (r_ok, r_t, r_first, r_steps) = times["pyevm"], times["revm"]
@@ -216,12 +255,15 @@ def main() -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="with --signals: which of these, comma-separated: " + ", ".join(VARIANTS))
     parser.add_argument("--campaign", action="store_true", help="also run `evmstate fuzz --time 60s -n 1` per example and seed, signals on and off")
     parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
+    parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
     args = parser.parse_args()
     if args.backend == "revm":
         import evmstate.evm.revm  # noqa: F401  (loaded before any run: the same constants for both backends)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        if not args.no_erc20:
+        if args.backend == "revm" and not args.no_erc20:
+            revm_feedback_cost(project(base / "revm-erc20"))
+        elif not args.no_erc20:
             variants = {
                 "guidance and dictionary on": ("", None),
                 "the same, feedback signals off": ("", ""),
@@ -248,6 +290,8 @@ def main() -> int:
             print(f"the feedback signals cost {signals_cost:.1f}% of steps/s (target: at most 10%)")
             print("target: guidance and dictionary on costs at most 15% of steps/s")
         root = project(base / "examples")
+        if args.fuzz:
+            with_fuzz(root, args.fuzz.replace("\\n", "\n"))
         if args.find_only:
             toml = root / "evmstate.toml"
             toml.write_text(toml.read_text().replace("[hypothesis]", '[hypothesis]\nphases = ["explicit", "generate"]', 1))

@@ -38,7 +38,7 @@ def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
     """cfg with --backend and --backend-check applied over [backend]."""
     if backend is None and not check:
         return cfg
-    return cfg.replace(backend=config_mod.BackendConfig(name=backend or cfg.backend.name, check=check or cfg.backend.check))
+    return cfg.replace(backend=config_mod.BackendConfig(name=backend or cfg.backend.name, check=check or cfg.backend.check, named=backend is not None or cfg.backend.named))
 
 
 BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."

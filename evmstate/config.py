@@ -88,6 +88,8 @@ class BackendConfig:
     name: str = "pyevm"
     # run revm and py-evm side by side and stop at the first call where they differ
     check: bool = False
+    # name was chosen (in evmstate.toml or by --backend): evmstate fuzz then runs on it, else it prefers revm
+    named: bool = field(default=False, repr=False, compare=False, metadata={"internal": True})
 
 
 @dataclass(frozen=True)
@@ -456,12 +458,14 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
             raise ConfigError(f"{where}: {name} must be a [{name}] table.")
         cls = SECTIONS[name]
         defaults = cls()
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls) if not f.metadata.get("internal")}
         values = {}
         for key, value in body.items():
             if key not in known:
                 raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
             values[key] = _check(where, name, key, value, getattr(defaults, key))
+        if name == "backend" and "name" in body:
+            values["named"] = True
         sections[name] = dataclasses.replace(getattr(base, name), **values)
     chain = sections.get("chain", base.chain)
     fuzz = sections.get("fuzz", base.fuzz)
