@@ -14,8 +14,16 @@
    given the rung as its score, once with neither: how many seeds find it within 300 runs.
 4. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
    (with --signals too: also with the signals off): whether the minimal program was printed, and when.
+5. With --backend revm: first the ERC20 workload's steps per CPU-second on revm with the search's
+   signals recorded (the defaults: revm runs each call again where its path can be seen,
+   evm/sight.py) and with none (revm's backend declaring no hooks, as before it had them: no
+   guidance, a dictionary of constants only), and py-evm with the defaults; then each example and
+   seed once on py-evm and once on revm, the time to report on each (CPU seconds) and the ratio. revm's
+   modules are loaded before either runs, so that a seed draws the same on both (Hypothesis
+   draws constants from every module loaded). With --campaign, the campaigns run on both too.
+   --fuzz "guidance = false" adds [fuzz] lines to the examples' project.
 
-Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign]
+Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
 """
 
@@ -40,7 +48,7 @@ from evmstate.search.feedback import DEFAULT, ENVIRONMENT, SIGNALS
 REPO = Path(__file__).resolve().parent.parent
 # the command as this interpreter's environment installed it (the benchmark may run without activating it)
 EVMSTATE = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or "evmstate"
-EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "staking")
+EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "safe", "staking", "vesting")
 # the feedback signals switched on, by label, each against the default (stored values and
 # comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none
 VARIANTS = {
@@ -91,9 +99,12 @@ def erc20_rate(root: Path) -> float:
     return result.steps / result.elapsed
 
 
-def report_time(root: Path, example: str, seed: int) -> tuple[bool, float, int | None, int | None, float | None, int | None]:
+def report_time(root: Path, example: str, seed: int, backend: str | None = None) -> tuple[bool, float, int | None, int | None, float | None, int | None]:
     """(reported, seconds to report, runs to the first failure, program steps, seconds to the first failure, shrink runs)."""
     shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # search, do not replay a saved failure
+    cfg = config_mod.load(root)
+    if backend is not None:
+        cfg = cfg.replace(backend=config_mod.BackendConfig(name=backend))
     found_at: list[float] = []
     started = time.perf_counter()
 
@@ -101,7 +112,7 @@ def report_time(root: Path, example: str, seed: int) -> tuple[bool, float, int |
         if isinstance(event, FailureFound) and not found_at:
             found_at.append(time.perf_counter() - started)
 
-    summary = run(config_mod.load(root), RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(seed=seed), save_failures=False), on_event)
+    summary = run(cfg, RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(seed=seed), save_failures=False), on_event)
     elapsed = time.perf_counter() - started
     (result,) = summary.results
     failure = result.failure
@@ -150,7 +161,67 @@ def examples_times(root: Path, examples: list[str], seeds: int, label: str = "")
         print(f"{example:9} {label}found in {found}/{seeds} seeds, median time to report {statistics.median(times):.1f}s")
 
 
-def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = "60s") -> tuple[int | None, float | None, float]:
+def erc20_cpu_rate(root: Path, backend: str) -> float:
+    """Steps per CPU-second of the ERC20 workload on backend (CPU time: the machine is shared)."""
+    cfg = config_mod.load(root).replace(backend=config_mod.BackendConfig(name=backend))
+    started = time.process_time()
+    summary = run(cfg, RunOptions((str(root / "machines/erc20.py"),), overrides=Overrides(max_examples=50, stateful_step_count=50, seed=0)), lambda e: None)
+    (result,) = summary.results
+    return result.steps / (time.process_time() - started)
+
+
+def revm_feedback_cost(root: Path) -> None:
+    """The ERC20 workload on revm with the signals recorded and without, and on py-evm: median of 3, interleaved."""
+    from evmstate.evm import revm
+    from evmstate.evm.base import Capabilities
+
+    recorded = revm.RevmBackend.capabilities
+    blind = Capabilities(frames=False, coverage=False, observer=False, time_limit=False, divergence=False)
+    variants = {"revm, signals recorded (the default)": (revm, recorded), "revm, no signals (no hooks)": (revm, blind), "py-evm, the default": (None, None)}
+    erc20_cpu_rate(root, "revm")  # compile and warm up
+    rates: dict[str, list[float]] = {label: [] for label in variants}
+    try:
+        for _ in range(3):
+            for label, (module, capabilities) in variants.items():
+                if module is not None:
+                    module.RevmBackend.capabilities = capabilities
+                rates[label].append(erc20_cpu_rate(root, "revm" if module is not None else "pyevm"))
+    finally:
+        revm.RevmBackend.capabilities = recorded
+    medians = {label: statistics.median(r) for label, r in rates.items()}
+    for label, rate in medians.items():
+        print(f"ERC20 50x50, {label + ':':38} {rate:6.0f} steps per CPU-second (median of 3)")
+    on, off = medians["revm, signals recorded (the default)"], medians["revm, no signals (no hooks)"]
+    print(f"recording the signals on revm costs {100 * (1 - on / off):.1f}% of its steps (aim: at most 25%); revm with them runs {on / medians['py-evm, the default']:.1f}x py-evm's steps")
+
+
+def backends_times(root: Path, examples: list[str], seeds: int) -> None:
+    """Each example and seed once on py-evm and once on revm: the time to report on each, and revm's speed-up."""
+    found = {"pyevm": 0, "revm": 0}
+    ratios = []
+    for example in examples:
+        for backend in ("pyevm", "revm"):  # compile, and warm each backend up
+            cfg = config_mod.load(root).replace(backend=config_mod.BackendConfig(name=backend))
+            run(cfg, RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(max_examples=1, seed=0), save_failures=False), lambda e: None)
+        for seed in range(seeds):
+            times = {}
+            for backend in ("pyevm", "revm"):
+                cpu = time.process_time()
+                reported, _, first, steps, to_find, _ = report_time(root, example, seed, backend)
+                elapsed = time.process_time() - cpu  # CPU time: the machine may be shared
+                found[backend] += reported
+                times[backend] = (reported, elapsed, first, steps)
+            (p_ok, p_t, p_first, p_steps), (r_ok, r_t, r_first, r_steps) = times["pyevm"], times["revm"]
+            ratio = p_t / r_t if p_ok and r_ok else None
+            if ratio is not None:
+                ratios.append(ratio)
+            shown = {b: f"{t[1]:5.1f}s (run {t[2]}, {t[3]} steps)" if t[0] else f"NOT found in {t[1]:.1f}s" for b, t in times.items()}
+            print(f"{example:9} seed {seed}: py-evm {shown['pyevm']}, revm {shown['revm']}" + (f", revm {ratio:.1f}x faster" if ratio else ""))
+    total = len(examples) * seeds
+    print(f"found on py-evm {found['pyevm']}/{total}, on revm {found['revm']}/{total}; revm's time to report against py-evm's: median {statistics.median(ratios):.1f}x faster (min {min(ratios):.1f}x, max {max(ratios):.1f}x)" if ratios else "nothing found on both")
+
+
+def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = "60s", backend: str | None = None) -> tuple[int | None, float | None, float]:
     """`evmstate fuzz --time budget -n 1 --seed seed` on one example: (steps of the program printed, seconds when printed, seconds in all)."""
     shutil.rmtree(root / ".evmstate", ignore_errors=True)
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
@@ -159,7 +230,8 @@ def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = 
     else:
         env[ENVIRONMENT] = on
     started = time.perf_counter()
-    process = subprocess.Popen([EVMSTATE, "fuzz", "--time", budget, "-n", "1", "--seed", str(seed), f"machines/{example}.py"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    chosen = ["--backend", backend] if backend is not None else []
+    process = subprocess.Popen([EVMSTATE, "fuzz", "--time", budget, "-n", "1", "--seed", str(seed), *chosen, f"machines/{example}.py"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     steps, printed, reading = None, None, False
     assert process.stdout is not None
     for line in process.stdout:
@@ -182,10 +254,16 @@ def main() -> int:
     parser.add_argument("--signals", action="store_true", help="also time each example with each feedback signal off, and with all off")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="with --signals: which of these, comma-separated: " + ", ".join(VARIANTS))
     parser.add_argument("--campaign", action="store_true", help="also run `evmstate fuzz --time 60s -n 1` per example and seed, signals on and off")
+    parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
+    parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
     args = parser.parse_args()
+    if args.backend == "revm":
+        import evmstate.evm.revm  # noqa: F401  (loaded before any run: the same constants for both backends)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        if not args.no_erc20:
+        if args.backend == "revm" and not args.no_erc20:
+            revm_feedback_cost(project(base / "revm-erc20"))
+        elif not args.no_erc20:
             variants = {
                 "guidance and dictionary on": ("", None),
                 "the same, feedback signals off": ("", ""),
@@ -212,11 +290,15 @@ def main() -> int:
             print(f"the feedback signals cost {signals_cost:.1f}% of steps/s (target: at most 10%)")
             print("target: guidance and dictionary on costs at most 15% of steps/s")
         root = project(base / "examples")
+        if args.fuzz:
+            with_fuzz(root, args.fuzz.replace("\\n", "\n"))
         if args.find_only:
             toml = root / "evmstate.toml"
             toml.write_text(toml.read_text().replace("[hypothesis]", '[hypothesis]\nphases = ["explicit", "generate"]', 1))
         examples = [e for e in args.examples.split(",") if e]
-        if not args.no_times:
+        if args.backend == "revm":
+            backends_times(root, examples, args.seeds)
+        elif not args.no_times:
             examples_times(root, examples, args.seeds)
         if args.signals:
             for label, on in VARIANTS.items():
@@ -226,14 +308,17 @@ def main() -> int:
                     with signals(on):
                         examples_times(root, examples, args.seeds, f"[{label}] ")
         if args.campaign:
+            backends = ("pyevm", "revm") if args.backend else (None,)
             for example in examples:
                 for label, on in (("default signals", None), ("signals off", ""))[: 2 if args.signals else 1]:
-                    found, whens = 0, []
-                    for seed in range(args.seeds):
-                        steps, printed, elapsed = campaign(root, example, seed, on)
-                        found += printed is not None and printed <= 60
-                        whens.append(f"{printed:.0f}s ({steps} steps)" if printed is not None else f"not in {elapsed:.0f}s")
-                    print(f"evmstate fuzz --time 60s -n 1, {example:9} {label}: printed within 60s on {found}/{args.seeds} seeds: {', '.join(whens)}")
+                    for backend in backends:
+                        found, whens = 0, []
+                        for seed in range(args.seeds):
+                            steps, printed, elapsed = campaign(root, example, seed, on, backend=backend)
+                            found += printed is not None and printed <= 60
+                            whens.append(f"{printed:.0f}s ({steps} steps)" if printed is not None else f"not in {elapsed:.0f}s")
+                        where = f" on {backend}" if backend else ""
+                        print(f"evmstate fuzz --time 60s -n 1, {example:9} {label}{where}: printed within 60s on {found}/{args.seeds} seeds: {', '.join(whens)}")
         if args.guidance_vs_target:
             # the ladder three ways: the guided provider (above), Hypothesis's target() phase given
             # the rung as its score, and neither; within the ladder's 300 runs

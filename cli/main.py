@@ -34,6 +34,16 @@ def _console(stderr: bool = False) -> Console:
     return console
 
 
+def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
+    """cfg with --backend and --backend-check applied over [backend]."""
+    if backend is None and not check:
+        return cfg
+    return cfg.replace(backend=config_mod.BackendConfig(name=backend or cfg.backend.name, check=check or cfg.backend.check, named=backend is not None or cfg.backend.named))
+
+
+BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="evmstate")
 def cli() -> None:
@@ -65,7 +75,7 @@ def cli() -> None:
 )
 @click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
-@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help="The EVM to run on: pyevm (default) or revm (pip install \"evmstate[revm]\").")
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 @click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
 def run(
     paths: tuple[str, ...],
@@ -93,10 +103,7 @@ def run(
     from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
-    cfg = config_mod.load()
-    if backend is not None or backend_check:
-        chosen = config_mod.BackendConfig(name=backend or cfg.backend.name, check=backend_check or cfg.backend.check)
-        cfg = cfg.replace(backend=chosen)
+    cfg = _chosen_backend(config_mod.load(), backend, backend_check)
     console = _console()
     n = parse_workers(workers)
     options = RunOptions(
@@ -137,6 +144,7 @@ def run(
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 def fuzz(
     paths: tuple[str, ...],
     budget: str | None,
@@ -148,6 +156,7 @@ def fuzz(
     seed: int | None,
     quiet: bool,
     verbose: bool,
+    backend: str | None,
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
     from evmstate.scale.campaign import CampaignOptions, fuzz as run_campaign, parse_duration
@@ -158,7 +167,7 @@ def fuzz(
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
-    cfg = config_mod.load()
+    cfg = _chosen_backend(config_mod.load(), backend)
     console = _console()
     options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
     with CampaignRenderer(console, quiet=quiet, verbose=verbose) as renderer:
@@ -171,7 +180,8 @@ def fuzz(
 @cli.command()
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Replay the newest saved failure.")
-def replay(failure_id: str | None, last: bool) -> None:
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
+def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
     from evmstate.failures import FailureStore
     from evmstate.engine.replay import replay as replay_record
@@ -179,7 +189,7 @@ def replay(failure_id: str | None, last: bool) -> None:
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
-    cfg = config_mod.load()
+    cfg = _chosen_backend(config_mod.load(), backend)
     store = FailureStore.of(cfg)
     record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
     console = _console()

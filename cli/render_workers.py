@@ -34,7 +34,8 @@ class CampaignRenderer(Renderer):
         if isinstance(event, CampaignStarted):
             budget = f"for {_duration(event.budget)}" if event.budget is not None else "until Ctrl-C"
             what = event.items[0] if len(event.items) == 1 else f"{len(event.items)} machines and tests"
-            self.console.print(f"fuzzing {what} {budget} on {event.workers}")
+            on = f", on {event.backend}" if event.backend != "pyevm" else ""
+            self.console.print(f"fuzzing {what} {budget} on {event.workers}{on}")
         elif isinstance(event, CampaignProgress):
             line = progress_text(event)
             if self.live is not None:

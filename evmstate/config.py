@@ -88,6 +88,8 @@ class BackendConfig:
     name: str = "pyevm"
     # run revm and py-evm side by side and stop at the first call where they differ
     check: bool = False
+    # name was chosen (in evmstate.toml or by --backend): evmstate fuzz then runs on it, else it prefers revm
+    named: bool = field(default=False, repr=False, compare=False, metadata={"internal": True})
 
 
 @dataclass(frozen=True)
@@ -109,12 +111,13 @@ class FuzzConfig:
     dictionary_weight: float = 0.25
     # keep and extend the runs that reach code no earlier run reached
     guidance: bool = True
-    # before each step's call, some steps let time pass: up to this many seconds and this many
-    # blocks, drawn like any other choice and shrunk toward none. A week, as Echidna and Medusa
-    # draw by default: deadlines, cliffs, auctions and timelocks run for hours to weeks; the
-    # blocks are a week of Ethereum's 12-second slots. 0 turns either off.
-    max_time_delay: int = 604_800
-    max_block_delay: int = 50_400
+    # before each step's call, one step in four lets time pass: up to this many seconds and this
+    # many blocks, drawn on a log scale (a minute, a day, a month and a year are each common) or
+    # to a time the contract knows, and shrunk toward none. Four years: vesting runs up to four
+    # years and its cliffs up to one; the blocks are four years of Ethereum's 12-second slots.
+    # 0 turns either off (see docs/configuration.md, "Time between steps").
+    max_time_delay: int = 4 * 365 * 86_400
+    max_block_delay: int = 4 * 365 * 7_200
     # seconds shrinking may take after a failure is found; then the shortest failing program so
     # far is reported (and `evmstate shrink <id>` continues). 0: no limit
     shrink_time: float = 20.0
@@ -276,14 +279,14 @@ def check_shrink_time(value: Any, where: str) -> float:
 
 
 DELAY_KEYS = ("max_time_delay", "max_block_delay")
-# a year of seconds is more than any deadline worth waiting for between two calls
-MAX_DELAY = 365 * 86_400
+# a hundred years of seconds is more than any deadline worth waiting for between two calls
+MAX_DELAY = 100 * 365 * 86_400
 
 
 def check_delay(value: Any, where: str) -> int:
-    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a year, else a ConfigError."""
+    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a hundred years, else a ConfigError."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
-        raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a year of seconds), got {value!r}.")
+        raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got {value!r}.")
     return value
 
 
@@ -467,12 +470,14 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
             raise ConfigError(f"{where}: {name} must be a [{name}] table.")
         cls = SECTIONS[name]
         defaults = cls()
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls) if not f.metadata.get("internal")}
         values = {}
         for key, value in body.items():
             if key not in known:
                 raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
             values[key] = _check(where, name, key, value, getattr(defaults, key))
+        if name == "backend" and "name" in body:
+            values["named"] = True
         sections[name] = dataclasses.replace(getattr(base, name), **values)
     chain = sections.get("chain", base.chain)
     fuzz = sections.get("fuzz", base.fuzz)

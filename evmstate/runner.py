@@ -91,7 +91,7 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
         emit(err)
     if options.coverage:
         if not project.backend.capabilities.coverage:
-            raise UsageError("coverage needs per-opcode hooks, which only the pyevm backend has (not revm, nor --backend-check); run with --backend pyevm")
+            raise UsageError("coverage is not recorded while --backend-check runs every call on both backends; run with --backend pyevm or --backend revm")
         collector = collector_of(project)
         collector.wanted = True
         project.fast_getters = False  # a getter read from storage runs no code: its line would look unreached

@@ -2,16 +2,20 @@
 
 Contracts with deadlines, cliffs, auctions and timelocks need the clock to move between calls.
 Before each step a run draws whether the step waits (one step in WAITS does) and, when it
-does, how many seconds and how many blocks pass, each up to [fuzz] max_time_delay and
-max_block_delay. Every one of these choices shrinks toward no delay, so a failing program
-keeps only the waits it needs, each shrunk toward the least that still fails. A program shows
-a wait as the chain.sleep(...) and chain.mine(...) lines that replay it, before the step's call.
+does, how many seconds and how many blocks pass. Each is drawn on a log scale up to [fuzz]
+max_time_delay and max_block_delay (an octave, then a value in it), so that a minute, a day, a
+month and a year are each a common wait, or, when the contract has shown times it knows (a
+timestamp it stored, a value it compared block.timestamp or block.number with: the search's
+Dictionary gathers them), it jumps to one of those, or one past it. Every choice shrinks toward
+no delay, then toward a shorter one, so a failing program keeps only the waits it needs, each
+shrunk toward the least that still fails. A program shows a wait as the chain.sleep(...) and
+chain.mine(...) lines that replay it, before the step's call.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
 
@@ -22,22 +26,49 @@ NO_DELAY: Delay = (0, 0)
 # one step in WAITS waits: most calls still follow each other at once, as most transactions
 # that matter to each other do, and a run of 50 steps still moves the clock about 12 times
 WAITS = 4
+# a wait jumps to a time the contract knows (when it knows one) this many times in JUMPS
+JUMPS = 2
 
 
 @functools.lru_cache(maxsize=64)
-def _choices(max_seconds: int, max_blocks: int) -> tuple[Any, Any, Any]:
-    gate = st.integers(min_value=0, max_value=WAITS - 1)  # shrinks toward 0: no wait
-    seconds = st.integers(min_value=0, max_value=max_seconds) if max_seconds else None
-    blocks = st.integers(min_value=0, max_value=max_blocks) if max_blocks else None
-    return gate, seconds, blocks
+def _octaves(limit: int) -> Any:
+    """Which octave a wait falls in: 0 (none), then 1 .. bits of limit (shrinks toward none)."""
+    return st.integers(min_value=0, max_value=limit.bit_length())
 
 
-def draw_delay(draw: Callable[[Any], Any], max_seconds: int, max_blocks: int) -> Delay:
-    """Whether this step waits and, if it does, for how many seconds and blocks."""
-    gate, seconds, blocks = _choices(max_seconds, max_blocks)
-    if draw(gate) < WAITS - 1:
+@functools.lru_cache(maxsize=256)
+def _within(low: int, high: int) -> Any:
+    return st.integers(min_value=low, max_value=high)
+
+
+_GATE = st.integers(min_value=0, max_value=WAITS - 1)  # shrinks toward 0: no wait
+_JUMP = st.integers(min_value=0, max_value=JUMPS - 1)  # shrinks toward 0: a drawn wait
+_PAST = st.integers(min_value=0, max_value=1)  # the known time itself, or one past it
+
+
+def draw_wait(draw: Callable[[Any], Any], limit: int, now: int, known: Sequence[int] = ()) -> int:
+    """One wait of up to limit (seconds or blocks) from now: log-scale, or to a known time ahead (or one past it)."""
+    ahead = sorted({t - now for t in known if now < t <= now + limit})
+    if ahead and draw(_JUMP) == JUMPS - 1:
+        index = draw(_within(0, len(ahead) - 1))  # shrinks toward the nearest
+        return min(ahead[index] + draw(_PAST), limit)
+    octave = draw(_octaves(limit))
+    if octave == 0:
+        return 0
+    low = 1 << (octave - 1)
+    return draw(_within(low, min(2 * low - 1, limit)))
+
+
+def draw_delay(draw: Callable[[Any], Any], max_seconds: int, max_blocks: int, clock: tuple[int, int] = (0, 0), known: tuple[Sequence[int], Sequence[int]] = ((), ())) -> Delay:
+    """Whether this step waits and, if it does, for how many seconds and blocks.
+
+    clock: the chain's (time, block number) now; known: the times and block numbers the contract knows.
+    """
+    if draw(_GATE) < WAITS - 1:
         return NO_DELAY
-    return (draw(seconds) if seconds is not None else 0, draw(blocks) if blocks is not None else 0)
+    seconds = draw_wait(draw, max_seconds, clock[0], known[0]) if max_seconds else 0
+    blocks = draw_wait(draw, max_blocks, clock[1], known[1]) if max_blocks else 0
+    return seconds, blocks
 
 
 def wait(backend: Any, delay: Delay) -> None:

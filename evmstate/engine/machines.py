@@ -180,7 +180,9 @@ class Program:
         options = self.run.search.options
         if options.max_time_delay or options.max_block_delay:
             # the time and blocks the chain moves on before the step's call (see delays)
-            self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay)
+            backend, known = self.run.backend, self.run.search.dictionary
+            clock = (backend.timestamp, backend.block_number)
+            self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay, clock, (known.times, known.blocks))
         # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
         r = draw_rule(draw, self.run.order, (self.enabled - self.left_out) or self.enabled)
         return r, self.arguments(draw, r)

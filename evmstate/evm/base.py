@@ -189,6 +189,11 @@ class Feedback:
     counts: dict[bytes, dict[int, int]] = field(default_factory=dict)
     # comparisons that feed a branch, one side a word of the frame's calldata (an argument): the other side
     operands: list[int] = field(default_factory=list)
+    # of those, the equalities (EQ, and the XOR and SUB vyper writes for == and !=): (argument, other side)
+    equalities: list[tuple[int, int]] = field(default_factory=list)
+    # comparisons that feed a branch, one side the block's time (or number): the other side, a time the contract waits for
+    times: list[int] = field(default_factory=list)
+    blocks: list[int] = field(default_factory=list)
     active: bool = False  # inside a call that is recorded
 
 

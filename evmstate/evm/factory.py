@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..config import Config
+from ..config import BackendConfig, Config
 from .base import Backend, ChainSpec
 from .finish import RevmFinisher
 from .pyevm import PyEVMBackend
@@ -38,6 +38,22 @@ def make_backend(config: Config) -> Backend:
 
         return RevmBackend(spec)
     return finishing(PyEVMBackend(spec))
+
+
+def for_campaign(config: Config) -> Config:
+    """The config evmstate fuzz runs with: revm when no backend was named, pyrevm is installed and revm runs the project's evm_version.
+
+    With every signal recorded on both, revm found each bundled search-power example in less
+    time than py-evm (benchmarks/search.py --backend revm): a campaign is about finding the most
+    in its time. evmstate run stays on py-evm, the reference.
+    """
+    if config.backend.named or config.backend.check:
+        return config
+    from .revm import SPECS, available
+
+    if available() and config.compiler.evm_version in SPECS:
+        return config.replace(backend=BackendConfig(name="revm"))
+    return config
 
 
 def finishing(backend: PyEVMBackend) -> PyEVMBackend:

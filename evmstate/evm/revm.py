@@ -18,7 +18,10 @@ What revm 8 (pyrevm's engine) lacks, and what is done instead:
 - No error pc and no per-opcode hooks: a failed call carries its revert data but not the
   source line that failed. The line, the failed check and the dev comment come from running
   the same call on py-evm when they are needed (RevmBackend.explainer), and a reported failure
-  is replayed on py-evm as a whole. Branch coverage (set_jump_recorder) is unavailable.
+  is replayed on py-evm as a whole. What py-evm's hooks record for the search (coverage, branch
+  counts, comparison operands, the storage a call read and wrote) comes from running each call
+  again where its path can be seen (sight.py), while the search asks for it. A jump recorder
+  (every JUMPI in order, set_jump_recorder) is unavailable.
 - No time limit: revm cannot be interrupted, so [fuzz] call_timeout does not apply; the gas
   cap ([fuzz] call_gas_limit) does, and revm burns 2**24 gas in well under a second.
 """
@@ -31,10 +34,11 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, Reads, compare, opcodes
+from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, Reads, compare, opcodes, replay_coverage
 from .cache import entry as cache_entry
 from .base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot, account_keys, contract_address, intrinsic_gas
 from .pyevm import PyEVMBackend
+from .sight import Outcome, Seen, Sight
 from ..errors import UsageError
 
 try:
@@ -121,8 +125,10 @@ def _halt_message(reason: str) -> str:
 class RevmBackend(BlockTime):
     """An in-process revm chain with the py-evm backend's interface, gas and outcomes."""
 
-    # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them
-    capabilities = Capabilities(frames=False, coverage=False, observer=False, time_limit=False, divergence=False)
+    # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them; what
+    # py-evm's hooks record (coverage, feedback, the storage a call read and wrote) comes from
+    # running the call again where its path can be seen (sight.py)
+    capabilities = Capabilities(frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True)
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
         """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
@@ -160,6 +166,7 @@ class RevmBackend(BlockTime):
         self.shadow_runs = 0  # failed calls run again on py-evm to explain them
         self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
         self.last_writes: tuple[tuple[bytes, int, int], ...] = ()  # (address, slot, value) of the last transaction
+        self.sight = Sight(self)  # what py-evm's hooks would record, while set_coverage/set_feedback/set_observer ask
         for _, address in self.account_keys:
             self._write_info(address, [balance, 0, EMPTY_CODE_HASH])
         self._set_block(timestamp + 1, 1)
@@ -278,9 +285,21 @@ class RevmBackend(BlockTime):
         """Nothing to reset: calls on revm have no time limit."""
 
     def set_jump_recorder(self, recorder: Any) -> None:
-        """Branch coverage needs a hook on every JUMPI, which revm does not offer."""
+        """Every JUMPI as it runs, in order, needs per-opcode hooks, which revm does not offer."""
         if recorder is not None:
-            raise UsageError("branch coverage needs per-opcode hooks, which the revm backend does not have; run with the pyevm backend (--backend pyevm)")
+            raise UsageError("a jump recorder needs per-opcode hooks, which the revm backend does not have; run with the pyevm backend (--backend pyevm)")
+
+    def set_coverage(self, hits: Any) -> None:
+        """Record every branch and jump into hits from now on, as py-evm's hooks do (see base.Coverage); None stops it."""
+        self.sight.hits = hits
+
+    def set_feedback(self, feedback: Any) -> None:
+        """Count branches and record comparison operands into feedback from now on (base.Feedback), with coverage on; None stops it."""
+        self.sight.feedback = feedback
+
+    def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
+        """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
+        self.sight.observer = observer
 
     # -- execution --------------------------------------------------------
 
@@ -336,6 +355,12 @@ class RevmBackend(BlockTime):
         finally:
             evm.revert(checkpoint)
         gas_used = max(revm_used, floor)
+        seen = None
+        if self.sight.on:  # before the changes are written: the sight runs it from the state before it
+            changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if success else None
+            outcome = Outcome(success, error == "revert", output, logs, changed, revm_used + result.gas_refunded, gas - intrinsic)
+            seen = self.sight.see(True, sender, to, data, value, asked, False, outcome)
+            self.sight.record(seen)
         # what py-evm does differently: it bumps the nonce of a call's sender as well (revm 8
         # only a creator's), charges the floor, and pays the coinbase nothing
         adjust: dict[bytes, list[int]] = {}
@@ -350,7 +375,7 @@ class RevmBackend(BlockTime):
             self._logs.extend(logs)
             if to is None:
                 output = self._code.get(create_address, b"")
-            return ExecResult(
+            done = ExecResult(
                 success=True,
                 output=output,
                 gas_used=gas_used,
@@ -359,16 +384,18 @@ class RevmBackend(BlockTime):
                 gas_limit=gas,
                 at_gas_cap=at_cap,
             )
-        return ExecResult(
-            success=False,
-            output=output,
-            gas_used=gas_used,
-            error=error,
-            gas_limit=gas,
-            at_gas_cap=at_cap,
-            out_of_gas=error == "Out of gas",
-            explainer=self._explainer("transact", (sender, to, data, value, asked), undo),
-        )
+        else:
+            done = ExecResult(
+                success=False,
+                output=output,
+                gas_used=gas_used,
+                error=error,
+                gas_limit=gas,
+                at_gas_cap=at_cap,
+                out_of_gas=error == "Out of gas",
+                explainer=self._explainer("transact", (sender, to, data, value, asked), undo),
+            )
+        return done if seen is None else self.sight.show(done, seen)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
         """Execute a call and discard every change it made (eth_call)."""
@@ -381,23 +408,33 @@ class RevmBackend(BlockTime):
                 return ExecResult(success=True, output=b"", gas_used=gas, gas_limit=gas, at_gas_cap=at_cap)
             return ExecResult(success=False, output=b"", gas_used=gas, error="Out of gas", gas_limit=gas, at_gas_cap=at_cap, out_of_gas=True)
         cache = self.call_cache
+        sight = self.sight
         # code that can call other code is never kept (see _recorded): not worth recording
         if static and not value and cache is not None and not opcodes(self._code.get(to, b"")) & CALL_OPCODES:
             key = (sender, to, data, asked)
             found = cache.find(key, self._unchanged)
+            if found is not None and found.coverage is None and sight.hits is not None:
+                found = None  # kept while coverage was off: run it for its coverage
+            seen = None
             if found is None or cache.check:
-                ran, new = self._recorded(key, gas, at_cap)
+                ran, new, seen = self._recorded(key, gas, at_cap)
                 if found is not None:
-                    compare(found.result, ran, key)
-                if new is None:
-                    found = None
-                else:
+                    compare(found.result, ran, key, found.coverage, None if new is None else new.coverage)
+                if new is not None:
                     cache.keep(key, new)
+                found = new
             if found is not None:
-                return found.result
-            if ran.success:
-                return ran
-            return dataclasses.replace(ran, explainer=self._explainer("call", (sender, to, data, value, asked, static), []))
+                if not sight.on:
+                    return found.result
+                if found.coverage:
+                    replay_coverage(found.coverage, sight.hits)  # type: ignore[arg-type]
+                return sight.show(found.observed, None)
+            if not ran.success:
+                ran = dataclasses.replace(ran, explainer=self._explainer("call", (sender, to, data, value, asked, static), []))
+            if sight.on:
+                sight.record(seen)  # type: ignore[arg-type]
+                return sight.show(ran, seen)
+            return ran
         evm = self._evm
         checkpoint = evm.snapshot()
         try:
@@ -411,25 +448,32 @@ class RevmBackend(BlockTime):
         finally:
             evm.revert(checkpoint)
         if success:
-            return ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, gas_limit=gas, at_gas_cap=at_cap)
-        return ExecResult(
-            success=False,
-            output=output,
-            gas_used=gas_used,
-            error=error,
-            gas_limit=gas,
-            at_gas_cap=at_cap,
-            out_of_gas=error == "Out of gas",
-            explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
-        )
+            ran = ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, gas_limit=gas, at_gas_cap=at_cap)
+        else:
+            ran = ExecResult(
+                success=False,
+                output=output,
+                gas_used=gas_used,
+                error=error,
+                gas_limit=gas,
+                at_gas_cap=at_cap,
+                out_of_gas=error == "Out of gas",
+                explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
+            )
+        if not sight.on:
+            return ran
+        seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic))
+        sight.record(seen)
+        return sight.show(ran, seen)
 
-    def _recorded(self, key: tuple[bytes, bytes, bytes, int | None], gas: int, at_cap: bool) -> tuple[ExecResult, Entry | None]:
-        """Run a view call, and an entry of what it read (the accounts and slots revm loaded for it) when it can be kept.
+    def _recorded(self, key: tuple[bytes, bytes, bytes, int | None], gas: int, at_cap: bool) -> tuple[ExecResult, Entry | None, Seen | None]:
+        """Run a view call, and an entry of what it read (the accounts and slots revm loaded for it) when it can be kept;
+        with the hooks' records of it (what it covered, the storage it read) while the search asks for them.
 
         revm forgets what a frame loaded when the frame fails: a failed call, or one whose code
         can call other code (whose frames may fail while the call succeeds), is never kept.
         """
-        sender, to, data, _ = key
+        sender, to, data, asked = key
         evm = self._evm
         checkpoint = evm.snapshot()
         try:
@@ -441,20 +485,29 @@ class RevmBackend(BlockTime):
             ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
         else:
             ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=error == "Out of gas")
+        seen = None
+        if self.sight.on:
+            code_gas = gas - intrinsic_gas(data, False)[0]
+            seen = self.sight.see(False, sender, to, data, 0, asked, True, Outcome(success, error == "revert", output, ran.logs, None, ran.gas_used, code_gas))
         if not success:
-            return ran, None
+            return ran, None, seen
         end = journal.find(", transient_storage: {")
         loaded = [bytes.fromhex(m.group(1)) for m in _ACCOUNT.finditer(journal, 0, end)]
         ops = frozenset().union(*(opcodes(self._code.get(a, b"")) for a in loaded))
         if ops & CALL_OPCODES:
-            return ran, None
+            return ran, None, seen
         reads = [(address, int(slot), int(value)) for address, slots in zip(loaded, _slots_by_account(journal, end)) for slot, value in slots]
         # an account's code always matters; its balance, and whether its nonce is 0 (which makes
         # an account empty), only to code that can see them; the nonce's value never
         whole = bool(ops & BALANCE_OPCODES)
         accounts = tuple((a, self._account_state(a, whole)) for a in loaded)
         block = (self._timestamp, self._number) if ops & BLOCK_OPCODES else None
-        return ran, cache_entry(ran, reads, accounts, block, None)
+        kept = cache_entry(ran, reads, accounts, block, None)
+        if seen is not None:
+            # the hooks' view of it: every read in order, what it covered
+            observed = dataclasses.replace(ran, storage_reads=seen.reads) if seen.reads else ran
+            kept = dataclasses.replace(kept, observed=observed, coverage={k: frozenset(v) for k, v in seen.hits.items()} if self.sight.hits is not None else None)
+        return ran, kept, seen
 
     def _account_state(self, address: bytes, whole: bool) -> Any:
         info = self._info.get(address)
@@ -621,10 +674,10 @@ class RevmBackend(BlockTime):
             self._explained[key] = Entry(result, result, storage, accounts, block, None)
         return result
 
-    def _shadow_run(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> tuple[ExecResult, Reads]:
+    def py_evm(self) -> PyEVMBackend:
+        """A py-evm chain holding what revm holds now (made once; from then on only what changed is written to it)."""
         shadow = self._shadow
         if shadow is None:
-            # the shadow holds what revm holds; from now on only what changes is written to it
             shadow = self._shadow = PyEVMBackend(dataclasses.replace(self.spec, call_cache="off"))
             shadow.load_state(self.state(), timestamp=self._timestamp, block_number=self._number)
             self._shadow_dirty = set()
@@ -632,6 +685,10 @@ class RevmBackend(BlockTime):
             accounts, slots = self._shadow_changes(self._shadow_dirty)
             shadow.write_state(accounts, slots)
             self._shadow_dirty.clear()
+        return shadow
+
+    def _shadow_run(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> tuple[ExecResult, Reads]:
+        shadow = self.py_evm()
         # the state before the call: its own changes undone
         accounts, slots = {}, {}
         for entry in reversed(undo):

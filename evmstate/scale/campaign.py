@@ -33,6 +33,7 @@ from ..engine.events import (
 from ..engine.item import asks_for_contracts, names_asked, unavailable_contracts
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
+from ..evm.factory import for_campaign
 from ..engine.describe import FailureSignature
 from ..failures import FailureRecord, FailureStore
 from . import parallel
@@ -130,6 +131,7 @@ class CampaignStarted:
     budget: float | None
     workers: str
     items: tuple[str, ...]
+    backend: str = "pyevm"
 
 
 @dataclass
@@ -233,6 +235,7 @@ class CampaignOptions:
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
     keep_hypothesis_storage(config)
+    config = for_campaign(config)
     if workers is None and options.cluster is None:
         parallel.start_early()  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
@@ -259,7 +262,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
         if workers is None:
             workers = open_workers(config, options, project.build)
         try:
-            emit(CampaignStarted(options.budget, workers.description, tuple(keys)))
+            emit(CampaignStarted(options.budget, workers.description, tuple(keys), config.backend.name))
             _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
         finally:
             workers.close()

@@ -46,6 +46,11 @@ GATES = 100
 # observed values; a pool with nothing to give leaves its band to the others, in proportion
 BANDS = (2, 1, 2)
 WORD = 2**256
+# times the contract knows (timestamps it stored, values it compared block.timestamp and
+# block.number with), for the waits between steps to jump to (engine/delays.py): at most this
+# many per run; a stored word counts as a timestamp within this many seconds of the chain's time
+MAX_TIMES = 256
+TIME_WINDOW = 100 * 365 * 86_400
 # a word this size or more and below 2**160 is taken for an address (a derived address has a
 # non-zero byte in its top 5 bytes with overwhelming odds; small numbers are not addresses)
 ADDRESS_MIN = 2**120
@@ -118,6 +123,11 @@ class Dictionary:
         self.fixed: list[int] = []  # sorted: the other values known before the first run (none of the literals)
         self.observed: list[int] = []  # in the order seen, each once
         self.addresses: list[bytes] = []  # in the order seen: fixed ones first
+        self.clock: Callable[[], tuple[int, int]] = lambda: (0, 0)  # the chain's (time, block number) now
+        self.times: list[int] = []  # timestamps the contracts stored or compared block.timestamp with, in the order seen
+        self.blocks: list[int] = []  # block numbers they compared block.number with
+        self._fixed_times: list[int] = []
+        self._fixed_blocks: list[int] = []
         self._seen: set[int] = set()
         self._artifacts: set[str] = set()
         self._cache: dict[Any, list[Any]] = {}
@@ -148,6 +158,7 @@ class Dictionary:
         """What is known now is the fixed part every run starts from (call after the machine's __init__)."""
         self._fixed = set(self.fixed) | set(self.observed)
         self._fixed_addresses = list(self.addresses)
+        self._fixed_times, self._fixed_blocks = list(self.times), list(self.blocks)
         self._fixed_artifacts = set(self._artifacts)
         self._frozen = True
         self.reset()
@@ -158,6 +169,7 @@ class Dictionary:
         self.observed = []
         self._seen = self._fixed | set(self.literals)
         self.addresses = list(self._fixed_addresses)
+        self.times, self.blocks = list(self._fixed_times), list(self._fixed_blocks)
         self._artifacts = set(self._fixed_artifacts)
         self._cache = {}
 
@@ -195,10 +207,15 @@ class Dictionary:
             data = log.data
             for i in range(0, len(data) - 31, 32):
                 self._word(int.from_bytes(data[i : i + 32], "big"))
+        now = self.clock()[0]
         for _, _, value in result.storage_writes:
             self._word(value)
+            if abs(value - now) <= TIME_WINDOW:
+                self.add_times((value,))
         for _, _, value in result.storage_reads:
             self._word(value)
+            if abs(value - now) <= TIME_WINDOW:
+                self.add_times((value,))
         if result.contract_address is not None:
             artifact = self.artifact_of(result.contract_address)
             if artifact is not None:
@@ -214,6 +231,13 @@ class Dictionary:
                     if 0 <= n < WORD:
                         self._word(n)
             self._word(v)
+
+    def add_times(self, values: Iterable[int], blocks: bool = False) -> None:
+        """Take timestamps (or block numbers) the contracts know, for the waits between steps to reach."""
+        known = self.blocks if blocks else self.times
+        for v in values:
+            if v not in known and len(known) < MAX_TIMES:
+                known.append(v)
 
     # -- what draws take -----------------------------------------------------------------
 

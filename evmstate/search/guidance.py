@@ -23,6 +23,13 @@ the share falling, on 5 (benchmarks/hypothesis_parity.py, py-evm). Once the sear
 patient for longer, CLIMBING_PATIENCE runs: each rung of a ladder is a rare draw in a run that got as far as the
 rung below, and tens of runs may pass between two (machines/ladder.py: up to 55).
 
+Comparison operands land as input-to-state replacements, as AFL++'s CmpLog and Redqueen use
+them: when a step's call compared an argument for equality with another value (`x == 3 * base +
+7`, the right side computed from what an earlier call stored), later runs replay the run up to
+that step and repeat the step with the argument's choice replaced by the other side (then by its
+neighbours). The repeated call meets the same state, so the comparison now holds. Each value is
+tried once per machine, and at most REPLACEMENTS new ones a run.
+
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
 choice at a time, so a run that reached a rare branch at step 10 gets one new try per run at
 the next rare branch; replaying the prefix and drawing the other 40 steps afresh gets 40
@@ -51,6 +58,11 @@ CLIMBING_PATIENCE = 100
 DISTILLED = 0.5
 # share of the other extending runs that restart from an earlier choice than the last discovery
 EARLIER = 0.25
+# input-to-state replacements queued at most per run, and values tried at most per machine
+REPLACEMENTS = 4
+TRIED = 4096
+PENDING = 64  # replacements waiting to run at most
+WORD = 2**256
 
 
 Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value) of one draw
@@ -63,6 +75,7 @@ class Stats:
     runs: int = 0
     extended: int = 0
     kept: int = 0
+    replaced: int = 0  # runs that repeated a step with an argument replaced by what it was compared with
 
 
 @dataclass
@@ -97,10 +110,17 @@ class Guide:
         self._extending = False  # the current run replays a kept run
         self.climbing = False  # a kept run reached a new stage, or extended a kept run (or a saved corpus was loaded)
         self._stage = False  # the current run stored a small value never held
+        self._met: list[tuple[int, int, list[tuple[int, int]]]] = []  # (step start, end, equalities of an argument) of this run
+        self.pending: list[tuple[list[Choice], list[tuple[int, int]]]] = []  # replacements to run next
+        self._tried: set[int] = set()
 
     def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
         """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
         self.stats.runs += 1
+        if self.pending:
+            self.stats.replaced += 1
+            self._extending = True
+            return self.pending.pop(0)
         patience = CLIMBING_PATIENCE if self.climbing else PATIENCE
         share = (1 - FRESH) * patience / (patience + self._idle)
         self._idle += 1
@@ -120,6 +140,7 @@ class Guide:
 
     def begin(self, provider: "GuidedProvider", inherited: list[tuple[int, int]]) -> None:
         self.current = provider
+        self._met = []
         self._cut = self._head = None
         self._stage = False
         self._step = 0
@@ -139,9 +160,34 @@ class Guide:
             self._cut = len(self.current.record)
             self._novel.append((self._step, self._cut))
 
+    def compared(self, equalities: list[tuple[int, int]]) -> None:
+        """The step that just ended compared these arguments for equality with these values: (argument, other side)."""
+        if self.current is not None:
+            self._met.append((self._step, len(self.current.record), list(equalities)))
+
+    def _replace(self) -> None:
+        """Queue the current run's steps that met an equality, repeated with the argument replaced by the other side (and its neighbours)."""
+        record = self.current.record if self.current is not None else []
+        queued = 0
+        for start, end, equalities in self._met:
+            for argument, other in equalities:
+                for value in (other, other + 1, other - 1):
+                    if queued >= REPLACEMENTS or len(self.pending) >= PENDING or value in self._tried or not 0 <= value < WORD:
+                        continue
+                    step = _replaced(record[start:end], argument, value)
+                    if step is not None:
+                        self._tried.add(value)
+                        self.pending.append((record[:end] + step, [(end, end + len(step))]))
+                        queued += 1
+        if len(self._tried) > TRIED:
+            self._tried.clear()
+
     def run_finished(self) -> None:
         """The run ended: keep it if it made progress (runs Hypothesis drew itself are not ours)."""
         current = self.current
+        if self._met:
+            self._replace()
+            self._met = []
         if current is not None and self._cut is not None and self._cut > 0:
             head = self._head if self._head is not None else 0
             # the replayed steps count only as far as the run followed the kept one
@@ -153,6 +199,19 @@ class Guide:
             self.climbing = self.climbing or self._extending or self._stage
         self.current = None
         self._cut = None
+
+
+def _replaced(step: list[Choice], argument: int, value: int) -> list[Choice] | None:
+    """The step's choices with the integer choice that drew argument (as a calldata word) set to value, or None when none did or value does not fit."""
+    for i, (kind, constraints, drawn) in enumerate(step):
+        if kind != "integer" or drawn % WORD != argument:
+            continue
+        low, high = constraints.get("min_value"), constraints.get("max_value")
+        fitted = value - WORD if drawn < 0 and value >= WORD // 2 else value  # a signed argument
+        if (low is not None and fitted < low) or (high is not None and fitted > high):
+            return None
+        return step[:i] + [(kind, constraints, fitted)] + step[i + 1 :]
+    return None
 
 
 class GuidedProvider(PrimitiveProvider):

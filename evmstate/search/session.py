@@ -100,6 +100,7 @@ class Search:
         accounts = [a.raw_address for a in project.accounts]
         self.dictionary = Dictionary(options.dictionary_weight, accounts, has_code=lambda a: bool(backend.get_code(a)))
         self.dictionary.artifact_of = self._artifact_at
+        self.dictionary.clock = lambda: (backend.timestamp, backend.block_number)
         for name in contracts:
             if name in project.artifacts:
                 self.dictionary.add_artifact(project.artifacts[name])
@@ -272,6 +273,16 @@ class Search:
                 self.operands += len(feedback.operands)
                 self.dictionary.add_operands(feedback.operands)
             feedback.operands.clear()
+        if feedback.equalities:
+            if self.guide is not None:
+                self.guide.compared(feedback.equalities)
+            feedback.equalities.clear()
+        if feedback.times or feedback.blocks:
+            # the times the contract compared block.timestamp and block.number with: where waits may jump
+            self.dictionary.add_times(feedback.times)
+            self.dictionary.add_times(feedback.blocks, blocks=True)
+            feedback.times.clear()
+            feedback.blocks.clear()
         return novel
 
     @property
@@ -285,7 +296,7 @@ class Search:
             stats["branches reached"] = self.branches
         if self.guide is not None:
             g = self.guide.stats
-            stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress"
+            stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress, {g.replaced} repeated a step with an argument replaced"
             p = self.progress
             stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values, {self.operands} comparison operands"
         cache = self.backend.call_cache

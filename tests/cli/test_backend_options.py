@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,7 +46,75 @@ def test_revm_reports_the_depositer_bug_exactly_as_py_evm(example):
     assert outputs[1] == outputs[0]
 
 
+def same_search(root: Path, *args: str) -> list[tuple[int, str, dict, dict]]:
+    """Run `evmstate run --coverage` on both backends: (exit code, the programs printed, the coverage report, each item's runs and steps)."""
+    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
+    # Hypothesis draws constants from the source of every module loaded: revm's modules are
+    # loaded before either run, so that a seed draws the same on both
+    import evmstate.evm.revm  # noqa: F401
+
+    found = []
+    for backend in ("pyevm", "revm"):
+        shutil.rmtree(root / ".evmstate", ignore_errors=True)
+        code, out = invoke("run", *args, "--backend", backend, "--coverage-report", "json", str(root / "coverage.json"), "--json", str(root / "run.json"))
+        programs = "\n".join(line for line in out.splitlines() if line.startswith(("Falsifying example", "state.", "chain.")))
+        items = {r["name"]: (r["runs"], r["steps"], r["status"]) for r in json.loads((root / "run.json").read_text())["results"]}
+        found.append((code, programs, json.loads((root / "coverage.json").read_text()), items))
+    return found
+
+
+@pytest.mark.quality
+def test_revm_searches_and_covers_as_py_evm_does(example):
+    """With guidance, the dictionary and a coverage report, a seed gives the same runs, programs and coverage on both backends."""
+    on_py_evm, on_revm = same_search(example, "machines/erc20.py", "machines/fee_vault.py", "machines/claims.py", "--seed", "3", "--max-examples", "20")
+    assert on_py_evm[0] == 1 and "Falsifying example" in on_py_evm[1]
+    assert on_py_evm[2]["contracts"]["FeeVault"]["branches"]["hit"] > 0
+    assert on_revm == on_py_evm
+
+
+@pytest.mark.quality
+def test_revm_covers_a_snekmate_token_as_py_evm_does(tmp_path, monkeypatch):
+    root = tmp_path / "snekmate"
+    shutil.copytree(Path(__file__).parent.parent / "projects" / "snekmate", root)
+    monkeypatch.chdir(root)
+    on_py_evm, on_revm = same_search(root, "machines/erc20.py", "--seed", "2")
+    assert on_py_evm[0] == 0 and on_py_evm[2]["contracts"]["ERC20Mock"]["lines"]["hit"] > 50
+    assert on_revm == on_py_evm
+
+
 def test_the_backend_check_runs_the_bundled_erc20_machine_without_a_difference(example):
     pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     code, out = invoke("run", "machines/erc20.py", "--backend-check", "--max-examples", "5", "--steps", "10")
     assert code == 0 and "1 passed, 0 failed" in out and "differ" not in out
+
+
+def test_every_command_that_runs_machines_takes_backend(example):
+    """run, fuzz and replay run on the backend --backend names (revm refuses london: the option reached the backend)."""
+    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
+    toml = example / "evmstate.toml"
+    toml.write_text(toml.read_text().replace('evm_version = "prague"', 'evm_version = "london"'))
+    code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--max-examples", "20")
+    assert code == 1, out  # found on py-evm, and saved
+    refused = "evm_version 'london' is not supported by the revm backend"
+    for command in (("run", "machines/depositer.py"), ("fuzz", "--time", "1s", "-n", "1", "machines/depositer.py"), ("replay", "--last")):
+        code, out = invoke(*command, "--backend", "revm")
+        assert code == 2 and refused in out, (command, out)
+    code, out = invoke("replay", "--last", "--backend", "pyevm")
+    assert code == 1 and "still fails" in out
+
+
+def test_fuzz_prefers_revm_unless_a_backend_is_named(example):
+    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
+    code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "machines/erc20.py")
+    assert code == 0 and "fuzzing machines/erc20.py::ERC20Machine for 1s on 1 local worker, on revm\n" in out
+    code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "--backend", "pyevm", "machines/erc20.py")
+    assert code == 0 and "on 1 local worker\n" in out
+    toml = example / "evmstate.toml"
+    toml.write_text(toml.read_text() + '\n[backend]\nname = "pyevm"\n')
+    code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "machines/erc20.py")
+    assert code == 0 and "on 1 local worker\n" in out
+    # evmstate run stays on py-evm: its coverage is recorded on py-evm as ever (revm too would give the same)
+    toml.write_text(toml.read_text().replace('[backend]\nname = "pyevm"\n', ""))
+    from evmstate import config as config_mod
+
+    assert config_mod.load(example).backend.name == "pyevm" and not config_mod.load(example).backend.named

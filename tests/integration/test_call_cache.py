@@ -96,7 +96,7 @@ def test_time_travel_runs_again_only_what_reads_the_block(project):
     assert reader.time_left(deadline) == left - 100
     assert reader.doubled() == doubled
     # py-evm sees which calls read the block; on revm, any call into code that can read it runs again
-    assert counts.since() == ((1, 1) if project.backend.capabilities.coverage else (0, 2))
+    assert counts.since() == ((1, 1) if project.config.backend.name == "pyevm" else (0, 2))
     project.chain.mine(3)
     assert reader.height() == height + 3
     assert counts.since() == (0, 1)

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 from eth_utils import keccak, to_checksum_address
-from hypothesis import settings, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
 pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python (wheels exist for CPython 3.10 to 3.12)")
 
 from evmstate import Project, TransactionReverted, reverts  # noqa: E402
 from evmstate.contracts.abi import encode_values  # noqa: E402
-from evmstate.evm.base import Backend, ExecResult, account_keys  # noqa: E402
+from evmstate.evm.base import Backend, ExecResult, Feedback, account_keys  # noqa: E402
 from evmstate.evm.check import CheckedBackend  # noqa: E402
 from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.contracts.revert import complete  # noqa: E402
@@ -204,6 +204,84 @@ def test_random_transactions_give_the_same_gas_outcomes_and_state_on_both(zoo_ro
     SameOnBoth.compared = 0
     run_state_machine_as_test(lambda: SameOnBoth(zoo_root), settings=settings(max_examples=12, stateful_step_count=30))
     assert SameOnBoth.compared > 150, SameOnBoth.compared
+
+
+class SameSightOnBoth(SameOnBoth):
+    """The same random calls with the search's hooks on: revm must record what py-evm's hooks record.
+
+    After every call: the coverage (every branch and jump), the branch counts and comparison
+    operands of the calls that are not view calls, and each call's storage reads and writes in
+    order, as an observer sees them.
+    """
+
+    traced = 0  # calls revm's tracer ran, over every run
+    witnessed = 0  # calls revm's py-evm chain ran with the hooks
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.records: list[tuple[dict[bytes, set[int]], Feedback, list[tuple[Any, ...]]]] = []
+        for p in self.chains:
+            hits: dict[bytes, set[int]] = {}
+            feedback = Feedback()
+            seen: list[tuple[Any, ...]] = []
+            p.backend.set_coverage(hits)
+            p.backend.set_feedback(feedback)
+            p.backend.set_observer(lambda r, seen=seen: seen.append((r.success, r.storage_reads, r.storage_writes)))
+            self.records.append((hits, feedback, seen))
+
+    def same_sight(self) -> None:
+        (hits, feedback, seen), (their_hits, their_feedback, their_seen) = self.records
+        assert their_hits == hits
+        assert their_feedback.counts == feedback.counts
+        assert their_feedback.operands == feedback.operands
+        assert their_seen == seen
+
+    def send(self, sender: int, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> tuple[Any, ...]:
+        found = super().send(sender, to, data, value, gas)
+        self.same_sight()
+        return found
+
+    def view(self, to: bytes, data: bytes) -> None:
+        super().view(to, data)
+        self.same_sight()
+
+    def teardown(self) -> None:
+        sight = self.chains[1].backend.sight
+        SameSightOnBoth.traced += sight.traced + sight.remembered
+        SameSightOnBoth.witnessed += sum(sight.witnessed.values())
+
+
+def test_revm_records_what_py_evm_hooks_record(zoo_root):
+    SameSightOnBoth.traced = SameSightOnBoth.witnessed = 0
+    run_state_machine_as_test(lambda: SameSightOnBoth(zoo_root), settings=settings(max_examples=12, stateful_step_count=30, deadline=None))
+    # most calls are run again by the tracer; deployments, creates, precompiles and calls given a fixed gas by py-evm
+    assert SameSightOnBoth.traced > 150 and SameSightOnBoth.witnessed > 12, (SameSightOnBoth.traced, SameSightOnBoth.witnessed)
+
+
+@given(a=st.integers(-(2**255), 2**255 - 1) | st.integers(-6, 6), b=st.integers(-(2**255), 2**255 - 1) | st.integers(-9, 9), u=st.integers(0, 2**256 - 1), c=st.integers(0, 255), x=st.integers(-128, 127), y=st.integers(-(2**127), 2**127 - 1) | st.just(42))
+@settings(max_examples=20, deadline=None)
+def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y):
+    """The tracer's arithmetic, bytes and signed comparisons, against py-evm's hooks on the same calls."""
+    chains = [load(zoo_root, "pyevm"), load(zoo_root, "revm")]
+    records = []
+    for p in chains:
+        arith = p.Arith.deploy()
+        hits: dict[bytes, set[int]] = {}
+        feedback = Feedback()
+        seen: list[Any] = []
+        p.backend.set_coverage(hits)
+        p.backend.set_feedback(feedback)
+        p.backend.set_observer(lambda r, seen=seen: seen.append((r.success, r.output, r.storage_reads, r.storage_writes)))
+        sender = p.accounts[0].raw_address
+        for name, args in (("signed", (a, b)), ("unsigned", (u, u // 3, c)), ("unsigned", (u, max(u - 1, 0) // 2, c)), ("narrow", (x, y))):
+            p.backend.transact(sender, arith.raw_address, arith.function(name).encode_input(*args))
+        records.append((hits, feedback.counts, feedback.operands, feedback.equalities, seen))
+        p.backend.set_coverage(None)
+        p.backend.set_feedback(None)
+        p.backend.set_observer(None)
+    assert records[1] == records[0]
+    sight = chains[1].backend.sight
+    assert sight.traced + sight.remembered == 4 and not sight.witnessed  # the tracer ran them all
 
 
 def test_the_chains_own_gas_oracle_holds_for_revm(revm_project):

@@ -254,27 +254,54 @@ COMPARISONS: dict[int, tuple[str, Callable[[int, int], int]]] = {
 }
 
 
+# the comparisons that test equality: input-to-state replacement tries the other side in the argument's place
+EQUALITIES = frozenset({opcode_values.EQ, opcode_values.XOR, opcode_values.SUB})
+
+
 def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
     """A comparison (COMPARISONS) that records its operands for feedback when its result feeds a branch."""
     mnemonic, compute = COMPARISONS[opcode]
-    operands = feedback.operands
+    equal = opcode in EQUALITIES
 
     def compare(computation: Any) -> None:
         computation.consume_gas(gas, mnemonic)
         a, b = computation.stack_pop_ints(2)
         computation.stack_push_int(compute(a, b))
         try:
-            words, feeding = computation._evmstate_words
+            words, feeds = computation._evmstate_words
         except AttributeError:
-            words, feeding = computation._evmstate_words = _arguments(feedback, computation.msg)
-        if words and computation.code.program_counter - 1 in feeding and len(operands) < MAX_OPERANDS:
+            words, feeds = computation._evmstate_words = _arguments(feedback, computation.msg)
+        if computation.code.program_counter - 1 in feeds:
+            context = computation.state.execution_context
+            compared(feedback, words, a, b, context.timestamp, context.block_number, equal)
+
+    return compare
+
+
+def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestamp: int, number: int, equal: bool) -> None:
+    """A comparison of a and b that feeds a branch: record the other side of an argument, of the block's time or number.
+
+    The tracer (evm/tracer.py) records through this too, so that both backends record alike.
+    """
+    if words:
+        operands = feedback.operands
+        if len(operands) < MAX_OPERANDS:
             if a in words:
                 if b not in words:
                     operands.append(b)
+                    if equal:
+                        feedback.equalities.append((a, b))
             elif b in words:
                 operands.append(a)
-
-    return compare
+                if equal:
+                    feedback.equalities.append((b, a))
+    for clock, known in ((timestamp, feedback.times), (number, feedback.blocks)):
+        if len(known) < MAX_OPERANDS:
+            if a == clock:
+                if b != clock:
+                    known.append(b)
+            elif b == clock:
+                known.append(a)
 
 
 _NOTHING: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
@@ -283,9 +310,9 @@ _NOTHING: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
 def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[int]]:
     """The words of a frame's calldata after the selector (its arguments), and the pcs of its
     code's comparisons that feed a branch; nothing when the frame is not recorded."""
-    data = msg.data
-    if not feedback.active or len(data) < 36:
+    if not feedback.active:
         return _NOTHING
+    data = msg.data
     words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
     return words, feeding(msg.code)
 

@@ -1,0 +1,252 @@
+"""What py-evm's hooks would record of the calls revm runs: coverage, branch counts, comparison operands, storage reads and writes.
+
+revm has no per-opcode hooks (revm.py), so while the search asks for these (set_coverage,
+set_feedback, set_observer), each call revm ran is run again from the state before it where its
+path can be seen: by the tracer (tracer.py), a small interpreter that checks its outcome against
+revm's, or, for what the tracer does not model or when the outcomes differ, by py-evm with its
+hooks on a chain holding the same state (RevmBackend.py_evm()). Either way the records are
+py-evm's own, so coverage, guidance and the dictionary see on revm what they see on py-evm.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from .base import Coverage, ExecResult, Feedback, Log
+from .cache import replay_coverage
+from .pyevm.opcodes import MAX_OPERANDS
+from .tracer import Env, Trace, Tracer, Unsupported, World
+
+
+class Chain(Protocol):
+    """What the sight needs of the backend it sees for: its state and block, and a py-evm chain holding the same (revm.py)."""
+
+    timestamp: int
+    block_number: int
+    chain_id: int
+    gas_limit: int
+    gas_price: int
+
+    def get_storage(self, address: bytes, slot: int) -> int: ...
+    def get_balance(self, address: bytes) -> int: ...
+    def get_nonce(self, address: bytes) -> int: ...
+    def get_code(self, address: bytes) -> bytes: ...
+    def py_evm(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What revm's run of a call came to, for the tracer's run to agree with."""
+
+    success: bool
+    reverted: bool
+    output: bytes
+    logs: tuple[Log, ...]
+    changed: dict[tuple[bytes, int], int] | None  # storage slots whose value changed (None: not known, as for a call)
+    spent: int  # gas spent before refunds
+    gas: int  # gas the call's code was given
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One call as the hooks saw it: its coverage, and its storage reads and writes in order."""
+
+    hits: Coverage
+    reads: tuple[tuple[bytes, int, int], ...]
+    writes: tuple[tuple[bytes, int, int], ...]
+
+
+class Memo:
+    """A traced call and every value it read of the state before it: while they are the same, so is what it does."""
+
+    __slots__ = ("trace", "found", "storage", "balances", "code", "nonces", "block")
+
+    def __init__(self, trace: Trace, found: Feedback | None, tracer: Tracer, block: tuple[int, int] | None) -> None:
+        self.trace = trace
+        self.found = found  # the operands and times it recorded (a call that is not a view call)
+        self.storage = tracer.read_storage
+        self.balances = tracer.read_balances
+        self.code = tracer.read_code
+        self.nonces = tracer.read_nonces
+        self.block = block  # (timestamp, number) when it read either
+
+
+# traced calls remembered before the memo starts again
+MEMO = 4096
+
+
+class Sight:
+    """The hooks' records of one revm backend's calls, while the search asks for them."""
+
+    def __init__(self, backend: Chain) -> None:
+        self.backend = backend
+        self.hits: Coverage | None = None
+        self.feedback: Feedback | None = None
+        self.observer: Callable[[ExecResult], None] | None = None
+        self.world = World(backend.get_storage, backend.get_balance, backend.get_nonce, backend.get_code)
+        self.traced = 0  # calls the tracer ran
+        self.remembered = 0  # calls that ran as a traced call with the same inputs did (memo)
+        self.memo: dict[tuple[Any, ...], Memo] = {}
+        self._envs: dict[tuple[Any, ...], Env] = {}
+        self.witnessed: collections.Counter[str] = collections.Counter()  # calls py-evm ran, by why
+
+    @property
+    def on(self) -> bool:
+        """Whether anything asks for what calls do inside."""
+        return self.hits is not None or self.observer is not None
+
+    def see(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, outcome: Outcome) -> Seen:
+        """Run the call again from the state before it (revm's state now) and record what it did.
+
+        Branch counts and comparison operands are recorded only for a call that is not a view
+        call (a transaction, or a call that is not static), as py-evm records them.
+        """
+        static = static and not value
+        recording = self.feedback is not None and (transaction or not static)
+        key = (transaction, sender, to, data, value, gas, static, recording)
+        known = self.memo.get(key)
+        if known is not None and self._unchanged(known):
+            self.remembered += 1
+            return self._seen(known.trace, known.found)
+        trace, why = None, None
+        if to is None:
+            why = "deployment"
+        elif outcome.spent * 2 >= outcome.gas:
+            why = "gas"  # some frame may have run out of gas
+        else:
+            env = self._env(transaction, sender)
+            # recorded apart, then added: the lists start as long as the hooks' (py-evm caps each at MAX_OPERANDS)
+            found = None
+            if recording and self.feedback is not None:
+                mine = self.feedback
+                found = Feedback(operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
+                found.equalities = [(0, 0)] * len(mine.equalities)
+            tracer = Tracer(self.world, env, found)
+            try:
+                trace = tracer.run(sender, to, data, value, static)
+            except Unsupported as e:
+                why = str(e)
+            except (TypeError, AttributeError, RecursionError) as e:  # GAS taken as a number, and the like
+                why = type(e).__name__
+            if trace is not None and not self._agrees(trace, outcome):
+                trace, why = None, "outcome"
+        if trace is None:
+            self.witnessed[why or "?"] += 1
+            return self._witness(transaction, sender, to, data, value, gas, static)
+        self.traced += 1
+        backend = self.backend
+        if len(self.memo) >= MEMO:
+            self.memo.clear()
+        if found is not None:  # only what this call added
+            mine = self.feedback
+            assert mine is not None
+            found = Feedback(
+                operands=found.operands[len(mine.operands) :],
+                equalities=found.equalities[len(mine.equalities) :],
+                times=found.times[len(mine.times) :],
+                blocks=found.blocks[len(mine.blocks) :],
+            )
+        block = (backend.timestamp, backend.block_number) if tracer.block_read else None
+        # a call that recorded many may have been cut short by the cap: it is traced again next time
+        if found is None or all(len(new) < MAX_OPERANDS // 2 for new in (found.operands, found.times, found.blocks)):
+            self.memo[key] = Memo(trace, found, tracer, block)
+        return self._seen(trace, found)
+
+    def _env(self, transaction: bool, sender: bytes) -> Env:
+        backend = self.backend
+        key = (backend.timestamp, backend.block_number, transaction, sender)
+        env = self._envs.get(key)
+        if env is None:
+            if len(self._envs) > 64:
+                self._envs.clear()
+            env = self._envs[key] = Env(key[0], key[1], backend.chain_id, backend.gas_limit, backend.gas_price if transaction else 0, sender)
+        return env
+
+    def _seen(self, trace: Trace, found: Feedback | None) -> Seen:
+        """A trace's records added to the hooks' (branch counts, operands, times; coverage is the caller's to add)."""
+        feedback = self.feedback
+        if found is not None and feedback is not None:
+            for code, counts in trace.counts.items():
+                mine = feedback.counts.setdefault(code, {})
+                for branch, times in counts.items():
+                    mine[branch] = mine.get(branch, 0) + times
+            room = MAX_OPERANDS - len(feedback.operands)
+            feedback.operands.extend(found.operands[:room])
+            feedback.equalities.extend(found.equalities[: MAX_OPERANDS - len(feedback.equalities)])
+            feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])
+            feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
+        return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))
+
+    def _unchanged(self, known: "Memo") -> bool:
+        """Whether every value a traced call read is what it is now (then it runs the same way again)."""
+        backend = self.backend
+        get = backend.get_storage
+        for (address, slot), value in known.storage.items():
+            if get(address, slot) != value:
+                return False
+        for address, balance in known.balances.items():
+            if backend.get_balance(address) != balance:
+                return False
+        for address, code in known.code.items():
+            if backend.get_code(address) != code:
+                return False
+        for address, nonce in known.nonces.items():
+            if backend.get_nonce(address) != nonce:
+                return False
+        return known.block is None or known.block == (backend.timestamp, backend.block_number)
+
+    def _agrees(self, trace: Trace, outcome: Outcome) -> bool:
+        if trace.success != outcome.success or trace.output != outcome.output:
+            return False
+        if not trace.success:
+            return trace.reverted == outcome.reverted
+        if tuple(trace.logs) != outcome.logs:
+            return False
+        if outcome.changed is None:
+            return True
+        get = self.world.storage
+        changed = {key: v for key, v in trace.written.items() if v != get(*key)}
+        return changed == outcome.changed
+
+    def _witness(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool) -> Seen:
+        """Run the call on py-evm with its hooks, from the state before it."""
+        backend = self.backend
+        shadow = backend.py_evm()
+        hits: Coverage = {}
+        observed: list[ExecResult] = []
+        shadow.set_coverage(hits)
+        shadow.set_feedback(self.feedback)
+        shadow.set_observer(observed.append)
+        try:
+            with shadow.anchor():
+                shadow.set_block(backend.timestamp, backend.block_number)
+                if transaction:
+                    shadow.transact(sender, to, data, value, gas)
+                else:
+                    assert to is not None
+                    shadow.call(sender, to, data, value, gas, static)
+        finally:
+            shadow.set_observer(None)
+            shadow.set_feedback(None)
+            shadow.set_coverage(None)
+        result = observed[-1]
+        return Seen(hits, result.storage_reads, result.storage_writes)
+
+    def record(self, seen: Seen) -> None:
+        """Add a call's coverage to the coverage being recorded."""
+        if self.hits is not None and seen.hits:
+            replay_coverage(seen.hits, self.hits)  # type: ignore[arg-type]
+
+    def show(self, result: ExecResult, seen: Seen | None) -> ExecResult:
+        """result with the storage the call read and wrote, shown to the observer; returned as shown."""
+        if seen is not None and (seen.reads or seen.writes):
+            result = dataclasses.replace(result, storage_writes=seen.writes, storage_reads=seen.reads)
+        if self.observer is not None:
+            self.observer(result)
+        return result
+
+    def statistics(self) -> dict[str, Any]:
+        return {"traced": self.traced, "remembered": self.remembered, "witnessed": dict(self.witnessed)}

@@ -1,0 +1,56 @@
+"""Deadlines a month and a year away: the bundled vesting grant (a one-year cliff) and the same
+grant with a 30-day cliff are found with the default settings on every seed tried, and shrunk to
+the minimal program, its wait the cliff itself. No rule moves the clock: the waits drawn between
+steps reach the cliff on a log scale, or jump to the time the contract compares
+block.timestamp with."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ..conftest import copy_example
+
+pytestmark = pytest.mark.quality
+
+SEEDS = range(5)
+
+MONTH_CLIFF = """
+from vesting import VestingMachine
+
+
+class MonthCliffMachine(VestingMachine):
+    cliff = 30 * 86400
+"""
+
+# a fresh process, as evmstate run would (Hypothesis draws constants from the modules loaded)
+SEARCH = """
+import json, shutil, sys
+from pathlib import Path
+from evmstate import config
+from evmstate.runner import Overrides, RunOptions, run
+
+root, path, seeds = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+sys.path.insert(0, str(root / "machines"))
+out = []
+for seed in seeds:
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
+    summary = run(config.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed)), lambda e: None)
+    (r,) = summary.results
+    f = r.failure
+    out.append({"seed": seed, "status": r.status, "program": f and f.program, "message": f and f.message})
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize(("path", "machine", "cliff"), [("machines/vesting.py", "VestingMachine", 365 * 86400), ("machines/month_cliff.py", "MonthCliffMachine", 30 * 86400)])
+def test_a_release_after_the_cliff_is_found_on_every_seed_with_the_exact_wait(tmp_path, path, machine, cliff):
+    root = copy_example(tmp_path)
+    (root / "machines" / "month_cliff.py").write_text(MONTH_CLIFF)
+    done = subprocess.run([sys.executable, "-c", SEARCH, str(root), path, json.dumps(list(SEEDS))], capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stderr
+    for r in json.loads(done.stdout.splitlines()[-1]):
+        assert r["status"] == "failed", f"{machine} not found with seed {r['seed']}"
+        assert r["program"] == [f"state = {machine}()", "state.rule_grant()", f"chain.sleep({cliff})", "state.rule_release()"], r
+        assert r["message"] == "released more than has vested"
