@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+try:
+    import fcntl
+except ImportError:  # Windows: workers may then install a release twice, each into a folder of its own
+    fcntl = None  # type: ignore[assignment]
 
 from evmstate import Project, releases
 from evmstate.config import Config, ProjectConfig
@@ -114,6 +121,84 @@ def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
             raise
     assert (version, folder) == (PINNED, cache / "vyper" / PINNED)
     return cache
+
+
+# the vyper 0.3.x releases the legacy project pins (tests/projects/legacy): Curve's pools pin the
+# first, Yearn V3's vault the second (which declares Python < 3.11, and runs on it)
+LEGACY_RELEASES = ("0.3.10", "0.3.7")
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on path, held while inside: one worker of a test run at a time."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def install_release(cache: Path, version: str) -> None:
+    """Install vyper version into cache (evmstate's layout) from the package index, once per test run.
+
+    Workers of one run share the folder: the first to get the lock installs, the others find it
+    there. Skips, with pip's words, only when the index cannot be reached.
+    """
+    with _locked(cache / f".lock-{version}"), pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVMSTATE_CACHE_DIR", str(cache))
+        if version in releases.cached():
+            return
+        try:
+            releases.install(releases.pin_of(f"# @version {version}\n"), Path(f"v{version}.vy"))
+        except CompileError as e:
+            if "the index could not be reached" in str(e) or "the index listed no vyper release" in str(e):
+                pytest.skip(f"the package index cannot be reached (or holds no vyper), so vyper {version} cannot be installed: {e}")
+            raise
+
+
+@pytest.fixture(scope="session")
+def legacy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder holding LEGACY_RELEASES, installed from the package index once per test run (shared by xdist's workers)."""
+    base = tmp_path_factory.getbasetemp()
+    cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "evmstate-legacy-releases"
+    for version in LEGACY_RELEASES:
+        install_release(cache, version)
+    return cache
+
+
+LEGACY = HERE / "projects" / "legacy"
+
+
+@pytest.fixture(scope="session")
+def legacy_build(legacy_cache: Path) -> Path:
+    """The build cache of the legacy project (tests/projects/legacy), compiled once per test run; copies of the project start from it."""
+    shared = legacy_cache.parent / "evmstate-legacy-build"
+    with _locked(shared.with_suffix(".lock")), pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
+        if not (shared / "done").exists():
+            from evmstate import config as config_mod
+            from evmstate.compiler import compile_project
+
+            shutil.rmtree(shared, ignore_errors=True)
+            shutil.copytree(LEGACY, shared / "project", ignore=shutil.ignore_patterns(".evmstate"))
+            (contracts, build), settings = config_mod.load(shared / "project").compile_inputs()
+            compiled = compile_project(contracts, build, **settings)
+            assert not compiled.errors, compiled.errors
+            (shared / "done").write_text("")
+    return shared / "project" / ".evmstate" / "build"
+
+
+@pytest.fixture()
+def legacy(tmp_path: Path, legacy_cache: Path, legacy_build: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the legacy project, its build cache warm and its releases where evmstate looks; the current folder."""
+    root = tmp_path / "legacy"
+    shutil.copytree(LEGACY, root, ignore=shutil.ignore_patterns(".evmstate"))
+    shutil.copytree(legacy_build, root / ".evmstate" / "build")
+    monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    return root
 
 
 @pytest.fixture()

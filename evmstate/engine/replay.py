@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..compiler import find_sources, input_hashes
+from ..builds import inputs as input_hashes
+from ..compiler import find_sources
 from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
@@ -64,7 +65,7 @@ class ReplayResult:
 
 def current_inputs(config: Config) -> dict[str, str]:
     """Every file the project's contracts compile from, as it is now: shown path -> sha256."""
-    return input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
+    return input_hashes(config)
 
 
 def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str] | None = None) -> list[str]:

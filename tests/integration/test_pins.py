@@ -187,16 +187,17 @@ def test_offline_a_missing_release_is_an_error_that_says_how_to_install_it(tmp_p
     assert code == 2 and "pins vyper 0.4.2, which is not installed" in out, out
 
 
-def test_a_release_before_0_4_is_refused_without_installing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_release_before_0_2_8_is_refused_without_installing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     _unreachable_index(monkeypatch)
     monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "contracts").mkdir()
-    (tmp_path / "contracts" / "Old.vy").write_text("# @version 0.3.10\n\nx: public(uint256)\n")
+    (tmp_path / "contracts" / "Old.vy").write_text("# @version 0.2.4\n\nx: public(uint256)\n")
     build = compile_project(tmp_path / "contracts", tmp_path / "build")
     assert str(build.errors["Old"]) == (
-        f"{tmp_path / 'contracts' / 'Old.vy'}: pins vyper 0.3.10; evmstate reads the compile outputs of vyper 0.4.0 and later only."
-        " Pin a 0.4.x release or later (e.g. `# pragma version ~=0.4.0`)."
+        f"{tmp_path / 'contracts' / 'Old.vy'}: pins vyper 0.2.4; evmstate compiles with vyper 0.2.8 and later only: older releases do not run on"
+        " Python 3.9 and later. Pin 0.2.8 or a later release (e.g. `# @version 0.2.16`, or `# pragma version ~=0.4.0` for the current language)."
     )
+    assert not (tmp_path / "cache").exists()
 
 
 def _requests(paths: list[Path], search: list[Path]) -> list[dict]:
