@@ -192,6 +192,8 @@ def replay(failure_id: str | None, last: bool) -> None:
 
     def show(step: Any) -> None:
         console.print(Text(numbered(step.index, step.line)))
+        for line in step.chain:
+            console.print(Text(f"     {line}", style="dim"))
         if step.return_value is not None:
             console.print(Text(f"     -> {step.return_value}", style="dim"))
         for e in step.events:

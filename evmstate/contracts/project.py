@@ -11,8 +11,9 @@ from ..compiler import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend
-from .accounts import Accounts, Chain
+from .accounts import Accounts
 from .base import Handle, current_project
+from .chain import Chain
 from .contract import ContractContainer
 from .events import EventDecoder
 
