@@ -288,6 +288,14 @@ def compile_with(folder: Path, version: str, requests: list[dict[str, Any]]) -> 
             raise ValueError(f"vyper {answer['vyper']} answered for {len(answer['results'])} of {len(requests)} sources")
     except (ValueError, KeyError, TypeError) as e:
         said = "\n  ".join(done.stderr.strip().splitlines()[-5:]) or str(e)
+        if re.search(r"^(ModuleNotFoundError|ImportError|SyntaxError|AttributeError): ", done.stderr, re.M) and "vyper" in done.stderr:
+            # the release's own code fails to load under this Python: installing it again would not help
+            python = ".".join(map(str, sys.version_info[:3]))
+            raise CompileError(
+                f"vyper {version} does not run on Python {python}, which evmstate runs on: {said}\n"
+                f"  Pin a release that runs on it (the releases checked are in docs/vyper-0.3.md), or run evmstate with the Python the release supports.",
+                path=str(folder),
+            ) from None
         raise CompileError(
             f"vyper {version} in {folder} did not compile: {said}\n  Remove that folder and evmstate installs the release again.",
             path=str(folder),

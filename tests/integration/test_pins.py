@@ -289,3 +289,17 @@ def test_snekmate_modules_pinned_to_the_release_compile_with_it_as_with_the_inst
     assert erc20 in old.pc_source.values()  # code that comes from the module is placed in it
     again = compile_project(tmp_path / PINNED / "contracts", tmp_path / PINNED / "build", search_paths=[lib])
     assert again.cached == ["SnekToken"]  # the files 0.4.1 read are those the cache check finds
+
+
+def test_a_release_that_does_not_run_on_this_python_is_named_with_the_python(tmp_path: Path):
+    """A release whose own code fails to load (0.3.0 and before without setuptools' pkg_resources) says so, not "install it again"."""
+    folder = tmp_path / "0.3.0"
+    (folder / "vyper").mkdir(parents=True)
+    (folder / "vyper-0.3.0.dist-info").mkdir()
+    (folder / "vyper" / "__init__.py").write_text("import pkg_resources_that_is_gone\n")
+    with pytest.raises(Exception) as caught:
+        releases.compile_with(folder, "0.3.0", [{"path": str(tmp_path / "A.vy"), "search": [], "evm_version": "prague", "optimize": "gas"}])
+    message = str(caught.value)
+    python = ".".join(map(str, sys.version_info[:3]))
+    assert message.startswith(f"vyper 0.3.0 does not run on Python {python}, which evmstate runs on:"), message
+    assert "No module named 'pkg_resources_that_is_gone'" in message and "docs/vyper-0.3.md" in message, message
