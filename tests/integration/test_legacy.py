@@ -7,6 +7,7 @@ legacy_cache) and the project compiled once (legacy_build); each test works on a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -166,13 +167,16 @@ def test_machines_find_the_planted_bugs_on_each_backend(legacy: Path, backend: s
         "Falsifying example (2 steps):\nstate = VaultMachine()\nstate.rule_deposit(holder=accounts[0], amount=1)\n"
         "state.rule_transfer(holder=accounts[0], receiver=accounts[0], amount=1)\n"
     ) in out, out
-    assert (
-        "Falsifying example (3 steps):\nstate = PoolMachine()\nstate.rule_add(provider=accounts[0], amount=1)\n"
-        "state.rule_add(provider=accounts[1], amount=1)\nstate.rule_remove(provider=accounts[0], amount=2)\n"
-    ) in out, out
+    # two providers add one of each coin, and one of them takes out its two shares
+    pool = re.search(
+        r"Falsifying example \(3 steps\):\nstate = PoolMachine\(\)\nstate.rule_add\(provider=accounts\[(\d)\], amount=1\)\n"
+        r"state.rule_add\(provider=accounts\[(\d)\], amount=1\)\nstate.rule_remove\(provider=accounts\[(\d)\], amount=2\)\n",
+        out,
+    )
+    assert pool and pool.group(1) != pool.group(2) and pool.group(3) in pool.group(1, 2), out
     # the trace decodes the 0.3 contracts' events
     assert "emit Deposit(sender=accounts[0], owner=accounts[0], assets=1, shares=1)" in out, out
-    assert "emit RemoveLiquidity(provider=accounts[0], token_amounts=[2, 2], token_supply=2)" in out, out
+    assert re.search(r"emit RemoveLiquidity\(provider=accounts\[\d\], token_amounts=\[2, 2\], token_supply=2\)", out), out
     if backend == "pyevm":
         _check_coverage(json.loads((legacy / "coverage.json").read_text()), out)
 
