@@ -226,7 +226,7 @@ def test_a_folder_the_settings_name_must_exist_and_artifacts_alone_make_a_projec
     root.mkdir()
     (root / "evmstate.toml").write_text('[project]\nartifacts = "out"\n')
     with pytest.raises(ConfigError, match=r"\[project\] artifacts: 'out' is not a folder"):
-        config.load(root).compile_inputs()
+        config.load(root).artifacts_dir
     (root / "out").mkdir()
     (root / "out" / "Coin.json").write_text(json.dumps({"abi": [], "bytecode": "0x00", "deployedBytecode": "0x"}))
     config.load(root).check_sources()  # no .vy source, and no error: the artifacts are the contracts
