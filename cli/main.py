@@ -202,6 +202,8 @@ def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
 
     def show(step: Any) -> None:
         console.print(Text(numbered(step.index, step.line)))
+        for line in step.chain:
+            console.print(Text(f"     {line}", style="dim"))
         if step.return_value is not None:
             console.print(Text(f"     -> {step.return_value}", style="dim"))
         for e in step.events:
@@ -392,27 +394,31 @@ def compile_cmd(names: tuple[str, ...]) -> None:
 
     NAMES are library modules under contracts/ to compile on their own too, as when a machine asks for one.
     """
-    from evmstate.compiler import VYPER_VERSION, compile_project
+    from evmstate.builds import build as build_project, precompiled_note
+    from evmstate.compiler import VYPER_VERSION
 
     cfg = config_mod.load()
     console = _console()
     console.print(Text(f"settings: {cfg.origin}"))
     cfg.check_sources()
-    folders, settings = cfg.compile_inputs()
-    build = compile_project(*folders, **settings, include=names)
+    build = build_project(cfg, include=names)
     known = set(build.sources) | {m.name for m in build.modules if m.in_project}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise click.UsageError(f"evmstate compile: no source under {cfg.contracts_dir.name}/ is named {', '.join(map(repr, unknown))}; contracts and modules: {', '.join(sorted(known))}")
     for name in build.sources:
-        origin = "cached" if name in build.cached else "compiled"
         art = build.artifacts.get(name)
+        origin = "precompiled" if art is not None and art.origin else "cached" if name in build.cached else "compiled"
         if art is None:
             console.print(Text(f"{name:20s} {'error':>12s}  {origin:8s}  does not compile (below)"))
             continue
         fns = sorted(e["name"] for e in art.abi if e.get("type") == "function")
         release = f"  (vyper {art.vyper}, as its pragma pins)" if art.vyper not in ("", VYPER_VERSION) else ""
+        if art.origin:
+            release = f"  ({art.origin}: {config_mod.shown(Path(art.path))})"
         console.print(Text(f"{name:20s} {len(art.bytecode_runtime):6d} bytes  {origin:8s}  {', '.join(fns)}{release}"))
+    if precompiled_note(build):
+        console.print(Text(precompiled_note(build) or "", style="dim"))
     for m in build.modules:
         if m.importers:
             note = f"imported by {', '.join(m.importers)}"

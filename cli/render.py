@@ -202,6 +202,8 @@ class Renderer:
                 cached = f" ({event.cached} from the build cache)" if event.cached else ""
                 errors = f", {_count(event.errors, 'contract')} failed to compile" if event.errors else ""
                 self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}", style="dim"))
+                if event.note:
+                    self._plain(Text(event.note, style="dim"))
             for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
                 self._plain(Text(str(warning), style="yellow"))
         elif isinstance(event, MachineStarted):

@@ -6,7 +6,8 @@ from .search.constants import leave_evmstate_out
 
 leave_evmstate_out()
 
-from .contracts.accounts import Account, Accounts, Chain, SignedMessage
+from .contracts.accounts import Account, Accounts, SignedMessage
+from .contracts.chain import Chain, deal
 from .contracts.contract import Blueprint, Contract, ContractContainer, Receipt, reverts
 from .errors import (
     CallTimeout,
@@ -48,6 +49,7 @@ __all__ = [
     "Blueprint",
     "CallTimeout",
     "Chain",
+    "deal",
     "CompileError",
     "ConfigError",
     "Contract",

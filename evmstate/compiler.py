@@ -23,7 +23,7 @@ from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
-from . import releases, vyper_outputs
+from . import legacy_outputs, releases, vyper_outputs
 from .errors import CompileError
 from .releases import Pin
 
@@ -77,6 +77,7 @@ class Artifact:
     # its modules': function name -> {"slot": the variable's first slot, "type": its vyper type}
     getters: dict[str, dict[str, Any]] = field(default_factory=dict)
     vyper: str = ""  # the vyper release that compiled it
+    origin: str = ""  # for a contract compiled elsewhere: its artifact's format ("Foundry", ...; precompiled.py), path its file
     # what vyper warned of while compiling it: {"kind", "message", "path" (resolved), "lineno" (None when it gave none)}
     warnings: tuple[dict[str, Any], ...] = ()
 
@@ -131,7 +132,7 @@ class Artifact:
             "error_signatures": list(self.error_signatures),
             "inputs": self.inputs,
             "getters": self.getters,
-            "vyper": self.vyper,
+            "vyper": self.vyper, "origin": self.origin,
             "warnings": list(self.warnings),
         }
 
@@ -155,7 +156,7 @@ class Artifact:
             error_signatures=tuple(d["error_signatures"]),
             inputs=d.get("inputs", {}),
             getters=d.get("getters", {}),
-            vyper=d.get("vyper", ""),
+            vyper=d.get("vyper", ""), origin=d.get("origin", ""),
             warnings=tuple(d.get("warnings", ())),
         )
 
@@ -389,7 +390,7 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
         found = releases.newest_cached(pin)
         source.pin, source.release = pin, found[0] if found else ""
     try:
-        source.inputs, source.exposes = _scan(path, search)
+        source.inputs, source.exposes = (legacy_outputs.inputs_of(path, search), True) if source.pin and releases.legacy_pin(source.pin, source.release) else _scan(path, search)
         return source
     except Exception:
         pass  # let vyper's own pass say what is wrong, in its words

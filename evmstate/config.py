@@ -39,6 +39,8 @@ class ProjectConfig:
     machines: str = "machines"
     # the file whose functions are the project's deployments, injected by name (see docs/machines.md)
     deployments: str = "deployments.py"
+    # contracts compiled elsewhere (Foundry, ape, Brownie, combined_json, .abi + .bin; see docs/precompiled.md)
+    artifacts: str = "artifacts"
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,9 @@ class Config:
         folder = self.contracts_dir
         if folder.is_dir() and any(".evmstate" not in p.parts for p in folder.rglob("*.vy")):
             return
+        artifacts = self.artifacts_dir
+        if artifacts is not None and any(p.suffix in (".json", ".abi") for p in artifacts.rglob("*")):
+            return  # precompiled contracts alone
         state = "holds no .vy sources" if folder.is_dir() else "does not exist"
         where = shown(folder) + "/"
         if self._files():
@@ -210,6 +215,17 @@ class Config:
                 raise ConfigError(f"{where}: [compiler] search_paths: {name!r} is not a folder ({folder}). Create it, or remove it from search_paths.")
             folders.append(folder)
         return tuple(folders)
+
+    @property
+    def artifacts_dir(self) -> Path | None:
+        """The folder of precompiled artifacts; None when the default one does not exist. A folder the settings name that does not exist is a ConfigError."""
+        folder = self.root / self.project.artifacts
+        if folder.is_dir():
+            return folder
+        if self.project.artifacts != ProjectConfig.artifacts:
+            where = str(self.path) if self.path else CONFIG_NAME
+            raise ConfigError(f"{where}: [project] artifacts: {self.project.artifacts!r} is not a folder ({folder}). Create it, or remove the key.")
+        return None
 
     @property
     def state_dir(self) -> Path:

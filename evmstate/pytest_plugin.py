@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import pytest
 
 from . import config as config_mod
-from .compiler import contract_names
+from .builds import names as contract_names
 from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError
 from .machine import collect
@@ -124,8 +124,7 @@ def pytest_sessionstart(session: Any) -> None:
         return  # reported when a fixture is used
     # library modules (known from imports, or from the build cache) get no fixture
     try:
-        folders, settings = cfg.compile_inputs()
-        names = contract_names(*folders, **settings)
+        names = contract_names(cfg)
     except EvmStateError:
         return  # reported when a fixture is used
     if names and not session.config.pluginmanager.has_plugin("evmstate-containers"):

@@ -23,8 +23,13 @@ from packaging.version import InvalidVersion, Version
 
 from .errors import CompileError
 
-OLDEST = Version("0.4.0")  # the oldest release whose compile outputs evmstate reads
+OLDEST = Version("0.2.8")  # the oldest release evmstate compiles with: older ones do not run on Python 3.9 and later
+# releases before it have no modules and read their outputs with legacy_outputs (vyper 0.2.x and 0.3.x)
+MODULES_FROM = Version("0.4.0")
 _SCRIPT = Path(__file__).with_name("vyper_outputs.py")
+_LEGACY_SCRIPT = Path(__file__).with_name("legacy_outputs.py")
+# what vyper 0.3.0 and before import from setuptools, which Python 3.12 no longer brings along
+_OLD_SETUPTOOLS = "setuptools<81"
 _COMMENT_PIN = re.compile(r"^\s*(#\s*(pragma\s+version|@version)\s+(.*?))\s*$")
 
 
@@ -47,9 +52,39 @@ class Pin:
         return self.spec.contains(version, prereleases=True)
 
     @property
+    def legacy(self) -> bool:
+        """Whether every release the pin admits is older than 0.4.0 (a 0.2.x or 0.3.x pin)."""
+        if self.exact is not None:
+            return _before(self.exact, MODULES_FROM)
+        for spec in self.spec:
+            version = spec.version.removesuffix(".*")
+            if spec.operator in ("<", "<=") and _before(version, MODULES_FROM, or_equal=spec.operator == "<"):
+                return True
+            if spec.operator in ("==", "~=") and _before(version, MODULES_FROM) and (spec.operator == "==" or version.count(".") >= 2):
+                return True
+        return False
+
+    @property
     def requirement(self) -> str:
         """What pip is asked for."""
         return f"vyper=={self.exact}" if self.exact else f"vyper{self.spec}"
+
+
+def _before(version: str, limit: Version, or_equal: bool = False) -> bool:
+    try:
+        return Version(version) < limit or (or_equal and Version(version) == limit)
+    except InvalidVersion:
+        return False
+
+
+def legacy(release: str) -> bool:
+    """Whether a release is older than 0.4.0: it has no modules, and legacy_outputs reads its compile."""
+    return _before(release, MODULES_FROM)
+
+
+def legacy_pin(pin: Pin, release: str) -> bool:
+    """Whether a pinned source compiles with a 0.2.x/0.3.x release: the one chosen, or, none installed yet, every one the pin admits."""
+    return legacy(release) if release else pin.legacy
 
 
 def _version_comments(text: str) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
@@ -146,16 +181,22 @@ def _installer() -> list[str]:
     return [sys.executable, "-m", "pip", "install"]
 
 
+def _legacy_flags(pin: Pin) -> list[str]:
+    """What pip needs for a 0.2.x or 0.3.x release: those before 0.3.8 declare a Python older than
+    3.11, yet they are pure Python and run on it (pip's flag; uv has none)."""
+    return ["--ignore-requires-python"] if pin.legacy and _installer()[0] == sys.executable else []
+
+
 def install_command(pin: Pin) -> str:
     folder = releases_folder() / (pin.exact or "pinned")
-    return shlex.join([*_installer(), "--target", str(folder), pin.requirement])
+    return shlex.join([*_installer(), *_legacy_flags(pin), "--target", str(folder), pin.requirement])
 
 
 def unsupported(source: Path, pin: Pin, version: str) -> CompileError:
     chosen = "" if pin.exact == version else f" (pip installs vyper {version})"
     return CompileError(
-        f"{source}: pins vyper {pin.text}{chosen}; evmstate reads the compile outputs of vyper {OLDEST} and later only."
-        f" Pin a {OLDEST.major}.{OLDEST.minor}.x release or later (e.g. `# pragma version ~=0.4.0`).",
+        f"{source}: pins vyper {pin.text}{chosen}; evmstate compiles with vyper {OLDEST} and later only: older releases do not run on"
+        f" Python 3.9 and later. Pin {OLDEST} or a later release (e.g. `# @version 0.2.16`, or `# pragma version ~=0.4.0` for the current language).",
         path=str(source),
     )
 
@@ -183,10 +224,13 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
             path=str(source),
         ) from None
     quiet = ["--no-input", "--disable-pip-version-check"] if _installer()[0] == sys.executable else []
-    command = [*_installer(), *quiet, "--target", str(work), pin.requirement]
+    command = [*_installer(), *quiet, *_legacy_flags(pin), "--target", str(work), pin.requirement]
     try:
         done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         versions = [p.name.removeprefix("vyper-").removesuffix(".dist-info") for p in work.glob("vyper-*.dist-info")]
+        if done.returncode == 0 and len(versions) == 1 and _imports_pkg_resources(work):
+            # vyper 0.3.0 and before import pkg_resources, which newer setuptools no longer has
+            done = subprocess.run([*command[:-1], _OLD_SETUPTOOLS], capture_output=True, text=True, stdin=subprocess.DEVNULL)
         if done.returncode != 0 or len(versions) != 1:
             raise CompileError(
                 f"{source}: pins vyper {pin.text}, which is not installed (evmstate runs vyper {_installed()}), and pip could not"
@@ -208,6 +252,11 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
     return version, root / version
 
 
+def _imports_pkg_resources(folder: Path) -> bool:
+    init = folder / "vyper" / "__init__.py"
+    return init.is_file() and "pkg_resources" in init.read_text(encoding="utf-8", errors="replace") and not (folder / "pkg_resources").is_dir()
+
+
 def _pip_said(output: str, code: int) -> str:
     """pip's errors, and why the index could not be reached when that is why."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
@@ -227,8 +276,11 @@ def _installed() -> str:
 
 
 def compile_with(folder: Path, version: str, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Compile with the release in folder, in a python of its own that sees nothing but that folder and the standard library."""
-    command = [sys.executable, "-I", "-S", str(_SCRIPT), str(folder)]
+    """Compile with the release in folder, in a python of its own that sees nothing but that folder and the standard library.
+
+    A 0.2.x or 0.3.x release is read by legacy_outputs, any other by vyper_outputs.
+    """
+    command = [sys.executable, "-I", "-S", str(_LEGACY_SCRIPT if legacy(version) else _SCRIPT), str(folder)]
     done = subprocess.run(command, input=json.dumps(requests), capture_output=True, text=True)
     try:
         answer = json.loads(done.stdout)
@@ -236,6 +288,14 @@ def compile_with(folder: Path, version: str, requests: list[dict[str, Any]]) -> 
             raise ValueError(f"vyper {answer['vyper']} answered for {len(answer['results'])} of {len(requests)} sources")
     except (ValueError, KeyError, TypeError) as e:
         said = "\n  ".join(done.stderr.strip().splitlines()[-5:]) or str(e)
+        if re.search(r"^(ModuleNotFoundError|ImportError|SyntaxError|AttributeError): ", done.stderr, re.M) and "vyper" in done.stderr:
+            # the release's own code fails to load under this Python: installing it again would not help
+            python = ".".join(map(str, sys.version_info[:3]))
+            raise CompileError(
+                f"vyper {version} does not run on Python {python}, which evmstate runs on: {said}\n"
+                f"  Pin a release that runs on it (the releases checked are in docs/vyper-0.3.md), or run evmstate with the Python the release supports.",
+                path=str(folder),
+            ) from None
         raise CompileError(
             f"vyper {version} in {folder} did not compile: {said}\n  Remove that folder and evmstate installs the release again.",
             path=str(folder),

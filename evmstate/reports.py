@@ -16,6 +16,8 @@ from .engine.trace import Trace, TracedCall
 
 
 def _call_text(c: TracedCall) -> list[str]:
+    if c.kind == "chain":  # a write no transaction made: chain.set_storage(...), deal(...)
+        return [c.call]
     options = []
     if c.kind != "call":
         options.append(f"from: {c.sender}")

@@ -13,6 +13,7 @@ from typing import Any, Callable
 # cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
 # (search/constants.py), so which of them are loaded changes no program.
 from . import calls, reports  # noqa: F401
+from .builds import precompiled_note
 from .config import Config
 from .contracts.project import Project
 from .engine import discovery, examples, replay  # noqa: F401
@@ -85,7 +86,7 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
     build = project.build
     summary.warnings = list(build.warnings)
     seconds = time.perf_counter() - compiling
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings)))
+    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
     for err in unavailable_contracts(config, project, items):
         summary.load_errors.append(err)
         emit(err)

@@ -18,6 +18,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # contracts = "contracts"     # folder of .vy sources
 # machines = "machines"       # folder of state machines and property tests
 # deployments = "deployments.py"  # functions deploying what machines ask for by name
+# artifacts = "artifacts"     # contracts compiled elsewhere: Foundry, ape, Brownie build files
 
 [compiler]
 # evm_version = "prague"      # london, paris, shanghai, cancun or prague

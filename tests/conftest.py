@@ -8,6 +8,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -140,37 +141,95 @@ PINNED = "0.4.1"
 RELEASES = "EVMSTATE_TEST_RELEASES"
 
 
-@pytest.fixture(scope="session")
-def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder holding vyper PINNED, installed from the package index by evmstate once per run.
+def release_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the releases the tests pin are installed: $EVMSTATE_TEST_RELEASES (kept between runs), else one folder per run.
 
-    The xdist workers of a run share one folder beside their own temporary folders, and a lock
-    lets the first install it while the others wait (pytest-xdist's recipe for a session fixture
-    that runs once); $EVMSTATE_TEST_RELEASES names a folder kept between runs instead.
+    The xdist workers of a run share one folder beside their own temporary folders (pytest-xdist's
+    recipe for a session fixture that runs once).
     """
     if os.environ.get(RELEASES):
         cache = Path(os.environ[RELEASES]).resolve()
     elif not os.environ.get("PYTEST_XDIST_WORKER"):
-        cache = tmp_path_factory.mktemp("evmstate-cache")
+        cache = tmp_path_factory.getbasetemp() / "evmstate-cache"
     else:
         cache = tmp_path_factory.getbasetemp().parent / "evmstate-cache"
     cache.mkdir(parents=True, exist_ok=True)
-    with pytest.MonkeyPatch.context() as mp, interprocess_lock(cache.parent / f"{cache.name}.lock"):
-        mp.setenv("EVMSTATE_CACHE_DIR", str(cache))
-        if PINNED in releases.cached():
-            return cache
-        try:
-            version, folder = releases.install(releases.pin_of(f"# pragma version {PINNED}\n"), Path("Pinned.vy"))
-        except CompileError as e:
-            if "the index could not be reached" in str(e) or "the index listed no vyper release" in str(e):
-                pytest.skip(f"the package index cannot be reached (or holds no vyper), so vyper {PINNED} cannot be installed: {e}")
-            raise
-    assert (version, folder) == (PINNED, cache / "vyper" / PINNED)
     return cache
 
 
+def install_release(cache: Path, version: str) -> None:
+    """Install vyper version into cache (evmstate's layout) from the package index, once: the first worker to hold the lock installs, the others find it there.
+
+    Skips, with pip's words, only when the index cannot be reached.
+    """
+    with pytest.MonkeyPatch.context() as mp, interprocess_lock(cache.parent / f"{cache.name}-{version}.lock"):
+        mp.setenv("EVMSTATE_CACHE_DIR", str(cache))
+        if version in releases.cached():
+            return
+        try:
+            installed = releases.install(releases.pin_of(f"# pragma version {version}\n"), Path(f"v{version}.vy"))
+        except CompileError as e:
+            if "the index could not be reached" in str(e) or "the index listed no vyper release" in str(e):
+                pytest.skip(f"the package index cannot be reached (or holds no vyper), so vyper {version} cannot be installed: {e}")
+            raise
+    assert installed == (version, cache / "vyper" / version)
+
+
+@pytest.fixture(scope="session")
+def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder holding vyper PINNED, installed from the package index by evmstate once per run."""
+    cache = release_folder(tmp_path_factory)
+    install_release(cache, PINNED)
+    return cache
+
+
+@pytest.fixture(scope="session")
+def legacy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder holding LEGACY_RELEASES (and PINNED), installed from the package index once per test run (shared by xdist's workers)."""
+    cache = release_folder(tmp_path_factory)
+    for version in LEGACY_RELEASES:
+        install_release(cache, version)
+    return cache
+
+
+LEGACY = HERE / "projects" / "legacy"
+
+
+@pytest.fixture(scope="session")
+def legacy_build(legacy_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The build cache of the legacy project (tests/projects/legacy), compiled once per test run; copies of the project start from it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "evmstate-legacy-build"
+    with interprocess_lock(shared.with_suffix(".lock")), pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
+        if not (shared / "done").exists():
+            from evmstate import config as config_mod
+            from evmstate.compiler import compile_project
+
+            shutil.rmtree(shared, ignore_errors=True)
+            shutil.copytree(LEGACY, shared / "project", ignore=shutil.ignore_patterns(".evmstate"))
+            (contracts, build), settings = config_mod.load(shared / "project").compile_inputs()
+            compiled = compile_project(contracts, build, **settings)
+            assert not compiled.errors, compiled.errors
+            (shared / "done").write_text("")
+    return shared / "project" / ".evmstate" / "build"
+
+
+@pytest.fixture()
+def legacy(tmp_path: Path, legacy_cache: Path, legacy_build: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the legacy project, its build cache warm and its releases where evmstate looks; the current folder."""
+    root = tmp_path / "legacy"
+    shutil.copytree(LEGACY, root, ignore=shutil.ignore_patterns(".evmstate"))
+    shutil.copytree(legacy_build, root / ".evmstate" / "build")
+    monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    return root
+
+
 # tests that ask for these fixtures are in the tiers their fixtures put them in
-TIER_OF_FIXTURE = {"release_cache": "network", "redis_url": "processes"}
+TIER_OF_FIXTURE = {"release_cache": "network", "legacy_cache": "network", "redis_url": "processes"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,9 +1,8 @@
-"""Funded accounts and the chain clock, as users see them."""
+"""Funded accounts and signatures, as users see them."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Sequence, overload
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence, overload
 
 from eth_keys import keys
 from eth_utils import keccak
@@ -166,83 +165,3 @@ class Accounts(Sequence[Account], Handle):
 
     def __repr__(self) -> str:
         return f"<Accounts: {len(self)} funded>"
-
-
-class Chain(Handle):
-    """The chain's clock and snapshots: time(), sleep(), mine(), height, and scopes that undo what happens in them.
-
-    The clock and block number move forward, except inside a scope that will undo the move
-    (chain.anchor(), or from chain.snapshot() until that snapshot is dropped): there they may
-    also be set earlier, as Foundry's vm.warp and vm.roll do.
-    """
-
-    def __init__(self, backend: "Backend") -> None:
-        self._backend = backend
-        self._scopes: list[int] = []  # the user's snapshots: the clock may go back while one can still be reverted to
-
-    def time(self) -> int:
-        """The timestamp the next transaction will see."""
-        return self._backend.timestamp
-
-    def sleep(self, seconds: int) -> None:
-        """Move the clock forward (or back, by a negative number, inside a scope that undoes it)."""
-        seconds = int(seconds)
-        if seconds < 0 and self._scoped():
-            self._backend.set_block(self._backend.timestamp + seconds, self._backend.block_number)
-            return
-        self._backend.sleep(seconds)
-
-    def mine(self, blocks: int = 1, timestamp: int | None = None) -> None:
-        """Advance the block number (and optionally set the time); back, inside a scope that undoes it."""
-        blocks = int(blocks)
-        backend = self._backend
-        if (blocks < 0 or (timestamp is not None and timestamp < backend.timestamp)) and self._scoped():
-            backend.set_block(backend.timestamp if timestamp is None else int(timestamp), backend.block_number + blocks)
-            return
-        backend.mine(blocks, timestamp)
-
-    def warp(self, timestamp: int) -> None:
-        """Set the clock to timestamp (Foundry's vm.warp): earlier only inside a scope that undoes it."""
-        timestamp = int(timestamp)
-        self.mine(0, timestamp) if timestamp >= self.time() else self.sleep(timestamp - self.time())
-
-    def roll(self, number: int) -> None:
-        """Set the block number (Foundry's vm.roll): lower only inside a scope that undoes it."""
-        self.mine(int(number) - self.height)
-
-    @property
-    def height(self) -> int:
-        """The number of the block the next transaction goes into."""
-        return self._backend.block_number
-
-    @property
-    def id(self) -> int:
-        return self._backend.chain_id
-
-    def snapshot(self) -> int:
-        """Record the chain; revert(id) goes back to it. Until it is dropped, the clock may be set earlier."""
-        sid = self._backend.snapshot()
-        self._scopes.append(sid)
-        return sid
-
-    def revert(self, snapshot_id: int) -> None:
-        self._backend.revert(snapshot_id)
-
-    @contextlib.contextmanager
-    def anchor(self) -> Iterator[None]:
-        """A block after which the chain is as it was before it; inside, the clock may be set earlier."""
-        backend = self._backend
-        sid = self.snapshot()
-        try:
-            yield
-        finally:
-            backend.revert(sid)
-            backend.release(sid)
-
-    def _scoped(self) -> bool:
-        """Whether a snapshot of the user's can still undo what happens now."""
-        self._scopes = [sid for sid in self._scopes if self._backend.has_snapshot(sid)]
-        return bool(self._scopes)
-
-    def __repr__(self) -> str:
-        return f"<Chain height={self.height} time={self.time()}>"

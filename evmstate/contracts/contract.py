@@ -379,6 +379,11 @@ class ContractContainer(Handle):
     def deploy(self, *args: Any, **kwargs: Any) -> Contract:
         """Deploy a new instance and return it; raises TransactionReverted if the constructor reverts."""
         label = f"{self._name}.deploy"
+        if not self._artifact.bytecode:
+            raise ContractError(
+                f"{label}: {self._name} has no deploy code ({self._artifact.origin or 'an interface'}: {self._artifact.path}); "
+                f"attach it to a deployed contract with {self._name}.at(address), or give its artifact the deploy code"
+            )
         args, options = _split_options(label, args, kwargs, [len(self._ctor_types)], DEPLOY_OPTIONS)
         name = _label(options.get("label"), label)
         if len(args) != len(self._ctor_types):

@@ -6,12 +6,14 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import config as config_mod
-from ..compiler import Artifact, Build, Module, compile_project, module_path
+from ..builds import build as build_project
+from ..compiler import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend
-from .accounts import Accounts, Chain
+from .accounts import Accounts
 from .base import Handle, current_project
+from .chain import Chain
 from .contract import ContractContainer
 from .events import EventDecoder
 
@@ -49,8 +51,7 @@ class Project(Handle):
         # public getters (vyper's public variables of word type) are read from storage, not run
         self.fast_getters = True
         if build is None:
-            folders, settings = config.compile_inputs()
-            build = compile_project(*folders, **settings, include=tuple(sorted(set(want))))
+            build = build_project(config, include=tuple(sorted(set(want))))
         self.build: Build = build
         self.artifacts: dict[str, Artifact] = self.build.artifacts
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
@@ -89,8 +90,7 @@ class Project(Handle):
     def _compile_module(self, name: str) -> None:
         """Compile a library module under the contracts folder on its own: a container when it compiles, else why not."""
         del self.on_demand[name]
-        folders, settings = self.config.compile_inputs()
-        build = compile_project(*folders, **settings, include=(*self.build.included, name))
+        build = build_project(self.config, include=(*self.build.included, name))
         self.build.included = build.included
         artifact = build.artifacts.get(name)
         if artifact is not None:

@@ -40,6 +40,7 @@ class CompileFinished:
     errors: int = 0
     # once per source file and warning, from the build cache too (the artifacts keep them)
     warnings: tuple[CompileWarning, ...] = ()
+    note: str | None = None  # said once: what the run cannot show of some contracts (precompiled ones have no source lines)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,7 +12,8 @@ import hypothesis
 from hypothesis import settings as Settings
 
 from .. import __version__
-from ..compiler import VYPER_VERSION, find_sources, input_hashes
+from ..builds import inputs as input_hashes
+from ..compiler import VYPER_VERSION, find_sources
 from ..config import Config
 from ..contracts.project import Project
 from ..failures import FailureRecord, FailureStore, record_id
@@ -76,7 +77,7 @@ def source_hashes(config: Config, project: Project | None, path: str, inputs: di
     if project is not None:
         inputs = project.build.inputs
     elif inputs is None:
-        inputs = input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
+        inputs = input_hashes(config)
     module = config.root / path
     hashes = {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
     if project is not None:

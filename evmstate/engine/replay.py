@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..compiler import find_sources, input_hashes
+from .. import calls
+from ..builds import inputs as input_hashes
+from ..compiler import find_sources
 from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
@@ -32,7 +34,7 @@ from .program import (
 )
 from .records import source_hashes
 from .shrink import shrink_program
-from .trace import Names, event_text
+from .trace import Names, chain_text, event_text
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class ReplayStep:
     reverts: list[str] = field(default_factory=list)
     error: str | None = None
     invariant: str | None = None
+    # writes to the chain no transaction made (chain.set_storage(...), chain.deal(...)), as lines that make them again
+    chain: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class ReplayResult:
 
 def current_inputs(config: Config) -> dict[str, str]:
     """Every file the project's contracts compile from, as it is now: shown path -> sha256."""
-    return input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
+    return input_hashes(config)
 
 
 def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str] | None = None) -> list[str]:
@@ -170,13 +174,20 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
     logs_before = 0
     names = Names(project)
 
+    written: list[str] = []
+
     def on_revert(exc: Any) -> None:
         caught.append(describe_revert(exc))
+
+    def on_call(record: Any) -> None:
+        if record.kind == "chain":
+            written.append(chain_text(record, names))
 
     def before(index: int) -> None:
         nonlocal logs_before
         logs_before = len(backend.logs)
         caught.clear()
+        written.clear()
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
@@ -188,13 +199,14 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             return
         events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
-            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None)))
+            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None), list(written)))
         else:
-            emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught)))
+            emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught), chain=list(written)))
 
     reverts.listeners.add(on_revert)
     try:
-        ran = run_program(spec, project, record.steps, before=before, after=after)
+        with calls.recording(on_call):
+            ran = run_program(spec, project, record.steps, before=before, after=after)
     except SetupFailed as exc:
         raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
     finally:

@@ -65,7 +65,7 @@ class TracedCall:
     """One call a step made: what was called, by whom, and what came of it."""
 
     call: str  # Token.transfer(accounts[1], 5)
-    kind: str  # "call", "transaction" or "deploy"
+    kind: str  # "call", "transaction", "deploy", or "chain" for a write no transaction made (chain.set_storage(...))
     sender: str
     value: int
     gas_used: int
@@ -109,7 +109,14 @@ class Trace:
         return {"steps": [s.to_dict() for s in self.steps], "output": self.output, "reproduced": self.reproduced, "note": self.note}
 
 
+def chain_text(record: CallRecord, names: Names) -> str:
+    """A write to the chain as the line that makes it again: chain.set_storage(<Token 0x...>, 0, 7)."""
+    return f"{record.function}({', '.join(names.show(a) for a in record.args)})"
+
+
 def _traced(record: CallRecord, project: Any, names: Names) -> TracedCall:
+    if record.kind == "chain":
+        return TracedCall(chain_text(record, names), "chain", "", 0, 0)
     args = ", ".join(names.show(a) for a in record.args)
     call = f"{record.label}({args})"
     returned = None

@@ -144,6 +144,17 @@ class CheckedBackend(Snapshots):
         self.reference.set_balance(address, value)
         self.fast.set_balance(address, value)
 
+    def set_storage(self, address: bytes, slot: int, value: int) -> None:
+        self.reference.set_storage(address, slot, value)
+        self.fast.set_storage(address, slot, value)
+
+    def set_code(self, address: bytes, code: bytes) -> None:
+        self.reference.set_code(address, code)
+        self.fast.set_code(address, code)
+
+    def storage_reads(self, sender: bytes, to: bytes, data: bytes) -> tuple[ExecResult, list[tuple[bytes, int]]]:
+        return self.reference.storage_reads(sender, to, data)
+
     @property
     def logs(self) -> list[Log]:
         return self.reference.logs

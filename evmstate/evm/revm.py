@@ -241,6 +241,34 @@ class RevmBackend(BlockTime):
         self._version += 1
         self._write_info(address, None if new == [0, 0, EMPTY_CODE_HASH] and not self._storage.get(address) else new)
 
+    def set_storage(self, address: bytes, slot: int, value: int) -> None:
+        """Write one storage word, as if the contract had (chain.set_storage); a snapshot revert takes it back."""
+        self._version += 1
+        self._write_slot(address, slot, value)
+
+    def set_code(self, address: bytes, code: bytes) -> None:
+        """Replace the code at an address (chain.set_code), its storage, balance and nonce kept."""
+        info = self._info.get(address)
+        code_hash = keccak(code) if code else EMPTY_CODE_HASH
+        new = [0, 0, code_hash] if info is None else [info[0], info[1], code_hash]
+        self._version += 1
+        self._write_info(address, None if new == [0, 0, EMPTY_CODE_HASH] and not self._storage.get(address) else new, code)
+
+    def storage_reads(self, sender: bytes, to: bytes, data: bytes) -> tuple[ExecResult, list[tuple[bytes, int]]]:
+        """Run a view call outside the call cache: its result, and each (address, slot) it read, once (in no set order)."""
+        gas, at_cap = self._gas(None)
+        evm = self._evm
+        checkpoint = evm.snapshot()
+        try:
+            success, output, result, error = self._execute(sender, to, data, 0, gas, True, None)
+            journal = evm.journal_str
+        finally:
+            evm.revert(checkpoint)
+        ran = ExecResult(success=success, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap)
+        end = journal.find(", transient_storage: {")
+        loaded = [bytes.fromhex(m.group(1)) for m in _ACCOUNT.finditer(journal, 0, end)]
+        return ran, [(address, int(slot)) for address, slots in zip(loaded, _slots_by_account(journal, end)) for slot, _ in slots]
+
     def get_nonce(self, address: bytes) -> int:
         info = self._info.get(address)
         return info[1] if info else 0

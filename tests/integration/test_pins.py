@@ -188,16 +188,17 @@ def test_offline_a_missing_release_is_an_error_that_says_how_to_install_it(tmp_p
     assert code == 2 and "pins vyper 0.4.2, which is not installed" in out, out
 
 
-def test_a_release_before_0_4_is_refused_without_installing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_release_before_0_2_8_is_refused_without_installing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     _unreachable_index(monkeypatch)
     monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "contracts").mkdir()
-    (tmp_path / "contracts" / "Old.vy").write_text("# @version 0.3.10\n\nx: public(uint256)\n")
+    (tmp_path / "contracts" / "Old.vy").write_text("# @version 0.2.4\n\nx: public(uint256)\n")
     build = compile_project(tmp_path / "contracts", tmp_path / "build")
     assert str(build.errors["Old"]) == (
-        f"{tmp_path / 'contracts' / 'Old.vy'}: pins vyper 0.3.10; evmstate reads the compile outputs of vyper 0.4.0 and later only."
-        " Pin a 0.4.x release or later (e.g. `# pragma version ~=0.4.0`)."
+        f"{tmp_path / 'contracts' / 'Old.vy'}: pins vyper 0.2.4; evmstate compiles with vyper 0.2.8 and later only: older releases do not run on"
+        " Python 3.9 and later. Pin 0.2.8 or a later release (e.g. `# @version 0.2.16`, or `# pragma version ~=0.4.0` for the current language)."
     )
+    assert not (tmp_path / "cache").exists()
 
 
 def _requests(paths: list[Path], search: list[Path]) -> list[dict]:
@@ -291,3 +292,17 @@ def test_snekmate_modules_pinned_to_the_release_compile_with_it_as_with_the_inst
     assert erc20 in old.pc_source.values()  # code that comes from the module is placed in it
     again = compile_project(tmp_path / PINNED / "contracts", tmp_path / PINNED / "build", search_paths=[lib])
     assert again.cached == ["SnekToken"]  # the files 0.4.1 read are those the cache check finds
+
+
+def test_a_release_that_does_not_run_on_this_python_is_named_with_the_python(tmp_path: Path):
+    """A release whose own code fails to load (0.3.0 and before without setuptools' pkg_resources) says so, not "install it again"."""
+    folder = tmp_path / "0.3.0"
+    (folder / "vyper").mkdir(parents=True)
+    (folder / "vyper-0.3.0.dist-info").mkdir()
+    (folder / "vyper" / "__init__.py").write_text("import pkg_resources_that_is_gone\n")
+    with pytest.raises(Exception) as caught:
+        releases.compile_with(folder, "0.3.0", [{"path": str(tmp_path / "A.vy"), "search": [], "evm_version": "prague", "optimize": "gas"}])
+    message = str(caught.value)
+    python = ".".join(map(str, sys.version_info[:3]))
+    assert message.startswith(f"vyper 0.3.0 does not run on Python {python}, which evmstate runs on:"), message
+    assert "No module named 'pkg_resources_that_is_gone'" in message and "docs/vyper-0.3.md" in message, message

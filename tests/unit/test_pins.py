@@ -93,3 +93,53 @@ def test_only_complete_installs_are_releases(monkeypatch: pytest.MonkeyPatch, tm
     assert releases.cached() == {"0.4.1": done}
     assert releases.newest_cached(pin_of("# pragma version ~=0.4.0\n")) == ("0.4.1", done)
     assert releases.newest_cached(pin_of("# pragma version 0.4.2\n")) is None
+
+
+@pytest.mark.parametrize(
+    "written, legacy",
+    [
+        ("0.3.10", True),
+        ("^0.3.7", True),
+        (">=0.3.7,<0.4", True),
+        ("==0.3.*", True),
+        ("<=0.3.10", True),
+        ("~=0.2.16", True),
+        ("0.4.1", False),
+        ("~=0.3", False),
+        (">=0.3.7", False),
+        ("^0.4.0", False),
+    ],
+)
+def test_a_pin_is_legacy_when_it_admits_only_releases_before_0_4(written: str, legacy: bool):
+    pin = pin_of(f"# @version {written}\n")
+    assert pin is not None and pin.legacy is legacy
+    assert releases.legacy("0.3.10") and releases.legacy("0.2.8") and not releases.legacy("0.4.0") and not releases.legacy("")
+
+
+def test_what_a_source_of_0_3_imports_is_read_as_that_release_reads_it(tmp_path: Path):
+    from evmstate import legacy_outputs
+
+    text = (
+        "# @version 0.3.10\n"
+        "from vyper.interfaces import ERC20\n"
+        "import interfaces.IStrategy as IStrategy\n"
+        "from . import Sibling\n"
+        "from .. import Parent\n"
+        "from lib.tokens import Meta  # an ABI\n"
+        "    import nested as Skipped\n"
+    )
+    assert legacy_outputs.imports(text) == {"IStrategy": "interfaces/IStrategy", "Sibling": "./Sibling", "Parent": "../Parent", "Meta": "lib/tokens/Meta"}
+    (tmp_path / "contracts" / "interfaces").mkdir(parents=True)
+    (tmp_path / "lib" / "tokens").mkdir(parents=True)
+    source = tmp_path / "contracts" / "Vault.vy"
+    source.write_text(text)
+    (tmp_path / "contracts" / "interfaces" / "IStrategy.vy").write_text("@external\ndef asset() -> address:\n    pass\n")
+    (tmp_path / "contracts" / "Sibling.json").write_text("[]")
+    (tmp_path / "lib" / "tokens" / "Meta.json").write_text("[]")
+    inputs, found, missing = legacy_outputs.scan(source, [str(tmp_path), str(tmp_path / "contracts")])
+    assert found == {
+        "IStrategy": (tmp_path / "contracts" / "interfaces" / "IStrategy.vy").resolve(),
+        "Sibling": (tmp_path / "contracts" / "Sibling.json").resolve(),
+        "Meta": (tmp_path / "lib" / "tokens" / "Meta.json").resolve(),
+    }
+    assert missing == "../Parent" and len(inputs) == 4 and str(source.resolve()) in inputs

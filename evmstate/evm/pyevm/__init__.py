@@ -156,6 +156,33 @@ class PyEVMBackend(BlockTime):
     def get_storage(self, address: bytes, slot: int) -> int:
         return self._account_db.get_storage(address, slot)
 
+    def set_storage(self, address: bytes, slot: int, value: int) -> None:
+        """Write one storage word, as if the contract had (chain.set_storage); a snapshot revert takes it back."""
+        self._dirty = True
+        self._state.set_storage(address, slot, value)
+
+    def set_code(self, address: bytes, code: bytes) -> None:
+        """Replace the code at an address (chain.set_code), its storage, balance and nonce kept."""
+        self._dirty = True
+        self._state.set_code(address, code)
+
+    def storage_reads(self, sender: bytes, to: bytes, data: bytes) -> tuple[ExecResult, list[tuple[bytes, int]]]:
+        """Run a view call outside the call cache, observers and coverage: its result, and each (address, slot) it read, in order, once."""
+        state = self._state
+        reads: list[tuple[bytes, int, int]] = []
+        hits, self._hits = self._hits, None
+        recorder, self._recorder = self._recorder, None
+        feedback, self._feedback = self._feedback, None
+        self._install_jumps()
+        state._observed_reads = reads
+        try:
+            result = self._call(sender, to, data, 0, None, True)
+        finally:
+            state._observed_reads = None
+            self._hits, self._recorder, self._feedback = hits, recorder, feedback
+            self._install_jumps()
+        return result, list(dict.fromkeys((a, s) for a, s, _ in reads))
+
     def watch_storage(self, on: bool = True) -> None:
         """Record the address and slot of every storage write from now on (see written()); on=False stops."""
         self._state._writes = [] if on else None
