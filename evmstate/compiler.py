@@ -220,6 +220,9 @@ def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) ->
     return [*(Path(p) for p in reversed(sys.path)), *project_paths(contracts_dir, root, extra)]
 
 
+_all_search_paths = search_paths  # for functions whose search_paths parameter hides it
+
+
 def project_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
     """The project's own search folders, lowest precedence first: the root, the extra folders (the
     first listed winning), the contracts folder.
@@ -267,6 +270,16 @@ def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
     }
 
 
+def portable_artifact(artifact: Artifact, root: Path) -> dict[str, Any]:
+    """An artifact as data, its paths below root written with ROOT_MARK: for a process whose copy of the project lies elsewhere."""
+    return _relocated(artifact.to_dict(), lambda p: portable(p, root))
+
+
+def local_artifact(data: dict[str, Any], root: Path) -> Artifact:
+    """The artifact portable_artifact() wrote, in this project's root."""
+    return Artifact.from_dict(_relocated(data, lambda p: local(p, root)))
+
+
 def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
     """A file's path relative to the project root, else to the deepest search path holding it."""
     for base in (root, *sorted(search, key=lambda p: -len(p.resolve().parts))):
@@ -292,6 +305,7 @@ class _Source:
     release: str = VYPER_VERSION  # the vyper release it compiles with; "" while a pin waits for an install
     rescan: bool = False  # its imports are not known yet: the pinned release will say what they are
     name: str = ""  # its container's name: the file stem, or its module path when stems collide (see _name_sources)
+    overlay: dict[str, str] = field(default_factory=dict)  # resolved path -> text read instead of the file (a mutant)
 
 
 # (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
@@ -335,7 +349,8 @@ def _scan(path: Path, search: list[Path]) -> dict[Path, str]:
 
 
 def _request(s: _Source) -> dict[str, Any]:
-    return {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    request = {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    return {**request, "overlay": s.overlay} if s.overlay else request
 
 
 def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
@@ -665,6 +680,36 @@ def compile_project(
         build.modules.append(Module(dep.stem, str(dep), _shown(dep, plan.root, plan.search), tuple(names), inside))
     build.modules.sort(key=lambda m: (not m.in_project, m.shown))
     return build
+
+
+def compile_variant(
+    contracts_dir: Path,
+    source: Path,
+    name: str,
+    overlay: dict[str, str],
+    *,
+    evm_version: str = "prague",
+    optimize: str = "gas",
+    search_paths: Sequence[Path] = (),
+    root: Path | None = None,
+) -> tuple[Artifact | None, CompileError | None]:
+    """One contract compiled as compile_project() would, with files it compiles from read from overlay
+    (resolved path -> text) instead of from disk: a mutant of it. Nothing is read from or written to the cache."""
+    contracts_dir = contracts_dir.resolve()
+    root = root.resolve() if root is not None else contracts_dir.parent
+    extra = [Path(p) if Path(p).is_absolute() else root / p for p in search_paths]
+    search = _all_search_paths(contracts_dir, root, extra)
+    hint = _not_found_hint(contracts_dir, root, extra)
+    s = _resolve(source, search, evm_version, optimize, hint)
+    if s.error is not None:
+        return None, s.error
+    s.name, s.overlay = name, dict(overlay)
+    own = overlay.get(str(source.resolve()))
+    if own is not None:
+        s.source_hash = hashlib.sha256(own.encode()).hexdigest()
+    outcomes, _ = _compile_all([s], hint)
+    artifact, error, _ = outcomes[source.resolve()]
+    return artifact, error
 
 
 def contract_names(

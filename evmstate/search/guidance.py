@@ -63,6 +63,7 @@ class Stats:
     runs: int = 0
     extended: int = 0
     kept: int = 0
+    replayed: int = 0  # queued runs replayed whole
 
 
 @dataclass
@@ -84,6 +85,8 @@ class Guide:
     seed: int
     corpus: list[Entry] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
+    # runs replayed whole before any other, in order (a mutant's replay of the saved corpus)
+    queued: list[Entry] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
@@ -97,10 +100,16 @@ class Guide:
         self._extending = False  # the current run replays a kept run
         self.climbing = False  # a kept run reached a new stage, or extended a kept run (or a saved corpus was loaded)
         self._stage = False  # the current run stored a small value never held
+        self.replaying = False  # the current run replays a queued run
 
     def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
         """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
         self.stats.runs += 1
+        self.replaying = bool(self.queued)
+        if self.queued:
+            entry = self.queued.pop(0)
+            self.stats.replayed += 1
+            return list(entry.choices), list(entry.spans)
         patience = CLIMBING_PATIENCE if self.climbing else PATIENCE
         share = (1 - FRESH) * patience / (patience + self._idle)
         self._idle += 1

@@ -1,0 +1,99 @@
+"""What `evmstate mutate` keeps between runs, in .evmstate/mutants/: one JSON file per entry, written atomically.
+
+Three kinds, each keyed by a hash of everything its content depends on:
+  baseline/  a machine or test on the real code (its module, the sources of the contracts it
+             deploys, the budget and seed, its saved failures and corpus, evmstate and Hypothesis)
+  compiled/  a mutant compiled: what its code is, or why it does not compile, and its contracts
+             (the mutated file's text and every other file they compile from, the compiler settings)
+  verdict/   a mutant judged: by the mutant and by the keys of the machines and tests that judged it
+so that a second run judges again only what changed. Entries a run did not use are removed once
+there are more of them than it used, oldest first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+KINDS = ("baseline", "compiled", "verdict")
+
+
+class MutationCache:
+    """The folder of kept results; get/put by kind and key, and prune() at the end of a run."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.used: set[Path] = set()
+
+    def _path(self, kind: str, key: str) -> Path:
+        suffix = ".json.gz" if kind == "compiled" else ".json"
+        return self.folder / kind / f"{key}{suffix}"
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        """The entry, or None when there is none (or it cannot be read: it is then made again)."""
+        path = self._path(kind, key)
+        try:
+            raw = path.read_bytes()
+            data = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+        except (OSError, ValueError, EOFError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return None
+        self.used.add(path)
+        with contextlib.suppress(OSError):
+            os.utime(path)
+        return data["entry"]
+
+    def put(self, kind: str, key: str, entry: dict[str, Any]) -> None:
+        path = self._path(kind, key)
+        body = json.dumps({"format": FORMAT, "entry": entry}, separators=(",", ":")).encode()
+        if path.suffix == ".gz":
+            body = gzip.compress(body, compresslevel=5)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(body)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self.used.add(path)
+
+    def prune(self) -> int:
+        """Remove the entries this run did not use, beyond as many as it used (oldest first); how many went."""
+        removed = 0
+        for kind in KINDS:
+            folder = self.folder / kind
+            if not folder.is_dir():
+                continue
+            unused = []
+            used = 0
+            for path in folder.iterdir():
+                if path.name.startswith(".tmp-"):
+                    if time.time() - _mtime(path) > 3600:  # left by a run that was killed
+                        path.unlink(missing_ok=True)
+                    continue
+                if path in self.used:
+                    used += 1
+                else:
+                    unused.append(path)
+            unused.sort(key=_mtime, reverse=True)
+            for path in unused[max(used, 1) :]:
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
