@@ -18,6 +18,17 @@ from evmstate.mutate.report import STATUSES, MutationReport, grouped, percent, s
 PLAIN_EVERY = 30.0
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def kill_text(kill: Any) -> str:
+    """What killed a mutant: "ERC20Machine.invariant_balances (search, 3 steps)"."""
+    how = {"saved failure": "a saved failure", "corpus": "the corpus replayed", "search": "search"}.get(kill.stage, kill.stage)
+    steps = f", {_count(kill.steps, 'step')}" if kill.kind != "error" else f": {kill.error}"
+    return f"{kill.by} ({how}{steps})"
+
+
 class MutateRenderer:
     """Feeds the mutation run's events to the console: a bar on a terminal, a line now and then elsewhere."""
 
@@ -60,8 +71,8 @@ class MutateRenderer:
                 self._plain(Text(f"compiled {event.contracts} contract{'s' if event.contracts != 1 else ''} in {event.seconds:.1f}s{cached}", style="dim"))
         elif isinstance(event, MutateStarted):
             self.total = event.mutants
-            judges = f"{len(event.judges)} machine{'s' if len(event.judges) != 1 else ''} and tests" if len(event.judges) != 1 else event.judges[0]
-            self._plain(f"mutating {', '.join(event.sources)}: {event.mutants} mutants, judged by {judges}, on {event.workers}")
+            judges = event.judges[0] if len(event.judges) == 1 else f"{len(event.judges)} machines and tests"
+            self._plain(f"mutating {', '.join(event.sources)}: {_count(event.mutants, 'mutant')}, judged by {judges}")
             if self.console.is_terminal and not self.quiet:
                 self.progress = Progress(TextColumn("mutants"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=self.console, transient=True)
                 self.progress.start()
@@ -112,7 +123,7 @@ class MutateRenderer:
         killed = report.by_status("killed")
         if killed and self.verbose:
             self._plain(Text("killed:", style="bold green"))
-            self._list(killed, lambda m: f"killed by {m.kill.by} ({m.kill.stage}, {m.kill.steps} steps)" if m.kill else "")
+            self._list(killed, lambda m: f"killed by {kill_text(m.kill)}" if m.kill else "")
         if killed and not self.quiet:
             self._plain(Text("killed by:", style="bold"))
             for by, n in report.killers():
@@ -145,7 +156,8 @@ class MutateRenderer:
         dropped = f", {found['dropped']} dropped" if found["dropped"] else ""
         kept = sum(1 for m in report.mutants if m.cached)
         cached = f", {kept} verdicts kept from the last run" if kept else ""
-        line = f"mutation score {percent(report.score)}: {found['killed']} of {judged} killed{dropped}{cached}, in {report.elapsed:.1f}s"
+        where = {"none needed": "no worker needed", "this process": "in this process"}.get(report.workers, f"on {report.workers}")
+        line = f"mutation score {percent(report.score)}: {found['killed']} of {judged} killed{dropped}{cached}, in {report.elapsed:.1f}s ({where})"
         if report.interrupted:
             line += " (interrupted by Ctrl-C: the mutants judged so far)"
         self._plain(Text(line, style=f"bold {style}"))

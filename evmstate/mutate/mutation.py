@@ -75,12 +75,11 @@ class MutateOptions:
 
 @dataclass(frozen=True)
 class MutateStarted:
-    """Emitted once the mutants are made: the sources, how many mutants, the machines and tests, where they run."""
+    """Emitted once the mutants are made: the sources, how many mutants, the machines and tests that deploy them."""
 
     sources: tuple[str, ...]
     mutants: int
     judges: tuple[str, ...]
-    workers: str
 
 
 @dataclass(frozen=True)
@@ -569,11 +568,7 @@ def _prepare(config: Config, options: MutateOptions, project: Project, items: di
         for path, lines in plan.code_lines(project.build, source.contracts).items():
             run.code_lines.setdefault(path, set()).update(lines)
     users = tuple(k for k in items if run._deploys_a_source(k))
-    if options.cluster is not None:
-        where = f"Dask cluster at {options.cluster}"
-    else:
-        where = "this process" if options.workers <= 1 else f"{options.workers} local workers"
-    emit(MutateStarted(tuple(s.shown for s in sources), len(mutants), users, where))
+    emit(MutateStarted(tuple(s.shown for s in sources), len(mutants), users))
     if not users:
         raise UsageError("no selected machine or test deploys the contracts to mutate; select one that does (PATHS, -k)")
     return run

@@ -201,7 +201,7 @@ class MutationReport:
         if not alive:
             return "<h2>No mutant survived</h2>"
         items = []
-        for (source, function), group in _grouped(alive):
+        for (source, function), group in grouped(alive):
             lines = "".join(f"<li><code>{m.line}: {html.escape(m.diff)}</code> <small>({html.escape(m.operator)})</small></li>" for m in group)
             items.append(f"<li>{html.escape(source)} <b>{html.escape(function or '(module level)')}</b><ul>{lines}</ul></li>")
         return f"<h2>Survived: what the invariants do not check</h2><ul>{''.join(items)}</ul>"
@@ -238,20 +238,15 @@ class MutationReport:
 def _note(m: MutantOutcome) -> str:
     what = f"{m.operator}: {m.after or '(removed)'}"
     if m.status == "killed" and m.kill is not None:
-        return f"{what} — killed by {m.kill.by} ({m.kill.stage}, {m.kill.steps} steps)"
+        return f"{what} — killed by {m.kill.by} ({m.kill.stage}, {m.kill.steps} step{'' if m.kill.steps == 1 else 's'})"
     if m.reason:
         return f"{what} — {m.status}: {m.reason}"
     return f"{what} — {m.status}"
 
 
-def _grouped(outcomes: list[MutantOutcome]) -> list[tuple[tuple[str, str], list[MutantOutcome]]]:
+def grouped(outcomes: list[MutantOutcome]) -> list[tuple[tuple[str, str], list[MutantOutcome]]]:
     """Outcomes grouped by (source, function), in the order of the sources and of their lines."""
     groups: dict[tuple[str, str], list[MutantOutcome]] = {}
     for m in sorted(outcomes, key=lambda m: (m.source, m.line)):
         groups.setdefault((m.source, m.function), []).append(m)
     return list(groups.items())
-
-
-def grouped(outcomes: list[MutantOutcome]) -> list[tuple[tuple[str, str], list[MutantOutcome]]]:
-    """Outcomes grouped by (source, function), in the order of the sources and of their lines."""
-    return _grouped(outcomes)
