@@ -224,6 +224,9 @@ def mutate(
             console.print(f"wrote {path}")
     if report.interrupted:
         sys.exit(130)
+    if report.judges and not any(j.status == "passed" for j in report.judges):
+        console.print(Text("error: no machine or test that deploys these contracts passes on the real contracts, so none judged a mutant: fix them first", style="bold red"))
+        sys.exit(2)
     if any(m.status == "error" for m in report.mutants):
         sys.exit(3)
     if min_score is not None and (report.score is None or 100 * report.score < min_score):

@@ -80,7 +80,9 @@ class MutateRenderer:
         elif isinstance(event, BaselineFinished):
             o = event.outcome
             if o.status != "passed":
-                self._plain(Text(f"{o.key} {o.status} on the real contracts, so it judges no mutant: {o.message}", style="yellow"))
+                path, _, name = o.key.partition("::")
+                what = "failed" if o.status == "failed" else "ended in an error"
+                self._plain(Text(f"{o.key} {what} on the real contracts, so it judges no mutant: {o.message} (`evmstate run {path} -k {name}` shows it)", style="yellow"))
             elif self.verbose:
                 self._plain(Text(f"{o.key} passes on the real contracts{' (kept from the last run)' if o.cached else f' in {o.seconds:.1f}s'}", style="dim"))
         elif isinstance(event, MutantFinished):

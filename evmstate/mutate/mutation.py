@@ -239,7 +239,8 @@ class _Run:
     workers: Workers | None = None
     done: int = 0
     code_lines: dict[str, set[int]] = field(default_factory=dict)
-    timing: dict[str, float] = field(default_factory=lambda: {"baseline": 0.0, "compile": 0.0, "judge": 0.0})
+    # seconds: the real code's runs and the judgements (wall, and CPU of the workers), the compiles (CPU)
+    timing: dict[str, float] = field(default_factory=lambda: {"baseline": 0.0, "baseline_cpu": 0.0, "compile": 0.0, "judge": 0.0, "judge_cpu": 0.0})
 
     # -- the real code ---------------------------------------------------------------------
 
@@ -261,6 +262,7 @@ class _Run:
         self.baselines[found.key] = found
         if not cached:
             self.timing["baseline"] += found.seconds
+            self.timing["baseline_cpu"] += found.cpu
             self.cache.put("baseline", self.keys[found.key], found.to_dict())
         outcome = JudgeOutcome(found.key, found.status, found.message, found.seconds, cached)
         self.judged[found.key] = outcome
@@ -377,6 +379,7 @@ class _Run:
         m.judging = False
         if not cached:
             self.timing["judge"] += verdict.seconds
+            self.timing["judge_cpu"] += verdict.cpu
             if verdict.error is None:
                 entry = {"kill": verdict.kill.to_dict() if verdict.kill else None, "error": None, "seconds": verdict.seconds}
                 self.cache.put("verdict", self._verdict_key(m), entry)
@@ -501,7 +504,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     seed = options.seed if options.seed is not None else (config.hypothesis.seed if config.hypothesis.seed is not None else 0)
     budget = Budget(options.max_examples or config.hypothesis.max_examples, options.steps, options.seconds, seed)
     emit(RunStarted(seed, config.origin))
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     report = MutationReport(seed=seed, budget={"max_examples": budget.max_examples, "steps": budget.steps, "seconds": budget.seconds})
     found = discovery.discover(config, options.paths, options.keyword)
     for err in found.errors:
@@ -537,6 +540,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
             if run.workers is not None:
                 run.workers.close()
     report = run.report(seed, time.monotonic() - started, interrupted)
+    report.timing["parent_cpu"] = time.process_time() - cpu  # this process: discovery, compiling the project, the judges in this process with -n 1
     if not interrupted:
         run.cache.prune()
     emit(MutateFinished(report))

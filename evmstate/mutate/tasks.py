@@ -191,10 +191,12 @@ def _examine(state: Any, project: Project, judges: tuple[Judge, ...], budget: Bu
 
 
 def _fresh(state: Any, build: Any = None) -> Project:
-    """A project on a new chain (with coverage of its own) over the worker's build, or the one given."""
-    project = Project(state.config, build=build if build is not None else state.project.build)
-    project.fast_getters = False  # as on the real code, where coverage needs every getter run
-    return project
+    """A project on a new chain (with coverage of its own) over the worker's build, or the one given.
+
+    Getters are read from storage, as in any run: their code is a variable's declaration, which
+    no mutant changes, so the coverage that decides which mutants a run reaches does not need it.
+    """
+    return Project(state.config, build=build if build is not None else state.project.build)
 
 
 # -- the real code ------------------------------------------------------------------------
@@ -211,13 +213,14 @@ class Baseline:
     records: tuple[str, ...]  # the saved failures that pass
     seconds: float
     coverage: bool  # whether lines were recorded (py-evm)
+    cpu: float = 0.0  # CPU seconds of the worker
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) if k != "records" else list(self.records) for k in ("key", "status", "message", "reached", "records", "seconds", "coverage")}
+        return {k: getattr(self, k) if k != "records" else list(self.records) for k in ("key", "status", "message", "reached", "records", "seconds", "coverage", "cpu")}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Baseline":
-        return cls(d["key"], d["status"], d["message"], {k: list(v) for k, v in d["reached"].items()}, tuple(d["records"]), d["seconds"], d["coverage"])
+        return cls(d["key"], d["status"], d["message"], {k: list(v) for k, v in d["reached"].items()}, tuple(d["records"]), d["seconds"], d["coverage"], d.get("cpu", 0.0))
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,7 @@ class BaselineTask:
     budget: Budget
 
     def run(self, state: Any, emit: Any) -> Baseline:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         project = _fresh(state)
         collector = collector_of(project)
         covering = project.backend.capabilities.coverage
@@ -239,7 +242,7 @@ class BaselineTask:
         try:
             kills, passing = _examine(state, project, (self.judge,), self.budget, stop_at_first=True)
         except InternalError as e:
-            return Baseline(key, "error", str(e), {}, (), time.perf_counter() - started, covering)
+            return Baseline(key, "error", str(e), {}, (), time.perf_counter() - started, covering, time.process_time() - cpu)
         finally:
             state.project.activate()  # strategies draw accounts from the worker's own project again
         reached: dict[str, set[int]] = {}
@@ -254,7 +257,8 @@ class BaselineTask:
             status = "error" if k.kind == "error" else "failed"
             how = {"saved failure": "a saved failure still fails", "corpus": "a run of its saved corpus fails", "search": "it fails"}[k.stage]
             message = f"{how}: {k.by}: {k.error}" if k.kind != "error" else f"{k.error}"
-        return Baseline(key, status, message, {p: sorted(ls) for p, ls in reached.items()}, tuple(passing.get(key, ())), time.perf_counter() - started, covering)
+        reached_lines = {p: sorted(ls) for p, ls in reached.items()}
+        return Baseline(key, status, message, reached_lines, tuple(passing.get(key, ())), time.perf_counter() - started, covering, time.process_time() - cpu)
 
 
 # -- mutants --------------------------------------------------------------------------------
@@ -319,6 +323,7 @@ class Verdict:
     kill: Kill | None
     error: str | None
     seconds: float
+    cpu: float = 0.0  # CPU seconds of the worker
 
 
 @dataclass(frozen=True)
@@ -332,7 +337,7 @@ class MutantTask:
     budget: Budget
 
     def run(self, state: Any, emit: Any) -> Verdict:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         real = state.project.build
         changed: dict[str, Artifact] = {name: local_artifact(data, state.config.root) for name, data in self.artifacts.items()}
         build = replace(real, artifacts={**real.artifacts, **changed})
@@ -340,7 +345,7 @@ class MutantTask:
         try:
             kills, _ = _examine(state, project, self.judges, self.budget, stop_at_first=True)
         except InternalError as e:
-            return Verdict(self.key, None, str(e), time.perf_counter() - started)
+            return Verdict(self.key, None, str(e), time.perf_counter() - started, time.process_time() - cpu)
         finally:
             state.project.activate()  # strategies draw accounts from the worker's own project again
-        return Verdict(self.key, kills[0] if kills else None, None, time.perf_counter() - started)
+        return Verdict(self.key, kills[0] if kills else None, None, time.perf_counter() - started, time.process_time() - cpu)
