@@ -6,8 +6,9 @@ Three kinds, each keyed by a hash of everything its content depends on:
   compiled/  a mutant compiled: what its code is, or why it does not compile, and its contracts
              (the mutated file's text and every other file they compile from, the compiler settings)
   verdict/   a mutant judged: by the mutant and by the keys of the machines and tests that judged it
-so that a second run judges again only what changed. Entries a run did not use are removed once
-there are more of them than it used, oldest first.
+so that a second run judges again only what changed. An entry no run has used for STALE seconds
+is removed, and so are the oldest beyond MAX_ENTRIES of a kind: a narrower run (--function) keeps
+what a wider one judged.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 
 FORMAT = 1
 KINDS = ("baseline", "compiled", "verdict")
+STALE = 30 * 86400  # seconds an entry stays unused before it goes
+MAX_ENTRIES = 20000  # per kind
 
 
 class MutationCache:
@@ -68,27 +71,21 @@ class MutationCache:
         self.used.add(path)
 
     def prune(self) -> int:
-        """Remove the entries this run did not use, beyond as many as it used (oldest first); how many went."""
+        """Remove the entries unused for STALE seconds, and the oldest beyond MAX_ENTRIES of a kind; how many went."""
         removed = 0
+        now = time.time()
         for kind in KINDS:
             folder = self.folder / kind
             if not folder.is_dir():
                 continue
-            unused = []
-            used = 0
-            for path in folder.iterdir():
-                if path.name.startswith(".tmp-"):
-                    if time.time() - _mtime(path) > 3600:  # left by a run that was killed
-                        path.unlink(missing_ok=True)
-                    continue
+            entries = sorted(folder.iterdir(), key=_mtime, reverse=True)
+            for index, path in enumerate(entries):
                 if path in self.used:
-                    used += 1
-                else:
-                    unused.append(path)
-            unused.sort(key=_mtime, reverse=True)
-            for path in unused[max(used, 1) :]:
-                path.unlink(missing_ok=True)
-                removed += 1
+                    continue
+                fresh = path.name.startswith(".tmp-") and now - _mtime(path) < 3600  # being written now
+                if not fresh and (index >= MAX_ENTRIES or now - _mtime(path) > STALE or path.name.startswith(".tmp-")):
+                    path.unlink(missing_ok=True)
+                    removed += 1
         return removed
 
 

@@ -20,11 +20,11 @@ second run does again only what changed; with nothing changed it starts no worke
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Callable
 
@@ -109,6 +109,14 @@ MutateEvent = Any  # the engine's RunStarted, CompileStarted, CompileFinished, L
 # -- keys: what each kept result depends on ---------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
+def evmstate_code() -> str:
+    """What decides a kept result besides its inputs: the code of evmstate's compiler and of this package, and what decides a run's draws."""
+    here = Path(__file__).resolve().parent
+    files = [*sorted(here.glob("*.py")), here.parent / "compiler.py", here.parent / "vyper_outputs.py", here.parent / "engine" / "machines.py"]
+    return plan.digest(corpus_mod.evmstate_code(), [_sha(f) for f in files])
+
+
 def _sha(path: Path) -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -127,7 +135,7 @@ def judge_key(config: Config, project: Project, item: Item, judge: Judge, deploy
     inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in deploys)
     return plan.digest(
         "judge", plan.item_id(item), _sha(config.root / item.path), python, inputs, budget, [r.get("id") for r in judge.records],
-        hashlib.sha256(b"".join(sorted(judge.corpus))).hexdigest(), corpus_mod.evmstate_code(), hypothesis.__version__,
+        hashlib.sha256(b"".join(sorted(judge.corpus))).hexdigest(), evmstate_code(), hypothesis.__version__,
         repr(config.accounts), repr(config.chain), repr(config.fuzz), repr(config.backend), repr(config.compiler),
     )
 
@@ -135,7 +143,7 @@ def judge_key(config: Config, project: Project, item: Item, judge: Judge, deploy
 def compile_key(config: Config, project: Project, source: Source, mutant: Mutant) -> str:
     inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in source.contracts)
     vyper = sorted({project.build.artifacts[n].vyper for n in source.contracts if n in project.build.artifacts})
-    return plan.digest("compiled", source.portable, source.sha, mutant.start, mutant.length, mutant.replacement, inputs, repr(config.compiler), VYPER_VERSION, vyper, version("evmstate"))
+    return plan.digest("compiled", source.portable, source.sha, mutant.start, mutant.length, mutant.replacement, inputs, repr(config.compiler), VYPER_VERSION, vyper, evmstate_code())
 
 
 # -- the workers --------------------------------------------------------------------------------
