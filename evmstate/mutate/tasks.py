@@ -25,7 +25,7 @@ from ..engine.events import MachineFinished
 from ..engine.item import run_item
 from ..engine.replay import rerun
 from ..engine.settings import Overrides
-from ..errors import FailureRecordError
+from ..errors import FailureRecordError, MachineDefinitionError
 from ..failures import FailureRecord
 from ..search.corpus import Corpus, GivenStore
 from ..search.session import collector_of
@@ -151,43 +151,44 @@ def _stop(seconds: float | None) -> Callable[[], bool] | None:
     return lambda: time.monotonic() >= deadline
 
 
-def _examine(state: Any, project: Project, judges: tuple[Judge, ...], budget: Budget, *, stop_at_first: bool) -> tuple[list[Kill], dict[str, list[str]]]:
-    """Run the judges' three passes on project: the kills found (only the first with stop_at_first), and per judge its saved failures that pass."""
-    kills: list[Kill] = []
+def _examine(state: Any, project: Project, judges: tuple[Judge, ...], budget: Budget, *, mutant: bool) -> tuple[Kill | None, dict[str, list[str]]]:
+    """Run the judges' three passes on project until the first failure: that kill (None: all passed), and per judge its saved failures that pass.
+
+    mutant: project holds a mutant, on which an error in how a machine is defined (its runs all
+    thrown away by assume(), say) is a kill; on the real code it is the machine's error, raised.
+    """
     passing: dict[str, list[str]] = {}
     for judge in judges:
         kill, passing[judge.key] = _replayed(state, project, judge)
         if kill is not None:
-            kills.append(kill)
-            if stop_at_first:
-                return kills, passing
-    now = time.monotonic
+            return kill, passing
     for judge in judges:
-        item = state.items[judge.key]
-        if item.kind != "machine" or not judge.corpus:
-            continue
-        result = run_item(
-            state.config, project, item, budget.overrides(len(judge.corpus) + 1), _quiet, save_failures=False, seed=budget.seed,
-            corpus=_corpus(state, judge, replay=True), deadline=now(), examples=False,
-        )
-        kill = kill_of(result, judge.key, "corpus")
-        if kill is not None:
-            kills.append(kill)
-            if stop_at_first:
-                return kills, passing
+        if state.items[judge.key].kind == "machine" and judge.corpus:
+            kill = _run(state, project, judge, budget, "corpus", mutant)
+            if kill is not None:
+                return kill, passing
     for judge in judges:
-        item = state.items[judge.key]
-        corpus = _corpus(state, judge, replay=False) if item.kind == "machine" and judge.corpus else False
-        result = run_item(
-            state.config, project, item, budget.overrides(), _quiet, save_failures=False, seed=budget.seed,
-            stop=_stop(budget.seconds), corpus=corpus, deadline=now(), examples=False,
-        )
-        kill = kill_of(result, judge.key, "search")
+        kill = _run(state, project, judge, budget, "search", mutant)
         if kill is not None:
-            kills.append(kill)
-            if stop_at_first:
-                return kills, passing
-    return kills, passing
+            return kill, passing
+    return None, passing
+
+
+def _run(state: Any, project: Project, judge: Judge, budget: Budget, stage: str, mutant: bool) -> Kill | None:
+    """One judge's corpus replayed (each saved run whole, and Hypothesis's simplest run) or its search, on project."""
+    item = state.items[judge.key]
+    replay = stage == "corpus"
+    corpus = _corpus(state, judge, replay=replay) if item.kind == "machine" and judge.corpus else False
+    try:
+        result = run_item(
+            state.config, project, item, budget.overrides(len(judge.corpus) + 1 if replay else None), _quiet, save_failures=False, seed=budget.seed,
+            stop=None if replay else _stop(budget.seconds), corpus=corpus, deadline=time.monotonic(), examples=False,
+        )
+    except MachineDefinitionError as e:
+        if not mutant:
+            raise
+        return Kill(judge.key, item.name, "error", stage, 0, _first_line(str(e)))
+    return kill_of(result, judge.key, stage)
 
 
 def _fresh(state: Any, build: Any = None) -> Project:
@@ -240,7 +241,7 @@ class BaselineTask:
         collector.wanted = covering
         key = self.judge.key
         try:
-            kills, passing = _examine(state, project, (self.judge,), self.budget, stop_at_first=True)
+            kill, passing = _examine(state, project, (self.judge,), self.budget, mutant=False)
         except InternalError as e:
             return Baseline(key, "error", str(e), {}, (), time.perf_counter() - started, covering, time.process_time() - cpu)
         finally:
@@ -252,8 +253,8 @@ class BaselineTask:
                 for path, line in cmap.lines_reached(cmap.executed(hits)):
                     reached.setdefault(portable(str(Path(path).resolve()), state.config.root), set()).add(line)
         status, message = "passed", ""
-        if kills:
-            k = kills[0]
+        if kill is not None:
+            k = kill
             status = "error" if k.kind == "error" else "failed"
             how = {"saved failure": "a saved failure still fails", "corpus": "a run of its saved corpus fails", "search": "it fails"}[k.stage]
             message = f"{how}: {k.by}: {k.error}" if k.kind != "error" else f"{k.error}"
@@ -343,9 +344,9 @@ class MutantTask:
         build = replace(real, artifacts={**real.artifacts, **changed})
         project = _fresh(state, build)
         try:
-            kills, _ = _examine(state, project, self.judges, self.budget, stop_at_first=True)
+            kill, _ = _examine(state, project, self.judges, self.budget, mutant=True)
         except InternalError as e:
             return Verdict(self.key, None, str(e), time.perf_counter() - started, time.process_time() - cpu)
         finally:
             state.project.activate()  # strategies draw accounts from the worker's own project again
-        return Verdict(self.key, kills[0] if kills else None, None, time.perf_counter() - started, time.process_time() - cpu)
+        return Verdict(self.key, kill, None, time.perf_counter() - started, time.process_time() - cpu)
