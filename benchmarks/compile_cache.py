@@ -1,6 +1,8 @@
 """Build cache figures: a cold compile, and a warm start (every source's imports resolved to check
 the cache, nothing compiled) as a new process makes it and as a later one in the same process
-makes it (files parsed once), for the bundled example and for a contract built on snekmate.
+makes it (files parsed once), for the bundled example, for a contract built on snekmate, and for
+three contracts importing snekmate's modules from a copy of snekmate inside the contracts folder
+(as a project that vendors it: only the contracts are compiled, not the modules they import).
 
 Run: python benchmarks/compile_cache.py   (prints one line per figure)
 """
@@ -30,6 +32,39 @@ exports: erc20.__interface__
 def __init__():
     ownable.__init__()
     erc20.__init__("Token", "TKN", 18, "Token", "1")
+"""
+
+OWNED_COUNTER = """
+from snekmate.auth import ownable
+
+initializes: ownable
+exports: ownable.__interface__
+
+count: public(uint256)
+
+
+@deploy
+def __init__():
+    ownable.__init__()
+
+
+@external
+def bump():
+    ownable._check_owner()
+    self.count += 1
+"""
+
+VAULT = """
+from ethereum.ercs import IERC20
+from snekmate.extensions import erc4626
+
+initializes: erc4626
+exports: erc4626.__interface__
+
+
+@deploy
+def __init__(asset: IERC20):
+    erc4626.__init__("Vault", "VLT", asset, 0, "Vault", "1")
 """
 
 
@@ -64,6 +99,15 @@ def main() -> None:
         (contracts / "SnekToken.vy").write_text(SNEK_TOKEN)
         figures("snekmate ERC20", contracts)
         shutil.rmtree(contracts)
+    import snekmate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        contracts = Path(tmp) / "contracts"
+        shutil.copytree(Path(list(snekmate.__path__)[0]), contracts / "snekmate", ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+        (contracts / "SnekToken.vy").write_text(SNEK_TOKEN)
+        (contracts / "OwnedCounter.vy").write_text(OWNED_COUNTER)
+        (contracts / "Vault.vy").write_text(VAULT)
+        figures("snekmate copied into contracts/, 3 contracts", contracts, rounds=2)
 
 
 if __name__ == "__main__":

@@ -442,8 +442,12 @@ def init(folder: Path | None, force: bool) -> None:
 
 
 @cli.command("compile")
-def compile_cmd() -> None:
-    """Compile contracts/ (using the cache); list each contract and the library modules they import."""
+@click.argument("names", nargs=-1)
+def compile_cmd(names: tuple[str, ...]) -> None:
+    """Compile contracts/ (using the cache); list each contract and the library modules they import.
+
+    NAMES are library modules under contracts/ to compile on their own too, as when a machine asks for one.
+    """
     from evmstate.compiler import VYPER_VERSION, compile_project
 
     cfg = config_mod.load()
@@ -451,7 +455,11 @@ def compile_cmd() -> None:
     console.print(Text(f"settings: {cfg.origin}"))
     cfg.check_sources()
     folders, settings = cfg.compile_inputs()
-    build = compile_project(*folders, **settings)
+    build = compile_project(*folders, **settings, include=names)
+    known = set(build.sources) | {m.name for m in build.modules if m.in_project}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise click.UsageError(f"evmstate compile: no source under {cfg.contracts_dir.name}/ is named {', '.join(map(repr, unknown))}; contracts and modules: {', '.join(sorted(known))}")
     for name in build.sources:
         origin = "cached" if name in build.cached else "compiled"
         art = build.artifacts.get(name)
@@ -469,6 +477,8 @@ def compile_cmd() -> None:
         else:
             note = m.reason
         console.print(Text(f"module {m.name:13s} {m.shown}  {note}"))
+    for warning in build.warnings:
+        console.print(Text(str(warning), style="yellow"), soft_wrap=True)
     for name, error in build.errors.items():
         console.print(Text(f"\nerror: contract {name!r} does not compile:\n{error}", style="red"))
     if build.errors:

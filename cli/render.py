@@ -202,6 +202,8 @@ class Renderer:
                 cached = f" ({event.cached} from the build cache)" if event.cached else ""
                 errors = f", {_count(event.errors, 'contract')} failed to compile" if event.errors else ""
                 self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}", style="dim"))
+            for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
+                self._plain(Text(str(warning), style="yellow"))
         elif isinstance(event, MachineStarted):
             self.rows[(event.path, event.name)] = Row(event.name, event.path, event.kind, event.index, event.total, event.max_examples)
             for warning in event.warnings:
@@ -305,25 +307,32 @@ class Renderer:
         self.console.print(table)
 
     def coverage(self, report: CoverageReport) -> None:
-        """The coverage table: per contract, lines and branches reached; then the lines never reached, as file:line ranges."""
-        table = Table(title=None, show_edge=False, box=None, pad_edge=False)
-        for column in ("contract", "lines", "%", "branches", "%"):
-            table.add_column(column, justify="left" if column == "contract" else "right", overflow="fold")
-        for c in report.contracts:
-            table.add_row(
-                c.name,
-                f"{c.lines_hit}/{c.lines_total}",
-                f"{c.percent(c.lines_hit, c.lines_total):.1f}%",
-                f"{c.branches_hit}/{c.branches_total}",
-                f"{c.percent(c.branches_hit, c.branches_total):.1f}%",
-            )
-        self._plain(Text("coverage of the contracts' Vyper source (constructors included):", style="bold"))
-        self.console.print(table)
-        unreached = [(c, ranges) for c in report.contracts if (ranges := report.unreached_text(c))]
+        """The coverage: per source file (a module once, over every contract compiled from it), per deployed contract,
+        then the lines never reached, per file as file:line ranges."""
+
+        def table(head: str, rows: list[tuple[str, int, int, int, int]]) -> Table:
+            t = Table(title=None, show_edge=False, box=None, pad_edge=False)
+            for column in (head, "lines", "%", "branches", "%"):
+                t.add_column(column, justify="left" if column == head else "right", overflow="fold")
+            for name, lh, lt, bh, bt in rows:
+                t.add_row(name, f"{lh}/{lt}", f"{100.0 * lh / lt if lt else 100.0:.1f}%", f"{bh}/{bt}", f"{100.0 * bh / bt if bt else 100.0:.1f}%")
+            return t
+
+        files = [(report.shown(p), f.lines_hit, len(f.lines), f.branches_hit, len(f.branches)) for p, f in report.files.items()]
+        self._plain(Text("coverage by source file (a module once, over every contract compiled from it; constructors included):", style="bold"))
+        self.console.print(table("file", files))
+        contracts = [(c.shown_name, c.lines_hit, c.lines_total, c.branches_hit, c.branches_total) for c in report.contracts if c.ran]
+        if contracts:
+            self._plain(Text("coverage by deployed contract (its source and the modules compiled into it):", style="bold"))
+            self.console.print(table("contract", contracts))
+        idle = [c.shown_name for c in report.contracts if not c.ran]
+        if idle:
+            self._plain(Text(f"contracts whose code never ran: {', '.join(idle)}"))
+        unreached = [text for path in report.files if (text := report.file_unreached_text(path))]
         if unreached:
             self._plain(Text("lines never reached:", style="bold"))
-            for c, ranges in unreached:
-                self._plain(Text(f"  {c.name}: {ranges}" if c.ran else f"  {c.name}: never ran ({ranges})"))
+            for text in unreached:
+                self._plain(Text(f"  {text}"))
 
     def summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
         passed = sum(r.status == "passed" for r in summary.results)

@@ -68,7 +68,9 @@ class MutateRenderer:
         elif isinstance(event, CompileFinished):
             if not self.quiet:
                 cached = f" ({event.cached} from the build cache)" if event.cached else ""
-                self._plain(Text(f"compiled {event.contracts} contract{'s' if event.contracts != 1 else ''} in {event.seconds:.1f}s{cached}", style="dim"))
+                self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}", style="dim"))
+            for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
+                self._plain(Text(str(warning), style="yellow"))
         elif isinstance(event, MutateStarted):
             self.total = event.mutants
             judges = event.judges[0] if len(event.judges) == 1 else f"{len(event.judges)} machines and tests"

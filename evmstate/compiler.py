@@ -14,156 +14,25 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
 from . import releases, vyper_outputs
+from .artifacts import Artifact, SourcePosition  # noqa: F401  (SourcePosition: read from here by contracts.revert)
 from .errors import CompileError
 from .releases import Pin
 
 VYPER_VERSION: str = vyper_outputs.VERSION
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 KEEP_BUILDS = 4  # cache entries kept per source
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
 _ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
-
-
-@dataclass(frozen=True)
-class SourcePosition:
-    """Where a pc comes from: the file, the line (1-based) and its text, the statement's last line."""
-
-    path: str
-    line: int
-    text: str
-    end_line: int
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.text}"
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """One compiled contract: ABI, code, source positions of runtime and deploy code, storage layout, getters."""
-
-    name: str
-    path: str
-    source_hash: str
-    abi: list[dict[str, Any]]
-    bytecode: bytes
-    bytecode_runtime: bytes
-    # runtime pc -> (line, col, end_line, end_col) from vyper's source map
-    pc_pos: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
-    # runtime pc -> vyper's description of a compiler-inserted check
-    error_map: dict[int, str] = field(default_factory=dict)
-    layout: dict[str, Any] = field(default_factory=dict)
-    # the same two maps for the deploy (constructor) code
-    deploy_pc_pos: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
-    deploy_error_map: dict[int, str] = field(default_factory=dict)
-    # pc -> index into sources, only for pcs whose code comes from an imported module
-    pc_source: dict[int, int] = field(default_factory=dict)
-    deploy_pc_source: dict[int, int] = field(default_factory=dict)
-    sources: dict[int, str] = field(default_factory=dict)  # vyper's source id -> file
-    # custom errors the sources build with method_id("Name(types)"), for decoding raw_revert data
-    error_signatures: tuple[str, ...] = ()
-    # every file compiled into it (the source and each resolved import): path -> sha256
-    inputs: dict[str, str] = field(default_factory=dict)
-    # the exposed functions that are public getters of storage variables, the contract's own or
-    # its modules': function name -> {"slot": the variable's first slot, "type": its vyper type}
-    getters: dict[str, dict[str, Any]] = field(default_factory=dict)
-    vyper: str = ""  # the vyper release that compiled it
-
-    def position(self, pc: int, *, deploy: bool = False, walk_back: int = 0) -> SourcePosition | None:
-        """The source line that produced pc, when known.
-
-        walk_back lets a pc without a position take the nearest mapped pc up to that many
-        bytes before it (vyper maps the instructions that compute a check, not always the jump).
-        """
-        pc_pos = self.deploy_pc_pos if deploy else self.pc_pos
-        pos = None
-        for at in (pc, *(range(pc - 1, max(pc - walk_back, 0) - 1, -1))):
-            pos = pc_pos.get(at)
-            if pos and pos[0] is not None and pos[0] >= 1:
-                break
-            pos = None
-        if pos is None:
-            return None
-        source = (self.deploy_pc_source if deploy else self.pc_source).get(at)
-        path = self.sources.get(source, self.path) if source is not None else self.path
-        try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except OSError:
-            return None
-        if pos[0] > len(lines):
-            return None
-        end = pos[2] if isinstance(pos[2], int) and pos[0] <= pos[2] <= len(lines) else pos[0]
-        return SourcePosition(_shown_path(path), pos[0], lines[pos[0] - 1].strip(), end)
-
-    def source_line(self, pc: int) -> tuple[int, str] | None:
-        """The (line number, text) of the source line that produced runtime pc, when known."""
-        # vyper maps the instruction after a REVERT more often than the REVERT itself
-        found = self.position(pc) or self.position(pc + 1)
-        return (found.line, found.text) if found else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "path": self.path,
-            "source_hash": self.source_hash,
-            "abi": self.abi,
-            "bytecode": self.bytecode.hex(),
-            "bytecode_runtime": self.bytecode_runtime.hex(),
-            "pc_pos": {str(k): list(v) for k, v in self.pc_pos.items()},
-            "error_map": {str(k): v for k, v in self.error_map.items()},
-            "layout": self.layout,
-            "deploy_pc_pos": {str(k): list(v) for k, v in self.deploy_pc_pos.items()},
-            "deploy_error_map": {str(k): v for k, v in self.deploy_error_map.items()},
-            "pc_source": {str(k): v for k, v in self.pc_source.items()},
-            "deploy_pc_source": {str(k): v for k, v in self.deploy_pc_source.items()},
-            "sources": {str(k): v for k, v in self.sources.items()},
-            "error_signatures": list(self.error_signatures),
-            "inputs": self.inputs,
-            "getters": self.getters,
-            "vyper": self.vyper,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Artifact":
-        return cls(
-            name=d["name"],
-            path=d["path"],
-            source_hash=d["source_hash"],
-            abi=d["abi"],
-            bytecode=bytes.fromhex(d["bytecode"]),
-            bytecode_runtime=bytes.fromhex(d["bytecode_runtime"]),
-            pc_pos={int(k): tuple(v) for k, v in d["pc_pos"].items()},
-            error_map={int(k): v for k, v in d["error_map"].items()},
-            layout=d.get("layout", {}),
-            deploy_pc_pos={int(k): tuple(v) for k, v in d["deploy_pc_pos"].items()},
-            deploy_error_map={int(k): v for k, v in d["deploy_error_map"].items()},
-            pc_source={int(k): v for k, v in d["pc_source"].items()},
-            deploy_pc_source={int(k): v for k, v in d["deploy_pc_source"].items()},
-            sources={int(k): v for k, v in d["sources"].items()},
-            error_signatures=tuple(d["error_signatures"]),
-            inputs=d.get("inputs", {}),
-            getters=d.get("getters", {}),
-            vyper=d.get("vyper", ""),
-        )
-
-
-def _shown_path(path: str) -> str:
-    """path relative to the current folder when it is below it, as a user would type it."""
-    p = Path(path)
-    if p.is_absolute():
-        try:
-            return str(p.relative_to(Path.cwd()))
-        except ValueError:
-            return path
-    return path
 
 
 def _error_signatures(paths: Any) -> tuple[str, ...]:
@@ -181,8 +50,27 @@ def _error_signatures(paths: Any) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class CompileWarning:
+    """What vyper warned of in one source file, once per file and warning: where first, and the other lines it was met on."""
+
+    path: str  # relative to the project root, or to the search path holding it (snekmate/tokens/erc20.vy)
+    line: int | None
+    kind: str  # vyper's class of warning: Deprecation, VyperWarning, ContractSizeLimit, ...
+    message: str
+    also: tuple[int, ...] = ()  # the other lines of the same file with the same warning
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        more = f" (also line{'s' if len(self.also) > 1 else ''} {', '.join(map(str, self.also))})" if self.also else ""
+        return f"{where}: {self.kind}: {self.message}{more}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message, "also": list(self.also)}
+
+
+@dataclass(frozen=True)
 class Module:
-    """A library module: compiled as part of the contracts that import it, never deployed on its own."""
+    """A library module: compiled as part of the contracts that import it, not on its own unless asked for by name."""
 
     name: str
     path: str  # where vyper found it
@@ -190,6 +78,8 @@ class Module:
     importers: tuple[str, ...]  # the sources under the contracts folder that import it, directly or not
     in_project: bool  # under the contracts folder
     reason: str = ""  # why a module under the contracts folder has no container
+    # under the contracts folder and not compiled on its own: it is, once a machine or test asks for it by name
+    on_demand: bool = False
 
 
 @dataclass
@@ -207,6 +97,10 @@ class Build:
     inputs_of: dict[str, dict[str, str]] = field(default_factory=dict)
     compiled: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
+    # the names of library modules under the contracts folder compiled on their own because they were asked for
+    included: tuple[str, ...] = ()
+    # what vyper warned of in the contracts' sources and the modules they import, once per file and warning
+    warnings: list[CompileWarning] = field(default_factory=list)
 
 
 def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
@@ -262,12 +156,7 @@ def local(path: str, root: Path) -> str:
 
 def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
     """An artifact's dict with every file path it holds passed through move."""
-    return {
-        **d,
-        "path": move(d["path"]),
-        "sources": {k: move(v) for k, v in d["sources"].items()},
-        "inputs": {move(k): v for k, v in d["inputs"].items()},
-    }
+    return {**d, "path": move(d["path"]), "sources": {k: move(v) for k, v in d["sources"].items()}, "inputs": {move(k): v for k, v in d["inputs"].items()}}
 
 
 def portable_artifact(artifact: Artifact, root: Path) -> dict[str, Any]:
@@ -305,6 +194,7 @@ class _Source:
     release: str = VYPER_VERSION  # the vyper release it compiles with; "" while a pin waits for an install
     rescan: bool = False  # its imports are not known yet: the pinned release will say what they are
     name: str = ""  # its container's name: the file stem, or its module path when stems collide (see _name_sources)
+    exposes: bool = True  # it has something to deploy: an external function, an `exports:` or a public variable
     overlay: dict[str, str] = field(default_factory=dict)  # resolved path -> text read instead of the file (a mutant)
 
 
@@ -337,15 +227,32 @@ def _inputs_of(file_input: Any, imports: Any) -> dict[Path, str]:
     return inputs
 
 
-def _scan(path: Path, search: list[Path]) -> dict[Path, str]:
-    """Every file path compiles from, found as CompilerData finds them (the file's own folder first)."""
+def _scan(path: Path, search: list[Path]) -> tuple[dict[Path, str], bool]:
+    """Every file path compiles from, found as CompilerData finds them (the file's own folder first), and whether it exposes anything."""
     bundle = FilesystemInputBundle(list(search))
     file_input = bundle.load_file(path)
-    with bundle.search_path(Path(file_input.resolved_path).parent):
-        scan = _ImportScan(bundle, vyper_imports._ImportGraph(), None)
-        scan.toplevel_module = scan._ast_from_file(file_input)
-        scan.resolve_imports()
-    return _inputs_of(file_input, scan)
+    with warnings.catch_warnings():
+        # what vyper warns of while parsing is said by the compile (vyper_outputs), once per source
+        warnings.simplefilter("ignore")
+        with bundle.search_path(Path(file_input.resolved_path).parent):
+            scan = _ImportScan(bundle, vyper_imports._ImportGraph(), None)
+            scan.toplevel_module = scan._ast_from_file(file_input)
+            scan.resolve_imports()
+    return _inputs_of(file_input, scan), _exposes(scan.toplevel_module)
+
+
+def _exposes(module: Any) -> bool:
+    """Whether a parsed source has something to deploy: an external function, an `exports:` or a public variable.
+
+    A source with none of them (snekmate's math, ecdsa) compiles to an empty contract: a library module.
+    """
+    for node in getattr(module, "body", ()):
+        kind = type(node).__name__
+        if kind == "ExportsDecl" or (kind == "VariableDecl" and getattr(node, "is_public", False)):
+            return True
+        if kind == "FunctionDef" and any(getattr(d, "id", None) == "external" for d in getattr(node, "decorator_list", ())):
+            return True
+    return False
 
 
 def _request(s: _Source) -> dict[str, Any]:
@@ -361,7 +268,7 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
         found = releases.newest_cached(pin)
         source.pin, source.release = pin, found[0] if found else ""
     try:
-        source.inputs = _scan(path, search)
+        source.inputs, source.exposes = _scan(path, search)
         return source
     except Exception:
         pass  # let vyper's own pass say what is wrong, in its words
@@ -404,6 +311,8 @@ class _Plan:
     importers: dict[Path, list[str]]
     # resolved path of a source -> (artifact, error, failed only for being a module) from the cache
     outcomes: dict[Path, tuple[Artifact | None, CompileError | None, bool]] = field(default_factory=dict)
+    # resolved path of a source not compiled on its own (a library module nothing asked for) -> why
+    library: dict[Path, str] = field(default_factory=dict)
 
     def cache_file(self, s: _Source) -> Path:
         """The cache entry of s: named after its path and every input's path and hash, below the root by their place in it."""
@@ -414,7 +323,9 @@ class _Plan:
         return self.build_dir / f"{s.name}-{tag}-{key}.json"
 
 
-def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimize: str, extra: Sequence[Path], root: Path | None) -> _Plan:
+def _plan(
+    contracts_dir: Path, build_dir: Path | None, evm_version: str, optimize: str, extra: Sequence[Path], root: Path | None, include: Sequence[str] = ()
+) -> _Plan:
     contracts_dir = contracts_dir.resolve()
     root = root.resolve() if root is not None else contracts_dir.parent
     extra = [Path(p) if Path(p).is_absolute() else root / p for p in extra]
@@ -432,6 +343,13 @@ def _plan(contracts_dir: Path, build_dir: Path | None, evm_version: str, optimiz
             if dep in by_path and dep != s.path.resolve():
                 importers.setdefault(dep, []).append(s.name)
     plan = _Plan(root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra], root), sources, hint, importers)
+    for s in sources:
+        if s.name in include:
+            continue
+        if importers.get(s.path.resolve()):
+            plan.library[s.path.resolve()] = f"imported by {', '.join(importers[s.path.resolve()])}"
+        elif not s.exposes:
+            plan.library[s.path.resolve()] = "it has no external function, `exports:` or public variable"
     for s in sources if build_dir is not None else ():
         if s.error is None and s.release and not s.rescan:
             outcome = _read_cache(plan.cache_file(s), s, root)
@@ -530,6 +448,7 @@ def _outcome(s: _Source, result: dict[str, Any], hint: str) -> Outcome:
         "error_signatures": _error_signatures(out["sources"].values()),
         "inputs": {str(k): v for k, v in s.inputs.items()},
         "vyper": s.release,
+        "warnings": result.get("warnings", []),
     })
     return artifact, None, False
 
@@ -617,20 +536,31 @@ def compile_project(
     optimize: str = "gas",
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
+    include: Sequence[str] = (),
 ) -> Build:
-    """Compile every .vy file under contracts_dir, taking those whose inputs are unchanged from build_dir.
+    """Compile the contracts under contracts_dir, taking those whose inputs are unchanged from build_dir.
 
     search_paths are extra folders to import from (relative ones are taken from root, which
     defaults to the folder holding contracts_dir). A source that does not compile is kept as an
-    error of its own; library modules are compiled as part of the contracts that import them.
+    error of its own. A library module (a source other sources import, or one with nothing to
+    deploy) is compiled only as part of the contracts that import it, unless include names it.
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root)
-    build = Build()
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include)
+    build = Build(included=tuple(s.name for s in plan.sources if s.name in include))
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
+    todo = [s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library]
     # resolved again as vyper compiles: s.inputs become what it used
-    fresh, passing = _compile_all([s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes], plan.hint)
+    fresh, passing = _compile_all(todo, plan.hint)
     for s in plan.sources:
         key = s.path.resolve()
+        own = build.inputs_of.setdefault(s.name, {})
+        if key in plan.library:
+            for dep, h in s.inputs.items():
+                shown = _shown(dep, plan.root, plan.search)
+                build.inputs[shown] = own[shown] = h
+            importers = tuple(plan.importers.get(key, []))
+            build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), importers, True, plan.library[key], on_demand=True))
+            continue
         if s.error is not None:
             outcome: Outcome = (None, s.error, False)
         elif key in plan.outcomes:
@@ -641,7 +571,6 @@ def compile_project(
             if key not in passing:
                 _write_cache(plan.cache_file(s), s, outcome, plan.root)
             build.compiled.append(s.name)
-        own = build.inputs_of.setdefault(s.name, {})
         for dep, h in s.inputs.items():
             shown = _shown(dep, plan.root, plan.search)
             build.inputs[shown] = own[shown] = h
@@ -652,6 +581,40 @@ def compile_project(
             build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), tuple(importers), True, reason))
             continue
         claims.setdefault(s.name, []).append((s, artifact, error))
+    _claim(build, claims)
+    _outside_modules(build, plan, contracts_dir)
+    build.warnings = compile_warnings(build.artifacts.values(), plan.root, plan.search)
+    return build
+
+
+def compile_warnings(artifacts: Iterable[Artifact], root: Path, search: Sequence[Path]) -> list[CompileWarning]:
+    """The artifacts' warnings, once per source file and warning (a module's, once however many contracts import it).
+
+    A warning is the same when its file, kind and first sentence are: vyper's deprecation of positional event
+    arguments names each event's fix after it, and is still one warning of the file.
+    """
+    found: dict[tuple[str, str, str], tuple[CompileWarning, set[int]]] = {}
+    for artifact in artifacts:
+        for w in artifact.warnings:
+            path = _shown(Path(w["path"]), root, search) if w.get("path") else _shown(Path(artifact.path), root, search)
+            key = (path, w["kind"], w["message"].split(". ")[0])
+            line = w.get("lineno")
+            if key not in found:
+                found[key] = (CompileWarning(path, line, w["kind"], w["message"]), set())
+            elif line is not None:
+                first, lines = found[key]
+                if first.line is None or line < first.line:
+                    found[key] = (CompileWarning(path, line, w["kind"], w["message"]), lines | ({first.line} - {None}))  # type: ignore[operator]
+                elif line != first.line:
+                    lines.add(line)
+    return sorted(
+        (dataclasses.replace(w, also=tuple(sorted(lines - {w.line}))) for w, lines in found.values()),
+        key=lambda w: (w.path, w.line or 0, w.kind, w.message),
+    )
+
+
+def _claim(build: Build, claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]]) -> None:
+    """Each name's contract or error; a name two sources claim is an error of that name."""
     for name, found in claims.items():
         build.sources[name] = found[0][0].path
         if len(found) > 1:
@@ -665,21 +628,24 @@ def compile_project(
             build.artifacts[name] = found[0][1]  # type: ignore[assignment]
         else:
             build.errors[name] = found[0][2]  # type: ignore[assignment]
-    # modules outside the contracts folder, and those inside it that also compile on their own
+
+
+def _outside_modules(build: Build, plan: _Plan, contracts_dir: Path) -> None:
+    """The modules outside the contracts folder, and those inside it that were asked for and compile on their own."""
     seen = {m.path for m in build.modules}
+    names = {s.path.resolve(): s.name for s in plan.sources}
     users: dict[Path, list[str]] = {}
     for s in plan.sources:
         for dep in list(s.inputs)[1:]:
             if dep.suffix == ".vy":
                 users.setdefault(dep, []).append(s.name)
     contracts = contracts_dir.resolve()
-    for dep, names in users.items():
+    for dep, importers in users.items():
         if str(dep) in seen:
             continue
         inside = dep.is_relative_to(contracts)
-        build.modules.append(Module(dep.stem, str(dep), _shown(dep, plan.root, plan.search), tuple(names), inside))
+        build.modules.append(Module(names.get(dep, dep.stem), str(dep), _shown(dep, plan.root, plan.search), tuple(importers), inside))
     build.modules.sort(key=lambda m: (not m.in_project, m.shown))
-    return build
 
 
 def compile_variant(
@@ -721,7 +687,10 @@ def contract_names(
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
 ) -> list[str]:
-    """The names that may be contracts, without compiling: every source the cache does not know to be a library module."""
+    """The names that may be contracts, without compiling: every source the cache does not know to be a library module.
+
+    A library module nothing has asked for yet is among them: asking for it compiles it (Project.provide).
+    """
     plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root)
     names = []
     for s in plan.sources:

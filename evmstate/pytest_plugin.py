@@ -69,7 +69,7 @@ def _capture(config: Any) -> bool:
 
 def _container_fixture(name: str) -> Any:
     def container(evmstate_project: Project) -> Any:
-        value = evmstate_project.namespace().get(name)
+        value = evmstate_project.provide(name)
         if value is None:
             pytest.fail(f"evmstate: the project has no contract {name!r} any more", pytrace=False)
         if isinstance(value, Unavailable):

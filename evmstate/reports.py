@@ -213,6 +213,8 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
         ],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "gas": None if summary.gas is None else summary.gas.to_dict(),
+        "compile_warnings": [w.to_dict() for w in summary.warnings],
+        "coverage": None if summary.coverage is None else summary.coverage.to_dict(),
     }
 
 

@@ -27,7 +27,7 @@ from .engine.events import (
     NothingFound,
     RunStarted,
 )
-from .engine.item import asks_for_contracts, run_item, unavailable_contracts
+from .engine.item import asks_for_contracts, names_asked, run_item, unavailable_contracts
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
@@ -81,9 +81,11 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
     summary.stopped_in = "compiling"
     emit(CompileStarted(shown_path(str(config.contracts_dir))))
     compiling = time.perf_counter()
-    project = Project(config)
+    project = Project(config, want=names_asked(config, items))
     build = project.build
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors)))
+    summary.warnings = list(build.warnings)
+    seconds = time.perf_counter() - compiling
+    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings)))
     for err in unavailable_contracts(config, project, items):
         summary.load_errors.append(err)
         emit(err)

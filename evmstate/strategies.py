@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
@@ -261,9 +261,18 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
 class Domain:
     """The values a strategy() draws, and how to make one smaller while the program still fails."""
 
-    def minimize(self, value: Any, fails: Any) -> Any:
-        """The smallest value found from value for which fails(value) holds (fails(value) itself holds)."""
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+        """The smallest value found from value for which fails(value) holds (fails(value) itself holds).
+
+        fails(v, repair=True) may also adjust later steps' arguments to fit v (the shrinker's
+        comparison repair); it is asked that way for the few values tried first. hints: numbers
+        the contracts know (their constants), tried before bisecting.
+        """
         return value
+
+
+# numbers from the bound up that a number's shrinking tries one by one before it bisects
+SMALL_TRIED = 16
 
 
 class IntDomain(Domain):
@@ -275,17 +284,38 @@ class IntDomain(Domain):
     def contains(self, v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and self.lo <= v <= self.hi and v not in self.excluded
 
-    def minimize(self, value: Any, fails: Any) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not self.contains(value):
             return value
         target = min(max(0, self.lo), self.hi)
         if value == target:
             return value
+        # the bound itself and its neighbour, then the contracts' own numbers between it and
+        # value (a minimum price, a cap), by bisection among them: where the failure needs a
+        # number the contract compares against, one of them is the least that fails
         for simple in (target, target + (1 if value > target else -1)):
-            if simple != value and self.contains(simple) and fails(simple):
+            if simple != value and self.contains(simple) and fails(simple, repair=True):
                 return simple
-        # the least that still fails between target and value (failing is taken as monotone there)
+        between = sorted((h for h in hints if min(target, value) < h < max(target, value) and self.contains(h)), key=lambda h: abs(h - target))
+        good, bad = -1, len(between)
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if fails(between[middle], repair=True):
+                bad = middle
+            else:
+                good = middle
+        if bad < len(between):
+            value = between[bad]
+        # the least that still fails between target and value (failing is taken as monotone there,
+        # so when the value next to it does not fail, it is the least: a hash, an id, an exact sum)
         sign = 1 if value > target else -1
+        # a few small values first: where failing is not monotone (a parity, a route), one may fail
+        for small in range(2, min(SMALL_TRIED, abs(value - target))):
+            candidate = target + sign * small
+            if self.contains(candidate) and fails(candidate):
+                return self.minimize(candidate, fails)
+        if abs(value - target) > 1 and not (self.contains(value - sign) and fails(value - sign)):
+            return value
         good, bad = 0, abs(value - target)  # distances from target: good does not fail, bad does
         while bad - good > 1:
             middle = (good + bad) // 2
@@ -301,7 +331,7 @@ class BoolDomain(Domain):
     def __init__(self, excluded: tuple[Any, ...] = ()) -> None:
         self.excluded = excluded
 
-    def minimize(self, value: Any, fails: Any) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if value is True and False not in self.excluded and fails(False):
             return False
         return value
@@ -313,7 +343,7 @@ class AddressDomain(Domain):
     def __init__(self, length: int | None, excluded: tuple[Any, ...] = ()) -> None:
         self.length, self.excluded = length, excluded
 
-    def minimize(self, value: Any, fails: Any) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not isinstance(value, dict):
             return value
         current = value.get("account")
@@ -335,13 +365,13 @@ class BytesDomain(Domain):
     def __init__(self, lo: int, hi: int | None, excluded: tuple[Any, ...] = ()) -> None:
         self.lo, self.hi, self.excluded = lo, hi, excluded
 
-    def minimize(self, value: Any, fails: Any) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not isinstance(value, dict) or "bytes" not in value:
             return value
         data = bytes.fromhex(value["bytes"])
 
         def ok(b: bytes) -> bool:
-            return b not in self.excluded and fails({"bytes": b.hex()})
+            return b not in self.excluded and fails({"bytes": b.hex()}, repair=False)
 
         # shortest prefix that still fails, then each byte toward zero as a whole
         if len(data) > self.lo and ok(data[: self.lo]):
@@ -358,6 +388,11 @@ class BytesDomain(Domain):
         zeros = bytes(len(data))
         if data != zeros and ok(zeros):
             data = zeros
+        elif data:
+            # the least that still fails, read as a big-endian number of the same width (a salt of 0x..01)
+            n = len(data)
+            least = IntDomain(0, 2 ** (8 * n) - 1).minimize(int.from_bytes(data, "big"), lambda v, repair=False: ok(v.to_bytes(n, "big")))
+            data = least.to_bytes(n, "big")
         return {"bytes": data.hex()}
 
 
@@ -367,7 +402,7 @@ class TextDomain(Domain):
     def __init__(self, lo: int, excluded: tuple[Any, ...] = ()) -> None:
         self.lo, self.excluded = lo, excluded
 
-    def minimize(self, value: Any, fails: Any) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not isinstance(value, str):
             return value
         bad = len(value)
@@ -389,7 +424,7 @@ class ArrayDomain(Domain):
     def __init__(self, inner: Domain | None, lo: int, hi: int | None) -> None:
         self.inner, self.lo, self.hi = inner, lo, hi
 
-    def minimize(self, value: Any, fails: Any) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not isinstance(value, list):
             return value
         items = list(value)
@@ -401,7 +436,7 @@ class ArrayDomain(Domain):
             index = min(index - 1, len(items) - 1)
         if self.inner is not None:
             for i in range(len(items)):
-                items[i] = self.inner.minimize(items[i], lambda v, i=i: fails(items[:i] + [v] + items[i + 1 :]))
+                items[i] = self.inner.minimize(items[i], lambda v, repair=False, i=i: fails(items[:i] + [v] + items[i + 1 :], repair=repair), hints)
         return items
 
 
@@ -411,13 +446,13 @@ class TupleDomain(Domain):
     def __init__(self, members: list[Domain | None]) -> None:
         self.members = members
 
-    def minimize(self, value: Any, fails: Any) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not isinstance(value, dict) or "tuple" not in value:
             return value
         items = list(value["tuple"])
         for i, domain in enumerate(self.members):
             if domain is not None and i < len(items):
-                items[i] = domain.minimize(items[i], lambda v, i=i: fails({"tuple": items[:i] + [v] + items[i + 1 :]}))
+                items[i] = domain.minimize(items[i], lambda v, repair=False, i=i: fails({"tuple": items[:i] + [v] + items[i + 1 :]}, repair=repair), hints)
         return {"tuple": items}
 
 

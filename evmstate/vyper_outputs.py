@@ -13,7 +13,9 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -95,13 +97,18 @@ def resolve(request: dict[str, Any]) -> dict[str, Any]:
     path = Path(request["path"])
     try:
         data, bundle, file_input = compiler_data(path, request["search"], request["evm_version"], request["optimize"])
-        if hasattr(type(data), "resolved_imports"):  # vyper 0.4.1 and later resolve imports apart from the checks
-            _ = data.resolved_imports
-        else:
-            _ = data.annotated_vyper_module
+        with vyper_warnings(path):  # the compile says them
+            _resolve(data)
     except Exception as e:
         return {"inputs": {}, "error": error(e, path)}
     return {"inputs": inputs(data, bundle, file_input), "error": None}
+
+
+def _resolve(data: Any) -> None:
+    if hasattr(type(data), "resolved_imports"):  # vyper 0.4.1 and later resolve imports apart from the checks
+        _ = data.resolved_imports
+    else:
+        _ = data.annotated_vyper_module
 
 
 def _compiler_inputs(data: Any, bundle: Any) -> list[tuple[int, str, str | None]]:
@@ -196,17 +203,50 @@ def error(exc: BaseException, path: Path) -> dict[str, Any]:
     return {"message": message, "path": str(where_path), "lineno": lineno, "type": type(exc).__name__}
 
 
+_VYPER_DIR = os.path.dirname(os.path.abspath(vyper.__file__))
+
+
+@contextlib.contextmanager
+def vyper_warnings(path: Path) -> Any:
+    """Collect what vyper warns of (a deprecation, a large array) as {"kind", "message", "path", "lineno"}, never printed.
+
+    Yields the list it fills. Warnings raised outside vyper's own code are passed on as they came.
+    """
+    found: list[dict[str, Any]] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield found
+    for w in caught:
+        if not os.path.abspath(w.filename).startswith(_VYPER_DIR):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+            continue
+        exc = w.message
+        text = getattr(exc, "message", None) or str(exc)
+        where_path, lineno = _location(exc) if isinstance(exc, Exception) else (None, None)
+        # vyper sets a suggested fix apart in a ``` block: one line reads better
+        message = " ".join(line.strip() for line in str(text).splitlines() if line.strip() and line.strip() != "```")
+        found.append({"kind": w.category.__name__, "message": message, "path": where_path or str(path), "lineno": lineno})
+
+
 def _hex(code: str) -> str:
     return code[2:] if code.startswith("0x") else code
 
 
 def compile_source(request: dict[str, Any]) -> dict[str, Any]:
-    """Compile one source: request {"path", "search", "evm_version", "optimize"} -> {"inputs", "error", "module_only", "outputs"}.
+    """Compile one source: request {"path", "search", "evm_version", "optimize"} -> {"inputs", "error", "module_only", "outputs", "warnings"}.
 
-    outputs holds the compile's part of an Artifact, in Artifact.to_dict's form. The request's
-    optional "overlay" ({resolved path: text}) gives files to read as that text, not from disk.
+    outputs holds the compile's part of an Artifact, in Artifact.to_dict's form; warnings, what
+    vyper warned of (vyper_warnings). The request's optional "overlay" ({resolved path: text})
+    gives files to read as that text, not from disk.
     """
     path = Path(request["path"])
+    with vyper_warnings(path) as said:
+        result = _compile(path, request)
+    result["warnings"] = said
+    return result
+
+
+def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"inputs": {}, "error": None, "module_only": False, "outputs": None}
     try:
         data, bundle, file_input = compiler_data(path, request["search"], request["evm_version"], request["optimize"], request.get("overlay"))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .. import config as config_mod
-from ..compiler import Artifact, Build, compile_project, module_path
+from ..compiler import Artifact, Build, Module, compile_project, module_path
 from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend
@@ -27,34 +27,49 @@ class Unavailable:
         return f"<{self.name}: unavailable>"
 
 
+class OnDemand:
+    """Stands in a project's namespace for a library module not compiled on its own yet: Project.provide compiles it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}: compiled when asked for>"
+
+
 class Project(Handle):
     """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
 
-    def __init__(self, config: Config, *, activate: bool = True, build: Build | None = None) -> None:
-        """The project of config, compiled (through the build cache), or from build when given (one compiled for this config)."""
+    def __init__(self, config: Config, *, activate: bool = True, build: Build | None = None, want: Iterable[str] = ()) -> None:
+        """The project of config, compiled (through the build cache), or from build when given (one compiled for this config).
+
+        want: names asked for (by machines, tests, deployments); a library module among them is compiled on its own too.
+        """
         self.config = config
         # public getters (vyper's public variables of word type) are read from storage, not run
         self.fast_getters = True
         if build is None:
             folders, settings = config.compile_inputs()
-            build = compile_project(*folders, **settings)
+            build = compile_project(*folders, **settings, include=tuple(sorted(set(want))))
         self.build: Build = build
         self.artifacts: dict[str, Artifact] = self.build.artifacts
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
         self.unavailable: dict[str, Unavailable] = {}
         for name, error in self.build.errors.items():
             self.unavailable[name] = Unavailable(name, CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno))
+        # library modules under the contracts folder that no one has asked for: compiled when someone does
+        self.on_demand: dict[str, OnDemand] = {}
         for m in self.build.modules:
             if m.in_project and m.name not in self.artifacts and m.name not in self.unavailable:
-                instead = (
-                    f"deploy {', '.join(m.importers)} instead"
-                    if m.importers
-                    else "import it from a contract (which `initializes:` what it `uses:`) and deploy that contract"
-                )
-                message = f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."
-                self.unavailable[m.name] = Unavailable(m.name, UsageError(message))
+                if m.on_demand:
+                    self.on_demand[m.name] = OnDemand(m.name)
+                else:
+                    self.unavailable[m.name] = Unavailable(m.name, UsageError(_library_message(m)))
         # contracts by module path too ("a/token"), as sources with colliding stems are named a_token
         self.module_paths = {module_path(path, config.contracts_dir): name for name, path in self.build.sources.items()}
+        for m in self.build.modules:
+            if m.name in self.on_demand:
+                self.module_paths[module_path(Path(m.path), config.contracts_dir)] = m.name
         self.renew_chain()
         self.event_decoder = EventDecoder(self.artifact_at)
         self.containers: dict[str, ContractContainer] = {}
@@ -64,6 +79,33 @@ class Project(Handle):
         self._reference: Project | None = None
         if activate:
             current_project.set(self)
+
+    def provide(self, name: str) -> Any:
+        """What the namespace holds under name (None when nothing), a library module asked for compiled on its own first."""
+        if name in self.on_demand:
+            self._compile_module(name)
+        return self.namespace().get(name)
+
+    def _compile_module(self, name: str) -> None:
+        """Compile a library module under the contracts folder on its own: a container when it compiles, else why not."""
+        del self.on_demand[name]
+        folders, settings = self.config.compile_inputs()
+        build = compile_project(*folders, **settings, include=(*self.build.included, name))
+        self.build.included = build.included
+        artifact = build.artifacts.get(name)
+        if artifact is not None:
+            self.artifacts[name] = artifact  # the build's own dict: whoever holds it sees the new contract
+            self.build.sources[name] = build.sources[name]
+            self.build.inputs_of[name] = build.inputs_of.get(name, {})
+            self.event_decoder.add_abi(artifact.abi)
+            self.containers[name] = ContractContainer(self, artifact)
+            return
+        module = next((m for m in build.modules if m.name == name), None)
+        error = build.errors.get(name)
+        if module is not None:
+            self.unavailable[name] = Unavailable(name, UsageError(_library_message(module)))
+        elif error is not None:
+            self.unavailable[name] = Unavailable(name, CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno))
 
     def renew_chain(self) -> None:
         """Start again from a new chain (a new backend, its funded accounts, nothing deployed)."""
@@ -89,7 +131,7 @@ class Project(Handle):
     def reference(self) -> "Project":
         """The same project on a py-evm chain, where failures are explained to the source line; built once."""
         if self._reference is None:
-            self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False)
+            self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False, want=self.build.included)
         return self._reference
 
     def register(self, raw_address: bytes, artifact: Artifact, label: str | None = None) -> None:
@@ -102,19 +144,26 @@ class Project(Handle):
     def artifact_at(self, raw_address: bytes) -> Artifact | None:
         return self._by_address.get(raw_address)
 
+    def deployment_at(self, raw_address: bytes) -> tuple[str, Artifact] | None:
+        """(its label, else its contract's name; its contract) of what the project deployed or attached at an address."""
+        artifact = self._by_address.get(raw_address)
+        return (self._labels.get(raw_address, artifact.name), artifact) if artifact is not None else None
+
     def name_at(self, raw_address: bytes) -> str | None:
         """What traces call the contract at an address: its deployment's label, else its contract's name; None when unknown."""
         artifact = self._by_address.get(raw_address)
         return self._labels.get(raw_address, artifact.name) if artifact is not None else None
 
     def namespace(self) -> dict[str, Any]:
-        """The names a machine's __init__ or a property test may ask for."""
-        return {"accounts": self.accounts, "chain": self.chain, **self.unavailable, **self.containers}
+        """The names a machine's __init__ or a property test may ask for (OnDemand for a library module not compiled yet: see provide)."""
+        return {"accounts": self.accounts, "chain": self.chain, **self.on_demand, **self.unavailable, **self.containers}
 
     def __getitem__(self, key: str) -> ContractContainer:
         """A container by name ("a_token") or by module path under the contracts folder ("a/token", "a/token.vy")."""
         path = key[:-3] if key.endswith(".vy") else key
         name = self.module_paths.get(path.replace(".", "/"), self.module_paths.get(path, key))
+        if name in self.on_demand:
+            self._compile_module(name)
         if name in self.containers:
             return self.containers[name]
         if name in self.unavailable:
@@ -123,6 +172,8 @@ class Project(Handle):
         raise KeyError(f"project has no contract {key!r}; contracts: {known}")
 
     def __getattr__(self, name: str) -> Any:
+        if name in self.__dict__.get("on_demand", {}):
+            self._compile_module(name)
         containers = self.__dict__.get("containers", {})
         if name in containers:
             return containers[name]
@@ -130,3 +181,12 @@ class Project(Handle):
         if name in unavailable:
             raise unavailable[name].error
         raise AttributeError(f"project has no contract {name!r}; contracts: {', '.join(sorted(containers)) or 'none'}")
+
+
+def _library_message(m: Module) -> str:
+    instead = (
+        f"deploy {', '.join(m.importers)} instead"
+        if m.importers
+        else "import it from a contract (which `initializes:` what it `uses:`) and deploy that contract"
+    )
+    return f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."

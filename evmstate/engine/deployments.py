@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 
 from ..config import Config, shown
 from ..contracts.contract import Contract, label_deployment
-from ..contracts.project import Project, Unavailable
+from ..contracts.project import OnDemand, Project, Unavailable
 from ..errors import MachineDefinitionError
 from .describe import describe_error
 from .modules import import_error, load_module
@@ -110,6 +110,8 @@ class Resolver:
             if name in self.deployments.functions:
                 kwargs[name] = self.deploy(name, (*asking, name))
             elif name in self.namespace:
+                if isinstance(self.namespace[name], OnDemand):
+                    self.namespace[name] = self.project.provide(name)
                 if isinstance(self.namespace[name], Unavailable):
                     raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}: {self.namespace[name].error}")
                 kwargs[name] = self.namespace[name]
@@ -159,22 +161,25 @@ def _file_name(config: Config) -> str:
 
 def contracts_behind(names: Iterable[str], project: Project) -> list[str]:
     """The contracts named among names, and those the deployments named there ask for, directly or not
-    (those that do not compile too)."""
+    (those that do not compile, and library modules not compiled yet, too)."""
+    found = names_behind(names, project.config)
+    return [n for n in found if n in project.artifacts or n in project.build.errors or n in project.on_demand]
+
+
+def names_behind(names: Iterable[str], config: Config) -> list[str]:
+    """names, and the names the deployments named there ask for, directly or not: what may be contracts, before compiling."""
     try:
-        functions = load_deployments(project.config).functions
+        functions = load_deployments(config).functions
     except OSError:
         functions = {}
     found: list[str] = []
     todo = list(names)
-    seen: set[str] = set()
     while todo:
         name = todo.pop(0)
-        if name in seen:
+        if name in found:
             continue
-        seen.add(name)
-        if name in project.artifacts or name in project.build.errors:
-            found.append(name)
-        elif name in functions:
+        found.append(name)
+        if name in functions:
             todo.extend(inspect.signature(functions[name]).parameters)
     return found
 

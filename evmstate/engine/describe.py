@@ -12,6 +12,7 @@ import hypothesis
 
 from ..contracts.abi import entry_signature, abi_type, decode, from_abi_value, selector
 from ..contracts.project import Project
+from ..failures import message_shape
 from ..values import format_value
 
 # frames in these folders are evmstate's or Hypothesis's, not the user's: the package root, not this module's folder
@@ -106,23 +107,29 @@ class FailureSignature:
     @classmethod
     def of(cls, exc: BaseException) -> FailureSignature:
         """The signature of an exception raised by a run."""
-        return cls(type(exc).__name__, getattr(exc, "_evmstate_invariant", None), getattr(exc, "reason", None), _first_line(describe_error(exc)[2]))
+        return cls(type(exc).__name__, getattr(exc, "_evmstate_invariant", None), _shape(getattr(exc, "reason", None)), _first_line(describe_error(exc)[2]))
 
     @classmethod
     def of_failure(cls, failure: Any) -> FailureSignature:
         """The signature of a reported Failure."""
-        return cls(failure.error_type, failure.invariant, failure.revert_reason, _first_line(failure.location))
+        return cls(failure.error_type, failure.invariant, _shape(failure.revert_reason), _first_line(failure.location))
 
     @classmethod
     def of_record(cls, error: dict[str, Any]) -> FailureSignature:
         """The signature of a saved record's error."""
-        return cls(error.get("type"), error.get("invariant"), error.get("revert_reason"), _first_line(error.get("location")))
+        return cls(error.get("type"), error.get("invariant"), _shape(error.get("revert_reason")), _first_line(error.get("location")))
 
     def same(self, other: FailureSignature, *, where: bool = True) -> bool:
         """Whether the two are the same failure; where=False leaves the line out."""
         if where:
             return self == other
         return (self.error_type, self.invariant, self.revert_reason) == (other.error_type, other.invariant, other.revert_reason)
+
+
+def _shape(reason: Any) -> str | None:
+    """A revert reason with the numbers, ids and addresses it carries blanked: AlreadyScheduled(0x46a4...) is one
+    failure whatever salt made the id (a custom error's arguments follow the program's values)."""
+    return message_shape(reason) if isinstance(reason, str) else reason
 
 
 def _first_line(location: str | None) -> str | None:

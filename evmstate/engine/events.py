@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..compiler import CompileWarning
+
 if TYPE_CHECKING:
     from .trace import Trace
 
@@ -30,12 +32,14 @@ class CompileStarted:
 
 @dataclass(frozen=True)
 class CompileFinished:
-    """Emitted once the contracts are built: how many, how many came from the build cache, how long it took."""
+    """Emitted once the contracts are built: how many, how many came from the build cache, how long it took, what vyper warned of."""
 
     contracts: int
     cached: int
     seconds: float
     errors: int = 0
+    # once per source file and warning, from the build cache too (the artifacts keep them)
+    warnings: tuple[CompileWarning, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -67,7 +67,7 @@ def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, i
     if init_args is not None:
         # __init__ was given the project's objects (pytest's fixtures): the reference's own, by kind
         same = {id(project.accounts): reference.accounts, id(project.chain): reference.chain}
-        same.update({id(c): reference.containers[name] for name, c in project.containers.items()})
+        same.update({id(c): reference.provide(name) for name, c in project.containers.items()})
         others = [type(a).__name__ for a in init_args if id(a) not in same]
         if others:
             note = f"\n(Not replayed on py-evm, so reverts show no source lines: __init__ takes objects that exist only on this chain: {', '.join(others)}.)"

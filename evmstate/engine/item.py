@@ -15,7 +15,7 @@ from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from ..machine import collect
-from .deployments import contracts_behind
+from .deployments import contracts_behind, names_behind
 from .events import Event, LoadFailed, MachineFinished
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
@@ -40,6 +40,18 @@ def asks_for_contracts(items: list[Any]) -> bool:
         if set(params) - BUILT_IN:
             return True
     return False
+
+
+def names_asked(config: Config, items: list[Any]) -> list[str]:
+    """The names the items ask for, and those the deployments they ask for ask for: the library modules among them are compiled on their own."""
+    names: list[str] = []
+    for item in items:
+        try:
+            params = collect(item.obj).init_params if item.kind == "machine" else inspect.signature(item.obj).parameters
+        except (MachineDefinitionError, AttributeError, TypeError, ValueError):
+            continue  # reported when the item runs
+        names += [n for n in params if n not in BUILT_IN]
+    return names_behind(names, config)
 
 
 def unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:

@@ -610,7 +610,9 @@ class MachineRun:
         def progress(steps: int, replays: int) -> None:
             self.emit(ShrinkProgress(name=name, steps=steps, examples=state.examples, runs=runs + replays, elapsed=time.perf_counter() - started - first_failure_at, phase="removing steps", path=failure.path))
 
-        outcome = shrink_program(self.spec, self.project, self.base, failure.steps_data, exc, deadline=self.shrink_deadline(), progress=progress)
+        search = self.search
+        hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
+        outcome = shrink_program(self.spec, self.project, self.base, failure.steps_data, exc, deadline=self.shrink_deadline(), progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:
             error_type, message, location, tb = describe_error(found.error)
@@ -622,7 +624,12 @@ class MachineRun:
                 location=location,
                 traceback=tb,
                 steps_data=found.steps,
+                # the same failure, with the values of the shrunk program (a custom error's arguments)
+                revert_reason=getattr(found.error, "reason", None),
+                call_failure=failure_details(found.error),
             )
+        self.state.left_out += outcome.left_out
+        self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
         if outcome.stopped == "interrupted":
             failure = dataclasses.replace(failure, interrupted=True)
         elif outcome.stopped == "budget":

@@ -15,7 +15,7 @@ from ..compiler import find_sources, input_hashes
 from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..contracts.revert import describe_revert
+from ..contracts.revert import describe_revert, failure_details
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..machine import MachineSpec, collect
@@ -311,12 +311,14 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
     project, cls = _loaded(config, record)
     spec = _ready(project, record, cls)
     base = project.backend.snapshot()
-    ran = run_program(spec, project, record.steps)
-    if ran.error is None:
-        return ShrinkResult("fixed", record)
-    if not FailureSignature.of(ran.error).same(FailureSignature.of_record(record.error), where=False):
-        return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
-    outcome = shrink_program(spec, project, base, record.steps, ran.error, deadline=deadline, progress=progress)
+    # what the machine prints while its programs are tried is not part of the result
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        ran = run_program(spec, project, record.steps)
+        if ran.error is None:
+            return ShrinkResult("fixed", record)
+        if not FailureSignature.of(ran.error).same(FailureSignature.of_record(record.error), where=False):
+            return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
+        outcome = shrink_program(spec, project, base, record.steps, ran.error, deadline=deadline, progress=progress)
     seconds = time.perf_counter() - started
     stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped == "budget" else None
     if outcome.found is None:
@@ -324,7 +326,7 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
     found = outcome.found
     error_type, message, location, _ = describe_error(found.error)
     program = [f"state = {record.name}()", *(line for step in found.lines for line in step.splitlines())]
-    error = {**record.error, "message": message, "location": location}
+    error = {**record.error, "message": message, "location": location, "revert_reason": getattr(found.error, "reason", None), "call_failure": failure_details(found.error)}
     new = dataclasses.replace(
         record,
         id=record_id(record.kind, record.path, record.name, error_type, program, location=location, message=message),

@@ -87,7 +87,7 @@ class Replayer:
         while self.checkpoints:
             point = self.checkpoints[-1]
             n = len(point.keys)
-            if n <= len(keys) and keys[:n] == point.keys:
+            if n <= len(keys) and keys[:n] == point.keys and self.backend.has_snapshot(point.snapshot):
                 self.backend.revert(point.snapshot)  # later snapshots (and their checkpoints) are gone
                 attributes, refs, lines = copy.deepcopy(point.state)
                 machine = new_machine(self.spec)

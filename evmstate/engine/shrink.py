@@ -9,8 +9,9 @@ changed suffix. Its passes, repeated until none makes progress:
 - chunks: delete runs of steps, longest first (half the program, a quarter, ...), as delta
   debugging does; a step goes together with every step that uses a value it produced;
 - singles: delete each step (with its users), or else only its wait;
-- rules: a step's rule replaced by one Hypothesis samples earlier that takes the same
+- rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
   arguments (as Hypothesis shrinks a rule's choice toward the first);
+- order: two neighbouring steps swapped so that the rule sampled first comes first;
 - values: each argument drawn by strategy() made as small as it can be while the program
   still fails: toward 0 (or the bound nearest it), the first account, empty or zero bytes,
   fewer items; a number by bisection down to the least that still fails;
@@ -39,6 +40,8 @@ from ..machine import MachineSpec
 from ..strategies import Domain, IntDomain, domain_of
 from . import delays
 from .describe import FailureSignature
+from ..errors import CallTimeout
+from .program import DEFINITION_ERRORS
 from .replayer import Replayer, step_key
 from .steps import rule_order
 
@@ -137,7 +140,9 @@ LONGER_WAITS = (2, 16)
 PAIRS_UP_TO = 12
 # programs of at most this many steps are tried with every two steps of one rule merged into one
 MERGE_UP_TO = 30
-PASSES = ("chunks", "singles", "rules", "values", "merge", "waits", "pairs", "reroute")
+# comparison operands a repair tries, at most
+REPAIRS = 6
+PASSES = ("chunks", "singles", "rules", "order", "values", "merge", "waits", "pairs", "reroute")
 
 
 class OutOfBudget(Exception):
@@ -161,6 +166,8 @@ class Outcome:
     minimality: str  # "1-minimal", "minimal among programs that delete up to two steps", or "" when stopped early
     passes: dict[str, PassStats] = field(default_factory=dict)
     stopped: str | None = None  # "budget" or "interrupted"
+    left_out: int = 0  # candidates that met an error of the machine or a limit of evmstate, not the failure
+    left_out_first: str | None = None
 
     @property
     def replays(self) -> int:
@@ -181,12 +188,19 @@ class Shrinker:
         *,
         fixed: frozenset[str] = frozenset(),
         domains: dict[tuple[str, str], Domain] | None = None,
-        earlier: dict[str, list[str]] | None = None,
+        earlier: dict[str, list[tuple[str, frozenset[str]]]] | None = None,
+        rank: dict[str, int] | None = None,
         deadline: float | None = None,
         progress: Callable[[int], None] = lambda steps: None,
+        hints: tuple[int, ...] = (),
+        operands: Callable[[list[dict[str, Any]]], list[int]] | None = None,
     ) -> None:
         self.best = list(steps)
-        self.earlier = earlier or {}  # rule -> the rules sampled before it that take the same arguments
+        self.earlier = earlier or {}  # rule -> (rule sampled before it, the arguments it takes), ...
+        self.rank = rank or {}  # rule -> its place in Hypothesis's order
+        self.hints = hints  # numbers the contracts know
+        # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
+        self.operands = operands
         self._attempt = attempt
         self.fixed = fixed
         self.domains = domains or {}
@@ -288,10 +302,28 @@ class Shrinker:
             step = self.best[index]
             if step.get("results") or not self._deletable(index):
                 continue
-            for other in self.earlier.get(step["rule"], ()):
-                if self.shorter([*self.best[:index], {**step, "rule": other}, *self.best[index + 1 :]]):
+            for other, params in self.earlier.get(step["rule"], ()):
+                arguments = {k: v for k, v in step["arguments"].items() if k in params}
+                if self.shorter([*self.best[:index], {**step, "rule": other, "arguments": arguments}, *self.best[index + 1 :]]):
                     changed = True
                     break
+        return changed
+
+    def _order(self) -> bool:
+        """Neighbouring steps swapped so that the rule Hypothesis samples first comes first, where the program still fails."""
+        changed = False
+        rank = self.rank
+        for index in range(len(self.best) - 1):
+            if index + 1 >= len(self.best):
+                break
+            a, b = self.best[index], self.best[index + 1]
+            if rank.get(b["rule"], 0) >= rank.get(a["rule"], 0) or _refs(b) & set(a.get("results") or []):
+                continue
+            if not (self._deletable(index) and self._deletable(index + 1)):
+                continue
+            # each keeps its own wait: the swap changes only which call comes first
+            if self.shorter([*self.best[:index], b, a, *self.best[index + 2 :]]):
+                changed = True
         return changed
 
     def _values(self) -> bool:
@@ -328,7 +360,7 @@ class Shrinker:
             value = self.best[index]["arguments"][name]
             domain = self.domains[(self.best[index]["rule"], name)]
 
-            def fails(candidate_value: Any, places: list[tuple[int, str]] = places) -> bool:
+            def fails(candidate_value: Any, repair: bool = False, places: list[tuple[int, str]] = places) -> bool:
                 if any(i >= len(self.best) for i, _ in places):
                     return False
                 candidate = list(self.best)
@@ -337,7 +369,7 @@ class Shrinker:
                 return self.shorter(candidate)
 
             before = self.passes[self.current].kept
-            domain.minimize(value, fails)
+            domain.minimize(value, fails, self.hints)
             changed = changed or self.passes[self.current].kept > before
         return changed
 
@@ -345,19 +377,42 @@ class Shrinker:
         """Make one argument as small as its domain allows while the program still fails; whether it changed."""
         kept = False
 
-        def fails(candidate_value: Any) -> bool:
+        def fails(candidate_value: Any, repair: bool = False) -> bool:
             nonlocal kept
             if index >= len(self.best):
                 return False
             step = self.best[index]
             candidate = [*self.best[:index], {**step, "arguments": {**step["arguments"], name: candidate_value}}, *self.best[index + 1 :]]
-            if self.shorter(candidate):
+            if self.shorter(candidate) or (repair and self._repaired(candidate, index)):
                 kept = True
                 return True
             return False
 
-        domain.minimize(value, fails)
+        domain.minimize(value, fails, self.hints)
         return kept
+
+    def _repaired(self, candidate: list[dict[str, Any]], index: int) -> bool:
+        """The candidate (step index changed) with one later number replaced by a side of a comparison its replay met, as Redqueen does.
+
+        A quote that matched a price computed from the changed step no longer matches: the
+        replay compared the quote with the new price, which is the value to try.
+        """
+        if self.operands is None:
+            return False
+        met = [o for o in dict.fromkeys(self.operands(candidate)) if o >= 0][:REPAIRS]
+        for j in range(index + 1, len(candidate)):
+            for name, value in candidate[j]["arguments"].items():
+                domain = self.domains.get((candidate[j]["rule"], name))
+                if not isinstance(domain, IntDomain) or not isinstance(value, int):
+                    continue
+                for other in met:
+                    for v in (other, other + 1, other - 1):
+                        if v != value and domain.contains(v):
+                            step = candidate[j]
+                            fixed = [*candidate[:j], {**step, "arguments": {**step["arguments"], name: v}}, *candidate[j + 1 :]]
+                            if self.shorter(fixed):
+                                return True
+        return False
 
     def _merge(self) -> bool:
         changed = False
@@ -509,7 +564,7 @@ def _simple_values(domain: Domain, value: Any) -> list[Any]:
     """A few values of a domain to try in place of value: its smallest, and value itself."""
     seen: list[Any] = []
 
-    def collect(v: Any) -> bool:
+    def collect(v: Any, repair: bool = False) -> bool:
         if v not in seen:
             seen.append(v)
         return False  # never "fails": minimize() walks down through its simplest candidates
@@ -540,11 +595,14 @@ def shrink_program(
     *,
     deadline: float | None = None,
     progress: Callable[[int, int], None] = lambda steps, replays: None,
+    hints: tuple[int, ...] = (),
+    feedback: Any = None,
 ) -> Outcome:
     """Shrink a failing program while it still fails with error's signature.
 
     Each candidate is replayed from a checkpoint of the chain after the class-level __init__
-    (base). Decorator-style initializers always stay: a Hypothesis machine runs each of them
+    (base). hints: numbers the contracts know, tried as arguments; feedback: the search's
+    evm.base.Feedback while its hooks record comparison operands (py-evm), for repairs. Decorator-style initializers always stay: a Hypothesis machine runs each of them
     once. progress(steps, replays) follows the passes.
     """
     target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
@@ -552,6 +610,7 @@ def shrink_program(
     domains = {(r.name, p.name): d for r in (*spec.initializers, *spec.rules) for p in r.params if p.strategy is not None and (d := domain_of(p.strategy)) is not None}
     replayer = Replayer(spec, project, base)
     tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
+    left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
 
     def attempt(candidate: list[dict[str, Any]]) -> Minimized | None:
         key = tuple(step_key(s) for s in candidate)
@@ -568,23 +627,42 @@ def shrink_program(
             # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
             # (leaving a context manager): not a program that fails the same way
             return None
+        if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
+            # an error of the machine or a limit of evmstate, not the failure: counted for the report
+            left_out.append(f"{spec.name}.{candidate[ran.at - 1]['rule'] if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}")
+            return None
         if ran.error is None or FailureSignature.of(ran.error) != target:
             return None
         # it may now fail before its last step: what follows is not needed
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
 
-    shrinker = Shrinker(steps, attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec), deadline=deadline, progress=lambda n: progress(n, replayer.runs))
+    def operands(candidate: list[dict[str, Any]]) -> list[int]:
+        """The comparison operands the candidate's replay met (feedback records them on py-evm while the search's hooks are on)."""
+        start = len(feedback.operands)
+        replay(candidate)
+        met = feedback.operands[start:]
+        del feedback.operands[start:]
+        return met
+
+    shrinker = Shrinker(
+        steps, attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec), rank={r.name: i for i, r in enumerate(rule_order(spec.rules))},
+        deadline=deadline, progress=lambda n: progress(n, replayer.runs),
+        hints=hints, operands=operands if feedback is not None else None,
+    )
+    progress(len(steps), 0)  # the live line shows evmstate's passes from their start
     try:
-        return shrinker.run()
+        outcome = shrinker.run()
     finally:
         replayer.close()
+    outcome.left_out, outcome.left_out_first = len(left_out), left_out[0] if left_out else None
+    return outcome
 
 
-def earlier_rules(spec: MachineSpec) -> dict[str, list[str]]:
-    """For each rule, the rules Hypothesis samples before it that take the same arguments from the same strategies and target nothing."""
+def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
+    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from the same strategies."""
     order = rule_order(spec.rules)
-    shape = {r.name: tuple((p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params) for r in order}
-    return {r.name: [q.name for q in order[:i] if not q.targets and shape[q.name] == shape[r.name]] for i, r in enumerate(order)}
+    shape = {r.name: {(p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params} for r in order}
+    return {r.name: [(q.name, frozenset(p.name for p in q.params)) for q in order[:i] if not q.targets and shape[q.name] <= shape[r.name]] for i, r in enumerate(order)}
 
 
 def has_domains(spec: MachineSpec) -> bool:

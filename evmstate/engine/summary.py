@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..compiler import CompileWarning
 from ..search.coverage import CoverageReport
 from .events import LoadFailed, MachineFinished
 from .settings import Overrides
@@ -36,6 +37,7 @@ class RunSummary:
     coverage: CoverageReport | None = None  # with RunOptions.coverage: lines and branches reached over the whole run
     stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
     total: int = 0  # machines and tests selected to run
+    warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
 
     @property
     def exit_code(self) -> int:

@@ -527,7 +527,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     compiling = time.perf_counter()
     project = Project(config)
     build = project.build
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors)))
+    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors), tuple(build.warnings)))
     for err in unavailable_contracts(config, project, found.items):
         emit(err)
     items = {plan.item_id(i): i for i in found.items}

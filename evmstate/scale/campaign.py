@@ -31,7 +31,7 @@ from ..engine.events import (
     NothingFound,
     RunStarted,
 )
-from ..engine.item import asks_for_contracts, unavailable_contracts
+from ..engine.item import asks_for_contracts, names_asked, unavailable_contracts
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
 from ..engine.describe import FailureSignature
@@ -250,7 +250,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
         return summary
     if asks_for_contracts(found.items):
         config.check_sources()
-    project = Project(config)  # local workers build theirs from its compiled contracts
+    project = Project(config, want=names_asked(config, found.items))  # local workers build theirs from its compiled contracts
     for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)
         emit(err)

@@ -50,7 +50,7 @@ from .guidance import Choice, Entry
 if TYPE_CHECKING:
     from ..contracts.project import Project
 
-FORMAT = 1  # bumped whenever what a saved run means changes (how draws are made, what is saved)
+FORMAT = 2  # bumped whenever what a saved run means changes (how draws are made, what is saved); 2: coverage per deployment
 MAGIC = b"evmstate-corpus"
 MAX_ENTRIES = 256  # kept runs per machine
 MAX_BYTES = 1 << 20  # one saved run, compressed
@@ -59,7 +59,7 @@ REDIS_PREFIX = b"evmstate-corpus:"  # on a Redis server: this, then the machine'
 REDIS_ASIDE = b"/unreadable"  # ...and this after it, for the values set aside
 REDIS_EXPIRY = 30 * 86400  # seconds a machine's corpus stays on a Redis server after its last write
 
-Feature = tuple[str, bool, int]  # (contract, deploy code?, hit) of coverage.Identity and its hits
+Feature = tuple[str, str, bool, int]  # (deployment, contract, deploy code?, hit) of coverage.Identity and its hits
 
 
 class Store(Protocol):
@@ -229,7 +229,7 @@ def decode(value: bytes, fingerprint: str) -> Saved:
                 raise ValueError("a choice is not (kind, constraints, value)")
             choices.append((kind, decoded, _decode(drawn)))
         spans = [(int(a), int(b)) for a, b in payload["spans"]]
-        features = frozenset((str(n), bool(d), int(h)) for n, d, h in payload["features"])
+        features = frozenset((str(label), str(n), bool(d), int(h)) for label, n, d, h in payload["features"])
         entry = Entry(choices, int(payload["head"]), spans)
         return Saved(entry, features, float(payload["at"]), str(payload["by"]), value)
     except Stale:

@@ -79,7 +79,7 @@ def collector_of(project: "Project") -> Collector:
     """The coverage of everything run on this project so far (one evmstate run uses one project)."""
     found = _collectors.get(project)
     if found is None:
-        found = _collectors[project] = Collector(project.artifacts)
+        found = _collectors[project] = Collector(project.artifacts, project.deployment_at)
     return found
 
 
@@ -135,13 +135,13 @@ class Search:
                     self.guide.queued.append(saved.entry)
                     continue
                 self.guide.corpus.append(saved.entry)
-                for name, deploy, hit in saved.features:
-                    self.prior.setdefault((name, deploy), set()).add(hit)
+                for label, name, deploy, hit in saved.features:
+                    self.prior.setdefault((label, name, deploy), set()).add(hit)
             self._published = len(self.guide.corpus)
             self.guide.climbing = self._published > 0
 
     def _artifact_at(self, address: bytes) -> Any:
-        name = self.collector.identify(address, self.backend.get_code)[0]
+        name = self.collector.identify(address, self.backend.get_code)[1]
         return self.project.artifacts.get(name)
 
     # -- lifetime ---------------------------------------------------------------------------
@@ -230,7 +230,7 @@ class Search:
     def _publish(self) -> None:
         """Save the runs the guide kept since the last call, with the coverage each reached."""
         assert self.guide is not None and self.corpus is not None
-        features = [(name, deploy, hit) for (name, deploy), hits in self._cut_hits.items() for hit in hits]
+        features = [(*identity, hit) for identity, hits in self._cut_hits.items() for hit in hits]
         for entry in self.guide.corpus[self._published :]:
             self.corpus.publish(entry, features)
         self._published = len(self.guide.corpus)

@@ -89,11 +89,17 @@ def test_a_finished_failure_counts_its_shrink_runs_apart():
 
 
 def test_the_shrink_line_says_from_what_in_how_long():
-    assert shrink_text(ShrinkReport(first_steps=17, hypothesis_steps=10, steps=3, seconds=5.94, runs=268, replays=14)) == (
-        "shrunk from 17 to 3 steps, 1-minimal (no single step can be removed), in 5.9s (268 runs, 14 replays removing steps)"
+    passes = {"chunks": (11, 0.42), "values": (25, 0.31), "pairs": (3, 0.0)}
+    assert shrink_text(ShrinkReport(first_steps=17, hypothesis_steps=17, steps=3, seconds=1.74, runs=2, replays=39, passes=passes, minimality="minimal among programs that delete up to two steps")) == (
+        "shrunk from 17 to 3 steps, minimal among programs that delete up to two steps, in 1.7s (2 Hypothesis runs, chunks 11 replays 0.4s, values 25 replays 0.3s, pairs 3 replays 0.0s)"
     )
-    assert shrink_text(ShrinkReport(first_steps=10, hypothesis_steps=10, steps=3, seconds=0.1, runs=1, replays=1, replayed=True)) == (
-        "replayed a saved example; shrunk from 10 to 3 steps, 1-minimal (no single step can be removed), in 0.1s (1 run, 1 replay removing steps)"
+    assert shrink_text(ShrinkReport(first_steps=10, hypothesis_steps=10, steps=3, seconds=0.1, runs=1, replays=1, replayed=True, passes={"singles": (1, 0.01)})) == (
+        "replayed a saved example; shrunk from 10 to 3 steps, 1-minimal (no single step can be removed), in 0.1s (1 Hypothesis run, singles 1 replay 0.0s)"
+    )
+    # Hypothesis's own shrinking (an argument evmstate cannot make smaller), then the deletion pass
+    assert shrink_text(ShrinkReport(first_steps=9, hypothesis_steps=4, steps=4, seconds=5.94, runs=268, replays=0)) == (
+        "shrunk from 9 to 4 steps, 1-minimal (no single step can be removed), in 5.9s (268 Hypothesis runs)"
     )
     assert shrink_text(ShrinkReport(first_steps=1, hypothesis_steps=1, steps=1, seconds=0.04, runs=53, replays=0), "test") == "shrunk in 0.0s (53 runs)"
-    assert "1-minimal" not in shrink_text(ShrinkReport(first_steps=9, hypothesis_steps=5, steps=4, seconds=1.0, runs=9, replays=2), minimal=False), "an interrupted deletion pass claims nothing"
+    stopped = shrink_text(ShrinkReport(first_steps=9, hypothesis_steps=9, steps=4, seconds=1.0, runs=9, replays=2, minimality=""), minimal=False)
+    assert "minimal" not in stopped, "a shrink stopped early claims nothing"

@@ -17,7 +17,7 @@ DEPOSITER = "7158680340"  # machines/depositer.py::StateMachine, the 2-step Brow
 
 
 def test_a_saved_example_is_replayed_first_and_the_failure_keeps_its_id(example: Path):
-    shutil.copytree(SAVED, example / ".evmstate")
+    shutil.copytree(SAVED, example / ".evmstate", dirs_exist_ok=True)
     code, out = invoke("run", "machines/depositer.py", "--seed", "7", "-v")
     assert code == 1, out
     assert "replayed a saved example" in out
@@ -27,7 +27,7 @@ def test_a_saved_example_is_replayed_first_and_the_failure_keeps_its_id(example:
 
 
 def test_a_failure_saved_before_replays(example: Path):
-    shutil.copytree(SAVED, example / ".evmstate")
+    shutil.copytree(SAVED, example / ".evmstate", dirs_exist_ok=True)
     code, out = invoke("replay", DEPOSITER)
     assert code == 1, out
     assert "still fails" in out

@@ -251,24 +251,28 @@ def test_library_modules_are_compiled_with_their_importers_and_not_deployed(tmp_
     )
     b = build(tmp_path)
     assert not b.errors, b.errors
-    # counter and owner_lib compile on their own as well: a contract imported for its interface stays deployable
-    assert set(b.artifacts) == {"User", "Guarded", "counter", "owner_lib"}
+    # only the contracts are compiled: a source others import, or one with nothing to deploy, is a library module
+    assert set(b.artifacts) == {"User", "Guarded"} and sorted(b.compiled) == ["Guarded", "User"]
     modules = {m.shown: m for m in b.modules}
-    assert modules["contracts/lib/owned.vy"].importers == ("Guarded",) and "owned" not in b.artifacts
+    assert modules["contracts/lib/owned.vy"].importers == ("Guarded",) and modules["contracts/lib/owned.vy"].on_demand
     assert modules["contracts/lib/counter.vy"].importers == ("User", "unused")
     assert modules["contracts/owner_lib.vy"].importers == ("Guarded", "owned")
     unused = modules["contracts/lib/unused.vy"]
-    assert unused.importers == () and "InitializerException" in unused.reason and "never initialized" in unused.reason
-    assert not b.errors and "unused" not in b.artifacts
-    names = contract_names(tmp_path / "contracts", tmp_path / ".evmstate" / "build", root=tmp_path)
-    assert sorted(names) == ["Guarded", "User", "counter", "owner_lib"], "the cache tells modules apart"
+    assert unused.importers == () and unused.on_demand and "no external function" in unused.reason
+    assert not list((tmp_path / ".evmstate" / "build").glob("unused-*")), "nothing compiled it"
+    # asked for by name, one that compiles on its own is a contract too (imported for its interface, it stays deployable)
+    asked = build(tmp_path, include=("counter", "owner_lib"))
+    assert set(asked.artifacts) == {"User", "Guarded", "counter", "owner_lib"} and sorted(asked.compiled) == ["counter", "owner_lib"]
+    assert {m.shown for m in asked.modules if m.on_demand} == {"contracts/lib/owned.vy", "contracts/lib/unused.vy"}
 
     project = Project(Config(root=tmp_path))
-    space = project.namespace()
-    assert "owned" not in project.containers and "unused" not in project.containers
+    assert set(project.artifacts) == {"User", "Guarded"}
     with pytest.raises(Exception, match=r"'owned' \(contracts/lib/owned.vy\) is a library module \(imported by Guarded\).*deploy Guarded instead"):
         project.owned
-    assert "cannot be compiled on its own" in str(space["unused"].error)
+    assert "cannot be compiled on its own" in str(project.provide("unused").error) and "never initialized" in str(project.provide("unused").error)
+    names = contract_names(tmp_path / "contracts", tmp_path / ".evmstate" / "build", root=tmp_path)
+    assert sorted(names) == ["Guarded", "User", "counter", "owner_lib"], "the cache tells modules that cannot be contracts apart"
+    assert "owned" not in project.containers and "unused" not in project.containers
     guarded = project.Guarded.deploy({"from": project.accounts[0]})
     assert guarded.guarded({"from": project.accounts[0]}).return_value == 7
     with reverts("not the owner"):
@@ -276,6 +280,9 @@ def test_library_modules_are_compiled_with_their_importers_and_not_deployed(tmp_
     user = project.User.deploy({"from": project.accounts[0]})
     user.bump({"from": project.accounts[0]})
     assert user.count() == 1
+    # a module that compiles on its own is deployed once asked for, by name or by module path
+    counter = project["lib/counter"].deploy({"from": project.accounts[0]})
+    assert counter.count() == 0 and "counter" in project.containers and "counter" in project.build.included
 
 
 def test_snekmate_installed_with_pip_is_all_an_import_needs(tmp_path: Path):
@@ -336,5 +343,5 @@ def test_the_cache_check_finds_the_same_files_vyper_compiles_from(tmp_path: Path
     for s in plan.sources:
         compiler._PARSED.clear()
         compiled = vyper_outputs.compile_source(compiler._request(s))["inputs"]
-        assert compiler._scan(s.path, s.search) == s.inputs == {Path(p): h for p, h in compiled.items()}, s.name
+        assert compiler._scan(s.path, s.search)[0] == s.inputs == {Path(p): h for p, h in compiled.items()}, s.name
     assert len(next(s for s in plan.sources if s.name == "SnekToken").inputs) == 8

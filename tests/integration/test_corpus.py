@@ -23,6 +23,7 @@ import pytest
 from evmstate import config as config_mod
 from evmstate.engine.events import MachineFinished
 from evmstate.engine.examples import corpus_store
+from evmstate.search.corpus import FORMAT
 from evmstate.runner import Overrides
 from evmstate.scale.parallel import ProjectSource, loaded_modules
 from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard, run_shard
@@ -139,11 +140,12 @@ def test_an_unreadable_saved_run_is_set_aside_and_the_search_goes_on(rungs: Path
     invocation(rungs, SEED)
     folder = corpus_store(config_mod.load(rungs)).folder(KEY.encode())
     good = len(list(folder.glob("*.run")))
-    (folder / "0000.run").write_bytes(b"evmstate-corpus 1\n\x78\x9cnot zlib")
+    damaged = f"evmstate-corpus {FORMAT}\n".encode() + b"\x78\x9cnot zlib"  # of this format, not zlib
+    (folder / "0000.run").write_bytes(damaged)
     result = invocation(rungs, SEED + 100)
     assert corpus_counts(result)["loaded"] == good
     assert f"1 unreadable set aside ({folder / '0000.run.unreadable'})" in result.statistics["corpus"]
-    assert (folder / "0000.run.unreadable").read_bytes() == b"evmstate-corpus 1\n\x78\x9cnot zlib"
+    assert (folder / "0000.run.unreadable").read_bytes() == damaged
 
 
 def test_a_corpus_folder_that_cannot_be_written_leaves_the_search_as_it_was(rungs: Path):

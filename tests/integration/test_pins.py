@@ -104,7 +104,7 @@ def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cach
     (root / "contracts" / "Token.vy").write_text((REPO / "tests" / "contracts" / "Token.vy").read_text())
     build = compile_project(root / "contracts", root / ".evmstate" / "build")
     assert not build.errors
-    assert {n: a.vyper for n, a in build.artifacts.items()} == {"Counter": PINNED, "bounded": PINNED, "Token": VYPER_VERSION}
+    assert {n: a.vyper for n, a in build.artifacts.items()} == {"Counter": PINNED, "Token": VYPER_VERSION}
     counter = build.artifacts["Counter"]
     assert counter.getters == {"total": {"slot": 1, "type": "uint256"}, "cap": {"slot": 0, "type": "uint256"}}
     assert counter.layout["storage_layout"]["bounded"]["cap"]["slot"] == 0
@@ -125,6 +125,24 @@ def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cach
     assert "over the cap" in done.stdout and "contracts/bounded.vy:12" in done.stdout, done.stdout
 
 
+def test_warnings_of_a_pinned_release_are_shown_as_the_installed_ones_are(cache: Path, tmp_path: Path):
+    """vyper 0.4.1, in a python of its own, deprecates positional event arguments: said once, with the module's path and line, from the build cache too."""
+    root = _counter_project(tmp_path / "project")
+    bounded = root / "contracts" / "bounded.vy"
+    bounded.write_text(
+        bounded.read_text().replace("cap: public(uint256)\n", "cap: public(uint256)\n\nevent Checked:\n    total: uint256\n")
+        + "    log Checked(new_total)\n"
+    )
+    for _ in range(2):  # compiled, then from the build cache
+        build = compile_project(root / "contracts", root / ".evmstate" / "build", root=root)
+        assert not build.errors and build.artifacts["Counter"].vyper == PINNED
+        (warning,) = build.warnings
+        assert (warning.path, warning.line, warning.kind) == ("contracts/bounded.vy", 16, "Deprecation"), warning
+        assert str(warning).startswith("contracts/bounded.vy:16: Deprecation: Instantiating events with positional arguments is deprecated")
+        assert str(warning).endswith("Use kwargs instead e.g.: log Checked(total=new_total)")
+    assert build.cached == ["Counter"]
+
+
 def test_a_cached_release_is_not_installed_again(cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """With the index out of reach, a release in the cache still compiles; the build cache keys on it."""
     _unreachable_index(monkeypatch)
@@ -133,7 +151,7 @@ def test_a_cached_release_is_not_installed_again(cache: Path, tmp_path: Path, mo
     first = compile_project(root / "contracts", root / ".evmstate" / "build")
     assert not first.errors and first.artifacts["Counter"].vyper == PINNED and first.compiled
     second = compile_project(root / "contracts", root / ".evmstate" / "build")
-    assert sorted(second.cached) == ["Counter", "bounded"] and not second.compiled
+    assert sorted(second.cached) == ["Counter"] and not second.compiled
     assert second.artifacts["Counter"] == first.artifacts["Counter"]
     assert sorted(p.name for p in (cache / "vyper").iterdir()) == before
     monkeypatch.chdir(root)
@@ -148,7 +166,7 @@ def test_a_cached_release_is_not_installed_again(cache: Path, tmp_path: Path, mo
     (root / "contracts" / "Counter.vy").write_text(COUNTER.format(pin="~=0.4.1").replace("from . import bounded", "from . import bounded  # any 0.4.x"))
     (root / "contracts" / "bounded.vy").write_text(BOUNDED.format(pin="^0.4.0"))
     ours = compile_project(root / "contracts", root / ".evmstate" / "build")
-    assert {n: a.vyper for n, a in ours.artifacts.items()} == {"Counter": VYPER_VERSION, "bounded": VYPER_VERSION}
+    assert {n: a.vyper for n, a in ours.artifacts.items()} == {"Counter": VYPER_VERSION}
 
 
 def test_offline_a_missing_release_is_an_error_that_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -216,7 +234,7 @@ def test_two_processes_installing_one_release_at_once_keep_one_install(tmp_path:
     for out, err in outputs:
         if "the index could not be reached" in out or "the index listed no vyper release" in out:
             pytest.skip(f"the package index cannot be reached (or holds no vyper): {out}")
-        assert out.strip() == "{'Counter': '0.4.0', 'bounded': '0.4.0'} {}", out + err
+        assert out.strip() == "{'Counter': '0.4.0'} {}", out + err
     assert sorted(p.name for p in (tmp_path / "cache" / "vyper").iterdir()) == ["0.4.0"]
 
 

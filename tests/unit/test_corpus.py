@@ -53,10 +53,10 @@ def test_saved_runs_read_back_as_they_were_and_replay_in_full():
     assert len(runs) >= 20
     kinds = {kind for e in runs for kind, _, _ in e.choices}
     assert {"boolean", "integer", "float", "string", "bytes"} <= kinds
-    saved = [decode(encode(e, [("Token", False, 7)], "fp"), "fp") for e in runs]
+    saved = [decode(encode(e, [("weth", "Token", False, 7)], "fp"), "fp") for e in runs]
     for entry, back in zip(runs, saved):
         assert back.entry.head == entry.head and back.entry.spans == entry.spans
-        assert back.features == {("Token", False, 7)}
+        assert back.features == {("weth", "Token", False, 7)}
         assert len(back.entry.choices) == len(entry.choices)
         for (k1, c1, v1), (k2, c2, v2) in zip(entry.choices, back.entry.choices):
             assert k1 == k2 and same_value(v1, v2)
@@ -123,7 +123,7 @@ def test_a_store_that_cannot_be_used_leaves_the_search_without_it_and_touches_no
 
 def test_the_bound_drops_runs_others_cover_before_the_oldest():
     def saved(at: float, *hits: int) -> Saved:
-        return Saved(Entry([], 0, []), frozenset(("C", False, h) for h in hits), at, "", str(at).encode())
+        return Saved(Entry([], 0, []), frozenset(("C", "C", False, h) for h in hits), at, "", str(at).encode())
 
     old_unique, covered, newer = saved(1.0, 1), saved(2.0, 2), saved(3.0, 2, 3)
     assert over_bound([old_unique, covered, newer], 2) == [covered]
@@ -134,7 +134,7 @@ def test_the_bound_drops_runs_others_cover_before_the_oldest():
 def test_loading_keeps_at_most_the_bound(tmp_path: Path):
     store = FolderStore(tmp_path)
     for i in range(MAX_ENTRIES + 5):
-        store.save(KEY.encode(), encode(Entry([("integer", {"min_value": 0, "max_value": 9999, "weights": None, "shrink_towards": 0}, i)], 0, []), [("C", False, i)], "fp", at=float(i)))
+        store.save(KEY.encode(), encode(Entry([("integer", {"min_value": 0, "max_value": 9999, "weights": None, "shrink_towards": 0}, i)], 0, []), [("C", "C", False, i)], "fp", at=float(i)))
     corpus = Corpus(store, KEY, "fp")
     loaded = corpus.load()
     assert len(loaded) == MAX_ENTRIES and corpus.pruned == 5
