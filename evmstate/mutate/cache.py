@@ -1,10 +1,11 @@
 """What `evmstate mutate` keeps between runs, in .evmstate/mutants/: one JSON file per entry, written atomically.
 
-Three kinds, each keyed by a hash of everything its content depends on:
+Four kinds, each keyed by a hash of everything its content depends on:
   baseline/  a machine or test on the real code (its module, the sources of the contracts it
              deploys, the budget and seed, its saved failures and corpus, evmstate and Hypothesis)
-  compiled/  a mutant compiled: what its code is, or why it does not compile, and its contracts
-             (the mutated file's text and every other file they compile from, the compiler settings)
+  compiled/  a mutant compiled: what its code is, or why it does not compile (by the mutated
+             file's text and every other file its contracts compile from, the compiler settings)
+  build/     the compiled contracts of such a mutant, read only when it is judged
   verdict/   a mutant judged: by the mutant and by the keys of the machines and tests that judged it
 so that a second run judges again only what changed. An entry no run has used for STALE seconds
 is removed, and so are the oldest beyond MAX_ENTRIES of a kind: a narrower run (--function) keeps
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 FORMAT = 1
-KINDS = ("baseline", "compiled", "verdict")
+KINDS = ("baseline", "compiled", "build", "verdict")
 STALE = 30 * 86400  # seconds an entry stays unused before it goes
 MAX_ENTRIES = 20000  # per kind
 
@@ -36,7 +37,7 @@ class MutationCache:
         self.used: set[Path] = set()
 
     def _path(self, kind: str, key: str) -> Path:
-        suffix = ".json.gz" if kind == "compiled" else ".json"
+        suffix = ".json.gz" if kind == "build" else ".json"
         return self.folder / kind / f"{key}{suffix}"
 
     def get(self, kind: str, key: str) -> dict[str, Any] | None:

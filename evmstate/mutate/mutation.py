@@ -308,7 +308,7 @@ class _Run:
                 self._finish(m, "not covered", reason)
                 return
         found = self.cache.get("compiled", m.compile_key)
-        if found is not None and (found["error"] is not None or found.get("artifacts") is not None):
+        if found is not None:
             self._compiled(m, found, cached=True)
         else:
             m.compiling = True
@@ -337,9 +337,13 @@ class _Run:
             if found is not None:
                 self._verdict(m, Verdict(m.id, Kill.from_dict(found["kill"]) if found["kill"] else None, found["error"], found["seconds"]), cached=True)
             else:
-                assert m.artifacts is not None
+                artifacts = m.artifacts or (self.cache.get("build", m.compile_key) or {}).get("artifacts")
+                if artifacts is None:  # the kept build is gone: compiled again, and judged then
+                    m.identity, m.compiling = None, True
+                    self.queue.append(CompileTask(f"compile:{m.id}", m.index, m.source, m.mutant))
+                    return False
                 m.judging = True
-                self.queue.append(MutantTask(f"mutant:{m.id}", m.index, m.artifacts, tuple(self.judges[k] for k in m.judges), self.budget))
+                self.queue.append(MutantTask(f"mutant:{m.id}", m.index, artifacts, tuple(self.judges[k] for k in m.judges), self.budget))
         return True
 
     def _judges_of(self, m: _Mutant, deployers: list[str]) -> tuple[tuple[str, ...], str]:
@@ -373,13 +377,18 @@ class _Run:
             m.identity = "error"
             self._finish(m, "dropped", f"does not compile: {found['error']}")
             return
-        m.artifacts = found["artifacts"]
-        artifacts = {name: local_artifact(data, self.config.root) for name, data in m.artifacts.items()}
-        m.identity = plan.code_identity({**self.project.build.artifacts, **artifacts}, m.source.contracts)
+        m.identity = found["identity"]
 
     def compiled(self, result: Compiled) -> None:
+        """A compile came back: its code's identity kept apart from its build, which only a judgement needs."""
         m = self._by_key(result.key)
-        entry = {"error": result.error, "seconds": result.seconds, "artifacts": result.artifacts}
+        identity = None
+        if result.artifacts is not None:
+            m.artifacts = result.artifacts
+            artifacts = {name: local_artifact(data, self.config.root) for name, data in result.artifacts.items()}
+            identity = plan.code_identity({**self.project.build.artifacts, **artifacts}, m.source.contracts)
+            self.cache.put("build", m.compile_key, {"artifacts": result.artifacts})
+        entry = {"identity": identity, "error": result.error, "seconds": result.seconds}
         self.cache.put("compiled", m.compile_key, entry)
         self._compiled(m, entry)
 

@@ -12,10 +12,10 @@ from evmstate.mutate.cache import MutationCache
 def test_entries_come_back_as_written_and_a_damaged_one_is_as_none(tmp_path):
     kept = MutationCache(tmp_path)
     kept.put("verdict", "k1", {"kill": None, "seconds": 1.5})
-    kept.put("compiled", "c1", {"error": None, "artifacts": {"Token": {"abi": []}}})
+    kept.put("build", "c1", {"artifacts": {"Token": {"abi": []}}})
     again = MutationCache(tmp_path)
     assert again.get("verdict", "k1") == {"kill": None, "seconds": 1.5}
-    assert again.get("compiled", "c1") == {"error": None, "artifacts": {"Token": {"abi": []}}}
+    assert again.get("build", "c1") == {"artifacts": {"Token": {"abi": []}}}
     assert again.get("verdict", "missing") is None
     (tmp_path / "verdict" / "k1.json").write_text("{not json")
     assert MutationCache(tmp_path).get("verdict", "k1") is None
