@@ -168,3 +168,16 @@ def test_a_contract_or_function_that_is_not_there_is_a_usage_error_that_names_th
         run(root, contracts=("Valt",))
     with pytest.raises(UsageError, match=r"--function withdrew: .*Did you mean 'withdraw'\?"):
         run(root, functions=("withdrew",))
+
+
+def test_a_kept_verdict_needs_no_build_and_a_lost_build_is_compiled_again(tmp_path, judged):
+    root = tmp_path / "vault"
+    shutil.copytree(judged[0], root)
+    shutil.rmtree(root / ".evmstate" / "mutants" / "build")
+    kept, _ = run(root, functions=("withdraw",))
+    assert kept.timing["compile"] == 0.0 and all(m.cached for m in kept.mutants)
+    machine = root / "machines" / "vault.py"
+    machine.write_text(machine.read_text() + "\n# edited\n")
+    again, _ = run(root, functions=("withdraw",))
+    assert again.timing["compile"] > 0 and not any(m.cached for m in again.mutants)
+    assert [m.status for m in again.mutants] == [m.status for m in kept.mutants]
