@@ -16,7 +16,8 @@ import os
 import signal
 import sys
 
-# what the fork server imports: modules that `run` and `fuzz` import in this process too
+# what the fork server imports: modules that `run`, `fuzz` and `mutate` import in this process too (a worker
+# must load no local module that the parent does not: Hypothesis draws constants from them)
 PRELOAD = ("evmstate_cli.main", "evmstate.runner")
 
 
@@ -41,7 +42,7 @@ def local_workers(args: list[str]) -> int:
     """How many local worker processes `evmstate ARGS` starts, as far as the arguments tell: 0 for none."""
     commands = [a for a in args if not a.startswith("-")]
     command = commands[0] if commands else None
-    if command not in ("run", "fuzz"):
+    if command not in ("run", "fuzz", "mutate"):
         return 0
     workers = "1" if command == "run" else "auto"
     rest = args[args.index(command) + 1 :]
@@ -57,7 +58,7 @@ def local_workers(args: list[str]) -> int:
         elif arg.startswith("-n") and not arg.startswith("--") and len(arg) > 2:
             workers = arg[2:]
     n = _count(workers)
-    # a campaign runs even one worker as a process; a run with one runs in this process
+    # a campaign runs even one worker as a process; a run (or mutate) with one runs in this process
     return n if command == "fuzz" or n > 1 else 0
 
 

@@ -178,6 +178,72 @@ def fuzz(
 
 
 @cli.command()
+@click.argument("paths", nargs=-1)
+@click.option("-k", "keyword", metavar="EXPR", help="Only machines and tests whose name matches EXPR judge the mutants.")
+@click.option("--contract", "contracts", multiple=True, metavar="NAME", help="Mutate only this contract, or module (by name or path, as imports write it; an installed package's too); may be repeated.")
+@click.option("--function", "functions", multiple=True, metavar="NAME", help="Mutate only this function (of the sources mutated); may be repeated.")
+@click.option("--time", "budget", metavar="DURATION", help="How long each machine or test may search each mutant, at most (30s, 2m; default: no limit but the runs).")
+@click.option("--max-examples", type=click.IntRange(min=1), help="Runs each machine or test searches each mutant (default from evmstate.toml, else 50).")
+@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--seed", type=int, help="The seed every judge searches under (default: [hypothesis] seed, else 0).")
+@click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core; 1 runs in this process).")
+@click.option("--cluster", metavar="ADDRESS", help="Compile and judge the mutants on the Dask scheduler at ADDRESS (tcp://host:8786).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as JSON here.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as an HTML page here: each source with its mutants under their lines.")
+@click.option("--min-score", type=click.FloatRange(0, 100), metavar="PERCENT", help="Exit 1 when the mutation score is below PERCENT.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the survivors, the table and the score.")
+@click.option("-v", "--verbose", is_flag=True, help="Also each killed and dropped mutant, and each mutant as it is judged.")
+def mutate(
+    paths: tuple[str, ...],
+    keyword: str | None,
+    contracts: tuple[str, ...],
+    functions: tuple[str, ...],
+    budget: str | None,
+    max_examples: int | None,
+    steps: int | None,
+    seed: int | None,
+    workers: str,
+    cluster: str | None,
+    json_path: Path | None,
+    html_path: Path | None,
+    min_score: float | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Mutate the contracts the machines deploy and report which invariant or rule kills each mutant, survivors first."""
+    from evmstate.mutate.mutation import MutateOptions, mutate as run_mutate
+    from evmstate.scale.campaign import parse_duration
+    from evmstate.scale.parallel import parse_workers
+
+    from .render_mutate import MutateRenderer
+
+    seconds = parse_duration(budget) if budget is not None else None
+    n = parse_workers(workers)
+    cfg = config_mod.load()
+    console = _console()
+    options = MutateOptions(paths, keyword, contracts, functions, seconds, max_examples, steps, seed, n, cluster)
+    with MutateRenderer(console, quiet=quiet, verbose=verbose) as renderer:
+        report = run_mutate(cfg, options, renderer)
+    if report.nothing is not None:
+        sys.exit(5)
+    renderer.report(report)
+    for path, write in ((json_path, report.write_json), (html_path, lambda p: report.write_html(p, cfg.root))):
+        if path is not None:
+            write(path)
+            console.print(f"wrote {path}")
+    if report.interrupted:
+        sys.exit(130)
+    if report.judges and not any(j.status == "passed" for j in report.judges):
+        console.print(Text("error: no machine or test that deploys these contracts passes on the real contracts, so none judged a mutant: fix them first", style="bold red"))
+        sys.exit(2)
+    if any(m.status == "error" for m in report.mutants):
+        sys.exit(3)
+    if min_score is not None and (report.score is None or 100 * report.score < min_score):
+        console.print(Text(f"the mutation score is below --min-score {min_score:g}%", style="bold red"))
+        sys.exit(1)
+
+
+@cli.command()
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Replay the newest saved failure.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)

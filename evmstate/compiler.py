@@ -24,6 +24,7 @@ from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
 from . import legacy_outputs, releases, vyper_outputs
+from .artifacts import Artifact, SourcePosition  # noqa: F401  (SourcePosition: read from here by contracts.revert)
 from .errors import CompileError
 from .releases import Pin
 
@@ -32,144 +33,6 @@ CACHE_FORMAT = 7
 KEEP_BUILDS = 4  # cache entries kept per source
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
 _ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
-
-
-@dataclass(frozen=True)
-class SourcePosition:
-    """Where a pc comes from: the file, the line (1-based) and its text, the statement's last line."""
-
-    path: str
-    line: int
-    text: str
-    end_line: int
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.text}"
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """One compiled contract: ABI, code, source positions of runtime and deploy code, storage layout, getters."""
-
-    name: str
-    path: str
-    source_hash: str
-    abi: list[dict[str, Any]]
-    bytecode: bytes
-    bytecode_runtime: bytes
-    # runtime pc -> (line, col, end_line, end_col) from vyper's source map
-    pc_pos: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
-    # runtime pc -> vyper's description of a compiler-inserted check
-    error_map: dict[int, str] = field(default_factory=dict)
-    layout: dict[str, Any] = field(default_factory=dict)
-    # the same two maps for the deploy (constructor) code
-    deploy_pc_pos: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
-    deploy_error_map: dict[int, str] = field(default_factory=dict)
-    # pc -> index into sources, only for pcs whose code comes from an imported module
-    pc_source: dict[int, int] = field(default_factory=dict)
-    deploy_pc_source: dict[int, int] = field(default_factory=dict)
-    sources: dict[int, str] = field(default_factory=dict)  # vyper's source id -> file
-    # custom errors the sources build with method_id("Name(types)"), for decoding raw_revert data
-    error_signatures: tuple[str, ...] = ()
-    # every file compiled into it (the source and each resolved import): path -> sha256
-    inputs: dict[str, str] = field(default_factory=dict)
-    # the exposed functions that are public getters of storage variables, the contract's own or
-    # its modules': function name -> {"slot": the variable's first slot, "type": its vyper type}
-    getters: dict[str, dict[str, Any]] = field(default_factory=dict)
-    vyper: str = ""  # the vyper release that compiled it
-    origin: str = ""  # for a contract compiled elsewhere: its artifact's format ("Foundry", ...; precompiled.py), path its file
-    # what vyper warned of while compiling it: {"kind", "message", "path" (resolved), "lineno" (None when it gave none)}
-    warnings: tuple[dict[str, Any], ...] = ()
-
-    def position(self, pc: int, *, deploy: bool = False, walk_back: int = 0) -> SourcePosition | None:
-        """The source line that produced pc, when known.
-
-        walk_back lets a pc without a position take the nearest mapped pc up to that many
-        bytes before it (vyper maps the instructions that compute a check, not always the jump).
-        """
-        pc_pos = self.deploy_pc_pos if deploy else self.pc_pos
-        pos = None
-        for at in (pc, *(range(pc - 1, max(pc - walk_back, 0) - 1, -1))):
-            pos = pc_pos.get(at)
-            if pos and pos[0] is not None and pos[0] >= 1:
-                break
-            pos = None
-        if pos is None:
-            return None
-        source = (self.deploy_pc_source if deploy else self.pc_source).get(at)
-        path = self.sources.get(source, self.path) if source is not None else self.path
-        try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except OSError:
-            return None
-        if pos[0] > len(lines):
-            return None
-        end = pos[2] if isinstance(pos[2], int) and pos[0] <= pos[2] <= len(lines) else pos[0]
-        return SourcePosition(_shown_path(path), pos[0], lines[pos[0] - 1].strip(), end)
-
-    def source_line(self, pc: int) -> tuple[int, str] | None:
-        """The (line number, text) of the source line that produced runtime pc, when known."""
-        # vyper maps the instruction after a REVERT more often than the REVERT itself
-        found = self.position(pc) or self.position(pc + 1)
-        return (found.line, found.text) if found else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "path": self.path,
-            "source_hash": self.source_hash,
-            "abi": self.abi,
-            "bytecode": self.bytecode.hex(),
-            "bytecode_runtime": self.bytecode_runtime.hex(),
-            "pc_pos": {str(k): list(v) for k, v in self.pc_pos.items()},
-            "error_map": {str(k): v for k, v in self.error_map.items()},
-            "layout": self.layout,
-            "deploy_pc_pos": {str(k): list(v) for k, v in self.deploy_pc_pos.items()},
-            "deploy_error_map": {str(k): v for k, v in self.deploy_error_map.items()},
-            "pc_source": {str(k): v for k, v in self.pc_source.items()},
-            "deploy_pc_source": {str(k): v for k, v in self.deploy_pc_source.items()},
-            "sources": {str(k): v for k, v in self.sources.items()},
-            "error_signatures": list(self.error_signatures),
-            "inputs": self.inputs,
-            "getters": self.getters,
-            "vyper": self.vyper, "origin": self.origin,
-            "warnings": list(self.warnings),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Artifact":
-        return cls(
-            name=d["name"],
-            path=d["path"],
-            source_hash=d["source_hash"],
-            abi=d["abi"],
-            bytecode=bytes.fromhex(d["bytecode"]),
-            bytecode_runtime=bytes.fromhex(d["bytecode_runtime"]),
-            pc_pos={int(k): tuple(v) for k, v in d["pc_pos"].items()},
-            error_map={int(k): v for k, v in d["error_map"].items()},
-            layout=d.get("layout", {}),
-            deploy_pc_pos={int(k): tuple(v) for k, v in d["deploy_pc_pos"].items()},
-            deploy_error_map={int(k): v for k, v in d["deploy_error_map"].items()},
-            pc_source={int(k): v for k, v in d["pc_source"].items()},
-            deploy_pc_source={int(k): v for k, v in d["deploy_pc_source"].items()},
-            sources={int(k): v for k, v in d["sources"].items()},
-            error_signatures=tuple(d["error_signatures"]),
-            inputs=d.get("inputs", {}),
-            getters=d.get("getters", {}),
-            vyper=d.get("vyper", ""), origin=d.get("origin", ""),
-            warnings=tuple(d.get("warnings", ())),
-        )
-
-
-def _shown_path(path: str) -> str:
-    """path relative to the current folder when it is below it, as a user would type it."""
-    p = Path(path)
-    if p.is_absolute():
-        try:
-            return str(p.relative_to(Path.cwd()))
-        except ValueError:
-            return path
-    return path
 
 
 def _error_signatures(paths: Any) -> tuple[str, ...]:
@@ -251,6 +114,9 @@ def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) ->
     return [*(Path(p) for p in reversed(sys.path)), *project_paths(contracts_dir, root, extra)]
 
 
+_all_search_paths = search_paths  # for functions whose search_paths parameter hides it
+
+
 def project_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
     """The project's own search folders, lowest precedence first: the root, the extra folders (the
     first listed winning), the contracts folder.
@@ -293,6 +159,16 @@ def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
     return {**d, "path": move(d["path"]), "sources": {k: move(v) for k, v in d["sources"].items()}, "inputs": {move(k): v for k, v in d["inputs"].items()}}
 
 
+def portable_artifact(artifact: Artifact, root: Path) -> dict[str, Any]:
+    """An artifact as data, its paths below root written with ROOT_MARK: for a process whose copy of the project lies elsewhere."""
+    return _relocated(artifact.to_dict(), lambda p: portable(p, root))
+
+
+def local_artifact(data: dict[str, Any], root: Path) -> Artifact:
+    """The artifact portable_artifact() wrote, in this project's root."""
+    return Artifact.from_dict(_relocated(data, lambda p: local(p, root)))
+
+
 def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
     """A file's path relative to the project root, else to the deepest search path holding it."""
     for base in (root, *sorted(search, key=lambda p: -len(p.resolve().parts))):
@@ -319,6 +195,7 @@ class _Source:
     rescan: bool = False  # its imports are not known yet: the pinned release will say what they are
     name: str = ""  # its container's name: the file stem, or its module path when stems collide (see _name_sources)
     exposes: bool = True  # it has something to deploy: an external function, an `exports:` or a public variable
+    overlay: dict[str, str] = field(default_factory=dict)  # resolved path -> text read instead of the file (a mutant)
 
 
 # (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
@@ -379,7 +256,8 @@ def _exposes(module: Any) -> bool:
 
 
 def _request(s: _Source) -> dict[str, Any]:
-    return {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    request = {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    return {**request, "overlay": s.overlay} if s.overlay else request
 
 
 def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
@@ -768,6 +646,36 @@ def _outside_modules(build: Build, plan: _Plan, contracts_dir: Path) -> None:
         inside = dep.is_relative_to(contracts)
         build.modules.append(Module(names.get(dep, dep.stem), str(dep), _shown(dep, plan.root, plan.search), tuple(importers), inside))
     build.modules.sort(key=lambda m: (not m.in_project, m.shown))
+
+
+def compile_variant(
+    contracts_dir: Path,
+    source: Path,
+    name: str,
+    overlay: dict[str, str],
+    *,
+    evm_version: str = "prague",
+    optimize: str = "gas",
+    search_paths: Sequence[Path] = (),
+    root: Path | None = None,
+) -> tuple[Artifact | None, CompileError | None]:
+    """One contract compiled as compile_project() would, with files it compiles from read from overlay
+    (resolved path -> text) instead of from disk: a mutant of it. Nothing is read from or written to the cache."""
+    contracts_dir = contracts_dir.resolve()
+    root = root.resolve() if root is not None else contracts_dir.parent
+    extra = [Path(p) if Path(p).is_absolute() else root / p for p in search_paths]
+    search = _all_search_paths(contracts_dir, root, extra)
+    hint = _not_found_hint(contracts_dir, root, extra)
+    s = _resolve(source, search, evm_version, optimize, hint)
+    if s.error is not None:
+        return None, s.error
+    s.name, s.overlay = name, dict(overlay)
+    own = overlay.get(str(source.resolve()))
+    if own is not None:
+        s.source_hash = hashlib.sha256(own.encode()).hexdigest()
+    outcomes, _ = _compile_all([s], hint)
+    artifact, error, _ = outcomes[source.resolve()]
+    return artifact, error
 
 
 def contract_names(

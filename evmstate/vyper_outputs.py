@@ -25,7 +25,7 @@ if __name__ == "__main__":  # a release's own folder goes before anything else o
 import vyper  # noqa: E402
 from vyper import ast as vy_ast  # noqa: E402
 from vyper.compiler import OUTPUT_FORMATS  # noqa: E402
-from vyper.compiler.input_bundle import FilesystemInputBundle  # noqa: E402
+from vyper.compiler.input_bundle import FileInput, FilesystemInputBundle  # noqa: E402
 from vyper.compiler.phases import CompilerData  # noqa: E402
 from vyper.compiler.settings import OptimizationLevel, Settings, anchor_settings  # noqa: E402
 from vyper.evm.opcodes import EVM_VERSIONS  # noqa: E402
@@ -65,9 +65,28 @@ def own_settings(text: str, evm_version: str, optimize: str) -> Any:
     )
 
 
-def compiler_data(path: Path, search: list[str], evm_version: str, optimize: str) -> tuple[Any, Any, Any]:
-    """vyper's CompilerData for a source, its input bundle and the source's FileInput."""
-    bundle = FilesystemInputBundle([Path(p) for p in search])  # one per source: source ids stay the same run to run
+class _OverlaidBundle(FilesystemInputBundle):
+    """The file system, with some files read as given texts instead of from disk (a mutant of a source)."""
+
+    def __init__(self, search_paths: list[Path], overlay: dict[str, str]) -> None:
+        super().__init__(search_paths)
+        self.overlay = overlay
+
+    def _load_from_path(self, resolved_path: Path, original_path: Path) -> Any:
+        text = self.overlay.get(str(resolved_path))
+        if text is None:
+            return super()._load_from_path(resolved_path, original_path)
+        source_id = super()._generate_source_id(resolved_path)
+        return FileInput(source_id, original_path, resolved_path, text)
+
+
+def compiler_data(path: Path, search: list[str], evm_version: str, optimize: str, overlay: dict[str, str] | None = None) -> tuple[Any, Any, Any]:
+    """vyper's CompilerData for a source, its input bundle and the source's FileInput.
+
+    overlay: resolved path -> text, files read as that text instead of from disk.
+    """
+    # one bundle per source: source ids stay the same run to run
+    bundle = _OverlaidBundle([Path(p) for p in search], overlay) if overlay else FilesystemInputBundle([Path(p) for p in search])
     file_input = bundle.load_file(path)
     settings = own_settings(file_input.source_code, evm_version, optimize)
     return CompilerData(file_input, bundle, settings=settings), bundle, file_input
@@ -217,7 +236,8 @@ def compile_source(request: dict[str, Any]) -> dict[str, Any]:
     """Compile one source: request {"path", "search", "evm_version", "optimize"} -> {"inputs", "error", "module_only", "outputs", "warnings"}.
 
     outputs holds the compile's part of an Artifact, in Artifact.to_dict's form; warnings, what
-    vyper warned of (vyper_warnings).
+    vyper warned of (vyper_warnings). The request's optional "overlay" ({resolved path: text})
+    gives files to read as that text, not from disk.
     """
     path = Path(request["path"])
     with vyper_warnings(path) as said:
@@ -229,7 +249,7 @@ def compile_source(request: dict[str, Any]) -> dict[str, Any]:
 def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"inputs": {}, "error": None, "module_only": False, "outputs": None}
     try:
-        data, bundle, file_input = compiler_data(path, request["search"], request["evm_version"], request["optimize"])
+        data, bundle, file_input = compiler_data(path, request["search"], request["evm_version"], request["optimize"], request.get("overlay"))
         result["inputs"] = inputs(data, bundle, file_input)  # from vyper 0.4.1 on: imports resolved, nothing checked yet
         with anchor_settings(data.settings):
             _ = data.annotated_vyper_module  # the whole import graph, type-checked
@@ -266,6 +286,12 @@ def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
         "getters": getters,
     }
     return result
+
+
+def syntax_tree(text: str) -> dict[str, Any]:
+    """A source's syntax tree as plain data (vyper's node.to_dict()): each node's "ast_type", its
+    position ("src": "start:length:source id", in characters of text) and its fields."""
+    return vy_ast.parse_to_ast(text).to_dict()
 
 
 def main() -> None:

@@ -97,8 +97,9 @@ def run_item(
     shards: int = 1,
     stop: Callable[[], bool] | None = None,
     keep: Callable[[FailureRecord], Any] | None = None,
-    corpus: bool = False,
+    corpus: bool | Any = False,
     deadline: float | None = None,
+    examples: bool = True,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
@@ -111,8 +112,10 @@ def run_item(
     (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
     stop() ends the item early (see run_machine). keep(record), when given, gets the failure
     record instead of the failure store (a worker hands it to the process that saves it).
-    corpus: a machine starts from its saved guidance runs and adds the runs it keeps (campaigns).
+    corpus: a machine starts from its saved guidance runs and adds the runs it keeps (campaigns);
+    or the search.corpus.Corpus to use (evmstate mutate's, read only).
     deadline: a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time.
+    examples: with the example database (False: none, so nothing is replayed from it or saved to it).
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
@@ -126,16 +129,19 @@ def run_item(
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
     started = time.perf_counter()
+    database = database_for(config, where) if examples else None
     try:
         if spec is not None:
             saved = None
-            if corpus:
+            if corpus is True:
                 from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
 
                 saved = Corpus.of(corpus_store(config), project, where)
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
+            elif corpus is not False:
+                saved = corpus
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
         else:
-            result = run_test(item.obj, project, settings, own, emit, item.path, database=database_for(config, where), capture=capture, position=position, stop=stop)
+            result = run_test(item.obj, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):
         raise
     except Exception:

@@ -566,6 +566,7 @@ class MachineRun:
             state.first_steps = len(steps)
             state.examples += 1  # the failing run is one of Hypothesis's examples
             counted = True
+            self.search.failure_found()
             self.emit(FailureFound(self.spec.name, state.examples, self.path))
         if state.best is None or len(steps) <= state.best:
             if state.best is None or len(steps) < state.best:

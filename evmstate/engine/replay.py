@@ -218,6 +218,16 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 
 
 def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
+    line, exc = _run_test_record(project, record, fn)
+    if exc is not None:
+        emit(ReplayStep(1, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+        return _outcome(record, exc, changed, len(record.steps))
+    emit(ReplayStep(1, line))
+    return ReplayResult("fixed", changed=changed)
+
+
+def _run_test_record(project: Project, record: FailureRecord, fn: Any) -> tuple[str, Exception | None]:
+    """A property test's saved example run once, its chain put back: (the example as a line, what it raised)."""
     inner = getattr(getattr(fn, "hypothesis", None), "inner_test", None)
     if inner is None:
         raise FailureRecordError(f"failure {record.id}: {record.name} is no longer a @given property test")
@@ -235,10 +245,29 @@ def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callabl
         with project.backend.anchor():
             inner(**kwargs, **args)
     except Exception as exc:
-        emit(ReplayStep(1, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
-        return _outcome(record, exc, changed, len(record.steps))
-    emit(ReplayStep(1, line))
-    return ReplayResult("fixed", changed=changed)
+        return line, exc
+    return line, None
+
+
+def rerun(project: Project, record: FailureRecord, target: Any) -> BaseException | None:
+    """A saved failure's program run quietly on project (its own chain put back after): the error it ends with, None when it passes.
+
+    target is the machine class or test function the record names. Raises FailureRecordError when
+    the program cannot be run there (a rule gone, the machine's __init__ failing).
+    """
+    backend = project.backend
+    base = backend.snapshot()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            if record.kind == "test":
+                return _run_test_record(project, record, target)[1]
+            spec = _ready(project, record, target)
+            try:
+                return run_program(spec, project, record.steps).error
+            except SetupFailed as exc:
+                raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
+    finally:
+        backend.revert(base)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ class Overrides:
     max_examples: int | None = None
     stateful_step_count: int | None = None
     seed: int | None = None
+    phases: tuple[str, ...] | None = None  # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
 
 
 def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: Overrides, where: str) -> tuple[Settings, int | None]:
@@ -76,6 +77,8 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         values["max_examples"] = overrides.max_examples
     if overrides.stateful_step_count is not None:
         values["stateful_step_count"] = overrides.stateful_step_count
+    if overrides.phases is not None:
+        values["phases"] = [Phase[p] for p in overrides.phases]
     try:
         return Settings(**values), seed
     except (HypothesisException, TypeError, KeyError) as e:

@@ -194,8 +194,8 @@ class ProjectBundle:
         return ProjectSource(config, paths, self.keyword, self.modules).open()
 
 
-def run_bundle_shard(bundle: ProjectBundle, shard: Shard) -> ShardResult:
-    """A shard as a cluster runs it: the project loaded from its bundle, once per process.
+def run_bundle_shard(bundle: ProjectBundle, shard: Any) -> Any:
+    """A shard (or any task with run(state, emit)) as a cluster runs it: the project loaded from its bundle, once per process.
 
     It runs in the project's folder, so that failures name files as they would where the
     campaign was started (from the project's root), and get the same ids.
@@ -208,7 +208,7 @@ def run_bundle_shard(bundle: ProjectBundle, shard: Shard) -> ShardResult:
         previous = os.getcwd()
         os.chdir(state.config.root)
         try:
-            return run_shard(state, shard)
+            return shard.run(state, None)
         finally:
             os.chdir(previous)
 

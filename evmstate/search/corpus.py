@@ -271,10 +271,12 @@ def over_bound(saved: list[Saved], limit: int) -> list[Saved]:
 class Corpus:
     """One machine's saved runs in a store: load() once when its search starts, publish() each run it keeps."""
 
-    def __init__(self, store: Store, machine_id: str, fingerprint: str) -> None:
+    def __init__(self, store: Store, machine_id: str, fingerprint: str, *, replay: bool = False) -> None:
         self.store = store
         self.key = machine_id.encode()
         self.fingerprint = fingerprint
+        # replay each saved run whole, first, instead of extending them (evmstate mutate's first pass)
+        self.replay = replay
         self.loaded = 0
         self.published = 0
         self.stale = 0  # removed: another format or fingerprint
@@ -283,10 +285,10 @@ class Corpus:
         self.error: str | None = None  # the store failed: the search goes on without it
 
     @classmethod
-    def of(cls, store: Store, project: "Project", machine_id: str) -> "Corpus":
-        """The corpus of the machine machine_id (path::name, path relative to the project's root)."""
+    def of(cls, store: Store, project: "Project", machine_id: str, *, replay: bool = False) -> "Corpus":
+        """The corpus of the machine machine_id (path::name, path relative to the project's root), saved for project's code."""
         path = machine_id.rpartition("::")[0]
-        return cls(store, machine_id, fingerprint(project, machine_id, project.config.root / path if path else None))
+        return cls(store, machine_id, fingerprint(project, machine_id, project.config.root / path if path else None), replay=replay)
 
     def load(self) -> list[Saved]:
         """The machine's saved runs, oldest first; stale ones removed, unreadable ones set aside, the rest bounded."""
@@ -341,6 +343,33 @@ class Corpus:
         if self.error is not None:
             text += f"; the corpus {self.error}"
         return {"corpus": text}
+
+
+class GivenStore:
+    """Saved runs handed over as values (fetched from a store elsewhere): read, never written.
+
+    evmstate mutate replays a machine's corpus on mutants of the code it was saved for: a run of a
+    mutant must leave the corpus of the real code as it found it, so nothing is saved, deleted or
+    set aside.
+    """
+
+    def __init__(self, values: Iterable[bytes]) -> None:
+        self.values = tuple(values)
+
+    def __repr__(self) -> str:
+        return f"GivenStore({len(self.values)} runs)"
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return self.values
+
+    def save(self, key: bytes, value: bytes) -> None:
+        pass
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        pass
+
+    def set_aside(self, key: bytes, value: bytes) -> str:
+        return "left where it is"
 
 
 class FolderStore:

@@ -76,6 +76,7 @@ class Stats:
     extended: int = 0
     kept: int = 0
     replaced: int = 0  # runs that repeated a step with an argument replaced by what it was compared with
+    replayed: int = 0  # queued runs replayed whole
 
 
 @dataclass
@@ -97,6 +98,8 @@ class Guide:
     seed: int
     corpus: list[Entry] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
+    # runs replayed whole before any other, in order (a mutant's replay of the saved corpus)
+    queued: list[Entry] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
@@ -110,6 +113,7 @@ class Guide:
         self._extending = False  # the current run replays a kept run
         self.climbing = False  # a kept run reached a new stage, or extended a kept run (or a saved corpus was loaded)
         self._stage = False  # the current run stored a small value never held
+        self.replaying = False  # the current run replays a queued run
         self._met: list[tuple[int, int, list[tuple[int, int]]]] = []  # (step start, end, equalities of an argument) of this run
         self.pending: list[tuple[list[Choice], list[tuple[int, int]]]] = []  # replacements to run next
         self._tried: set[int] = set()
@@ -117,6 +121,11 @@ class Guide:
     def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
         """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
         self.stats.runs += 1
+        self.replaying = bool(self.queued)
+        if self.queued:
+            entry = self.queued.pop(0)
+            self.stats.replayed += 1
+            return list(entry.choices), list(entry.spans)
         if self.pending:
             self.stats.replaced += 1
             self._extending = True

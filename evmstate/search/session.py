@@ -128,8 +128,13 @@ class Search:
         self._run_hits: dict[Identity, set[int]] = {}  # what the current run reached (with a corpus)
         self._cut_hits: dict[Identity, frozenset[int]] = {}  # ...up to its last step that reached new code
         self._published = 0
+        self.replayed_first = False  # the first failure came in a run that replayed a saved one (a queued replay)
+        self._failed = False
         if self.corpus is not None and self.guide is not None:
             for saved in self.corpus.load():
+                if self.corpus.replay:  # evmstate mutate: each saved run replayed whole, first
+                    self.guide.queued.append(saved.entry)
+                    continue
                 self.guide.corpus.append(saved.entry)
                 for label, name, deploy, hit in saved.features:
                     self.prior.setdefault((label, name, deploy), set()).add(hit)
@@ -202,6 +207,12 @@ class Search:
             self.guide.reached_new_code(stage)
             if self.corpus is not None:
                 self._cut_hits = {identity: frozenset(h) for identity, h in self._run_hits.items()}
+
+    def failure_found(self) -> None:
+        """The first run that failed is running: note whether it replays a saved run."""
+        if not self._failed:
+            self._failed = True
+            self.replayed_first = self.guide is not None and self.guide.replaying
 
     def _observe(self, result: ExecResult) -> None:
         """What the backend shows of each call: values for the dictionary, stored values for progress."""
@@ -306,6 +317,10 @@ class Search:
                 stats["call cache"] = f"{hits} of {hits + misses} view calls answered from the cache"
         if self.corpus is not None:
             stats.update(self.corpus.statistics())
+            if self.corpus.replay and self.guide is not None:
+                stats["corpus replayed"] = self.guide.stats.replayed
+        if self._failed:
+            stats["first failure from"] = "corpus" if self.replayed_first else "search"
         if self.dictionary.on:
             stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, {len(self.dictionary.fixed)} fixed values"
         return stats

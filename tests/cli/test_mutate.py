@@ -1,0 +1,121 @@
+"""evmstate mutate from the command line: the report as printed, its files, exit codes, workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .helpers import invoke
+
+PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
+
+
+@pytest.fixture()
+def vault(tmp_path: Path, monkeypatch) -> Path:
+    shutil.copytree(PROJECT, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    return tmp_path
+
+
+def _timeless(out: str) -> str:
+    """The output without its times and the progress lines printed every 30 s off a terminal."""
+    return re.sub(r"in \d+\.\d+s", "in …s", "".join(line for line in out.splitlines(keepends=True) if not line.startswith("… ")))
+
+
+def test_the_report_lists_survivors_by_function_then_the_table_and_the_score(vault):
+    code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "--json", "m.json", "--html", "m.html")
+    assert code == 0, out
+    assert _timeless(out) == (
+        "settings: evmstate.toml (contracts in contracts/)\n"
+        "seed: 0 — rerun with --seed 0\n"
+        "compiled 1 contract in …s\n"
+        "mutating contracts/Vault.vy: 10 mutants, judged by machines/vault.py::VaultMachine\n"
+        "survived: 3 mutants no invariant or rule noticed\n"
+        "  contracts/Vault.vy withdraw\n"
+        '    33: assert self.balances[msg.sender] >= amount, "insufficient"  →  assert self.balances[tx.origin] >= amount, "insufficient"  (sender swapped)\n'
+        '    33: assert self.balances[msg.sender] >= amount, "insufficient"  →  assert self.balances[msg.sender] > amount, "insufficient"  (comparison)\n'
+        "    34: self.balances[msg.sender] -= amount  →  self.balances[tx.origin] -= amount  (sender swapped)\n"
+        "killed by:\n"
+        "  VaultMachine.invariant_balances: 3\n"
+        "  VaultMachine.invariant_total: 3\n"
+        "  VaultMachine.rule_withdraw: 1\n"
+        "contract / function  killed  survived  not covered  dropped  error  score\n"
+        "Vault                     7         3            0        0      0  70.0%\n"
+        "  withdraw                7         3            0        0      0  70.0%\n"
+        "mutation score 70.0%: 7 of 10 killed, in …s (in this process)\n"
+        "wrote m.json\n"
+        "wrote m.html\n"
+    )
+    report = json.loads((vault / "m.json").read_text())
+    assert report["counts"]["killed"] == 7 and report["score"] == 0.7
+    assert "Survived: what the invariants do not check" in (vault / "m.html").read_text()
+
+
+def test_verbose_says_what_killed_each_mutant_and_how(vault):
+    code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "-v")
+    assert code == 0, out
+    assert '    33: assert self.balances[msg.sender] >= amount, "insufficient"  →  pass  killed by VaultMachine.rule_withdraw (search, 2 steps)\n' in out
+    assert "    35: self.total -= amount  →  pass  killed by VaultMachine.invariant_total (search, 6 steps)\n" in out
+
+
+def test_min_score_fails_the_command_below_it(vault):
+    code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "-q", "--min-score", "75")
+    assert code == 1, out
+    assert out.endswith("the mutation score is below --min-score 75%\n")
+    code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "-q", "--min-score", "70")
+    assert code == 0, out
+    assert "7 of 10 killed, 10 verdicts kept from the last run" in out
+
+
+def test_a_name_that_is_not_there_is_a_usage_error(vault):
+    code, out = invoke("mutate", "--contract", "Vaults", "-n", "1")
+    assert code == 2
+    assert "--contract Vaults: no contract or module of that name" in out and "Did you mean 'Vault'?" in out
+
+
+def test_nothing_to_mutate_exits_5(vault):
+    (vault / "machines" / "vault.py").unlink()
+    (vault / "machines" / "plain.py").write_text("class Plain:\n    def rule_x(self):\n        pass\n")
+    code, out = invoke("mutate", "-n", "1")
+    assert code == 5, out
+    assert "nothing to mutate: the selected machines and tests deploy no contract of the project's own" in out
+
+
+@pytest.mark.processes
+def test_the_installed_command_judges_on_two_worker_processes_and_keeps_every_verdict(vault):
+    exe = Path(sys.executable).parent / "evmstate"
+    env = {**os.environ, "NO_COLOR": "1"}
+    args = [str(exe), "mutate", "--function", "deposit", "-n", "2", "--json", "m.json"]
+    first = subprocess.run(args, capture_output=True, text=True, env=env, cwd=vault, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "(on 2 local workers)" in first.stdout
+    again = subprocess.run(args, capture_output=True, text=True, env=env, cwd=vault, timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "(no worker needed)" in again.stdout
+    kept = json.loads((vault / "m.json").read_text())
+    judged = [m for m in kept["mutants"] if m["status"] in ("killed", "survived")]
+    assert judged and all(m["cached"] for m in judged)
+    assert kept["counts"] == {"killed": 6, "survived": 6, "not covered": 0, "dropped": 0, "error": 0}
+
+
+@pytest.mark.processes
+def test_mutants_are_compiled_and_judged_on_a_dask_cluster_as_on_local_workers(vault):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        code, out = invoke("mutate", "--function", "withdraw", "--cluster", cluster.scheduler_address, "--json", "m.json")
+    assert code == 0, out
+    assert f"(on Dask cluster at {cluster.scheduler_address})" in out
+    report = json.loads((vault / "m.json").read_text())
+    assert report["counts"] == {"killed": 7, "survived": 3, "not covered": 0, "dropped": 0, "error": 0}
+    killed = {(m["line"], m["after"]): m["killed_by"]["by"] for m in report["mutants"] if m["killed_by"]}
+    assert killed[(33, "pass")] == "VaultMachine.rule_withdraw"

@@ -1,0 +1,183 @@
+"""evmstate mutate on a small vault: what each mutant comes to, what is kept for the next run, what stays untouched.
+
+The project (tests/projects/mutate) is made for it: its machine checks the balances and the total
+but not the events, the owner or the cap; nothing calls pause() or above(); an unused constant,
+a uint8 cap at 255 and a comparison against it make a mutant of each dropped kind.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evmstate import config as config_mod
+from evmstate.engine.discovery import discover
+from evmstate.engine.item import run_item
+from evmstate.engine.settings import Overrides
+from evmstate.contracts.project import Project
+from evmstate.failures import FailureRecord, FailureStore
+from evmstate.mutate.mutation import BaselineFinished, MutantFinished, MutateFinished, MutateOptions, MutateStarted, mutate
+
+PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
+
+
+def copy_project(dest: Path) -> Path:
+    shutil.copytree(PROJECT, dest, dirs_exist_ok=True)
+    return dest
+
+
+def run(root: Path, **options):
+    events: list = []
+    report = mutate(config_mod.load(root), MutateOptions(workers=1, **options), events.append)
+    return report, events
+
+
+def outcome(report, line, after):
+    found = [m for m in report.mutants if m.line == line and m.after == after]
+    assert len(found) == 1, [(m.line, m.after) for m in report.mutants if m.line == line]
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    """The vault mutated once; the tests read the report and run again on the same copy."""
+    root = copy_project(tmp_path_factory.mktemp("vault"))
+    report, events = run(root)
+    return root, report, events
+
+
+def test_a_mutant_the_invariants_see_is_killed_and_the_report_names_the_invariant(judged):
+    _, report, _ = judged
+    credited = outcome(report, 26, "pass")  # self.balances[msg.sender] += amount, gone
+    assert credited.status == "killed"
+    assert (credited.kill.by, credited.kill.kind, credited.kill.stage) == ("VaultMachine.invariant_balances", "invariant", "search")
+    assert credited.kill.steps >= 1 and credited.kill.error.startswith("AssertionError")
+    total = outcome(report, 27, "pass")  # self.total += amount, gone
+    assert (total.status, total.kill.by) == ("killed", "VaultMachine.invariant_total")
+    # a rule that expects a revert kills the mutant that takes the check away
+    check = outcome(report, 33, "pass")
+    assert (check.status, check.kill.by, check.kill.kind) == ("killed", "VaultMachine.rule_withdraw", "rule")
+    assert check.kill.error.startswith("AssertionError") or "revert" in check.kill.error.lower()
+
+
+def test_what_no_invariant_checks_survives_and_what_no_rule_reaches_is_not_covered(judged):
+    _, report, _ = judged
+    assert outcome(report, 28, "pass").status == "survived"  # log Deposited: no one reads the events
+    assert outcome(report, 24, "pass").status == "survived"  # assert not self.paused: nothing pauses
+    assert outcome(report, 19, "pass").status == "survived"  # self.owner = msg.sender: no one asks the owner
+    pause = [m for m in report.mutants if m.function == "pause"]
+    assert pause and all(m.status == "not covered" for m in pause)
+    assert outcome(report, 41, "pass").reason == "line 41 is never reached by VaultMachine"
+    assert all(m.compile_seconds == 0 for m in pause), "a mutant no run reaches is not compiled"
+
+
+def test_mutants_that_do_not_compile_or_compile_to_known_code_are_dropped_and_say_why(judged):
+    _, report, _ = judged
+    assert [m.reason for m in report.mutants if m.line == 8] == ["equivalent: compiles to the same code as the real contract"] * 2
+    too_big = outcome(report, 9, "MAX_DEPOSIT: constant(uint8) = 256")
+    assert too_big.status == "dropped" and too_big.reason.startswith("does not compile: TypeMismatch")
+    smaller = outcome(report, 9, "MAX_DEPOSIT: constant(uint8) = 254")
+    below = outcome(report, 25, 'assert amount < convert(MAX_DEPOSIT, uint256), "too much"')
+    assert below.status == "dropped"
+    assert below.reason == f"duplicate of {smaller.id} (line 9: MAX_DEPOSIT: constant(uint8) = 254): compiles to the same code"
+    assert smaller.status == "survived", "no rule deposits 255: the cap's boundary is not checked"
+
+
+def test_the_report_counts_per_contract_and_per_function_and_scores(judged):
+    _, report, events = judged
+    assert report.counts == {"killed": 13, "survived": 11, "not covered": 10, "dropped": 4, "error": 0}
+    assert report.score == pytest.approx(13 / 34)
+    rows = {(g, f): c for g, f, c in report.table()}
+    assert rows[("Vault", "withdraw")] == {"killed": 7, "survived": 3, "not covered": 0, "dropped": 0, "error": 0}
+    assert rows[("Vault", "pause")]["not covered"] == 5
+    started = next(e for e in events if isinstance(e, MutateStarted))
+    assert (started.sources, started.mutants, started.judges) == (("contracts/Vault.vy",), 38, ("machines/vault.py::VaultMachine",))
+    assert [e.done for e in events if isinstance(e, MutantFinished)] == list(range(1, 39))
+    baseline = next(e for e in events if isinstance(e, BaselineFinished))
+    assert baseline.outcome.status == "passed"
+    assert isinstance(events[-1], MutateFinished)
+
+
+def test_the_json_and_html_reports_hold_the_same(judged, tmp_path):
+    _, report, _ = judged
+    report.write_json(tmp_path / "m.json")
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["counts"] == report.counts and data["score"] == report.score
+    killed = next(m for m in data["mutants"] if m["line"] == 26 and m["after"] == "pass")
+    assert killed["killed_by"]["by"] == "VaultMachine.invariant_balances" and killed["contract"] == "Vault" and killed["function"] == "deposit"
+    assert {"contract": "Vault", "function": "pause", "killed": 0, "survived": 0, "not covered": 5, "dropped": 0, "error": 0, "score": 0.0} in data["table"]
+    page = report.html(judged[0])
+    assert "Survived: what the invariants do not check" in page
+    assert "log Deposited(owner=msg.sender, amount=amount)" in page and "killed by VaultMachine.invariant_balances" in page
+
+
+def test_a_second_run_with_nothing_changed_judges_and_compiles_nothing_again(judged):
+    root, first, _ = judged
+    again, events = run(root)
+    assert again.workers == "none needed"
+    assert [(m.id, m.status, m.reason, m.kill) for m in again.mutants] == [(m.id, m.status, m.reason, m.kill) for m in first.mutants]
+    assert all(m.cached for m in again.mutants if m.status in ("killed", "survived"))
+    assert {k: v for k, v in again.timing.items() if k != "parent_cpu"} == dict.fromkeys(("baseline", "baseline_cpu", "compile", "judge", "judge_cpu"), 0.0)
+    assert next(e for e in events if isinstance(e, BaselineFinished)).outcome.cached
+
+
+def test_an_edited_machine_judges_again_without_compiling_again(tmp_path, judged):
+    root = tmp_path / "vault"
+    shutil.copytree(judged[0], root)
+    machine = root / "machines" / "vault.py"
+    machine.write_text(machine.read_text() + "\n# edited\n")
+    report, _ = run(root, functions=("withdraw",))
+    assert report.timing["compile"] == 0.0 and report.timing["judge"] > 0
+    assert not any(m.cached for m in report.mutants)
+    assert [m.status for m in report.mutants] == [m.status for m in judged[1].mutants if m.function == "withdraw"]
+
+
+def test_saved_failures_and_the_corpus_are_replayed_first_and_left_as_they_were(tmp_path):
+    root = copy_project(tmp_path)
+    config = config_mod.load(root)
+    # a failure saved once and fixed since: on the real code its program passes
+    steps = [
+        {"rule": "rule_deposit", "arguments": {"account": {"account": 1}, "amount": 5}, "results": []},
+        {"rule": "rule_withdraw", "arguments": {"account": {"account": 1}, "amount": 5}, "results": []},
+    ]
+    record = FailureRecord("fixedbug01", "machine", "machines/vault.py", "VaultMachine", {"type": "AssertionError", "message": ""}, steps, ["state = VaultMachine()"])
+    FailureStore.of(config).save(record)
+    # a corpus, kept as a campaign keeps it
+    (item,) = discover(config).items
+    run_item(config, Project(config), item, Overrides(12, 6, 3), lambda e: None, save_failures=False, corpus=True)
+    corpus = sorted(p.read_bytes() for p in (root / ".evmstate" / "corpus").rglob("*.run"))
+    assert corpus
+    report, _ = run(root, functions=("withdraw", "deposit"))
+    stages = {m.kill.stage for m in report.mutants if m.kill is not None}
+    assert "saved failure" in stages and "corpus" in stages
+    debit = outcome(report, 34, "pass")  # self.balances[msg.sender] -= amount, gone: the saved program sees it at once
+    assert (debit.kill.stage, debit.kill.by, debit.kill.steps) == ("saved failure", "VaultMachine.invariant_balances", 2)
+    assert sorted(p.read_bytes() for p in (root / ".evmstate" / "corpus").rglob("*.run")) == corpus
+    assert FailureStore.of(config).ids() == ["fixedbug01"]
+    assert not (root / ".evmstate" / "examples").exists() or not any((root / ".evmstate" / "examples").rglob("*"))
+
+
+def test_a_contract_or_function_that_is_not_there_is_a_usage_error_that_names_those_that_are(tmp_path):
+    from evmstate.errors import UsageError
+
+    root = copy_project(tmp_path)
+    with pytest.raises(UsageError, match=r"--contract Valt: .*Did you mean 'Vault'\?"):
+        run(root, contracts=("Valt",))
+    with pytest.raises(UsageError, match=r"--function withdrew: .*Did you mean 'withdraw'\?"):
+        run(root, functions=("withdrew",))
+
+
+def test_a_kept_verdict_needs_no_build_and_a_lost_build_is_compiled_again(tmp_path, judged):
+    root = tmp_path / "vault"
+    shutil.copytree(judged[0], root)
+    shutil.rmtree(root / ".evmstate" / "mutants" / "build")
+    kept, _ = run(root, functions=("withdraw",))
+    assert kept.timing["compile"] == 0.0 and all(m.cached for m in kept.mutants)
+    machine = root / "machines" / "vault.py"
+    machine.write_text(machine.read_text() + "\n# edited\n")
+    again, _ = run(root, functions=("withdraw",))
+    assert again.timing["compile"] > 0 and not any(m.cached for m in again.mutants)
+    assert [m.status for m in again.mutants] == [m.status for m in kept.mutants]

@@ -1,0 +1,27 @@
+"""evmstate mutate on the bundled project: what the bundled ERC20 machine's invariants see, and what they do not."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ..cli.helpers import invoke
+
+pytestmark = [pytest.mark.slow, pytest.mark.quality]
+
+
+def test_the_bundled_invariants_kill_what_they_see_and_a_log_they_do_not_read_survives(example, monkeypatch):
+    monkeypatch.chdir(example)
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out = invoke(
+        "mutate", "machines/erc20.py", "--contract", "Token", "--function", "transfer", "--function", "approve",
+        "-n", "1", "--max-examples", "20", "--steps", "10", "-v", "--json", "mutants.json",
+    )
+    assert code == 0, out
+    # the receiver is never credited: the balances invariant sees it, and the report names it
+    assert "    36: self.balanceOf[_to] += _value  →  pass  killed by ERC20Machine.invariant_balances (" in out
+    # no invariant or rule reads the Approval event: removing it goes unseen
+    survivors = out.split("survived:", 1)[1].split("killed:", 1)[0]
+    assert "    55: log Approval(owner=msg.sender, spender=_spender, value=_value)  →  pass  (log removed)\n" in survivors
+    assert re.search(r"^mutation score \d+\.\d%: \d+ of 18 killed, in \d+\.\ds \(in this process\)$", out, re.M), out
