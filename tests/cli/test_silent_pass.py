@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 from .helpers import invoke
 
 # A newcomer's vesting contract: nothing can be released before the cliff, which is a year away,
-# so within a run every release reverts. The machine catches the revert as ported Foundry
+# and their project lets no time pass between steps, so within a run every release reverts. The machine catches the revert as ported Foundry
 # handlers do, and its invariant holds: a pass that tests nothing unless something says so.
 VESTING = """\
 # pragma version ~=0.4.3
@@ -79,6 +79,8 @@ class VestingMachine:
 def write(example: Path) -> None:
     (example / "contracts" / "Vesting.vy").write_text(VESTING)
     (example / "machines" / "vesting.py").write_text(MACHINE)
+    toml = example / "evmstate.toml"
+    toml.write_text(toml.read_text() + "\n[fuzz]\nmax_time_delay = 0\nmax_block_delay = 0\n")
 
 
 def test_a_rule_whose_every_transaction_reverted_is_named_on_a_warning_line(example):

@@ -8,7 +8,7 @@ import pytest
 
 from ..cli.helpers import invoke
 
-pytestmark = [pytest.mark.slow, pytest.mark.quality]
+pytestmark = pytest.mark.quality
 
 
 def test_the_bundled_invariants_kill_what_they_see_and_a_log_they_do_not_read_survives(example, monkeypatch):

@@ -20,7 +20,7 @@ class VaultMachine:
     def rule_withdraw(self, account, amount):
         if self.balances.get(account, 0) >= amount:
             self.vault.withdraw(amount, {"from": account})
-            self.balances[account] -= amount
+            self.balances[account] = self.balances.get(account, 0) - amount
         else:
             with reverts("insufficient"):
                 self.vault.withdraw(amount, {"from": account})
