@@ -152,7 +152,7 @@ def test_an_unreadable_saved_run_is_set_aside_and_the_search_goes_on(rungs: Path
 
 
 def test_a_corpus_folder_that_cannot_be_written_leaves_the_search_as_it_was(rungs: Path):
-    (rungs / ".evmstate").mkdir()
+    (rungs / ".evmstate").mkdir(exist_ok=True)
     (rungs / ".evmstate" / "corpus").write_text("not a folder")
     result = invocation(rungs, SEED)
     assert result.status == "passed" and "the corpus could not be written (NotADirectoryError" in result.statistics["corpus"]
