@@ -297,7 +297,8 @@ def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Shrink the newest saved failure.")
 @click.option("--time", "budget", metavar="DURATION", help="Stop after this long (30s, 5m) with the shortest program so far (default: until done).")
-def shrink(failure_id: str | None, last: bool, budget: str | None) -> None:
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
+def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str | None) -> None:
     """Continue shrinking a saved failure (one a budget stopped): the shorter program replaces the record."""
     import time
 
@@ -312,7 +313,7 @@ def shrink(failure_id: str | None, last: bool, budget: str | None) -> None:
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
     seconds = parse_duration(budget) if budget is not None else None
-    cfg = config_mod.load()
+    cfg = _chosen_backend(config_mod.load(), backend)
     store = FailureStore.of(cfg)
     record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
     console = _console()

@@ -89,18 +89,20 @@ def test_the_backend_check_runs_the_bundled_erc20_machine_without_a_difference(e
 
 
 def test_every_command_that_runs_machines_takes_backend(example):
-    """run, fuzz and replay run on the backend --backend names (revm refuses london: the option reached the backend)."""
+    """run, fuzz, replay and shrink run on the backend --backend names (revm refuses london: the option reached the backend)."""
     pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     toml = example / "evmstate.toml"
     toml.write_text(toml.read_text().replace('evm_version = "prague"', 'evm_version = "london"'))
     code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--max-examples", "20")
     assert code == 1, out  # found on py-evm, and saved
     refused = "evm_version 'london' is not supported by the revm backend"
-    for command in (("run", "machines/depositer.py"), ("fuzz", "--time", "1s", "-n", "1", "machines/depositer.py"), ("replay", "--last")):
+    for command in (("run", "machines/depositer.py"), ("fuzz", "--time", "1s", "-n", "1", "machines/depositer.py"), ("replay", "--last"), ("shrink", "--last")):
         code, out = invoke(*command, "--backend", "revm")
         assert code == 2 and refused in out, (command, out)
     code, out = invoke("replay", "--last", "--backend", "pyevm")
     assert code == 1 and "still fails" in out
+    code, out = invoke("shrink", "--last", "--backend", "pyevm")
+    assert code == 1 and "Falsifying example" in out, out
 
 
 def test_fuzz_prefers_revm_unless_a_backend_is_named(example):
