@@ -270,6 +270,10 @@ class Domain:
         """
         return value
 
+    def key(self) -> Any:
+        """Equal for domains that draw the same values (two rules' strategy("address")): their equal values shrink together."""
+        return id(self)
+
 
 # numbers from the bound up that a number's shrinking tries one by one before it bisects
 SMALL_TRIED = 16
@@ -280,6 +284,9 @@ class IntDomain(Domain):
 
     def __init__(self, lo: int, hi: int, excluded: tuple[Any, ...] = ()) -> None:
         self.lo, self.hi, self.excluded = lo, hi, excluded
+
+    def key(self) -> Any:
+        return ("int", self.lo, self.hi, repr(self.excluded))
 
     def contains(self, v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and self.lo <= v <= self.hi and v not in self.excluded
@@ -342,6 +349,9 @@ class AddressDomain(Domain):
 
     def __init__(self, length: int | None, excluded: tuple[Any, ...] = ()) -> None:
         self.length, self.excluded = length, excluded
+
+    def key(self) -> Any:
+        return ("address", self.length, repr(self.excluded))
 
     def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not isinstance(value, dict):

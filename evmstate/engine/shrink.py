@@ -344,14 +344,14 @@ class Shrinker:
 
     def _equal_values(self) -> bool:
         """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws), made smaller together."""
-        groups: dict[tuple[int, str], list[tuple[int, str]]] = {}
+        groups: dict[tuple[Any, str], list[tuple[int, str]]] = {}
         for index, step in enumerate(self.best):
             for name, value in step["arguments"].items():
                 domain = self.domains.get((step["rule"], name))
                 if domain is not None and not (isinstance(value, dict) and "ref" in value):
-                    groups.setdefault((id(domain), step_key(value)), []).append((index, name))
+                    groups.setdefault((domain.key(), step_key(value)), []).append((index, name))
         changed = False
-        for (domain_id, _), places in groups.items():
+        for _, places in groups.items():
             if len(places) < 2:
                 continue
             index, name = places[0]

@@ -76,3 +76,20 @@ def test_a_program_without_waits_is_not_replayed_with_longer_ones():
     found = minimize([step("a"), step("b"), step("a")], attempt)
     assert [s["rule"] for s in found.steps] == ["b"]
     assert all("sleep" not in s and "mine" not in s for c in tried for s in c)
+
+
+def test_equal_values_drawn_by_two_rules_alike_shrink_together():
+    # an account that deposits in one rule and withdraws in another, each rule with its own
+    # strategy("uint8")-like domain: the program fails only while both steps use one value >= 3
+    from evmstate.engine.shrink import Minimized, Shrinker
+    from evmstate.strategies import IntDomain
+
+    def attempt(candidate):
+        a, b = (s["arguments"]["n"] for s in candidate) if len(candidate) == 2 else (None, None)
+        return Minimized(candidate, [], AssertionError()) if a is not None and a == b and a >= 3 else None
+
+    program = [{"rule": "deposit", "arguments": {"n": 200}, "results": []}, {"rule": "withdraw", "arguments": {"n": 200}, "results": []}]
+    domains = {("deposit", "n"): IntDomain(0, 255), ("withdraw", "n"): IntDomain(0, 255)}
+    outcome = Shrinker(program, attempt, domains=domains).run()
+    assert [s["arguments"]["n"] for s in outcome.found.steps] == [3, 3]
+    assert IntDomain(0, 255).key() == IntDomain(0, 255).key() != IntDomain(0, 254).key()
