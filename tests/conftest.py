@@ -183,6 +183,11 @@ def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cache
 
 
+# the vyper 0.3.x releases the legacy project pins (tests/projects/legacy): Curve's pools pin the
+# first, Yearn V3's vault the second (which declares Python < 3.11, and runs on it)
+LEGACY_RELEASES = ("0.3.10", "0.3.7")
+
+
 @pytest.fixture(scope="session")
 def legacy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache folder holding LEGACY_RELEASES (and PINNED), installed from the package index once per test run (shared by xdist's workers)."""

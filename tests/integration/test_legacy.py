@@ -160,7 +160,8 @@ def test_events_are_decoded_and_the_call_cache_answers_view_calls(legacy: Path):
 def test_machines_find_the_planted_bugs_on_each_backend(legacy: Path, backend: str):
     # on py-evm the same run reports coverage (revm has no per-opcode hooks)
     coverage = ["--coverage", "--coverage-report", "json", "coverage.json"] if backend == "pyevm" else []
-    code, out = invoke("run", "--seed", "1", "--backend", backend, *coverage)
+    # seed 0: on seed 1 both runs that met the pool's bug left the swap out (swarm testing)
+    code, out = invoke("run", "--seed", "0", "--backend", backend, *coverage)
     assert code == 1, out
     assert "0 passed, 2 failed" in out, out
     assert (
@@ -187,7 +188,7 @@ def _check_coverage(report: dict, out: str) -> None:
     hit = {int(line) for line, n in pool["lines"].items() if n}
     missed = {int(line) for line, n in pool["lines"].items() if not n}
     # the constructor, add_liquidity, exchange and remove_liquidity ran
-    assert {49, 52, 85, 104, 119} <= hit, pool["lines"]
+    assert {49, 52, 85, 104, 119} <= hit, str(sorted(hit))
     # a check of the pool's own is a branch seen both ways: the machine never swaps a coin for itself
     same_coin = {b["taken"]: b["hit"] for b in pool["branches"] if b["line"] == 101}
     assert sorted(same_coin.values()) == [False, True], pool["branches"]
