@@ -375,7 +375,10 @@ class CoverageReport:
                     if name not in merged.contracts:
                         merged.contracts.append(name)
                 contracts.append(cls._row(collector, label, name, per_file))
-        return cls(contracts, dict(sorted(files.items())), root)
+        report = cls(contracts, {}, root)
+        # the project's own files first, then modules of installed packages, each by the path shown
+        report.files = dict(sorted(files.items(), key=lambda item: (not report.inside(item[0]), report.shown(item[0]))))
+        return report
 
     @staticmethod
     def _row(collector: Collector, label: str, name: str, per_file: dict[str, FileCoverage]) -> ContractCoverage:
@@ -392,6 +395,10 @@ class CoverageReport:
             ran=(label, name, False) in collector.hits or (label, name, True) in collector.hits,
             contract=name,
         )
+
+    def inside(self, path: str) -> bool:
+        """Whether path is one of the project's own files (below its root)."""
+        return self.root is not None and Path(path).resolve().is_relative_to(self.root.resolve())
 
     def shown(self, path: str) -> str:
         """path relative to the project root when it is below it, else as an import names it (snekmate/tokens/erc20.vy)."""
