@@ -44,8 +44,8 @@ def wheel_python(tmp_path: Path) -> Path:
 
 
 def programs(python: Path, root: Path) -> dict[str, tuple[str, list[str] | None]]:
-    """Each machine's status and failing program, run with seed 1 from python's evmstate."""
-    command = [python, "-c", RUN, "run", *MACHINES, "--seed", "1", "--max-examples", "20", "-q", "--json", "out.json"]
+    """Each machine's status and failing program, run with seed 8 (one that finds the sale's bug in 20 runs) from python's evmstate."""
+    command = [python, "-c", RUN, "run", *MACHINES, "--seed", "8", "--max-examples", "20", "-q", "--json", "out.json"]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True)
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads((root / "out.json").read_text())
