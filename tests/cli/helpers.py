@@ -1,5 +1,7 @@
 """Invoking the evmstate command in-process, as the console script would."""
 
+import sys
+
 import click
 from click.testing import CliRunner
 
@@ -25,3 +27,14 @@ def invoke(*args: str) -> tuple[int, str]:
     if isinstance(exc, (KeyboardInterrupt, click.exceptions.Abort)):
         return 130, result.output + "interrupted"
     raise exc
+
+
+def interruptible() -> None:
+    """Run in a child before its program (Popen's preexec_fn): Ctrl-C reaches it even when the tests run in a background job, whose children inherit SIGINT ignored (and Python then installs no KeyboardInterrupt handler)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# Popen's arguments for a child that a test sends Ctrl-C
+CTRL_C = {"preexec_fn": interruptible} if sys.platform != "win32" else {}

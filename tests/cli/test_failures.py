@@ -21,7 +21,7 @@ from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_v
 from evmstate.runner import RunOptions, run
 
 from ..conftest import copy_example, without_shrinking
-from .helpers import invoke
+from .helpers import CTRL_C, invoke
 
 FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
 
@@ -269,7 +269,7 @@ def test_ctrl_c_while_shrinking_saves_the_best_sequence(example):
     (example / "machines" / "slow.py").write_text(SLOW)
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([exe, "run", "machines/slow.py", "--seed", "3"], cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([exe, "run", "machines/slow.py", "--seed", "3"], cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
     lines = []
     deadline = time.time() + 120
     for line in proc.stdout:  # type: ignore[union-attr]

@@ -22,7 +22,7 @@ from evmstate.scale.parallel import ProjectSource
 from evmstate.runner import Overrides
 
 from ..conftest import copy_example
-from .helpers import invoke
+from .helpers import CTRL_C, invoke
 from .test_parallel import WAITING, wait_for_markers
 
 BUG = ["state = StateMachine()", "state.rule_deposit(address=accounts[0], value=1)", "state.rule_withdraw(address=accounts[0], value=0)"]
@@ -181,7 +181,7 @@ def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path):
     (project / "machines" / "waiting.py").write_text(WAITING)
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
-    proc = subprocess.Popen([exe, "fuzz", "machines/waiting.py", "-n", "1"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen([exe, "fuzz", "machines/waiting.py", "-n", "1"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **CTRL_C)
     try:
         wait_for_markers(project, proc, 1)  # the worker is searching
         os.killpg(proc.pid, signal.SIGINT)

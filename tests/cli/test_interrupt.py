@@ -12,6 +12,8 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from .helpers import CTRL_C
+
 QUICK = '''
 from evmstate import strategy
 
@@ -48,7 +50,7 @@ def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example):
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1"}
     args = [exe, "run", "machines/a_quick.py", "machines/b_slow.py", "--json", "report.json", "--junit-xml", "report.xml", "--seed", "1"]
-    proc = subprocess.Popen(args, cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(args, cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
     deadline = time.time() + 120
     while not (example / "searching").exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)

@@ -22,7 +22,7 @@ from evmstate.errors import UsageError
 from evmstate_cli import launch
 
 from ..conftest import copy_example
-from .helpers import invoke
+from .helpers import CTRL_C, invoke
 
 SMALL = ("--max-examples", "5", "--steps", "4")
 
@@ -151,7 +151,7 @@ def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
     proc = subprocess.Popen(
         [exe, "run", "machines/waiting.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **CTRL_C,
     )
     try:
         wait_for_markers(project, proc, 2)  # both workers are searching
