@@ -31,6 +31,7 @@ def _timeless(out: str) -> str:
     return re.sub(r"in \d+\.\d+s", "in …s", "".join(line for line in out.splitlines(keepends=True) if not line.startswith("… ")))
 
 
+@pytest.mark.quality  # mutants judged by a search
 def test_the_report_lists_survivors_by_function_then_the_table_and_the_score(vault):
     code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "--json", "m.json", "--html", "m.html")
     assert code == 0, out
@@ -60,6 +61,7 @@ def test_the_report_lists_survivors_by_function_then_the_table_and_the_score(vau
     assert "Survived: what the invariants do not check" in (vault / "m.html").read_text()
 
 
+@pytest.mark.quality  # mutants judged by a search
 def test_verbose_says_what_killed_each_mutant_and_how(vault):
     code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "-v")
     assert code == 0, out
@@ -70,6 +72,7 @@ def test_verbose_says_what_killed_each_mutant_and_how(vault):
     assert re.search(r"^    35: self\.total -= amount  →  pass  killed by VaultMachine\.invariant_total" + steps, killed, re.M), out
 
 
+@pytest.mark.quality  # mutants judged by a search
 def test_min_score_fails_the_command_below_it(vault):
     code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "-q", "--min-score", "85")
     assert code == 1, out

@@ -43,6 +43,10 @@ def outcome(report, line, after):
     return found[0]
 
 
+# mutants judged by real searches: the quality tier (the operators' unit tests are quick)
+pytestmark = pytest.mark.quality
+
+
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
     """The vault mutated once; the tests read the report and run again on the same copy."""
