@@ -18,10 +18,11 @@ import contextlib
 import gzip
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from ..search.corpus import write_atomic
 
 FORMAT = 1
 KINDS = ("baseline", "compiled", "build", "verdict")
@@ -60,15 +61,7 @@ class MutationCache:
         body = json.dumps({"format": FORMAT, "entry": entry}, separators=(",", ":")).encode()
         if path.suffix == ".gz":
             body = gzip.compress(body, compresslevel=5)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(body)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, body)
         self.used.add(path)
 
     def prune(self) -> int:

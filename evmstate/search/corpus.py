@@ -62,6 +62,19 @@ REDIS_EXPIRY = 30 * 86400  # seconds a machine's corpus stays on a Redis server 
 Feature = tuple[str, str, bool, int]  # (deployment, contract, deploy code?, hit) of coverage.Identity and its hits
 
 
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write data to path through a temporary file in its folder: a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class Store(Protocol):
     """Where corpora live: a set of values per key (a folder, or a Redis server)."""
 
@@ -418,15 +431,7 @@ class FolderStore:
         target = self._file(key, value)
         if target.exists():
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(value)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(target, value)
 
     def delete(self, key: bytes, value: bytes) -> None:
         self._file(key, value).unlink(missing_ok=True)
