@@ -16,6 +16,7 @@ from rich.text import Text
 
 from evmstate import __version__
 from evmstate import config as config_mod
+from evmstate.engine.events import ExitCode
 from evmstate.errors import EvmStateError
 
 from .render import Renderer
@@ -225,22 +226,22 @@ def mutate(
     with MutateRenderer(console, quiet=quiet, verbose=verbose) as renderer:
         report = run_mutate(cfg, options, renderer)
     if report.nothing is not None:
-        sys.exit(5)
+        sys.exit(ExitCode.NOTHING_FOUND)
     renderer.report(report)
     for path, write in ((json_path, report.write_json), (html_path, lambda p: report.write_html(p, cfg.root))):
         if path is not None:
             write(path)
             console.print(f"wrote {path}")
     if report.interrupted:
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     if report.judges and not any(j.status == "passed" for j in report.judges):
         console.print(Text("error: no machine or test that deploys these contracts passes on the real contracts, so none judged a mutant: fix them first", style="bold red"))
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE_ERROR)
     if any(m.status == "error" for m in report.mutants):
-        sys.exit(3)
+        sys.exit(ExitCode.INTERNAL_ERROR)
     if min_score is not None and (report.score is None or 100 * report.score < min_score):
         console.print(Text(f"the mutation score is below --min-score {min_score:g}%", style="bold red"))
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
 
 
 @cli.command()
@@ -322,10 +323,10 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
     result = shrink_record(cfg, record, deadline=deadline)
     if result.verdict == "fixed":
         console.print(Text(f"fixed: {record.id} no longer fails", style="bold green"))
-        sys.exit(0)
+        sys.exit(ExitCode.OK)
     if result.verdict == "fails differently":
         console.print(Text(f"fails differently: {result.message}\n  recorded: {record.error.get('type')}: {record.error.get('message')}", style="bold red"))
-        sys.exit(1)
+        sys.exit(ExitCode.FAILED)
     new = result.record
     store.save(new)
     if new.id != record.id:
@@ -342,7 +343,7 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
     elif result.verdict == "minimal":
         console.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))
     console.print(f"replay with: evmstate replay {new.id}")
-    sys.exit(1)
+    sys.exit(ExitCode.FAILED)
 
 
 @cli.group(invoke_without_command=True)
@@ -499,7 +500,7 @@ def compile_cmd(names: tuple[str, ...]) -> None:
     for name, error in build.errors.items():
         console.print(Text(f"\nerror: contract {name!r} does not compile:\n{error}", style="red"))
     if build.errors:
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE_ERROR)
 
 
 def main() -> None:
@@ -508,21 +509,21 @@ def main() -> None:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
         _console(stderr=True).print("interrupted")
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as e:
         e.show()
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE_ERROR)
     except EvmStateError as e:
         _console(stderr=True).print(f"error: {e}", markup=False, soft_wrap=True)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         _console(stderr=True).print("interrupted")
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except SystemExit:
         raise
     except BaseException:
         sys.stderr.write("evmstate: internal error\n" + traceback.format_exc())
-        sys.exit(3)
+        sys.exit(ExitCode.INTERNAL_ERROR)
 
 
 if __name__ == "__main__":

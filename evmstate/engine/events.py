@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -9,6 +10,19 @@ from ..compiler import CompileWarning
 
 if TYPE_CHECKING:
     from .trace import Trace
+
+
+
+class ExitCode(enum.IntEnum):
+    """How a command ends, as its exit status: pytest's codes, and the shell's for Ctrl-C."""
+
+    OK = 0  # passed; a replayed failure is fixed
+    FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score
+    USAGE_ERROR = 2  # bad input: usage, settings, the user's machines, tests or contracts
+    INTERNAL_ERROR = 3  # evmstate itself failed (the traceback is shown)
+    NOTHING_FOUND = 5  # no machine or test to run (pytest's NO_TESTS_COLLECTED)
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+
 
 Kind = Literal["machine", "test"]
 # "interrupted": Ctrl-C stopped it before anything failed

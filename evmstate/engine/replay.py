@@ -23,6 +23,7 @@ from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..machine import MachineSpec, collect
 from ..values import format_value
 from .describe import FailureSignature, describe_error, user_error
+from .events import ExitCode
 from .modules import load_module
 from .program import (
     InitFailed,
@@ -62,8 +63,8 @@ class ReplayResult:
     changed: list[str] = field(default_factory=list)
 
     @property
-    def exit_code(self) -> int:
-        return 0 if self.verdict == "fixed" else 1
+    def exit_code(self) -> ExitCode:
+        return ExitCode.OK if self.verdict == "fixed" else ExitCode.FAILED
 
 
 def current_inputs(config: Config) -> dict[str, str]:

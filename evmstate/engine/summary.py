@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..compiler import CompileWarning
 from ..search.coverage import CoverageReport
-from .events import LoadFailed, MachineFinished
+from .events import ExitCode, LoadFailed, MachineFinished
 from .settings import Overrides
 from .trace import GasStats
 
@@ -40,17 +40,17 @@ class RunSummary:
     warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
 
     @property
-    def exit_code(self) -> int:
-        """0 passed, 1 falsified, 2 errors in the user's machines or tests, 3 evmstate failed, 5 nothing found (as pytest), 130 Ctrl-C."""
+    def exit_code(self) -> ExitCode:
+        """Passed, falsified, errors in the user's machines or tests, evmstate failed, nothing found (as pytest), or Ctrl-C."""
         if any(r.internal for r in self.results):
-            return 3
+            return ExitCode.INTERNAL_ERROR
         if any(r.status == "failed" for r in self.results):
-            return 1
+            return ExitCode.FAILED
         if self.interrupted:
-            return 130
+            return ExitCode.INTERRUPTED
         if self.load_errors or any(r.status == "error" for r in self.results):
-            return 2
+            return ExitCode.USAGE_ERROR
         if not self.results:
-            return 5
-        return 0
+            return ExitCode.NOTHING_FOUND
+        return ExitCode.OK
 

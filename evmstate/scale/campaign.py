@@ -25,6 +25,7 @@ from ..engine import shrink as minimize  # noqa: F401
 from ..engine.events import (
     Event,
     ExampleFinished,
+    ExitCode,
     LoadFailed,
     MachineFinished,
     NothingFound,
@@ -184,17 +185,17 @@ class CampaignSummary:
     workers: str = ""
 
     @property
-    def exit_code(self) -> int:
-        """3 evmstate failed, 1 a failure was found, 2 errors, 5 nothing to fuzz, 130 stopped by Ctrl-C, else 0."""
+    def exit_code(self) -> ExitCode:
+        """evmstate failed, a failure was found, errors, nothing to fuzz, stopped by Ctrl-C, else OK."""
         if any(r.internal for r in self.errors):
-            return 3
+            return ExitCode.INTERNAL_ERROR
         if self.failures:
-            return 1
+            return ExitCode.FAILED
         if self.errors or self.load_errors:
-            return 2
+            return ExitCode.USAGE_ERROR
         if self.nothing is not None:
-            return 5
-        return 130 if self.interrupted else 0
+            return ExitCode.NOTHING_FOUND
+        return ExitCode.INTERRUPTED if self.interrupted else ExitCode.OK
 
 
 @dataclass(frozen=True)
