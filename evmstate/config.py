@@ -31,6 +31,24 @@ PYPROJECT_NAME = "pyproject.toml"
 EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
 HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
+# the environment variables the library reads, here only (cli/launch.py reads the second too: it
+# runs before evmstate is imported)
+FEEDBACK_VARIABLE = "EVMSTATE_FEEDBACK"
+START_METHOD_VARIABLE = "EVMSTATE_START_METHOD"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The switches the environment sets, read once with the settings; they travel with the Config to workers."""
+
+    # EVMSTATE_FEEDBACK: the search's feedback signals, comma-separated (search/feedback.py); None: the default ones
+    feedback: str | None = None
+    # EVMSTATE_START_METHOD: how worker processes start (scale/parallel.py); "": the platform's best
+    start_method: str = ""
+
+    @classmethod
+    def read(cls) -> "Environment":
+        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower())
 
 
 @dataclass(frozen=True)
@@ -154,6 +172,7 @@ class Config:
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     # every file the settings were read from: evmstate.toml first, then moccasin's
     sources: tuple[Path, ...] = ()
+    environment: Environment = field(default_factory=Environment.read)
 
     @property
     def origin(self) -> str:

@@ -48,7 +48,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
     keep_hypothesis_storage(config)
     if options.workers > 1:
-        start_early()  # the workers' imports, while this process discovers and compiles
+        start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
     emit(RunStarted(seed, config.origin))

@@ -517,7 +517,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     """Make the mutants, judge them with the selected machines and tests, and report; Ctrl-C reports what finished."""
     keep_hypothesis_storage(config)
     if options.workers > 1 and options.cluster is None:
-        parallel.start_early()  # the workers' imports, while this process discovers and compiles
+        parallel.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = options.seed if options.seed is not None else (config.hypothesis.seed if config.hypothesis.seed is not None else 0)
     budget = Budget(options.max_examples or config.hypothesis.max_examples, options.steps, options.seconds, seed)
     emit(RunStarted(seed, config.origin))

@@ -238,7 +238,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     keep_hypothesis_storage(config)
     config = for_campaign(config)
     if workers is None and options.cluster is None:
-        parallel.start_early()  # the workers' imports, while this process discovers and compiles
+        parallel.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)

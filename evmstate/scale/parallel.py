@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterator
 
 from .. import calls
 from ..compiler import Build
-from ..config import Config
+from ..config import START_METHOD_VARIABLE, Config, Environment
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.events import (
@@ -279,13 +279,13 @@ def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[st
             send("done", task.key, value)
 
 
-START_METHOD = "EVMSTATE_START_METHOD"  # the environment variable that chooses how workers start
+START_METHOD = START_METHOD_VARIABLE  # the environment variable that chooses how workers start
 
 
-def start_method() -> str:
-    """How worker processes start: forkserver where the platform has it, else spawn; EVMSTATE_START_METHOD chooses."""
+def start_method(environment: Environment) -> str:
+    """How worker processes start: forkserver where the platform has it, else spawn; EVMSTATE_START_METHOD (Config.environment) chooses."""
     available = multiprocessing.get_all_start_methods()
-    chosen = os.environ.get(START_METHOD, "").strip().lower()
+    chosen = environment.start_method
     if chosen:
         if chosen not in available:
             raise UsageError(f"{START_METHOD}={chosen}: worker processes start here by {' or '.join(available)}")
@@ -306,14 +306,14 @@ def _sigint_ignored() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
 
 
-def start_early() -> None:
+def start_early(environment: Environment) -> None:
     """Start the fork server now, when workers start from one: it imports what they need while this process goes on.
 
     Returns at once; the first worker started waits for what is left of the imports. The fork
     server lives as long as this process (later runs reuse it) and preloads the evmstate modules
     loaded now, so call this once the caller's own imports are done.
     """
-    if start_method() == "forkserver":
+    if start_method(environment) == "forkserver":
         start_fork_server(loaded_modules())
 
 
@@ -357,7 +357,7 @@ class Pool:
     """Worker processes (started by start_method()), each loading source once; tasks go to idle workers one at a time."""
 
     def __init__(self, source: Any, workers: int) -> None:
-        method = start_method()
+        method = start_method(source.config.environment)
         ctx = multiprocessing.get_context(method)
         self.out = ctx.Queue()
         self.inboxes = [ctx.Queue() for _ in range(workers)]
@@ -373,7 +373,7 @@ class Pool:
         if method == "forkserver":
             # the workers take Ctrl-C as the fork server does (start_early): ignored until each has
             # its handler. Starting one waits while the server still imports; Ctrl-C counts meanwhile
-            start_early()
+            start_early(source.config.environment)
             starting: Any = contextlib.nullcontext()
         else:
             # started ignoring Ctrl-C until the worker installs its own handler: a Ctrl-C while

@@ -17,6 +17,7 @@ from evmstate.scale import parallel
 from evmstate.scale.parallel import merge_shards, parse_workers
 from evmstate.engine.events import MachineFinished, RuleStats
 from evmstate.engine.settings import shard_examples, shard_seed, machine_seed
+from evmstate.config import Environment
 from evmstate.errors import UsageError
 
 from evmstate_cli import launch
@@ -229,17 +230,17 @@ def test_workers_start_from_a_fork_server_where_there_is_one_else_spawned(monkey
     monkeypatch.delenv("EVMSTATE_START_METHOD", raising=False)
     for methods, expected in ((["fork", "spawn", "forkserver"], "forkserver"), (["spawn", "fork", "forkserver"], "forkserver"), (["spawn"], "spawn")):
         monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda methods=methods: methods)
-        assert parallel.start_method() == expected
+        assert parallel.start_method(Environment.read()) == expected
         assert launch.forkserver_chosen() == (expected == "forkserver")  # the command starts the server early only then
     monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["fork", "spawn", "forkserver"])
     for chosen in ("spawn", "fork", " ForkServer "):
         monkeypatch.setenv("EVMSTATE_START_METHOD", chosen)
-        assert parallel.start_method() == chosen.strip().lower()
+        assert parallel.start_method(Environment.read()) == chosen.strip().lower()
         assert launch.forkserver_chosen() == (chosen.strip().lower() == "forkserver")
     monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     monkeypatch.setenv("EVMSTATE_START_METHOD", "forkserver")
     with pytest.raises(UsageError, match="EVMSTATE_START_METHOD=forkserver: worker processes start here by spawn"):
-        parallel.start_method()
+        parallel.start_method(Environment.read())
 
 
 @pytest.mark.processes
@@ -302,7 +303,7 @@ def test_workers_see_the_environment_as_it_is_when_they_start(example, monkeypat
         "def test_sees_the_variable(amount):\n"
         "    assert os.environ.get('EVMSTATE_TEST_VARIABLE') == 'set after the fork server started'\n"
     )
-    parallel.start_early()  # a fork server already running, started without the variable
+    parallel.start_early(Environment.read())  # a fork server already running, started without the variable
     monkeypatch.setenv("EVMSTATE_TEST_VARIABLE", "set after the fork server started")
     code, out = invoke("run", "machines/test_env.py", "--max-examples", "2", "-n", "2")
     assert code == 0 and "1 passed, 0 failed" in out, out
