@@ -100,37 +100,16 @@ def run(
     backend_check: bool,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
-    from evmstate.scale.parallel import parse_workers
-    from evmstate.reports import write_json, write_junit
-    from evmstate.runner import Overrides, RunOptions, run as run_all
+    from evmstate.runner import Overrides, Reports, RunOptions, parse_workers, run as run_all
 
     cfg = _chosen_backend(config_mod.load(), backend, backend_check)
-    console = _console()
     n = parse_workers(workers)
     options = RunOptions(
         paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, workers=n, shards=shards,
         coverage=coverage or bool(coverage_reports),
     )
-    with Renderer(console, quiet=quiet, verbose=verbose) as renderer:
-        summary = run_all(cfg, options, renderer)
-    # written even after Ctrl-C: they hold what finished
-    written = []
-    if junit_xml is not None:
-        write_junit(summary, junit_xml)
-        written.append(str(junit_xml))
-    if json_path is not None:
-        write_json(summary, json_path)
-        written.append(str(json_path))
-    if summary.coverage is not None:
-        for kind, path in coverage_reports:
-            summary.coverage.write(kind, path)
-            written.append(str(path))
-    if summary.gas is not None:
-        renderer.gas(summary.gas)
-    if summary.coverage is not None:
-        renderer.coverage(summary.coverage)
-    if summary.nothing is None:
-        renderer.summary(summary, tuple(written))
+    with Renderer(_console(), quiet=quiet, verbose=verbose) as renderer:
+        summary = run_all(cfg, options, renderer, Reports(junit_xml, json_path, coverage_reports))
     sys.exit(summary.exit_code)
 
 
@@ -160,21 +139,16 @@ def fuzz(
     backend: str | None,
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
-    from evmstate.scale.campaign import CampaignOptions, fuzz as run_campaign, parse_duration
-    from evmstate.scale.parallel import parse_workers
-    from evmstate.runner import Overrides
+    from evmstate.runner import CampaignOptions, Overrides, fuzz as run_campaign, parse_duration, parse_workers
 
     from .render_workers import CampaignRenderer
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
     cfg = _chosen_backend(config_mod.load(), backend)
-    console = _console()
     options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
-    with CampaignRenderer(console, quiet=quiet, verbose=verbose) as renderer:
+    with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer)
-    if summary.nothing is None:
-        renderer.campaign_summary(summary)
     sys.exit(summary.exit_code)
 
 
@@ -212,36 +186,17 @@ def mutate(
     verbose: bool,
 ) -> None:
     """Mutate the contracts the machines deploy and report which invariant or rule kills each mutant, survivors first."""
-    from evmstate.mutate.mutation import MutateOptions, mutate as run_mutate
-    from evmstate.scale.campaign import parse_duration
-    from evmstate.scale.parallel import parse_workers
+    from evmstate.runner import MutateOptions, mutate as run_mutate, parse_duration, parse_workers
 
     from .render_mutate import MutateRenderer
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
     cfg = config_mod.load()
-    console = _console()
     options = MutateOptions(paths, keyword, contracts, functions, seconds, max_examples, steps, seed, n, cluster)
-    with MutateRenderer(console, quiet=quiet, verbose=verbose) as renderer:
-        report = run_mutate(cfg, options, renderer)
-    if report.nothing is not None:
-        sys.exit(ExitCode.NOTHING_FOUND)
-    renderer.report(report)
-    for path, write in ((json_path, report.write_json), (html_path, lambda p: report.write_html(p, cfg.root))):
-        if path is not None:
-            write(path)
-            console.print(f"wrote {path}")
-    if report.interrupted:
-        sys.exit(ExitCode.INTERRUPTED)
-    if report.judges and not any(j.status == "passed" for j in report.judges):
-        console.print(Text("error: no machine or test that deploys these contracts passes on the real contracts, so none judged a mutant: fix them first", style="bold red"))
-        sys.exit(ExitCode.USAGE_ERROR)
-    if any(m.status == "error" for m in report.mutants):
-        sys.exit(ExitCode.INTERNAL_ERROR)
-    if min_score is not None and (report.score is None or 100 * report.score < min_score):
-        console.print(Text(f"the mutation score is below --min-score {min_score:g}%", style="bold red"))
-        sys.exit(ExitCode.FAILED)
+    with MutateRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
+        report = run_mutate(cfg, options, renderer, json=json_path, html=html_path, min_score=min_score)
+    sys.exit(report.exit_code(min_score))
 
 
 @cli.command()

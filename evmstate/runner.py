@@ -1,18 +1,24 @@
 """Runs state machines and property tests against a project and reports typed events; never prints.
 
-The public facade of the engine: run(), RunOptions, RunSummary and Overrides.
+The public facade of the library, one entry per command: run(), fuzz(), mutate(), replay(),
+shrink(), and what `evmstate failures`, `compile` and `init` ask for; with their options and
+results. Each command's events end with a terminal one (RunFinished, CampaignFinished,
+MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 # Every module a run may need, loaded before anything runs (the fork server preloads this module,
 # cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
 # (search/constants.py), so which of them are loaded changes no program.
 from . import calls, reports  # noqa: F401
+from .reports import failure_text, numbered, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
 from .builds import precompiled_note
 from .config import Config
 from .contracts.project import Project
@@ -26,6 +32,7 @@ from .engine.events import (
     Interrupted,
     LoadFailed,
     NothingFound,
+    RunFinished,
     RunStarted,
 )
 from .engine.item import asks_for_contracts, names_asked, run_item, unavailable_contracts
@@ -33,13 +40,27 @@ from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noq
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
 from .errors import MachineDefinitionError, UsageError
-from .scale import campaign  # noqa: F401
-from .scale.parallel import run_items, start_early
+from .mutate import mutation
+from .mutate.mutation import MutateOptions
+from .mutate.report import MutateEvent, MutateFinished, MutationReport
+from .scale import campaign
+from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part of the facade)
+from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
+from .scale.parallel import parse_workers, run_items, start_early  # noqa: F401  (parse_workers: part of the facade)
 from .search.session import collector_of
 
 
-def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> RunSummary:
-    """Compile the project, discover machines and tests, run each and emit events.
+@dataclass(frozen=True)
+class Reports:
+    """The files a run writes when it ends, after Ctrl-C too (they hold what finished)."""
+
+    junit_xml: Path | None = None
+    json: Path | None = None
+    coverage: tuple[tuple[str, Path], ...] = ()  # (lcov, html or json, where)
+
+
+def run(config: Config, options: RunOptions, emit: Callable[[Event], None], reports: Reports = Reports()) -> RunSummary:
+    """Compile the project, discover machines and tests, run each and emit events; write the reports; RunFinished ends the events.
 
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
     and where (a failure found before is kept).
@@ -61,7 +82,43 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
         summary.stopped_in = None
     except KeyboardInterrupt:
         summary.interrupted = True
+    emit(RunFinished(summary, _write(summary, reports)))
     return summary
+
+
+def _write(summary: RunSummary, reports: Reports) -> tuple[str, ...]:
+    written = []
+    if reports.junit_xml is not None:
+        write_junit(summary, reports.junit_xml)
+        written.append(str(reports.junit_xml))
+    if reports.json is not None:
+        write_json(summary, reports.json)
+        written.append(str(reports.json))
+    if summary.coverage is not None:
+        for kind, path in reports.coverage:
+            summary.coverage.write(kind, path)
+            written.append(str(path))
+    return tuple(written)
+
+
+def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None]) -> CampaignSummary:
+    """Fuzz for a time budget over workers (scale/campaign.py); CampaignFinished ends the events."""
+    summary = campaign.fuzz(config, options, emit)
+    emit(CampaignFinished(summary))
+    return summary
+
+
+def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None], *, json: Path | None = None, html: Path | None = None, min_score: float | None = None) -> MutationReport:
+    """Judge the contracts' mutants (mutate/); write the report's files; MutateFinished ends the events, with the exit code (min_score: percent)."""
+    report = mutation.mutate(config, options, emit)
+    written = []
+    if report.nothing is None:
+        for path, write in ((json, report.write_json), (html, lambda p: report.write_html(p, config.root))):
+            if path is not None:
+                write(path)
+                written.append(str(path))
+    emit(MutateFinished(report, tuple(written), report.exit_code(min_score), min_score))
+    return report
 
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..compiler import CompileWarning
 
 if TYPE_CHECKING:
-    from .trace import Trace
+    from ..search.coverage import CoverageReport
+    from .trace import GasStats, Trace
 
 
 
@@ -263,6 +264,45 @@ class NothingFound:
     message: str
 
 
+@dataclass
+class RunSummary:
+    """How a whole run went: each machine's and test's result, the load errors, and what was asked for besides (gas, coverage)."""
+
+    results: list[MachineFinished] = field(default_factory=list)
+    load_errors: list[LoadFailed] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C stopped the run; results hold what finished, and where it stopped
+    nothing: str | None = None  # why nothing ran, when nothing was found
+    seed: int | None = None  # the run's seed: --seed reproduces the run
+    gas: GasStats | None = None  # with RunOptions.gas: gas per contract function over the whole run
+    coverage: CoverageReport | None = None  # with RunOptions.coverage: lines and branches reached over the whole run
+    stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
+    total: int = 0  # machines and tests selected to run
+    warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Passed, falsified, errors in the user's machines or tests, evmstate failed, nothing found (as pytest), or Ctrl-C."""
+        if any(r.internal for r in self.results):
+            return ExitCode.INTERNAL_ERROR
+        if any(r.status == "failed" for r in self.results):
+            return ExitCode.FAILED
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        if self.load_errors or any(r.status == "error" for r in self.results):
+            return ExitCode.USAGE_ERROR
+        if not self.results:
+            return ExitCode.NOTHING_FOUND
+        return ExitCode.OK
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """Emitted once at the end of a run, after Ctrl-C too: its summary, and the report files written (--junit-xml, --json, coverage)."""
+
+    summary: RunSummary
+    written: tuple[str, ...] = ()
+
+
 class Interrupted(KeyboardInterrupt):
     """Raised when Ctrl-C stops a machine or test before anything failed; result says how far it got."""
 
@@ -271,5 +311,5 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
+Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..compiler import CompileWarning
-from ..search.coverage import CoverageReport
-from .events import ExitCode, LoadFailed, MachineFinished
+from .events import RunSummary  # noqa: F401  (with the events: RunFinished carries it)
 from .settings import Overrides
-from .trace import GasStats
 
 
 @dataclass(frozen=True)
@@ -24,33 +21,3 @@ class RunOptions:
     workers: int = 1  # processes running machines and tests at once (evmstate.scale.parallel)
     shards: int = 1  # seeds each machine's examples are split over
     coverage: bool = False  # record coverage everywhere, guidance on or off (RunSummary.coverage)
-
-
-@dataclass
-class RunSummary:
-    results: list[MachineFinished] = field(default_factory=list)
-    load_errors: list[LoadFailed] = field(default_factory=list)
-    interrupted: bool = False  # Ctrl-C stopped the run; results hold what finished, and where it stopped
-    nothing: str | None = None  # why nothing ran, when nothing was found
-    seed: int | None = None  # the run's seed: --seed reproduces the run
-    gas: GasStats | None = None  # with RunOptions.gas: gas per contract function over the whole run
-    coverage: CoverageReport | None = None  # with RunOptions.coverage: lines and branches reached over the whole run
-    stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
-    total: int = 0  # machines and tests selected to run
-    warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """Passed, falsified, errors in the user's machines or tests, evmstate failed, nothing found (as pytest), or Ctrl-C."""
-        if any(r.internal for r in self.results):
-            return ExitCode.INTERNAL_ERROR
-        if any(r.status == "failed" for r in self.results):
-            return ExitCode.FAILED
-        if self.interrupted:
-            return ExitCode.INTERRUPTED
-        if self.load_errors or any(r.status == "error" for r in self.results):
-            return ExitCode.USAGE_ERROR
-        if not self.results:
-            return ExitCode.NOTHING_FOUND
-        return ExitCode.OK
-

@@ -52,7 +52,7 @@ from . import plan
 from .cache import MutationCache
 from .operators import Mutant
 from .plan import Source
-from .report import JudgeOutcome, MutantOutcome, MutationReport
+from .report import BaselineFinished, JudgeOutcome, MutantFinished, MutantOutcome, MutateEvent, MutateStarted, MutationReport  # noqa: F401  (the events: importable from here too)
 from .tasks import Baseline, BaselineTask, Budget, Compiled, CompileTask, Judge, Kill, MutantTask, Verdict
 
 
@@ -68,42 +68,6 @@ class MutateOptions:
     seed: int | None = None  # None: [hypothesis] seed, else 0 (a fixed seed keeps verdicts comparable and cached)
     workers: int = 1
     cluster: str | None = None
-
-
-# -- events ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MutateStarted:
-    """Emitted once the mutants are made: the sources, how many mutants, the machines and tests that deploy them."""
-
-    sources: tuple[str, ...]
-    mutants: int
-    judges: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class BaselineFinished:
-    """Emitted when a machine or test has run on the real code (or its outcome came from the cache)."""
-
-    outcome: JudgeOutcome
-
-
-@dataclass(frozen=True)
-class MutantFinished:
-    """Emitted as each mutant's outcome is known: done of total so far."""
-
-    outcome: MutantOutcome
-    done: int
-    total: int
-
-
-@dataclass(frozen=True)
-class MutateFinished:
-    report: MutationReport
-
-
-MutateEvent = Any  # the engine's RunStarted, CompileStarted, CompileFinished, LoadFailed, NothingFound, and the above
 
 
 # -- keys: what each kept result depends on ---------------------------------------------------
@@ -560,7 +524,6 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     report.timing["parent_cpu"] = time.process_time() - cpu  # this process: discovery, compiling the project, the judges in this process with -n 1
     if not interrupted:
         run.cache.prune()
-    emit(MutateFinished(report))
     return report
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 # a campaign loads what a run loads (see runner.py)
@@ -22,15 +22,7 @@ from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery, examples, replay  # noqa: F401
 from ..engine import shrink as minimize  # noqa: F401
-from ..engine.events import (
-    Event,
-    ExampleFinished,
-    ExitCode,
-    LoadFailed,
-    MachineFinished,
-    NothingFound,
-    RunStarted,
-)
+from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, NothingFound, RunStarted
 from ..engine.item import asks_for_contracts, names_asked, unavailable_contracts
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
@@ -39,6 +31,7 @@ from ..engine.describe import FailureSignature
 from ..failures import FailureRecord, FailureStore
 from . import parallel
 from .cluster import DaskWorkers
+from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
 from .parallel import Pool, WorkerCrashed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .workers import Grace, sigint_count
@@ -122,107 +115,6 @@ class LocalWorkers:
         self.pool.close()
 
 
-# -- events ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CampaignStarted:
-    """Emitted once the workers are set up: the budget (None: until Ctrl-C), where shards run, what is fuzzed."""
-
-    budget: float | None
-    workers: str
-    items: tuple[str, ...]
-    backend: str = "pyevm"
-
-
-@dataclass
-class ItemTotals:
-    """One machine or test over the campaign so far."""
-
-    shards: int = 0
-    examples: int = 0
-    steps: int = 0
-    status: str = "running"  # running, failed, error
-    corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
-
-
-@dataclass(frozen=True, kw_only=True)
-class CampaignProgress:
-    """Emitted as shards end (and at least every second): the campaign's totals so far."""
-
-    elapsed: float
-    budget: float | None
-    shards: int
-    running: int
-    examples: int
-    steps: int
-    failures: int
-    branches: int | None  # distinct branches hit over all shards; None until the engine reports them
-    shrinking: int = 0  # running shards shrinking a failure they found (they finish after the budget)
-
-    @property
-    def steps_per_second(self) -> float:
-        return self.steps / self.elapsed if self.elapsed > 0 else 0.0
-
-
-@dataclass
-class CampaignSummary:
-    """How a campaign went: totals, the failures found (each saved), the errors."""
-
-    seed: int | None = None
-    elapsed: float = 0.0
-    cpu: float = 0.0
-    shards: int = 0
-    examples: int = 0
-    steps: int = 0
-    items: dict[str, ItemTotals] = field(default_factory=dict)
-    failures: list[MachineFinished] = field(default_factory=list)
-    errors: list[MachineFinished] = field(default_factory=list)
-    load_errors: list[LoadFailed] = field(default_factory=list)
-    branches: frozenset | None = None
-    interrupted: bool = False
-    nothing: str | None = None
-    workers: str = ""
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """evmstate failed, a failure was found, errors, nothing to fuzz, stopped by Ctrl-C, else OK."""
-        if any(r.internal for r in self.errors):
-            return ExitCode.INTERNAL_ERROR
-        if self.failures:
-            return ExitCode.FAILED
-        if self.errors or self.load_errors:
-            return ExitCode.USAGE_ERROR
-        if self.nothing is not None:
-            return ExitCode.NOTHING_FOUND
-        return ExitCode.INTERRUPTED if self.interrupted else ExitCode.OK
-
-
-@dataclass(frozen=True)
-class CampaignFinished:
-    """Emitted once at the end."""
-
-    summary: CampaignSummary
-
-
-# -- the campaign -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class FailureReplaced:
-    """Emitted when another shard brings a shorter program for a failure already reported: the saved record is replaced."""
-
-    key: str
-    old_id: str | None
-    new_id: str
-    steps: int
-    program: tuple[str, ...]
-
-
-# what a campaign emits: the engine's events from its workers, and its own
-CampaignEvent = Event | CampaignStarted | CampaignProgress | CampaignFinished | FailureReplaced
-
-
 @dataclass(frozen=True)
 class CampaignOptions:
     paths: tuple[str, ...] = ()
@@ -269,7 +161,6 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
             workers.close()
     summary.elapsed = time.monotonic() - started
     summary.workers = workers.description
-    emit(CampaignFinished(summary))
     return summary
 
 
