@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from evmstate import __version__
 from evmstate import config as config_mod
 from evmstate.engine.events import ExitCode
 from evmstate.errors import EvmStateError
 
 from .render import Renderer
+from .render_replay import PruneRenderer, ReplayRenderer, ShrinkRenderer, compile_listing, failures_table
 
 
 # off a terminal (CI logs, pipes, files) lines are never wrapped nor cut: as wide as they are
@@ -46,7 +44,7 @@ BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="evmstate")
+@click.version_option(package_name="evmstate", prog_name="evmstate")
 def cli() -> None:
     """Stateful property testing of Vyper contracts on an in-process EVM."""
 
@@ -205,47 +203,12 @@ def mutate(
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
-    from evmstate.failures import FailureStore
-    from evmstate.engine.replay import replay as replay_record
-    from evmstate.reports import numbered
+    from evmstate.runner import replay as replay_failure
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
     cfg = _chosen_backend(config_mod.load(), backend)
-    store = FailureStore.of(cfg)
-    record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
-    console = _console()
-    console.print(f"replaying {record.id}: {record.path}::{record.name}")
-    if record.interrupted:
-        console.print(Text("saved from a run stopped by Ctrl-C while shrinking: the program may not be the shortest", style="yellow"))
-    elif record.stopped:
-        console.print(Text(f"saved when shrinking was stopped by {record.stopped}: the program may not be the shortest", style="yellow"))
-    changed = None
-
-    def show(step: Any) -> None:
-        console.print(Text(numbered(step.index, step.line)))
-        for line in step.chain:
-            console.print(Text(f"     {line}", style="dim"))
-        if step.return_value is not None:
-            console.print(Text(f"     -> {step.return_value}", style="dim"))
-        for e in step.events:
-            console.print(Text(f"     event {e}", style="dim"))
-        for r in step.reverts:
-            console.print(Text(f"     reverted as expected: {r}", style="dim"))
-        if step.error:
-            where = f"invariant {step.invariant} failed: " if step.invariant else ""
-            console.print(Text(f"     {where}{step.error}", style="red"))
-
-    result = replay_record(cfg, record, show)
-    changed = result.changed
-    if changed:
-        console.print(Text("sources changed since the failure was recorded: " + ", ".join(changed), style="yellow"))
-    if result.verdict == "fixed":
-        console.print(Text(f"fixed: {record.id} no longer fails", style="bold green"))
-    elif result.verdict == "still fails":
-        console.print(Text(f"still fails: {result.error_type}: {result.message}", style="bold red"))
-    else:
-        console.print(Text(f"fails differently: {result.error_type}: {result.message}\n  recorded: {record.error.get('type')}: {record.error.get('message')}", style="bold red"))
+    result = replay_failure(cfg, failure_id, ReplayRenderer(_console()))
     sys.exit(result.exit_code)
 
 
@@ -256,49 +219,14 @@ def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str | None) -> None:
     """Continue shrinking a saved failure (one a budget stopped): the shorter program replaces the record."""
-    import time
-
-    from evmstate.engine.replay import shrink_record
-    from evmstate.failures import FailureStore
-    from evmstate.scale.campaign import parse_duration
-
-    from evmstate.engine.events import ShrinkReport
-
-    from .render import shrink_text
+    from evmstate.runner import parse_duration, shrink as shrink_failure
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
     seconds = parse_duration(budget) if budget is not None else None
     cfg = _chosen_backend(config_mod.load(), backend)
-    store = FailureStore.of(cfg)
-    record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
-    console = _console()
-    console.print(f"shrinking {record.id}: {record.path}::{record.name}, {len(record.steps)} steps")
-    deadline = time.monotonic() + seconds if seconds is not None else None
-    result = shrink_record(cfg, record, deadline=deadline)
-    if result.verdict == "fixed":
-        console.print(Text(f"fixed: {record.id} no longer fails", style="bold green"))
-        sys.exit(ExitCode.OK)
-    if result.verdict == "fails differently":
-        console.print(Text(f"fails differently: {result.message}\n  recorded: {record.error.get('type')}: {record.error.get('message')}", style="bold red"))
-        sys.exit(ExitCode.FAILED)
-    new = result.record
-    store.save(new)
-    if new.id != record.id:
-        store.remove(record.id)
-    console.print(Text(f"\nFalsifying example ({len(new.steps)} step{'s' if len(new.steps) != 1 else ''}):"))
-    for line in new.program:
-        console.print(Text(line))
-    outcome = result.outcome
-    passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
-    report = ShrinkReport(first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality)
-    console.print(Text(shrink_text(report, minimal=result.verdict != "stopped"), style="dim"))
-    if result.verdict == "stopped":
-        console.print(Text(f"not minimal: shrinking stopped at {new.stopped}; `evmstate shrink {new.id}` continues", style="yellow"))
-    elif result.verdict == "minimal":
-        console.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))
-    console.print(f"replay with: evmstate replay {new.id}")
-    sys.exit(ExitCode.FAILED)
+    finished = shrink_failure(cfg, failure_id, ShrinkRenderer(_console()), seconds=seconds)
+    sys.exit(finished.exit_code)
 
 
 @cli.group(invoke_without_command=True)
@@ -308,35 +236,9 @@ def failures(ctx: click.Context, check: bool) -> None:
     """List saved failures (id, machine, error, age, whether sources changed; with --check, whether each still fails)."""
     if ctx.invoked_subcommand is not None:
         return
-    from evmstate.errors import FailureRecordError
-    from evmstate.failures import FailureStore
-    from evmstate.engine.replay import changed_sources, check as check_record, current_inputs
+    from evmstate.runner import saved_failures
 
-    cfg = config_mod.load()
-    store = FailureStore.of(cfg)
-    console = _console()
-    ids = store.ids()
-    if not ids:
-        console.print("no saved failures")
-        return
-    table = Table(box=None, show_edge=False, pad_edge=False)
-    for col in ("id", "machine", "error", "age", "sources", *(("replay",) if check else ())):
-        table.add_column(col, overflow="fold")
-    inputs = current_inputs(cfg)
-    for rid in ids:
-        try:
-            rec = store.load(rid)
-        except FailureRecordError as e:
-            table.add_row(rid, "-", f"unreadable: {e}", "-", "-", *(("-",) if check else ()))
-            continue
-        message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
-        changed = "changed" if changed_sources(cfg, rec, inputs) else "same"
-        interrupted = " (interrupted while shrinking)" if rec.interrupted else " (shrinking stopped early)" if rec.stopped else ""
-        row = [rec.id, f"{rec.path}::{rec.name}{interrupted}", f"{rec.error.get('type')}: {message}", _age(rec.created), changed]
-        if check:
-            row.append(check_record(cfg, store, rid).shown)
-        table.add_row(*row)
-    console.print(table)
+    failures_table(_console(), saved_failures(config_mod.load(), check), check)
 
 
 @failures.command("rm")
@@ -344,15 +246,12 @@ def failures(ctx: click.Context, check: bool) -> None:
 @click.option("--all", "all_", is_flag=True, help="Remove every saved failure.")
 def failures_rm(failure_id: str | None, all_: bool) -> None:
     """Remove a saved failure, by its id or a unique prefix of it (or --all)."""
-    from evmstate.failures import FailureStore
+    from evmstate.runner import remove_failure
 
     if (failure_id is not None) == all_:
         raise click.UsageError("give a failure id or --all")
-    store = FailureStore.of(config_mod.load())
-    if all_:
-        _console().print(f"removed {store.remove_all()} failures")
-    else:
-        _console().print(f"removed {store.remove(failure_id)}")  # type: ignore[arg-type]
+    said = remove_failure(config_mod.load(), None if all_ else failure_id)
+    _console().print(said)
 
 
 @failures.command("prune")
@@ -360,36 +259,11 @@ def failures_rm(failure_id: str | None, all_: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="Only say what would be removed.")
 def failures_prune(unreplayable: bool, dry_run: bool) -> None:
     """Replay every saved failure and remove those that no longer fail."""
-    from evmstate.failures import FailureStore
-    from evmstate.engine.replay import check as check_record
+    from evmstate.runner import prune_failures
 
-    cfg = config_mod.load()
-    store = FailureStore.of(cfg)
-    console = _console()
-    removed = kept = 0
-    for rid in store.ids():
-        result = check_record(cfg, store, rid)
-        # unreadable records are never pruned: `evmstate failures rm` removes them on purpose
-        if result.verdict == "fixed" or (unreplayable and result.verdict == "cannot replay"):
-            if dry_run:
-                console.print(Text(f"would remove {rid} ({result.shown})"))
-            else:
-                store.remove(rid)
-                console.print(Text(f"removed {rid} ({result.shown})"))
-            removed += 1
-        else:
-            console.print(Text(f"kept {rid} ({result.shown})"))
-            kept += 1
-    verb = "would remove" if dry_run else "removed"
-    console.print(f"{verb} {removed}, kept {kept}")
-
-
-def _age(created: float) -> str:
-    seconds = max(0, int(time.time() - created))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return f"{seconds}s ago"
+    renderer = PruneRenderer(_console(), dry_run)
+    prune_failures(config_mod.load(), renderer, unreplayable=unreplayable, dry_run=dry_run)
+    renderer.counts()
 
 
 @cli.command()
@@ -397,14 +271,14 @@ def _age(created: float) -> str:
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
 def init(folder: Path | None, force: bool) -> None:
     """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project, machines/ alone)."""
-    from evmstate.scaffold import init as scaffold, next_steps
+    from evmstate.runner import init as scaffold
 
     target = folder or Path.cwd()
-    written = scaffold(target, force=force)
+    written, next_steps = scaffold(target, force=force)
     console = _console()
     for path in written:
         console.print(f"wrote {path}")
-    for line in next_steps(target):
+    for line in next_steps:
         console.print(Text(line))
     where = f"cd {folder} && " if folder else ""
     console.print(f"next: {where}evmstate run")
@@ -417,44 +291,17 @@ def compile_cmd(names: tuple[str, ...]) -> None:
 
     NAMES are library modules under contracts/ to compile on their own too, as when a machine asks for one.
     """
-    from evmstate.builds import build as build_project, precompiled_note
-    from evmstate.compiler import VYPER_VERSION
+    from evmstate.runner import compile_project
 
     cfg = config_mod.load()
     console = _console()
     console.print(Text(f"settings: {cfg.origin}"))
-    cfg.check_sources()
-    build = build_project(cfg, include=names)
-    known = set(build.sources) | {m.name for m in build.modules if m.in_project}
-    unknown = [n for n in names if n not in known]
+    compiled = compile_project(cfg, names)
+    unknown = [n for n in names if n not in compiled.known]
     if unknown:
-        raise click.UsageError(f"evmstate compile: no source under {cfg.contracts_dir.name}/ is named {', '.join(map(repr, unknown))}; contracts and modules: {', '.join(sorted(known))}")
-    for name in build.sources:
-        art = build.artifacts.get(name)
-        origin = "precompiled" if art is not None and art.origin else "cached" if name in build.cached else "compiled"
-        if art is None:
-            console.print(Text(f"{name:20s} {'error':>12s}  {origin:8s}  does not compile (below)"))
-            continue
-        fns = sorted(e["name"] for e in art.abi if e.get("type") == "function")
-        release = f"  (vyper {art.vyper}, as its pragma pins)" if art.vyper not in ("", VYPER_VERSION) else ""
-        if art.origin:
-            release = f"  ({art.origin}: {config_mod.shown(Path(art.path))})"
-        console.print(Text(f"{name:20s} {len(art.bytecode_runtime):6d} bytes  {origin:8s}  {', '.join(fns)}{release}"))
-    if precompiled_note(build):
-        console.print(Text(precompiled_note(build) or "", style="dim"))
-    for m in build.modules:
-        if m.importers:
-            note = f"imported by {', '.join(m.importers)}"
-            if m.name in build.artifacts and m.in_project:
-                note += "; also deployable on its own"
-        else:
-            note = m.reason
-        console.print(Text(f"module {m.name:13s} {m.shown}  {note}"))
-    for warning in build.warnings:
-        console.print(Text(str(warning), style="yellow"), soft_wrap=True)
-    for name, error in build.errors.items():
-        console.print(Text(f"\nerror: contract {name!r} does not compile:\n{error}", style="red"))
-    if build.errors:
+        raise click.UsageError(f"evmstate compile: no source under {cfg.contracts_dir.name}/ is named {', '.join(map(repr, unknown))}; contracts and modules: {', '.join(sorted(compiled.known))}")
+    compile_listing(console, compiled)
+    if compiled.build.errors:
         sys.exit(ExitCode.USAGE_ERROR)
 
 

@@ -303,6 +303,115 @@ class RunFinished:
     written: tuple[str, ...] = ()
 
 
+# -- replaying and shrinking saved failures (evmstate replay, shrink, failures) ---------------------
+
+# how a replayed failure ends
+Verdict = Literal["still fails", "fails differently", "fixed"]
+# a saved failure checked by replaying it quietly: a Verdict, or why it could not be replayed
+CheckVerdict = Literal["still fails", "fails differently", "fixed", "cannot replay", "unreadable"]
+# how `evmstate shrink` ends: "minimal" when nothing went, "stopped" when the budget ended it again
+ShrinkVerdict = Literal["shrunk", "minimal", "stopped", "fixed", "fails differently"]
+
+
+@dataclass(frozen=True)
+class ReplayStarted:
+    """Emitted before a saved failure is replayed: which one, and what cut its shrinking short, if anything did."""
+
+    id: str
+    path: str
+    name: str
+    interrupted: bool = False
+    stopped: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One replayed step and what it did."""
+
+    index: int
+    line: str
+    return_value: str | None = None
+    events: list[str] = field(default_factory=list)
+    reverts: list[str] = field(default_factory=list)
+    error: str | None = None
+    invariant: str | None = None
+    # writes to the chain no transaction made (chain.set_storage(...), chain.deal(...)), as lines that make them again
+    chain: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """How the replay ended, and the sources changed since the failure was recorded."""
+
+    verdict: Verdict
+    error_type: str | None = None
+    message: str | None = None
+    changed: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.OK if self.verdict == "fixed" else ExitCode.FAILED
+
+
+@dataclass(frozen=True)
+class ReplayFinished:
+    """Emitted when the replay ends: its result, and the error the record holds ("Type: message")."""
+
+    id: str
+    result: ReplayResult
+    recorded: str
+
+
+@dataclass(frozen=True)
+class ShrinkStarted:
+    """Emitted before `evmstate shrink` goes on shrinking a saved failure of so many steps."""
+
+    id: str
+    path: str
+    name: str
+    steps: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShrinkFinished:
+    """Emitted when `evmstate shrink` ends: the record saved now (new_id; the old one is gone) and its program, or why nothing was saved."""
+
+    verdict: ShrinkVerdict
+    id: str
+    new_id: str
+    program: tuple[str, ...] = ()
+    steps: int = 0
+    report: ShrinkReport | None = None
+    stopped: str | None = None  # what stopped shrinking this time (the budget)
+    message: str = ""  # "fails differently": how it fails now
+    recorded: str = ""  # "fails differently": the error the record holds
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.OK if self.verdict == "fixed" else ExitCode.FAILED
+
+
+@dataclass(frozen=True)
+class SavedFailure:
+    """A saved failure as `evmstate failures` lists it; an unreadable record has only its id and error."""
+
+    id: str
+    error: str  # "Type: the message's first line", or "unreadable: why"
+    machine: str = "-"  # path::name, and a note when its shrinking was cut short
+    created: float | None = None
+    sources: str = "-"  # "changed" or "same" since the failure was recorded
+    replay: str = "-"  # with --check: the verdict shown ("still fails", "cannot replay: why")
+
+
+@dataclass(frozen=True)
+class FailurePruned:
+    """Emitted by `evmstate failures prune` for each saved failure: removed (or would be, on a dry run) or kept, and why."""
+
+    id: str
+    removed: bool
+    shown: str  # the check's verdict and reason
+
+
 class Interrupted(KeyboardInterrupt):
     """Raised when Ctrl-C stops a machine or test before anything failed; result says how far it got."""
 

@@ -23,7 +23,7 @@ from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..machine import MachineSpec, collect
 from ..values import format_value
 from .describe import FailureSignature, describe_error, user_error
-from .events import ExitCode
+from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
 from .modules import load_module
 from .program import (
     InitFailed,
@@ -36,35 +36,6 @@ from .program import (
 from .records import source_hashes
 from .shrink import shrink_program
 from .trace import Names, chain_text, event_text
-
-
-@dataclass(frozen=True)
-class ReplayStep:
-    """One replayed step and what it did."""
-
-    index: int
-    line: str
-    return_value: str | None = None
-    events: list[str] = field(default_factory=list)
-    reverts: list[str] = field(default_factory=list)
-    error: str | None = None
-    invariant: str | None = None
-    # writes to the chain no transaction made (chain.set_storage(...), chain.deal(...)), as lines that make them again
-    chain: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class ReplayResult:
-    """How the replay ended: "still fails", "fails differently" or "fixed"."""
-
-    verdict: str
-    error_type: str | None = None
-    message: str | None = None
-    changed: list[str] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> ExitCode:
-        return ExitCode.OK if self.verdict == "fixed" else ExitCode.FAILED
 
 
 def current_inputs(config: Config) -> dict[str, str]:
@@ -277,7 +248,7 @@ class Check:
 
     id: str
     record: FailureRecord | None
-    verdict: str  # "still fails", "fails differently", "fixed", "cannot replay" or "unreadable"
+    verdict: CheckVerdict
     reason: str = ""
     changed: list[str] = field(default_factory=list)
 
@@ -306,7 +277,7 @@ def check(config: Config, store: FailureStore, record_id: str) -> Check:
 class ShrinkResult:
     """How `evmstate shrink` ended: "shrunk", "minimal" (nothing went), "stopped" (the budget again), "fixed" or "fails differently"."""
 
-    verdict: str
+    verdict: ShrinkVerdict
     record: FailureRecord  # the record as it stands now (the new one when shrunk)
     outcome: Any = None  # shrink.Outcome
     seconds: float = 0.0
