@@ -13,7 +13,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
@@ -21,7 +21,8 @@ from vyper.semantics.analysis import imports as vyper_imports
 
 from . import build_cache, legacy_outputs, releases, vyper_outputs
 from .build_cache import CACHE_FORMAT, portable
-from .artifacts import Artifact, SourcePosition  # noqa: F401  (SourcePosition: read from here by contracts.revert)
+from .compile_warnings import CompileWarning, compile_warnings, shown
+from .artifacts import Artifact
 from .errors import CompileError
 from .releases import Pin
 
@@ -42,25 +43,6 @@ def _error_signatures(paths: Any) -> tuple[str, ...]:
                 found.append(m.group(2).replace(" ", ""))
     return tuple(found)
 
-
-
-@dataclass(frozen=True)
-class CompileWarning:
-    """What vyper warned of in one source file, once per file and warning: where first, and the other lines it was met on."""
-
-    path: str  # relative to the project root, or to the search path holding it (snekmate/tokens/erc20.vy)
-    line: int | None
-    kind: str  # vyper's class of warning: Deprecation, VyperWarning, ContractSizeLimit, ...
-    message: str
-    also: tuple[int, ...] = ()  # the other lines of the same file with the same warning
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        more = f" (also line{'s' if len(self.also) > 1 else ''} {', '.join(map(str, self.also))})" if self.also else ""
-        return f"{where}: {self.kind}: {self.message}{more}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message, "also": list(self.also)}
 
 
 @dataclass(frozen=True)
@@ -128,16 +110,6 @@ def project_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -
 def _settings_key(evm_version: str, optimize: str, folders: Sequence[Path], root: Path) -> str:
     where = ",".join(portable(str(p.resolve()), root) for p in folders)
     return f"evm={evm_version};opt={optimize};paths={where};format={CACHE_FORMAT}"
-
-
-def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
-    """A file's path relative to the project root, else to the deepest search path holding it."""
-    for base in (root, *sorted(search, key=lambda p: -len(p.resolve().parts))):
-        try:
-            return path.relative_to(base.resolve()).as_posix()
-        except ValueError:
-            continue
-    return path.as_posix()
 
 
 @dataclass
@@ -249,7 +221,7 @@ def _error(found: dict[str, Any], hint: str = "") -> CompileError:
 
 def _not_found_hint(contracts_dir: Path, root: Path, extra: Sequence[Path]) -> str:
     order = list(dict.fromkeys(p.resolve() for p in reversed(project_paths(contracts_dir, root, extra))))
-    folders = ", ".join("the project root" if p == root.resolve() else _shown(p, root, ()) + "/" for p in order)
+    folders = ", ".join("the project root" if p == root.resolve() else shown(p, root, ()) + "/" for p in order)
     return (
         f"\n  evmstate searched the importing file's folder, {folders}, then the installed"
         " packages (sys.path). Install the package that provides the module (e.g. `pip install snekmate`,"
@@ -457,10 +429,10 @@ def compile_project(
         own = build.inputs_of.setdefault(s.name, {})
         if key in plan.library:
             for dep, h in s.inputs.items():
-                shown = _shown(dep, plan.root, plan.search)
-                build.inputs[shown] = own[shown] = h
+                where = shown(dep, plan.root, plan.search)
+                build.inputs[where] = own[where] = h
             importers = tuple(plan.importers.get(key, []))
-            build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), importers, True, plan.library[key], on_demand=True))
+            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), importers, True, plan.library[key], on_demand=True))
             continue
         if s.error is not None:
             outcome: Outcome = (None, s.error, False)
@@ -473,45 +445,19 @@ def compile_project(
                 build_cache.write(plan.cache_file(s), s.path, outcome, plan.root)
             build.compiled.append(s.name)
         for dep, h in s.inputs.items():
-            shown = _shown(dep, plan.root, plan.search)
-            build.inputs[shown] = own[shown] = h
+            where = shown(dep, plan.root, plan.search)
+            build.inputs[where] = own[where] = h
         artifact, error, module_only = outcome
         importers = plan.importers.get(key, [])
         if artifact is None and (importers or module_only):
             reason = f"imported by {', '.join(importers)}" if importers else f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
-            build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), tuple(importers), True, reason))
+            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), tuple(importers), True, reason))
             continue
         claims.setdefault(s.name, []).append((s, artifact, error))
     _claim(build, claims)
     _outside_modules(build, plan, contracts_dir)
     build.warnings = compile_warnings(build.artifacts.values(), plan.root, plan.search)
     return build
-
-
-def compile_warnings(artifacts: Iterable[Artifact], root: Path, search: Sequence[Path]) -> list[CompileWarning]:
-    """The artifacts' warnings, once per source file and warning (a module's, once however many contracts import it).
-
-    A warning is the same when its file, kind and first sentence are: vyper's deprecation of positional event
-    arguments names each event's fix after it, and is still one warning of the file.
-    """
-    found: dict[tuple[str, str, str], tuple[CompileWarning, set[int]]] = {}
-    for artifact in artifacts:
-        for w in artifact.warnings:
-            path = _shown(Path(w["path"]), root, search) if w.get("path") else _shown(Path(artifact.path), root, search)
-            key = (path, w["kind"], w["message"].split(". ")[0])
-            line = w.get("lineno")
-            if key not in found:
-                found[key] = (CompileWarning(path, line, w["kind"], w["message"]), set())
-            elif line is not None:
-                first, lines = found[key]
-                if first.line is None or line < first.line:
-                    found[key] = (CompileWarning(path, line, w["kind"], w["message"]), lines | ({first.line} - {None}))  # type: ignore[operator]
-                elif line != first.line:
-                    lines.add(line)
-    return sorted(
-        (dataclasses.replace(w, also=tuple(sorted(lines - {w.line}))) for w, lines in found.values()),
-        key=lambda w: (w.path, w.line or 0, w.kind, w.message),
-    )
 
 
 def _claim(build: Build, claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]]) -> None:
@@ -545,7 +491,7 @@ def _outside_modules(build: Build, plan: _Plan, contracts_dir: Path) -> None:
         if str(dep) in seen:
             continue
         inside = dep.is_relative_to(contracts)
-        build.modules.append(Module(names.get(dep, dep.stem), str(dep), _shown(dep, plan.root, plan.search), tuple(importers), inside))
+        build.modules.append(Module(names.get(dep, dep.stem), str(dep), shown(dep, plan.root, plan.search), tuple(importers), inside))
     build.modules.sort(key=lambda m: (not m.in_project, m.shown))
 
 
@@ -606,4 +552,4 @@ def contract_names(
 def input_hashes(contracts_dir: Path, *, search_paths: Sequence[Path] = (), root: Path | None = None) -> dict[str, str]:
     """Every file the project's sources compile from, as vyper resolves imports: shown path -> sha256."""
     plan = _plan(contracts_dir, None, "prague", "gas", search_paths, root)
-    return {_shown(dep, plan.root, plan.search): h for s in plan.sources for dep, h in s.inputs.items()}
+    return {shown(dep, plan.root, plan.search): h for s in plan.sources for dep, h in s.inputs.items()}
