@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..compiler import CompileWarning
+from ..compile_warnings import CompileWarning
 
 if TYPE_CHECKING:
     from ..search.coverage import CoverageReport
