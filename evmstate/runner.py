@@ -134,7 +134,6 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     return report
 
 
-
 # -- saved failures: replay, shrink, list, prune ------------------------------------------------
 
 
