@@ -137,6 +137,8 @@ class ForkConfig:
     block: int | str = "latest"
     # the chain the node must be on (0: whichever it is); set from a failure record on replay
     chain_id: int = 0
+    # seconds to wait for each answer of the node (a request that times out is tried again)
+    timeout: float = 20.0
 
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
@@ -331,6 +333,10 @@ def check_fork(where: str, key: str, value: Any) -> Any:
         raise ConfigError(f"{where}: [fork] block must be a block number or one of {', '.join(map(repr, FORK_TAGS))}; got {value!r}.")
     if key == "chain_id" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise ConfigError(f"{where}: [fork] chain_id must be a chain id such as 1; got {value!r}.")
+    if key == "timeout":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise ConfigError(f"{where}: [fork] timeout must be a number of seconds above 0; got {value!r}.")
+        return float(value)
     return value
 
 

@@ -38,7 +38,7 @@ def fork_spec(config: Config) -> ForkSpec | None:
         return None
     fork = config.fork
     assert isinstance(fork.block, int) and fork.chain_id, "resolve() the config first"
-    return ForkSpec(fork.url, fork.block, fork.chain_id, str(cache_folder(config)))
+    return ForkSpec(fork.url, fork.block, fork.chain_id, str(cache_folder(config)), fork.timeout)
 
 
 def with_fork(config: Config, url: str | None = None, block: int | str | None = None, chain_id: int | None = None) -> Config:
@@ -58,7 +58,11 @@ def for_record(config: Config, fork: dict[str, Any] | None) -> Config:
     """The config a failure record found on a fork replays with: its chain and block, the node of [fork] url or --fork-url, if any."""
     if not fork:  # found on a fresh chain: replayed on one, whatever [fork] says now
         return config.replace(fork=ForkConfig())
-    return resolve(with_fork(config, block=int(fork["block"]), chain_id=int(fork["chain_id"])), needed_by=fork.get("url") or None)
+    chain_id = int(fork["chain_id"])
+    known = _nodes(cache_folder(config)).get(config.fork.url)
+    url = config.fork.url if known in (None, chain_id) else ""  # a node known to be of another chain cannot help
+    block = fork["block"] if isinstance(fork["block"], str) else int(fork["block"])
+    return resolve(with_fork(config, url=url, block=block, chain_id=chain_id), needed_by=fork.get("url") or None)
 
 
 def record_fields(config: Config) -> dict[str, Any]:
@@ -102,7 +106,7 @@ def _checked(config: Config, folder: Path) -> Config:
     fork = config.fork
     url = fork.url
     shown = shown_url(url)
-    rpc = Rpc(url, timeout=15.0, retries=2)
+    rpc = Rpc(url, timeout=fork.timeout, retries=2)
     try:
         node_chain = int(rpc.call("eth_chainId", []), 16)
     except RpcFailure as failure:

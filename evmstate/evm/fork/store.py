@@ -34,6 +34,7 @@ class ForkSpec:
     block: int
     chain_id: int
     cache: str  # the folder that holds <chain id>/<block>/
+    timeout: float = 20.0  # seconds to wait for each answer
 
     @property
     def folder(self) -> Path:
@@ -100,7 +101,7 @@ class ForkSource:
 
     def __init__(self, spec: ForkSpec) -> None:
         self.spec = spec
-        self.rpc = Rpc(spec.url) if spec.url else None
+        self.rpc = Rpc(spec.url, timeout=spec.timeout) if spec.url else None
         self._accounts: dict[bytes, Account] = {}
         self._slots: dict[bytes, dict[int, int]] = {}
         self._read: set[bytes] = set()  # addresses whose file was read

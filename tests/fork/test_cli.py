@@ -1,0 +1,43 @@
+"""evmstate run and replay against anvil through a loopback proxy that counts requests: found, cached, replayed offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .nodes import Anvil, proxy
+from .project import evmstate, make_project
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_found_at_the_pinned_block_then_from_the_cache_then_offline(tmp_path: Path, anvil: Anvil, backend: str) -> None:
+    forked = make_project(tmp_path / "project", anvil)
+    counted = proxy(anvil.url)
+    try:
+        first = evmstate(forked.root, "run", "--backend", backend, "--fork-url", counted.url, "--fork-block", str(forked.pinned))
+        assert first.returncode == 1, first.stdout + first.stderr
+        assert f"forked from chain 31337 at block {forked.pinned}" in first.stdout.splitlines()[0]
+        assert "LimitsMachine" in first.stdout and "total above the limit" in first.stdout
+        # the machine pinned to the later block (limit 10**18) passes: the state is the block's, not the node's now
+        assert "LaterMachine" in first.stdout
+        fetched = len(counted.requests)
+        assert fetched > 0
+        assert {"eth_getStorageAt", "eth_getCode", "eth_getBlockByNumber"} <= set(counted.calls)
+        cache = forked.root / ".evmstate" / "fork" / "31337" / str(forked.pinned)
+        assert json.loads((cache / f"{forked.address.lower()}.json").read_text())["storage"]["0"] == hex(1500)
+
+        second = evmstate(forked.root, "run", "--backend", backend, "--fork-url", counted.url, "--fork-block", str(forked.pinned))
+        assert second.returncode == 1, second.stdout + second.stderr
+        assert len(counted.requests) == fetched  # not one request: everything came from the cache
+    finally:
+        counted.close()
+    anvil.stop()  # no node at all from here on
+    replayed = evmstate(forked.root, "replay", "--last", "--backend", backend)
+    assert replayed.returncode == 1, replayed.stdout + replayed.stderr
+    assert "still fails" in replayed.stdout
+    record = json.loads(next((forked.root / ".evmstate" / "failures").glob("*.json")).read_text())
+    assert record["settings"]["fork"]["chain_id"] == 31337
