@@ -112,6 +112,7 @@ class Loopback:
 
     def __init__(self, answer: Callable[[Any], tuple[int, Any]]) -> None:
         self.requests: list[Any] = []
+        self.down = False
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -149,14 +150,17 @@ class Loopback:
 
 
 def proxy(upstream: str) -> Loopback:
-    """A loopback proxy to upstream that counts the requests made through it."""
+    """A loopback proxy to upstream that counts the requests made through it; with .down set, it answers every request with HTTP 503."""
 
     def forward(body: Any) -> tuple[int, Any]:
+        if server.down:
+            return 503, {"error": "upstream connect error"}
         request = urllib.request.Request(upstream, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=30) as response:
             return 200, json.loads(response.read())
 
-    return Loopback(forward)
+    server = Loopback(forward)
+    return server
 
 
 def which_npm() -> str | None:

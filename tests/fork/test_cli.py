@@ -41,3 +41,40 @@ def test_found_at_the_pinned_block_then_from_the_cache_then_offline(tmp_path: Pa
     assert "still fails" in replayed.stdout
     record = json.loads(next((forked.root / ".evmstate" / "failures").glob("*.json")).read_text())
     assert record["settings"]["fork"]["chain_id"] == 31337
+
+
+OWNER_MACHINE = """
+LIMITS = "{address}"
+
+
+class OwnerMachine:
+    def __init__(cls, Limits):
+        cls.limits = Limits.at(LIMITS)
+
+    def rule_nothing(self):
+        pass
+
+    def invariant_owner(self):
+        assert self.limits.owner() != "0x" + "00" * 20
+"""
+
+
+def test_a_node_failing_mid_run_ends_that_machine_as_an_error_and_keeps_the_failures_found(tmp_path: Path, anvil: Anvil) -> None:
+    forked = make_project(tmp_path / "project", anvil)
+    (forked.root / "machines" / "owner.py").write_text(OWNER_MACHINE.replace("{address}", forked.address))
+    counted = proxy(anvil.url)
+    try:
+        cached = evmstate(forked.root, "run", "-k", "LimitsMachine", "--fork-url", counted.url, "--fork-block", str(forked.pinned))
+        assert cached.returncode == 1, cached.stdout + cached.stderr
+        # every request fails from now on: Limits' owner slot was never read, so OwnerMachine needs the node
+        counted.down = True
+        ran = evmstate(forked.root, "run", "-k", "LimitsMachine or OwnerMachine", "--fork-url", counted.url, "--fork-block", str(forked.pinned))
+    finally:
+        counted.close()
+    out = ran.stdout + ran.stderr
+    assert "LimitsMachine" in out and "total above the limit" in out  # found from the cache, and saved
+    assert "OwnerMachine stopped at a limit of evmstate" in out, out
+    assert f"the node at {counted.url} failed while evmstate fetched storage slot 2" in out and f"at block {forked.pinned}" in out
+    assert ran.returncode == 1 and "1 failed, 1 errors" in out  # a falsified property wins over an error (RunSummary.exit_code)
+    listed = evmstate(forked.root, "failures")
+    assert "LimitsMachine" in listed.stdout

@@ -1,12 +1,11 @@
-"""The revm backend over a forked chain: the fork's accounts and slots seeded into revm as they are first read.
+"""The revm backend over a forked chain: revm's own fork mode, pointed at a loopback node that answers from the fork cache.
 
-revm's database here holds only what was put into it, so a call is run, the accounts and slots
-it loaded are read from the journal, and those never seeded are fetched (one batch, through
-ForkSource), seeded and the call run again, until it loads nothing new; most calls load nothing
-new after the first few. Seeding writes the fork's value below the undo log (a snapshot's revert
-never takes it back: it is the chain's state at the block), and the mirror in Python with it.
-pyrevm's own fork mode (EVM(fork_url=...)) is not used: its requests would bypass the cache
-folder and the request count.
+pyrevm's EVM(fork_url=...) reads every account and slot it lacks from a node as the call runs,
+reverted calls included (a reverted frame leaves no trace of what it read in the journal, so
+nothing outside revm could fetch it beforehand). Its node is serve.py, in a process of its own,
+which answers from the cache folder and asks the real node only what the folder lacks. The
+backend's mirror of the state in Python is filled from the same cache as calls show what they
+read: below the undo log, since a snapshot's revert never takes back the chain's state at the block.
 """
 
 from __future__ import annotations
@@ -20,11 +19,12 @@ from .. import revm as revm_backend
 from ..base import ChainSpec, ExecResult
 from ..pyevm import PyEVMBackend
 from ..revm import EMPTY_CODE_HASH, RevmBackend
+from ...errors import ForkUnavailable
 from .pyevm import ForkedPyEVMBackend
 from .store import source_for
 
-# a call that keeps loading new state is run at most this many times (each round seeds all it loaded)
-MAX_ROUNDS = 64
+# what the loopback node's errors start with (serve.py): a node that failed, or a value the cache lacks
+MARK = "evmstate-fork: "
 
 
 class ForkedRevmBackend(RevmBackend):
@@ -40,6 +40,13 @@ class ForkedRevmBackend(RevmBackend):
         self._fresh: set[bytes] = set()  # accounts created here: every slot of theirs starts at zero
         self._seeded.update(address for _, address in revm_backend.account_keys(spec.accounts))
         super().__init__(dataclasses.replace(spec, chain_id=spec.fork.chain_id, timestamp=self.header.timestamp))
+        pyrevm = revm_backend.pyrevm
+        env = pyrevm.Env(cfg=pyrevm.CfgEnv(chain_id=self.chain_id))
+        self._evm = pyrevm.EVM(env=env, fork_url=self.fork.proxy_url(), fork_block=str(self.header.number), gas_limit=self.gas_limit, spec_id=revm_backend.SPECS[self.evm_version])
+        self._known_code.clear()
+        for address, info in list(self._info.items()):  # the funded accounts, into the new EVM
+            self._info.pop(address)
+            self._write_info(address, info)
         self._set_block(self.header.timestamp, self.header.number)
 
     def _set_block(self, timestamp: int, number: int) -> None:
@@ -57,42 +64,29 @@ class ForkedRevmBackend(RevmBackend):
     # -- seeding ------------------------------------------------------------
 
     def seed(self, addresses: list[bytes]) -> None:
-        """Put the fork's state of these accounts into revm and the mirror, where not done yet."""
+        """Put the fork's state of these accounts into the mirror, where not done yet (revm reads them itself)."""
         new = [a for a in dict.fromkeys(addresses) if a not in self._seeded]
         if not new:
             return
         accounts = self.fork.accounts(new)
-        pyrevm = revm_backend.pyrevm
         for address in new:
             self._seeded.add(address)
             balance, nonce, code = accounts[address]
-            if not (balance or nonce or code):
-                continue
-            code_hash = keccak(code) if code else EMPTY_CODE_HASH
-            self._info[address] = [balance, nonce, code_hash]
-            kwargs: dict[str, Any] = {"balance": balance, "nonce": nonce, "code_hash": code_hash}
-            if code:
-                self._code[address] = code
-                if code_hash not in self._known_code:
-                    kwargs["code"] = code
-                    self._known_code.add(code_hash)
-            self._evm.insert_account_info(self._h(address), pyrevm.AccountInfo(**kwargs))
+            if balance or nonce or code:
+                self._info[address] = [balance, nonce, keccak(code) if code else EMPTY_CODE_HASH]
+                if code:
+                    self._code[address] = code
 
     def seed_slots(self, pairs: list[tuple[bytes, int]]) -> None:
-        """Put the fork's value of these slots into revm and the mirror, where not done yet."""
+        """Put the fork's value of these slots into the mirror, where not done yet."""
         new = [p for p in dict.fromkeys(pairs) if p not in self._seeded_slots and p[0] not in self._fresh]
         if not new:
             return
         self.seed([a for a, _ in new])
-        values = self.fork.slots(new)
-        evm = self._evm
-        for (address, slot), value in values.items():
+        for (address, slot), value in self.fork.slots(new).items():
             self._seeded_slots.add((address, slot))
             if value:
-                self._storage.setdefault(address, {})[slot] = value
-                checkpoint = evm.snapshot()  # as _write_slot: the account must not stay loaded
-                evm.insert_account_storage(self._h(address), slot, value)
-                evm.revert(checkpoint)
+                self._storage.setdefault(address, {}).setdefault(slot, value)
 
     def _unseeded(self, journal: str) -> tuple[list[bytes], list[tuple[bytes, int]]]:
         """The accounts and slots the journal holds that were never seeded; accounts it created become fresh."""
@@ -120,24 +114,20 @@ class ForkedRevmBackend(RevmBackend):
                     slots.append((address, int(slot)))
 
     def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None) -> tuple[bool, bytes, Any, str | None]:
-        evm = self._evm
         self.seed([sender] if to is None else [sender, to])
-        for _ in range(MAX_ROUNDS):
-            checkpoint = evm.snapshot()
-            try:
-                outcome = super()._execute(sender, to, data, value, gas, static, gas_price)
-            except BaseException:
-                evm.revert(checkpoint)
-                raise
-            accounts, slots = self._unseeded(evm.journal_str)
-            if not accounts and not slots:
-                evm.commit()  # into the caller's checkpoint, which reverts it
-                self._created(evm.journal_str)
-                return outcome
-            evm.revert(checkpoint)
-            self.seed(accounts)
-            self.seed_slots(slots)
-        raise RuntimeError(f"a call on the forked chain kept loading new state after {MAX_ROUNDS} runs")
+        try:
+            outcome = super()._execute(sender, to, data, value, gas, static, gas_price)
+        except RuntimeError as exc:
+            text = str(exc)
+            if MARK in text:
+                raise ForkUnavailable(text[text.index(MARK) + len(MARK) :].split('"', 1)[0].rstrip("\\")) from None
+            raise
+        journal = self._evm.journal_str
+        accounts, slots = self._unseeded(journal)
+        self._created(journal)
+        self.seed(accounts)
+        self.seed_slots(slots)
+        return outcome
 
     def _created(self, journal: str) -> None:
         for m in revm_backend._ACCOUNT.finditer(journal, 0, journal.rfind(", transient_storage: {")):

@@ -10,10 +10,11 @@ the same values; one that loses a race loses only entries the next miss fetches 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
-import os
-import tempfile
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +22,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...errors import ForkUnavailable
+from . import files
+from .files import Account, write_atomic
 from .rpc import Rpc, RpcFailure
-
-Account = tuple[int, int, bytes]  # balance, nonce, code
 
 
 @dataclass(frozen=True)
@@ -82,20 +83,6 @@ def shown_url(url: str) -> str:
     return f"{parts.scheme}://{host}{port}{rest}"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write text to path through a temporary file renamed over it (evm/ sits below search/, whose corpus has the same helper)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 class ForkSource:
     """The forked chain's state at its block: from memory, else the cache folder, else the node (counted in requests)."""
 
@@ -107,6 +94,31 @@ class ForkSource:
         self._read: set[bytes] = set()  # addresses whose file was read
         self._header: Header | None = None
         self._lock = threading.RLock()
+        self._proxy: subprocess.Popen[str] | None = None
+        self._proxy_url = ""
+
+    def proxy_url(self) -> str:
+        """The URL of a loopback node, in a process of its own, that answers pyrevm from this fork's cache folder (serve.py); started once."""
+        with self._lock:
+            if self._proxy is None:
+                spec = self.spec
+                arg = json.dumps({"url": spec.url, "shown": shown_url(spec.url), "block": spec.block, "chain_id": spec.chain_id, "folder": str(spec.folder), "timeout": spec.timeout})
+                self._proxy = subprocess.Popen([sys.executable, str(Path(__file__).with_name("serve.py")), arg], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                port = self._proxy.stdout.readline().strip() if self._proxy.stdout is not None else ""
+                if not port.isdigit():
+                    raise ForkUnavailable(f"the loopback node of the fork cache {spec.folder} did not start (exit code {self._proxy.poll()})")
+                self._proxy_url = f"http://127.0.0.1:{port}"
+                atexit.register(self.close)
+            return self._proxy_url
+
+    def close(self) -> None:
+        """Stop the loopback node, if one was started."""
+        proxy, self._proxy = self._proxy, None
+        if proxy is not None and proxy.stdin is not None:
+            with contextlib.suppress(OSError):
+                proxy.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proxy.wait(timeout=5)
 
     @property
     def requests(self) -> int:
@@ -148,7 +160,7 @@ class ForkSource:
         with self._lock:
             for address in addresses:
                 self._load(address)
-            missing = list(dict.fromkeys(a for a in addresses if a not in self._accounts))
+            missing = self._reloaded([a for a in dict.fromkeys(addresses) if a not in self._accounts], lambda a: a not in self._accounts)
             if missing:
                 block = hex(self.spec.block)
                 calls = []
@@ -167,7 +179,7 @@ class ForkSource:
         with self._lock:
             for address, _ in pairs:
                 self._load(address)
-            missing = list(dict.fromkeys(p for p in pairs if p[1] not in self._slots.get(p[0], {})))
+            missing = self._reloaded(list(dict.fromkeys(p for p in pairs if p[1] not in self._slots.get(p[0], {}))), lambda p: p[1] not in self._slots.get(p[0], {}))
             if missing:
                 block = hex(self.spec.block)
                 calls = [("eth_getStorageAt", ["0x" + a.hex(), hex(s), block]) for a, s in missing]
@@ -195,42 +207,29 @@ class ForkSource:
                 "(--fork-url), or from a cache that already holds these values"
             ) from None
 
-    def _file(self, address: bytes) -> Path:
-        return self.spec.folder / f"0x{address.hex()}.json"
+    def _reloaded(self, missing: list[Any], still: Any) -> list[Any]:
+        """Of what memory lacks, what the cache folder lacks too: another process (revm's proxy, a worker) may have fetched it since."""
+        if not missing:
+            return missing
+        for address in dict.fromkeys(m if isinstance(m, bytes) else m[0] for m in missing):
+            self._merge(address, *files.read(self.spec.folder, address))
+        return [m for m in missing if still(m)]
 
     def _load(self, address: bytes) -> None:
-        if address in self._read:
-            return
-        self._read.add(address)
-        path = self._file(address)
-        if not path.is_file():
-            return
-        data = json.loads(path.read_text())
-        self._merge(address, data)
+        if address not in self._read:
+            self._read.add(address)
+            self._merge(address, *files.read(self.spec.folder, address))
 
-    def _merge(self, address: bytes, data: dict[str, Any]) -> None:
-        account = data.get("account")
-        if account is not None and address not in self._accounts:
-            self._accounts[address] = (int(account[0], 16), account[1], bytes.fromhex(account[2][2:]))
-        slots = self._slots.setdefault(address, {})
-        for slot, value in data.get("storage", {}).items():
-            slots.setdefault(int(slot), int(value, 16))
+    def _merge(self, address: bytes, account: Account | None, slots: dict[int, int]) -> None:
+        if account is not None:
+            self._accounts.setdefault(address, account)
+        known = self._slots.setdefault(address, {})
+        for slot, value in slots.items():
+            known.setdefault(slot, value)
 
     def _save(self, addresses: list[bytes]) -> None:
-        """Write what is known of each address, merged with what another process wrote meanwhile."""
         for address in dict.fromkeys(addresses):
-            path = self._file(address)
-            if path.is_file():
-                try:
-                    self._merge(address, json.loads(path.read_text()))
-                except ValueError:
-                    pass  # a file another process is replacing: ours holds what we know
-            data: dict[str, Any] = {}
-            account = self._accounts.get(address)
-            if account is not None:
-                data["account"] = [hex(account[0]), account[1], "0x" + account[2].hex()]
-            data["storage"] = {str(s): hex(v) for s, v in sorted(self._slots.get(address, {}).items())}
-            write_atomic(path, json.dumps(data))
+            files.write(self.spec.folder, address, self._accounts.get(address), self._slots.get(address, {}))
 
 
 _SOURCES: dict[ForkSpec, ForkSource] = {}
@@ -249,3 +248,11 @@ def source_for(spec: ForkSpec) -> ForkSource:
 def requests_made() -> int:
     """HTTP requests made to nodes by every fork source of this process."""
     return sum(s.requests for s in _SOURCES.values())
+
+
+def forget_sources() -> None:
+    """Drop every ForkSource of this process, as a new process starts: later reads go to the cache folder (and the node)."""
+    with _SOURCES_LOCK:
+        for source in _SOURCES.values():
+            source.close()
+        _SOURCES.clear()
