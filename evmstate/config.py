@@ -493,8 +493,6 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
                 "Give a folder (\".evmstate/examples\") or a Redis URL (redis://, rediss:// or unix://)."
             )
         return value
-    if section == "fork":
-        return check_fork(where, key, value)
     if section == "hypothesis" and key == "seed":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: [hypothesis] seed must be an integer; got {value!r}.")
@@ -527,7 +525,7 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
         for key, value in body.items():
             if key not in known:
                 raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
-            values[key] = _check(where, name, key, value, getattr(defaults, key))
+            values[key] = check_fork(where, key, value) if name == "fork" else _check(where, name, key, value, getattr(defaults, key))
         if name == "backend" and "name" in body:
             values["named"] = True
         sections[name] = dataclasses.replace(getattr(base, name), **values)

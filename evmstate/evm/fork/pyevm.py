@@ -30,6 +30,8 @@ LOCAL = b"l"
 def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes]) -> type:
     """base (the backend's AccountDB) with the fork's accounts and slots under what is written here; local: addresses that start as py-evm's."""
 
+    forked: dict[bytes, bytes] = {}  # address -> the fork's account, RLP-encoded as py-evm keeps it (it never changes)
+
     class ForkAccountDB(base):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             self._marks = JournalDB(MemoryDB())
@@ -41,6 +43,12 @@ def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes
         def _get_encoded_account(self, address: bytes, from_journal: bool = True) -> bytes:
             if address in self._marks:
                 return super()._get_encoded_account(address, from_journal)
+            encoded = forked.get(address)
+            if encoded is None:
+                encoded = forked[address] = self._encoded_fork_account(address)
+            return encoded
+
+        def _encoded_fork_account(self, address: bytes) -> bytes:
             balance, nonce, code = source.account(address)
             if not (balance or nonce or code):
                 return b""

@@ -11,6 +11,7 @@ read: below the undo log, since a snapshot's revert never takes back the chain's
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from eth_utils import keccak
@@ -25,6 +26,9 @@ from .store import source_for
 
 # what the loopback node's errors start with (serve.py): a node that failed, or a value the cache lacks
 MARK = "evmstate-fork: "
+# in the journal's debug text: what follows an account's address, and one of its storage slots
+ACCOUNT = ": Account { info: AccountInfo { balance: "
+SLOT = re.compile(r"(\d+): StorageSlot \{")
 
 
 class ForkedRevmBackend(RevmBackend):
@@ -89,29 +93,24 @@ class ForkedRevmBackend(RevmBackend):
                 self._storage.setdefault(address, {}).setdefault(slot, value)
 
     def _unseeded(self, journal: str) -> tuple[list[bytes], list[tuple[bytes, int]]]:
-        """The accounts and slots the journal holds that were never seeded; accounts it created become fresh."""
-        end = journal.rfind(", transient_storage: {")
+        """The accounts and slots the journal holds that were never seeded; the accounts it created become fresh (no fork state)."""
         accounts: list[bytes] = []
         slots: list[tuple[bytes, int]] = []
-        pos = 0
-        while True:
-            m = revm_backend._ACCOUNT.search(journal, pos, end)
-            if m is None:
-                return accounts, slots
-            start = journal.find("storage: {", m.end(), end)
-            status = revm_backend._STATUS.search(journal, start, end)
-            assert start >= 0 and status is not None, "unexpected journal text from pyrevm"
-            pos = status.end()
-            address = bytes.fromhex(m.group(1))
-            if address not in self._seeded:
-                if "Created" in status.group(1):
-                    continue  # seeded below once the call ran on what the fork holds
+        seeded, seeded_slots, fresh = self._seeded, self._seeded_slots, self._fresh
+        parts = journal[: journal.rfind(", transient_storage: {")].split(ACCOUNT)
+        for before, part in zip(parts, parts[1:]):  # str operations only: this runs after every call
+            address = bytes.fromhex(before[-40:])
+            start = part.find("storage: {")
+            end = part.find("}, status: AccountStatus(", start)
+            if address not in seeded:
+                if "Created" in part[end + 25 : part.find(")", end)]:  # created by this call: nothing of the fork's
+                    seeded.add(address)
+                    fresh.add(address)
+                    continue
                 accounts.append(address)
-            if address in self._fresh:
-                continue
-            for slot, _, _ in revm_backend._SLOT.findall(journal, start, status.start()):
-                if (address, int(slot)) not in self._seeded_slots:
-                    slots.append((address, int(slot)))
+            if address not in fresh and part[start + 10] != "}":
+                slots.extend(p for k in SLOT.findall(part, start, end) if (p := (address, int(k))) not in seeded_slots)
+        return accounts, slots
 
     def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None) -> tuple[bool, bytes, Any, str | None]:
         self.seed([sender] if to is None else [sender, to])
@@ -122,21 +121,10 @@ class ForkedRevmBackend(RevmBackend):
             if MARK in text:
                 raise ForkUnavailable(text[text.index(MARK) + len(MARK) :].split('"', 1)[0].rstrip("\\")) from None
             raise
-        journal = self._evm.journal_str
-        accounts, slots = self._unseeded(journal)
-        self._created(journal)
+        accounts, slots = self._unseeded(self._evm.journal_str)
         self.seed(accounts)
         self.seed_slots(slots)
         return outcome
-
-    def _created(self, journal: str) -> None:
-        for m in revm_backend._ACCOUNT.finditer(journal, 0, journal.rfind(", transient_storage: {")):
-            address = bytes.fromhex(m.group(1))
-            if address not in self._seeded:
-                status = revm_backend._STATUS.search(journal, m.end())
-                if status is not None and "Created" in status.group(1):
-                    self._seeded.add(address)
-                    self._fresh.add(address)
 
     # -- reads and writes from above see the fork's state ----------------------
 
