@@ -323,11 +323,9 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
     seconds = parse_duration(budget) if budget is not None else None
-    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, None, resolve=False)  # the record names its chain and block
+    cfg = _chosen_backend(config_mod.load(), backend)
     store = FailureStore.of(cfg)
     record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
-    if fork_block is not None and record.settings.get("fork"):
-        record.settings["fork"] = {**record.settings["fork"], "block": parsed_block(fork_block)}
     console = _console()
     console.print(f"shrinking {record.id}: {record.path}::{record.name}, {len(record.steps)} steps")
     deadline = time.monotonic() + seconds if seconds is not None else None
