@@ -23,7 +23,7 @@ def test_found_at_the_pinned_block_then_from_the_cache_then_offline(tmp_path: Pa
         assert f"forked from chain 31337 at block {forked.pinned}" in first.stdout.splitlines()[0]
         assert "LimitsMachine" in first.stdout and "total above the limit" in first.stdout
         # the machine pinned to the later block (limit 10**18) passes: the state is the block's, not the node's now
-        assert "LaterMachine" in first.stdout
+        assert "✓ [2/2] machines/limits.py::LaterMachine" in first.stdout and "1 passed, 1 failed" in first.stdout
         fetched = len(counted.requests)
         assert fetched > 0
         assert {"eth_getStorageAt", "eth_getCode", "eth_getBlockByNumber"} <= set(counted.calls)
@@ -35,6 +35,9 @@ def test_found_at_the_pinned_block_then_from_the_cache_then_offline(tmp_path: Pa
         assert second.returncode == 1, second.stdout + second.stderr
         assert "total above the limit" in second.stdout
         assert len(counted.requests) == fetched
+        # the same failure replayed at the later block, where the limit is 10**18, no longer fails
+        later = evmstate(forked.root, "replay", "--last", "--backend", backend, "--fork-url", counted.url, "--fork-block", str(forked.later))
+        assert later.returncode == 0 and "fixed" in later.stdout, later.stdout + later.stderr
     finally:
         counted.close()
     anvil.stop()  # no node at all from here on
