@@ -16,6 +16,7 @@ from evmstate import config as config_mod
 from evmstate.engine.events import ExitCode
 from evmstate.errors import EvmStateError
 
+from .fork import chosen_fork, fork_block as parsed_block, fork_options
 from .render import Renderer
 from .render_replay import PruneRenderer, ReplayRenderer, ShrinkRenderer, compile_listing, failures_table
 
@@ -76,6 +77,7 @@ def cli() -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 @click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
+@fork_options
 def run(
     paths: tuple[str, ...],
     keyword: str | None,
@@ -96,11 +98,13 @@ def run(
     json_path: Path | None,
     backend: str | None,
     backend_check: bool,
+    fork_url: str | None,
+    fork_block: str | None,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
     from evmstate.runner import Overrides, Reports, RunOptions, parse_workers, run as run_all
 
-    cfg = _chosen_backend(config_mod.load(), backend, backend_check)
+    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block)
     n = parse_workers(workers)
     options = RunOptions(
         paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, workers=n, shards=shards,
@@ -123,6 +127,7 @@ def run(
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
+@fork_options
 def fuzz(
     paths: tuple[str, ...],
     budget: str | None,
@@ -135,6 +140,8 @@ def fuzz(
     quiet: bool,
     verbose: bool,
     backend: str | None,
+    fork_url: str | None,
+    fork_block: str | None,
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
     from evmstate.runner import CampaignOptions, Overrides, fuzz as run_campaign, parse_duration, parse_workers
@@ -143,7 +150,7 @@ def fuzz(
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
-    cfg = _chosen_backend(config_mod.load(), backend)
+    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block)
     options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer)
@@ -201,14 +208,15 @@ def mutate(
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Replay the newest saved failure.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
-def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
+@fork_options
+def replay(failure_id: str | None, last: bool, backend: str | None, fork_url: str | None, fork_block: str | None) -> None:
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
     from evmstate.runner import replay as replay_failure
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
-    cfg = _chosen_backend(config_mod.load(), backend)
-    result = replay_failure(cfg, failure_id, ReplayRenderer(_console()))
+    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, None, resolve=False)  # the record names its chain and block
+    result = replay_failure(cfg, failure_id, ReplayRenderer(_console()), fork_block=parsed_block(fork_block))
     sys.exit(result.exit_code)
 
 

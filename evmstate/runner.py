@@ -51,6 +51,7 @@ from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noq
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
 from .errors import FailureRecordError, MachineDefinitionError, UsageError
+from .evm.fork.start import resolve as resolve_fork, with_fork  # noqa: F401  (with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
 from .mutate import mutation
 from .mutate.mutation import MutateOptions
@@ -81,6 +82,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
     keep_hypothesis_storage(config)
+    config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
     if options.workers > 1:
         start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
@@ -137,9 +139,14 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
 # -- saved failures: replay, shrink, list, prune ------------------------------------------------
 
 
-def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted | ReplayStep | ReplayFinished], None]) -> ReplayResult:
-    """Replay a saved failure (None: the newest) step by step, without Hypothesis; ReplayFinished ends the events."""
+def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted | ReplayStep | ReplayFinished], None], *, fork_block: int | str | None = None) -> ReplayResult:
+    """Replay a saved failure (None: the newest) step by step, without Hypothesis; ReplayFinished ends the events.
+
+    fork_block: a forked failure replayed at this block instead of the one it was recorded at.
+    """
     record = _record(config, failure_id)
+    if fork_block is not None and record.settings.get("fork"):
+        record.settings["fork"] = {**record.settings["fork"], "block": fork_block}
     emit(ReplayStarted(record.id, record.path, record.name, record.interrupted, record.stopped))
     result = replay_record(config, record, emit)
     emit(ReplayFinished(record.id, result, _recorded(record)))
