@@ -103,7 +103,7 @@ def run(
     fork_block: str | None,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
-    from evmstate.scale.parallel import parse_workers
+    from evmstate.scale.pool import parse_workers
     from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
@@ -167,7 +167,7 @@ def fuzz(
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
     from evmstate.scale.campaign import CampaignOptions, fuzz as run_campaign, parse_duration
-    from evmstate.scale.parallel import parse_workers
+    from evmstate.scale.pool import parse_workers
     from evmstate.runner import Overrides
 
     from .render_workers import CampaignRenderer
@@ -220,7 +220,7 @@ def mutate(
     """Mutate the contracts the machines deploy and report which invariant or rule kills each mutant, survivors first."""
     from evmstate.mutate.mutation import MutateOptions, mutate as run_mutate
     from evmstate.scale.campaign import parse_duration
-    from evmstate.scale.parallel import parse_workers
+    from evmstate.scale.pool import parse_workers
 
     from .render_mutate import MutateRenderer
 

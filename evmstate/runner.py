@@ -35,7 +35,8 @@ from .engine.trace import GasStats
 from .errors import MachineDefinitionError, UsageError
 from .evm.fork.start import resolve as resolve_fork
 from .scale import campaign  # noqa: F401
-from .scale.parallel import run_items, start_early
+from .scale.parallel import run_items
+from .scale.pool import start_early
 from .search.session import collector_of
 
 

@@ -3,7 +3,7 @@
 A shard runs one machine or property test under a seed of its own, for a number of examples,
 and stops starting runs when its share of the budget is spent; a failure it finds is shrunk
 where it runs and comes back as a record, which the campaign saves. Workers are local
-processes (evmstate.scale.parallel) or Dask tasks on a cluster (evmstate.scale.cluster); both hand back
+processes (evmstate.scale.pool) or Dask tasks on a cluster (evmstate.scale.cluster); both hand back
 ShardResults, from which the campaign's progress is built.
 """
 
@@ -36,9 +36,9 @@ from ..errors import UsageError
 from ..evm.factory import for_campaign
 from ..engine.describe import FailureSignature
 from ..failures import FailureRecord, FailureStore
-from . import parallel
+from . import pool
 from .cluster import DaskWorkers
-from .parallel import Pool, WorkerCrashed
+from .pool import Pool, WorkerCrashed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .workers import Grace, sigint_count
 
@@ -65,7 +65,7 @@ def parse_duration(text: str) -> float:
 
 
 class LocalWorkers:
-    """Processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
+    """Processes on this machine (evmstate.scale.pool.Pool), loading the project in place."""
 
     def __init__(self, source: Any, workers: int) -> None:
         self.pool = Pool(source, workers)
@@ -237,7 +237,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     keep_hypothesis_storage(config)
     config = for_campaign(config)
     if workers is None and options.cluster is None:
-        parallel.start_early()  # the workers' imports, while this process discovers and compiles
+        pool.start_early()  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)
@@ -256,7 +256,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)
         emit(err)
-    keys = [parallel.item_id(i) for i in found.items]
+    keys = [pool.item_id(i) for i in found.items]
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:
@@ -275,8 +275,8 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
 def open_workers(config: Config, options: CampaignOptions, build: Build | None = None) -> Workers:
     """Dask's workers, or local ones (which build the project from build, when given: the contracts compiled here)."""
     if options.cluster is not None:
-        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, parallel.loaded_modules()))
-    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules(), build)
+        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
+    source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), build)
     return LocalWorkers(source, options.workers)
 
 

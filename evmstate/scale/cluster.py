@@ -15,7 +15,7 @@ import uuid
 from typing import Any
 
 from ..errors import MachineDefinitionError, UsageError
-from .parallel import WorkerCrashed
+from .pool import WorkerCrashed
 from .shards import Outcome, ProjectBundle, Shard, run_bundle_shard
 
 

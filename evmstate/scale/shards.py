@@ -26,7 +26,7 @@ from ..engine.settings import Overrides
 from ..errors import UsageError
 from ..failures import FailureRecord
 from ..search.session import collector_of
-from .parallel import ProjectSource
+from .pool import ProjectSource
 
 # -- shards ------------------------------------------------------------------------------
 
@@ -88,7 +88,7 @@ def _forwarded(emit: Callable[[Event], None] | None) -> Callable[[Event], None]:
 
 
 def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = None) -> ShardResult:
-    """Run one shard on a loaded project (a parallel.WorkerState); emit gets FailureFound when a failure is found, and ExampleFinished now and then."""
+    """Run one shard on a loaded project (a pool.WorkerState); emit gets FailureFound when a failure is found, and ExampleFinished now and then."""
     with _shard_lock:
         state.project.activate()
         item = state.items[shard.key]
