@@ -34,7 +34,7 @@ from .program import (
     run_program,
 )
 from .records import source_hashes
-from .shrink import shrink_program
+from .shrink_program import shrink_program
 from .trace import Names, chain_text, event_text
 
 

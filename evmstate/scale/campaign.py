@@ -114,6 +114,9 @@ class LocalWorkers:
     def interrupt(self) -> None:
         self.pool.interrupt()
 
+    def lend(self) -> None:
+        self.pool.lend()
+
     def retire(self, key: str) -> None:
         self.pool.interrupt([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
 
@@ -327,6 +330,8 @@ def _drive(
                 summary.shards += 1
         elif workers.running() == 0:
             break
+        else:
+            workers.lend()  # no shard is left to start: idle workers help shrink
         for outcome in workers.collect(0.2):
             _record(outcome, summary, live, store, saved, emit, workers.retire)
         # a machine with a failure being shrunk gets no more shards: they would find it again

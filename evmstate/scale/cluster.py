@@ -107,6 +107,9 @@ class DaskWorkers:
         if dropped:
             self.client.cancel(dropped)
 
+    def lend(self) -> None:
+        pass  # a Dask task shrinks alone
+
     def close(self) -> None:
         if self.futures:
             self.interrupt()

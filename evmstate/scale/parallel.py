@@ -29,12 +29,14 @@ from ..engine.events import (
     ShrinkProgress,
 )
 from ..engine.item import run_item
+from ..engine.settings import Overrides
 from ..engine.summary import RunOptions, RunSummary
 from ..engine.trace import GasStats
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
+from . import shrinking
 from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, item_id, loaded_modules
 from .workers import Grace, sigint_count
 
@@ -81,6 +83,7 @@ class ItemTask:
                 capture=self.capture,
                 position=self.position,
             )
+        result = shrinking.told(result)
         # everything this process reached so far: the parent's union makes repeats harmless
         hits = {identity: set(h) for identity, h in collector.hits.items()} if self.coverage else None
         return result, (records[0] if records else None), stats, hits
@@ -276,7 +279,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
         return board.result()
     source = ProjectSource(config, absolute_paths(options.paths), options.keyword, loaded_modules(), project.build)
     with sigint_count() as sigints:
-        pool = Pool(source, min(options.workers, len(tasks)))
+        pool = Pool(source, min(options.workers, len(tasks)), slots=options.workers)
         try:
             interrupted = drive(pool, deque(tasks), board, sigints)
         finally:
@@ -309,6 +312,8 @@ def drive(pool: Pool, pending: deque, board: Board, sigints: list[int]) -> bool:
             pending.popleft()
         if not pending and not pool.busy:
             return grace.interrupted
+        if not pending:
+            pool.lend()  # workers left idle help shrink the failures still being shrunk
         for m, task in pool.receive(0.1):
             if m.kind == "event":
                 board.event(task, m.payload)

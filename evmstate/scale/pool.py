@@ -49,6 +49,7 @@ from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.settings import keep_hypothesis_storage
 from ..errors import MachineDefinitionError, UsageError
+from .shrinking import Lend, Loans, lending
 
 
 def cores() -> int:
@@ -199,8 +200,10 @@ def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[st
         task = inbox.get()
         if task is None:
             break
+        if isinstance(task, Lend):
+            continue  # lent to a shrink that has ended
         try:
-            with interrupts.arm():
+            with interrupts.arm(), lending(inbox, lambda kind, token, key=task.key: send(kind, key, token)):
                 value = task.run(state, lambda e, key=task.key: send("event", key, e))
         except KeyboardInterrupt:
             send("interrupted", task.key)
@@ -289,7 +292,7 @@ class WorkerCrashed(RuntimeError):
 class Pool:
     """Worker processes (started by start_method()), each loading source once; tasks go to idle workers one at a time."""
 
-    def __init__(self, source: Any, workers: int) -> None:
+    def __init__(self, source: Any, workers: int, slots: int | None = None) -> None:
         method = start_method()
         ctx = multiprocessing.get_context(method)
         self.out = ctx.Queue()
@@ -303,6 +306,8 @@ class Pool:
         self.busy: dict[int, Any] = {}  # worker -> the task it runs
         self.dead: set[int] = set()
         self.startup: list[float] = []  # seconds each worker took to load the project
+        self.slots = max(workers, slots or 0)  # processes that may run at once: workers, and helpers lent to a shrink
+        self.loans = Loans()
         if method == "forkserver":
             # the workers take Ctrl-C as the fork server does (start_early): ignored until each has
             # its handler. Starting one waits while the server still imports; Ctrl-C counts meanwhile
@@ -327,6 +332,10 @@ class Pool:
         self.busy[worker] = task
         self.inboxes[worker].put(task)
 
+    def lend(self) -> None:
+        """The slots no worker uses, to the workers shrinking a failure (scale/shrinking.py): call once no task is left to start."""
+        self.loans.lend(self.slots - len(self.busy), lambda worker, loan: self.inboxes[worker].put(loan))
+
     def receive(self, timeout: float) -> list[tuple[Message, Any]]:
         """The messages that arrived within timeout, each with the task it is about; a dead worker says crashed."""
         messages: list[Message] = []
@@ -344,6 +353,11 @@ class Pool:
                     messages.append(Message("crashed", i, task.key if task is not None else None, f"worker process {i} exited with code {p.exitcode}"))
         out = []
         for m in messages:
+            if m.kind in ("shrinking", "shrunk"):  # a worker's shrink, for the loans of spare slots
+                self.loans.heard(m.worker, m.kind, m.payload)
+                continue
+            if m.kind not in ("event", "ready"):
+                self.loans.ended(m.worker)
             if m.kind == "ready":
                 self.ready.add(m.worker)
                 self.startup.append(m.payload)
