@@ -139,6 +139,8 @@ def shrink_program(
     progress(len(steps), 0)  # the live line shows evmstate's passes from their start
     try:
         outcome = shrinker.run()
+    except KeyboardInterrupt:  # before any candidate was kept: the program as it came is the best, interrupted
+        outcome = Outcome(None, "", shrinker.passes, "interrupted")
     finally:
         tries.close()
         trials.replayer.close()
