@@ -278,7 +278,7 @@ for r in summary.results:
                 "shrink": s.seconds if s else None, "first_steps": s.first_steps if s else None,
                 "hypothesis_steps": s.hypothesis_steps if s else None, "runs": s.runs if s else None, "replays": s.replays if s else None,
                 "passes": getattr(s, "passes", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None),
-                "workers": getattr(s, "workers", 1), "helped": sum(getattr(s, "helped", {}).values())})
+                "workers": getattr(s, "workers", 1), "helped": getattr(s, "helped", 0)})
 print(json.dumps(out))
 '''
 
