@@ -144,6 +144,10 @@ def shrink_program(
     finally:
         tries.close()
         trials.replayer.close()
+    if outcome.found is not None and outcome.found.error.__traceback__ is None:
+        # a helper's find, its error pickled without where it was raised: replayed here for that
+        again = trials.judge(outcome.found.steps)[0]
+        outcome.found = again if again is not None else outcome.found
     outcome.left_out, outcome.left_out_first = len(trials.left_out), trials.left_out[0] if trials.left_out else None
     return outcome
 

@@ -7,8 +7,8 @@ itself, with the same deployment and the same checkpoints, that replays the cand
 sent from its own snapshots and answers whether each fails the same way (engine/candidates.py's
 Judge). The shrinker's passes hand over their candidates in the order they would try them; a
 batch goes out at once, one here and one to each helper, and the first of the batch in that
-order that fails the same way is kept (replayed here again, for its error), the answers after
-it dropped. So the program is the one a single process reaches, byte for byte.
+order that fails the same way is kept (with the error the helper raised, pickled; replayed here
+when it does not pickle), the answers after it dropped. So the program is the one a single process reaches, byte for byte.
 
 The shrink budget still bounds it (the candidate replayed here checks it, once a batch), and so
 does Ctrl-C: helpers ignore SIGINT (the terminal sends it to them too), the worker stops as in
@@ -26,6 +26,7 @@ import os
 import pickle
 import queue
 import signal
+import time
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Iterator
@@ -33,8 +34,12 @@ from typing import Any, Callable, Iterable, Iterator
 from ..engine import candidates
 from ..engine.candidates import Accept, Attempt, Judge, Program
 from ..engine.events import MachineFinished
+from ..engine.shrink import Minimized
 
 HELPERS_AT_MOST = 7  # helper processes one shrink takes, however many slots are spare
+# seconds a replay takes here (on average, lately) before helpers take part: a cheaper one costs
+# less than handing it to another process and waiting for it to be scheduled
+WORTH_A_HELPER = 0.02
 
 
 @dataclass(frozen=True)
@@ -125,8 +130,8 @@ class _Helper:
             self.alive = False
             return False
 
-    def answer(self) -> tuple[int | None, str | None] | None:
-        """(steps kept of the candidate when it fails the same way, else None; the note), or None when the helper died."""
+    def answer(self) -> tuple[int | None, str | None, bytes | None] | None:
+        """(steps kept of the candidate when it fails the same way, else None; the note; its lines and error, pickled), or None when the helper died."""
         try:
             return pickle.loads(self.conn.recv_bytes())
         except (OSError, EOFError, ValueError):
@@ -150,11 +155,26 @@ def _serve(conn: Any, judge: Callable[[Program], tuple[Any, str | None]]) -> Non
             except (EOFError, OSError):
                 break
             result, note = judge(candidate)
-            conn.send_bytes(pickle.dumps((None if result is None else len(result.steps), note)))
+            found = None
+            if result is not None:
+                with contextlib.suppress(Exception):  # an error that does not pickle: the worker replays it
+                    found = pickle.dumps((result.lines, result.error))
+            conn.send_bytes(pickle.dumps((None if result is None else len(result.steps), note, found)))
     except BaseException:
         code = 1
     finally:
         os._exit(code)
+
+
+def _found(candidate: Program, kept: int, found: bytes | None) -> Minimized | None:
+    """A helper's find as the shrinker's result, its error as the helper raised it (without its traceback: shrink_program replays the program it ends with)."""
+    if found is None:
+        return None
+    try:
+        lines, error = pickle.loads(found)
+    except Exception:
+        return None
+    return Minimized(candidate[:kept], lines, error)
 
 
 @dataclass
@@ -174,6 +194,7 @@ class Helpers:
         self.helpers: list[_Helper] = []
         self.workers = 1  # the most processes that replayed candidates at once, this one included
         self.elsewhere = 0
+        self.replay_time: float | None = None  # seconds a replay took here, averaged over the last few
 
     def _grow(self) -> None:
         while len(self.helpers) < min(self.slots.poll(), HELPERS_AT_MOST):
@@ -189,7 +210,8 @@ class Helpers:
         self.workers = max(self.workers, 1 + sum(h.alive for h in self.helpers))
 
     def first(self, candidates: Iterable[tuple[Any, Program]], attempt: Attempt, accept: Accept) -> tuple[Any, Any] | None:
-        self._grow()
+        if self.replay_time is not None and self.replay_time >= WORTH_A_HELPER:
+            self._grow()
         pending = iter(candidates)
         while True:
             batch, found = self._batch(pending, attempt, accept)
@@ -206,7 +228,8 @@ class Helpers:
 
         Those replayed before the one here are answered at once, (tag, result) when one is kept.
         """
-        free = [h for h in self.helpers if h.alive]
+        worth = self.replay_time is not None and self.replay_time >= WORTH_A_HELPER
+        free = [h for h in self.helpers if h.alive] if worth else []
         batch: list[_Entry] = []
         while not batch or free:
             try:
@@ -230,7 +253,10 @@ class Helpers:
 
     def _settle(self, batch: list[_Entry], attempt: Attempt, accept: Accept) -> tuple[Any, Any] | None:
         """The first entry of the batch kept, in order; the answers after it are dropped."""
+        started = time.perf_counter()
         here = attempt(batch[0].candidate)  # while the helpers replay theirs
+        took = time.perf_counter() - started
+        self.replay_time = took if self.replay_time is None else 0.8 * self.replay_time + 0.2 * took
         for k, entry in enumerate(batch):
             if entry.where == "away":
                 assert entry.helper is not None
@@ -239,11 +265,11 @@ class Helpers:
                     result = attempt(entry.candidate)
                 else:
                     self.elsewhere += 1
-                    kept, note = answer
+                    kept, note, found = answer
                     if kept is None or not accept(SimpleNamespace(steps=entry.candidate[:kept])):
                         self.judge.rejected(entry.candidate, note)
                         continue
-                    result = attempt(entry.candidate)  # replayed here for its error
+                    result = _found(entry.candidate, kept, found) or attempt(entry.candidate)
             else:
                 result = here if k == 0 else attempt(entry.candidate)
             if accept(result):

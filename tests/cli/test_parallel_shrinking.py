@@ -59,8 +59,11 @@ def run(project: Path, *args: str) -> tuple[str, dict]:
 
 @pytest.mark.processes
 @pytest.mark.parametrize("backend", ["pyevm", pytest.param("revm", marks=needs_revm)])
-def test_helpers_shrink_to_the_program_one_process_reaches(example, backend):
+def test_helpers_shrink_to_the_program_one_process_reaches(example, backend, monkeypatch):
     alone, one = run(example, "machines/claims.py", "--seed", "0", "--backend", backend, "-n", "1")
+    # workers forked from this process take the setting: every candidate handed out, however cheap
+    monkeypatch.setenv("EVMSTATE_START_METHOD", "fork")
+    monkeypatch.setattr(shrinking, "WORTH_A_HELPER", 0.0)
     helped, two = run(example, "machines/claims.py", "--seed", "0", "--backend", backend, "-n", "2")
     assert helped == alone  # byte for byte: the first candidate in the passes' order is kept
     assert one["shrink"]["workers"] == 1 and one["shrink"]["helper_replays"] == 0
@@ -69,7 +72,7 @@ def test_helpers_shrink_to_the_program_one_process_reaches(example, backend):
 
 
 @pytest.mark.processes
-def test_the_shrink_line_says_how_many_replays_helpers_ran(example):
+def test_helpers_take_part_where_a_replay_costs_time_and_the_shrink_line_says_so(example):
     (example / "machines" / "slow.py").write_text(SLOW)
     alone, _ = run(example, "machines/slow.py", "--seed", "3", "-n", "1")
     shutil.rmtree(example / ".evmstate" / "examples", ignore_errors=True)
@@ -88,7 +91,7 @@ def dies_after_three(conn, judge):  # noqa: ANN001
     for _ in range(3):
         candidate = shrinking.pickle.loads(conn.recv_bytes())
         result, note = judge(candidate)
-        conn.send_bytes(shrinking.pickle.dumps((None if result is None else len(result.steps), note)))
+        conn.send_bytes(shrinking.pickle.dumps((None if result is None else len(result.steps), note, None)))
     os._exit(9)
 
 
@@ -98,6 +101,7 @@ def test_a_helper_that_dies_leaves_its_candidates_to_the_worker_and_the_program_
     alone, _ = run(example, "machines/claims.py", "--seed", "0", "-n", "1")
     # workers forked from this process (not from the fork server) carry the patched helper
     monkeypatch.setenv("EVMSTATE_START_METHOD", "fork")
+    monkeypatch.setattr(shrinking, "WORTH_A_HELPER", 0.0)
     monkeypatch.setattr(shrinking, "_serve", dies_after_three)
     helped, two = run(example, "machines/claims.py", "--seed", "0", "-n", "2")
     assert helped == alone
