@@ -74,7 +74,7 @@ def measure(cfg: config_mod.Config, machine: str, workers: int, examples: int, s
 def startup(cfg: config_mod.Config, machine: str, workers: int, method: str | None = None) -> float:
     """Seconds until every worker has loaded the project and is ready for a task (method: EVMSTATE_START_METHOD)."""
     from evmstate.contracts.project import Project
-    from evmstate.scale.parallel import (
+    from evmstate.scale.pool import (
         Pool,
         ProjectSource,
         absolute_paths,
@@ -99,7 +99,7 @@ import dataclasses, sys, time
 from evmstate import config as config_mod
 from evmstate.config import BackendConfig
 from evmstate.contracts.project import Project
-from evmstate.scale.parallel import Pool, ProjectSource, absolute_paths, loaded_modules, start_early
+from evmstate.scale.pool import Pool, ProjectSource, absolute_paths, loaded_modules, start_early
 import evmstate.runner
 if __name__ == "__main__":
     cfg = dataclasses.replace(config_mod.load(), backend=BackendConfig(name=sys.argv[2]))
@@ -136,7 +136,7 @@ def main() -> int:
     from evmstate import config as config_mod
     from evmstate.config import BackendConfig
     from evmstate.runner import Overrides, RunOptions, run
-    from evmstate.scale.parallel import start_method
+    from evmstate.scale.pool import start_method
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -447,6 +447,8 @@ def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) ->
     work += [f"{name} {_count(runs, 'replay')} {seconds:.1f}s" for name, (runs, seconds) in r.passes.items()]
     if not r.passes and r.replays:
         work.append(_count(r.replays, "replay"))
+    if r.workers > 1:  # -n: idle workers' slots replayed candidates too
+        work.append(f"on {r.workers} workers: {r.helped} of the replays by helpers")
     return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')}{shortest} in {r.seconds:.1f}s ({', '.join(work) or 'nothing to try'})"
 
 

@@ -59,7 +59,8 @@ from .mutate.report import MutateEvent, MutateFinished, MutationReport
 from .scale import campaign
 from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part of the facade)
 from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
-from .scale.parallel import parse_workers, run_items, start_early  # noqa: F401  (parse_workers: part of the facade)
+from .scale.parallel import run_items
+from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
 from .scaffold import init as scaffold, next_steps
 from .search.session import collector_of
 

@@ -181,6 +181,8 @@ class ShrinkReport:
     passes: dict[str, tuple[int, float]] = field(default_factory=dict)  # evmstate's passes: name -> (replays, seconds)
     # "1-minimal", "minimal among programs that delete up to two steps", or "" when shrinking stopped early
     minimality: str = "1-minimal"
+    workers: int = 1  # processes that replayed candidates at once (-n: helpers on idle workers' slots), this one included
+    helped: int = 0  # of the replays, those the helpers ran
 
 
 @dataclass(frozen=True, kw_only=True)

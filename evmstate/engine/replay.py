@@ -35,7 +35,7 @@ from .program import (
     run_program,
 )
 from .records import source_hashes
-from .shrink import shrink_program
+from .shrink_program import shrink_program
 from .trace import Names, chain_text, event_text
 
 
@@ -304,6 +304,8 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         if not FailureSignature.of(ran.error).same(FailureSignature.of_record(record.error), where=False):
             return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
         outcome = shrink_program(spec, project, base, record.steps, ran.error, deadline=deadline, progress=progress)
+    if outcome.found is None and outcome.stopped == "interrupted":
+        raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
     stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped == "budget" else None
     if outcome.found is None:

@@ -18,6 +18,6 @@ class RunOptions:
     save_failures: bool = True
     capture: bool = True  # keep what machines print, and show it only for the reported program
     gas: bool = False  # gather gas per contract function (RunSummary.gas)
-    workers: int = 1  # processes running machines and tests at once (evmstate.scale.parallel)
+    workers: int = 1  # processes running machines and tests at once (evmstate.scale.pool)
     shards: int = 1  # seeds each machine's examples are split over
     coverage: bool = False  # record coverage everywhere, guidance on or off (RunSummary.coverage)

@@ -3,7 +3,7 @@
 A shard runs one machine or property test under a seed of its own, for a number of examples,
 and stops starting runs when its share of the budget is spent; a failure it finds is shrunk
 where it runs and comes back as a record, which the campaign saves. Workers are local
-processes (evmstate.scale.parallel) or Dask tasks on a cluster (evmstate.scale.cluster); both hand back
+processes (evmstate.scale.pool) or Dask tasks on a cluster (evmstate.scale.cluster); both hand back
 ShardResults, from which the campaign's progress is built.
 """
 
@@ -29,10 +29,10 @@ from ..errors import UsageError
 from ..evm.factory import for_campaign
 from ..engine.describe import FailureSignature
 from ..failures import FailureRecord, FailureStore
-from . import parallel
+from . import pool
 from .cluster import DaskWorkers
 from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
-from .parallel import Pool, WorkerCrashed
+from .pool import Pool, WorkerCrashed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .workers import Grace, sigint_count
 
@@ -59,7 +59,7 @@ def parse_duration(text: str) -> float:
 
 
 class LocalWorkers:
-    """Processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
+    """Processes on this machine (evmstate.scale.pool.Pool), loading the project in place."""
 
     def __init__(self, source: Any, workers: int) -> None:
         self.pool = Pool(source, workers)
@@ -108,6 +108,9 @@ class LocalWorkers:
     def interrupt(self) -> None:
         self.pool.interrupt()
 
+    def lend(self) -> None:
+        self.pool.lend()
+
     def retire(self, key: str) -> None:
         self.pool.interrupt([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
 
@@ -130,7 +133,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     keep_hypothesis_storage(config)
     config = for_campaign(config)
     if workers is None and options.cluster is None:
-        parallel.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
+        pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)
@@ -149,7 +152,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)
         emit(err)
-    keys = [parallel.item_id(i) for i in found.items]
+    keys = [pool.item_id(i) for i in found.items]
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:
@@ -167,8 +170,8 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
 def open_workers(config: Config, options: CampaignOptions, build: Build | None = None) -> Workers:
     """Dask's workers, or local ones (which build the project from build, when given: the contracts compiled here)."""
     if options.cluster is not None:
-        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, parallel.loaded_modules()))
-    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules(), build)
+        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
+    source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), build)
     return LocalWorkers(source, options.workers)
 
 
@@ -219,6 +222,8 @@ def _drive(
                 summary.shards += 1
         elif workers.running() == 0:
             break
+        else:
+            workers.lend()  # no shard is left to start: idle workers help shrink
         for outcome in workers.collect(0.2):
             _record(outcome, summary, live, store, saved, emit, workers.retire)
         # a machine with a failure being shrunk gets no more shards: they would find it again
