@@ -199,31 +199,39 @@ ROWS = (
 )
 
 
-def breakdown(root: Path, machine: str, backend: str, examples: int, repeats: int) -> dict[str, float]:
-    """µs per step by row (medians of repeats), with the timed calls, 'engine and Hypothesis' and 'total'."""
-    samples: dict[str, list[float]] = collections.defaultdict(list)
+def breakdown(root: Path, machine: str, backend: str, examples: int, timers: Timers) -> dict[str, float]:
+    """µs per step by row for one timed run, with the timed calls, 'engine and Hypothesis' and 'total'."""
     listed = {(phase, part) for _, phase, part in ROWS}
+    elapsed, steps = measure(root, machine, backend, examples, timers)
+    per = 1e6 / steps
+    table = {label: timers.own[(phase, part)] * per for label, phase, part in ROWS}
+    table["(other timed parts)"] = sum(s for key, s in timers.own.items() if key not in listed) * per
+    table["engine and Hypothesis"] = (elapsed - sum(timers.own.values())) * per
+    table["total"] = elapsed * per
+    table["timed calls per step"] = timers.calls / steps
+    return table
+
+
+def compare(root: Path, machine: str, backend: str, examples: int, repeats: int, modes: tuple[bool, ...]) -> tuple[dict[bool, dict[str, float]], dict[bool, float]]:
+    """Per mode (fast paths on, off): the breakdown and steps/s without timers, medians of repeats.
+
+    The modes take turns run by run, so that the machine's load weighs on both alike.
+    """
+    tables: dict[bool, list[dict[str, float]]] = {on: [] for on in modes}
+    rates: dict[bool, list[float]] = {on: [] for on in modes}
     for _ in range(repeats):
-        timers = Timers()
-        elapsed, steps = measure(root, machine, backend, examples, timers)
-        per = 1e6 / steps
-        for label, phase, part in ROWS:
-            samples[label].append(timers.own[(phase, part)] * per)
-        samples["(other timed parts)"].append(sum(s for key, s in timers.own.items() if key not in listed) * per)
-        samples["engine and Hypothesis"].append(elapsed * per - sum(timers.own.values()) * per)
-        samples["total"].append(elapsed * per)
-        samples["timed calls per step"].append(timers.calls / steps)
-    return {label: statistics.median(values) for label, values in samples.items()}
-
-
-def rate(root: Path, machine: str, backend: str, examples: int, repeats: int) -> float:
-    """Median steps/s without timers."""
-    return statistics.median(steps / elapsed for elapsed, steps in (measure(root, machine, backend, examples, None) for _ in range(repeats)))
+        for on in modes:
+            with fast_paths(on):
+                tables[on].append(breakdown(root, machine, backend, examples, Timers()))
+                elapsed, steps = measure(root, machine, backend, examples, None)
+                rates[on].append(steps / elapsed)
+    medians = {on: {label: statistics.median(t[label] for t in tables[on]) for label in tables[on][0]} for on in modes}
+    return medians, {on: statistics.median(rates[on]) for on in modes}
 
 
 def main() -> int:
     quick = "--quick" in sys.argv
-    repeats, examples = (1, 20) if quick else (3, 50)
+    repeats, examples = (2, 10) if quick else (5, 50)
     backends = ("pyevm", "revm") if revm.available() else ("pyevm",)
     if not revm.available():
         print(f"pyrevm is not installed ({revm.INSTALL_HINT}): revm figures are left out")
@@ -235,13 +243,9 @@ def main() -> int:
         measure(root, "erc20.py", backends[-1], 1, None)  # compile once
         for title, machine in MACHINES:
             for backend in backends:
-                tables, rates, loads = {}, {}, []
-                for on in modes:
-                    with fast_paths(on):
-                        loads.append(os.getloadavg()[0])
-                        tables[on] = breakdown(root, machine, backend, examples, repeats)
-                        rates[on] = rate(root, machine, backend, examples, repeats)
-                        loads.append(os.getloadavg()[0])
+                before = os.getloadavg()[0]
+                tables, rates = compare(root, machine, backend, examples, repeats, modes)
+                loads = (before, os.getloadavg()[0])
                 heading = "fast paths on" + ("      off" if len(modes) > 1 else "")
                 print(f"\n{title} on {backend}: {examples} runs x 50 steps, medians of {repeats}, load {min(loads):.1f}-{max(loads):.1f}")
                 print(f"  {'µs per step':36} {heading}")
