@@ -17,7 +17,6 @@ from .builds import precompiled_note
 from .config import Config
 from .contracts.project import Project
 from .engine import discovery, examples, replay  # noqa: F401
-from .engine import shrink as minimize  # noqa: F401
 from .engine.describe import shown_path
 from .engine.events import (
     CompileFinished,

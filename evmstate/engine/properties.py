@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import time
@@ -15,10 +16,8 @@ from hypothesis import settings as Settings
 from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 
 from ..contracts.project import Project
-from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
-from ..values import format_value
-from .describe import describe_error, harness_limit, user_error
+from .describe import ErrorInfo, harness_limit, user_error
 from .events import (
     Event,
     ExampleFinished,
@@ -32,7 +31,8 @@ from .events import (
 from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
 from .lifecycle import Lifecycle, RunState, left_out_note, search_session, with_note, with_trace
-from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, example_line, provide
+from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
+from .recorded import example_line
 from .rejections import Rejections
 from .trace import Trace, trace_test
 
@@ -126,15 +126,15 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
 
     reported (what Hypothesis printed) stands in only when the failing example was not seen.
     """
-    error_type, message, location, tb = describe_error(exc)
     if log.failing is not None:
         program = [example_line(name, log.failing)]
     else:
         program = [line for text in reported for line in str(text).splitlines() if line.strip()]
         program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
-    drawn = log.failing or {}
-    steps_data = [Step(name, [(k, format_value(v, code=True)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
-    return Failure(name=name, path=path, error_type=error_type, message=message, program=program, steps=0, invariant=None, location=location, traceback=tb, revert_reason=getattr(exc, "reason", None), steps_data=steps_data, call_failure=failure_details(exc), shrink=shrink)
+    recorded = (Step(name, dict(log.failing)).recorded(),) if log.failing is not None else ()
+    # a property test's error names no invariant
+    error = dataclasses.replace(ErrorInfo.of(exc), invariant=None)
+    return Failure(name=name, path=path, error=error, program=program, steps=0, recorded=recorded, shrink=shrink)
 
 
 def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:

@@ -18,6 +18,7 @@ from ..config import Config
 from ..contracts.project import Project
 from ..failures import FailureRecord, FailureStore, record_id
 from ..machine import collect
+from . import recorded
 from .events import MachineFinished
 
 
@@ -42,15 +43,8 @@ def failure_record(config: Config, project: Project, item: Any, result: MachineF
         kind=item.kind,
         path=item.path,
         name=item.name,
-        error={
-            "type": failure.error_type,
-            "message": failure.message,
-            "revert_reason": failure.revert_reason,
-            "call_failure": failure.call_failure,
-            "invariant": failure.invariant,
-            "location": failure.location,
-        },
-        steps=failure.steps_data,
+        error=failure.error.to_data(),
+        steps=recorded.to_data(failure.recorded),
         program=failure.program,
         versions=versions(),
         hashes=source_hashes(config, project, item.path, uses=contracts_used(item)),

@@ -31,6 +31,8 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -42,95 +44,10 @@ from . import delays
 from .describe import FailureSignature
 from ..errors import CallTimeout
 from .program import DEFINITION_ERRORS
-from .replayer import Replayer, step_key
+from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401  (shrink.without, ...: part of its interface)
+from .recorded import RecordedStep, ref_of
+from .replayer import Replayer
 from .steps import rule_order
-
-
-@dataclass
-class Minimized:
-    """The program after the deletion pass and the error its last replay raised."""
-
-    steps: list[dict[str, Any]]
-    lines: list[str]
-    error: BaseException
-    interrupted: bool = False
-
-
-def _refs(step: dict[str, Any]) -> set[str]:
-    return {v["ref"] for v in step["arguments"].values() if isinstance(v, dict) and "ref" in v}
-
-
-def with_users(steps: list[dict[str, Any]], index: int) -> set[int]:
-    """The step at index and every later step that uses a value it produced, directly or not."""
-    drop = {index}
-    produced = set(steps[index].get("results") or [])
-    for j in range(index + 1, len(steps)):
-        if _refs(steps[j]) & produced:
-            drop.add(j)
-            produced |= set(steps[j].get("results") or [])
-    return drop
-
-
-def without(steps: list[dict[str, Any]], drop: set[int]) -> list[dict[str, Any]]:
-    """The program without the steps in drop; the time each dropped step waited passes before the next step kept."""
-    out: list[dict[str, Any]] = []
-    carried = delays.NO_DELAY
-    for j, step in enumerate(steps):
-        if j in drop:
-            carried = delays.add(carried, delays.of_record(step))
-            continue
-        if carried != delays.NO_DELAY:
-            step = with_delay(step, delays.add(carried, delays.of_record(step)))
-            carried = delays.NO_DELAY
-        out.append(step)
-    return out
-
-
-def with_delay(step: dict[str, Any], delay: delays.Delay) -> dict[str, Any]:
-    """The recorded step waiting delay before its call."""
-    kept = {k: v for k, v in step.items() if k not in ("sleep", "mine")}
-    return {**kept, **delays.to_data(delay)}
-
-
-def shorten_waits(steps: list[dict[str, Any]], attempt: Callable[[list[dict[str, Any]]], "Minimized | None"]) -> "Minimized | None":
-    """Each wait of the program made as short as it can be while the program still fails, by bisection.
-
-    Hypothesis shrinks each wait it drew, but a wait the deletion pass added up from several,
-    or one left when shrinking ran out of time, may be longer than the failure needs.
-    """
-    found = None
-    best = steps
-    for index in range(len(best)):
-        for which in (0, 1):  # seconds, then blocks
-            delay = delays.of_record(best[index])
-            low, high = 0, delay[which]
-            while low < high:
-                middle = (low + high) // 2
-                shorter = (middle, delay[1]) if which == 0 else (delay[0], middle)
-                result = attempt([with_delay(s, shorter) if j == index else s for j, s in enumerate(best)])
-                if result is not None and len(result.steps) == len(best):
-                    found, best, high = result, result.steps, middle
-                else:
-                    low = middle + 1
-    return found
-
-
-def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Number each bundle's values from 0 again, in the order the program produces them."""
-    counters: dict[str, int] = {}
-    names: dict[str, str] = {}
-    out = []
-    for step in steps:
-        arguments = {k: {"ref": names.get(v["ref"], v["ref"])} if isinstance(v, dict) and "ref" in v else v for k, v in step["arguments"].items()}
-        results = []
-        for label in step.get("results") or []:
-            bundle = label.rsplit("_", 1)[0]
-            new = f"{bundle}_{counters.get(bundle, 0)}"
-            counters[bundle] = counters.get(bundle, 0) + 1
-            names[label] = new
-            results.append(new)
-        out.append({**step, "arguments": arguments, "results": results})
-    return out
 
 
 # how many times longer every wait is made when looking for steps a longer wait makes unneeded
@@ -183,8 +100,8 @@ class Shrinker:
 
     def __init__(
         self,
-        steps: list[dict[str, Any]],
-        attempt: Callable[[list[dict[str, Any]]], Minimized | None],
+        steps: list[RecordedStep],
+        attempt: Callable[[list[RecordedStep]], Minimized | None],
         *,
         fixed: frozenset[str] = frozenset(),
         domains: dict[tuple[str, str], Domain] | None = None,
@@ -193,7 +110,7 @@ class Shrinker:
         deadline: float | None = None,
         progress: Callable[[int], None] = lambda steps: None,
         hints: tuple[int, ...] = (),
-        operands: Callable[[list[dict[str, Any]]], list[int]] | None = None,
+        operands: Callable[[list[RecordedStep]], list[int]] | None = None,
     ) -> None:
         self.best = list(steps)
         self.earlier = earlier or {}  # rule -> (rule sampled before it, the arguments it takes), ...
@@ -213,7 +130,7 @@ class Shrinker:
 
     # -- candidates ----------------------------------------------------------------------
 
-    def attempt(self, candidate: list[dict[str, Any]]) -> Minimized | None:
+    def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OutOfBudget()
         self.passes[self.current].runs += 1
@@ -224,7 +141,7 @@ class Shrinker:
         self.passes[self.current].kept += 1
         self.progress(len(self.best))
 
-    def shorter(self, candidate: list[dict[str, Any]]) -> bool:
+    def shorter(self, candidate: list[RecordedStep]) -> bool:
         """Try a candidate no longer than the best; keep it when it still fails. Whether it was kept."""
         if candidate == self.best:
             return False
@@ -262,7 +179,7 @@ class Shrinker:
         return Outcome(self.found, minimality, self.passes, stopped)
 
     def _deletable(self, index: int) -> bool:
-        return self.best[index]["rule"] not in self.fixed
+        return self.best[index].rule not in self.fixed
 
     def _chunks(self) -> bool:
         changed = False
@@ -288,8 +205,8 @@ class Shrinker:
             if self._deletable(index):
                 if self.shorter(without(self.best, with_users(self.best, index))):
                     changed = True
-                elif delays.of_record(self.best[index]) != delays.NO_DELAY:
-                    if self.shorter([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):
+                elif self.best[index].delay != delays.NO_DELAY:
+                    if self.shorter([s.with_delay(delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):
                         changed = True
             index = min(index - 1, len(self.best) - 1)
         return changed
@@ -300,11 +217,11 @@ class Shrinker:
             if index >= len(self.best):
                 break
             step = self.best[index]
-            if step.get("results") or not self._deletable(index):
+            if step.results or not self._deletable(index):
                 continue
-            for other, params in self.earlier.get(step["rule"], ()):
-                arguments = {k: v for k, v in step["arguments"].items() if k in params}
-                if self.shorter([*self.best[:index], {**step, "rule": other, "arguments": arguments}, *self.best[index + 1 :]]):
+            for other, params in self.earlier.get(step.rule, ()):
+                arguments = {k: v for k, v in step.arguments.items() if k in params}
+                if self.shorter([*self.best[:index], dataclasses.replace(step, rule=other, arguments=arguments), *self.best[index + 1 :]]):
                     changed = True
                     break
         return changed
@@ -317,7 +234,7 @@ class Shrinker:
             if index + 1 >= len(self.best):
                 break
             a, b = self.best[index], self.best[index + 1]
-            if rank.get(b["rule"], 0) >= rank.get(a["rule"], 0) or _refs(b) & set(a.get("results") or []):
+            if rank.get(b.rule, 0) >= rank.get(a.rule, 0) or b.refs() & set(a.results):
                 continue
             if not (self._deletable(index) and self._deletable(index + 1)):
                 continue
@@ -332,9 +249,9 @@ class Shrinker:
             if index >= len(self.best):
                 break
             step = self.best[index]
-            for name, value in step["arguments"].items():
-                domain = self.domains.get((step["rule"], name))
-                if domain is None or (isinstance(value, dict) and "ref" in value):
+            for name, value in step.arguments.items():
+                domain = self.domains.get((step.rule, name))
+                if domain is None or ref_of(value) is not None:
                     continue
                 kept = self._minimize_argument(index, name, value, domain)
                 changed = changed or kept
@@ -346,10 +263,10 @@ class Shrinker:
         """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws), made smaller together."""
         groups: dict[tuple[Any, str], list[tuple[int, str]]] = {}
         for index, step in enumerate(self.best):
-            for name, value in step["arguments"].items():
-                domain = self.domains.get((step["rule"], name))
-                if domain is not None and not (isinstance(value, dict) and "ref" in value):
-                    groups.setdefault((domain.key(), step_key(value)), []).append((index, name))
+            for name, value in step.arguments.items():
+                domain = self.domains.get((step.rule, name))
+                if domain is not None and ref_of(value) is None:
+                    groups.setdefault((domain.key(), _value_key(value)), []).append((index, name))
         changed = False
         for _, places in groups.items():
             if len(places) < 2:
@@ -357,15 +274,15 @@ class Shrinker:
             index, name = places[0]
             if index >= len(self.best) or any(i >= len(self.best) for i, _ in places):
                 continue
-            value = self.best[index]["arguments"][name]
-            domain = self.domains[(self.best[index]["rule"], name)]
+            value = self.best[index].arguments[name]
+            domain = self.domains[(self.best[index].rule, name)]
 
             def fails(candidate_value: Any, repair: bool = False, places: list[tuple[int, str]] = places) -> bool:
                 if any(i >= len(self.best) for i, _ in places):
                     return False
                 candidate = list(self.best)
                 for i, n in places:
-                    candidate[i] = {**candidate[i], "arguments": {**candidate[i]["arguments"], n: candidate_value}}
+                    candidate[i] = candidate[i].with_arguments({n: candidate_value})
                 return self.shorter(candidate)
 
             before = self.passes[self.current].kept
@@ -382,7 +299,7 @@ class Shrinker:
             if index >= len(self.best):
                 return False
             step = self.best[index]
-            candidate = [*self.best[:index], {**step, "arguments": {**step["arguments"], name: candidate_value}}, *self.best[index + 1 :]]
+            candidate = [*self.best[:index], step.with_arguments({name: candidate_value}), *self.best[index + 1 :]]
             if self.shorter(candidate) or (repair and self._repaired(candidate, index)):
                 kept = True
                 return True
@@ -391,7 +308,7 @@ class Shrinker:
         domain.minimize(value, fails, self.hints)
         return kept
 
-    def _repaired(self, candidate: list[dict[str, Any]], index: int) -> bool:
+    def _repaired(self, candidate: list[RecordedStep], index: int) -> bool:
         """The candidate (step index changed) with one later number replaced by a side of a comparison its replay met, as Redqueen does.
 
         A quote that matched a price computed from the changed step no longer matches: the
@@ -401,15 +318,15 @@ class Shrinker:
             return False
         met = [o for o in dict.fromkeys(self.operands(candidate)) if o >= 0][:REPAIRS]
         for j in range(index + 1, len(candidate)):
-            for name, value in candidate[j]["arguments"].items():
-                domain = self.domains.get((candidate[j]["rule"], name))
+            for name, value in candidate[j].arguments.items():
+                domain = self.domains.get((candidate[j].rule, name))
                 if not isinstance(domain, IntDomain) or not isinstance(value, int):
                     continue
                 for other in met:
                     for v in (other, other + 1, other - 1):
                         if v != value and domain.contains(v):
                             step = candidate[j]
-                            fixed = [*candidate[:j], {**step, "arguments": {**step["arguments"], name: v}}, *candidate[j + 1 :]]
+                            fixed = [*candidate[:j], step.with_arguments({name: v}), *candidate[j + 1 :]]
                             if self.shorter(fixed):
                                 return True
         return False
@@ -428,16 +345,16 @@ class Shrinker:
                 i += 1
         return changed
 
-    def _merged(self, i: int, j: int) -> list[list[dict[str, Any]]]:
+    def _merged(self, i: int, j: int) -> list[list[RecordedStep]]:
         """Step i's numbers moved onto step j's (same rule, same other arguments): without step i if nothing is left of it, then with what is left."""
         a, b = self.best[i], self.best[j]
-        if a["rule"] != b["rule"] or a.get("results") or b.get("results") or not self._deletable(i):
+        if a.rule != b.rule or a.results or b.results or not self._deletable(i):
             return []
         moved = {}
         left = {}
-        for name, value in a["arguments"].items():
-            domain = self.domains.get((a["rule"], name))
-            other = b["arguments"].get(name)
+        for name, value in a.arguments.items():
+            domain = self.domains.get((a.rule, name))
+            other = b.arguments.get(name)
             if isinstance(domain, IntDomain) and isinstance(value, int) and isinstance(other, int) and value > 0 and other >= 0:
                 total = min(domain.hi, other + value)
                 if total == other:
@@ -447,9 +364,9 @@ class Shrinker:
                 return []
         if not moved:
             return []
-        step_j = {**b, "arguments": {**b["arguments"], **moved}}
+        step_j = b.with_arguments(moved)
         program = [*self.best[:j], step_j, *self.best[j + 1 :]]
-        kept = [*program[:i], {**a, "arguments": {**a["arguments"], **left}}, *program[i + 1 :]]
+        kept = [*program[:i], a.with_arguments(left), *program[i + 1 :]]
         return [without(program, {i}), kept] if all(v == 0 for v in left.values()) else [kept]
 
     def _waits(self) -> bool:
@@ -459,9 +376,9 @@ class Shrinker:
         # the clock run longer). With every wait longer, the same deletions are tried again;
         # the bisection below takes the waits back down.
         for factor in LONGER_WAITS:
-            if all(delays.of_record(s) == delays.NO_DELAY for s in self.best):
+            if all(s.delay == delays.NO_DELAY for s in self.best):
                 break
-            longer = self.attempt([with_delay(s, delays.scale(delays.of_record(s), factor)) for s in self.best])
+            longer = self.attempt([s.with_delay(delays.scale(s.delay, factor)) for s in self.best])
             if longer is None:
                 continue
             saved = self.best, self.found
@@ -514,37 +431,37 @@ class Shrinker:
             # authorized), deleted while another step's argument changes so that it needs no change
             base = without(self.best, with_users(self.best, index))
             for k, other in enumerate(base):
-                for name, value in other["arguments"].items():
-                    domain = self.domains.get((other["rule"], name))
-                    if domain is None or (isinstance(value, dict) and "ref" in value):
+                for name, value in other.arguments.items():
+                    domain = self.domains.get((other.rule, name))
+                    if domain is None or ref_of(value) is not None:
                         continue
                     for simple in _simple_values(domain, value)[:-1]:
-                        yield [*base[:k], {**other, "arguments": {**other["arguments"], name: simple}}, *base[k + 1 :]]
+                        yield [*base[:k], other.with_arguments({name: simple}), *base[k + 1 :]]
 
     def _moved(self, index: int) -> Any:
         step = self.best[index]
-        refs = [(k, v["ref"]) for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v]
-        results = step.get("results") or []
+        refs = [(k, label) for k, v in step.arguments.items() if (label := ref_of(v)) is not None]
+        results = step.results
         if len(refs) != 1 or len(results) != 1 or not self._deletable(index):
             return
         taken, moved = refs[0][1], results[0]
-        producer = next((i for i in range(index) if taken in (self.best[i].get("results") or [])), None)
+        producer = next((i for i in range(index) if taken in self.best[i].results), None)
         if producer is None:
             return
         # the producer's value is named as the deleted step named it; later uses follow the name
-        renamed = [moved if label == taken else label for label in self.best[producer].get("results") or []]
-        base = [dict(s) for s in self.best]
-        base[producer] = {**base[producer], "results": renamed}
+        renamed = tuple(moved if label == taken else label for label in self.best[producer].results)
+        base = list(self.best)
+        base[producer] = dataclasses.replace(base[producer], results=renamed)
         base = without(base, {index})
-        if any(_uses(s, taken) for s in base):
+        if any(taken in s.refs() for s in base):
             return  # the value is also used as it was elsewhere: not a plain move
         step_p = base[producer]
-        for name, value in step_p["arguments"].items():
-            domain = self.domains.get((step_p["rule"], name))
-            if domain is None or (isinstance(value, dict) and "ref" in value):
+        for name, value in step_p.arguments.items():
+            domain = self.domains.get((step_p.rule, name))
+            if domain is None or ref_of(value) is not None:
                 continue
             for simple in _simple_values(domain, value):
-                yield [*base[:producer], {**step_p, "arguments": {**step_p["arguments"], name: simple}}, *base[producer + 1 :]]
+                yield [*base[:producer], step_p.with_arguments({name: simple}), *base[producer + 1 :]]
 
     def _relabelled(self) -> Minimized | None:
         """The best program with its bundle values numbered from 0 again, replayed for its lines."""
@@ -554,10 +471,6 @@ class Shrinker:
         if final is not None and len(final.steps) == len(self.best):
             return final
         return self.found
-
-
-def _uses(step: dict[str, Any], label: str) -> bool:
-    return label in _refs(step)
 
 
 def _simple_values(domain: Domain, value: Any) -> list[Any]:
@@ -574,8 +487,8 @@ def _simple_values(domain: Domain, value: Any) -> list[Any]:
 
 
 def minimize(
-    steps: list[dict[str, Any]],
-    attempt: Callable[[list[dict[str, Any]]], Minimized | None],
+    steps: list[RecordedStep],
+    attempt: Callable[[list[RecordedStep]], Minimized | None],
     fixed: frozenset[str] = frozenset(),
     progress: Callable[[int], None] = lambda steps: None,
 ) -> Minimized | None:
@@ -590,7 +503,7 @@ def shrink_program(
     spec: MachineSpec,
     project: Project,
     base: Any,
-    steps: list[dict[str, Any]],
+    steps: list[RecordedStep],
     error: BaseException | FailureSignature,
     *,
     deadline: float | None = None,
@@ -612,15 +525,15 @@ def shrink_program(
     tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
     left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
 
-    def attempt(candidate: list[dict[str, Any]]) -> Minimized | None:
-        key = tuple(step_key(s) for s in candidate)
+    def attempt(candidate: list[RecordedStep]) -> Minimized | None:
+        key = tuple(s.key for s in candidate)
         if key not in tried:
             if len(tried) > 4096:
                 tried.clear()
             tried[key] = replay(candidate)
         return tried[key]
 
-    def replay(candidate: list[dict[str, Any]]) -> Minimized | None:
+    def replay(candidate: list[RecordedStep]) -> Minimized | None:
         try:
             ran = replayer.run(candidate)
         except Exception:
@@ -629,14 +542,14 @@ def shrink_program(
             return None
         if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
             # an error of the machine or a limit of evmstate, not the failure: counted for the report
-            left_out.append(f"{spec.name}.{candidate[ran.at - 1]['rule'] if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}")
+            left_out.append(f"{spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}")
             return None
         if ran.error is None or FailureSignature.of(ran.error) != target:
             return None
         # it may now fail before its last step: what follows is not needed
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
 
-    def operands(candidate: list[dict[str, Any]]) -> list[int]:
+    def operands(candidate: list[RecordedStep]) -> list[int]:
         """The comparison operands the candidate's replay met (feedback records them on py-evm while the search's hooks are on)."""
         start = len(feedback.operands)
         replay(candidate)
@@ -656,6 +569,11 @@ def shrink_program(
         replayer.close()
     outcome.left_out, outcome.left_out_first = len(left_out), left_out[0] if left_out else None
     return outcome
+
+
+def _value_key(value: Any) -> str:
+    """An argument's recorded value as a key."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..compiler import ROOT_MARK, Artifact, compile_variant, local, local_artifact, portable, portable_artifact
 from ..contracts.project import Project
-from ..engine.describe import describe_error
+from ..engine.describe import describe_error, failed_invariant
 from ..engine.events import MachineFinished
 from ..engine.item import run_item
 from ..engine.replay import rerun
@@ -96,7 +96,7 @@ def kill_of(result: MachineFinished, judge: str, stage: str) -> Kill | None:
         return Kill(judge, result.name, "test", stage, 1, error)
     if failure.invariant:
         return Kill(judge, f"{result.name}.{failure.invariant}", "invariant", stage, failure.steps, error)
-    rule = failure.steps_data[-1]["rule"] if failure.steps_data else "setup"
+    rule = failure.recorded[-1].rule if failure.recorded else "setup"
     return Kill(judge, f"{result.name}.{rule}", "rule", stage, failure.steps, error)
 
 
@@ -131,7 +131,7 @@ def _replayed(state: Any, project: Project, judge: Judge) -> tuple[Kill | None, 
             passing.append(record.id)
             continue
         error_type, message, _, _ = describe_error(error)
-        invariant = getattr(error, "_evmstate_invariant", None)
+        invariant = failed_invariant(error)
         if record.kind == "test":
             return Kill(judge.key, record.name, "test", "saved failure", 1, f"{error_type}: {_first_line(message)}"), passing
         by = f"{record.name}.{invariant}" if invariant else f"{record.name}.{record.steps[-1]['rule'] if record.steps else 'setup'}"

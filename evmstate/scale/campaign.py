@@ -21,7 +21,6 @@ from ..compiler import Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery, examples, replay  # noqa: F401
-from ..engine import shrink as minimize  # noqa: F401
 from ..engine.events import (
     Event,
     ExampleFinished,
@@ -383,7 +382,7 @@ def _report_once(
 ) -> None:
     """Report a failure the first time its machine fails with its signature; a shorter program for it later replaces the saved one."""
     assert result.failure is not None
-    same = (key, FailureSignature.of_failure(result.failure))
+    same = (key, FailureSignature.of_error(result.failure.error))
     first = saved.get(same)
     reported = dataclasses.replace(result, failure_id=record.id)
     if first is None:
