@@ -6,28 +6,22 @@ The public facade of the engine: run(), RunOptions, RunSummary and Overrides.
 from __future__ import annotations
 
 import contextlib
-import time
 from typing import Any, Callable
 
 # Every module a run may need, loaded before anything runs (the fork server preloads this module,
 # cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
 # (search/constants.py), so which of them are loaded changes no program.
 from . import calls, reports  # noqa: F401
-from .builds import precompiled_note
 from .config import Config
 from .contracts.project import Project
 from .engine import discovery, examples, replay  # noqa: F401
-from .engine.describe import shown_path
 from .engine.events import (
-    CompileFinished,
-    CompileStarted,
     Event,
     Interrupted,
     LoadFailed,
-    NothingFound,
     RunStarted,
 )
-from .engine.item import asks_for_contracts, names_asked, run_item, unavailable_contracts
+from .engine.item import prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
@@ -64,31 +58,20 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
 
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
-    found = discovery.discover(config, options.paths, options.keyword)
-    summary.load_errors.extend(found.errors)
-    for err in found.errors:
-        emit(err)
-    kinds = {"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"}
-    items = [i for i in found.items if i.kind in kinds]
+    kinds = frozenset({"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"})
+    flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
+
+    def stage(name: str) -> None:
+        summary.stopped_in = name
+
+    prepared = prepare(config, options.paths, options.keyword, emit, kinds=kinds, flag=flag, stage=stage)
+    summary.load_errors.extend(prepared.load_errors)
+    items, project = prepared.items, prepared.project
     summary.total = len(items)
-    if not items and not found.errors:
-        flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
-        summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, flag)
-        emit(NothingFound(summary.nothing))
+    if project is None:
+        summary.nothing = prepared.nothing
         return
-    if asks_for_contracts(items):
-        config.check_sources()
-    summary.stopped_in = "compiling"
-    emit(CompileStarted(shown_path(str(config.contracts_dir))))
-    compiling = time.perf_counter()
-    project = Project(config, want=names_asked(config, items))
-    build = project.build
-    summary.warnings = list(build.warnings)
-    seconds = time.perf_counter() - compiling
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
-    for err in unavailable_contracts(config, project, items):
-        summary.load_errors.append(err)
-        emit(err)
+    summary.warnings = list(project.build.warnings)
     if options.coverage:
         if not project.backend.capabilities.coverage:
             raise UsageError("coverage is not recorded while --backend-check runs every call on both backends; run with --backend pyevm or --backend revm")

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from dataclasses import dataclass, field
 import time
 import traceback
 from typing import Any, Callable
 
 from hypothesis import settings as Settings
 
+from ..builds import precompiled_note
 from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from ..machine import collect
+from . import discovery
 from .deployments import contracts_behind, names_behind
-from .events import Event, LoadFailed, MachineFinished
+from .describe import shown_path
+from .discovery import Item
+from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
 from .machines import run_machine
@@ -80,6 +85,55 @@ def unavailable_contracts(config: Config, project: Project, items: list[Any]) ->
             message = f"contract {name!r} does not compile (no machine or test here asks for it):\n{error}"
         errors.append(LoadFailed(shown, message, counted=not needed))
     return errors
+
+
+@dataclass
+class Prepared:
+    """What a run or a campaign starts from: the items to run, the project they run on, and why nothing may run."""
+
+    items: list[Item]
+    project: Project | None = None  # None when nothing was found
+    load_errors: list[LoadFailed] = field(default_factory=list)  # emitted already
+    nothing: str | None = None  # why nothing was found (NothingFound emitted already)
+
+
+def prepare(
+    config: Config,
+    paths: tuple[str, ...],
+    keyword: str | None,
+    emit: Callable[[Event], None],
+    *,
+    kinds: frozenset[str] = frozenset({"machine", "test"}),
+    flag: str | None = None,
+    stage: Callable[[str], None] = lambda name: None,
+) -> Prepared:
+    """The prologue of `evmstate run` and `evmstate fuzz`: discovery, its errors, the project compiled, the contracts that do not compile.
+
+    kinds: the kinds of items kept (flag: the option that chose them, for the nothing-found
+    message). stage("compiling") is called before the contracts are compiled (a Ctrl-C there is
+    reported as such). With errors and no items the project is still compiled, as a run shows it.
+    """
+    found = discovery.discover(config, paths, keyword)
+    prepared = Prepared([i for i in found.items if i.kind in kinds], load_errors=list(found.errors))
+    for err in found.errors:
+        emit(err)
+    if not prepared.items and not found.errors:
+        prepared.nothing = discovery.nothing_found(config, found, paths, keyword, flag)
+        emit(NothingFound(prepared.nothing))
+        return prepared
+    if asks_for_contracts(prepared.items):
+        config.check_sources()
+    stage("compiling")
+    emit(CompileStarted(shown_path(str(config.contracts_dir))))
+    compiling = time.perf_counter()
+    project = prepared.project = Project(config, want=names_asked(config, prepared.items))
+    build = project.build
+    seconds = time.perf_counter() - compiling
+    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
+    for err in unavailable_contracts(config, project, prepared.items):
+        prepared.load_errors.append(err)
+        emit(err)
+    return prepared
 
 
 def run_item(
