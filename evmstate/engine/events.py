@@ -228,6 +228,8 @@ class MachineFinished:
 
     # found when the machine was loaded (methods whose names look misspelt); see also warnings
     load_warnings: tuple[str, ...] = ()
+    # seconds per phase that ran, in order: search, shrink (Hypothesis), shrink (evmstate), explain, trace
+    phases: dict[str, float] = field(default_factory=dict)
 
     @property
     def never_run(self) -> list[str]:

@@ -41,7 +41,7 @@ from .events import (
 from .example import Example
 from .examples import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, RunState, internal_error, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, internal_error, left_out_note, search_session, with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
     ShrinkOutOfTime,
@@ -146,6 +146,7 @@ class MachineRun:
             for r in (*spec.initializers, *spec.rules)
         }
         self.state = RunState()
+        self.phases = Phases()  # seconds per phase, for the statistics
         self.rejections = of_machine(spec)  # the runs assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.program: Example | None = None  # the run being drawn
@@ -193,11 +194,11 @@ class MachineRun:
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
         status, error = self.final_status or (status, error)
-        statistics = {**self.statistics(failure), **self.search.statistics()}
+        statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
-            load_warnings=spec.warnings,
+            load_warnings=spec.warnings, phases=dict(self.phases.seconds),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -259,9 +260,14 @@ class MachineRun:
     def search_for_failure(self) -> tuple[str, Failure | None]:
         """Run the Hypothesis test; (status, failure) as it ended."""
         test = self.hypothesis_test()
+        searching = time.perf_counter()
         try:
             with reporting.with_reporter(lambda _: None), self.search.running():
-                test()
+                try:
+                    test()
+                finally:
+                    found = self.state.first_failure_at
+                    self.phases.searched(searching, self.started + found if found is not None else None)
         except OutOfTime:
             pass
         except ShrinkOutOfTime:
@@ -316,12 +322,14 @@ class MachineRun:
             self.examples.commit(self.examples.outcome)  # the last run replayed the reported failure
         failure = self.machine_failure(exc, self.state.last_steps)
         try:
-            failure = self.finish_shrinking(failure, exc)
+            with self.phases.timed("shrink (evmstate)"):
+                failure = self.finish_shrinking(failure, exc)
         except Exception as error:
             failure = dataclasses.replace(failure, stopped=internal_error(error), shrink=self.shrink_report(failure.steps, failure.steps, 0))
         if not self.backend.capabilities.frames:
             try:
-                failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
+                with self.phases.timed("explain"):
+                    failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
             except Exception as error:
                 failure = with_note(failure, f"not explained on py-evm: {internal_error(error)}")
         if self.state.left_out:
@@ -440,7 +448,8 @@ class MachineRun:
         )
 
     def trace(self, failure: Failure, exc: BaseException) -> Trace:
-        return trace_machine(self.spec, self.project, self.base, failure.recorded, exc, capture=self.capture)
+        with self.phases.timed("trace"):
+            return trace_machine(self.spec, self.project, self.base, failure.recorded, exc, capture=self.capture)
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
         """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller): evmstate's passes, and how shrinking went."""

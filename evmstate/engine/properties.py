@@ -30,7 +30,7 @@ from .events import (
 )
 from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
-from .lifecycle import Lifecycle, RunState, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, left_out_note, search_session, with_note, with_trace
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
 from .recorded import example_line
 from .rejections import Rejections
@@ -176,6 +176,7 @@ class PropertyRun:
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.state = RunState()
+        self.phases = Phases()  # seconds per phase, for the statistics
         self.rejections = Rejections.of([(self.name, fn.hypothesis.inner_test)])  # the examples assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.started = 0.0
@@ -201,12 +202,13 @@ class PropertyRun:
             status = "failed"
             failure = divergence_failure(name, path, project, Diverged(divergence, []))
         elif failure is not None and not project.backend.capabilities.frames:
-            failure = test_explained_on_py_evm(self.fn, project, failure)
-        statistics = {**self.statistics(failure), **self.search.statistics()}
+            with self.phases.timed("explain"):
+                failure = test_explained_on_py_evm(self.fn, project, failure)
+        statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         state = self.state
         result = MachineFinished(
             name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
+            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(), phases=dict(self.phases.seconds),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -234,7 +236,12 @@ class PropertyRun:
         with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb, stop_at_limits=True) as log:
             try:
                 with reporting.with_reporter(lines.append), self.search.running():
-                    test(**kwargs)
+                    searching = time.perf_counter()
+                    try:
+                        test(**kwargs)
+                    finally:
+                        found = state.first_failure_at
+                        self.phases.searched(searching, self.started + found if found is not None else None)
             except OutOfTime:
                 pass
             except KeyboardInterrupt:
@@ -265,7 +272,8 @@ class PropertyRun:
                 raised = exc
         if failure is not None and log.failing is not None:
             drawn = log.failing
-            failure = with_trace(failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture))
+            with self.phases.timed("trace"):
+                failure = with_trace(failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture))
         return status, failure, error
 
     def counted(self, log: ExampleLog, failed: bool) -> None:
