@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from dataclasses import dataclass, field
 import time
 import traceback
@@ -16,7 +15,6 @@ from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
-from ..machine import collect
 from . import discovery
 from .deployments import contracts_behind, names_behind
 from .describe import shown_path
@@ -34,12 +32,12 @@ from .settings import Overrides, build_settings, run_seed, shard_examples, shard
 BUILT_IN = frozenset({"accounts", "chain", "cls", "self"})
 
 
-def asks_for_contracts(items: list[Any]) -> bool:
+def asks_for_contracts(items: list[Item]) -> bool:
     """Whether any of the items asks for something only contracts can give (a machine or a test of
     plain Python asks for nothing, and runs without a contracts folder)."""
     for item in items:
         try:
-            params = collect(item.obj).init_params if item.kind == "machine" else inspect.signature(item.obj).parameters
+            params = item.asks
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             return True  # cannot tell: as if it did
         if set(params) - BUILT_IN:
@@ -47,27 +45,24 @@ def asks_for_contracts(items: list[Any]) -> bool:
     return False
 
 
-def names_asked(config: Config, items: list[Any]) -> list[str]:
+def names_asked(config: Config, items: list[Item]) -> list[str]:
     """The names the items ask for, and those the deployments they ask for ask for: the library modules among them are compiled on their own."""
     names: list[str] = []
     for item in items:
         try:
-            params = collect(item.obj).init_params if item.kind == "machine" else inspect.signature(item.obj).parameters
+            params = item.asks
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             continue  # reported when the item runs
         names += [n for n in params if n not in BUILT_IN]
     return names_behind(names, config)
 
 
-def unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
+def unavailable_contracts(config: Config, project: Project, items: list[Item]) -> list[LoadFailed]:
     """One error per contract that does not compile, naming the machines and tests that ask for it."""
     asks: list[tuple[str, set[str]]] = []
     for item in items if project.build.errors else ():
         try:
-            if item.kind == "machine":
-                params = collect(item.obj).init_params
-            else:
-                params = inspect.signature(item.obj.hypothesis.inner_test).parameters
+            params = item.parameters
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             continue  # reported when the item runs
         asks.append((item.name, set(params) | set(contracts_behind(params, project))))
@@ -114,10 +109,21 @@ def prepare(
     reported as such). With errors and no items the project is still compiled, as a run shows it.
     """
     found = discovery.discover(config, paths, keyword)
-    prepared = Prepared([i for i in found.items if i.kind in kinds], load_errors=list(found.errors))
+    prepared = Prepared([], load_errors=list(found.errors))
     for err in found.errors:
         emit(err)
-    if not prepared.items and not found.errors:
+    for item in found.items:
+        if item.kind not in kinds:
+            continue
+        try:
+            item.settings  # the machine read, and its settings checked: a definition error now, before anything runs
+        except MachineDefinitionError as exc:
+            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            prepared.load_errors.append(err)
+            emit(err)
+            continue
+        prepared.items.append(item)
+    if not prepared.items and not prepared.load_errors:
         prepared.nothing = discovery.nothing_found(config, found, paths, keyword, flag)
         emit(NothingFound(prepared.nothing))
         return prepared
@@ -139,7 +145,7 @@ def prepare(
 def run_item(
     config: Config,
     project: Project,
-    item: Any,
+    item: Item,
     overrides: Overrides,
     emit: Callable[[Event], None],
     *,
@@ -174,11 +180,8 @@ def run_item(
     where = f"{item.path}::{item.name}"
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
-    given = spec = None
-    if item.kind == "machine":
-        spec = collect(item.obj)
-        given = spec.settings
-    settings, pinned = build_settings(config.hypothesis, given or {}, overrides, spec.name if spec is not None else item.name)
+    spec = item.spec
+    settings, pinned = build_settings(config.hypothesis, item.settings.hypothesis, overrides, spec.name if spec is not None else item.name)
     if shard is not None and shards > 1:
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
@@ -193,7 +196,7 @@ def run_item(
                 saved = Corpus.of(corpus_store(config), project, where)
             elif corpus is not False:
                 saved = corpus
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):

@@ -57,7 +57,7 @@ from .program import (
 )
 from .recorded import program_lines
 from .rejections import of_machine
-from .settings import shrink_time
+from .settings import MachineSettings
 from .shrink import has_domains, shrink_program
 from .steps import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
@@ -125,10 +125,13 @@ class MachineRun:
         stop: Callable[[], bool] | None = None,
         corpus: Corpus | None = None,
         deadline: float | None = None,
+        machine_settings: MachineSettings | None = None,
     ) -> None:
         self.spec = spec
+        # the machine's own settings, read when it was loaded (discovery.Item.settings), else now
+        own = machine_settings if machine_settings is not None else MachineSettings.parse(spec.settings, spec.name)
         self.deadline = deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
-        self.shrink_time = shrink_time(project.config.fuzz.shrink_time, spec.settings, spec.name)
+        self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
         self.project = project
         self.backend = project.backend
         self.settings = settings
@@ -138,7 +141,7 @@ class MachineRun:
         self.init_args = init_args
         self.capture = capture
         self.stop = stop
-        self.search = search_session(project, spec.settings, spec.name, seed, spec.init_params, corpus)
+        self.search = search_session(project, own.search, spec.name, seed, spec.init_params, corpus)
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {
