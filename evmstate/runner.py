@@ -21,7 +21,7 @@ from .engine.events import (
     LoadFailed,
     RunStarted,
 )
-from .engine.item import prepare, run_item
+from .engine.item import RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
@@ -94,9 +94,8 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
     for k, item in enumerate(items, 1):
         summary.stopped_in = f"{item.path}::{item.name}"
         try:
-            result = run_item(
-                config, project, item, options.overrides, emit, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items))
-            )
+            request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
+            result = run_item(config, project, item, request, emit)
         except MachineDefinitionError as exc:
             err = LoadFailed(f"{item.path}::{item.name}", str(exc))
             summary.load_errors.append(err)

@@ -142,41 +142,34 @@ def prepare(
     return prepared
 
 
-def run_item(
-    config: Config,
-    project: Project,
-    item: Item,
-    overrides: Overrides,
-    emit: Callable[[Event], None],
-    *,
-    save_failures: bool = True,
-    seed: int | None = None,
-    capture: bool = True,
-    position: tuple[int, int] = (0, 0),
-    shard: int | None = None,
-    shards: int = 1,
-    stop: Callable[[], bool] | None = None,
-    keep: Callable[[FailureRecord], Any] | None = None,
-    corpus: bool | Any = False,
-    deadline: float | None = None,
-    examples: bool = True,
-) -> MachineFinished:
-    """Run one discovered machine or property test and save its failure; the same under pytest.
+@dataclass(frozen=True, kw_only=True)
+class RunRequest:
+    """How one machine or property test is to run: everything run_item() needs besides the project, the item and where its events go."""
 
-    seed is the run's seed (one is chosen when None); the item runs with its own seed derived
-    from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
-    anything, when the item cannot be run as written, and Interrupted on Ctrl-C before anything
-    failed. capture and position as for run_machine().
+    overrides: Overrides = Overrides()  # the command line's settings
+    seed: int | None = None  # the run's seed (one is chosen when None); the item runs under one derived from it and its id, unless it pins its own
+    position: tuple[int, int] = (0, 0)  # (k, total): the k-th machine or test of a run
+    capture: bool = True  # keep what the machine prints, shown only for the reported program
+    stop: Callable[[], bool] | None = None  # asked before every run until one fails: True ends the item early
+    shard: int | None = None  # numbers one of several runs of the item, each under a seed of its own (shard_seed)
+    shards: int = 1  # with shards > 1, a shard runs its part of the item's examples (shard_examples)
+    keep: Callable[[FailureRecord], Any] | None = None  # gets the failure record instead of the failure store (a worker's)
+    # True: a machine starts from its saved guidance runs and adds those it keeps (campaigns); or the
+    # search.corpus.Corpus to use (evmstate mutate's, read only)
+    corpus: bool | Any = False
+    deadline: float | None = None  # a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time
+    examples: bool = True  # with the example database (False: nothing is replayed from it or saved to it)
+    save_failures: bool = True
 
-    shard, when given, numbers one of several runs of the item, each under a seed of its own
-    (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
-    stop() ends the item early (see run_machine). keep(record), when given, gets the failure
-    record instead of the failure store (a worker hands it to the process that saves it).
-    corpus: a machine starts from its saved guidance runs and adds the runs it keeps (campaigns);
-    or the search.corpus.Corpus to use (evmstate mutate's, read only).
-    deadline: a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time.
-    examples: with the example database (False: none, so nothing is replayed from it or saved to it).
+
+def run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
+    """Run one discovered machine or property test as request says, and save its failure; the same under pytest.
+
+    Raises MachineDefinitionError, before running anything, when the item cannot be run as
+    written, and Interrupted on Ctrl-C before anything failed.
     """
+    overrides, shard, shards = request.overrides, request.shard, request.shards
+    seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
     where = f"{item.path}::{item.name}"
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
@@ -186,7 +179,7 @@ def run_item(
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
     started = time.perf_counter()
-    database = database_for(config, where) if examples else None
+    database = database_for(config, where) if request.examples else None
     try:
         if spec is not None:
             saved = None
@@ -212,11 +205,11 @@ def run_item(
         )
     # a difference between backends is a finding about evmstate's backends, not a program to replay
     replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
-    if replayable and keep is not None:
+    if replayable and request.keep is not None:
         record = failure_record(config, project, item, result, settings, seed)
-        keep(record)
+        request.keep(record)
         return with_id(result, record.id)
-    if replayable and save_failures:
+    if replayable and request.save_failures:
         try:
             result = save_failure(config, project, item, result, settings, seed)
         except Exception as exc:  # the failure is still reported: only its record is missing

@@ -22,7 +22,7 @@ from ..compiler import ROOT_MARK, Artifact, compile_variant, local, local_artifa
 from ..contracts.project import Project
 from ..engine.describe import describe_error, failed_invariant
 from ..engine.events import MachineFinished
-from ..engine.item import run_item
+from ..engine.item import RunRequest, run_item
 from ..engine.replay import rerun
 from ..engine.settings import Overrides
 from ..errors import FailureRecordError, MachineDefinitionError
@@ -180,10 +180,11 @@ def _run(state: Any, project: Project, judge: Judge, budget: Budget, stage: str,
     replay = stage == "corpus"
     corpus = _corpus(state, judge, replay=replay) if item.kind == "machine" and judge.corpus else False
     try:
-        result = run_item(
-            state.config, project, item, budget.overrides(len(judge.corpus) + 1 if replay else None), _quiet, save_failures=False, seed=budget.seed,
+        request = RunRequest(
+            overrides=budget.overrides(len(judge.corpus) + 1 if replay else None), save_failures=False, seed=budget.seed,
             stop=None if replay else _stop(budget.seconds), corpus=corpus, deadline=time.monotonic(), examples=False,
         )
+        result = run_item(state.config, project, item, request, _quiet)
     except MachineDefinitionError as e:
         if not mutant:
             raise
