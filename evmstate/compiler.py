@@ -7,30 +7,26 @@ its own for a source pinned to another release (see releases).
 from __future__ import annotations
 
 import dataclasses
-import contextlib
 import hashlib
-import json
-import os
 import re
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Sequence
 
 from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
-from . import legacy_outputs, releases, vyper_outputs
-from .artifacts import Artifact, SourcePosition  # noqa: F401  (SourcePosition: read from here by contracts.revert)
+from . import build_cache, legacy_outputs, releases, vyper_outputs
+from .build_cache import CACHE_FORMAT, portable
+from .compile_warnings import CompileWarning, compile_warnings, shown
+from .artifacts import Artifact
 from .errors import CompileError
 from .releases import Pin
 
 VYPER_VERSION: str = vyper_outputs.VERSION
-CACHE_FORMAT = 7
-KEEP_BUILDS = 4  # cache entries kept per source
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
 _ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
 
@@ -47,25 +43,6 @@ def _error_signatures(paths: Any) -> tuple[str, ...]:
                 found.append(m.group(2).replace(" ", ""))
     return tuple(found)
 
-
-
-@dataclass(frozen=True)
-class CompileWarning:
-    """What vyper warned of in one source file, once per file and warning: where first, and the other lines it was met on."""
-
-    path: str  # relative to the project root, or to the search path holding it (snekmate/tokens/erc20.vy)
-    line: int | None
-    kind: str  # vyper's class of warning: Deprecation, VyperWarning, ContractSizeLimit, ...
-    message: str
-    also: tuple[int, ...] = ()  # the other lines of the same file with the same warning
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        more = f" (also line{'s' if len(self.also) > 1 else ''} {', '.join(map(str, self.also))})" if self.also else ""
-        return f"{where}: {self.kind}: {self.message}{more}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message, "also": list(self.also)}
 
 
 @dataclass(frozen=True)
@@ -133,50 +110,6 @@ def project_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -
 def _settings_key(evm_version: str, optimize: str, folders: Sequence[Path], root: Path) -> str:
     where = ",".join(portable(str(p.resolve()), root) for p in folders)
     return f"evm={evm_version};opt={optimize};paths={where};format={CACHE_FORMAT}"
-
-
-# the project root in the build cache: a project copied or moved elsewhere finds its builds
-ROOT_MARK = "<root>"
-
-
-def portable(path: str, root: Path) -> str:
-    """path with the project root (resolved) written as ROOT_MARK, where it is below it."""
-    base = str(root.resolve())
-    if path == base or path.startswith(base + os.sep):
-        return ROOT_MARK + path[len(base) :].replace(os.sep, "/")
-    return path
-
-
-def local(path: str, root: Path) -> str:
-    """The path portable() wrote, in this project's root."""
-    if path.startswith(ROOT_MARK):
-        return str(root.resolve()) + path[len(ROOT_MARK) :].replace("/", os.sep)
-    return path
-
-
-def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
-    """An artifact's dict with every file path it holds passed through move."""
-    return {**d, "path": move(d["path"]), "sources": {k: move(v) for k, v in d["sources"].items()}, "inputs": {move(k): v for k, v in d["inputs"].items()}}
-
-
-def portable_artifact(artifact: Artifact, root: Path) -> dict[str, Any]:
-    """An artifact as data, its paths below root written with ROOT_MARK: for a process whose copy of the project lies elsewhere."""
-    return _relocated(artifact.to_dict(), lambda p: portable(p, root))
-
-
-def local_artifact(data: dict[str, Any], root: Path) -> Artifact:
-    """The artifact portable_artifact() wrote, in this project's root."""
-    return Artifact.from_dict(_relocated(data, lambda p: local(p, root)))
-
-
-def _shown(path: Path, root: Path, search: Sequence[Path]) -> str:
-    """A file's path relative to the project root, else to the deepest search path holding it."""
-    for base in (root, *sorted(search, key=lambda p: -len(p.resolve().parts))):
-        try:
-            return path.relative_to(base.resolve()).as_posix()
-        except ValueError:
-            continue
-    return path.as_posix()
 
 
 @dataclass
@@ -288,7 +221,7 @@ def _error(found: dict[str, Any], hint: str = "") -> CompileError:
 
 def _not_found_hint(contracts_dir: Path, root: Path, extra: Sequence[Path]) -> str:
     order = list(dict.fromkeys(p.resolve() for p in reversed(project_paths(contracts_dir, root, extra))))
-    folders = ", ".join("the project root" if p == root.resolve() else _shown(p, root, ()) + "/" for p in order)
+    folders = ", ".join("the project root" if p == root.resolve() else shown(p, root, ()) + "/" for p in order)
     return (
         f"\n  evmstate searched the importing file's folder, {folders}, then the installed"
         " packages (sys.path). Install the package that provides the module (e.g. `pip install snekmate`,"
@@ -352,7 +285,7 @@ def _plan(
             plan.library[s.path.resolve()] = "it has no external function, `exports:` or public variable"
     for s in sources if build_dir is not None else ():
         if s.error is None and s.release and not s.rescan:
-            outcome = _read_cache(plan.cache_file(s), s, root)
+            outcome = build_cache.read(plan.cache_file(s), s.path, s.name, root)
             if outcome is not None:
                 plan.outcomes[s.path.resolve()] = outcome
     return plan
@@ -381,54 +314,6 @@ def _name_sources(sources: list[_Source], contracts_dir: Path) -> None:
             s.name = re.sub(r"\W", "_", module_path(s.path, contracts_dir).replace("/", "_"))
         else:
             s.name = s.path.stem
-
-
-def _read_cache(path: Path, s: _Source, root: Path) -> tuple[Artifact | None, CompileError | None, bool] | None:
-    if not path.is_file():
-        return None
-    try:
-        d = json.loads(path.read_text(encoding="utf-8"))
-        if d["format"] != CACHE_FORMAT or local(d["path"], root) != str(s.path.resolve()):
-            return None
-        if d["artifact"] is not None:
-            # named as the project names it now: a source added beside it may have changed its name
-            found = Artifact.from_dict(_relocated(d["artifact"], lambda p: local(p, root)))
-            artifact = dataclasses.replace(found, name=s.name, path=str(s.path))
-            outcome: tuple[Artifact | None, CompileError | None, bool] = (artifact, None, False)
-        else:
-            e = d["error"]
-            message = e["message"].replace(ROOT_MARK, str(root.resolve()))
-            outcome = (None, CompileError(message, path=local(e["path"], root) if e["path"] else e["path"], lineno=e["lineno"]), bool(d["module_only"]))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # a damaged cache entry is rebuilt, never trusted
-    with contextlib.suppress(OSError):
-        os.utime(path)  # most recently used: kept longest
-    return outcome
-
-
-def _write_cache(path: Path, s: _Source, outcome: tuple[Artifact | None, CompileError | None, bool], root: Path) -> None:
-    artifact, error, module_only = outcome
-    here = str(root.resolve())
-    d = {
-        "format": CACHE_FORMAT,
-        "path": portable(str(s.path.resolve()), root),
-        "artifact": _relocated(artifact.to_dict(), lambda p: portable(p, root)) if artifact is not None else None,
-        "error": {"message": str(error).replace(here, ROOT_MARK), "path": portable(error.path, root) if error.path else error.path, "lineno": error.lineno} if error is not None else None,
-        "module_only": module_only,
-    }
-    _write_atomic(path, json.dumps(d))
-    # keep the few most recently used builds of this source: switching back and forth between
-    # versions (a branch, an edit undone) then costs no compile
-    older = sorted(path.parent.glob(path.name.rsplit("-", 1)[0] + "-*.json"), key=_mtime, reverse=True)
-    for stale in older[KEEP_BUILDS:]:
-        stale.unlink(missing_ok=True)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 Outcome = tuple[Artifact | None, CompileError | None, bool]  # (artifact, error, whether it failed only for being a module)
@@ -503,18 +388,6 @@ def _compile_all(sources: list[_Source], hint: str) -> tuple[dict[Path, Outcome]
     return outcomes, passing
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def find_sources(contracts_dir: Path) -> list[Path]:
     """Every .vy file in the contracts folder and below it, sorted."""
     if not contracts_dir.is_dir():
@@ -556,10 +429,10 @@ def compile_project(
         own = build.inputs_of.setdefault(s.name, {})
         if key in plan.library:
             for dep, h in s.inputs.items():
-                shown = _shown(dep, plan.root, plan.search)
-                build.inputs[shown] = own[shown] = h
+                where = shown(dep, plan.root, plan.search)
+                build.inputs[where] = own[where] = h
             importers = tuple(plan.importers.get(key, []))
-            build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), importers, True, plan.library[key], on_demand=True))
+            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), importers, True, plan.library[key], on_demand=True))
             continue
         if s.error is not None:
             outcome: Outcome = (None, s.error, False)
@@ -569,48 +442,22 @@ def compile_project(
         else:
             outcome = fresh[key]
             if key not in passing:
-                _write_cache(plan.cache_file(s), s, outcome, plan.root)
+                build_cache.write(plan.cache_file(s), s.path, outcome, plan.root)
             build.compiled.append(s.name)
         for dep, h in s.inputs.items():
-            shown = _shown(dep, plan.root, plan.search)
-            build.inputs[shown] = own[shown] = h
+            where = shown(dep, plan.root, plan.search)
+            build.inputs[where] = own[where] = h
         artifact, error, module_only = outcome
         importers = plan.importers.get(key, [])
         if artifact is None and (importers or module_only):
             reason = f"imported by {', '.join(importers)}" if importers else f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
-            build.modules.append(Module(s.name, str(key), _shown(key, plan.root, plan.search), tuple(importers), True, reason))
+            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), tuple(importers), True, reason))
             continue
         claims.setdefault(s.name, []).append((s, artifact, error))
     _claim(build, claims)
     _outside_modules(build, plan, contracts_dir)
     build.warnings = compile_warnings(build.artifacts.values(), plan.root, plan.search)
     return build
-
-
-def compile_warnings(artifacts: Iterable[Artifact], root: Path, search: Sequence[Path]) -> list[CompileWarning]:
-    """The artifacts' warnings, once per source file and warning (a module's, once however many contracts import it).
-
-    A warning is the same when its file, kind and first sentence are: vyper's deprecation of positional event
-    arguments names each event's fix after it, and is still one warning of the file.
-    """
-    found: dict[tuple[str, str, str], tuple[CompileWarning, set[int]]] = {}
-    for artifact in artifacts:
-        for w in artifact.warnings:
-            path = _shown(Path(w["path"]), root, search) if w.get("path") else _shown(Path(artifact.path), root, search)
-            key = (path, w["kind"], w["message"].split(". ")[0])
-            line = w.get("lineno")
-            if key not in found:
-                found[key] = (CompileWarning(path, line, w["kind"], w["message"]), set())
-            elif line is not None:
-                first, lines = found[key]
-                if first.line is None or line < first.line:
-                    found[key] = (CompileWarning(path, line, w["kind"], w["message"]), lines | ({first.line} - {None}))  # type: ignore[operator]
-                elif line != first.line:
-                    lines.add(line)
-    return sorted(
-        (dataclasses.replace(w, also=tuple(sorted(lines - {w.line}))) for w, lines in found.values()),
-        key=lambda w: (w.path, w.line or 0, w.kind, w.message),
-    )
 
 
 def _claim(build: Build, claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]]) -> None:
@@ -644,7 +491,7 @@ def _outside_modules(build: Build, plan: _Plan, contracts_dir: Path) -> None:
         if str(dep) in seen:
             continue
         inside = dep.is_relative_to(contracts)
-        build.modules.append(Module(names.get(dep, dep.stem), str(dep), _shown(dep, plan.root, plan.search), tuple(importers), inside))
+        build.modules.append(Module(names.get(dep, dep.stem), str(dep), shown(dep, plan.root, plan.search), tuple(importers), inside))
     build.modules.sort(key=lambda m: (not m.in_project, m.shown))
 
 
@@ -705,4 +552,4 @@ def contract_names(
 def input_hashes(contracts_dir: Path, *, search_paths: Sequence[Path] = (), root: Path | None = None) -> dict[str, str]:
     """Every file the project's sources compile from, as vyper resolves imports: shown path -> sha256."""
     plan = _plan(contracts_dir, None, "prague", "gas", search_paths, root)
-    return {_shown(dep, plan.root, plan.search): h for s in plan.sources for dep, h in s.inputs.items()}
+    return {shown(dep, plan.root, plan.search): h for s in plan.sources for dep, h in s.inputs.items()}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..compiler import CompileWarning
+from ..compile_warnings import CompileWarning
 from .describe import ErrorInfo
 from .recorded import RecordedStep
 

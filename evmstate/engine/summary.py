@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..compiler import CompileWarning
+from ..compile_warnings import CompileWarning
 from ..search.coverage import CoverageReport
 from .events import LoadFailed, MachineFinished
 from .settings import Overrides

@@ -18,7 +18,8 @@ from typing import Any, Callable, Protocol
 from .base import Coverage, ExecResult, Feedback, Log
 from .cache import replay_coverage
 from .pyevm.opcodes import MAX_OPERANDS
-from .tracer import Env, Trace, Tracer, Unsupported, World
+from .frames import Env, Trace, Unsupported, World
+from .tracer import Tracer
 
 
 class Chain(Protocol):

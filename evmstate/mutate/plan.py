@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import vyper_outputs
-from ..compiler import Artifact, Build, portable
+from ..build_cache import portable
+from ..compiler import Artifact, Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.deployments import contracts_behind
@@ -33,7 +34,7 @@ class Source:
 
     path: str  # resolved
     shown: str  # relative to the project root, or as an import names it (snekmate/tokens/erc20.vy)
-    portable: str  # the path with the project root written as compiler.ROOT_MARK: the cache's name for it
+    portable: str  # the path with the project root written as build_cache.ROOT_MARK: the cache's name for it
     sha: str  # of its text
     group: str  # what the report calls it: its contract's name, or the module's shown path
     contracts: tuple[str, ...]  # the contracts compiled from it

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from ..compiler import ROOT_MARK, Artifact, compile_variant, local, local_artifact, portable, portable_artifact
+from ..build_cache import ROOT_MARK, local, local_artifact, portable, portable_artifact
+from ..compiler import Artifact, compile_variant
 from ..contracts.project import Project
 from ..engine.describe import describe_error, failed_invariant
 from ..engine.events import MachineFinished

@@ -1,0 +1,113 @@
+"""The build cache's files: one JSON file per source build, its paths written relative to the project root.
+
+A project copied or moved elsewhere finds its builds; a damaged entry is rebuilt, never trusted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from .artifacts import Artifact
+from .errors import CompileError
+
+CACHE_FORMAT = 7
+KEEP_BUILDS = 4  # cache entries kept per source
+
+# the project root in the build cache: a project copied or moved elsewhere finds its builds
+ROOT_MARK = "<root>"
+
+
+def portable(path: str, root: Path) -> str:
+    """path with the project root (resolved) written as ROOT_MARK, where it is below it."""
+    base = str(root.resolve())
+    if path == base or path.startswith(base + os.sep):
+        return ROOT_MARK + path[len(base) :].replace(os.sep, "/")
+    return path
+
+
+def local(path: str, root: Path) -> str:
+    """The path portable() wrote, in this project's root."""
+    if path.startswith(ROOT_MARK):
+        return str(root.resolve()) + path[len(ROOT_MARK) :].replace("/", os.sep)
+    return path
+
+
+def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
+    """An artifact's dict with every file path it holds passed through move."""
+    return {**d, "path": move(d["path"]), "sources": {k: move(v) for k, v in d["sources"].items()}, "inputs": {move(k): v for k, v in d["inputs"].items()}}
+
+
+def portable_artifact(artifact: Artifact, root: Path) -> dict[str, Any]:
+    """An artifact as data, its paths below root written with ROOT_MARK: for a process whose copy of the project lies elsewhere."""
+    return _relocated(artifact.to_dict(), lambda p: portable(p, root))
+
+
+def local_artifact(data: dict[str, Any], root: Path) -> Artifact:
+    """The artifact portable_artifact() wrote, in this project's root."""
+    return Artifact.from_dict(_relocated(data, lambda p: local(p, root)))
+
+
+def read(path: Path, source: Path, name: str, root: Path) -> tuple[Artifact | None, CompileError | None, bool] | None:
+    if not path.is_file():
+        return None
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        if d["format"] != CACHE_FORMAT or local(d["path"], root) != str(source.resolve()):
+            return None
+        if d["artifact"] is not None:
+            # named as the project names it now: a source added beside it may have changed its name
+            found = Artifact.from_dict(_relocated(d["artifact"], lambda p: local(p, root)))
+            artifact = dataclasses.replace(found, name=name, path=str(source))
+            outcome: tuple[Artifact | None, CompileError | None, bool] = (artifact, None, False)
+        else:
+            e = d["error"]
+            message = e["message"].replace(ROOT_MARK, str(root.resolve()))
+            outcome = (None, CompileError(message, path=local(e["path"], root) if e["path"] else e["path"], lineno=e["lineno"]), bool(d["module_only"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # a damaged cache entry is rebuilt, never trusted
+    with contextlib.suppress(OSError):
+        os.utime(path)  # most recently used: kept longest
+    return outcome
+
+
+def write(path: Path, source: Path, outcome: tuple[Artifact | None, CompileError | None, bool], root: Path) -> None:
+    artifact, error, module_only = outcome
+    here = str(root.resolve())
+    d = {
+        "format": CACHE_FORMAT,
+        "path": portable(str(source.resolve()), root),
+        "artifact": _relocated(artifact.to_dict(), lambda p: portable(p, root)) if artifact is not None else None,
+        "error": {"message": str(error).replace(here, ROOT_MARK), "path": portable(error.path, root) if error.path else error.path, "lineno": error.lineno} if error is not None else None,
+        "module_only": module_only,
+    }
+    write_atomic(path, json.dumps(d))
+    # keep the few most recently used builds of this source: switching back and forth between
+    # versions (a branch, an edit undone) then costs no compile
+    older = sorted(path.parent.glob(path.name.rsplit("-", 1)[0] + "-*.json"), key=_mtime, reverse=True)
+    for stale in older[KEEP_BUILDS:]:
+        stale.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
