@@ -16,8 +16,8 @@ statistics line whose value is only a time is left out, so that a phase timed in
 in the other is no difference. A fuzz campaign's number of shards follows the wall clock: its
 shard counts are blanked too, and its failures compared by id and program.
 
-Run: python benchmarks/same_output.py [--before REV]   (default: main); prints "identical apart
-from timings" or the differences, and exits 1 when there are any.
+Run: python benchmarks/same_output.py [--before REV] [--now REV]   (default: main, and this checkout
+as it is); prints "identical apart from timings" or the differences, and exits 1 when there are any.
 """
 
 from __future__ import annotations
@@ -140,17 +140,21 @@ def capture(tree: Tree, tmp: Path) -> dict[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", metavar="REV", default="main", help="the evmstate to compare with (a git revision; default main)")
+    parser.add_argument("--now", metavar="REV", help="the evmstate to compare (a git revision; default: this checkout as it is)")
     args = parser.parse_args()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        worktree = tmp / "before"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(worktree), args.before], check=True, capture_output=True)
+        trees = {"before": args.before, "now": args.now}
+        checkouts = {label: tmp / f"checkout-{label}" for label, rev in trees.items() if rev is not None}
         try:
-            before = capture(Tree("before", worktree, tmp), tmp)
-            now = capture(Tree("now", REPO, tmp), tmp)
+            for label, folder in checkouts.items():
+                subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(folder), trees[label]], check=True, capture_output=True)
+            before = capture(Tree("before", checkouts["before"], tmp), tmp)
+            now = capture(Tree("now", checkouts.get("now", REPO), tmp), tmp)
         finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(worktree)], check=False, capture_output=True)
+            for folder in checkouts.values():
+                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], check=False, capture_output=True)
     differ = [name for name in before if before[name] != now.get(name)]
     for name in differ:
         print(f"--- {name} differs:")
