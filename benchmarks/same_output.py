@@ -7,14 +7,14 @@ evmstate.toml), each command in a fresh process:
 
 - `evmstate run --seed 1 --json run.json`, then `evmstate run --seed 1 -v` (the example database warm);
 - `evmstate replay ID` and `evmstate shrink ID` for every failure saved, and `evmstate failures`;
-- `evmstate fuzz --time 20s --seed 1 -n 1 -v` on a fresh copy;
+- `evmstate fuzz --time 20s --seed 1 -n 1 -v` on a fresh copy: the records of the machines both
+  campaigns found a failure in (how many they get to in 20 s follows the machine's load);
 - the saved failure records (their JSON, the `created` time aside) and the names of the
   example-database entries (Hypothesis's keys, `.evmstate/hypothesis` and `.evmstate/examples`).
 
 Timings are blanked (`0.52s`, `171 steps/s`, `2m ago`, the JSON's elapsed/seconds/created), and a
 statistics line whose value is only a time is left out, so that a phase timed in one evmstate and not
-in the other is no difference. A fuzz campaign's number of shards follows the wall clock: its
-shard counts are blanked too, and its failures compared by id and program.
+in the other is no difference; so are the live progress lines, printed every so many seconds.
 
 Run: python benchmarks/same_output.py [--before REV] [--now REV]   (default: main, and this checkout
 as it is); prints "identical apart from timings" or the differences, and exits 1 when there are any.
@@ -39,11 +39,14 @@ REPO = HERE.parent
 COMMAND = "import sys; from evmstate_cli.launch import main; sys.argv[0] = 'evmstate'; main()"
 TIME_KEYS = {"elapsed", "seconds", "created", "first_failure_at", "shrink_seconds"}
 TIMES = [
+    (re.compile(r"\b(\d+[smhd] ago|just now)"), "<age>"),
     (re.compile(r"\b\d+(\.\d+)?(s|ms)\b"), "<t>"),
     (re.compile(r"\b\d+ steps/s\b"), "<rate>"),
-    (re.compile(r"\b(\d+[smhd]|just now)( ago)?\b"), "<age>"),
     (re.compile(r"\b\d+h\d+m\b|\b\d+m\d+s\b"), "<t>"),
+    (re.compile(r"  +"), " "),  # columns as wide as their (blanked) widest value
 ]
+# a live progress line is printed every so many seconds (no terminal): how many there are follows the clock
+PROGRESS = re.compile(r"^… \[\d+/\d+\] ")
 ONLY_A_TIME = re.compile(r"^\s+[\w .()-]+: <t>$")
 
 
@@ -68,7 +71,7 @@ def blank(text: str) -> str:
     for line in text.splitlines():
         for pattern, mark in TIMES:
             line = pattern.sub(mark, line)
-        if not ONLY_A_TIME.match(line):
+        if not ONLY_A_TIME.match(line) and not PROGRESS.match(line):
             out.append(line)
     return "\n".join(out) + "\n"
 
@@ -131,9 +134,9 @@ def capture(tree: Tree, tmp: Path) -> dict[str, str]:
     out["records after shrink"] = json.dumps(records(root), indent=1, sort_keys=True)
     out["database keys"] = "\n".join(database_keys(root))
     root = example_project(tmp / f"fuzz-{tree.label}")
-    text = blank(tree.evmstate("fuzz", "--time", "20s", "--seed", "1", "-n", "1", "-v", cwd=root))
-    out["fuzz failures"] = "\n".join(line for line in text.splitlines() if line.startswith(("state", "chain.", "replay with", "FAILED", "  at ")))
-    out["fuzz records"] = json.dumps({k: {"program": v["program"], "error": v["error"], "steps": v["steps"]} for k, v in records(root).items()}, indent=1, sort_keys=True)  # type: ignore[index]
+    tree.evmstate("fuzz", "--time", "20s", "--seed", "1", "-n", "1", "-v", cwd=root)
+    # how many machines a 20 s campaign gets to follows the machine's speed: compared where both found one
+    out["fuzz records"] = {v["path"] + "::" + v["name"]: json.dumps({"id": k, "program": v["program"], "error": v["error"], "steps": v["steps"]}, indent=1, sort_keys=True) for k, v in records(root).items()}  # type: ignore[index,assignment]
     return out
 
 
@@ -155,6 +158,12 @@ def main() -> int:
         finally:
             for folder in checkouts.values():
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)], check=False, capture_output=True)
+    fuzzed_before, fuzzed_now = before.pop("fuzz records"), now.pop("fuzz records")
+    both = sorted(set(fuzzed_before) & set(fuzzed_now))  # type: ignore[arg-type]
+    for key in both:
+        before[f"fuzz {key}"], now[f"fuzz {key}"] = fuzzed_before[key], fuzzed_now[key]  # type: ignore[index]
+    only = sorted(set(fuzzed_before) ^ set(fuzzed_now))  # type: ignore[arg-type]
+    print(f"fuzz: failures of {len(both)} machines found by both, compared; {len(only)} found by one only (the budget is wall time): {', '.join(only) or 'none'}")
     differ = [name for name in before if before[name] != now.get(name)]
     for name in differ:
         print(f"--- {name} differs:")
