@@ -18,6 +18,7 @@ from evmstate import __version__
 from evmstate import config as config_mod
 from evmstate.errors import EvmStateError
 
+from .fork import chosen_fork, fork_block as parsed_block, fork_options
 from .render import Renderer
 
 
@@ -77,6 +78,7 @@ def cli() -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 @click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
+@fork_options
 def run(
     paths: tuple[str, ...],
     keyword: str | None,
@@ -97,13 +99,15 @@ def run(
     json_path: Path | None,
     backend: str | None,
     backend_check: bool,
+    fork_url: str | None,
+    fork_block: str | None,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
     from evmstate.scale.parallel import parse_workers
     from evmstate.reports import write_json, write_junit
     from evmstate.runner import Overrides, RunOptions, run as run_all
 
-    cfg = _chosen_backend(config_mod.load(), backend, backend_check)
+    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block)
     console = _console()
     n = parse_workers(workers)
     options = RunOptions(
@@ -145,6 +149,7 @@ def run(
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
+@fork_options
 def fuzz(
     paths: tuple[str, ...],
     budget: str | None,
@@ -157,6 +162,8 @@ def fuzz(
     quiet: bool,
     verbose: bool,
     backend: str | None,
+    fork_url: str | None,
+    fork_block: str | None,
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
     from evmstate.scale.campaign import CampaignOptions, fuzz as run_campaign, parse_duration
@@ -167,7 +174,7 @@ def fuzz(
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
-    cfg = _chosen_backend(config_mod.load(), backend)
+    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block)
     console = _console()
     options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
     with CampaignRenderer(console, quiet=quiet, verbose=verbose) as renderer:
@@ -247,7 +254,8 @@ def mutate(
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Replay the newest saved failure.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
-def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
+@fork_options
+def replay(failure_id: str | None, last: bool, backend: str | None, fork_url: str | None, fork_block: str | None) -> None:
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
     from evmstate.failures import FailureStore
     from evmstate.engine.replay import replay as replay_record
@@ -255,9 +263,11 @@ def replay(failure_id: str | None, last: bool, backend: str | None) -> None:
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
-    cfg = _chosen_backend(config_mod.load(), backend)
+    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, None, resolve=False)  # the record names its chain and block
     store = FailureStore.of(cfg)
     record = store.last() if last else store.load(failure_id)  # type: ignore[arg-type]
+    if fork_block is not None and record.settings.get("fork"):
+        record.settings["fork"] = {**record.settings["fork"], "block": parsed_block(fork_block)}
     console = _console()
     console.print(f"replaying {record.id}: {record.path}::{record.name}")
     if record.interrupted:

@@ -26,6 +26,7 @@ from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noq
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
 from .errors import MachineDefinitionError, UsageError
+from .evm.fork.start import resolve as resolve_fork
 from .scale import campaign  # noqa: F401
 from .scale.parallel import run_items, start_early
 from .search.session import collector_of
@@ -40,6 +41,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
     keep_hypothesis_storage(config)
+    config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
     if options.workers > 1:
         start_early()  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)

@@ -20,6 +20,7 @@ from .deployments import contracts_behind, names_behind
 from .describe import shown_path
 from .discovery import Item
 from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound
+from .fork import at_block
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
 from .machines import run_machine
@@ -168,6 +169,13 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
     Raises MachineDefinitionError, before running anything, when the item cannot be run as
     written, and Interrupted on Ctrl-C before anything failed.
     """
+    where = f"{item.path}::{item.name}"
+    with at_block(project, item.spec.settings if item.spec is not None else None, where):
+        forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
+        return _run_item(forked, project, item, request, emit)
+
+
+def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
     overrides, shard, shards = request.overrides, request.shard, request.shards
     seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
     where = f"{item.path}::{item.name}"

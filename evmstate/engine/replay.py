@@ -19,6 +19,7 @@ from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..contracts.revert import describe_revert
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
+from ..evm.fork.start import for_record
 from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..machine import MachineSpec, collect
 from ..values import format_value
@@ -133,7 +134,7 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     target = getattr(module, record.name, None)
     if target is None:
         raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
-    return Project(config), target
+    return Project(for_record(config, record.settings.get("fork"))), target
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:

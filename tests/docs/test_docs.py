@@ -103,17 +103,27 @@ def _console(code: str, where: str) -> None:
 
 # pages whose examples compile with vyper releases installed from the package index
 NETWORK_PAGES = {"vyper-0.3.md"}
+# pages whose examples fork the chain of a node: an anvil started for them, its URL put for this one
+NODE_PAGES = {"fork.md"}
+NODE_URL = "http://127.0.0.1:8545"
 
 
 def _starts_processes(page: Path) -> bool:
     """Whether a page runs pytest, or evmstate with worker processes (-n, fuzz)."""
-    return re.search(r"^\$ (pytest|evmstate fuzz|evmstate .* -n \d)", page.read_text(encoding="utf-8"), re.M) is not None
+    return page.name in NODE_PAGES or re.search(r"^\$ (pytest|evmstate fuzz|evmstate .* -n \d)", page.read_text(encoding="utf-8"), re.M) is not None
 
 
 @pytest.mark.parametrize("page", [pytest.param(p, id=p.name, marks=[pytest.mark.processes] * _starts_processes(p) + [pytest.mark.network] * (p.name in NETWORK_PAGES)) for p in PAGES])
 def test_every_example_of_the_page_runs(page: Path, docs_project: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     if page.name in NETWORK_PAGES:
         monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(request.getfixturevalue("legacy_cache")))
+    url = NODE_URL
+    if page.name in NODE_PAGES:
+        from tests.fork.nodes import Anvil
+
+        node = Anvil(request.getfixturevalue("anvil_binary"))
+        request.addfinalizer(node.stop)
+        url = node.url
     # the worker's copy, made as new again but for the build cache (keyed on paths, so not copied)
     root = docs_project
     for entry in root.iterdir():
@@ -131,6 +141,7 @@ def test_every_example_of_the_page_runs(page: Path, docs_project: Path, monkeypa
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=FLAGS)
     for language, options, code, line in blocks(page):
+        code = code.replace(NODE_URL, url)
         where = f"{page.relative_to(REPO)}:{line}"
         assert language in KINDS, f"{where}: unknown block kind {language!r}; use one of {', '.join(KINDS)}"
         if "file" in options:
