@@ -28,7 +28,7 @@ from .errors import EvmStateError
 from .machine import collect
 from .contracts.project import Project, Unavailable
 from .engine.events import MachineFinished
-from .engine.item import database_for, run_item
+from .engine.item import RunRequest, database_for, run_item
 from .engine.machines import run_machine
 from .engine.properties import isolate_examples, property_failure
 from .engine.records import save_failure
@@ -335,7 +335,7 @@ class MachineItem(pytest.Item):
 
     def runtest(self) -> None:
         project = _project(self.config)
-        result = run_item(project.config, project, self.item, Overrides(), lambda e: None, seed=_session_seed(self.config), capture=_capture(self.config))
+        result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), lambda e: None)
         if result.status == "error":
             raise MachineError(result.error or "error")
         if result.failure is not None:

@@ -196,6 +196,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
                 "late_stages": r.late_stages,
                 "steps": r.steps,
                 "elapsed": round(r.elapsed, 3),
+                "phases": {name: round(seconds, 3) for name, seconds in r.phases.items()},
                 "rules": {
                     name: {
                         "calls": s.calls,

@@ -25,16 +25,11 @@ from .config import Config
 from .contracts.project import Project
 from .engine import discovery, examples  # noqa: F401
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
-from .engine import shrink as minimize  # noqa: F401
-from .engine.describe import shown_path
 from .engine.events import (
-    CompileFinished,
-    CompileStarted,
     Event,
     Interrupted,
     FailurePruned,
     LoadFailed,
-    NothingFound,
     ReplayFinished,
     ReplayResult,
     ReplayStarted,
@@ -46,7 +41,7 @@ from .engine.events import (
     ShrinkReport,
     ShrinkStarted,
 )
-from .engine.item import asks_for_contracts, names_asked, run_item, unavailable_contracts
+from .engine.item import RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
@@ -252,31 +247,20 @@ def init(target: Path, force: bool = False) -> tuple[list[Path], list[str]]:
     return scaffold(target, force=force), next_steps(target)
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
-    found = discovery.discover(config, options.paths, options.keyword)
-    summary.load_errors.extend(found.errors)
-    for err in found.errors:
-        emit(err)
-    kinds = {"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"}
-    items = [i for i in found.items if i.kind in kinds]
+    kinds = frozenset({"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"})
+    flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
+
+    def stage(name: str) -> None:
+        summary.stopped_in = name
+
+    prepared = prepare(config, options.paths, options.keyword, emit, kinds=kinds, flag=flag, stage=stage)
+    summary.load_errors.extend(prepared.load_errors)
+    items, project = prepared.items, prepared.project
     summary.total = len(items)
-    if not items and not found.errors:
-        flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
-        summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, flag)
-        emit(NothingFound(summary.nothing))
+    if project is None:
+        summary.nothing = prepared.nothing
         return
-    if asks_for_contracts(items):
-        config.check_sources()
-    summary.stopped_in = "compiling"
-    emit(CompileStarted(shown_path(str(config.contracts_dir))))
-    compiling = time.perf_counter()
-    project = Project(config, want=names_asked(config, items))
-    build = project.build
-    summary.warnings = list(build.warnings)
-    seconds = time.perf_counter() - compiling
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
-    for err in unavailable_contracts(config, project, items):
-        summary.load_errors.append(err)
-        emit(err)
+    summary.warnings = list(project.build.warnings)
     if options.coverage:
         if not project.backend.capabilities.coverage:
             raise UsageError("coverage is not recorded while --backend-check runs every call on both backends; run with --backend pyevm or --backend revm")
@@ -299,9 +283,8 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
     for k, item in enumerate(items, 1):
         summary.stopped_in = f"{item.path}::{item.name}"
         try:
-            result = run_item(
-                config, project, item, options.overrides, emit, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items))
-            )
+            request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
+            result = run_item(config, project, item, request, emit)
         except MachineDefinitionError as exc:
             err = LoadFailed(f"{item.path}::{item.name}", str(exc))
             summary.load_errors.append(err)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from ..hooks import Current
 
-Program = list[dict[str, Any]]
+Program = list["RecordedStep"]
 Attempt = Callable[[Program], Any]  # the shrinker's own: a Minimized, or None (counts the run, checks the budget)
 Accept = Callable[[Any], bool]  # whether an attempt's result would be kept
 

@@ -12,6 +12,7 @@ import hypothesis
 
 from ..contracts.abi import entry_signature, abi_type, decode, from_abi_value, selector
 from ..contracts.project import Project
+from ..contracts.revert import failure_details
 from ..failures import message_shape
 from ..values import format_value
 
@@ -90,6 +91,47 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
 
 
 
+# the attribute an exception raised by an invariant carries: the invariant's name
+_FAILED_INVARIANT = "_evmstate_failed_invariant"
+
+
+def mark_invariant(exc: BaseException, name: str) -> None:
+    """Say that exc was raised by the invariant name."""
+    setattr(exc, _FAILED_INVARIANT, name)
+
+
+def failed_invariant(exc: BaseException) -> str | None:
+    """The invariant that raised exc, None when a rule or anything else did."""
+    return getattr(exc, _FAILED_INVARIANT, None)
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """A failure's error as reports and records show it, built once from the exception."""
+
+    type: str
+    message: str
+    invariant: str | None = None
+    revert_reason: str | None = None
+    location: str | None = None  # the user's line that raised it: file:line in function, then the line
+    traceback: str = ""  # the user's frames
+    call_failure: dict[str, Any] | None = None  # the failing call's revert or timeout explained, if any
+
+    @classmethod
+    def of(cls, exc: BaseException) -> ErrorInfo:
+        error_type, message, location, tb = describe_error(exc)
+        return cls(error_type, message, failed_invariant(exc), getattr(exc, "reason", None), location, tb, failure_details(exc))
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> ErrorInfo:
+        """A failure record's error."""
+        return cls(data.get("type") or "", data.get("message") or "", data.get("invariant"), data.get("revert_reason"), data.get("location"), "", data.get("call_failure"))
+
+    def to_data(self) -> dict[str, Any]:
+        """The error as a failure record stores it (no traceback)."""
+        return {"type": self.type, "message": self.message, "revert_reason": self.revert_reason, "call_failure": self.call_failure, "invariant": self.invariant, "location": self.location}
+
+
 @dataclass(frozen=True)
 class FailureSignature:
     """What makes two failures the same: error type, invariant, revert reason and the user's line that raised it.
@@ -105,19 +147,14 @@ class FailureSignature:
     where: str | None  # the first line of the location: file:line in function
 
     @classmethod
+    def of_error(cls, error: ErrorInfo) -> FailureSignature:
+        """The signature of an error as a failure or a record shows it."""
+        return cls(error.type or None, error.invariant, _shape(error.revert_reason), _first_line(error.location))
+
+    @classmethod
     def of(cls, exc: BaseException) -> FailureSignature:
         """The signature of an exception raised by a run."""
-        return cls(type(exc).__name__, getattr(exc, "_evmstate_invariant", None), _shape(getattr(exc, "reason", None)), _first_line(describe_error(exc)[2]))
-
-    @classmethod
-    def of_failure(cls, failure: Any) -> FailureSignature:
-        """The signature of a reported Failure."""
-        return cls(failure.error_type, failure.invariant, _shape(failure.revert_reason), _first_line(failure.location))
-
-    @classmethod
-    def of_record(cls, error: dict[str, Any]) -> FailureSignature:
-        """The signature of a saved record's error."""
-        return cls(error.get("type"), error.get("invariant"), _shape(error.get("revert_reason")), _first_line(error.get("location")))
+        return cls.of_error(ErrorInfo.of(exc))
 
     def same(self, other: FailureSignature, *, where: bool = True) -> bool:
         """Whether the two are the same failure; where=False leaves the line out."""

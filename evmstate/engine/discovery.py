@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import sys
@@ -11,20 +12,49 @@ from typing import Any
 
 from ..config import Config
 from ..errors import UsageError
-from ..machine import has_rules, is_machine
+from ..machine import MachineSpec, collect, has_rules, is_machine
 from .deployments import deployments_file_error
 from .modules import import_error, load_module
 from .events import LoadFailed
+from .settings import MachineSettings
 
 
 @dataclass(frozen=True)
 class Item:
-    """One runnable thing: a machine class or a property test function."""
+    """One runnable thing: a machine class or a property test function.
+
+    Its machine's spec and the names it asks for are read once, when first asked for; a
+    machine written wrongly raises MachineDefinitionError each time (nothing is kept then).
+    """
 
     kind: str  # "machine" or "test"
     path: str
     name: str
     obj: Any
+
+    @functools.cached_property
+    def spec(self) -> MachineSpec | None:
+        """The machine's rules, invariants and settings; None for a property test."""
+        return collect(self.obj) if self.kind == "machine" else None
+
+    @functools.cached_property
+    def settings(self) -> MachineSettings:
+        """The machine's settings, checked; none for a property test (@settings(...) on it is Hypothesis's)."""
+        return MachineSettings.parse(self.spec.settings, self.spec.name) if self.spec is not None else MachineSettings()
+
+    @functools.cached_property
+    def asks(self) -> tuple[str, ...]:
+        """The names the machine's __init__ or the test asks to be given (a test's drawn arguments aside)."""
+        if self.spec is not None:
+            return tuple(self.spec.init_params)
+        return tuple(inspect.signature(self.obj).parameters)
+
+    @functools.cached_property
+    def parameters(self) -> tuple[str, ...]:
+        """Every parameter of the machine's __init__, or of the test, drawn ones included."""
+        if self.spec is not None:
+            return tuple(self.spec.init_params)
+        return tuple(inspect.signature(self.obj.hypothesis.inner_test).parameters)
 
 
 def _files(config: Config, paths: tuple[str, ...]) -> list[tuple[Path, str | None]]:

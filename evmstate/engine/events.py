@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compile_warnings import CompileWarning
+from .describe import ErrorInfo
+from .recorded import RecordedStep
 
 if TYPE_CHECKING:
     from ..search.coverage import CoverageReport
@@ -145,26 +147,48 @@ class Failure:
 
     name: str
     path: str
-    error_type: str
-    message: str
-    program: list[str]
+    error: ErrorInfo
+    program: list[str]  # the printed program, one line each
     steps: int
-    invariant: str | None = None
-    location: str | None = None
-    traceback: str = ""
-    revert_reason: str | None = None
-    steps_data: list[dict[str, Any]] = field(default_factory=list)
+    recorded: tuple[RecordedStep, ...] = ()  # the program as data (a property test: its example as one step)
     interrupted: bool = False
     # what ended shrinking before it was done (an internal error, a budget...), None when it ran to
     # its end: the program is then the shortest failing one found so far and may not be minimal
     stopped: str | None = None
     # lines the report adds under the program (candidates left out while shrinking, a hint)
     notes: tuple[str, ...] = ()
-    # the failing call's revert or timeout explained (source line, check, dev comment), if any
-    call_failure: dict[str, Any] | None = None
     shrink: "ShrinkReport | None" = None
     # the reported program replayed once: each step's calls, events, gas, reverts, and its output
     trace: Trace | None = None
+
+    # the error's parts, as readers of a failure name them
+    @property
+    def error_type(self) -> str:
+        return self.error.type
+
+    @property
+    def message(self) -> str:
+        return self.error.message
+
+    @property
+    def invariant(self) -> str | None:
+        return self.error.invariant
+
+    @property
+    def location(self) -> str | None:
+        return self.error.location
+
+    @property
+    def traceback(self) -> str:
+        return self.error.traceback
+
+    @property
+    def revert_reason(self) -> str | None:
+        return self.error.revert_reason
+
+    @property
+    def call_failure(self) -> dict[str, Any] | None:
+        return self.error.call_failure
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -221,6 +245,8 @@ class MachineFinished:
 
     # found when the machine was loaded (methods whose names look misspelt); see also warnings
     load_warnings: tuple[str, ...] = ()
+    # seconds per phase that ran, in order: search, shrink (Hypothesis), shrink (evmstate), explain, trace
+    phases: dict[str, float] = field(default_factory=dict)
 
     @property
     def never_run(self) -> list[str]:

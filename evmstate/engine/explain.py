@@ -8,12 +8,11 @@ import inspect
 from typing import Any, Callable
 
 from ..contracts.project import Project
-from ..contracts.revert import failure_details
 from ..failures import decode_value
 from ..machine import MachineSpec
-from .describe import FailureSignature, describe_call, describe_error
+from .describe import ErrorInfo, FailureSignature, describe_call, describe_error
 from .events import Failure
-from .program import Diverged, InitFailed, init_class, program_lines, provide, run_program
+from .program import Diverged, InitFailed, init_class, live_program_lines, provide, run_program
 
 
 def divergence_failure(name: str, path: str, project: Project, diverged: Diverged) -> Failure:
@@ -24,18 +23,22 @@ def divergence_failure(name: str, path: str, project: Project, diverged: Diverge
     call = describe_call(project, d.sender, d.to, d.data, d.value)
     kind = {"transact": "transaction", "call": "call"}.get(d.kind, "read")
     message = f"revm and py-evm differ at {where}, in its call {index} (a {kind}): {call}\n  {d.what}"
-    lines = program_lines(name, steps)
-    return Failure(name=name, path=path, error_type="BackendDivergence", message=message, program=lines, steps=len(steps), steps_data=[s.to_data() for s in steps])
+    lines = live_program_lines(name, steps)
+    return Failure(name=name, path=path, error=ErrorInfo("BackendDivergence", message), program=lines, steps=len(steps), recorded=tuple(s.recorded() for s in steps))
+
+
+def with_message(failure: Failure, message: str) -> Failure:
+    return dataclasses.replace(failure, error=dataclasses.replace(failure.error, message=message))
 
 
 def test_explained_on_py_evm(fn: Callable, project: Project, failure: Failure) -> Failure:
     """A property test's failing example run again on py-evm, for source lines (see explained_on_py_evm)."""
-    if not failure.steps_data:
+    if not failure.recorded:
         return failure
     reference = project.reference()
     error = None
     try:
-        args = {k: decode_value(v, accounts=reference.accounts, refs={}) for k, v in failure.steps_data[0]["arguments"].items()}
+        args = {k: decode_value(v, accounts=reference.accounts, refs={}) for k, v in failure.recorded[0].arguments.items()}
         kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], reference, failure.name)
         with reference.backend.anchor():
             fn.hypothesis.inner_test(**kwargs, **args)
@@ -46,14 +49,15 @@ def test_explained_on_py_evm(fn: Callable, project: Project, failure: Failure) -
 
 def with_reference_error(failure: Failure, error: BaseException | None, problem: str | None) -> Failure:
     """The failure as py-evm reported it when it failed the same way; else the first report, with a note."""
-    if error is not None and FailureSignature.of(error) == FailureSignature.of_failure(failure):
-        error_type, message, location, tb = describe_error(error)
-        return dataclasses.replace(failure, message=message, location=location, traceback=tb, call_failure=failure_details(error))
+    if error is not None and FailureSignature.of(error) == FailureSignature.of_error(failure.error):
+        # py-evm's message, location and explained call; the revert reason stays the first backend's
+        again = ErrorInfo.of(error)
+        return dataclasses.replace(failure, error=dataclasses.replace(again, type=failure.error_type, invariant=failure.invariant, revert_reason=failure.revert_reason))
     if problem is None:
         first_line = (describe_error(error)[1].splitlines() or [""])[0] if error is not None else ""
         problem = "it passes" if error is None else f"it fails differently: {type(error).__name__}: {first_line}"
     note = f"\n(Replayed on py-evm for its source lines, the program does not fail the same way: {problem}. The backends differ here: run with --backend-check.)"
-    return dataclasses.replace(failure, message=failure.message + note)
+    return with_message(failure, failure.message + note)
 
 
 def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, init_args: tuple[Any, ...] | None) -> Failure:
@@ -71,7 +75,7 @@ def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, i
         others = [type(a).__name__ for a in init_args if id(a) not in same]
         if others:
             note = f"\n(Not replayed on py-evm, so reverts show no source lines: __init__ takes objects that exist only on this chain: {', '.join(others)}.)"
-            return dataclasses.replace(failure, message=failure.message + note)
+            return with_message(failure, failure.message + note)
         init_args = tuple(same[id(a)] for a in init_args)
     cls = spec.cls
     saved = dict(vars(cls))  # the class-level __init__ rebinds class attributes: put them back after
@@ -81,7 +85,7 @@ def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, i
     problem = None
     try:
         init_class(spec, reference, init_args)
-        ran = run_program(spec, reference, failure.steps_data)
+        ran = run_program(spec, reference, failure.recorded)
     except InitFailed as failed:
         problem = f"{type(failed.error).__name__}: {failed.error}"
     except Exception as exc:

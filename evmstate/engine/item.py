@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
+from dataclasses import dataclass, field
 import time
 import traceback
 from typing import Any, Callable
 
 from hypothesis import settings as Settings
 
+from ..builds import precompiled_note
 from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
-from ..machine import collect
+from . import discovery
 from .deployments import contracts_behind, names_behind
-from .events import Event, LoadFailed, MachineFinished
+from .describe import shown_path
+from .discovery import Item
+from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound
 from .fork import at_block
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
@@ -30,12 +33,12 @@ from .settings import Overrides, build_settings, run_seed, shard_examples, shard
 BUILT_IN = frozenset({"accounts", "chain", "cls", "self"})
 
 
-def asks_for_contracts(items: list[Any]) -> bool:
+def asks_for_contracts(items: list[Item]) -> bool:
     """Whether any of the items asks for something only contracts can give (a machine or a test of
     plain Python asks for nothing, and runs without a contracts folder)."""
     for item in items:
         try:
-            params = collect(item.obj).init_params if item.kind == "machine" else inspect.signature(item.obj).parameters
+            params = item.asks
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             return True  # cannot tell: as if it did
         if set(params) - BUILT_IN:
@@ -43,27 +46,24 @@ def asks_for_contracts(items: list[Any]) -> bool:
     return False
 
 
-def names_asked(config: Config, items: list[Any]) -> list[str]:
+def names_asked(config: Config, items: list[Item]) -> list[str]:
     """The names the items ask for, and those the deployments they ask for ask for: the library modules among them are compiled on their own."""
     names: list[str] = []
     for item in items:
         try:
-            params = collect(item.obj).init_params if item.kind == "machine" else inspect.signature(item.obj).parameters
+            params = item.asks
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             continue  # reported when the item runs
         names += [n for n in params if n not in BUILT_IN]
     return names_behind(names, config)
 
 
-def unavailable_contracts(config: Config, project: Project, items: list[Any]) -> list[LoadFailed]:
+def unavailable_contracts(config: Config, project: Project, items: list[Item]) -> list[LoadFailed]:
     """One error per contract that does not compile, naming the machines and tests that ask for it."""
     asks: list[tuple[str, set[str]]] = []
     for item in items if project.build.errors else ():
         try:
-            if item.kind == "machine":
-                params = collect(item.obj).init_params
-            else:
-                params = inspect.signature(item.obj.hypothesis.inner_test).parameters
+            params = item.parameters
         except (MachineDefinitionError, AttributeError, TypeError, ValueError):
             continue  # reported when the item runs
         asks.append((item.name, set(params) | set(contracts_behind(params, project))))
@@ -83,69 +83,111 @@ def unavailable_contracts(config: Config, project: Project, items: list[Any]) ->
     return errors
 
 
-def run_item(
+@dataclass
+class Prepared:
+    """What a run or a campaign starts from: the items to run, the project they run on, and why nothing may run."""
+
+    items: list[Item]
+    project: Project | None = None  # None when nothing was found
+    load_errors: list[LoadFailed] = field(default_factory=list)  # emitted already
+    nothing: str | None = None  # why nothing was found (NothingFound emitted already)
+
+
+def prepare(
     config: Config,
-    project: Project,
-    item: Any,
-    overrides: Overrides,
+    paths: tuple[str, ...],
+    keyword: str | None,
     emit: Callable[[Event], None],
     *,
-    save_failures: bool = True,
-    seed: int | None = None,
-    capture: bool = True,
-    position: tuple[int, int] = (0, 0),
-    shard: int | None = None,
-    shards: int = 1,
-    stop: Callable[[], bool] | None = None,
-    keep: Callable[[FailureRecord], Any] | None = None,
-    corpus: bool | Any = False,
-    deadline: float | None = None,
-    examples: bool = True,
-) -> MachineFinished:
-    """Run one discovered machine or property test and save its failure; the same under pytest.
+    kinds: frozenset[str] = frozenset({"machine", "test"}),
+    flag: str | None = None,
+    stage: Callable[[str], None] = lambda name: None,
+) -> Prepared:
+    """The prologue of `evmstate run` and `evmstate fuzz`: discovery, its errors, the project compiled, the contracts that do not compile.
 
-    seed is the run's seed (one is chosen when None); the item runs with its own seed derived
-    from it and its id, unless the item pins one. Raises MachineDefinitionError, before running
-    anything, when the item cannot be run as written, and Interrupted on Ctrl-C before anything
-    failed. capture and position as for run_machine().
+    kinds: the kinds of items kept (flag: the option that chose them, for the nothing-found
+    message). stage("compiling") is called before the contracts are compiled (a Ctrl-C there is
+    reported as such). With errors and no items the project is still compiled, as a run shows it.
+    """
+    found = discovery.discover(config, paths, keyword)
+    prepared = Prepared([], load_errors=list(found.errors))
+    for err in found.errors:
+        emit(err)
+    for item in found.items:
+        if item.kind not in kinds:
+            continue
+        try:
+            item.settings  # the machine read, and its settings checked: a definition error now, before anything runs
+        except MachineDefinitionError as exc:
+            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            prepared.load_errors.append(err)
+            emit(err)
+            continue
+        prepared.items.append(item)
+    if not prepared.items and not prepared.load_errors:
+        prepared.nothing = discovery.nothing_found(config, found, paths, keyword, flag)
+        emit(NothingFound(prepared.nothing))
+        return prepared
+    if asks_for_contracts(prepared.items):
+        config.check_sources()
+    stage("compiling")
+    emit(CompileStarted(shown_path(str(config.contracts_dir))))
+    compiling = time.perf_counter()
+    project = prepared.project = Project(config, want=names_asked(config, prepared.items))
+    build = project.build
+    seconds = time.perf_counter() - compiling
+    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
+    for err in unavailable_contracts(config, project, prepared.items):
+        prepared.load_errors.append(err)
+        emit(err)
+    return prepared
 
-    shard, when given, numbers one of several runs of the item, each under a seed of its own
-    (shard_seed); with shards > 1 it runs its part of the item's examples (shard_examples).
-    stop() ends the item early (see run_machine). keep(record), when given, gets the failure
-    record instead of the failure store (a worker hands it to the process that saves it).
-    corpus: a machine starts from its saved guidance runs and adds the runs it keeps (campaigns);
-    or the search.corpus.Corpus to use (evmstate mutate's, read only).
-    deadline: a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time.
-    examples: with the example database (False: none, so nothing is replayed from it or saved to it).
+
+@dataclass(frozen=True, kw_only=True)
+class RunRequest:
+    """How one machine or property test is to run: everything run_item() needs besides the project, the item and where its events go."""
+
+    overrides: Overrides = Overrides()  # the command line's settings
+    seed: int | None = None  # the run's seed (one is chosen when None); the item runs under one derived from it and its id, unless it pins its own
+    position: tuple[int, int] = (0, 0)  # (k, total): the k-th machine or test of a run
+    capture: bool = True  # keep what the machine prints, shown only for the reported program
+    stop: Callable[[], bool] | None = None  # asked before every run until one fails: True ends the item early
+    shard: int | None = None  # numbers one of several runs of the item, each under a seed of its own (shard_seed)
+    shards: int = 1  # with shards > 1, a shard runs its part of the item's examples (shard_examples)
+    keep: Callable[[FailureRecord], Any] | None = None  # gets the failure record instead of the failure store (a worker's)
+    # True: a machine starts from its saved guidance runs and adds those it keeps (campaigns); or the
+    # search.corpus.Corpus to use (evmstate mutate's, read only)
+    corpus: bool | Any = False
+    deadline: float | None = None  # a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time
+    examples: bool = True  # with the example database (False: nothing is replayed from it or saved to it)
+    save_failures: bool = True
+
+
+def run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
+    """Run one discovered machine or property test as request says, and save its failure; the same under pytest.
+
+    Raises MachineDefinitionError, before running anything, when the item cannot be run as
+    written, and Interrupted on Ctrl-C before anything failed.
     """
     where = f"{item.path}::{item.name}"
-    given = collect(item.obj).settings if item.kind == "machine" else None
-    with at_block(project, given, where):
+    with at_block(project, item.spec.settings if item.spec is not None else None, where):
         forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
-        return _run_item(
-            forked, project, item, overrides, emit, save_failures=save_failures, seed=seed, capture=capture, position=position,
-            shard=shard, shards=shards, stop=stop, keep=keep, corpus=corpus, deadline=deadline, examples=examples,
-        )
+        return _run_item(forked, project, item, request, emit)
 
 
-def _run_item(
-    config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Event], None], *, save_failures: bool, seed: int | None,
-    capture: bool, position: tuple[int, int], shard: int | None, shards: int, stop: Callable[[], bool] | None,
-    keep: Callable[[FailureRecord], Any] | None, corpus: bool | Any, deadline: float | None, examples: bool,
-) -> MachineFinished:
+def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
+    overrides, shard, shards = request.overrides, request.shard, request.shards
+    seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
     where = f"{item.path}::{item.name}"
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
-    given = spec = None
-    if item.kind == "machine":
-        spec = collect(item.obj)
-        given = spec.settings
-    settings, pinned = build_settings(config.hypothesis, given or {}, overrides, spec.name if spec is not None else item.name)
+    spec = item.spec
+    settings, pinned = build_settings(config.hypothesis, item.settings.hypothesis, overrides, spec.name if spec is not None else item.name)
     if shard is not None and shards > 1:
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
     started = time.perf_counter()
-    database = database_for(config, where) if examples else None
+    database = database_for(config, where) if request.examples else None
     try:
         if spec is not None:
             saved = None
@@ -155,7 +197,7 @@ def _run_item(
                 saved = Corpus.of(corpus_store(config), project, where)
             elif corpus is not False:
                 saved = corpus
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
+            result = run_machine(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):
@@ -171,11 +213,11 @@ def _run_item(
         )
     # a difference between backends is a finding about evmstate's backends, not a program to replay
     replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
-    if replayable and keep is not None:
+    if replayable and request.keep is not None:
         record = failure_record(config, project, item, result, settings, seed)
-        keep(record)
+        request.keep(record)
         return with_id(result, record.id)
-    if replayable and save_failures:
+    if replayable and request.save_failures:
         try:
             result = save_failure(config, project, item, result, settings, seed)
         except Exception as exc:  # the failure is still reported: only its record is missing

@@ -6,8 +6,9 @@ import contextlib
 import dataclasses
 import io
 import sys
+import time
 import traceback
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..contracts.project import Project
 from ..search.session import Search, SearchOptions, collector_of
@@ -152,6 +153,36 @@ class Lifecycle:
             self._capturing.__exit__(None, None, None)
             self.backend.revert(self._outer)
             self.backend.release(self._outer)
+
+
+class Phases:
+    """Seconds spent in each phase of a machine or test, in the order they ran, as Hypothesis times its own
+    phases: the search, Hypothesis's shrinking, evmstate's shrinking, the explanation on py-evm, the trace."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def add(self, name: str, seconds: float) -> None:
+        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+
+    @contextlib.contextmanager
+    def timed(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(name, time.perf_counter() - started)
+
+    def searched(self, started: float, first_failure: float | None) -> None:
+        """The search ran from started (time.perf_counter()) until now; Hypothesis shrank from first_failure (the same clock), if any."""
+        now = time.perf_counter()
+        self.add("search", (first_failure if first_failure is not None else now) - started)
+        if first_failure is not None:
+            self.add("shrink (Hypothesis)", now - first_failure)
+
+    def statistics(self) -> dict[str, str]:
+        """One statistics entry per phase that ran: "<phase> phase": seconds."""
+        return {f"{name} phase": f"{seconds:.2f}s" for name, seconds in self.seconds.items()}
 
 
 def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:

@@ -1,7 +1,7 @@
 """The machine run loop: one state machine under Hypothesis, from its class-level __init__ to its report.
 
 MachineRun builds the Hypothesis test apart from running it (as Hypothesis's own
-get_state_machine_test does); each of its examples is a Program: one machine instance and the
+get_state_machine_test does); each of its examples is an Example (example.py): one machine instance and the
 steps drawn for it. What a step means (instance creation, setup, invariants, routing into
 bundles) is program.py's, shared with step deletion, replay and traces.
 """
@@ -19,16 +19,12 @@ from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 
-from .. import calls
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
-from ..failures import Ref
-from ..machine import MachineSpec, RuleSpec
-from ..values import format_value
+from ..machine import MachineSpec
 from . import delays
-from .describe import describe_error, harness_limit, user_error
+from .describe import ErrorInfo, failed_invariant, harness_limit, user_error
 from .events import (
     Event,
     ExampleFinished,
@@ -42,9 +38,10 @@ from .events import (
     ShrinkProgress,
     ShrinkReport,
 )
+from .example import Example
 from .examples import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, RunState, internal_error, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, internal_error, left_out_note, search_session, with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
     ShrinkOutOfTime,
@@ -52,24 +49,17 @@ from .program import (
     Diverged,
     InitFailed,
     OutOfTime,
-    SetupFailed,
     Step,
     Stopped,
-    check_all_invariants,
-    holds,
-    index_strategy,
     init_class,
-    new_machine,
-    produced,
-    program_lines,
-    set_up,
+    live_program_lines,
     stop_if_diverged,
-    tear_down,
 )
+from .recorded import program_lines
 from .rejections import of_machine
-from .settings import shrink_time
+from .settings import MachineSettings
 from .shrink_program import has_domains, shrink_program
-from .steps import draw_rule, rule_order, swarm_strategy
+from .steps import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
 if TYPE_CHECKING:
@@ -91,7 +81,7 @@ def time_hint(failure: Failure, project: Project) -> str | None:
     A contract that expects the clock to stand still between calls (a price feed an off-chain
     keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
     """
-    waits = [delays.of_record(step) for step in failure.steps_data]
+    waits = [step.delay for step in failure.recorded]
     if all(w == delays.NO_DELAY for w in waits) or failure.call_failure is None or "contract" not in failure.call_failure:
         return None
     contract, function = failure.call_failure.get("contract"), failure.call_failure.get("function")
@@ -107,146 +97,6 @@ def time_hint(failure: Failure, project: Project) -> str | None:
         f"{'an invariant' if failure.invariant else 'a view call'} after time passed. If the contract expects the clock to stand "
         "still between calls (a price feed refreshed off-chain), set settings = {\"max_time_delay\": 0, \"max_block_delay\": 0} on the machine"
     )
-
-
-class Program:
-    """One example of a machine: a new instance, and the steps Hypothesis draws for it."""
-
-    def __init__(self, run: MachineRun, data: Any) -> None:
-        self.run = run
-        self.data = data
-        self.spec = run.spec
-        self.machine = new_machine(run.spec)
-        self.steps: list[Step] = []
-        self.bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in run.spec.bundles}
-        self.counters: dict[str, int] = {b: 0 for b in self.bundles}
-        self.enabled: set[str] = set()
-        self.left_out: frozenset[str] = frozenset()  # the rules this run's swarm leaves out
-        self.delay = delays.NO_DELAY  # what the next step waits before its call
-
-    def matching(self, p: Any) -> list[int]:
-        """Indexes of the bundle values the parameter may take now."""
-        values = self.bundles[p.bundle.name]
-        if p.predicate is None:
-            return list(range(len(values)))
-        return [i for i, (_, v) in enumerate(values) if p.predicate(v)]
-
-    def ready(self, r: RuleSpec, count: bool = False) -> bool:
-        """Whether the rule can run now; with count, record filter statistics."""
-        if not holds(r, self.machine):
-            return False
-        ok = True
-        for p in r.params:
-            if p.bundle is None:
-                continue
-            found = bool(self.matching(p))
-            if p.predicate is not None and count:
-                fs = self.run.stats[r.name].filters[p.name]
-                if found:
-                    fs.enabled += 1
-                else:
-                    fs.skipped += 1
-            ok = ok and found
-        return ok
-
-    def arguments(self, draw: Callable[[Any], Any], r: RuleSpec) -> tuple[dict[str, Any], list[tuple[str, str]], dict[str, Any]]:
-        """Draw the rule's arguments: (values, how they are shown, how they are recorded)."""
-        kwargs: dict[str, Any] = {}
-        shown: list[tuple[str, str]] = []
-        raw: dict[str, Any] = {}
-        for p in r.params:
-            if p.bundle is not None:
-                values = self.bundles[p.bundle.name]
-                # draw among the values that match now; shrinks toward the earliest
-                candidates = self.matching(p)
-                if not candidates:
-                    hypothesis.reject()  # only when two arguments consume the last match
-                i = candidates[draw(index_strategy(len(candidates)))]
-                label, value = values.pop(i) if p.consume else values[i]
-                kwargs[p.name] = value
-                shown.append((p.name, label))
-                raw[p.name] = Ref(label)
-            else:
-                # evmstate's own strategies make their choices inside this draw, without spans of their own
-                direct = getattr(p.strategy, "evmstate_draw", None)
-                value = direct(draw) if direct is not None else draw(p.strategy)
-                kwargs[p.name] = value
-                shown.append((p.name, format_value(value, code=True)))
-                raw[p.name] = value
-        return kwargs, shown, raw
-
-    def draw_step(self, draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
-        """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more than the choices in it)."""
-        options = self.run.search.options
-        if options.max_time_delay or options.max_block_delay:
-            # the time and blocks the chain moves on before the step's call (see delays)
-            backend, known = self.run.backend, self.run.search.dictionary
-            clock = (backend.timestamp, backend.block_number)
-            self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay, clock, (known.times, known.blocks))
-        # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
-        r = draw_rule(draw, self.run.order, (self.enabled - self.left_out) or self.enabled)
-        return r, self.arguments(draw, r)
-
-    def execute(self, r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
-        """Run one step: the rule with its arguments, its results into bundles, then the invariants."""
-        run = self.run
-        kwargs, shown, raw = drawn if drawn is not None else self.arguments(self.data.draw, r)
-        step = Step(r.name, shown, values=raw, first_call=run.backend.calls, delay=self.delay)
-        self.delay = delays.NO_DELAY
-        self.steps.append(step)
-        rs = run.stats[r.name]
-        rs.calls += 1
-        run.state.steps += 1
-        run.state.current = rs
-        tally = calls.tally
-        sent, failed = tally.sent, tally.failed
-        try:
-            result = r.function(self.machine, **kwargs)
-        finally:
-            run.state.current = None
-            rs.transactions += tally.sent - sent
-            rs.transactions_reverted += tally.failed - failed
-        for bundle, value in produced(r, result):
-            label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
-            self.counters[bundle] += 1
-            self.bundles.setdefault(bundle, []).append((label, value))
-            step.results.append(label)
-        self.check_invariants()
-        run.search.step_finished()
-
-    def check_invariants(self) -> None:
-        try:
-            check_all_invariants(self.spec, self.machine)
-        finally:
-            stop_if_diverged(self.run.backend, self.steps)
-
-    def play(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
-        """setup(), the initializers, up to max_steps rules while any is enabled, teardown()."""
-        spec, data = self.spec, self.data
-        try:
-            set_up(self.machine)
-        except SetupFailed as failed:
-            raise Stopped(user_error(f"{spec.name}.setup", failed.error)) from failed.error
-        self.check_invariants()
-        if spec.initializers:
-            order = data.draw(st.permutations(spec.initializers))
-            for init in order:
-                # Brownie's initializers may be skipped; Hypothesis's always run once
-                if spec.style == "brownie" and not data.draw(st.booleans()):
-                    continue
-                if self.ready(init, count=True):
-                    self.execute(init)
-        self.left_out = data.draw(self.run.swarm)
-        for _ in range(max_steps):
-            self.enabled = {r.name for r in spec.rules if self.ready(r, count=True)}
-            if not self.enabled:
-                break
-            self.run.search.step_started()
-            drawn = data.draw(steps)
-            if self.delay != delays.NO_DELAY:
-                delays.wait(self.run.backend, self.delay)
-            self.execute(*drawn)
-        tear_down(self.machine)
 
 
 class MachineRun:
@@ -275,10 +125,13 @@ class MachineRun:
         stop: Callable[[], bool] | None = None,
         corpus: Corpus | None = None,
         deadline: float | None = None,
+        machine_settings: MachineSettings | None = None,
     ) -> None:
         self.spec = spec
+        # the machine's own settings, read when it was loaded (discovery.Item.settings), else now
+        own = machine_settings if machine_settings is not None else MachineSettings.parse(spec.settings, spec.name)
         self.deadline = deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
-        self.shrink_time = shrink_time(project.config.fuzz.shrink_time, spec.settings, spec.name)
+        self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
         self.project = project
         self.backend = project.backend
         self.settings = settings
@@ -288,7 +141,7 @@ class MachineRun:
         self.init_args = init_args
         self.capture = capture
         self.stop = stop
-        self.search = search_session(project, spec.settings, spec.name, seed, spec.init_params, corpus)
+        self.search = search_session(project, own.search, spec.name, seed, spec.init_params, corpus)
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {
@@ -296,9 +149,10 @@ class MachineRun:
             for r in (*spec.initializers, *spec.rules)
         }
         self.state = RunState()
+        self.phases = Phases()  # seconds per phase, for the statistics
         self.rejections = of_machine(spec)  # the runs assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
-        self.program: Program | None = None  # the run being drawn
+        self.program: Example | None = None  # the run being drawn
         self.order = rule_order(spec.rules)  # as Hypothesis samples them
         self.swarm = swarm_strategy(self.order)
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
@@ -343,11 +197,11 @@ class MachineRun:
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
         status, error = self.final_status or (status, error)
-        statistics = {**self.statistics(failure), **self.search.statistics()}
+        statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
-            load_warnings=spec.warnings,
+            load_warnings=spec.warnings, phases=dict(self.phases.seconds),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -409,9 +263,14 @@ class MachineRun:
     def search_for_failure(self) -> tuple[str, Failure | None]:
         """Run the Hypothesis test; (status, failure) as it ended."""
         test = self.hypothesis_test()
+        searching = time.perf_counter()
         try:
             with reporting.with_reporter(lambda _: None), self.search.running():
-                test()
+                try:
+                    test()
+                finally:
+                    found = self.state.first_failure_at
+                    self.phases.searched(searching, self.started + found if found is not None else None)
         except OutOfTime:
             pass
         except ShrinkOutOfTime:
@@ -466,12 +325,14 @@ class MachineRun:
             self.examples.commit(self.examples.outcome)  # the last run replayed the reported failure
         failure = self.machine_failure(exc, self.state.last_steps)
         try:
-            failure = self.finish_shrinking(failure, exc)
+            with self.phases.timed("shrink (evmstate)"):
+                failure = self.finish_shrinking(failure, exc)
         except Exception as error:
             failure = dataclasses.replace(failure, stopped=internal_error(error), shrink=self.shrink_report(failure.steps, failure.steps, 0))
         if not self.backend.capabilities.frames:
             try:
-                failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
+                with self.phases.timed("explain"):
+                    failure = explained_on_py_evm(self.spec, self.project, failure, self.init_args)
             except Exception as error:
                 failure = with_note(failure, f"not explained on py-evm: {internal_error(error)}")
         if self.state.left_out:
@@ -498,7 +359,7 @@ class MachineRun:
         except Exception as exc:
             raise Crashed() from exc
         self.search.run_started()
-        program = self.program = Program(self, data)
+        program = self.program = Example(self, data)
         state.last_steps = program.steps
         try:
             with program.machine._evmstate_stack:
@@ -520,14 +381,14 @@ class MachineRun:
                 raise Stopped(user_error(where, exc)) from exc
             if isinstance(exc, CallTimeout):
                 # evmstate could not tell how the call ends: not a failure to shrink or save
-                raise Stopped(harness_limit(self.spec.name, exc, program_lines(self.spec.name, program.steps))) from exc
+                raise Stopped(harness_limit(self.spec.name, exc, live_program_lines(self.spec.name, program.steps))) from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
                 if not state.failing:
                     self.rejections.add(exc)
             if not isinstance(exc, HypothesisException):
-                outcome = (type(exc).__name__, getattr(exc, "_evmstate_invariant", None), tuple(program_lines(self.spec.name, program.steps)))
+                outcome = (type(exc).__name__, failed_invariant(exc), tuple(live_program_lines(self.spec.name, program.steps)))
                 counted = self.failed(exc, program.steps)
                 state.last_error = exc
             else:
@@ -548,7 +409,7 @@ class MachineRun:
 
     def raised_in(self, exc: BaseException, steps: list[Step]) -> str:
         """Machine.method that raised exc: the invariant it failed in, else the last step's rule."""
-        invariant = getattr(exc, "_evmstate_invariant", None)
+        invariant = failed_invariant(exc)
         if invariant is not None:
             return f"{self.spec.name}.{invariant}"
         return f"{self.spec.name}.{steps[-1].rule}" if steps else self.spec.name
@@ -579,27 +440,19 @@ class MachineRun:
     # -- the report -------------------------------------------------------------------
 
     def machine_failure(self, exc: BaseException, steps: list[Step], interrupted: bool = False) -> Failure:
-        error_type, message, location, tb = describe_error(exc)
-        invariant = getattr(exc, "_evmstate_invariant", None)
-        lines = program_lines(self.spec.name, steps)
         return Failure(
             name=self.spec.name,
             path=self.path,
-            error_type=error_type,
-            message=message,
-            program=lines,
+            error=ErrorInfo.of(exc),
+            program=live_program_lines(self.spec.name, steps),
             steps=len(steps),
-            invariant=invariant,
-            location=location,
-            traceback=tb,
-            revert_reason=getattr(exc, "reason", None),
-            steps_data=[s.to_data() for s in steps],
+            recorded=tuple(s.recorded() for s in steps),
             interrupted=interrupted,
-            call_failure=failure_details(exc),
         )
 
     def trace(self, failure: Failure, exc: BaseException) -> Trace:
-        return trace_machine(self.spec, self.project, self.base, failure.steps_data, exc, capture=self.capture)
+        with self.phases.timed("trace"):
+            return trace_machine(self.spec, self.project, self.base, failure.recorded, exc, capture=self.capture)
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
         """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller): evmstate's passes, and how shrinking went."""
@@ -614,22 +467,11 @@ class MachineRun:
 
         search = self.search
         hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
-        outcome = shrink_program(self.spec, self.project, self.base, failure.steps_data, exc, deadline=self.shrink_deadline(), progress=progress, hints=hints, feedback=search.feedback)
+        outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, deadline=self.shrink_deadline(), progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:
-            error_type, message, location, tb = describe_error(found.error)
-            failure = dataclasses.replace(
-                failure,
-                message=message,
-                program=[f"state = {name}()", *(line for step in found.lines for line in step.splitlines())],
-                steps=len(found.steps),
-                location=location,
-                traceback=tb,
-                steps_data=found.steps,
-                # the same failure, with the values of the shrunk program (a custom error's arguments)
-                revert_reason=getattr(found.error, "reason", None),
-                call_failure=failure_details(found.error),
-            )
+            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's arguments)
+            failure = dataclasses.replace(failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()), steps=len(found.steps), recorded=tuple(found.steps))
         self.state.left_out += outcome.left_out
         self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
         if outcome.stopped == "interrupted":

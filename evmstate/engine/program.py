@@ -6,18 +6,19 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, InvalidDefinition
 
 from ..contracts.project import Project
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
-from ..failures import decode_value, encode_value
+from ..failures import Ref, decode_value, encode_value
 from ..machine import MachineSpec, Route, RuleSpec, StateMachine, multiple
-from ..values import format_value
 from . import delays
 from .deployments import Resolver
+from .describe import mark_invariant
+from .recorded import RecordedStep, call_line, program_lines, ref_of, step_lines
 
 
 class OutOfTime(KeyboardInterrupt):
@@ -78,36 +79,30 @@ DEFINITION_ERRORS = (UsageError, MachineDefinitionError, InvalidArgument, Invali
 
 @dataclass
 class Step:
+    """A step being run under Hypothesis: its rule, the values drawn for it (a Ref for a bundle value), the bundle values it produced."""
+
     rule: str
-    arguments: list[tuple[str, str]]
-    results: list[str] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)  # raw values, Ref for bundle entries
+    results: list[str] = field(default_factory=list)
     first_call: int = 0  # calls the backend had made before the step (--backend-check counts them)
     delay: delays.Delay = delays.NO_DELAY  # (seconds, blocks) the chain moved on before the call
 
-    def to_data(self) -> dict[str, Any]:
-        return {"rule": self.rule, "arguments": {k: encode_value(v) for k, v in self.values.items()}, "results": list(self.results), **delays.to_data(self.delay)}
+    def recorded(self) -> RecordedStep:
+        """The step as a recorded program holds it."""
+        return RecordedStep(self.rule, {k: encode_value(v) for k, v in self.values.items()}, tuple(self.results), self.delay)
 
     def line(self) -> str:
         """The step's call as a program shows it."""
-        call = f"state.{self.rule}({', '.join(f'{k}={v}' for k, v in self.arguments)})"
-        if self.results:
-            return f"{', '.join(self.results)} = {call}"
-        return call
+        return call_line(self.rule, self.values, self.results)
 
     def lines(self) -> list[str]:
         """The step as a program shows it: the chain.sleep()/chain.mine() lines of its delay, then its call."""
-        return [*delays.delay_lines(self.delay), self.line()]
+        return step_lines(self.rule, self.values, self.results, self.delay)
 
 
-def program_lines(name: str, steps: Iterable[Step]) -> list[str]:
-    """A machine's program as a failure shows it: the instance, then every step's lines."""
-    return [f"state = {name}()", *(line for s in steps for line in s.lines())]
-
-
-def example_line(name: str, drawn: dict[str, Any] | None) -> str:
-    """A property test's example as a line of Python: name(arg=value, ...)."""
-    return f"{name}({', '.join(f'{k}={format_value(v, code=True)}' for k, v in (drawn or {}).items())})"
+def live_program_lines(name: str, steps: Iterable[Step]) -> list[str]:
+    """A machine's program, as its steps ran under Hypothesis."""
+    return program_lines(name, (line for s in steps for line in s.lines()))
 
 
 def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:
@@ -130,7 +125,7 @@ def check_all_invariants(spec: MachineSpec, machine: Any) -> None:
         try:
             inv.function(machine)
         except BaseException as e:
-            e._evmstate_invariant = inv.name  # type: ignore[attr-defined]
+            mark_invariant(e, inv.name)
             raise
 
 
@@ -225,17 +220,12 @@ class InvalidProgram(Exception):
 
 
 @dataclass
-class ProgramRun:
+class ProgramOutcome:
     """How a recorded program ran: the error (None if everything passed), where, and its lines."""
 
     error: BaseException | None
     at: int  # 0: setup or the first invariant check; i: the i-th step; len(steps) + 1: teardown
     lines: list[str]  # one per step run: its delay's lines and its call, joined by newlines
-
-
-def format_args(args: dict[str, Any], labels: dict[str, str]) -> str:
-    """Arguments as a program shows them: bundle values by their labels, others as Python that rebuilds them."""
-    return ", ".join(f"{k}={labels[k] if k in labels else format_value(v, code=True)}" for k, v in args.items())
 
 
 def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:
@@ -249,12 +239,12 @@ def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, st
 def run_program(
     spec: MachineSpec,
     project: Project,
-    steps: list[dict[str, Any]],
+    steps: Sequence[RecordedStep],
     *,
     strict: bool = False,
     before: Callable[[int], None] | None = None,
     after: Callable[[int, str, Any, BaseException | None], None] | None = None,
-) -> ProgramRun:
+) -> ProgramOutcome:
     """Run recorded steps on a new machine, from the chain as it is now, without Hypothesis.
 
     The caller runs the class-level __init__ and reverts the chain. With strict, a step whose
@@ -270,7 +260,7 @@ def run_program(
         except Exception as exc:
             if after is not None:
                 after(0, "setup", None, exc)
-            return ProgramRun(exc, 0, player.lines)
+            return ProgramOutcome(exc, 0, player.lines)
         for index, step in enumerate(steps, 1):
             try:
                 result = player.step(machine, index, step, before)
@@ -279,7 +269,7 @@ def run_program(
             except Exception as exc:
                 if after is not None:
                     after(index, player.lines[-1], None, exc)
-                return ProgramRun(exc, index, player.lines)
+                return ProgramOutcome(exc, index, player.lines)
             if after is not None:
                 after(index, player.lines[-1], result, None)
         try:
@@ -287,8 +277,8 @@ def run_program(
         except Exception as exc:
             if after is not None:
                 after(len(steps) + 1, "teardown", None, exc)
-            return ProgramRun(exc, len(steps) + 1, player.lines)
-    return ProgramRun(None, len(steps) + 1, player.lines)
+            return ProgramOutcome(exc, len(steps) + 1, player.lines)
+    return ProgramOutcome(None, len(steps) + 1, player.lines)
 
 
 class Player:
@@ -306,22 +296,20 @@ class Player:
         self.refs: dict[str, Any] = {}
         self.lines: list[str] = []
 
-    def step(self, machine: Any, index: int, step: dict[str, Any], before: Callable[[int], None] | None = None) -> Any:
+    def step(self, machine: Any, index: int, step: RecordedStep, before: Callable[[int], None] | None = None) -> Any:
         """Play one recorded step (its wait, its rule, its results into bundles, the invariants) and return the rule's result.
 
         Raises InvalidProgram (strict) when the rule may not run here; anything the step raises.
         """
         project = self.project
-        rule = self.by_name[step["rule"]]
-        args = {k: decode_value(v, accounts=project.accounts, refs=self.refs) for k, v in step["arguments"].items()}
-        labels = {k: v["ref"] for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v}
-        delay = delays.of_record(step)
+        rule = self.by_name[step.rule]
+        args = {k: decode_value(v, accounts=project.accounts, refs=self.refs) for k, v in step.arguments.items()}
+        labels = {k: label for k, v in step.arguments.items() if (label := ref_of(v)) is not None}
+        delay = step.delay
         if self.strict and not _enabled(rule, machine, args, labels):
             raise InvalidProgram(f"step {index}: {rule.name} is not enabled here")
-        line = f"state.{rule.name}({format_args(args, labels)})"
-        if step.get("results"):
-            line = f"{', '.join(step['results'])} = {line}"
-        self.lines.append("\n".join([*delays.delay_lines(delay), line]))
+        shown = {k: Ref(labels[k]) if k in labels else v for k, v in args.items()}
+        self.lines.append("\n".join(step_lines(rule.name, shown, step.results, delay)))
         if before is not None:
             before(index)
         delays.wait(project.backend, delay)
@@ -329,7 +317,7 @@ class Player:
         routes = produced(rule, result)
         values = [value for _, value in routes] or [result]
         # labels were given target by target, value by value (as the run loop names them)
-        for i, label in enumerate(step.get("results") or []):
+        for i, label in enumerate(step.results):
             if self.strict and routes and label.rsplit("_", 1)[0] != routes[i % len(routes)][0]:
                 # the contract answered otherwise: the value went to another bundle than the program says
                 raise InvalidProgram(f"step {index}: {rule.name} routed {label} to {routes[i % len(routes)][0]}")

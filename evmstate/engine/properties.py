@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import time
@@ -15,10 +16,8 @@ from hypothesis import settings as Settings
 from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 
 from ..contracts.project import Project
-from ..contracts.revert import failure_details
 from ..errors import CallTimeout, MachineDefinitionError
-from ..values import format_value
-from .describe import describe_error, harness_limit, user_error
+from .describe import ErrorInfo, harness_limit, user_error
 from .events import (
     Event,
     ExampleFinished,
@@ -31,8 +30,9 @@ from .events import (
 )
 from .examples import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
-from .lifecycle import Lifecycle, RunState, left_out_note, search_session, with_note, with_trace
-from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, example_line, provide
+from .lifecycle import Lifecycle, Phases, RunState, left_out_note, search_session, with_note, with_trace
+from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
+from .recorded import example_line
 from .rejections import Rejections
 from .trace import Trace, trace_test
 
@@ -126,15 +126,15 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
 
     reported (what Hypothesis printed) stands in only when the failing example was not seen.
     """
-    error_type, message, location, tb = describe_error(exc)
     if log.failing is not None:
         program = [example_line(name, log.failing)]
     else:
         program = [line for text in reported for line in str(text).splitlines() if line.strip()]
         program += [n for n in getattr(exc, "__notes__", []) if not n.startswith("You can reproduce")]
-    drawn = log.failing or {}
-    steps_data = [Step(name, [(k, format_value(v, code=True)) for k, v in drawn.items()], values=drawn).to_data()] if log.failing is not None else []
-    return Failure(name=name, path=path, error_type=error_type, message=message, program=program, steps=0, invariant=None, location=location, traceback=tb, revert_reason=getattr(exc, "reason", None), steps_data=steps_data, call_failure=failure_details(exc), shrink=shrink)
+    recorded = (Step(name, dict(log.failing)).recorded(),) if log.failing is not None else ()
+    # a property test's error names no invariant
+    error = dataclasses.replace(ErrorInfo.of(exc), invariant=None)
+    return Failure(name=name, path=path, error=error, program=program, steps=0, recorded=recorded, shrink=shrink)
 
 
 def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
@@ -176,6 +176,7 @@ class PropertyRun:
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.state = RunState()
+        self.phases = Phases()  # seconds per phase, for the statistics
         self.rejections = Rejections.of([(self.name, fn.hypothesis.inner_test)])  # the examples assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.started = 0.0
@@ -201,12 +202,13 @@ class PropertyRun:
             status = "failed"
             failure = divergence_failure(name, path, project, Diverged(divergence, []))
         elif failure is not None and not project.backend.capabilities.frames:
-            failure = test_explained_on_py_evm(self.fn, project, failure)
-        statistics = {**self.statistics(failure), **self.search.statistics()}
+            with self.phases.timed("explain"):
+                failure = test_explained_on_py_evm(self.fn, project, failure)
+        statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         state = self.state
         result = MachineFinished(
             name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
+            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(), phases=dict(self.phases.seconds),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -234,7 +236,12 @@ class PropertyRun:
         with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb, stop_at_limits=True) as log:
             try:
                 with reporting.with_reporter(lines.append), self.search.running():
-                    test(**kwargs)
+                    searching = time.perf_counter()
+                    try:
+                        test(**kwargs)
+                    finally:
+                        found = state.first_failure_at
+                        self.phases.searched(searching, self.started + found if found is not None else None)
             except OutOfTime:
                 pass
             except KeyboardInterrupt:
@@ -265,7 +272,8 @@ class PropertyRun:
                 raised = exc
         if failure is not None and log.failing is not None:
             drawn = log.failing
-            failure = with_trace(failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture))
+            with self.phases.timed("trace"):
+                failure = with_trace(failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture))
         return status, failure, error
 
     def counted(self, log: ExampleLog, failed: bool) -> None:

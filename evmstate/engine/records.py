@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import inspect
 from importlib.metadata import version
 from typing import Any, Iterable
 
@@ -18,7 +17,8 @@ from ..config import Config
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id
-from ..machine import collect
+from . import recorded
+from .discovery import Item
 from .events import MachineFinished
 
 
@@ -26,14 +26,14 @@ def with_id(result: MachineFinished, rid: str) -> MachineFinished:
     return dataclasses.replace(result, failure_id=rid)
 
 
-def save_failure(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
+def save_failure(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
     """Save the failure as a record and return the result carrying its id; seed is the run's."""
     record = failure_record(config, project, item, result, settings, seed)
     FailureStore.of(config).save(record)
     return with_id(result, record.id)
 
 
-def failure_record(config: Config, project: Project, item: Any, result: MachineFinished, settings: Settings, seed: int | None) -> FailureRecord:
+def failure_record(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None) -> FailureRecord:
     """The record saving the result's failure would write; seed is the run's."""
     failure = result.failure
     assert failure is not None
@@ -43,15 +43,8 @@ def failure_record(config: Config, project: Project, item: Any, result: MachineF
         kind=item.kind,
         path=item.path,
         name=item.name,
-        error={
-            "type": failure.error_type,
-            "message": failure.message,
-            "revert_reason": failure.revert_reason,
-            "call_failure": failure.call_failure,
-            "invariant": failure.invariant,
-            "location": failure.location,
-        },
-        steps=failure.steps_data,
+        error=failure.error.to_data(),
+        steps=recorded.to_data(failure.recorded),
         program=failure.program,
         versions=versions(),
         hashes=source_hashes(config, project, item.path, uses=contracts_used(item)),
@@ -86,11 +79,9 @@ def source_hashes(config: Config, project: Project | None, path: str, inputs: di
     return hashes
 
 
-def contracts_used(item: Any) -> list[str]:
+def contracts_used(item: Item) -> list[str]:
     """The names a machine's __init__ or a property test asks for (contracts among them)."""
     try:
-        if item.kind == "machine":
-            return list(collect(item.obj).init_params)
-        return list(inspect.signature(item.obj.hypothesis.inner_test).parameters)
+        return list(item.parameters)
     except Exception:
         return []

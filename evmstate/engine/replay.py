@@ -17,23 +17,24 @@ from ..compiler import find_sources
 from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..contracts.revert import describe_revert, failure_details
+from ..contracts.revert import describe_revert
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..evm.fork.start import for_record
 from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..machine import MachineSpec, collect
 from ..values import format_value
-from .describe import FailureSignature, describe_error, user_error
+from . import recorded
+from .describe import ErrorInfo, FailureSignature, describe_error, failed_invariant, user_error
 from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
 from .modules import load_module
 from .program import (
     InitFailed,
     SetupFailed,
-    format_args,
     init_class,
     provide,
     run_program,
 )
+from .recorded import RecordedStep, example_line, program_lines
 from .records import source_hashes
 from .shrink_program import shrink_program
 from .trace import Names, chain_text, event_text
@@ -114,22 +115,31 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     The message is not compared: it may quote values (ids, addresses) that the contract
     returned differently in this replay; nor is the line, which may have moved since.
     """
-    error_type, message, _, _ = describe_error(exc)
-    same = FailureSignature.of(exc).same(FailureSignature.of_record(record.error), where=False) and step == len(record.steps)
-    return ReplayResult("still fails" if same else "fails differently", error_type, message, changed)
+    error = ErrorInfo.of(exc)
+    same = FailureSignature.of_error(error).same(FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False) and step == len(record.steps)
+    return ReplayResult("still fails" if same else "fails differently", error.type, error.message, changed)
 
 
-def _ready(project: Project, record: FailureRecord, cls: type) -> MachineSpec:
-    """The machine the record names, its class-level __init__ run: ready for its steps."""
+def recorded_steps(record: FailureRecord) -> tuple[RecordedStep, ...]:
+    """The record's program as recorded steps; FailureRecordError when a step cannot be read."""
+    try:
+        return recorded.from_data(record.steps)
+    except FailureRecordError as exc:
+        raise FailureRecordError(f"failure {record.id}: {exc}") from None
+
+
+def _ready(project: Project, record: FailureRecord, cls: type) -> tuple[MachineSpec, tuple[RecordedStep, ...]]:
+    """The machine the record names, its class-level __init__ run, and the record's steps: ready to run."""
     try:
         spec = collect(cls)
     except MachineDefinitionError as exc:
         raise FailureRecordError(f"failure {record.id}: {exc}") from None
     by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
-    for step in record.steps:
-        if step["rule"] not in by_name:
+    steps = recorded_steps(record)
+    for step in steps:
+        if step.rule not in by_name:
             raise FailureRecordError(
-                f"failure {record.id}: {record.name} has no rule {step['rule']!r} any more (renamed?); it has {', '.join(by_name)}"
+                f"failure {record.id}: {record.name} has no rule {step.rule!r} any more (renamed?); it has {', '.join(by_name)}"
             )
     try:
         init_class(spec, project)
@@ -137,11 +147,11 @@ def _ready(project: Project, record: FailureRecord, cls: type) -> MachineSpec:
         raise FailureRecordError(f"failure {record.id}: {exc}") from None
     except InitFailed as failed:
         raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', failed.error)}") from None
-    return spec
+    return spec, steps
 
 
 def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
-    spec = _ready(project, record, cls)
+    spec, steps = _ready(project, record, cls)
     backend = project.backend
     caught: list[str] = []
     logs_before = 0
@@ -164,7 +174,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
-            emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=getattr(exc, "_evmstate_invariant", None)))
+            emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=failed_invariant(exc)))
             return
         if index > len(record.steps):  # teardown
             if exc is not None:
@@ -172,14 +182,14 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             return
         events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
-            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", getattr(exc, "_evmstate_invariant", None), list(written)))
+            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))
         else:
             emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught), chain=list(written)))
 
     reverts.listeners.add(on_revert)
     try:
         with calls.recording(on_call):
-            ran = run_program(spec, project, record.steps, before=before, after=after)
+            ran = run_program(spec, project, steps, before=before, after=after)
     except SetupFailed as exc:
         raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
     finally:
@@ -206,14 +216,14 @@ def _run_test_record(project: Project, record: FailureRecord, fn: Any) -> tuple[
         raise FailureRecordError(f"failure {record.id}: {record.name} is no longer a @given property test")
     if not record.steps:
         raise FailureRecordError(f"failure {record.id}: the record holds no example to replay")
-    step = record.steps[0]
-    args = {k: decode_value(v, accounts=project.accounts, refs={}) for k, v in step["arguments"].items()}
+    step = recorded_steps(record)[0]
+    args = {k: decode_value(v, accounts=project.accounts, refs={}) for k, v in step.arguments.items()}
     try:
         # @given hides the parameters it draws from fn's signature: the rest are injected
         kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], project, record.name)
     except MachineDefinitionError as exc:
         raise FailureRecordError(f"failure {record.id}: {exc}") from None
-    line = f"{record.name}({format_args(args, {})})"
+    line = example_line(record.name, args)
     try:
         with project.backend.anchor():
             inner(**kwargs, **args)
@@ -234,9 +244,9 @@ def rerun(project: Project, record: FailureRecord, target: Any) -> BaseException
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             if record.kind == "test":
                 return _run_test_record(project, record, target)[1]
-            spec = _ready(project, record, target)
+            spec, steps = _ready(project, record, target)
             try:
-                return run_program(spec, project, record.steps).error
+                return run_program(spec, project, steps).error
             except SetupFailed as exc:
                 raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
     finally:
@@ -294,16 +304,16 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
     started = time.perf_counter()
     project, cls = _loaded(config, record)
-    spec = _ready(project, record, cls)
+    spec, steps = _ready(project, record, cls)
     base = project.backend.snapshot()
     # what the machine prints while its programs are tried is not part of the result
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        ran = run_program(spec, project, record.steps)
+        ran = run_program(spec, project, steps)
         if ran.error is None:
             return ShrinkResult("fixed", record)
-        if not FailureSignature.of(ran.error).same(FailureSignature.of_record(record.error), where=False):
+        if not FailureSignature.of(ran.error).same(FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False):
             return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
-        outcome = shrink_program(spec, project, base, record.steps, ran.error, deadline=deadline, progress=progress)
+        outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress)
     if outcome.found is None and outcome.stopped == "interrupted":
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
@@ -311,15 +321,14 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
     if outcome.found is None:
         return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
     found = outcome.found
-    error_type, message, location, _ = describe_error(found.error)
-    program = [f"state = {record.name}()", *(line for step in found.lines for line in step.splitlines())]
-    error = {**record.error, "message": message, "location": location, "revert_reason": getattr(found.error, "reason", None), "call_failure": failure_details(found.error)}
+    error = ErrorInfo.of(found.error)
+    program = program_lines(record.name, found.program_lines())
     new = dataclasses.replace(
         record,
-        id=record_id(record.kind, record.path, record.name, error_type, program, location=location, message=message),
-        steps=found.steps,
+        id=record_id(record.kind, record.path, record.name, error.type, program, location=error.location, message=error.message),
+        steps=recorded.to_data(found.steps),
         program=program,
-        error=error,
+        error={**record.error, **error.to_data()},
         stopped=stopped,
         interrupted=outcome.stopped == "interrupted",
         created=time.time(),

@@ -13,18 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from ..contracts.project import Project
 from ..machine import MachineSpec
-from .program import InvalidProgram, Player, ProgramRun, check_all_invariants, new_machine, set_up, tear_down
-
-
-def step_key(step: dict[str, Any]) -> str:
-    """A recorded step as a key: two steps with the same key do the same thing in the same place."""
-    return json.dumps(step, sort_keys=True, separators=(",", ":"))
+from .program import InvalidProgram, Player, ProgramOutcome, check_all_invariants, new_machine, set_up, tear_down
+from .recorded import RecordedStep
 
 
 @dataclass
@@ -51,13 +46,13 @@ class Replayer:
         self.runs = 0
         self.steps = 0
 
-    def run(self, steps: list[dict[str, Any]]) -> ProgramRun:
+    def run(self, steps: list[RecordedStep]) -> ProgramOutcome:
         """The program's outcome, as run_program(strict=True) gives it; raises InvalidProgram where a step may not run."""
         self.runs += 1
-        keys = tuple(step_key(s) for s in steps)
+        keys = tuple(s.key for s in steps)
         player, machine, start, error = self._resume(keys)
         if error is not None:
-            return ProgramRun(error, 0, [])
+            return ProgramOutcome(error, 0, [])
         with machine._evmstate_stack:
             for index in range(start, len(steps)):
                 self._checkpoint(keys[:index], player, machine)
@@ -67,12 +62,12 @@ class Replayer:
                 except InvalidProgram:
                     raise
                 except Exception as exc:
-                    return ProgramRun(exc, index + 1, player.lines)
+                    return ProgramOutcome(exc, index + 1, player.lines)
             try:
                 tear_down(machine)
             except Exception as exc:
-                return ProgramRun(exc, len(steps) + 1, player.lines)
-        return ProgramRun(None, len(steps) + 1, player.lines)
+                return ProgramOutcome(exc, len(steps) + 1, player.lines)
+        return ProgramOutcome(None, len(steps) + 1, player.lines)
 
     def close(self) -> None:
         """Forget the checkpoints and put the chain back at base."""

@@ -6,7 +6,7 @@ import difflib
 import hashlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, Phase
@@ -14,9 +14,9 @@ from hypothesis import settings as Settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
-from ..config import Config, ConfigError, HypothesisConfig, check_shrink_time
+from ..config import Config, ConfigError, FuzzConfig, HypothesisConfig, check_shrink_time
 from ..errors import MachineDefinitionError
-from ..search.session import SEARCH_KEYS
+from ..search.session import SEARCH_KEYS, SearchOptions
 
 # Of Hypothesis's health checks evmstate runs one, filter_too_much (most runs thrown away by
 # assume() or reject()); the others measure what does not fit EVM machines (slow draws, large
@@ -36,6 +36,30 @@ class Overrides:
     stateful_step_count: int | None = None
     seed: int | None = None
     phases: tuple[str, ...] | None = None  # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
+
+
+@dataclass(frozen=True)
+class MachineSettings:
+    """A machine's settings = {...}, read once when the machine is loaded (its definition errors then): the
+    keys Hypothesis reads, those the search reads (search.SearchOptions), and shrink_time."""
+
+    hypothesis: dict[str, Any] = field(default_factory=dict)  # as given; build_settings() adds them to evmstate.toml's
+    search: dict[str, Any] = field(default_factory=dict)  # dictionary_weight, guidance, max_time_delay, max_block_delay
+    shrink_time: float | None = None  # None: [fuzz] shrink_time
+
+    @classmethod
+    def parse(cls, given: dict[str, Any], where: str) -> MachineSettings:
+        """The settings given, checked: MachineDefinitionError for an unknown key or a value that cannot be used."""
+        build_settings(HypothesisConfig(), given, Overrides(), where)  # unknown keys, values Hypothesis refuses
+        SearchOptions.of(FuzzConfig(), given, where)  # the search's keys
+        own = shrink_time(0.0, given, where) if "shrink_time" in given else None
+        search = {k: v for k, v in given.items() if k in SEARCH_KEYS}
+        hypothesis = {k: v for k, v in given.items() if k not in SEARCH_KEYS and k not in ENGINE_KEYS}
+        return cls(hypothesis, search, own)
+
+    def shrink_seconds(self, default: float) -> float:
+        """The seconds the machine's shrinking may take: its own shrink_time, else default ([fuzz] shrink_time); 0 for no limit."""
+        return default if self.shrink_time is None else self.shrink_time
 
 
 def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: Overrides, where: str) -> tuple[Settings, int | None]:

@@ -31,6 +31,8 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -38,94 +40,8 @@ from typing import Any, Callable
 from ..strategies import Domain, IntDomain
 from . import delays
 from .candidates import InOrder, Tries, probe_in_batches
-from .replayer import step_key
-
-
-@dataclass
-class Minimized:
-    """The program after the deletion pass and the error its last replay raised."""
-
-    steps: list[dict[str, Any]]
-    lines: list[str]
-    error: BaseException
-    interrupted: bool = False
-
-
-def _refs(step: dict[str, Any]) -> set[str]:
-    return {v["ref"] for v in step["arguments"].values() if isinstance(v, dict) and "ref" in v}
-
-
-def with_users(steps: list[dict[str, Any]], index: int) -> set[int]:
-    """The step at index and every later step that uses a value it produced, directly or not."""
-    drop = {index}
-    produced = set(steps[index].get("results") or [])
-    for j in range(index + 1, len(steps)):
-        if _refs(steps[j]) & produced:
-            drop.add(j)
-            produced |= set(steps[j].get("results") or [])
-    return drop
-
-
-def without(steps: list[dict[str, Any]], drop: set[int]) -> list[dict[str, Any]]:
-    """The program without the steps in drop; the time each dropped step waited passes before the next step kept."""
-    out: list[dict[str, Any]] = []
-    carried = delays.NO_DELAY
-    for j, step in enumerate(steps):
-        if j in drop:
-            carried = delays.add(carried, delays.of_record(step))
-            continue
-        if carried != delays.NO_DELAY:
-            step = with_delay(step, delays.add(carried, delays.of_record(step)))
-            carried = delays.NO_DELAY
-        out.append(step)
-    return out
-
-
-def with_delay(step: dict[str, Any], delay: delays.Delay) -> dict[str, Any]:
-    """The recorded step waiting delay before its call."""
-    kept = {k: v for k, v in step.items() if k not in ("sleep", "mine")}
-    return {**kept, **delays.to_data(delay)}
-
-
-def shorten_waits(steps: list[dict[str, Any]], attempt: Callable[[list[dict[str, Any]]], "Minimized | None"]) -> "Minimized | None":
-    """Each wait of the program made as short as it can be while the program still fails, by bisection.
-
-    Hypothesis shrinks each wait it drew, but a wait the deletion pass added up from several,
-    or one left when shrinking ran out of time, may be longer than the failure needs.
-    """
-    found = None
-    best = steps
-    for index in range(len(best)):
-        for which in (0, 1):  # seconds, then blocks
-            delay = delays.of_record(best[index])
-            low, high = 0, delay[which]
-            while low < high:
-                middle = (low + high) // 2
-                shorter = (middle, delay[1]) if which == 0 else (delay[0], middle)
-                result = attempt([with_delay(s, shorter) if j == index else s for j, s in enumerate(best)])
-                if result is not None and len(result.steps) == len(best):
-                    found, best, high = result, result.steps, middle
-                else:
-                    low = middle + 1
-    return found
-
-
-def relabel(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Number each bundle's values from 0 again, in the order the program produces them."""
-    counters: dict[str, int] = {}
-    names: dict[str, str] = {}
-    out = []
-    for step in steps:
-        arguments = {k: {"ref": names.get(v["ref"], v["ref"])} if isinstance(v, dict) and "ref" in v else v for k, v in step["arguments"].items()}
-        results = []
-        for label in step.get("results") or []:
-            bundle = label.rsplit("_", 1)[0]
-            new = f"{bundle}_{counters.get(bundle, 0)}"
-            counters[bundle] = counters.get(bundle, 0) + 1
-            names[label] = new
-            results.append(new)
-        out.append({**step, "arguments": arguments, "results": results})
-    return out
+from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401  (shrink.without, ...: part of its interface)
+from .recorded import RecordedStep, ref_of
 
 
 # how many times longer every wait is made when looking for steps a longer wait makes unneeded
@@ -178,8 +94,8 @@ class Shrinker:
 
     def __init__(
         self,
-        steps: list[dict[str, Any]],
-        attempt: Callable[[list[dict[str, Any]]], Minimized | None],
+        steps: list[RecordedStep],
+        attempt: Callable[[list[RecordedStep]], Minimized | None],
         *,
         fixed: frozenset[str] = frozenset(),
         domains: dict[tuple[str, str], Domain] | None = None,
@@ -188,7 +104,7 @@ class Shrinker:
         deadline: float | None = None,
         progress: Callable[[int], None] = lambda steps: None,
         hints: tuple[int, ...] = (),
-        operands: Callable[[list[dict[str, Any]], int], list[int]] | None = None,
+        operands: Callable[[list[RecordedStep], int], list[int]] | None = None,
         tries: Tries | None = None,
     ) -> None:
         self.best = list(steps)
@@ -210,7 +126,7 @@ class Shrinker:
 
     # -- candidates ----------------------------------------------------------------------
 
-    def attempt(self, candidate: list[dict[str, Any]]) -> Minimized | None:
+    def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OutOfBudget()
         self.passes[self.current].runs += 1
@@ -221,7 +137,7 @@ class Shrinker:
         self.passes[self.current].kept += 1
         self.progress(len(self.best))
 
-    def shorter(self, candidate: list[dict[str, Any]]) -> bool:
+    def shorter(self, candidate: list[RecordedStep]) -> bool:
         """Try a candidate no longer than the best; keep it when it still fails. Whether it was kept."""
         if candidate == self.best:
             return False
@@ -276,7 +192,7 @@ class Shrinker:
         return Outcome(self.found, minimality, self.passes, stopped)
 
     def _deletable(self, index: int) -> bool:
-        return self.best[index]["rule"] not in self.fixed
+        return self.best[index].rule not in self.fixed
 
     def _chunks(self) -> bool:
         changed = False
@@ -311,8 +227,8 @@ class Shrinker:
         for index in range(start, -1, -1):
             if self._deletable(index):
                 yield index, without(self.best, with_users(self.best, index))
-                if delays.of_record(self.best[index]) != delays.NO_DELAY:
-                    yield index, [with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]
+                if self.best[index].delay != delays.NO_DELAY:
+                    yield index, [s.with_delay(delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]
 
     def _rules(self) -> bool:
         changed = False
@@ -320,11 +236,11 @@ class Shrinker:
             if index >= len(self.best):
                 break
             step = self.best[index]
-            if step.get("results") or not self._deletable(index):
+            if step.results or not self._deletable(index):
                 continue
-            for other, params in self.earlier.get(step["rule"], ()):
-                arguments = {k: v for k, v in step["arguments"].items() if k in params}
-                if self.shorter([*self.best[:index], {**step, "rule": other, "arguments": arguments}, *self.best[index + 1 :]]):
+            for other, params in self.earlier.get(step.rule, ()):
+                arguments = {k: v for k, v in step.arguments.items() if k in params}
+                if self.shorter([*self.best[:index], dataclasses.replace(step, rule=other, arguments=arguments), *self.best[index + 1 :]]):
                     changed = True
                     break
         return changed
@@ -337,7 +253,7 @@ class Shrinker:
             if index + 1 >= len(self.best):
                 break
             a, b = self.best[index], self.best[index + 1]
-            if rank.get(b["rule"], 0) >= rank.get(a["rule"], 0) or _refs(b) & set(a.get("results") or []):
+            if rank.get(b.rule, 0) >= rank.get(a.rule, 0) or b.refs() & set(a.results):
                 continue
             if not (self._deletable(index) and self._deletable(index + 1)):
                 continue
@@ -352,8 +268,8 @@ class Shrinker:
             if index >= len(self.best):
                 break
             step = self.best[index]
-            for name, value in step["arguments"].items():
-                domain = self.domains.get((step["rule"], name))
+            for name, value in step.arguments.items():
+                domain = self.domains.get((step.rule, name))
                 if domain is None or (isinstance(value, dict) and "ref" in value):
                     continue
                 kept = self._minimize_argument(index, name, value, domain)
@@ -366,10 +282,10 @@ class Shrinker:
         """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws), made smaller together."""
         groups: dict[tuple[Any, str], list[tuple[int, str]]] = {}
         for index, step in enumerate(self.best):
-            for name, value in step["arguments"].items():
-                domain = self.domains.get((step["rule"], name))
+            for name, value in step.arguments.items():
+                domain = self.domains.get((step.rule, name))
                 if domain is not None and not (isinstance(value, dict) and "ref" in value):
-                    groups.setdefault((domain.key(), step_key(value)), []).append((index, name))
+                    groups.setdefault((domain.key(), _value_key(value)), []).append((index, name))
         changed = False
         for _, places in groups.items():
             if len(places) < 2:
@@ -377,15 +293,15 @@ class Shrinker:
             index, name = places[0]
             if index >= len(self.best) or any(i >= len(self.best) for i, _ in places):
                 continue
-            value = self.best[index]["arguments"][name]
-            domain = self.domains[(self.best[index]["rule"], name)]
+            value = self.best[index].arguments[name]
+            domain = self.domains[(self.best[index].rule, name)]
 
-            def fails(candidate_value: Any, places: list[tuple[int, str]] = places) -> list[dict[str, Any]] | None:
+            def fails(candidate_value: Any, places: list[tuple[int, str]] = places) -> list[RecordedStep] | None:
                 if any(i >= len(self.best) for i, _ in places):
                     return None
                 candidate = list(self.best)
                 for i, n in places:
-                    candidate[i] = {**candidate[i], "arguments": {**candidate[i]["arguments"], n: candidate_value}}
+                    candidate[i] = candidate[i].with_arguments({n: candidate_value})
                 return candidate
 
             before = self.passes[self.current].kept
@@ -400,17 +316,17 @@ class Shrinker:
     def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
         """Make one argument as small as its domain allows while the program still fails; whether it changed."""
 
-        def fails(candidate_value: Any) -> list[dict[str, Any]] | None:
+        def fails(candidate_value: Any) -> list[RecordedStep] | None:
             if index >= len(self.best):
                 return None
             step = self.best[index]
-            return [*self.best[:index], {**step, "arguments": {**step["arguments"], name: candidate_value}}, *self.best[index + 1 :]]
+            return [*self.best[:index], step.with_arguments({name: candidate_value}), *self.best[index + 1 :]]
 
         before = self.passes[self.current].kept
         self._minimize_value(domain, value, fails, (lambda candidate: self._repaired(candidate, index)) if self.operands is not None else None)
         return self.passes[self.current].kept > before
 
-    def _repaired(self, candidate: list[dict[str, Any]], index: int) -> bool:
+    def _repaired(self, candidate: list[RecordedStep], index: int) -> bool:
         """The candidate (step index changed) with one later number replaced by a side of a comparison its replay met, as Redqueen does.
 
         A quote that matched a price computed from the changed step no longer matches: the
@@ -421,17 +337,17 @@ class Shrinker:
         met = [o for o in dict.fromkeys(self.operands(candidate, index)) if o >= 0][:REPAIRS]
         return bool(self.first_shorter(self._fixes(candidate, index, met)))
 
-    def _fixes(self, candidate: list[dict[str, Any]], index: int, met: list[int]) -> Any:
+    def _fixes(self, candidate: list[RecordedStep], index: int, met: list[int]) -> Any:
         for j in range(index + 1, len(candidate)):
-            for name, value in candidate[j]["arguments"].items():
-                domain = self.domains.get((candidate[j]["rule"], name))
+            for name, value in candidate[j].arguments.items():
+                domain = self.domains.get((candidate[j].rule, name))
                 if not isinstance(domain, IntDomain) or not isinstance(value, int):
                     continue
                 for other in met:
                     for v in (other, other + 1, other - 1):
                         if v != value and domain.contains(v):
                             step = candidate[j]
-                            yield True, [*candidate[:j], {**step, "arguments": {**step["arguments"], name: v}}, *candidate[j + 1 :]]
+                            yield True, [*candidate[:j], step.with_arguments({name: v}), *candidate[j + 1 :]]
 
     def _merge(self) -> bool:
         changed = False
@@ -447,16 +363,16 @@ class Shrinker:
                 i += 1
         return changed
 
-    def _merged(self, i: int, j: int) -> list[list[dict[str, Any]]]:
+    def _merged(self, i: int, j: int) -> list[list[RecordedStep]]:
         """Step i's numbers moved onto step j's (same rule, same other arguments): without step i if nothing is left of it, then with what is left."""
         a, b = self.best[i], self.best[j]
-        if a["rule"] != b["rule"] or a.get("results") or b.get("results") or not self._deletable(i):
+        if a.rule != b.rule or a.results or b.results or not self._deletable(i):
             return []
         moved = {}
         left = {}
-        for name, value in a["arguments"].items():
-            domain = self.domains.get((a["rule"], name))
-            other = b["arguments"].get(name)
+        for name, value in a.arguments.items():
+            domain = self.domains.get((a.rule, name))
+            other = b.arguments.get(name)
             if isinstance(domain, IntDomain) and isinstance(value, int) and isinstance(other, int) and value > 0 and other >= 0:
                 total = min(domain.hi, other + value)
                 if total == other:
@@ -466,9 +382,9 @@ class Shrinker:
                 return []
         if not moved:
             return []
-        step_j = {**b, "arguments": {**b["arguments"], **moved}}
+        step_j = b.with_arguments(moved)
         program = [*self.best[:j], step_j, *self.best[j + 1 :]]
-        kept = [*program[:i], {**a, "arguments": {**a["arguments"], **left}}, *program[i + 1 :]]
+        kept = [*program[:i], a.with_arguments(left), *program[i + 1 :]]
         return [without(program, {i}), kept] if all(v == 0 for v in left.values()) else [kept]
 
     def _waits(self) -> bool:
@@ -478,9 +394,9 @@ class Shrinker:
         # the clock run longer). With every wait longer, the same deletions are tried again;
         # the bisection below takes the waits back down.
         for factor in LONGER_WAITS:
-            if all(delays.of_record(s) == delays.NO_DELAY for s in self.best):
+            if all(s.delay == delays.NO_DELAY for s in self.best):
                 break
-            longer = self.attempt([with_delay(s, delays.scale(delays.of_record(s), factor)) for s in self.best])
+            longer = self.attempt([s.with_delay(delays.scale(s.delay, factor)) for s in self.best])
             if longer is None:
                 continue
             saved = self.best, self.found
@@ -531,37 +447,37 @@ class Shrinker:
             # authorized), deleted while another step's argument changes so that it needs no change
             base = without(self.best, with_users(self.best, index))
             for k, other in enumerate(base):
-                for name, value in other["arguments"].items():
-                    domain = self.domains.get((other["rule"], name))
+                for name, value in other.arguments.items():
+                    domain = self.domains.get((other.rule, name))
                     if domain is None or (isinstance(value, dict) and "ref" in value):
                         continue
                     for simple in _simple_values(domain, value)[:-1]:
-                        yield [*base[:k], {**other, "arguments": {**other["arguments"], name: simple}}, *base[k + 1 :]]
+                        yield [*base[:k], other.with_arguments({name: simple}), *base[k + 1 :]]
 
     def _moved(self, index: int) -> Any:
         step = self.best[index]
-        refs = [(k, v["ref"]) for k, v in step["arguments"].items() if isinstance(v, dict) and "ref" in v]
-        results = step.get("results") or []
+        refs = [(k, label) for k, v in step.arguments.items() if (label := ref_of(v)) is not None]
+        results = step.results
         if len(refs) != 1 or len(results) != 1 or not self._deletable(index):
             return
         taken, moved = refs[0][1], results[0]
-        producer = next((i for i in range(index) if taken in (self.best[i].get("results") or [])), None)
+        producer = next((i for i in range(index) if taken in self.best[i].results), None)
         if producer is None:
             return
         # the producer's value is named as the deleted step named it; later uses follow the name
-        renamed = [moved if label == taken else label for label in self.best[producer].get("results") or []]
-        base = [dict(s) for s in self.best]
-        base[producer] = {**base[producer], "results": renamed}
+        renamed = [moved if label == taken else label for label in self.best[producer].results]
+        base = list(self.best)
+        base[producer] = dataclasses.replace(base[producer], results=tuple(renamed))
         base = without(base, {index})
         if any(_uses(s, taken) for s in base):
             return  # the value is also used as it was elsewhere: not a plain move
         step_p = base[producer]
-        for name, value in step_p["arguments"].items():
-            domain = self.domains.get((step_p["rule"], name))
+        for name, value in step_p.arguments.items():
+            domain = self.domains.get((step_p.rule, name))
             if domain is None or (isinstance(value, dict) and "ref" in value):
                 continue
             for simple in _simple_values(domain, value):
-                yield [*base[:producer], {**step_p, "arguments": {**step_p["arguments"], name: simple}}, *base[producer + 1 :]]
+                yield [*base[:producer], step_p.with_arguments({name: simple}), *base[producer + 1 :]]
 
     def _relabelled(self) -> Minimized | None:
         """The best program with its bundle values numbered from 0 again, replayed for its lines."""
@@ -573,8 +489,8 @@ class Shrinker:
         return self.found
 
 
-def _uses(step: dict[str, Any], label: str) -> bool:
-    return label in _refs(step)
+def _uses(step: RecordedStep, label: str) -> bool:
+    return label in step.refs()
 
 
 def _simple_values(domain: Domain, value: Any) -> list[Any]:
@@ -588,3 +504,8 @@ def _simple_values(domain: Domain, value: Any) -> list[Any]:
 
     domain.minimize(value, collect)
     return [v for v in seen[:3] if v != value] + [value]
+
+
+def _value_key(value: Any) -> str:
+    """An argument's recorded value as a key."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -19,14 +19,15 @@ from ..strategies import domain_of
 from .candidates import Judge, tries_for
 from .describe import FailureSignature
 from .program import DEFINITION_ERRORS
-from .replayer import Replayer, step_key
+from .recorded import RecordedStep
+from .replayer import Replayer
 from .shrink import Minimized, Outcome, Shrinker
 from .steps import rule_order
 
 
 def minimize(
-    steps: list[dict[str, Any]],
-    attempt: Callable[[list[dict[str, Any]]], Minimized | None],
+    steps: list[RecordedStep],
+    attempt: Callable[[list[RecordedStep]], Minimized | None],
     fixed: frozenset[str] = frozenset(),
     progress: Callable[[int], None] = lambda steps: None,
 ) -> Minimized | None:
@@ -46,31 +47,31 @@ class Trials:
         self.tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
         self.left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
 
-    def attempt(self, candidate: list[dict[str, Any]]) -> Minimized | None:
-        key = tuple(step_key(s) for s in candidate)
+    def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
+        key = tuple(s.key for s in candidate)
         if key not in self.tried:
             if len(self.tried) > 4096:
                 self.tried.clear()
             self.tried[key] = self.replay(candidate)
         return self.tried[key]
 
-    def cached(self, candidate: list[dict[str, Any]]) -> tuple[bool, Minimized | None]:
-        key = tuple(step_key(s) for s in candidate)
+    def cached(self, candidate: list[RecordedStep]) -> tuple[bool, Minimized | None]:
+        key = tuple(s.key for s in candidate)
         return key in self.tried, self.tried.get(key)
 
-    def rejected(self, candidate: list[dict[str, Any]], note: str | None) -> None:
+    def rejected(self, candidate: list[RecordedStep], note: str | None) -> None:
         """A candidate replayed elsewhere (a helper) did not fail the same way."""
-        self.tried[tuple(step_key(s) for s in candidate)] = None
+        self.tried[tuple(s.key for s in candidate)] = None
         if note is not None:
             self.left_out.append(note)
 
-    def replay(self, candidate: list[dict[str, Any]]) -> Minimized | None:
+    def replay(self, candidate: list[RecordedStep]) -> Minimized | None:
         result, note = self.judge(candidate)
         if note is not None:
             self.left_out.append(note)
         return result
 
-    def judge(self, candidate: list[dict[str, Any]]) -> tuple[Minimized | None, str | None]:
+    def judge(self, candidate: list[RecordedStep]) -> tuple[Minimized | None, str | None]:
         """(the candidate cut where it failed, when it fails the same way; the note when it met an error of the machine)."""
         try:
             ran = self.replayer.run(candidate)
@@ -80,13 +81,13 @@ class Trials:
             return None, None
         if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
             # an error of the machine or a limit of evmstate, not the failure: counted for the report
-            return None, f"{self.spec.name}.{candidate[ran.at - 1]['rule'] if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}"
+            return None, f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}"
         if ran.error is None or FailureSignature.of(ran.error) != self.target:
             return None, None
         # it may now fail before its last step: what follows is not needed
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
 
-    def operands(self, candidate: list[dict[str, Any]], index: int) -> list[int]:
+    def operands(self, candidate: list[RecordedStep], index: int) -> list[int]:
         """The comparison operands the candidate's steps from index on met (feedback records them on py-evm while the search's hooks are on).
 
         Replayed from index's checkpoint, made afresh, into an empty list (the hooks record up to
@@ -111,7 +112,7 @@ def shrink_program(
     spec: MachineSpec,
     project: Project,
     base: Any,
-    steps: list[dict[str, Any]],
+    steps: list[RecordedStep],
     error: BaseException | FailureSignature,
     *,
     deadline: float | None = None,

@@ -13,7 +13,7 @@ import dataclasses
 import io
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .. import calls
 from ..calls import CallRecord
@@ -21,8 +21,9 @@ from ..contracts.revert import describe_revert
 from ..errors import TransactionReverted
 from ..machine import Route, multiple
 from ..values import format_value
-from .describe import FailureSignature, describe_error
-from .program import example_line, run_program
+from .describe import FailureSignature, describe_error, failed_invariant
+from .program import run_program
+from .recorded import RecordedStep, example_line
 
 # -- showing values ----------------------------------------------------------------
 
@@ -181,7 +182,7 @@ def _captured(capture: bool) -> Any:
         yield buffer
 
 
-def trace_machine(spec: Any, project: Any, base: Any, steps: list[dict[str, Any]], expected: BaseException, *, capture: bool = True) -> Trace:
+def trace_machine(spec: Any, project: Any, base: Any, steps: Sequence[RecordedStep], expected: BaseException, *, capture: bool = True) -> Trace:
     """Replay a machine's recorded program from base (the chain after __init__) and trace it.
 
     expected is the error the program was reported with: the trace says whether the replay
@@ -206,7 +207,7 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: list[dict[str, Any]
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index > len(steps):
             section = recorder.open("teardown", index, "teardown()")
-        elif getattr(exc, "_evmstate_invariant", None) is not None:
+        elif exc is not None and failed_invariant(exc) is not None:
             section = recorder.sections[-1]  # the invariant that raised
         else:
             section = next(s for s in reversed(recorder.sections) if s["kind"] in ("step", "setup"))

@@ -21,9 +21,9 @@ from typing import Any, Callable
 from ..build_cache import ROOT_MARK, local, local_artifact, portable, portable_artifact
 from ..compiler import Artifact, compile_variant
 from ..contracts.project import Project
-from ..engine.describe import describe_error
+from ..engine.describe import describe_error, failed_invariant
 from ..engine.events import MachineFinished
-from ..engine.item import run_item
+from ..engine.item import RunRequest, run_item
 from ..engine.replay import rerun
 from ..engine.settings import Overrides
 from ..errors import FailureRecordError, MachineDefinitionError
@@ -97,7 +97,7 @@ def kill_of(result: MachineFinished, judge: str, stage: str) -> Kill | None:
         return Kill(judge, result.name, "test", stage, 1, error)
     if failure.invariant:
         return Kill(judge, f"{result.name}.{failure.invariant}", "invariant", stage, failure.steps, error)
-    rule = failure.steps_data[-1]["rule"] if failure.steps_data else "setup"
+    rule = failure.recorded[-1].rule if failure.recorded else "setup"
     return Kill(judge, f"{result.name}.{rule}", "rule", stage, failure.steps, error)
 
 
@@ -132,7 +132,7 @@ def _replayed(state: Any, project: Project, judge: Judge) -> tuple[Kill | None, 
             passing.append(record.id)
             continue
         error_type, message, _, _ = describe_error(error)
-        invariant = getattr(error, "_evmstate_invariant", None)
+        invariant = failed_invariant(error)
         if record.kind == "test":
             return Kill(judge.key, record.name, "test", "saved failure", 1, f"{error_type}: {_first_line(message)}"), passing
         by = f"{record.name}.{invariant}" if invariant else f"{record.name}.{record.steps[-1]['rule'] if record.steps else 'setup'}"
@@ -181,10 +181,11 @@ def _run(state: Any, project: Project, judge: Judge, budget: Budget, stage: str,
     replay = stage == "corpus"
     corpus = _corpus(state, judge, replay=replay) if item.kind == "machine" and judge.corpus else False
     try:
-        result = run_item(
-            state.config, project, item, budget.overrides(len(judge.corpus) + 1 if replay else None), _quiet, save_failures=False, seed=budget.seed,
+        request = RunRequest(
+            overrides=budget.overrides(len(judge.corpus) + 1 if replay else None), save_failures=False, seed=budget.seed,
             stop=None if replay else _stop(budget.seconds), corpus=corpus, deadline=time.monotonic(), examples=False,
         )
+        result = run_item(state.config, project, item, request, _quiet)
     except MachineDefinitionError as e:
         if not mutant:
             raise

@@ -19,11 +19,9 @@ from typing import Any, Callable
 from .. import reports  # noqa: F401
 from ..compiler import Build
 from ..config import Config
-from ..contracts.project import Project
 from ..engine import discovery, examples, replay  # noqa: F401
-from ..engine import shrink as minimize  # noqa: F401
-from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, NothingFound, RunStarted
-from ..engine.item import asks_for_contracts, names_asked, unavailable_contracts
+from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
+from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
 from ..evm.factory import for_campaign
@@ -137,22 +135,13 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)
-    found = discovery.discover(config, options.paths, options.keyword)
-    for err in found.errors:
-        summary.load_errors.append(err)
-        emit(err)
-    if not found.items:
-        if not found.errors:
-            summary.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, None)
-            emit(NothingFound(summary.nothing))
+    prepared = prepare(config, options.paths, options.keyword, emit)  # local workers build their projects from its compiled contracts
+    summary.load_errors.extend(prepared.load_errors)
+    summary.nothing = prepared.nothing
+    project = prepared.project
+    if project is None or not prepared.items:
         return summary
-    if asks_for_contracts(found.items):
-        config.check_sources()
-    project = Project(config, want=names_asked(config, found.items))  # local workers build theirs from its compiled contracts
-    for err in unavailable_contracts(config, project, found.items):
-        summary.load_errors.append(err)
-        emit(err)
-    keys = [pool.item_id(i) for i in found.items]
+    keys = [pool.item_id(i) for i in prepared.items]
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:
@@ -280,7 +269,7 @@ def _report_once(
 ) -> None:
     """Report a failure the first time its machine fails with its signature; a shorter program for it later replaces the saved one."""
     assert result.failure is not None
-    same = (key, FailureSignature.of_failure(result.failure))
+    same = (key, FailureSignature.of_error(result.failure.error))
     first = saved.get(same)
     reported = dataclasses.replace(result, failure_id=record.id)
     if first is None:

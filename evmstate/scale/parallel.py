@@ -28,7 +28,7 @@ from ..engine.events import (
     RuleStats,
     ShrinkProgress,
 )
-from ..engine.item import run_item
+from ..engine.item import RunRequest, run_item
 from ..engine.settings import Overrides
 from ..engine.summary import RunOptions, RunSummary
 from ..engine.trace import GasStats
@@ -70,19 +70,8 @@ class ItemTask:
         shard = self.shard if self.shards > 1 else None
         stats = GasStats() if self.gas else None
         with calls.recording(stats) if stats is not None else contextlib.nullcontext():
-            result = run_item(
-                state.config,
-                state.project,
-                item,
-                self.overrides,
-                emit,
-                seed=self.seed,
-                shard=shard,
-                shards=self.shards,
-                keep=records.append,
-                capture=self.capture,
-                position=self.position,
-            )
+            request = RunRequest(overrides=self.overrides, seed=self.seed, shard=shard, shards=self.shards, keep=records.append, capture=self.capture, position=self.position)
+            result = run_item(state.config, state.project, item, request, emit)
         result = shrinking.told(result)
         # everything this process reached so far: the parent's union makes repeats harmless
         hits = {identity: set(h) for identity, h in collector.hits.items()} if self.coverage else None

@@ -21,7 +21,7 @@ from typing import Any, Callable, Protocol
 
 from ..config import Config
 from ..engine.events import Event, ExampleFinished, FailureFound, MachineFinished
-from ..engine.item import run_item
+from ..engine.item import RunRequest, run_item
 from ..engine.settings import Overrides
 from ..errors import UsageError
 from ..failures import FailureRecord
@@ -103,7 +103,8 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             shrink_by = deadline + SHRINK_GRACE
         records: list[FailureRecord] = []
         # the machine's saved guidance runs: every shard starts from them and adds to them
-        result = run_item(state.config, state.project, item, shard.overrides, _forwarded(emit), seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by)
+        request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by)
+        result = run_item(state.config, state.project, item, request, _forwarded(emit))
         result = shrinking.told(result)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)

@@ -9,6 +9,7 @@ import pytest
 
 from evmstate import ConfigError
 from evmstate import config as config_mod
+from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink import without
 from evmstate.runner import Overrides, RunOptions, run
 
@@ -58,14 +59,15 @@ def test_a_deadline_is_found_and_the_program_waits_exactly_as_long_as_it_must(tm
     # no machine rule moves the clock: the wait is drawn, and shrunk to the hour itself
     assert failure.program == ["state = DeadlineMachine()", "chain.sleep(3600)", "state.rule_poke()"]
     assert failure.steps == 1
-    assert failure.steps_data == [{"rule": "rule_poke", "arguments": {}, "results": [], "sleep": 3600}]
+    assert failure.recorded == (RecordedStep("rule_poke", {}, (), (3600, 0)),)
+    assert [s.to_data() for s in failure.recorded] == [{"rule": "rule_poke", "arguments": {}, "results": [], "sleep": 3600}]
 
 
 def test_blocks_pass_as_chain_mine_lines(tmp_path):
     root = project(tmp_path, BLOCKS)
     failure = run_machine(root).failure
     assert failure.program == ["state = DeadlineMachine()", "chain.mine(100)", "state.rule_poke()"]
-    assert failure.steps_data[0]["mine"] == 100 and "sleep" not in failure.steps_data[0]
+    assert failure.recorded[0].delay == (0, 100) and failure.recorded[0].to_data() == {"rule": "rule_poke", "arguments": {}, "results": [], "mine": 100}
 
 
 @pytest.mark.parametrize(
@@ -115,13 +117,9 @@ def test_the_saved_program_replays_its_wait_and_an_old_record_replays_without_on
 
 
 def test_the_deletion_pass_keeps_the_time_a_dropped_step_waited():
-    steps = [
-        {"rule": "a", "arguments": {}, "results": [], "sleep": 10},
-        {"rule": "b", "arguments": {}, "results": [], "sleep": 5, "mine": 2},
-        {"rule": "c", "arguments": {}, "results": []},
-    ]
-    assert without(steps, {1}) == [steps[0], {"rule": "c", "arguments": {}, "results": [], "sleep": 5, "mine": 2}]
-    assert without(steps, {0, 1}) == [{"rule": "c", "arguments": {}, "results": [], "sleep": 15, "mine": 2}]
+    steps = [RecordedStep("a", delay=(10, 0)), RecordedStep("b", delay=(5, 2)), RecordedStep("c")]
+    assert without(steps, {1}) == [steps[0], RecordedStep("c", delay=(5, 2))]
+    assert without(steps, {0, 1}) == [RecordedStep("c", delay=(15, 2))]
     assert without(steps, {2}) == steps[:2]  # a last step's wait has nothing left to delay
 
 
@@ -153,11 +151,11 @@ def test_the_deletion_pass_shortens_each_wait_to_the_least_that_still_fails():
 
     def attempt(candidate):  # fails once an hour and 12 blocks have passed before the second step
         tried.append(candidate)
-        seconds, blocks = candidate[1].get("sleep", 0), candidate[1].get("mine", 0)
+        seconds, blocks = candidate[1].delay
         return Minimized(candidate, [], AssertionError()) if seconds >= 3600 and blocks >= 12 else None
 
-    steps = [{"rule": "a", "arguments": {}, "results": []}, {"rule": "b", "arguments": {}, "results": [], "sleep": 604800, "mine": 50400}]
+    steps = [RecordedStep("a"), RecordedStep("b", delay=(604800, 50400))]
     found = shorten_waits(steps, attempt)
-    assert found.steps[1] == {"rule": "b", "arguments": {}, "results": [], "sleep": 3600, "mine": 12}
+    assert found.steps[1] == RecordedStep("b", delay=(3600, 12))
     assert len(tried) <= 40  # bisection: about log2 of each wait
     assert shorten_waits([steps[0]], attempt) is None  # nothing waits: nothing to shorten

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -47,6 +48,15 @@ def test_a_bad_duration_exits_2(example):
 def test_nothing_to_fuzz_exits_5(example):
     code, out = invoke("fuzz", "--time", "5s", "-k", "no_such_machine")
     assert code == 5 and "no state machines or property tests found" in out
+
+
+@pytest.mark.processes
+def test_a_campaign_shows_its_compile_progress_as_a_run_does(example):
+    # the same prologue as `evmstate run` (engine.item.prepare): discovery, then the contracts compiled, shown
+    code, out = invoke("fuzz", "machines/depositer.py", "--time", "1s", "-n", "1", "--steps", "2", "--max-examples", "2")
+    assert code in (0, 1), out
+    assert re.search(r"^compiled \d+ contracts? in [\d.]+s", out, re.M), out
+    assert out.index("compiled") < out.index("fuzzing machines/depositer.py::StateMachine")
 
 
 @pytest.mark.processes

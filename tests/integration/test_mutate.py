@@ -17,7 +17,7 @@ import pytest
 
 from evmstate import config as config_mod
 from evmstate.engine.discovery import discover
-from evmstate.engine.item import run_item
+from evmstate.engine.item import RunRequest, run_item
 from evmstate.engine.settings import Overrides
 from evmstate.contracts.project import Project
 from evmstate.failures import FailureRecord, FailureStore
@@ -167,7 +167,7 @@ def test_saved_failures_and_the_corpus_are_replayed_first_and_left_as_they_were(
     FailureStore.of(config).save(record)
     # a corpus, kept as a campaign keeps it
     (item,) = discover(config).items
-    run_item(config, Project(config), item, Overrides(12, 6, 3), lambda e: None, save_failures=False, corpus=True)
+    run_item(config, Project(config), item, RunRequest(overrides=Overrides(12, 6, 3), save_failures=False, corpus=True), lambda e: None)
     corpus = sorted(p.read_bytes() for p in (root / ".evmstate" / "corpus").rglob("*.run"))
     assert corpus
     report, _ = run(root, functions=("withdraw", "deposit"))

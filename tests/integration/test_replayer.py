@@ -8,6 +8,7 @@ from evmstate import config as config_mod
 from evmstate.contracts.project import Project
 from evmstate.engine.modules import load_module
 from evmstate.engine.program import InvalidProgram, init_class, run_program
+from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.replayer import Replayer
 from evmstate.machine import collect
 
@@ -62,20 +63,20 @@ def test_every_program_ends_the_same_from_a_checkpoint_as_from_the_start(tmp_pat
     base = project.backend.snapshot()
     replayer = Replayer(spec, project, base)
     rng = random.Random(7)
-    program: list[dict] = []
+    program: list[RecordedStep] = []
     tried = []
     for _ in range(120):
         # a program like the shrinker's candidates: the last one with a step changed, deleted or added
-        candidate = [dict(s) for s in program]
+        candidate = list(program)
         move = rng.random()
         if candidate and move < 0.3:
             del candidate[rng.randrange(len(candidate))]
         elif candidate and move < 0.6:
             i = rng.randrange(len(candidate))
-            candidate[i] = {**candidate[i], "arguments": {**candidate[i]["arguments"], "amount": rng.randrange(21)}}
+            candidate[i] = candidate[i].with_arguments({"amount": rng.randrange(21)})
         else:
             rule = rng.choice(["rule_send", "rule_back"])
-            candidate.insert(rng.randrange(len(candidate) + 1), {"rule": rule, "arguments": {"who": {"account": rng.randrange(3)}, "amount": rng.randrange(21)}, "results": []})
+            candidate.insert(rng.randrange(len(candidate) + 1), RecordedStep(rule, {"who": {"account": rng.randrange(3)}, "amount": rng.randrange(21)}))
         try:
             tried.append((candidate, _outcome(replayer.run(candidate))))
         except InvalidProgram:

@@ -607,7 +607,7 @@ def test_the_backend_check_reports_the_first_difference_with_its_step_and_call(z
     assert all(s.startswith("state.rule_approve") for s in failure.program[1:-1]), "the first transfer is the first difference"
     assert (address, value) == (to_checksum_address(account_keys(10)[int(to)][1]), amount)
     assert int(ours) == int(theirs) + 1
-    assert failure.steps_data and result.failure_id is None, "a difference between backends is not saved as a failure"
+    assert failure.recorded and result.failure_id is None, "a difference between backends is not saved as a failure"
 
 
 def test_a_machine_given_fixtures_is_replayed_on_py_evm_with_the_references_own(zoo_machines):

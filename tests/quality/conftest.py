@@ -49,7 +49,7 @@ for seed in seeds:
     s = f and f.shrink
     out.append({
         "seed": seed, "status": r.status, "examples": r.examples, "progress": r.statistics.get("progress"), "id": r.failure_id,
-        "program": f and f.program, "message": f and f.message, "error_type": f and f.error_type, "steps_data": f and f.steps_data,
+        "program": f and f.program, "message": f and f.message, "error_type": f and f.error_type, "recorded": f and [step.to_data() for step in f.recorded],
         "shrink": s and {"first_steps": s.first_steps, "hypothesis_steps": s.hypothesis_steps, "steps": s.steps, "seconds": s.seconds},
     })
 print(json.dumps(out))

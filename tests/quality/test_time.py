@@ -34,7 +34,7 @@ def test_a_week_and_a_second_after_a_stake_the_pool_cannot_pay(tmp_path):
     wait = MINIMAL.get(last)
     assert found["program"] == [*PREFIX, f"chain.sleep({wait})", last], found["program"]
     assert found["message"] == "the pool owes more than it holds"
-    assert found["steps_data"][2]["sleep"] == wait and "mine" not in found["steps_data"][2]
+    assert found["recorded"][2]["sleep"] == wait and "mine" not in found["recorded"][2]
     # the saved failure replays its wait, and fails the same way
     cfg = config_mod.load(root)
     record = FailureStore.of(cfg).load(found["id"])

@@ -7,6 +7,7 @@ from copy import deepcopy
 import pytest
 
 from evmstate.engine.candidates import InOrder, probe_in_batches
+from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink import Minimized, Shrinker
 from evmstate.strategies import ArrayDomain, BytesDomain, IntDomain
 
@@ -96,10 +97,10 @@ class Batches(InOrder):
 
 def test_the_passes_keep_the_same_programs_in_batches():
     """A program of steps with numbers; it fails while the numbers of the steps of rule "a" add up to 300 or more."""
-    program = [{"rule": "a" if i % 3 else "b", "arguments": {"x": (i * 37) % 200}, "results": []} for i in range(24)]
+    program = [RecordedStep("a" if i % 3 else "b", {"x": (i * 37) % 200}) for i in range(24)]
 
     def attempt(steps):
-        return Minimized(steps, [str(s) for s in steps], AssertionError()) if sum(s["arguments"]["x"] for s in steps if s["rule"] == "a") >= 300 else None
+        return Minimized(steps, [str(s) for s in steps], AssertionError()) if sum(s.arguments["x"] for s in steps if s.rule == "a") >= 300 else None
 
     domains = {("a", "x"): IntDomain(0, 200), ("b", "x"): IntDomain(0, 200)}
     kept = {}
@@ -109,4 +110,4 @@ def test_the_passes_keep_the_same_programs_in_batches():
         outcome = shrinker.run()
         kept[width] = (outcome.found.steps, history)
     assert kept[1] == kept[2] == kept[4]
-    assert len(kept[1][0]) == 2 and sum(s["arguments"]["x"] for s in kept[1][0]) == 300
+    assert len(kept[1][0]) == 2 and sum(s.arguments["x"] for s in kept[1][0]) == 300

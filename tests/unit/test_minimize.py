@@ -1,10 +1,11 @@
 """The step-deletion pass's bookkeeping: which steps go together, and renumbered bundle values."""
 
+from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink import relabel, with_users
 
 
 def step(rule, results=(), **refs):
-    return {"rule": rule, "arguments": {k: {"ref": v} for k, v in refs.items()}, "results": list(results)}
+    return RecordedStep(rule, {k: {"ref": v} for k, v in refs.items()}, tuple(results))
 
 
 PROGRAM = [
@@ -13,7 +14,7 @@ PROGRAM = [
     step("grant", ["active_1"]),
     step("claim", grant="active_1"),
     step("claim_revoked", grant="revoked_0"),
-    {"rule": "sleep", "arguments": {"seconds": 3}, "results": []},
+    RecordedStep("sleep", {"seconds": 3}),
 ]
 
 
@@ -29,7 +30,7 @@ def test_bundle_values_are_numbered_from_zero_again():
     assert relabel(kept) == [
         step("grant", ["active_0"]),
         step("claim", grant="active_0"),
-        {"rule": "sleep", "arguments": {"seconds": 3}, "results": []},
+        RecordedStep("sleep", {"seconds": 3}),
     ]
     assert relabel([step("make", ["my_bundle_3"]), step("use", x="my_bundle_3")]) == [step("make", ["my_bundle_0"]), step("use", x="my_bundle_0")]
 
@@ -47,22 +48,22 @@ def test_steps_needed_only_because_a_wait_was_short_go_once_the_waits_are_longer
         funds, staked, owed = 0, False, 0
         for at, s in enumerate(candidate):
             if staked:
-                owed += funds * s.get("sleep", 0)
-            if s["rule"] == "fund":
+                owed += funds * s.delay[0]
+            if s.rule == "fund":
                 funds += 1
-            elif s["rule"] == "stake":
+            elif s.rule == "stake":
                 staked = True
             if staked and owed > week * funds:
                 return Minimized(candidate[: at + 1], [], AssertionError("the pool owes more than it holds"))
         return None
 
     fund, stake = step("fund"), step("stake")
-    program = [fund] * 10 + [stake, {**fund, "sleep": 665281}]
+    program = [fund] * 10 + [stake, fund.with_delay((665281, 0))]
     assert attempt(program) is not None
     assert all(attempt(program[:j] + program[j + 1 :]) is None for j in range(10))  # 1-minimal as it stands
     found = minimize(program, attempt)
-    assert [s["rule"] for s in found.steps] == ["fund", "stake", "fund"]
-    assert found.steps[2]["sleep"] == 2 * week + 1  # bisected back down: the least wait that fails
+    assert [s.rule for s in found.steps] == ["fund", "stake", "fund"]
+    assert found.steps[2].delay == (2 * week + 1, 0)  # bisected back down: the least wait that fails
 
 
 def test_a_program_without_waits_is_not_replayed_with_longer_ones():
@@ -73,11 +74,11 @@ def test_a_program_without_waits_is_not_replayed_with_longer_ones():
 
     def attempt(candidate):
         tried.append(candidate)
-        return Minimized(candidate, [], AssertionError()) if any(s["rule"] == "b" for s in candidate) else None
+        return Minimized(candidate, [], AssertionError()) if any(s.rule == "b" for s in candidate) else None
 
     found = minimize([step("a"), step("b"), step("a")], attempt)
-    assert [s["rule"] for s in found.steps] == ["b"]
-    assert all("sleep" not in s and "mine" not in s for c in tried for s in c)
+    assert [s.rule for s in found.steps] == ["b"]
+    assert all(s.delay == (0, 0) for c in tried for s in c)
 
 
 def test_equal_values_drawn_by_two_rules_alike_shrink_together():
@@ -87,11 +88,11 @@ def test_equal_values_drawn_by_two_rules_alike_shrink_together():
     from evmstate.strategies import IntDomain
 
     def attempt(candidate):
-        a, b = (s["arguments"]["n"] for s in candidate) if len(candidate) == 2 else (None, None)
+        a, b = (s.arguments["n"] for s in candidate) if len(candidate) == 2 else (None, None)
         return Minimized(candidate, [], AssertionError()) if a is not None and a == b and a >= 3 else None
 
-    program = [{"rule": "deposit", "arguments": {"n": 200}, "results": []}, {"rule": "withdraw", "arguments": {"n": 200}, "results": []}]
+    program = [RecordedStep("deposit", {"n": 200}), RecordedStep("withdraw", {"n": 200})]
     domains = {("deposit", "n"): IntDomain(0, 255), ("withdraw", "n"): IntDomain(0, 255)}
     outcome = Shrinker(program, attempt, domains=domains).run()
-    assert [s["arguments"]["n"] for s in outcome.found.steps] == [3, 3]
+    assert [s.arguments["n"] for s in outcome.found.steps] == [3, 3]
     assert IntDomain(0, 255).key() == IntDomain(0, 255).key() != IntDomain(0, 254).key()

@@ -1,0 +1,169 @@
+"""One example of a machine under Hypothesis: a new instance, and the steps drawn for it one by one.
+
+The run loop (machines.MachineRun) makes an Example per Hypothesis example; the example draws
+each step (its wait, its rule, its arguments), runs it and keeps it as a program.Step.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import hypothesis
+from hypothesis import strategies as st
+
+from .. import calls
+from ..failures import Ref
+from ..machine import RuleSpec
+from . import delays
+from .describe import user_error
+from .program import (
+    SetupFailed,
+    Step,
+    Stopped,
+    check_all_invariants,
+    holds,
+    index_strategy,
+    new_machine,
+    produced,
+    set_up,
+    stop_if_diverged,
+    tear_down,
+)
+from .steps import draw_rule
+
+
+class Example:
+    """One example of a machine: a new instance, and the steps Hypothesis draws for it."""
+
+    def __init__(self, run: Any, data: Any) -> None:  # run: the machines.MachineRun drawing it
+        self.run = run
+        self.data = data
+        self.spec = run.spec
+        self.machine = new_machine(run.spec)
+        self.steps: list[Step] = []
+        self.bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in run.spec.bundles}
+        self.counters: dict[str, int] = {b: 0 for b in self.bundles}
+        self.enabled: set[str] = set()
+        self.left_out: frozenset[str] = frozenset()  # the rules this run's swarm leaves out
+        self.delay = delays.NO_DELAY  # what the next step waits before its call
+
+    def matching(self, p: Any) -> list[int]:
+        """Indexes of the bundle values the parameter may take now."""
+        values = self.bundles[p.bundle.name]
+        if p.predicate is None:
+            return list(range(len(values)))
+        return [i for i, (_, v) in enumerate(values) if p.predicate(v)]
+
+    def ready(self, r: RuleSpec, count: bool = False) -> bool:
+        """Whether the rule can run now; with count, record filter statistics."""
+        if not holds(r, self.machine):
+            return False
+        ok = True
+        for p in r.params:
+            if p.bundle is None:
+                continue
+            found = bool(self.matching(p))
+            if p.predicate is not None and count:
+                fs = self.run.stats[r.name].filters[p.name]
+                if found:
+                    fs.enabled += 1
+                else:
+                    fs.skipped += 1
+            ok = ok and found
+        return ok
+
+    def arguments(self, draw: Callable[[Any], Any], r: RuleSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Draw the rule's arguments: (values, how they are recorded: a Ref for a bundle value)."""
+        kwargs: dict[str, Any] = {}
+        raw: dict[str, Any] = {}
+        for p in r.params:
+            if p.bundle is not None:
+                values = self.bundles[p.bundle.name]
+                # draw among the values that match now; shrinks toward the earliest
+                candidates = self.matching(p)
+                if not candidates:
+                    hypothesis.reject()  # only when two arguments consume the last match
+                i = candidates[draw(index_strategy(len(candidates)))]
+                label, value = values.pop(i) if p.consume else values[i]
+                kwargs[p.name] = value
+                raw[p.name] = Ref(label)
+            else:
+                # evmstate's own strategies make their choices inside this draw, without spans of their own
+                direct = getattr(p.strategy, "evmstate_draw", None)
+                value = direct(draw) if direct is not None else draw(p.strategy)
+                kwargs[p.name] = value
+                raw[p.name] = value
+        return kwargs, raw
+
+    def draw_step(self, draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
+        """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more than the choices in it)."""
+        options = self.run.search.options
+        if options.max_time_delay or options.max_block_delay:
+            # the time and blocks the chain moves on before the step's call (see delays)
+            backend, known = self.run.backend, self.run.search.dictionary
+            clock = (backend.timestamp, backend.block_number)
+            self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay, clock, (known.times, known.blocks))
+        # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
+        r = draw_rule(draw, self.run.order, (self.enabled - self.left_out) or self.enabled)
+        return r, self.arguments(draw, r)
+
+    def execute(self, r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
+        """Run one step: the rule with its arguments, its results into bundles, then the invariants."""
+        run = self.run
+        kwargs, raw = drawn if drawn is not None else self.arguments(self.data.draw, r)
+        step = Step(r.name, raw, first_call=run.backend.calls, delay=self.delay)
+        self.delay = delays.NO_DELAY
+        self.steps.append(step)
+        rs = run.stats[r.name]
+        rs.calls += 1
+        run.state.steps += 1
+        run.state.current = rs
+        tally = calls.tally
+        sent, failed = tally.sent, tally.failed
+        try:
+            result = r.function(self.machine, **kwargs)
+        finally:
+            run.state.current = None
+            rs.transactions += tally.sent - sent
+            rs.transactions_reverted += tally.failed - failed
+        for bundle, value in produced(r, result):
+            label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
+            self.counters[bundle] += 1
+            self.bundles.setdefault(bundle, []).append((label, value))
+            step.results.append(label)
+        self.check_invariants()
+        run.search.step_finished()
+
+    def check_invariants(self) -> None:
+        try:
+            check_all_invariants(self.spec, self.machine)
+        finally:
+            stop_if_diverged(self.run.backend, self.steps)
+
+    def play(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
+        """setup(), the initializers, up to max_steps rules while any is enabled, teardown()."""
+        spec, data = self.spec, self.data
+        try:
+            set_up(self.machine)
+        except SetupFailed as failed:
+            raise Stopped(user_error(f"{spec.name}.setup", failed.error)) from failed.error
+        self.check_invariants()
+        if spec.initializers:
+            order = data.draw(st.permutations(spec.initializers))
+            for init in order:
+                # Brownie's initializers may be skipped; Hypothesis's always run once
+                if spec.style == "brownie" and not data.draw(st.booleans()):
+                    continue
+                if self.ready(init, count=True):
+                    self.execute(init)
+        self.left_out = data.draw(self.run.swarm)
+        for _ in range(max_steps):
+            self.enabled = {r.name for r in spec.rules if self.ready(r, count=True)}
+            if not self.enabled:
+                break
+            self.run.search.step_started()
+            drawn = data.draw(steps)
+            if self.delay != delays.NO_DELAY:
+                delays.wait(self.run.backend, self.delay)
+            self.execute(*drawn)
+        tear_down(self.machine)
