@@ -142,7 +142,10 @@ def _account_drawer(length: int | None) -> Any:
 
 
 def _accounts_strategy(length: int | None) -> st.SearchStrategy:
-    return st.composite(_account_drawer(length))()
+    draw_account = _account_drawer(length)
+    strategy = st.composite(draw_account)()
+    strategy.evmstate_draw = draw_account  # its one choice, made by whoever draws it (search.native)
+    return strategy
 
 
 def _hex_drawer(plain: st.SearchStrategy) -> Any:

@@ -20,6 +20,7 @@ from .events import Event, LoadFailed, MachineFinished
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
 from .machines import run_machine
+from .native import run_native
 from .properties import run_test
 from .records import failure_record, save_failure, with_id
 from .settings import Overrides, build_settings, run_seed, shard_examples, shard_seed
@@ -100,6 +101,7 @@ def run_item(
     corpus: bool | Any = False,
     deadline: float | None = None,
     examples: bool = True,
+    native: bool = False,
 ) -> MachineFinished:
     """Run one discovered machine or property test and save its failure; the same under pytest.
 
@@ -116,6 +118,7 @@ def run_item(
     or the search.corpus.Corpus to use (evmstate mutate's, read only).
     deadline: a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time.
     examples: with the example database (False: none, so nothing is replayed from it or saved to it).
+    native: a machine's runs are drawn by evmstate's own loop where it can draw them (engine.native; campaigns).
     """
     where = f"{item.path}::{item.name}"
     if seed is None:
@@ -139,7 +142,8 @@ def run_item(
                 saved = Corpus.of(corpus_store(config), project, where)
             elif corpus is not False:
                 saved = corpus
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
+            run = run_native if native else run_machine
+            result = run(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):

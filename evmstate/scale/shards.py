@@ -102,7 +102,7 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             shrink_by = deadline + SHRINK_GRACE
         records: list[FailureRecord] = []
         # the machine's saved guidance runs: every shard starts from them and adds to them
-        result = run_item(state.config, state.project, item, shard.overrides, _forwarded(emit), seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by)
+        result = run_item(state.config, state.project, item, shard.overrides, _forwarded(emit), seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by, native=True)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None

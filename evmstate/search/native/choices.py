@@ -1,0 +1,187 @@
+"""Choices drawn in plain Python, recorded as Hypothesis's strategies record them.
+
+NativeData stands where Hypothesis's `st.data()` object stands in a machine's run: `draw(strategy)`
+gives a value of the strategy. It knows the strategies evmstate builds, and draws each with one
+call into Python's `random` instead of a trip through Hypothesis's strategy layer (2 µs where a
+nested draw costs 60-110). Every choice is recorded as `(kind, constraints, value)` with the
+constraints Hypothesis's own strategy passes to its provider for that draw:
+
+- `integers(min_value=a, max_value=b)`: one integer choice, with the weights IntegersStrategy
+  gives the bounds and their neighbours when the range is wider than 127;
+- `booleans()`: one boolean choice, p = 0.5;
+- `binary(min_size=n, max_size=n)`: one bytes choice;
+- a strategy carrying `evmstate_draw(draw)` (strategy()'s values, accounts, the swarm, a step):
+  its own draws, made through this object.
+
+So a run drawn here replays through Hypothesis unchanged, by a provider that returns the recorded
+choices (search.guidance's), and Hypothesis shrinks and saves it as one of its own. A strategy it
+does not know (a user's own, a filtered one, lists, text) raises Unsupported: that machine runs
+under Hypothesis alone.
+
+Fresh values follow Hypothesis's shape where it matters for search: the bounds and their
+neighbours at the weights Hypothesis gives them, small magnitudes as often as uniform ones.
+"""
+
+from __future__ import annotations
+
+import re
+from random import Random
+from typing import Any, Callable, Sequence
+
+Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value), as guidance.Choice
+
+# Hypothesis's integers() and fixed-size binary(), as their repr() writes them
+_INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
+_BINARY = re.compile(r"^binary\(min_size=(\d+), max_size=(\d+)\)$")
+_BOOLEAN = {"p": 0.5}
+# share of wide integer draws that take a small magnitude (a bit length drawn first)
+SMALL = 0.5
+
+
+class Unsupported(BaseException):
+    """Raised when a run draws from a strategy the native loop cannot draw as Hypothesis would.
+
+    A BaseException, so that a run's `except Exception` does not take it for a failure of the machine.
+    """
+
+    def __init__(self, strategy: Any) -> None:
+        super().__init__(f"{strategy!r} is not a strategy evmstate's own loop draws")
+        self.strategy = strategy
+
+
+def integer_constraints(lo: int, hi: int) -> dict[str, Any]:
+    """The constraints Hypothesis's integers(lo, hi) passes to its provider."""
+    weights = {lo: 2 / 128, lo + 1: 1 / 128, hi - 1: 1 / 128, hi: 2 / 128} if hi - lo > 127 else None
+    return {"min_value": lo, "max_value": hi, "weights": weights, "shrink_towards": 0}
+
+
+def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
+    """A new value in [lo, hi]: the bounds and their neighbours at Hypothesis's weights, then small or uniform."""
+    span = hi - lo
+    if span <= 127:
+        return lambda r: lo + int(r.random() * (span + 1)) if span < 2**53 else r.randint(lo, hi)
+    bits = span.bit_length()
+    # the values near zero (or the bound nearer it): shrink targets, and where most bugs sit
+    base = min(max(0, lo), hi)
+    edges = (lo, lo + 1, hi - 1, hi)
+
+    def draw(r: Random) -> int:
+        x = r.random()
+        if x < 6 / 128:
+            return edges[0 if x < 2 / 128 else 1 if x < 3 / 128 else 2 if x < 4 / 128 else 3]
+        if x < 6 / 128 + (1 - 6 / 128) * SMALL:
+            v = base + r.getrandbits(r.randint(1, bits))
+            if r.random() < 0.5 and base - (v - base) >= lo:
+                v = base - (v - base)
+            return v if lo <= v <= hi else r.randint(lo, hi)
+        return r.randint(lo, hi)
+
+    return draw
+
+
+Drawer = Callable[["NativeData"], Any]
+_drawers: dict[int, tuple[Any, Drawer]] = {}  # id(strategy) -> (the strategy, kept alive so that its id stays its own; its drawer)
+
+
+def drawer(strategy: Any) -> Drawer:
+    """How NativeData draws strategy; raises Unsupported for one it cannot draw as Hypothesis would."""
+    found = _drawers.get(id(strategy))
+    if found is not None and found[0] is strategy:
+        return found[1]
+    made = _make(strategy)
+    if len(_drawers) > 50_000:
+        _drawers.clear()
+    _drawers[id(strategy)] = (strategy, made)
+    return made
+
+
+def _make(strategy: Any) -> Drawer:
+    direct = getattr(strategy, "evmstate_draw", None)
+    if direct is not None:
+        return lambda data: direct(data.draw)
+    shown = repr(strategy)
+    m = _INTEGERS.match(shown)
+    if m is not None:
+        lo, hi = int(m.group(1).replace("_", "")), int(m.group(2).replace("_", ""))
+        constraints, fresh = integer_constraints(lo, hi), fresh_integer(lo, hi)
+        return lambda data: data.choose("integer", constraints, fresh)
+    if shown == "booleans()":
+        return lambda data: data.choose("boolean", _BOOLEAN, _coin)
+    m = _BINARY.match(shown)
+    if m is not None and m.group(1) == m.group(2):
+        n = int(m.group(1))
+        constraints = {"min_size": n, "max_size": n}
+        return lambda data: data.choose("bytes", constraints, lambda r: r.getrandbits(8 * n).to_bytes(n, "big") if n else b"")
+    raise Unsupported(strategy)
+
+
+def _coin(r: Random) -> bool:
+    return r.random() < 0.5
+
+
+class NativeData:
+    """One run's draws: the planned choices replayed while they fit, then fresh ones; every choice recorded.
+
+    Plays the part of guidance.GuidedProvider for the Guide (record, replayed): the Guide keeps
+    and extends native runs as it does Hypothesis's.
+    """
+
+    def __init__(self, random: Random, plan: Sequence[Choice] = ()) -> None:
+        self.random = random
+        self.plan = plan
+        self.record: list[Choice] = []
+        self.replayed = 0  # how many of the planned choices this run took
+
+    def draw(self, strategy: Any) -> Any:
+        """A value of strategy, drawn as Hypothesis's data.draw(strategy) would make its choices."""
+        found = _drawers.get(id(strategy))
+        if found is not None and found[0] is strategy:
+            return found[1](self)
+        return drawer(strategy)(self)
+
+    def choose(self, kind: str, constraints: dict[str, Any], fresh: Callable[[Random], Any]) -> Any:
+        """The next choice: the plan's while its kind and constraints are these, else a fresh one."""
+        record = self.record
+        i = len(record)
+        plan = self.plan
+        if i < len(plan):
+            planned_kind, planned_constraints, value = plan[i]
+            if planned_kind == kind and (planned_constraints is constraints or planned_constraints == constraints):
+                self.replayed = i + 1
+                record.append((kind, constraints, value))
+                return value
+            self.plan = ()  # the run went another way than the plan's: fresh from here
+        value = fresh(self.random)
+        record.append((kind, constraints, value))
+        return value
+
+
+def check(strategies: Sequence[tuple[str, Any]], random: Random) -> str | None:
+    """Why the native loop cannot draw one of these (name, strategy) pairs, or None when it can draw them all.
+
+    Each is drawn once, outside any run (with no dictionary active), which reaches every
+    strategy a draw may nest.
+    """
+    for name, strategy in strategies:
+        try:
+            NativeData(random).draw(strategy)
+        except Unsupported as exc:
+            return f"{name} draws {exc.strategy!r}"
+    return None
+
+
+# Hypothesis's limit on one run's choices (its BUFFER_SIZE, 8 KiB): a run over it is cut short, not replayed
+BUFFER_LIMIT = 8 * 1024
+
+
+def size(choices: Sequence[Choice]) -> int:
+    """The choices' size as Hypothesis counts it against its buffer (1 + bit_length // 8 an integer, 1 a boolean, a byte string's length)."""
+    total = 0
+    for kind, _, value in choices:
+        if kind == "integer":
+            total += 1 + value.bit_length() // 8
+        elif kind == "bytes":
+            total += len(value)
+        else:
+            total += 1
+    return total
