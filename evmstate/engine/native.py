@@ -165,7 +165,10 @@ class NativeMachineRun(MachineRun):
         self.found = found
         guide.queued.insert(0, Entry(list(found.choices), 0, []))
         self.settings = Settings(self.settings, phases=[p for p in phases if p is not Phase.reuse])
-        status, failure = super().search_for_failure()
+        try:
+            status, failure = super().search_for_failure()
+        finally:
+            self.settings = Settings(self.settings, phases=phases)
         replayed = found.replayed
         if replayed is not None or (not found.checked and not self.same(failure)):
             shown = "\n".join(replayed[0]) if replayed is not None else "\n".join(failure.program) if failure is not None else "(no program: it passed)"
@@ -192,16 +195,9 @@ class NativeMachineRun(MachineRun):
         # simplest example may run before, without it): that run is the replay
         if not (guide.replaying and guide.current is not None):
             return super().run_one(data)
-        provider = guide.current
-        import os as _os
         try:
             super().run_one(data)
         except BaseException as exc:
-            if _os.environ.get("NDBG"):
-                for i, (a, b) in enumerate(zip(found.choices, provider.record)):
-                    if a != b:
-                        print("MISMATCH", i, a, b, file=__import__("sys").__stderr__); break
-                print(len(found.choices), len(provider.record), file=__import__("sys").__stderr__)
             self.judge(found, exc)
             raise
         self.judge(found, None)

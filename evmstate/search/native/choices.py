@@ -80,39 +80,47 @@ def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
 
 
 Drawer = Callable[["NativeData"], Any]
-_drawers: dict[int, tuple[Any, Drawer]] = {}  # id(strategy) -> (the strategy, kept alive so that its id stays its own; its drawer)
+Plain = tuple[str, dict[str, Any], Callable[[Random], Any]]  # one choice: its kind, constraints and fresh value
+# id(strategy) -> (the strategy, kept alive so that its id stays its own; its drawer; its one choice, when it makes one)
+_drawers: dict[int, tuple[Any, Drawer, Plain | None]] = {}
 
 
-def drawer(strategy: Any) -> Drawer:
+def drawer(strategy: Any) -> tuple[Any, Drawer, Plain | None]:
     """How NativeData draws strategy; raises Unsupported for one it cannot draw as Hypothesis would."""
     found = _drawers.get(id(strategy))
     if found is not None and found[0] is strategy:
-        return found[1]
-    made = _make(strategy)
+        return found
+    plain = _plain(strategy)
+    if plain is not None:
+        kind, constraints, fresh = plain
+        made: Drawer = lambda data: data.choose(kind, constraints, fresh)  # noqa: E731
+    else:
+        direct = getattr(strategy, "evmstate_draw", None)
+        if direct is None:
+            raise Unsupported(strategy)
+        made = lambda data: direct(data.draw)  # noqa: E731
     if len(_drawers) > 50_000:
         _drawers.clear()
-    _drawers[id(strategy)] = (strategy, made)
-    return made
+    found = _drawers[id(strategy)] = (strategy, made, plain)
+    return found
 
 
-def _make(strategy: Any) -> Drawer:
-    direct = getattr(strategy, "evmstate_draw", None)
-    if direct is not None:
-        return lambda data: direct(data.draw)
+def _plain(strategy: Any) -> Plain | None:
+    """The one choice a Hypothesis integers(), booleans() or fixed-size binary() makes, or None for another strategy."""
+    if getattr(strategy, "evmstate_draw", None) is not None:
+        return None
     shown = repr(strategy)
     m = _INTEGERS.match(shown)
     if m is not None:
         lo, hi = int(m.group(1).replace("_", "")), int(m.group(2).replace("_", ""))
-        constraints, fresh = integer_constraints(lo, hi), fresh_integer(lo, hi)
-        return lambda data: data.choose("integer", constraints, fresh)
+        return "integer", integer_constraints(lo, hi), fresh_integer(lo, hi)
     if shown == "booleans()":
-        return lambda data: data.choose("boolean", _BOOLEAN, _coin)
+        return "boolean", _BOOLEAN, _coin
     m = _BINARY.match(shown)
     if m is not None and m.group(1) == m.group(2):
         n = int(m.group(1))
-        constraints = {"min_size": n, "max_size": n}
-        return lambda data: data.choose("bytes", constraints, lambda r: r.getrandbits(8 * n).to_bytes(n, "big") if n else b"")
-    raise Unsupported(strategy)
+        return "bytes", {"min_size": n, "max_size": n}, lambda r: r.getrandbits(8 * n).to_bytes(n, "big") if n else b""
+    return None
 
 
 def _coin(r: Random) -> bool:
@@ -132,12 +140,22 @@ class NativeData:
         self.record: list[Choice] = []
         self.replayed = 0  # how many of the planned choices this run took
 
-    def draw(self, strategy: Any) -> Any:
+    def draw(self, strategy: Any) -> Any:  # a hot path: every value of every step
         """A value of strategy, drawn as Hypothesis's data.draw(strategy) would make its choices."""
         found = _drawers.get(id(strategy))
-        if found is not None and found[0] is strategy:
+        if found is None or found[0] is not strategy:
+            found = drawer(strategy)
+        plain = found[2]
+        if plain is None:
             return found[1](self)
-        return drawer(strategy)(self)
+        kind, constraints, fresh = plain
+        record = self.record
+        i = len(record)
+        if i < len(self.plan):
+            return self.choose(kind, constraints, fresh)
+        value = fresh(self.random)
+        record.append((kind, constraints, value))
+        return value
 
     def choose(self, kind: str, constraints: dict[str, Any], fresh: Callable[[Random], Any]) -> Any:
         """The next choice: the plan's while its kind and constraints are these, else a fresh one."""
