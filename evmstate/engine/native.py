@@ -56,6 +56,7 @@ class Found:
     choices: list[native.Choice]
     error: BaseException
     lines: list[str]
+    cut: tuple[int, int] | None = None  # (bytes of choices, bytes left): steps removed to fit Hypothesis's buffer
     checked: bool = False  # Hypothesis replayed it
     replayed: tuple[list[str], BaseException | None] | None = None  # what Hypothesis's replay did, when it did not fail the same way
 
@@ -161,7 +162,10 @@ class NativeMachineRun(MachineRun):
         """Hypothesis replays the failing run (its choices first in the guide's queue), saves it and reports it."""
         guide = self.search.guide
         assert guide is not None
+        size = native.size(found.choices)
         found.choices = self.fitted(found)
+        if native.size(found.choices) < size:
+            found.cut = (size, native.size(found.choices))
         self.found = found
         guide.queued.insert(0, Entry(list(found.choices), 0, []))
         self.settings = Settings(self.settings, phases=[p for p in phases if p is not Phase.reuse])
@@ -214,7 +218,7 @@ class NativeMachineRun(MachineRun):
     # -- Hypothesis's buffer ------------------------------------------------------------
 
     def fitted(self, found: Found) -> list[native.Choice]:
-        """The failing run's choices within Hypothesis's buffer: steps removed from its start while it still fails."""
+        """The failing run's choices within Hypothesis's buffer: steps removed, first to last, while it still fails within the choices left."""
         choices = found.choices
         if native.size(choices) <= native.BUFFER_LIMIT:
             return choices
@@ -227,13 +231,15 @@ class NativeMachineRun(MachineRun):
             if native.size(choices) <= native.BUFFER_LIMIT:
                 break
             trial = [s for s in kept if s != span]
-            plan = choices[:head] + [c for a, b in trial for c in found.choices[a:b]]
+            plan = found.choices[:head] + [c for a, b in trial for c in found.choices[a:b]]
             data = native.NativeData(self.random, plan)
             guide.begin(data, [])  # type: ignore[arg-type]
             try:
                 self.run_one(data)
             except Exception as exc:
-                if not isinstance(exc, HypothesisException) and FailureSignature.of(exc).same(FailureSignature.of(found.error), where=False):
+                # it failed the same way within the planned choices (not in fresh steps drawn after them)
+                within = len(data.record) <= len(plan) and data.replayed == len(data.record)
+                if within and not isinstance(exc, HypothesisException) and FailureSignature.of(exc).same(FailureSignature.of(found.error), where=False):
                     kept, choices = trial, data.record
                     found.error, found.lines = exc, program_lines(self.spec.name, self.program.steps if self.program else [])
             finally:
@@ -264,11 +270,22 @@ class NativeMachineRun(MachineRun):
         ends = [*starts[1:], len(data.record)]
         return list(zip(starts, ends))
 
+    def handed_over(self) -> str:
+        if self.found is None:
+            return ""
+        if self.found.checked:
+            return ", its failure replayed by Hypothesis"
+        return ", its failure found again by Hypothesis's simplest run before the replay"
+
+    def cut_note(self) -> str:
+        cut = self.found.cut if self.found is not None else None
+        return f" (steps removed first: {cut[0]} bytes of choices, {cut[1]} left, within Hypothesis's {native.BUFFER_LIMIT})" if cut else ""
+
     def statistics(self, failure: Failure | None = None) -> dict[str, Any]:
         stats = super().statistics(failure)
         if self.off is not None:
             stats["evmstate's own loop"] = f"off: {self.off}; Hypothesis drew every run"
         else:
             mutated = ", ".join(f"{n} {k}" for k, n in self.mutator.counts.items() if n)
-            stats["evmstate's own loop"] = f"{self.native_runs} runs" + (f" ({mutated} mutated)" if mutated else "") + (", its failure replayed by Hypothesis" if self.found is not None else "")
+            stats["evmstate's own loop"] = f"{self.native_runs} runs" + (f" ({mutated} mutated)" if mutated else "") + self.handed_over() + self.cut_note()
         return stats

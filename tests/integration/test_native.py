@@ -25,7 +25,7 @@ from evmstate.runner import Overrides
 from evmstate.search import dictionary as dictionary_mod
 from evmstate.search.dictionary import Dictionary
 from evmstate.search.guidance import Entry, Guide, register, unregister
-from evmstate.search.native.choices import NativeData, Unsupported, check
+from evmstate.search.native.choices import NativeData, Unsupported, check, size
 
 from ..conftest import copy_example
 
@@ -203,3 +203,48 @@ def test_a_machine_with_a_strategy_the_loop_cannot_draw_runs_under_hypothesis_an
     result = run_one(tmp_path, "machines/lists.py", 0, max_examples=200)
     assert result.statistics["evmstate's own loop"].startswith("off: rule_push's xs draws lists("), result.statistics
     assert result.status == "failed"
+
+
+BIG = """
+from evmstate import strategy
+
+
+class Big:
+    word = strategy("bytes32")
+    yes = strategy("bool")
+
+    def setup(self):
+        self.ticks = 0
+
+    def rule_big(self, word, w2="word", w3="word", w4="word", w5="word", w6="word", w7="word", w8="word"):
+        pass
+
+    def rule_bigger(self, word, w2="word", w3="word", w4="word", w5="word", w6="word", w7="word", w8="word"):
+        pass
+
+    def rule_tick(self, flag="yes"):
+        self.ticks += flag  # a tick needs flag: Hypothesis's simplest run (flag False throughout) passes
+
+    def invariant(self):
+        assert self.ticks < 40
+"""
+
+
+def test_a_failing_run_over_hypothesis_buffer_is_cut_to_fit_before_hypothesis_replays_it(tmp_path: Path) -> None:
+    (tmp_path / "machines").mkdir()
+    (tmp_path / "machines" / "big.py").write_text(textwrap.dedent(BIG))
+    (tmp_path / "evmstate.toml").write_text("")
+    result = run_one(tmp_path, "machines/big.py", 0, max_examples=20, stateful_step_count=300)
+    assert result.status == "failed", result.error
+    loop = result.statistics["evmstate's own loop"]
+    assert "its failure replayed by Hypothesis (steps removed first:" in loop, loop
+    assert result.failure.steps == 40
+
+
+@settings(max_examples=200, derandomize=True)
+@given(st.lists(st.one_of(st.booleans(), st.integers(-(2**300), 2**300), st.binary(max_size=300)), max_size=20))
+def test_the_size_of_choices_is_what_hypothesis_counts_against_its_buffer(values: list[Any]) -> None:
+    from hypothesis.database import choices_to_bytes  # Hypothesis's public serialization of choices
+
+    kinds = {bool: "boolean", int: "integer", bytes: "bytes"}
+    assert size([(kinds[type(v)], {}, v) for v in values]) == len(choices_to_bytes(values))

@@ -193,13 +193,13 @@ BUFFER_LIMIT = 8 * 1024
 
 
 def size(choices: Sequence[Choice]) -> int:
-    """The choices' size as Hypothesis counts it against its buffer (1 + bit_length // 8 an integer, 1 a boolean, a byte string's length)."""
+    """The choices' size as Hypothesis counts it against its buffer (the length of its serialized form, as its database writes it)."""
     total = 0
     for kind, _, value in choices:
-        if kind == "integer":
-            total += 1 + value.bit_length() // 8
-        elif kind == "bytes":
-            total += len(value)
-        else:
+        if kind == "boolean":
             total += 1
+            continue
+        payload = 1 + value.bit_length() // 8 if kind == "integer" else len(value)
+        # a metadata byte, then the payload's length when it does not fit in the metadata byte
+        total += 1 + payload if payload < 0b11111 else 1 + max(1, -(-payload.bit_length() // 7)) + payload
     return total
