@@ -39,7 +39,7 @@ from ..search.native.mutations import Mutator
 from .describe import FailureSignature
 from .events import Failure, MachineFinished
 from .machines import MachineRun
-from .program import OutOfTime, program_lines
+from .program import Crashed, OutOfTime, program_lines
 
 # EVMSTATE_NATIVE=0 turns the native loop off (for measuring what it pays)
 ENV = "EVMSTATE_NATIVE"
@@ -76,7 +76,8 @@ class NativeMachineRun(MachineRun):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.step.evmstate_draw = lambda draw: self.program.draw_step(draw)  # type: ignore[union-attr]
-        self.random = random.Random(f"evmstate-native-{self.seed}")
+        # seeded from the machine's seed: --seed gives the same runs, and so the same failures and reports
+        self.random = random.Random(f"evmstate-native-{self.seed}" if self.seed is not None else None)
         self.mutator = Mutator(self.random, self.known_values)
         self.found: Found | None = None
         self.native_runs = 0
@@ -152,6 +153,8 @@ class NativeMachineRun(MachineRun):
                 self.run_one(data)
             except OutOfTime:
                 return None
+            except Crashed as crashed:
+                raise crashed.__cause__ or crashed  # evmstate's chain failed, not the machine: an internal error
             except HypothesisException:
                 continue  # assume() or reject(): counted by run_one
             except Exception as exc:
