@@ -177,18 +177,17 @@ class NativeMachineRun(MachineRun):
         finally:
             self.settings = Settings(self.settings, phases=phases)
         replayed = found.replayed
+        if status == "interrupted":
+            return status, failure  # Ctrl-C before Hypothesis replayed it: nothing to judge
         if replayed is not None or (not found.checked and not self.same(failure)):
             shown = "\n".join(replayed[0]) if replayed is not None else "\n".join(failure.program) if failure is not None else "(no program: it passed)"
             how = f"{type(replayed[1]).__name__}: {replayed[1]}" if replayed is not None and replayed[1] is not None else "passed" if replayed is not None else status
             raise NotReproduced(
-                f"{self.spec.name}: Hypothesis did not reproduce a failure of evmstate's own search loop ({self.run_kind(found)}).\n"
+                f"{self.spec.name}: Hypothesis did not reproduce a failure of evmstate's own search loop (seed {self.seed}, run {self.native_runs}).\n"
                 f"evmstate's loop ran, and it raised {type(found.error).__name__}: {found.error}\n{chr(10).join(found.lines)}\n"
                 f"Hypothesis, given the same {len(found.choices)} choices, ran ({how})\n{shown}"
             )
         return status, failure
-
-    def run_kind(self, found: Found) -> str:
-        return f"seed {self.seed}, run {self.native_runs}"
 
     def same(self, failure: Failure | None) -> bool:
         return failure is not None and FailureSignature.of(self.found.error).same(FailureSignature.of_failure(failure), where=False) if self.found else False
