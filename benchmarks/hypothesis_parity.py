@@ -245,6 +245,7 @@ def main() -> int:
     parser.add_argument("--backend", default="revm", choices=("pyevm", "revm"))
     parser.add_argument("--only", choices=("super_mint", "super_mint_view", "echo"))
     parser.add_argument("--native", action="store_true", help="also each machine in evmstate's own loop, as evmstate fuzz runs it")
+    parser.add_argument("--native-only", action="store_true", help="with --native: only the machines in evmstate's own loop")
     parser.add_argument("--fuzz", action="append", default=[], metavar="LINE", help='a line for evmstate.toml\'s [fuzz] section, e.g. "guidance = false" (repeatable); plain Hypothesis ignores it')
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; backend {args.backend}; seeds 0..{args.seeds - 1}" + (f"; evmstate's [fuzz]: {', '.join(args.fuzz)}" if args.fuzz else ""))
@@ -259,12 +260,13 @@ def main() -> int:
                 continue
             what = "the machine above with a rule without arguments, sampled first" if view else "snekmate ERC20, one minter ~11 times"
             print(f"{name} ({what}), {budget}:")
-            report("plain Hypothesis", [plain_super_mint(root, args.backend, s, args.examples, args.steps, view) for s in seeds], budget)
             machine = "machines/super_mint.py::" + ("SuperMintWithView" if view else "SuperMint")
-            report("evmstate", [evmstate_find(root, machine, s, args.examples, args.steps) for s in seeds], budget)
+            if not args.native_only:
+                report("plain Hypothesis", [plain_super_mint(root, args.backend, s, args.examples, args.steps, view) for s in seeds], budget)
+                report("evmstate", [evmstate_find(root, machine, s, args.examples, args.steps) for s in seeds], budget)
             if args.native:
                 report("evmstate's own loop", [native_find(root, machine, s, args.examples, args.steps) for s in seeds], budget)
-        if args.only in (None, "echo"):
+        if args.only in (None, "echo") and not args.native_only:
             budget = f"{args.test_examples} examples"
             print(f"echo (input 2 returns 0), property test, {budget}:")
             report("plain Hypothesis", [plain_echo(root, args.backend, s, args.test_examples) for s in seeds], budget)
