@@ -74,10 +74,11 @@ def kinds() -> list[tuple[str, Any]]:
         ("the first accounts", strategy("address", length=3)),
         ("a swarm", swarm_strategy(rule_order(collect(Five).rules))),
         ("a wait", _DELAY),
+        ("a tuple", strategy("(uint256,bool,address,bytes32)")),
     ]
 
 
-KINDS = 14
+KINDS = 15
 
 
 @pytest.fixture(scope="module")
