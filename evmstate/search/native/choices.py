@@ -18,8 +18,9 @@ choices (search.guidance's), and Hypothesis shrinks and saves it as one of its o
 does not know (a user's own, a filtered one, lists, text) raises Unsupported: that machine runs
 under Hypothesis alone.
 
-Fresh values follow Hypothesis's shape where it matters for search: the bounds and their
-neighbours at the weights Hypothesis gives them, small magnitudes as often as uniform ones.
+Fresh values follow Hypothesis's shape, which the search's tuning assumes (the swarm's level is
+uniform, as Hypothesis draws it): uniform over a small range; over a wide one the bounds and their
+neighbours at Hypothesis's weights, then mostly values near zero, log-scaled beyond.
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value), as guida
 _INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
 _BINARY = re.compile(r"^binary\(min_size=(\d+), max_size=(\d+)\)$")
 _BOOLEAN = {"p": 0.5}
-# share of wide integer draws that take a small magnitude (a bit length drawn first)
-SMALL = 0.5
 
 
 class Unsupported(BaseException):
@@ -55,25 +54,35 @@ def integer_constraints(lo: int, hi: int) -> dict[str, Any]:
     return {"min_value": lo, "max_value": hi, "weights": weights, "shrink_towards": 0}
 
 
+# Hypothesis's integers are uniform within [-INNER, INNER] and log-scaled beyond (its
+# INTEGERS_DISTRIBUTION); a wide range's draw lands in each part at about these shares, the rest uniform
+INNER = 256
+INNER_SHARE, LOG_SHARE = 0.45, 0.35
+
+
 def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
-    """A new value in [lo, hi]: the bounds and their neighbours at Hypothesis's weights, then small or uniform."""
+    """A new value in [lo, hi], in Hypothesis's shape: uniform over a range within [-256, 256]; over a wider one,
+    the bounds and their neighbours at Hypothesis's weights, then mostly values near zero, log-scaled beyond."""
     span = hi - lo
-    if span <= 127:
-        return lambda r: lo + int(r.random() * (span + 1)) if span < 2**53 else r.randint(lo, hi)
-    bits = span.bit_length()
-    # the values near zero (or the bound nearer it): shrink targets, and where most bugs sit
-    base = min(max(0, lo), hi)
+    if -INNER <= lo and hi <= INNER:
+        return lambda r: lo + int(r.random() * (span + 1))
     edges = (lo, lo + 1, hi - 1, hi)
+    weighted = span > 127
+    inner_lo, inner_hi = max(lo, -INNER), min(hi, INNER)
+    bits = max(abs(lo), abs(hi)).bit_length()
 
     def draw(r: Random) -> int:
         x = r.random()
-        if x < 6 / 128:
+        if weighted and x < 6 / 128:
             return edges[0 if x < 2 / 128 else 1 if x < 3 / 128 else 2 if x < 4 / 128 else 3]
-        if x < 6 / 128 + (1 - 6 / 128) * SMALL:
-            v = base + r.getrandbits(r.randint(1, bits))
-            if r.random() < 0.5 and base - (v - base) >= lo:
-                v = base - (v - base)
-            return v if lo <= v <= hi else r.randint(lo, hi)
+        y = r.random()
+        if y < INNER_SHARE and inner_lo <= inner_hi:
+            return inner_lo + int(r.random() * (inner_hi - inner_lo + 1))
+        if y < INNER_SHARE + LOG_SHARE:
+            magnitude = r.getrandbits(r.randint(9, max(9, bits)))
+            v = -magnitude if r.random() < 0.5 else magnitude
+            if lo <= v <= hi:
+                return v
         return r.randint(lo, hi)
 
     return draw
