@@ -7,6 +7,8 @@ compared with. The native loop adds, on a share of the runs that extend a kept r
 - splice: one kept run's choices up to the end of one of its steps that reached new code, then
   another's such steps;
 - interleave: the steps that reached new code of two kept runs, one of each in turn;
+- repeat: one step that reached new code, done again several times in a row (Hypothesis's own
+  generator duplicates spans so; a bug behind one call made eleven times needs it);
 - toward the dictionary: one wide integer choice of the plan set to a value the contracts know
   (a literal, a value they stored or compared an argument with) within its bounds, or one next to it.
 
@@ -23,7 +25,7 @@ from ..guidance import Choice, Entry
 
 # share of extending runs that are mutated, and the weight of each mutation among them
 MUTATED = 0.35
-KINDS = ("splice", "interleave", "dictionary", "dictionary")
+KINDS = ("splice", "interleave", "repeat", "repeat", "dictionary", "dictionary")
 
 
 class Mutator:
@@ -44,7 +46,7 @@ class Mutator:
             mutated = self.toward_known(plan)
         else:
             a, b = r.choice(corpus), r.choice(corpus)
-            mutated = splice(a, b, r) if kind == "splice" else interleave(a, b)
+            mutated = splice(a, b, r) if kind == "splice" else interleave(a, b) if kind == "interleave" else repeat(a, r)
         if mutated is None:
             return plan
         self.counts[kind] += 1
@@ -88,3 +90,11 @@ def interleave(a: Entry, b: Entry) -> list[Choice] | None:
                 start, end = entry.spans[i]
                 out += entry.choices[start:end]
     return out
+
+
+def repeat(a: Entry, r: Random) -> list[Choice] | None:
+    """a's choices with one of its steps that reached new code done 2 to 16 times in a row, then the rest of a."""
+    if not a.spans:
+        return None
+    start, end = r.choice(a.spans)
+    return a.choices[:end] + a.choices[start:end] * r.randint(1, 15) + a.choices[end:]
