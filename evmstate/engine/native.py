@@ -41,6 +41,9 @@ from .events import Failure, MachineFinished
 from .machines import MachineRun
 from .program import Crashed, OutOfTime, program_lines
 
+# share of native runs whose fresh steps now and then repeat the step before, and at which odds
+STICKY = 0.3
+STICKINESS = (0.25, 0.5, 0.8)
 # EVMSTATE_NATIVE=0 turns the native loop off (for measuring what it pays)
 ENV = "EVMSTATE_NATIVE"
 
@@ -75,7 +78,9 @@ class NativeMachineRun(MachineRun):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.step.evmstate_draw = lambda draw: self.program.draw_step(draw)  # type: ignore[union-attr]
+        self.step.evmstate_draw = self.draw_step  # type: ignore[attr-defined]
+        self.sticky = 0.0  # the current native run's odds that a fresh step repeats the step before it
+        self.last_step: list[native.Choice] = []
         # seeded from the machine's seed: --seed gives the same runs, and so the same failures and reports
         self.random = random.Random(f"evmstate-native-{self.seed}" if self.seed is not None else None)
         self.mutator = Mutator(self.random, self.known_values)
@@ -83,6 +88,18 @@ class NativeMachineRun(MachineRun):
         self.native_runs = 0
         self.off: str | None = None  # why this machine runs under Hypothesis alone
         self.reusing = False  # Hypothesis replays the example database (its reuse phase alone)
+
+    def draw_step(self, draw: Any) -> Any:
+        """A step's rule and arguments; in a native run, now and then the step before it again (a call made many times in a row)."""
+        data = getattr(draw, "__self__", None)
+        if not isinstance(data, native.NativeData):
+            return self.program.draw_step(draw)  # type: ignore[union-attr]
+        start = len(data.record)
+        if self.last_step and start >= len(data.plan) and self.random.random() < self.sticky:
+            data.plan = data.record + self.last_step  # replayed while it fits, as any planned choice
+        drawn = self.program.draw_step(draw)  # type: ignore[union-attr]
+        self.last_step = data.record[start:]
+        return drawn
 
     def known_values(self) -> list[int]:
         d = self.search.dictionary
@@ -149,6 +166,8 @@ class NativeMachineRun(MachineRun):
             data = native.NativeData(self.random, plan)
             guide.begin(data, inherited)  # type: ignore[arg-type]
             self.native_runs += 1
+            # a run in STICKY repeats steps (Echidna's and Medusa's runs of one call): at odds drawn per run
+            self.sticky, self.last_step = (self.random.choice(STICKINESS) if self.random.random() < STICKY else 0.0), []
             try:
                 self.run_one(data)
             except OutOfTime:
@@ -180,7 +199,8 @@ class NativeMachineRun(MachineRun):
         if status == "interrupted":
             return status, failure  # Ctrl-C before Hypothesis replayed it: nothing to judge
         if replayed is not None or (not found.checked and not self.same(failure)):
-            shown = "\n".join(replayed[0]) if replayed is not None else "\n".join(failure.program) if failure is not None else "(no program: it passed)"
+            # the replay's program, else the program of the last run Hypothesis made (it never drew the queued one)
+            shown = "\n".join(replayed[0] if replayed is not None else failure.program if failure is not None else program_lines(self.spec.name, self.state.last_steps))
             how = f"{type(replayed[1]).__name__}: {replayed[1]}" if replayed is not None and replayed[1] is not None else "passed" if replayed is not None else status
             raise NotReproduced(
                 f"{self.spec.name}: Hypothesis did not reproduce a failure of evmstate's own search loop (seed {self.seed}, run {self.native_runs}).\n"

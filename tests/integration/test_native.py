@@ -166,6 +166,8 @@ STEPS = [0]
 
 
 class Flaky:
+    settings = {"max_time_delay": 0, "max_block_delay": 0}
+
     def rule_tick(self):
         STEPS[0] += 1
         assert STEPS[0] != 3, "only the process's third step fails"
