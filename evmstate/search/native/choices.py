@@ -58,6 +58,7 @@ def integer_constraints(lo: int, hi: int) -> dict[str, Any]:
 # INTEGERS_DISTRIBUTION); a wide range's draw lands in each part at about these shares, the rest uniform
 INNER = 256
 INNER_SHARE, LOG_SHARE = 0.45, 0.35
+CONSTANT_SHARE = 0.05
 
 
 def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
@@ -71,10 +72,16 @@ def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
     inner_lo, inner_hi = max(lo, -INNER), min(hi, INNER)
     bits = max(abs(lo), abs(hi)).bit_length()
 
+    # Hypothesis takes 1 draw in 20 from its constants (0, 1, the limits of each width): they find off-by-ones
+    constants = sorted(v for v in {0, 1, -1, 2, *(2**k - 1 for k in range(8, 257, 8)), *(-(2 ** (k - 1)) for k in range(8, 257, 8)), *(2 ** (k - 1) - 1 for k in range(8, 257, 8))} if lo <= v <= hi)
+
     def draw(r: Random) -> int:
         x = r.random()
         if weighted and x < 6 / 128:
             return edges[0 if x < 2 / 128 else 1 if x < 3 / 128 else 2 if x < 4 / 128 else 3]
+        y = r.random()
+        if y < CONSTANT_SHARE and constants:
+            return constants[int(r.random() * len(constants))]
         y = r.random()
         if y < INNER_SHARE and inner_lo <= inner_hi:
             return inner_lo + int(r.random() * (inner_hi - inner_lo + 1))
