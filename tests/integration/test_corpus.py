@@ -32,8 +32,8 @@ RUNGS = Path(__file__).parents[1] / "projects" / "rungs"
 KEY = "machines/rungs.py::RungsMachine"
 # a campaign seed whose first invocation of RUNS runs does not find the bug, and whose second
 # (seed + 100, as the next campaign would have another) finds it only from the first's corpus
-# (seeds 2, 7 and 8 of 0-8 do, with runs drawn by evmstate's own loop, as campaigns draw them)
-SEED, RUNS = 2, 20
+# (seeds 6 and 7 of 0-9 do, with runs drawn by evmstate's own loop, as campaigns draw them)
+SEED, RUNS = 6, 20
 
 
 @pytest.fixture()
