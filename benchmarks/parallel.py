@@ -74,31 +74,24 @@ def measure(cfg: config_mod.Config, machine: str, workers: int, examples: int, s
 def startup(cfg: config_mod.Config, machine: str, workers: int, method: str | None = None) -> float:
     """Seconds until every worker has loaded the project and is ready for a task (method: EVMSTATE_START_METHOD)."""
     from evmstate.contracts.project import Project
-    from evmstate.scale.parallel import (
+    from evmstate.scale.pool import (
         Pool,
         ProjectSource,
         absolute_paths,
         loaded_modules,
     )
 
-    before = os.environ.get("EVMSTATE_START_METHOD")
     if method is not None:
-        os.environ["EVMSTATE_START_METHOD"] = method
+        cfg = dataclasses.replace(cfg, environment=dataclasses.replace(cfg.environment, start_method=method))
+    build = Project(cfg).build  # as a run has it, compiled before its workers start
+    t = time.perf_counter()
+    pool = Pool(ProjectSource(cfg, absolute_paths((machine,)), None, loaded_modules(), build), workers)
     try:
-        build = Project(cfg).build  # as a run has it, compiled before its workers start
-        t = time.perf_counter()
-        pool = Pool(ProjectSource(cfg, absolute_paths((machine,)), None, loaded_modules(), build), workers)
-        try:
-            while len(pool.ready) < workers:
-                pool.receive(0.05)
-            return time.perf_counter() - t
-        finally:
-            pool.close()
+        while len(pool.ready) < workers:
+            pool.receive(0.05)
+        return time.perf_counter() - t
     finally:
-        if before is None:
-            os.environ.pop("EVMSTATE_START_METHOD", None)
-        else:
-            os.environ["EVMSTATE_START_METHOD"] = before
+        pool.close()
 
 
 COLD = """
@@ -106,13 +99,13 @@ import dataclasses, sys, time
 from evmstate import config as config_mod
 from evmstate.config import BackendConfig
 from evmstate.contracts.project import Project
-from evmstate.scale.parallel import Pool, ProjectSource, absolute_paths, loaded_modules, start_early
+from evmstate.scale.pool import Pool, ProjectSource, absolute_paths, loaded_modules, start_early
 import evmstate.runner
 if __name__ == "__main__":
     cfg = dataclasses.replace(config_mod.load(), backend=BackendConfig(name=sys.argv[2]))
     build = Project(cfg).build
     t = time.perf_counter()
-    start_early()
+    start_early(cfg.environment)
     pool = Pool(ProjectSource(cfg, absolute_paths((sys.argv[1],)), None, loaded_modules(), build), 2)
     while len(pool.ready) < 2:
         pool.receive(0.05)
@@ -143,7 +136,7 @@ def main() -> int:
     from evmstate import config as config_mod
     from evmstate.config import BackendConfig
     from evmstate.runner import Overrides, RunOptions, run
-    from evmstate.scale.parallel import start_method
+    from evmstate.scale.pool import start_method
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -166,7 +159,7 @@ def main() -> int:
                     best[n] = (steps, wall, cpu)
         repeats = max(1, args.repeat)
         up = min(startup(cfg, machine, 2) for _ in range(repeats))
-        cold = min(cold_startup(cfg, root, machine) for _ in range(repeats)) if start_method() == "forkserver" else None
+        cold = min(cold_startup(cfg, root, machine) for _ in range(repeats)) if start_method(cfg.environment) == "forkserver" else None
         spawned = min(startup(cfg, machine, 2, "spawn") for _ in range(repeats))
         rates = {}
         for n, (steps, wall, cpu) in best.items():
@@ -175,7 +168,7 @@ def main() -> int:
         steps2, wall2, _ = best[2]
         print(f"-n 2 / -n 1: {rates[2] / rates[1]:.2f}x (target >= 1.8x on 2 cores)")
         without = steps2 / max(wall2 - up, 1e-9)
-        how = {"forkserver": "forked from the fork server", "spawn": "spawned, import everything", "fork": "forked from this process"}[start_method()]
+        how = {"forkserver": "forked from the fork server", "spawn": "spawned, import everything", "fork": "forked from this process"}[start_method(cfg.environment)]
         print(f"two workers start in {up:.2f}s ({how}, discover, build the project); without it -n 2 runs {without:.0f} steps/s, {without / rates[1]:.2f}x")
         if cold is not None:
             print(f"  with the fork server started only when the run begins (fresh process): {cold:.2f}s; the first pool here, after this script's start: {first:.2f}s")

@@ -17,7 +17,11 @@ other values, "exact": whether the program is one of the minimal programs writte
 one), the largest number left, and what the shrinker says of the program. --passes adds each
 pass's replays and seconds, and the program and its failure when it is not a minimal one.
 
-Run: python benchmarks/shrink.py [--before REV] [--seeds 0,1,2] [--only LABEL,...] [--passes] [--fuzz] [--control]
+Run: python benchmarks/shrink.py [--before REV] [--seeds 0,1,2] [--only LABEL,...] [--passes] [--fuzz] [--control] [--workers 1,2]
+  --workers N,M: each case is run with -n N and with -n M (default 1,2): the table is the first's, and
+  a second one gives shrinking's wall time with each and whether the programs are the same.
+  With -n 2 a machine file of one machine runs on one worker, and the second slot is lent to
+  its shrinking (evmstate/scale/shrinking.py).
   --before REV also measures the evmstate of git revision REV (checked out into a temporary
   worktree and imported instead of this one), in the same sitting.
   --fuzz instead times `evmstate fuzz --time 60s -n 1 --seed 0` on the four mutant and payment
@@ -68,6 +72,17 @@ routed 16.1, erc20 17.2, erc4626 58.6, timelock 285.5; now 18.4, 19.9, 25.3, 25.
 at its minimal length with the least numbers (erc4626's, now, with an account other than
 accounts[0] left, as above), none marked "not minimal". `--control`: the three mutant machines
 pass against snekmate unchanged on seeds 0-2.
+
+With -n 2 (helpers on the idle slot, evmstate/scale/shrinking.py), seed 0, all 13 cases in one
+sitting of 520 s under a load of 10 to 13 falling to 6 (other work on the 2 cores): every program
+the same as -n 1's, byte for byte; wall seconds of shrinking, -n 1 against -n 2, all within the
+noise of that load (depositer 3.6/3.6, staking 17.0/8.2, claims 4.6/4.7, ladder 4.0/8.3, erc4626
+8.3/7.9, timelock 1.5/1.7), with helpers running few of the replays (0 to 31 of 70 to 801): most
+replays here take under WORTH_A_HELPER (20 ms), so the worker keeps them. Again at load 4:
+erc4626 9.1/15.7 (helpers ran 129 of 801 replays, 173 of them speculative and dropped): with no
+free core, a helper takes CPU from the worker. Where a replay waits rather than computes (a
+machine whose invariant sleeps 10 ms, tests/cli/test_parallel_shrinking.py's SlowShrink), 17.8 s
+becomes 11.1 s.
 """
 
 from __future__ import annotations
@@ -255,6 +270,7 @@ from pathlib import Path
 from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 root, path, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+workers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 cpu = {}  # machine -> process time at its start, first failure and end (the events' names are the same in every revision)
 
 def on(event):
@@ -262,7 +278,7 @@ def on(event):
     if at is not None:
         cpu.setdefault(event.name, {}).setdefault(at, time.process_time())
 
-summary = run(config_mod.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed), save_failures=False), on)
+summary = run(config_mod.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed), save_failures=False, workers=workers), on)
 out = []
 for r in summary.results:
     f, c = r.failure, cpu.get(r.name, {})
@@ -272,7 +288,8 @@ for r in summary.results:
                 "program": f.program if f else None, "message": f.message if f else r.error,
                 "shrink": s.seconds if s else None, "first_steps": s.first_steps if s else None,
                 "hypothesis_steps": s.hypothesis_steps if s else None, "runs": s.runs if s else None, "replays": s.replays if s else None,
-                "passes": getattr(s, "passes", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None)})
+                "passes": getattr(s, "passes", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None),
+                "workers": getattr(s, "workers", 1), "helped": getattr(s, "helped", 0)})
 print(json.dumps(out))
 '''
 
@@ -318,9 +335,9 @@ def make_project(kind: str, dest: Path, mutate: bool = True) -> Path:
     return dest
 
 
-def measure(tree: Tree, root: Path, path: str, seed: int) -> list[dict]:
+def measure(tree: Tree, root: Path, path: str, seed: int, workers: int = 1) -> list[dict]:
     shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # a cold example database
-    done = tree.python(MEASURE, str(root), path, str(seed), cwd=root)
+    done = tree.python(MEASURE, str(root), path, str(seed), str(workers), cwd=root)
     if done.returncode != 0:
         raise RuntimeError(f"{tree.label}, {path}, seed {seed}:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -334,7 +351,8 @@ def row(case: Case, seed: int, r: dict) -> dict:
     """What the table shows of one result."""
     out = {"case": case.label, "seed": seed, "status": r["status"], "found": seconds(r["found"]), "shrink": r["shrink"], "cpu_found": r["cpu_found"], "cpu_shrink": r["cpu_shrink"],
            "minimal_steps": case.steps, "passes": r["passes"], "minimality": r["minimality"], "stopped": r["stopped"], "program": r["program"],
-           "message": r["message"], "first_steps": r["first_steps"], "runs": r["runs"], "replays": r["replays"]}
+           "message": r["message"], "first_steps": r["first_steps"], "runs": r["runs"], "replays": r["replays"],
+           "workers": r.get("workers", 1), "helped": r.get("helped", 0)}
     if r["status"] != "failed":
         return out
     steps = parse(r["program"])
@@ -343,7 +361,7 @@ def row(case: Case, seed: int, r: dict) -> dict:
     return out
 
 
-def run_cases(tree: Tree, cases: list[Case], seeds: list[int], tmp: Path) -> list[dict]:
+def run_cases(tree: Tree, cases: list[Case], seeds: list[int], tmp: Path, workers: list[int] = [1]) -> list[dict]:
     rows = []
     by_file: dict[tuple[str, str], list[Case]] = {}
     for case in cases:
@@ -356,11 +374,26 @@ def run_cases(tree: Tree, cases: list[Case], seeds: list[int], tmp: Path) -> lis
             if compiled.returncode != 0:
                 raise RuntimeError(f"{tree.label}: evmstate compile in {project}:\n{compiled.stdout}\n{compiled.stderr}")
         for seed in seeds:
-            results = {r["name"]: r for r in measure(tree, roots[project], path, seed)}
-            for case in group:
-                rows.append(row(case, seed, results[case.name]))
-                print(f"  {tree.label}: {case.label} seed {seed}: {describe(rows[-1])}", file=sys.stderr, flush=True)
+            for n in workers:
+                results = {r["name"]: r for r in measure(tree, roots[project], path, seed, n)}
+                for case in group:
+                    rows.append({**row(case, seed, results[case.name]), "n": n})
+                    print(f"  {tree.label}: {case.label} seed {seed} -n {n}: {describe(rows[-1])}", file=sys.stderr, flush=True)
     return rows
+
+
+def by_workers(rows: list[dict], workers: list[int]) -> None:
+    """Shrinking's wall time with each -n, and whether the program is the one -n 1 reports (it must be)."""
+    print(f"\nshrinking's wall time by -n ({', '.join(map(str, workers))}): a failure shrunk on one worker, its candidates also replayed by helpers on the idle slots")
+    print(f"{'case':<22} {'seed':>4} " + " ".join(f"{'-n ' + str(n):>8}" for n in workers) + "  program   helpers' replays")
+    keyed = {(r["case"], r["seed"], r["n"]): r for r in rows}
+    for case, seed in dict.fromkeys((r["case"], r["seed"]) for r in rows):
+        found = [keyed.get((case, seed, n)) for n in workers]
+        if any(r is None or r["status"] != "failed" for r in found):
+            print(f"{case:<22} {seed:>4} " + " ".join(f"{'-' if r is None or r['status'] != 'failed' else format(r['shrink'], '.1f') + 's':>8}" for r in found))
+            continue
+        same = "same" if all(r["program"] == found[0]["program"] for r in found) else "DIFFERS"
+        print(f"{case:<22} {seed:>4} " + " ".join(f"{r['shrink']:>7.1f}s" for r in found) + f"  {same:<8}  " + ", ".join(f"{r['helped']} of {r['replays']}" for r in found[1:]))
 
 
 def number(n: int | None) -> str:
@@ -442,8 +475,10 @@ def main() -> int:
     parser.add_argument("--passes", action="store_true", help="show each shrinker pass, and programs that are not minimal")
     parser.add_argument("--fuzz", action="store_true", help="time evmstate fuzz --time 60s on the mutant and payment machines instead")
     parser.add_argument("--control", action="store_true", help="run the mutant machines against snekmate unchanged instead (each must pass)")
+    parser.add_argument("--workers", default="1,2", help="the -n each case is shrunk with (default 1,2); the main table is -n's first")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
+    workers = [int(n) for n in args.workers.split(",")]
     cases = [c for c in CASES if args.only is None or c.label in args.only.split(",")]
     if args.fuzz:
         cases = [c for c in cases if c.label in FUZZ]
@@ -462,7 +497,10 @@ def main() -> int:
                 elif args.fuzz:
                     fuzz(tree, cases, tmp)
                 else:
-                    table(f"{tree.label}: seeds {args.seeds}, default settings, py-evm", run_cases(tree, cases, seeds, tmp), args.passes)
+                    rows = run_cases(tree, cases, seeds, tmp, workers)
+                    table(f"{tree.label}: seeds {args.seeds}, default settings, py-evm, -n {workers[0]}", [r for r in rows if r["n"] == workers[0]], args.passes)
+                    if len(workers) > 1:
+                        by_workers(rows, workers)
         finally:
             if args.before:
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(worktree)], check=False, capture_output=True)

@@ -2,7 +2,7 @@
 
 Importing evmstate (with Hypothesis, py-evm, eth-abi) takes this process about 1.5 s, and each
 worker of `evmstate run -n N` or `evmstate fuzz` is forked from a fork server that has imported
-the same (see evmstate.scale.parallel). Started here, before the CLI imports anything, the server
+the same (see evmstate.scale.pool). Started here, before the CLI imports anything, the server
 imports on another core while this process does, and is ready by the time the run has compiled:
 the run does not wait for it. Nothing here imports evmstate, so the arguments are read by hand;
 reading them wrong costs only time (a server started for nothing, or started later by the run).
@@ -29,7 +29,7 @@ def _cores() -> int:
 
 
 def _count(text: str) -> int:
-    """What -n TEXT asks for, as evmstate.scale.parallel.parse_workers reads it; 0 when it reads nothing."""
+    """What -n TEXT asks for, as evmstate.scale.pool.parse_workers reads it; 0 when it reads nothing."""
     if text.strip().lower() == "auto":
         return _cores()
     try:
@@ -63,13 +63,13 @@ def local_workers(args: list[str]) -> int:
 
 
 def forkserver_chosen() -> bool:
-    """Whether workers start from a fork server here (evmstate.scale.parallel.start_method)."""
+    """Whether workers start from a fork server here (evmstate.scale.pool.start_method)."""
     chosen = os.environ.get("EVMSTATE_START_METHOD", "").strip().lower()
     return chosen in ("", "forkserver") and "forkserver" in multiprocessing.get_all_start_methods()
 
 
 def start_fork_server() -> None:
-    """evmstate.scale.parallel.start_fork_server(PRELOAD), without importing evmstate.
+    """evmstate.scale.pool.start_fork_server(PRELOAD), without importing evmstate.
 
     Ctrl-C is ignored while it starts, so that the server, and the workers forked from it until
     they have their own handler, ignore it; it starts in the standard library's folder, first on

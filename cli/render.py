@@ -8,6 +8,8 @@ printed once, whole and unwrapped, with a progress line now and then for long ma
 
 from __future__ import annotations
 
+import functools
+import re
 import time
 from typing import Any
 
@@ -16,11 +18,22 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.search.coverage import CoverageReport
-from evmstate.reports import failure_text
-from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, LoadFailed, MachineFinished, MachineStarted, NothingFound, RunStarted, ShrinkProgress, ShrinkReport
-from evmstate.runner import RunSummary
-from evmstate.engine.trace import GasStats
+from evmstate.engine.events import (
+    CompileFinished,
+    CompileStarted,
+    ExampleFinished,
+    FailureFound,
+    LoadFailed,
+    MachineFinished,
+    MachineStarted,
+    NothingFound,
+    RunFinished,
+    RunStarted,
+    RunSummary,
+    ShrinkProgress,
+    ShrinkReport,
+)
+from evmstate.runner import failure_text
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
@@ -117,6 +130,20 @@ class Row:
         return t
 
 
+class Handler:
+    """Feeds each event to the method named for its type, schemathesis's way: CompileFinished goes to _on_compile_finished; an event without one is ignored."""
+
+    def __call__(self, event: Any) -> None:
+        method = getattr(self, _method_name(type(event)), None)
+        if method is not None:
+            method(event)
+
+
+@functools.lru_cache(maxsize=None)
+def _method_name(kind: type) -> str:
+    return "_on_" + re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower()
+
+
 class _Board:
     """What the live display shows: the compiler while it runs, then every running row, redrawn on each refresh."""
 
@@ -137,7 +164,7 @@ class _Board:
         yield Group(*lines)
 
 
-class Renderer:
+class Renderer(Handler):
     """Feeds engine events to the console; live rows on a terminal, plain lines elsewhere.
 
     progress_every: seconds between the progress lines of a long machine when not on a terminal.
@@ -189,63 +216,84 @@ class Renderer:
             self._printed[key] = now
             self._plain(Text(f"… {row.label}  " + ", ".join(row.progress(now)), style="dim"))
 
-    def __call__(self, event: Any) -> None:
-        if isinstance(event, RunStarted):
-            if event.settings:
-                self._plain(Text(f"settings: {event.settings}"))
-            self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
-        elif isinstance(event, CompileStarted):
-            self.compiling = (event.folder, time.perf_counter())
-        elif isinstance(event, CompileFinished):
-            self.compiling = None
-            if not self.quiet:
-                cached = f" ({event.cached} from the build cache)" if event.cached else ""
-                errors = f", {_count(event.errors, 'contract')} failed to compile" if event.errors else ""
-                self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}", style="dim"))
-                if event.note:
-                    self._plain(Text(event.note, style="dim"))
-            for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
-                self._plain(Text(str(warning), style="yellow"))
-        elif isinstance(event, MachineStarted):
-            self.rows[(event.path, event.name)] = Row(event.name, event.path, event.kind, event.index, event.total, event.max_examples)
-            for warning in event.warnings:
-                self._plain(Text(f"warning: {warning}", style="yellow"))
-        elif isinstance(event, ExampleFinished):
-            row = self._row(event.name, event.path)
-            if row is not None:
-                row.examples, row.steps, row.elapsed, row.runs = event.examples, event.steps, event.elapsed, event.runs or event.examples
-                row.failing = event.shrinking
-                if event.branches is not None:
-                    row.branches = event.branches
-                if row.failing and row.phase == "searching":
-                    row.phase = "shrinking"
-                self._tick(row)
-        elif isinstance(event, FailureFound):
-            row = self._row(event.name, event.path)
-            if row is not None:
-                row.failing, row.phase, row.examples = True, "shrinking", event.examples
-                if self.live is None and not self.quiet:
-                    self._plain(f"{row.label}: falsified at example {row.examples_text().removeprefix('examples ')}; shrinking ({CTRL_C_NOTE})")
-        elif isinstance(event, ShrinkProgress):
-            row = self._row(event.name, event.path)
-            if row is not None:
-                row.failing = True
-                row.best, row.shrink_runs, row.shrink_elapsed, row.phase = event.steps, event.runs, event.elapsed, event.phase
-                if event.phase != "shrinking":
-                    row.elapsed = time.perf_counter() - row.started  # no runs finish during this phase
-                self._tick(row)
-        elif isinstance(event, MachineFinished):
-            row = self.rows.get((event.path, event.name)) or Row(event.name, event.path, event.kind, max_examples=event.max_examples)
-            row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
-            row.runs = event.runs or event.examples
-            row.max_examples = event.max_examples or row.max_examples
-            row.rejected = event.rejected
-            self.finished(event, row)
-        elif isinstance(event, LoadFailed):
-            self._plain(Text(f"ERROR {event.path}", style="bold red"))
-            self._plain(Text(event.message))
-        elif isinstance(event, NothingFound):
-            self._plain(Text(event.message))
+    def _on_run_started(self, event: RunStarted) -> None:
+        if event.settings:
+            self._plain(Text(f"settings: {event.settings}"))
+        self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
+
+    def _on_compile_started(self, event: CompileStarted) -> None:
+        self.compiling = (event.folder, time.perf_counter())
+
+    def _on_compile_finished(self, event: CompileFinished) -> None:
+        self.compiling = None
+        if not self.quiet:
+            cached = f" ({event.cached} from the build cache)" if event.cached else ""
+            errors = f", {_count(event.errors, 'contract')} failed to compile" if event.errors else ""
+            self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}", style="dim"))
+            if event.note:
+                self._plain(Text(event.note, style="dim"))
+        for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
+            self._plain(Text(str(warning), style="yellow"))
+
+    def _on_machine_started(self, event: MachineStarted) -> None:
+        self.rows[(event.path, event.name)] = Row(event.name, event.path, event.kind, event.index, event.total, event.max_examples)
+        for warning in event.warnings:
+            self._plain(Text(f"warning: {warning}", style="yellow"))
+
+    def _on_example_finished(self, event: ExampleFinished) -> None:
+        row = self._row(event.name, event.path)
+        if row is None:
+            return
+        row.examples, row.steps, row.elapsed, row.runs = event.examples, event.steps, event.elapsed, event.runs or event.examples
+        row.failing = event.shrinking
+        if event.branches is not None:
+            row.branches = event.branches
+        if row.failing and row.phase == "searching":
+            row.phase = "shrinking"
+        self._tick(row)
+
+    def _on_failure_found(self, event: FailureFound) -> None:
+        row = self._row(event.name, event.path)
+        if row is None:
+            return
+        row.failing, row.phase, row.examples = True, "shrinking", event.examples
+        if self.live is None and not self.quiet:
+            self._plain(f"{row.label}: falsified at example {row.examples_text().removeprefix('examples ')}; shrinking ({CTRL_C_NOTE})")
+
+    def _on_shrink_progress(self, event: ShrinkProgress) -> None:
+        row = self._row(event.name, event.path)
+        if row is None:
+            return
+        row.failing = True
+        row.best, row.shrink_runs, row.shrink_elapsed, row.phase = event.steps, event.runs, event.elapsed, event.phase
+        if event.phase != "shrinking":
+            row.elapsed = time.perf_counter() - row.started  # no runs finish during this phase
+        self._tick(row)
+
+    def _on_machine_finished(self, event: MachineFinished) -> None:
+        row = self.rows.get((event.path, event.name)) or Row(event.name, event.path, event.kind, max_examples=event.max_examples)
+        row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
+        row.runs = event.runs or event.examples
+        row.max_examples = event.max_examples or row.max_examples
+        row.rejected = event.rejected
+        self.finished(event, row)
+
+    def _on_load_failed(self, event: LoadFailed) -> None:
+        self._plain(Text(f"ERROR {event.path}", style="bold red"))
+        self._plain(Text(event.message))
+
+    def _on_nothing_found(self, event: NothingFound) -> None:
+        self._plain(Text(event.message))
+
+    def _on_run_finished(self, event: RunFinished) -> None:
+        """The end: the gas report, the coverage, then the summary line (none when nothing was found to run)."""
+        summary = event.summary
+        if summary.gas is not None:
+            self._gas(summary)
+        if summary.coverage is not None:
+            self._coverage(summary)
+        if summary.nothing is None:
+            self._summary(summary, event.written)
 
     def finished(self, event: MachineFinished, row: Row) -> None:
         c = self.console
@@ -294,8 +342,10 @@ class Renderer:
             for key, value in event.statistics.items():
                 self._plain(Text(f"  {key}: {value}", style="dim"))
 
-    def gas(self, stats: GasStats) -> None:
+    def _gas(self, summary: RunSummary) -> None:
         """The gas report: per contract function, calls and min / mean / median / max gas of those that succeeded."""
+        stats = summary.gas
+        assert stats is not None
         if not stats.functions:
             self._plain("gas: no contract was called")
             return
@@ -308,9 +358,11 @@ class Renderer:
         self._plain(Text("gas used per call (of calls that did not revert):", style="bold"))
         self.console.print(table)
 
-    def coverage(self, report: CoverageReport) -> None:
+    def _coverage(self, summary: RunSummary) -> None:
         """The coverage: per source file (a module once, over every contract compiled from it), per deployed contract,
         then the lines never reached, per file as file:line ranges."""
+        report = summary.coverage
+        assert report is not None
 
         def table(head: str, rows: list[tuple[str, int, int, int, int]]) -> Table:
             t = Table(title=None, show_edge=False, box=None, pad_edge=False)
@@ -336,7 +388,7 @@ class Renderer:
             for text in unreached:
                 self._plain(Text(f"  {text}"))
 
-    def summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
+    def _summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
         passed = sum(r.status == "passed" for r in summary.results)
         failed = sum(r.status == "failed" for r in summary.results)
         errors = sum(r.status == "error" for r in summary.results) + sum(e.counted for e in summary.load_errors)
@@ -395,6 +447,8 @@ def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) ->
     work += [f"{name} {_count(runs, 'replay')} {seconds:.1f}s" for name, (runs, seconds) in r.passes.items()]
     if not r.passes and r.replays:
         work.append(_count(r.replays, "replay"))
+    if r.workers > 1:  # -n: idle workers' slots replayed candidates too
+        work.append(f"on {r.workers} workers: {r.helped} of the replays by helpers")
     return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')}{shortest} in {r.seconds:.1f}s ({', '.join(work) or 'nothing to try'})"
 
 

@@ -10,9 +10,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.engine.events import CompileFinished, CompileStarted, LoadFailed, NothingFound, RunStarted
-from evmstate.mutate.mutation import BaselineFinished, MutantFinished, MutateFinished, MutateStarted
-from evmstate.mutate.report import STATUSES, MutationReport, grouped, percent, score
+from evmstate.engine.events import CompileFinished, ExitCode, LoadFailed, NothingFound, RunStarted
+from evmstate.mutate.report import STATUSES, BaselineFinished, MutantFinished, MutateFinished, MutateStarted, MutationReport, grouped, percent, score
+
+from .render import Handler
 
 # without a terminal, a progress line this often
 PLAIN_EVERY = 30.0
@@ -29,7 +30,7 @@ def kill_text(kill: Any) -> str:
     return f"{kill.by} ({how}{steps})"
 
 
-class MutateRenderer:
+class MutateRenderer(Handler):
     """Feeds the mutation run's events to the console: a bar on a terminal, a line now and then elsewhere."""
 
     def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False) -> None:
@@ -58,46 +59,44 @@ class MutateRenderer:
             self.progress.stop()
             self.progress = None
 
-    def __call__(self, event: Any) -> None:
-        if isinstance(event, RunStarted):
-            if event.settings:
-                self._plain(Text(f"settings: {event.settings}"))
-            self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
-        elif isinstance(event, CompileStarted):
-            pass
-        elif isinstance(event, CompileFinished):
-            if not self.quiet:
-                cached = f" ({event.cached} from the build cache)" if event.cached else ""
-                self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}", style="dim"))
-            for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
-                self._plain(Text(str(warning), style="yellow"))
-        elif isinstance(event, MutateStarted):
-            self.total = event.mutants
-            judges = event.judges[0] if len(event.judges) == 1 else f"{len(event.judges)} machines and tests"
-            self._plain(f"mutating {', '.join(event.sources)}: {_count(event.mutants, 'mutant')}, judged by {judges}")
-            if self.console.is_terminal and not self.quiet:
-                self.progress = Progress(TextColumn("mutants"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=self.console, transient=True)
-                self.progress.start()
-                self.task = self.progress.add_task("", total=event.mutants)
-        elif isinstance(event, BaselineFinished):
-            o = event.outcome
-            if o.status != "passed":
-                path, _, name = o.key.partition("::")
-                what = "failed" if o.status == "failed" else "ended in an error"
-                self._plain(Text(f"{o.key} {what} on the real contracts, so it judges no mutant: {o.message} (`evmstate run {path} -k {name}` shows it)", style="yellow"))
-            elif self.verbose:
-                self._plain(Text(f"{o.key} passes on the real contracts{' (kept from the last run)' if o.cached else f' in {o.seconds:.1f}s'}", style="dim"))
-        elif isinstance(event, MutantFinished):
-            self._mutant(event)
-        elif isinstance(event, MutateFinished):
-            self._stop_bar()
-        elif isinstance(event, LoadFailed):
-            self._plain(Text(f"ERROR {event.path}", style="bold red"))
-            self._plain(Text(event.message))
-        elif isinstance(event, NothingFound):
-            self._plain(Text(event.message))
+    def _on_run_started(self, event: RunStarted) -> None:
+        if event.settings:
+            self._plain(Text(f"settings: {event.settings}"))
+        self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
 
-    def _mutant(self, event: MutantFinished) -> None:
+    def _on_compile_finished(self, event: CompileFinished) -> None:
+        if not self.quiet:
+            cached = f" ({event.cached} from the build cache)" if event.cached else ""
+            self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}", style="dim"))
+        for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
+            self._plain(Text(str(warning), style="yellow"))
+
+    def _on_mutate_started(self, event: MutateStarted) -> None:
+        self.total = event.mutants
+        judges = event.judges[0] if len(event.judges) == 1 else f"{len(event.judges)} machines and tests"
+        self._plain(f"mutating {', '.join(event.sources)}: {_count(event.mutants, 'mutant')}, judged by {judges}")
+        if self.console.is_terminal and not self.quiet:
+            self.progress = Progress(TextColumn("mutants"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=self.console, transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("", total=event.mutants)
+
+    def _on_baseline_finished(self, event: BaselineFinished) -> None:
+        o = event.outcome
+        if o.status != "passed":
+            path, _, name = o.key.partition("::")
+            what = "failed" if o.status == "failed" else "ended in an error"
+            self._plain(Text(f"{o.key} {what} on the real contracts, so it judges no mutant: {o.message} (`evmstate run {path} -k {name}` shows it)", style="yellow"))
+        elif self.verbose:
+            self._plain(Text(f"{o.key} passes on the real contracts{' (kept from the last run)' if o.cached else f' in {o.seconds:.1f}s'}", style="dim"))
+
+    def _on_load_failed(self, event: LoadFailed) -> None:
+        self._plain(Text(f"ERROR {event.path}", style="bold red"))
+        self._plain(Text(event.message))
+
+    def _on_nothing_found(self, event: NothingFound) -> None:
+        self._plain(Text(event.message))
+
+    def _on_mutant_finished(self, event: MutantFinished) -> None:
         o = event.outcome
         if self.progress is not None:
             self.progress.update(self.task, completed=event.done, description=f"last: {o.status}")
@@ -106,6 +105,20 @@ class MutateRenderer:
             self._plain(Text(f"… {event.done}/{event.total} mutants judged", style="dim"))
         if self.verbose:
             self._plain(Text(f"  {o.id} {o.source}:{o.line} {o.operator}: {o.status}{' (kept)' if o.cached else ''}", style="dim"))
+
+    def _on_mutate_finished(self, event: MutateFinished) -> None:
+        """The end: the report, the files written, and why the command fails, if it does (nothing when nothing was mutated)."""
+        self._stop_bar()
+        report = event.report
+        if report.nothing is not None:
+            return
+        self.report(report)
+        for path in event.written:
+            self.console.print(f"wrote {path}")
+        if event.exit_code == ExitCode.USAGE_ERROR:
+            self.console.print(Text("error: no machine or test that deploys these contracts passes on the real contracts, so none judged a mutant: fix them first", style="bold red"))
+        elif event.exit_code == ExitCode.FAILED:
+            self.console.print(Text(f"the mutation score is below --min-score {event.min_score:g}%", style="bold red"))
 
     # -- the report --------------------------------------------------------------------------
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from rich.text import Text
 
-from evmstate.scale.campaign import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
 from evmstate.engine.events import MachineFinished
+from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
 
 from .render import Renderer, Row
 
@@ -30,35 +30,39 @@ class CampaignRenderer(Renderer):
         super().__init__(*args, **kwargs)
         self._last_plain = time.monotonic()
 
-    def __call__(self, event: Any) -> None:
-        if isinstance(event, CampaignStarted):
-            budget = f"for {_duration(event.budget)}" if event.budget is not None else "until Ctrl-C"
-            what = event.items[0] if len(event.items) == 1 else f"{len(event.items)} machines and tests"
-            on = f", on {event.backend}" if event.backend != "pyevm" else ""
-            self.console.print(f"fuzzing {what} {budget} on {event.workers}{on}")
-        elif isinstance(event, CampaignProgress):
-            line = progress_text(event)
-            if self.live is not None:
-                self.live.update(Text(line, style="dim"))
-            elif not self.quiet and time.monotonic() - self._last_plain >= self.PLAIN_EVERY:
-                self._last_plain = time.monotonic()
-                self.console.print(Text(line, style="dim"))
-        elif isinstance(event, CampaignFinished):
-            if self.live is not None:
-                self.live.update(Text(""))
-        elif isinstance(event, FailureReplaced):
-            self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {event.new_id} replaces {event.old_id}", style="yellow"))
-            for line in event.program:
-                self._plain(Text(f"  {line}"))
-            self._plain(Text(f"replay with: evmstate replay {event.new_id}", style="dim"))
-        elif isinstance(event, MachineFinished):
-            row = Row(event.name, event.path, event.kind)
-            row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
-            self.finished(event, row)
-        else:
-            super().__call__(event)
+    def _on_campaign_started(self, event: CampaignStarted) -> None:
+        budget = f"for {_duration(event.budget)}" if event.budget is not None else "until Ctrl-C"
+        what = event.items[0] if len(event.items) == 1 else f"{len(event.items)} machines and tests"
+        on = f", on {event.backend}" if event.backend != "pyevm" else ""
+        self.console.print(f"fuzzing {what} {budget} on {event.workers}{on}")
 
-    def campaign_summary(self, summary: CampaignSummary) -> None:
+    def _on_campaign_progress(self, event: CampaignProgress) -> None:
+        line = progress_text(event)
+        if self.live is not None:
+            self.live.update(Text(line, style="dim"))
+        elif not self.quiet and time.monotonic() - self._last_plain >= self.PLAIN_EVERY:
+            self._last_plain = time.monotonic()
+            self.console.print(Text(line, style="dim"))
+
+    def _on_campaign_finished(self, event: CampaignFinished) -> None:
+        """The end: the summary (none when nothing was found to fuzz)."""
+        if self.live is not None:
+            self.live.update(Text(""))
+        if event.summary.nothing is None:
+            self._campaign_summary(event.summary)
+
+    def _on_failure_replaced(self, event: FailureReplaced) -> None:
+        self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {event.new_id} replaces {event.old_id}", style="yellow"))
+        for line in event.program:
+            self._plain(Text(f"  {line}"))
+        self._plain(Text(f"replay with: evmstate replay {event.new_id}", style="dim"))
+
+    def _on_machine_finished(self, event: MachineFinished) -> None:
+        row = Row(event.name, event.path, event.kind)
+        row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
+        self.finished(event, row)
+
+    def _campaign_summary(self, summary: CampaignSummary) -> None:
         c = self.console
         rate = summary.steps / summary.elapsed if summary.elapsed > 0 else 0.0
         stopped = " (stopped by Ctrl-C)" if summary.interrupted else ""

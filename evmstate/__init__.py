@@ -11,6 +11,8 @@ from .contracts.chain import Chain, deal
 from .contracts.contract import Blueprint, Contract, ContractContainer, Receipt, reverts
 from .errors import (
     CallTimeout,
+    ForkError,
+    ForkUnavailable,
     CompileError,
     ConfigError,
     ContractError,
@@ -48,6 +50,8 @@ __all__ = [
     "Accounts",
     "Blueprint",
     "CallTimeout",
+    "ForkError",
+    "ForkUnavailable",
     "Chain",
     "deal",
     "CompileError",

@@ -31,6 +31,24 @@ PYPROJECT_NAME = "pyproject.toml"
 EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
 HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
+# the environment variables the library reads, here only (cli/launch.py reads the second too: it
+# runs before evmstate is imported)
+FEEDBACK_VARIABLE = "EVMSTATE_FEEDBACK"
+START_METHOD_VARIABLE = "EVMSTATE_START_METHOD"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The switches the environment sets, read once with the settings; they travel with the Config to workers."""
+
+    # EVMSTATE_FEEDBACK: the search's feedback signals, comma-separated (search/feedback.py); None: the default ones
+    feedback: str | None = None
+    # EVMSTATE_START_METHOD: how worker processes start (scale/parallel.py); "": the platform's best
+    start_method: str = ""
+
+    @classmethod
+    def read(cls) -> "Environment":
+        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower())
 
 
 @dataclass(frozen=True)
@@ -125,6 +143,22 @@ class FuzzConfig:
     shrink_time: float = 20.0
 
 
+FORK_TAGS = ("latest", "safe", "finalized")
+
+
+@dataclass(frozen=True)
+class ForkConfig:
+    # the node of the chain to fork (docs/fork.md); "" runs on a fresh chain, or from the fork cache alone
+    url: str = ""
+    # the block whose state the run starts from: a number, or "latest" / "safe" / "finalized",
+    # asked of the node once at the start (a number makes every later run the same, and free)
+    block: int | str = "latest"
+    # the chain the node must be on (0: whichever it is); set from a failure record on replay
+    chain_id: int = 0
+    # seconds to wait for each answer of the node (a request that times out is tried again)
+    timeout: float = 20.0
+
+
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
@@ -152,13 +186,16 @@ class Config:
     backend: BackendConfig = field(default_factory=BackendConfig)
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
+    fork: ForkConfig = field(default_factory=ForkConfig)
     # every file the settings were read from: evmstate.toml first, then moccasin's
     sources: tuple[Path, ...] = ()
+    environment: Environment = field(default_factory=Environment.read)
 
     @property
     def origin(self) -> str:
         """Where the settings came from, as a run's first line says it: "moccasin.toml (contracts in src/)"."""
-        return f"{self._files() or f'defaults, no {CONFIG_NAME} or {MOCCASIN_NAME} found'} (contracts in {shown(self.contracts_dir)}/)"
+        fork = f", forked from chain {self.fork.chain_id} at block {self.fork.block}" if isinstance(self.fork.block, int) and self.fork.chain_id else ""
+        return f"{self._files() or f'defaults, no {CONFIG_NAME} or {MOCCASIN_NAME} found'} (contracts in {shown(self.contracts_dir)}/{fork})"
 
     def _files(self) -> str:
         files = self.sources or ((self.path,) if self.path is not None else ())
@@ -254,6 +291,7 @@ SECTIONS: dict[str, type] = {
     "backend": BackendConfig,
     "fuzz": FuzzConfig,
     "database": DatabaseConfig,
+    "fork": ForkConfig,
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
@@ -303,6 +341,21 @@ def check_delay(value: Any, where: str) -> int:
     """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a hundred years, else a ConfigError."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
         raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got {value!r}.")
+    return value
+
+
+def check_fork(where: str, key: str, value: Any) -> Any:
+    """A [fork] value checked: url a http(s) URL, block a number or a tag, chain_id a number."""
+    if key == "url" and not (isinstance(value, str) and value.startswith(("http://", "https://"))):
+        raise ConfigError(f"{where}: [fork] url must be the http:// or https:// URL of a node (JSON-RPC); got {value!r}.")
+    if key == "block" and not (value in FORK_TAGS or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)):
+        raise ConfigError(f"{where}: [fork] block must be a block number or one of {', '.join(map(repr, FORK_TAGS))}; got {value!r}.")
+    if key == "chain_id" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ConfigError(f"{where}: [fork] chain_id must be a chain id such as 1; got {value!r}.")
+    if key == "timeout":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise ConfigError(f"{where}: [fork] timeout must be a number of seconds above 0; got {value!r}.")
+        return float(value)
     return value
 
 
@@ -491,7 +544,7 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
         for key, value in body.items():
             if key not in known:
                 raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
-            values[key] = _check(where, name, key, value, getattr(defaults, key))
+            values[key] = check_fork(where, key, value) if name == "fork" else _check(where, name, key, value, getattr(defaults, key))
         if name == "backend" and "name" in body:
             values["named"] = True
         sections[name] = dataclasses.replace(getattr(base, name), **values)

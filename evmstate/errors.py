@@ -141,5 +141,15 @@ class CallTimeout(EvmStateError):
         self.source_line = source_line
 
 
+class ForkError(EvmStateError):
+    """Raised when a forked chain cannot be used as asked: the node is unreachable, on another chain, has pruned the
+    block, or does not serve old storage; said before any machine runs, with the URL, the block and what to change."""
+
+
+class ForkUnavailable(CallTimeout):
+    """Raised when the node of a forked chain fails mid-run (after its retries), or the fork cache lacks a value and
+    no node is given: the call cannot run to its end, so the machine stops as an error, as at a time limit."""
+
+
 class FailureRecordError(EvmStateError):
     """Raised when a saved failure record cannot be read, found or replayed."""

@@ -4,7 +4,7 @@ Listeners: callables told about each event of a kind, in the order they were add
 listeners:` is the cheap check a hot path makes before building anything to tell (as
 Hypothesis's observability does). Current: the one value in force for the whole process (the
 project strategies draw accounts from, the dictionary draws mix values from, the last call the
-contract layer made), set for a block with using().
+contract layer made, whether the hand-written fast paths are on), set for a block with using().
 
 Ground floor: imports nothing of evmstate's.
 """
@@ -51,8 +51,8 @@ class Listeners:
 class Current:
     """The one value in force for the whole process, or None."""
 
-    def __init__(self) -> None:
-        self.value: Any = None
+    def __init__(self, value: Any = None) -> None:
+        self.value: Any = value
 
     def get(self) -> Any:
         return self.value
@@ -68,3 +68,10 @@ class Current:
             yield
         finally:
             self.value = previous
+
+
+# The hand-written fast paths of the contract layer and the revm backend (getters read by a reader
+# precompiled per getter, ...), read when a contract or backend is made: False makes them take the
+# general path they stand in for, which gives the same values and errors; benchmarks/step_cost.py
+# measures one against the other and the property tests check them against each other.
+FAST_PATHS = Current(True)

@@ -167,6 +167,8 @@ def _failure_json(f: Failure) -> dict[str, Any]:
             "replayed": shrink.replayed,
             "minimality": shrink.minimality,
             "passes": {name: {"replays": runs, "seconds": round(seconds, 3)} for name, (runs, seconds) in shrink.passes.items()},
+            "workers": shrink.workers,
+            "helper_replays": shrink.helped,
         },
     }
 

@@ -1,22 +1,30 @@
 """Runs state machines and property tests against a project and reports typed events; never prints.
 
-The public facade of the engine: run(), RunOptions, RunSummary and Overrides.
+The public facade of the library, one entry per command: run(), fuzz(), mutate(), replay(),
+shrink(), and what `evmstate failures`, `compile` and `init` ask for; with their options and
+results. Each command's events end with a terminal one (RunFinished, CampaignFinished,
+MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 # Every module a run may need, loaded before anything runs (the fork server preloads this module,
 # cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
 # (search/constants.py), so which of them are loaded changes no program.
 from . import calls, reports  # noqa: F401
-from .builds import precompiled_note
+from .reports import failure_text, numbered, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
+from .builds import Build, build as build_project, precompiled_note
+from .compiler import VYPER_VERSION
 from .config import Config
 from .contracts.project import Project
-from .engine import discovery, examples, replay  # noqa: F401
+from .engine import discovery, examples  # noqa: F401
+from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine import shrink as minimize  # noqa: F401
 from .engine.describe import shown_path
 from .engine.events import (
@@ -24,22 +32,50 @@ from .engine.events import (
     CompileStarted,
     Event,
     Interrupted,
+    FailurePruned,
     LoadFailed,
     NothingFound,
+    ReplayFinished,
+    ReplayResult,
+    ReplayStarted,
+    ReplayStep,
+    RunFinished,
     RunStarted,
+    SavedFailure,
+    ShrinkFinished,
+    ShrinkReport,
+    ShrinkStarted,
 )
 from .engine.item import asks_for_contracts, names_asked, run_item, unavailable_contracts
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
-from .errors import MachineDefinitionError, UsageError
-from .scale import campaign  # noqa: F401
-from .scale.parallel import run_items, start_early
+from .errors import FailureRecordError, MachineDefinitionError, UsageError
+from .evm.fork.start import resolve as resolve_fork, with_fork  # noqa: F401  (with_fork: part of the facade)
+from .failures import FailureRecord, FailureStore
+from .mutate import mutation
+from .mutate.mutation import MutateOptions
+from .mutate.report import MutateEvent, MutateFinished, MutationReport
+from .scale import campaign
+from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part of the facade)
+from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
+from .scale.parallel import run_items
+from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
+from .scaffold import init as scaffold, next_steps
 from .search.session import collector_of
 
 
-def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> RunSummary:
-    """Compile the project, discover machines and tests, run each and emit events.
+@dataclass(frozen=True)
+class Reports:
+    """The files a run writes when it ends, after Ctrl-C too (they hold what finished)."""
+
+    junit_xml: Path | None = None
+    json: Path | None = None
+    coverage: tuple[tuple[str, Path], ...] = ()  # (lcov, html or json, where)
+
+
+def run(config: Config, options: RunOptions, emit: Callable[[Event], None], reports: Reports = Reports()) -> RunSummary:
+    """Compile the project, discover machines and tests, run each and emit events; write the reports; RunFinished ends the events.
 
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
     and where (a failure found before is kept).
@@ -47,8 +83,9 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
     keep_hypothesis_storage(config)
+    config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
     if options.workers > 1:
-        start_early()  # the workers' imports, while this process discovers and compiles
+        start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
     emit(RunStarted(seed, config.origin))
@@ -61,8 +98,158 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None]) -> R
         summary.stopped_in = None
     except KeyboardInterrupt:
         summary.interrupted = True
+    emit(RunFinished(summary, _write(summary, reports)))
     return summary
 
+
+def _write(summary: RunSummary, reports: Reports) -> tuple[str, ...]:
+    written = []
+    if reports.junit_xml is not None:
+        write_junit(summary, reports.junit_xml)
+        written.append(str(reports.junit_xml))
+    if reports.json is not None:
+        write_json(summary, reports.json)
+        written.append(str(reports.json))
+    if summary.coverage is not None:
+        for kind, path in reports.coverage:
+            summary.coverage.write(kind, path)
+            written.append(str(path))
+    return tuple(written)
+
+
+def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None]) -> CampaignSummary:
+    """Fuzz for a time budget over workers (scale/campaign.py); CampaignFinished ends the events."""
+    summary = campaign.fuzz(config, options, emit)
+    emit(CampaignFinished(summary))
+    return summary
+
+
+def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None], *, json: Path | None = None, html: Path | None = None, min_score: float | None = None) -> MutationReport:
+    """Judge the contracts' mutants (mutate/); write the report's files; MutateFinished ends the events, with the exit code (min_score: percent)."""
+    report = mutation.mutate(config, options, emit)
+    written = []
+    if report.nothing is None:
+        for path, write in ((json, report.write_json), (html, lambda p: report.write_html(p, config.root))):
+            if path is not None:
+                write(path)
+                written.append(str(path))
+    emit(MutateFinished(report, tuple(written), report.exit_code(min_score), min_score))
+    return report
+
+
+# -- saved failures: replay, shrink, list, prune ------------------------------------------------
+
+
+def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted | ReplayStep | ReplayFinished], None], *, fork_block: int | str | None = None) -> ReplayResult:
+    """Replay a saved failure (None: the newest) step by step, without Hypothesis; ReplayFinished ends the events.
+
+    fork_block: a forked failure replayed at this block instead of the one it was recorded at.
+    """
+    record = _record(config, failure_id)
+    if fork_block is not None and record.settings.get("fork"):
+        record.settings["fork"] = {**record.settings["fork"], "block": fork_block}
+    emit(ReplayStarted(record.id, record.path, record.name, record.interrupted, record.stopped))
+    result = replay_record(config, record, emit)
+    emit(ReplayFinished(record.id, result, _recorded(record)))
+    return result
+
+
+def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted | ShrinkFinished], None], *, seconds: float | None = None) -> ShrinkFinished:
+    """Go on shrinking a saved failure (None: the newest) for at most seconds; a shorter program replaces the record."""
+    store = FailureStore.of(config)
+    record = store.last() if failure_id is None else store.load(failure_id)
+    emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
+    result = shrink_record(config, record, deadline=time.monotonic() + seconds if seconds is not None else None)
+    if result.verdict in ("fixed", "fails differently"):
+        finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
+    else:
+        new = result.record
+        store.save(new)
+        if new.id != record.id:
+            store.remove(record.id)
+        outcome = result.outcome
+        passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
+        report = ShrinkReport(
+            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
+        )
+        finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=new.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped)
+    emit(finished)
+    return finished
+
+
+def saved_failures(config: Config, check: bool = False) -> list[SavedFailure]:
+    """The saved failures, newest last, as `evmstate failures` lists them; check: replay each quietly and say whether it still fails."""
+    store = FailureStore.of(config)
+    ids = store.ids()
+    inputs = current_inputs(config) if ids else {}
+    found = []
+    for rid in ids:
+        try:
+            rec = store.load(rid)
+        except FailureRecordError as e:
+            found.append(SavedFailure(rid, f"unreadable: {e}"))
+            continue
+        message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
+        cut = " (interrupted while shrinking)" if rec.interrupted else " (shrinking stopped early)" if rec.stopped else ""
+        found.append(
+            SavedFailure(
+                rec.id, f"{rec.error.get('type')}: {message}", f"{rec.path}::{rec.name}{cut}", rec.created,
+                "changed" if changed_sources(config, rec, inputs) else "same", check_record(config, store, rid).shown if check else "-",
+            )
+        )
+    return found
+
+
+def remove_failure(config: Config, failure_id: str | None) -> str:
+    """Remove a saved failure by its id or a unique prefix of it (None: every one): what `evmstate failures rm` says."""
+    store = FailureStore.of(config)
+    return f"removed {store.remove_all()} failures" if failure_id is None else f"removed {store.remove(failure_id)}"
+
+
+def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False) -> None:
+    """Replay every saved failure and remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
+    store = FailureStore.of(config)
+    for rid in store.ids():
+        result = check_record(config, store, rid)
+        # unreadable records are never pruned: `evmstate failures rm` removes them on purpose
+        remove = result.verdict == "fixed" or (unreplayable and result.verdict == "cannot replay")
+        if remove and not dry_run:
+            store.remove(rid)
+        emit(FailurePruned(rid, remove, result.shown))
+
+
+def _record(config: Config, failure_id: str | None) -> FailureRecord:
+    store = FailureStore.of(config)
+    return store.last() if failure_id is None else store.load(failure_id)
+
+
+def _recorded(record: FailureRecord) -> str:
+    return f"{record.error.get('type')}: {record.error.get('message')}"
+
+
+# -- compile, init ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """What `evmstate compile` shows: the build, the names it can compile, vyper's own release, and what precompiled contracts cannot show."""
+
+    build: Build
+    known: frozenset[str]
+    vyper: str
+    note: str | None
+
+
+def compile_project(config: Config, names: tuple[str, ...] = ()) -> Compiled:
+    """Compile the project's contracts (through the build cache), and the library modules named too."""
+    config.check_sources()
+    build = build_project(config, include=names)
+    return Compiled(build, frozenset(build.sources) | {m.name for m in build.modules if m.in_project}, VYPER_VERSION, precompiled_note(build))
+
+
+def init(target: Path, force: bool = False) -> tuple[list[Path], list[str]]:
+    """Write a new project's files into target: the files written, and the lines that say what to do next."""
+    return scaffold(target, force=force), next_steps(target)
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
     found = discovery.discover(config, options.paths, options.keyword)

@@ -233,8 +233,31 @@ def legacy(tmp_path: Path, legacy_cache: Path, legacy_build: Path, monkeypatch: 
     return root
 
 
+@pytest.fixture(scope="session")
+def anvil_binary() -> Path:
+    """anvil from npm's @foundry-rs/anvil: $EVMSTATE_TEST_ANVIL (.ci/run installs it there), else installed once into the tests' build folder."""
+    from tests.fork.nodes import ANVIL_ENV, anvil_in, install_anvil
+
+    given = os.environ.get(ANVIL_ENV)
+    if given:
+        path = Path(given)
+        found = path if path.is_file() else anvil_in(path)
+        if found is None:
+            pytest.fail(f"${ANVIL_ENV} = {given}: neither an anvil binary nor a folder where npm installed @foundry-rs/anvil")
+        return found
+    folder = BUILDS / "anvil"
+    found = anvil_in(folder)
+    if found is not None:
+        return found
+    if shutil.which("npm") is None:
+        pytest.skip(f"the fork tests need anvil, from npm's @foundry-rs/anvil: npm is not installed (install Node.js, or set ${ANVIL_ENV} to an anvil binary)")
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / "anvil.lock"):
+        return install_anvil(folder)
+
+
 # tests that ask for these fixtures are in the tiers their fixtures put them in
-TIER_OF_FIXTURE = {"release_cache": "network", "legacy_cache": "network", "redis_url": "processes"}
+TIER_OF_FIXTURE = {"release_cache": "network", "legacy_cache": "network", "redis_url": "processes", "anvil_binary": "processes"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -11,7 +11,7 @@ from .. import calls
 from ..errors import ContractError, UsageError
 from ..units import to_wei
 from ..values import HexBytes, format_value
-from .abi import typed_data_hash
+from .typed_data import typed_data_hash
 from .address import checksum, same_address, to_raw_address
 from .receipt import Receipt
 from .revert import raise_on_failure

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from eth_utils import keccak
 
 from .. import calls
+from ..hooks import FAST_PATHS
 from ..errors import CallUsageError, ContractError, NoSuchFunction
 from ..units import to_wei
 from ..values import HexBytes
@@ -23,6 +23,7 @@ from .abi import (
 from .accounts import Account
 from .address import checksum, same_address, to_raw_address
 from .base import Handle, ProjectLike
+from .getters import NOT_READ, Getter, reader
 from .receipt import Receipt
 from .revert import last_call, raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 
@@ -33,64 +34,6 @@ TX_OPTIONS = ("from", "value", "gas")
 # a deployment may also name itself: traces, events and reports call it by its label
 DEPLOY_OPTIONS = (*TX_OPTIONS, "label")
 _KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas", "label": "label"}
-
-
-# -- public getters read from storage ----------------------------------------
-
-# a storage value a getter returns as one ABI word, and a HashMap key hashed as one
-_WORD_TYPE = re.compile(r"^(address|bool|u?int\d+|bytes\d+)$")
-
-
-def _hashmap_keys(type_str: str) -> int | None:
-    """How many keys a getter of this storage type takes, or None when it is not a word behind HashMaps."""
-    keys = 0
-    while type_str.startswith("HashMap[") and type_str.endswith("]"):
-        key, _, rest = type_str[len("HashMap[") : -1].partition(", ")
-        if not _WORD_TYPE.match(key):
-            return None
-        keys += 1
-        type_str = rest
-    return keys if _WORD_TYPE.match(type_str) else None
-
-
-class Getter:
-    """The storage slot behind a vyper public getter: a word behind zero or more HashMaps.
-
-    The compiler lists which exposed functions are getters of public storage variables, the
-    contract's own and those of the modules it exports from (Artifact.getters), with each
-    variable's slot and type. Reading the slot returns what the getter would, without running code.
-    """
-
-    __slots__ = ("slot", "keys", "_slots")
-
-    def __init__(self, slot: int, keys: int) -> None:
-        self.slot = slot
-        self.keys = keys
-        self._slots: dict[bytes, int] = {}
-
-    @classmethod
-    def find(cls, getters: dict[str, dict[str, Any]], entries: list[dict[str, Any]]) -> "Getter | None":
-        """The getter behind a function's ABI entries, if they are one; getters is Artifact.getters."""
-        if len(entries) != 1 or entries[0].get("stateMutability") != "view" or len(entries[0].get("outputs", ())) != 1:
-            return None
-        var = getters.get(entries[0]["name"])
-        if not isinstance(var, dict) or not isinstance(var.get("slot"), int) or not isinstance(var.get("type"), str):
-            return None
-        keys = _hashmap_keys(var["type"])
-        if keys is None or keys != len(entries[0].get("inputs", ())):
-            return None
-        return cls(var["slot"], keys)
-
-    def slot_of(self, encoded_keys: bytes) -> int:
-        """The slot for the ABI-encoded keys: keccak256(slot . key), once per key (vyper's HashMap)."""
-        slot = self._slots.get(encoded_keys)
-        if slot is None:
-            slot = self.slot
-            for i in range(self.keys):
-                slot = int.from_bytes(keccak(slot.to_bytes(32, "big") + encoded_keys[32 * i : 32 * i + 32]), "big")
-            if len(self._slots) < 4096:
-                self._slots[encoded_keys] = slot
-        return slot
 
 
 def _struct_last(by_arity: dict[int, Any], args: tuple[Any, ...]) -> bool:
@@ -151,6 +94,7 @@ class ContractFunction:
         self.is_view = self.mutability in ("view", "pure")
         self.payable = self.mutability == "payable"
         self._getter = Getter.find(contract._artifact.getters, entries) if contract._project.fast_getters else None
+        self._read = None if self._getter is None else reader(self._getter, contract, self._by_arity[self._getter.keys][2], FAST_PATHS.value)
 
     @property
     def _label(self) -> str:
@@ -191,12 +135,12 @@ class ContractFunction:
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         """Run the function without changing state and return its decoded value."""
-        getter = self._getter
+        read = self._read
         # read from storage while no one records calls: traces and gas reports see the call run
-        if getter is not None and not calls.listeners and not kwargs and len(args) == getter.keys and (not args or type(args[-1]) is not dict):
-            value = self.contract._read(getter, self._by_arity[getter.keys][2], args)
-            if value is not _NO_CODE:
-                last_call.set((self.contract._name, self.name, args))
+        if read is not None and not kwargs and not calls.listeners and len(args) == self._getter.keys and (not args or type(args[-1]) is not dict):
+            value = read(args)
+            if value is not NOT_READ:
+                last_call.value = (self.contract._name, self.name, args)
                 return value
         args, options, data, codec = self._prepare(args, kwargs)
         sender = self._sender(options)
@@ -284,7 +228,6 @@ class Contract(_AtAddress):
         self._artifact = artifact
         self.raw_address = raw_address
         self.address = checksum(raw_address)
-        self._code: bytes | None = None  # the code last seen here, when it was this contract's
         grouped: dict[str, list[dict[str, Any]]] = {}
         for entry in artifact.abi:
             if entry.get("type") == "function":
@@ -303,18 +246,6 @@ class Contract(_AtAddress):
 
     def balance(self) -> int:
         return self._project.backend.get_balance(self.raw_address)
-
-    def _read(self, getter: Getter, codec: Any, args: tuple[Any, ...]) -> Any:
-        """A public getter's value read from storage; _NO_CODE when this address does not hold the contract's code."""
-        backend = self._project.backend
-        code = backend.get_code(self.raw_address)
-        if code is not self._code:
-            # the getter's value is the slot's only while this contract's code is there
-            if not code.startswith(self._artifact.bytecode_runtime) or not code:
-                return _NO_CODE
-            self._code = code
-        word = backend.get_storage(self.raw_address, getter.slot_of(codec.encode(args)))
-        return codec.decode(word.to_bytes(32, "big"))
 
     @property
     def codehash(self) -> HexBytes:
@@ -340,7 +271,6 @@ def label_deployment(contract: Contract, label: str) -> Contract:
     return contract
 
 
-_NO_CODE = object()
 ERC5202_PREAMBLE = b"\xfe\x71\x00"  # ERC-5202: not executable, version 0, no data section
 
 

@@ -6,7 +6,7 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import (
     CallTimeout,
@@ -57,7 +57,7 @@ def _error_string(data: bytes) -> str:
         return f"0x{data.hex()}"
 
 
-def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures: Sequence[str] = ()) -> str | None:
+def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures: Iterable[str] = ()) -> str | None:
     """The human reason carried by revert data: Error(string), Panic(uint256) or a custom error.
 
     Custom errors are named from the ABI's "error" entries and from signatures such as
@@ -371,7 +371,7 @@ def raise_on_failure(
     details = dict(source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check, kind=why.kind, via=why.via)
     if result.error == "revert":
         abi = artifact.abi if artifact else ()
-        signatures = _signatures(project, artifact)
+        signatures = _Signatures(project, artifact)
         reason = decode_revert(result.output, abi, signatures)
         err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=_hint(result), **details)
     else:
@@ -433,13 +433,23 @@ def failure_details(exc: BaseException) -> dict[str, Any] | None:
     return None
 
 
-def _signatures(project: ProjectLike | None, artifact: "Artifact | None") -> list[str]:
-    """Custom error signatures to try: the called contract's first, then the project's."""
-    found: list[str] = list(artifact.error_signatures) if artifact else []
-    if project is not None:
-        for other in project.artifacts.values():
-            found.extend(s for s in other.error_signatures if s not in found)
-    return found
+class _Signatures:
+    """Custom error signatures to try: the called contract's first, then the project's.
+
+    Listed only when iterated: a revert with a reason (most of them) never needs them.
+    """
+
+    __slots__ = ("project", "artifact")
+
+    def __init__(self, project: ProjectLike | None, artifact: "Artifact | None") -> None:
+        self.project, self.artifact = project, artifact
+
+    def __iter__(self) -> Iterator[str]:
+        found: list[str] = list(self.artifact.error_signatures) if self.artifact else []
+        if self.project is not None:
+            for other in self.project.artifacts.values():
+                found.extend(s for s in other.error_signatures if s not in found)
+        return iter(found)
 
 
 # -- reverts() ---------------------------------------------------------------

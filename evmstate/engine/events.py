@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compile_warnings import CompileWarning
 
 if TYPE_CHECKING:
-    from .trace import Trace
+    from ..search.coverage import CoverageReport
+    from .trace import GasStats, Trace
+
+
+
+class ExitCode(enum.IntEnum):
+    """How a command ends, as its exit status: pytest's codes, and the shell's for Ctrl-C."""
+
+    OK = 0  # passed; a replayed failure is fixed
+    FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score
+    USAGE_ERROR = 2  # bad input: usage, settings, the user's machines, tests or contracts
+    INTERNAL_ERROR = 3  # evmstate itself failed (the traceback is shown)
+    NOTHING_FOUND = 5  # no machine or test to run (pytest's NO_TESTS_COLLECTED)
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+
 
 Kind = Literal["machine", "test"]
 # "interrupted": Ctrl-C stopped it before anything failed
@@ -166,6 +181,8 @@ class ShrinkReport:
     passes: dict[str, tuple[int, float]] = field(default_factory=dict)  # evmstate's passes: name -> (replays, seconds)
     # "1-minimal", "minimal among programs that delete up to two steps", or "" when shrinking stopped early
     minimality: str = "1-minimal"
+    workers: int = 1  # processes that replayed candidates at once (-n: helpers on idle workers' slots), this one included
+    helped: int = 0  # of the replays, those the helpers ran
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,6 +266,154 @@ class NothingFound:
     message: str
 
 
+@dataclass
+class RunSummary:
+    """How a whole run went: each machine's and test's result, the load errors, and what was asked for besides (gas, coverage)."""
+
+    results: list[MachineFinished] = field(default_factory=list)
+    load_errors: list[LoadFailed] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C stopped the run; results hold what finished, and where it stopped
+    nothing: str | None = None  # why nothing ran, when nothing was found
+    seed: int | None = None  # the run's seed: --seed reproduces the run
+    gas: GasStats | None = None  # with RunOptions.gas: gas per contract function over the whole run
+    coverage: CoverageReport | None = None  # with RunOptions.coverage: lines and branches reached over the whole run
+    stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
+    total: int = 0  # machines and tests selected to run
+    warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Passed, falsified, errors in the user's machines or tests, evmstate failed, nothing found (as pytest), or Ctrl-C."""
+        if any(r.internal for r in self.results):
+            return ExitCode.INTERNAL_ERROR
+        if any(r.status == "failed" for r in self.results):
+            return ExitCode.FAILED
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        if self.load_errors or any(r.status == "error" for r in self.results):
+            return ExitCode.USAGE_ERROR
+        if not self.results:
+            return ExitCode.NOTHING_FOUND
+        return ExitCode.OK
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """Emitted once at the end of a run, after Ctrl-C too: its summary, and the report files written (--junit-xml, --json, coverage)."""
+
+    summary: RunSummary
+    written: tuple[str, ...] = ()
+
+
+# -- replaying and shrinking saved failures (evmstate replay, shrink, failures) ---------------------
+
+# how a replayed failure ends
+Verdict = Literal["still fails", "fails differently", "fixed"]
+# a saved failure checked by replaying it quietly: a Verdict, or why it could not be replayed
+CheckVerdict = Literal["still fails", "fails differently", "fixed", "cannot replay", "unreadable"]
+# how `evmstate shrink` ends: "minimal" when nothing went, "stopped" when the budget ended it again
+ShrinkVerdict = Literal["shrunk", "minimal", "stopped", "fixed", "fails differently"]
+
+
+@dataclass(frozen=True)
+class ReplayStarted:
+    """Emitted before a saved failure is replayed: which one, and what cut its shrinking short, if anything did."""
+
+    id: str
+    path: str
+    name: str
+    interrupted: bool = False
+    stopped: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One replayed step and what it did."""
+
+    index: int
+    line: str
+    return_value: str | None = None
+    events: list[str] = field(default_factory=list)
+    reverts: list[str] = field(default_factory=list)
+    error: str | None = None
+    invariant: str | None = None
+    # writes to the chain no transaction made (chain.set_storage(...), chain.deal(...)), as lines that make them again
+    chain: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """How the replay ended, and the sources changed since the failure was recorded."""
+
+    verdict: Verdict
+    error_type: str | None = None
+    message: str | None = None
+    changed: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.OK if self.verdict == "fixed" else ExitCode.FAILED
+
+
+@dataclass(frozen=True)
+class ReplayFinished:
+    """Emitted when the replay ends: its result, and the error the record holds ("Type: message")."""
+
+    id: str
+    result: ReplayResult
+    recorded: str
+
+
+@dataclass(frozen=True)
+class ShrinkStarted:
+    """Emitted before `evmstate shrink` goes on shrinking a saved failure of so many steps."""
+
+    id: str
+    path: str
+    name: str
+    steps: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShrinkFinished:
+    """Emitted when `evmstate shrink` ends: the record saved now (new_id; the old one is gone) and its program, or why nothing was saved."""
+
+    verdict: ShrinkVerdict
+    id: str
+    new_id: str
+    program: tuple[str, ...] = ()
+    steps: int = 0
+    report: ShrinkReport | None = None
+    stopped: str | None = None  # what stopped shrinking this time (the budget)
+    message: str = ""  # "fails differently": how it fails now
+    recorded: str = ""  # "fails differently": the error the record holds
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.OK if self.verdict == "fixed" else ExitCode.FAILED
+
+
+@dataclass(frozen=True)
+class SavedFailure:
+    """A saved failure as `evmstate failures` lists it; an unreadable record has only its id and error."""
+
+    id: str
+    error: str  # "Type: the message's first line", or "unreadable: why"
+    machine: str = "-"  # path::name, and a note when its shrinking was cut short
+    created: float | None = None
+    sources: str = "-"  # "changed" or "same" since the failure was recorded
+    replay: str = "-"  # with --check: the verdict shown ("still fails", "cannot replay: why")
+
+
+@dataclass(frozen=True)
+class FailurePruned:
+    """Emitted by `evmstate failures prune` for each saved failure: removed (or would be, on a dry run) or kept, and why."""
+
+    id: str
+    removed: bool
+    shown: str  # the check's verdict and reason
+
+
 class Interrupted(KeyboardInterrupt):
     """Raised when Ctrl-C stops a machine or test before anything failed; result says how far it got."""
 
@@ -257,5 +422,5 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound
+Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished
 

@@ -17,6 +17,7 @@ from ..failures import FailureRecord
 from ..machine import collect
 from .deployments import contracts_behind, names_behind
 from .events import Event, LoadFailed, MachineFinished
+from .fork import at_block
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
 from .machines import run_machine
@@ -120,6 +121,21 @@ def run_item(
     examples: with the example database (False: none, so nothing is replayed from it or saved to it).
     native: a machine's runs are drawn by evmstate's own loop where it can draw them (engine.native; campaigns).
     """
+    where = f"{item.path}::{item.name}"
+    given = collect(item.obj).settings if item.kind == "machine" else None
+    with at_block(project, given, where):
+        forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
+        return _run_item(
+            forked, project, item, overrides, emit, save_failures=save_failures, seed=seed, capture=capture, position=position,
+            shard=shard, shards=shards, stop=stop, keep=keep, corpus=corpus, deadline=deadline, examples=examples,
+        )
+
+
+def _run_item(
+    config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Event], None], *, save_failures: bool, seed: int | None,
+    capture: bool, position: tuple[int, int], shard: int | None, shards: int, stop: Callable[[], bool] | None,
+    keep: Callable[[FailureRecord], Any] | None, corpus: bool | Any, deadline: float | None, examples: bool,
+) -> MachineFinished:
     where = f"{item.path}::{item.name}"
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)

@@ -68,7 +68,7 @@ from .program import (
 )
 from .rejections import of_machine
 from .settings import shrink_time
-from .shrink import has_domains, shrink_program
+from .shrink_program import has_domains, shrink_program
 from .steps import draw_rule, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 

@@ -16,6 +16,7 @@ from ..builds import inputs as input_hashes
 from ..compiler import VYPER_VERSION, find_sources
 from ..config import Config
 from ..contracts.project import Project
+from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id
 from ..machine import collect
 from .events import MachineFinished
@@ -54,7 +55,7 @@ def failure_record(config: Config, project: Project, item: Any, result: MachineF
         program=failure.program,
         versions=versions(),
         hashes=source_hashes(config, project, item.path, uses=contracts_used(item)),
-        settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed},
+        settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed, **record_fields(project.config)},
         seed=seed,
         interrupted=failure.interrupted,
         stopped=failure.stopped,

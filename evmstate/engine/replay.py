@@ -19,10 +19,12 @@ from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..contracts.revert import describe_revert, failure_details
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
+from ..evm.fork.start import for_record
 from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..machine import MachineSpec, collect
 from ..values import format_value
 from .describe import FailureSignature, describe_error, user_error
+from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
 from .modules import load_module
 from .program import (
     InitFailed,
@@ -33,37 +35,8 @@ from .program import (
     run_program,
 )
 from .records import source_hashes
-from .shrink import shrink_program
+from .shrink_program import shrink_program
 from .trace import Names, chain_text, event_text
-
-
-@dataclass(frozen=True)
-class ReplayStep:
-    """One replayed step and what it did."""
-
-    index: int
-    line: str
-    return_value: str | None = None
-    events: list[str] = field(default_factory=list)
-    reverts: list[str] = field(default_factory=list)
-    error: str | None = None
-    invariant: str | None = None
-    # writes to the chain no transaction made (chain.set_storage(...), chain.deal(...)), as lines that make them again
-    chain: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class ReplayResult:
-    """How the replay ended: "still fails", "fails differently" or "fixed"."""
-
-    verdict: str
-    error_type: str | None = None
-    message: str | None = None
-    changed: list[str] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.verdict == "fixed" else 1
 
 
 def current_inputs(config: Config) -> dict[str, str]:
@@ -132,7 +105,7 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     target = getattr(module, record.name, None)
     if target is None:
         raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
-    return Project(config), target
+    return Project(for_record(config, record.settings.get("fork"))), target
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:
@@ -276,7 +249,7 @@ class Check:
 
     id: str
     record: FailureRecord | None
-    verdict: str  # "still fails", "fails differently", "fixed", "cannot replay" or "unreadable"
+    verdict: CheckVerdict
     reason: str = ""
     changed: list[str] = field(default_factory=list)
 
@@ -305,7 +278,7 @@ def check(config: Config, store: FailureStore, record_id: str) -> Check:
 class ShrinkResult:
     """How `evmstate shrink` ended: "shrunk", "minimal" (nothing went), "stopped" (the budget again), "fixed" or "fails differently"."""
 
-    verdict: str
+    verdict: ShrinkVerdict
     record: FailureRecord  # the record as it stands now (the new one when shrunk)
     outcome: Any = None  # shrink.Outcome
     seconds: float = 0.0
@@ -331,6 +304,8 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         if not FailureSignature.of(ran.error).same(FailureSignature.of_record(record.error), where=False):
             return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
         outcome = shrink_program(spec, project, base, record.steps, ran.error, deadline=deadline, progress=progress)
+    if outcome.found is None and outcome.stopped == "interrupted":
+        raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
     stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped == "budget" else None
     if outcome.found is None:

@@ -35,15 +35,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..contracts.project import Project
-from ..machine import MachineSpec
-from ..strategies import Domain, IntDomain, domain_of
+from ..strategies import Domain, IntDomain
 from . import delays
-from .describe import FailureSignature
-from ..errors import CallTimeout
-from .program import DEFINITION_ERRORS
-from .replayer import Replayer, step_key
-from .steps import rule_order
+from .candidates import InOrder, Tries, probe_in_batches
+from .replayer import step_key
 
 
 @dataclass
@@ -193,7 +188,8 @@ class Shrinker:
         deadline: float | None = None,
         progress: Callable[[int], None] = lambda steps: None,
         hints: tuple[int, ...] = (),
-        operands: Callable[[list[dict[str, Any]]], list[int]] | None = None,
+        operands: Callable[[list[dict[str, Any]], int], list[int]] | None = None,
+        tries: Tries | None = None,
     ) -> None:
         self.best = list(steps)
         self.earlier = earlier or {}  # rule -> (rule sampled before it, the arguments it takes), ...
@@ -210,6 +206,7 @@ class Shrinker:
         self.passes = {name: PassStats() for name in PASSES}
         self.current = PASSES[0]
         self.pairs_done = False
+        self.tries = tries or InOrder()  # who replays a pass's candidates (candidates.py)
 
     # -- candidates ----------------------------------------------------------------------
 
@@ -233,6 +230,23 @@ class Shrinker:
             return False
         self.keep(result)
         return True
+
+    def first_shorter(self, candidates: Any) -> Any:
+        """The tag of the first (tag, candidate), made from the best program, that shorter() keeps trying them in order; None if none."""
+        best = self.best
+
+        def accept(result: Minimized | None) -> bool:
+            return result is not None and len(result.steps) <= len(best) and result.steps != best
+
+        before = self.tries.elsewhere
+        try:
+            found = self.tries.first(((tag, c) for tag, c in candidates if c != best), self.attempt, accept)
+        finally:
+            self.passes[self.current].runs += self.tries.elsewhere - before  # those replayed by helpers
+        if found is None:
+            return None
+        self.keep(found[1])
+        return found[0]
 
     # -- the passes ----------------------------------------------------------------------
 
@@ -268,31 +282,37 @@ class Shrinker:
         changed = False
         size = len(self.best) // 2
         while size >= 2:
-            start = 0
-            while start + size <= len(self.best):
-                drop: set[int] = set()
-                for i in range(start, start + size):
-                    if self._deletable(i):
-                        drop |= with_users(self.best, i)
-                if drop and self.shorter(without(self.best, drop)):
-                    changed = True  # the same place now holds later steps: try it again
-                else:
-                    start += size
+            start = self.first_shorter(self._chunk_deletions(size, 0))
+            while start is not None:
+                changed = True  # the same place now holds later steps: try it again
+                start = self.first_shorter(self._chunk_deletions(size, start))
             size //= 2
         return changed
 
+    def _chunk_deletions(self, size: int, start: int) -> Any:
+        for at in range(start, len(self.best) - size + 1, size):
+            drop: set[int] = set()
+            for i in range(at, at + size):
+                if self._deletable(i):
+                    drop |= with_users(self.best, i)
+            if drop:
+                yield at, without(self.best, drop)
+
     def _singles(self) -> bool:
         changed = False
-        index = len(self.best) - 1
-        while index >= 0:
-            if self._deletable(index):
-                if self.shorter(without(self.best, with_users(self.best, index))):
-                    changed = True
-                elif delays.of_record(self.best[index]) != delays.NO_DELAY:
-                    if self.shorter([with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):
-                        changed = True
-            index = min(index - 1, len(self.best) - 1)
+        index = self.first_shorter(self._single_deletions(len(self.best) - 1))
+        while index is not None:
+            changed = True
+            index = self.first_shorter(self._single_deletions(min(index - 1, len(self.best) - 1)))
         return changed
+
+    def _single_deletions(self, start: int) -> Any:
+        """Each step from start down, deleted (with its users), or else only its wait."""
+        for index in range(start, -1, -1):
+            if self._deletable(index):
+                yield index, without(self.best, with_users(self.best, index))
+                if delays.of_record(self.best[index]) != delays.NO_DELAY:
+                    yield index, [with_delay(s, delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]
 
     def _rules(self) -> bool:
         changed = False
@@ -360,36 +380,35 @@ class Shrinker:
             value = self.best[index]["arguments"][name]
             domain = self.domains[(self.best[index]["rule"], name)]
 
-            def fails(candidate_value: Any, repair: bool = False, places: list[tuple[int, str]] = places) -> bool:
+            def fails(candidate_value: Any, places: list[tuple[int, str]] = places) -> list[dict[str, Any]] | None:
                 if any(i >= len(self.best) for i, _ in places):
-                    return False
+                    return None
                 candidate = list(self.best)
                 for i, n in places:
                     candidate[i] = {**candidate[i], "arguments": {**candidate[i]["arguments"], n: candidate_value}}
-                return self.shorter(candidate)
+                return candidate
 
             before = self.passes[self.current].kept
-            domain.minimize(value, fails, self.hints)
+            self._minimize_value(domain, value, fails)
             changed = changed or self.passes[self.current].kept > before
         return changed
 
+    def _minimize_value(self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None) -> None:
+        """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time (candidates.py)."""
+        probe_in_batches(lambda fails: domain.minimize(value, fails, self.hints), build, self.first_shorter, self.tries.workers, repaired)
+
     def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
         """Make one argument as small as its domain allows while the program still fails; whether it changed."""
-        kept = False
 
-        def fails(candidate_value: Any, repair: bool = False) -> bool:
-            nonlocal kept
+        def fails(candidate_value: Any) -> list[dict[str, Any]] | None:
             if index >= len(self.best):
-                return False
+                return None
             step = self.best[index]
-            candidate = [*self.best[:index], {**step, "arguments": {**step["arguments"], name: candidate_value}}, *self.best[index + 1 :]]
-            if self.shorter(candidate) or (repair and self._repaired(candidate, index)):
-                kept = True
-                return True
-            return False
+            return [*self.best[:index], {**step, "arguments": {**step["arguments"], name: candidate_value}}, *self.best[index + 1 :]]
 
-        domain.minimize(value, fails, self.hints)
-        return kept
+        before = self.passes[self.current].kept
+        self._minimize_value(domain, value, fails, (lambda candidate: self._repaired(candidate, index)) if self.operands is not None else None)
+        return self.passes[self.current].kept > before
 
     def _repaired(self, candidate: list[dict[str, Any]], index: int) -> bool:
         """The candidate (step index changed) with one later number replaced by a side of a comparison its replay met, as Redqueen does.
@@ -399,7 +418,10 @@ class Shrinker:
         """
         if self.operands is None:
             return False
-        met = [o for o in dict.fromkeys(self.operands(candidate)) if o >= 0][:REPAIRS]
+        met = [o for o in dict.fromkeys(self.operands(candidate, index)) if o >= 0][:REPAIRS]
+        return bool(self.first_shorter(self._fixes(candidate, index, met)))
+
+    def _fixes(self, candidate: list[dict[str, Any]], index: int, met: list[int]) -> Any:
         for j in range(index + 1, len(candidate)):
             for name, value in candidate[j]["arguments"].items():
                 domain = self.domains.get((candidate[j]["rule"], name))
@@ -409,10 +431,7 @@ class Shrinker:
                     for v in (other, other + 1, other - 1):
                         if v != value and domain.contains(v):
                             step = candidate[j]
-                            fixed = [*candidate[:j], {**step, "arguments": {**step["arguments"], name: v}}, *candidate[j + 1 :]]
-                            if self.shorter(fixed):
-                                return True
-        return False
+                            yield True, [*candidate[:j], {**step, "arguments": {**step["arguments"], name: v}}, *candidate[j + 1 :]]
 
     def _merge(self) -> bool:
         changed = False
@@ -420,7 +439,7 @@ class Shrinker:
         while i < len(self.best) and len(self.best) <= MERGE_UP_TO:
             j = i + 1
             while j < len(self.best):
-                if any(self.shorter(candidate) for candidate in self._merged(i, j)):
+                if self.first_shorter((True, c) for c in self._merged(i, j)):
                     changed = True
                     break
                 j += 1
@@ -482,28 +501,26 @@ class Shrinker:
             self.pairs_done = False
             return False
         changed = False
-        i = 0
-        while i < len(self.best):
-            j = i + 1
-            while j < len(self.best):
-                if self._deletable(i) and self._deletable(j) and self.shorter(without(self.best, with_users(self.best, i) | with_users(self.best, j))):
-                    changed = True
-                    continue  # the same (i, j) now names other steps
-                j += 1
-            i += 1
+        at = self.first_shorter(self._pair_deletions(0, 1))
+        while at is not None:
+            changed = True
+            at = self.first_shorter(self._pair_deletions(*at))  # the same (i, j) now names other steps
         self.pairs_done = True
         return changed
+
+    def _pair_deletions(self, start_i: int, start_j: int) -> Any:
+        for i in range(start_i, len(self.best)):
+            for j in range(start_j if i == start_i else i + 1, len(self.best)):
+                if self._deletable(i) and self._deletable(j):
+                    yield (i, j), without(self.best, with_users(self.best, i) | with_users(self.best, j))
 
     def _reroute(self) -> bool:
         """Delete a step that took a value from one bundle and put it into another, the value's producer now routing it there itself."""
         changed = False
         index = len(self.best) - 1
         while index > 0:
-            candidates = list(self._rerouted(index))
-            for candidate in candidates:
-                if self.shorter(candidate):
-                    changed = True
-                    break
+            if self.first_shorter((True, c) for c in list(self._rerouted(index))):
+                changed = True
             index = min(index - 1, len(self.best) - 1)
         return changed
 
@@ -571,100 +588,3 @@ def _simple_values(domain: Domain, value: Any) -> list[Any]:
 
     domain.minimize(value, collect)
     return [v for v in seen[:3] if v != value] + [value]
-
-
-def minimize(
-    steps: list[dict[str, Any]],
-    attempt: Callable[[list[dict[str, Any]]], Minimized | None],
-    fixed: frozenset[str] = frozenset(),
-    progress: Callable[[int], None] = lambda steps: None,
-) -> Minimized | None:
-    """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was shorter."""
-    outcome = Shrinker(steps, attempt, fixed=fixed, progress=progress).run()
-    if outcome.found is not None and outcome.stopped == "interrupted":
-        outcome.found.interrupted = True
-    return outcome.found
-
-
-def shrink_program(
-    spec: MachineSpec,
-    project: Project,
-    base: Any,
-    steps: list[dict[str, Any]],
-    error: BaseException | FailureSignature,
-    *,
-    deadline: float | None = None,
-    progress: Callable[[int, int], None] = lambda steps, replays: None,
-    hints: tuple[int, ...] = (),
-    feedback: Any = None,
-) -> Outcome:
-    """Shrink a failing program while it still fails with error's signature.
-
-    Each candidate is replayed from a checkpoint of the chain after the class-level __init__
-    (base). hints: numbers the contracts know, tried as arguments; feedback: the search's
-    evm.base.Feedback while its hooks record comparison operands (py-evm), for repairs. Decorator-style initializers always stay: a Hypothesis machine runs each of them
-    once. progress(steps, replays) follows the passes.
-    """
-    target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
-    fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
-    domains = {(r.name, p.name): d for r in (*spec.initializers, *spec.rules) for p in r.params if p.strategy is not None and (d := domain_of(p.strategy)) is not None}
-    replayer = Replayer(spec, project, base)
-    tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
-    left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
-
-    def attempt(candidate: list[dict[str, Any]]) -> Minimized | None:
-        key = tuple(step_key(s) for s in candidate)
-        if key not in tried:
-            if len(tried) > 4096:
-                tried.clear()
-            tried[key] = replay(candidate)
-        return tried[key]
-
-    def replay(candidate: list[dict[str, Any]]) -> Minimized | None:
-        try:
-            ran = replayer.run(candidate)
-        except Exception:
-            # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
-            # (leaving a context manager): not a program that fails the same way
-            return None
-        if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
-            # an error of the machine or a limit of evmstate, not the failure: counted for the report
-            left_out.append(f"{spec.name}.{candidate[ran.at - 1]['rule'] if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}")
-            return None
-        if ran.error is None or FailureSignature.of(ran.error) != target:
-            return None
-        # it may now fail before its last step: what follows is not needed
-        return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
-
-    def operands(candidate: list[dict[str, Any]]) -> list[int]:
-        """The comparison operands the candidate's replay met (feedback records them on py-evm while the search's hooks are on)."""
-        start = len(feedback.operands)
-        replay(candidate)
-        met = feedback.operands[start:]
-        del feedback.operands[start:]
-        return met
-
-    shrinker = Shrinker(
-        steps, attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec), rank={r.name: i for i, r in enumerate(rule_order(spec.rules))},
-        deadline=deadline, progress=lambda n: progress(n, replayer.runs),
-        hints=hints, operands=operands if feedback is not None else None,
-    )
-    progress(len(steps), 0)  # the live line shows evmstate's passes from their start
-    try:
-        outcome = shrinker.run()
-    finally:
-        replayer.close()
-    outcome.left_out, outcome.left_out_first = len(left_out), left_out[0] if left_out else None
-    return outcome
-
-
-def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
-    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from the same strategies."""
-    order = rule_order(spec.rules)
-    shape = {r.name: {(p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params} for r in order}
-    return {r.name: [(q.name, frozenset(p.name for p in q.params)) for q in order[:i] if not q.targets and shape[q.name] <= shape[r.name]] for i, r in enumerate(order)}
-
-
-def has_domains(spec: MachineSpec) -> bool:
-    """Whether every argument a rule draws from a strategy has a domain the shrinker can make smaller."""
-    return all(p.bundle is not None or domain_of(p.strategy) is not None for r in (*spec.initializers, *spec.rules) for p in r.params)

@@ -125,6 +125,7 @@ class ChainSpec:
     call_gas_limit: int = CALL_GAS_LIMIT
     call_timeout: float | None = None
     call_cache: str = "on"  # read-only calls answered from the cache: "on", "off" or "check" (cache.py)
+    fork: Any = None  # the chain forked at a pinned block (fork/store.ForkSpec), or None for a fresh chain
 
 
 @runtime_checkable

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..config import BackendConfig, Config
 from .base import Backend, ChainSpec
 from .finish import RevmFinisher
+from .fork.start import fork_spec, resolve
 from .pyevm import PyEVMBackend
 
 
@@ -21,12 +22,15 @@ def chain_spec(config: Config) -> ChainSpec:
         call_gas_limit=config.fuzz.call_gas_limit,
         call_timeout=config.fuzz.call_timeout,
         call_cache=config.fuzz.call_cache,
+        fork=fork_spec(resolve(config)),
     )
 
 
 def make_backend(config: Config) -> Backend:
     """The backend [backend] asks for: py-evm (finishing on revm what it runs out of time for), revm, or both in lockstep when check is on."""
     spec = chain_spec(config)
+    if spec.fork is not None:
+        return forked(config, spec)
     # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for, or when a call runs away
     if config.backend.check:
         from .check import CheckedBackend
@@ -38,6 +42,19 @@ def make_backend(config: Config) -> Backend:
 
         return RevmBackend(spec)
     return finishing(PyEVMBackend(spec))
+
+
+def forked(config: Config, spec: ChainSpec) -> Backend:
+    """The backend [backend] asks for, over the state of the chain [fork] names (fork/)."""
+    from .fork.pyevm import ForkedPyEVMBackend
+
+    if config.backend.check or config.backend.name == "revm":
+        from .check import CheckedBackend
+        from .fork.revm import ForkedRevmBackend
+
+        fast = ForkedRevmBackend(spec)
+        return CheckedBackend(fast, ForkedPyEVMBackend(spec)) if config.backend.check else fast
+    return ForkedPyEVMBackend(spec)
 
 
 def for_campaign(config: Config) -> Config:

@@ -34,10 +34,11 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, Reads, compare, opcodes, replay_coverage
+from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from .cache import entry as cache_entry
 from .base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot, account_keys, contract_address, intrinsic_gas
-from .pyevm import PyEVMBackend
+from .journal import EMPTY_CODE_HASH, loaded, read_changes
+from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
 from ..errors import UsageError
 
@@ -50,42 +51,8 @@ INSTALL_HINT = 'pip install "evmstate[revm]" (pyrevm has wheels for CPython 3.10
 # evm versions revm runs with py-evm's semantics; Prague runs as Cancun plus the calldata floor
 SPECS = {"cancun": "CANCUN", "prague": "CANCUN"}
 ZERO = b"\0" * 20
-EMPTY_CODE_HASH = keccak(b"")
 
-# the journal's debug text: each account loaded by the call, its storage slots, its status
-_ACCOUNT = re.compile(r"0x([0-9a-f]{40}): Account \{ info: AccountInfo \{ balance: (\d+), nonce: (\d+), code_hash: 0x([0-9a-f]{64}), code: ")
-_STATUS = re.compile(r"\}, status: AccountStatus\(([^)]*)\) \}")
-_SLOT = re.compile(r"(\d+): StorageSlot \{ previous_or_original_value: (\d+), present_value: (\d+) \}")
-_CODE = re.compile(r"Some\(Bytecode \{ bytecode: 0x([0-9a-f]*), state: (?:Raw|\w+ \{ len: (\d+))")
-_LOG = re.compile(r"Log \{ address: 0x([0-9a-f]{40}), data: LogData \{ topics: \[([^\]]*)\], data: 0x([0-9a-f]*) \} \}")
 _FAILED = re.compile(r"^(Revert|Halt) \{ (?:reason: (.*), )?gas_used: (\d+)(?:, output: 0x([0-9a-f]*))? \}$", re.S)
-
-
-def _logs_in(journal: str) -> tuple[Log, ...]:
-    """The logs in the journal's text: all of the last call's, as every call starts from an empty journal."""
-    start = journal.find(", logs: [")
-    if journal.startswith("], depth: ", start + 9):
-        return ()
-    end = journal.find("], depth: ", start)
-    return tuple(
-        Log(bytes.fromhex(address), tuple(int(t, 16) for t in topics.split(", ") if t), bytes.fromhex(data))
-        for address, topics, data in _LOG.findall(journal, start, end + 1)
-    )
-
-
-def _slots_by_account(journal: str, end: int) -> list[list[tuple[str, str]]]:
-    """Per loaded account in the journal's text, in order: the (slot, value) pairs loaded for it."""
-    found = []
-    pos = 0
-    while True:
-        m = _ACCOUNT.search(journal, pos, end)
-        if m is None:
-            return found
-        start = journal.find("storage: {", m.end(), end)
-        status = _STATUS.search(journal, start, end)
-        assert start >= 0 and status is not None, "unexpected journal text from pyrevm"
-        found.append([(k, v) for k, _, v in _SLOT.findall(journal, start, status.start())])
-        pos = status.end()
 
 
 def available() -> bool:
@@ -122,7 +89,7 @@ def _halt_message(reason: str) -> str:
     return _HALTS.get(name, reason)
 
 
-class RevmBackend(BlockTime):
+class RevmBackend(Explaining, BlockTime):
     """An in-process revm chain with the py-evm backend's interface, gas and outcomes."""
 
     # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them; what
@@ -265,9 +232,8 @@ class RevmBackend(BlockTime):
         finally:
             evm.revert(checkpoint)
         ran = ExecResult(success=success, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap)
-        end = journal.find(", transient_storage: {")
-        loaded = [bytes.fromhex(m.group(1)) for m in _ACCOUNT.finditer(journal, 0, end)]
-        return ran, [(address, int(slot)) for address, slots in zip(loaded, _slots_by_account(journal, end)) for slot, _ in slots]
+        addresses, slots_of = loaded(journal)
+        return ran, [(address, int(slot)) for address, slots in zip(addresses, slots_of) for slot, _ in slots]
 
     def get_nonce(self, address: bytes) -> int:
         info = self._info.get(address)
@@ -373,9 +339,8 @@ class RevmBackend(BlockTime):
             success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None)
             revm_used = result.gas_used
             if success or to is None or self.gas_price:
-                journal = evm.journal_str
-                logs = _logs_in(journal) if success else ()
-                changes = self._read_changes(journal)
+                logs = self._logs_of(result) if success else ()
+                changes = read_changes(evm.journal_str, self._info)
             else:
                 # a failed call changed nothing revm journals: its frame was reverted, and
                 # the nonce and (at gas price 0) the gas are accounted for below
@@ -399,6 +364,8 @@ class RevmBackend(BlockTime):
             adjust.setdefault(ZERO, [0, 0])[0] -= revm_used * self.gas_price
         undo = self._apply(changes, adjust)
         self._version += 1
+        # the storage the sight saw it read and write, given at once (not by a copy of the result)
+        seen_storage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
         if success:
             self._logs.extend(logs)
             if to is None:
@@ -411,6 +378,7 @@ class RevmBackend(BlockTime):
                 contract_address=create_address,
                 gas_limit=gas,
                 at_gas_cap=at_cap,
+                **seen_storage,
             )
         else:
             done = ExecResult(
@@ -422,8 +390,9 @@ class RevmBackend(BlockTime):
                 at_gas_cap=at_cap,
                 out_of_gas=error == "Out of gas",
                 explainer=self._explainer("transact", (sender, to, data, value, asked), undo),
+                **seen_storage,
             )
-        return done if seen is None else self.sight.show(done, seen)
+        return done if seen is None else self.sight.show(done, None)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
         """Execute a call and discard every change it made (eth_call)."""
@@ -519,16 +488,15 @@ class RevmBackend(BlockTime):
             seen = self.sight.see(False, sender, to, data, 0, asked, True, Outcome(success, error == "revert", output, ran.logs, None, ran.gas_used, code_gas))
         if not success:
             return ran, None, seen
-        end = journal.find(", transient_storage: {")
-        loaded = [bytes.fromhex(m.group(1)) for m in _ACCOUNT.finditer(journal, 0, end)]
-        ops = frozenset().union(*(opcodes(self._code.get(a, b"")) for a in loaded))
+        addresses, slots_of = loaded(journal)
+        ops = frozenset().union(*(opcodes(self._code.get(a, b"")) for a in addresses))
         if ops & CALL_OPCODES:
             return ran, None, seen
-        reads = [(address, int(slot), int(value)) for address, slots in zip(loaded, _slots_by_account(journal, end)) for slot, value in slots]
+        reads = [(address, int(slot), int(value)) for address, slots in zip(addresses, slots_of) for slot, value in slots]
         # an account's code always matters; its balance, and whether its nonce is 0 (which makes
         # an account empty), only to code that can see them; the nonce's value never
         whole = bool(ops & BALANCE_OPCODES)
-        accounts = tuple((a, self._account_state(a, whole)) for a in loaded)
+        accounts = tuple((a, self._account_state(a, whole)) for a in addresses)
         block = (self._timestamp, self._number) if ops & BLOCK_OPCODES else None
         kept = cache_entry(ran, reads, accounts, block, None)
         if seen is not None:
@@ -567,40 +535,6 @@ class RevmBackend(BlockTime):
             topics, data = entry.data
             logs.append(Log(bytes.fromhex(entry.address[2:]), tuple(int.from_bytes(t, "big") for t in topics), bytes(data)))
         return tuple(logs)
-
-    def _read_changes(self, journal: str) -> dict[bytes, Any]:
-        """What the call changed, from the journal's text: address -> (info, code, {slot: value}, destroyed)."""
-        end = journal.rfind(", transient_storage: {")
-        changes: dict[bytes, Any] = {}
-        pos = 0
-        info_of = self._info
-        while True:
-            m = _ACCOUNT.search(journal, pos, end)
-            if m is None:
-                break
-            start = journal.find("storage: {", m.end(), end)
-            status = _STATUS.search(journal, start, end)
-            assert start >= 0 and status is not None, "unexpected journal text from pyrevm"
-            pos = status.end()
-            address = bytes.fromhex(m.group(1))
-            flags = status.group(1)
-            if "SelfDestructed" in flags:
-                changes[address] = (None, None, {}, True)
-                continue
-            info = [int(m.group(2)), int(m.group(3)), bytes.fromhex(m.group(4))]
-            slots = {int(k): int(v) for k, old, v in _SLOT.findall(journal, start, status.start()) if old != v}
-            old = info_of.get(address)
-            same_info = info == old if old is not None else info == [0, 0, EMPTY_CODE_HASH]
-            if same_info and not slots:
-                continue
-            code = None
-            if info[2] != EMPTY_CODE_HASH and (old is None or old[2] != info[2]):
-                c = _CODE.match(journal, m.end())
-                assert c is not None, "unexpected code in pyrevm's journal text"
-                raw = bytes.fromhex(c.group(1))
-                code = raw[: int(c.group(2))] if c.group(2) else raw
-            changes[address] = (None if same_info else info, code, slots, False)
-        return changes
 
     def _apply(self, changes: dict[bytes, Any], adjust: dict[bytes, list[int]]) -> list[tuple[Any, ...]]:
         """Write a transaction's changes into the mirror and revm's database; returns how to undo them.
@@ -642,22 +576,6 @@ class RevmBackend(BlockTime):
         self.last_writes = tuple(writes)
         return undo
 
-    # -- explanations ---------------------------------------------------------
-
-    def _explainer(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> Callable[[], ExecResult | None]:
-        """A function that runs this failed call again on py-evm, for its failing frames.
-
-        It works while the state is as the call left it; after any change it returns None.
-        """
-        version = self._version
-
-        def explain() -> ExecResult | None:
-            if self._version != version:
-                return None
-            return self._run_on_py_evm(kind, args, undo)
-
-        return explain
-
     def state(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
         """The whole world state: address -> (balance, nonce, code, storage)."""
         return {
@@ -679,98 +597,3 @@ class RevmBackend(BlockTime):
                 self._write_slot(address, slot, value)
         self._version += 1
         self._set_block(timestamp, block_number)
-
-    def _run_on_py_evm(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> ExecResult:
-        """The call run again on py-evm from the state before it, or the result of an earlier run
-        of the same call (kind, args) that read the same values: the same code, the same check failed.
-        """
-        before = _Before(self, undo)
-        key = (kind, args)
-        known = self._explained.get(key)
-        if known is not None and before.unchanged(known):
-            return known.result
-        result, reads = self._shadow_run(kind, args, undo)
-        self.shadow_runs += 1
-        to = args[1]
-        if to is not None:  # a deployment's address depends on the sender's nonce: not kept
-            reads.accounts.add(to)
-            if len(self._explained) >= 4096:
-                self._explained.clear()
-            accounts = tuple((a, before.account(a)) for a in reads.accounts)
-            block = (self._timestamp, self._number) if reads.block else None
-            storage = tuple((a, s, v) for (a, s), v in reads.storage.items())
-            self._explained[key] = Entry(result, result, storage, accounts, block, None)
-        return result
-
-    def py_evm(self) -> PyEVMBackend:
-        """A py-evm chain holding what revm holds now (made once; from then on only what changed is written to it)."""
-        shadow = self._shadow
-        if shadow is None:
-            shadow = self._shadow = PyEVMBackend(dataclasses.replace(self.spec, call_cache="off"))
-            shadow.load_state(self.state(), timestamp=self._timestamp, block_number=self._number)
-            self._shadow_dirty = set()
-        elif self._shadow_dirty:
-            accounts, slots = self._shadow_changes(self._shadow_dirty)
-            shadow.write_state(accounts, slots)
-            self._shadow_dirty.clear()
-        return shadow
-
-    def _shadow_run(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> tuple[ExecResult, Reads]:
-        shadow = self.py_evm()
-        # the state before the call: its own changes undone
-        accounts, slots = {}, {}
-        for entry in reversed(undo):
-            address = entry[1]
-            if entry[0] == "s":
-                slots[(address, entry[2])] = entry[3]
-            else:
-                accounts[address] = None if entry[2] is None else (entry[2][0], entry[2][1], entry[3] or b"")
-        with shadow.anchor():
-            shadow.write_state(accounts, slots, block=(self._timestamp, self._number))
-            with shadow.reading() as reads:
-                result = shadow.transact(*args) if kind == "transact" else shadow.call(*args)
-        return result, reads
-
-    def _shadow_changes(self, dirty: set[tuple[bytes, int | None]]) -> tuple[dict[bytes, Any], dict[tuple[bytes, int], int]]:
-        """The accounts and slots that changed since the shadow was written, as they are now."""
-        accounts: dict[bytes, Any] = {}
-        slots: dict[tuple[bytes, int], int] = {}
-        for address, slot in dirty:
-            if slot is None:
-                info = self._info.get(address)
-                accounts[address] = None if info is None else (info[0], info[1], self._code.get(address, b""))
-                if info is None:  # a deleted account's storage goes with it: what is left is written again
-                    slots.update(((address, k), v) for k, v in self._storage.get(address, {}).items())
-            else:
-                slots[(address, slot)] = self.get_storage(address, slot)
-        return accounts, slots
-
-
-class _Before:
-    """The revm state as it was before the last call: what is now, with that call's own changes (its undo list) taken back."""
-
-    def __init__(self, backend: RevmBackend, undo: list[tuple[Any, ...]]) -> None:
-        self.backend = backend
-        self.accounts: dict[bytes, Any] = {}
-        self.slots: dict[tuple[bytes, int], int] = {}
-        for entry in reversed(undo):  # the oldest value of each wins
-            if entry[0] == "s":
-                self.slots[(entry[1], entry[2])] = entry[3]
-            else:
-                self.accounts[entry[1]] = entry[2]
-
-    def account(self, address: bytes) -> tuple[int, int, bytes, bool]:
-        """(balance, nonce, code hash, exists), as py-evm sees an account."""
-        info = self.accounts[address] if address in self.accounts else self.backend._info.get(address)
-        return (0, 0, EMPTY_CODE_HASH, False) if info is None else (info[0], info[1], info[2], True)
-
-    def unchanged(self, known: Entry) -> bool:
-        get = self.backend.get_storage
-        for address, slot, value in known.storage:
-            was = self.slots.get((address, slot))
-            if (get(address, slot) if was is None else was) != value:
-                return False
-        for address, state in known.accounts:
-            if self.account(address) != state:
-                return False
-        return known.block is None or known.block == (self.backend.timestamp, self.backend.block_number)

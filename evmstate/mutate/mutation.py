@@ -43,7 +43,7 @@ from ..engine.item import asks_for_contracts, unavailable_contracts
 from ..engine.settings import keep_hypothesis_storage
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import FailureRecord, FailureStore
-from ..scale import parallel
+from ..scale import pool
 from ..scale.campaign import LocalWorkers
 from ..scale.cluster import DaskWorkers
 from ..scale.shards import Outcome, ProjectBundle, Workers
@@ -53,7 +53,7 @@ from . import plan
 from .cache import MutationCache
 from .operators import Mutant
 from .plan import Source
-from .report import JudgeOutcome, MutantOutcome, MutationReport
+from .report import BaselineFinished, JudgeOutcome, MutantFinished, MutantOutcome, MutateEvent, MutateStarted, MutationReport  # noqa: F401  (the events: importable from here too)
 from .tasks import Baseline, BaselineTask, Budget, Compiled, CompileTask, Judge, Kill, MutantTask, Verdict
 
 
@@ -69,42 +69,6 @@ class MutateOptions:
     seed: int | None = None  # None: [hypothesis] seed, else 0 (a fixed seed keeps verdicts comparable and cached)
     workers: int = 1
     cluster: str | None = None
-
-
-# -- events ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MutateStarted:
-    """Emitted once the mutants are made: the sources, how many mutants, the machines and tests that deploy them."""
-
-    sources: tuple[str, ...]
-    mutants: int
-    judges: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class BaselineFinished:
-    """Emitted when a machine or test has run on the real code (or its outcome came from the cache)."""
-
-    outcome: JudgeOutcome
-
-
-@dataclass(frozen=True)
-class MutantFinished:
-    """Emitted as each mutant's outcome is known: done of total so far."""
-
-    outcome: MutantOutcome
-    done: int
-    total: int
-
-
-@dataclass(frozen=True)
-class MutateFinished:
-    report: MutationReport
-
-
-MutateEvent = Any  # the engine's RunStarted, CompileStarted, CompileFinished, LoadFailed, NothingFound, and the above
 
 
 # -- keys: what each kept result depends on ---------------------------------------------------
@@ -155,7 +119,7 @@ class InProcess:
 
     description = "this process"
 
-    def __init__(self, state: parallel.WorkerState) -> None:
+    def __init__(self, state: pool.WorkerState) -> None:
         self.state = state
         self.queue: deque = deque()
         self.failing: set[str] = set()
@@ -198,10 +162,10 @@ class InProcess:
 
 def open_workers(config: Config, options: MutateOptions, project: Project, items: list[Item]) -> Workers:
     if options.cluster is not None:
-        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, parallel.loaded_modules()))
+        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
     if options.workers <= 1:
-        return InProcess(parallel.WorkerState(config, project, {plan.item_id(i): i for i in items}))
-    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules(), project.build)
+        return InProcess(pool.WorkerState(config, project, {plan.item_id(i): i for i in items}))
+    source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), project.build)
     return LocalWorkers(source, options.workers)
 
 
@@ -518,7 +482,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     """Make the mutants, judge them with the selected machines and tests, and report; Ctrl-C reports what finished."""
     keep_hypothesis_storage(config)
     if options.workers > 1 and options.cluster is None:
-        parallel.start_early()  # the workers' imports, while this process discovers and compiles
+        pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = options.seed if options.seed is not None else (config.hypothesis.seed if config.hypothesis.seed is not None else 0)
     budget = Budget(options.max_examples or config.hypothesis.max_examples, options.steps, options.seconds, seed)
     emit(RunStarted(seed, config.origin))
@@ -561,7 +525,6 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     report.timing["parent_cpu"] = time.process_time() - cpu  # this process: discovery, compiling the project, the judges in this process with -n 1
     if not interrupted:
         run.cache.prune()
-    emit(MutateFinished(report))
     return report
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..engine.events import ExitCode
 from .tasks import Kill
 
 STATUSES = ("killed", "survived", "not covered", "dropped", "error")
@@ -161,6 +162,20 @@ class MutationReport:
     def json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
+    def exit_code(self, min_score: float | None = None) -> ExitCode:
+        """Nothing to mutate, Ctrl-C, no judge passes on the real code, a mutant evmstate failed to judge, a score below min_score (percent), else OK."""
+        if self.nothing is not None:
+            return ExitCode.NOTHING_FOUND
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
+        if self.judges and not any(j.status == "passed" for j in self.judges):
+            return ExitCode.USAGE_ERROR
+        if any(m.status == "error" for m in self.mutants):
+            return ExitCode.INTERNAL_ERROR
+        if min_score is not None and (self.score is None or 100 * self.score < min_score):
+            return ExitCode.FAILED
+        return ExitCode.OK
+
     def write_json(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.json(), encoding="utf-8")
@@ -250,3 +265,44 @@ def grouped(outcomes: list[MutantOutcome]) -> list[tuple[tuple[str, str], list[M
     for m in sorted(outcomes, key=lambda m: (m.source, m.line)):
         groups.setdefault((m.source, m.function), []).append(m)
     return list(groups.items())
+
+
+# -- events: how the report is built -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MutateStarted:
+    """Emitted once the mutants are made: the sources, how many mutants, the machines and tests that deploy them."""
+
+    sources: tuple[str, ...]
+    mutants: int
+    judges: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BaselineFinished:
+    """Emitted when a machine or test has run on the real code (or its outcome came from the cache)."""
+
+    outcome: JudgeOutcome
+
+
+@dataclass(frozen=True)
+class MutantFinished:
+    """Emitted as each mutant's outcome is known: done of total so far."""
+
+    outcome: MutantOutcome
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class MutateFinished:
+    """Emitted once at the end, after Ctrl-C and when nothing was mutated too: the report, the files written, how the command ends."""
+
+    report: MutationReport
+    written: tuple[str, ...] = ()
+    exit_code: ExitCode = ExitCode.OK
+    min_score: float | None = None  # --min-score, in percent
+
+
+MutateEvent = Any  # the engine's RunStarted, CompileStarted, CompileFinished, LoadFailed, NothingFound, and the above

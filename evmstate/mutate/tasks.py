@@ -1,7 +1,7 @@
 """What a worker does for `evmstate mutate`: run a machine on the real code, compile a mutant, judge a mutant.
 
 Each task has a key and run(state, emit), as campaign shards do, so the same local workers and
-Dask workers run them; state is the worker's loaded project (scale.parallel.WorkerState). Every
+Dask workers run them; state is the worker's loaded project (scale.pool.WorkerState). Every
 judgement goes in three passes, cheapest first, and a mutant stops at its first failure:
 the machine's saved failures that pass on the real code, replayed without Hypothesis; its
 saved guidance corpus, each run replayed whole; then a search of the budget's runs, under the

@@ -3,7 +3,7 @@
 A shard runs one machine or property test under a seed of its own, for a number of examples,
 and stops starting runs when its share of the budget is spent; a failure it finds is shrunk
 where it runs and comes back as a record, which the campaign saves. Workers are local
-processes (evmstate.scale.parallel) or Dask tasks on a cluster (evmstate.scale.cluster); both hand back
+processes (evmstate.scale.pool) or Dask tasks on a cluster (evmstate.scale.cluster); both hand back
 ShardResults, from which the campaign's progress is built.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 # a campaign loads what a run loads (see runner.py)
@@ -22,23 +22,17 @@ from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery, examples, replay  # noqa: F401
 from ..engine import shrink as minimize  # noqa: F401
-from ..engine.events import (
-    Event,
-    ExampleFinished,
-    LoadFailed,
-    MachineFinished,
-    NothingFound,
-    RunStarted,
-)
+from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, NothingFound, RunStarted
 from ..engine.item import asks_for_contracts, names_asked, unavailable_contracts
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
 from ..evm.factory import for_campaign
 from ..engine.describe import FailureSignature
 from ..failures import FailureRecord, FailureStore
-from . import parallel
+from . import pool
 from .cluster import DaskWorkers
-from .parallel import Pool, WorkerCrashed
+from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
+from .pool import Pool, WorkerCrashed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .workers import Grace, sigint_count
 
@@ -65,7 +59,7 @@ def parse_duration(text: str) -> float:
 
 
 class LocalWorkers:
-    """Processes on this machine (evmstate.scale.parallel.Pool), loading the project in place."""
+    """Processes on this machine (evmstate.scale.pool.Pool), loading the project in place."""
 
     def __init__(self, source: Any, workers: int) -> None:
         self.pool = Pool(source, workers)
@@ -114,112 +108,14 @@ class LocalWorkers:
     def interrupt(self) -> None:
         self.pool.interrupt()
 
+    def lend(self) -> None:
+        self.pool.lend()
+
     def retire(self, key: str) -> None:
         self.pool.interrupt([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
 
     def close(self) -> None:
         self.pool.close()
-
-
-# -- events ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CampaignStarted:
-    """Emitted once the workers are set up: the budget (None: until Ctrl-C), where shards run, what is fuzzed."""
-
-    budget: float | None
-    workers: str
-    items: tuple[str, ...]
-    backend: str = "pyevm"
-
-
-@dataclass
-class ItemTotals:
-    """One machine or test over the campaign so far."""
-
-    shards: int = 0
-    examples: int = 0
-    steps: int = 0
-    status: str = "running"  # running, failed, error
-    corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
-
-
-@dataclass(frozen=True, kw_only=True)
-class CampaignProgress:
-    """Emitted as shards end (and at least every second): the campaign's totals so far."""
-
-    elapsed: float
-    budget: float | None
-    shards: int
-    running: int
-    examples: int
-    steps: int
-    failures: int
-    branches: int | None  # distinct branches hit over all shards; None until the engine reports them
-    shrinking: int = 0  # running shards shrinking a failure they found (they finish after the budget)
-
-    @property
-    def steps_per_second(self) -> float:
-        return self.steps / self.elapsed if self.elapsed > 0 else 0.0
-
-
-@dataclass
-class CampaignSummary:
-    """How a campaign went: totals, the failures found (each saved), the errors."""
-
-    seed: int | None = None
-    elapsed: float = 0.0
-    cpu: float = 0.0
-    shards: int = 0
-    examples: int = 0
-    steps: int = 0
-    items: dict[str, ItemTotals] = field(default_factory=dict)
-    failures: list[MachineFinished] = field(default_factory=list)
-    errors: list[MachineFinished] = field(default_factory=list)
-    load_errors: list[LoadFailed] = field(default_factory=list)
-    branches: frozenset | None = None
-    interrupted: bool = False
-    nothing: str | None = None
-    workers: str = ""
-
-    @property
-    def exit_code(self) -> int:
-        """3 evmstate failed, 1 a failure was found, 2 errors, 5 nothing to fuzz, 130 stopped by Ctrl-C, else 0."""
-        if any(r.internal for r in self.errors):
-            return 3
-        if self.failures:
-            return 1
-        if self.errors or self.load_errors:
-            return 2
-        if self.nothing is not None:
-            return 5
-        return 130 if self.interrupted else 0
-
-
-@dataclass(frozen=True)
-class CampaignFinished:
-    """Emitted once at the end."""
-
-    summary: CampaignSummary
-
-
-# -- the campaign -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class FailureReplaced:
-    """Emitted when another shard brings a shorter program for a failure already reported: the saved record is replaced."""
-
-    key: str
-    old_id: str | None
-    new_id: str
-    steps: int
-    program: tuple[str, ...]
-
-
-# what a campaign emits: the engine's events from its workers, and its own
-CampaignEvent = Event | CampaignStarted | CampaignProgress | CampaignFinished | FailureReplaced
 
 
 @dataclass(frozen=True)
@@ -237,7 +133,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     keep_hypothesis_storage(config)
     config = for_campaign(config)
     if workers is None and options.cluster is None:
-        parallel.start_early()  # the workers' imports, while this process discovers and compiles
+        pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)
@@ -256,7 +152,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     for err in unavailable_contracts(config, project, found.items):
         summary.load_errors.append(err)
         emit(err)
-    keys = [parallel.item_id(i) for i in found.items]
+    keys = [pool.item_id(i) for i in found.items]
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:
@@ -268,15 +164,14 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
             workers.close()
     summary.elapsed = time.monotonic() - started
     summary.workers = workers.description
-    emit(CampaignFinished(summary))
     return summary
 
 
 def open_workers(config: Config, options: CampaignOptions, build: Build | None = None) -> Workers:
     """Dask's workers, or local ones (which build the project from build, when given: the contracts compiled here)."""
     if options.cluster is not None:
-        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, parallel.loaded_modules()))
-    source = parallel.ProjectSource(config, parallel.absolute_paths(options.paths), options.keyword, parallel.loaded_modules(), build)
+        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
+    source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), build)
     return LocalWorkers(source, options.workers)
 
 
@@ -327,6 +222,8 @@ def _drive(
                 summary.shards += 1
         elif workers.running() == 0:
             break
+        else:
+            workers.lend()  # no shard is left to start: idle workers help shrink
         for outcome in workers.collect(0.2):
             _record(outcome, summary, live, store, saved, emit, workers.retire)
         # a machine with a failure being shrunk gets no more shards: they would find it again

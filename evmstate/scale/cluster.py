@@ -15,7 +15,7 @@ import uuid
 from typing import Any
 
 from ..errors import MachineDefinitionError, UsageError
-from .parallel import WorkerCrashed
+from .pool import WorkerCrashed
 from .shards import Outcome, ProjectBundle, Shard, run_bundle_shard
 
 
@@ -106,6 +106,9 @@ class DaskWorkers:
             del self.futures[f]
         if dropped:
             self.client.cancel(dropped)
+
+    def lend(self) -> None:
+        pass  # a Dask task shrinks alone
 
     def close(self) -> None:
         if self.futures:

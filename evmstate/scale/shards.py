@@ -26,7 +26,8 @@ from ..engine.settings import Overrides
 from ..errors import UsageError
 from ..failures import FailureRecord
 from ..search.session import collector_of
-from .parallel import ProjectSource
+from . import shrinking
+from .pool import ProjectSource
 
 # -- shards ------------------------------------------------------------------------------
 
@@ -88,7 +89,7 @@ def _forwarded(emit: Callable[[Event], None] | None) -> Callable[[Event], None]:
 
 
 def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = None) -> ShardResult:
-    """Run one shard on a loaded project (a parallel.WorkerState); emit gets FailureFound when a failure is found, and ExampleFinished now and then."""
+    """Run one shard on a loaded project (a pool.WorkerState); emit gets FailureFound when a failure is found, and ExampleFinished now and then."""
     with _shard_lock:
         state.project.activate()
         item = state.items[shard.key]
@@ -103,6 +104,7 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
         records: list[FailureRecord] = []
         # the machine's saved guidance runs: every shard starts from them and adds to them
         result = run_item(state.config, state.project, item, shard.overrides, _forwarded(emit), seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by, native=True)
+        result = shrinking.told(result)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
@@ -253,5 +255,8 @@ class Workers(Protocol):
 
     def retire(self, key: str) -> None:
         """Stop the running shards of a machine that failed, except those shrinking a failure of their own."""
+
+    def lend(self) -> None:
+        """No shard is left to start: idle workers may help those shrinking a failure (scale/shrinking.py)."""
 
     def close(self) -> None: ...

@@ -36,8 +36,9 @@ climbed, so that two 20-run shards sharing a corpus no longer found the bug on a
 from __future__ import annotations
 
 import bisect
-import os
 from typing import Container, Iterable
+
+from ..config import FEEDBACK_VARIABLE
 
 # the lower bound of each hit-count bucket, as AFL's
 BUCKETS = (1, 2, 3, 4, 8, 16, 32, 128)
@@ -52,12 +53,11 @@ VARIABLE_SLOTS = 2**64
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
 SIGNALS = ("counts", "storage", "cmplog")
 DEFAULT = frozenset({"storage", "cmplog"})
-ENVIRONMENT = "EVMSTATE_FEEDBACK"
+ENVIRONMENT = FEEDBACK_VARIABLE
 
 
-def signals() -> frozenset[str]:
-    """The signals switched on: EVMSTATE_FEEDBACK, a comma-separated subset of SIGNALS ("" for none), or DEFAULT."""
-    text = os.environ.get(ENVIRONMENT)
+def signals(text: str | None) -> frozenset[str]:
+    """The signals switched on by EVMSTATE_FEEDBACK's text (Config.environment): a comma-separated subset of SIGNALS ("" for none), or DEFAULT when unset."""
     if text is None:
         return DEFAULT
     return frozenset(s.strip() for s in text.split(",") if s.strip() in SIGNALS)

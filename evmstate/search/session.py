@@ -116,7 +116,7 @@ class Search:
         if options.guidance and self.covering:
             self.guide = Guide(seed if seed is not None else 0)
             self._backend_name = register(self.guide)
-            on = signals()
+            on = signals(project.config.environment.feedback)
             self.progress = Progress(on if self.observing else on - {"storage"})
             if backend.capabilities.feedback and {"counts", "cmplog"} & on:
                 self.feedback = Feedback()

@@ -18,7 +18,7 @@ from evmstate import config as config_mod
 from evmstate.scale.campaign import CampaignOptions, CampaignProgress, fuzz, parse_duration
 from evmstate.scale.shards import Outcome, run_shard
 from evmstate.errors import UsageError
-from evmstate.scale.parallel import ProjectSource
+from evmstate.scale.pool import ProjectSource
 from evmstate.runner import Overrides
 
 from ..conftest import copy_example

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.scale import parallel
-from evmstate.scale.parallel import merge_shards, parse_workers
+from evmstate.scale import pool
+from evmstate.scale.parallel import merge_shards
+from evmstate.scale.pool import parse_workers
 from evmstate.engine.events import MachineFinished, RuleStats
 from evmstate.engine.settings import shard_examples, shard_seed, machine_seed
+from evmstate.config import Environment
 from evmstate.errors import UsageError
 
 from evmstate_cli import launch
@@ -221,25 +223,25 @@ def test_campaign_progress_line():
 def test_a_worker_that_dies_is_an_internal_error_naming_what_it_ran(example):
     (example / "machines" / "dies.py").write_text("import os\n\nclass DyingMachine:\n    def rule_die(self):\n        os._exit(7)\n")
     # an internal error: main() prints it with its traceback and exits 3
-    with pytest.raises(parallel.WorkerCrashed, match=r"(?s)worker process 0 failed while running machines/dies.py::DyingMachine.*exited with code 7"):
+    with pytest.raises(pool.WorkerCrashed, match=r"(?s)worker process 0 failed while running machines/dies.py::DyingMachine.*exited with code 7"):
         invoke("run", "machines/dies.py", "-n", "2")
 
 
 def test_workers_start_from_a_fork_server_where_there_is_one_else_spawned(monkeypatch):
     monkeypatch.delenv("EVMSTATE_START_METHOD", raising=False)
     for methods, expected in ((["fork", "spawn", "forkserver"], "forkserver"), (["spawn", "fork", "forkserver"], "forkserver"), (["spawn"], "spawn")):
-        monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda methods=methods: methods)
-        assert parallel.start_method() == expected
+        monkeypatch.setattr(pool.multiprocessing, "get_all_start_methods", lambda methods=methods: methods)
+        assert pool.start_method(Environment.read()) == expected
         assert launch.forkserver_chosen() == (expected == "forkserver")  # the command starts the server early only then
-    monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["fork", "spawn", "forkserver"])
+    monkeypatch.setattr(pool.multiprocessing, "get_all_start_methods", lambda: ["fork", "spawn", "forkserver"])
     for chosen in ("spawn", "fork", " ForkServer "):
         monkeypatch.setenv("EVMSTATE_START_METHOD", chosen)
-        assert parallel.start_method() == chosen.strip().lower()
+        assert pool.start_method(Environment.read()) == chosen.strip().lower()
         assert launch.forkserver_chosen() == (chosen.strip().lower() == "forkserver")
-    monkeypatch.setattr(parallel.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr(pool.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     monkeypatch.setenv("EVMSTATE_START_METHOD", "forkserver")
     with pytest.raises(UsageError, match="EVMSTATE_START_METHOD=forkserver: worker processes start here by spawn"):
-        parallel.start_method()
+        pool.start_method(Environment.read())
 
 
 @pytest.mark.processes
@@ -267,7 +269,7 @@ def test_a_worker_builds_the_project_from_the_parent_s_compiled_contracts(exampl
 
     cfg = config_mod.load()
     build = Project(cfg).build
-    state = parallel.ProjectSource(cfg, (str(example / "machines" / "erc20.py"),), build=build).open()
+    state = pool.ProjectSource(cfg, (str(example / "machines" / "erc20.py"),), build=build).open()
     assert state.project.build is build
     assert sorted(state.project.containers) == sorted(build.artifacts)
 
@@ -302,7 +304,7 @@ def test_workers_see_the_environment_as_it_is_when_they_start(example, monkeypat
         "def test_sees_the_variable(amount):\n"
         "    assert os.environ.get('EVMSTATE_TEST_VARIABLE') == 'set after the fork server started'\n"
     )
-    parallel.start_early()  # a fork server already running, started without the variable
+    pool.start_early(Environment.read())  # a fork server already running, started without the variable
     monkeypatch.setenv("EVMSTATE_TEST_VARIABLE", "set after the fork server started")
     code, out = invoke("run", "machines/test_env.py", "--max-examples", "2", "-n", "2")
     assert code == 0 and "1 passed, 0 failed" in out, out

@@ -1,10 +1,26 @@
 """What the live rows, the plain lines and the failure report say while and after a run."""
 
 import io
+import typing
 
 from rich.console import Console
 
-from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, MachineFinished, MachineStarted, RunStarted, ShrinkProgress, ShrinkReport
+from evmstate.engine.events import (
+    CompileFinished,
+    CompileStarted,
+    ExampleFinished,
+    FailureFound,
+    LoadFailed,
+    MachineFinished,
+    MachineStarted,
+    NothingFound,
+    RunFinished,
+    RunStarted,
+    RunSummary,
+    ShrinkProgress,
+    ShrinkReport,
+)
+from evmstate.engine.trace import GasStats
 from evmstate_cli.render import CTRL_C_NOTE, Renderer, Row, shrink_text, spinner
 
 
@@ -103,3 +119,33 @@ def test_the_shrink_line_says_from_what_in_how_long():
     assert shrink_text(ShrinkReport(first_steps=1, hypothesis_steps=1, steps=1, seconds=0.04, runs=53, replays=0), "test") == "shrunk in 0.0s (53 runs)"
     stopped = shrink_text(ShrinkReport(first_steps=9, hypothesis_steps=9, steps=4, seconds=1.0, runs=9, replays=2, minimality=""), minimal=False)
     assert "minimal" not in stopped, "a shrink stopped early claims nothing"
+
+
+def test_every_event_has_a_method_of_its_renderer():
+    """Renderers dispatch by the event's type (CompileFinished -> _on_compile_finished): an event without one would vanish."""
+    from evmstate.engine.events import Event
+    from evmstate.mutate.report import BaselineFinished, MutantFinished, MutateFinished, MutateStarted
+    from evmstate.scale.events import CampaignEvent
+    from evmstate_cli.render import _method_name
+    from evmstate_cli.render_mutate import MutateRenderer
+    from evmstate_cli.render_workers import CampaignRenderer
+
+    assert _method_name(ShrinkReport) == "_on_shrink_report"
+    for renderer, kinds in ((Renderer, typing.get_args(Event)), (CampaignRenderer, typing.get_args(CampaignEvent))):
+        assert len(kinds) > 10
+        missing = [k.__name__ for k in kinds if not callable(getattr(renderer, _method_name(k), None))]
+        assert not missing, f"{renderer.__name__} has no method for {missing}"
+    for kind in (MutateStarted, BaselineFinished, MutantFinished, MutateFinished, RunStarted, CompileFinished, LoadFailed, NothingFound):
+        assert callable(getattr(MutateRenderer, _method_name(kind), None)), kind.__name__
+
+
+def test_the_run_ends_with_gas_coverage_and_the_summary_on_its_terminal_event():
+    r, out = _renderer()
+    passed = MachineFinished(name="M", kind="machine", path="m.py", status="passed", examples=1, steps=1, elapsed=0.1)
+    r(RunFinished(RunSummary(results=[passed], gas=GasStats()), ("r.json",)))
+    assert out.getvalue() == "gas: no contract was called\nwrote r.json\n1 passed, 0 failed\n"
+    r, out = _renderer()
+    r(RunFinished(RunSummary(nothing="no state machines or property tests found")))
+    assert out.getvalue() == "", "NothingFound said it: no summary line"
+    r(object())  # an event no method takes is ignored
+    assert out.getvalue() == ""

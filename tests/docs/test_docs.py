@@ -31,6 +31,7 @@ import evmstate
 from evmstate import config as config_mod
 from evmstate.errors import EvmStateError
 from evmstate.strategies import _BOUNDS
+from evmstate.engine.events import ExitCode
 from evmstate_cli.main import cli
 
 from ..conftest import copy_example
@@ -103,17 +104,27 @@ def _console(code: str, where: str) -> None:
 
 # pages whose examples compile with vyper releases installed from the package index
 NETWORK_PAGES = {"vyper-0.3.md"}
+# pages whose examples fork the chain of a node: an anvil started for them, its URL put for this one
+NODE_PAGES = {"fork.md"}
+NODE_URL = "http://127.0.0.1:8545"
 
 
 def _starts_processes(page: Path) -> bool:
     """Whether a page runs pytest, or evmstate with worker processes (-n, fuzz)."""
-    return re.search(r"^\$ (pytest|evmstate fuzz|evmstate .* -n \d)", page.read_text(encoding="utf-8"), re.M) is not None
+    return page.name in NODE_PAGES or re.search(r"^\$ (pytest|evmstate fuzz|evmstate .* -n \d)", page.read_text(encoding="utf-8"), re.M) is not None
 
 
 @pytest.mark.parametrize("page", [pytest.param(p, id=p.name, marks=[pytest.mark.processes] * _starts_processes(p) + [pytest.mark.network] * (p.name in NETWORK_PAGES)) for p in PAGES])
 def test_every_example_of_the_page_runs(page: Path, docs_project: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     if page.name in NETWORK_PAGES:
         monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(request.getfixturevalue("legacy_cache")))
+    url = NODE_URL
+    if page.name in NODE_PAGES:
+        from tests.fork.nodes import Anvil
+
+        node = Anvil(request.getfixturevalue("anvil_binary"))
+        request.addfinalizer(node.stop)
+        url = node.url
     # the worker's copy, made as new again but for the build cache (keyed on paths, so not copied)
     root = docs_project
     for entry in root.iterdir():
@@ -131,6 +142,7 @@ def test_every_example_of_the_page_runs(page: Path, docs_project: Path, monkeypa
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=FLAGS)
     for language, options, code, line in blocks(page):
+        code = code.replace(NODE_URL, url)
         where = f"{page.relative_to(REPO)}:{line}"
         assert language in KINDS, f"{where}: unknown block kind {language!r}; use one of {', '.join(KINDS)}"
         if "file" in options:
@@ -202,8 +214,8 @@ def test_every_command_option_and_exit_code_is_documented() -> None:
             if isinstance(param, click.Option):
                 for opt in param.opts:
                     assert opt in text, f"docs/cli.md: `{path}` option {opt} is not documented"
-    for code_ in (0, 1, 2, 3, 5, 130):
-        assert re.search(rf"^\| {code_} \|", text, re.M), f"docs/cli.md: exit code {code_} is not in the table"
+    for code_ in ExitCode:
+        assert re.search(rf"^\| {int(code_)} \|", text, re.M), f"docs/cli.md: exit code {int(code_)} ({code_.name}) is not in the table"
 
 
 def test_the_pytest_plugin_is_documented() -> None:

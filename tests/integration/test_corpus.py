@@ -25,7 +25,7 @@ from evmstate.engine.events import MachineFinished
 from evmstate.engine.examples import corpus_store
 from evmstate.search.corpus import FORMAT
 from evmstate.runner import Overrides
-from evmstate.scale.parallel import ProjectSource, loaded_modules
+from evmstate.scale.pool import ProjectSource, loaded_modules
 from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard, run_shard
 
 RUNGS = Path(__file__).parents[1] / "projects" / "rungs"

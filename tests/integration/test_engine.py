@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, MachineFinished, MachineStarted, RunStarted, ShrinkProgress
+from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, MachineFinished, MachineStarted, RunFinished, RunStarted, ShrinkProgress
 from evmstate.engine.settings import build_settings
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate import MachineDefinitionError
@@ -82,7 +82,7 @@ def test_brownie_lifecycle_order(tmp_path):
     body = [e for e in first[1:-1] if e != "invariant"]
     assert body.count("initialize_a") <= 1 and body[body.index("rule") :].count("initialize_a") == 0
     kinds = [type(e) for e in events]
-    assert kinds[:4] == [RunStarted, CompileStarted, CompileFinished, MachineStarted] and kinds[-1] is MachineFinished
+    assert kinds[:4] == [RunStarted, CompileStarted, CompileFinished, MachineStarted] and kinds[-2:] == [MachineFinished, RunFinished]
     assert events[0].seed == 0
     assert kinds.count(ExampleFinished) == 5
 

@@ -14,6 +14,7 @@ from evmstate import ContractError, Project, calls
 from evmstate import config as config_mod
 from evmstate.compiler import Artifact
 from evmstate.config import Config
+from evmstate.hooks import FAST_PATHS
 
 HERE = Path(__file__).parent
 SNEKMATE = HERE.parent / "projects" / "snekmate"
@@ -272,3 +273,40 @@ def test_a_function_named_like_a_non_public_module_variable_runs_as_a_call(tmp_p
     assert fast.peek() == slow.peek() == 12
     assert (fast.stored(), fast.count()) == (slow.stored(), slow.count()) == (7, 2)
     assert [fast.marks(n) for n in (5, 6, 7)] == [slow.marks(n) for n in (5, 6, 7)] == [True, False, True]
+
+
+def _outcome(fn, *args):
+    try:
+        return "value", fn(*args)
+    except ContractError as e:
+        return "error", str(e)
+
+
+@settings(max_examples=30)
+@given(data=st.data())
+def test_the_reader_by_key_value_answers_as_the_codec_and_the_call_do(getters_project, data):
+    """Keys of every kind a user may pass (accounts, checksummed and lower-case hex, raw bytes, bools and
+    ints of the wrong size): the reader's fast path, its codec path (FAST_PATHS off) and the call agree."""
+    project = getters_project
+    a = project.accounts
+    with project.chain.anchor():
+        contract = project.Getters.deploy()
+        fast, slow = both(project, contract.address)
+        with FAST_PATHS.using(False):
+            general = project.Getters.at(contract.address)
+        assert fast.by_id._read is not None and general.by_id._read is not None and slow.by_id._read is None
+        uid, who = data.draw(ints(8, False)), data.draw(st.sampled_from(list(a)))
+        contract.set_maps(b"\1" * 32, -5, uid, who, True, -3, b"\1\2", True, 2**255)
+        # few keys, so that one is often read again: then the reader answers from its slots
+        address = st.sampled_from([a[0], a[0].address, a[0].address.lower(), a[0].raw_address, who, who.address, 0, True, b"\1"])
+        small = st.sampled_from([0, 1, True, False, 1.0, "1 wei", uid, -1, 256, 2**256])
+        shapes = {
+            "by_id": st.tuples(small, address),
+            "by_sign": st.tuples(st.one_of(small, st.just(-3), ints(16, True))),
+            "by_flag": st.tuples(small),
+            "by_key": st.tuples(st.sampled_from([b"\1" * 32, b"\0" * 32, b"\1", 1, True, "0x" + "01" * 32])),
+        }
+        # several keys in a row: a key read before is answered from the reader's slots, and must still be this one's
+        for name, args in data.draw(st.lists(st.sampled_from(sorted(shapes)).flatmap(lambda n: st.tuples(st.just(n), shapes[n])), min_size=1, max_size=8)):
+            outcomes = [_outcome(bound.function(name), *args) for bound in (fast, general, slow)]
+            assert outcomes[0] == outcomes[1] == outcomes[2], (name, args)

@@ -21,7 +21,8 @@ from evmstate.engine.item import run_item
 from evmstate.engine.settings import Overrides
 from evmstate.contracts.project import Project
 from evmstate.failures import FailureRecord, FailureStore
-from evmstate.mutate.mutation import BaselineFinished, MutantFinished, MutateFinished, MutateOptions, MutateStarted, mutate
+from evmstate.mutate.report import BaselineFinished, MutantFinished, MutateFinished, MutateStarted
+from evmstate.runner import MutateOptions, mutate
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
 
@@ -116,7 +117,8 @@ def test_the_report_counts_per_contract_and_per_function_and_scores(judged):
     assert [e.done for e in events if isinstance(e, MutantFinished)] == list(range(1, 39))
     baseline = next(e for e in events if isinstance(e, BaselineFinished))
     assert baseline.outcome.status == "passed"
-    assert isinstance(events[-1], MutateFinished)
+    assert isinstance(events[-1], MutateFinished) and events[-1].report is report  # the terminal event
+    assert sum(isinstance(e, MutateFinished) for e in events) == 1
 
 
 def test_the_json_and_html_reports_hold_the_same(judged, tmp_path):

@@ -11,7 +11,8 @@ from eth_utils import keccak
 from hypothesis import given, settings, strategies as st
 
 from evmstate import ContractError, Project, UsageError, strategy
-from evmstate.contracts.abi import Codec, parse_type, param_type, typed_data_hash
+from evmstate.contracts.abi import Codec, parse_type, param_type
+from evmstate.contracts.typed_data import typed_data_hash
 from evmstate.contracts.accounts import eip191_hash
 from evmstate.config import Config, ProjectConfig
 

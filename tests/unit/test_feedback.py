@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evmstate.evm.pyevm.opcodes import feeding
+from evmstate import config as config_mod
 from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
 from eth_utils import keccak
@@ -64,12 +65,14 @@ def test_an_entry_of_a_mapping_is_no_stage():
     "text, on",
     [(None, {"storage", "cmplog"}), ("counts,storage,cmplog", {"counts", "storage", "cmplog"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
 )
-def test_the_signals_are_switched_by_the_environment(monkeypatch, text, on):
+def test_the_signals_are_switched_by_the_environment(monkeypatch, tmp_path, text, on):
     if text is None:
         monkeypatch.delenv(feedback.ENVIRONMENT, raising=False)
     else:
         monkeypatch.setenv(feedback.ENVIRONMENT, text)
-    assert feedback.signals() == on
+    environment = config_mod.load(tmp_path).environment  # read once, with the settings
+    monkeypatch.setenv(feedback.ENVIRONMENT, "counts")  # later changes are not seen
+    assert feedback.signals(environment.feedback) == on
 
 
 def test_a_comparison_feeds_a_branch_when_a_jumpi_takes_its_result():

@@ -18,9 +18,16 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 LIBRARY = REPO / "evmstate"
+CLI = REPO / "cli"
 MODULES = sorted(LIBRARY.rglob("*.py"))
+CLI_MODULES = sorted(CLI.rglob("*.py"))
 MAX_MODULE_LINES = 800
-MAX_FUNCTION_LINES = 100
+MAX_FUNCTION_LINES = 80
+# hot paths, kept whole on purpose: an opcode's handler and the state class it runs in (a call
+# per instruction, where splitting would add calls); nothing else may go over
+LONG_HOT_PATHS = frozenset({"evm/pyevm/opcodes.py:jumpi", "evm/pyevm/state.py:state_class"})
+# the library modules the CLI may import: the facade, the events of each command, errors, config
+MAX_CLI_IMPORTS = 6
 
 
 def test_the_import_contracts_hold():
@@ -29,7 +36,7 @@ def test_the_import_contracts_hold():
         pytest.fail("lint-imports is not installed: pip install -e '.[test]' installs import-linter")
     done = subprocess.run([lint, "--no-cache"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"Contracts: 3 kept, 0 broken", done.stdout), done.stdout
+    assert re.search(r"Contracts: 5 kept, 0 broken", done.stdout), done.stdout
 
 
 def test_no_module_is_too_long():
@@ -37,17 +44,32 @@ def test_no_module_is_too_long():
     assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
-def long_functions(paths: list[Path], limit: int = MAX_FUNCTION_LINES) -> list[str]:
-    """Functions (with their decorators) over limit lines, as "path:line name (n lines)"."""
+def long_functions(paths: list[Path], limit: int = MAX_FUNCTION_LINES, allowed: frozenset[str] = frozenset()) -> list[str]:
+    """Functions (with their decorators) over limit lines, as "path:line name (n lines)"; allowed names "path:name" that may be."""
     long = []
     for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
                 lines = node.end_lineno - first + 1
-                if lines > limit:
+                if lines > limit and f"{_shown(path)}:{node.name}" not in allowed:
                     long.append(f"{_shown(path)}:{node.lineno} {node.name} ({lines} lines)")
     return long
+
+
+def library_imports(paths: list[Path]) -> list[str]:
+    """The evmstate modules the files import, at any depth (in functions and under TYPE_CHECKING too): `from evmstate import config` is evmstate.config."""
+    found = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name.split(".")[0] == "evmstate"}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "evmstate":
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    folder = LIBRARY.joinpath(*sub.split(".")[1:])
+                    found.add(sub if folder.with_suffix(".py").is_file() or (folder / "__init__.py").is_file() else node.module)
+    return sorted(found)
 
 
 def private_imports(paths: list[Path]) -> list[str]:
@@ -67,8 +89,18 @@ def _shown(path: Path) -> str:
 
 
 def test_no_function_is_too_long():
-    long = long_functions(MODULES)
+    long = long_functions(MODULES + CLI_MODULES, allowed=LONG_HOT_PATHS)
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(long)
+    # the allowlist names only what is still long: a hot path shortened leaves it
+    still = {f"{p}:{n}" for p, n in (entry.split(":") for entry in LONG_HOT_PATHS) if long_functions([LIBRARY / p])}
+    assert still == LONG_HOT_PATHS, f"no longer over {MAX_FUNCTION_LINES} lines, take them out of LONG_HOT_PATHS: {sorted(LONG_HOT_PATHS - still)}"
+
+
+def test_the_cli_enters_the_library_through_few_modules():
+    """The CLI imports the facade (runner), the events of the commands, errors and config: not the engine's parts."""
+    found = library_imports(CLI_MODULES)
+    assert len(found) <= MAX_CLI_IMPORTS, f"cli/ imports {len(found)} evmstate modules (at most {MAX_CLI_IMPORTS}): {found}"
+    assert "evmstate.runner" in found
 
 
 def test_no_private_name_is_imported_from_another_module():
@@ -77,7 +109,7 @@ def test_no_private_name_is_imported_from_another_module():
 
 
 def test_the_checks_above_see_what_they_look_for(tmp_path):
-    """The private-import and length checks find a planted case (they are not vacuous)."""
+    """The private-import, length and CLI-import checks find a planted case (they are not vacuous)."""
     planted = tmp_path / "planted.py"
     body = "    x = 1\n" * (MAX_FUNCTION_LINES - 2)
     planted.write_text(
@@ -86,6 +118,16 @@ def test_the_checks_above_see_what_they_look_for(tmp_path):
         "from os import _exit\n"
         f"@decorated\ndef long():\n{body}    return x\n"  # the decorator's line counts: one line over
         f"def short():\n{body}    return x\n"  # exactly at the limit
+        f"def hot():\n{body}    x += 1\n    return x\n"  # one over, and allowed
+        "def imports():\n"
+        "    import evmstate.engine.item, hypothesis\n"
+        "    from evmstate import config as c, __version__, engine\n"
+        "    from evmstate.engine import events\n"
+        "    from evmstate.runner import run\n"
+        "    from . import render\n"
     )
     assert private_imports([planted]) == ["planted.py:1 imports _signature from .abi", "planted.py:2 imports _plan from evmstate.compiler"]
-    assert long_functions([planted]) == [f"planted.py:5 long ({MAX_FUNCTION_LINES + 1} lines)"]
+    assert long_functions([planted], allowed=frozenset({"planted.py:hot"})) == [f"planted.py:5 long ({MAX_FUNCTION_LINES + 1} lines)"]
+    assert long_functions([planted]) == [f"planted.py:5 long ({MAX_FUNCTION_LINES + 1} lines)", f"planted.py:{2 * MAX_FUNCTION_LINES + 5} hot ({MAX_FUNCTION_LINES + 1} lines)"]
+    # `from evmstate import __version__` is the package itself; `engine` a subpackage
+    assert library_imports([planted]) == ["evmstate", "evmstate.compiler", "evmstate.config", "evmstate.engine", "evmstate.engine.events", "evmstate.engine.item", "evmstate.runner"]

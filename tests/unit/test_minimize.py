@@ -38,7 +38,8 @@ def test_steps_needed_only_because_a_wait_was_short_go_once_the_waits_are_longer
     """As the staking pool's reward: each fund raises the rate, so ten funds overpay after 1.1
     weeks where one fund overpays after 2 weeks. Deleting a fund alone never still fails; with
     every wait longer the funds go, and the wait is then bisected back to the least that fails."""
-    from evmstate.engine.shrink import Minimized, minimize
+    from evmstate.engine.shrink import Minimized
+    from evmstate.engine.shrink_program import minimize
 
     week = 604800
 
@@ -65,7 +66,8 @@ def test_steps_needed_only_because_a_wait_was_short_go_once_the_waits_are_longer
 
 
 def test_a_program_without_waits_is_not_replayed_with_longer_ones():
-    from evmstate.engine.shrink import Minimized, minimize
+    from evmstate.engine.shrink import Minimized
+    from evmstate.engine.shrink_program import minimize
 
     tried = []
 

@@ -1,0 +1,138 @@
+"""Fork mode: steps/s of the ERC20 model machine over a forked chain (first run, then from the cache) against a fresh chain.
+
+The token is deployed on a local anvil node (npm's @foundry-rs/anvil; $EVMSTATE_TEST_ANVIL, the
+tests' build folder, or installed there with npm), its supply handed to accounts[0] at the start
+of the machine, and the same machine (the bundled machines/erc20.py's rules and invariants, 30
+runs x 50 steps, generate phase only, one seed) runs:
+  fresh   the token deployed on a fresh chain (no fork)
+  first   forked at the pinned block with an empty cache: every account and slot read is fetched
+  cached  forked again in a new source (as a new process): everything is read from .evmstate/fork/
+on py-evm and on revm. Aim: "cached" within 10% of "fresh".
+
+Run: python benchmarks/fork.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from eth_utils import to_checksum_address  # noqa: E402
+
+from evmstate import config as config_mod  # noqa: E402
+from evmstate.config import BackendConfig, ForkConfig  # noqa: E402
+from evmstate.evm.fork.store import forget_sources, requests_made  # noqa: E402
+from evmstate.runner import Overrides, RunOptions, run  # noqa: E402
+from tests.fork.nodes import Anvil, anvil_in, install_anvil, rpc  # noqa: E402
+
+RULES = (REPO / "machines" / "erc20.py").read_text().split("    def setup(self):", 1)[1]
+FRESH = '''
+from evmstate import reverts, strategy
+
+
+class ERC20Machine:
+    st_amount = strategy("uint256", max_value="1000 ether")
+    st_owner = strategy("address")
+    st_spender = strategy("address")
+    st_receiver = strategy("address")
+
+    def __init__(cls, accounts, Token):
+        cls.accounts = accounts
+        cls.token = Token.deploy("Test Token", "TST", 18, "1000 ether", {"from": accounts[0]})
+
+    def setup(self):''' + RULES
+# the holder the node minted to hands the supply over; the search may draw its address too (a value the token stored)
+FORKED = FRESH.replace(
+    '''        cls.token = Token.deploy("Test Token", "TST", 18, "1000 ether", {"from": accounts[0]})''',
+    '''        cls.token = Token.at("TOKEN")
+        cls.token.transfer(accounts[0], "1000 ether", {"from": "HOLDER"})''',
+).replace(
+    "        self.balances[self.accounts[0]] = 1000 * 10**18",
+    "        self.balances[self.accounts[0]] = 1000 * 10**18\n        self.balances[\"HOLDER\"] = 0",
+)
+
+
+def anvil_binary() -> Path:
+    import os
+
+    given = os.environ.get("EVMSTATE_TEST_ANVIL")
+    if given:
+        return Path(given) if Path(given).is_file() else anvil_in(Path(given))  # type: ignore[return-value]
+    from tests.conftest import BUILDS
+
+    return anvil_in(BUILDS / "anvil") or install_anvil(BUILDS / "anvil")
+
+
+def deploy_token(node: Anvil, root: Path) -> str:
+    from eth_abi import encode
+
+    from evmstate import Project
+
+    artifact = Project.load(root).artifacts["Token"]
+    args = encode(["string", "string", "uint8", "uint256"], ["Test Token", "TST", 18, 1000 * 10**18])
+    tx = rpc(node.url, "eth_sendTransaction", {"from": node.account, "data": "0x" + (artifact.bytecode + args).hex(), "gas": hex(5_000_000)})
+    return node.receipt(tx)["contractAddress"]
+
+
+def steps_per_second(root: Path, machine: str, backend: str, fork: ForkConfig | None) -> tuple[float, int]:
+    cfg = config_mod.load(root).replace(backend=BackendConfig(name=backend, named=True))
+    if fork is not None:
+        cfg = cfg.replace(fork=fork)
+    options = RunOptions((str(root / "machines" / machine),), overrides=Overrides(max_examples=30, stateful_step_count=50, seed=7, phases=("generate",)), save_failures=False)
+    before = requests_made()
+    summary = run(cfg, options, lambda e: None)
+    result = summary.results[0]
+    assert result.status == "passed", result.error or result.failure
+    return result.steps / result.elapsed, requests_made() - before
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=3)
+    repeats = parser.parse_args().repeats
+    node = Anvil(anvil_binary())
+    work = Path(tempfile.mkdtemp(prefix="evmstate-fork-bench-"))
+    try:
+        root = work / "project"
+        shutil.copytree(REPO / "contracts", root / "contracts")
+        (root / "machines").mkdir()
+        (root / "evmstate.toml").write_text("")
+        token = deploy_token(node, root)
+        block = node.block()
+        (root / "machines" / "fresh.py").write_text(FRESH)
+        (root / "machines" / "forked.py").write_text(FORKED.replace("TOKEN", token).replace("HOLDER", to_checksum_address(node.account)))
+        print(f"ERC20 machine, 30 runs x 50 steps, generate only; token forked at block {block} of anvil; median of {repeats}")
+        print(f"{'backend':8} {'fresh':>10} {'first':>10} {'cached':>10} {'cached/fresh':>13}  requests (py-evm's, this process: first, cached)")
+        for backend in ("pyevm", "revm"):
+            fresh, first, cached, asked = [], [], [], (0, 0)
+            for _ in range(repeats):
+                fresh.append(steps_per_second(root, "fresh.py", backend, None)[0])
+                shutil.rmtree(root / ".evmstate" / "fork", ignore_errors=True)
+                forget_sources()
+                rate, first_requests = steps_per_second(root, "forked.py", backend, ForkConfig(url=node.url, block=block))
+                first.append(rate)
+                forget_sources()  # a new source reads the cache folder, as a new process or a worker would
+                rate, cached_requests = steps_per_second(root, "forked.py", backend, ForkConfig(url=node.url, block=block))
+                cached.append(rate)
+                asked = (first_requests, cached_requests)
+            f, s, c = statistics.median(fresh), statistics.median(first), statistics.median(cached)
+            counted = f"{asked[0]}, {asked[1]}" if backend == "pyevm" else "(revm fetches through its loopback node's process)"
+            print(f"{backend:8} {f:10.0f} {s:10.0f} {c:10.0f} {c / f:13.2f}  {counted}")
+    finally:
+        forget_sources()
+        node.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    t = time.perf_counter()
+    main()
+    print(f"({time.perf_counter() - t:.0f} s)")

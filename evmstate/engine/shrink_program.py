@@ -1,0 +1,164 @@
+"""A machine's failing program shrunk: the shrinker's passes (shrink.py) over candidates replayed from checkpoints (replayer.py).
+
+shrink_program() judges each candidate (Trials): it counts when its replay fails with the
+failure's signature, in a program Hypothesis could have run. A candidate replayed before is not
+replayed again. Where this process runs as a worker that may lend helpers (scale/shrinking.py),
+the candidates of a pass are replayed by them too (candidates.py). minimize(): the passes over
+any attempt(candidate), without argument domains.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable
+
+from ..contracts.project import Project
+from ..errors import CallTimeout
+from ..machine import MachineSpec
+from ..strategies import domain_of
+from .candidates import Judge, tries_for
+from .describe import FailureSignature
+from .program import DEFINITION_ERRORS
+from .replayer import Replayer, step_key
+from .shrink import Minimized, Outcome, Shrinker
+from .steps import rule_order
+
+
+def minimize(
+    steps: list[dict[str, Any]],
+    attempt: Callable[[list[dict[str, Any]]], Minimized | None],
+    fixed: frozenset[str] = frozenset(),
+    progress: Callable[[int], None] = lambda steps: None,
+) -> Minimized | None:
+    """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was shorter."""
+    outcome = Shrinker(steps, attempt, fixed=fixed, progress=progress).run()
+    if outcome.found is not None and outcome.stopped == "interrupted":
+        outcome.found.interrupted = True
+    return outcome.found
+
+
+class Trials:
+    """A failing program's candidates judged: replayed from checkpoints (once each), errors of the machine noted."""
+
+    def __init__(self, spec: MachineSpec, project: Project, base: Any, target: FailureSignature, feedback: Any) -> None:
+        self.spec, self.target, self.feedback = spec, target, feedback
+        self.replayer = Replayer(spec, project, base)
+        self.tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
+        self.left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
+
+    def attempt(self, candidate: list[dict[str, Any]]) -> Minimized | None:
+        key = tuple(step_key(s) for s in candidate)
+        if key not in self.tried:
+            if len(self.tried) > 4096:
+                self.tried.clear()
+            self.tried[key] = self.replay(candidate)
+        return self.tried[key]
+
+    def cached(self, candidate: list[dict[str, Any]]) -> tuple[bool, Minimized | None]:
+        key = tuple(step_key(s) for s in candidate)
+        return key in self.tried, self.tried.get(key)
+
+    def rejected(self, candidate: list[dict[str, Any]], note: str | None) -> None:
+        """A candidate replayed elsewhere (a helper) did not fail the same way."""
+        self.tried[tuple(step_key(s) for s in candidate)] = None
+        if note is not None:
+            self.left_out.append(note)
+
+    def replay(self, candidate: list[dict[str, Any]]) -> Minimized | None:
+        result, note = self.judge(candidate)
+        if note is not None:
+            self.left_out.append(note)
+        return result
+
+    def judge(self, candidate: list[dict[str, Any]]) -> tuple[Minimized | None, str | None]:
+        """(the candidate cut where it failed, when it fails the same way; the note when it met an error of the machine)."""
+        try:
+            ran = self.replayer.run(candidate)
+        except Exception:
+            # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
+            # (leaving a context manager): not a program that fails the same way
+            return None, None
+        if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
+            # an error of the machine or a limit of evmstate, not the failure: counted for the report
+            return None, f"{self.spec.name}.{candidate[ran.at - 1]['rule'] if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}"
+        if ran.error is None or FailureSignature.of(ran.error) != self.target:
+            return None, None
+        # it may now fail before its last step: what follows is not needed
+        return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
+
+    def operands(self, candidate: list[dict[str, Any]], index: int) -> list[int]:
+        """The comparison operands the candidate's steps from index on met (feedback records them on py-evm while the search's hooks are on).
+
+        Replayed from index's checkpoint, made afresh, into an empty list (the hooks record up to
+        MAX_OPERANDS): what a replay meets must not depend on what this process replayed before
+        (helpers replay some of the candidates).
+        """
+        recorded = self.feedback.operands
+        kept = recorded[:]
+        recorded.clear()
+        try:
+            self.replayer.close()
+            with contextlib.suppress(Exception):
+                self.replayer.run(candidate[: index + 1])  # its checkpoint before step index
+            del recorded[:]
+            self.replay(candidate)
+            return recorded[:]
+        finally:
+            recorded[:] = kept
+
+
+def shrink_program(
+    spec: MachineSpec,
+    project: Project,
+    base: Any,
+    steps: list[dict[str, Any]],
+    error: BaseException | FailureSignature,
+    *,
+    deadline: float | None = None,
+    progress: Callable[[int, int], None] = lambda steps, replays: None,
+    hints: tuple[int, ...] = (),
+    feedback: Any = None,
+) -> Outcome:
+    """Shrink a failing program while it still fails with error's signature.
+
+    Each candidate is replayed from a checkpoint of the chain after the class-level __init__
+    (base). hints: numbers the contracts know, tried as arguments; feedback: the search's
+    evm.base.Feedback while its hooks record comparison operands (py-evm), for repairs. Decorator-style initializers always stay: a Hypothesis machine runs each of them
+    once. progress(steps, replays) follows the passes.
+    """
+    target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
+    fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
+    domains = {(r.name, p.name): d for r in (*spec.initializers, *spec.rules) for p in r.params if p.strategy is not None and (d := domain_of(p.strategy)) is not None}
+    trials = Trials(spec, project, base, target, feedback)
+    tries = tries_for(Judge(trials.judge, trials.cached, trials.rejected))  # helper processes, where this worker may lend them
+    shrinker = Shrinker(
+        steps, trials.attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec), rank={r.name: i for i, r in enumerate(rule_order(spec.rules))},
+        deadline=deadline, progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere),
+        hints=hints, operands=trials.operands if feedback is not None else None, tries=tries,
+    )
+    progress(len(steps), 0)  # the live line shows evmstate's passes from their start
+    try:
+        outcome = shrinker.run()
+    except KeyboardInterrupt:  # before any candidate was kept: the program as it came is the best, interrupted
+        outcome = Outcome(None, "", shrinker.passes, "interrupted")
+    finally:
+        tries.close()
+        trials.replayer.close()
+    if outcome.found is not None and outcome.found.error.__traceback__ is None:
+        # a helper's find, its error pickled without where it was raised: replayed here for that
+        again = trials.judge(outcome.found.steps)[0]
+        outcome.found = again if again is not None else outcome.found
+    outcome.left_out, outcome.left_out_first = len(trials.left_out), trials.left_out[0] if trials.left_out else None
+    return outcome
+
+
+def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
+    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from the same strategies."""
+    order = rule_order(spec.rules)
+    shape = {r.name: {(p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params} for r in order}
+    return {r.name: [(q.name, frozenset(p.name for p in q.params)) for q in order[:i] if not q.targets and shape[q.name] <= shape[r.name]] for i, r in enumerate(order)}
+
+
+def has_domains(spec: MachineSpec) -> bool:
+    """Whether every argument a rule draws from a strategy has a domain the shrinker can make smaller."""
+    return all(p.bundle is not None or domain_of(p.strategy) is not None for r in (*spec.initializers, *spec.rules) for p in r.params)

@@ -1,0 +1,102 @@
+"""What a fuzzing campaign emits, and how it went: plain data, which the CLI renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..engine.events import Event, ExitCode, LoadFailed, MachineFinished
+
+
+@dataclass(frozen=True)
+class CampaignStarted:
+    """Emitted once the workers are set up: the budget (None: until Ctrl-C), where shards run, what is fuzzed."""
+
+    budget: float | None
+    workers: str
+    items: tuple[str, ...]
+    backend: str = "pyevm"
+
+
+@dataclass
+class ItemTotals:
+    """One machine or test over the campaign so far."""
+
+    shards: int = 0
+    examples: int = 0
+    steps: int = 0
+    status: str = "running"  # running, failed, error
+    corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CampaignProgress:
+    """Emitted as shards end (and at least every second): the campaign's totals so far."""
+
+    elapsed: float
+    budget: float | None
+    shards: int
+    running: int
+    examples: int
+    steps: int
+    failures: int
+    branches: int | None  # distinct branches hit over all shards; None until the engine reports them
+    shrinking: int = 0  # running shards shrinking a failure they found (they finish after the budget)
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.steps / self.elapsed if self.elapsed > 0 else 0.0
+
+
+@dataclass
+class CampaignSummary:
+    """How a campaign went: totals, the failures found (each saved), the errors."""
+
+    seed: int | None = None
+    elapsed: float = 0.0
+    cpu: float = 0.0
+    shards: int = 0
+    examples: int = 0
+    steps: int = 0
+    items: dict[str, ItemTotals] = field(default_factory=dict)
+    failures: list[MachineFinished] = field(default_factory=list)
+    errors: list[MachineFinished] = field(default_factory=list)
+    load_errors: list[LoadFailed] = field(default_factory=list)
+    branches: frozenset | None = None
+    interrupted: bool = False
+    nothing: str | None = None
+    workers: str = ""
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """evmstate failed, a failure was found, errors, nothing to fuzz, stopped by Ctrl-C, else OK."""
+        if any(r.internal for r in self.errors):
+            return ExitCode.INTERNAL_ERROR
+        if self.failures:
+            return ExitCode.FAILED
+        if self.errors or self.load_errors:
+            return ExitCode.USAGE_ERROR
+        if self.nothing is not None:
+            return ExitCode.NOTHING_FOUND
+        return ExitCode.INTERRUPTED if self.interrupted else ExitCode.OK
+
+
+@dataclass(frozen=True)
+class CampaignFinished:
+    """Emitted once at the end, after Ctrl-C and when nothing was found too: the summary."""
+
+    summary: CampaignSummary
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailureReplaced:
+    """Emitted when another shard brings a shorter program for a failure already reported: the saved record is replaced."""
+
+    key: str
+    old_id: str | None
+    new_id: str
+    steps: int
+    program: tuple[str, ...]
+
+
+# what a campaign emits: the engine's events from its workers, and its own
+CampaignEvent = Event | CampaignStarted | CampaignProgress | CampaignFinished | FailureReplaced

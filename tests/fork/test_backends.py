@@ -1,0 +1,83 @@
+"""Both backends over a chain anvil holds, forked at a pinned block: the state is the block's, and snapshots,
+reverts, the call cache, time travel and chain control work over it as over a fresh chain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evmstate.config import BackendConfig, ForkConfig
+from evmstate.contracts.project import Project
+from evmstate.evm.fork.store import forget_sources, requests_made
+
+from .nodes import Anvil, rpc
+from .project import Forked, make_project
+
+pytestmark = pytest.mark.processes
+
+BACKENDS = [BackendConfig(name="pyevm"), BackendConfig(name="revm"), BackendConfig(name="pyevm", check=True)]
+
+
+def forked_project(forked: Forked, url: str, block: int, backend: BackendConfig) -> Project:
+    return Project.load(forked.root, fork=ForkConfig(url=url, block=block), backend=backend)
+
+
+@pytest.fixture()
+def forked(tmp_path: Path, anvil: Anvil) -> Forked:
+    return make_project(tmp_path / "project", anvil)
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=["pyevm", "revm", "check"])
+def test_the_state_and_block_are_the_pinned_blocks(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+    project = forked_project(forked, anvil.url, forked.pinned, backend)
+    limits = project.containers["Limits"].at(forked.address)
+    assert limits.limit() == 1500 and limits.total() == 0
+    assert limits.owner().lower() == anvil.account
+    block = rpc(anvil.url, "eth_getBlockByNumber", hex(forked.pinned), False)
+    assert project.chain.height == forked.pinned and project.chain.time() == int(block["timestamp"], 16)
+    assert project.chain.id == 31337
+    # the owner's balance is the node's at that block (a later block has paid for more gas)
+    assert project.backend.get_balance(bytes.fromhex(anvil.account[2:])) == int(rpc(anvil.url, "eth_getBalance", anvil.account, hex(forked.pinned)), 16)
+    later = forked_project(forked, anvil.url, forked.later, backend)
+    assert later.containers["Limits"].at(forked.address).limit() == 10**18
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=["pyevm", "revm", "check"])
+def test_snapshots_cache_time_and_chain_control_over_forked_state(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+    project = forked_project(forked, anvil.url, forked.pinned, backend)
+    chain, accounts = project.chain, project.accounts
+    limits = project.containers["Limits"].at(forked.address)
+    assert limits.safe() is True
+    snapshot = chain.snapshot()
+    limits.add(1000, {"from": accounts[0]})
+    limits.add(600, {"from": accounts[1]})
+    assert limits.total() == 1600 and limits.safe() is False  # the call cache saw the write
+    limits.set_limit(0, {"from": anvil.account})  # the forked owner, impersonated
+    chain.set_storage(forked.address, 1, 0)  # total back to zero: written as zero, not the fork's value
+    assert limits.limit() == 0 and limits.total() == 0 and limits.safe() is True
+    chain.sleep(7 * 86400)
+    chain.mine(5)
+    assert chain.height == forked.pinned + 5 and limits.limit() == 0
+    chain.revert(snapshot)
+    assert limits.limit() == 1500 and limits.total() == 0 and chain.height == forked.pinned
+    with chain.anchor():
+        chain.set_balance(anvil.account, 0)
+        assert project.backend.get_balance(bytes.fromhex(anvil.account[2:])) == 0
+    assert project.backend.get_balance(bytes.fromhex(anvil.account[2:])) > 0
+    if backend.check:
+        assert project.backend.divergence is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS[:2], ids=["pyevm", "revm"])
+def test_a_new_process_reads_the_cache_folder_not_the_node(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+    """The cache on disk is enough: with the node stopped (any request would fail), a new source, as in a worker or a later run, reads every value from it."""
+    project = forked_project(forked, anvil.url, forked.pinned, backend)
+    limits = project.containers["Limits"].at(forked.address)
+    before = (limits.limit(), limits.total(), limits.owner(), limits.safe())
+    anvil.stop()
+    forget_sources()  # as a fresh process would start
+    again = forked_project(forked, anvil.url, forked.pinned, backend)
+    again_limits = again.containers["Limits"].at(forked.address)
+    assert (again_limits.limit(), again_limits.total(), again_limits.owner(), again_limits.safe()) == before
+    assert requests_made() == 0
