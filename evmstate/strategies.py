@@ -247,9 +247,14 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     # tuple
     parts = _split_top(t[1:-1], type_str)
     members = [strategy(p) for p in parts]
+    return _with_domain(_tuples(members), TupleDomain([domain_of(m) for m in members]))
+
+
+def _tuples(members: list[st.SearchStrategy]) -> st.SearchStrategy:
+    """st.tuples(*members), carrying its draw: member by member, as Hypothesis's tuples() draws (search.native)."""
     tuples = st.tuples(*members)
-    tuples.evmstate_draw = lambda draw: tuple(draw(m) for m in members)  # as Hypothesis's tuples() draws (search.native)
-    return _with_domain(tuples, TupleDomain([domain_of(m) for m in members]))
+    tuples.evmstate_draw = lambda draw: tuple(draw(m) for m in members)
+    return tuples
 
 
 

@@ -127,14 +127,14 @@ def run_item(
         forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
         return _run_item(
             forked, project, item, overrides, emit, save_failures=save_failures, seed=seed, capture=capture, position=position,
-            shard=shard, shards=shards, stop=stop, keep=keep, corpus=corpus, deadline=deadline, examples=examples,
+            shard=shard, shards=shards, stop=stop, keep=keep, corpus=corpus, deadline=deadline, examples=examples, native=native,
         )
 
 
 def _run_item(
     config: Config, project: Project, item: Any, overrides: Overrides, emit: Callable[[Event], None], *, save_failures: bool, seed: int | None,
     capture: bool, position: tuple[int, int], shard: int | None, shards: int, stop: Callable[[], bool] | None,
-    keep: Callable[[FailureRecord], Any] | None, corpus: bool | Any, deadline: float | None, examples: bool,
+    keep: Callable[[FailureRecord], Any] | None, corpus: bool | Any, deadline: float | None, examples: bool, native: bool = False,
 ) -> MachineFinished:
     where = f"{item.path}::{item.name}"
     if seed is None:
