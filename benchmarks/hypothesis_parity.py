@@ -26,7 +26,9 @@ Both run the same budget (max_examples runs of stateful_step_count steps, no exa
 generate phase only: the time to find), over seeds 0..N-1. Printed per bug and runner: how many
 seeds found it, and the median seconds and runs to the first failure.
 
-Run: python benchmarks/hypothesis_parity.py [--seeds 10] [--examples 200] [--steps 50] [--backend revm|pyevm] [--only NAME] [--fuzz "guidance = false"]
+(c) with --native: the evmstate machine in evmstate's own loop (engine/native.py), as `evmstate fuzz` runs it.
+
+Run: python benchmarks/hypothesis_parity.py [--seeds 10] [--examples 200] [--steps 50] [--backend revm|pyevm] [--only NAME] [--native] [--fuzz "guidance = false"]
 
 On py-evm, seeds 0-9: super_mint_view was found by plain Hypothesis on 2 seeds and by evmstate
 on 5. While four of five guided runs extended a kept run whatever came of it, evmstate found it
@@ -197,6 +199,33 @@ def evmstate_find(root: Path, path: str, seed_: int, examples: int, steps: int) 
     return found_at[0], result.statistics.get("first failure at run")
 
 
+def native_find(root: Path, path: str, seed_: int, examples: int, steps: int) -> tuple[float, int] | None:
+    """(seconds, runs) to the first failure of the machine in evmstate's own loop (engine/native.py), as a campaign's shard runs it, or None."""
+    from evmstate.contracts.project import Project as Project_
+    from evmstate.engine.discovery import discover
+    from evmstate.engine.item import run_item
+
+    for kept in ("examples", "corpus"):
+        shutil.rmtree(root / ".evmstate" / kept, ignore_errors=True)
+    config = config_mod.load(root)
+    (item,) = discover(config, (str(root / path),)).items
+    project = Project_(config)
+    project.activate()
+    found_at: list[float] = []
+    started = time.perf_counter()
+
+    def on_event(event: object) -> None:
+        if isinstance(event, FailureFound) and not found_at:
+            found_at.append(time.perf_counter() - started)
+
+    overrides = Overrides(seed=seed_, max_examples=examples, stateful_step_count=steps)
+    result = run_item(config, project, item, overrides, on_event, seed=seed_, native=True, corpus=True, save_failures=False)
+    assert not result.statistics["evmstate's own loop"].startswith("off"), result.statistics
+    if result.failure is None:
+        return None
+    return found_at[0], result.statistics.get("first failure at run")
+
+
 def report(label: str, outcomes: list[tuple[float, int] | None], budget: str) -> None:
     found = [o for o in outcomes if o is not None]
     if found:
@@ -215,6 +244,8 @@ def main() -> int:
     parser.add_argument("--test-examples", type=int, default=100, help="examples per seed for the property test (Hypothesis's default, 100)")
     parser.add_argument("--backend", default="revm", choices=("pyevm", "revm"))
     parser.add_argument("--only", choices=("super_mint", "super_mint_view", "echo"))
+    parser.add_argument("--native", action="store_true", help="also each machine in evmstate's own loop, as evmstate fuzz runs it")
+    parser.add_argument("--native-only", action="store_true", help="with --native: only the machines in evmstate's own loop")
     parser.add_argument("--fuzz", action="append", default=[], metavar="LINE", help='a line for evmstate.toml\'s [fuzz] section, e.g. "guidance = false" (repeatable); plain Hypothesis ignores it')
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; backend {args.backend}; seeds 0..{args.seeds - 1}" + (f"; evmstate's [fuzz]: {', '.join(args.fuzz)}" if args.fuzz else ""))
@@ -229,10 +260,13 @@ def main() -> int:
                 continue
             what = "the machine above with a rule without arguments, sampled first" if view else "snekmate ERC20, one minter ~11 times"
             print(f"{name} ({what}), {budget}:")
-            report("plain Hypothesis", [plain_super_mint(root, args.backend, s, args.examples, args.steps, view) for s in seeds], budget)
             machine = "machines/super_mint.py::" + ("SuperMintWithView" if view else "SuperMint")
-            report("evmstate", [evmstate_find(root, machine, s, args.examples, args.steps) for s in seeds], budget)
-        if args.only in (None, "echo"):
+            if not args.native_only:
+                report("plain Hypothesis", [plain_super_mint(root, args.backend, s, args.examples, args.steps, view) for s in seeds], budget)
+                report("evmstate", [evmstate_find(root, machine, s, args.examples, args.steps) for s in seeds], budget)
+            if args.native:
+                report("evmstate's own loop", [native_find(root, machine, s, args.examples, args.steps) for s in seeds], budget)
+        if args.only in (None, "echo") and not args.native_only:
             budget = f"{args.test_examples} examples"
             print(f"echo (input 2 returns 0), property test, {budget}:")
             report("plain Hypothesis", [plain_echo(root, args.backend, s, args.test_examples) for s in seeds], budget)

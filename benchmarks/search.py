@@ -221,10 +221,15 @@ def backends_times(root: Path, examples: list[str], seeds: int) -> None:
     print(f"found on py-evm {found['pyevm']}/{total}, on revm {found['revm']}/{total}; revm's time to report against py-evm's: median {statistics.median(ratios):.1f}x faster (min {min(ratios):.1f}x, max {max(ratios):.1f}x)" if ratios else "nothing found on both")
 
 
-def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = "60s", backend: str | None = None) -> tuple[int | None, float | None, float]:
-    """`evmstate fuzz --time budget -n 1 --seed seed` on one example: (steps of the program printed, seconds when printed, seconds in all)."""
+def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = "60s", backend: str | None = None, native: str | None = None) -> tuple[int | None, float | None, float]:
+    """`evmstate fuzz --time budget -n 1 --seed seed` on one example: (steps of the program printed, seconds when printed, seconds in all).
+
+    native: EVMSTATE_NATIVE for the campaign ("0": Hypothesis draws every run; None: as the environment says).
+    """
     shutil.rmtree(root / ".evmstate", ignore_errors=True)
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    if native is not None:
+        env["EVMSTATE_NATIVE"] = native
     if on is None:
         env.pop(ENVIRONMENT, None)
     else:
@@ -255,6 +260,7 @@ def main() -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="with --signals: which of these, comma-separated: " + ", ".join(VARIANTS))
     parser.add_argument("--campaign", action="store_true", help="also run `evmstate fuzz --time 60s -n 1` per example and seed, signals on and off")
     parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
+    parser.add_argument("--native", action="store_true", help="with --campaign: each campaign with evmstate's own loop (engine/native.py) and with Hypothesis drawing every run, one after the other")
     parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
     args = parser.parse_args()
     if args.backend == "revm":
@@ -312,13 +318,17 @@ def main() -> int:
             for example in examples:
                 for label, on in (("default signals", None), ("signals off", ""))[: 2 if args.signals else 1]:
                     for backend in backends:
-                        found, whens = 0, []
+                        loops = {"own loop": "1", "Hypothesis's loop": "0"} if args.native else {"": None}
+                        found, whens = dict.fromkeys(loops, 0), {loop: [] for loop in loops}
                         for seed in range(args.seeds):
-                            steps, printed, elapsed = campaign(root, example, seed, on, backend=backend)
-                            found += printed is not None and printed <= 60
-                            whens.append(f"{printed:.0f}s ({steps} steps)" if printed is not None else f"not in {elapsed:.0f}s")
+                            for loop, native in loops.items():  # interleaved, so that a busy machine weighs on both alike
+                                steps, printed, elapsed = campaign(root, example, seed, on, backend=backend, native=native)
+                                found[loop] += printed is not None and printed <= 60
+                                whens[loop].append(f"{printed:.0f}s ({steps} steps)" if printed is not None else f"not in {elapsed:.0f}s")
                         where = f" on {backend}" if backend else ""
-                        print(f"evmstate fuzz --time 60s -n 1, {example:9} {label}{where}: printed within 60s on {found}/{args.seeds} seeds: {', '.join(whens)}")
+                        for loop in loops:
+                            shown = f", {loop}" if loop else ""
+                            print(f"evmstate fuzz --time 60s -n 1, {example:9} {label}{where}{shown}: printed within 60s on {found[loop]}/{args.seeds} seeds: {', '.join(whens[loop])} (load {os.getloadavg()[0]:.2f})", flush=True)
         if args.guidance_vs_target:
             # the ladder three ways: the guided provider (above), Hypothesis's target() phase given
             # the rung as its score, and neither; within the ladder's 300 runs

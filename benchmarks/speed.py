@@ -15,8 +15,12 @@ the do-nothing ceiling, revm with explained reverts, and -n 1 against -n 2 with 
 - explained reverts on revm: vyper's ERC20 example in short, whose machine expects
   reverts("safesub"): each such revert needs its source line, which revm does not give.
 - -n 1 and -n 2: the ERC20 workload, 200 runs in 2 shards, wall time with the workers' start-up.
+- evmstate's own loop: the same machines as `evmstate fuzz` runs them (engine/native.py: runs drawn
+  in plain Python, each failure handed to Hypothesis), next to the same machine under Hypothesis
+  (the figures above), measured one after the other so that the machine's load weighs on both alike.
 
-Run: python benchmarks/speed.py [--quick]    (revm figures need pip install "evmstate[revm]")
+Run: python benchmarks/speed.py [--quick] [--native]    (revm figures need pip install "evmstate[revm]")
+  --native  only the figures of evmstate's own loop and their Hypothesis counterparts
 """
 
 from __future__ import annotations
@@ -265,6 +269,45 @@ def rate(root: Path, machine: str, backend: str, cache: str, repeats: int, examp
     return statistics.median(rates)
 
 
+def native_rate(root: Path, machine: str, backend: str, repeats: int, examples: int = 50) -> float:
+    """Median steps/s of the machine in evmstate's own loop, as a campaign's shard runs it: 50-step runs from seed 0."""
+    from evmstate.contracts.project import Project
+    from evmstate.engine.discovery import discover
+    from evmstate.engine.item import run_item
+
+    cfg = config_mod.load(root)
+    cfg = dataclasses.replace(cfg, backend=BackendConfig(name=backend))
+    project = Project(cfg)
+    project.activate()
+    (item,) = discover(cfg, (str(root / "machines" / machine),)).items
+    rates = []
+    for _ in range(repeats):
+        for kept in ("examples", "corpus"):
+            shutil.rmtree(root / ".evmstate" / kept, ignore_errors=True)
+        overrides = Overrides(seed=0, max_examples=examples, stateful_step_count=50)
+        result = run_item(cfg, project, item, overrides, lambda e: None, seed=0, native=True, corpus=True, save_failures=False)
+        assert result.status == "passed", result.failure or result.error
+        loop = result.statistics["evmstate's own loop"]
+        assert not loop.startswith("off"), loop
+        rates.append(result.steps / result.elapsed)
+    return statistics.median(rates)
+
+
+def native_figures(root: Path, backends: tuple[str, ...], repeats: int) -> None:
+    """evmstate's own loop next to Hypothesis, machine by machine, one right after the other."""
+    print(f"evmstate's own loop (evmstate fuzz) against Hypothesis's (evmstate run), load {os.getloadavg()[0]:.2f}:")
+    last = backends[-1]
+    cases = [
+        ("do-nothing machine", "draws_only.py", last, "aim >= 25000"),
+        *((f"ERC20 workload (bundled) {b}", "erc20.py", b, "aim >= 6000" if b == "revm" else "no slower") for b in backends),
+        *((f"snekmate ERC20 {b}", "snek_erc20.py", b, "aim >= 3000" if b == "revm" else "no slower") for b in backends),
+    ]
+    for label, machine, backend, aim in cases:
+        hypothesis_rate = rate(root, machine, backend, "on", repeats)
+        own = native_rate(root, machine, backend, repeats)
+        print(f"  {label:30}: own loop {own:6.0f}, Hypothesis {hypothesis_rate:6.0f} ({own / hypothesis_rate:.1f}x)  ({aim}; load {os.getloadavg()[0]:.2f})")
+
+
 def _without_fast_getters(cfg: config_mod.Config, options: RunOptions):
     """A run where every public getter runs through the EVM (the project's fast_getters off)."""
     from evmstate.contracts import project as project_mod
@@ -295,6 +338,9 @@ def main() -> int:
         os.chdir(root)
         run(config_mod.load(root), RunOptions((str(root / "machines" / "erc20.py"),), overrides=Overrides(max_examples=1, stateful_step_count=1, seed=0), save_failures=False), lambda e: None)
         started = time.perf_counter()
+        native_figures(root, backends, repeats)
+        if "--native" in sys.argv:
+            return 0
         for label, machine, aims in (
             ("ERC20 workload (bundled)", "erc20.py", {"revm": "aim >= 3000"}),
             ("snekmate ERC20", "snek_erc20.py", {"pyevm": "aim >= 300", "revm": "aim >= 1500"}),

@@ -35,6 +35,7 @@ HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 # runs before evmstate is imported)
 FEEDBACK_VARIABLE = "EVMSTATE_FEEDBACK"
 START_METHOD_VARIABLE = "EVMSTATE_START_METHOD"
+NATIVE_VARIABLE = "EVMSTATE_NATIVE"
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,13 @@ class Environment:
     feedback: str | None = None
     # EVMSTATE_START_METHOD: how worker processes start (scale/parallel.py); "": the platform's best
     start_method: str = ""
+    # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for measuring what it pays)
+    native: bool = True
 
     @classmethod
     def read(cls) -> "Environment":
-        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower())
+        native = os.environ.get(NATIVE_VARIABLE, "1").strip().lower() not in ("0", "off", "false", "")
+        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower(), native)
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,10 @@ def _account_drawer(length: int | None) -> Any:
 
 
 def _accounts_strategy(length: int | None) -> st.SearchStrategy:
-    return st.composite(_account_drawer(length))()
+    draw_account = _account_drawer(length)
+    strategy = st.composite(draw_account)()
+    strategy.evmstate_draw = draw_account  # its one choice, made by whoever draws it (search.native)
+    return strategy
 
 
 def _hex_drawer(plain: st.SearchStrategy) -> Any:
@@ -244,7 +247,14 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     # tuple
     parts = _split_top(t[1:-1], type_str)
     members = [strategy(p) for p in parts]
-    return _with_domain(st.tuples(*members), TupleDomain([domain_of(m) for m in members]))
+    return _with_domain(_tuples(members), TupleDomain([domain_of(m) for m in members]))
+
+
+def _tuples(members: list[st.SearchStrategy]) -> st.SearchStrategy:
+    """st.tuples(*members), carrying its draw: member by member, as Hypothesis's tuples() draws (search.native)."""
+    tuples = st.tuples(*members)
+    tuples.evmstate_draw = lambda draw: tuple(draw(m) for m in members)
+    return tuples
 
 
 

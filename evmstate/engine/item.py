@@ -24,6 +24,7 @@ from .fork import at_block
 from .examples import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
 from .machines import run_machine
+from .native import run_native
 from .properties import run_test
 from .records import failure_record, save_failure, with_id
 from .settings import Overrides, build_settings, run_seed, shard_examples, shard_seed
@@ -161,6 +162,7 @@ class RunRequest:
     deadline: float | None = None  # a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time
     examples: bool = True  # with the example database (False: nothing is replayed from it or saved to it)
     save_failures: bool = True
+    native: bool = False  # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
 
 
 def run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
@@ -197,7 +199,8 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
                 saved = Corpus.of(corpus_store(config), project, where)
             elif corpus is not False:
                 saved = corpus
-            result = run_machine(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
+            run = run_native if request.native else run_machine
+            result = run(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
         else:
             result = run_test(item.obj, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop)
     except (MachineDefinitionError, KeyboardInterrupt):

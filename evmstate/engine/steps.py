@@ -49,14 +49,15 @@ def swarm_strategy(order: list[RuleSpec]) -> st.SearchStrategy[frozenset[str]]:
     """The names of the rules one run leaves out (none for a machine with one rule)."""
     names = [r.name for r in order]
 
-    @st.composite
     def swarm(draw: Callable[[Any], Any]) -> frozenset[str]:
         if len(names) < 2 or not draw(_SWARMING):
             return frozenset()
         level = draw(_LEVEL)
         return left_out(level, [draw(_LEVEL) for _ in names], names)
 
-    return swarm()
+    strategy = st.composite(swarm)()
+    strategy.evmstate_draw = swarm  # its choices, made by whoever draws it (search.native)
+    return strategy
 
 
 def draw_rule(draw: Callable[[Any], Any], order: list[RuleSpec], allowed: Collection[str]) -> RuleSpec:

@@ -103,7 +103,7 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             shrink_by = deadline + SHRINK_GRACE
         records: list[FailureRecord] = []
         # the machine's saved guidance runs: every shard starts from them and adds to them
-        request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by)
+        request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by, native=True)
         result = run_item(state.config, state.project, item, request, _forwarded(emit))
         result = shrinking.told(result)
         # every branch this process reached so far: the campaign's union makes repeats harmless

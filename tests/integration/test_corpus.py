@@ -32,7 +32,8 @@ RUNGS = Path(__file__).parents[1] / "projects" / "rungs"
 KEY = "machines/rungs.py::RungsMachine"
 # a campaign seed whose first invocation of RUNS runs does not find the bug, and whose second
 # (seed + 100, as the next campaign would have another) finds it only from the first's corpus
-SEED, RUNS = 3, 20
+# (seeds 6 and 7 of 0-9 do, with runs drawn by evmstate's own loop, as campaigns draw them)
+SEED, RUNS = 6, 20
 
 
 @pytest.fixture()
@@ -114,7 +115,7 @@ def test_the_same_seed_and_saved_corpus_search_the_same(rungs: Path):
         shutil.copytree(rungs / "snapshot", saved)
         result = invocation(rungs, 107)
         # what was drawn and found, not how long it took
-        statistics = {k: v for k, v in result.statistics.items() if k not in ("first failure after", "shrink time")}
+        statistics = {k: v for k, v in result.statistics.items() if k not in ("first failure after", "shrink time") and not k.endswith(" phase")}
         outcomes.append((result.status, result.runs, result.steps, statistics, saved_runs(rungs)))
     assert outcomes[0] == outcomes[1]
     counts = corpus_counts(outcomes[0][3])

@@ -1,0 +1,221 @@
+"""Choices drawn in plain Python, recorded as Hypothesis's strategies record them.
+
+NativeData stands where Hypothesis's `st.data()` object stands in a machine's run: `draw(strategy)`
+gives a value of the strategy. It knows the strategies evmstate builds, and draws each with one
+call into Python's `random` instead of a trip through Hypothesis's strategy layer (2 µs where a
+nested draw costs 60-110). Every choice is recorded as `(kind, constraints, value)` with the
+constraints Hypothesis's own strategy passes to its provider for that draw:
+
+- `integers(min_value=a, max_value=b)`: one integer choice, with the weights IntegersStrategy
+  gives the bounds and their neighbours when the range is wider than 127;
+- `booleans()`: one boolean choice, p = 0.5;
+- `binary(min_size=n, max_size=n)`: one bytes choice;
+- a strategy carrying `evmstate_draw(draw)` (strategy()'s values, accounts, the swarm, a step):
+  its own draws, made through this object.
+
+So a run drawn here replays through Hypothesis unchanged, by a provider that returns the recorded
+choices (search.guidance's), and Hypothesis shrinks and saves it as one of its own. A strategy it
+does not know (a user's own, a filtered one, lists, text) raises Unsupported: that machine runs
+under Hypothesis alone.
+
+Fresh values follow Hypothesis's shape, which the search's tuning assumes (the swarm's level is
+uniform, as Hypothesis draws it): uniform over a small range; over a wide one the bounds and their
+neighbours at Hypothesis's weights, then mostly values near zero, log-scaled beyond.
+"""
+
+from __future__ import annotations
+
+import re
+from random import Random
+from typing import Any, Callable, Sequence
+
+Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value), as guidance.Choice
+
+# Hypothesis's integers() and fixed-size binary(), as their repr() writes them
+_INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
+_BINARY = re.compile(r"^binary\(min_size=(\d+), max_size=(\d+)\)$")
+_BOOLEAN = {"p": 0.5}
+
+
+class Unsupported(BaseException):
+    """Raised when a run draws from a strategy the native loop cannot draw as Hypothesis would.
+
+    A BaseException, so that a run's `except Exception` does not take it for a failure of the machine.
+    """
+
+    def __init__(self, strategy: Any) -> None:
+        super().__init__(f"{strategy!r} is not a strategy evmstate's own loop draws")
+        self.strategy = strategy
+
+
+def integer_constraints(lo: int, hi: int) -> dict[str, Any]:
+    """The constraints Hypothesis's integers(lo, hi) passes to its provider."""
+    weights = {lo: 2 / 128, lo + 1: 1 / 128, hi - 1: 1 / 128, hi: 2 / 128} if hi - lo > 127 else None
+    return {"min_value": lo, "max_value": hi, "weights": weights, "shrink_towards": 0}
+
+
+# Hypothesis's integers are uniform within [-INNER, INNER] and log-scaled beyond (its
+# INTEGERS_DISTRIBUTION); a wide range's draw lands in each part at about these shares, the rest uniform
+INNER = 256
+INNER_SHARE, LOG_SHARE = 0.45, 0.35
+CONSTANT_SHARE = 0.05
+
+
+def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
+    """A new value in [lo, hi], in Hypothesis's shape: uniform over a range within [-256, 256]; over a wider one,
+    the bounds and their neighbours at Hypothesis's weights, then mostly values near zero, log-scaled beyond."""
+    span = hi - lo
+    if -INNER <= lo and hi <= INNER:
+        return lambda r: lo + int(r.random() * (span + 1))
+    edges = (lo, lo + 1, hi - 1, hi)
+    weighted = span > 127
+    inner_lo, inner_hi = max(lo, -INNER), min(hi, INNER)
+    bits = max(abs(lo), abs(hi)).bit_length()
+
+    # Hypothesis takes 1 draw in 20 from its constants (0, 1, the limits of each width): they find off-by-ones
+    constants = sorted(v for v in {0, 1, -1, 2, *(2**k - 1 for k in range(8, 257, 8)), *(-(2 ** (k - 1)) for k in range(8, 257, 8)), *(2 ** (k - 1) - 1 for k in range(8, 257, 8))} if lo <= v <= hi)
+
+    def draw(r: Random) -> int:
+        x = r.random()
+        if weighted and x < 6 / 128:
+            return edges[0 if x < 2 / 128 else 1 if x < 3 / 128 else 2 if x < 4 / 128 else 3]
+        y = r.random()
+        if y < CONSTANT_SHARE and constants:
+            return constants[int(r.random() * len(constants))]
+        y = r.random()
+        if y < INNER_SHARE and inner_lo <= inner_hi:
+            return inner_lo + int(r.random() * (inner_hi - inner_lo + 1))
+        if y < INNER_SHARE + LOG_SHARE:
+            magnitude = r.getrandbits(r.randint(9, max(9, bits)))
+            v = -magnitude if r.random() < 0.5 else magnitude
+            if lo <= v <= hi:
+                return v
+        return r.randint(lo, hi)
+
+    return draw
+
+
+Drawer = Callable[["NativeData"], Any]
+Plain = tuple[str, dict[str, Any], Callable[[Random], Any]]  # one choice: its kind, constraints and fresh value
+# id(strategy) -> (the strategy, kept alive so that its id stays its own; its drawer; its one choice, when it makes one)
+_drawers: dict[int, tuple[Any, Drawer, Plain | None]] = {}
+
+
+def drawer(strategy: Any) -> tuple[Any, Drawer, Plain | None]:
+    """How NativeData draws strategy; raises Unsupported for one it cannot draw as Hypothesis would."""
+    found = _drawers.get(id(strategy))
+    if found is not None and found[0] is strategy:
+        return found
+    plain = _plain(strategy)
+    if plain is not None:
+        kind, constraints, fresh = plain
+        made: Drawer = lambda data: data.choose(kind, constraints, fresh)  # noqa: E731
+    else:
+        direct = getattr(strategy, "evmstate_draw", None)
+        if direct is None:
+            raise Unsupported(strategy)
+        made = lambda data: direct(data.draw)  # noqa: E731
+    if len(_drawers) > 50_000:
+        _drawers.clear()
+    found = _drawers[id(strategy)] = (strategy, made, plain)
+    return found
+
+
+def _plain(strategy: Any) -> Plain | None:
+    """The one choice a Hypothesis integers(), booleans() or fixed-size binary() makes, or None for another strategy."""
+    if getattr(strategy, "evmstate_draw", None) is not None:
+        return None
+    shown = repr(strategy)
+    m = _INTEGERS.match(shown)
+    if m is not None:
+        lo, hi = int(m.group(1).replace("_", "")), int(m.group(2).replace("_", ""))
+        return "integer", integer_constraints(lo, hi), fresh_integer(lo, hi)
+    if shown == "booleans()":
+        return "boolean", _BOOLEAN, _coin
+    m = _BINARY.match(shown)
+    if m is not None and m.group(1) == m.group(2):
+        n = int(m.group(1))
+        return "bytes", {"min_size": n, "max_size": n}, lambda r: r.getrandbits(8 * n).to_bytes(n, "big") if n else b""
+    return None
+
+
+def _coin(r: Random) -> bool:
+    return r.random() < 0.5
+
+
+class NativeData:
+    """One run's draws: the planned choices replayed while they fit, then fresh ones; every choice recorded.
+
+    Plays the part of guidance.GuidedProvider for the Guide (record, replayed): the Guide keeps
+    and extends native runs as it does Hypothesis's.
+    """
+
+    def __init__(self, random: Random, plan: Sequence[Choice] = ()) -> None:
+        self.random = random
+        self.plan = plan
+        self.record: list[Choice] = []
+        self.replayed = 0  # how many of the planned choices this run took
+
+    def draw(self, strategy: Any) -> Any:  # a hot path: every value of every step
+        """A value of strategy, drawn as Hypothesis's data.draw(strategy) would make its choices."""
+        found = _drawers.get(id(strategy))
+        if found is None or found[0] is not strategy:
+            found = drawer(strategy)
+        plain = found[2]
+        if plain is None:
+            return found[1](self)
+        kind, constraints, fresh = plain
+        record = self.record
+        i = len(record)
+        if i < len(self.plan):
+            return self.choose(kind, constraints, fresh)
+        value = fresh(self.random)
+        record.append((kind, constraints, value))
+        return value
+
+    def choose(self, kind: str, constraints: dict[str, Any], fresh: Callable[[Random], Any]) -> Any:
+        """The next choice: the plan's while its kind and constraints are these, else a fresh one."""
+        record = self.record
+        i = len(record)
+        plan = self.plan
+        if i < len(plan):
+            planned_kind, planned_constraints, value = plan[i]
+            if planned_kind == kind and (planned_constraints is constraints or planned_constraints == constraints):
+                self.replayed = i + 1
+                record.append((kind, constraints, value))
+                return value
+            self.plan = ()  # the run went another way than the plan's: fresh from here
+        value = fresh(self.random)
+        record.append((kind, constraints, value))
+        return value
+
+
+def check(strategies: Sequence[tuple[str, Any]], random: Random) -> str | None:
+    """Why the native loop cannot draw one of these (name, strategy) pairs, or None when it can draw them all.
+
+    Each is drawn once, outside any run (with no dictionary active), which reaches every
+    strategy a draw may nest.
+    """
+    for name, strategy in strategies:
+        try:
+            NativeData(random).draw(strategy)
+        except Unsupported as exc:
+            return f"{name} draws {exc.strategy!r}"
+    return None
+
+
+# Hypothesis's limit on one run's choices (its BUFFER_SIZE, 8 KiB): a run over it is cut short, not replayed
+BUFFER_LIMIT = 8 * 1024
+
+
+def size(choices: Sequence[Choice]) -> int:
+    """The choices' size as Hypothesis counts it against its buffer (the length of its serialized form, as its database writes it)."""
+    total = 0
+    for kind, _, value in choices:
+        if kind == "boolean":
+            total += 1
+            continue
+        payload = 1 + value.bit_length() // 8 if kind == "integer" else len(value)
+        # a metadata byte, then the payload's length when it does not fit in the metadata byte
+        total += 1 + payload if payload < 0b11111 else 1 + max(1, -(-payload.bit_length() // 7)) + payload
+    return total
