@@ -273,7 +273,7 @@ def native_rate(root: Path, machine: str, backend: str, repeats: int, examples: 
     """Median steps/s of the machine in evmstate's own loop, as a campaign's shard runs it: 50-step runs from seed 0."""
     from evmstate.contracts.project import Project
     from evmstate.engine.discovery import discover
-    from evmstate.engine.item import run_item
+    from evmstate.engine.item import RunRequest, run_item
 
     cfg = config_mod.load(root)
     cfg = dataclasses.replace(cfg, backend=BackendConfig(name=backend))
@@ -285,7 +285,8 @@ def native_rate(root: Path, machine: str, backend: str, repeats: int, examples: 
         for kept in ("examples", "corpus"):
             shutil.rmtree(root / ".evmstate" / kept, ignore_errors=True)
         overrides = Overrides(seed=0, max_examples=examples, stateful_step_count=50)
-        result = run_item(cfg, project, item, overrides, lambda e: None, seed=0, native=True, corpus=True, save_failures=False)
+        request = RunRequest(overrides=overrides, seed=0, native=True, corpus=True, save_failures=False)
+        result = run_item(cfg, project, item, request, lambda e: None)
         assert result.status == "passed", result.failure or result.error
         loop = result.statistics["evmstate's own loop"]
         assert not loop.startswith("off"), loop

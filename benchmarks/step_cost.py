@@ -126,13 +126,24 @@ def _timed_getters(timers: Timers) -> list[tuple[Any, str, Any]]:
     return [(contract.Contract, "_read", timers.wrap("getter reads", contract.Contract._read))]
 
 
+def _example_class() -> Any:
+    """The class whose draw_step / execute / check_invariants run one example's steps (engine/example.py; machines.Program before)."""
+    older = getattr(machines, "Program", None)
+    if older is not None:
+        return older
+    from evmstate.engine import example
+
+    return example.Example
+
+
 def _patches(timers: Timers) -> list[tuple[Any, str, Any]]:
     """(owner, attribute, replacement) of every timed function."""
     w = timers.wrap
+    program = _example_class()
     found = [
-        (machines.Program, "draw_step", w("draws", machines.Program.draw_step)),
-        (machines.Program, "execute", w("machine code", machines.Program.execute)),
-        (machines.Program, "check_invariants", timers.in_phase("invariants", w("machine code", machines.Program.check_invariants))),
+        (program, "draw_step", w("draws", program.draw_step)),
+        (program, "execute", w("machine code", program.execute)),
+        (program, "check_invariants", timers.in_phase("invariants", w("machine code", program.check_invariants))),
         (abi.Codec, "encode", w("encode", abi.Codec.encode)),
         (abi.Codec, "decode", w("decode", abi.Codec.decode)),
         (contract.ContractFunction, "call", w("contract layer", contract.ContractFunction.call)),
