@@ -45,7 +45,7 @@ from evmstate import config as config_mod
 from evmstate import hooks
 from evmstate.config import BackendConfig
 from evmstate.contracts import abi, contract, events, receipt
-from evmstate.engine import machines
+from evmstate.engine import example
 from evmstate.evm import revm, sight
 from evmstate.evm.pyevm import PyEVMBackend
 from evmstate.runner import Overrides, RunOptions, run
@@ -130,9 +130,9 @@ def _patches(timers: Timers) -> list[tuple[Any, str, Any]]:
     """(owner, attribute, replacement) of every timed function."""
     w = timers.wrap
     found = [
-        (machines.Program, "draw_step", w("draws", machines.Program.draw_step)),
-        (machines.Program, "execute", w("machine code", machines.Program.execute)),
-        (machines.Program, "check_invariants", timers.in_phase("invariants", w("machine code", machines.Program.check_invariants))),
+        (example.Example, "draw_step", w("draws", example.Example.draw_step)),
+        (example.Example, "execute", w("machine code", example.Example.execute)),
+        (example.Example, "check_invariants", timers.in_phase("invariants", w("machine code", example.Example.check_invariants))),
         (abi.Codec, "encode", w("encode", abi.Codec.encode)),
         (abi.Codec, "decode", w("decode", abi.Codec.decode)),
         (contract.ContractFunction, "call", w("contract layer", contract.ContractFunction.call)),
