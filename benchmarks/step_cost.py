@@ -47,7 +47,7 @@ from evmstate.config import BackendConfig
 from evmstate.contracts import abi, contract, events, receipt
 from evmstate.engine import example
 from evmstate.evm import revm, sight
-from evmstate.evm.pyevm import PyEVMBackend
+from evmstate.evm.pyevm.backend import PyEVMBackend
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search import session
 

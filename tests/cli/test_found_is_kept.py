@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from evmstate.engine.machine_run import MachineRun
-from evmstate.evm.pyevm import PyEVMBackend
+from evmstate.evm.pyevm.backend import PyEVMBackend
 
 from .helpers import invoke
 
