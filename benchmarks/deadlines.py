@@ -24,7 +24,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from evmstate import config as config_mod
-from evmstate.engine import delays, machines
+from evmstate.engine import delays
 from evmstate.runner import Overrides, RunOptions, run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,7 +97,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = project(Path(tmp))
         for way, (draw, cap) in WAYS.items():
-            machines.delays.draw_delay = draw  # type: ignore[attr-defined]
+            delays.draw_delay = draw  # type: ignore[attr-defined]
             cfg = config_mod.load(root)
             if cap is not None:
                 cfg = cfg.replace(fuzz=cfg.fuzz.__class__(**{**cfg.fuzz.__dict__, "max_time_delay": cap, "max_block_delay": cap // 12}))
@@ -111,7 +111,7 @@ def main() -> int:
                 found = [f for f in firsts if f is not None]
                 median = f", median run {statistics.median(found):g}" if found else ""
                 print(f"{way:42} {shape:17} found on {len(found)}/{args.seeds} seeds{median} (first failure at runs {firsts})", flush=True)
-        machines.delays.draw_delay = real_draw_delay  # type: ignore[attr-defined]
+        delays.draw_delay = real_draw_delay  # type: ignore[attr-defined]
     return 0
 
 

@@ -16,8 +16,8 @@ from hypothesis.stateful import Bundle as HBundle, RuleBasedStateMachine, rule a
 
 from evmstate import Bundle, Project, StateMachine, rule
 from evmstate.config import Config
-from evmstate.machine import collect
-from evmstate.engine.machines import run_machine
+from evmstate.spec import collect
+from evmstate.engine.machine_run import run_machine
 from evmstate.engine.settings import build_settings
 from evmstate.runner import Overrides
 

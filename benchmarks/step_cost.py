@@ -45,9 +45,9 @@ from evmstate import config as config_mod
 from evmstate import hooks
 from evmstate.config import BackendConfig
 from evmstate.contracts import abi, contract, events, receipt
-from evmstate.engine import machines
+from evmstate.engine import example
 from evmstate.evm import revm, sight
-from evmstate.evm.pyevm import PyEVMBackend
+from evmstate.evm.pyevm.backend import PyEVMBackend
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search import session
 
@@ -126,24 +126,13 @@ def _timed_getters(timers: Timers) -> list[tuple[Any, str, Any]]:
     return [(contract.Contract, "_read", timers.wrap("getter reads", contract.Contract._read))]
 
 
-def _example_class() -> Any:
-    """The class whose draw_step / execute / check_invariants run one example's steps (engine/example.py; machines.Program before)."""
-    older = getattr(machines, "Program", None)
-    if older is not None:
-        return older
-    from evmstate.engine import example
-
-    return example.Example
-
-
 def _patches(timers: Timers) -> list[tuple[Any, str, Any]]:
     """(owner, attribute, replacement) of every timed function."""
     w = timers.wrap
-    program = _example_class()
     found = [
-        (program, "draw_step", w("draws", program.draw_step)),
-        (program, "execute", w("machine code", program.execute)),
-        (program, "check_invariants", timers.in_phase("invariants", w("machine code", program.check_invariants))),
+        (example.Example, "draw_step", w("draws", example.Example.draw_step)),
+        (example.Example, "execute", w("machine code", example.Example.execute)),
+        (example.Example, "check_invariants", timers.in_phase("invariants", w("machine code", example.Example.check_invariants))),
         (abi.Codec, "encode", w("encode", abi.Codec.encode)),
         (abi.Codec, "decode", w("decode", abi.Codec.decode)),
         (contract.ContractFunction, "call", w("contract layer", contract.ContractFunction.call)),

@@ -146,7 +146,7 @@ def fuzz(
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
     from evmstate.runner import CampaignOptions, Overrides, fuzz as run_campaign, parse_duration, parse_workers
 
-    from .render_workers import CampaignRenderer
+    from .render_campaign import CampaignRenderer
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)

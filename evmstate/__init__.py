@@ -25,7 +25,7 @@ from .errors import (
     UsageError,
     VirtualMachineError,
 )
-from .machine import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, route, rule
+from .spec import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, route, rule
 from .contracts.project import Project
 from .strategies import strategy
 from .units import to_wei

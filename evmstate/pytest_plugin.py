@@ -25,12 +25,12 @@ from . import config as config_mod
 from .builds import names as contract_names
 from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError
-from .machine import collect
+from .spec import collect
 from .contracts.project import Project, Unavailable
 from .engine.events import MachineFinished
 from .engine.item import RunRequest, database_for, run_item
-from .engine.machines import run_machine
-from .engine.properties import isolate_examples, property_failure
+from .engine.machine_run import run_machine
+from .engine.property_run import isolate_examples, property_failure
 from .engine.records import save_failure
 from .engine.settings import build_settings, keep_hypothesis_storage, run_seed
 from .reports import result_text

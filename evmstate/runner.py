@@ -23,7 +23,7 @@ from .builds import Build, build as build_project, precompiled_note
 from .compiler import VYPER_VERSION
 from .config import Config
 from .contracts.project import Project
-from .engine import discovery, examples  # noqa: F401
+from .engine import discovery, database  # noqa: F401
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from .contracts.abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
 from .contracts.address import checksum
-from .contracts.base import active
+from .contracts.api import active
 from .errors import StrategyError, UnitError
 from .search.dictionary import mixed
 from .units import to_wei

@@ -68,7 +68,7 @@ def record(writer: int, rid: str) -> object:
 def write(writer: int, failures: str, examples: str, barrier: object) -> list[str]:
     """Save, remove and read at once with the other writers; return what went wrong as seen from here."""
     from evmstate.errors import FailureRecordError
-    from evmstate.engine.examples import SharedDirectoryDatabase
+    from evmstate.engine.database import SharedDirectoryDatabase
     from evmstate.failures import FailureStore
 
     store = FailureStore(Path(failures))

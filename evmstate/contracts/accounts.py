@@ -15,7 +15,7 @@ from .typed_data import typed_data_hash
 from .address import checksum, same_address, to_raw_address
 from .receipt import Receipt
 from .revert import raise_on_failure
-from .base import Handle
+from .api import Handle
 
 if TYPE_CHECKING:
     from ..evm.base import Backend

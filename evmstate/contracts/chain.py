@@ -19,7 +19,7 @@ from ..evm.base import ExecResult
 from ..units import to_wei
 from .abi import selector
 from .address import checksum, to_raw_address
-from .base import Handle, current_project
+from .api import Handle, current_project
 
 if TYPE_CHECKING:
     from ..evm.base import Backend

@@ -22,7 +22,7 @@ from .abi import (
 )
 from .accounts import Account
 from .address import checksum, same_address, to_raw_address
-from .base import Handle, ProjectLike
+from .api import Handle, ProjectLike
 from .getters import NOT_READ, Getter, reader
 from .receipt import Receipt
 from .revert import last_call, raise_on_failure, reverts  # noqa: F401  (reverts re-exported)

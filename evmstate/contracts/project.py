@@ -12,7 +12,7 @@ from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend
 from .accounts import Accounts
-from .base import Handle, current_project
+from .api import Handle, current_project
 from .chain import Chain
 from .contract import ContractContainer
 from .events import EventDecoder

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..errors import ReceiptUsedAsValue
 from ..values import format_value
 from .events import EventDict
-from .base import Handle
+from .api import Handle
 
 if TYPE_CHECKING:
     from ..evm.base import ExecResult, Log

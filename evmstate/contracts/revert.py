@@ -18,7 +18,7 @@ from ..evm.base import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
 from ..hooks import Current, Listeners
 from ..values import format_value
 from .abi import abi_type, decode, entry_signature, from_abi_value, selector
-from .base import ProjectLike, current_project
+from .api import ProjectLike, current_project
 
 if TYPE_CHECKING:
     from ..artifacts import Artifact, SourcePosition

@@ -21,8 +21,8 @@ from ..config import Config, shown
 from ..contracts.contract import Contract, label_deployment
 from ..contracts.project import OnDemand, Project, Unavailable
 from ..errors import MachineDefinitionError
-from .describe import describe_error
-from .modules import import_error, load_module
+from .tracebacks import describe_error
+from .loader import import_error, load_module
 
 
 @dataclass

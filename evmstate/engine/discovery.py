@@ -12,9 +12,9 @@ from typing import Any
 
 from ..config import Config
 from ..errors import UsageError
-from ..machine import MachineSpec, collect, has_rules, is_machine
+from ..spec import MachineSpec, collect, has_rules, is_machine
 from .deployments import deployments_file_error
-from .modules import import_error, load_module
+from .loader import import_error, load_module
 from .events import LoadFailed
 from .settings import MachineSettings
 

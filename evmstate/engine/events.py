@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compile_warnings import CompileWarning
-from .describe import ErrorInfo
+from .tracebacks import ErrorInfo
 from .recorded import RecordedStep
 
 if TYPE_CHECKING:

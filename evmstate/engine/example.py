@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from .. import calls
 from ..failures import Ref
-from ..machine import RuleSpec
+from ..spec import RuleSpec
 from . import delays
-from .describe import user_error
+from .tracebacks import user_error
 from .program import (
     SetupFailed,
     Step,
@@ -29,7 +29,7 @@ from .program import (
     stop_if_diverged,
     tear_down,
 )
-from .steps import draw_rule
+from .swarm import draw_rule
 
 
 class Example:

@@ -9,8 +9,8 @@ from typing import Any, Callable
 
 from ..contracts.project import Project
 from ..failures import decode_value
-from ..machine import MachineSpec
-from .describe import ErrorInfo, FailureSignature, describe_call, describe_error
+from ..spec import MachineSpec
+from .tracebacks import ErrorInfo, FailureSignature, describe_call, describe_error
 from .events import Failure
 from .program import Diverged, InitFailed, init_class, live_program_lines, provide, run_program
 

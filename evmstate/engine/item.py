@@ -17,15 +17,15 @@ from ..errors import MachineDefinitionError
 from ..failures import FailureRecord
 from . import discovery
 from .deployments import contracts_behind, names_behind
-from .describe import shown_path
+from .tracebacks import shown_path
 from .discovery import Item
 from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound
 from .fork import at_block
-from .examples import ShrunkExamples, corpus_store, open_database
+from .database import ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
-from .machines import run_machine
+from .machine_run import run_machine
 from .native import run_native
-from .properties import run_test
+from .property_run import run_test
 from .records import failure_record, save_failure, with_id
 from .settings import Overrides, build_settings, run_seed, shard_examples, shard_seed
 

@@ -36,9 +36,9 @@ from ..config import NATIVE_VARIABLE
 from ..search.guidance import Entry
 from ..search.native import choices as native
 from ..search.native.mutations import Mutator
-from .describe import FailureSignature
+from .tracebacks import FailureSignature
 from .events import Failure, MachineFinished
-from .machines import MachineRun
+from .machine_run import MachineRun
 from .program import Crashed, OutOfTime, live_program_lines
 
 # share of native runs whose fresh steps now and then repeat the step before, and at which odds

@@ -14,10 +14,10 @@ from hypothesis.errors import InvalidArgument, InvalidDefinition
 from ..contracts.project import Project
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import Ref, decode_value, encode_value
-from ..machine import MachineSpec, Route, RuleSpec, StateMachine, multiple
+from ..spec import MachineSpec, Route, RuleSpec, StateMachine, multiple
 from . import delays
 from .deployments import Resolver
-from .describe import mark_invariant
+from .tracebacks import mark_invariant
 from .recorded import RecordedStep, call_line, program_lines, ref_of, step_lines
 
 

@@ -21,12 +21,12 @@ from ..contracts.revert import describe_revert
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..evm.fork.start import for_record
 from ..failures import FailureRecord, FailureStore, decode_value, record_id
-from ..machine import MachineSpec, collect
+from ..spec import MachineSpec, collect
 from ..values import format_value
 from . import recorded
-from .describe import ErrorInfo, FailureSignature, describe_error, failed_invariant, user_error
+from .tracebacks import ErrorInfo, FailureSignature, describe_error, failed_invariant, user_error
 from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
-from .modules import load_module
+from .loader import load_module
 from .program import (
     InitFailed,
     SetupFailed,

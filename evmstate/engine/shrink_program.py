@@ -14,15 +14,15 @@ from typing import Any, Callable
 
 from ..contracts.project import Project
 from ..errors import CallTimeout
-from ..machine import MachineSpec
+from ..spec import MachineSpec
 from ..strategies import domain_of
 from .candidates import Judge, tries_for
-from .describe import FailureSignature
+from .tracebacks import FailureSignature
 from .program import DEFINITION_ERRORS
 from .recorded import RecordedStep
 from .replayer import Replayer
 from .shrink import Minimized, Outcome, Shrinker
-from .steps import rule_order
+from .swarm import rule_order
 
 
 def minimize(

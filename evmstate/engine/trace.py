@@ -19,9 +19,9 @@ from .. import calls
 from ..calls import CallRecord
 from ..contracts.revert import describe_revert
 from ..errors import TransactionReverted
-from ..machine import Route, multiple
+from ..spec import Route, multiple
 from ..values import format_value
-from .describe import FailureSignature, describe_error, failed_invariant
+from .tracebacks import FailureSignature, describe_error, failed_invariant
 from .program import run_program
 from .recorded import RecordedStep, example_line
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..values import format_value
 from .base import Capabilities, ExecResult, Log, Snapshots
 
-from .pyevm import PyEVMBackend
+from .pyevm.backend import PyEVMBackend
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from ..config import BackendConfig, Config
 from .base import Backend, ChainSpec
 from .finish import RevmFinisher
 from .fork.start import fork_spec, resolve
-from .pyevm import PyEVMBackend
+from .pyevm.backend import PyEVMBackend
 
 
 def chain_spec(config: Config) -> ChainSpec:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from .base import ChainSpec, ExecResult
 from .cache import Entry, Reads
 from .journal import EMPTY_CODE_HASH
-from .pyevm import PyEVMBackend
+from .pyevm.backend import PyEVMBackend
 
 
 class Explaining:

@@ -38,7 +38,7 @@ from ..contracts.project import Project
 from ..engine import discovery
 from ..engine.discovery import Item
 from ..engine.events import CompileFinished, CompileStarted, LoadFailed, NothingFound, RunStarted
-from ..engine.examples import corpus_store
+from ..engine.database import corpus_store
 from ..engine.item import asks_for_contracts, unavailable_contracts
 from ..engine.settings import keep_hypothesis_storage
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
@@ -47,7 +47,7 @@ from ..scale import pool
 from ..scale.campaign import LocalWorkers
 from ..scale.cluster import DaskWorkers
 from ..scale.shards import Outcome, ProjectBundle, Workers
-from ..scale.workers import Grace, sigint_count
+from ..scale.interrupts import Grace, sigint_count
 from ..search import corpus as corpus_mod
 from . import plan
 from .cache import MutationCache

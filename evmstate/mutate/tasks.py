@@ -21,7 +21,7 @@ from typing import Any, Callable
 from ..build_cache import ROOT_MARK, local, local_artifact, portable, portable_artifact
 from ..compiler import Artifact, compile_variant
 from ..contracts.project import Project
-from ..engine.describe import describe_error, failed_invariant
+from ..engine.tracebacks import describe_error, failed_invariant
 from ..engine.events import MachineFinished
 from ..engine.item import RunRequest, run_item
 from ..engine.replay import rerun

@@ -19,20 +19,20 @@ from typing import Any, Callable
 from .. import reports  # noqa: F401
 from ..compiler import Build
 from ..config import Config
-from ..engine import discovery, examples, replay  # noqa: F401
+from ..engine import discovery, database, replay  # noqa: F401
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
 from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
 from ..evm.factory import for_campaign
-from ..engine.describe import FailureSignature
+from ..engine.tracebacks import FailureSignature
 from ..failures import FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
 from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
 from .pool import Pool, WorkerCrashed
 from .shards import Outcome, ProjectBundle, Shard, Workers
-from .workers import Grace, sigint_count
+from .interrupts import Grace, sigint_count
 
 # -- durations ------------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
 from . import shrinking
 from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, item_id, loaded_modules
-from .workers import Grace, sigint_count
+from .interrupts import Grace, sigint_count
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
 

@@ -114,8 +114,12 @@ class Saved:
 # record are dictionary values): evmstate's version alone does not change between two checkouts of it
 DRAWING = (
     "evmstate.engine.program",
-    "evmstate.engine.machines",
-    "evmstate.engine.steps",
+    "evmstate.engine.machine_run",
+    "evmstate.engine.example",
+    "evmstate.engine.native",
+    "evmstate.search.native.choices",
+    "evmstate.search.native.mutations",
+    "evmstate.engine.swarm",
     "evmstate.engine.delays",
     "evmstate.strategies",
     "evmstate.search.dictionary",

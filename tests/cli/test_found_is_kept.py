@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evmstate.engine.machines import MachineRun
-from evmstate.evm.pyevm import PyEVMBackend
+from evmstate.engine.machine_run import MachineRun
+from evmstate.evm.pyevm.backend import PyEVMBackend
 
 from .helpers import invoke
 
@@ -68,7 +68,7 @@ def test_an_internal_error_in_evmstates_shrinking_keeps_the_program_found(exampl
         raise RuntimeError("the deletion pass broke")
 
     with monkeypatch.context() as patched:
-        patched.setattr("evmstate.engine.machines.shrink_program", broken)
+        patched.setattr("evmstate.engine.machine_run.shrink_program", broken)
         code, out = invoke("run", "machines/lending.py", "--seed", "1")
     assert code == 1, out
     assert "Falsifying example (" in out and "state.rule_add(x=" in out  # as the search found it
@@ -115,7 +115,7 @@ def test_an_error_while_tracing_keeps_the_failure(example, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("tracing broke")
 
-    monkeypatch.setattr("evmstate.engine.machines.trace_machine", broken)
+    monkeypatch.setattr("evmstate.engine.machine_run.trace_machine", broken)
     code, out = invoke("run", "machines/lending.py", "--seed", "1")
     assert code == 1, out
     assert "Falsifying example (1 step):" in out

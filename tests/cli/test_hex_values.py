@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import HexBytes, Project, TransactionReverted
-from evmstate.engine.modules import load_module
+from evmstate.engine.loader import load_module
 from evmstate.failures import FailureStore, decode_value
 
 from .helpers import invoke

@@ -209,7 +209,7 @@ def test_the_display_follows_machines_running_at_once():
 
 def test_campaign_progress_line():
     from evmstate.scale.campaign import CampaignProgress
-    from evmstate_cli.render_workers import progress_text
+    from evmstate_cli.render_campaign import progress_text
 
     p = CampaignProgress(elapsed=75.0, budget=3600.0, shards=12, running=2, examples=300, steps=15000, failures=1, branches=None)
     assert progress_text(p) == "1m15s, 58m45s left: 12 shards (2 running), 300 runs, 15000 steps, 200 steps/s, 1 failure"

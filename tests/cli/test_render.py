@@ -128,7 +128,7 @@ def test_every_event_has_a_method_of_its_renderer():
     from evmstate.scale.events import CampaignEvent
     from evmstate_cli.render import _method_name
     from evmstate_cli.render_mutate import MutateRenderer
-    from evmstate_cli.render_workers import CampaignRenderer
+    from evmstate_cli.render_campaign import CampaignRenderer
 
     assert _method_name(ShrinkReport) == "_on_shrink_report"
     for renderer, kinds in ((Renderer, typing.get_args(Event)), (CampaignRenderer, typing.get_args(CampaignEvent))):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.engine.examples import SharedDirectoryDatabase
+from evmstate.engine.database import SharedDirectoryDatabase
 from evmstate.failures import FailureStore
 
 from .. import concurrent_writers as cw

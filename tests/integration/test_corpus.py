@@ -22,7 +22,7 @@ import pytest
 
 from evmstate import config as config_mod
 from evmstate.engine.events import MachineFinished
-from evmstate.engine.examples import corpus_store
+from evmstate.engine.database import corpus_store
 from evmstate.search.corpus import FORMAT
 from evmstate.runner import Overrides
 from evmstate.scale.pool import ProjectSource, loaded_modules

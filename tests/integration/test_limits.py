@@ -17,7 +17,7 @@ from evmstate import config as config_mod
 from evmstate.evm import revm as revm_mod
 from evmstate.evm.base import CALL_GAS_LIMIT
 from evmstate.evm.factory import finishing
-from evmstate.evm.pyevm import PyEVMBackend
+from evmstate.evm.pyevm.backend import PyEVMBackend
 from evmstate.config import ChainConfig, Config, FuzzConfig
 from evmstate.reports import failure_text
 from evmstate.runner import Overrides, RunOptions, run

@@ -19,8 +19,8 @@ from evmstate.contracts.project import Project
 from evmstate.engine import delays
 from evmstate.engine.discovery import discover
 from evmstate.engine.item import RunRequest, run_item
-from evmstate.engine.steps import rule_order, swarm_strategy
-from evmstate.machine import collect
+from evmstate.engine.swarm import rule_order, swarm_strategy
+from evmstate.spec import collect
 from evmstate.runner import Overrides
 from evmstate.search import dictionary as dictionary_mod
 from evmstate.search.dictionary import Dictionary

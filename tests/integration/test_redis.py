@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 from evmstate import config as config_mod
-from evmstate.engine.examples import _open_redis, open_database, redis_database
+from evmstate.engine.database import _open_redis, open_database, redis_database
 
 from .. import redis_peer
 from ..conftest import copy_example

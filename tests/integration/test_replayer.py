@@ -6,11 +6,11 @@ import random
 
 from evmstate import config as config_mod
 from evmstate.contracts.project import Project
-from evmstate.engine.modules import load_module
+from evmstate.engine.loader import load_module
 from evmstate.engine.program import InvalidProgram, init_class, run_program
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.replayer import Replayer
-from evmstate.machine import collect
+from evmstate.spec import collect
 
 from ..conftest import copy_example
 

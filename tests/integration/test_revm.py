@@ -615,8 +615,8 @@ def test_a_machine_given_fixtures_is_replayed_on_py_evm_with_the_references_own(
     from hypothesis import settings as Settings
 
     from evmstate.engine.discovery import load_module
-    from evmstate.machine import collect
-    from evmstate.engine.machines import run_machine
+    from evmstate.spec import collect
+    from evmstate.engine.machine_run import run_machine
 
     module = load_module(zoo_machines / "machines" / "zoo.py")
     spec = collect(module.FailMachine)

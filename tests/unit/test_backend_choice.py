@@ -8,7 +8,7 @@ import pytest
 
 from evmstate import config as config_mod
 from evmstate.evm import revm as revm_mod
-from evmstate.evm.pyevm import PyEVMBackend
+from evmstate.evm.pyevm.backend import PyEVMBackend
 from evmstate.config import BackendConfig, Config
 from evmstate.errors import ConfigError, UsageError
 from evmstate.evm.factory import make_backend

@@ -21,7 +21,7 @@ POOL = textwrap.dedent(
     import json, sys
     from pathlib import Path
     import evmstate.runner, evmstate_cli.main  # every module a run loads, the CLI's too
-    from evmstate.engine.modules import load_module
+    from evmstate.engine.loader import load_module
     from hypothesis.internal.conjecture import providers
     from hypothesis.internal.constants_ast import constants_from_module
 

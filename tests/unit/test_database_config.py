@@ -6,7 +6,7 @@ import pytest
 
 from evmstate.config import from_dict
 from evmstate.errors import ConfigError
-from evmstate.engine.examples import SharedDirectoryDatabase, open_database
+from evmstate.engine.database import SharedDirectoryDatabase, open_database
 
 
 def test_the_default_is_the_examples_folder(tmp_path: Path) -> None:

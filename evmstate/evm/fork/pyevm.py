@@ -21,7 +21,7 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import keccak
 
 from ..base import ChainSpec
-from ..pyevm import PyEVMBackend
+from ..pyevm.backend import PyEVMBackend
 from .store import ForkSource, source_for
 
 LOCAL = b"l"

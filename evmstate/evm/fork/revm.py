@@ -18,7 +18,7 @@ from eth_utils import keccak
 
 from .. import revm as revm_backend
 from ..base import ChainSpec, ExecResult
-from ..pyevm import PyEVMBackend
+from ..pyevm.backend import PyEVMBackend
 from ..revm import EMPTY_CODE_HASH, RevmBackend
 from ...errors import ForkUnavailable
 from .pyevm import ForkedPyEVMBackend

@@ -20,7 +20,7 @@ from typing import Any, Callable, Collection, Iterable
 
 from hypothesis import strategies as st
 
-from ..machine import RuleSpec
+from ..spec import RuleSpec
 from ..search.dictionary import index_choice
 
 # a swarm level and each rule's choice: 0 .. SWARM_LEVELS - 1, as Hypothesis's feature flags draw theirs

@@ -22,9 +22,9 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..errors import CallTimeout, MachineDefinitionError
-from ..machine import MachineSpec
+from ..spec import MachineSpec
 from . import delays
-from .describe import ErrorInfo, failed_invariant, harness_limit, user_error
+from .tracebacks import ErrorInfo, failed_invariant, harness_limit, user_error
 from .events import (
     Event,
     ExampleFinished,
@@ -39,7 +39,7 @@ from .events import (
     ShrinkReport,
 )
 from .example import Example
-from .examples import ShrunkExamples
+from .database import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
 from .lifecycle import Lifecycle, Phases, RunState, internal_error, left_out_note, search_session, with_note, with_trace
 from .program import (
@@ -59,7 +59,7 @@ from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings
 from .shrink_program import has_domains, shrink_program
-from .steps import rule_order, swarm_strategy
+from .swarm import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 
 from ..contracts.project import Project
 from ..errors import CallTimeout, MachineDefinitionError
-from .describe import ErrorInfo, harness_limit, user_error
+from .tracebacks import ErrorInfo, harness_limit, user_error
 from .events import (
     Event,
     ExampleFinished,
@@ -28,7 +28,7 @@ from .events import (
     MachineStarted,
     ShrinkReport,
 )
-from .examples import ShrunkExamples
+from .database import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
 from .lifecycle import Lifecycle, Phases, RunState, left_out_note, search_session, with_note, with_trace
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide

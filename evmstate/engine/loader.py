@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..values import format_value
-from .describe import describe_error
+from .tracebacks import describe_error
 
 
 def _compare_message(left: Any, op: str, right: Any) -> str:
