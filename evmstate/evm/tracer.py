@@ -25,15 +25,24 @@ from typing import Any
 
 from .base import Feedback
 from .frames import (
-    GAS,
-    MASK,
-    MAX_DEPTH,
-    MAX_MEMORY,
-    PRECOMPILES,
+    DUP1,
+    DUP16,
     Env,
     Fault,
     Frame,
+    GAS,
+    JUMP,
+    JUMPDEST,
+    JUMPI,
+    MAX_DEPTH,
+    POP,
+    PRECOMPILES,
+    PUSH0,
+    PUSH1,
+    PUSH32,
     Reverted,
+    SWAP1,
+    SWAP16,
     Trace,
     Unsupported,
     World,
@@ -140,41 +149,32 @@ class Tracer:
         return trace
 
     def _execute(self, f: Frame) -> bytes:
-        """Run a frame to its end: its output, or Reverted / Fault / IndexError when it fails.
-
-        The loop runs the commonest opcodes itself (literal opcodes, locals for what they touch)
-        and the rest through TABLE (tracer_ops.py), whose handlers do the same for each one.
-        """
-        code, prog, stack, mem, data = f.code, f.prog, f.stack, f.mem, f.data
-        pushes, dests, feeding = prog.pushes, prog.dests, prog.feeding
-        push, pop = stack.append, stack.pop
-        recording = self.feedback is not None
+        """Run a frame to its end: its output, or Reverted / Fault / IndexError when it fails."""
+        code, prog, stack = f.code, f.prog, f.stack
+        pushes, dests = prog.pushes, prog.dests
         table = TABLE
-        seen: set[int] | None = None
-        counts: dict[int, int] | None = None
         n = len(code)
         pc = 0
         while pc < n:
             op = code[pc]
-            if op >= 0x60:
-                if op <= 0x7F:  # PUSH1..PUSH32
-                    push(pushes[pc])
-                    pc += op - 0x5E
+            if op >= PUSH1:
+                if op <= PUSH32:
+                    stack.append(pushes[pc])
+                    pc += op - PUSH1 + 2
                     continue
-                if op <= 0x8F:  # DUP1..DUP16
-                    push(stack[0x7F - op])
-                elif op <= 0x9F:  # SWAP1..SWAP16
-                    i = 0x8E - op
+                if op <= DUP16:
+                    stack.append(stack[DUP1 - op - 1])
+                elif op <= SWAP16:
+                    i = SWAP1 - op - 2
                     stack[-1], stack[i] = stack[i], stack[-1]
                 else:
                     done = table[op](self, f, pc)  # type: ignore[misc]
                     if done is not None:
                         return done
                 pc += 1
-            elif op == 0x57:  # JUMPI
-                dest, condition = pop(), pop()
-                if seen is None:
-                    seen, counts = self._seen(f), f.counts
+            elif op == JUMPI:
+                dest, condition = stack.pop(), stack.pop()
+                seen = f.seen if f.seen is not None else self._seen(f)
                 if condition:
                     if dest not in dests:
                         raise Fault("invalid jump destination")
@@ -186,71 +186,22 @@ class Tracer:
                     branch = 2 * pc
                     seen.add(branch)
                     next_pc = pc + 1
-                if counts is not None:
-                    counts[branch] = counts.get(branch, 0) + 1
+                if f.counts is not None:
+                    f.counts[branch] = f.counts.get(branch, 0) + 1
                 pc = next_pc
-            elif op == 0x52:  # MSTORE
-                offset, value = pop(), pop()
-                end = offset + 32
-                if end > len(mem):
-                    if end > MAX_MEMORY:
-                        raise Unsupported("memory beyond what the gas could pay for")
-                    mem.extend(bytes(-(-end // 32) * 32 - len(mem)))
-                mem[offset:end] = value.to_bytes(32, "big")
-                pc += 1
-            elif op == 0x51:  # MLOAD
-                offset = stack[-1]
-                end = offset + 32
-                if end > len(mem):
-                    if end > MAX_MEMORY:
-                        raise Unsupported("memory beyond what the gas could pay for")
-                    mem.extend(bytes(-(-end // 32) * 32 - len(mem)))
-                stack[-1] = int.from_bytes(mem[offset:end], "big")
-                pc += 1
-            elif op == 0x01:  # ADD
-                a = pop()
-                stack[-1] = (a + stack[-1]) & MASK
-                pc += 1
-            elif op == 0x5F:  # PUSH0
-                push(0)
-                pc += 1
-            elif op == 0x50:  # POP
-                pop()
-                pc += 1
-            elif op == 0x5B:  # JUMPDEST
-                pc += 1
-            elif op == 0x56:  # JUMP
-                dest = pop()
+            elif op == JUMP:
+                dest = stack.pop()
                 if dest not in dests:
                     raise Fault("invalid jump destination")
-                if seen is None:
-                    seen, counts = self._seen(f), f.counts
-                seen.add(~dest)
+                (f.seen if f.seen is not None else self._seen(f)).add(~dest)
                 pc = dest
-            elif op == 0x35:  # CALLDATALOAD
-                offset = stack[-1]
-                stack[-1] = 0 if offset >= len(data) else int.from_bytes(data[offset : offset + 32].ljust(32, b"\0"), "big")
+            elif op == JUMPDEST:
                 pc += 1
-            elif op == 0x1C:  # SHR
-                a = pop()
-                stack[-1] = stack[-1] >> a if a < 256 else 0
+            elif op == POP:
+                stack.pop()
                 pc += 1
-            elif op == 0x16:  # AND
-                a = pop()
-                stack[-1] = a & stack[-1]
-                pc += 1
-            elif op == 0x15:  # ISZERO
-                stack[-1] = 0 if stack[-1] else 1
-                pc += 1
-            elif op == 0x36:  # CALLDATASIZE
-                push(len(data))
-                pc += 1
-            elif 0x10 <= op <= 0x14 and op != 0x12 and op != 0x13:  # LT, GT, EQ
-                a = pop()
-                b = stack[-1]
-                stack[-1] = (1 if a < b else 0) if op == 0x10 else (1 if a > b else 0) if op == 0x11 else (1 if a == b else 0)
-                if recording and pc in feeding:
-                    self.compared(f, a, b, op == 0x14)
+            elif op == PUSH0:
+                stack.append(0)
                 pc += 1
             else:
                 handler = table[op]
@@ -277,13 +228,10 @@ class Tracer:
         words = f.words
         if words is None:
             data = f.data
-            words = f.words = frozenset([int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32)])
+            words = f.words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
         env = self.env
         self.block_read = True  # what it records depends on whether a or b is the block's time or number
-        timestamp, number = env.timestamp, env.number
-        # most comparisons record nothing: neither side an argument, the block's time or its number
-        if a in words or b in words or a == timestamp or b == timestamp or a == number or b == number:
-            compared(self.feedback, words, a, b, timestamp, number, equal)  # type: ignore[arg-type]
+        compared(self.feedback, words, a, b, env.timestamp, env.number, equal)  # type: ignore[arg-type]
 
     def call(self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str) -> tuple[bool, bytes]:
         """A sub-call (CALL, STATICCALL, DELEGATECALL): (success, return data)."""
