@@ -33,22 +33,7 @@ from evmstate.evm.fork.store import forget_sources, requests_made  # noqa: E402
 from evmstate.runner import Overrides, RunOptions, run  # noqa: E402
 from tests.fork.nodes import Anvil, anvil_in, install_anvil, rpc  # noqa: E402
 
-RULES = (REPO / "machines" / "erc20.py").read_text().split("    def setup(self):", 1)[1]
-FRESH = '''
-from evmstate import reverts, strategy
-
-
-class ERC20Machine:
-    st_amount = strategy("uint256", max_value="1000 ether")
-    st_owner = strategy("address")
-    st_spender = strategy("address")
-    st_receiver = strategy("address")
-
-    def __init__(cls, accounts, Token):
-        cls.accounts = accounts
-        cls.token = Token.deploy("Test Token", "TST", 18, "1000 ether", {"from": accounts[0]})
-
-    def setup(self):''' + RULES
+FRESH = (REPO / "machines" / "erc20.py").read_text()  # the bundled ERC20 machine, on a fresh chain
 # the holder the node minted to hands the supply over; the search may draw its address too (a value the token stored)
 FORKED = FRESH.replace(
     '''        cls.token = Token.deploy("Test Token", "TST", 18, "1000 ether", {"from": accounts[0]})''',
