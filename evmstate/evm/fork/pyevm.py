@@ -31,6 +31,7 @@ def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes
     """base (the backend's AccountDB) with the fork's accounts and slots under what is written here; local: addresses that start as py-evm's."""
 
     forked: dict[bytes, bytes] = {}  # address -> the fork's account, RLP-encoded as py-evm keeps it (it never changes)
+    codes: dict[bytes, bytes] = {}  # code hash -> code, of the fork's accounts
 
     class ForkAccountDB(base):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -56,7 +57,13 @@ def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes
             if code:
                 code_hash = keccak(code)
                 self._raw_store_db[code_hash] = code  # stored by its hash: no revert needs to take it back
+                codes[code_hash] = code
             return rlp.encode(Account(nonce=nonce, balance=balance, storage_root=BLANK_ROOT_HASH, code_hash=code_hash), sedes=Account)
+
+        def get_code(self, address: bytes) -> bytes:
+            # the fork's code (by its hash: a touched account is marked) at once, not through the databases below the journal
+            code = codes.get(self._get_account(address).code_hash)
+            return code if code is not None else super().get_code(address)
 
         def _set_account(self, address: bytes, account: Any) -> None:
             self._marks[address] = LOCAL
@@ -69,9 +76,10 @@ def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes
 
         # -- storage --
         def get_storage(self, address: bytes, slot: int, from_journal: bool = True) -> int:
-            value = super().get_storage(address, slot, from_journal)  # warms the slot as py-evm does
-            if address + slot.to_bytes(32, "big") in self._marks or b"w" + address in self._marks:
-                return value
+            marks = self._marks
+            if address + slot.to_bytes(32, "big") in marks or b"w" + address in marks:
+                return super().get_storage(address, slot, from_journal)
+            # the fork's value: py-evm's own lookup (a miss down to an empty storage trie) is not needed
             return source.storage(address, slot)
 
         def set_storage(self, address: bytes, slot: int, value: int) -> None:
