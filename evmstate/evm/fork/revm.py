@@ -3,15 +3,20 @@
 pyrevm's EVM(fork_url=...) reads every account and slot it lacks from a node as the call runs,
 reverted calls included (a reverted frame leaves no trace of what it read in the journal, so
 nothing outside revm could fetch it beforehand). Its node is serve.py, in a process of its own,
-which answers from the cache folder and asks the real node only what the folder lacks. The
-backend's mirror of the state in Python is filled from the same cache as calls show what they
-read: below the undo log, since a snapshot's revert never takes back the chain's state at the block.
+which answers from the cache folder and asks the real node only what the folder lacks.
+
+At start-up, everything the cache folder holds goes into revm's own database, so that a run the
+cache covers never waits on the loopback node, and into the backend's mirror of the state in
+Python. What revm asks the loopback node for later is seeded into the mirror after the call that
+asked, from the node's log of its answers (a call that asked nothing pays one fstat for this).
+The mirror is seeded below the undo log: a snapshot's revert never takes back the chain's state
+at the block. An empty account (no balance, nonce or code) has no storage: its slots, and those
+of a contract created there, are never asked of the fork.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 from eth_utils import keccak
@@ -26,9 +31,6 @@ from .store import source_for
 
 # what the loopback node's errors start with (serve.py): a node that failed, or a value the cache lacks
 MARK = "evmstate-fork: "
-# in the journal's debug text: what follows an account's address, and one of its storage slots
-ACCOUNT = ": Account { info: AccountInfo { balance: "
-SLOT = re.compile(r"(\d+): StorageSlot \{")
 
 
 class ForkedRevmBackend(RevmBackend):
@@ -41,16 +43,18 @@ class ForkedRevmBackend(RevmBackend):
         self.header = self.fork.header()
         self._seeded: set[bytes] = set()  # addresses whose account is the fork's or was written here first
         self._seeded_slots: set[tuple[bytes, int]] = set()
-        self._fresh: set[bytes] = set()  # accounts created here: every slot of theirs starts at zero
+        self._fresh: set[bytes] = set()  # accounts empty at the block (contracts created here among them): every slot starts at zero
         self._seeded.update(address for _, address in revm_backend.account_keys(spec.accounts))
         super().__init__(dataclasses.replace(spec, chain_id=spec.fork.chain_id, timestamp=self.header.timestamp))
         pyrevm = revm_backend.pyrevm
         env = pyrevm.Env(cfg=pyrevm.CfgEnv(chain_id=self.chain_id))
         self._evm = pyrevm.EVM(env=env, fork_url=self.fork.proxy_url(), fork_block=str(self.header.number), gas_limit=self.gas_limit, spec_id=revm_backend.SPECS[self.evm_version])
+        self._answered = self.fork.answered()[0]  # where this EVM's reads start in the loopback node's log
         self._known_code.clear()
         for address, info in list(self._info.items()):  # the funded accounts, into the new EVM
             self._info.pop(address)
             self._write_info(address, info)
+        self._preload()
         self._set_block(self.header.timestamp, self.header.number)
 
     def _set_block(self, timestamp: int, number: int) -> None:
@@ -67,6 +71,37 @@ class ForkedRevmBackend(RevmBackend):
 
     # -- seeding ------------------------------------------------------------
 
+    def _preload(self) -> None:
+        """Put every account and slot the fork cache holds into revm's database and the mirror: revm asks the loopback node only for what the cache lacks."""
+        accounts, slots = self.fork.everything()
+        evm, account_info = self._evm, revm_backend.pyrevm.AccountInfo
+        for address, (balance, nonce, code) in list(accounts.items()):
+            if address in self._seeded:
+                continue  # a funded account: evmstate's own
+            h = self._h(address)
+            self._seeded.add(address)
+            if not (balance or nonce or code):
+                self._fresh.add(address)
+                evm.insert_account_info(h, account_info(balance=0, nonce=0, code_hash=EMPTY_CODE_HASH))
+                continue
+            code_hash = keccak(code) if code else EMPTY_CODE_HASH
+            self._info[address] = [balance, nonce, code_hash]
+            kwargs: dict[str, Any] = {"balance": balance, "nonce": nonce, "code_hash": code_hash}
+            if code:
+                self._code[address] = code
+                if code_hash not in self._known_code:
+                    kwargs["code"] = code
+                    self._known_code.add(code_hash)
+            evm.insert_account_info(h, account_info(**kwargs))
+            for slot, value in list(slots.get(address, {}).items()):
+                self._seeded_slots.add((address, slot))
+                if value:
+                    self._storage.setdefault(address, {})[slot] = value
+                # into the database, the account's load undone (see RevmBackend._write_slot)
+                checkpoint = evm.snapshot()
+                evm.insert_account_storage(h, slot, value)
+                evm.revert(checkpoint)
+
     def seed(self, addresses: list[bytes]) -> None:
         """Put the fork's state of these accounts into the mirror, where not done yet (revm reads them itself)."""
         new = [a for a in dict.fromkeys(addresses) if a not in self._seeded]
@@ -80,6 +115,8 @@ class ForkedRevmBackend(RevmBackend):
                 self._info[address] = [balance, nonce, keccak(code) if code else EMPTY_CODE_HASH]
                 if code:
                     self._code[address] = code
+            else:
+                self._fresh.add(address)
 
     def seed_slots(self, pairs: list[tuple[bytes, int]]) -> None:
         """Put the fork's value of these slots into the mirror, where not done yet."""
@@ -92,28 +129,10 @@ class ForkedRevmBackend(RevmBackend):
             if value:
                 self._storage.setdefault(address, {}).setdefault(slot, value)
 
-    def _unseeded(self, journal: str) -> tuple[list[bytes], list[tuple[bytes, int]]]:
-        """The accounts and slots the journal holds that were never seeded; the accounts it created become fresh (no fork state)."""
-        accounts: list[bytes] = []
-        slots: list[tuple[bytes, int]] = []
-        seeded, seeded_slots, fresh = self._seeded, self._seeded_slots, self._fresh
-        parts = journal[: journal.rfind(", transient_storage: {")].split(ACCOUNT)
-        for before, part in zip(parts, parts[1:]):  # str operations only: this runs after every call
-            address = bytes.fromhex(before[-40:])
-            start = part.find("storage: {")
-            end = part.find("}, status: AccountStatus(", start)
-            if address not in seeded:
-                if "Created" in part[end + 25 : part.find(")", end)]:  # created by this call: nothing of the fork's
-                    seeded.add(address)
-                    fresh.add(address)
-                    continue
-                accounts.append(address)
-            if address not in fresh and part[start + 10] != "}":
-                slots.extend(p for k in SLOT.findall(part, start, end) if (p := (address, int(k))) not in seeded_slots)
-        return accounts, slots
-
     def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None) -> tuple[bool, bytes, Any, str | None]:
-        self.seed([sender] if to is None else [sender, to])
+        seeded = self._seeded
+        if sender not in seeded or (to is not None and to not in seeded):
+            self.seed([sender] if to is None else [sender, to])
         try:
             outcome = super()._execute(sender, to, data, value, gas, static, gas_price)
         except RuntimeError as exc:
@@ -121,27 +140,37 @@ class ForkedRevmBackend(RevmBackend):
             if MARK in text:
                 raise ForkUnavailable(text[text.index(MARK) + len(MARK) :].split('"', 1)[0].rstrip("\\")) from None
             raise
-        accounts, slots = self._unseeded(self._evm.journal_str)
-        self.seed(accounts)
-        self.seed_slots(slots)
+        self._seed_answered()
         return outcome
+
+    def _seed_answered(self) -> None:
+        """Seed what revm read from the loopback node since last time (a reverted frame's reads too): all else it holds is seeded already."""
+        self._answered, keys = self.fork.answered(self._answered)
+        if keys:
+            self.seed([a for a, slot in keys if slot is None])
+            self.seed_slots([(a, slot) for a, slot in keys if slot is not None])
 
     # -- reads and writes from above see the fork's state ----------------------
 
+    # (the checks before seed() keep what a fresh chain does not pay to a set lookup: these run on every call)
     def get_balance(self, address: bytes) -> int:
-        self.seed([address])
+        if address not in self._seeded:
+            self.seed([address])
         return super().get_balance(address)
 
     def get_nonce(self, address: bytes) -> int:
-        self.seed([address])
+        if address not in self._seeded:
+            self.seed([address])
         return super().get_nonce(address)
 
     def get_code(self, address: bytes) -> bytes:
-        self.seed([address])
+        if address not in self._seeded:
+            self.seed([address])
         return super().get_code(address)
 
     def get_storage(self, address: bytes, slot: int) -> int:
-        self.seed_slots([(address, slot)])
+        if (address, slot) not in self._seeded_slots and address not in self._fresh:
+            self.seed_slots([(address, slot)])
         return super().get_storage(address, slot)
 
     def set_balance(self, address: bytes, value: int) -> None:
@@ -157,11 +186,15 @@ class ForkedRevmBackend(RevmBackend):
         super().set_storage(address, slot, value)
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
-        self.seed([sender] if to is None else [sender, to])
+        seeded = self._seeded
+        if sender not in seeded or (to is not None and to not in seeded):
+            self.seed([sender] if to is None else [sender, to])
         return super().transact(sender, to, data, value, gas)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
-        self.seed([sender, to])
+        seeded = self._seeded
+        if sender not in seeded or to not in seeded:
+            self.seed([sender, to])
         return super().call(sender, to, data, value, gas, static)
 
     def py_evm(self) -> PyEVMBackend:

@@ -5,7 +5,8 @@ rpc.py: pyrevm holds the GIL while it waits for an answer, so the server cannot 
 the process that runs revm. It prints its port, then answers eth_getBalance,
 eth_getTransactionCount, eth_getCode and eth_getStorageAt at the pinned block from memory, else the
 cache folder, else the node (its misses fetched in one batch, written to the folder); anything
-else goes to the node. It exits when its parent closes its stdin.
+else goes to the node. Each account and slot it answers is appended to a log file its parent
+reads (the backend seeds its mirror from it; see revm.py). It exits when its parent closes its stdin.
 """
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ class Cache:
         self.accounts: dict[bytes, files.Account] = {}
         self.slots: dict[bytes, dict[int, int]] = {}
         self.lock = threading.Lock()
+        # what was answered, one line each ("0x<address>" or "0x<address> <slot>"), written before the answer is sent
+        self.log = os.open(spec["log"], os.O_WRONLY | os.O_APPEND) if spec.get("log") else None
+
+    def _logged(self, line: str) -> None:
+        if self.log is not None:
+            os.write(self.log, line.encode() + b"\n")  # one write of a short line: appended whole
 
     def _fetch(self, calls: list[tuple[str, list[Any]]], what: str) -> list[Any]:
         if self.rpc is None:
@@ -71,17 +78,22 @@ class Cache:
                 balance, nonce, code = self._fetch([(m, [h, block]) for m in ACCOUNT_METHODS], f"the account {h}")
                 self.accounts[address] = (int(balance, 16), int(nonce, 16), bytes.fromhex(code[2:]))
                 files.write(self.folder, address, self.accounts[address], self.slots[address])
+            self._logged("0x" + address.hex())
             return self.accounts[address]
 
     def storage(self, address: bytes, slot: int) -> int:
         with self.lock:
             self._known(address)
             slots = self.slots[address]
+            if self.accounts.get(address) == (0, 0, b""):  # an empty account has no storage: a contract created there asks the node nothing
+                self._logged(f"0x{address.hex()} {slot}")
+                return 0
             if slot not in slots:
                 h = "0x" + address.hex()
                 (value,) = self._fetch([("eth_getStorageAt", [h, hex(slot), hex(self.block)])], f"storage slot {slot} of {h}")
                 slots[slot] = int(value, 16)
                 files.write(self.folder, address, self.accounts.get(address), slots)
+            self._logged(f"0x{address.hex()} {slot}")
             return slots[slot]
 
     def answer(self, method: str, params: list[Any]) -> Any:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,28 +94,54 @@ class ForkSource:
         self._accounts: dict[bytes, Account] = {}
         self._slots: dict[bytes, dict[int, int]] = {}
         self._read: set[bytes] = set()  # addresses whose file was read
+        self._stamps: dict[str, tuple[int, int, int]] = {}  # file name -> its inode, modification time and size when everything() last read it
         self._header: Header | None = None
         self._lock = threading.RLock()
         self._proxy: subprocess.Popen[str] | None = None
         self._proxy_url = ""
+        self._proxy_log: int | None = None  # a file descriptor of the loopback node's log of what it answered
 
     def proxy_url(self) -> str:
         """The URL of a loopback node, in a process of its own, that answers pyrevm from this fork's cache folder (serve.py); started once."""
         with self._lock:
             if self._proxy is None:
                 spec = self.spec
-                arg = json.dumps({"url": spec.url, "shown": shown_url(spec.url), "block": spec.block, "chain_id": spec.chain_id, "folder": str(spec.folder), "timeout": spec.timeout})
-                self._proxy = subprocess.Popen([sys.executable, str(Path(__file__).with_name("serve.py")), arg], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-                port = self._proxy.stdout.readline().strip() if self._proxy.stdout is not None else ""
+                self._proxy_log, log = tempfile.mkstemp(prefix="evmstate-fork-", suffix=".log")
+                arg = json.dumps({"url": spec.url, "shown": shown_url(spec.url), "block": spec.block, "chain_id": spec.chain_id, "folder": str(spec.folder), "timeout": spec.timeout, "log": log})
+                try:
+                    self._proxy = subprocess.Popen([sys.executable, str(Path(__file__).with_name("serve.py")), arg], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                    port = self._proxy.stdout.readline().strip() if self._proxy.stdout is not None else ""
+                finally:
+                    os.unlink(log)  # open in both processes by now: no file is left behind
                 if not port.isdigit():
                     raise ForkUnavailable(f"the loopback node of the fork cache {spec.folder} did not start (exit code {self._proxy.poll()})")
                 self._proxy_url = f"http://127.0.0.1:{port}"
                 atexit.register(self.close)
             return self._proxy_url
 
+    def answered(self, offset: int = 0) -> tuple[int, list[tuple[bytes, int | None]]]:
+        """What the loopback node answered revm after offset in its log: the offset now, and each (address, slot or None for the account)."""
+        fd = self._proxy_log
+        if fd is None:
+            return offset, []
+        size = os.fstat(fd).st_size  # all a call that asked nothing costs
+        if size == offset:
+            return offset, []
+        text = os.pread(fd, size - offset, offset)
+        text = text[: text.rfind(b"\n") + 1]  # whole lines only
+        keys: list[tuple[bytes, int | None]] = []
+        for line in text.decode().splitlines():
+            address, _, slot = line.partition(" ")
+            keys.append((bytes.fromhex(address[2:]), int(slot) if slot else None))
+        return offset + len(text), keys
+
     def close(self) -> None:
         """Stop the loopback node, if one was started."""
         proxy, self._proxy = self._proxy, None
+        log, self._proxy_log = self._proxy_log, None
+        if log is not None:
+            with contextlib.suppress(OSError):
+                os.close(log)
         if proxy is not None and proxy.stdin is not None:
             with contextlib.suppress(OSError):
                 proxy.stdin.close()
@@ -189,6 +217,25 @@ class ForkSource:
                 self._save([a for a, _ in missing])
             return {p: self._slots[p[0]][p[1]] for p in pairs}
 
+    def everything(self) -> tuple[dict[bytes, Account], dict[bytes, dict[int, int]]]:
+        """All the cache holds (memory, and every file of the cache folder; a file changed since it was read is read again): accounts, and slots by address. Not to be changed."""
+        with self._lock:
+            with contextlib.suppress(OSError):
+                with os.scandir(self.spec.folder) as entries:
+                    for entry in entries:
+                        name = entry.name
+                        if not (name.startswith("0x") and name.endswith(".json") and len(name) == 47):
+                            continue
+                        with contextlib.suppress(OSError, ValueError):  # a file just replaced, or a name not an address's
+                            stat = entry.stat()
+                            stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # a file is replaced whole: a new inode
+                            if self._stamps.get(name) != stamp:
+                                self._stamps[name] = stamp
+                                address = bytes.fromhex(name[2:42])
+                                self._read.add(address)
+                                self._merge(address, *files.read(self.spec.folder, address))
+            return self._accounts, self._slots
+
     # -- the node and the cache folder --------------------------------------
 
     def _fetch(self, calls: list[tuple[str, list[Any]]], what: str) -> list[Any]:
@@ -248,6 +295,11 @@ def source_for(spec: ForkSpec) -> ForkSource:
 def requests_made() -> int:
     """HTTP requests made to nodes by every fork source of this process."""
     return sum(s.requests for s in _SOURCES.values())
+
+
+def loopback_answers() -> int:
+    """Accounts and slots the loopback nodes of this process's fork sources have answered revm."""
+    return sum(len(s.answered()[1]) for s in _SOURCES.values())
 
 
 def forget_sources() -> None:
