@@ -29,7 +29,7 @@ from eth_utils import to_checksum_address  # noqa: E402
 
 from evmstate import config as config_mod  # noqa: E402
 from evmstate.config import BackendConfig, ForkConfig  # noqa: E402
-from evmstate.evm.fork.store import forget_sources, requests_made  # noqa: E402
+from evmstate.evm.fork.store import forget_sources, loopback_answers, requests_made  # noqa: E402
 from evmstate.runner import Overrides, RunOptions, run  # noqa: E402
 from tests.fork.nodes import Anvil, anvil_in, install_anvil, rpc  # noqa: E402
 
@@ -68,15 +68,17 @@ def deploy_token(node: Anvil, root: Path) -> str:
 
 
 def steps_per_second(root: Path, machine: str, backend: str, fork: ForkConfig | None) -> tuple[float, int]:
+    """Steps per second of one run, and what it asked: py-evm's requests to the node, or on revm what its loopback node answered."""
     cfg = config_mod.load(root).replace(backend=BackendConfig(name=backend, named=True))
     if fork is not None:
         cfg = cfg.replace(fork=fork)
     options = RunOptions((str(root / "machines" / machine),), overrides=Overrides(max_examples=30, stateful_step_count=50, seed=7, phases=("generate",)), save_failures=False)
-    before = requests_made()
+    asked = requests_made if backend == "pyevm" else loopback_answers
+    before = asked()
     summary = run(cfg, options, lambda e: None)
     result = summary.results[0]
     assert result.status == "passed", result.error or result.failure
-    return result.steps / result.elapsed, requests_made() - before
+    return result.steps / result.elapsed, asked() - before
 
 
 def main() -> None:
@@ -95,7 +97,7 @@ def main() -> None:
         (root / "machines" / "fresh.py").write_text(FRESH)
         (root / "machines" / "forked.py").write_text(FORKED.replace("TOKEN", token).replace("HOLDER", to_checksum_address(node.account)))
         print(f"ERC20 machine, 30 runs x 50 steps, generate only; token forked at block {block} of anvil; median of {repeats}")
-        print(f"{'backend':8} {'fresh':>10} {'first':>10} {'cached':>10} {'cached/fresh':>13}  requests (py-evm's, this process: first, cached)")
+        print(f"{'backend':8} {'fresh':>10} {'first':>10} {'cached':>10} {'cached/fresh':>13}  asked (first, cached): py-evm's requests to the node; revm's of its loopback node")
         for backend in ("pyevm", "revm"):
             fresh, first, cached, asked = [], [], [], (0, 0)
             for _ in range(repeats):
@@ -109,8 +111,7 @@ def main() -> None:
                 cached.append(rate)
                 asked = (first_requests, cached_requests)
             f, s, c = statistics.median(fresh), statistics.median(first), statistics.median(cached)
-            counted = f"{asked[0]}, {asked[1]}" if backend == "pyevm" else "(revm fetches through its loopback node's process)"
-            print(f"{backend:8} {f:10.0f} {s:10.0f} {c:10.0f} {c / f:13.2f}  {counted}")
+            print(f"{backend:8} {f:10.0f} {s:10.0f} {c:10.0f} {c / f:13.2f}  {asked[0]}, {asked[1]}")
     finally:
         forget_sources()
         node.stop()

@@ -9,7 +9,7 @@ import pytest
 
 from evmstate.config import BackendConfig, ForkConfig
 from evmstate.contracts.project import Project
-from evmstate.evm.fork.store import forget_sources, requests_made
+from evmstate.evm.fork.store import forget_sources, loopback_answers, requests_made
 
 from .nodes import Anvil, rpc
 from .project import Forked, make_project
@@ -81,3 +81,35 @@ def test_a_new_process_reads_the_cache_folder_not_the_node(forked: Forked, anvil
     again_limits = again.containers["Limits"].at(forked.address)
     assert (again_limits.limit(), again_limits.total(), again_limits.owner(), again_limits.safe()) == before
     assert requests_made() == 0
+
+
+def test_revm_starts_with_the_cache_in_its_own_database(forked: Forked, anvil: Anvil) -> None:
+    """A new revm backend over a cache that holds what its calls read asks its loopback node nothing (the cache was loaded into revm's
+    database), and snapshots, reverts, writes by the forked owner and a contract created here behave as they do over the node."""
+    backend = BackendConfig(name="revm")
+    project = forked_project(forked, anvil.url, forked.pinned, backend)
+    limits = project.containers["Limits"].at(forked.address)
+    limits.add(1000, {"from": project.accounts[0]})
+    assert limits.safe() is True and limits.owner().lower() == anvil.account
+    limits.set_limit(1500, {"from": anvil.account})
+    made = project.containers["Limits"].deploy({"from": project.accounts[1]})
+    assert made.limit() == 0 and made.owner() == project.accounts[1]
+    assert loopback_answers() > 0  # this first backend's revm read the fork through its loopback node
+    anvil.stop()  # from here on, any request to the node fails
+    forget_sources()
+    again = forked_project(forked, anvil.url, forked.pinned, backend)
+    chain, limits = again.chain, again.containers["Limits"].at(forked.address)
+    snapshot = chain.snapshot()
+    limits.add(1000, {"from": again.accounts[0]})
+    limits.add(600, {"from": again.accounts[0]})
+    assert limits.total() == 1600 and limits.safe() is False
+    limits.set_limit(2000, {"from": anvil.account})  # the forked owner, impersonated
+    assert limits.limit() == 2000 and limits.safe() is True
+    chain.revert(snapshot)
+    assert limits.limit() == 1500 and limits.total() == 0 and limits.owner().lower() == anvil.account
+    assert loopback_answers() == 0 and requests_made() == 0
+    # a contract created where the first run created one: that address was empty at the block, its storage is all zero
+    made = again.containers["Limits"].deploy({"from": again.accounts[1]})
+    assert made.owner() == again.accounts[1] and made.total() == 0
+    made.add(5, {"from": again.accounts[1]})
+    assert made.total() == 5 and requests_made() == 0
