@@ -20,7 +20,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from ...errors import ForkUnavailable
@@ -99,20 +99,25 @@ class ForkSource:
         self._lock = threading.RLock()
         self._proxy: subprocess.Popen[str] | None = None
         self._proxy_url = ""
-        self._proxy_log: int | None = None  # a file descriptor of the loopback node's log of what it answered
+        self._proxy_log: BinaryIO | None = None  # the loopback node's log of what it answered
+        self._proxy_log_path = ""
 
     def proxy_url(self) -> str:
         """The URL of a loopback node, in a process of its own, that answers pyrevm from this fork's cache folder (serve.py); started once."""
         with self._lock:
             if self._proxy is None:
                 spec = self.spec
-                self._proxy_log, log = tempfile.mkstemp(prefix="evmstate-fork-", suffix=".log")
+                fd, log = tempfile.mkstemp(prefix="evmstate-fork-", suffix=".log")
+                self._proxy_log = os.fdopen(fd, "rb", buffering=0)
                 arg = json.dumps({"url": spec.url, "shown": shown_url(spec.url), "block": spec.block, "chain_id": spec.chain_id, "folder": str(spec.folder), "timeout": spec.timeout, "log": log})
                 try:
                     self._proxy = subprocess.Popen([sys.executable, str(Path(__file__).with_name("serve.py")), arg], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                     port = self._proxy.stdout.readline().strip() if self._proxy.stdout is not None else ""
                 finally:
-                    os.unlink(log)  # open in both processes by now: no file is left behind
+                    try:
+                        os.unlink(log)  # open in both processes by now: nothing is left behind
+                    except OSError:  # Windows: close() removes it
+                        self._proxy_log_path = log
                 if not port.isdigit():
                     raise ForkUnavailable(f"the loopback node of the fork cache {spec.folder} did not start (exit code {self._proxy.poll()})")
                 self._proxy_url = f"http://127.0.0.1:{port}"
@@ -121,13 +126,18 @@ class ForkSource:
 
     def answered(self, offset: int = 0) -> tuple[int, list[tuple[bytes, int | None]]]:
         """What the loopback node answered revm after offset in its log: the offset now, and each (address, slot or None for the account)."""
-        fd = self._proxy_log
-        if fd is None:
+        log = self._proxy_log
+        if log is None:
             return offset, []
-        size = os.fstat(fd).st_size  # all a call that asked nothing costs
+        size = os.fstat(log.fileno()).st_size  # all a call that asked nothing costs
         if size == offset:
             return offset, []
-        text = os.pread(fd, size - offset, offset)
+        if hasattr(os, "pread"):  # at its own offset: a helper forked from this process shares the file's
+            text = os.pread(log.fileno(), size - offset, offset)
+        else:
+            with self._lock:
+                log.seek(offset)
+                text = log.read(size - offset)
         text = text[: text.rfind(b"\n") + 1]  # whole lines only
         keys: list[tuple[bytes, int | None]] = []
         for line in text.decode().splitlines():
@@ -140,13 +150,15 @@ class ForkSource:
         proxy, self._proxy = self._proxy, None
         log, self._proxy_log = self._proxy_log, None
         if log is not None:
-            with contextlib.suppress(OSError):
-                os.close(log)
+            log.close()
         if proxy is not None and proxy.stdin is not None:
             with contextlib.suppress(OSError):
                 proxy.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proxy.wait(timeout=5)
+        if self._proxy_log_path:
+            with contextlib.suppress(OSError):
+                os.unlink(self._proxy_log_path)
 
     @property
     def requests(self) -> int:
