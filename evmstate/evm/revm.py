@@ -95,7 +95,7 @@ class RevmBackend(Explaining, BlockTime):
     # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them; what
     # py-evm's hooks record (coverage, feedback, the storage a call read and wrote) comes from
     # running the call again where its path can be seen (sight.py)
-    capabilities = Capabilities(frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True)
+    capabilities = Capabilities(frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True)
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
         """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
@@ -294,6 +294,10 @@ class RevmBackend(Explaining, BlockTime):
     def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
         """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
         self.sight.observer = observer
+
+    def set_sampling(self, on: bool) -> None:
+        """Run a call again for the hooks' records only now and then when a call of its shape ran before (sight.py); off: every call."""
+        self.sight.sampling = on
 
     # -- execution --------------------------------------------------------
 
