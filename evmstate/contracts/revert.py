@@ -352,7 +352,6 @@ def raise_on_failure(
     last_call.set(call)
     if result.success:
         return
-    description = format_call(*call) if call else None
     if project is None:
         project = current_project.get()
     name = contract if contract is not None else (call[0] if call and function == "deploy" else None)
@@ -360,6 +359,7 @@ def raise_on_failure(
     being_deployed = artifact if function == "deploy" and contract is None else None
     why = explain(result, project, being_deployed)
     if result.error == "timeout":
+        description = format_call(*call) if call else None
         where = description or (f"{name}.{function}" if name and function else function or "the call")
         raise CallTimeout(
             _timeout_message(result, where, why.source_line),
@@ -376,7 +376,10 @@ def raise_on_failure(
         err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=_hint(result), **details)
     else:
         err = VirtualMachineError(result.error, contract=name, function=function, hint=_hint(result), **details)
-    err.call = description  # type: ignore[attr-defined]
+    if call:
+        err.show_call(format_call, *call)
+    else:
+        err.call = None
     if not result.frames and result.explainer is not None:
         # no frames (revm): complete() can run the call again where they are kept, when asked
         err._evmstate_pending = (result.explainer, (function, artifact, call, project, contract))  # type: ignore[attr-defined]
