@@ -517,23 +517,21 @@ class reverts:
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        expected = self._expected()
         if exc is None:
             last = _last_call_text()
             what = f"{last} succeeded" if last else "no transaction was made in the block, so nothing reverted"
-            raise AssertionError(f"{what} where {expected} expected a revert")
+            raise AssertionError(f"{what} where {self._expected()} expected a revert")
         if not isinstance(exc, TransactionReverted):
             return False
         if self._needs_explanation(exc):
             complete(exc)
-        call = getattr(exc, "call", None) or "the call"
         dev = exc.dev_revert_msg
         if self.dev_revert_msg is not None or self.dev_revert_pattern is not None:
             if dev is None or (self.dev_revert_msg is not None and dev != self.dev_revert_msg) or (
                 self.dev_revert_pattern is not None and not re.fullmatch(self.dev_revert_pattern, dev)
             ):
                 want = self.dev_revert_msg if self.dev_revert_msg is not None else f"a match of {self.dev_revert_pattern!r}"
-                raise AssertionError(f"{call} reverted with {_got(exc)}, but {expected} expected {want!r}{_where(exc)}") from exc
+                raise AssertionError(self._unexpected(exc, want)) from exc
         if self.revert_msg is not None or self.revert_pattern is not None:
             # Brownie's revert_msg falls back to the dev comment when the revert carried no reason
             actual = exc.revert_msg
@@ -543,10 +541,15 @@ class reverts:
                 ok = actual is not None and re.fullmatch(self.revert_pattern or "", actual) is not None
             if not ok:
                 want = self.revert_msg if self.revert_msg is not None else f"a match of {self.revert_pattern!r}"
-                raise AssertionError(f"{call} reverted with {_got(exc)}, but {expected} expected {want!r}{_where(exc)}") from exc
+                raise AssertionError(self._unexpected(exc, want)) from exc
         self.error = exc
         self.listeners.notify(exc)
         return True
+
+    def _unexpected(self, exc: TransactionReverted, want: str) -> str:
+        """What a revert other than the one expected says (made only when it fails: the call's text is formatted then)."""
+        call = getattr(exc, "call", None) or "the call"
+        return f"{call} reverted with {_got(exc)}, but {self._expected()} expected {want!r}{_where(exc)}"
 
 
 def describe_revert(exc: TransactionReverted) -> str:

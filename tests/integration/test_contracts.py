@@ -74,6 +74,9 @@ def test_a_reverted_call_is_shown_as_written_and_pickles_as_text(project):
     assert (again.reason, again.function, again.source_line) == (err.reason, err.function, err.source_line)
     err.call = "shown otherwise"
     assert err.call == "shown otherwise"
+    with reverts() as caught:
+        vault.underflow(7)
+    assert "_call" not in vars(caught.error) and caught.error.call == "Vault.underflow(7)"  # a revert caught as expected is never formatted
 
 
 def test_revert_without_reason(project):
