@@ -374,16 +374,7 @@ class RevmBackend(Explaining, BlockTime):
             self._logs.extend(logs)
             if to is None:
                 output = self._code.get(create_address, b"")
-            done = ExecResult(
-                success=True,
-                output=output,
-                gas_used=gas_used,
-                logs=logs,
-                contract_address=create_address,
-                gas_limit=gas,
-                at_gas_cap=at_cap,
-                **seen_storage,
-            )
+            done = ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, contract_address=create_address, gas_limit=gas, at_gas_cap=at_cap, **seen_storage)
         else:
             done = ExecResult(
                 success=False,
