@@ -257,13 +257,18 @@ class RevmBackend(Explaining, BlockTime):
 
     def _go_back(self, snap: Snapshot) -> None:
         undo = self._undo
+        # an account or slot goes back to its oldest entry's value: the newer entries of it are not written
+        oldest: dict[Any, int] = {}
+        for i in range(len(undo) - 1, snap.mark - 1, -1):
+            oldest[undo[i][1:3] if undo[i][0] == "s" else undo[i][1]] = i
         order, self._order = self._order, []  # writes below are not logged
         try:
             while len(undo) > snap.mark:
                 entry = undo.pop()
                 if entry[0] == "s":
-                    self._write_slot(entry[1], entry[2], entry[3])
-                else:
+                    if oldest[entry[1:3]] == len(undo):
+                        self._write_slot(entry[1], entry[2], entry[3])
+                elif oldest[entry[1]] == len(undo):
                     self._write_info(entry[1], entry[2], entry[3])
         finally:
             self._order = order
