@@ -301,8 +301,8 @@ class RevmBackend(Explaining, BlockTime):
         self.sight.observer = observer
 
     def set_sampling(self, on: bool) -> None:
-        """Run a call again for the hooks' records only now and then when a call of its shape ran before (sight.py); off: every call."""
-        self.sight.sampling = on
+        """Run a call again for the hooks' records only now and then when a call of its shape ran before (sight.py), counted from now (a run's start); off: every call."""
+        self.sight.sampling, self.sight.run_seen = on, {}
 
     # -- execution --------------------------------------------------------
 

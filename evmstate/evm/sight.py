@@ -7,16 +7,18 @@ revm's, or, for what the tracer does not model or when the outcomes differ, by p
 hooks on a chain holding the same state (RevmBackend.py_evm()). Either way the records are
 py-evm's own, so coverage, guidance and the dictionary see on revm what they see on py-evm.
 
-Sampled (set_sampling, which the search turns on for guidance when no coverage report is asked for):
-a call whose shape is known is run again only now and then. Its shape is what revm tells of it
-at no cost: the code called, its selector, whether it succeeded, the gas its code used, its
-output's length (a failure's output whole), its logs' emitters and topics, how many slots it
-changed. Two calls of one shape took the same path (the gas of every opcode on it adds up to the
-same) over state of the same kind: the known call's coverage and branch counts are the new call's,
-and what it stored is revm's own (the slots it changed); its comparison operands and storage
-reads are left out. A shape is traced its first FIRST times and every EVERY-th time after; one
-whose traces covered different code is traced every time from then on. In a bundled ERC20's
-10,000 calls, 17 shapes, each with one coverage.
+Sampled (set_sampling, which the search turns on for guidance when no coverage report is asked for,
+again at each run's start): a call whose shape is known is run again only now and then. Its shape
+is what revm tells of it at no cost: the code called, its selector, whether it succeeded, the gas
+its code used, its output's length (a failure's output whole), its logs' emitters and topics, how
+many slots it changed. Two calls of one shape took the same path (the gas of every opcode on it adds
+up to the same) over state of the same kind. In each run, a shape's first FIRST calls and every
+EVERY-th after are seen whole; the others take the coverage and branch counts of the shape's traced
+calls, revm's changed slots as what they stored, and give no comparison operands or storage reads.
+Which calls are seen whole follows from the run's own calls, never from earlier runs: a run replayed
+from its choices (Hypothesis's replay of a native run, shrinking) feeds the dictionary the same
+values, and so draws the same. A shape whose traced calls covered different code is traced for its
+coverage every time from then on. In a bundled ERC20's 10,000 calls, 17 shapes, each with one coverage.
 """
 
 from __future__ import annotations
@@ -88,29 +90,22 @@ class Memo:
 
 # traced calls remembered before the memo starts again
 MEMO = 4096
-# sampled: a call of a known shape is traced its first FIRST times and each EVERY-th time after
-FIRST = 8
+# sampled: in each run, a shape's first FIRST calls and every EVERY-th after give all their records
+FIRST = 1
 EVERY = 16
 # shapes remembered before they are forgotten
 SHAPES = 4096
 
 
 class Shape:
-    """What calls of one shape did as traced: their coverage and branch counts; how often the shape came."""
+    """What calls of one shape did as traced: their coverage and branch counts."""
 
-    __slots__ = ("seen", "hits", "counts", "mixed")
+    __slots__ = ("hits", "counts", "mixed")
 
     def __init__(self, seen: Seen, counts: dict[bytes, dict[int, int]] | None) -> None:
-        self.seen = 1
         self.hits = seen.hits
         self.counts = counts
-        self.mixed = False  # two traces of the shape covered different code: it is traced every time
-
-    def due(self) -> bool:
-        """Whether this call of the shape is to be traced (counted as it comes)."""
-        self.seen += 1
-        n = self.seen
-        return self.mixed or n <= FIRST or n % EVERY == 0
+        self.mixed = False  # two traces of the shape covered different code: each call is traced for its coverage
 
 
 class Sight:
@@ -129,6 +124,7 @@ class Sight:
         self.witnessed: collections.Counter[str] = collections.Counter()  # calls py-evm ran, by why
         self.sampling = False  # calls of a known shape traced only now and then (set_sampling)
         self.shapes: dict[tuple[Any, ...], Shape] = {}
+        self.run_seen: dict[tuple[Any, ...], int] = {}  # calls of each shape in this run (since set_sampling)
         self.sampled = 0  # calls of a known shape not traced
         self._last_counts: dict[bytes, dict[int, int]] | None = None  # the branch counts of the call just traced
 
@@ -146,21 +142,37 @@ class Sight:
         static = static and not value
         recording = self.feedback is not None and (transaction or not static)
         key = (transaction, sender, to, data, value, gas, static, recording)
+        if not self.sampling or to is None:
+            return self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
+        shape = _shape(transaction, to, data, value, static, recording, outcome)
+        n = self.run_seen[shape] = self.run_seen.get(shape, 0) + 1
+        # what feeds the dictionary (operands, reads, writes) is decided by this run's calls alone, so that a
+        # replay of the run (Hypothesis's, given its choices) sees the same; only the coverage is the shape's
+        if n <= FIRST or n % EVERY == 0:
+            seen = self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
+            self._learn(shape, seen, recording)
+            return seen
+        kind = self.shapes.get(shape)
+        if kind is None or kind.mixed:
+            feedback, self.feedback = self.feedback, None  # its coverage alone
+            try:
+                covered = self._trace((*key[:-1], False), transaction, sender, to, data, value, gas, static, False, outcome)
+            finally:
+                self.feedback = feedback
+            self._learn(shape, covered, False)
+            kind = Shape(covered, None)
+        else:
+            self.sampled += 1
+        return self._as_known(kind, recording, outcome)
+
+    def _exact(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome) -> Seen:
+        """Every record of the call: a remembered call's, else the tracer's (or py-evm's)."""
         known = self.memo.get(key)
         if known is not None and self._unchanged(known):
             self.remembered += 1
+            self._last_counts = known.trace.counts if known.found is not None else None
             return self._seen(known.trace, known.found)
-        shape = None
-        if self.sampling and to is not None:
-            shape = _shape(transaction, to, data, value, static, recording, outcome)
-            kind = self.shapes.get(shape)
-            if kind is not None and not kind.due():
-                self.sampled += 1
-                return self._as_known(kind, recording, outcome)
-        seen = self._trace(key, transaction, sender, to, data, value, gas, static, recording, outcome)
-        if shape is not None:
-            self._learn(shape, seen, recording)
-        return seen
+        return self._trace(key, transaction, sender, to, data, value, gas, static, recording, outcome)
 
     def _trace(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome) -> Seen:
         """The call run by the tracer (or by py-evm where the tracer cannot): its records."""
@@ -211,7 +223,7 @@ class Sight:
         return self._seen(trace, found)
 
     def _learn(self, shape: tuple[Any, ...], seen: Seen, recording: bool) -> None:
-        """Remember what a traced call of this shape covered; a shape whose calls covered different code is traced from now on."""
+        """Remember what a traced call of this shape covered; a shape whose calls covered different code is traced from now on for its coverage."""
         kind = self.shapes.get(shape)
         if kind is None:
             if len(self.shapes) >= SHAPES:

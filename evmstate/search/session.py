@@ -197,6 +197,8 @@ class Search:
 
     def run_started(self) -> None:
         self.dictionary.reset()
+        if self.sampling:
+            self.backend.set_sampling(True)  # type: ignore[attr-defined]  # the run's calls counted from here
         self._ids = {}
         self.absorb()
         self.progress.run_started()

@@ -78,7 +78,6 @@ def test_without_sampling_every_call_is_traced(token_root):
 
 
 def test_a_shape_whose_calls_covered_different_code_is_traced_every_time(token_root, monkeypatch):
-    monkeypatch.setattr(sight_mod, "FIRST", 2)
     monkeypatch.setattr(sight_mod, "EVERY", 4)
     revm = load(token_root, "revm")
     backend, sight = revm.backend, revm.backend.sight  # type: ignore[attr-defined]
@@ -92,16 +91,52 @@ def test_a_shape_whose_calls_covered_different_code_is_traced_every_time(token_r
 
     send()  # the receiver's first balance: a shape of its own
     for _ in range(3):
-        send()  # one shape from now on: traced twice (FIRST), then sampled
-    assert sight.sampled == 1
-    (shape,) = [s for s in sight.shapes.values() if s.seen == 3]
+        send()  # one shape from now on: its first call traced, then sampled
+    assert sight.sampled == 2
+    (key,) = [k for k, n in sight.run_seen.items() if n == 3]
+    shape = sight.shapes[key]
     shape.hits = {}  # as if a call of another path had been traced first under this shape
-    send()  # due (the EVERY-th): traced, and its coverage is not the shape's
+    send()  # the EVERY-th of the run: traced whole, and its coverage is not the shape's
     assert shape.mixed
     traced = sight.traced
     for _ in range(3):
-        send()
-    assert (sight.traced, sight.sampled) == (traced + 3, 1)
+        send()  # traced for their coverage
+    assert (sight.traced, sight.sampled) == (traced + 3, 2)
+
+
+def records(project: Project, token: Any, warm: bool) -> tuple[Any, ...]:
+    """Feedback and observed storage of a fixed run of transfers, sampled, its run started after warm-up calls or not."""
+    backend = project.backend
+    hits: dict[bytes, set[int]] = {}
+    feedback = Feedback()
+    seen: list[Any] = []
+    backend.set_coverage(hits)
+    backend.set_feedback(feedback)
+    backend.set_observer(lambda r: seen.append((r.storage_reads, r.storage_writes)))
+    backend.set_sampling(True)  # type: ignore[attr-defined]
+    if warm:  # calls of the same shapes in earlier runs, taken back
+        snap = backend.snapshot()
+        for i in range(40):
+            backend.transact(project.accounts[i % 2].raw_address, token.raw_address, token.transfer.encode_input(project.accounts[5 + i % 3].address, 3 + i))
+        backend.revert(snap)
+        feedback.operands.clear(), feedback.equalities.clear(), feedback.counts.clear(), seen.clear()
+        backend.set_sampling(True)  # type: ignore[attr-defined]  # a run starts
+    for i in range(40):
+        backend.transact(project.accounts[i % 2].raw_address, token.raw_address, token.transfer.encode_input(project.accounts[5 + i % 3].address, 1 + i))
+    return feedback.operands, feedback.equalities, seen
+
+
+def test_what_a_sampled_run_feeds_the_dictionary_follows_from_the_run_alone(token_root):
+    """A run replayed after other runs (Hypothesis's replay of a native run) must draw the same: the same operands and storage seen."""
+    runs = []
+    for warm in (False, True):
+        project = load(token_root, "revm")
+        token = project.Token.deploy("T", "T", 18, 10**6, {"from": project.accounts[0]})
+        token.transfer(project.accounts[1], 10**5, {"from": project.accounts[0]})
+        runs.append(records(project, token, warm))
+        assert project.backend.sight.sampled > 20  # type: ignore[attr-defined]
+    assert runs[0] == runs[1]
+    assert runs[0][0], "the run's first calls of each shape gave their comparison operands"
 
 
 def test_the_search_samples_for_guidance_and_not_for_a_coverage_report(token_root):
