@@ -8,7 +8,8 @@ hooks on a chain holding the same state (RevmBackend.py_evm()). Either way the r
 py-evm's own, so coverage, guidance and the dictionary see on revm what they see on py-evm.
 
 Sampled (set_sampling, which the search turns on for guidance when no coverage report is asked for,
-again at each run's start): a call whose shape is known is run again only now and then. Its shape
+again at each run's start): a transaction (or a call that is not a view) whose shape is known is run
+again only now and then. Its shape
 is what revm tells of it at no cost: the code called, its selector, whether it succeeded, the gas
 its code used, its output's length (a failure's output whole), its logs' emitters and topics, how
 many slots it changed. Two calls of one shape took the same path (the gas of every opcode on it adds
@@ -142,7 +143,8 @@ class Sight:
         static = static and not value
         recording = self.feedback is not None and (transaction or not static)
         key = (transaction, sender, to, data, value, gas, static, recording)
-        if not self.sampling or to is None:
+        # a view call is seen whole: whether the call cache answers it (and it is never seen) follows from earlier runs
+        if not self.sampling or to is None or (static and not transaction):
             return self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
         shape = _shape(transaction, to, data, value, static, recording, outcome)
         n = self.run_seen[shape] = self.run_seen.get(shape, 0) + 1
