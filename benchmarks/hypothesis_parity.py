@@ -203,7 +203,7 @@ def native_find(root: Path, path: str, seed_: int, examples: int, steps: int) ->
     """(seconds, runs) to the first failure of the machine in evmstate's own loop (engine/native.py), as a campaign's shard runs it, or None."""
     from evmstate.contracts.project import Project as Project_
     from evmstate.engine.discovery import discover
-    from evmstate.engine.item import run_item
+    from evmstate.engine.item import RunRequest, run_item
 
     for kept in ("examples", "corpus"):
         shutil.rmtree(root / ".evmstate" / kept, ignore_errors=True)
@@ -219,7 +219,7 @@ def native_find(root: Path, path: str, seed_: int, examples: int, steps: int) ->
             found_at.append(time.perf_counter() - started)
 
     overrides = Overrides(seed=seed_, max_examples=examples, stateful_step_count=steps)
-    result = run_item(config, project, item, overrides, on_event, seed=seed_, native=True, corpus=True, save_failures=False)
+    result = run_item(config, project, item, RunRequest(overrides=overrides, seed=seed_, native=True, corpus=True, save_failures=False), on_event)
     assert not result.statistics["evmstate's own loop"].startswith("off"), result.statistics
     if result.failure is None:
         return None

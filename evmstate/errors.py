@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class EvmStateError(Exception):
     """Raised when evmstate cannot do what it was asked; the root of every evmstate error."""
@@ -119,6 +121,32 @@ class TransactionReverted(EvmStateError):
     def revert_msg(self) -> str | None:
         """Brownie's name: the reason, or the dev comment when the revert carried no reason."""
         return self.reason if self.reason is not None else self.dev_revert_msg
+
+    @property
+    def call(self) -> str | None:
+        """The call that reverted as its caller wrote it (e.g. "Token.transfer(accounts[1], 5)"), None when not known.
+
+        Formatted when first read: most reverts are expected (reverts()) and never shown.
+        """
+        state = self.__dict__
+        pending = state.pop("_call_of", None)
+        if pending is not None:
+            show, what = pending
+            state["_call"] = show(*what)
+        return state.get("_call")
+
+    @call.setter
+    def call(self, value: str | None) -> None:
+        self.__dict__.pop("_call_of", None)
+        self.__dict__["_call"] = value
+
+    def show_call(self, show: Any, *what: Any) -> None:
+        """Set call to show(*what), formatted when first read."""
+        self.__dict__["_call_of"] = (show, what)
+
+    def __reduce__(self) -> Any:
+        self.call  # the text goes with it, not the values it shows
+        return super().__reduce__()
 
 
 class VirtualMachineError(TransactionReverted):

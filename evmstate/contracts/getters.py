@@ -125,6 +125,7 @@ def reader(getter: Getter, contract: Any, codec: Codec, fast: bool = True) -> Ca
     keyers = [key_of(t) for t in codec.inputs]
     valuer = value_of(codec.outputs[0])
     fast = fast and None not in keyers
+    first = keyers[0] if keyers else None
     slots: dict[Any, int] = {}
     n = getter.keys
     runtime = contract._artifact.bytecode_runtime
@@ -147,24 +148,18 @@ def reader(getter: Getter, contract: Any, codec: Codec, fast: bool = True) -> Ca
         if not fast:
             return general(args, backend)
         if n == 0:
-            return valued(backend.get_storage(address, getter.slot))
-        if n == 1:
-            key = keyers[0](args[0])
+            word = backend.get_storage(address, getter.slot)
         else:
-            key = tuple([k(v) for k, v in zip(keyers, args)])
-            if None in key:
-                key = None
-        if key is None:
-            return general(args, backend)
-        slot = slots.get(key)
-        if slot is None:
-            slot = getter.slot_of(codec.encode(args))
-            if len(slots) >= SLOTS:
-                slots.clear()
-            slots[key] = slot
-        return valued(backend.get_storage(address, slot))
-
-    def valued(word: int) -> Any:
+            key = first(args[0]) if n == 1 else tuple([k(v) for k, v in zip(keyers, args)])
+            if key is None or (n > 1 and None in key):
+                return general(args, backend)
+            slot = slots.get(key)
+            if slot is None:
+                slot = getter.slot_of(codec.encode(args))
+                if len(slots) >= SLOTS:
+                    slots.clear()
+                slots[key] = slot
+            word = backend.get_storage(address, slot)
         value = valuer(word) if valuer is not None else NOT_READ
         return value if value is not NOT_READ else codec.decode(word.to_bytes(32, "big"))
 

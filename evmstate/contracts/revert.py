@@ -352,7 +352,6 @@ def raise_on_failure(
     last_call.set(call)
     if result.success:
         return
-    description = format_call(*call) if call else None
     if project is None:
         project = current_project.get()
     name = contract if contract is not None else (call[0] if call and function == "deploy" else None)
@@ -360,6 +359,7 @@ def raise_on_failure(
     being_deployed = artifact if function == "deploy" and contract is None else None
     why = explain(result, project, being_deployed)
     if result.error == "timeout":
+        description = format_call(*call) if call else None
         where = description or (f"{name}.{function}" if name and function else function or "the call")
         raise CallTimeout(
             _timeout_message(result, where, why.source_line),
@@ -376,7 +376,10 @@ def raise_on_failure(
         err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=_hint(result), **details)
     else:
         err = VirtualMachineError(result.error, contract=name, function=function, hint=_hint(result), **details)
-    err.call = description  # type: ignore[attr-defined]
+    if call:
+        err.show_call(format_call, *call)
+    else:
+        err.call = None
     if not result.frames and result.explainer is not None:
         # no frames (revm): complete() can run the call again where they are kept, when asked
         err._evmstate_pending = (result.explainer, (function, artifact, call, project, contract))  # type: ignore[attr-defined]
@@ -514,23 +517,21 @@ class reverts:
         return self
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        expected = self._expected()
         if exc is None:
             last = _last_call_text()
             what = f"{last} succeeded" if last else "no transaction was made in the block, so nothing reverted"
-            raise AssertionError(f"{what} where {expected} expected a revert")
+            raise AssertionError(f"{what} where {self._expected()} expected a revert")
         if not isinstance(exc, TransactionReverted):
             return False
         if self._needs_explanation(exc):
             complete(exc)
-        call = getattr(exc, "call", None) or "the call"
         dev = exc.dev_revert_msg
         if self.dev_revert_msg is not None or self.dev_revert_pattern is not None:
             if dev is None or (self.dev_revert_msg is not None and dev != self.dev_revert_msg) or (
                 self.dev_revert_pattern is not None and not re.fullmatch(self.dev_revert_pattern, dev)
             ):
                 want = self.dev_revert_msg if self.dev_revert_msg is not None else f"a match of {self.dev_revert_pattern!r}"
-                raise AssertionError(f"{call} reverted with {_got(exc)}, but {expected} expected {want!r}{_where(exc)}") from exc
+                raise AssertionError(self._unexpected(exc, want)) from exc
         if self.revert_msg is not None or self.revert_pattern is not None:
             # Brownie's revert_msg falls back to the dev comment when the revert carried no reason
             actual = exc.revert_msg
@@ -540,10 +541,15 @@ class reverts:
                 ok = actual is not None and re.fullmatch(self.revert_pattern or "", actual) is not None
             if not ok:
                 want = self.revert_msg if self.revert_msg is not None else f"a match of {self.revert_pattern!r}"
-                raise AssertionError(f"{call} reverted with {_got(exc)}, but {expected} expected {want!r}{_where(exc)}") from exc
+                raise AssertionError(self._unexpected(exc, want)) from exc
         self.error = exc
         self.listeners.notify(exc)
         return True
+
+    def _unexpected(self, exc: TransactionReverted, want: str) -> str:
+        """What a revert other than the one expected says (made only when it fails: the call's text is formatted then)."""
+        call = getattr(exc, "call", None) or "the call"
+        return f"{call} reverted with {_got(exc)}, but {self._expected()} expected {want!r}{_where(exc)}"
 
 
 def describe_revert(exc: TransactionReverted) -> str:

@@ -204,7 +204,7 @@ class NativeMachineRun(MachineRun):
         return status, failure
 
     def same(self, failure: Failure | None) -> bool:
-        return failure is not None and FailureSignature.of(self.found.error).same(FailureSignature.of_failure(failure), where=False) if self.found else False
+        return failure is not None and FailureSignature.of(self.found.error).same(FailureSignature.of_error(failure.error), where=False) if self.found else False
 
     def run_one(self, data: Any) -> None:
         """One run; the run Hypothesis draws from the queued failing choices is checked against the native one."""

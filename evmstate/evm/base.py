@@ -109,6 +109,8 @@ class Capabilities:
     divergence: bool  # two backends in lockstep: divergence is the first difference, calls counts calls
     # set_feedback(): per-branch counts and comparison operands of the calls that are not view calls
     feedback: bool = False
+    # set_sampling(): the hooks' coverage of a call like one recorded before in the run may be that one's, without its operands (revm's sight)
+    sampling: bool = False
 
 
 @dataclass(frozen=True)

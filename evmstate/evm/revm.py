@@ -95,7 +95,7 @@ class RevmBackend(Explaining, BlockTime):
     # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them; what
     # py-evm's hooks record (coverage, feedback, the storage a call read and wrote) comes from
     # running the call again where its path can be seen (sight.py)
-    capabilities = Capabilities(frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True)
+    capabilities = Capabilities(frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True)
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
         """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
@@ -257,13 +257,18 @@ class RevmBackend(Explaining, BlockTime):
 
     def _go_back(self, snap: Snapshot) -> None:
         undo = self._undo
+        # an account or slot goes back to its oldest entry's value: the newer entries of it are not written
+        oldest: dict[Any, int] = {}
+        for i in range(len(undo) - 1, snap.mark - 1, -1):
+            oldest[undo[i][1:3] if undo[i][0] == "s" else undo[i][1]] = i
         order, self._order = self._order, []  # writes below are not logged
         try:
             while len(undo) > snap.mark:
                 entry = undo.pop()
                 if entry[0] == "s":
-                    self._write_slot(entry[1], entry[2], entry[3])
-                else:
+                    if oldest[entry[1:3]] == len(undo):
+                        self._write_slot(entry[1], entry[2], entry[3])
+                elif oldest[entry[1]] == len(undo):
                     self._write_info(entry[1], entry[2], entry[3])
         finally:
             self._order = order
@@ -294,6 +299,10 @@ class RevmBackend(Explaining, BlockTime):
     def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
         """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
         self.sight.observer = observer
+
+    def set_sampling(self, on: bool) -> None:
+        """Run a call again for the hooks' records only now and then when a call of its shape ran before (sight.py), counted from now (a run's start); off: every call."""
+        self.sight.sampling, self.sight.run_seen = on, {}
 
     # -- execution --------------------------------------------------------
 
@@ -370,16 +379,7 @@ class RevmBackend(Explaining, BlockTime):
             self._logs.extend(logs)
             if to is None:
                 output = self._code.get(create_address, b"")
-            done = ExecResult(
-                success=True,
-                output=output,
-                gas_used=gas_used,
-                logs=logs,
-                contract_address=create_address,
-                gas_limit=gas,
-                at_gas_cap=at_cap,
-                **seen_storage,
-            )
+            done = ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, contract_address=create_address, gas_limit=gas, at_gas_cap=at_cap, **seen_storage)
         else:
             done = ExecResult(
                 success=False,

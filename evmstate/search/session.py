@@ -113,6 +113,8 @@ class Search:
         self._stored_new = False  # a transaction of this step stored a new small value
         self.operands = 0  # comparison operands taken into the dictionary
         self._cmplog = False
+        # for guidance alone, calls like earlier ones may be seen through those (a coverage report wants every call seen)
+        self.sampling = False
         if options.guidance and self.covering:
             self.guide = Guide(seed if seed is not None else 0)
             self._backend_name = register(self.guide)
@@ -121,6 +123,7 @@ class Search:
             if backend.capabilities.feedback and {"counts", "cmplog"} & on:
                 self.feedback = Feedback()
             self._cmplog = "cmplog" in on and self.dictionary.on
+            self.sampling = backend.capabilities.sampling and not self.collector.wanted
         # the machine's saved runs (corpus.py): extended like the guide's own; the coverage they
         # reached is not new to this search. Only with guidance.
         self.corpus = corpus if self.guide is not None else None
@@ -155,6 +158,8 @@ class Search:
                 self.backend.set_feedback(self.feedback)  # type: ignore[attr-defined]
         if self.observing and (self.dictionary.on or "storage" in self.progress.on):
             self.backend.set_observer(self._observe)
+        if self.sampling:
+            self.backend.set_sampling(True)  # type: ignore[attr-defined]
 
     def stop(self) -> None:
         """Turn the hooks off and forget the guide's backend."""
@@ -165,6 +170,8 @@ class Search:
             self.backend.set_coverage(None)
         if self.observing:
             self.backend.set_observer(None)
+        if self.sampling:
+            self.backend.set_sampling(False)  # type: ignore[attr-defined]
         if self._backend_name is not None:
             unregister(self._backend_name)
             self._backend_name = None
@@ -190,6 +197,8 @@ class Search:
 
     def run_started(self) -> None:
         self.dictionary.reset()
+        if self.sampling:
+            self.backend.set_sampling(True)  # type: ignore[attr-defined]  # the run's calls counted from here
         self._ids = {}
         self.absorb()
         self.progress.run_started()

@@ -60,6 +60,25 @@ def test_revert_reason_contract_function_and_source_line(project):
     assert err.source_line.split(":")[-2].strip().isdigit()
 
 
+def test_a_reverted_call_is_shown_as_written_and_pickles_as_text(project):
+    import pickle
+
+    a = project.accounts
+    vault = project.Vault.deploy({"from": a[0]})
+    with pytest.raises(TransactionReverted) as info:
+        vault.underflow(6, {"from": a[1]})
+    err = info.value
+    assert "_call" not in vars(err)  # formatted when first read
+    again = pickle.loads(pickle.dumps(err))
+    assert err.call == again.call == "Vault.underflow(6)"
+    assert (again.reason, again.function, again.source_line) == (err.reason, err.function, err.source_line)
+    err.call = "shown otherwise"
+    assert err.call == "shown otherwise"
+    with reverts() as caught:
+        vault.underflow(7)
+    assert "_call" not in vars(caught.error) and caught.error.call == "Vault.underflow(7)"  # a revert caught as expected is never formatted
+
+
 def test_revert_without_reason(project):
     vault = project.Vault.deploy()
     with pytest.raises(TransactionReverted) as info:

@@ -188,6 +188,25 @@ def test_a_failure_hypothesis_does_not_reproduce_is_an_internal_error_naming_bot
     assert "ran (passed)" in hypothesis and "state = Flaky()\nstate.rule_tick()" in hypothesis
 
 
+ALWAYS = """
+class Always:
+    settings = {"max_time_delay": 0, "max_block_delay": 0}
+
+    def rule_fail(self):
+        assert False, "every run fails"
+"""
+
+
+def test_a_failure_hypothesis_finds_before_it_replays_the_native_run_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "machines").mkdir()
+    (tmp_path / "machines" / "always.py").write_text(textwrap.dedent(ALWAYS))
+    (tmp_path / "evmstate.toml").write_text("")
+    result = run_one(tmp_path, "machines/always.py", 0, max_examples=20, stateful_step_count=5)
+    assert result.status == "failed", result.error
+    assert result.statistics["evmstate's own loop"].endswith("its failure found again by Hypothesis's simplest run before the replay"), result.statistics
+    assert result.failure.program == ["state = Always()", "state.rule_fail()"]
+
+
 LISTS = """
 from hypothesis import strategies as st
 
