@@ -125,6 +125,7 @@ class Sight:
                 mine = self.feedback
                 found = Feedback(operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
                 found.equalities = [(0, 0)] * len(mine.equalities)
+                found.matched = [0] * len(mine.matched)
             tracer = Tracer(self.world, env, found)
             try:
                 trace = tracer.run(sender, to, data, value, static)
@@ -147,6 +148,7 @@ class Sight:
             found = Feedback(
                 operands=found.operands[len(mine.operands) :],
                 equalities=found.equalities[len(mine.equalities) :],
+                matched=found.matched[len(mine.matched) :],
                 times=found.times[len(mine.times) :],
                 blocks=found.blocks[len(mine.blocks) :],
             )
@@ -177,6 +179,7 @@ class Sight:
             room = MAX_OPERANDS - len(feedback.operands)
             feedback.operands.extend(found.operands[:room])
             feedback.equalities.extend(found.equalities[: MAX_OPERANDS - len(feedback.equalities)])
+            feedback.matched.extend(found.matched[: MAX_OPERANDS - len(feedback.matched)])
             feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])
             feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
         return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))

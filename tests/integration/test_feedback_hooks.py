@@ -45,6 +45,21 @@ def test_a_comparison_against_an_argument_records_the_other_side(root):
     assert feedback.operands == [2_006_000, 2_006_000]
 
 
+def test_an_argument_compared_with_a_value_equal_to_it_is_kept_apart(root):
+    # `_quote > price` with a quote of exactly the price: both sides are the argument's word, so
+    # there is no other side for the search; the shrinker is told the number sits on the line
+    project, feedback, _ = recording(root)
+    sale = project.Sale.deploy()
+    sale.set_price(2_000_000)
+    feedback.operands.clear()
+    with pytest.raises(TransactionReverted):
+        sale.buy(2_006_000)
+    assert feedback.matched == [2_006_000] and 2_006_000 not in feedback.operands
+    feedback.matched.clear()
+    sale.buy(2_006_001)
+    assert feedback.matched == []
+
+
 def test_the_same_branch_taken_again_is_counted(root):
     project, feedback, hits = recording(root)
     puzzle = project.Puzzle.deploy()

@@ -291,6 +291,8 @@ def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestam
                     operands.append(b)
                     if equal:
                         feedback.equalities.append((a, b))
+                elif a == b and len(feedback.matched) < MAX_OPERANDS:
+                    feedback.matched.append(a)
             elif b in words:
                 operands.append(a)
                 if equal:
