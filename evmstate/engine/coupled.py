@@ -61,6 +61,8 @@ PAIRS = 15
 PAIR_HINTS = 8
 # programs of at most this many steps are tried with a step deleted while another calls an earlier rule
 RULE_SWAPS_UP_TO = 6
+# programs of at most this many steps have their renamed accounts repaired (a replay for the comparisons each)
+REPAIRED_UP_TO = 12
 
 Place = tuple[int, str]  # (step index, argument name)
 
@@ -121,7 +123,7 @@ def accounts(shrinker: Shrinker) -> bool:
     changed = False
     while True:
         kept = shrinker.first_shorter((True, c) for _, c in account_renames(shrinker.best, shrinker.domains))
-        if kept is None and shrinker.operands is not None:
+        if kept is None and shrinker.operands is not None and len(shrinker.best) <= REPAIRED_UP_TO:
             # none failed as it stood: each again with a later argument set to what the replay compared it with
             for first, candidate in list(account_renames(shrinker.best, shrinker.domains)):
                 if shrinker.repaired(candidate, first):

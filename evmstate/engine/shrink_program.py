@@ -96,6 +96,7 @@ class Trials:
         """
         lists = (self.feedback.operands, self.feedback.equalities, self.feedback.matched)
         kept = [list(recorded) for recorded in lists]
+        self.feedback.everywhere = True
         try:
             self.replayer.close()
             with contextlib.suppress(Exception):
@@ -105,6 +106,7 @@ class Trials:
             self.replay(candidate)
             return Met(*(list(recorded) for recorded in lists))
         finally:
+            self.feedback.everywhere = False
             for recorded, before in zip(lists, kept):
                 recorded[:] = before
 

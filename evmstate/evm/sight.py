@@ -107,7 +107,8 @@ class Sight:
         """
         static = static and not value
         recording = self.feedback is not None and (transaction or not static)
-        key = (transaction, sender, to, data, value, gas, static, recording)
+        everywhere = recording and self.feedback is not None and self.feedback.everywhere  # the shrinker's replays record more
+        key = (transaction, sender, to, data, value, gas, static, recording, everywhere)
         known = self.memo.get(key)
         if known is not None and self._unchanged(known):
             self.remembered += 1
@@ -126,6 +127,7 @@ class Sight:
                 found = Feedback(operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
                 found.equalities = [(0, 0)] * len(mine.equalities)
                 found.matched = [0] * len(mine.matched)
+                found.everywhere = mine.everywhere
             tracer = Tracer(self.world, env, found)
             try:
                 trace = tracer.run(sender, to, data, value, static)

@@ -274,6 +274,8 @@ def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]
         if computation.code.program_counter - 1 in feeds:
             context = computation.state.execution_context
             compared(feedback, words, a, b, context.timestamp, context.block_number, equal)
+        elif a == b and feedback.everywhere and a in words and len(feedback.matched) < MAX_OPERANDS:
+            feedback.matched.append(a)
 
     return compare
 
