@@ -65,7 +65,8 @@ class OutOfBudget(Exception):
 
 @dataclass
 class Met:
-    """The comparisons a replay met that feed a branch, one side an argument: the other sides, and the (argument, other side) of equalities."""
+    """The comparisons a replay met that feed a branch, one side an argument: the other sides, the (argument, other side) of
+    equalities, and the arguments compared with an equal value (those too that feed a branch through an AND: Feedback.matched)."""
 
     operands: list[int] = field(default_factory=list)
     equalities: list[tuple[int, int]] = field(default_factory=list)
