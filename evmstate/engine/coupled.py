@@ -11,16 +11,18 @@ every other (the first kept wins, in the order below, whoever replays it):
   (every accounts[2] made accounts[0]), later steps repaired with the comparisons the replay met
   (an address the contract derives from the account: its inbox). Only toward programs whose
   accounts, read in order, are lexicographically smaller, so no two candidates undo each other.
-- pairs: two numbers of two steps lowered together, the later keeping its ratio to the earlier
-  (within one of rounding) or its difference, or made equal to it: a price and the quote that
-  must match it. The earlier tries its bound, then the contracts' own numbers, then bisection.
 - scan: a number tried from SMALL_TRIED up to SCAN_UP_TO, one after another, the least that
   fails kept: where failing is not monotone (a hash of it that must be small), the values pass's
   bisection stops anywhere. Only a number that is not one of the contracts' own, that its step
   did not compare with itself or a neighbour (a code that must match, a minimum price: no
-  smaller one can do), and whose next number up does not fail (else it is a line, not luck).
-- reroute's rules: a step deleted while another step calls an earlier rule (a donation and a
-  mint of one share become one deposit).
+  smaller one can do), and whose next number up does not fail (else it is a line, not luck);
+  only while comparisons are recorded (guidance on, either backend).
+- together: two numbers above SCAN_UP_TO of two steps lowered together, the later keeping its
+  ratio to the earlier (or one more, for the contract's rounding), its difference, or made equal
+  to it: a price and the quote that must match it. The earlier tries its bound, then the
+  contracts' own numbers, then bisection. Not a number its step compared with a neighbour.
+- reroute's rules: a step deleted while another step calls an earlier rule (a mint that needed
+  the step before it, where a deposit alone fails the same way).
 """
 
 from __future__ import annotations
@@ -61,8 +63,10 @@ PAIRS = 15
 PAIR_HINTS = 8
 # programs of at most this many steps are tried with a step deleted while another calls an earlier rule
 RULE_SWAPS_UP_TO = 6
-# programs of at most this many steps have their renamed accounts repaired (a replay for the comparisons each)
+# programs of at most this many steps have their renamed accounts repaired (a replay for the comparisons each),
+# the first RENAMES_REPAIRED renames at most
 REPAIRED_UP_TO = 12
+RENAMES_REPAIRED = 8
 
 Place = tuple[int, str]  # (step index, argument name)
 
@@ -125,7 +129,7 @@ def accounts(shrinker: Shrinker) -> bool:
         kept = shrinker.first_shorter((True, c) for _, c in account_renames(shrinker.best, shrinker.domains))
         if kept is None and shrinker.operands is not None and len(shrinker.best) <= REPAIRED_UP_TO:
             # none failed as it stood: each again with a later argument set to what the replay compared it with
-            for first, candidate in list(account_renames(shrinker.best, shrinker.domains)):
+            for first, candidate in list(account_renames(shrinker.best, shrinker.domains))[:RENAMES_REPAIRED]:
                 if shrinker.repaired(candidate, first):
                     kept = True
                     break
