@@ -192,7 +192,7 @@ def test_two_processes_writing_at_once_never_corrupt_a_record(tmp_path):
 def test_junit_and_json_reports(example):
     # the reports are the point, not the shrinking of each failure (most of the run's time)
     without_shrinking(example)
-    code, _ = invoke("run", "--seed", "1", "--max-examples", "5", "--junit-xml", "out/junit.xml", "--json", "out/summary.json")
+    code, _ = invoke("run", "--seed", "1", "--max-examples", "5", "--steps", "20", "--junit-xml", "out/junit.xml", "--json", "out/summary.json")
     assert code == 1
     suite = ET.parse(example / "out" / "junit.xml").getroot()
     cases = {c.get("name"): c for c in suite.iter("testcase")}

@@ -42,7 +42,7 @@ class SlowShrink:
         self.total += value
 
     def invariant(self):
-        time.sleep(0.01)
+        time.sleep(0.005)
         assert self.total < 3000
 '''
 
@@ -74,8 +74,6 @@ def test_helpers_shrink_to_the_program_one_process_reaches(example, backend, mon
 @pytest.mark.processes
 def test_helpers_take_part_where_a_replay_costs_time_and_the_shrink_line_says_so(example):
     (example / "machines" / "slow.py").write_text(SLOW)
-    alone, _ = run(example, "machines/slow.py", "--seed", "3", "-n", "1")
-    shutil.rmtree(example / ".evmstate" / "examples", ignore_errors=True)
     code, out = invoke("run", "machines/slow.py", "--seed", "3", "-n", "2", "--json", "report.json")
     assert code == 1, out
     (result,) = json.loads((example / "report.json").read_text())["results"]
@@ -83,7 +81,8 @@ def test_helpers_take_part_where_a_replay_costs_time_and_the_shrink_line_says_so
     assert f"on 2 workers: {shrink['helper_replays']} of the replays by helpers)" in out
     assert shrink["helper_replays"] > 0
     assert sum(p["replays"] for p in shrink["passes"].values()) >= shrink["helper_replays"]
-    assert out.split("Falsifying example", 1)[1].split("\nTrace:", 1)[0] == alone
+    # the one minimal program (each deposit at most 1000), as one process reaches it
+    assert "Falsifying example (3 steps):\nstate = SlowShrink()\n" + "state.rule_deposit(value=1000)\n" * 3 in out, out
 
 
 def dies_after_three(conn, judge):  # noqa: ANN001
@@ -111,7 +110,7 @@ def test_a_helper_that_dies_leaves_its_candidates_to_the_worker_and_the_program_
 @pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_while_helpers_shrink_saves_the_best_program_and_ends_them(example):
-    (example / "machines" / "slow.py").write_text(SLOW.replace("time.sleep(0.01)", "time.sleep(0.05)"))
+    (example / "machines" / "slow.py").write_text(SLOW.replace("time.sleep(0.005)", "time.sleep(0.05)"))
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(

@@ -12,9 +12,24 @@ from .project import evmstate, make_project
 
 pytestmark = pytest.mark.processes
 
+OWNER_MACHINE = """
+LIMITS = "{address}"
+
+
+class OwnerMachine:
+    def __init__(cls, Limits):
+        cls.limits = Limits.at(LIMITS)
+
+    def rule_nothing(self):
+        pass
+
+    def invariant_owner(self):
+        assert self.limits.owner() != "0x" + "00" * 20
+"""
+
 
 @pytest.mark.parametrize("backend", ["pyevm", "revm"])
-def test_found_at_the_pinned_block_then_from_the_cache_then_offline(tmp_path: Path, anvil: Anvil, backend: str) -> None:
+def test_found_at_the_pinned_block_then_from_the_cache_then_through_a_failing_node_then_offline(tmp_path: Path, anvil: Anvil, backend: str) -> None:
     forked = make_project(tmp_path / "project", anvil)
     counted = proxy(anvil.url)
     try:
@@ -38,41 +53,10 @@ def test_found_at_the_pinned_block_then_from_the_cache_then_offline(tmp_path: Pa
         # the same failure replayed at the later block, where the limit is 10**18, no longer fails
         later = evmstate(forked.root, "replay", "--last", "--backend", backend, "--fork-url", counted.url, "--fork-block", str(forked.later))
         assert later.returncode == 0 and "fixed" in later.stdout, later.stdout + later.stderr
-    finally:
-        counted.close()
-    anvil.stop()  # no node at all from here on
-    replayed = evmstate(forked.root, "replay", "--last", "--backend", backend)
-    assert replayed.returncode == 1, replayed.stdout + replayed.stderr
-    assert "still fails" in replayed.stdout
-    record = json.loads(next((forked.root / ".evmstate" / "failures").glob("*.json")).read_text())
-    assert record["settings"]["fork"]["chain_id"] == 31337
 
-
-OWNER_MACHINE = """
-LIMITS = "{address}"
-
-
-class OwnerMachine:
-    def __init__(cls, Limits):
-        cls.limits = Limits.at(LIMITS)
-
-    def rule_nothing(self):
-        pass
-
-    def invariant_owner(self):
-        assert self.limits.owner() != "0x" + "00" * 20
-"""
-
-
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
-def test_a_node_failing_mid_run_ends_that_machine_as_an_error_and_keeps_the_failures_found(tmp_path: Path, anvil: Anvil, backend: str) -> None:
-    forked = make_project(tmp_path / "project", anvil)
-    (forked.root / "machines" / "owner.py").write_text(OWNER_MACHINE.replace("{address}", forked.address))
-    counted = proxy(anvil.url)
-    try:
-        cached = evmstate(forked.root, "run", "--backend", backend, "-k", "LimitsMachine", "--fork-url", counted.url, "--fork-block", str(forked.pinned))
-        assert cached.returncode == 1, cached.stdout + cached.stderr
         # every request fails from now on: Limits' owner slot was never read, so OwnerMachine needs the node
+        # (a node failing mid-run ends that machine as an error and keeps the failures found)
+        (forked.root / "machines" / "owner.py").write_text(OWNER_MACHINE.replace("{address}", forked.address))
         counted.down = True
         ran = evmstate(forked.root, "run", "--backend", backend, "-k", "LimitsMachine or OwnerMachine", "--fork-url", counted.url, "--fork-block", str(forked.pinned))
     finally:
@@ -82,5 +66,11 @@ def test_a_node_failing_mid_run_ends_that_machine_as_an_error_and_keeps_the_fail
     assert "OwnerMachine stopped at a limit of evmstate" in out, out
     assert f"the node at {counted.url} failed while evmstate fetched storage slot 2" in out and f"at block {forked.pinned}" in out
     assert ran.returncode == 1 and "1 failed, 1 errors" in out  # a falsified property wins over an error (RunSummary.exit_code)
-    listed = evmstate(forked.root, "failures")
-    assert "LimitsMachine" in listed.stdout
+    assert "LimitsMachine" in evmstate(forked.root, "failures").stdout
+
+    anvil.stop()  # no node at all from here on
+    replayed = evmstate(forked.root, "replay", "--last", "--backend", backend)
+    assert replayed.returncode == 1, replayed.stdout + replayed.stderr
+    assert "still fails" in replayed.stdout
+    record = json.loads(next((forked.root / ".evmstate" / "failures").glob("*.json")).read_text())
+    assert record["settings"]["fork"]["chain_id"] == 31337

@@ -278,16 +278,11 @@ def signing_project(signing_source, tmp_path, monkeypatch) -> Path:
     return root
 
 
-def test_machines_calling_sha256_and_ecrecover_run_on_py_evm(signing_project):
-    code, out = invoke("run", "--seed", "1")
+def test_machines_calling_sha256_and_ecrecover_run_on_py_evm_with_coverage(signing_project):
+    code, out = invoke("run", "--seed", "1", "--coverage")
     assert code == 0, out
     assert "2 passed, 0 failed" in out
     assert "rule_send" in out and "rule_h" in out
-
-
-def test_machines_calling_precompiles_run_with_coverage(signing_project):
-    code, out = invoke("run", "--seed", "1", "--coverage")
-    assert code == 0, out
     assert "Wallet" in out and "Hasher" in out
 
 
