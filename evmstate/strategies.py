@@ -301,10 +301,15 @@ class IntDomain(Domain):
     def contains(self, v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and self.lo <= v <= self.hi and v not in self.excluded
 
+    @property
+    def target(self) -> int:
+        """The value shrinking goes toward: 0, or the bound nearest it."""
+        return min(max(0, self.lo), self.hi)
+
     def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not self.contains(value):
             return value
-        target = min(max(0, self.lo), self.hi)
+        target = self.target
         if value == target:
             return value
         # the bound itself and its neighbour, then the contracts' own numbers between it and
@@ -362,6 +367,33 @@ class AddressDomain(Domain):
 
     def key(self) -> Any:
         return ("address", self.length, repr(self.excluded))
+
+    def allows(self, index: int) -> bool:
+        """Whether the strategy draws accounts[index]."""
+        accounts = active().accounts
+        if not 0 <= index < (len(accounts) if self.length is None else min(self.length, len(accounts))):
+            return False
+        return not any(str(x).lower() == accounts[index].address.lower() for x in self.excluded)
+
+    def word_of(self, value: Any) -> int | None:
+        """A recorded address value ({"account": i}, {"address": hex} or a hex string) as the word it is in calldata."""
+        if isinstance(value, dict) and isinstance(value.get("account"), int):
+            return int.from_bytes(active().accounts[value["account"]].raw_address, "big")
+        text = value.get("address") if isinstance(value, dict) else value
+        if isinstance(text, str) and text.startswith("0x") and len(text) == 42:
+            return int(text, 16)
+        return None
+
+    def value_of(self, word: int) -> Any:
+        """The recorded value this strategy could have drawn for an address word: an account, or (without length=) an address the
+        contracts produced, written as they are; None for a word that is neither (a precompile's, zero)."""
+        for i, account in enumerate(active().accounts):
+            if int.from_bytes(account.raw_address, "big") == word:
+                return {"account": i} if self.allows(i) else None
+        if self.length is not None or not 0xFFFF < word < 2**160:
+            return None
+        address = checksum(word.to_bytes(20, "big"))
+        return None if any(str(x).lower() == address.lower() for x in self.excluded) else address
 
     def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
         if not isinstance(value, dict):

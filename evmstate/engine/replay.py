@@ -35,7 +35,9 @@ from .program import (
     run_program,
 )
 from .recorded import RecordedStep, example_line, program_lines
+from .lifecycle import search_session
 from .records import source_hashes
+from .settings import MachineSettings
 from .shrink_program import shrink_program
 from .trace import Names, chain_text, event_text
 
@@ -313,7 +315,14 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
             return ShrinkResult("fixed", record)
         if not FailureSignature.of(ran.error).same(FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False):
             return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
-        outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress)
+        # the contracts' numbers and the comparisons the replays meet, as a run's shrinking has them from its search
+        search = search_session(project, MachineSettings.parse(spec.settings, spec.name).search, spec.name, None, spec.init_params)
+        search.start()
+        try:
+            hints = tuple(v for v in search.dictionary.literals if v >= 0)
+            outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress, hints=hints, feedback=search.feedback)
+        finally:
+            search.stop()
     if outcome.found is None and outcome.stopped == "interrupted":
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started

@@ -15,6 +15,9 @@ changed suffix. Its passes, repeated until none makes progress:
 - values: each argument drawn by strategy() made as small as it can be while the program
   still fails: toward 0 (or the bound nearest it), the first account, empty or zero bytes,
   fewer items; a number by bisection down to the least that still fails;
+- accounts, scan, together: values coupled to others, moved together (coupled.py): the accounts
+  a program uses renamed or merged, a number that fails only at scattered values tried from the
+  bottom up, two numbers lowered keeping their ratio or difference;
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
@@ -23,7 +26,7 @@ changed suffix. Its passes, repeated until none makes progress:
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
-  lands where the deleted step put it.
+  lands where the deleted step put it; or while another step calls an earlier rule.
 
 A candidate counts only if every step's preconditions, bundle filters and routes hold where it
 stands, as Hypothesis could have run it, and it fails with the same signature.
@@ -37,8 +40,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..strategies import Domain, IntDomain
-from . import delays
+from ..strategies import AddressDomain, Domain, IntDomain
+from . import coupled, delays
 from .candidates import InOrder, Tries, probe_in_batches
 from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401  (shrink.without, ...: part of its interface)
 from .recorded import RecordedStep, ref_of
@@ -53,11 +56,21 @@ PAIRS_UP_TO = 12
 MERGE_UP_TO = 30
 # comparison operands a repair tries, at most
 REPAIRS = 6
-PASSES = ("chunks", "singles", "rules", "order", "values", "merge", "waits", "pairs", "reroute")
+PASSES = ("chunks", "singles", "rules", "order", "values", "accounts", "scan", "together", "merge", "waits", "pairs", "reroute")
 
 
 class OutOfBudget(Exception):
     """Raised inside the shrinker when its time is up: the best program so far stands."""
+
+
+@dataclass
+class Met:
+    """The comparisons a replay met that feed a branch, one side an argument: the other sides, the (argument, other side) of
+    equalities, and the arguments compared with an equal value (those too that feed a branch through an AND: Feedback.matched)."""
+
+    operands: list[int] = field(default_factory=list)
+    equalities: list[tuple[int, int]] = field(default_factory=list)
+    matched: list[int] = field(default_factory=list)  # arguments compared with an equal value
 
 
 @dataclass
@@ -104,7 +117,7 @@ class Shrinker:
         deadline: float | None = None,
         progress: Callable[[int], None] = lambda steps: None,
         hints: tuple[int, ...] = (),
-        operands: Callable[[list[RecordedStep], int], list[int]] | None = None,
+        operands: Callable[[list[RecordedStep], int], Met] | None = None,
         tries: Tries | None = None,
     ) -> None:
         self.best = list(steps)
@@ -123,6 +136,8 @@ class Shrinker:
         self.current = PASSES[0]
         self.pairs_done = False
         self.tries = tries or InOrder()  # who replays a pass's candidates (candidates.py)
+        self.scanned: set[Any] = set()  # the numbers the scan pass tried below: (step, rule, argument, value)
+        self.boundaries: dict[tuple[str, ...], frozenset[int]] = {}  # at_boundary()'s operands, by the steps up to the one asked
 
     # -- candidates ----------------------------------------------------------------------
 
@@ -323,31 +338,61 @@ class Shrinker:
             return [*self.best[:index], step.with_arguments({name: candidate_value}), *self.best[index + 1 :]]
 
         before = self.passes[self.current].kept
-        self._minimize_value(domain, value, fails, (lambda candidate: self._repaired(candidate, index)) if self.operands is not None else None)
+        self._minimize_value(domain, value, fails, (lambda candidate: self.repaired(candidate, index)) if self.operands is not None else None)
         return self.passes[self.current].kept > before
 
-    def _repaired(self, candidate: list[RecordedStep], index: int) -> bool:
-        """The candidate (step index changed) with one later number replaced by a side of a comparison its replay met, as Redqueen does.
+    def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
+        """The candidate (step index changed) with one later argument replaced by a side of a comparison its replay met, as Redqueen does.
 
         A quote that matched a price computed from the changed step no longer matches: the
-        replay compared the quote with the new price, which is the value to try.
+        replay compared the quote with the new price, which is the value to try. An address
+        compared for equality (an inbox the contract derives from the account that changed)
+        takes the other side.
         """
         if self.operands is None:
             return False
-        met = [o for o in dict.fromkeys(self.operands(candidate, index)) if o >= 0][:REPAIRS]
-        return bool(self.first_shorter(self._fixes(candidate, index, met)))
+        met = self.operands(candidate, index)
+        numbers = [o for o in dict.fromkeys(met.operands) if o >= 0][:REPAIRS]
+        return bool(self.first_shorter(self._fixes(candidate, index, numbers, met.equalities)))
 
-    def _fixes(self, candidate: list[RecordedStep], index: int, met: list[int]) -> Any:
+    def _fixes(self, candidate: list[RecordedStep], index: int, met: list[int], equalities: list[tuple[int, int]]) -> Any:
         for j in range(index + 1, len(candidate)):
             for name, value in candidate[j].arguments.items():
                 domain = self.domains.get((candidate[j].rule, name))
-                if not isinstance(domain, IntDomain) or not isinstance(value, int):
+                if isinstance(domain, AddressDomain):
+                    values = _addresses_compared(domain, value, equalities)
+                elif isinstance(domain, IntDomain) and isinstance(value, int):
+                    values = [v for other in met for v in (other, other + 1, other - 1) if domain.contains(v)]
+                else:
                     continue
-                for other in met:
-                    for v in (other, other + 1, other - 1):
-                        if v != value and domain.contains(v):
-                            step = candidate[j]
-                            yield True, [*candidate[:j], step.with_arguments({name: v}), *candidate[j + 1 :]]
+                for v in values:
+                    if v != value:
+                        yield True, [*candidate[:j], candidate[j].with_arguments({name: v}), *candidate[j + 1 :]]
+
+    def at_boundary(self, index: int, value: int) -> bool | None:
+        """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself (a minimum
+        price, a code that must match), or value is one of the contracts' own numbers: the number sits where the contract draws a
+        line. None: no comparisons are recorded."""
+        if self.operands is None or index >= len(self.best):
+            return None
+        if any(value + d in self.hints for d in (-1, 0, 1)):
+            return True
+        key = tuple(s.key for s in self.best[: index + 1])
+        if key not in self.boundaries:
+            if len(self.boundaries) > 256:
+                self.boundaries.clear()
+            met = self.operands(self.best[: index + 1], index)
+            self.boundaries[key] = frozenset([*(o + d for o in met.operands for d in (-1, 0, 1)), *met.matched])
+        return value in self.boundaries[key]
+
+    def _accounts(self) -> bool:
+        return coupled.accounts(self)
+
+    def _together(self) -> bool:
+        return len(self.best) <= PAIRS_UP_TO and coupled.pairs(self)
+
+    def _scan(self) -> bool:
+        return coupled.scan(self)
 
     def _merge(self) -> bool:
         changed = False
@@ -438,6 +483,8 @@ class Shrinker:
             if self.first_shorter((True, c) for c in list(self._rerouted(index))):
                 changed = True
             index = min(index - 1, len(self.best) - 1)
+        while self.first_shorter(coupled.rule_swaps(self)):
+            changed = True
         return changed
 
     def _rerouted(self, index: int) -> Any:
@@ -487,6 +534,19 @@ class Shrinker:
         if final is not None and len(final.steps) == len(self.best):
             return final
         return self.found
+
+
+def _addresses_compared(domain: AddressDomain, value: Any, equalities: list[tuple[int, int]]) -> list[Any]:
+    """The values an address argument could take from the equalities a replay met with it on one side, once each, in the order met."""
+    word = domain.word_of(value)
+    if word is None:
+        return []
+    found: list[Any] = []
+    for a, other in equalities:
+        v = domain.value_of(other) if a == word else None
+        if v is not None and v not in found:
+            found.append(v)
+    return found[:REPAIRS]
 
 
 def _uses(step: RecordedStep, label: str) -> bool:

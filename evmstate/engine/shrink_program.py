@@ -21,7 +21,7 @@ from .tracebacks import FailureSignature
 from .program import DEFINITION_ERRORS
 from .recorded import RecordedStep
 from .replayer import Replayer
-from .shrink import Minimized, Outcome, Shrinker
+from .shrink import Met, Minimized, Outcome, Shrinker
 from .swarm import rule_order
 
 
@@ -87,25 +87,28 @@ class Trials:
         # it may now fail before its last step: what follows is not needed
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
 
-    def operands(self, candidate: list[RecordedStep], index: int) -> list[int]:
-        """The comparison operands the candidate's steps from index on met (feedback records them on py-evm while the search's hooks are on).
+    def operands(self, candidate: list[RecordedStep], index: int) -> Met:
+        """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's hooks are on).
 
-        Replayed from index's checkpoint, made afresh, into an empty list (the hooks record up to
+        Replayed from index's checkpoint, made afresh, into empty lists (the hooks record up to
         MAX_OPERANDS): what a replay meets must not depend on what this process replayed before
         (helpers replay some of the candidates).
         """
-        recorded = self.feedback.operands
-        kept = recorded[:]
-        recorded.clear()
+        lists = (self.feedback.operands, self.feedback.equalities, self.feedback.matched)
+        kept = [list(recorded) for recorded in lists]
+        self.feedback.everywhere = True
         try:
             self.replayer.close()
             with contextlib.suppress(Exception):
                 self.replayer.run(candidate[: index + 1])  # its checkpoint before step index
-            del recorded[:]
+            for recorded in lists:
+                recorded.clear()
             self.replay(candidate)
-            return recorded[:]
+            return Met(*(list(recorded) for recorded in lists))
         finally:
-            recorded[:] = kept
+            self.feedback.everywhere = False
+            for recorded, before in zip(lists, kept):
+                recorded[:] = before
 
 
 def shrink_program(

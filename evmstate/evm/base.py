@@ -197,6 +197,11 @@ class Feedback:
     operands: list[int] = field(default_factory=list)
     # of those, the equalities (EQ, and the XOR and SUB vyper writes for == and !=): (argument, other side)
     equalities: list[tuple[int, int]] = field(default_factory=list)
+    # comparisons that feed a branch, an argument on both sides (a code compared with what it must match, and matching):
+    # the argument; for the shrinker, which leaves such a number where it is. With everywhere on (the shrinker's
+    # replays), also those that feed no branch directly (`a != 0 and a == code`: an AND between)
+    matched: list[int] = field(default_factory=list)
+    everywhere: bool = False
     # comparisons that feed a branch, one side the block's time (or number): the other side, a time the contract waits for
     times: list[int] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)

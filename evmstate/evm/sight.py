@@ -142,9 +142,11 @@ class Sight:
         """
         static = static and not value
         recording = self.feedback is not None and (transaction or not static)
-        key = (transaction, sender, to, data, value, gas, static, recording)
-        # a view call is seen whole: whether the call cache answers it (and it is never seen) follows from earlier runs
-        if not self.sampling or to is None or (static and not transaction):
+        everywhere = recording and self.feedback is not None and self.feedback.everywhere  # the shrinker's replays record more
+        key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
+        # a view call is seen whole: whether the call cache answers it (and it is never seen) follows from earlier runs;
+        # and so is every call of the shrinker's replays, whose comparisons its passes read
+        if not self.sampling or everywhere or to is None or (static and not transaction):
             return self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
         shape = _shape(transaction, to, data, value, static, recording, outcome)
         n = self.run_seen[shape] = self.run_seen.get(shape, 0) + 1
@@ -158,7 +160,7 @@ class Sight:
         if kind is None or kind.mixed:
             feedback, self.feedback = self.feedback, None  # its coverage alone
             try:
-                covered = self._trace((*key[:-1], False), transaction, sender, to, data, value, gas, static, False, outcome)
+                covered = self._trace((*key[:-2], False, False), transaction, sender, to, data, value, gas, static, False, outcome)
             finally:
                 self.feedback = feedback
             self._learn(shape, covered, False)
@@ -191,6 +193,8 @@ class Sight:
                 mine = self.feedback
                 found = Feedback(operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
                 found.equalities = [(0, 0)] * len(mine.equalities)
+                found.matched = [0] * len(mine.matched)
+                found.everywhere = mine.everywhere
             tracer = Tracer(self.world, env, found)
             try:
                 trace = tracer.run(sender, to, data, value, static)
@@ -215,6 +219,7 @@ class Sight:
             found = Feedback(
                 operands=found.operands[len(mine.operands) :],
                 equalities=found.equalities[len(mine.equalities) :],
+                matched=found.matched[len(mine.matched) :],
                 times=found.times[len(mine.times) :],
                 blocks=found.blocks[len(mine.blocks) :],
             )
@@ -267,6 +272,7 @@ class Sight:
             room = MAX_OPERANDS - len(feedback.operands)
             feedback.operands.extend(found.operands[:room])
             feedback.equalities.extend(found.equalities[: MAX_OPERANDS - len(feedback.equalities)])
+            feedback.matched.extend(found.matched[: MAX_OPERANDS - len(feedback.matched)])
             feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])
             feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
         return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))

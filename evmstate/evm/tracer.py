@@ -47,7 +47,7 @@ from .frames import (
     Unsupported,
     World,
 )
-from .pyevm.opcodes import compared
+from .pyevm.opcodes import MAX_OPERANDS, compared
 from .tracer_ops import TABLE
 
 _MISSING = object()
@@ -225,13 +225,23 @@ class Tracer:
 
     def compared(self, f: Frame, a: Any, b: Any, equal: bool) -> None:
         """A comparison of a and b that feeds a branch: recorded as py-evm's hook records it."""
+        words = self._words(f)
+        env = self.env
+        self.block_read = True  # what it records depends on whether a or b is the block's time or number
+        compared(self.feedback, words, a, b, env.timestamp, env.number, equal)  # type: ignore[arg-type]
+
+    def matched(self, f: Frame, a: int) -> None:
+        """A comparison of a with itself that feeds no branch, while Feedback.everywhere asks: kept as py-evm's hook keeps it."""
+        feedback = self.feedback
+        if feedback is not None and a in self._words(f) and len(feedback.matched) < MAX_OPERANDS:
+            feedback.matched.append(a)
+
+    def _words(self, f: Frame) -> frozenset[int]:
         words = f.words
         if words is None:
             data = f.data
             words = f.words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
-        env = self.env
-        self.block_read = True  # what it records depends on whether a or b is the block's time or number
-        compared(self.feedback, words, a, b, env.timestamp, env.number, equal)  # type: ignore[arg-type]
+        return words
 
     def call(self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str) -> tuple[bool, bytes]:
         """A sub-call (CALL, STATICCALL, DELEGATECALL): (success, return data)."""

@@ -44,8 +44,11 @@ def _comparison(fn: Callable[[int, int], int], equal: bool) -> Callable[[Tracer,
         a = s.pop()
         b = s[-1]
         s[-1] = fn(a, b)
-        if t.feedback is not None and pc in f.prog.feeding:
-            t.compared(f, a, b, equal)
+        if t.feedback is not None:
+            if pc in f.prog.feeding:
+                t.compared(f, a, b, equal)
+            elif a == b and t.feedback.everywhere:
+                t.matched(f, a)
 
     return handler
 

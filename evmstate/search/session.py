@@ -297,6 +297,7 @@ class Search:
             if self.guide is not None:
                 self.guide.compared(feedback.equalities)
             feedback.equalities.clear()
+        feedback.matched.clear()  # the shrinker's alone
         if feedback.times or feedback.blocks:
             # the times the contract compared block.timestamp and block.number with: where waits may jump
             self.dictionary.add_times(feedback.times)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .helpers import invoke
 
 MINIMAL = [
@@ -61,3 +63,28 @@ def test_shrink_of_a_fixed_failure_says_so(example):
     source.write_text(source.read_text().replace("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value"))
     code, out = invoke("shrink", path.stem)
     assert code == 0 and f"fixed: {path.stem} no longer fails" in out
+
+
+@pytest.mark.quality  # a search at the default budget, then shrinking twice (20-45 s on 2 cores)
+def test_evmstate_shrink_meets_the_comparisons_a_run_s_shrinking_meets(example):
+    # the puzzle's least nonces are found by the scan, which runs only where the replays record
+    # the contract's comparisons (to leave alone a number that sits on a line the contract draws)
+    toml = example / "evmstate.toml"
+    text = toml.read_text()
+    toml.write_text(text + "\n[fuzz]\nshrink_time = 0\n")  # unbounded, however loaded the machine
+    code, out = invoke("run", "machines/puzzle.py", "--seed", "0", "--json", "unbounded.json")
+    assert code == 1, out
+    unbounded = json.loads((example / "unbounded.json").read_text())["results"][0]["failure"]
+    assert unbounded["program"][1:] == [f"state.rule_solve(nonce={n})" for n in (50, 296, 160, 185, 578)]
+    assert unbounded["shrink"]["passes"]["scan"]["replays"] > 0
+    for path in saved(example):
+        path.unlink()
+    toml.write_text(text + "\n[fuzz]\nshrink_time = 0.001\n")
+    code, out = invoke("run", "machines/puzzle.py", "--seed", "0")
+    assert code == 1, out
+    (path,) = saved(example)
+    assert json.loads(path.read_text())["program"] != unbounded["program"]
+    code, out = invoke("shrink", path.stem)
+    assert code == 1, out
+    (new,) = saved(example)
+    assert json.loads(new.read_text())["program"] == unbounded["program"]

@@ -10,7 +10,7 @@ import pytest
 from eth_utils import keccak
 
 from evmstate import Project, TransactionReverted
-from evmstate.config import Config, FuzzConfig
+from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm.base import Feedback
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,8 +23,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def recording(root: Path, mode: str = "on") -> tuple[Project, Feedback, dict]:
-    project = Project(Config(root=root, fuzz=FuzzConfig(call_cache=mode)))
+def recording(root: Path, mode: str = "on", backend: str = "pyevm") -> tuple[Project, Feedback, dict]:
+    project = Project(Config(root=root, backend=BackendConfig(name=backend), fuzz=FuzzConfig(call_cache=mode)))
     hits: dict = {}
     feedback = Feedback()
     project.backend.set_coverage(hits)
@@ -43,6 +43,39 @@ def test_a_comparison_against_an_argument_records_the_other_side(root):
     assert feedback.operands == [2_006_000]
     sale.buy(2_006_001)
     assert feedback.operands == [2_006_000, 2_006_000]
+
+
+def test_an_argument_compared_with_a_value_equal_to_it_is_kept_apart(root):
+    # `_quote > price` with a quote of exactly the price: both sides are the argument's word, so
+    # there is no other side for the search; the shrinker is told the number sits on the line
+    project, feedback, _ = recording(root)
+    sale = project.Sale.deploy()
+    sale.set_price(2_000_000)
+    feedback.operands.clear()
+    with pytest.raises(TransactionReverted):
+        sale.buy(2_006_000)
+    assert feedback.matched == [2_006_000] and 2_006_000 not in feedback.operands
+    feedback.matched.clear()
+    sale.buy(2_006_001)
+    assert feedback.matched == []
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_while_the_shrinker_asks_an_argument_compared_with_itself_through_an_and_is_kept(root, backend):
+    # Claims.vy: `_code != 0 and _code == self.claim_code[msg.sender]`; the equality feeds an AND,
+    # not the branch, so the search records nothing of it; the shrinker's replays (everywhere) do
+    project, feedback, _ = recording(root, backend=backend)
+    claims = project.Claims.deploy()
+    claims.register()
+    code = int.from_bytes(keccak(project.accounts[0].raw_address + b"claim"), "big")
+    claims.claim(code)
+    assert feedback.matched == []
+    feedback.everywhere = True
+    claims.claim(code)
+    assert feedback.matched == [code]
+    with pytest.raises(TransactionReverted):
+        claims.claim(code - 1)
+    assert feedback.matched == [code]
 
 
 def test_the_same_branch_taken_again_is_counted(root):

@@ -275,7 +275,7 @@ def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y
         sender = p.accounts[0].raw_address
         for name, args in (("signed", (a, b)), ("unsigned", (u, u // 3, c)), ("unsigned", (u, max(u - 1, 0) // 2, c)), ("narrow", (x, y))):
             p.backend.transact(sender, arith.raw_address, arith.function(name).encode_input(*args))
-        records.append((hits, feedback.counts, feedback.operands, feedback.equalities, seen))
+        records.append((hits, feedback.counts, feedback.operands, feedback.equalities, feedback.matched, seen))
         p.backend.set_coverage(None)
         p.backend.set_feedback(None)
         p.backend.set_observer(None)

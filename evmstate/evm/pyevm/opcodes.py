@@ -274,6 +274,8 @@ def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]
         if computation.code.program_counter - 1 in feeds:
             context = computation.state.execution_context
             compared(feedback, words, a, b, context.timestamp, context.block_number, equal)
+        elif a == b and feedback.everywhere and a in words and len(feedback.matched) < MAX_OPERANDS:
+            feedback.matched.append(a)
 
     return compare
 
@@ -291,6 +293,8 @@ def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestam
                     operands.append(b)
                     if equal:
                         feedback.equalities.append((a, b))
+                elif a == b and len(feedback.matched) < MAX_OPERANDS:
+                    feedback.matched.append(a)
             elif b in words:
                 operands.append(a)
                 if equal:

@@ -1,0 +1,285 @@
+"""Values that fail only together, made smaller together: the shrinker's passes for coupled arguments.
+
+The values pass (shrink.py) makes one argument smaller at a time (or a group of equal values of
+one strategy). Some programs fail only while two values keep a relation, and stay where they
+were found when either moves alone. These passes move them together, each candidate judged as
+every other (the first kept wins, in the order below, whoever replays it):
+
+- accounts: the accounts a program uses renamed, in the order it first uses them, to the first
+  accounts (a stake by accounts[1] and a claim by accounts[0] become a stake by accounts[0] and a
+  claim by accounts[1]), or two of them swapped; an account merged into another the program uses
+  (every accounts[2] made accounts[0]), later steps repaired with the comparisons the replay met
+  (an address the contract derives from the account: its inbox). Only toward programs whose
+  accounts, read in order, are lexicographically smaller, so no two candidates undo each other.
+- scan: a number tried from SMALL_TRIED up to SCAN_UP_TO, one after another, the least that
+  fails kept: where failing is not monotone (a hash of it that must be small), the values pass's
+  bisection stops anywhere. Only a number that is not one of the contracts' own, that its step
+  did not compare with itself or a neighbour (a code that must match, a minimum price: no
+  smaller one can do), and whose next number up does not fail (else it is a line, not luck);
+  only while comparisons are recorded (guidance on, either backend).
+- together: two numbers above SCAN_UP_TO of two steps lowered together, the later keeping its
+  ratio to the earlier (or one more, for the contract's rounding), its difference, or made equal
+  to it: a price and the quote that must match it. The earlier tries its bound, then the
+  contracts' own numbers, then bisection. Not a number its step compared with a neighbour.
+- reroute's rules: a step deleted while another step calls an earlier rule (a mint that needed
+  the step before it, where a deposit alone fails the same way).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Iterator, Protocol
+
+from ..strategies import SMALL_TRIED, AddressDomain, IntDomain
+from .edits import with_users, without
+from .recorded import RecordedStep
+
+
+class Shrinker(Protocol):
+    """What these passes use of shrink.Shrinker."""
+
+    best: list[RecordedStep]
+    domains: dict[tuple[str, str], Any]
+    hints: tuple[int, ...]
+    fixed: frozenset[str]
+    earlier: dict[str, list[tuple[str, frozenset[str]]]]
+    operands: Callable[..., Any] | None
+    scanned: set[Any]
+
+    def first_shorter(self, candidates: Any) -> Any: ...
+
+    def attempt(self, candidate: list[RecordedStep]) -> Any: ...
+
+    def repaired(self, candidate: list[RecordedStep], index: int) -> bool: ...
+
+    def at_boundary(self, index: int, value: int) -> bool | None: ...
+
+# the highest number the scan tries (from SMALL_TRIED up): a value that one in 256 is has one
+# below it with odds 1 - (255/256)**1024, 98%
+SCAN_UP_TO = 1024
+# pairs of numbers tried together, at most (the first in program order)
+PAIRS = 15
+# the contracts' numbers a pair tries, at most, before it bisects
+PAIR_HINTS = 8
+# programs of at most this many steps are tried with a step deleted while another calls an earlier rule
+RULE_SWAPS_UP_TO = 6
+# programs of at most this many steps have their renamed accounts repaired (a replay for the comparisons each),
+# the first RENAMES_REPAIRED renames at most
+REPAIRED_UP_TO = 12
+RENAMES_REPAIRED = 8
+
+Place = tuple[int, str]  # (step index, argument name)
+
+
+# -- accounts ---------------------------------------------------------------------------------
+
+
+def account_places(steps: list[RecordedStep], domains: dict[tuple[str, str], Any]) -> list[tuple[int, str, int]]:
+    """(step, argument, account index) of every argument an AddressDomain drew as an account, in program order."""
+    places = []
+    for index, step in enumerate(steps):
+        for name, value in step.arguments.items():
+            if isinstance(domains.get((step.rule, name)), AddressDomain) and isinstance(value, dict) and isinstance(value.get("account"), int):
+                places.append((index, name, value["account"]))
+    return places
+
+
+def renamed(steps: list[RecordedStep], domains: dict[tuple[str, str], Any], mapping: dict[int, int]) -> list[RecordedStep] | None:
+    """The program with each account i made mapping[i]; None where an argument's strategy cannot draw the new account."""
+    out = list(steps)
+    for index, name, account in account_places(steps, domains):
+        new = mapping.get(account, account)
+        if new == account:
+            continue
+        if not domains[(steps[index].rule, name)].allows(new):
+            return None
+        out[index] = out[index].with_arguments({name: {"account": new}})
+    return out
+
+
+def account_renames(steps: list[RecordedStep], domains: dict[tuple[str, str], Any]) -> Iterator[tuple[int, list[RecordedStep]]]:
+    """(first step changed, program): the accounts renamed in order of first use, then each swap of two, then each merged into a lower one.
+
+    Each is smaller than steps: its accounts, read in program order, come first lexicographically.
+    """
+    places = account_places(steps, domains)
+    order = [account for _, _, account in places]
+    used = list(dict.fromkeys(order))
+    if not used:
+        return
+    mappings: list[dict[int, int]] = [dict(zip(used, range(len(used))))]
+    mappings += [{u: v, v: u} for k, u in enumerate(sorted(used)) for v in sorted(used)[k + 1 :]]
+    mappings += [{u: v} for u in sorted(used, reverse=True) for v in sorted(used) if v < u]
+    seen: set[tuple[int, ...]] = set()
+    for mapping in mappings:
+        after = [mapping.get(a, a) for a in order]
+        if after >= order or tuple(after) in seen:
+            continue
+        seen.add(tuple(after))
+        candidate = renamed(steps, domains, mapping)
+        if candidate is not None:
+            first = next(i for (i, _, a), b in zip(places, after) if a != b)
+            yield first, candidate
+
+
+def accounts(shrinker: Shrinker) -> bool:
+    """The accounts pass: renames, swaps and merges of the accounts the best program uses, each repaired where it does not fail alone."""
+    changed = False
+    while True:
+        kept = shrinker.first_shorter((True, c) for _, c in account_renames(shrinker.best, shrinker.domains))
+        if kept is None and shrinker.operands is not None and len(shrinker.best) <= REPAIRED_UP_TO:
+            # none failed as it stood: each again with a later argument set to what the replay compared it with
+            for first, candidate in list(account_renames(shrinker.best, shrinker.domains))[:RENAMES_REPAIRED]:
+                if shrinker.repaired(candidate, first):
+                    kept = True
+                    break
+        if kept is None:
+            return changed
+        changed = True
+
+
+# -- pairs of numbers -------------------------------------------------------------------------
+
+
+def number_places(steps: list[RecordedStep], domains: dict[tuple[str, str], Any]) -> list[Place]:
+    """Every argument an IntDomain drew, not at the value it shrinks toward, in program order."""
+    places = []
+    for index, step in enumerate(steps):
+        for name, value in step.arguments.items():
+            domain = domains.get((step.rule, name))
+            if isinstance(domain, IntDomain) and domain.contains(value) and value != domain.target:
+                places.append((index, name))
+    return places
+
+
+def moved_along(x: int, y: int, new_x: int) -> list[int]:
+    """Where y goes when x goes to new_x: the same ratio (rounded down, and one more), the same difference, equal."""
+    ratio = y * new_x // x if x else y
+    return list(dict.fromkeys([ratio, ratio + 1, y - (x - new_x), new_x]))
+
+
+def large(shrinker: Shrinker, place: Place) -> bool:
+    step = shrinker.best[place[0]]
+    return abs(step.arguments[place[1]] - shrinker.domains[(step.rule, place[1])].target) > SCAN_UP_TO
+
+
+def pair_candidates(steps: list[RecordedStep], domains: dict[tuple[str, str], Any], a: Place, b: Place, new_x: int) -> Iterator[tuple[bool, list[RecordedStep]]]:
+    (i, name_a), (j, name_b) = a, b
+    x, y = steps[i].arguments[name_a], steps[j].arguments[name_b]
+    domain_b = domains[(steps[j].rule, name_b)]
+    for new_y in moved_along(x, y, new_x):
+        if new_y != y and domain_b.contains(new_y) and abs(new_y) <= abs(y):
+            out = list(steps)
+            out[i] = out[i].with_arguments({name_a: new_x})
+            out[j] = out[j].with_arguments({name_b: new_y})
+            yield True, out
+
+
+def lower_pair(shrinker: Shrinker, a: Place, b: Place) -> bool:
+    """Lower a's number with b's moving along (moved_along): its bound, the contracts' numbers, then by bisection; whether it changed."""
+    length = len(shrinker.best)
+    (i, name_a) = a
+    domain = shrinker.domains[(shrinker.best[i].rule, name_a)]
+
+    def value() -> int | None:
+        return shrinker.best[i].arguments.get(name_a) if len(shrinker.best) == length else None
+
+    def fails(new_x: int) -> bool:
+        return value() is not None and domain.contains(new_x) and bool(shrinker.first_shorter(pair_candidates(shrinker.best, shrinker.domains, a, b, new_x)))
+
+    x = value()
+    if not isinstance(x, int) or x <= domain.target:
+        return False  # only toward the bound from above: numbers below 0 are left to the values pass
+    tried = [domain.target, *sorted(h for h in shrinker.hints if domain.target < h < x and domain.contains(h))[:PAIR_HINTS]]
+    below = None  # the highest value tried that did not fail
+    for v in tried:
+        if fails(v):
+            break
+        below = v
+    else:
+        if not fails(x - 1):
+            return False
+        below = domain.target
+    # bisection between the highest that did not fail and the value kept
+    while (high := value()) is not None and below is not None and high - below > 1:
+        middle = (below + high) // 2
+        if not fails(middle):
+            below = middle
+    return True
+
+
+def pairs(shrinker: Shrinker) -> bool:
+    """The together pass: each two numbers of two steps lowered together, the first PAIRS pairs of numbers above SCAN_UP_TO.
+
+    (Numbers up to SCAN_UP_TO the values pass and the scan try one by one.)
+    """
+    places = [p for p in number_places(shrinker.best, shrinker.domains) if large(shrinker, p)]
+    # a number its step compared with itself or a neighbour sits at the contract's line: the values pass tried below it
+    free = [p for p in places if not shrinker.at_boundary(p[0], shrinker.best[p[0]].arguments[p[1]])]
+    couples = [(a, b) for k, a in enumerate(places) for b in places[k + 1 :] if a[0] != b[0] and a in free][:PAIRS]
+    changed = False
+    for a, b in couples:
+        if max(a[0], b[0]) >= len(shrinker.best) or a not in number_places(shrinker.best, shrinker.domains) or b not in number_places(shrinker.best, shrinker.domains):
+            continue
+        changed = lower_pair(shrinker, a, b) or changed
+    return changed
+
+
+# -- the scan ---------------------------------------------------------------------------------
+
+
+def scan(shrinker: Shrinker) -> bool:
+    """The scan pass: each number not at a boundary its step compared it with tried from SMALL_TRIED up, the least that fails kept.
+
+    Only where comparisons are recorded (guidance on): without them a boundary (a minimum price)
+    cannot be told from a lucky value, and the scan would pay SCAN_UP_TO replays for each.
+    """
+    changed = False
+    for index, name in number_places(shrinker.best, shrinker.domains):
+        if index >= len(shrinker.best) or name not in shrinker.best[index].arguments:
+            continue
+        step = shrinker.best[index]
+        value, domain = step.arguments[name], shrinker.domains[(step.rule, name)]
+        target = domain.target
+        key = (index, step.rule, name, value)
+        if not isinstance(value, int) or value - target <= SMALL_TRIED or key in shrinker.scanned:
+            continue
+        shrinker.scanned.add(key)
+        if shrinker.at_boundary(index, value) is not False:
+            continue
+        if domain.contains(value + 1) and shrinker.attempt([*shrinker.best[:index], step.with_arguments({name: value + 1}), *shrinker.best[index + 1 :]]) is not None:
+            continue  # one more fails too: a line the contract draws (an amount above a balance), not a lucky value
+
+        def candidates(index: int = index, name: str = name, value: int = value, target: int = target) -> Iterator[tuple[int, list[RecordedStep]]]:
+            for v in range(target + SMALL_TRIED, min(value, target + SCAN_UP_TO + 1)):
+                if domain.contains(v):
+                    yield v, [*shrinker.best[:index], shrinker.best[index].with_arguments({name: v}), *shrinker.best[index + 1 :]]
+
+        found = shrinker.first_shorter(candidates())
+        if found is not None:
+            changed = True
+            shrinker.scanned.add((index, step.rule, name, found))
+    return changed
+
+
+# -- a step deleted while another calls an earlier rule ---------------------------------------
+
+
+def rule_swaps(shrinker: Shrinker) -> Iterator[tuple[bool, list[RecordedStep]]]:
+    """Each deletable step deleted (with its users) while another step without results calls a rule Hypothesis samples before its own."""
+    best = shrinker.best
+    if len(best) > RULE_SWAPS_UP_TO:
+        return
+    for d in range(len(best)):
+        if best[d].rule in shrinker.fixed:
+            continue
+        drop = with_users(best, d)
+        base = without(best, drop)
+        kept = [k for k in range(len(best)) if k not in drop]
+        for at, k in enumerate(kept):
+            step = base[at]
+            if step.results or step.rule in shrinker.fixed:
+                continue
+            for other, params in shrinker.earlier.get(step.rule, ()):
+                arguments = {n: v for n, v in step.arguments.items() if n in params}
+                yield True, [*base[:at], dataclasses.replace(step, rule=other, arguments=arguments), *base[at + 1 :]]

@@ -1,0 +1,189 @@
+"""The shrinker's passes for coupled values (engine/coupled.py) on small fake machines: each program
+fails only while two of its values keep a relation, so neither can move alone."""
+
+from __future__ import annotations
+
+import hashlib
+from types import SimpleNamespace
+
+import pytest
+
+from evmstate.contracts.address import checksum
+from evmstate.contracts.api import current_project
+from evmstate.engine.coupled import SCAN_UP_TO, account_places, account_renames
+from evmstate.engine.recorded import RecordedStep
+from evmstate.engine.shrink import Met, Minimized, Shrinker
+from evmstate.strategies import SMALL_TRIED, AddressDomain, IntDomain
+from tests.unit.test_candidates import Batches
+
+
+def raw(i: int) -> bytes:
+    return hashlib.sha256(b"account %d" % i).digest()[:20]
+
+
+ACCOUNTS = [SimpleNamespace(raw_address=raw(i), address=checksum(raw(i))) for i in range(10)]
+
+
+@pytest.fixture(autouse=True)
+def accounts():
+    with current_project.using(SimpleNamespace(accounts=ACCOUNTS)):
+        yield
+
+
+def failing(candidate):
+    return Minimized(candidate, [], AssertionError())
+
+
+def word(value) -> int:
+    return int.from_bytes(ACCOUNTS[value["account"]].raw_address, "big") if isinstance(value, dict) else int(value, 16)
+
+
+def shrink(program, attempt, domains, width=1, **kwargs):
+    return Shrinker(program, attempt, domains=domains, tries=Batches(width) if width > 1 else None, **kwargs).run()
+
+
+def test_the_accounts_a_program_uses_are_renamed_in_the_order_it_first_uses_them():
+    # a staking pool that overpays after a claim by an account that did not stake: the staker and
+    # the claimer only have to differ, so neither can become accounts[0] alone
+    def attempt(candidate):
+        rules = [s.rule for s in candidate]
+        if rules != ["stake", "claim"]:
+            return None
+        return failing(candidate) if candidate[0].arguments["staker"] != candidate[1].arguments["staker"] else None
+
+    staker = AddressDomain(3)
+    domains = {("stake", "staker"): staker, ("claim", "staker"): staker}
+    program = [RecordedStep("stake", {"staker": {"account": 1}}), RecordedStep("claim", {"staker": {"account": 0}})]
+    outcome = shrink(program, attempt, domains)
+    assert [s.arguments["staker"] for s in outcome.found.steps] == [{"account": 0}, {"account": 1}]
+    assert outcome.passes["accounts"].kept == 1
+    # renames only go toward programs whose accounts come first in order: from the result, only
+    # the merge of its two accounts into one, never the swap back
+    order = [a for _, _, a in account_places(outcome.found.steps, domains)]
+    assert [[a for _, _, a in account_places(c, domains)] for _, c in account_renames(outcome.found.steps, domains)] == [[0, 0]] < [order]
+
+
+def inbox(account) -> str:
+    """The address a fake contract derives for an account, as Inbox.vy does (keccak of it, cut)."""
+    return checksum(hashlib.sha256(b"inbox" + word(account).to_bytes(20, "big")).digest()[:20])
+
+
+def test_an_account_merged_into_another_takes_the_address_the_contract_compared_with():
+    # Inbox.vy: sending to your own inbox credits you twice; accounts[2] needs accounts[0]'s 1 to
+    # send at all, and the inbox is an address the contract derives from its owner
+    def run(candidate):
+        balances, opened = {0: 1000}, set()
+        for at, s in enumerate(candidate):
+            who = s.arguments["who"]["account"]
+            if s.rule == "open":
+                opened.add(who)
+            elif balances.get(who, 0) >= s.arguments["amount"] > 0:
+                to = s.arguments["to"]
+                if who in opened and not isinstance(to, dict) and to == inbox({"account": who}):
+                    return at
+                balances[who] -= s.arguments["amount"]
+                if isinstance(to, dict):
+                    balances[to["account"]] = balances.get(to["account"], 0) + s.arguments["amount"]
+        return None
+
+    def attempt(candidate):
+        at = run(candidate)
+        return None if at is None else failing(candidate[: at + 1])
+
+    def operands(candidate, index):  # each send compared `to` for equality with the sender's inbox
+        return Met(equalities=[(word(s.arguments["to"]), word(inbox(s.arguments["who"]))) for s in candidate[index:] if s.rule == "send"])
+
+    who, to, amount = AddressDomain(3), AddressDomain(None), IntDomain(0, 1000)
+    domains = {("open", "who"): who, ("send", "who"): who, ("send", "to"): to, ("send", "amount"): amount}
+    program = [
+        RecordedStep("open", {"who": {"account": 2}}),
+        RecordedStep("send", {"who": {"account": 0}, "to": {"account": 2}, "amount": 1}),
+        RecordedStep("send", {"who": {"account": 2}, "to": inbox({"account": 2}), "amount": 1}),
+    ]
+    assert attempt(program) is not None
+    without = shrink(program, attempt, domains)  # no comparisons recorded: nothing to repair with
+    assert len(without.found.steps if without.found else program) == 3
+    outcome = shrink(program, attempt, domains, operands=operands)
+    assert outcome.found.steps == [
+        RecordedStep("open", {"who": {"account": 0}}),
+        RecordedStep("send", {"who": {"account": 0}, "to": inbox({"account": 0}), "amount": 1}),
+    ]
+
+
+def sale(candidate):
+    """Sale.vy's planted bug: a quote of exactly the price plus its 0.3% fee is refused."""
+    if [s.rule for s in candidate] != ["set_price", "buy"]:
+        return None
+    price, quote = candidate[0].arguments["price"], candidate[1].arguments["quote"]
+    return failing(candidate) if 10**6 <= price <= 10**30 and quote == price + price * 30 // 10_000 else None
+
+
+SALE = {("set_price", "price"): IntDomain(0, 2**256 - 1), ("buy", "quote"): IntDomain(0, 2**256 - 1)}
+
+
+@pytest.mark.parametrize("width", [1, 3])
+def test_a_price_and_the_quote_that_matches_it_are_lowered_together(width):
+    price = 134_217_729
+    program = [RecordedStep("set_price", {"price": price}), RecordedStep("buy", {"quote": price + price * 30 // 10_000})]
+    # neither number moves alone; the contract's minimum price is among its constants
+    outcome = shrink(program, sale, SALE, width, hints=(30, 10_000, 10**6, 10**30))
+    assert [s.arguments for s in outcome.found.steps] == [{"price": 10**6}, {"quote": 1_003_000}]
+    assert outcome.passes["together"].kept >= 1
+
+
+def test_without_the_contract_s_numbers_the_pair_is_bisected_down_to_the_least():
+    price = 5_000_000_000
+    program = [RecordedStep("set_price", {"price": price}), RecordedStep("buy", {"quote": price + price * 30 // 10_000})]
+    outcome = shrink(program, sale, SALE)
+    found = [s.arguments for s in outcome.found.steps]
+    assert found[0]["price"] == 10**6 and found[1]["quote"] == 1_003_000, found
+
+
+def solves(level: int, nonce: int) -> bool:
+    """A proof of work as Puzzle.vy's, one nonce in 64 solving a level."""
+    return hashlib.sha256(b"%d:%d" % (level, nonce)).digest()[0] < 4
+
+
+def puzzle(candidate):
+    level = 0
+    for s in candidate:
+        if solves(level, s.arguments["nonce"]):
+            level += 1
+    return failing(candidate) if level == len(candidate) == 3 else None
+
+
+@pytest.mark.parametrize("width", [1, 4])
+def test_numbers_that_fail_only_at_scattered_values_are_scanned_from_the_bottom(width):
+    least = [next(n for n in range(10**6) if solves(level, n)) for level in range(3)]
+    assert all(SMALL_TRIED < n < SCAN_UP_TO for n in least[1:]), least  # what the values pass alone would not find
+    program = [RecordedStep("solve", {"nonce": next(n for n in range(10**20, 10**21) if solves(level, n))}) for level in range(3)]
+    domains = {("solve", "nonce"): IntDomain(0, 2**256 - 1)}
+    blind = shrink(program, puzzle, domains)  # without recorded comparisons the scan cannot tell a line from luck
+    assert blind.passes["scan"].runs == 0
+    outcome = shrink(program, puzzle, domains, width, operands=lambda candidate, index: Met())
+    assert [s.arguments["nonce"] for s in outcome.found.steps] == least
+
+
+def test_a_number_the_contract_compared_with_itself_is_not_scanned():
+    # a claim code the contract derived: it matches one value only, which the replay saw compared with itself
+    code = 98_089_824_643_083_573_293
+    program = [RecordedStep("claim", {"code": code})]
+    domains = {("claim", "code"): IntDomain(0, 2**256 - 1)}
+
+    def attempt(candidate):
+        return failing(candidate) if candidate and candidate[0].arguments["code"] == code else None
+
+    outcome = shrink(program, attempt, domains, operands=lambda candidate, index: Met(matched=[code]))
+    assert outcome.found is None and outcome.passes["scan"].runs == 0
+    scanned = shrink(program, attempt, domains, operands=lambda candidate, index: Met())
+    assert scanned.passes["scan"].runs > SCAN_UP_TO - SMALL_TRIED  # the same program, had nothing been recorded
+
+
+def test_a_step_goes_while_another_calls_an_earlier_rule():
+    # a donation and a mint of one share, where one deposit does the same
+    def attempt(candidate):
+        return failing(candidate) if [s.rule for s in candidate] in (["deposit", "redeem"], ["donate", "mint", "redeem"]) else None
+
+    program = [RecordedStep("donate", {"amount": 7}), RecordedStep("mint", {"amount": 1}), RecordedStep("redeem", {"amount": 1})]
+    outcome = Shrinker(program, attempt, earlier={"mint": [("deposit", frozenset({"amount"}))]}).run()
+    assert [s.rule for s in outcome.found.steps] == ["deposit", "redeem"]
