@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,13 @@ MINIMAL = [
 
 def saved(root: Path) -> list[Path]:
     return sorted((root / ".evmstate" / "failures").glob("*.json"))
+
+
+def command(root: Path, *args: str) -> tuple[int, str]:
+    """The installed evmstate command in root: a search pinned to a seed draws from the machine's constants alone in a fresh process."""
+    exe = str(Path(sys.executable).parent / "evmstate")
+    done = subprocess.run([exe, *args], cwd=root, env={**os.environ, "NO_COLOR": "1"}, capture_output=True, text=True, timeout=600)
+    return done.returncode, done.stdout + done.stderr
 
 
 def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_same_program(example):
@@ -66,13 +76,14 @@ def test_shrink_of_a_fixed_failure_says_so(example):
 
 
 @pytest.mark.quality  # a search at the default budget, then shrinking twice (20-45 s on 2 cores)
+@pytest.mark.processes
 def test_evmstate_shrink_meets_the_comparisons_a_run_s_shrinking_meets(example):
     # the puzzle's least nonces are found by the scan, which runs only where the replays record
     # the contract's comparisons (to leave alone a number that sits on a line the contract draws)
     toml = example / "evmstate.toml"
     text = toml.read_text()
     toml.write_text(text + "\n[fuzz]\nshrink_time = 0\n")  # unbounded, however loaded the machine
-    code, out = invoke("run", "machines/puzzle.py", "--seed", "0", "--json", "unbounded.json")
+    code, out = command(example, "run", "machines/puzzle.py", "--seed", "0", "--json", "unbounded.json")
     assert code == 1, out
     unbounded = json.loads((example / "unbounded.json").read_text())["results"][0]["failure"]
     assert unbounded["program"][1:] == [f"state.rule_solve(nonce={n})" for n in (50, 296, 160, 185, 578)]
@@ -80,11 +91,11 @@ def test_evmstate_shrink_meets_the_comparisons_a_run_s_shrinking_meets(example):
     for path in saved(example):
         path.unlink()
     toml.write_text(text + "\n[fuzz]\nshrink_time = 0.001\n")
-    code, out = invoke("run", "machines/puzzle.py", "--seed", "0")
+    code, out = command(example, "run", "machines/puzzle.py", "--seed", "0")
     assert code == 1, out
     (path,) = saved(example)
     assert json.loads(path.read_text())["program"] != unbounded["program"]
-    code, out = invoke("shrink", path.stem)
+    code, out = command(example, "shrink", path.stem)
     assert code == 1, out
     (new,) = saved(example)
     assert json.loads(new.read_text())["program"] == unbounded["program"]
