@@ -11,7 +11,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
-from eth._utils.address import generate_contract_address
+import rlp
 from eth_keys import keys
 from eth_utils import keccak
 
@@ -219,8 +219,8 @@ def account_keys(count: int) -> list[tuple[bytes, bytes]]:
 
 
 def contract_address(sender: bytes, nonce: int) -> bytes:
-    """The address of the contract that sender creates with this nonce (CREATE)."""
-    return generate_contract_address(sender, nonce)
+    """The address of the contract that sender creates with this nonce (CREATE): py-evm's rule, without importing py-evm."""
+    return keccak(rlp.encode([sender, nonce]))[-20:]
 
 
 def intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..config import BackendConfig, Config
 from .base import Backend, ChainSpec
 from .finish import RevmFinisher
 from .fork.start import fork_spec, resolve
-from .pyevm.backend import PyEVMBackend
+
+if TYPE_CHECKING:
+    from .pyevm.backend import PyEVMBackend
 
 
 def chain_spec(config: Config) -> ChainSpec:
@@ -31,7 +35,10 @@ def make_backend(config: Config) -> Backend:
     spec = chain_spec(config)
     if spec.fork is not None:
         return forked(config, spec)
-    # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for, or when a call runs away
+    # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for, or when a call runs away;
+    # py-evm only when it runs (importing it takes 0.4 s: a command that runs nothing, or runs on revm, does not wait for it)
+    from .pyevm.backend import PyEVMBackend
+
     if config.backend.check:
         from .check import CheckedBackend
         from .revm import RevmBackend
