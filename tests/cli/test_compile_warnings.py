@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .helpers import invoke
 
 OLD = """event Moved:
@@ -46,6 +48,7 @@ def project(root: Path) -> Path:
     return root
 
 
+@pytest.mark.processes  # the installed command, twice
 def test_run_shows_each_warning_under_the_compile_line_and_never_as_a_python_warning(tmp_path: Path):
     root = project(tmp_path / "p")
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")

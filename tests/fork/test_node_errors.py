@@ -21,6 +21,8 @@ from tests.cli.helpers import invoke
 
 from .nodes import Loopback, free_port
 
+pytestmark = pytest.mark.processes  # loopback JSON-RPC servers
+
 BLOCK = 1000
 BLOCK_JSON = {
     "number": hex(BLOCK), "timestamp": hex(1_750_000_000), "baseFeePerGas": hex(7), "miner": "0x" + "ab" * 20,

@@ -131,6 +131,7 @@ def test_json_and_html_reports(known, tmp_path):
     assert '<tr class="part"><td class="n">9</td>' in page  # reached, one way only
 
 
+@pytest.mark.processes  # worker processes
 def test_coverage_from_worker_processes_is_merged_in_the_parent(known):
     options = RunOptions((str(known / "machines/known.py"), str(known / "machines/known_properties.py")), overrides=Overrides(seed=0), coverage=True, workers=2)
     summary = run(config_mod.load(known), options, lambda e: None)

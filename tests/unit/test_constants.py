@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from evmstate.search.constants import is_evmstate_file
 
 # a fresh process: the pool only grows, and this one's holds what earlier tests loaded
@@ -38,6 +40,7 @@ POOL = textwrap.dedent(
 )
 
 
+@pytest.mark.processes  # a fresh Python process
 def test_the_pool_holds_the_machines_constants_and_none_of_evmstates(tmp_path: Path):
     machine = tmp_path / "machines" / "pool.py"
     machine.parent.mkdir()
