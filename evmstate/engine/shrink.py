@@ -12,17 +12,19 @@ changed suffix. Its passes, repeated until none makes progress:
 - rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
   arguments (as Hypothesis shrinks a rule's choice toward the first);
 - order: two neighbouring steps swapped so that the rule sampled first comes first;
+- waits: waits made longer where that lets steps go (LONGER_WAITS); then each wait made
+  none where the program still fails, else bisected down to the least that still fails. Before
+  the values: a candidate is known by its waits too, and the values' candidates replayed with
+  the waits as they end are the ones the next round finds replayed already;
 - values: each argument drawn by strategy() made as small as it can be while the program
-  still fails: toward 0 (or the bound nearest it), the first account, empty or zero bytes,
-  fewer items; a number by bisection down to the least that still fails;
+  still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
+  empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
 - accounts, scan, together: values coupled to others, moved together (coupled.py): the accounts
   a program uses renamed or merged, a number that fails only at scattered values tried from the
   bottom up, two numbers lowered keeping their ratio or difference;
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
-- waits: each wait bisected down to the least that still fails; waits made longer where that
-  lets steps go (LONGER_WAITS);
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
@@ -56,7 +58,7 @@ PAIRS_UP_TO = 12
 MERGE_UP_TO = 30
 # comparison operands a repair tries, at most
 REPAIRS = 6
-PASSES = ("chunks", "singles", "rules", "order", "values", "accounts", "scan", "together", "merge", "waits", "pairs", "reroute")
+PASSES = ("chunks", "singles", "rules", "order", "waits", "values", "accounts", "scan", "together", "merge", "pairs", "reroute")
 
 
 class OutOfBudget(Exception):
@@ -279,9 +281,12 @@ class Shrinker:
 
     def _values(self) -> bool:
         changed = self._equal_values()
-        for index in range(len(self.best)):
+        # the last step first: its candidates replay from the latest checkpoint, and an earlier
+        # number bisected while later ones are still large is bisected again once they are small
+        # (a donation that needs to exceed a mint of 1206693 shares, then of 1)
+        for index in range(len(self.best) - 1, -1, -1):
             if index >= len(self.best):
-                break
+                continue
             step = self.best[index]
             for name, value in step.arguments.items():
                 domain = self.domains.get((step.rule, name))

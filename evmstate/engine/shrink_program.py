@@ -45,6 +45,7 @@ class Trials:
         self.spec, self.target, self.feedback = spec, target, feedback
         self.replayer = Replayer(spec, project, base)
         self.tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
+        self.met: dict[tuple[tuple[str, ...], int], Met] = {}  # operands(): the same candidate meets the same comparisons
         self.left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
 
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
@@ -92,8 +93,17 @@ class Trials:
 
         Replayed from index's checkpoint, made afresh, into empty lists (the hooks record up to
         MAX_OPERANDS): what a replay meets must not depend on what this process replayed before
-        (helpers replay some of the candidates).
+        (helpers replay some of the candidates). And so a candidate asked again (the round of
+        passes that finds nothing more to do) is answered from what its first replay met.
         """
+        key = (tuple(s.key for s in candidate), index)
+        if key not in self.met:
+            if len(self.met) > 1024:
+                self.met.clear()
+            self.met[key] = self._operands(candidate, index)
+        return self.met[key]
+
+    def _operands(self, candidate: list[RecordedStep], index: int) -> Met:
         lists = (self.feedback.operands, self.feedback.equalities, self.feedback.matched)
         kept = [list(recorded) for recorded in lists]
         self.feedback.everywhere = True

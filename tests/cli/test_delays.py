@@ -159,3 +159,19 @@ def test_the_deletion_pass_shortens_each_wait_to_the_least_that_still_fails():
     assert found.steps[1] == RecordedStep("b", delay=(3600, 12))
     assert len(tried) <= 40  # bisection: about log2 of each wait
     assert shorten_waits([steps[0]], attempt) is None  # nothing waits: nothing to shorten
+
+
+def test_a_wait_the_failure_does_not_need_goes_in_one_replay():
+    from evmstate.engine.shrink import Minimized, shorten_waits
+
+    tried = []
+
+    def attempt(candidate):  # fails once a day has passed before the last step; the blocks and the first wait do not matter
+        tried.append(candidate)
+        return Minimized(candidate, [], AssertionError()) if candidate[2].delay[0] >= 86400 else None
+
+    steps = [RecordedStep("a", delay=(20994561, 1856680)), RecordedStep("b"), RecordedStep("c", delay=(604800, 50400))]
+    found = shorten_waits(steps, attempt)
+    assert [s.delay for s in found.steps] == [(0, 0), (0, 0), (86400, 0)]
+    # each of the three waits not needed goes at its first try; the needed one takes a try at none, then bisection
+    assert len(tried) == 3 + 1 + (604800).bit_length()
