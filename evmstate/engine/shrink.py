@@ -68,11 +68,13 @@ class OutOfBudget(Exception):
 @dataclass
 class Met:
     """The comparisons a replay met that feed a branch, one side an argument: the other sides, the (argument, other side) of
-    equalities, and the arguments compared with an equal value (those too that feed a branch through an AND: Feedback.matched)."""
+    equalities, the arguments compared with an equal value (those too that feed a branch through an AND: Feedback.matched),
+    and the (argument, other side) of every one."""
 
     operands: list[int] = field(default_factory=list)
     equalities: list[tuple[int, int]] = field(default_factory=list)
     matched: list[int] = field(default_factory=list)  # arguments compared with an equal value
+    sides: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -347,27 +349,29 @@ class Shrinker:
         return self.passes[self.current].kept > before
 
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
-        """The candidate (step index changed) with one later argument replaced by a side of a comparison its replay met, as Redqueen does.
+        """The candidate (step index changed) with one later argument replaced by the other side of a comparison its replay
+        met it in, as Redqueen does.
 
         A quote that matched a price computed from the changed step no longer matches: the
         replay compared the quote with the new price, which is the value to try. An address
         compared for equality (an inbox the contract derives from the account that changed)
-        takes the other side.
+        takes the other side. An argument no comparison met is left as it is.
         """
         if self.operands is None:
             return False
         met = self.operands(candidate, index)
-        numbers = [o for o in dict.fromkeys(met.operands) if o >= 0][:REPAIRS]
-        return bool(self.first_shorter(self._fixes(candidate, index, numbers, met.equalities)))
+        return bool(self.first_shorter(self._fixes(candidate, index, met)))
 
-    def _fixes(self, candidate: list[RecordedStep], index: int, met: list[int], equalities: list[tuple[int, int]]) -> Any:
+    def _fixes(self, candidate: list[RecordedStep], index: int, met: Met) -> Any:
         for j in range(index + 1, len(candidate)):
             for name, value in candidate[j].arguments.items():
                 domain = self.domains.get((candidate[j].rule, name))
                 if isinstance(domain, AddressDomain):
-                    values = _addresses_compared(domain, value, equalities)
+                    values = _addresses_compared(domain, value, met.equalities)
                 elif isinstance(domain, IntDomain) and isinstance(value, int):
-                    values = [v for other in met for v in (other, other + 1, other - 1) if domain.contains(v)]
+                    word = value % 2**256
+                    others = list(dict.fromkeys(o for a, o in met.sides if a == word))[:REPAIRS]
+                    values = [v for other in others for v in (other, other + 1, other - 1) if domain.contains(v)]
                 else:
                     continue
                 for v in values:

@@ -104,7 +104,7 @@ class Trials:
         return self.met[key]
 
     def _operands(self, candidate: list[RecordedStep], index: int) -> Met:
-        lists = (self.feedback.operands, self.feedback.equalities, self.feedback.matched)
+        lists = (self.feedback.operands, self.feedback.equalities, self.feedback.matched, self.feedback.sides)
         kept = [list(recorded) for recorded in lists]
         self.feedback.everywhere = True
         try:

@@ -202,6 +202,9 @@ class Feedback:
     # replays), also those that feed no branch directly (`a != 0 and a == code`: an AND between)
     matched: list[int] = field(default_factory=list)
     everywhere: bool = False
+    # with everywhere on, every comparison of operands: (argument, other side), so that the shrinker replaces an
+    # argument only with what it was compared with (input-to-state, as Redqueen), not with any other side met
+    sides: list[tuple[int, int]] = field(default_factory=list)
     # comparisons that feed a branch, one side the block's time (or number): the other side, a time the contract waits for
     times: list[int] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)

@@ -194,6 +194,7 @@ class Sight:
                 found = Feedback(operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
                 found.equalities = [(0, 0)] * len(mine.equalities)
                 found.matched = [0] * len(mine.matched)
+                found.sides = [(0, 0)] * len(mine.sides)
                 found.everywhere = mine.everywhere
             tracer = Tracer(self.world, env, found)
             try:
@@ -220,6 +221,7 @@ class Sight:
                 operands=found.operands[len(mine.operands) :],
                 equalities=found.equalities[len(mine.equalities) :],
                 matched=found.matched[len(mine.matched) :],
+                sides=found.sides[len(mine.sides) :],
                 times=found.times[len(mine.times) :],
                 blocks=found.blocks[len(mine.blocks) :],
             )
@@ -273,6 +275,7 @@ class Sight:
             feedback.operands.extend(found.operands[:room])
             feedback.equalities.extend(found.equalities[: MAX_OPERANDS - len(feedback.equalities)])
             feedback.matched.extend(found.matched[: MAX_OPERANDS - len(feedback.matched)])
+            feedback.sides.extend(found.sides[: MAX_OPERANDS - len(feedback.sides)])
             feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])
             feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
         return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))

@@ -61,6 +61,25 @@ def test_an_argument_compared_with_a_value_equal_to_it_is_kept_apart(root):
 
 
 @pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_while_the_shrinker_asks_each_comparison_keeps_the_argument_with_its_other_side(root, backend):
+    # the shrinker replaces a later argument only with what that argument was compared with
+    project, feedback, _ = recording(root, backend=backend)
+    sale = project.Sale.deploy()
+    sale.set_price(2_000_000)
+    with pytest.raises(TransactionReverted):
+        sale.buy(5)
+    assert feedback.sides == []  # the search's runs do not keep them
+    feedback.everywhere = True
+    feedback.operands.clear()
+    sale.set_price(3_000_000)
+    with pytest.raises(TransactionReverted):
+        sale.buy(5)
+    # set_price's bounds against the price, then `_quote > price` against the quote
+    assert feedback.sides == [(3_000_000, o) for o in feedback.operands[:-1]] + [(5, 3_009_000)]
+    assert 1_000_000 in feedback.operands[:-1]
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
 def test_while_the_shrinker_asks_an_argument_compared_with_itself_through_an_and_is_kept(root, backend):
     # Claims.vy: `_code != 0 and _code == self.claim_code[msg.sender]`; the equality feeds an AND,
     # not the branch, so the search records nothing of it; the shrinker's replays (everywhere) do

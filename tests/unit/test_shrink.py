@@ -96,3 +96,36 @@ def test_equal_values_drawn_by_two_rules_alike_shrink_together():
     outcome = Shrinker(program, attempt, domains=domains).run()
     assert [s.arguments["n"] for s in outcome.found.steps] == [3, 3]
     assert IntDomain(0, 255).key() == IntDomain(0, 255).key() != IntDomain(0, 254).key()
+
+
+def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with():
+    # the sale: a quote must be exactly the price plus its fee; lowered alone, the price leaves the quote
+    # compared with the new price, which the repair tries; the price's own bounds, met in the same replay,
+    # are not tried in the quote's place
+    from evmstate.engine.shrink import Met, Minimized, Shrinker
+    from evmstate.strategies import IntDomain
+
+    def with_fee(price):
+        return price + price * 30 // 10_000
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append(candidate)
+        if [s.rule for s in candidate] != ["set_price", "buy"]:
+            return None
+        price, quote = (s.arguments["n"] for s in candidate)
+        return Minimized(candidate, [], AssertionError()) if price >= 1_000_000 and quote == with_fee(price) else None
+
+    def operands(candidate, index):
+        price, quote = (s.arguments["n"] for s in candidate)
+        sides = [(price, 1_000_000), (price, 10**30), (quote, with_fee(price))]
+        return Met(operands=[o for _, o in sides], sides=sides)
+
+    program = [RecordedStep("set_price", {"n": 123_456_789}), RecordedStep("buy", {"n": with_fee(123_456_789)})]
+    domains = {("set_price", "n"): IntDomain(0, 2**256 - 1), ("buy", "n"): IntDomain(0, 2**256 - 1)}
+    shrinker = Shrinker(program, attempt, domains=domains, hints=(1_000_000, 10**30), operands=operands)
+    assert shrinker.repaired([program[0].with_arguments({"n": 1_000_000}), program[1]], 0)
+    assert [c[1].arguments["n"] for c in tried] == [1_003_000]  # the quote's one comparison, its first side
+    outcome = Shrinker(program, attempt, domains=domains, hints=(1_000_000, 10**30), operands=operands).run()
+    assert [s.arguments["n"] for s in outcome.found.steps] == [1_000_000, 1_003_000]

@@ -293,12 +293,16 @@ def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestam
                     operands.append(b)
                     if equal:
                         feedback.equalities.append((a, b))
+                    if feedback.everywhere:
+                        feedback.sides.append((a, b))
                 elif a == b and len(feedback.matched) < MAX_OPERANDS:
                     feedback.matched.append(a)
             elif b in words:
                 operands.append(a)
                 if equal:
                     feedback.equalities.append((b, a))
+                if feedback.everywhere:
+                    feedback.sides.append((b, a))
     for clock, known in ((timestamp, feedback.times), (number, feedback.blocks)):
         if len(known) < MAX_OPERANDS:
             if a == clock:
