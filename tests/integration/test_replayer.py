@@ -92,3 +92,25 @@ def test_every_program_ends_the_same_from_a_checkpoint_as_from_the_start(tmp_pat
     assert len(tried) > 100
     # edits anywhere in the program: the steps before the first edited one come from checkpoints
     assert executed < 0.8 * sum(len(c) for c, _ in tried), "checkpoints spared the shared steps"
+
+
+def test_the_comparisons_a_candidate_met_come_with_their_arguments_and_are_replayed_once(tmp_path):
+    from evmstate.engine.shrink_program import Trials
+    from evmstate.engine.tracebacks import FailureSignature
+    from evmstate.evm.base import Feedback
+
+    root = copy_example(tmp_path)
+    project = Project(config_mod.load(root))
+    feedback = Feedback()
+    project.backend.set_coverage({})
+    project.backend.set_feedback(feedback)  # the search's hooks, as while a run shrinks
+    spec = collect(load_module(root / "machines" / "sale.py").SaleMachine)
+    init_class(spec, project)
+    trials = Trials(spec, project, project.backend.snapshot(), FailureSignature("AssertionError", None, None, None), feedback)
+    candidate = [RecordedStep("rule_set_price", {"price": 2_000_000}), RecordedStep("rule_buy", {"quote": 5})]
+    met = trials.operands(candidate, 1)
+    # `_quote > price`: the quote, and the price with its fee it was compared with
+    assert met.sides == [(5, 2_006_000)] and met.operands == [2_006_000]
+    runs = trials.replayer.runs
+    assert trials.operands(candidate, 1) == met and trials.replayer.runs == runs
+    assert feedback.sides == [] and not feedback.everywhere  # the search's lists as they were
