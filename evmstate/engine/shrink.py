@@ -8,14 +8,13 @@ changed suffix. Its passes, repeated until none makes progress:
 
 - chunks: delete runs of steps, longest first (half the program, a quarter, ...), as delta
   debugging does; a step goes together with every step that uses a value it produced;
-- singles: delete each step (with its users), or else only its wait;
+- singles: delete each step (with its users), or else only its wait; then each wait alone
+  again (a deleted step's wait passes on to the step after it, which the sweep down has passed):
+  the values' candidates then carry the waits the program ends with, and are found replayed
+  when the next round asks them again;
 - rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
   arguments (as Hypothesis shrinks a rule's choice toward the first);
 - order: two neighbouring steps swapped so that the rule sampled first comes first;
-- waits: waits made longer where that lets steps go (LONGER_WAITS); then each wait made
-  none where the program still fails, else bisected down to the least that still fails. Before
-  the values: a candidate is known by its waits too, and the values' candidates replayed with
-  the waits as they end are the ones the next round finds replayed already;
 - values: each argument drawn by strategy() made as small as it can be while the program
   still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
@@ -25,6 +24,8 @@ changed suffix. Its passes, repeated until none makes progress:
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
+- waits: waits made longer where that lets steps go (LONGER_WAITS); then each wait made
+  none where the program still fails, else bisected down to the least that still fails;
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
@@ -58,7 +59,7 @@ PAIRS_UP_TO = 12
 MERGE_UP_TO = 30
 # comparison operands a repair tries, at most
 REPAIRS = 6
-PASSES = ("chunks", "singles", "rules", "order", "waits", "values", "accounts", "scan", "together", "merge", "pairs", "reroute")
+PASSES = ("chunks", "singles", "rules", "order", "values", "accounts", "scan", "together", "merge", "waits", "pairs", "reroute")
 
 
 class OutOfBudget(Exception):
@@ -239,7 +240,15 @@ class Shrinker:
         while index is not None:
             changed = True
             index = self.first_shorter(self._single_deletions(min(index - 1, len(self.best) - 1)))
+        # a deleted step's wait passes on to the next step, which the sweep down has passed: its wait alone, again
+        while self.first_shorter(self._wait_removals()) is not None:
+            changed = True
         return changed
+
+    def _wait_removals(self) -> Any:
+        for index in range(len(self.best) - 1, -1, -1):
+            if self.best[index].delay != delays.NO_DELAY:
+                yield index, [s.with_delay(delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]
 
     def _single_deletions(self, start: int) -> Any:
         """Each step from start down, deleted (with its users), or else only its wait."""

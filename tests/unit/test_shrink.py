@@ -129,3 +129,22 @@ def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with
     assert [c[1].arguments["n"] for c in tried] == [1_003_000]  # the quote's one comparison, its first side
     outcome = Shrinker(program, attempt, domains=domains, hints=(1_000_000, 10**30), operands=operands).run()
     assert [s.arguments["n"] for s in outcome.found.steps] == [1_000_000, 1_003_000]
+
+
+def test_a_wait_a_deleted_step_passed_on_goes_before_the_values_are_made_smaller():
+    # x goes, and its wait passes on to b, which the sweep down has passed; the wait is not needed
+    from evmstate.engine.shrink import Minimized, Shrinker
+    from evmstate.strategies import IntDomain
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append(candidate)
+        rules = [s.rule for s in candidate]
+        return Minimized(candidate, [], AssertionError()) if rules[-2:] == ["a", "b"] and candidate[-1].arguments["n"] >= 3 else None
+
+    program = [RecordedStep("a"), RecordedStep("x", delay=(1000, 10)), RecordedStep("b", {"n": 200})]
+    outcome = Shrinker(program, attempt, domains={("b", "n"): IntDomain(0, 255)}).run()
+    assert outcome.found.steps == [RecordedStep("a"), RecordedStep("b", {"n": 3})]
+    assert outcome.passes["singles"].kept == 2  # x, then the wait it passed on
+    assert all(s.delay == (0, 0) for c in tried if c and c[-1].rule == "b" and c[-1].arguments["n"] != 200 for s in c)
