@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 TX_OPTIONS = ("from", "value", "gas")
 # a deployment may also name itself: traces, events and reports call it by its label
 DEPLOY_OPTIONS = (*TX_OPTIONS, "label")
+_TX_KEYS = frozenset(TX_OPTIONS)
 _KW_OPTIONS = {"sender": "from", "value": "value", "gas": "gas", "label": "label"}
 
 
@@ -101,7 +102,11 @@ class ContractFunction:
         return f"{self.contract._name}.{self.name}"
 
     def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
-        if kwargs or (args and type(args[-1]) is dict and not self._struct_last(args)):
+        if not kwargs and args and type(args[-1]) is dict and len(args) - 1 in self._by_arity and _TX_KEYS.issuperset(args[-1]):
+            # hot path: a trailing {"from": ...} (a struct given by its fields has other keys)
+            options = dict(args[-1])
+            args = args[:-1]
+        elif kwargs or (args and type(args[-1]) is dict and not self._struct_last(args)):
             args, options = _split_options(self._label, args, kwargs, list(self._by_arity))
         else:
             options = {}

@@ -331,6 +331,8 @@ def _gas_cap_hint(result: "ExecResult") -> str | None:
 
 def _hint(result: ExecResult) -> str | None:
     """What the report of a failed call adds: the gas cap it used up, that revm finished it."""
+    if not result.out_of_gas and result.timeout is None:
+        return None  # most failed calls: nothing to add
     return "\n".join(hint for hint in (_gas_cap_hint(result), _finished_note(result)) if hint) or None
 
 

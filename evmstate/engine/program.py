@@ -114,7 +114,13 @@ def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any
 
 
 def holds(r: RuleSpec, machine: Any) -> bool:
-    return all(p(machine) for p in r.preconditions)
+    preconditions = r.preconditions
+    if not preconditions:
+        return True  # most rules and invariants, every step: no generator to start
+    for p in preconditions:
+        if not p(machine):
+            return False
+    return True
 
 
 def check_all_invariants(spec: MachineSpec, machine: Any) -> None:

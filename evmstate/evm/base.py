@@ -8,6 +8,7 @@ revm.py (pyrevm) and check.py (both in lockstep).
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
@@ -213,12 +214,15 @@ class Feedback:
 
 def account_keys(count: int) -> list[tuple[bytes, bytes]]:
     """Deterministic (private key, address) pairs for the funded accounts."""
-    pairs = []
-    for i in range(count):
-        private = keccak(b"evmstate account %d" % i)
-        address = keys.PrivateKey(private).public_key.to_canonical_address()
-        pairs.append((private, address))
-    return pairs
+    return [_account_key(i) for i in range(count)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _account_key(i: int) -> tuple[bytes, bytes]:
+    # an address costs a public key (2.4 ms in pure Python), and every backend, py-evm's shadow of revm
+    # included, funds the same accounts
+    private = keccak(b"evmstate account %d" % i)
+    return private, keys.PrivateKey(private).public_key.to_canonical_address()
 
 
 def contract_address(sender: bytes, nonce: int) -> bytes:

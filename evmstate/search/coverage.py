@@ -63,19 +63,23 @@ def instructions(code: bytes) -> list[tuple[int, int, int | None]]:
 _TEXT: dict[str, tuple[int, list[str]]] = {}  # path -> (mtime, lines)
 
 
-def _holds_code(path: str, line: int) -> bool:
-    """Whether the source line has something besides blanks and a comment."""
+def _source_lines(path: str) -> list[str] | None:
+    """The file's lines as they are now (read again when it changed), or None when it is gone or unreadable."""
     try:
         mtime = Path(path).stat().st_mtime_ns
     except OSError:
-        return True  # the file is gone: trust the compiler
+        return None
     cached = _TEXT.get(path)
     if cached is None or cached[0] != mtime:
         try:
             cached = _TEXT[path] = (mtime, Path(path).read_text(encoding="utf-8").splitlines())
         except (OSError, UnicodeDecodeError):
-            return True
-    lines = cached[1]
+            return None
+    return cached[1]
+
+
+def _holds_code(lines: list[str] | None, line: int) -> bool:
+    """Whether the source line has something besides blanks and a comment."""
     if not lines:
         return True  # the file is gone: trust the compiler
     text = lines[line - 1].strip() if line <= len(lines) else ""
@@ -100,6 +104,7 @@ class CodeMap:
         pc_source = artifact.deploy_pc_source if deploy else artifact.pc_source
         errors = artifact.deploy_error_map if deploy else artifact.error_map
         limit = (max(pc_pos) + 1) if deploy and pc_pos else len(code)
+        texts: dict[str, Any] = {}
 
         def site_of(pc: int) -> Site | None:
             pos = pc_pos.get(pc)
@@ -108,10 +113,14 @@ class CodeMap:
             source = pc_source.get(pc)
             path = artifact.sources.get(source, artifact.path) if source is not None else artifact.path
             # code vyper attributes to the whole module starts on its first line, often a comment
-            if not _holds_code(path, pos[0]):
+            lines = texts.get(path, texts)
+            if lines is texts:
+                lines = texts[path] = _source_lines(path)  # each file looked at once a build, not once an instruction
+            if not _holds_code(lines, pos[0]):  # type: ignore[arg-type]
                 return None
-            col, end_line, end_col = (p if isinstance(p, int) else -1 for p in (tuple(pos) + (None, None, None))[1:4])
-            return (path, pos[0], col, end_line, end_col)
+            rest = [p if isinstance(p, int) else -1 for p in pos[1:4]]
+            rest += [-1] * (3 - len(rest))
+            return (path, pos[0], *rest)
 
         blocks: dict[int, tuple[int, int | None]] = {}
         block_lines: dict[int, frozenset[Line]] = {}

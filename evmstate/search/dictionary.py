@@ -198,24 +198,25 @@ class Dictionary:
         """Take the values one call or transaction produced."""
         # a deployment's output is the runtime code: its words are instructions, not values
         out = result.output if result.contract_address is None else b""
+        seen, word_ = self._seen, self._word  # a hot path: most words were seen before, and are passed over here
         # revert data starts with a 4-byte selector (Error(string), a custom error): words follow it
         for i in range(len(out) % 32 if len(out) % 32 == 4 else 0, len(out) - 31, 32):
-            self._word(int.from_bytes(out[i : i + 32], "big"))
+            word_(int.from_bytes(out[i : i + 32], "big"))
         for log in result.logs:
             for topic in log.topics:
-                self._word(topic)
+                if topic not in seen:
+                    word_(topic)
             data = log.data
             for i in range(0, len(data) - 31, 32):
-                self._word(int.from_bytes(data[i : i + 32], "big"))
-        now = self.clock()[0]
-        for _, _, value in result.storage_writes:
-            self._word(value)
-            if abs(value - now) <= TIME_WINDOW:
-                self.add_times((value,))
-        for _, _, value in result.storage_reads:
-            self._word(value)
-            if abs(value - now) <= TIME_WINDOW:
-                self.add_times((value,))
+                word_(int.from_bytes(data[i : i + 32], "big"))
+        if result.storage_writes or result.storage_reads:
+            now = self.clock()[0]
+            for accesses in (result.storage_writes, result.storage_reads):
+                for _, _, value in accesses:
+                    if value not in seen:
+                        word_(value)
+                    if abs(value - now) <= TIME_WINDOW:
+                        self.add_times((value,))
         if result.contract_address is not None:
             artifact = self.artifact_of(result.contract_address)
             if artifact is not None:

@@ -12,6 +12,7 @@ import pytest
 
 from evmstate_cli.main import main
 
+from ..conftest import copy_project
 from .helpers import invoke
 
 
@@ -76,8 +77,7 @@ def test_revm_searches_and_covers_as_py_evm_does(example):
 
 @pytest.mark.quality
 def test_revm_covers_a_snekmate_token_as_py_evm_does(tmp_path, monkeypatch):
-    root = tmp_path / "snekmate"
-    shutil.copytree(Path(__file__).parent.parent / "projects" / "snekmate", root)
+    root = copy_project(Path(__file__).parent.parent / "projects" / "snekmate", tmp_path / "snekmate")  # compiled once a session
     monkeypatch.chdir(root)
     on_py_evm, on_revm = same_search(root, "machines/erc20.py", "--seed", "2")
     assert on_py_evm[0] == 0 and on_py_evm[2]["contracts"]["ERC20Mock"]["lines"]["hit"] > 50

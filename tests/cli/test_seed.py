@@ -43,7 +43,7 @@ def test_a_run_without_a_seed_prints_one_that_reproduces_it(example, monkeypatch
 def _run(cwd: Path, *args: str) -> dict:
     exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
-    proc = subprocess.run([exe, "run", *args, "--max-examples", "10", "--json", "out.json"], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    proc = subprocess.run([exe, "run", *args, "--max-examples", "10", "--steps", "20", "--json", "out.json"], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "seed: 1 — rerun with --seed 1" in proc.stdout
     return {r["name"]: r for r in json.loads((cwd / "out.json").read_text())["results"]}
