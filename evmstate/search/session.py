@@ -79,7 +79,14 @@ def collector_of(project: "Project") -> Collector:
     """The coverage of everything run on this project so far (one evmstate run uses one project)."""
     found = _collectors.get(project)
     if found is None:
-        found = _collectors[project] = Collector(project.artifacts, project.deployment_at)
+        # the collector is kept for as long as the project lives, and must not keep it alive itself
+        ref = weakref.ref(project)
+
+        def deployment_at(raw_address: bytes) -> Any:
+            alive = ref()
+            return None if alive is None else alive.deployment_at(raw_address)
+
+        found = _collectors[project] = Collector(project.artifacts, deployment_at)
     return found
 
 

@@ -97,15 +97,25 @@ def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
 
 Drawer = Callable[["NativeData"], Any]
 Plain = tuple[str, dict[str, Any], Callable[[Random], Any]]  # one choice: its kind, constraints and fresh value
-# id(strategy) -> (the strategy, kept alive so that its id stays its own; its drawer; its one choice, when it makes one)
-_drawers: dict[int, tuple[Any, Drawer, Plain | None]] = {}
+Found = tuple[Drawer, "Plain | None"]  # a strategy's drawer; its one choice, when it makes one
+# each strategy carries how it is drawn in its own __dict__, so that both go together (a machine's
+# strategies hold its run, and its run its project: a table of them kept every campaign's alive)
+_KEY = "_evmstate_native_drawer"
+# id(strategy) -> (the strategy, kept alive so that its id stays its own; how it is drawn): one without a __dict__
+_drawers: dict[int, tuple[Any, Found]] = {}
 
 
-def drawer(strategy: Any) -> tuple[Any, Drawer, Plain | None]:
+def drawer(strategy: Any) -> Found:
     """How NativeData draws strategy; raises Unsupported for one it cannot draw as Hypothesis would."""
-    found = _drawers.get(id(strategy))
-    if found is not None and found[0] is strategy:
-        return found
+    own = getattr(strategy, "__dict__", None)
+    if own is not None:
+        found = own.get(_KEY)
+        if found is not None:
+            return found
+    else:
+        kept = _drawers.get(id(strategy))
+        if kept is not None and kept[0] is strategy:
+            return kept[1]
     plain = _plain(strategy)
     if plain is not None:
         kind, constraints, fresh = plain
@@ -115,9 +125,13 @@ def drawer(strategy: Any) -> tuple[Any, Drawer, Plain | None]:
         if direct is None:
             raise Unsupported(strategy)
         made = lambda data: direct(data.draw)  # noqa: E731
-    if len(_drawers) > 50_000:
-        _drawers.clear()
-    found = _drawers[id(strategy)] = (strategy, made, plain)
+    found = (made, plain)
+    if own is not None:
+        own[_KEY] = found
+    else:
+        if len(_drawers) > 10_000:
+            _drawers.clear()
+        _drawers[id(strategy)] = (strategy, found)
     return found
 
 
@@ -158,12 +172,13 @@ class NativeData:
 
     def draw(self, strategy: Any) -> Any:  # a hot path: every value of every step
         """A value of strategy, drawn as Hypothesis's data.draw(strategy) would make its choices."""
-        found = _drawers.get(id(strategy))
-        if found is None or found[0] is not strategy:
+        try:
+            found = strategy.__dict__[_KEY]
+        except (KeyError, AttributeError):
             found = drawer(strategy)
-        plain = found[2]
+        plain = found[1]
         if plain is None:
-            return found[1](self)
+            return found[0](self)
         kind, constraints, fresh = plain
         record = self.record
         i = len(record)
