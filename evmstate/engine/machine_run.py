@@ -52,6 +52,7 @@ from .program import (
     Step,
     Stopped,
     init_class,
+    restore_class,
     live_program_lines,
     stop_if_diverged,
 )
@@ -173,6 +174,7 @@ class MachineRun:
         status, failure, error = "passed", None, None
         reverts.listeners.add(self.count_revert)
         self.life.enter()
+        class_before = dict(vars(spec.cls))
         try:
             try:
                 self.init_class()
@@ -196,6 +198,7 @@ class MachineRun:
                     raise
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
+            restore_class(spec.cls, class_before)
         status, error = self.final_status or (status, error)
         statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         result = MachineFinished(

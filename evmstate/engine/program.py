@@ -193,6 +193,21 @@ def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] |
         raise InitFailed(exc) from exc
 
 
+def restore_class(cls: type, before: dict[str, Any]) -> None:
+    """Put back the class attributes __init__(cls) set (the deployed contracts, which hold the project and its chain).
+
+    The machine's module outlives its run (Hypothesis keeps the modules it read constants from), and
+    with it whatever the class holds.
+    """
+    for name, value in list(vars(cls).items()):
+        if name not in before:
+            with contextlib.suppress(AttributeError, TypeError):
+                delattr(cls, name)
+        elif before[name] is not value:
+            with contextlib.suppress(AttributeError, TypeError):
+                setattr(cls, name, before[name])
+
+
 class SetupFailed(Exception):
     """Raised when the machine's setup() raises: an error in the user's code, not a failure of the program."""
 
