@@ -64,7 +64,10 @@ def _split_options(
     name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_inputs_choices: Sequence[int], allowed: Sequence[str] = TX_OPTIONS
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     options: dict[str, Any] = {}
-    if args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices and set(args[-1]) <= set(allowed):
+    # a trailing dict of transaction options only is the options even when the argument count is
+    # wrong, so that the count error counts the arguments given (not the options as one more)
+    tx_dict = bool(args) and isinstance(args[-1], dict) and set(args[-1]) <= set(allowed)
+    if tx_dict and ((len(args) - 1) in n_inputs_choices or args[-1]):
         options = dict(args[-1])
         args = args[:-1]
     elif args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices:

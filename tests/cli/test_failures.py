@@ -335,6 +335,9 @@ HARNESS_MISTAKES = {
     "self.token.transfer(self.accounts[1], 1, {'form': self.accounts[0]})": "unknown transaction option(s) 'form' (did you mean 'from'?)",
     "self.token.transfer(self.accounts[1], 1, sendr=self.accounts[0])": "unexpected keyword 'sendr' (did you mean 'sender'?)",
     "self.token.transfer(self.accounts[1])": "Token.transfer takes 2 (_to: address, _value: uint256) arguments, got 1",
+    # the options dict is not counted as an argument, nor taken as the value of the one left out
+    "self.token.transfer(self.accounts[1], {'from': self.accounts[0]})": "Token.transfer takes 2 (_to: address, _value: uint256) arguments, got 1",
+    "self.token.transfer(self.accounts[1], 1, 2, {'from': self.accounts[0]})": "Token.transfer takes 2 (_to: address, _value: uint256) arguments, got 3",
     "self.token.transferr(self.accounts[1], 1)": "Token has no function 'transferr' (did you mean 'transfer'?)",
 }
 

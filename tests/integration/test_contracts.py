@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evmstate import ContractError, Receipt, TransactionReverted, VirtualMachineError, reverts
+from evmstate.errors import CallUsageError
 from evmstate.contracts.revert import decode_revert
 
 
@@ -186,6 +187,11 @@ def test_bad_calls_are_clear_errors(project):
         token.mint
     with pytest.raises(ContractError, match="takes 4 arguments"):
         project.Token.deploy("T")
+    # a trailing {"from": ...} is the options even when the argument count is wrong
+    with pytest.raises(CallUsageError, match=r"Token.transfer takes 2 \(_to: address, _value: uint256\) arguments, got 1$"):
+        token.transfer(token, {"from": project.accounts[1]})
+    with pytest.raises(CallUsageError, match=r"Token.deploy takes 4 arguments \(.*\), got 1$"):
+        project.Token.deploy("T", {"from": project.accounts[0]})
 
 
 def test_accounts_behave_as_addresses(project):
