@@ -9,6 +9,7 @@ collect() reads them when the machine is loaded, and raises definition errors th
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -248,6 +249,18 @@ def _strategies(cls: type) -> dict[str, SearchStrategy]:
     return found
 
 
+def _no_strategy(where: str, name: str, strategies: dict[str, SearchStrategy]) -> str:
+    """The message for a Brownie-style rule parameter that names no strategy: the likely typo first."""
+    add = f"add {name} = strategy(\"uint256\") (or another type) to the class"
+    close = difflib.get_close_matches(name, list(strategies), n=1)
+    if close:
+        return f"{where}: parameter {name!r} has no strategy. Did you mean {close[0]!r}? Rename the parameter, give it that strategy's name as its default ({name}=\"{close[0]}\"), or {add}."
+    if not strategies:
+        return f"{where}: parameter {name!r} has no strategy. {add[0].upper()}{add[1:]} (the class defines none)."
+    known = ", ".join(sorted(strategies))
+    return f"{where}: parameter {name!r} has no strategy. {add[0].upper()}{add[1:]}, or give it an existing strategy's name as its default ({name}=\"name\"; defined: {known})."
+
+
 def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, SearchStrategy]) -> RuleSpec:
     params = []
     for p in _params_of(fn):
@@ -259,10 +272,7 @@ def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, Sear
                     f"{where}: parameter {p.name!r} asks for strategy {p.default!r}, which the class does not define. "
                     f"Add {p.default} = strategy(...) to {cls.__name__}, or name an existing one ({', '.join(sorted(strategies)) or 'none defined'})."
                 )
-            raise MachineDefinitionError(
-                f"{where}: parameter {p.name!r} has no strategy. Add {p.name} = strategy(\"uint256\") (or another type) "
-                f"to the class, or write {p.name}=\"st_name\" naming an existing one ({', '.join(sorted(strategies)) or 'none defined'})."
-            )
+            raise MachineDefinitionError(_no_strategy(where, p.name, strategies))
         params.append(Param(p.name, strategy=strategies[key]))
     return RuleSpec(name, fn, params)
 

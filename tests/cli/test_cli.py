@@ -49,6 +49,15 @@ def test_definition_error_names_method_parameter_and_fix(example):
     assert "BadMachine.rule_x: parameter 'amt' has no strategy" in out and 'amt = strategy("uint256")' in out
 
 
+def test_a_rule_parameter_one_letter_off_a_strategy_is_named_as_the_likely_typo(example):
+    source = "from evmstate import strategy\n\nclass BadMachine:\n    shares = strategy('uint8')\n\n    def rule_x(self, share):\n        pass\n"
+    (example / "machines" / "bad.py").write_text(source)
+    code, out = invoke("run", "machines/bad.py")
+    assert code == 2 and "Traceback" not in out
+    assert "BadMachine.rule_x: parameter 'share' has no strategy. Did you mean 'shares'?" in out
+    assert 'share="shares"' in out
+
+
 def test_unknown_init_parameter_lists_what_is_available(example):
     (example / "machines" / "bad.py").write_text("class M:\n    def __init__(cls, Tokn):\n        pass\n    def rule_a(self):\n        pass\n")
     code, out = invoke("run", "machines/bad.py")
