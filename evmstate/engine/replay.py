@@ -304,9 +304,9 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
     """
     if record.kind != "machine":
         raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
-    started = time.perf_counter()
     project, cls = _loaded(config, record)
     spec, steps = _ready(project, record, cls)
+    started = time.perf_counter()  # the shrinking's time, as a run reports it: loading the project is not part of it
     base = project.backend.snapshot()
     # what the machine prints while its programs are tried is not part of the result
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
