@@ -165,7 +165,7 @@ def _failure_json(f: Failure) -> dict[str, Any]:
             "runs": shrink.runs,
             "replays": shrink.replays,
             "replayed": shrink.replayed,
-            "minimality": shrink.minimality,
+            "minimality": shrink.minimality or "not minimal",  # shrinking stopped at its budget ("stopped" says which)
             "passes": {name: {"replays": runs, "seconds": round(seconds, 3)} for name, (runs, seconds) in shrink.passes.items()},
             "workers": shrink.workers,
             "helper_replays": shrink.helped,

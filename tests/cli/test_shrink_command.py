@@ -47,7 +47,7 @@ def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_s
     (path,) = saved(example)
     assert f"not minimal: shrinking stopped at the shrink budget (0.001 s, [fuzz] shrink_time); `evmstate shrink {path.stem}` continues" in out
     stopped = json.loads((example / "stopped.json").read_text())["results"][0]["failure"]
-    assert stopped["steps"] > 2 and stopped["stopped"].startswith("the shrink budget")
+    assert stopped["steps"] > 2 and stopped["stopped"].startswith("the shrink budget") and stopped["shrink"]["minimality"] == "not minimal"
     record = json.loads(path.read_text())
     assert record["stopped"].startswith("the shrink budget")
     code, out = invoke("shrink", path.stem)
