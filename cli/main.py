@@ -127,6 +127,7 @@ def run(
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here: the totals, and each failure as run's --json has it.")
 @fork_options
 def fuzz(
     paths: tuple[str, ...],
@@ -140,6 +141,7 @@ def fuzz(
     quiet: bool,
     verbose: bool,
     backend: str | None,
+    json_path: Path | None,
     fork_url: str | None,
     fork_block: str | None,
 ) -> None:
@@ -153,7 +155,7 @@ def fuzz(
     cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block)
     options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
-        summary = run_campaign(cfg, options, renderer)
+        summary = run_campaign(cfg, options, renderer, json=json_path)
     sys.exit(summary.exit_code)
 
 

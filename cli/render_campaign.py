@@ -50,6 +50,8 @@ class CampaignRenderer(Renderer):
             self.live.update(Text(""))
         if event.summary.nothing is None:
             self._campaign_summary(event.summary)
+        for path in event.written:
+            self._plain(f"wrote {path}")
 
     def _on_failure_replaced(self, event: FailureReplaced) -> None:
         self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {event.new_id} replaces {event.old_id}", style="yellow"))

@@ -173,6 +173,42 @@ def _failure_json(f: Failure) -> dict[str, Any]:
     }
 
 
+def result_json(r: MachineFinished) -> dict[str, Any]:
+    """One machine or test's result: its runs, per-rule statistics, failure and its id."""
+    return {
+        "path": r.path,
+        "name": r.name,
+        "kind": r.kind,
+        "status": r.status,
+        "seed": r.seed,
+        "examples": r.examples,
+        "max_examples": r.max_examples,
+        "runs": r.runs,
+        "rejected": r.rejected,
+        "late_branches": r.late_branches,
+        "late_stages": r.late_stages,
+        "steps": r.steps,
+        "elapsed": round(r.elapsed, 3),
+        "phases": {name: round(seconds, 3) for name, seconds in r.phases.items()},
+        "rules": {
+            name: {
+                "calls": s.calls,
+                "reverts": s.reverts,
+                "transactions": s.transactions,
+                "transactions_reverted": s.transactions_reverted,
+                "filters": {arg: {"enabled": f.enabled, "skipped": f.skipped} for arg, f in s.filters.items()},
+            }
+            for name, s in r.rules.items()
+        },
+        "never_run": r.never_run,
+        "all_reverted": r.all_reverted,
+        "warnings": r.warnings,
+        "failure_id": r.failure_id,
+        "error": r.error,
+        "failure": None if r.failure is None else _failure_json(r.failure),
+    }
+
+
 def to_json(summary: RunSummary) -> dict[str, Any]:
     """A summary with the seed, versions, per-rule statistics, failures and their ids."""
     return {
@@ -181,41 +217,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
         "stopped_in": summary.stopped_in,
         "seed": summary.seed,
         "versions": versions(),
-        "results": [
-            {
-                "path": r.path,
-                "name": r.name,
-                "kind": r.kind,
-                "status": r.status,
-                "seed": r.seed,
-                "examples": r.examples,
-                "max_examples": r.max_examples,
-                "runs": r.runs,
-                "rejected": r.rejected,
-                "late_branches": r.late_branches,
-                "late_stages": r.late_stages,
-                "steps": r.steps,
-                "elapsed": round(r.elapsed, 3),
-                "phases": {name: round(seconds, 3) for name, seconds in r.phases.items()},
-                "rules": {
-                    name: {
-                        "calls": s.calls,
-                        "reverts": s.reverts,
-                        "transactions": s.transactions,
-                        "transactions_reverted": s.transactions_reverted,
-                        "filters": {arg: {"enabled": f.enabled, "skipped": f.skipped} for arg, f in s.filters.items()},
-                    }
-                    for name, s in r.rules.items()
-                },
-                "never_run": r.never_run,
-                "all_reverted": r.all_reverted,
-                "warnings": r.warnings,
-                "failure_id": r.failure_id,
-                "error": r.error,
-                "failure": None if r.failure is None else _failure_json(r.failure),
-            }
-            for r in summary.results
-        ],
+        "results": [result_json(r) for r in summary.results],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "gas": None if summary.gas is None else summary.gas.to_dict(),
         "compile_warnings": [w.to_dict() for w in summary.warnings],
@@ -225,3 +227,29 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
 
 def write_json(summary: RunSummary, path: Path) -> None:
     _write(path, json.dumps(to_json(summary), indent=2) + "\n")
+
+
+def campaign_json(summary: Any) -> dict[str, Any]:
+    """A campaign's summary (evmstate.scale.events.CampaignSummary): its totals, each machine's and test's, and the
+    failures and errors as `evmstate run --json` gives a result."""
+    return {
+        "exit_code": summary.exit_code,
+        "interrupted": summary.interrupted,
+        "seed": summary.seed,
+        "versions": versions(),
+        "workers": summary.workers,
+        "elapsed": round(summary.elapsed, 3),
+        "cpu": round(summary.cpu, 3),
+        "shards": summary.shards,
+        "examples": summary.examples,
+        "steps": summary.steps,
+        "branches": None if summary.branches is None else len(summary.branches),
+        "items": {key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps} for key, t in summary.items.items()},
+        "failures": [result_json(r) for r in summary.failures],
+        "errors": [result_json(r) for r in summary.errors],
+        "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
+    }
+
+
+def write_campaign_json(summary: Any, path: Path) -> None:
+    _write(path, json.dumps(campaign_json(summary), indent=2) + "\n")

@@ -18,7 +18,7 @@ from typing import Any, Callable
 # cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
 # (search/constants.py), so which of them are loaded changes no program.
 from . import calls, reports  # noqa: F401
-from .reports import failure_text, numbered, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
+from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
 from .builds import Build, build as build_project, precompiled_note
 from .compiler import VYPER_VERSION
 from .config import Config
@@ -112,10 +112,14 @@ def _write(summary: RunSummary, reports: Reports) -> tuple[str, ...]:
     return tuple(written)
 
 
-def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None]) -> CampaignSummary:
-    """Fuzz for a time budget over workers (scale/campaign.py); CampaignFinished ends the events."""
+def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], *, json: Path | None = None) -> CampaignSummary:
+    """Fuzz for a time budget over workers (scale/campaign.py); write the JSON report (json: where); CampaignFinished ends the events."""
     summary = campaign.fuzz(config, options, emit)
-    emit(CampaignFinished(summary))
+    written = ()
+    if json is not None and summary.nothing is None:
+        write_campaign_json(summary, json)
+        written = (str(json),)
+    emit(CampaignFinished(summary, written))
     return summary
 
 

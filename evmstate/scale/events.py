@@ -82,9 +82,10 @@ class CampaignSummary:
 
 @dataclass(frozen=True)
 class CampaignFinished:
-    """Emitted once at the end, after Ctrl-C and when nothing was found too: the summary."""
+    """Emitted once at the end, after Ctrl-C and when nothing was found too: the summary, and the report files written."""
 
     summary: CampaignSummary
+    written: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -61,12 +61,20 @@ def test_a_campaign_shows_its_compile_progress_as_a_run_does(example):
 
 @pytest.mark.processes
 def test_a_campaign_on_local_workers_finds_the_planted_bug_saves_it_and_it_replays(example):
-    code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "-n", "2", "--steps", "5", "--seed", "4")
+    code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "-n", "2", "--steps", "5", "--seed", "4", "--json", "campaign.json")
     assert code == 1, out
     assert "fuzzing machines/depositer.py::StateMachine for 2m00s on 2 local workers" in out
     (record,) = _saved(example)
     assert record["program"] == BUG and record["error"]["location"].startswith("machines/depositer.py:")
     assert out.count(f"replay with: evmstate replay {record['id']}") == 1 and "1 failure found" in out
+    # the JSON report: the campaign's totals, and the failure as `evmstate run --json` has it, shrinking's passes too
+    assert "wrote campaign.json" in out
+    report = json.loads((example / "campaign.json").read_text())
+    assert report["exit_code"] == 1 and report["seed"] == 4 and report["steps"] > 0
+    assert report["items"]["machines/depositer.py::StateMachine"]["status"] == "failed"
+    (failed,) = report["failures"]
+    assert failed["failure_id"] == record["id"] and failed["failure"]["program"] == record["program"]
+    assert failed["failure"]["shrink"]["passes"] and failed["failure"]["shrink"]["minimality"]
     # a machine that failed is not fuzzed further: the campaign ends long before its budget
     code, out = invoke("replay", record["id"])
     assert code == 1 and "still fails" in out
