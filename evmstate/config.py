@@ -23,7 +23,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from hypothesis import HealthCheck
 
 from .errors import ConfigError, UnitError
-from .units import to_wei
+from .units import duration_seconds, to_wei
 
 CONFIG_NAME = "evmstate.toml"
 MOCCASIN_NAME = "moccasin.toml"
@@ -330,9 +330,13 @@ def check_weight(value: Any, where: str) -> float:
 
 
 def check_shrink_time(value: Any, where: str) -> float:
-    """Seconds shrinking may take: a number, 0 for no limit, else a ConfigError saying so."""
+    """Seconds shrinking may take: a number, or a duration as --time takes one ("30s", "2m"); 0 for no limit, else a ConfigError saying so."""
+    if isinstance(value, str) and duration_seconds(value) is not None:
+        return duration_seconds(value)  # type: ignore[return-value]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
-        raise ConfigError(f"{where} must be a number of seconds shrinking may take after a failure is found, or 0 for no limit; got {value!r}.")
+        raise ConfigError(
+            f"{where} must be a number of seconds shrinking may take after a failure is found (or a duration such as \"30s\" or \"2m\"), or 0 for no limit; got {value!r}."
+        )
     return float(value)
 
 

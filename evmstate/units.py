@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 
 from .errors import UnitError
@@ -55,3 +56,20 @@ def to_wei(amount: object, *, what: str = "amount") -> int:
             raise UnitError(f"{what}: {amount!r} is not a whole number of wei")
         return int(value)
     raise UnitError(f"{what}: expected an int or a string such as \"1 ether\", got {type(amount).__name__} {amount!r}")
+
+
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
+
+
+def duration_seconds(text: str) -> float | None:
+    """Seconds in "30s", "10m", "1h", "1h30m" or "90" (seconds); None when text is not such a duration (or is none long)."""
+    compact = text.strip().lower().replace(" ", "")
+    pos, total = 0, 0.0
+    while pos < len(compact):
+        m = _DURATION_PART.match(compact, pos)
+        if m is None or (not m.group(2) and m.end() != len(compact)):
+            return None
+        total += float(m.group(1)) * _DURATION_UNITS[m.group(2) or "s"]
+        pos = m.end()
+    return total if compact and total > 0 else None

@@ -24,6 +24,7 @@ from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunSta
 from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
+from ..units import duration_seconds
 from ..evm.factory import for_campaign
 from ..engine.tracebacks import FailureSignature
 from ..failures import FailureRecord, FailureStore
@@ -36,24 +37,12 @@ from .interrupts import Grace, sigint_count
 
 # -- durations ------------------------------------------------------------------------
 
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
-
-
 def parse_duration(text: str) -> float:
     """Seconds in "30s", "10m", "1h", "1h30m" or "90" (seconds)."""
-    compact = text.strip().lower().replace(" ", "")
-    pos, total = 0, 0.0
-    while pos < len(compact):
-        m = _PART.match(compact, pos)
-        if m is None or (not m.group(2) and m.end() != len(compact)):
-            break
-        total += float(m.group(1)) * _UNITS[m.group(2) or "s"]
-        pos = m.end()
-    else:
-        if compact and total > 0:
-            return total
-    raise UsageError(f"--time {text!r}: give a duration such as 30s, 10m, 1h or 1h30m")
+    seconds = duration_seconds(text)
+    if seconds is None:
+        raise UsageError(f"--time {text!r}: give a duration such as 30s, 10m, 1h or 1h30m")
+    return seconds
 
 
 class LocalWorkers:

@@ -78,6 +78,7 @@ deadline = 0
         ("[fuzz]\ncall_timeout = \"1s\"\n", r"\[fuzz\] call_timeout must be a number of seconds, or 0 for no limit; got '1s'"),
         ("[fuzz]\ncall_timeout = -1\n", r"\[fuzz\] call_timeout must be a number of seconds"),
         ("[fuzz]\ncall_timout = 1\n", "Did you mean 'call_timeout'"),
+        ("[fuzz]\nshrink_time = \"soon\"\n", r"\[fuzz\] shrink_time must be a number of seconds .*\(or a duration such as \"30s\" or \"2m\"\), or 0 for no limit; got 'soon'"),
         ("[hypothesis]\nsuppress_health_check = [\"filter_to_much\"]\n", "unknown health check 'filter_to_much'. Did you mean 'filter_too_much'"),
         ("[hypothesis]\nsuppress_health_check = \"filter_too_much\"\n", r"suppress_health_check must be a list of health check names"),
     ],
@@ -111,6 +112,10 @@ def test_fuzz_limits_load(tmp_path: Path):
     assert (cfg.fuzz.call_gas_limit, cfg.fuzz.call_timeout) == (40_000_000, 2.0)
     (tmp_path / "evmstate.toml").write_text("[fuzz]\ncall_timeout = 0\n")
     assert load(tmp_path).fuzz.call_timeout == 0.0
+    # the shrink budget in seconds, or as a duration, as `evmstate fuzz --time` takes one
+    for given, seconds in (("5", 5.0), ('"30s"', 30.0), ('"2m"', 120.0), ("0", 0.0)):
+        (tmp_path / "evmstate.toml").write_text(f"[fuzz]\nshrink_time = {given}\n")
+        assert load(tmp_path).fuzz.shrink_time == seconds, given
 
 
 def test_suppressed_health_checks_load(tmp_path: Path):

@@ -14,6 +14,8 @@ def test_the_keys_are_sorted_by_who_reads_them():
     assert parsed.search == {"guidance": False, "max_time_delay": 0}
     assert parsed.shrink_time == 5 and parsed.shrink_seconds(60) == 5
     assert MachineSettings.parse({}, "Vault").shrink_seconds(60) == 60  # [fuzz] shrink_time then
+    # a duration as --time takes one
+    assert MachineSettings.parse({"shrink_time": "1m30s"}, "Vault").shrink_time == 90
 
 
 @pytest.mark.parametrize(
