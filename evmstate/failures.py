@@ -264,6 +264,9 @@ class FailureStore:
         path = self.path_of(record_id)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            # removed (or replaced by a shorter program) since it was found: another process is at work on the folder
+            raise FailureRecordError(f"no saved failure {record_id!r} in {self.folder} any more: it was removed while it was read. List them with `evmstate failures`.") from None
         except (ValueError, UnicodeDecodeError) as e:
             raise FailureRecordError(f"{path}: the record is corrupt ({e}); delete it with `evmstate failures rm {record_id}`") from None
         return FailureRecord.from_dict(data, where=str(path))

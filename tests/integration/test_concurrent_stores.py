@@ -73,3 +73,22 @@ def test_the_folder_layout_is_hypothesis_s_own(tmp_path: Path) -> None:
     assert sorted(theirs.fetch(b".hypothesis-keys")) == sorted(ours.fetch(b".hypothesis-keys")) == [b"j", b"k"]
     ours.delete(b"j", b"one")
     assert list(theirs.fetch(b"j")) == [] and not (tmp_path / hashlib.sha384(b"j").hexdigest()[:16]).exists()
+
+
+def test_a_record_removed_while_it_is_read_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # another process (a campaign replacing a record with a shorter program, `evmstate failures rm`)
+    # removes it between finding its file and reading it
+    from evmstate.errors import FailureRecordError
+
+    store = FailureStore(tmp_path / "failures")
+    store.save(cw.record(0, "abc123"))  # type: ignore[arg-type]
+    found = store.resolve
+
+    def found_then_removed(text: str) -> str:
+        record_id = found(text)
+        store.path_of(record_id).unlink()
+        return record_id
+
+    monkeypatch.setattr(store, "resolve", found_then_removed)
+    with pytest.raises(FailureRecordError, match="no saved failure 'abc123' .* any more: it was removed while it was read"):
+        store.load("abc")
