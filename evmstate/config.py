@@ -331,8 +331,9 @@ def check_weight(value: Any, where: str) -> float:
 
 def check_shrink_time(value: Any, where: str) -> float:
     """Seconds shrinking may take: a number, or a duration as --time takes one ("30s", "2m"); 0 for no limit, else a ConfigError saying so."""
-    if isinstance(value, str) and duration_seconds(value) is not None:
-        return duration_seconds(value)  # type: ignore[return-value]
+    seconds = duration_seconds(value) if isinstance(value, str) else None
+    if seconds is not None:
+        return seconds
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
         raise ConfigError(
             f"{where} must be a number of seconds shrinking may take after a failure is found (or a duration such as \"30s\" or \"2m\"), or 0 for no limit; got {value!r}."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Sequence
 
 from eth_utils import keccak
 
@@ -61,12 +61,12 @@ def _did_you_mean(names: Sequence[str], known: Sequence[str] | dict[str, Any]) -
 
 
 def _split_options(
-    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_inputs_choices: Sequence[int], allowed: Sequence[str] = TX_OPTIONS
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_inputs_choices: Collection[int], allowed: Sequence[str] = TX_OPTIONS
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     options: dict[str, Any] = {}
     # a trailing dict of transaction options only is the options even when the argument count is
     # wrong, so that the count error counts the arguments given (not the options as one more)
-    tx_dict = bool(args) and isinstance(args[-1], dict) and set(args[-1]) <= set(allowed)
+    tx_dict = bool(args) and isinstance(args[-1], dict) and (_TX_KEYS if allowed is TX_OPTIONS else frozenset(allowed)).issuperset(args[-1])
     if tx_dict and ((len(args) - 1) in n_inputs_choices or args[-1]):
         options = dict(args[-1])
         args = args[:-1]
@@ -105,12 +105,8 @@ class ContractFunction:
         return f"{self.contract._name}.{self.name}"
 
     def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
-        if not kwargs and args and type(args[-1]) is dict and len(args) - 1 in self._by_arity and _TX_KEYS.issuperset(args[-1]):
-            # hot path: a trailing {"from": ...} (a struct given by its fields has other keys)
-            options = dict(args[-1])
-            args = args[:-1]
-        elif kwargs or (args and type(args[-1]) is dict and not self._struct_last(args)):
-            args, options = _split_options(self._label, args, kwargs, list(self._by_arity))
+        if kwargs or (args and type(args[-1]) is dict and not self._struct_last(args)):
+            args, options = _split_options(self._label, args, kwargs, self._by_arity)
         else:
             options = {}
         chosen = self._by_arity.get(len(args))
