@@ -15,23 +15,14 @@ import contextlib
 from typing import Any, Callable, Iterator
 
 
-class Listeners:
-    """Callables told about each value of a kind, in the order they were added."""
+class Listeners(list):  # type: ignore[type-arg]
+    """Callables told about each value of a kind, in the order they were added.
 
-    def __init__(self) -> None:
-        self._items: list[Callable[[Any], None]] = []
-
-    def __bool__(self) -> bool:
-        return bool(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
+    A list, so that `if listeners:` (every contract call asks) is the list's own truth, with no call into Python.
+    """
 
     def add(self, listener: Callable[[Any], None]) -> None:
-        self._items.append(listener)
-
-    def remove(self, listener: Callable[[Any], None]) -> None:
-        self._items.remove(listener)
+        self.append(listener)
 
     @contextlib.contextmanager
     def listening(self, listener: Callable[[Any], None]) -> Iterator[None]:
@@ -44,7 +35,7 @@ class Listeners:
 
     def notify(self, value: Any) -> None:
         """Tell every listener, in order (a listener added or removed meanwhile counts from the next value)."""
-        for listener in list(self._items):
+        for listener in list(self):
             listener(value)
 
 

@@ -105,11 +105,17 @@ class ContractFunction:
         return f"{self.contract._name}.{self.name}"
 
     def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
-        if kwargs or (args and type(args[-1]) is dict and not self._struct_last(args)):
-            args, options = _split_options(self._label, args, kwargs, self._by_arity)
+        last = args[-1] if args else None
+        if not kwargs and type(last) is dict and len(args) - 1 in self._by_arity and _TX_KEYS.issuperset(last):
+            # the common case, {"from": ...} after the arguments: what _split_options makes of it, without its checks
+            chosen = self._by_arity[len(args) - 1]
+            args, options = args[:-1], dict(last)
         else:
-            options = {}
-        chosen = self._by_arity.get(len(args))
+            if kwargs or (type(last) is dict and not self._struct_last(args)):
+                args, options = _split_options(self._label, args, kwargs, self._by_arity)
+            else:
+                options = {}
+            chosen = self._by_arity.get(len(args))
         if chosen is None:
             wanted = " or ".join(f"{n} ({describe_inputs(self._by_arity[n][0])})" for n in sorted(self._by_arity))
             raise CallUsageError(f"{self._label} takes {wanted} arguments, got {len(args)}")

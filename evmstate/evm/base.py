@@ -69,9 +69,13 @@ class Timeout:
         return self.limit < self.configured
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ExecResult:
-    """What one call or transaction did."""
+    """What one call or transaction did.
+
+    Frozen; made for every call, so its __init__ fills the fields at once (a frozen dataclass's own
+    sets them one by one through object.__setattr__: 3 us a result, against 1.5).
+    """
 
     success: bool
     output: bytes  # return data, or revert data when the call reverted
@@ -97,6 +101,31 @@ class ExecResult:
     # for a failure without frames (a backend without per-opcode hooks): runs the call again where
     # frames are kept and returns that result; None once the state has moved on
     explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
+
+    def __init__(
+        self,
+        success: bool,
+        output: bytes,
+        gas_used: int,
+        logs: tuple[Log, ...] = (),
+        error: str | None = None,
+        contract_address: bytes | None = None,
+        error_address: bytes | None = None,
+        error_pc: int | None = None,
+        frames: tuple[Frame, ...] = (),
+        gas_limit: int = 0,
+        at_gas_cap: bool = False,
+        out_of_gas: bool = False,
+        timeout: Timeout | None = None,
+        storage_writes: tuple[tuple[bytes, int, int], ...] = (),
+        storage_reads: tuple[tuple[bytes, int, int], ...] = (),
+        explainer: Callable[[], "ExecResult | None"] | None = None,
+    ) -> None:
+        self.__dict__.update(
+            success=success, output=output, gas_used=gas_used, logs=logs, error=error, contract_address=contract_address,
+            error_address=error_address, error_pc=error_pc, frames=frames, gas_limit=gas_limit, at_gas_cap=at_gas_cap,
+            out_of_gas=out_of_gas, timeout=timeout, storage_writes=storage_writes, storage_reads=storage_reads, explainer=explainer,
+        )
 
 
 @dataclass(frozen=True)
