@@ -41,7 +41,7 @@ from .events import (
 from .example import Example
 from .database import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, Phases, RunState, internal_error, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session, with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
     ShrinkOutOfTime,
@@ -180,7 +180,8 @@ class MachineRun:
                 self.init_class()
                 self.base = self.backend.snapshot()
                 self.search.base_ready()
-                status, failure = self.search_for_failure()
+                with frozen_heap():
+                    status, failure = self.search_for_failure()
             except MachineDefinitionError as exc:
                 status, error = "error", str(exc)
             except Diverged as diverged:

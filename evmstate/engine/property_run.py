@@ -30,7 +30,7 @@ from .events import (
 )
 from .database import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
-from .lifecycle import Lifecycle, Phases, RunState, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, left_out_note, search_session, with_note, with_trace
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
 from .recorded import example_line
 from .rejections import Rejections
@@ -192,7 +192,8 @@ class PropertyRun:
             # @given hides the parameters it draws from fn's signature: the rest are injected
             kwargs = provide(self.params, project, name)
             self.search.base_ready()
-            status, failure, error = self.examples_of(kwargs)
+            with frozen_heap():
+                status, failure, error = self.examples_of(kwargs)
         except MachineDefinitionError as exc:
             status, error = "error", str(exc)
         finally:
