@@ -98,7 +98,7 @@ class ContractFunction:
         self.is_view = self.mutability in ("view", "pure")
         self.payable = self.mutability == "payable"
         self._getter = Getter.find(contract._artifact.getters, entries) if contract._project.fast_getters else None
-        self._read = None if self._getter is None else reader(self._getter, contract, self._by_arity[self._getter.keys][2], FAST_PATHS.value)
+        self._read = None if self._getter is None or not self.is_view else reader(self._getter, contract, self._by_arity[self._getter.keys][2], FAST_PATHS.value)
 
     @property
     def _label(self) -> str:
@@ -139,26 +139,31 @@ class ContractFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """A view function returns its value; any other sends a transaction and returns a Receipt."""
-        if self.is_view:
-            read = self._read
-            # hot path: call()'s read from storage, without the call (an invariant reads getters after every step)
-            if read is not None and not kwargs and not calls.listeners and len(args) == self._getter.keys and (not args or type(args[-1]) is not dict):  # type: ignore[union-attr]
+        read = self._read
+        if read is not None:  # a public getter (a view): call()'s read from storage, inlined (an invariant reads getters after every step)
+            if not kwargs and not calls.listeners:
                 value = read(args)
                 if value is not NOT_READ:
                     last_call.value = (self.contract._name, self.name, args)
                     return value
-            return self.call(*args, **kwargs)
+            return self._run_call(args, kwargs)
+        if self.is_view:
+            return self._run_call(args, kwargs)
         return self.transact(*args, **kwargs)
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         """Run the function without changing state and return its decoded value."""
         read = self._read
         # read from storage while no one records calls: traces and gas reports see the call run
-        if read is not None and not kwargs and not calls.listeners and len(args) == self._getter.keys and (not args or type(args[-1]) is not dict):
+        if read is not None and not kwargs and not calls.listeners:
             value = read(args)
             if value is not NOT_READ:
                 last_call.value = (self.contract._name, self.name, args)
                 return value
+        return self._run_call(args, kwargs)
+
+    def _run_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The call run on the chain (eth_call), its value decoded."""
         args, options, data, codec = self._prepare(args, kwargs)
         sender = self._sender(options)
         value = self._value(options)

@@ -119,26 +119,43 @@ def value_of(t: AbiType) -> Callable[[int], Any] | None:
 def reader(getter: Getter, contract: Any, codec: Codec, fast: bool = True) -> Callable[[tuple[Any, ...]], Any]:
     """read(args): the getter's value for args (as a call would return it), or NOT_READ when it must run as a call.
 
-    It is NOT_READ while the contract's address does not hold its code. fast=False reads through
-    the codec alone (the path every read took before this reader; benchmarks/step_cost.py).
+    It is NOT_READ for another number of arguments than the getter's keys, for a trailing dict
+    (transaction options: the call decides what they mean), and while the contract's address does
+    not hold its code. fast=False reads through the codec alone (the path every read took before
+    this reader; benchmarks/step_cost.py).
     """
     keyers = [key_of(t) for t in codec.inputs]
-    valuer = value_of(codec.outputs[0])
+    output = codec.outputs[0]
+    whole = output.kind == "uint" and output.bits == 256  # every storage word is a uint256 as it is
+    valuer = value_of(output)
     fast = fast and None not in keyers
     first = keyers[0] if keyers else None
+    by_address = bool(codec.inputs) and codec.inputs[0].kind == "address"
     slots: dict[Any, int] = {}
     n = getter.keys
     runtime = contract._artifact.bytecode_runtime
     address = contract.raw_address
+    project = contract._project
     seen: list[Any] = [None]  # the code last seen at the address, when it was the contract's
 
     def general(args: tuple[Any, ...], backend: Any) -> Any:
+        if args and type(args[-1]) is dict:
+            return NOT_READ
         word = backend.get_storage(address, getter.slot_of(codec.encode(args)))
         return codec.decode(word.to_bytes(32, "big"))
 
-    # hot path: called for every public getter an invariant reads
+    def slot_for(key: Any, args: tuple[Any, ...]) -> int:
+        slot = getter.slot_of(codec.encode(args))
+        if len(slots) >= SLOTS:
+            slots.clear()
+        slots[key] = slot
+        return slot
+
+    # hot path: called for every public getter an invariant reads (as few steps as it can take)
     def read(args: tuple[Any, ...]) -> Any:
-        backend = contract._project.backend
+        if len(args) != n:
+            return NOT_READ
+        backend = project.backend
         code = backend.get_code(address)
         if code is not seen[0]:
             # the getter's value is the slot's only while this contract's code is there
@@ -149,17 +166,25 @@ def reader(getter: Getter, contract: Any, codec: Codec, fast: bool = True) -> Ca
             return general(args, backend)
         if n == 0:
             word = backend.get_storage(address, getter.slot)
+        elif n == 1:
+            if by_address:  # an account: by its raw address (the keyer's test, without its call)
+                key = getattr(args[0], "raw_address", None)
+                if type(key) is not bytes:
+                    return general(args, backend)
+            else:
+                key = first(args[0])  # type: ignore[misc]
+                if key is None:
+                    return general(args, backend)
+            slot = slots.get(key)
+            word = backend.get_storage(address, slot if slot is not None else slot_for(key, args))
         else:
-            key = first(args[0]) if n == 1 else tuple([k(v) for k, v in zip(keyers, args)])
-            if key is None or (n > 1 and None in key):
+            key = tuple([k(v) for k, v in zip(keyers, args)])  # type: ignore[misc]
+            if None in key:
                 return general(args, backend)
             slot = slots.get(key)
-            if slot is None:
-                slot = getter.slot_of(codec.encode(args))
-                if len(slots) >= SLOTS:
-                    slots.clear()
-                slots[key] = slot
-            word = backend.get_storage(address, slot)
+            word = backend.get_storage(address, slot if slot is not None else slot_for(key, args))
+        if whole:
+            return word
         value = valuer(word) if valuer is not None else NOT_READ
         return value if value is not NOT_READ else codec.decode(word.to_bytes(32, "big"))
 

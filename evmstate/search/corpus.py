@@ -131,9 +131,15 @@ DRAWING = (
 
 
 @functools.lru_cache(maxsize=1)
+def evmstate_version() -> str:
+    """evmstate's installed version, read once (each read parses the package's metadata: about 1 ms)."""
+    return version("evmstate")
+
+
+@functools.lru_cache(maxsize=1)
 def evmstate_code() -> str:
     """evmstate's version and a hash of the code of the DRAWING modules."""
-    h = hashlib.sha256(version("evmstate").encode())
+    h = hashlib.sha256(evmstate_version().encode())
     for name in DRAWING:
         spec = importlib.util.find_spec(name)
         origin = spec.origin if spec is not None else None
@@ -215,7 +221,7 @@ def _decode(value: Any) -> Any:
 def encode(entry: Entry, features: Iterable[Feature], fingerprint: str, at: float | None = None, by: str | None = None) -> bytes:
     """One kept run as saved; TypeError when a choice holds what the format cannot hold."""
     payload = {
-        "evmstate": version("evmstate"),
+        "evmstate": evmstate_version(),
         "fingerprint": fingerprint,
         "at": time.time() if at is None else at,
         "by": by if by is not None else f"{socket.gethostname()}:{os.getpid()}",
