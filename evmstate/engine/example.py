@@ -43,7 +43,7 @@ class Example:
         self.steps: list[Step] = []
         self.bundles: dict[str, list[tuple[str, Any]]] = {b.name: [] for b in run.spec.bundles}
         self.counters: dict[str, int] = {b: 0 for b in self.bundles}
-        self.enabled: set[str] = set()
+        self.enabled: set[str] | frozenset[str] = frozenset()
         self.left_out: frozenset[str] = frozenset()  # the rules this run's swarm leaves out
         self.delay = delays.NO_DELAY  # what the next step waits before its call
 
@@ -157,8 +157,11 @@ class Example:
                 if self.ready(init, count=True):
                     self.execute(init)
         self.left_out = data.draw(self.run.swarm)
+        # rules without preconditions or bundle arguments are always ready: the others are asked each step
+        always = frozenset(r.name for r in spec.rules if not r.preconditions and all(p.bundle is None for p in r.params))
+        asked = [r for r in spec.rules if r.name not in always]
         for _ in range(max_steps):
-            self.enabled = {r.name for r in spec.rules if self.ready(r, count=True)}
+            self.enabled = {*always, *(r.name for r in asked if self.ready(r, count=True))} if asked else always
             if not self.enabled:
                 break
             self.run.search.step_started()

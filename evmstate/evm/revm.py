@@ -360,7 +360,7 @@ class RevmBackend(Explaining, BlockTime):
         seen = None
         if self.sight.on:  # before the changes are written: the sight runs it from the state before it
             changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if success else None
-            outcome = Outcome(success, error == "revert", output, logs, changed, revm_used + result.gas_refunded, gas - intrinsic)
+            outcome = Outcome(success, error == "revert", output, logs, changed, revm_used + result.gas_refunded, gas - intrinsic, intrinsic)
             seen = self.sight.see(True, sender, to, data, value, asked, False, outcome)
             self.sight.record(seen)
         # what py-evm does differently: it bumps the nonce of a call's sender as well (revm 8
@@ -459,7 +459,7 @@ class RevmBackend(Explaining, BlockTime):
             )
         if not sight.on:
             return ran
-        seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic))
+        seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic, intrinsic))
         sight.record(seen)
         return sight.show(ran, seen)
 
@@ -484,8 +484,8 @@ class RevmBackend(Explaining, BlockTime):
             ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=error == "Out of gas")
         seen = None
         if self.sight.on:
-            code_gas = gas - intrinsic_gas(data, False)[0]
-            seen = self.sight.see(False, sender, to, data, 0, asked, True, Outcome(success, error == "revert", output, ran.logs, None, ran.gas_used, code_gas))
+            intrinsic = intrinsic_gas(data, False)[0]
+            seen = self.sight.see(False, sender, to, data, 0, asked, True, Outcome(success, error == "revert", output, ran.logs, None, ran.gas_used, gas - intrinsic, intrinsic))
         if not success:
             return ran, None, seen
         addresses, slots_of = loaded(journal)

@@ -29,7 +29,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from .base import Coverage, ExecResult, Feedback, Log, intrinsic_gas
+from .base import Coverage, ExecResult, Feedback, Log
 from .cache import replay_coverage
 from .pyevm.opcodes import MAX_OPERANDS
 from .frames import Env, Trace, Unsupported, World
@@ -63,6 +63,7 @@ class Outcome:
     changed: dict[tuple[bytes, int], int] | None  # storage slots whose value changed (None: not known, as for a call)
     spent: int  # gas spent before refunds
     gas: int  # gas the call's code was given
+    intrinsic: int  # the calldata's intrinsic cost (its argument values change it)
 
 
 @dataclass(frozen=True)
@@ -355,7 +356,7 @@ class Sight:
 def _shape(transaction: bool, to: bytes, data: bytes, value: int, static: bool, recording: bool, outcome: Outcome) -> tuple[Any, ...]:
     """What revm tells of a call at no cost, as a key: calls with the same took the same path (see the module's docstring)."""
     # the gas its code used: revm's, less the calldata's intrinsic cost (which its argument values change)
-    used = outcome.spent - intrinsic_gas(data, False)[0]
+    used = outcome.spent - outcome.intrinsic
     logs = tuple((log.address, log.topics[:1], len(log.topics), len(log.data)) for log in outcome.logs)
     output = len(outcome.output) if outcome.success else outcome.output
     changed = None if outcome.changed is None else len(outcome.changed)

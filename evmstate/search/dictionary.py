@@ -201,14 +201,18 @@ class Dictionary:
         seen, word_ = self._seen, self._word  # a hot path: most words were seen before, and are passed over here
         # revert data starts with a 4-byte selector (Error(string), a custom error): words follow it
         for i in range(len(out) % 32 if len(out) % 32 == 4 else 0, len(out) - 31, 32):
-            word_(int.from_bytes(out[i : i + 32], "big"))
+            word = int.from_bytes(out[i : i + 32], "big")
+            if word not in seen:
+                word_(word)
         for log in result.logs:
             for topic in log.topics:
                 if topic not in seen:
                     word_(topic)
             data = log.data
             for i in range(0, len(data) - 31, 32):
-                word_(int.from_bytes(data[i : i + 32], "big"))
+                word = int.from_bytes(data[i : i + 32], "big")
+                if word not in seen:
+                    word_(word)
         if result.storage_writes or result.storage_reads:
             now = self.clock()[0]
             for accesses in (result.storage_writes, result.storage_reads):
