@@ -64,6 +64,9 @@ def kinds() -> list[tuple[str, Any]]:
         ("a wide integer", st.integers(min_value=-(2**255), max_value=2**255 - 1)),
         ("a boolean", st.booleans()),
         ("fixed bytes", st.binary(min_size=32, max_size=32)),
+        ("bytes of a size within bounds", st.binary(min_size=2, max_size=5)),
+        ("bytes", strategy("bytes")),
+        ("bytes up to a length", strategy("bytes", max_length=3)),
         ("uint256", strategy("uint256")),
         ("uint256 with bounds", strategy("uint256", min_value=5, max_value="1 ether")),
         ("int8", strategy("int8")),
@@ -78,7 +81,7 @@ def kinds() -> list[tuple[str, Any]]:
     ]
 
 
-KINDS = 15
+KINDS = 18
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +132,10 @@ def test_native_choices_replay_through_hypothesis_to_the_same_values(project: Pr
         again, recorded = replayed(strategy_, data.record)
     assert again == value, name
     assert recorded == data.record, name  # the same kinds, constraints and values, choice by choice
+
+
+def test_every_kind_is_drawn_by_the_property_above() -> None:
+    assert len(kinds()) == KINDS
 
 
 def test_a_strategy_the_native_loop_cannot_draw_is_named() -> None:

@@ -9,7 +9,7 @@ constraints Hypothesis's own strategy passes to its provider for that draw:
 - `integers(min_value=a, max_value=b)`: one integer choice, with the weights IntegersStrategy
   gives the bounds and their neighbours when the range is wider than 127;
 - `booleans()`: one boolean choice, p = 0.5;
-- `binary(min_size=n, max_size=n)`: one bytes choice;
+- `binary(min_size=a, max_size=b)` with b given (`bytes`, `bytesN`): one bytes choice;
 - a strategy carrying `evmstate_draw(draw)` (strategy()'s values, accounts, the swarm, a step):
   its own draws, made through this object.
 
@@ -31,9 +31,9 @@ from typing import Any, Callable, Sequence
 
 Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value), as guidance.Choice
 
-# Hypothesis's integers() and fixed-size binary(), as their repr() writes them
+# Hypothesis's integers() and binary() with a largest size, as their repr() writes them
 _INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
-_BINARY = re.compile(r"^binary\(min_size=(\d+), max_size=(\d+)\)$")
+_BINARY = re.compile(r"^binary\((?:min_size=(\d+), )?max_size=(\d+)\)$")
 _BOOLEAN = {"p": 0.5}
 
 
@@ -147,10 +147,26 @@ def _plain(strategy: Any) -> Plain | None:
     if shown == "booleans()":
         return "boolean", _BOOLEAN, _coin
     m = _BINARY.match(shown)
-    if m is not None and m.group(1) == m.group(2):
-        n = int(m.group(1))
-        return "bytes", {"min_size": n, "max_size": n}, lambda r: r.getrandbits(8 * n).to_bytes(n, "big") if n else b""
+    if m is not None:
+        lo, hi = int(m.group(1) or 0), int(m.group(2))
+        if lo > hi:
+            return None
+        return "bytes", {"min_size": lo, "max_size": hi}, _fresh_bytes(lo, hi)
     return None
+
+
+def _fresh_bytes(lo: int, hi: int) -> Callable[[Random], bytes]:
+    """New bytes: random bytes of the one length of bytesN; else of a length in [lo, hi], now and then all zeros."""
+    if lo == hi:
+        return lambda r: r.getrandbits(8 * lo).to_bytes(lo, "big") if lo else b""
+
+    def draw(r: Random) -> bytes:
+        n = lo + int(r.random() * (hi - lo + 1))
+        if not n:
+            return b""
+        return bytes(n) if r.random() < 0.1 else r.getrandbits(8 * n).to_bytes(n, "big")
+
+    return draw
 
 
 def _coin(r: Random) -> bool:
