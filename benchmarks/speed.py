@@ -18,6 +18,8 @@ the do-nothing ceiling, revm with explained reverts, and -n 1 against -n 2 with 
 - evmstate's own loop: the same machines as `evmstate fuzz` runs them (engine/native.py: runs drawn
   in plain Python, each failure handed to Hypothesis), next to the same machine under Hypothesis
   (the figures above), measured one after the other so that the machine's load weighs on both alike.
+- this machine now: a fixed Python workload's time before and after those figures. A shared machine's
+  speed moves by a third within minutes, at the same load: two runs' figures compare only beside it.
 
 Run: python benchmarks/speed.py [--quick] [--native]    (revm figures need pip install "evmstate[revm]")
   --native  only the figures of evmstate's own loop and their Hypothesis counterparts
@@ -326,6 +328,25 @@ def _without_fast_getters(cfg: config_mod.Config, options: RunOptions):
         project_mod.Project.__init__ = init
 
 
+def machine_speed() -> float:
+    """Milliseconds of one fixed pure-Python workload (dicts, tuples, calls), best of 3: how fast this machine runs
+    Python right now. Printed beside the figures: on a shared machine it moves by a third within minutes."""
+
+    def step(d: dict[int, tuple[int, int]], i: int) -> int:
+        d[i % 1021] = (i, i * 7)
+        return d.get((i * 31) % 1021, (0, 0))[1]
+
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        d: dict[int, tuple[int, int]] = {}
+        total = 0
+        for i in range(1_000_000):
+            total += step(d, i)
+        best = min(best, time.process_time() - started)
+    return best * 1000
+
+
 def main() -> int:
     quick = "--quick" in sys.argv
     repeats = 1 if quick else 3
@@ -339,7 +360,9 @@ def main() -> int:
         os.chdir(root)
         run(config_mod.load(root), RunOptions((str(root / "machines" / "erc20.py"),), overrides=Overrides(max_examples=1, stateful_step_count=1, seed=0), save_failures=False), lambda e: None)
         started = time.perf_counter()
+        print(f"this machine now: a fixed Python workload takes {machine_speed():.0f} ms (lower is faster)")
         native_figures(root, backends, repeats)
+        print(f"this machine now: the same workload takes {machine_speed():.0f} ms")
         if "--native" in sys.argv:
             return 0
         for label, machine, aims in (
