@@ -2,6 +2,7 @@
 
 import dataclasses
 import inspect
+import pickle
 
 import pytest
 
@@ -27,3 +28,9 @@ def test_a_result_is_frozen_compared_by_value_and_replaced():
     c = dataclasses.replace(a, storage_reads=((b"\0" * 20, 1, 2),))
     assert c.storage_reads == ((b"\0" * 20, 1, 2),) and c.output == b"\x01" and c.explainer is a.explainer
     assert c != a and "storage_reads=((" in repr(c) and "explainer" not in repr(c)
+
+
+def test_a_result_survives_pickling_as_a_worker_sends_it():
+    a = ExecResult(success=True, output=b"\x02", gas_used=50_000, logs=(), storage_writes=((b"\1" * 20, 3, 4),))
+    b = pickle.loads(pickle.dumps(a))
+    assert b == a and vars(b) == vars(a)
