@@ -227,13 +227,16 @@ def _nearest(artifact: Artifact, deploy: bool, pcs: Sequence[int]) -> SourcePosi
     return None
 
 
+_UNEXPLAINED = Explanation()  # a failure without frames (revm's): nothing to tell yet (frozen, so shared)
+
+
 def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: "Artifact | None" = None) -> Explanation:
     """Find the failing frame's contract, the source line of the failing check, its kind and dev comment.
 
     deployed is the artifact being deployed, when the call is its constructor.
     """
     if result.success or not result.frames:
-        return Explanation()
+        return _UNEXPLAINED
     frames = list(result.frames)
     via: list[str] = []
     chosen, artifact = frames[-1], _artifact_for(frames[-1], project, deployed)

@@ -220,6 +220,15 @@ def _decode(value: Any) -> Any:
 
 def encode(entry: Entry, features: Iterable[Feature], fingerprint: str, at: float | None = None, by: str | None = None) -> bytes:
     """One kept run as saved; TypeError when a choice holds what the format cannot hold."""
+    # a strategy's choices share one constraints object: each is encoded once
+    shared: dict[int, Any] = {}
+
+    def constraints_of(constraints: Any) -> Any:
+        done = shared.get(id(constraints))
+        if done is None:
+            done = shared[id(constraints)] = _encode(constraints)
+        return done
+
     payload = {
         "evmstate": evmstate_version(),
         "fingerprint": fingerprint,
@@ -227,7 +236,7 @@ def encode(entry: Entry, features: Iterable[Feature], fingerprint: str, at: floa
         "by": by if by is not None else f"{socket.gethostname()}:{os.getpid()}",
         "head": entry.head,
         "spans": [list(s) for s in entry.spans],
-        "choices": [[kind, _encode(constraints), _encode(value)] for kind, constraints, value in entry.choices],
+        "choices": [[kind, constraints_of(constraints), _encode(value)] for kind, constraints, value in entry.choices],
         "features": sorted(list(f) for f in features),
     }
     body = zlib.compress(json.dumps(payload, separators=(",", ":")).encode())

@@ -68,8 +68,9 @@ def source_literals(text: str) -> set[int]:
     return found
 
 
-def code_constants(code: bytes) -> set[int]:
-    """The values code pushes, except jump destinations."""
+@functools.lru_cache(maxsize=64)
+def code_constants(code: bytes) -> frozenset[int]:
+    """The values code pushes, except jump destinations (each code read once per process: every shard of a campaign asks)."""
     ops = instructions(code)
     dests = {pc for pc, op, _ in ops if op == JUMPDEST}
     found = set()
@@ -80,7 +81,7 @@ def code_constants(code: bytes) -> set[int]:
         if nxt in (JUMP, JUMPI) or value in dests:
             continue
         found.add(value)
-    return found
+    return frozenset(found)
 
 
 def artifact_constants(artifact: "Artifact") -> tuple[set[int], set[int]]:
