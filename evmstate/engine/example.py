@@ -126,7 +126,7 @@ class Example:
             run.state.current = None
             rs.transactions += tally.sent - sent
             rs.transactions_reverted += tally.failed - failed
-        for bundle, value in produced(r, result):
+        for bundle, value in produced(r, result) if result is not None or r.targets else ():  # most rules return nothing
             label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
             self.counters[bundle] += 1
             self.bundles.setdefault(bundle, []).append((label, value))
