@@ -102,12 +102,13 @@ SHAPES = 4096
 class Shape:
     """What calls of one shape did as traced: their coverage and branch counts."""
 
-    __slots__ = ("hits", "counts", "mixed")
+    __slots__ = ("hits", "counts", "mixed", "unchanged")
 
     def __init__(self, seen: Seen, counts: dict[bytes, dict[int, int]] | None) -> None:
         self.hits = seen.hits
         self.counts = counts
         self.mixed = False  # two traces of the shape covered different code: each call is traced for its coverage
+        self.unchanged: Seen | None = None  # what a call of the shape that changed no slot is seen to do
 
 
 class Sight:
@@ -144,16 +145,17 @@ class Sight:
         static = static and not value
         recording = self.feedback is not None and (transaction or not static)
         everywhere = recording and self.feedback is not None and self.feedback.everywhere  # the shrinker's replays record more
-        key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
         # a view call is seen whole: whether the call cache answers it (and it is never seen) follows from earlier runs;
         # and so is every call of the shrinker's replays, whose comparisons its passes read
         if not self.sampling or everywhere or to is None or (static and not transaction):
+            key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
             return self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
         shape = _shape(transaction, to, data, value, static, recording, outcome)
         n = self.run_seen[shape] = self.run_seen.get(shape, 0) + 1
         # what feeds the dictionary (operands, reads, writes) is decided by this run's calls alone, so that a
         # replay of the run (Hypothesis's, given its choices) sees the same; only the coverage is the shape's
         if n <= FIRST or n % EVERY == 0:
+            key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
             seen = self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
             self._learn(shape, seen, recording)
             return seen
@@ -161,7 +163,8 @@ class Sight:
         if kind is None or kind.mixed:
             feedback, self.feedback = self.feedback, None  # its coverage alone
             try:
-                covered = self._trace((*key[:-2], False, False), transaction, sender, to, data, value, gas, static, False, outcome)
+                key = (transaction, sender, to, data, value, gas, static, False, False)
+                covered = self._trace(key, transaction, sender, to, data, value, gas, static, False, outcome)
             finally:
                 self.feedback = feedback
             self._learn(shape, covered, False)
@@ -251,8 +254,11 @@ class Sight:
                 for branch, times in counts.items():
                     mine[branch] = mine.get(branch, 0) + times
         changed = outcome.changed
-        writes = tuple(sorted((a, k, v) for (a, k), v in changed.items())) if changed else ()
-        return Seen(kind.hits, (), writes)
+        if not changed:  # most sampled calls (a revert): the shape's one record
+            if kind.unchanged is None:
+                kind.unchanged = Seen(kind.hits, (), ())
+            return kind.unchanged
+        return Seen(kind.hits, (), tuple(sorted((a, k, v) for (a, k), v in changed.items())))
 
     def _env(self, transaction: bool, sender: bytes) -> Env:
         backend = self.backend
