@@ -333,9 +333,8 @@ class RevmBackend(Explaining, BlockTime):
         if gas < max(intrinsic, floor):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
         cost = value + gas * self.gas_price
-        balance = self.get_balance(sender)
-        if cost and balance < cost:
-            raise UsageError(f"sender 0x{sender.hex()} has {balance} wei, needs {cost} for value and gas")
+        if cost and self.get_balance(sender) < cost:
+            raise UsageError(f"sender 0x{sender.hex()} has {self.get_balance(sender)} wei, needs {cost} for value and gas")
         create_address = None
         if to is None:
             create_address = contract_address(sender, self.get_nonce(sender))

@@ -27,7 +27,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from .base import Coverage, ExecResult, Feedback, Log
 from .cache import replay_coverage
@@ -52,9 +52,8 @@ class Chain(Protocol):
     def py_evm(self) -> Any: ...
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What revm's run of a call came to, for the tracer's run to agree with."""
+class Outcome(NamedTuple):
+    """What revm's run of a call came to, for the tracer's run to agree with (a tuple: one is made for every call)."""
 
     success: bool
     reverted: bool
