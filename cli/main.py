@@ -42,6 +42,7 @@ def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
 
 
 BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."
+FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -126,7 +127,7 @@ def run(
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
-@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
+@click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here: the totals, and each failure as run's --json has it.")
 @fork_options
 def fuzz(

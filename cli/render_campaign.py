@@ -76,6 +76,8 @@ class CampaignRenderer(Renderer):
                 status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
                 corpus = f"; the last shard's corpus: {t.corpus}" if t.corpus is not None else ""
                 c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}", style="dim"))
+                if self.verbose and t.loop is not None:
+                    c.print(Text(f"    evmstate's own loop (the last shard): {t.loop}", style="dim"))
         errors = len(summary.errors) + len(summary.load_errors)
         parts = [f"{len(summary.failures)} failure{'s' if len(summary.failures) != 1 else ''} found"]
         if errors:

@@ -244,7 +244,7 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "examples": summary.examples,
         "steps": summary.steps,
         "branches": None if summary.branches is None else len(summary.branches),
-        "items": {key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps} for key, t in summary.items.items()},
+        "items": {key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop} for key, t in summary.items.items()},
         "failures": [result_json(r) for r in summary.failures],
         "errors": [result_json(r) for r in summary.errors],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],

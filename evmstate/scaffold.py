@@ -56,7 +56,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # shrink_time = 20.0          # seconds shrinking a failure may take; then the shortest program so far is reported (0: no limit)
 
 [backend]
-# name = "pyevm"              # or "revm", calls run in Rust: pip install "evmstate[revm]"
+# name = "pyevm"              # or "revm", calls run in Rust: pip install "evmstate[revm]" (evmstate fuzz, when no name is set: revm if installed)
 # check = false               # true: every call on revm and py-evm side by side, first difference reported
 
 [database]

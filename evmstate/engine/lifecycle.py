@@ -198,7 +198,8 @@ class Phases:
     def searched(self, started: float, first_failure: float | None) -> None:
         """The search ran from started (time.perf_counter()) until now; Hypothesis shrank from first_failure (the same clock), if any."""
         now = time.perf_counter()
-        self.add("search", (first_failure if first_failure is not None else now) - started)
+        # a failure replayed from the example database is found before the search's clock starts: no time searched
+        self.add("search", max(0.0, (first_failure if first_failure is not None else now) - started))
         if first_failure is not None:
             self.add("shrink (Hypothesis)", now - first_failure)
 

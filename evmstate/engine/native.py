@@ -303,5 +303,5 @@ class NativeMachineRun(MachineRun):
             stats["evmstate's own loop"] = f"off: {self.off}; Hypothesis drew every run"
         else:
             mutated = ", ".join(f"{n} {k}" for k, n in self.mutator.counts.items() if n)
-            stats["evmstate's own loop"] = f"{self.native_runs} runs" + (f" ({mutated} mutated)" if mutated else "") + self.handed_over() + self.cut_note()
+            stats["evmstate's own loop"] = f"{self.native_runs} run{'' if self.native_runs == 1 else 's'}" + (f" ({mutated} mutated)" if mutated else "") + self.handed_over() + self.cut_note()
         return stats

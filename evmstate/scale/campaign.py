@@ -234,6 +234,7 @@ def _record(
     summary.cpu += shard.cpu
     totals.examples += result.examples
     totals.corpus = result.statistics.get("corpus", totals.corpus)
+    totals.loop = result.statistics.get("evmstate's own loop", totals.loop)
     totals.steps += result.steps
     if shard.branches is not None:
         summary.branches = shard.branches if summary.branches is None else summary.branches | shard.branches

@@ -26,6 +26,7 @@ class ItemTotals:
     steps: int = 0
     status: str = "running"  # running, failed, error
     corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
+    loop: str | None = None  # evmstate's own loop, as the last shard to end said (its runs, or "off: " and why)
 
 
 @dataclass(frozen=True, kw_only=True)

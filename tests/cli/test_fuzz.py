@@ -162,9 +162,13 @@ def test_a_budget_ends_a_campaign_that_finds_nothing(example):
     import re
 
     # 5 s: the worker's start (a second or two on a loaded machine) counts against the budget
-    code, out = invoke("fuzz", "machines/erc20.py", "--time", "5s", "-n", "1", "--steps", "5", "--max-examples", "5")
+    code, out = invoke("fuzz", "machines/erc20.py", "--time", "5s", "-n", "1", "--steps", "5", "--max-examples", "5", "-v", "--json", "campaign.json")
     assert code == 0, out
     assert "0 failures found" in out and "machines/erc20.py::ERC20Machine: no failure" in out
+    # -v and the JSON report say whether the machine ran on evmstate's own loop, though nothing failed
+    assert re.search(r"^    evmstate's own loop \(the last shard\): [1-5] runs?\b", out, re.M), out
+    item = json.loads((example / "campaign.json").read_text())["items"]["machines/erc20.py::ERC20Machine"]
+    assert re.match(r"[1-5] runs?\b", item["own loop"]), item
     # shards of five short runs go on until the budget is spent, and stop starting runs then (a run
     # started before may finish, and closing the worker takes a moment); the summary says how long
     seconds, shards = map(int, re.search(r"^(\d+)s: (\d+) shards", out, re.M).groups())
