@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import pytest
 
 from . import config as config_mod
-from .builds import names as contract_names
+from .compiler.build import names as contract_names
 from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError
 from .spec import collect

@@ -19,8 +19,8 @@ from typing import Any, Callable
 # (search/constants.py), so which of them are loaded changes no program.
 from . import calls, reports  # noqa: F401
 from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
-from .builds import Build, build as build_project, precompiled_note
-from .compiler import VYPER_VERSION
+from .compiler.build import Build, build as build_project, precompiled_note
+from .compiler.sources import VYPER_VERSION
 from .config import Config
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401

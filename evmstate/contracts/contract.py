@@ -28,7 +28,7 @@ from .receipt import Receipt
 from .revert import last_call, raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 
 if TYPE_CHECKING:
-    from ..compiler import Artifact
+    from ..compiler.sources import Artifact
 
 TX_OPTIONS = ("from", "value", "gas")
 # a deployment may also name itself: traces, events and reports call it by its label

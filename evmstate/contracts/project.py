@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import config as config_mod
-from ..builds import build as build_project
-from ..compiler import Artifact, Build, Module, module_path
+from ..compiler.build import build as build_project
+from ..compiler.sources import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, UsageError
 from ..evm.factory import make_backend

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..compile_warnings import CompileWarning
+from ..compiler.vyper_warnings import CompileWarning
 from .tracebacks import ErrorInfo
 from .recorded import RecordedStep
 

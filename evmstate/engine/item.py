@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from hypothesis import settings as Settings
 
-from ..builds import precompiled_note
+from ..compiler.build import precompiled_note
 from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError

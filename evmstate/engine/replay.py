@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import calls
-from ..builds import inputs as input_hashes
-from ..compiler import find_sources
+from ..compiler.build import inputs as input_hashes
+from ..compiler.sources import find_sources
 from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project

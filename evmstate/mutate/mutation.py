@@ -31,8 +31,8 @@ from typing import Any, Callable
 import hypothesis
 
 from .. import reports  # noqa: F401  (loaded as a run loads it: Hypothesis draws from every local module's constants)
-from ..build_cache import local_artifact
-from ..compiler import VYPER_VERSION
+from ..compiler.cache import local_artifact
+from ..compiler.sources import VYPER_VERSION
 from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery

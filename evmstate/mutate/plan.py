@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import vyper_outputs
-from ..build_cache import portable
-from ..compiler import Artifact, Build
+from ..compiler import vyper_outputs
+from ..compiler.cache import portable
+from ..compiler.sources import Artifact, Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.deployments import contracts_behind

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from ..build_cache import ROOT_MARK, local, local_artifact, portable, portable_artifact
-from ..compiler import Artifact, compile_variant
+from ..compiler.cache import ROOT_MARK, local, local_artifact, portable, portable_artifact
+from ..compiler.sources import Artifact, compile_variant
 from ..contracts.project import Project
 from ..engine.tracebacks import describe_error, failed_invariant
 from ..engine.events import MachineFinished

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 # a campaign loads what a run loads (see runner.py)
 from .. import reports  # noqa: F401
-from ..compiler import Build
+from ..compiler.sources import Build
 from ..config import Config
 from ..engine import discovery, database, replay  # noqa: F401
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..compiler import Build
+from ..compiler.sources import Build
 from ..config import START_METHOD_VARIABLE, Config, Environment
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover

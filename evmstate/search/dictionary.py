@@ -31,7 +31,7 @@ from .coverage import JUMP, JUMPI, JUMPDEST, instructions
 
 if TYPE_CHECKING:
     from ..evm.base import ExecResult
-    from ..compiler import Artifact
+    from ..compiler.sources import Artifact
 
 # integer literals in Vyper source: decimal (with _ separators), hex, binary and octal
 _LITERAL = re.compile(r"(?<![\w.])(0x[0-9a-fA-F_]+|0b[01_]+|0o[0-7_]+|\d[\d_]*)(?![\w.])")

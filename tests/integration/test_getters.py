@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import ContractError, Project, calls
 from evmstate import config as config_mod
-from evmstate.compiler import Artifact
+from evmstate.compiler.sources import Artifact
 from evmstate.config import Config
 from evmstate.hooks import FAST_PATHS
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import Project, config, reverts
-from evmstate.compiler import compile_project
+from evmstate.compiler.sources import compile_project
 from evmstate.errors import CompileError, ConfigError, ContractError, TransactionReverted
 
 from ..cli.helpers import invoke
