@@ -260,7 +260,7 @@ def _tuples(members: list[st.SearchStrategy]) -> st.SearchStrategy:
 
 # -- shrinking recorded values ---------------------------------------------------------
 #
-# The shrinker (engine/shrink.py) minimizes a failing program's arguments on the program itself,
+# The shrinker (engine/shrink/passes.py) minimizes a failing program's arguments on the program itself,
 # as recorded (failures.encode_value: ints, bools and strings as they are, {"bytes": hex},
 # {"account": i}, {"address": hex}, {"decimal": str}, {"tuple": [...]}, lists). A strategy made
 # by strategy() carries its Domain as `evmstate_domain`: which values it may draw, so that every

@@ -59,7 +59,7 @@ from .program import (
 from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings
-from .shrink_program import has_domains, shrink_program
+from .shrink.trials import has_domains, shrink_program
 from .swarm import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 

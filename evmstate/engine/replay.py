@@ -38,7 +38,7 @@ from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
 from .records import source_hashes
 from .settings import MachineSettings
-from .shrink_program import shrink_program
+from .shrink.trials import shrink_program
 from .trace import Names, chain_text, event_text
 
 

@@ -4,7 +4,7 @@ With -n N, a worker shrinking a failure says so to the parent ("shrinking"); onc
 left to start (the run's last machines are running, or a campaign's time is up), the parent
 lends it the slots no worker uses (Lend). For each slot the worker forks a helper: a copy of
 itself, with the same deployment and the same checkpoints, that replays the candidates it is
-sent from its own snapshots and answers whether each fails the same way (engine/candidates.py's
+sent from its own snapshots and answers whether each fails the same way (engine/shrink/candidates.py's
 Judge). The shrinker's passes hand over their candidates in the order they would try them; a
 batch goes out at once, one here and one to each helper, and the first of the batch in that
 order that fails the same way is kept (with the error the helper raised, pickled; replayed here
@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Iterator
 
-from ..engine import candidates
-from ..engine.candidates import Accept, Attempt, Judge, Program
+from ..engine.shrink import candidates
+from ..engine.shrink.candidates import Accept, Attempt, Judge, Program
 from ..engine.events import MachineFinished
-from ..engine.shrink import Minimized
+from ..engine.shrink.passes import Minimized
 
 HELPERS_AT_MOST = 7  # helper processes one shrink takes, however many slots are spare
 # seconds a replay takes here (on average, lately) before helpers take part: a cheaper one costs

@@ -43,11 +43,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..strategies import AddressDomain, Domain, IntDomain
-from . import coupled, delays
+from ...strategies import AddressDomain, Domain, IntDomain
+from . import coupled
+from .. import delays
 from .candidates import InOrder, Tries, probe_in_batches
-from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401  (shrink.without, ...: part of its interface)
-from .recorded import RecordedStep, ref_of
+from .edits import (Minimized, relabel, shorten_waits,
+    with_users, without)  # noqa: F401  (shrink.without, ...: part of its interface)
+from ..recorded import RecordedStep, ref_of
 
 
 # how many times longer every wait is made when looking for steps a longer wait makes unneeded

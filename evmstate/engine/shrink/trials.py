@@ -12,17 +12,17 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable
 
-from ..contracts.project import Project
-from ..errors import CallTimeout
-from ..spec import MachineSpec
-from ..strategies import domain_of
+from ...contracts.project import Project
+from ...errors import CallTimeout
+from ...spec import MachineSpec
+from ...strategies import domain_of
 from .candidates import Judge, tries_for
-from .tracebacks import FailureSignature
-from .program import DEFINITION_ERRORS
-from .recorded import RecordedStep
+from ..tracebacks import FailureSignature
+from ..program import DEFINITION_ERRORS
+from ..recorded import RecordedStep
 from .replayer import Replayer
-from .shrink import Met, Minimized, Outcome, Shrinker
-from .swarm import rule_order
+from .passes import Met, Minimized, Outcome, Shrinker
+from ..swarm import rule_order
 
 
 def minimize(

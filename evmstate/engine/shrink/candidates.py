@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
-from ..hooks import Current
+from ...hooks import Current
 
 Program = list["RecordedStep"]
 Attempt = Callable[[Program], Any]  # the shrinker's own: a Minimized, or None (counts the run, checks the budget)
