@@ -17,7 +17,8 @@ from typing import Any, Callable
 # Every module a run may need, loaded before anything runs (the fork server preloads this module,
 # cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
 # (search/constants.py), so which of them are loaded changes no program.
-from . import calls, reports  # noqa: F401
+from .contracts import calls
+from . import reports  # noqa: F401
 from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Collection, Sequence
 
 from eth_utils import keccak
 
-from .. import calls
+from . import calls
 from ..hooks import FAST_PATHS
 from ..errors import CallUsageError, ContractError, NoSuchFunction
 from ..units import to_wei

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import hypothesis
 from hypothesis import strategies as st
 
-from .. import calls
+from ..contracts import calls
 from ..failures import Ref
 from ..spec import RuleSpec
 from . import delays

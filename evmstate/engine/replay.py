@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import calls
+from ..contracts import calls
 from ..compiler.build import inputs as input_hashes
 from ..compiler.sources import find_sources
 from ..config import Config

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from .. import calls
+from ..contracts import calls
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
