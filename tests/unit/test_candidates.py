@@ -9,7 +9,7 @@ import pytest
 from evmstate.engine.shrink.candidates import InOrder, probe_in_batches
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.passes import Minimized, Shrinker
-from evmstate.strategies import ArrayDomain, BytesDomain, IntDomain
+from evmstate.domains import ArrayDomain, BytesDomain, IntDomain
 
 # failing sets that are not monotone (a parity, a window, one value), as contracts make them
 PREDICATES = {

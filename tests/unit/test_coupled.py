@@ -13,7 +13,7 @@ from evmstate.contracts.api import current_project
 from evmstate.engine.shrink.coupled import SCAN_UP_TO, account_places, account_renames
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
-from evmstate.strategies import SMALL_TRIED, AddressDomain, IntDomain
+from evmstate.domains import SMALL_TRIED, AddressDomain, IntDomain
 from tests.unit.test_candidates import Batches
 
 

@@ -85,7 +85,7 @@ def test_equal_values_drawn_by_two_rules_alike_shrink_together():
     # an account that deposits in one rule and withdraws in another, each rule with its own
     # strategy("uint8")-like domain: the program fails only while both steps use one value >= 3
     from evmstate.engine.shrink.passes import Minimized, Shrinker
-    from evmstate.strategies import IntDomain
+    from evmstate.domains import IntDomain
 
     def attempt(candidate):
         a, b = (s.arguments["n"] for s in candidate) if len(candidate) == 2 else (None, None)
@@ -103,7 +103,7 @@ def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with
     # compared with the new price, which the repair tries; the price's own bounds, met in the same replay,
     # are not tried in the quote's place
     from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
-    from evmstate.strategies import IntDomain
+    from evmstate.domains import IntDomain
 
     def with_fee(price):
         return price + price * 30 // 10_000
@@ -134,7 +134,7 @@ def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with
 def test_a_wait_a_deleted_step_passed_on_goes_before_the_values_are_made_smaller():
     # x goes, and its wait passes on to b, which the sweep down has passed; the wait is not needed
     from evmstate.engine.shrink.passes import Minimized, Shrinker
-    from evmstate.strategies import IntDomain
+    from evmstate.domains import IntDomain
 
     tried = []
 

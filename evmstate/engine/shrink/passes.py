@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...strategies import AddressDomain, Domain, IntDomain
+from ...domains import AddressDomain, Domain, IntDomain
 from . import coupled
 from .. import delays
 from .candidates import InOrder, Tries, probe_in_batches

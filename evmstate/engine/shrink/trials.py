@@ -15,7 +15,7 @@ from typing import Any, Callable
 from ...contracts.project import Project
 from ...errors import CallTimeout
 from ...spec import MachineSpec
-from ...strategies import domain_of
+from ...domains import domain_of
 from .candidates import Judge, tries_for
 from ..tracebacks import FailureSignature
 from ..program import DEFINITION_ERRORS
