@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
+import pkgutil
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from ..engine.events import CompileFinished, CompileStarted, LoadFailed, Nothing
 from ..engine.database import corpus_store
 from ..engine.item import asks_for_contracts, unavailable_contracts
 from ..engine.settings import keep_hypothesis_storage
+from ..files import code_digest
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import FailureRecord, FailureStore
 from ..scale import pool
@@ -74,15 +76,23 @@ class MutateOptions:
 # -- keys: what each kept result depends on ---------------------------------------------------
 
 
+# besides this package's own modules: what compiles a mutant and what runs a machine on it
+JUDGING = ("evmstate.compiler.sources", "evmstate.compiler.vyper_outputs", "evmstate.engine.machine_run")
+
+
 @functools.lru_cache(maxsize=1)
 def evmstate_code() -> str:
-    """What decides a kept result besides its inputs: the code of evmstate's compiler and of this package, and what decides a run's draws."""
-    here = Path(__file__).resolve().parent
-    files = [*sorted(here.glob("*.py")), here.parent / "compiler.py", here.parent / "vyper_outputs.py", here.parent / "engine" / "machines.py"]
-    return plan.digest(corpus_mod.evmstate_code(), [_sha(f) for f in files])
+    """What decides a kept result besides its inputs: the code of evmstate's compiler, of this package and of the machine runner, and what decides a run's draws."""
+    return plan.digest(corpus_mod.evmstate_code(), [code_digest([name]) for name in (*mutate_modules(), *JUDGING)])
+
+
+def mutate_modules() -> list[str]:
+    """The modules of this package, by name."""
+    return sorted(f"{__package__}.{m.name}" for m in pkgutil.iter_modules([str(Path(__file__).parent)]))
 
 
 def _sha(path: Path) -> str:
+    """A user's file's sha256, "-" when it is not there (a project without deployments.py)."""
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -45,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 import hypothesis
 
+from ..files import code_digest
 from .guidance import Choice, Entry
 
 if TYPE_CHECKING:
@@ -138,13 +138,8 @@ def evmstate_version() -> str:
 
 @functools.lru_cache(maxsize=1)
 def evmstate_code() -> str:
-    """evmstate's version and a hash of the code of the DRAWING modules."""
-    h = hashlib.sha256(evmstate_version().encode())
-    for name in DRAWING:
-        spec = importlib.util.find_spec(name)
-        origin = spec.origin if spec is not None else None
-        h.update(name.encode() + (Path(origin).read_bytes() if origin and os.path.isfile(origin) else b"-"))
-    return h.hexdigest()
+    """evmstate's version and a hash of the code of the DRAWING modules (a name that no longer resolves raises)."""
+    return code_digest(DRAWING, salt=evmstate_version())
 
 
 def fingerprint(project: "Project", machine_id: str, module: Path | None) -> str:
