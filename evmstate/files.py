@@ -1,14 +1,22 @@
-"""Files on the ground floor: a digest of evmstate's own modules' code, for the caches keyed on it.
+"""evmstate's own files, on the ground floor: its version, and a digest of its modules' code for the caches keyed on it.
 
 Imports nothing of evmstate's.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
 import importlib.util
 from pathlib import Path
 from typing import Iterable
+
+
+@functools.lru_cache(maxsize=1)
+def version() -> str:
+    """evmstate's installed version, read once from the package's metadata (pyproject.toml is its one source: about 1 ms a read)."""
+    return importlib.metadata.version("evmstate")
 
 
 def module_file(name: str) -> Path:

@@ -38,13 +38,12 @@ import tempfile
 import time
 import zlib
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 import hypothesis
 
-from ..files import code_digest
+from ..files import code_digest, version
 from .guidance import Choice, Entry
 
 if TYPE_CHECKING:
@@ -131,15 +130,9 @@ DRAWING = (
 
 
 @functools.lru_cache(maxsize=1)
-def evmstate_version() -> str:
-    """evmstate's installed version, read once (each read parses the package's metadata: about 1 ms)."""
-    return version("evmstate")
-
-
-@functools.lru_cache(maxsize=1)
 def evmstate_code() -> str:
     """evmstate's version and a hash of the code of the DRAWING modules (a name that no longer resolves raises)."""
-    return code_digest(DRAWING, salt=evmstate_version())
+    return code_digest(DRAWING, salt=version())
 
 
 def fingerprint(project: "Project", machine_id: str, module: Path | None) -> str:
@@ -225,7 +218,7 @@ def encode(entry: Entry, features: Iterable[Feature], fingerprint: str, at: floa
         return done
 
     payload = {
-        "evmstate": evmstate_version(),
+        "evmstate": version(),
         "fingerprint": fingerprint,
         "at": time.time() if at is None else at,
         "by": by if by is not None else f"{socket.gethostname()}:{os.getpid()}",
