@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 class ExitCode(enum.IntEnum):
-    """How a command ends, as its exit status: pytest's codes, and the shell's for Ctrl-C."""
+    """How a command ends, as its exit status: 0 passed, 1 falsified, 2 the input's fault, 3 evmstate's, and the shell's 130 for Ctrl-C."""
 
     OK = 0  # passed; a replayed failure is fixed
     FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score

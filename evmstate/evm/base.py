@@ -1,8 +1,8 @@
 """What every EVM backend is and shares: the Backend protocol and its declared capabilities, the
 results calls return, the chain they start from, and the book-keeping of snapshots and block time.
 
-Imports py-evm only for the address a CREATE makes; the backends themselves are pyevm.py (py-evm),
-revm.py (pyrevm) and check.py (both in lockstep).
+Imports py-evm only for the address a CREATE makes; the backends themselves are pyevm/ (py-evm),
+revm/ (pyrevm) and check.py (both in lockstep).
 """
 
 from __future__ import annotations

@@ -31,7 +31,6 @@ from typing import Any, Callable
 
 import hypothesis
 
-from .. import reports  # noqa: F401  (loaded as a run loads it: Hypothesis draws from every local module's constants)
 from ..compiler.cache import local_artifact
 from ..compiler.sources import VYPER_VERSION
 from ..config import Config

@@ -15,11 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-# a campaign loads what a run loads (see runner.py)
-from .. import reports  # noqa: F401
 from ..compiler.sources import Build
 from ..config import Config
-from ..engine import discovery, database, replay  # noqa: F401
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
 from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
