@@ -70,7 +70,7 @@ class Reports:
     coverage: tuple[tuple[str, Path], ...] = ()  # (lcov, html or json, where)
 
 
-def run(config: Config, options: RunOptions, emit: Callable[[Event], None], reports: Reports = Reports()) -> RunSummary:
+def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outputs: Reports = Reports()) -> RunSummary:
     """Compile the project, discover machines and tests, run each and emit events; write the reports; RunFinished ends the events.
 
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
@@ -94,20 +94,20 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
         summary.stopped_in = None
     except KeyboardInterrupt:
         summary.interrupted = True
-    emit(RunFinished(summary, _write(summary, reports)))
+    emit(RunFinished(summary, _write(summary, outputs)))
     return summary
 
 
-def _write(summary: RunSummary, reports: Reports) -> tuple[str, ...]:
+def _write(summary: RunSummary, outputs: Reports) -> tuple[str, ...]:
     written = []
-    if reports.junit_xml is not None:
-        write_junit(summary, reports.junit_xml)
-        written.append(str(reports.junit_xml))
-    if reports.json is not None:
-        write_json(summary, reports.json)
-        written.append(str(reports.json))
+    if outputs.junit_xml is not None:
+        write_junit(summary, outputs.junit_xml)
+        written.append(str(outputs.junit_xml))
+    if outputs.json is not None:
+        write_json(summary, outputs.json)
+        written.append(str(outputs.json))
     if summary.coverage is not None:
-        for kind, path in reports.coverage:
+        for kind, path in outputs.coverage:
             summary.coverage.write(kind, path)
             written.append(str(path))
     return tuple(written)

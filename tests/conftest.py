@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings

@@ -292,7 +292,7 @@ class MachineRun:
         except Crashed as crashed:
             cause = crashed.__cause__ or crashed
             if self.state.best_failure is None:
-                raise cause  # evmstate's chain failed, not the machine: an internal error
+                raise cause from None  # evmstate's chain failed, not the machine: an internal error
             self.crashed = True
             return "failed", self.cut_short(internal_error(cause))
         except Diverged as diverged:

@@ -37,7 +37,7 @@ from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery
 from ..engine.discovery import Item
-from ..engine.events import CompileFinished, CompileStarted, LoadFailed, NothingFound, RunStarted
+from ..engine.events import CompileFinished, CompileStarted, NothingFound, RunStarted
 from ..engine.database import corpus_store
 from ..engine.item import asks_for_contracts, unavailable_contracts
 from ..engine.settings import keep_hypothesis_storage

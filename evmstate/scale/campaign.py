@@ -10,7 +10,6 @@ ShardResults, from which the campaign's progress is built.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
