@@ -59,6 +59,7 @@ from .program import (
 from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings
+from .shrink.passes import StopReason
 from .shrink.trials import has_domains, shrink_program
 from .swarm import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
@@ -478,9 +479,9 @@ class MachineRun:
             failure = dataclasses.replace(failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()), steps=len(found.steps), recorded=tuple(found.steps))
         self.state.left_out += outcome.left_out
         self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
-        if outcome.stopped == "interrupted":
+        if outcome.stopped is StopReason.INTERRUPTED:
             failure = dataclasses.replace(failure, interrupted=True)
-        elif outcome.stopped == "budget":
+        elif outcome.stopped is StopReason.BUDGET:
             failure = dataclasses.replace(failure, stopped=self.budget_reason())
         report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
         passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}

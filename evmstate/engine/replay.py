@@ -38,6 +38,7 @@ from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
 from .records import source_hashes
 from .settings import MachineSettings
+from .shrink.passes import StopReason
 from .shrink.trials import shrink_program
 from .trace import Names, chain_text, event_text
 
@@ -323,10 +324,10 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
             outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress, hints=hints, feedback=search.feedback)
         finally:
             search.stop()
-    if outcome.found is None and outcome.stopped == "interrupted":
+    if outcome.found is None and outcome.stopped is StopReason.INTERRUPTED:
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
-    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped == "budget" else None
+    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped is StopReason.BUDGET else None
     if outcome.found is None:
         return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
     found = outcome.found
@@ -339,7 +340,7 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         program=program,
         error={**record.error, **error.to_data()},
         stopped=stopped,
-        interrupted=outcome.stopped == "interrupted",
+        interrupted=outcome.stopped is StopReason.INTERRUPTED,
         created=time.time(),
     )
     return ShrinkResult("stopped" if stopped else "shrunk", new, outcome, seconds)

@@ -21,7 +21,7 @@ from ..tracebacks import FailureSignature
 from ..program import DEFINITION_ERRORS
 from ..recorded import RecordedStep
 from .replayer import Replayer
-from .passes import Met, Minimized, Outcome, Shrinker
+from .passes import Met, Minimized, Outcome, Shrinker, StopReason
 from ..swarm import rule_order
 
 
@@ -33,7 +33,7 @@ def minimize(
 ) -> Minimized | None:
     """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was shorter."""
     outcome = Shrinker(steps, attempt, fixed=fixed, progress=progress).run()
-    if outcome.found is not None and outcome.stopped == "interrupted":
+    if outcome.found is not None and outcome.stopped is StopReason.INTERRUPTED:
         outcome.found.interrupted = True
     return outcome.found
 
@@ -154,7 +154,7 @@ def shrink_program(
     try:
         outcome = shrinker.run()
     except KeyboardInterrupt:  # before any candidate was kept: the program as it came is the best, interrupted
-        outcome = Outcome(None, "", shrinker.passes, "interrupted")
+        outcome = Outcome(None, "", shrinker.passes, StopReason.INTERRUPTED)
     finally:
         tries.close()
         trials.replayer.close()
