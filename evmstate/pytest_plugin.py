@@ -347,4 +347,4 @@ class MachineItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"{self.item.path}::{self.item.name}"
+        return self.path, None, self.item.id

@@ -286,12 +286,12 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
         summary.stopped_in = "the machines and tests running"
         return run_items(config, project, items, options, seed, summary, emit)
     for k, item in enumerate(items, 1):
-        summary.stopped_in = f"{item.path}::{item.name}"
+        summary.stopped_in = item.id
         try:
             request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
             result = run_item(config, project, item, request, emit)
         except MachineDefinitionError as exc:
-            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            err = LoadFailed(item.id, str(exc))
             summary.load_errors.append(err)
             emit(err)
             continue

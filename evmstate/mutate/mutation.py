@@ -108,7 +108,7 @@ def _python_files(config: Config, items: list[Item]) -> str:
 def judge_key(config: Config, project: Project, item: Item, judge: Judge, deploys: list[str], budget: Budget, python: str) -> str:
     inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in deploys)
     return plan.digest(
-        "judge", plan.item_id(item), _sha(config.root / item.path), python, inputs, budget, [r.get("id") for r in judge.records],
+        "judge", item.id, _sha(config.root / item.path), python, inputs, budget, [r.get("id") for r in judge.records],
         hashlib.sha256(b"".join(sorted(judge.corpus))).hexdigest(), evmstate_code(), hypothesis.__version__,
         repr(config.accounts), repr(config.chain), repr(config.fuzz), repr(config.backend), repr(config.compiler),
     )
@@ -173,7 +173,7 @@ def open_workers(config: Config, options: MutateOptions, project: Project, items
     if options.cluster is not None:
         return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
     if options.workers <= 1:
-        return InProcess(pool.WorkerState(config, project, {plan.item_id(i): i for i in items}))
+        return InProcess(pool.WorkerState(config, project, {i.id: i for i in items}))
     source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), project.build)
     return LocalWorkers(source, options.workers)
 
@@ -513,7 +513,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors), tuple(build.warnings)))
     for err in unavailable_contracts(config, project, found.items):
         emit(err)
-    items = {plan.item_id(i): i for i in found.items}
+    items = {i.id: i for i in found.items}
     deploys = {k: plan.asked_for(i, project) for k, i in items.items()}
     sources = plan.sources_of(config, project, {c for names in deploys.values() for c in names}, options.contracts)
     if not sources:

@@ -126,7 +126,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     project = prepared.project
     if project is None or not prepared.items:
         return summary
-    keys = [pool.item_id(i) for i in prepared.items]
+    keys = [i.id for i in prepared.items]
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:

@@ -37,7 +37,7 @@ from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
 from . import shrinking
-from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, item_id, loaded_modules
+from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, loaded_modules
 from .interrupts import Grace, sigint_count
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
@@ -149,7 +149,7 @@ class Board:
         self.options = options
         self.summary = summary
         self.emit = emit
-        self.runs = {item_id(item): _ItemRun(i, item) for i, item in enumerate(items)}
+        self.runs = {item.id: _ItemRun(i, item) for i, item in enumerate(items)}
         self.finished: list[tuple[int, MachineFinished]] = []
         self.collector: Collector | None = None  # the run's coverage, when asked for: workers' hits go there
 
@@ -245,7 +245,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
     # in this process, the run's own gas recording sees every call; workers gather theirs for it
     gas = options.gas and options.workers > 1
     tasks = [
-        ItemTask(item_id(item), i, shards, seed, options.overrides, (k, len(items)), options.capture, gas, options.coverage)
+        ItemTask(item.id, i, shards, seed, options.overrides, (k, len(items)), options.capture, gas, options.coverage)
         for k, item in enumerate(items, 1)
         for i in range(shards)
     ]
@@ -253,7 +253,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
     if options.coverage:
         board.collector = collector_of(project)
     if options.workers <= 1:
-        state = WorkerState(config, project, {item_id(i): i for i in items})
+        state = WorkerState(config, project, {i.id: i for i in items})
         for task in tasks:
             if not board.wanted(task):
                 continue

@@ -117,14 +117,10 @@ def open_source(source: ProjectSource) -> WorkerState:
         keep_hypothesis_storage(source.config)
         found = discover(source.config, source.paths, source.keyword)
         project = Project(source.config, build=source.build)
-        _opened[source] = WorkerState(source.config, project, {item_id(i): i for i in found.items})
+        _opened[source] = WorkerState(source.config, project, {i.id: i for i in found.items})
     state = _opened[source]
     state.project.activate()
     return state
-
-
-def item_id(item: Item) -> str:
-    return f"{item.path}::{item.name}"
 
 
 def loaded_modules() -> tuple[str, ...]:
