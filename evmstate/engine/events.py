@@ -449,4 +449,6 @@ class Interrupted(KeyboardInterrupt):
 
 
 Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished
+# what `evmstate replay`, `shrink` and `failures prune` emit
+ReplayEvent = ReplayStarted | ReplayStep | ReplayFinished | ShrinkStarted | ShrinkFinished | FailurePruned
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..engine.events import ExitCode
+from ..engine.events import CompileFinished, CompileStarted, ExitCode, LoadFailed, NothingFound, RunStarted
 from .tasks import Kill
 
 STATUSES = ("killed", "survived", "not covered", "dropped", "error")
@@ -305,4 +305,4 @@ class MutateFinished:
     min_score: float | None = None  # --min-score, in percent
 
 
-MutateEvent = Any  # the engine's RunStarted, CompileStarted, CompileFinished, LoadFailed, NothingFound, and the above
+MutateEvent = RunStarted | CompileStarted | CompileFinished | LoadFailed | NothingFound | MutateStarted | BaselineFinished | MutantFinished | MutateFinished
