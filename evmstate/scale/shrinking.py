@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..engine.shrink import candidates
 from ..engine.shrink.candidates import Accept, Attempt, Judge, Program
 from ..engine.events import MachineFinished
+from ..hooks import Current
 from ..engine.shrink.passes import Minimized
 
 HELPERS_AT_MOST = 7  # helper processes one shrink takes, however many slots are spare
@@ -90,14 +91,14 @@ class Tally:
     replays: int = 0
 
 
-_tally = Tally()
+# this worker's, set anew for each task it runs (lending)
+TALLY = Current(Tally())
 
 
 @contextlib.contextmanager
 def lending(inbox: Any, send: Callable[[str, Any], None]) -> Iterator[None]:
     """While inside (a worker running a task), a failure shrunk here may use helpers the parent lends."""
-    global _tally
-    _tally = Tally()
+    TALLY.set(Tally())
     if not hasattr(os, "fork"):
         yield
         return
@@ -108,9 +109,10 @@ def lending(inbox: Any, send: Callable[[str, Any], None]) -> Iterator[None]:
 def told(result: MachineFinished) -> MachineFinished:
     """result, its shrink report saying what helpers did (the engine's report knows one process)."""
     shrink = result.failure.shrink if result.failure is not None else None
-    if shrink is None or _tally.workers == 1:
+    tally = TALLY.value
+    if shrink is None or tally.workers == 1:
         return result
-    report = dataclasses.replace(shrink, workers=_tally.workers, helped=_tally.replays)
+    report = dataclasses.replace(shrink, workers=tally.workers, helped=tally.replays)
     return dataclasses.replace(result, failure=dataclasses.replace(result.failure, shrink=report))
 
 
@@ -289,8 +291,9 @@ class Helpers:
                 os.waitpid(h.pid, 0)
         self.helpers.clear()
         self.slots.close()
-        _tally.workers = max(_tally.workers, self.workers)
-        _tally.replays += self.elsewhere
+        tally = TALLY.value
+        tally.workers = max(tally.workers, self.workers)
+        tally.replays += self.elsewhere
 
 
 # -- in the parent -----------------------------------------------------------------------
