@@ -35,11 +35,10 @@ from ..compiler.cache import local_artifact
 from ..compiler.sources import VYPER_VERSION
 from ..config import Config
 from ..contracts.project import Project
-from ..engine import discovery
 from ..engine.discovery import Item
-from ..engine.events import CompileFinished, CompileStarted, NothingFound, RunStarted
+from ..engine.events import NothingFound, RunStarted
 from ..engine.database import corpus_store
-from ..engine.item import asks_for_contracts, unavailable_contracts
+from ..engine.item import prepare
 from ..engine.settings import keep_hypothesis_storage
 from ..files import code_digest
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
@@ -492,35 +491,28 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     keep_hypothesis_storage(config)
     if options.workers > 1 and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
+    # not run's random seed when none is given: a mutant's verdict is kept, keyed by what decided
+    # it (the seed among them), and a second mutate of the same code reuses every one
     seed = options.seed if options.seed is not None else (config.hypothesis.seed if config.hypothesis.seed is not None else 0)
     budget = Budget(options.max_examples or config.hypothesis.max_examples, options.steps, options.seconds, seed)
     emit(RunStarted(seed, config.origin))
     started, cpu = time.monotonic(), time.process_time()
     report = MutationReport(seed=seed, budget={"max_examples": budget.max_examples, "steps": budget.steps, "seconds": budget.seconds})
-    found = discovery.discover(config, options.paths, options.keyword)
-    for err in found.errors:
-        emit(err)
-    if not found.items:
-        report.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, None) if not found.errors else "no machine or test could be loaded"
-        emit(NothingFound(report.nothing))
+    prepared = prepare(config, options.paths, options.keyword, emit)
+    if not prepared.items or prepared.project is None:
+        report.nothing = prepared.nothing or "no machine or test could be loaded"
+        if prepared.nothing is None:
+            emit(NothingFound(report.nothing))
         return report
-    if asks_for_contracts(found.items):
-        config.check_sources()
-    emit(CompileStarted(str(config.contracts_dir)))
-    compiling = time.perf_counter()
-    project = Project(config)
-    build = project.build
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors), tuple(build.warnings)))
-    for err in unavailable_contracts(config, project, found.items):
-        emit(err)
-    items = {i.id: i for i in found.items}
+    project = prepared.project
+    items = {i.id: i for i in prepared.items}
     deploys = {k: plan.asked_for(i, project) for k, i in items.items()}
     sources = plan.sources_of(config, project, {c for names in deploys.values() for c in names}, options.contracts)
     if not sources:
         report.nothing = "nothing to mutate: the selected machines and tests deploy no contract of the project's own (name one with --contract)"
         emit(NothingFound(report.nothing))
         return report
-    run = _prepare(config, options, project, items, deploys, sources, budget, emit)
+    run = _plan_run(config, options, project, items, deploys, sources, budget, emit)
     with sigint_count() as sigints:
         try:
             run.start()
@@ -537,7 +529,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     return report
 
 
-def _prepare(config: Config, options: MutateOptions, project: Project, items: dict[str, Item], deploys: dict[str, list[str]], sources: list[Source], budget: Budget, emit: Callable[[MutateEvent], None]) -> _Run:
+def _plan_run(config: Config, options: MutateOptions, project: Project, items: dict[str, Item], deploys: dict[str, list[str]], sources: list[Source], budget: Budget, emit: Callable[[MutateEvent], None]) -> _Run:
     records = _records(config)
     python = _python_files(config, list(items.values()))
     judges, keys = {}, {}
