@@ -146,7 +146,7 @@ class MachineRun:
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {
-            r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None})
+            r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None}, gated=bool(r.preconditions) or any(p.bundle is not None for p in r.params))
             for r in (*spec.initializers, *spec.rules)
         }
         self.state = RunState()
