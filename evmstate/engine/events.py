@@ -230,6 +230,9 @@ class MachineFinished:
     runs: int = 0  # every run, shrinking and invalid ones included
     max_examples: int = 0
     internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
+    # with status "error": the machine's or test's own code is at fault (engine.verdicts.is_mistake), not the
+    # contract nor a limit of evmstate; `evmstate mutate` counts no kill for it
+    broken: bool = False
     rejected: int = 0  # runs thrown away by assume() or reject() before any failed
     # branch outcomes first reached in the last quarter of the runs (None without coverage, or
     # with fewer than MIN_RUNS runs): above 0 in a passing machine, the search was still

@@ -1,0 +1,75 @@
+"""A machine's own mistakes through the command line: exit 2 with a summary (never a silent exit, never exit 3
+without a message), and nothing saved."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .helpers import invoke
+
+EXITS = """
+import sys
+from evmstate import strategy
+
+
+class ExitsInRule:
+    x = strategy("uint8")
+
+    def rule_a(self, x):
+        if x > 3:
+            sys.exit(0)
+
+
+class ExitsInInit:
+    x = strategy("uint8")
+
+    def __init__(cls, accounts):
+        sys.exit(3)
+
+    def rule_a(self, x):
+        pass
+
+
+class InterruptsInInvariant:
+    x = strategy("uint8")
+
+    def rule_a(self, x):
+        self.seen = x
+
+    def invariant(self):
+        if getattr(self, "seen", 0) > 3:
+            raise KeyboardInterrupt
+"""
+
+
+def test_a_misused_api_is_exit_2_in_process_too(example):
+    (example / "machines" / "calls.py").write_text(
+        "from evmstate import strategy\n\nclass Calls:\n    x = strategy('uint8')\n\n    def __init__(cls, accounts, Token):\n"
+        "        cls.token = Token.deploy('T', 'T', 18, 100, {'from': accounts[0]})\n\n    def rule_swap(self, x):\n        self.token.transfer('yes', x, 0)\n"
+    )
+    code, out = invoke("run", "machines/calls.py", "--max-examples", "3")
+    assert code == 2, out
+    assert "ERROR machines/calls.py::Calls\nCalls.rule_swap raised CallUsageError: Token.transfer takes 2 (_to: address, _value: uint256) arguments, got 3" in out
+    assert "FAILED" not in out and "Falsifying" not in out and not (example / ".evmstate" / "failures").exists()
+
+
+@pytest.mark.processes
+def test_sys_exit_and_keyboard_interrupt_in_machine_code_end_the_installed_command_with_exit_2_and_a_summary(example):
+    (example / "machines" / "exits.py").write_text(EXITS)
+    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    proc = subprocess.run([exe, "run", "machines/exits.py", "--seed", "1", "--max-examples", "20"], capture_output=True, text=True, env=env, cwd=example, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "ExitsInRule.rule_a raised SystemExit: 0" in out
+    assert "ExitsInInit.__init__ raised SystemExit: 3" in out
+    assert "InterruptsInInvariant.invariant raised KeyboardInterrupt" in out
+    assert out.rstrip().endswith("0 passed, 0 failed, 3 errors"), out
+    assert "Traceback (most recent call last)" not in proc.stdout + proc.stderr
+    assert not (example / ".evmstate" / "failures").exists()
