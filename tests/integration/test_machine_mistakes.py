@@ -1,8 +1,12 @@
 """A machine's own mistakes are errors in the machine (exit 2, nothing saved, the program that reached them shown),
 never verdicts on the contract; a property that fails is a verdict however unusual its exception. The same line in
-`run` (Hypothesis's loop), `fuzz` (evmstate's own loop) and `replay`."""
+`run` (Hypothesis's loop), `fuzz` (evmstate's own loop), `replay` and `mutate`."""
 
 from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +17,7 @@ from evmstate.engine.events import RunFinished
 from evmstate.engine.item import RunRequest, run_item
 from evmstate.errors import FailureRecordError
 from evmstate.failures import FailureStore
-from evmstate.runner import Overrides, replay
+from evmstate.runner import MutateOptions, Overrides, mutate, replay
 
 from .test_engine import run_source
 
@@ -286,3 +290,45 @@ def test_a_record_whose_replay_meets_a_mistake_of_the_machine_cannot_be_replayed
     message = str(info.value)
     assert message.startswith(f"failure {rid} cannot be replayed: RaisesValueError.rule_a raised AttributeError: 'RaisesValueError' object has no attribute 'missing'")
     assert "The program that reached it:\n  state = RaisesValueError()\n  state.rule_a(x=4)" in message
+
+
+MUTATE_PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
+
+# checks the total, as the project's own machine does, but breaks (an AttributeError) when it is wrong
+BREAKS_ON_MUTANTS = """
+from evmstate import strategy
+
+
+class VaultMachine:
+    amount = strategy("uint256", max_value=100)
+
+    def __init__(cls, accounts, Vault):
+        cls.accounts = accounts
+        cls.vault = Vault.deploy({"from": accounts[0]})
+
+    def setup(self):
+        self.total = 0
+
+    def rule_deposit(self, amount):
+        self.vault.deposit(amount, {"from": self.accounts[1]})
+        self.total += amount
+
+    def invariant_total(self):
+        if self.vault.total() != self.total:
+            self.report_the_difference()  # never written: an AttributeError, reached only where the total is wrong
+"""
+
+
+@pytest.mark.quality  # mutants compiled and judged by searches
+def test_a_machine_that_breaks_on_a_mutant_does_not_kill_it(tmp_path):
+    shutil.copytree(MUTATE_PROJECT, tmp_path, dirs_exist_ok=True)
+    (tmp_path / "machines" / "vault.py").write_text(BREAKS_ON_MUTANTS)
+    report = mutate(config_mod.load(tmp_path), MutateOptions(workers=1, functions=("deposit",), max_examples=10, steps=4), lambda e: None)
+    (judge,) = report.judges
+    assert judge.status == "passed", judge.message
+    broke = [m for m in report.mutants if m.status == "error"]
+    assert broke and all(m.broken and m.kill is None for m in broke)
+    assert all("a judge broke on it (an error in the machine, not a kill): machines/vault.py::VaultMachine: VaultMachine.invariant_total raised AttributeError" in m.reason for m in broke)
+    assert not [m for m in report.mutants if m.kill is not None and "AttributeError" in m.kill.error]
+    assert report.exit_code() == 2, "the machine is to fix, not evmstate (3)"
+    assert json.loads(report.json())["mutants"][report.mutants.index(broke[0])]["broken_machine"] is True
