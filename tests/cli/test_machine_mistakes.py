@@ -1,8 +1,9 @@
-"""A machine's own mistakes through the command line: exit 2 with a summary (never a silent exit, never exit 3
-without a message), and nothing saved."""
+"""A machine's own mistakes through the command line and under pytest: exit 2 with a summary (never a silent exit,
+never exit 3 without a message), an ERROR under pytest, and nothing saved; falsified properties stay failures."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import warm_build
 from .helpers import invoke
+
+REPO = Path(__file__).resolve().parents[2]
 
 EXITS = """
 import sys
@@ -73,3 +77,77 @@ def test_sys_exit_and_keyboard_interrupt_in_machine_code_end_the_installed_comma
     assert out.rstrip().endswith("0 passed, 0 failed, 3 errors"), out
     assert "Traceback (most recent call last)" not in proc.stdout + proc.stderr
     assert not (example / ".evmstate" / "failures").exists()
+
+
+BROKEN_MACHINES = """
+from evmstate import strategy
+
+
+class Broken:
+    x = strategy("uint8")
+
+    def rule_a(self, x):
+        pass
+
+    def invariant(self):
+        assert self.totl == 0
+
+
+class Falsified:
+    x = strategy("uint8")
+
+    def setup(self):
+        self.total = 0
+
+    def rule_add(self, x):
+        self.total += x
+
+    def invariant(self):
+        assert self.total < 3
+"""
+
+OUTSIDE = """
+from depositer_machine import StateMachine
+from evmstate import given, strategy
+from hypothesis import settings
+
+
+class BrokenMachine(StateMachine):
+    def invariant(self):
+        undefined_name
+
+
+def test_broken_state_machine(Depositer, accounts, state_machine):
+    state_machine(BrokenMachine, accounts, Depositer)
+
+
+@settings(deadline=None)
+@given(x=strategy("uint8"))
+def test_name_error(accounts, x):
+    if x > 3:
+        undefined_name
+"""
+
+
+@pytest.mark.processes  # a pytest process of its own
+def test_under_pytest_a_broken_machine_is_an_error_and_nothing_of_the_machines_mistakes_is_saved(pytester):
+    root = Path(pytester.path)
+    shutil.copytree(REPO / "contracts", root / "contracts")
+    shutil.copy(REPO / "evmstate.toml", root / "evmstate.toml")
+    shutil.copytree(warm_build(), root / ".evmstate" / "build")
+    (root / "machines").mkdir()
+    (root / "machines" / "machines.py").write_text(BROKEN_MACHINES)
+    shutil.copy(REPO / "machines" / "depositer.py", root / "depositer_machine.py")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_outside.py").write_text(OUTSIDE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA")
+    out = result.stdout.str()
+    # the machines folder as `evmstate run` sees it: Broken is an error, Falsified a failure
+    result.assert_outcomes(failed=3, errors=1)
+    assert "ERROR machines/machines.py::Broken" in out and "Broken.invariant raised AttributeError: 'Broken' object has no attribute 'totl'" in out
+    assert "FAILED machines/machines.py::Falsified" in out
+    # outside it, pytest fails the test, and evmstate saves nothing for the test's own mistakes
+    assert "error in BrokenMachine (not a failure of the contract):" in out
+    assert "not saved for replay: an error in the test itself" in out
+    saved = [json.loads(p.read_text())["name"] for p in (root / ".evmstate" / "failures").glob("*.json")]
+    assert saved == ["Falsified"], saved
