@@ -14,6 +14,7 @@ import pytest
 
 from ..conftest import warm_build
 from .helpers import invoke
+from .test_failures import MACHINE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,9 +80,8 @@ def test_sys_exit_and_keyboard_interrupt_in_machine_code_end_the_installed_comma
     assert not (example / ".evmstate" / "failures").exists()
 
 
-BROKEN_MACHINES = """
-from evmstate import strategy
-
+# beside the Counter of test_failures, which fails
+BROKEN_MACHINES = MACHINE + """
 
 class Broken:
     x = strategy("uint8")
@@ -91,19 +91,6 @@ class Broken:
 
     def invariant(self):
         assert self.totl == 0
-
-
-class Falsified:
-    x = strategy("uint8")
-
-    def setup(self):
-        self.total = 0
-
-    def rule_add(self, x):
-        self.total += x
-
-    def invariant(self):
-        assert self.total < 3
 """
 
 OUTSIDE = """
@@ -142,12 +129,12 @@ def test_under_pytest_a_broken_machine_is_an_error_and_nothing_of_the_machines_m
     (root / "tests" / "test_outside.py").write_text(OUTSIDE)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA")
     out = result.stdout.str()
-    # the machines folder as `evmstate run` sees it: Broken is an error, Falsified a failure
+    # the machines folder as `evmstate run` sees it: Broken is an error, Counter a failure
     result.assert_outcomes(failed=3, errors=1)
     assert "ERROR machines/machines.py::Broken" in out and "Broken.invariant raised AttributeError: 'Broken' object has no attribute 'totl'" in out
-    assert "FAILED machines/machines.py::Falsified" in out
+    assert "FAILED machines/machines.py::Counter" in out
     # outside it, pytest fails the test, and evmstate saves nothing for the test's own mistakes
     assert "error in BrokenMachine (not a failure of the contract):" in out
     assert "not saved for replay: an error in the test itself" in out
     saved = [json.loads(p.read_text())["name"] for p in (root / ".evmstate" / "failures").glob("*.json")]
-    assert saved == ["Falsified"], saved
+    assert saved == ["Counter"], saved

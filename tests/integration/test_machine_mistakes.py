@@ -17,17 +17,24 @@ from evmstate.engine.events import RunFinished
 from evmstate.engine.item import RunRequest, run_item
 from evmstate.errors import FailureRecordError
 from evmstate.failures import FailureStore
-from evmstate.runner import MutateOptions, Overrides, mutate, replay
+from evmstate.runner import MutateOptions, Overrides, RunOptions, mutate, replay, run
 
-from .test_engine import run_source
+from ..conftest import copy_example
 
-MISTAKES = """
+
+def run_source(root: Path, source: str, **overrides):
+    """The machines in source, as machines/m.py of a copy of the bundled project (compiled once for the suite), run by `evmstate run`."""
+    if not (root / "contracts").is_dir():
+        copy_example(root)
+    (root / "machines" / "m.py").write_text(source)
+    events: list = []
+    options = RunOptions(paths=(str(root / "machines" / "m.py"),), overrides=Overrides(seed=0, **overrides))
+    return run(config_mod.load(root), options, events.append), events
+
+# machines that deploy a token first
+BASE = """
 import sys
 from evmstate import given, strategy
-
-
-class Halt(BaseException):
-    pass
 
 
 class Base:
@@ -36,6 +43,12 @@ class Base:
     def __init__(cls, accounts, Token):
         cls.accounts = accounts
         cls.token = Token.deploy("T", "T", 18, 100, {"from": accounts[0]})
+"""
+
+MISTAKES = BASE + """
+
+class Halt(BaseException):
+    pass
 
 
 class WrongType(Base):
@@ -223,18 +236,7 @@ def test_exceptions_the_machine_raises_as_failures_are_verdicts_reported_and_sav
         assert result.verdict == "still fails", (name, result)
 
 
-FUZZED = """
-import sys
-from evmstate import strategy
-
-
-class Base:
-    x = strategy("uint8")
-
-    def __init__(cls, accounts, Token):
-        cls.accounts = accounts
-        cls.token = Token.deploy("T", "T", 18, 100, {"from": accounts[0]})
-
+FUZZED = BASE + """
 
 class WrongTypeLater(Base):
     def rule_a(self, x):
@@ -257,7 +259,7 @@ class FailsLater(Base):
 
 @pytest.mark.parametrize("native", [False, True], ids=["hypothesis's loop", "evmstate's own loop"])
 def test_fuzz_draws_the_same_line_in_both_search_loops(tmp_path, native):
-    run_source(tmp_path, "", max_examples=1)  # the project, compiled once
+    copy_example(tmp_path)
     (tmp_path / "machines" / "m.py").write_text(FUZZED)
     config = config_mod.load(tmp_path)
     project = Project(config)
