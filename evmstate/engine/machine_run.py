@@ -25,7 +25,7 @@ from ..errors import CallTimeout, MachineDefinitionError
 from ..spec import MachineSpec
 from . import delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, machine_error, user_error
-from .verdicts import is_mistake, message_of, run_code, shown_type
+from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
     Event,
     ExampleFinished,
@@ -405,6 +405,12 @@ class MachineRun:
             state.aborted += 1
             valid = False
             raise
+        except BaseException as exc:
+            # sys.exit() in a context manager the run kept open (self.enter(cm)), closed outside any rule
+            wrapped = escaped(exc)
+            if wrapped is None:
+                raise
+            raise Stopped(machine_error(self.spec.name, wrapped, live_program_lines(self.spec.name, program.steps)), mistake=True) from exc
         finally:
             state.runs += 1
             if valid and not counted and not state.failing:

@@ -51,6 +51,14 @@ class Halt(BaseException):
     pass
 
 
+class Leaving:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        sys.exit(2)
+
+
 class WrongType(Base):
     def rule_transfer(self, x):
         self.token.transfer("yes", x)
@@ -102,6 +110,14 @@ class ExitsInSetup(Base):
         pass
 
 
+class ExitsLeavingAContext(Base):
+    def setup(self):
+        self.enter(Leaving())
+
+    def rule_a(self, x):
+        pass
+
+
 class InterruptsOnPurpose(Base):
     def rule_a(self, x):
         if x > 3:
@@ -134,6 +150,7 @@ ERRORS = {
     "ExitsInInvariant": ("ExitsInInvariant.invariant raised SystemExit: 3", "sys.exit(3)"),
     "ExitsInInit": ("ExitsInInit.__init__ raised SystemExit: 0", "sys.exit(0)"),
     "ExitsInSetup": ("ExitsInSetup.setup raised SystemExit: 1", "sys.exit(1)"),
+    "ExitsLeavingAContext": ("ExitsLeavingAContext raised SystemExit: 2", "sys.exit(2)"),
     "InterruptsOnPurpose": ("InterruptsOnPurpose.rule_a raised KeyboardInterrupt", "raise KeyboardInterrupt"),
     "RaisesBaseException": ("RaisesBaseException.rule_a raised Halt: halt", 'raise Halt("halt")'),
     "test_name_error": ("test_name_error raised NameError: name 'undefined_name' is not defined", "undefined_name"),
