@@ -73,6 +73,12 @@ class NoSuchFunction(CallUsageError, AttributeError):
     """Raised when a contract has no function of the name asked for (also an AttributeError, for hasattr())."""
 
 
+class NoSuchContract(UsageError, KeyError):
+    """Raised when project["name"] names no contract of the project (also a KeyError, as a mapping's lookup is)."""
+
+    __str__ = UsageError.__str__  # the message as written, not quoted as a KeyError's key
+
+
 _ERROR_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)
 
 

@@ -16,6 +16,7 @@ from evmstate.errors import (
     CallUsageError,
     ContractError,
     MachineDefinitionError,
+    NoSuchContract,
     NoSuchFunction,
     ReceiptUsedAsValue,
     StrategyError,
@@ -75,6 +76,7 @@ def test_assertions_reverts_and_the_machines_own_exceptions_are_verdicts(exc):
         ContractError("Token.transfer argument 1 (address): expected an account, got 'yes'"),
         CallUsageError("Token.transfer takes 2 arguments, got 1"),
         NoSuchFunction("Token has no function 'transferr'"),
+        NoSuchContract("project has no contract 'Tokn'"),
         ReceiptUsedAsValue("read .return_value"),
         UnitError("unknown unit"),
         StrategyError("strategy('uint7')"),
@@ -93,7 +95,7 @@ def test_a_limit_of_evmstate_is_neither_a_verdict_nor_a_mistake_of_the_machine()
 
 
 def test_every_error_evmstate_raises_for_a_call_written_wrong_is_a_usage_error():
-    for cls in (ContractError, CallUsageError, UnitError, StrategyError, NoSuchFunction, ReceiptUsedAsValue):
+    for cls in (ContractError, CallUsageError, UnitError, StrategyError, NoSuchFunction, NoSuchContract, ReceiptUsedAsValue):
         assert issubclass(cls, UsageError), cls
 
 
