@@ -374,7 +374,7 @@ class _Run:
                 entry = {"kill": verdict.kill.to_dict() if verdict.kill else None, "error": None, "seconds": verdict.seconds}
                 self.cache.put("verdict", self._verdict_key(m), entry)
         if verdict.error is not None:
-            self._finish(m, "error", verdict.error, seconds=verdict.seconds)
+            self._finish(m, "error", verdict.error, seconds=verdict.seconds, broken=verdict.broken)
         elif verdict.kill is not None:
             self._finish(m, "killed", "", kill=verdict.kill, seconds=verdict.seconds, cached=cached)
         else:
@@ -393,11 +393,11 @@ class _Run:
         ident = key.split(":", 1)[1]
         return next(m for m in self.mutants if m.id == ident)
 
-    def _finish(self, m: _Mutant, status: str, reason: str, *, kill: Kill | None = None, seconds: float = 0.0, cached: bool = False) -> None:
+    def _finish(self, m: _Mutant, status: str, reason: str, *, kill: Kill | None = None, seconds: float = 0.0, cached: bool = False, broken: bool = False) -> None:
         mutant, source = m.mutant, m.source
         m.outcome = MutantOutcome(
             m.id, source.shown, source.group, mutant.function, mutant.line, mutant.operator, mutant.before, mutant.after, status, reason,
-            kill, seconds, m.compile_seconds, cached, m.judges,
+            kill, seconds, m.compile_seconds, cached, m.judges, broken,
         )
         self.done += 1
         self.emit(MutantFinished(m.outcome, self.done, len(self.mutants)))

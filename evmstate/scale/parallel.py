@@ -90,6 +90,7 @@ def merge_rules(parts: list[dict[str, RuleStats]]) -> dict[str, RuleStats]:
             m.reverts += s.reverts
             m.transactions += s.transactions
             m.transactions_reverted += s.transactions_reverted
+            m.gated = m.gated or s.gated
             for arg, f in s.filters.items():
                 mf = m.filters.setdefault(arg, FilterStats())
                 mf.enabled += f.enabled

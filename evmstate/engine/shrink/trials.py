@@ -18,7 +18,7 @@ from ...spec import MachineSpec
 from ...domains import domain_of
 from .candidates import Judge, tries_for
 from ..tracebacks import FailureSignature
-from ..program import DEFINITION_ERRORS
+from ..verdicts import is_mistake, message_of, shown_type
 from ..recorded import RecordedStep
 from .replayer import Replayer
 from .passes import Met, Minimized, Outcome, Shrinker, StopReason
@@ -80,9 +80,9 @@ class Trials:
             # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
             # (leaving a context manager): not a program that fails the same way
             return None, None
-        if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
+        if ran.error is not None and (is_mistake(ran.error) or isinstance(ran.error, CallTimeout)):
             # an error of the machine or a limit of evmstate, not the failure: counted for the report
-            return None, f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}"
+            return None, f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {shown_type(ran.error)}: {message_of(ran.error)}"
         if ran.error is None or FailureSignature.of(ran.error) != self.target:
             return None, None
         # it may now fail before its last step: what follows is not needed
