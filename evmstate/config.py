@@ -22,7 +22,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from hypothesis import HealthCheck
 
-from .config_checks import MAX_STEPS, RUNNING_PHASES, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
 from .errors import ConfigError, UnitError
 from .units import duration_seconds, to_wei
 
@@ -553,6 +553,7 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
     sources = ((path,) if path is not None else ()) + base.sources
     config = base.replace(root=root, path=path, sources=sources, **sections)
     _ = config.search_paths, config.artifacts_dir  # a missing folder is reported when the file is loaded
+    check_kinds(where, root, config.project.deployments, None if config.database.is_redis else config.database.url)
     return config
 
 

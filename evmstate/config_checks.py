@@ -169,6 +169,16 @@ def check_together(where: str, given: dict[str, Any], accounts: Any, chain: Any,
         )
 
 
+def check_kinds(where: str, root: Path, deployments: str, database: str | None) -> None:
+    """The deployments file is not a folder and the example database's folder is not a file: said when the settings are loaded, not mid-run."""
+    if (root / deployments).is_dir():
+        raise ConfigError(f"{where}: [project] deployments = {toml_value(deployments)} is a folder: name the Python file of the deployments, such as \"deployments.py\" (the default).")
+    if database is not None and (root / database).exists() and not (root / database).is_dir():
+        raise ConfigError(
+            f"{where}: [database] url = {toml_value(database)} is a file, not a folder: name a folder for the example database, such as \".evmstate/examples\" (the default), or a Redis URL."
+        )
+
+
 def is_settings_file(path: Path) -> bool:
     """Whether path is a settings file; a folder of that name is a ConfigError (it would be passed over for a parent's settings)."""
     if path.is_file():
