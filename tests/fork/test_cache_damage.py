@@ -108,30 +108,22 @@ def test_the_cache_alone_is_read_when_whole(cached: Path) -> None:
     assert resolve(offline(cached)).fork.block == BLOCK
 
 
-@pytest.mark.parametrize("content, said", [pytest.param(c, s, id=f"block.json={c[:24]!r}") for c, s in DAMAGED_HEADERS])
-def test_a_damaged_block_json_is_a_fork_error_naming_it(cached: Path, content: bytes, said: str) -> None:
-    path = cache_folder(cached) / "block.json"
+# (the file, relative to the project, its damaged content, what the message says of it)
+DAMAGES = (
+    [(f".evmstate/fork/{CHAIN}/{BLOCK}/block.json", c, s) for c, s in DAMAGED_HEADERS]
+    + [(f".evmstate/fork/{CHAIN}/{BLOCK}/{ADDRESS}.json", c, s) for c, s in DAMAGED_ACCOUNTS]
+    + [(f".evmstate/fork/{NODES}", c, s) for c, s in DAMAGED_NODES]
+)
+
+
+@pytest.mark.parametrize("name, content, said", [pytest.param(n, c, s, id=f"{Path(n).name[:10]}={c[:24]!r}") for n, c, s in DAMAGES])
+def test_a_damaged_cache_file_is_a_fork_error_naming_it(cached: Path, name: str, content: bytes, said: str) -> None:
+    path = cached / name
     path.write_bytes(content)
+    # with a URL, the node's chain is looked up in nodes.json first; without, every file of the block's folder is read
+    config = Config(root=cached, fork=ForkConfig(url="http://127.0.0.1:9", block=BLOCK)) if path.name == NODES else offline(cached)
     with pytest.raises(ForkError) as info:
-        resolve(offline(cached))
-    assert str(info.value).startswith(f"the fork cache file {path} is damaged (") and said in str(info.value) and "delete it" in str(info.value)
-
-
-@pytest.mark.parametrize("content, said", [pytest.param(c, s, id=f"account={c[:24]!r}") for c, s in DAMAGED_ACCOUNTS])
-def test_a_damaged_account_file_is_a_fork_error_naming_it(cached: Path, content: bytes, said: str) -> None:
-    path = cache_folder(cached) / f"{ADDRESS}.json"
-    path.write_bytes(content)
-    with pytest.raises(ForkError) as info:
-        resolve(offline(cached))
-    assert str(info.value).startswith(f"the fork cache file {path} is damaged (") and said in str(info.value) and "delete it" in str(info.value)
-
-
-@pytest.mark.parametrize("content, said", [pytest.param(c, s, id=f"nodes.json={c[:24]!r}") for c, s in DAMAGED_NODES])
-def test_a_damaged_nodes_json_is_a_fork_error_naming_it(cached: Path, content: bytes, said: str) -> None:
-    path = cached / ".evmstate" / "fork" / NODES
-    path.write_bytes(content)
-    with pytest.raises(ForkError) as info:
-        resolve(Config(root=cached, fork=ForkConfig(url="http://127.0.0.1:9", block=BLOCK)))  # the URL's chain is looked up there first
+        resolve(config)
     assert str(info.value).startswith(f"the fork cache file {path} is damaged (") and said in str(info.value) and "delete it" in str(info.value)
 
 
