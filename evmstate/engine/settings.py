@@ -110,7 +110,7 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
     if built.stateful_step_count > MAX_STEPS:
         raise MachineDefinitionError(
             f"{where}.settings: stateful_step_count = {built.stateful_step_count} is more than {MAX_STEPS}: Hypothesis keeps at most 8192 choices of one run, "
-            f"a few per step, so such a run does not fit and the search never ends. Use at most {MAX_STEPS}."
+            f"a few per step, so a longer run does not fit and the search never ends. Use at most {MAX_STEPS}."
         )
     if not {p.name for p in built.phases} & set(RUNNING_PHASES):
         raise MachineDefinitionError(f"{where}.settings: phases = {[p.name for p in built.phases]} runs no example, and the machine would pass: list one of {', '.join(RUNNING_PHASES)}.")
