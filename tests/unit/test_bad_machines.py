@@ -155,3 +155,23 @@ def test_the_corpus_with_the_settings_corpus_holds_300_cases() -> None:
     from tests.unit.test_bad_settings import CASES as SETTINGS, _encodings
 
     assert len(CASES) >= 50 and len(CASES) + len(SETTINGS) + len(_encodings()) >= 300
+
+
+def test_a_machine_asking_for_what_the_project_lacks_is_an_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cases that need the project compiled (from the bundled one's build cache): a contract or deployment no one defines."""
+    from tests.cli.helpers import invoke
+    from tests.conftest import copy_example
+
+    copy_example(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "missing.py").write_text("class Missing:\n    def __init__(cls, accounts, Nope):\n        pass\n\n" + RULE)
+    (bad / "lower.py").write_text("class Lower:\n    def __init__(cls, token):\n        pass\n\n" + RULE)
+    (bad / "given.py").write_text("from evmstate import given, strategy\n\n@given(x=strategy('uint8'))\ndef test_x(x, Vault):\n    pass\n")
+    code, out = invoke("run", "bad", "--max-examples", "2")
+    assert code == 2 and "0 passed, 0 failed, 3 errors" in out, out
+    for where, said in (("bad/missing.py::Missing", "Missing.__init__: cannot provide parameter 'Nope'. Available: accounts, chain, "), ("bad/lower.py::Lower", "Lower.__init__: cannot provide parameter 'token'"), ("bad/given.py::test_x", "'Vault'")):
+        assert where in out and said in out, out
+    assert "Traceback" not in out
