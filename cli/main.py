@@ -42,6 +42,7 @@ def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
 
 
 BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."
+STEPS_HELP = f"Steps per run (stateful_step_count), at most {config_mod.MAX_STEPS}."
 FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
 
 
@@ -57,7 +58,7 @@ def cli() -> None:
 @click.option("--only-stateful", is_flag=True, help="Run only state machines.")
 @click.option("--no-stateful", is_flag=True, help="Run only property tests.")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per machine (default from evmstate.toml, else 50).")
-@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
 @click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
 @click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
@@ -123,7 +124,7 @@ def run(
 @click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core).")
 @click.option("--cluster", metavar="ADDRESS", help="Run shards on the Dask scheduler at ADDRESS (tcp://host:8786) instead of local processes.")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per shard (default from evmstate.toml, else 50).")
-@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
@@ -167,7 +168,7 @@ def fuzz(
 @click.option("--function", "functions", multiple=True, metavar="NAME", help="Mutate only this function (of the sources mutated); may be repeated.")
 @click.option("--time", "budget", metavar="DURATION", help="How long each machine or test may search each mutant, at most (30s, 2m; default: no limit but the runs).")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs each machine or test searches each mutant (default from evmstate.toml, else 50).")
-@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The seed every judge searches under (default: [hypothesis] seed, else 0).")
 @click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core; 1 runs in this process).")
 @click.option("--cluster", metavar="ADDRESS", help="Compile and judge the mutants on the Dask scheduler at ADDRESS (tcp://host:8786).")

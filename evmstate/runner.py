@@ -47,7 +47,7 @@ from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noq
 from .engine.summary import RunOptions, RunSummary
 from .engine.trace import GasStats
 from .errors import FailureRecordError, MachineDefinitionError, UsageError
-from .evm.fork.start import resolve as resolve_fork, with_fork  # noqa: F401  (with_fork: part of the facade)
+from .evm.fork.start import is_forked, resolve as resolve_fork, with_fork  # noqa: F401  (is_forked, with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
 from .mutate import mutation
 from .mutate.mutation import MutateOptions
@@ -146,7 +146,9 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
     fork_block: a forked failure replayed at this block instead of the one it was recorded at.
     """
     record = _record(config, failure_id)
-    if fork_block is not None and record.settings.get("fork"):
+    if fork_block is not None and not record.settings.get("fork"):
+        raise UsageError(f"--fork-block {fork_block}: failure {record.id} was found on a fresh chain, not on a fork, and replays on one: leave out --fork-block")
+    if fork_block is not None:
         record.settings["fork"] = {**record.settings["fork"], "block": fork_block}
     emit(ReplayStarted(record.id, record.path, record.name, record.interrupted, record.stopped))
     result = replay_record(config, record, emit)

@@ -25,6 +25,7 @@ from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact
 from ..errors import CompileError
 from .releases import Pin
+from ..text import Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
@@ -194,8 +195,16 @@ def _request(s: _Source) -> dict[str, Any]:
 
 
 def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
-    text = path.read_bytes()
+    try:
+        text = path.read_bytes()
+    except OSError as e:
+        return _Source(path, "", {}, search, evm_version, optimize, CompileError(f"{path}: cannot read: {e.strerror}. Make it readable.", path=str(path)), name=path.stem)
     source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, evm_version, optimize, name=path.stem)
+    try:
+        decode(text)
+    except Undecodable as e:  # said before vyper, which names neither the line nor what to do
+        source.error = CompileError(f"{path}{f':{e.line}' if e.line else ''}: cannot read: {e.problem}.", path=str(path), lineno=e.line or None)
+        return source
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
     if pin is not None and not pin.admits(VYPER_VERSION):
         found = releases.newest_cached(pin)
@@ -216,7 +225,12 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
 
 
 def _error(found: dict[str, Any], hint: str = "") -> CompileError:
-    return CompileError(found["message"] + hint, path=found["path"], lineno=found["lineno"])
+    message = found["message"]
+    if found["type"] == "CompilerPanic" and "codec can't decode" in message:  # vyper panics on an imported file that is not UTF-8
+        head, _, rest = message.partition("\n")
+        where = f"{found['path']}:{found['lineno']}" if found["lineno"] else str(found["path"])
+        message = f"{where}: a file this one imports is not UTF-8 text ({head.rsplit('unhandled exception ', 1)[-1]}); save it as UTF-8\n{rest.split('This is an unhandled internal compiler error')[0].rstrip()}"
+    return CompileError(message + hint, path=found["path"], lineno=found["lineno"])
 
 
 def _not_found_hint(contracts_dir: Path, root: Path, extra: Sequence[Path]) -> str:
@@ -392,7 +406,7 @@ def find_sources(contracts_dir: Path) -> list[Path]:
     """Every .vy file in the contracts folder and below it, sorted."""
     if not contracts_dir.is_dir():
         return []
-    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.parts)
+    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.parts and p.is_file())
 
 
 def _first_line(error: CompileError) -> str:
