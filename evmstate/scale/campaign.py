@@ -140,6 +140,8 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
             _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
         finally:
             workers.close()
+    if not summary.interrupted:
+        _not_searched(prepared.items, summary, emit, options.budget)
     summary.elapsed = time.monotonic() - started
     summary.workers = workers.description
     return summary
@@ -239,8 +241,11 @@ def _record(
     if shard.branches is not None:
         summary.branches = shard.branches if summary.branches is None else summary.branches | shard.branches
     if result.status == "error":
+        # reported even when the machine left the campaign already (a shard of it found a failure): a shard
+        # that could not run is an error, never "no failure"
         if key in live:
             live.remove(key)
+        if totals.status != "error":
             totals.status = "error"
             summary.errors.append(result)
             emit(result)
@@ -275,3 +280,21 @@ def _report_once(
         saved[same] = reported
         summary.failures[summary.failures.index(first)] = reported
         emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
+
+
+def _not_searched(items: list[Any], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:
+    """Each machine or test no run of which started (the budget ended while the workers were starting): an error, never "no failure"."""
+    for item in items:
+        key = pool.item_id(item)
+        totals = summary.items.get(key)
+        if totals is None or totals.status != "running" or totals.examples > 0:
+            continue
+        totals.status = "error"
+        spent = f"budget of {budget:g}s" if budget is not None else "time"
+        message = (
+            f"{key} was not searched: the campaign's {spent} ended before any run of it started (worker processes start and load "
+            "the project first, which takes seconds on a busy machine). Give a longer --time."
+        )
+        result = MachineFinished(name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0, elapsed=0.0, error=message)
+        summary.errors.append(result)
+        emit(result)
