@@ -221,6 +221,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "gas": None if summary.gas is None else summary.gas.to_dict(),
         "compile_warnings": [w.to_dict() for w in summary.warnings],
+        "store_warnings": summary.store_warnings,
         "coverage": None if summary.coverage is None else summary.coverage.to_dict(),
     }
 
@@ -248,6 +249,7 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "failures": [result_json(r) for r in summary.failures],
         "errors": [result_json(r) for r in summary.errors],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
+        "store_warnings": summary.store_warnings,
     }
 
 

@@ -24,6 +24,7 @@ from .compiler import VYPER_VERSION
 from .config import Config
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
+from .engine.database import check_database
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,
@@ -43,9 +44,9 @@ from .engine.events import (
 )
 from .engine.item import RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
-from .engine.summary import RunOptions, RunSummary
+from .engine.summary import RunOptions, RunSummary, told_once
 from .engine.trace import GasStats
-from .errors import FailureRecordError, MachineDefinitionError, UsageError
+from .errors import FailureRecordError, MachineDefinitionError, ResourceError, UsageError
 from .evm.fork.start import resolve as resolve_fork, with_fork  # noqa: F401  (with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
 from .mutate import mutation
@@ -77,12 +78,14 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
     """
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
     if options.workers > 1:
         start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
+    emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
     emit(RunStarted(seed, config.origin))
     summary.stopped_in = "discovery"
     if options.gas:
@@ -144,6 +147,7 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
     fork_block: a forked failure replayed at this block instead of the one it was recorded at.
     """
+    check_database(config)  # evmstate.toml's database is checked as by every command that runs machines
     record = _record(config, failure_id)
     if fork_block is not None and record.settings.get("fork"):
         record.settings["fork"] = {**record.settings["fork"], "block": fork_block}
@@ -155,6 +159,7 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
 def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted | ShrinkFinished], None], *, seconds: float | None = None) -> ShrinkFinished:
     """Go on shrinking a saved failure (None: the newest) for at most seconds; a shorter program replaces the record."""
+    check_database(config)
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
@@ -162,16 +167,21 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     if result.verdict in ("fixed", "fails differently"):
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
     else:
-        new = result.record
-        store.save(new)
-        if new.id != record.id:
-            store.remove(record.id)
+        new, unsaved = result.record, None
+        try:
+            store.save(new)
+            if new.id != record.id:
+                store.remove(record.id)
+        except ResourceError as exc:  # the program is shown all the same; the saved record stays as it was
+            unsaved = str(exc)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
             first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
         )
-        finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=new.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped)
+        finished = ShrinkFinished(
+            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved
+        )
     emit(finished)
     return finished
 

@@ -37,8 +37,8 @@ from ..config import Config
 from ..contracts.project import Project
 from ..engine import discovery
 from ..engine.discovery import Item
-from ..engine.events import CompileFinished, CompileStarted, LoadFailed, NothingFound, RunStarted
-from ..engine.database import corpus_store
+from ..engine.events import CompileFinished, CompileStarted, LoadFailed, NothingFound, RunStarted, StoreWarning
+from ..engine.database import check_database, corpus_store
 from ..engine.item import asks_for_contracts, unavailable_contracts
 from ..engine.settings import keep_hypothesis_storage
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
@@ -480,6 +480,7 @@ def _corpus(config: Config, key: str) -> tuple[bytes, ...]:
 
 def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None]) -> MutationReport:
     """Make the mutants, judge them with the selected machines and tests, and report; Ctrl-C reports what finished."""
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     if options.workers > 1 and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
@@ -502,6 +503,8 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     project = Project(config)
     build = project.build
     emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors), tuple(build.warnings)))
+    if build.cache_error is not None:
+        emit(StoreWarning(build.cache_error))
     for err in unavailable_contracts(config, project, found.items):
         emit(err)
     items = {plan.item_id(i): i for i in found.items}

@@ -20,10 +20,12 @@ from .. import reports  # noqa: F401
 from ..compiler import Build
 from ..config import Config
 from ..engine import discovery, database, replay  # noqa: F401
-from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
+from ..engine.database import check_database
+from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
 from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
-from ..errors import UsageError
+from ..engine.summary import told_once
+from ..errors import ResourceError, UsageError
 from ..units import duration_seconds
 from ..evm.factory import for_campaign
 from ..engine.tracebacks import FailureSignature
@@ -70,6 +72,9 @@ class LocalWorkers:
             if m.kind == "event":
                 if isinstance(m.payload, ExampleFinished):
                     self.counts[m.worker] = (m.payload.examples, m.payload.steps)
+                elif isinstance(m.payload, StoreWarning):  # told as it happens, not when the shard ends
+                    if task is not None:
+                        out.append(Outcome("warning", task, message=m.payload.message))
                 else:  # FailureFound: the shard shrinks a failure of its own; the machine's other shards stop
                     self.shrinking.add(m.worker)
                     if task is not None:
@@ -117,6 +122,7 @@ class CampaignOptions:
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     config = for_campaign(config)
     if workers is None and options.cluster is None:
@@ -124,6 +130,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     seed = run_seed(config.hypothesis, options.overrides)
     emit(RunStarted(seed, config.origin))
     summary = CampaignSummary(seed=seed)
+    emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
     prepared = prepare(config, options.paths, options.keyword, emit)  # local workers build their projects from its compiled contracts
     summary.load_errors.extend(prepared.load_errors)
     summary.nothing = prepared.nothing
@@ -219,6 +226,9 @@ def _record(
 ) -> None:
     key = outcome.shard.key
     totals = summary.items[key]
+    if outcome.kind == "warning":
+        emit(StoreWarning(outcome.message))
+        return
     if outcome.kind == "refused":
         if key in live:
             live.remove(key)
@@ -231,6 +241,8 @@ def _record(
         return  # interrupted without a failure to report
     shard = outcome.result
     result = shard.result
+    for message in shard.warnings:  # from a cluster's workers, which tell nothing before the shard ends
+        emit(StoreWarning(message))
     summary.examples += result.examples
     summary.steps += result.steps
     summary.cpu += shard.cpu
@@ -266,15 +278,19 @@ def _report_once(
     assert result.failure is not None
     same = (key, FailureSignature.of_error(result.failure.error))
     first = saved.get(same)
-    reported = dataclasses.replace(result, failure_id=record.id)
     if first is None:
+        reported, problem = _saved(store, record, result)
         saved[same] = reported
-        store.save(record)
         summary.failures.append(reported)
         emit(reported)
+        if problem is not None:  # after the failure: what could not be written never hides it
+            emit(StoreWarning(problem))
     elif first.failure is not None and result.failure.steps < first.failure.steps:
         # two shards shrank the same failure: keep the shorter program, report it once
-        store.save(record)
+        reported, problem = _saved(store, record, result)
+        if problem is not None:
+            emit(StoreWarning(problem))
+            return
         if first.failure_id is not None and first.failure_id != record.id:
             store.path_of(first.failure_id).unlink(missing_ok=True)
         saved[same] = reported
@@ -298,3 +314,12 @@ def _not_searched(items: list[Any], summary: CampaignSummary, emit: Callable[[Ca
         result = MachineFinished(name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0, elapsed=0.0, error=message)
         summary.errors.append(result)
         emit(result)
+
+
+def _saved(store: FailureStore, record: FailureRecord, result: MachineFinished) -> tuple[MachineFinished, str | None]:
+    """Save the record: the result with its id, or without one and why, when the folder cannot be written."""
+    try:
+        store.save(record)
+    except ResourceError as exc:
+        return dataclasses.replace(result, failure_id=None), str(exc)
+    return dataclasses.replace(result, failure_id=record.id), None

@@ -27,12 +27,13 @@ from ..engine.events import (
     MachineStarted,
     RuleStats,
     ShrinkProgress,
+    StoreWarning,
 )
 from ..engine.item import RunRequest, run_item
 from ..engine.settings import Overrides
 from ..engine.summary import RunOptions, RunSummary
 from ..engine.trace import GasStats
-from ..errors import MachineDefinitionError
+from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
@@ -217,13 +218,19 @@ class Board:
             return  # it could not run: reported as a load error
         elapsed = time.perf_counter() - run.started if run.started is not None else max(r.elapsed for r, _ in run.results.values())
         at, merged = merge_shards({i: r for i, (r, _) in run.results.items()}, self.shards, elapsed)
+        problem = None
         if merged.failure is not None:
             record = run.results[at][1]
             if self.options.save_failures and record is not None:
-                FailureStore.of(self.config).save(record)
+                try:
+                    FailureStore.of(self.config).save(record)
+                except ResourceError as exc:  # a full or read-only disk: the failure is shown all the same, then why it was not kept
+                    merged, problem = replace(merged, failure_id=None), str(exc)
             else:
                 merged = replace(merged, failure_id=None)
         self.emit(merged)
+        if problem is not None:
+            self.emit(StoreWarning(problem))
         self.finished.append((run.index, merged))
         if merged.failure is not None and merged.failure.interrupted:
             self.summary.interrupted = True
