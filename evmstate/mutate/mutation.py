@@ -551,7 +551,7 @@ def _prepare(config: Config, options: MutateOptions, project: Project, items: di
     for source in sources:
         for mutant in made[source.path]:
             mutants.append(_Mutant(len(mutants), plan.mutant_id(source, mutant), source, mutant, compile_key(config, project, source, mutant)))
-    run = _Run(config, options, project, items, deploys, judges, keys, budget, MutationCache(config.state_dir / "mutants"), emit, mutants, sources)
+    run = _Run(config, options, project, items, deploys, judges, keys, budget, MutationCache(config.state_dir / "mutants", lambda message: emit(StoreWarning(message))), emit, mutants, sources)
     for source in sources:
         for path, lines in plan.code_lines(project.build, source.contracts).items():
             run.code_lines.setdefault(path, set()).update(lines)

@@ -182,3 +182,22 @@ def test_what_to_do_follows_from_why_the_folder_could_not_be_written():
 def test_the_folder_database_is_unchanged_where_it_can_be_written(tmp_path):
     cfg = _project(tmp_path)
     assert open_database(cfg) == SharedDirectoryDatabase(tmp_path / ".evmstate" / "examples")
+
+
+def test_mutate_goes_on_without_keeping_what_it_found_where_its_folder_cannot_be_written(tmp_path, monkeypatch):
+    from evmstate.mutate.cache import MutationCache
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".evmstate").write_text("a file where the state folder should be")
+    told: list[str] = []
+    cache = MutationCache(tmp_path / ".evmstate" / "mutants", told.append)
+    cache.put("verdict", "k1", {"kill": None})
+    cache.put("verdict", "k2", {"kill": None})
+    assert cache.get("verdict", "k1") is None and cache.failed and cache.prune() == 0
+    assert told == [
+        "what evmstate mutate found could not be written in .evmstate/mutants/ (Not a directory): the run goes on, and the next one "
+        "judges every mutant again. Check that .evmstate/mutants/ can be written."
+    ]
+    kept = MutationCache(tmp_path / "mutants", told.append)
+    kept.put("verdict", "k1", {"kill": None})
+    assert kept.get("verdict", "k1") == {"kill": None} and len(told) == 1
