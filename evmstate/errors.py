@@ -185,9 +185,9 @@ class FailureRecordError(EvmStateError):
 
 
 class ResourceError(EvmStateError):
-    """Raised when something evmstate keeps its state in cannot be reached or written: the example database's Redis
-    server, a folder under .evmstate/ on a full or read-only disk. Never a verdict on the contract: the message names
-    the resource (where), says why and what to do.
+    """Raised when something evmstate keeps its state in or runs on fails: the example database's Redis server, a folder
+    under .evmstate/ on a full or read-only disk, a worker process killed from outside. Never a verdict on the contract:
+    the message names the resource (where), says why and what to do.
 
     Where the run can go on without the resource (a cache, the example database mid-run), it does, and says
     so in a warning with this message instead.

@@ -33,7 +33,7 @@ from ..failures import FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
 from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
-from .pool import Pool, WorkerCrashed
+from .pool import Pool, WorkerCrashed, worker_killed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .interrupts import Grace, sigint_count
 
@@ -69,6 +69,8 @@ class LocalWorkers:
             if m.kind == "crashed":
                 where = f" while running {m.key}" if m.key else " while loading the project"
                 raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
+            if m.kind == "killed":
+                raise worker_killed(m, self.pool.processes[m.worker].pid)
             if m.kind == "event":
                 if isinstance(m.payload, ExampleFinished):
                     self.counts[m.worker] = (m.payload.examples, m.payload.steps)

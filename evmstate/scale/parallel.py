@@ -38,7 +38,7 @@ from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
 from . import shrinking
-from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, item_id, loaded_modules
+from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, item_id, loaded_modules, worker_killed
 from .interrupts import Grace, sigint_count
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
@@ -320,4 +320,6 @@ def drive(pool: Pool, pending: deque, board: Board, sigints: list[int]) -> bool:
             elif m.kind == "crashed":
                 where = f" while running {m.key}" if m.key else " while loading the project"
                 raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
+            elif m.kind == "killed":
+                raise worker_killed(m, pool.processes[m.worker].pid)
             # "interrupted": the task stopped without a failure to report

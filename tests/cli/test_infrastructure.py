@@ -385,3 +385,47 @@ def test_a_store_warning_is_shown_once_after_the_report_of_the_machine_that_met_
         "warning: the failure record 1234 could not be written in .evmstate/failures/\n"
         "0 passed, 0 failed\n"
     )
+
+
+# -- a worker process that something outside kills ----------------------------------------------------
+
+WAITS = '''
+import os
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class WaitsToBeKilled:
+    def rule_wait(self):
+        (ROOT / "worker.pid").write_text(str(os.getpid()))
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+'''
+
+
+@pytest.mark.processes
+def test_a_worker_killed_from_outside_is_an_error_naming_it_not_an_internal_error(example):
+    """What the kernel's out-of-memory killer does to a worker: SIGKILL. Not the machine's doing, nor evmstate's: exit 2."""
+    (example / "machines" / "waits.py").write_text(WAITS)
+    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    proc = subprocess.Popen([exe, "run", "machines/waits.py", "-n", "2"], cwd=example, env={**os.environ, "NO_COLOR": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (example / "worker.pid").exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
+            time.sleep(0.05)
+        pid = int((example / "worker.pid").read_text())
+        os.kill(pid, signal.SIGKILL)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 2, out
+    assert re.search(
+        rf"^error: worker process \d \(pid {pid}\) was killed by SIGKILL while running machines/waits.py::WaitsToBeKilled: something outside evmstate ended it", out, re.M
+    ), out
+    assert "Traceback" not in out and "internal error" not in out
