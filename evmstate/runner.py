@@ -21,7 +21,7 @@ from . import calls, reports  # noqa: F401
 from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
 from .builds import Build, build as build_project, precompiled_note
 from .compiler import VYPER_VERSION
-from .config import Config
+from .config import Config, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
 from .engine.database import check_database
@@ -41,6 +41,7 @@ from .engine.events import (
     ShrinkFinished,
     ShrinkReport,
     ShrinkStarted,
+    StoreWarning,
 )
 from .engine.item import RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
@@ -96,31 +97,37 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
         summary.stopped_in = None
     except KeyboardInterrupt:
         summary.interrupted = True
-    emit(RunFinished(summary, _write(summary, reports)))
+    emit(RunFinished(summary, _write(summary, reports, emit)))
     return summary
 
 
-def _write(summary: RunSummary, reports: Reports) -> tuple[str, ...]:
-    written = []
+def _write(summary: RunSummary, reports: Reports, emit: Callable[[Event], None]) -> tuple[str, ...]:
+    todo: list[tuple[Path, Callable[[Path], None]]] = []
     if reports.junit_xml is not None:
-        write_junit(summary, reports.junit_xml)
-        written.append(str(reports.junit_xml))
+        todo.append((reports.junit_xml, lambda p: write_junit(summary, p)))
     if reports.json is not None:
-        write_json(summary, reports.json)
-        written.append(str(reports.json))
+        todo.append((reports.json, lambda p: write_json(summary, p)))
     if summary.coverage is not None:
-        for kind, path in reports.coverage:
-            summary.coverage.write(kind, path)
-            written.append(str(path))
-    return tuple(written)
+        coverage = summary.coverage
+        todo += [(path, lambda p, kind=kind: coverage.write(kind, p)) for kind, path in reports.coverage]
+    return tuple(str(path) for path, write in todo if _written(path, write, emit))
+
+
+def _written(path: Path, write: Callable[[Path], None], emit: Callable[[Any], None]) -> bool:
+    """Write a report: a disk that is full or read-only is a warning naming the file (the results were shown; the exit code stands)."""
+    try:
+        write(path)
+    except OSError as exc:
+        emit(StoreWarning(str(ResourceError.unwritable(f"the report {shown(path)}", shown(path.parent) + "/", exc, "the results shown above are all there is of this run"))))
+        return False
+    return True
 
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], *, json: Path | None = None) -> CampaignSummary:
     """Fuzz for a time budget over workers (scale/campaign.py); write the JSON report (json: where); CampaignFinished ends the events."""
     summary = campaign.fuzz(config, options, emit)
-    written = ()
-    if json is not None and summary.nothing is None:
-        write_campaign_json(summary, json)
+    written: tuple[str, ...] = ()
+    if json is not None and summary.nothing is None and _written(json, lambda p: write_campaign_json(summary, p), emit):
         written = (str(json),)
     emit(CampaignFinished(summary, written))
     return summary
@@ -132,8 +139,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     written = []
     if report.nothing is None:
         for path, write in ((json, report.write_json), (html, lambda p: report.write_html(p, config.root))):
-            if path is not None:
-                write(path)
+            if path is not None and _written(path, write, emit):
                 written.append(str(path))
     emit(MutateFinished(report, tuple(written), report.exit_code(min_score), min_score))
     return report

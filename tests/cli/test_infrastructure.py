@@ -266,13 +266,19 @@ NO_SPACE_RECORD = re.compile(
 
 @pytest.mark.processes
 def test_a_failure_found_on_a_full_disk_is_shown_and_what_could_not_be_written_is_a_warning(full_disk):
-    code, out = invoke("run", *FAILS_AT_ONCE)
+    code, out = invoke("run", *FAILS_AT_ONCE, "--junit-xml", "report.xml")
     assert code == 1, out
     assert "FAILED machines/depositer.py::StateMachine" in out and "Falsifying example" in out
     assert NO_SPACE_EXAMPLES in out and NO_SPACE_RECORD.search(out), out
     # the program first; then what was not kept, and no replay line for a record that is not there
     assert out.index("Falsifying example") < out.index(NO_SPACE_EXAMPLES) and "replay with" not in out
     assert "Traceback" not in out and _records(full_disk) == []
+    # the report asked for: a warning naming it, nothing half written, and the summary line all the same
+    assert (
+        "warning: the report report.xml could not be written in ./ (No space left on device): the results shown above are all there is of this run. "
+        "Free space on the disk that holds ./." in out
+    ), out
+    assert out.rstrip().endswith("0 passed, 1 failed") and not list(full_disk.glob("*report.xml*"))
 
 
 @pytest.mark.processes
