@@ -14,18 +14,36 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
+import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
 from ..redis_server import answers, free_port
 from .helpers import invoke
 
-SEED = ("--seed", "1")
-FAILS_AT_ONCE = ("machines/depositer.py", "--max-examples", "20", "--steps", "5", *SEED)
+# a machine whose every run fails at its first step, whatever the seed and whatever else this process loaded
+# (the constants of loaded machine modules move what a seed draws)
+FAILS = '''
+class FailsAtOnce:
+    def __init__(cls, accounts, Depositer):
+        cls.accounts = accounts
+        cls.contract = Depositer.deploy({"from": accounts[0]})
+
+    def rule_deposit(self):
+        self.contract.deposit_for(self.accounts[1], {"from": self.accounts[0], "value": 1})
+
+    def invariant(self):
+        assert self.contract.deposited(self.accounts[1]) == 0, "the deposit was kept"
+'''
+FAILS_AT_ONCE = ("machines/fails_at_once.py", "--max-examples", "5", "--steps", "3", "--seed", "1")
+
+
+def _failing(root: Path) -> Path:
+    (root / "machines" / "fails_at_once.py").write_text(FAILS)
+    return root
 
 
 def _database(root: Path, url: str) -> None:
@@ -42,6 +60,7 @@ def _records(root: Path) -> list[dict]:
 
 
 def test_a_redis_database_that_refuses_connections_stops_every_command_before_anything_runs(example):
+    _failing(example)
     code, out = invoke("run", *FAILS_AT_ONCE)  # a record for replay and shrink, saved with the folder database
     assert code == 1
     (saved,) = _records(example)
@@ -51,9 +70,9 @@ def test_a_redis_database_that_refuses_connections_stops_every_command_before_an
     for command in (
         ("run", *FAILS_AT_ONCE),
         ("run", "-n", "2", *FAILS_AT_ONCE),
-        ("fuzz", "machines/depositer.py", "--time", "10s", "-n", "1"),
-        ("fuzz", "machines/depositer.py", "--time", "10s", "-n", "2"),
-        ("mutate", "machines/depositer.py", "-n", "1", "--max-examples", "5"),
+        ("fuzz", "machines/fails_at_once.py", "--time", "10s", "-n", "1"),
+        ("fuzz", "machines/fails_at_once.py", "--time", "10s", "-n", "2"),
+        ("mutate", "machines/fails_at_once.py", "-n", "1", "--max-examples", "5"),
         ("replay", saved["id"]),
         ("shrink", saved["id"]),
     ):
@@ -156,50 +175,60 @@ class HoldB:
 DIED = "warning: the Redis server of the example database, {url}, stopped answering ("
 
 
+def _meanwhile(ready: Callable[[], bool], act: Callable[[], None]) -> threading.Thread:
+    """act() in a thread once ready() holds (two minutes at most): what the test does to a command while it runs here."""
+
+    def watch() -> None:
+        deadline = time.monotonic() + 120
+        while not ready():
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
+        act()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
 def test_a_redis_server_that_dies_under_a_run_is_a_warning_and_the_bugs_after_it_are_still_found(example, redis_server, monkeypatch):
-    (example / "machines" / "a_killer.py").write_text(KILLER)
+    (_failing(example) / "machines" / "a_killer.py").write_text(KILLER)
     _database(example, redis_server.url)
     monkeypatch.setenv("EVMSTATE_TEST_REDIS_PID", str(redis_server.process.pid))
     monkeypatch.setenv("EVMSTATE_TEST_REDIS_PORT", str(redis_server.port))
     code, out = invoke("run", "machines/a_killer.py", *FAILS_AT_ONCE)
     assert code == 1, out
-    assert "✓ [1/2] machines/a_killer.py::AKillsTheServer" in out and "FAILED machines/depositer.py::StateMachine" in out
+    assert "✓ [1/2] machines/a_killer.py::AKillsTheServer" in out and "FAILED machines/fails_at_once.py::FailsAtOnce" in out
     assert out.count(DIED.format(url=redis_server.url)) == 1, out
     # told after the report of the machine that met it (the killer's own search), before the next one's
-    assert out.index("AKillsTheServer") < out.index("warning: the Redis server") < out.index("FAILED machines/depositer.py"), out
+    assert out.index("AKillsTheServer") < out.index("warning: the Redis server") < out.index("FAILED machines/fails_at_once.py"), out
     told = out.index(DIED.format(url=redis_server.url))
     assert "ConnectionError" not in out[:told] + out[out.index("\n", told) :], out  # no machine failed of it
     (record,) = _records(example)
-    assert record["name"] == "StateMachine" and record["error"]["type"] == "AssertionError"
+    assert record["name"] == "FailsAtOnce" and record["error"]["type"] == "AssertionError"
     assert "0 passed" not in out and "1 passed, 1 failed" in out
 
 
 @pytest.mark.processes
 def test_a_redis_server_that_dies_mid_campaign_is_a_warning_and_every_machine_is_still_searched(example, redis_server):
     """Both workers are held until the server is killed, so every shard of the two real bugs runs after its death."""
-    (example / "machines" / "a_hold.py").write_text(HOLDS)
+    (_failing(example) / "machines" / "a_hold.py").write_text(HOLDS)
     _database(example, redis_server.url)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    args = [exe, "fuzz", "machines/a_hold.py", "machines/depositer.py", "machines/payments.py::PaymentsRouted", "-n", "2", "--time", "3m", "--steps", "10", "--seed", "3"]
-    proc = subprocess.Popen(args, cwd=example, env={**os.environ, "NO_COLOR": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not ((example / "held-a").exists() and (example / "held-b").exists()):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
-            time.sleep(0.05)
+
+    def kill() -> None:
         redis_server.kill()
         assert not answers(redis_server.port)
         (example / "killed").touch()
-        out, _ = proc.communicate(timeout=240)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 1, out
+
+    watcher = _meanwhile(lambda: (example / "held-a").exists() and (example / "held-b").exists(), kill)
+    code, out = invoke("fuzz", "machines/a_hold.py", "machines/depositer.py", "machines/fails_at_once.py", "-n", "2", "--time", "3m", "--steps", "10", "--seed", "3")
+    watcher.join(5)
+    assert (example / "killed").exists(), out
+    assert code == 1, out
     assert out.count(DIED.format(url=redis_server.url)) == 1, out
     assert "4 failures found" in out and "error" not in out.split("failures found")[1], out
     records = _records(example)
-    assert sorted(r["name"] for r in records) == ["HoldA", "HoldB", "PaymentsRouted", "StateMachine"], out
+    assert sorted(r["name"] for r in records) == ["FailsAtOnce", "HoldA", "HoldB", "StateMachine"], out
     assert {r["error"]["type"] for r in records} == {"AssertionError"}, [r["error"] for r in records]
     told = out.index(DIED.format(url=redis_server.url))
     rest = out[:told] + out[out.index("\n", told) :]
@@ -246,7 +275,7 @@ def full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     disk.mkdir()
     _mount("-t", "tmpfs", "-o", "size=16m", "tmpfs", str(disk))
     try:
-        root = copy_example(disk / "project")
+        root = _failing(copy_example(disk / "project"))
         _fill(disk)
         monkeypatch.chdir(root)
         monkeypatch.setenv("NO_COLOR", "1")
@@ -268,7 +297,7 @@ NO_SPACE_RECORD = re.compile(
 def test_a_failure_found_on_a_full_disk_is_shown_and_what_could_not_be_written_is_a_warning(full_disk):
     code, out = invoke("run", *FAILS_AT_ONCE, "--junit-xml", "report.xml")
     assert code == 1, out
-    assert "FAILED machines/depositer.py::StateMachine" in out and "Falsifying example" in out
+    assert "FAILED machines/fails_at_once.py::FailsAtOnce" in out and "Falsifying example" in out
     assert NO_SPACE_EXAMPLES in out and NO_SPACE_RECORD.search(out), out
     # the program first; then what was not kept, and no replay line for a record that is not there
     assert out.index("Falsifying example") < out.index(NO_SPACE_EXAMPLES) and "replay with" not in out
@@ -283,12 +312,10 @@ def test_a_failure_found_on_a_full_disk_is_shown_and_what_could_not_be_written_i
 
 @pytest.mark.processes
 def test_a_campaign_on_a_full_disk_reports_the_failure_it_found_never_no_failure(full_disk):
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    done = subprocess.run([exe, "fuzz", "machines/depositer.py", "-n", "2", "--time", "2m", "--steps", "5", "--seed", "4"], capture_output=True, text=True, timeout=300)
-    out = done.stdout + done.stderr
-    assert done.returncode == 1, out
+    code, out = invoke("fuzz", "machines/fails_at_once.py", "-n", "2", "--time", "2m", "--steps", "3")
+    assert code == 1, out
     assert "1 failure found" in out and "0 failures found" not in out and "no failure" not in out, out
-    assert "FAILED machines/depositer.py::StateMachine" in out and "Falsifying example" in out
+    assert "FAILED machines/fails_at_once.py::FailsAtOnce" in out and "Falsifying example" in out
     assert NO_SPACE_RECORD.search(out) and out.index("Falsifying example") < NO_SPACE_RECORD.search(out).start(), out
     assert "Traceback" not in out and "internal error" not in out and _records(full_disk) == []
 
@@ -301,7 +328,7 @@ def read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     """The bundled project with one saved failure, a build cache short of Token's build and no example database, mounted read-only: the current folder."""
     from ..conftest import copy_example
 
-    source = copy_example(tmp_path / "source")
+    source = _failing(copy_example(tmp_path / "source"))
     monkeypatch.chdir(source)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")
@@ -326,7 +353,7 @@ def test_a_read_only_project_runs_its_machines_and_says_what_it_could_not_keep(r
     before = sorted(p.name for p in (read_only / ".evmstate" / "failures").iterdir())
     code, out = invoke("run", "machines/erc20.py", *FAILS_AT_ONCE)
     assert code == 1, out
-    assert "FAILED machines/depositer.py::StateMachine" in out and "✓ [1/2] machines/erc20.py::ERC20Machine" in out
+    assert "FAILED machines/fails_at_once.py::FailsAtOnce" in out and "✓ [1/2] machines/erc20.py::ERC20Machine" in out
     assert "warning: the build cache could not be written in .evmstate/build/ (Read-only file system): the contracts are compiled all the same" in out, out
     assert "Make .evmstate/build/ writable (or run from a copy of the project that is)." in out
     assert "warning: the example database in .evmstate/examples/ could not be used (Read-only file system)" in out
@@ -405,7 +432,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 class WaitsToBeKilled:
     def rule_wait(self):
-        (ROOT / "worker.pid").write_text(str(os.getpid()))
+        (ROOT / "worker.pid.tmp").write_text(str(os.getpid()))
+        (ROOT / "worker.pid.tmp").replace(ROOT / "worker.pid")  # whole when the test sees it
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             time.sleep(0.05)
@@ -416,21 +444,11 @@ class WaitsToBeKilled:
 def test_a_worker_killed_from_outside_is_an_error_naming_it_not_an_internal_error(example):
     """What the kernel's out-of-memory killer does to a worker: SIGKILL. Not the machine's doing, nor evmstate's: exit 2."""
     (example / "machines" / "waits.py").write_text(WAITS)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    proc = subprocess.Popen([exe, "run", "machines/waits.py", "-n", "2"], cwd=example, env={**os.environ, "NO_COLOR": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not (example / "worker.pid").exists():
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
-            time.sleep(0.05)
-        pid = int((example / "worker.pid").read_text())
-        os.kill(pid, signal.SIGKILL)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 2, out
+    pid_file = example / "worker.pid"
+    _meanwhile(pid_file.exists, lambda: os.kill(int(pid_file.read_text()), signal.SIGKILL))
+    code, out = invoke("run", "machines/waits.py", "-n", "2")
+    pid = int(pid_file.read_text())
+    assert code == 2, out
     assert re.search(
         rf"^error: worker process \d \(pid {pid}\) was killed by SIGKILL while running machines/waits.py::WaitsToBeKilled: something outside evmstate ended it", out, re.M
     ), out
