@@ -198,10 +198,10 @@ class ResourceError(EvmStateError):
         self.where = where
 
     @classmethod
-    def unwritable(cls, what: str, where: str, exc: BaseException, then: str = "") -> "ResourceError":
+    def unwritable(cls, what: str, where: str, exc: BaseException, then: str = "", elsewhere: str = "run from a copy of the project that is") -> "ResourceError":
         """The error of what (in the folder where) that could not be written because of exc; then says what follows from it."""
         then = f": {then}" if then else ""
-        return cls(f"{what} could not be written in {where} ({why(exc)}){then}. {remedy(exc, where)}", where=where)
+        return cls(f"{what} could not be written in {where} ({why(exc)}){then}. {remedy(exc, where, elsewhere)}", where=where)
 
 
 def why(exc: BaseException) -> str:
@@ -211,11 +211,11 @@ def why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def remedy(exc: BaseException, where: str) -> str:
-    """What to do about a folder that could not be written: free space, make it writable, or check it."""
+def remedy(exc: BaseException, where: str, elsewhere: str = "run from a copy of the project that is") -> str:
+    """What to do about a folder that could not be written: free space, make it writable (or elsewhere), or check it."""
     code = getattr(exc, "errno", None)
     if code in (errno.ENOSPC, errno.EDQUOT):
         return f"Free space on the disk that holds {where}."
     if code in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return f"Make {where} writable (or run from a copy of the project that is)."
+        return f"Make {where} writable (or {elsewhere})."
     return f"Check that {where} can be written."

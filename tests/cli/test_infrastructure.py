@@ -362,6 +362,11 @@ def test_a_read_only_project_runs_its_machines_and_says_what_it_could_not_keep(r
     # a command whose whole point is to write: exit 2, naming the folder
     code, out = invoke("failures", "rm", "--all")
     assert code == 2 and re.search(r"error: the failure record \w+ could not be removed from \.evmstate/failures/ \(Read-only file system\)\. Make \.evmstate/failures/ writable", out), out
+    code, out = invoke("init", "fresh")
+    assert code == 2 and out.endswith(
+        "error: the new project could not be written in fresh/ (Read-only file system): fresh/evmstate.toml could not be made; nothing was written. "
+        "Make fresh/ writable (or give evmstate init a folder that is)."
+    ), out
     # shrinking shows the program it has, and keeps the saved record as it was
     code, out = invoke("shrink", "--last")
     assert code == 1 and "Falsifying example" in out and "could not be written in .evmstate/failures/ (Read-only file system)" in out, out
