@@ -362,6 +362,12 @@ def test_a_read_only_project_runs_its_machines_and_says_what_it_could_not_keep(r
     # a command whose whole point is to write: exit 2, naming the folder
     code, out = invoke("failures", "rm", "--all")
     assert code == 2 and re.search(r"error: the failure record \w+ could not be removed from \.evmstate/failures/ \(Read-only file system\)\. Make \.evmstate/failures/ writable", out), out
+    # a forked run keeps what it fetches: said before the node is asked anything (none listens here)
+    code, out = invoke("run", *FAILS_AT_ONCE, "--fork-url", f"http://127.0.0.1:{free_port()}")
+    assert code == 2 and out.endswith(
+        "error: the fork cache could not be written in .evmstate/fork/ (Read-only file system): a forked run keeps there what it fetches from the node, "
+        "and revm's fork reads it back from there. Make .evmstate/fork/ writable (or run from a copy of the project that is)."
+    ), out
     code, out = invoke("init", "fresh")
     assert code == 2 and out.endswith(
         "error: the new project could not be written in fresh/ (Read-only file system): fresh/evmstate.toml could not be made; nothing was written. "
