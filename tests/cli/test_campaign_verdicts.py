@@ -14,8 +14,10 @@ from evmstate.engine.settings import Overrides
 from evmstate.scale.campaign import CampaignOptions, fuzz
 from evmstate.scale.shards import Outcome, ShardResult
 
+from .test_fuzz import InlineWorkers  # running(), interrupt() and the rest, over self.queue
 
-class Workers:
+
+class Workers(InlineWorkers):
     """Workers that take one shard and end it with result; found: the shard told first that it found a failure (the
     machine then leaves the campaign); ready: False for workers still starting when the budget ends."""
 
@@ -45,25 +47,7 @@ class Workers:
         result = MachineFinished(name=name, kind="machine", path=path, **self.result)
         return [Outcome("done", shard, ShardResult(shard=shard, result=result, record=None, cpu=0.0))]
 
-    def running(self) -> int:
-        return len(self.queue)
-
-    def live(self) -> tuple[int, int]:
-        return 0, 0
-
-    def shrinking_now(self) -> int:
-        return 0
-
-    def interrupt(self) -> None:
-        self.queue.clear()
-
-    def retire(self, key: str) -> None:
-        pass
-
     def lend(self) -> None:
-        pass
-
-    def close(self) -> None:
         pass
 
 
