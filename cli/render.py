@@ -32,6 +32,7 @@ from evmstate.engine.events import (
     RunSummary,
     ShrinkProgress,
     ShrinkReport,
+    StoreWarning,
 )
 from evmstate.runner import failure_text
 
@@ -179,6 +180,8 @@ class Renderer(Handler):
         self.live: Live | None = None
         self.compiling: tuple[str, float] | None = None
         self._printed: dict[tuple[str, str], float] = {}  # when each row's last progress line was printed
+        self._told: set[str] = set()  # the store warnings printed or held, each once
+        self._held: list[str] = []  # store warnings met while a machine ran: printed after its report
 
     def __enter__(self) -> "Renderer":
         if self.console.is_terminal and not self.quiet:
@@ -277,6 +280,21 @@ class Renderer(Handler):
         row.max_examples = event.max_examples or row.max_examples
         row.rejected = event.rejected
         self.finished(event, row)
+        self._flush()
+
+    def _on_store_warning(self, event: StoreWarning) -> None:
+        """A store that failed (-q too): once, and after the report of the machine that met it, so a failure is shown first."""
+        if event.message in self._told:
+            return
+        self._told.add(event.message)
+        self._held.append(event.message)
+        if self.current is None:
+            self._flush()
+
+    def _flush(self) -> None:
+        for message in self._held:
+            self._plain(Text(f"warning: {message}", style="yellow"))
+        self._held.clear()
 
     def _on_load_failed(self, event: LoadFailed) -> None:
         self._plain(Text(f"ERROR {event.path}", style="bold red"))
@@ -288,6 +306,7 @@ class Renderer(Handler):
     def _on_run_finished(self, event: RunFinished) -> None:
         """The end: the gas report, the coverage, then the summary line (none when nothing was found to run)."""
         summary = event.summary
+        self._flush()
         if summary.gas is not None:
             self._gas(summary)
         if summary.coverage is not None:

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.engine.events import CompileFinished, ExitCode, LoadFailed, NothingFound, RunStarted
+from evmstate.engine.events import CompileFinished, ExitCode, LoadFailed, NothingFound, RunStarted, StoreWarning
 from evmstate.mutate.report import STATUSES, BaselineFinished, MutantFinished, MutateFinished, MutateStarted, MutationReport, grouped, percent, score
 
 from .render import Handler
@@ -70,6 +70,9 @@ class MutateRenderer(Handler):
             self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}", style="dim"))
         for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
             self._plain(Text(str(warning), style="yellow"))
+
+    def _on_store_warning(self, event: StoreWarning) -> None:
+        self._plain(Text(f"warning: {event.message}", style="yellow"))
 
     def _on_mutate_started(self, event: MutateStarted) -> None:
         self.total = event.mutants

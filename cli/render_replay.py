@@ -82,6 +82,9 @@ class ShrinkRenderer(Handler):
             c.print(Text(f"not minimal: shrinking stopped at {event.stopped}; `evmstate shrink {event.new_id}` continues", style="yellow"))
         elif event.verdict == "minimal":
             c.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))
+        if event.unsaved is not None:
+            c.print(Text(f"warning: {event.unsaved}", style="yellow"), soft_wrap=True)
+            c.print(Text(f"the saved record {event.id} is as it was", style="dim"))
         c.print(f"replay with: evmstate replay {event.new_id}")
 
 
@@ -152,5 +155,7 @@ def compile_listing(console: Console, compiled: Compiled) -> None:
         console.print(Text(f"module {m.name:13s} {m.shown}  {note}"))
     for warning in build.warnings:
         console.print(Text(str(warning), style="yellow"), soft_wrap=True)
+    if build.cache_error is not None:
+        console.print(Text(f"warning: {build.cache_error}", style="yellow"), soft_wrap=True)
     for name, error in build.errors.items():
         console.print(Text(f"\nerror: contract {name!r} does not compile:\n{error}", style="red"))

@@ -16,8 +16,8 @@ from typing import Any
 
 from .contracts.accounts import Account
 from .contracts.address import checksum
-from .config import Config
-from .errors import FailureRecordError
+from .config import Config, shown
+from .errors import FailureRecordError, ResourceError, remedy, why
 from .values import HexBytes
 
 FORMAT = 1
@@ -210,20 +210,34 @@ class FailureStore:
         return self.folder / f"{record_id}.json"
 
     def save(self, record: FailureRecord) -> Path:
-        """Write the record atomically: a reader sees the old file or the new one, never half."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        """Write the record atomically: a reader sees the old file or the new one, never half.
+
+        A folder that cannot be written (a full or read-only disk) is a ResourceError that names it; nothing is left half written.
+        """
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
+        except OSError as exc:
+            raise self.unwritable(record.id, exc) from None
         target = self.path_of(record.id)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(record.to_dict(), f, indent=1)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, target)
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise self.unwritable(record.id, exc) from None
             raise
         return target
+
+    def unwritable(self, record_id: str, exc: OSError) -> ResourceError:
+        """The error of a record that could not be written here: what is lost, and what to do."""
+        return ResourceError.unwritable(
+            f"the failure record {record_id}", shown(self.folder) + "/", exc, "it is not saved, so `evmstate replay` cannot replay it (the program printed with the failure is all that is kept of it)"
+        )
 
     def ids(self) -> list[str]:
         """The saved records' ids, oldest first; a record removed meanwhile by another process is left out."""
@@ -280,11 +294,18 @@ class FailureStore:
     def remove(self, record_id: str) -> str:
         """Remove the record with this id (or the one id that starts with it) and return its full id."""
         record_id = self.resolve(record_id)
-        self.path_of(record_id).unlink()
+        self._unlink(record_id)
         return record_id
 
     def remove_all(self) -> int:
         ids = self.ids()
         for i in ids:
-            self.path_of(i).unlink(missing_ok=True)
+            self._unlink(i)
         return len(ids)
+
+    def _unlink(self, record_id: str) -> None:
+        try:
+            self.path_of(record_id).unlink(missing_ok=True)
+        except OSError as exc:
+            where = shown(self.folder) + "/"
+            raise ResourceError(f"the failure record {record_id} could not be removed from {where} ({why(exc)}). {remedy(exc, where)}", where=where) from None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import types
+import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -24,10 +25,11 @@ import pytest
 from . import config as config_mod
 from .compiler.build import names as contract_names
 from .engine.discovery import Found, Item, discover
-from .errors import EvmStateError
+from .errors import EvmStateError, ResourceError
 from .spec import collect
 from .contracts.project import Project, Unavailable
-from .engine.events import MachineFinished
+from .engine.database import check_database
+from .engine.events import Event, MachineFinished, StoreWarning
 from .engine.item import RunRequest, database_for, run_item
 from .engine.machine_run import run_machine
 from .engine.property_run import isolate_examples, property_failure
@@ -58,9 +60,25 @@ def _project(pytestconfig: Any) -> Project:
     """One project per pytest session, shared by the fixtures and the machines folder's items."""
     if _PROJECT not in pytestconfig.stash:
         cfg = _config(pytestconfig)
+        check_database(cfg)  # a Redis server that does not answer: every test that needs the project errs, none fails
         keep_hypothesis_storage(cfg)
         pytestconfig.stash[_PROJECT] = Project(cfg)
     return pytestconfig.stash[_PROJECT]
+
+
+def _told(event: Event) -> None:
+    """What the runner tells a pytest run: a store that failed (a full disk, a Redis server that died), as a warning in pytest's summary."""
+    if isinstance(event, StoreWarning):
+        warnings.warn(f"evmstate: {event.message}", stacklevel=2)
+
+
+def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int) -> MachineFinished:
+    """The failure saved for `evmstate replay`; a folder that cannot be written is a warning, and the failure is reported all the same."""
+    try:
+        return save_failure(cfg, project, item, result, settings, seed)
+    except ResourceError as exc:
+        _told(StoreWarning(str(exc)))
+        return result
 
 
 def _capture(config: Any) -> bool:
@@ -207,8 +225,8 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
     failure = property_failure(fn.__name__, path, exc, log, [])
     result = MachineFinished(name=fn.__name__, kind="test", path=path, status="failed", examples=log.examples, steps=log.examples, elapsed=0.0, failure=failure)
     settings, seed = build_settings(cfg.hypothesis, {}, Overrides(), fn.__name__)
-    saved = save_failure(cfg, project, Item("test", path, fn.__name__, fn), result, settings, seed)
-    return f"replay with: evmstate replay {saved.failure_id}"
+    saved = _saved(cfg, project, Item("test", path, fn.__name__, fn), result, settings, seed)
+    return f"replay with: evmstate replay {saved.failure_id}" if saved.failure_id else None
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -243,13 +261,13 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
         hyp_settings, seed = build_settings(cfg.hypothesis, merged, Overrides(), spec.name)
         path = _relative(Path(str(request.node.path)), cfg.root)
         result = run_machine(
-            spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args, capture=_capture(request.config)
+            spec, project, hyp_settings, seed, _told, path, database=database_for(cfg, where, lambda message: _told(StoreWarning(message))), init_args=args, capture=_capture(request.config)
         )
         if result.status == "error":
             # an error, not a falsified property: nothing is saved (pytest can only fail the test that called this)
             pytest.fail(f"error in {spec.name} (not a failure of the contract):\n{result.error or 'machine error'}", pytrace=False)
         if result.failure is not None:
-            result = save_failure(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed)
+            result = _saved(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed)
             pytest.fail(result_text(result), pytrace=False)
 
     return run
@@ -340,7 +358,7 @@ class MachineItem(pytest.Item):
         # run here, so that a machine that ends as an error (its own mistake, a limit of evmstate)
         # is one under pytest too, and only a falsified property fails the test
         project = _project(self.config)
-        self.result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), lambda e: None)
+        self.result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), _told)
         if self.result.status == "error":
             raise MachineError(self.result.error or "error")
 

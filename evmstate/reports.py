@@ -97,9 +97,13 @@ def result_text(result: MachineFinished) -> str:
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
+        raise
 
 
 def write_junit(summary: RunSummary, path: Path) -> None:
@@ -222,6 +226,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "gas": None if summary.gas is None else summary.gas.to_dict(),
         "compile_warnings": [w.to_dict() for w in summary.warnings],
+        "store_warnings": summary.store_warnings,
         "coverage": None if summary.coverage is None else summary.coverage.to_dict(),
     }
 
@@ -249,6 +254,7 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "failures": [result_json(r) for r in summary.failures],
         "errors": [result_json(r) for r in summary.errors],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
+        "store_warnings": summary.store_warnings,
     }
 
 

@@ -22,9 +22,10 @@ from . import reports  # noqa: F401
 from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
-from .config import Config
+from .config import Config, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
+from .engine.database import check_database
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,
@@ -41,12 +42,13 @@ from .engine.events import (
     ShrinkFinished,
     ShrinkReport,
     ShrinkStarted,
+    StoreWarning,
 )
 from .engine.item import RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
-from .engine.summary import RunOptions, RunSummary
+from .engine.summary import RunOptions, RunSummary, told_once
 from .engine.trace import GasStats
-from .errors import FailureRecordError, MachineDefinitionError, UsageError
+from .errors import FailureRecordError, MachineDefinitionError, ResourceError, UsageError
 from .evm.fork.start import is_forked, resolve as resolve_fork, with_fork  # noqa: F401  (is_forked, with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
 from .mutate import mutation
@@ -78,12 +80,14 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     """
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
     if options.workers > 1:
         start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
+    emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
     emit(RunStarted(seed, config.origin))
     summary.stopped_in = "discovery"
     if options.gas:
@@ -94,31 +98,37 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
         summary.stopped_in = None
     except KeyboardInterrupt:
         summary.interrupted = True
-    emit(RunFinished(summary, _write(summary, outputs)))
+    emit(RunFinished(summary, _write(summary, outputs, emit)))
     return summary
 
 
-def _write(summary: RunSummary, outputs: Reports) -> tuple[str, ...]:
-    written = []
+def _write(summary: RunSummary, outputs: Reports, emit: Callable[[Event], None]) -> tuple[str, ...]:
+    todo: list[tuple[Path, Callable[[Path], None]]] = []
     if outputs.junit_xml is not None:
-        write_junit(summary, outputs.junit_xml)
-        written.append(str(outputs.junit_xml))
+        todo.append((outputs.junit_xml, lambda p: write_junit(summary, p)))
     if outputs.json is not None:
-        write_json(summary, outputs.json)
-        written.append(str(outputs.json))
+        todo.append((outputs.json, lambda p: write_json(summary, p)))
     if summary.coverage is not None:
-        for kind, path in outputs.coverage:
-            summary.coverage.write(kind, path)
-            written.append(str(path))
-    return tuple(written)
+        coverage = summary.coverage
+        todo += [(path, lambda p, kind=kind: coverage.write(kind, p)) for kind, path in outputs.coverage]
+    return tuple(str(path) for path, write in todo if _written(path, write, emit))
+
+
+def _written(path: Path, write: Callable[[Path], None], emit: Callable[[Any], None]) -> bool:
+    """Write a report: a disk that is full or read-only is a warning naming the file (the results were shown; the exit code stands)."""
+    try:
+        write(path)
+    except OSError as exc:
+        emit(StoreWarning(str(ResourceError.unwritable(f"the report {shown(path)}", shown(path.parent) + "/", exc, "the results shown above are all there is of this run"))))
+        return False
+    return True
 
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], *, json: Path | None = None) -> CampaignSummary:
     """Fuzz for a time budget over workers (scale/campaign.py); write the JSON report (json: where); CampaignFinished ends the events."""
     summary = campaign.fuzz(config, options, emit)
-    written = ()
-    if json is not None and summary.nothing is None:
-        write_campaign_json(summary, json)
+    written: tuple[str, ...] = ()
+    if json is not None and summary.nothing is None and _written(json, lambda p: write_campaign_json(summary, p), emit):
         written = (str(json),)
     emit(CampaignFinished(summary, written))
     return summary
@@ -130,8 +140,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     written = []
     if report.nothing is None:
         for path, write in ((json, report.write_json), (html, lambda p: report.write_html(p, config.root))):
-            if path is not None:
-                write(path)
+            if path is not None and _written(path, write, emit):
                 written.append(str(path))
     emit(MutateFinished(report, tuple(written), report.exit_code(min_score), min_score))
     return report
@@ -145,6 +154,7 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
     fork_block: a forked failure replayed at this block instead of the one it was recorded at.
     """
+    check_database(config)  # evmstate.toml's database is checked as by every command that runs machines
     record = _record(config, failure_id)
     if fork_block is not None and not record.settings.get("fork"):
         raise UsageError(f"--fork-block {fork_block}: failure {record.id} was found on a fresh chain, not on a fork, and replays on one: leave out --fork-block")
@@ -158,6 +168,7 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
 def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted | ShrinkFinished], None], *, seconds: float | None = None) -> ShrinkFinished:
     """Go on shrinking a saved failure (None: the newest) for at most seconds; a shorter program replaces the record."""
+    check_database(config)
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
@@ -165,16 +176,21 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     if result.verdict in ("fixed", "fails differently"):
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
     else:
-        new = result.record
-        store.save(new)
-        if new.id != record.id:
-            store.remove(record.id)
+        new, unsaved = result.record, None
+        try:
+            store.save(new)
+            if new.id != record.id:
+                store.remove(record.id)
+        except ResourceError as exc:  # the program is shown all the same; the saved record stays as it was
+            unsaved = str(exc)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
             first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
         )
-        finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=new.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped)
+        finished = ShrinkFinished(
+            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved
+        )
     emit(finished)
     return finished
 

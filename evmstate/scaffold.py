@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import config as config_mod
-from .errors import UsageError
+from .errors import ResourceError, UsageError
 
 CONFIG = '''# evmstate project settings. Every key is optional; the values shown are the defaults.
 
@@ -289,8 +289,12 @@ def init(folder: Path, *, force: bool = False) -> list[Path]:
     written = []
     for name, text in files.items():
         path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:  # a read-only or full disk: say where, and what was written before
+            done = f"; written before it: {', '.join(str(p) for p in written)}" if written else "; nothing was written"
+            raise ResourceError.unwritable("the new project", f"{folder}/", exc, f"{path} could not be made{done}", "give evmstate init a folder that is") from None
         written.append(path)
     return written
 

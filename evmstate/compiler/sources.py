@@ -23,7 +23,7 @@ from . import cache as build_cache, legacy_outputs, releases, vyper_outputs
 from .cache import CACHE_FORMAT, portable
 from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact
-from ..errors import CompileError
+from ..errors import CompileError, ResourceError
 from .releases import Pin
 from ..text import Undecodable, decode
 
@@ -79,6 +79,9 @@ class Build:
     included: tuple[str, ...] = ()
     # what vyper warned of in the contracts' sources and the modules they import, once per file and warning
     warnings: list[CompileWarning] = field(default_factory=list)
+    # why the build cache could not be written (a full or read-only disk), None when it could: the build is
+    # whole all the same, and the next run compiles again what was not kept
+    cache_error: str | None = None
 
 
 def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
@@ -455,8 +458,12 @@ def compile_project(
             build.cached.append(s.name)
         else:
             outcome = fresh[key]
-            if key not in passing:
-                build_cache.write(plan.cache_file(s), s.path, outcome, plan.root)
+            if key not in passing and build.cache_error is None:
+                try:
+                    build_cache.write(plan.cache_file(s), s.path, outcome, plan.root)
+                except OSError as exc:
+                    folder = plan.cache_file(s).parent
+                    build.cache_error = str(ResourceError.unwritable("the build cache", shown(folder.resolve(), plan.root, ()) + "/", exc, "the contracts are compiled all the same, and compiled again by the next run"))
             build.compiled.append(s.name)
         for dep, h in s.inputs.items():
             where = shown(dep, plan.root, plan.search)

@@ -301,6 +301,18 @@ class LoadFailed:
 
 
 @dataclass(frozen=True)
+class StoreWarning:
+    """Emitted when something the run keeps its state in (the example database, a failure record, the build cache, a
+    campaign's corpus) could not be reached or written, and the run goes on without it: what, where, why and what to do.
+
+    Never a verdict: the machines' results and the exit code are as they would be with the store. Each store
+    is told once per process; the commands' summaries hold each message once.
+    """
+
+    message: str
+
+
+@dataclass(frozen=True)
 class NothingFound:
     """Emitted when no machine or property test was found: what was looked for, and the naming rules."""
 
@@ -321,6 +333,7 @@ class RunSummary:
     stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
     total: int = 0  # machines and tests selected to run
     warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
+    store_warnings: list[str] = field(default_factory=list)  # each StoreWarning's message, once: what the run kept not
 
     @property
     def exit_code(self) -> ExitCode:
@@ -428,6 +441,7 @@ class ShrinkFinished:
     stopped: str | None = None  # what stopped shrinking this time (the budget)
     message: str = ""  # "fails differently": how it fails now
     recorded: str = ""  # "fails differently": the error the record holds
+    unsaved: str | None = None  # why the shorter program could not be saved (new_id is then the record's id, unchanged)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -463,7 +477,7 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished
+Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished | StoreWarning
 # what `evmstate replay`, `shrink` and `failures prune` emit
 ReplayEvent = ReplayStarted | ReplayStep | ReplayFinished | ShrinkStarted | ShrinkFinished | FailurePruned
 

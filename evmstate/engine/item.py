@@ -13,15 +13,15 @@ from hypothesis import settings as Settings
 from ..compiler.build import precompiled_note
 from ..config import Config
 from ..contracts.project import Project
-from ..errors import MachineDefinitionError
+from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord
 from . import discovery
 from .deployments import contracts_behind, names_behind
 from .tracebacks import shown_path
 from .discovery import Item
-from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound
+from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, StoreWarning
 from .fork import at_block
-from .database import ShrunkExamples, corpus_store, open_database
+from .database import Fallible, ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
 from .machine_run import run_machine
 from .native import run_native
@@ -138,6 +138,8 @@ def prepare(
     build = project.build
     seconds = time.perf_counter() - compiling
     emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
+    if build.cache_error is not None:
+        emit(StoreWarning(build.cache_error))
     for err in unavailable_contracts(config, project, prepared.items):
         prepared.load_errors.append(err)
         emit(err)
@@ -189,14 +191,18 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
     started = time.perf_counter()
-    database = database_for(config, where) if request.examples else None
+
+    def warn(message: str) -> None:
+        emit(StoreWarning(message))
+
+    database = database_for(config, where, warn) if request.examples else None
     try:
         if spec is not None:
             saved = None
             if corpus is True:
                 from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
 
-                saved = Corpus.of(corpus_store(config), project, where)
+                saved = Corpus.of(corpus_store(config, warn), project, where)
             elif corpus is not False:
                 saved = corpus
             run = run_native if request.native else run_machine
@@ -223,6 +229,8 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
     if replayable and request.save_failures:
         try:
             result = save_failure(config, project, item, result, settings, seed)
+        except ResourceError as exc:  # a full or read-only disk: the failure is reported all the same, then the warning
+            warn(str(exc))
         except Exception as exc:  # the failure is still reported: only its record is missing
             assert result.failure is not None
             failure = with_note(result.failure, f"not saved, so `evmstate replay` cannot replay it: {type(exc).__name__}: {exc}")
@@ -230,6 +238,9 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
     return result
 
 
-def database_for(config: Config, key: str) -> Any:
-    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test."""
-    return ShrunkExamples(open_database(config), key.encode())
+def database_for(config: Config, key: str, warn: Callable[[str], None] | None = None) -> Any:
+    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test.
+
+    warn is told, once, when the database fails (a server that died, a full disk): the run goes on without it.
+    """
+    return ShrunkExamples(open_database(config), key.encode(), Fallible.examples(config, warn))

@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
-from .events import RunSummary  # noqa: F401  (with the events: RunFinished carries it)
+from .events import RunSummary, StoreWarning  # noqa: F401  (RunSummary: with the events, RunFinished carries it)
 from .settings import Overrides
+
+
+def told_once(told: list[str], emit: Callable[[Any], None]) -> Callable[[Any], None]:
+    """emit, passing each StoreWarning on once (workers each tell a store that failed them) and adding its message to told."""
+
+    def emit_once(event: Any) -> None:
+        if isinstance(event, StoreWarning):
+            if event.message in told:
+                return
+            told.append(event.message)
+        emit(event)
+
+    return emit_once
 
 
 @dataclass(frozen=True)

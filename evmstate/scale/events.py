@@ -66,6 +66,7 @@ class CampaignSummary:
     interrupted: bool = False
     nothing: str | None = None
     workers: str = ""
+    store_warnings: list[str] = field(default_factory=list)  # each StoreWarning's message, once
 
     @property
     def exit_code(self) -> ExitCode:

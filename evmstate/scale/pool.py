@@ -48,7 +48,7 @@ from ..config import START_METHOD_VARIABLE, Config, Environment
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.settings import keep_hypothesis_storage
-from ..errors import MachineDefinitionError, UsageError
+from ..errors import MachineDefinitionError, ResourceError, UsageError
 from .shrinking import Lend, Loans, lending
 
 
@@ -141,7 +141,8 @@ def absolute_paths(paths: tuple[str, ...]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Message:
-    """What a worker says: ready, event, done, interrupted, refused (a definition error) or crashed."""
+    """What a worker says: ready, event, done, interrupted, refused (a definition error) or crashed; killed (payload: its
+    exit code) is said for it by the pool when a signal ended its process."""
 
     kind: str
     worker: int
@@ -285,6 +286,21 @@ class WorkerCrashed(RuntimeError):
     """Raised in the parent when a worker process fails outside the user's code (an internal error)."""
 
 
+def worker_killed(message: Message, pid: int | None) -> ResourceError:
+    """The error of a worker whose process a signal ended (message.kind "killed"): neither the machine's doing nor evmstate's."""
+    try:
+        name = signal.Signals(-message.payload).name
+    except ValueError:
+        name = f"signal {-message.payload}"
+    where = f"while running {message.key}" if message.key else "while loading the project"
+    return ResourceError(
+        f"worker process {message.worker} (pid {pid}) was killed by {name} {where}: something outside evmstate ended it (the "
+        "kernel's out-of-memory killer sends SIGKILL). The run stops here; failures saved before it are kept. Run again, "
+        "with fewer worker processes (-n) if memory is short.",
+        where=f"worker process {message.worker}",
+    )
+
+
 class Pool:
     """Worker processes (started by start_method()), each loading source once; tasks go to idle workers one at a time."""
 
@@ -346,7 +362,11 @@ class Pool:
                 if i not in self.dead and p.exitcode is not None:
                     self.dead.add(i)
                     task = self.busy.get(i)
-                    messages.append(Message("crashed", i, task.key if task is not None else None, f"worker process {i} exited with code {p.exitcode}"))
+                    key = task.key if task is not None else None
+                    if p.exitcode < 0:  # a signal from outside (the kernel's out-of-memory killer, a kill -9)
+                        messages.append(Message("killed", i, key, p.exitcode))
+                    else:
+                        messages.append(Message("crashed", i, key, f"worker process {i} exited with code {p.exitcode}"))
         out = []
         for m in messages:
             if m.kind in ("shrinking", "shrunk"):  # a worker's shrink, for the loans of spare slots

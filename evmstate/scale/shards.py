@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from ..config import Config
-from ..engine.events import Event, ExampleFinished, FailureFound, MachineFinished
+from ..engine.events import Event, ExampleFinished, FailureFound, MachineFinished, StoreWarning
 from ..engine.item import RunRequest, run_item
 from ..engine.settings import Overrides
 from ..errors import UsageError
@@ -63,6 +63,7 @@ class ShardResult:
     # branches hit, for a campaign's coverage figure: the union over shards is what the
     # campaign has covered. None until the engine reports coverage.
     branches: frozenset | None = None
+    warnings: tuple[str, ...] = ()  # the StoreWarnings the shard met (what a cluster's worker could not tell as it ran)
 
 
 _shard_lock = threading.RLock()  # one shard at a time per process: they share its project
@@ -79,7 +80,7 @@ def _forwarded(emit: Callable[[Event], None] | None) -> Callable[[Event], None]:
     last = [0.0]
 
     def forward(event: Event) -> None:
-        if isinstance(event, FailureFound):
+        if isinstance(event, (FailureFound, StoreWarning)):
             emit(event)
         elif isinstance(event, ExampleFinished) and time.monotonic() - last[0] >= PROGRESS_EVERY:
             last[0] = time.monotonic()
@@ -102,14 +103,24 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             # the campaign, its report included, ends within 5 s of its budget
             shrink_by = deadline + SHRINK_GRACE
         records: list[FailureRecord] = []
+        warnings: list[str] = []
+        forward = _forwarded(emit)
+
+        def told(event: Event) -> None:
+            if isinstance(event, StoreWarning):
+                warnings.append(event.message)
+            forward(event)
+
         # the machine's saved guidance runs: every shard starts from them and adds to them
         request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by, native=True)
-        result = run_item(state.config, state.project, item, request, _forwarded(emit))
+        result = run_item(state.config, state.project, item, request, told)
         result = shrinking.told(result)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
-        return ShardResult(shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches)
+        return ShardResult(
+            shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches, warnings=tuple(warnings)
+        )
 
 
 # -- a project shipped to machines that do not have it ----------------------------------------

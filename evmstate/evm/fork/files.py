@@ -59,6 +59,25 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def unwritable(folder: Path) -> OSError | None:
+    """Why a file cannot be written in folder (a read-only or full disk), None when one can: a byte written, synced and removed."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".probe.", suffix=".tmp")
+    except OSError as exc:
+        return exc
+    try:
+        os.write(fd, b"\0")
+        os.fsync(fd)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return None
+
+
 def file_of(folder: Path, address: bytes) -> Path:
     return folder / f"0x{address.hex()}.json"
 

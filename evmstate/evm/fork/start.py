@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...config import Config, ForkConfig
-from ...errors import ForkError
+from ...config import Config, ForkConfig, shown
+from ...errors import ForkError, ResourceError
 from . import files
-from .files import DamagedFile
+from .files import DamagedFile, unwritable
 from .rpc import Rpc, RpcFailure
 from .store import ForkSpec, Header, shown_url, write_atomic
 
@@ -110,6 +110,11 @@ def resolve(config: Config, needed_by: str | None = None) -> Config:
         return config
     fork = config.fork
     folder = cache_folder(config)
+    problem = unwritable(folder)
+    if problem is not None:  # a read-only or full disk: said before anything runs, not by the first call that fetches
+        raise ResourceError.unwritable(
+            "the fork cache", shown(folder) + "/", problem, "a forked run keeps there what it fetches from the node, and revm's fork reads it back from there"
+        )
     chain_id = fork.chain_id or (_nodes(folder).get(fork.url) if isinstance(fork.block, int) else 0) or 0
     if isinstance(fork.block, int) and chain_id and (folder / str(chain_id) / str(fork.block) / "block.json").is_file():
         check_cache(folder / str(chain_id) / str(fork.block))
