@@ -169,6 +169,7 @@ class Backend(Protocol):
     """
 
     capabilities: Capabilities
+    spec: ChainSpec  # the chain it started from (its fork, if forked)
     chain_id: int
     gas_limit: int
     call_gas_limit: int

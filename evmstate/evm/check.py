@@ -59,6 +59,7 @@ class CheckedBackend(Snapshots):
     def __init__(self, fast: Any, reference: PyEVMBackend) -> None:
         self.fast = fast
         self.reference = reference
+        self.spec = reference.spec
         self.chain_id = reference.chain_id
         self.gas_limit = reference.gas_limit
         self.call_gas_limit = reference.call_gas_limit

@@ -1,4 +1,5 @@
-"""A contract's own address as a sender (revm refuses it unaided, EIP-3607), on py-evm, revm and both in lockstep."""
+"""Who may send and what an address holds: a contract's own address as a sender (revm refuses it unaided, EIP-3607),
+an account for any address (accounts.at), and Name.at() on an address without code; on py-evm, revm and both in lockstep."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from eth_utils import keccak
 
 from evmstate import Project, reverts
 from evmstate.config import BackendConfig, Config, ProjectConfig
+from evmstate.errors import ContractError, TransactionReverted, UsageError
 
 # "check" runs revm and py-evm side by side and keeps the first call on which they differ
 BACKENDS = {"pyevm": BackendConfig(name="pyevm"), "revm": BackendConfig(name="revm"), "check": BackendConfig(name="pyevm", check=True)}
@@ -125,3 +127,40 @@ def test_code_that_reads_a_contract_senders_code_hash_sees_its_own(senders_root:
     # and after it, the sender's account is as it was: its hash read by anyone
     assert hasher.hash_of(actor) == own and keccak(p.backend.get_code(actor.raw_address)) == own
     assert p.backend.divergence is None
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_accounts_at_gives_an_account_for_any_address(senders_root: Path, backend: str):
+    p = _project(senders_root, backend)
+    accounts, pool = p.accounts, p.Pool.deploy()
+    assert accounts.at(accounts[3].address) is accounts[3]
+    whale = accounts.at("0x" + "7a" * 20)
+    assert whale.index == -1 and whale.balance() == 0 and whale.address.lower() == "0x" + "7a" * 20
+    p.chain.set_balance(whale, "3 ether")
+    assert whale.balance() == 3 * 10**18  # the balance the chain holds for the address
+    whale.transfer(accounts[1], "1 ether")
+    assert whale.balance() == 2 * 10**18 and whale.nonce == 1
+    assert pool.who({"from": whale}) == whale.address
+    # Brownie's spelling, accepted as it is; a contract's address is an account too
+    assert accounts.at(pool.address, force=True) == pool.address
+    assert accounts.at(pool).balance() == 0
+    with pytest.raises(UsageError, match=r"sign_message: the private key of 0x(?:7[aA]){20} is not known, so it cannot sign: .*accounts\.at\(address\)"):
+        whale.sign_message(b"hi")
+    with pytest.raises(UsageError, match="accounts.at: force must be True or False, got 'yes'"):
+        accounts.at(whale, force="yes")
+    with pytest.raises(ContractError, match="accounts.at: expected an account, a contract or a 0x-prefixed 40-digit hex address, got 'whale'"):
+        accounts.at("whale")
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_attaching_to_an_address_without_code_is_refused(senders_root: Path, backend: str):
+    p = _project(senders_root, backend)
+    empty = "0x" + "5e" * 20
+    with pytest.raises(ContractError, match=r"Pool.at\(0x(?:5[eE]){20}\): there is no code at that address on this chain \(block 1\); deploy one with Pool.deploy\(...\)"):
+        p.Pool.at(empty)
+    with pytest.raises(ContractError, match="there is no code at that address"):
+        p.Pool.at(p.accounts[2])  # an account is no contract
+    p.chain.set_code(empty, p.Pool)
+    assert p.Pool.at(empty).who() == p.accounts[0].address
+    with pytest.raises(TransactionReverted):
+        p.Pool.at(empty).refuse()
