@@ -149,8 +149,15 @@ class Shrinker:
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OutOfBudget()
+        if not self.fits(candidate):
+            return None
         self.passes[self.current].runs += 1
         return self._attempt(candidate)
+
+    def fits(self, candidate: list[RecordedStep]) -> bool:
+        """Whether each number a strategy drew is one it could draw: a pass that moves numbers (merge, together) never reports one its bounds rule out."""
+        domains = self.domains
+        return all(not isinstance(d := domains.get((s.rule, k)), IntDomain) or type(v) is not int or d.contains(v) for s in candidate for k, v in s.arguments.items())
 
     def keep(self, result: Minimized) -> None:
         self.best, self.found = result.steps, result
@@ -176,7 +183,7 @@ class Shrinker:
 
         before = self.tries.elsewhere
         try:
-            found = self.tries.first(((tag, c) for tag, c in candidates if c != best), self.attempt, accept)
+            found = self.tries.first(((tag, c) for tag, c in candidates if c != best and self.fits(c)), self.attempt, accept)
         finally:
             self.passes[self.current].runs += self.tries.elsewhere - before  # those replayed by helpers
         if found is None:
