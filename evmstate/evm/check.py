@@ -207,3 +207,6 @@ class CheckedBackend(Snapshots):
 
     def set_jump_recorder(self, recorder: Any) -> None:
         self.reference.set_jump_recorder(recorder)
+
+    def set_inner_failures(self, on: bool) -> None:
+        self.reference.set_inner_failures(on)  # the results are py-evm's

@@ -24,12 +24,18 @@ What revm 8 (pyrevm's engine) lacks, and what is done instead:
   (every JUMPI in order, set_jump_recorder) is unavailable.
 - No time limit: revm cannot be interrupted, so [fuzz] call_timeout does not apply; the gas
   cap ([fuzz] call_gas_limit) does, and revm burns 2**24 gas in well under a second.
+- A sender with code: revm refuses it (EIP-3607), and pyrevm 0.3.7 cannot turn the check off
+  (its CfgEnv has no disable_eip3607). The check reads the sender's code hash alone, and revm runs
+  the code its account holds: inside the call's checkpoint the sender's account (loaded into the
+  journal first, so that the revert drops the change) shows the empty hash with its code kept.
+  Calls into the sender run its code; only EXTCODEHASH of it would answer otherwise, so a call
+  that may run EXTCODEHASH runs on py-evm instead (shadow.py). Its nonce is bumped before its
+  code runs, as py-evm does, so that a contract its code creates lands where py-evm puts it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any, Callable
 
 from eth_utils import keccak
@@ -37,7 +43,7 @@ from eth_utils import keccak
 from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from .cache import entry as cache_entry
 from .base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot, account_keys, contract_address, intrinsic_gas
-from .journal import EMPTY_CODE_HASH, loaded, read_changes
+from .journal import EMPTY_CODE_HASH, FAILED, halt_message, loaded, read_changes
 from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
 from ..errors import UsageError
@@ -51,9 +57,7 @@ INSTALL_HINT = 'pip install "evmstate[revm]" (pyrevm has wheels for CPython 3.10
 # evm versions revm runs with py-evm's semantics; Prague runs as Cancun plus the calldata floor
 SPECS = {"cancun": "CANCUN", "prague": "CANCUN"}
 ZERO = b"\0" * 20
-EXTCODEHASH = 0x3F
 
-_FAILED = re.compile(r"^(Revert|Halt) \{ (?:reason: (.*), )?gas_used: (\d+)(?:, output: 0x([0-9a-f]*))? \}$", re.S)
 
 
 def available() -> bool:
@@ -67,27 +71,6 @@ def require() -> None:
         raise UsageError(f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm")
 
 
-# revm's halt reasons, as py-evm words them where it matters to a reader
-_HALTS = {
-    "OutOfGas": "Out of gas",
-    "OpcodeNotFound": "Invalid opcode",
-    "InvalidFEOpcode": "Invalid opcode (INVALID)",
-    "InvalidJump": "Invalid jump destination",
-    "StackUnderflow": "Stack underflow",
-    "StackOverflow": "Stack overflow",
-    "OutOfOffset": "Return data out of bounds",
-    "CallTooDeep": "Stack depth limit reached",
-    "CreateContractSizeLimit": "Contract code size limit exceeded",
-    "CreateContractStartingWithEF": "Contract code starts with 0xEF",
-    "CreateInitCodeSizeLimit": "Initcode size limit exceeded",
-    "StateChangeDuringStaticCall": "Write protection: state change during a static call",
-    "CreateCollision": "Contract address collision",
-}
-
-
-def _halt_message(reason: str) -> str:
-    name = reason.split("(", 1)[0]
-    return _HALTS.get(name, reason)
 
 
 class RevmBackend(Explaining, BlockTime):
@@ -134,7 +117,6 @@ class RevmBackend(Explaining, BlockTime):
         self.shadow_runs = 0  # failed calls run again on py-evm to explain them
         self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
         self.last_writes: tuple[tuple[bytes, int, int], ...] = ()  # (address, slot, value) of the last transaction
-        self._hash_readers: dict[bytes, bool] = {}  # code -> whether it holds EXTCODEHASH
         self.sight = Sight(self)  # what py-evm's hooks would record, while set_coverage/set_feedback/set_observer ask
         for _, address in self.account_keys:
             self._write_info(address, [balance, 0, EMPTY_CODE_HASH])
@@ -308,9 +290,7 @@ class RevmBackend(Explaining, BlockTime):
 
     # -- execution --------------------------------------------------------
 
-    def _execute(
-        self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None, bump: int = 0
-    ) -> tuple[bool, bytes, Any, str | None]:
+    def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None, bump: int = 0) -> tuple[bool, bytes, Any, str | None]:
         """Run one call on revm inside the current checkpoint: (success, output, revm's result, error).
 
         bump: what a sender with code has added to its nonce before the code runs (1 for a
@@ -328,40 +308,19 @@ class RevmBackend(Explaining, BlockTime):
                 output = evm.message_call(self._h(sender), self._h(to), data, value, gas, gas_price, static)
         except RuntimeError as exc:
             result = evm.result
-            m = _FAILED.match(str(exc))
+            m = FAILED.match(str(exc))
             if result is None or m is None:
                 raise RuntimeError(f"revm refused the call: {exc}") from None
             if m.group(1) == "Revert":
                 return False, bytes.fromhex(m.group(4) or ""), result, "revert"
-            return False, b"", result, _halt_message(m.group(2) or "")
+            return False, b"", result, halt_message(m.group(2) or "")
         return True, output, evm.result, None
 
     def _let_code_send(self, sender: bytes, code: bytes, bump: int) -> None:
-        """Let an address with code send (a contract's own address, {"from": contract}), as py-evm and Foundry's prank do.
-
-        revm 8 refuses a transaction whose sender has code (EIP-3607, RejectCallerWithCode), and
-        pyrevm 0.3.7 cannot turn the check off (its CfgEnv has no disable_eip3607). The check reads
-        only the sender's code hash; the code revm runs at an address is the one its account holds.
-        So, inside the call's checkpoint, the sender's account is given the empty code hash with
-        its code kept: calls into the sender run its code, EXTCODESIZE and EXTCODECOPY see it. Only
-        EXTCODEHASH of the sender would answer otherwise: a transaction or call that may run it is
-        run on py-evm instead (_codehash_readable). The account is loaded into revm's journal first,
-        so that the change is the journal's alone and the checkpoint's revert drops it.
-        """
+        """Let an address with code send ({"from": contract}) past revm's EIP-3607 check, inside the call's checkpoint (see the module's docstring)."""
         evm, h = self._evm, self._h(sender)
         account = evm.basic(h)
         evm.insert_account_info(h, pyrevm.AccountInfo(balance=account.balance, nonce=account.nonce + bump, code_hash=EMPTY_CODE_HASH, code=code))
-
-    def _codehash_readable(self) -> bool:
-        """Whether any code this chain holds may read a code hash (EXTCODEHASH): then a sender with code runs on py-evm (see _let_code_send)."""
-        readers = self._hash_readers
-        for code in self._code.values():
-            reads = readers.get(code)
-            if reads is None:
-                reads = readers[code] = EXTCODEHASH in opcodes(code)
-            if reads:
-                return True
-        return False
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
@@ -383,8 +342,7 @@ class RevmBackend(Explaining, BlockTime):
         evm = self._evm
         checkpoint = evm.snapshot()
         try:
-            # a sender with code gets its call's nonce before its code runs, as on py-evm (see _let_code_send)
-            success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None, int(to is not None))
+            success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None, int(to is not None))  # see _let_code_send
             revm_used = result.gas_used
             if success or to is None or self.gas_price:
                 logs = self._logs_of(result) if success else ()
@@ -407,82 +365,29 @@ class RevmBackend(Explaining, BlockTime):
         # what py-evm does differently: it bumps the nonce of a call's sender as well (revm 8
         # only a creator's), charges the floor, and pays the coinbase nothing
         adjust: dict[bytes, list[int]] = {}
-        mine = changes.get(sender)
-        if own_code and mine is not None and mine[0] is not None:
+        if own_code and (mine := changes.get(sender)) is not None and mine[0] is not None:
             mine[0][2] = self._info[sender][2]  # its code hash, emptied for revm's check alone; its nonce bumped already
         elif to is not None:
             adjust[sender] = [0, 1]
         if self.gas_price:
             adjust.setdefault(sender, [0, 0])[0] -= (gas_used - revm_used) * self.gas_price
             adjust.setdefault(ZERO, [0, 0])[0] -= revm_used * self.gas_price
+        inner = self._on_py_evm("transact", (sender, to, data, value, asked), inner=True).inner_failures if self._inner else ()
         undo = self._apply(changes, adjust)
         self._version += 1
         if success:
             self._logs.extend(logs)
             if to is None:
                 output = self._code.get(create_address, b"")
-        ran = ExecResult(success=success, output=output, gas_used=gas_used, logs=logs, contract_address=create_address if success else None, error=error, gas_limit=gas, at_gas_cap=at_cap)
-        return self._transacted(ran, seen, (sender, to, data, value, asked), undo)
+        return self._transacted(success, output, gas_used, logs, error, create_address, gas, at_cap, inner, seen, (sender, to, data, value, asked), undo)
 
-    def _transacted(self, ran: ExecResult, seen: Seen | None, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> ExecResult:
-        """A transaction's result as the layers above see it: a failure's explainer, the storage the sight saw, shown to its observer."""
+    def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
+        """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw, shown to its observer."""
         # the storage the sight saw it read and write, given at once (not by a copy of the result)
         seen_storage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
-        if ran.success:
-            done = dataclasses.replace(ran, **seen_storage) if seen_storage else ran
-        else:
-            explainer = self._explainer("transact", args, undo)
-            done = dataclasses.replace(ran, out_of_gas=ran.error == "Out of gas", explainer=explainer, **seen_storage)
+        failed = {} if success else {"out_of_gas": error == "Out of gas", "explainer": self._explainer("transact", args, undo)}
+        done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
         return done if seen is None else self.sight.show(done, None)
-
-    def _transact_on_py_evm(self, sender: bytes, to: bytes | None, data: bytes, value: int, asked: int | None, gas: int, at_cap: bool) -> ExecResult:
-        """A transaction from an address with code that may read its code hash, run on py-evm and its changes written here (see _let_code_send)."""
-        shadow = self.py_evm()
-        with shadow.anchor():
-            shadow.set_block(self._timestamp, self._number)
-            shadow.watch_storage()
-            try:
-                with shadow.reading() as reads:
-                    ran = shadow.transact(sender, to, data, value, asked)
-                written = shadow.written()
-            finally:
-                shadow.watch_storage(False)
-            created = [ran.contract_address] if ran.contract_address else []
-            changes = self._changes_on(shadow, [sender, *created, *reads.accounts, *(a for a, _ in written)], written)
-        seen = None
-        if self.sight.on:
-            intrinsic = intrinsic_gas(data, to is None)[0]
-            changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if ran.success else None
-            outcome = Outcome(ran.success, ran.error == "revert", ran.output, ran.logs, changed, ran.gas_used, gas - intrinsic, intrinsic)
-            seen = self.sight.see(True, sender, to, data, value, asked, False, outcome)
-            self.sight.record(seen)
-        undo = self._apply(changes, {})
-        self._version += 1
-        if ran.success:
-            self._logs.extend(ran.logs)
-        ran = ExecResult(
-            success=ran.success, output=ran.output, gas_used=ran.gas_used, logs=ran.logs, contract_address=ran.contract_address, error=ran.error, gas_limit=gas, at_gas_cap=at_cap
-        )
-        return self._transacted(ran, seen, (sender, to, data, value, asked), undo)
-
-    def _changes_on(self, shadow: Any, addresses: list[bytes], written: list[tuple[bytes, int]]) -> dict[bytes, Any]:
-        """What the shadow holds that differs from this chain, among these accounts and slots: as read_changes() gives it."""
-        changes: dict[bytes, Any] = {}
-        for address in dict.fromkeys(addresses):
-            balance, nonce, code = shadow.get_balance(address), shadow.get_nonce(address), shadow.get_code(address)
-            old = self._info.get(address)
-            if not (balance or nonce or code):
-                if old is not None:
-                    changes[address] = (None, None, {}, True)
-                continue
-            info = [balance, nonce, keccak(code) if code else EMPTY_CODE_HASH]
-            if info != old:
-                changes[address] = (info, code if old is None or old[2] != info[2] else None, {}, False)
-        for address, slot in dict.fromkeys(written):
-            value = shadow.get_storage(address, slot)
-            if value != self.get_storage(address, slot) and not (address in changes and changes[address][3]):
-                changes.setdefault(address, (None, None, {}, False))[2][slot] = value
-        return changes
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
         """Execute a call and discard every change it made (eth_call)."""
@@ -498,7 +403,7 @@ class RevmBackend(Explaining, BlockTime):
         sight = self.sight
         own_code = bool(self._code.get(sender))
         # code that can call other code is never kept (see _recorded): not worth recording
-        if static and not value and cache is not None and not own_code and not opcodes(self._code.get(to, b"")) & CALL_OPCODES:
+        if static and not value and cache is not None and not own_code and not self._inner and not opcodes(self._code.get(to, b"")) & CALL_OPCODES:
             key = (sender, to, data, asked)
             found = cache.find(key, self._unchanged)
             if found is not None and found.coverage is None and sight.hits is not None:
@@ -536,10 +441,7 @@ class RevmBackend(Explaining, BlockTime):
         finally:
             evm.revert(checkpoint)
         if own_code and self._codehash_readable():  # see _let_code_send
-            shadow = self.py_evm()
-            with shadow.anchor():
-                shadow.set_block(self._timestamp, self._number)
-                on_py_evm = shadow.call(sender, to, data, value, asked, static)
+            on_py_evm = self._on_py_evm("call", (sender, to, data, value, asked, static))
             success, output, gas_used, logs, error = on_py_evm.success, on_py_evm.output, on_py_evm.gas_used, on_py_evm.logs, on_py_evm.error
         if success:
             ran = ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, gas_limit=gas, at_gas_cap=at_cap)
@@ -554,6 +456,8 @@ class RevmBackend(Explaining, BlockTime):
                 out_of_gas=error == "Out of gas",
                 explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
             )
+        if self._inner:
+            ran = dataclasses.replace(ran, inner_failures=self._on_py_evm("call", (sender, to, data, value, asked, static), inner=True).inner_failures)
         if not sight.on:
             return ran
         seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic, intrinsic))

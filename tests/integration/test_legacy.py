@@ -179,8 +179,8 @@ def test_machines_find_the_planted_bugs_on_each_backend(legacy: Path, backend: s
     )
     assert pool and pool.group(1) != pool.group(2) and pool.group(3) in pool.group(1, 2), out
     # the trace decodes the 0.3 contracts' events
-    assert "emit Deposit(sender=accounts[0], owner=accounts[0], assets=1, shares=1)" in out, out
-    assert re.search(r"emit AddLiquidity\(provider=accounts\[\d\], token_amounts=\[\d+, \d+\], token_supply=\d+\)", out), out
+    assert re.search(r"emit \w+\.Deposit\(sender=accounts\[0\], owner=accounts\[0\], assets=1, shares=1\)", out), out
+    assert re.search(r"emit \w+\.AddLiquidity\(provider=accounts\[\d\], token_amounts=\[\d+, \d+\], token_supply=\d+\)", out), out
     if backend == "pyevm":
         _check_coverage(json.loads((legacy / "coverage.json").read_text()), out)
 
