@@ -29,6 +29,8 @@ CALL_GAS_LIMIT = 2**24
 # spend the full limit on each before revm finishes it (finish.py).
 SHORT_LIMIT_FACTOR = 10
 SHORT_LIMIT_FLOOR = 0.1
+# the error of a call that ran out of gas expanding memory, on a backend that does not tell the cost (revm)
+OUT_OF_MEMORY_GAS = "Out of gas: memory expansion"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from eth_utils import keccak
 
-from .base import Log
+from .base import OUT_OF_MEMORY_GAS, Log
 
 EMPTY_CODE_HASH = keccak(b"")
 
@@ -47,8 +47,14 @@ _HALTS = {
 }
 
 
+# revm's out-of-gas halts that one costly step made (py-evm says "Reason: Expanding memory ...")
+MEMORY_HALTS = ("OutOfGas(Memory)", "OutOfGas(MemoryLimit)")
+
+
 def halt_message(reason: str) -> str:
-    """A halt reason of revm's (OutOfGas(Memory)) as py-evm words it (Out of gas)."""
+    """A halt reason of revm's (OutOfGas(Basic)) as py-evm words it (Out of gas); a memory expansion no gas could pay is said apart."""
+    if reason in MEMORY_HALTS:
+        return OUT_OF_MEMORY_GAS
     name = reason.split("(", 1)[0]
     return _HALTS.get(name, reason)
 

@@ -385,7 +385,7 @@ class RevmBackend(Explaining, BlockTime):
         """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw, shown to its observer."""
         # the storage the sight saw it read and write, given at once (not by a copy of the result)
         seen_storage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
-        failed = {} if success else {"out_of_gas": error == "Out of gas", "explainer": self._explainer("transact", args, undo)}
+        failed = {} if success else {"out_of_gas": error.startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
         done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
         return done if seen is None else self.sight.show(done, None)
 
@@ -453,7 +453,7 @@ class RevmBackend(Explaining, BlockTime):
                 error=error,
                 gas_limit=gas,
                 at_gas_cap=at_cap,
-                out_of_gas=error == "Out of gas",
+                out_of_gas=error.startswith("Out of gas"),
                 explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
             )
         if self._inner:
@@ -482,7 +482,7 @@ class RevmBackend(Explaining, BlockTime):
         if success:
             ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
         else:
-            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=error == "Out of gas")
+            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=error.startswith("Out of gas"))
         seen = None
         if self.sight.on:
             intrinsic = intrinsic_gas(data, False)[0]
