@@ -80,6 +80,31 @@ class Artifact:
         end = pos[2] if isinstance(pos[2], int) and pos[0] <= pos[2] <= len(lines) else pos[0]
         return SourcePosition(_shown_path(path), pos[0], lines[pos[0] - 1].strip(), end)
 
+    def function_at(self, pc: int, *, deploy: bool = False, ahead: int = 64) -> SourcePosition | None:
+        """The `def` line of the function whose code follows pc (a check at a function's entry, before its body), when known.
+
+        The first pc after it with a position is the function's first statement (or its def line);
+        its def is the nearest line above that starts a top-level `def`.
+        """
+        for at in range(pc + 1, pc + 1 + ahead):
+            found = self.position(at, deploy=deploy)
+            if found is not None:
+                break
+        else:
+            return None
+        if found.text.startswith("def "):
+            return found
+        source = (self.deploy_pc_source if deploy else self.pc_source).get(at)
+        path = self.sources.get(source, self.path) if source is not None else self.path
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return None
+        for number in range(found.line - 1, 0, -1):
+            if lines[number - 1].startswith("def "):
+                return SourcePosition(found.path, number, lines[number - 1].strip(), number)
+        return None
+
     def source_line(self, pc: int) -> tuple[int, str] | None:
         """The (line number, text) of the source line that produced runtime pc, when known."""
         # vyper maps the instruction after a REVERT more often than the REVERT itself

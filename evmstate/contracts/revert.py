@@ -128,6 +128,8 @@ _CHECKS = {
 }
 # checks that only pass on a failure from the frame they called
 _PASSED_ON = ("external call failed", "create failed")
+# checks at a function's entry, before its body: no statement of the source makes them, its def line asks for them
+_AT_ENTRY = ("bad calldatasize or callvalue", "nonpayable check", "calldatasize check")
 _TLOAD, _SLOAD = 0x5C, 0x54
 _DEV_COMMENT = re.compile(r"#\s*(dev:.*?)\s*$")
 # how far back from a check's jump to look for its source position
@@ -177,15 +179,17 @@ def _artifact_for(frame: "Frame", project: ProjectLike | None, deployed: "Artifa
         return deployed
     if project is None:
         return None
+    found = None
     if not frame.is_create and frame.address is not None:
         found = project.artifact_at(frame.address)
-        if found is not None:
+        # an interface attached to another contract's code (Impl.at(proxy)): the code that ran is not its own
+        if found is not None and (not found.bytecode_runtime or frame.code.startswith(found.bytecode_runtime)):
             return found
     for artifact in project.artifacts.values():
         code = artifact.bytecode if frame.is_create else artifact.bytecode_runtime
         if code and frame.code.startswith(code):
             return artifact
-    return None
+    return found  # code no artifact matches as it is (immutables inside it): the address's, as attached
 
 
 def _dev_comment(position: "SourcePosition") -> str | None:
@@ -271,6 +275,10 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
             # the shared REVERT: the jump that led to it names the check
             jump = chosen.jump_pc
             check = emap.get(jump)
+            if check in _AT_ENTRY:
+                # vyper maps no line to these; the nearest line before the jump is another function's (a getter's,
+                # in 0.3): the function whose body follows, else no line at all
+                return Explanation(artifact.function_at(jump, deploy=deploy), check, None, artifact.name, tuple(via))
             if check is not None and _checks_a_value(check):
                 # the checked value is used right after the check, by the check's own statement;
                 # what comes before may be shared with later lines by the optimizer

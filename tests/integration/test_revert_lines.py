@@ -97,3 +97,52 @@ def test_the_reported_line_is_the_checks_own(checks, name, argument, follow):
         return
     assert line == expected[fn], f"{fn}: reported {err.source_line}"
     assert err.dev_revert_msg == f"dev: {fn}"
+
+
+PROXY = """# pragma version ~=0.4.3
+implementation: public(address)
+
+
+@deploy
+def __init__(implementation: address):
+    self.implementation = implementation
+
+
+@external
+@payable
+def __default__():
+    raw_call(self.implementation, msg.data, is_delegate_call=True)
+"""
+
+VAULT = """# pragma version ~=0.4.3
+implementation: public(address)
+totalDeposits: public(uint256)
+
+
+@external
+def deposit(amount: uint256):
+    self.totalDeposits += amount
+"""
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_value_sent_to_a_function_that_is_not_payable_is_blamed_on_its_def_line(tmp_path, backend):
+    # vyper maps no line to the check at a function's entry: the line is the function's def, through a proxy too
+    from evmstate.config import BackendConfig
+    from evmstate.contracts.revert import complete
+
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "Proxy.vy").write_text(PROXY)
+    (tmp_path / "contracts" / "Vault.vy").write_text(VAULT)
+    p = Project(Config(root=tmp_path, project=ProjectConfig(contracts="contracts"), backend=BackendConfig(name=backend)))
+    vault = p.Vault.deploy()
+    proxy = p.Proxy.deploy(vault)
+    data = vault.deposit.encode_input(5)
+    for to, attached in ((vault, False), (proxy, False), (proxy, True)):
+        if attached:
+            p.Vault.at(proxy)  # the proxy's address names Vault's interface now: the code that runs there is still the proxy's
+        with pytest.raises(TransactionReverted) as info:
+            p.accounts[0].transfer(to, 1, data=data)
+        err = complete(info.value)
+        assert err.kind == "bad calldata, or value sent to a non-payable function"
+        assert err.source_line.endswith("contracts/Vault.vy:7: def deposit(amount: uint256):"), str(err)
