@@ -19,6 +19,7 @@ from evmstate.contracts.revert import complete
 from evmstate.errors import TransactionReverted
 
 from ..cli.helpers import invoke
+from .test_revert_lines import PROXY, VAULT, blames_the_def_line_of_deposit
 
 pytestmark = pytest.mark.network
 
@@ -236,33 +237,9 @@ def pair() -> (uint256, bool):
     return self.pos.size, self.pos.open
 """
 
-# a proxy delegating to a 0.3.10 implementation, whose nonpayable deposit is sent value through it
-PROXY = """# @version 0.3.10
-implementation: public(address)
-
-
-@external
-def __init__(implementation: address):
-    self.implementation = implementation
-
-
-@external
-@payable
-def __default__():
-    raw_call(self.implementation, msg.data, is_delegate_call=True)
-"""
-
-IMPLEMENTATION = """# @version 0.3.10
-implementation: public(address)
-totalDeposits: public(uint256)
-deposits: public(HashMap[address, uint256])
-
-
-@external
-def deposit(amount: uint256):
-    self.deposits[msg.sender] += amount
-    self.totalDeposits += amount
-"""
+# the proxy and implementation of test_revert_lines, in vyper 0.3.10
+PROXY_0_3 = PROXY.replace("# pragma version ~=0.4.3", "# @version 0.3.10").replace("@deploy", "@external")
+VAULT_0_3 = VAULT.replace("# pragma version ~=0.4.3", "# @version 0.3.10")
 
 
 @pytest.fixture()
@@ -298,18 +275,8 @@ def test_value_sent_through_a_proxy_to_a_0_3_function_that_is_not_payable_names_
     # (totalDeposits: public(uint256)), which was reported: the function's def line is
     monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
     (tmp_path / "contracts").mkdir()
-    (tmp_path / "contracts" / "Proxy.vy").write_text(PROXY)
-    (tmp_path / "contracts" / "Vault.vy").write_text(IMPLEMENTATION)
+    (tmp_path / "contracts" / "Proxy.vy").write_text(PROXY_0_3)
+    (tmp_path / "contracts" / "Vault.vy").write_text(VAULT_0_3)
     p = Project(config.Config(root=tmp_path, project=config.ProjectConfig(contracts="contracts"), backend=BackendConfig(name=backend)))
     assert {a.vyper for a in p.artifacts.values()} == {"0.3.10"}
-    implementation = p.Vault.deploy()
-    proxy = p.Proxy.deploy(implementation)
-    data = implementation.deposit.encode_input(5)
-    p.accounts[0].transfer(proxy, 0, data=data)
-    for attached in (False, True):
-        if attached:
-            p.Vault.at(proxy)
-        err = _failure(lambda: p.accounts[0].transfer(proxy, 1, data=data))
-        assert err.kind == "bad calldata, or value sent to a non-payable function"
-        assert err.source_line.endswith("contracts/Vault.vy:8: def deposit(amount: uint256):"), str(err)
-        assert err.via and "contracts/Proxy.vy:13: raw_call(self.implementation, msg.data, is_delegate_call=True)" in err.via[0], err.via
+    blames_the_def_line_of_deposit(p, 7)
