@@ -46,7 +46,7 @@ from typing import Any, Callable
 from ..strategies import AddressDomain, Domain, IntDomain
 from . import coupled, delays
 from .candidates import InOrder, Tries, probe_in_batches
-from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401  (shrink.without, ...: part of its interface)
+from .edits import Minimized, fits, relabel, shorten_waits, with_users, without  # noqa: F401  (shrink.without, ...: part of its interface)
 from .recorded import RecordedStep, ref_of
 
 
@@ -131,7 +131,7 @@ class Shrinker:
         self.hints = hints  # numbers the contracts know
         # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
         self.operands = operands
-        self._attempt = attempt
+        self._attempt = lambda candidate: attempt(candidate) if fits(self.domains, candidate) else None  # within its strategies' bounds
         self.fixed = fixed
         self.domains = domains or {}
         self.deadline = deadline
@@ -149,15 +149,8 @@ class Shrinker:
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OutOfBudget()
-        if not self.fits(candidate):
-            return None
         self.passes[self.current].runs += 1
         return self._attempt(candidate)
-
-    def fits(self, candidate: list[RecordedStep]) -> bool:
-        """Whether each number a strategy drew is one it could draw: a pass that moves numbers (merge, together) never reports one its bounds rule out."""
-        domains = self.domains
-        return all(not isinstance(d := domains.get((s.rule, k)), IntDomain) or type(v) is not int or d.contains(v) for s in candidate for k, v in s.arguments.items())
 
     def keep(self, result: Minimized) -> None:
         self.best, self.found = result.steps, result
@@ -183,7 +176,7 @@ class Shrinker:
 
         before = self.tries.elsewhere
         try:
-            found = self.tries.first(((tag, c) for tag, c in candidates if c != best and self.fits(c)), self.attempt, accept)
+            found = self.tries.first(((tag, c) for tag, c in candidates if c != best and fits(self.domains, c)), self.attempt, accept)
         finally:
             self.passes[self.current].runs += self.tries.elsewhere - before  # those replayed by helpers
         if found is None:

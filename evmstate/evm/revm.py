@@ -382,8 +382,7 @@ class RevmBackend(Explaining, BlockTime):
         return self._transacted(success, output, gas_used, logs, error, create_address, gas, at_cap, inner, seen, (sender, to, data, value, asked), undo)
 
     def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
-        """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw, shown to its observer."""
-        # the storage the sight saw it read and write, given at once (not by a copy of the result)
+        """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw (given at once, not by a copy), shown to its observer."""
         seen_storage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
         failed = {} if success else {"out_of_gas": error.startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
         done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
