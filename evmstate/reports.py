@@ -29,6 +29,7 @@ def _call_text(c: TracedCall) -> list[str]:
     line += f"  gas {c.gas_used}" + ("" if c.kind != "call" else " (call)")
     lines = [line]
     lines += [f"  emit {e}" for e in c.events]
+    lines += [f"  inner call failed: {i}" for i in c.inner]
     if c.reverted is not None:
         lines.append(f"  reverted: {c.reverted}")
     return lines

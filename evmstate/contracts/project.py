@@ -149,6 +149,10 @@ class Project(Handle):
         artifact = self._by_address.get(raw_address)
         return (self._labels.get(raw_address, artifact.name), artifact) if artifact is not None else None
 
+    def deployments(self) -> dict[bytes, str]:
+        """Every address the project deployed or attached, with what traces call it (its label, else its contract's name)."""
+        return {address: self._labels.get(address, artifact.name) for address, artifact in self._by_address.items()}
+
     def name_at(self, raw_address: bytes) -> str | None:
         """What traces call the contract at an address: its deployment's label, else its contract's name; None when unknown."""
         artifact = self._by_address.get(raw_address)

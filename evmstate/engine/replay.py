@@ -41,7 +41,8 @@ from .records import source_hashes
 from .settings import MachineSettings
 from .shrink.passes import StopReason
 from .shrink.trials import shrink_program
-from .trace import Names, chain_text, event_text
+from .delays import delay_lines
+from .trace import Names, chain_text, event_text, when_text
 
 
 def current_inputs(config: Config) -> dict[str, str]:
@@ -182,11 +183,15 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         if record.kind == "chain":
             written.append(chain_text(record, names))
 
+    at = (0, 0)
+
     def before(index: int) -> None:
-        nonlocal logs_before
+        nonlocal logs_before, at
         logs_before = len(backend.logs)
         caught.clear()
         written.clear()
+        seconds, blocks = steps[index - 1].delay
+        at = (backend.block_number + blocks, backend.timestamp + seconds)  # where the step's wait leaves the chain
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
@@ -196,6 +201,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
             if exc is not None:
                 emit(ReplayStep(index, line, error=f"{shown_type(exc)}: {describe_error(exc)[1]}"))
             return
+        line = when_text(line, len(delay_lines(steps[index - 1].delay)), at)
         events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
             emit(ReplayStep(index, line, None, events, list(caught), f"{shown_type(exc)}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))

@@ -49,7 +49,7 @@ from . import coupled
 from .. import delays
 from .candidates import InOrder, Tries, probe_in_batches
 # shrink.without, ...: part of its interface
-from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401
+from .edits import Minimized, fits, relabel, shorten_waits, with_users, without  # noqa: F401
 from ..recorded import RecordedStep, ref_of
 
 
@@ -141,7 +141,7 @@ class Shrinker:
         self.hints = hints  # numbers the contracts know
         # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
         self.operands = operands
-        self._attempt = attempt
+        self._attempt = lambda candidate: attempt(candidate) if fits(self.domains, candidate) else None  # within its strategies' bounds
         self.fixed = fixed
         self.domains = domains or {}
         self.deadline = deadline
@@ -186,7 +186,7 @@ class Shrinker:
 
         before = self.tries.elsewhere
         try:
-            found = self.tries.first(((tag, c) for tag, c in candidates if c != best), self.attempt, accept)
+            found = self.tries.first(((tag, c) for tag, c in candidates if c != best and fits(self.domains, c)), self.attempt, accept)
         finally:
             self.passes[self.current].runs += self.tries.elsewhere - before  # those replayed by helpers
         if found is None:
