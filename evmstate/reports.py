@@ -10,7 +10,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from .engine.events import Failure, MachineFinished
-from .engine.summary import RunSummary
+from .engine.events import RunSummary
 from .engine.records import versions
 from .engine.trace import Trace, TracedCall
 

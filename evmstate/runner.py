@@ -46,7 +46,8 @@ from .engine.events import (
 )
 from .engine.item import RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
-from .engine.summary import RunOptions, RunSummary, told_once
+from .engine.events import RunSummary
+from .engine.item import RunOptions, told_once
 from .engine.trace import GasStats
 from .errors import FailureRecordError, MachineDefinitionError, ResourceError, UsageError
 from .evm.fork.start import is_forked, resolve as resolve_fork, with_fork  # noqa: F401  (is_forked, with_fork: part of the facade)

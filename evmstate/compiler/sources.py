@@ -25,7 +25,7 @@ from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact
 from ..errors import CompileError, ResourceError
 from .releases import Pin
-from ..text import Undecodable, decode
+from ..files import Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from ..text import Undecodable, decode
+from ..files import Undecodable, decode
 from ..values import format_value
 from .tracebacks import describe_error
 

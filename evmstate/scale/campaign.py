@@ -20,7 +20,7 @@ from ..engine.database import check_database
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
 from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
-from ..engine.summary import told_once
+from ..engine.item import told_once
 from ..errors import ResourceError, UsageError
 from ..units import duration_seconds
 from ..evm.factory import for_campaign

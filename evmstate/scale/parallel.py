@@ -31,7 +31,8 @@ from ..engine.events import (
 )
 from ..engine.item import RunRequest, run_item
 from ..engine.settings import Overrides
-from ..engine.summary import RunOptions, RunSummary
+from ..engine.events import RunSummary
+from ..engine.item import RunOptions
 from ..engine.trace import GasStats
 from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord, FailureStore
