@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import ExitCode
 from evmstate.errors import EvmStateError
 

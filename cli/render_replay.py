@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import FailurePruned, ReplayFinished, ReplayStarted, ReplayStep, SavedFailure, ShrinkFinished, ShrinkStarted
 from evmstate.runner import Compiled, numbered
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .contracts.accounts import Account
 from .contracts.address import checksum
-from .config.settings import Config, shown
+from .config import Config, shown
 from .errors import FailureRecordError, ResourceError, remedy, why
 from .values import HexBytes
 

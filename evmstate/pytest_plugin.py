@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from .config import settings as config_mod
+from . import config as config_mod
 from .compiler.build import names as contract_names
 from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError, ResourceError

@@ -22,7 +22,7 @@ from . import reports  # noqa: F401
 from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
-from .config.settings import Config, shown
+from .config import Config, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
 from .engine.database import check_database

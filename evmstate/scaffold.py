@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import settings as config_mod
+from . import config as config_mod
 from .errors import ResourceError, UsageError
 
 CONFIG = '''# evmstate project settings. Every key is optional; the values shown are the defaults.

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from . import precompiled
 from .sources import Artifact, Build, compile_project, contract_names, input_hashes
-from ..config.settings import Config
+from ..config import Config
 from ..errors import CompileError
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..config import settings as config_mod
+from .. import config as config_mod
 from ..compiler.build import build as build_project
 from ..compiler.sources import Artifact, Build, Module, module_path
-from ..config.settings import BackendConfig, Config
+from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, NoSuchContract, UsageError
 from ..evm.factory import make_backend
 from .accounts import Accounts

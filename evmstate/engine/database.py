@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from hypothesis.database import ExampleDatabase
 
-from ..config.settings import CONFIG_NAME, Config, shown
+from ..config import CONFIG_NAME, Config, shown
 from ..errors import ConfigError, ResourceError, remedy, why
 
 _ATTEMPTS = 20  # a key folder removed under a writer is made again; this many times at most

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..config.settings import Config, shown
+from ..config import Config, shown
 from ..contracts.contract import Contract, label_deployment
 from ..contracts.project import OnDemand, Project, Unavailable
 from ..errors import MachineDefinitionError

@@ -11,7 +11,7 @@ from typing import Any, Callable
 from hypothesis import settings as Settings
 
 from ..compiler.build import precompiled_note
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord

@@ -13,7 +13,7 @@ from hypothesis import settings as Settings
 from .. import __version__
 from ..compiler.build import inputs as input_hashes
 from ..compiler.sources import VYPER_VERSION, find_sources
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id

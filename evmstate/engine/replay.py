@@ -14,7 +14,7 @@ from typing import Any, Callable
 from ..contracts import calls
 from ..compiler.build import inputs as input_hashes
 from ..compiler.sources import find_sources
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..contracts.revert import describe_revert

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..compiler.sources import Build
-from ..config.settings import Config
+from ..config import Config
 from ..engine.database import check_database
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
 from ..engine.item import prepare

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from ..contracts import calls
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
 from ..engine.events import (

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..compiler.sources import Build
-from ..config.settings import START_METHOD_VARIABLE, Config, Environment
+from ..config import START_METHOD_VARIABLE, Config, Environment
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.settings import keep_hypothesis_storage

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from ..config.settings import Config
+from ..config import Config
 from ..engine.events import Event, ExampleFinished, FailureFound, MachineFinished, StoreWarning
 from ..engine.item import RunRequest, run_item
 from ..engine.settings import Overrides

@@ -38,7 +38,7 @@ from __future__ import annotations
 import bisect
 from typing import Container, Iterable
 
-from ..config.settings import FEEDBACK_VARIABLE
+from ..config import FEEDBACK_VARIABLE
 
 # the lower bound of each hit-count bucket, as AFL's
 BUCKETS = (1, 2, 3, 4, 8, 16, 32, 128)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import dictionary as dictionary_mod
-from ..config.settings import DELAY_KEYS, FuzzConfig, check_delay, check_weight
+from ..config import DELAY_KEYS, FuzzConfig, check_delay, check_weight
 from .coverage import Collector, Identity
 from .dictionary import Dictionary
 from .feedback import Progress, signals

@@ -169,7 +169,7 @@ def test_init_scaffolds_a_project_that_runs_at_once(tmp_path, monkeypatch):
     root = tmp_path / "proj"
     assert (root / ".gitignore").read_text().startswith(".evmstate/")
     toml = (root / "evmstate.toml").read_text()
-    from evmstate.config import settings as config_mod
+    from evmstate import config as config_mod
 
     sections = {"project": config_mod.ProjectConfig, "compiler": config_mod.CompilerConfig, "accounts": config_mod.AccountsConfig, "chain": config_mod.ChainConfig,
                 "hypothesis": config_mod.HypothesisConfig, "fuzz": config_mod.FuzzConfig, "backend": config_mod.BackendConfig, "database": config_mod.DatabaseConfig}

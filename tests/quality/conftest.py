@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 
 from ..conftest import copy_example

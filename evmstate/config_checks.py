@@ -18,8 +18,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from ..errors import ConfigError
-from ..files import Undecodable, decode
+from .errors import ConfigError
+from .files import Undecodable, decode
 
 INT64 = 2**63 - 1  # TOML's integers are 64-bit (tomllib reads larger ones all the same)
 UINT256 = 2**256 - 1

@@ -22,11 +22,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from hypothesis import HealthCheck
 
-from .checks import MAX_STEPS, RUNNING_PHASES  # noqa: F401  (for --steps and a machine's settings)
-from .checks import check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value
-from .checks import unknown_key, unknown_section, with_default, within
-from ..errors import ConfigError, UnitError
-from ..units import duration_seconds, to_wei
+from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .errors import ConfigError, UnitError
+from .units import duration_seconds, to_wei
 
 CONFIG_NAME = "evmstate.toml"
 MOCCASIN_NAME = "moccasin.toml"
