@@ -72,7 +72,7 @@ def _told(event: Event) -> None:
         warnings.warn(f"evmstate: {event.message}", stacklevel=2)
 
 
-def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int) -> MachineFinished:
+def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int | None) -> MachineFinished:
     """The failure saved for `evmstate replay`; a folder that cannot be written is a warning, and the failure is reported all the same."""
     try:
         return save_failure(cfg, project, item, result, settings, seed)

@@ -9,6 +9,7 @@ MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +61,7 @@ from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part
 from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
 from .scale.parallel import run_items
 from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
-from .scaffold import init as scaffold, next_steps
+from .scaffold.project import init as scaffold, next_steps
 from .search.session import collector_of
 
 
@@ -111,8 +112,12 @@ def _write(summary: RunSummary, outputs: Reports, emit: Callable[[Event], None])
         todo.append((outputs.json, lambda p: write_json(summary, p)))
     if summary.coverage is not None:
         coverage = summary.coverage
-        todo += [(path, lambda p, kind=kind: coverage.write(kind, p)) for kind, path in outputs.coverage]
+        todo += [(path, functools.partial(_coverage_to, coverage, kind)) for kind, path in outputs.coverage]
     return tuple(str(path) for path, write in todo if _written(path, write, emit))
+
+
+def _coverage_to(coverage: Any, kind: str, path: Path) -> None:
+    coverage.write(kind, path)
 
 
 def _written(path: Path, write: Callable[[Path], None], emit: Callable[[Any], None]) -> bool:

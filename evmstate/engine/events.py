@@ -478,6 +478,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished | StoreWarning
+# what engine.item.prepare, the prologue every command shares, emits
+PrologueEvent = LoadFailed | NothingFound | CompileStarted | CompileFinished | StoreWarning
 # what `evmstate replay`, `shrink` and `failures prune` emit
 ReplayEvent = ReplayStarted | ReplayStep | ReplayFinished | ShrinkStarted | ShrinkFinished | FailurePruned
 

@@ -195,6 +195,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
+            assert exc is not None  # setup is told about only when it failed
             emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
             return
         if index > len(record.steps):  # teardown

@@ -299,7 +299,7 @@ def _report_once(
 def _not_searched(items: list[Any], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:
     """Each machine or test no run of which started (the budget ended while the workers were starting): an error, never "no failure"."""
     for item in items:
-        key = pool.item_id(item)
+        key = item.id
         totals = summary.items.get(key)
         if totals is None or totals.status != "running" or totals.examples > 0:
             continue
