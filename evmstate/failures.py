@@ -18,6 +18,7 @@ from .contracts.accounts import Account
 from .contracts.address import checksum
 from .config import Config
 from .errors import FailureRecordError
+from .signals import ctrl_c_held
 from .values import HexBytes
 
 FORMAT = 1
@@ -210,19 +211,20 @@ class FailureStore:
         return self.folder / f"{record_id}.json"
 
     def save(self, record: FailureRecord) -> Path:
-        """Write the record atomically: a reader sees the old file or the new one, never half."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        target = self.path_of(record.id)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(record.to_dict(), f, indent=1)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write the record atomically: a reader sees the old file or the new one, never half; Ctrl-C waits until it is written."""
+        with ctrl_c_held():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            target = self.path_of(record.id)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(record.to_dict(), f, indent=1)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
         return target
 
     def ids(self) -> list[str]:

@@ -57,6 +57,7 @@ from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
 from .scale.parallel import run_items
 from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
 from .scaffold import init as scaffold, next_steps
+from .signals import ctrl_c_held
 from .search.session import collector_of
 
 
@@ -163,15 +164,18 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
     else:
         new = result.record
-        store.save(new)
-        if new.id != record.id:
-            store.remove(record.id)
+        with ctrl_c_held():  # the shorter program in place of the old one, both or neither
+            store.save(new)
+            if new.id != record.id:
+                store.remove(record.id)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
             first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
         )
-        finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=new.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped)
+        finished = ShrinkFinished(
+            verdict=result.verdict, id=record.id, new_id=new.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, interrupted=new.interrupted
+        )
     emit(finished)
     return finished
 

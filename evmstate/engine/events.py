@@ -413,6 +413,7 @@ class ShrinkFinished:
     stopped: str | None = None  # what stopped shrinking this time (the budget)
     message: str = ""  # "fails differently": how it fails now
     recorded: str = ""  # "fails differently": the error the record holds
+    interrupted: bool = False  # Ctrl-C stopped it: the program is the shortest found until then
 
     @property
     def exit_code(self) -> ExitCode:
