@@ -196,11 +196,20 @@ class _Interrupts:
             self.armed = False
 
 
+def _as_ctrl_c(signum: int, frame: Any) -> None:
+    """A worker's SIGTERM and SIGHUP: handed to what handles Ctrl-C (SIGINT) at the moment."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signum, frame)
+
+
 def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None, stops: tuple[int, ...] = (signal.SIGINT,)) -> None:
     watch_parent()
     interrupts = _Interrupts()
-    for signum in stops:  # the stop signals the parent takes as Ctrl-C; the others stay ignored
-        signal.signal(signum, interrupts.handler)
+    signal.signal(signal.SIGINT, interrupts.handler)
+    for signum in stops:  # the stop signals the parent takes as Ctrl-C, to whatever handles Ctrl-C now; the others stay ignored
+        if signum != signal.SIGINT:
+            signal.signal(signum, _as_ctrl_c)
     sys.unraisablehook = functools.partial(interrupts.unraisable, previous=sys.unraisablehook)
     if environ is not None:  # the parent's environment now, not as it was when the fork server started
         os.environ.clear()

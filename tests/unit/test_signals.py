@@ -19,7 +19,7 @@ from evmstate import failures
 from evmstate.failures import FailureRecord, FailureStore
 from evmstate.scale import lifeline, pool
 from evmstate.scale.interrupts import sigint_count
-from evmstate.signals import ctrl_c_held
+from evmstate.signals import ctrl_c_held, ctrl_c_noted
 from evmstate_cli import signals as cli_signals
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and parent-death signals are Linux's")
@@ -75,6 +75,28 @@ def test_without_a_signal_nothing_happens_and_the_handler_is_put_back():
     with ctrl_c_held():
         pass
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_ctrl_c_noted_is_still_handled_as_before_and_an_ignored_one_is_neither():
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_noted() as noted:
+            os.kill(os.getpid(), signal.SIGINT)
+            delivered()
+    assert noted == [signal.SIGINT]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with ctrl_c_noted() as noted:
+        os.kill(os.getpid(), signal.SIGINT)
+        delivered()
+    assert noted == [] and signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+def test_a_sigterm_the_cli_hands_to_ctrl_c_is_noted_too():
+    cli_signals.as_ctrl_c()
+    with sigint_count() as count, ctrl_c_noted() as noted:
+        os.kill(os.getpid(), signal.SIGTERM)
+        delivered()
+    assert noted == [signal.SIGTERM] and count == [1]
 
 
 def test_a_record_written_when_ctrl_c_comes_is_written_whole_and_ctrl_c_then_acts(tmp_path, monkeypatch):
