@@ -170,7 +170,7 @@ def where_the_time_goes(root: Path) -> None:
 
 
 def main() -> int:
-    from evmstate.evm import revm
+    from evmstate.evm.revm import backend as revm
 
     if not revm.available():
         print(f"pyrevm is not installed: {revm.INSTALL_HINT}")

@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evmstate import compiler
-from evmstate.compiler import compile_project
+from evmstate.compiler import sources as compiler
+from evmstate.compiler.sources import compile_project
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evmstate import Project, releases
+from evmstate import Project
+from evmstate.compiler import releases
 from evmstate.config import Config, ProjectConfig
 from evmstate.errors import CompileError, TransactionReverted
 

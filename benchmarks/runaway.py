@@ -59,7 +59,7 @@ class OutOfGasMachine:
             self.c.drain()
 """
 # `evmstate run` as if pyrevm were not installed
-WITHOUT_REVM = "import sys; import evmstate.evm.revm as r; r.pyrevm = None; from evmstate_cli.main import main; sys.argv[0] = 'evmstate'; main()"
+WITHOUT_REVM = "import sys; import evmstate.evm.revm.backend as r; r.pyrevm = None; from evmstate_cli.main import main; sys.argv[0] = 'evmstate'; main()"
 
 
 def timed_run(root: Path, machine: str, revm: bool = True, *options: str) -> tuple[float, float, int, str]:

@@ -16,7 +16,7 @@
    (with --signals too: also with the signals off): whether the minimal program was printed, and when.
 5. With --backend revm: first the ERC20 workload's steps per CPU-second on revm with the search's
    signals recorded (the defaults: revm runs each call again where its path can be seen,
-   evm/sight.py) and with none (revm's backend declaring no hooks, as before it had them: no
+   evm/revm/sight.py) and with none (revm's backend declaring no hooks, as before it had them: no
    guidance, a dictionary of constants only), and py-evm with the defaults; then each example and
    seed once on py-evm and once on revm, the time to report on each (CPU seconds) and the ratio. revm's
    modules are loaded before either runs, so that a seed draws the same on both (Hypothesis
@@ -172,7 +172,7 @@ def erc20_cpu_rate(root: Path, backend: str) -> float:
 
 def revm_feedback_cost(root: Path) -> None:
     """The ERC20 workload on revm with the signals recorded and without, and on py-evm: median of 3, interleaved."""
-    from evmstate.evm import revm
+    from evmstate.evm.revm import backend as revm
     from evmstate.evm.base import Capabilities
 
     recorded = revm.RevmBackend.capabilities
@@ -211,7 +211,7 @@ def backends_times(root: Path, examples: list[str], seeds: int) -> None:
                 elapsed = time.process_time() - cpu  # CPU time: the machine may be shared
                 found[backend] += reported
                 times[backend] = (reported, elapsed, first, steps)
-            (p_ok, p_t, p_first, p_steps), (r_ok, r_t, r_first, r_steps) = times["pyevm"], times["revm"]
+            (p_ok, p_t, _, _), (r_ok, r_t, _, _) = times["pyevm"], times["revm"]
             ratio = p_t / r_t if p_ok and r_ok else None
             if ratio is not None:
                 ratios.append(ratio)
@@ -264,7 +264,7 @@ def main() -> int:
     parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
     args = parser.parse_args()
     if args.backend == "revm":
-        import evmstate.evm.revm  # noqa: F401  (loaded before any run: the same constants for both backends)
+        import evmstate.evm.revm.backend  # noqa: F401  (loaded before any run: the same constants for both backends)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         if args.backend == "revm" and not args.no_erc20:

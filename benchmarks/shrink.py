@@ -84,7 +84,7 @@ free core, a helper takes CPU from the worker. Where a replay waits rather than 
 machine whose invariant sleeps 10 ms, tests/cli/test_parallel_shrinking.py's SlowShrink), 17.8 s
 becomes 11.1 s.
 
-With the passes for coupled values (engine/coupled.py: accounts renamed, swapped or merged, the
+With the passes for coupled values (engine/shrink/coupled.py: accounts renamed, swapped or merged, the
 scan from the bottom, two numbers lowered together, a step deleted while another calls an
 earlier rule), the whole script (`--passes`, seeds 0-2, -n 1 and 2) before and after, each a
 sitting of its own under a load of 3 to 9 (other work on the 2 cores): 36 of 39 found in both;

@@ -1,4 +1,4 @@
-"""The sight's cost alone: the revm backend's calls run again by the tracer (evm/tracer.py), replayed without the rest.
+"""The sight's cost alone: the revm backend's calls run again by the tracer (evm/revm/tracer.py), replayed without the rest.
 
 The two ERC20 machines of speed.py (the bundled one and the snekmate one) run 50 x 50 steps on revm
 in evmstate's own loop, as speed.py --native runs them; every call the tracer ran is kept with the
@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evmstate.evm import revm, sight, tracer
+from evmstate.evm.revm import backend as revm, sight, tracer
 from evmstate.evm.base import Feedback
-from evmstate.evm.frames import Env, Unsupported, World
+from evmstate.evm.revm.frames import Env, Unsupported, World
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

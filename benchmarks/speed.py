@@ -38,7 +38,7 @@ from pathlib import Path
 
 from evmstate import config as config_mod
 from evmstate.config import BackendConfig
-from evmstate.evm import revm
+from evmstate.evm.revm import backend as revm
 from evmstate.runner import Overrides, RunOptions, run
 
 HERE = Path(__file__).resolve().parent

@@ -13,7 +13,7 @@ Rows (µs per step, each part's own time, the timed parts it calls counted apart
 - draws: choosing the step's rule and arguments (Program.draw_step: Hypothesis's strategy layer);
 - encode / decode: arguments to calldata, return data to values (Codec);
 - EVM call: the backend running the call (less the sight, below);
-- sight: revm only, the same call run again where the search can see its path (evm/sight.py);
+- sight: revm only, the same call run again where the search can see its path (evm/revm/sight.py);
 - receipt and events: building the Receipt, decoding its events when read;
 - contract layer: the rest of ContractFunction.call/transact (options, sender, failure check);
 - getter reads: public getters answered from storage (encode and decode apart);
@@ -46,7 +46,7 @@ from evmstate import hooks
 from evmstate.config import BackendConfig
 from evmstate.contracts import abi, contract, events, receipt
 from evmstate.engine import example
-from evmstate.evm import revm, sight
+from evmstate.evm.revm import backend as revm, sight
 from evmstate.evm.pyevm.backend import PyEVMBackend
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search import session

@@ -1,4 +1,4 @@
-"""The evmstate command: run, compile. Thin: all work is done by the evmstate library."""
+"""The evmstate command: run, fuzz, mutate, replay, shrink, failures, init, compile. Thin: all work is done by the evmstate library."""
 
 from __future__ import annotations
 

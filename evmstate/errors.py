@@ -22,27 +22,37 @@ class CompileError(EvmStateError):
         self.lineno = lineno
 
 
-class StrategyError(EvmStateError):
-    """Raised when strategy() is given an unknown ABI type or an invalid bound."""
-
-
-class UnitError(EvmStateError):
-    """Raised when an amount such as "1 ether" cannot be parsed."""
-
-
 class MachineDefinitionError(EvmStateError):
     """Raised when a state machine or property test is defined in a way evmstate cannot run."""
 
 
 class UsageError(EvmStateError):
-    """Raised when evmstate is used in a way it does not support (a bad path, a wrong call)."""
+    """Raised when evmstate is used in a way it does not support (a bad path, a wrong call).
+
+    Raised by a machine's or test's code (a rule, an invariant, __init__), it is a mistake of
+    the machine, never a verdict on the contract: the machine stops as an error (exit 2) with the
+    program that reached it, and nothing is saved as a failure. So are its subclasses below.
+    """
 
 
-class ContractError(EvmStateError):
-    """Raised when a contract call is malformed: wrong arguments, unknown options, no such function."""
+class StrategyError(UsageError):
+    """Raised when strategy() is given an unknown ABI type or an invalid bound."""
 
 
-class CallUsageError(UsageError, ContractError):
+class UnitError(UsageError):
+    """Raised when an amount such as "1 ether" cannot be parsed."""
+
+
+class ContractError(UsageError):
+    """Raised when a contract call is malformed: an argument of the wrong type or out of its type's range, a bad
+    {"from": ...}, value sent to a function that is not payable, a bad gas limit, an answer that does not decode
+    as the ABI given (an interface attached to the wrong address).
+
+    A mistake of the machine, not a property of the contract (see UsageError).
+    """
+
+
+class CallUsageError(ContractError):
     """Raised when a contract call is written wrong in the harness: an unknown transaction option or
     keyword, a wrong number of arguments, no such function.
 
@@ -61,6 +71,12 @@ class ReceiptUsedAsValue(CallUsageError, TypeError):
 
 class NoSuchFunction(CallUsageError, AttributeError):
     """Raised when a contract has no function of the name asked for (also an AttributeError, for hasattr())."""
+
+
+class NoSuchContract(UsageError, KeyError):
+    """Raised when project["name"] names no contract of the project (also a KeyError, as a mapping's lookup is)."""
+
+    __str__ = UsageError.__str__  # the message as written, not quoted as a KeyError's key
 
 
 _ERROR_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)

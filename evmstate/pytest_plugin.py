@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import pytest
 
 from . import config as config_mod
-from .builds import names as contract_names
+from .compiler.build import names as contract_names
 from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError
 from .spec import collect
@@ -33,6 +33,7 @@ from .engine.machine_run import run_machine
 from .engine.property_run import isolate_examples, property_failure
 from .engine.records import save_failure
 from .engine.settings import build_settings, keep_hypothesis_storage, run_seed
+from .engine.verdicts import is_mistake
 from .reports import result_text
 from .runner import Overrides
 
@@ -195,6 +196,8 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
     fn = getattr(item, "function", None)
     if project is None or fn is None or getattr(item, "cls", None) is not None or getattr(item, "callspec", None) is not None:
         return None
+    if is_mistake(exc):
+        return "not saved for replay: an error in the test itself (see verdicts in docs/machines.md), not a failure of the contract"
     cfg = project.config
     # @given hides the parameters it draws: what is left are fixtures
     needed = [n for n in inspect.signature(fn).parameters if n not in project.namespace()]
@@ -243,7 +246,8 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
             spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args, capture=_capture(request.config)
         )
         if result.status == "error":
-            pytest.fail(result.error or "machine error", pytrace=False)
+            # an error, not a falsified property: nothing is saved (pytest can only fail the test that called this)
+            pytest.fail(f"error in {spec.name} (not a failure of the contract):\n{result.error or 'machine error'}", pytrace=False)
         if result.failure is not None:
             result = save_failure(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed)
             pytest.fail(result_text(result), pytrace=False)
@@ -318,6 +322,7 @@ class MachineItem(pytest.Item):
     def __init__(self, *, item: Item, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.item = item
+        self.result: MachineFinished | None = None  # how the machine or test ran (in setup)
 
     def setup(self) -> None:
         # a machine that cannot run as written is an error (as under `evmstate run`), not a failure
@@ -332,14 +337,16 @@ class MachineItem(pytest.Item):
                 _project(self.config)
             except EvmStateError as e:
                 raise MachineError(str(e)) from None
+        # run here, so that a machine that ends as an error (its own mistake, a limit of evmstate)
+        # is one under pytest too, and only a falsified property fails the test
+        project = _project(self.config)
+        self.result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), lambda e: None)
+        if self.result.status == "error":
+            raise MachineError(self.result.error or "error")
 
     def runtest(self) -> None:
-        project = _project(self.config)
-        result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), lambda e: None)
-        if result.status == "error":
-            raise MachineError(result.error or "error")
-        if result.failure is not None:
-            raise MachineError(result_text(result))
+        if self.result is not None and self.result.failure is not None:
+            raise MachineError(result_text(self.result))
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
         if isinstance(excinfo.value, MachineError):
@@ -347,4 +354,4 @@ class MachineItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"{self.item.path}::{self.item.name}"
+        return self.path, None, self.item.id

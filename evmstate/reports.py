@@ -205,6 +205,7 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "warnings": r.warnings,
         "failure_id": r.failure_id,
         "error": r.error,
+        "machine_error": r.broken,  # the error is a mistake of the machine's own code (see MachineFinished.broken)
         "failure": None if r.failure is None else _failure_json(r.failure),
     }
 

@@ -17,10 +17,11 @@ from typing import Any, Callable
 # Every module a run may need, loaded before anything runs (the fork server preloads this module,
 # cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
 # (search/constants.py), so which of them are loaded changes no program.
-from . import calls, reports  # noqa: F401
+from .contracts import calls
+from . import reports  # noqa: F401
 from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
-from .builds import Build, build as build_project, precompiled_note
-from .compiler import VYPER_VERSION
+from .compiler.build import Build, build as build_project, precompiled_note
+from .compiler.sources import VYPER_VERSION
 from .config import Config
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
@@ -70,7 +71,7 @@ class Reports:
     coverage: tuple[tuple[str, Path], ...] = ()  # (lcov, html or json, where)
 
 
-def run(config: Config, options: RunOptions, emit: Callable[[Event], None], reports: Reports = Reports()) -> RunSummary:
+def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outputs: Reports = Reports()) -> RunSummary:
     """Compile the project, discover machines and tests, run each and emit events; write the reports; RunFinished ends the events.
 
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
@@ -94,20 +95,20 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
         summary.stopped_in = None
     except KeyboardInterrupt:
         summary.interrupted = True
-    emit(RunFinished(summary, _write(summary, reports)))
+    emit(RunFinished(summary, _write(summary, outputs)))
     return summary
 
 
-def _write(summary: RunSummary, reports: Reports) -> tuple[str, ...]:
+def _write(summary: RunSummary, outputs: Reports) -> tuple[str, ...]:
     written = []
-    if reports.junit_xml is not None:
-        write_junit(summary, reports.junit_xml)
-        written.append(str(reports.junit_xml))
-    if reports.json is not None:
-        write_json(summary, reports.json)
-        written.append(str(reports.json))
+    if outputs.junit_xml is not None:
+        write_junit(summary, outputs.junit_xml)
+        written.append(str(outputs.junit_xml))
+    if outputs.json is not None:
+        write_json(summary, outputs.json)
+        written.append(str(outputs.json))
     if summary.coverage is not None:
-        for kind, path in reports.coverage:
+        for kind, path in outputs.coverage:
             summary.coverage.write(kind, path)
             written.append(str(path))
     return tuple(written)
@@ -289,12 +290,12 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
         summary.stopped_in = "the machines and tests running"
         return run_items(config, project, items, options, seed, summary, emit)
     for k, item in enumerate(items, 1):
-        summary.stopped_in = f"{item.path}::{item.name}"
+        summary.stopped_in = item.id
         try:
             request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
             result = run_item(config, project, item, request, emit)
         except MachineDefinitionError as exc:
-            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            err = LoadFailed(item.id, str(exc))
             summary.load_errors.append(err)
             emit(err)
             continue

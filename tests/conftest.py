@@ -8,12 +8,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from evmstate import Project, releases
+from evmstate import Project
+from evmstate.compiler import releases
 from evmstate.config import Config, ProjectConfig
 from evmstate.errors import CompileError
 
@@ -85,7 +85,7 @@ def warm_build(project: Path = REPO) -> Path:
     project = project.resolve()
     if project not in _WARM:
         from evmstate import config as config_mod
-        from evmstate.compiler import compile_project
+        from evmstate.compiler.sources import compile_project
 
         (contracts, _), settings = config_mod.load(project).compile_inputs()
         name = "build" if project == REPO else "build-" + project.relative_to(REPO).as_posix().replace("/", "-")
@@ -209,7 +209,7 @@ def legacy_build(legacy_cache: Path, tmp_path_factory: pytest.TempPathFactory) -
         mp.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
         if not (shared / "done").exists():
             from evmstate import config as config_mod
-            from evmstate.compiler import compile_project
+            from evmstate.compiler.sources import compile_project
 
             shutil.rmtree(shared, ignore_errors=True)
             shutil.copytree(LEGACY, shared / "project", ignore=shutil.ignore_patterns(".evmstate"))

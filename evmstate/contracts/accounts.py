@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence, overload
 from eth_keys import keys
 from eth_utils import keccak
 
-from .. import calls
+from . import calls
 from ..errors import ContractError, UsageError
 from ..units import to_wei
 from ..values import HexBytes, format_value

@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..hooks import Current
 
 if TYPE_CHECKING:
-    from ..compiler import Artifact
+    from ..compiler.sources import Artifact
     from ..evm.base import Backend
 
 

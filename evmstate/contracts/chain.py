@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any, Iterator
 
-from .. import calls
+from . import calls
 from ..errors import UsageError
 from ..evm.base import ExecResult
 from ..units import to_wei

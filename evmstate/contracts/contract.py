@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Collection, Sequence
 
 from eth_utils import keccak
 
-from .. import calls
+from . import calls
 from ..hooks import FAST_PATHS
 from ..errors import CallUsageError, ContractError, NoSuchFunction
 from ..units import to_wei
@@ -28,7 +28,7 @@ from .receipt import Receipt
 from .revert import last_call, raise_on_failure, reverts  # noqa: F401  (reverts re-exported)
 
 if TYPE_CHECKING:
-    from ..compiler import Artifact
+    from ..compiler.sources import Artifact
 
 TX_OPTIONS = ("from", "value", "gas")
 # a deployment may also name itself: traces, events and reports call it by its label

@@ -11,7 +11,7 @@ from ..values import HexBytes, format_value
 from .address import checksum
 
 if TYPE_CHECKING:
-    from ..compiler import Artifact
+    from ..compiler.sources import Artifact
     from ..evm.base import Log
 
 

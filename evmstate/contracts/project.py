@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import config as config_mod
-from ..builds import build as build_project
-from ..compiler import Artifact, Build, Module, module_path
+from ..compiler.build import build as build_project
+from ..compiler.sources import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
-from ..errors import CompileError, EvmStateError, UsageError
+from ..errors import CompileError, EvmStateError, NoSuchContract, UsageError
 from ..evm.factory import make_backend
 from .accounts import Accounts
 from .api import Handle, current_project
@@ -169,7 +169,7 @@ class Project(Handle):
         if name in self.unavailable:
             raise self.unavailable[name].error
         known = ", ".join(f"{n} ({p})" if p != n else n for p, n in sorted(self.module_paths.items()) if n in self.containers) or "none"
-        raise KeyError(f"project has no contract {key!r}; contracts: {known}")
+        raise NoSuchContract(f"project has no contract {key!r}; contracts: {known}")
 
     def __getattr__(self, name: str) -> Any:
         if name in self.__dict__.get("on_demand", {}):

@@ -21,7 +21,7 @@ from .abi import abi_type, decode, entry_signature, from_abi_value, selector
 from .api import ProjectLike, current_project
 
 if TYPE_CHECKING:
-    from ..artifacts import Artifact, SourcePosition
+    from ..compiler.artifacts import Artifact, SourcePosition
     from ..evm.base import ExecResult, Frame
 
 ERROR_SELECTOR = bytes.fromhex("08c379a0")

@@ -22,6 +22,7 @@ from ..contracts.contract import Contract, label_deployment
 from ..contracts.project import OnDemand, Project, Unavailable
 from ..errors import MachineDefinitionError
 from .tracebacks import describe_error
+from .verdicts import run_code
 from .loader import import_error, load_module
 
 
@@ -143,7 +144,7 @@ class Resolver:
         where = f"{self.deployments.shown}::{name}"
         kwargs = self.provide(inspect.signature(fn).parameters, where, asking)
         try:
-            value = fn(**kwargs)
+            value = run_code(fn, **kwargs)
         except Exception as exc:
             error_type, message, _, tb = describe_error(exc)
             chain = f" (asked for by {' -> '.join(asking[:-1])})" if len(asking) > 1 else ""

@@ -32,6 +32,11 @@ class Item:
     name: str
     obj: Any
 
+    @property
+    def id(self) -> str:
+        """"path::name", as the command line, records and workers name the item."""
+        return f"{self.path}::{self.name}"
+
     @functools.cached_property
     def spec(self) -> MachineSpec | None:
         """The machine's rules, invariants and settings; None for a property test."""
@@ -200,7 +205,7 @@ def _load_the_rest(config: Config, selected: set[Path]) -> None:
 def _matches(expr: str, item: Item) -> bool:
     """-k: a substring of the name, with 'not', 'and', 'or' as in pytest."""
     words = expr.replace("(", " ( ").replace(")", " ) ").split()
-    target = f"{item.path}::{item.name}".lower()
+    target = item.id.lower()
     py = []
     for w in words:
         if w in ("and", "or", "not", "(", ")"):

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..compile_warnings import CompileWarning
+from ..compiler.vyper_warnings import CompileWarning
 from .tracebacks import ErrorInfo
 from .recorded import RecordedStep
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 class ExitCode(enum.IntEnum):
-    """How a command ends, as its exit status: pytest's codes, and the shell's for Ctrl-C."""
+    """How a command ends, as its exit status: 0 passed, 1 falsified, 2 the input's fault, 3 evmstate's, and the shell's 130 for Ctrl-C."""
 
     OK = 0  # passed; a replayed failure is fixed
     FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score
@@ -134,6 +134,7 @@ class RuleStats:
     filters: dict[str, FilterStats] = field(default_factory=dict)
     transactions: int = 0  # transactions and deployments the rule sent
     transactions_reverted: int = 0  # of those, the ones that reverted, however the rule handled it
+    gated: bool = False  # the rule has a precondition or a bundle argument: it may not be able to run at a step
 
     @property
     def never_changed_state(self) -> bool:
@@ -229,6 +230,9 @@ class MachineFinished:
     runs: int = 0  # every run, shrinking and invalid ones included
     max_examples: int = 0
     internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
+    # with status "error": the machine's or test's own code is at fault (engine.verdicts.is_mistake), not the
+    # contract nor a limit of evmstate; `evmstate mutate` counts no kill for it
+    broken: bool = False
     rejected: int = 0  # runs thrown away by assume() or reject() before any failed
     # branch outcomes first reached in the last quarter of the runs (None without coverage, or
     # with fewer than MIN_RUNS runs): above 0 in a passing machine, the search was still
@@ -252,6 +256,17 @@ class MachineFinished:
     def never_run(self) -> list[str]:
         return [name for name, s in self.rules.items() if s.calls == 0]
 
+    def why_never_run(self, name: str) -> str:
+        """Why a rule never ran: the machine ended before a step drew it, or its precondition or bundle kept it out."""
+        ended = {"failed": "failed", "error": "stopped at an error", "interrupted": "was interrupted"}.get(self.status)
+        if ended is not None and self.steps == 0:
+            return f"the machine {ended} before its first step"
+        if ended is not None and not self.rules[name].gated:
+            return f"the machine {ended} after {self.steps} step{'' if self.steps == 1 else 's'}, before any step drew it"
+        if self.rules[name].gated:
+            return "its precondition never held or its bundle stayed empty"
+        return "no step drew it in the runs it had (raise max_examples or stateful_step_count)"
+
     @property
     def all_reverted(self) -> list[str]:
         """Rules that ran, sent transactions, and saw every one of them revert: they never changed the state."""
@@ -267,7 +282,7 @@ class MachineFinished:
         """Rules that never ran, and rules whose every transaction reverted."""
         out = []
         for name in self.never_run:
-            out.append(f"{self.name}.{name} never ran: its precondition never held or its bundle stayed empty")
+            out.append(f"{self.name}.{name} never ran: {self.why_never_run(name)}")
         for name in self.all_reverted:
             s = self.rules[name]
             runs = "once" if s.calls == 1 else f"{s.calls} times"
@@ -450,4 +465,6 @@ class Interrupted(KeyboardInterrupt):
 
 
 Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished
+# what `evmstate replay`, `shrink` and `failures prune` emit
+ReplayEvent = ReplayStarted | ReplayStep | ReplayFinished | ShrinkStarted | ShrinkFinished | FailurePruned
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from hypothesis import settings as Settings
 
-from ..builds import precompiled_note
+from ..compiler.build import precompiled_note
 from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError
@@ -120,7 +120,7 @@ def prepare(
         try:
             item.settings  # the machine read, and its settings checked: a definition error now, before anything runs
         except MachineDefinitionError as exc:
-            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            err = LoadFailed(item.id, str(exc))
             prepared.load_errors.append(err)
             emit(err)
             continue
@@ -171,7 +171,7 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
     Raises MachineDefinitionError, before running anything, when the item cannot be run as
     written, and Interrupted on Ctrl-C before anything failed.
     """
-    where = f"{item.path}::{item.name}"
+    where = item.id
     with at_block(project, item.spec.settings if item.spec is not None else None, where):
         forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
         return _run_item(forked, project, item, request, emit)
@@ -180,7 +180,7 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
 def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
     overrides, shard, shards = request.overrides, request.shard, request.shards
     seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
-    where = f"{item.path}::{item.name}"
+    where = item.id
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
     spec = item.spec

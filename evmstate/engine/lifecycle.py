@@ -22,25 +22,35 @@ if TYPE_CHECKING:
     from ..search.corpus import Corpus
 
 
-_frozen = [0]  # searches inside frozen_heap() now (a campaign's local workers may nest them)
+class FrozenHeap:
+    """The garbage collector's frozen generation, shared by every search in this process.
 
-
-@contextlib.contextmanager
-def frozen_heap() -> Iterator[None]:
-    """While inside, the objects alive on entry (the project, its compiled code, the libraries) are left out of
-    the garbage collector's full collections: each one scans what the search made, not the whole heap again.
-
-    Nothing is lost: what was frozen goes back to the collector on the way out (gc.freeze, gc.unfreeze).
+    gc.freeze() is process-wide: searches may nest (a campaign's local workers run in one process),
+    so the heap is frozen by the outermost and given back by it alone.
     """
-    if not _frozen[0]:
-        gc.freeze()
-    _frozen[0] += 1
-    try:
-        yield
-    finally:
-        _frozen[0] -= 1
-        if not _frozen[0]:
-            gc.unfreeze()
+
+    def __init__(self) -> None:
+        self.depth = 0  # searches inside now
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        """While inside, the objects alive on entry (the project, its compiled code, the libraries) are left out of
+        the garbage collector's full collections: each one scans what the search made, not the whole heap again.
+
+        Nothing is lost: what was frozen goes back to the collector on the way out (gc.freeze, gc.unfreeze).
+        """
+        if not self.depth:
+            gc.freeze()
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            if not self.depth:
+                gc.unfreeze()
+
+
+frozen_heap = FrozenHeap()
 
 
 class RunState:

@@ -11,8 +11,8 @@ import hypothesis
 from hypothesis import settings as Settings
 
 from .. import __version__
-from ..builds import inputs as input_hashes
-from ..compiler import VYPER_VERSION, find_sources
+from ..compiler.build import inputs as input_hashes
+from ..compiler.sources import VYPER_VERSION, find_sources
 from ..config import Config
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields

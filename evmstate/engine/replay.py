@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import calls
-from ..builds import inputs as input_hashes
-from ..compiler import find_sources
+from ..contracts import calls
+from ..compiler.build import inputs as input_hashes
+from ..compiler.sources import find_sources
 from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
@@ -24,7 +24,8 @@ from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..spec import MachineSpec, collect
 from ..values import format_value
 from . import recorded
-from .tracebacks import ErrorInfo, FailureSignature, describe_error, failed_invariant, user_error
+from .tracebacks import ErrorInfo, FailureSignature, describe_error, failed_invariant, machine_error, user_error
+from .verdicts import is_mistake, message_of, run_code, shown_type
 from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
 from .loader import load_module
 from .program import (
@@ -38,7 +39,8 @@ from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
 from .records import source_hashes
 from .settings import MachineSettings
-from .shrink_program import shrink_program
+from .shrink.passes import StopReason
+from .shrink.trials import shrink_program
 from .trace import Names, chain_text, event_text
 
 
@@ -122,6 +124,18 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     return ReplayResult("still fails" if same else "fails differently", error.type, error.message, changed)
 
 
+def not_a_verdict(record: FailureRecord, exc: BaseException, at: int, lines: list[str]) -> None:
+    """Raise FailureRecordError when the replay met a mistake of the machine (see verdicts): it says nothing of the contract, fixed or not."""
+    if not is_mistake(exc):
+        return
+    if record.kind == "test":
+        where, program = record.name, lines
+    else:
+        rule = record.steps[at - 1].get("rule") if 0 < at <= len(record.steps) else "setup"
+        where, program = f"{record.name}.{failed_invariant(exc) or rule}", program_lines(record.name, (line for step in lines for line in step.splitlines()))
+    raise FailureRecordError(f"failure {record.id} cannot be replayed: {machine_error(where, exc, program)}")
+
+
 def recorded_steps(record: FailureRecord) -> tuple[RecordedStep, ...]:
     """The record's program as recorded steps; FailureRecordError when a step cannot be read."""
     try:
@@ -176,15 +190,15 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
-            emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=failed_invariant(exc)))
+            emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
             return
         if index > len(record.steps):  # teardown
             if exc is not None:
-                emit(ReplayStep(index, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+                emit(ReplayStep(index, line, error=f"{shown_type(exc)}: {describe_error(exc)[1]}"))
             return
         events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
-            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))
+            emit(ReplayStep(index, line, None, events, list(caught), f"{shown_type(exc)}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))
         else:
             emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught), chain=list(written)))
 
@@ -198,6 +212,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         reverts.listeners.remove(on_revert)
     if ran.error is None:
         return ReplayResult("fixed", changed=changed)
+    not_a_verdict(record, ran.error, ran.at, ran.lines)
     # a failure in teardown ran the whole program, as a failure at its last step did
     return _outcome(record, ran.error, changed, min(ran.at, len(record.steps)))
 
@@ -205,7 +220,8 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
     line, exc = _run_test_record(project, record, fn)
     if exc is not None:
-        emit(ReplayStep(1, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+        not_a_verdict(record, exc, 1, [line])
+        emit(ReplayStep(1, line, error=f"{shown_type(exc)}: {describe_error(exc)[1]}"))
         return _outcome(record, exc, changed, len(record.steps))
     emit(ReplayStep(1, line))
     return ReplayResult("fixed", changed=changed)
@@ -228,7 +244,7 @@ def _run_test_record(project: Project, record: FailureRecord, fn: Any) -> tuple[
     line = example_line(record.name, args)
     try:
         with project.backend.anchor():
-            inner(**kwargs, **args)
+            run_code(inner, **kwargs, **args)
     except Exception as exc:
         return line, exc
     return line, None
@@ -245,12 +261,18 @@ def rerun(project: Project, record: FailureRecord, target: Any) -> BaseException
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             if record.kind == "test":
-                return _run_test_record(project, record, target)[1]
+                line, error = _run_test_record(project, record, target)
+                if error is not None:
+                    not_a_verdict(record, error, 1, [line])
+                return error
             spec, steps = _ready(project, record, target)
             try:
-                return run_program(spec, project, steps).error
+                ran = run_program(spec, project, steps)
             except SetupFailed as exc:
                 raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
+            if ran.error is not None:
+                not_a_verdict(record, ran.error, ran.at, ran.lines)
+            return ran.error
     finally:
         backend.revert(base)
 
@@ -313,8 +335,9 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         ran = run_program(spec, project, steps)
         if ran.error is None:
             return ShrinkResult("fixed", record)
+        not_a_verdict(record, ran.error, ran.at, ran.lines)
         if not FailureSignature.of(ran.error).same(FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False):
-            return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
+            return ShrinkResult("fails differently", record, message=f"{shown_type(ran.error)}: {describe_error(ran.error)[1]}")
         # the contracts' numbers and the comparisons the replays meet, as a run's shrinking has them from its search
         search = search_session(project, MachineSettings.parse(spec.settings, spec.name).search, spec.name, None, spec.init_params)
         search.start()
@@ -323,10 +346,10 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
             outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress, hints=hints, feedback=search.feedback)
         finally:
             search.stop()
-    if outcome.found is None and outcome.stopped == "interrupted":
+    if outcome.found is None and outcome.stopped is StopReason.INTERRUPTED:
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
-    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped == "budget" else None
+    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped is StopReason.BUDGET else None
     if outcome.found is None:
         return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
     found = outcome.found
@@ -339,7 +362,7 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         program=program,
         error={**record.error, **error.to_data()},
         stopped=stopped,
-        interrupted=outcome.stopped == "interrupted",
+        interrupted=outcome.stopped is StopReason.INTERRUPTED,
         created=time.time(),
     )
     return ShrinkResult("stopped" if stopped else "shrunk", new, outcome, seconds)

@@ -1,7 +1,7 @@
 """What a failing program did, call by call, and how much gas each contract function used.
 
 trace_machine() and trace_test() replay the reported program once, without Hypothesis, while
-the contract layer tells them every call (evmstate.calls): each step's calls with their
+the contract layer tells them every call (evmstate.contracts.calls): each step's calls with their
 arguments, return values, events, gas and reverts, the invariant that failed with the calls it
 made, and what the program printed. GasStats gathers gas per contract function over a run.
 """
@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .. import calls
-from ..calls import CallRecord
+from ..contracts import calls
+from ..contracts.calls import CallRecord
 from ..contracts.revert import describe_revert
 from ..errors import TransactionReverted
 from ..spec import Route, multiple

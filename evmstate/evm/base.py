@@ -1,8 +1,8 @@
 """What every EVM backend is and shares: the Backend protocol and its declared capabilities, the
 results calls return, the chain they start from, and the book-keeping of snapshots and block time.
 
-Imports py-evm only for the address a CREATE makes; the backends themselves are pyevm.py (py-evm),
-revm.py (pyrevm) and check.py (both in lockstep).
+Imports py-evm only for the address a CREATE makes; the backends themselves are pyevm/ (py-evm),
+revm/ (pyrevm) and check.py (both in lockstep).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Protocol, cast, runtime_checkable
 
 import rlp
 from eth_keys import keys
@@ -164,8 +164,8 @@ class ChainSpec:
 class Backend(Protocol):
     """What the layers above need from an EVM: state access, execution, snapshots, time.
 
-    What a backend can do beyond that is in its capabilities; set_coverage() and set_observer()
-    are there only when capabilities.coverage and capabilities.observer say so.
+    What a backend can do beyond that is in its capabilities; the hooks it declares there are
+    reached through hooks_of(backend), typed, and None where it declares none.
     """
 
     capabilities: Capabilities
@@ -211,6 +211,51 @@ class Backend(Protocol):
 # 2*pc + taken for a JUMPI at pc (taken: 1 when it jumped), and ~dest for a jump to dest.
 Coverage = dict[bytes, set[int]]
 INITCODE = b"initcode:"
+
+
+class CoverageHooks(Protocol):
+    """capabilities.coverage: per-opcode hooks record branches and jumps into hits while on."""
+
+    def set_coverage(self, hits: Coverage | None) -> None: ...
+
+
+class ObserverHooks(Protocol):
+    """capabilities.observer: every call's result, with the storage it read and wrote, told to the observer while on."""
+
+    def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None: ...
+
+
+class FeedbackHooks(Protocol):
+    """capabilities.feedback: branch counts and comparison operands recorded into feedback while on."""
+
+    def set_feedback(self, feedback: "Feedback | None") -> None: ...
+
+
+class SamplingHooks(Protocol):
+    """capabilities.sampling: a call like one recorded before in the run may take that one's coverage."""
+
+    def set_sampling(self, on: bool) -> None: ...
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """A backend's optional hooks: each one there only when its capability is declared, else None."""
+
+    coverage: CoverageHooks | None
+    observer: ObserverHooks | None
+    feedback: FeedbackHooks | None
+    sampling: SamplingHooks | None
+
+
+def hooks_of(backend: Backend) -> Hooks:
+    """The hooks backend declares in its capabilities (a backend declaring one has its set_ method)."""
+    caps = backend.capabilities
+    return Hooks(
+        cast(CoverageHooks, backend) if caps.coverage else None,
+        cast(ObserverHooks, backend) if caps.observer else None,
+        cast(FeedbackHooks, backend) if caps.feedback else None,
+        cast(SamplingHooks, backend) if caps.sampling else None,
+    )
 
 
 @dataclass

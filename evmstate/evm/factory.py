@@ -41,11 +41,11 @@ def make_backend(config: Config) -> Backend:
 
     if config.backend.check:
         from .check import CheckedBackend
-        from .revm import RevmBackend
+        from .revm.backend import RevmBackend
 
         return CheckedBackend(RevmBackend(spec), finishing(PyEVMBackend(spec)))
     if config.backend.name == "revm":
-        from .revm import RevmBackend
+        from .revm.backend import RevmBackend
 
         return RevmBackend(spec)
     return finishing(PyEVMBackend(spec))
@@ -73,7 +73,7 @@ def for_campaign(config: Config) -> Config:
     """
     if config.backend.named or config.backend.check:
         return config
-    from .revm import SPECS, available
+    from .revm.backend import SPECS, available
 
     if available() and config.compiler.evm_version in SPECS:
         return config.replace(backend=BackendConfig(name="revm"))

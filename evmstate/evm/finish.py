@@ -46,7 +46,7 @@ class RevmFinisher:
         """Why revm cannot finish calls of this chain, or None when it can; the chain is made the first time."""
         if self._revm is not None or self._unavailable is not None:
             return self._unavailable
-        from . import revm  # pyrevm is imported when a call first runs away
+        from .revm import backend as revm  # pyrevm is imported when a call first runs away
 
         if not revm.available():
             self._unavailable = f"pyrevm is not installed: {revm.INSTALL_HINT}"

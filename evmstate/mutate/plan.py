@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import vyper_outputs
-from ..build_cache import portable
-from ..compiler import Artifact, Build
+from ..compiler import vyper_outputs
+from ..compiler.cache import portable
+from ..compiler.sources import Artifact, Build
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.deployments import contracts_behind
@@ -38,10 +38,6 @@ class Source:
     sha: str  # of its text
     group: str  # what the report calls it: its contract's name, or the module's shown path
     contracts: tuple[str, ...]  # the contracts compiled from it
-
-
-def item_id(item: Item) -> str:
-    return f"{item.path}::{item.name}"
 
 
 def asked_for(item: Item, project: Project) -> list[str]:

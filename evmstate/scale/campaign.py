@@ -10,16 +10,12 @@ ShardResults, from which the campaign's progress is built.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-# a campaign loads what a run loads (see runner.py)
-from .. import reports  # noqa: F401
-from ..compiler import Build
+from ..compiler.sources import Build
 from ..config import Config
-from ..engine import discovery, database, replay  # noqa: F401
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
 from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
@@ -130,7 +126,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     project = prepared.project
     if project is None or not prepared.items:
         return summary
-    keys = [pool.item_id(i) for i in prepared.items]
+    keys = [i.id for i in prepared.items]
     started = time.monotonic()
     with sigint_count() as sigints:
         if workers is None:

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from .. import calls
+from ..contracts import calls
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
@@ -37,7 +37,7 @@ from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
 from . import shrinking
-from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, item_id, loaded_modules
+from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, loaded_modules
 from .interrupts import Grace, sigint_count
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
@@ -90,6 +90,7 @@ def merge_rules(parts: list[dict[str, RuleStats]]) -> dict[str, RuleStats]:
             m.reverts += s.reverts
             m.transactions += s.transactions
             m.transactions_reverted += s.transactions_reverted
+            m.gated = m.gated or s.gated
             for arg, f in s.filters.items():
                 mf = m.filters.setdefault(arg, FilterStats())
                 mf.enabled += f.enabled
@@ -149,7 +150,7 @@ class Board:
         self.options = options
         self.summary = summary
         self.emit = emit
-        self.runs = {item_id(item): _ItemRun(i, item) for i, item in enumerate(items)}
+        self.runs = {item.id: _ItemRun(i, item) for i, item in enumerate(items)}
         self.finished: list[tuple[int, MachineFinished]] = []
         self.collector: Collector | None = None  # the run's coverage, when asked for: workers' hits go there
 
@@ -245,7 +246,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
     # in this process, the run's own gas recording sees every call; workers gather theirs for it
     gas = options.gas and options.workers > 1
     tasks = [
-        ItemTask(item_id(item), i, shards, seed, options.overrides, (k, len(items)), options.capture, gas, options.coverage)
+        ItemTask(item.id, i, shards, seed, options.overrides, (k, len(items)), options.capture, gas, options.coverage)
         for k, item in enumerate(items, 1)
         for i in range(shards)
     ]
@@ -253,7 +254,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
     if options.coverage:
         board.collector = collector_of(project)
     if options.workers <= 1:
-        state = WorkerState(config, project, {item_id(i): i for i in items})
+        state = WorkerState(config, project, {i.id: i for i in items})
         for task in tasks:
             if not board.wanted(task):
                 continue

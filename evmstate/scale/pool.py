@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..compiler import Build
+from ..compiler.sources import Build
 from ..config import START_METHOD_VARIABLE, Config, Environment
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
@@ -123,14 +123,10 @@ def open_source(source: ProjectSource) -> WorkerState:
         keep_hypothesis_storage(source.config)
         found = discover(source.config, source.paths, source.keyword)
         project = Project(source.config, build=source.build)
-        _opened[source] = WorkerState(source.config, project, {item_id(i): i for i in found.items})
+        _opened[source] = WorkerState(source.config, project, {i.id: i for i in found.items})
     state = _opened[source]
     state.project.activate()
     return state
-
-
-def item_id(item: Item) -> str:
-    return f"{item.path}::{item.name}"
 
 
 def loaded_modules() -> tuple[str, ...]:

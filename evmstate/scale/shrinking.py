@@ -4,7 +4,7 @@ With -n N, a worker shrinking a failure says so to the parent ("shrinking"); onc
 left to start (the run's last machines are running, or a campaign's time is up), the parent
 lends it the slots no worker uses (Lend). For each slot the worker forks a helper: a copy of
 itself, with the same deployment and the same checkpoints, that replays the candidates it is
-sent from its own snapshots and answers whether each fails the same way (engine/candidates.py's
+sent from its own snapshots and answers whether each fails the same way (engine/shrink/candidates.py's
 Judge). The shrinker's passes hand over their candidates in the order they would try them; a
 batch goes out at once, one here and one to each helper, and the first of the batch in that
 order that fails the same way is kept (with the error the helper raised, pickled; replayed here
@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable, Iterable, Iterator
 
-from ..engine import candidates
-from ..engine.candidates import Accept, Attempt, Judge, Program
+from ..engine.shrink import candidates
+from ..engine.shrink.candidates import Accept, Attempt, Judge, Program
 from ..engine.events import MachineFinished
-from ..engine.shrink import Minimized
+from ..hooks import Current
+from ..engine.shrink.passes import Minimized
 from .lifeline import STOP_SIGNALS, die_with_parent
 
 HELPERS_AT_MOST = 7  # helper processes one shrink takes, however many slots are spare
@@ -93,14 +94,14 @@ class Tally:
     replays: int = 0
 
 
-_tally = Tally()
+# this worker's, set anew for each task it runs (lending)
+TALLY = Current(Tally())
 
 
 @contextlib.contextmanager
 def lending(inbox: Any, send: Callable[[str, Any], None]) -> Iterator[None]:
     """While inside (a worker running a task), a failure shrunk here may use helpers the parent lends."""
-    global _tally
-    _tally = Tally()
+    TALLY.set(Tally())
     if not hasattr(os, "fork"):
         yield
         return
@@ -111,9 +112,10 @@ def lending(inbox: Any, send: Callable[[str, Any], None]) -> Iterator[None]:
 def told(result: MachineFinished) -> MachineFinished:
     """result, its shrink report saying what helpers did (the engine's report knows one process)."""
     shrink = result.failure.shrink if result.failure is not None else None
-    if shrink is None or _tally.workers == 1:
+    tally = TALLY.value
+    if shrink is None or tally.workers == 1:
         return result
-    report = dataclasses.replace(shrink, workers=_tally.workers, helped=_tally.replays)
+    report = dataclasses.replace(shrink, workers=tally.workers, helped=tally.replays)
     return dataclasses.replace(result, failure=dataclasses.replace(result.failure, shrink=report))
 
 
@@ -295,8 +297,9 @@ class Helpers:
                 os.waitpid(h.pid, 0)
         self.helpers.clear()
         self.slots.close()
-        _tally.workers = max(_tally.workers, self.workers)
-        _tally.replays += self.elsewhere
+        tally = TALLY.value
+        tally.workers = max(tally.workers, self.workers)
+        tally.replays += self.elsewhere
 
 
 # -- in the parent -----------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from ..evm.base import INITCODE
 
 if TYPE_CHECKING:
-    from ..compiler import Artifact
+    from ..compiler.sources import Artifact
 
 JUMPDEST, JUMP, JUMPI = 0x5B, 0x56, 0x57
 PUSH1, PUSH32 = 0x60, 0x7F

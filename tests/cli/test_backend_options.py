@@ -52,7 +52,7 @@ def same_search(root: Path, *args: str) -> list[tuple[int, str, dict, dict]]:
     pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     # Hypothesis draws constants from the source of every module loaded: revm's modules are
     # loaded before either run, so that a seed draws the same on both
-    import evmstate.evm.revm  # noqa: F401
+    import evmstate.evm.revm.backend  # noqa: F401
 
     found = []
     for backend in ("pyevm", "revm"):

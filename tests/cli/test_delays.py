@@ -10,7 +10,7 @@ import pytest
 from evmstate import ConfigError
 from evmstate import config as config_mod
 from evmstate.engine.recorded import RecordedStep
-from evmstate.engine.shrink import without
+from evmstate.engine.shrink.passes import without
 from evmstate.runner import Overrides, RunOptions, run
 
 from .helpers import invoke
@@ -145,7 +145,7 @@ def test_the_defaults_are_four_years_and_four_years_of_blocks():
 
 
 def test_the_deletion_pass_shortens_each_wait_to_the_least_that_still_fails():
-    from evmstate.engine.shrink import Minimized, shorten_waits
+    from evmstate.engine.shrink.passes import Minimized, shorten_waits
 
     tried = []
 
@@ -162,7 +162,7 @@ def test_the_deletion_pass_shortens_each_wait_to_the_least_that_still_fails():
 
 
 def test_a_wait_the_failure_does_not_need_goes_in_one_replay():
-    from evmstate.engine.shrink import Minimized, shorten_waits
+    from evmstate.engine.shrink.passes import Minimized, shorten_waits
 
     tried = []
 

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from evmstate import config as config_mod
-from evmstate.compiler import compile_project
+from evmstate.compiler.sources import compile_project
 
 from ..conftest import REPO
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import Project, TransactionReverted
 from evmstate.config import BackendConfig, Config, FuzzConfig
-from evmstate.evm import revm
+from evmstate.evm.revm import backend as revm
 from evmstate.evm.base import contract_address
 
 from ..conftest import copy_project

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from eth_utils import keccak
 
-from evmstate import Project, calls, deal, reverts
+from evmstate import Project, deal, reverts
+from evmstate.contracts import calls
 from evmstate.engine.trace import Names, chain_text
 from evmstate.config import BackendConfig, Config, ProjectConfig
 from evmstate.errors import ContractError, UsageError

@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from evmstate.compiler import compile_project
+from evmstate.compiler.sources import compile_project
 
 # vyper 0.4.3 deprecates positional event arguments (vyper/semantics/types/user.py) and `_abi_encode`
 # (vyper/builtins/functions.py)

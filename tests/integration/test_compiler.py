@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import ConfigError, Project, reverts
-from evmstate.compiler import compile_project, contract_names, input_hashes
+from evmstate.compiler.sources import compile_project, contract_names, input_hashes
 from evmstate.config import CompilerConfig, Config
 
 from ..conftest import HERE
@@ -323,7 +323,7 @@ def __init__(supply: uint256):
 
 def test_the_cache_check_finds_the_same_files_vyper_compiles_from(tmp_path: Path):
     """The cache is looked up by a scan that parses each file once; it must agree with vyper's own pass."""
-    from evmstate import compiler, vyper_outputs
+    from evmstate.compiler import sources as compiler, vyper_outputs
 
     write(
         tmp_path,

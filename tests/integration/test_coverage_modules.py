@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.compiler import compile_project
+from evmstate.compiler.sources import compile_project
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search.coverage import CodeMap
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from evmstate import Project, config, reverts
-from evmstate.compiler import compile_project
 from evmstate.config import BackendConfig
 from evmstate.contracts.revert import complete
 from evmstate.errors import TransactionReverted

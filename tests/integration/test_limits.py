@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import CallTimeout, Project, UsageError, VirtualMachineError, reverts
 from evmstate import config as config_mod
-from evmstate.evm import revm as revm_mod
+from evmstate.evm.revm import backend as revm_mod
 from evmstate.evm.base import CALL_GAS_LIMIT
 from evmstate.evm.factory import finishing
 from evmstate.evm.pyevm.backend import PyEVMBackend

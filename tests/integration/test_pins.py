@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import vyper
 
-from evmstate import Project, releases, vyper_outputs
-from evmstate.compiler import VYPER_VERSION, compile_project
+from evmstate import Project
+from evmstate.compiler import releases, vyper_outputs
+from evmstate.compiler.sources import VYPER_VERSION, compile_project
 from evmstate.config import Config, ProjectConfig
 from evmstate.errors import TransactionReverted
 
@@ -229,7 +230,7 @@ def test_two_processes_installing_one_release_at_once_keep_one_install(tmp_path:
     roots = [_counter_project(tmp_path / f"p{i}", pin="==0.4.0") for i in range(2)]
     env = {**os.environ, "EVMSTATE_CACHE_DIR": str(tmp_path / "cache")}
     script = (
-        "import sys; from pathlib import Path; from evmstate.compiler import compile_project;"
+        "import sys; from pathlib import Path; from evmstate.compiler.sources import compile_project;"
         "b = compile_project(Path(sys.argv[1]) / 'contracts', Path(sys.argv[1]) / 'build');"
         "print({n: a.vyper for n, a in b.artifacts.items()}, {n: str(e) for n, e in b.errors.items()})"
     )

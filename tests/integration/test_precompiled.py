@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import Project, config, reverts
-from evmstate.compiler import compile_project
+from evmstate.compiler.sources import compile_project
 from evmstate.errors import CompileError, ConfigError, ContractError, TransactionReverted
 
 from ..cli.helpers import invoke
@@ -195,7 +195,7 @@ def _said_once(root: Path, kind: str) -> None:
         os.chdir(here)
     assert code == 0, out
     assert out.count("no source line") == 1, out
-    assert f"precompiled: Pool (artifacts/" in out and f", {kind}): read from build artifacts, with no source map" in out, out
+    assert "precompiled: Pool (artifacts/" in out and f", {kind}): read from build artifacts, with no source map" in out, out
     assert "  precompiled  " in out, out
 
 

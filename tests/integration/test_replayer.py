@@ -9,7 +9,7 @@ from evmstate.contracts.project import Project
 from evmstate.engine.loader import load_module
 from evmstate.engine.program import InvalidProgram, init_class, run_program
 from evmstate.engine.recorded import RecordedStep
-from evmstate.engine.replayer import Replayer
+from evmstate.engine.shrink.replayer import Replayer
 from evmstate.spec import collect
 
 from ..conftest import copy_example
@@ -95,7 +95,7 @@ def test_every_program_ends_the_same_from_a_checkpoint_as_from_the_start(tmp_pat
 
 
 def test_the_comparisons_a_candidate_met_come_with_their_arguments_and_are_replayed_once(tmp_path):
-    from evmstate.engine.shrink_program import Trials
+    from evmstate.engine.shrink.trials import Trials
     from evmstate.engine.tracebacks import FailureSignature
     from evmstate.evm.base import Feedback
 

@@ -11,7 +11,7 @@ import pytest
 
 from evmstate import ContractError, Project, TransactionReverted, reverts
 from evmstate import config as config_mod
-from evmstate.compiler import Artifact
+from evmstate.compiler.sources import Artifact
 from evmstate.config import Config
 from evmstate.failures import FailureStore
 from evmstate.engine.replay import replay

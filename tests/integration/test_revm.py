@@ -22,7 +22,7 @@ from evmstate.evm.base import Backend, ExecResult, Feedback, account_keys  # noq
 from evmstate.evm.check import CheckedBackend  # noqa: E402
 from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.contracts.revert import complete  # noqa: E402
-from evmstate.evm.revm import RevmBackend  # noqa: E402
+from evmstate.evm.revm.backend import RevmBackend  # noqa: E402
 
 from . import test_backend  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The revm sight sampled (evm/sight.py): a call of a known shape takes the coverage of the calls of its shape traced before.
+"""The revm sight sampled (evm/revm/sight.py): a call of a known shape takes the coverage of the calls of its shape traced before.
 
 Against py-evm's hooks on the same calls: the coverage of every call, and the slots each transaction stored.
 """
@@ -15,7 +15,7 @@ pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python (wheel
 
 from evmstate import Project  # noqa: E402
 from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
-from evmstate.evm import sight as sight_mod  # noqa: E402
+from evmstate.evm.revm import sight as sight_mod  # noqa: E402
 from evmstate.evm.base import Feedback  # noqa: E402
 from evmstate.search.session import Search, SearchOptions, collector_of  # noqa: E402
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.evm import revm as revm_mod
+from evmstate.evm.revm import backend as revm_mod
 from evmstate.evm.pyevm.backend import PyEVMBackend
 from evmstate.config import BackendConfig, Config
 from evmstate.errors import ConfigError, UsageError

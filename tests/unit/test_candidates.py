@@ -1,4 +1,4 @@
-"""Candidates tried a batch at a time keep what trying them one at a time keeps (engine/candidates.py)."""
+"""Candidates tried a batch at a time keep what trying them one at a time keeps (engine/shrink/candidates.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from copy import deepcopy
 
 import pytest
 
-from evmstate.engine.candidates import InOrder, probe_in_batches
+from evmstate.engine.shrink.candidates import InOrder, probe_in_batches
 from evmstate.engine.recorded import RecordedStep
-from evmstate.engine.shrink import Minimized, Shrinker
-from evmstate.strategies import ArrayDomain, BytesDomain, IntDomain
+from evmstate.engine.shrink.passes import Minimized, Shrinker
+from evmstate.domains import ArrayDomain, BytesDomain, IntDomain
 
 # failing sets that are not monotone (a parity, a window, one value), as contracts make them
 PREDICATES = {

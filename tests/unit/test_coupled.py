@@ -1,4 +1,4 @@
-"""The shrinker's passes for coupled values (engine/coupled.py) on small fake machines: each program
+"""The shrinker's passes for coupled values (engine/shrink/coupled.py) on small fake machines: each program
 fails only while two of its values keep a relation, so neither can move alone."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 
 from evmstate.contracts.address import checksum
 from evmstate.contracts.api import current_project
-from evmstate.engine.coupled import SCAN_UP_TO, account_places, account_renames
+from evmstate.engine.shrink.coupled import SCAN_UP_TO, account_places, account_renames
 from evmstate.engine.recorded import RecordedStep
-from evmstate.engine.shrink import Met, Minimized, Shrinker
-from evmstate.strategies import SMALL_TRIED, AddressDomain, IntDomain
+from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+from evmstate.domains import SMALL_TRIED, AddressDomain, IntDomain
 from tests.unit.test_candidates import Batches
 
 

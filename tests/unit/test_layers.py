@@ -114,7 +114,7 @@ def test_the_checks_above_see_what_they_look_for(tmp_path):
     body = "    x = 1\n" * (MAX_FUNCTION_LINES - 2)
     planted.write_text(
         "from .abi import _signature, __version__\n"
-        "from evmstate.compiler import _plan\n"
+        "from evmstate.compiler.sources import _plan\n"
         "from os import _exit\n"
         f"@decorated\ndef long():\n{body}    return x\n"  # the decorator's line counts: one line over
         f"def short():\n{body}    return x\n"  # exactly at the limit
@@ -126,8 +126,8 @@ def test_the_checks_above_see_what_they_look_for(tmp_path):
         "    from evmstate.runner import run\n"
         "    from . import render\n"
     )
-    assert private_imports([planted]) == ["planted.py:1 imports _signature from .abi", "planted.py:2 imports _plan from evmstate.compiler"]
+    assert private_imports([planted]) == ["planted.py:1 imports _signature from .abi", "planted.py:2 imports _plan from evmstate.compiler.sources"]
     assert long_functions([planted], allowed=frozenset({"planted.py:hot"})) == [f"planted.py:5 long ({MAX_FUNCTION_LINES + 1} lines)"]
     assert long_functions([planted]) == [f"planted.py:5 long ({MAX_FUNCTION_LINES + 1} lines)", f"planted.py:{2 * MAX_FUNCTION_LINES + 5} hot ({MAX_FUNCTION_LINES + 1} lines)"]
     # `from evmstate import __version__` is the package itself; `engine` a subpackage
-    assert library_imports([planted]) == ["evmstate", "evmstate.compiler", "evmstate.config", "evmstate.engine", "evmstate.engine.events", "evmstate.engine.item", "evmstate.runner"]
+    assert library_imports([planted]) == ["evmstate", "evmstate.compiler.sources", "evmstate.config", "evmstate.engine", "evmstate.engine.events", "evmstate.engine.item", "evmstate.runner"]

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from evmstate import vyper_outputs
+from evmstate.compiler import vyper_outputs
 from evmstate.mutate.operators import OPERATORS, make_mutants
 from evmstate.mutate.plan import without_metadata
 

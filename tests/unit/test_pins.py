@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evmstate import releases
-from evmstate.releases import pin_of
+from evmstate.compiler import releases
+from evmstate.compiler.releases import pin_of
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_a_pin_is_legacy_when_it_admits_only_releases_before_0_4(written: str, l
 
 
 def test_what_a_source_of_0_3_imports_is_read_as_that_release_reads_it(tmp_path: Path):
-    from evmstate import legacy_outputs
+    from evmstate.compiler import legacy_outputs
 
     text = (
         "# @version 0.3.10\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate import legacy_outputs, precompiled
+from evmstate.compiler import legacy_outputs, precompiled
 
 VIEW = {"type": "function", "stateMutability": "view", "inputs": [], "outputs": [{"name": "", "type": "address"}]}
 

@@ -1,7 +1,7 @@
 """The step-deletion pass's bookkeeping: which steps go together, and renumbered bundle values."""
 
 from evmstate.engine.recorded import RecordedStep
-from evmstate.engine.shrink import relabel, with_users
+from evmstate.engine.shrink.passes import relabel, with_users
 
 
 def step(rule, results=(), **refs):
@@ -39,8 +39,8 @@ def test_steps_needed_only_because_a_wait_was_short_go_once_the_waits_are_longer
     """As the staking pool's reward: each fund raises the rate, so ten funds overpay after 1.1
     weeks where one fund overpays after 2 weeks. Deleting a fund alone never still fails; with
     every wait longer the funds go, and the wait is then bisected back to the least that fails."""
-    from evmstate.engine.shrink import Minimized
-    from evmstate.engine.shrink_program import minimize
+    from evmstate.engine.shrink.passes import Minimized
+    from evmstate.engine.shrink.trials import minimize
 
     week = 604800
 
@@ -67,8 +67,8 @@ def test_steps_needed_only_because_a_wait_was_short_go_once_the_waits_are_longer
 
 
 def test_a_program_without_waits_is_not_replayed_with_longer_ones():
-    from evmstate.engine.shrink import Minimized
-    from evmstate.engine.shrink_program import minimize
+    from evmstate.engine.shrink.passes import Minimized
+    from evmstate.engine.shrink.trials import minimize
 
     tried = []
 
@@ -84,8 +84,8 @@ def test_a_program_without_waits_is_not_replayed_with_longer_ones():
 def test_equal_values_drawn_by_two_rules_alike_shrink_together():
     # an account that deposits in one rule and withdraws in another, each rule with its own
     # strategy("uint8")-like domain: the program fails only while both steps use one value >= 3
-    from evmstate.engine.shrink import Minimized, Shrinker
-    from evmstate.strategies import IntDomain
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
 
     def attempt(candidate):
         a, b = (s.arguments["n"] for s in candidate) if len(candidate) == 2 else (None, None)
@@ -102,8 +102,8 @@ def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with
     # the sale: a quote must be exactly the price plus its fee; lowered alone, the price leaves the quote
     # compared with the new price, which the repair tries; the price's own bounds, met in the same replay,
     # are not tried in the quote's place
-    from evmstate.engine.shrink import Met, Minimized, Shrinker
-    from evmstate.strategies import IntDomain
+    from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+    from evmstate.domains import IntDomain
 
     def with_fee(price):
         return price + price * 30 // 10_000
@@ -133,8 +133,8 @@ def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with
 
 def test_a_wait_a_deleted_step_passed_on_goes_before_the_values_are_made_smaller():
     # x goes, and its wait passes on to b, which the sweep down has passed; the wait is not needed
-    from evmstate.engine.shrink import Minimized, Shrinker
-    from evmstate.strategies import IntDomain
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
 
     tried = []
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from eth_utils import keccak
 
-from .. import revm as revm_backend
+from ..revm import backend as revm_backend
 from ..base import ChainSpec, ExecResult
 from ..pyevm.backend import PyEVMBackend
-from ..revm import EMPTY_CODE_HASH, RevmBackend
+from ..revm.backend import EMPTY_CODE_HASH, RevmBackend
 from ...errors import ForkUnavailable
 from .pyevm import ForkedPyEVMBackend
 from .store import source_for

@@ -283,7 +283,7 @@ def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]
 def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestamp: int, number: int, equal: bool) -> None:
     """A comparison of a and b that feeds a branch: record the other side of an argument, of the block's time or number.
 
-    The tracer (evm/tracer.py) records through this too, so that both backends record alike.
+    The tracer (evm/revm/tracer.py) records through this too, so that both backends record alike.
     """
     if words:
         operands = feedback.operands

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Feedback
+from ..base import Feedback
 from .frames import (
     DUP1,
     DUP16,
@@ -47,8 +47,8 @@ from .frames import (
     Unsupported,
     World,
 )
-from .pyevm.opcodes import MAX_OPERANDS, compared
-from .tracer_ops import TABLE
+from ..pyevm.opcodes import MAX_OPERANDS, compared
+from .ops import TABLE
 
 _MISSING = object()
 

@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .base import Log
-from .pyevm.opcodes import feeding
+from ..base import Log
+from ..pyevm.opcodes import feeding
 
 WORD = 2**256
 MASK = WORD - 1

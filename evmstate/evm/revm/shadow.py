@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from .base import ChainSpec, ExecResult
-from .cache import Entry, Reads
+from ..base import ChainSpec, ExecResult
+from ..cache import Entry, Reads
 from .journal import EMPTY_CODE_HASH
-from .pyevm.backend import PyEVMBackend
+from ..pyevm.backend import PyEVMBackend
 
 
 class Explaining:

@@ -19,11 +19,11 @@ from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
-from . import build_cache, legacy_outputs, releases, vyper_outputs
-from .build_cache import CACHE_FORMAT, portable
-from .compile_warnings import CompileWarning, compile_warnings, shown
+from . import cache as build_cache, legacy_outputs, releases, vyper_outputs
+from .cache import CACHE_FORMAT, portable
+from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact
-from .errors import CompileError
+from ..errors import CompileError
 from .releases import Pin
 
 VYPER_VERSION: str = vyper_outputs.VERSION

@@ -12,7 +12,7 @@ from typing import Any
 
 from eth_utils import keccak
 
-from .base import Log
+from ..base import Log
 
 EMPTY_CODE_HASH = keccak(b"")
 

@@ -21,7 +21,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from .errors import CompileError
+from ..errors import CompileError
 
 OLDEST = Version("0.2.8")  # the oldest release evmstate compiles with: older ones do not run on Python 3.9 and later
 # releases before it have no modules and read their outputs with legacy_outputs (vyper 0.2.x and 0.3.x)

@@ -29,9 +29,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Protocol
 
-from .base import Coverage, ExecResult, Feedback, Log
-from .cache import replay_coverage
-from .pyevm.opcodes import MAX_OPERANDS
+from ..base import Coverage, ExecResult, Feedback, Log
+from ..cache import replay_coverage
+from ..pyevm.opcodes import MAX_OPERANDS
 from .frames import Env, Trace, Unsupported, World
 from .tracer import Tracer
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Sequence
 
 from . import precompiled
-from .compiler import Artifact, Build, compile_project, contract_names, input_hashes
-from .config import Config
-from .errors import CompileError
+from .sources import Artifact, Build, compile_project, contract_names, input_hashes
+from ..config import Config
+from ..errors import CompileError
 
 
 def build(config: Config, include: Sequence[str] = ()) -> Build:

@@ -7,8 +7,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
-from . import delays
-from .recorded import RecordedStep, ref_of
+from .. import delays
+from ..recorded import RecordedStep, ref_of
 
 
 @dataclass

@@ -30,9 +30,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterator, Protocol
 
-from ..strategies import SMALL_TRIED, AddressDomain, IntDomain
+from ...domains import SMALL_TRIED, AddressDomain, IntDomain
 from .edits import with_users, without
-from .recorded import RecordedStep
+from ..recorded import RecordedStep
 
 
 class Shrinker(Protocol):

@@ -38,16 +38,19 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..strategies import AddressDomain, Domain, IntDomain
-from . import coupled, delays
+from ...domains import AddressDomain, Domain, IntDomain
+from . import coupled
+from .. import delays
 from .candidates import InOrder, Tries, probe_in_batches
-from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401  (shrink.without, ...: part of its interface)
-from .recorded import RecordedStep, ref_of
+# shrink.without, ...: part of its interface
+from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401
+from ..recorded import RecordedStep, ref_of
 
 
 # how many times longer every wait is made when looking for steps a longer wait makes unneeded
@@ -87,6 +90,13 @@ class PassStats:
     kept: int = 0
 
 
+class StopReason(enum.Enum):
+    """Why shrinking ended before its passes ran out of moves."""
+
+    BUDGET = "budget"  # the shrink budget
+    INTERRUPTED = "interrupted"  # Ctrl-C (or a signal taken as one), with a failing program in hand
+
+
 @dataclass
 class Outcome:
     """What the shrinker ended with: the best failing program (None when nothing changed), how minimal, how it went."""
@@ -94,7 +104,7 @@ class Outcome:
     found: Minimized | None
     minimality: str  # "1-minimal", "minimal among programs that delete up to two steps", or "" when stopped early
     passes: dict[str, PassStats] = field(default_factory=dict)
-    stopped: str | None = None  # "budget" or "interrupted"
+    stopped: StopReason | None = None
     left_out: int = 0  # candidates that met an error of the machine or a limit of evmstate, not the failure
     left_out_first: str | None = None
 
@@ -203,11 +213,11 @@ class Shrinker:
             if final is not None:
                 self.found = final
         except OutOfBudget:
-            stopped = "budget"
+            stopped = StopReason.BUDGET
         except KeyboardInterrupt:
             if self.found is None:
                 raise
-            stopped = "interrupted"
+            stopped = StopReason.INTERRUPTED
         minimality = "" if stopped else "minimal among programs that delete up to two steps" if self.pairs_done else "1-minimal"
         return Outcome(self.found, minimality, self.passes, stopped)
 

@@ -10,10 +10,10 @@ import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from .hooks import Listeners
+from ..hooks import Listeners
 
 if TYPE_CHECKING:
-    from .evm.base import ExecResult, Log
+    from ..evm.base import ExecResult, Log
 
 
 @dataclass(frozen=True)

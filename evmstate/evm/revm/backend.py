@@ -34,13 +34,14 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
-from .cache import entry as cache_entry
-from .base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot, account_keys, contract_address, intrinsic_gas
+from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
+from ..cache import entry as cache_entry
+from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot
+from ..base import account_keys, contract_address, intrinsic_gas
 from .journal import EMPTY_CODE_HASH, loaded, read_changes
 from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
-from ..errors import UsageError
+from ...errors import UsageError
 
 try:
     import pyrevm

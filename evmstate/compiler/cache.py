@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .artifacts import Artifact
-from .errors import CompileError
+from ..errors import CompileError
 
 CACHE_FORMAT = 7
 KEEP_BUILDS = 4  # cache entries kept per source

@@ -21,7 +21,7 @@ from .frames import (
     signed,
     write_memory,
 )
-from .pyevm.opcodes import COMPARISONS, EQUALITIES
+from ..pyevm.opcodes import COMPARISONS, EQUALITIES
 
 # the Tracer (tracer.py) a handler runs in: named, not imported, as tracer.py imports this table
 Tracer = Any
