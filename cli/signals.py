@@ -49,7 +49,7 @@ class _Again:
         self.previous = previous
 
     def __call__(self, unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        if type(unraisable.exc_value) is KeyboardInterrupt:  # a Ctrl-C (evmstate's own stops subclass it)
             # sent from another thread, so that it is handled once this hook has returned
             threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
             return

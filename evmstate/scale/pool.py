@@ -160,7 +160,7 @@ AGAIN = 0.05
 
 
 class _Interrupts:
-    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once; ignored while idle."""
+    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it); ignored while idle."""
 
     def __init__(self) -> None:
         self.armed = False
@@ -173,7 +173,7 @@ class _Interrupts:
 
     def unraisable(self, unraisable: Any, previous: Callable[[Any], Any]) -> None:
         """sys.unraisablehook: a KeyboardInterrupt Python could not raise (it came in a garbage-collector callback, a __del__) comes again, where it can be raised."""
-        if isinstance(unraisable.exc_value, KeyboardInterrupt) and self.armed:
+        if type(unraisable.exc_value) is KeyboardInterrupt and self.armed:
             threading.Timer(AGAIN, self.again).start()  # from another thread: handled once this hook has returned
             return
         previous(unraisable)
@@ -295,10 +295,11 @@ def start_fork_server(preload: tuple[str, ...]) -> None:
     """Start multiprocessing's fork server (unless it runs), importing preload: modules this process loads too.
 
     It starts ignoring Ctrl-C, SIGTERM and SIGHUP, and so does each worker forked from it until the
-    worker has its own handlers; it exits once this process and its workers are gone. It imports before it learns this process's sys.path (multiprocessing passes it, the
-    server ignores it), with the folder it starts in first on its path: that is the standard
-    library's, not this process's folder, where a project's files could stand for a package.
-    (evmstate_cli.launch does the same before the CLI imports evmstate.)
+    worker has its own handlers; it ends with this process (TIE), or once its workers have. It
+    imports before it learns this process's sys.path (multiprocessing passes it, the server ignores
+    it), with the folder it starts in first on its path: that is the standard library's, not this
+    process's folder, where a project's files could stand for a package. (evmstate_cli.launch does
+    the same before the CLI imports evmstate.)
     """
     from multiprocessing import forkserver
 
