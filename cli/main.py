@@ -19,6 +19,7 @@ from evmstate.errors import EvmStateError
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
 from .render import Renderer
 from .render_replay import PruneRenderer, ReplayRenderer, ShrinkRenderer, compile_listing, failures_table
+from .signals import as_ctrl_c, stopped_by
 
 
 # off a terminal (CI logs, pipes, files) lines are never wrapped nor cut: as wide as they are
@@ -318,11 +319,12 @@ def compile_cmd(names: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3)."""
+    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3); SIGTERM and SIGHUP are Ctrl-C."""
+    as_ctrl_c()
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
-        _console(stderr=True).print("interrupted")
+        _console(stderr=True).print(f"interrupted by {stopped_by()}")
         sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as e:
         e.show()
@@ -331,7 +333,7 @@ def main() -> None:
         _console(stderr=True).print(f"error: {e}", markup=False, soft_wrap=True)
         sys.exit(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
-        _console(stderr=True).print("interrupted")
+        _console(stderr=True).print(f"interrupted by {stopped_by()}")
         sys.exit(ExitCode.INTERRUPTED)
     except SystemExit:
         raise

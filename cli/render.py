@@ -36,6 +36,8 @@ from evmstate.engine.events import (
 )
 from evmstate.runner import failure_text
 
+from .signals import stopped_by
+
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
 
@@ -422,7 +424,7 @@ class Renderer(Handler):
                 if r.status == "interrupted":
                     where = f"{r.path}::{r.name} at example {r.examples}/{r.max_examples}"
             kept = " (the failure found is kept)" if failed else ""
-            self._plain(Text(f"interrupted by Ctrl-C in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
+            self._plain(Text(f"interrupted by {stopped_by()} in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
         for path in written:
             self._plain(f"wrote {path}")
         rising = [r for r in summary.results if r.still_rising]

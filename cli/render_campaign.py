@@ -11,6 +11,7 @@ from evmstate.engine.events import MachineFinished
 from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
 
 from .render import Renderer, Row
+from .signals import stopped_by
 
 
 def _duration(seconds: float) -> str:
@@ -67,7 +68,7 @@ class CampaignRenderer(Renderer):
     def _campaign_summary(self, summary: CampaignSummary) -> None:
         c = self.console
         rate = summary.steps / summary.elapsed if summary.elapsed > 0 else 0.0
-        stopped = " (stopped by Ctrl-C)" if summary.interrupted else ""
+        stopped = f" (stopped by {stopped_by()})" if summary.interrupted else ""
         c.print(Text(f"{_duration(summary.elapsed)}{stopped}: {summary.shards} shards, {summary.examples} runs, {summary.steps} steps ({rate:.0f} steps/s)"))
         if summary.branches is not None:
             c.print(Text(f"branches hit: {len(summary.branches)}"))

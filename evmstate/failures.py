@@ -18,6 +18,7 @@ from .contracts.accounts import Account
 from .contracts.address import checksum
 from .config import Config, shown
 from .errors import FailureRecordError, ResourceError, remedy, why
+from .hooks import ctrl_c_held
 from .values import HexBytes
 
 FORMAT = 1
@@ -210,27 +211,28 @@ class FailureStore:
         return self.folder / f"{record_id}.json"
 
     def save(self, record: FailureRecord) -> Path:
-        """Write the record atomically: a reader sees the old file or the new one, never half.
+        """Write the record atomically: a reader sees the old file or the new one, never half; Ctrl-C waits until it is written.
 
         A folder that cannot be written (a full or read-only disk) is a ResourceError that names it; nothing is left half written.
         """
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
-        except OSError as exc:
-            raise self.unwritable(record.id, exc) from None
-        target = self.path_of(record.id)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(record.to_dict(), f, indent=1)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException as exc:
-            Path(tmp).unlink(missing_ok=True)
-            if isinstance(exc, OSError):
+        with ctrl_c_held():
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
+            except OSError as exc:
                 raise self.unwritable(record.id, exc) from None
-            raise
+            target = self.path_of(record.id)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(record.to_dict(), f, indent=1)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, target)
+            except BaseException as exc:
+                Path(tmp).unlink(missing_ok=True)
+                if isinstance(exc, OSError):
+                    raise self.unwritable(record.id, exc) from None
+                raise
         return target
 
     def unwritable(self, record_id: str, exc: OSError) -> ResourceError:

@@ -62,6 +62,7 @@ from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
 from .scale.parallel import run_items
 from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
 from .scaffold.project import init as scaffold, next_steps
+from .hooks import ctrl_c_held
 from .search.session import collector_of
 
 
@@ -184,9 +185,10 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     else:
         new, unsaved = result.record, None
         try:
-            store.save(new)
-            if new.id != record.id:
-                store.remove(record.id)
+            with ctrl_c_held():  # the shorter program in place of the old one, both or neither
+                store.save(new)
+                if new.id != record.id:
+                    store.remove(record.id)
         except ResourceError as exc:  # the program is shown all the same; the saved record stays as it was
             unsaved = str(exc)
         outcome = result.outcome
@@ -195,7 +197,7 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
             first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
         )
         finished = ShrinkFinished(
-            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved
+            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved, interrupted=new.interrupted
         )
     emit(finished)
     return finished

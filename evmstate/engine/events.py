@@ -442,6 +442,7 @@ class ShrinkFinished:
     message: str = ""  # "fails differently": how it fails now
     recorded: str = ""  # "fails differently": the error the record holds
     unsaved: str | None = None  # why the shorter program could not be saved (new_id is then the record's id, unchanged)
+    interrupted: bool = False  # Ctrl-C stopped it: the program is the shortest found until then
 
     @property
     def exit_code(self) -> ExitCode:

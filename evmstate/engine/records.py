@@ -17,6 +17,7 @@ from ..config import Config
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id
+from ..hooks import ctrl_c_held
 from . import recorded
 from .discovery import Item
 from .events import MachineFinished
@@ -27,9 +28,10 @@ def with_id(result: MachineFinished, rid: str) -> MachineFinished:
 
 
 def save_failure(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
-    """Save the failure as a record and return the result carrying its id; seed is the run's."""
-    record = failure_record(config, project, item, result, settings, seed)
-    FailureStore.of(config).save(record)
+    """Save the failure as a record and return the result carrying its id; seed is the run's. Ctrl-C waits until it is saved."""
+    with ctrl_c_held():
+        record = failure_record(config, project, item, result, settings, seed)
+        FailureStore.of(config).save(record)
     return with_id(result, record.id)
 
 
