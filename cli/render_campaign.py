@@ -54,7 +54,8 @@ class CampaignRenderer(Renderer):
             self._plain(f"wrote {path}")
 
     def _on_failure_replaced(self, event: FailureReplaced) -> None:
-        self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {event.new_id} replaces {event.old_id}", style="yellow"))
+        saved = f"record {event.new_id} holds it now" if event.new_id == event.old_id else f"{event.new_id} replaces {event.old_id}"
+        self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {saved}", style="yellow"))
         for line in event.program:
             self._plain(Text(f"  {line}"))
         self._plain(Text(f"replay with: evmstate replay {event.new_id}", style="dim"))

@@ -239,13 +239,14 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
         merged = {**spec.settings, **(settings or {})}
         hyp_settings, seed = build_settings(cfg.hypothesis, merged, Overrides(), spec.name)
         path = _relative(Path(str(request.node.path)), cfg.root)
-        result = run_machine(
-            spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args, capture=_capture(request.config)
-        )
+        with project.watching() as used:
+            result = run_machine(
+                spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args, capture=_capture(request.config)
+            )
         if result.status == "error":
             pytest.fail(result.error or "machine error", pytrace=False)
         if result.failure is not None:
-            result = save_failure(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed)
+            result = save_failure(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed, used)
             pytest.fail(result_text(result), pytrace=False)
 
     return run

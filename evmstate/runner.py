@@ -9,6 +9,7 @@ MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,10 +163,9 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     if result.verdict in ("fixed", "fails differently"):
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
     else:
-        new = result.record
-        store.save(new)
+        new = store.keep(dataclasses.replace(result.record, id=result.record.identity.id))
         if new.id != record.id:
-            store.remove(record.id)
+            store.path_of(record.id).unlink(missing_ok=True)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(

@@ -172,12 +172,12 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
     written, and Interrupted on Ctrl-C before anything failed.
     """
     where = f"{item.path}::{item.name}"
-    with at_block(project, item.spec.settings if item.spec is not None else None, where):
+    with at_block(project, item.spec.settings if item.spec is not None else None, where), project.watching() as used:
         forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
-        return _run_item(forked, project, item, request, emit)
+        return _run_item(forked, project, item, request, emit, used)
 
 
-def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
+def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None], used: set[str]) -> MachineFinished:
     overrides, shard, shards = request.overrides, request.shard, request.shards
     seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
     where = f"{item.path}::{item.name}"
@@ -217,12 +217,12 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
     # a difference between backends is a finding about evmstate's backends, not a program to replay
     replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
     if replayable and request.keep is not None:
-        record = failure_record(config, project, item, result, settings, seed)
+        record = failure_record(config, project, item, result, settings, seed, used)
         request.keep(record)
         return with_id(result, record.id)
     if replayable and request.save_failures:
         try:
-            result = save_failure(config, project, item, result, settings, seed)
+            result = save_failure(config, project, item, result, settings, seed, used)
         except Exception as exc:  # the failure is still reported: only its record is missing
             assert result.failure is not None
             failure = with_note(result.failure, f"not saved, so `evmstate replay` cannot replay it: {type(exc).__name__}: {exc}")

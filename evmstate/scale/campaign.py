@@ -22,12 +22,12 @@ from ..config import Config
 from ..engine import discovery, database, replay  # noqa: F401
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
 from ..engine.item import prepare
+from ..engine.records import kept
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..errors import UsageError
 from ..units import duration_seconds
 from ..evm.factory import for_campaign
-from ..engine.tracebacks import FailureSignature
-from ..failures import FailureRecord, FailureStore
+from ..failures import FailureIdentity, FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
 from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
@@ -161,7 +161,7 @@ def _drive(
     submitted = {k: 0 for k in keys}
     summary.items = {k: ItemTotals() for k in keys}
     live = list(keys)  # still fuzzed: not failed, not in error
-    saved: dict[tuple[str, FailureSignature], MachineFinished] = {}  # the failure reported, per machine and signature
+    saved: dict[tuple[str, FailureIdentity], MachineFinished] = {}  # the failure reported, per machine and identity
     last_progress = 0.0
 
     def stop() -> None:
@@ -213,7 +213,7 @@ def _drive(
 
 
 def _record(
-    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
+    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
 ) -> None:
     key = outcome.shard.key
     totals = summary.items[key]
@@ -255,23 +255,20 @@ def _record(
 
 
 def _report_once(
-    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None]
+    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None]
 ) -> None:
-    """Report a failure the first time its machine fails with its signature; a shorter program for it later replaces the saved one."""
+    """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces the saved one."""
     assert result.failure is not None
-    same = (key, FailureSignature.of_error(result.failure.error))
+    same = (key, record.identity)
     first = saved.get(same)
-    reported = dataclasses.replace(result, failure_id=record.id)
     if first is None:
+        reported = kept(result, record, store.keep(record))
         saved[same] = reported
-        store.save(record)
         summary.failures.append(reported)
         emit(reported)
     elif first.failure is not None and result.failure.steps < first.failure.steps:
         # two shards shrank the same failure: keep the shorter program, report it once
-        store.save(record)
-        if first.failure_id is not None and first.failure_id != record.id:
-            store.path_of(first.failure_id).unlink(missing_ok=True)
+        reported = kept(result, record, store.keep(record))
         saved[same] = reported
         summary.failures[summary.failures.index(first)] = reported
-        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
+        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=reported.failure_id or record.id, steps=result.failure.steps, program=tuple(result.failure.program)))

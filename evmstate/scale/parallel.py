@@ -29,6 +29,7 @@ from ..engine.events import (
     ShrinkProgress,
 )
 from ..engine.item import RunRequest, run_item
+from ..engine.records import kept
 from ..engine.settings import Overrides
 from ..engine.summary import RunOptions, RunSummary
 from ..engine.trace import GasStats
@@ -220,7 +221,7 @@ class Board:
         if merged.failure is not None:
             record = run.results[at][1]
             if self.options.save_failures and record is not None:
-                FailureStore.of(self.config).save(record)
+                merged = kept(merged, record, FailureStore.of(self.config).keep(record))
             else:
                 merged = replace(merged, failure_id=None)
         self.emit(merged)
