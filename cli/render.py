@@ -328,9 +328,11 @@ class Renderer(Handler):
             table = Table(title=None, show_edge=False, box=None, pad_edge=False)
             table.add_column("rule", overflow="fold")
             table.add_column("calls", justify="right")
-            table.add_column("reverts caught", justify="right")
+            table.add_column("reverted", justify="right")
+            table.add_column("expected", justify="right")
             for name, s in event.rules.items():
-                table.add_row(name, str(s.calls), str(s.reverts))
+                # reverted: its transactions that reverted, however it caught them; expected: inside reverts()
+                table.add_row(name, str(s.calls), str(s.transactions_reverted), str(s.reverts))
             c.print(table)
             for name, s in event.rules.items():
                 for arg, fs in s.filters.items():

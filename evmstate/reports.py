@@ -202,6 +202,7 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         },
         "never_run": r.never_run,
         "all_reverted": r.all_reverted,
+        "mostly_reverted": r.mostly_reverted,
         "warnings": r.warnings,
         "failure_id": r.failure_id,
         "error": r.error,
