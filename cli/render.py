@@ -219,7 +219,7 @@ class Renderer(Handler):
     def _on_run_started(self, event: RunStarted) -> None:
         if event.settings:
             self._plain(Text(f"settings: {event.settings}"))
-        self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
+        self._plain(seed_line(event))
 
     def _on_compile_started(self, event: CompileStarted) -> None:
         self.compiling = (event.folder, time.perf_counter())
@@ -412,6 +412,16 @@ class Renderer(Handler):
         if rising:
             parts.append(f"{len(rising)} still reaching new code when the budget ran out: search longer with {longer_search(rising)}")
         self._plain(Text(", ".join(parts), style=f"bold {style}"))
+
+
+def seed_line(event: RunStarted) -> str:
+    """The seed that reruns the search, and what else decides it: saved examples replayed first, or --fresh."""
+    if event.fresh:
+        return f"seed: {event.seed} — rerun with --seed {event.seed} --fresh (no saved examples are read or written: the seed alone decides the search)"
+    line = f"seed: {event.seed} — rerun with --seed {event.seed}"
+    if event.replayed_first:
+        line += f"; {event.replayed_first} are replayed first (--fresh: the seed alone decides the search)"
+    return line
 
 
 # what the summary suggests to a run whose coverage was still rising: a campaign of a few minutes

@@ -25,6 +25,7 @@ from .compiler import VYPER_VERSION
 from .config import Config
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
+from .engine.database import replayed_first
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,
@@ -84,7 +85,8 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
         start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
-    emit(RunStarted(seed, config.origin))
+    fresh = options.overrides.fresh
+    emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config)))
     summary.stopped_in = "discovery"
     if options.gas:
         summary.gas = GasStats()

@@ -38,6 +38,10 @@ class RunStarted:
 
     seed: int
     settings: str = ""  # Config.origin: "moccasin.toml (contracts in src/)"
+    # where saved failing examples (and, for a campaign, guidance runs) are replayed before the
+    # seed's own search, so that the seed alone does not decide the search; None when nothing is
+    fresh: bool = False  # --fresh: no example database and no corpus
+    replayed_first: str | None = None
 
 
 @dataclass(frozen=True)

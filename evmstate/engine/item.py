@@ -189,15 +189,15 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
     started = time.perf_counter()
-    database = database_for(config, where) if request.examples else None
+    database = database_for(config, where) if request.examples and not overrides.fresh else None
     try:
         if spec is not None:
             saved = None
-            if corpus is True:
+            if corpus is True and not overrides.fresh:
                 from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
 
                 saved = Corpus.of(corpus_store(config), project, where)
-            elif corpus is not False:
+            elif corpus is not False and corpus is not True:
                 saved = corpus
             run = run_native if request.native else run_machine
             result = run(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)

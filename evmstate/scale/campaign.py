@@ -122,7 +122,8 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     if workers is None and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
-    emit(RunStarted(seed, config.origin))
+    fresh = options.overrides.fresh
+    emit(RunStarted(seed, config.origin, fresh, None if fresh else database.replayed_first(config, corpus=True)))
     summary = CampaignSummary(seed=seed)
     prepared = prepare(config, options.paths, options.keyword, emit)  # local workers build their projects from its compiled contracts
     summary.load_errors.extend(prepared.load_errors)
