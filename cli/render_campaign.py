@@ -75,6 +75,8 @@ class CampaignRenderer(Renderer):
         if not self.quiet:
             for key, t in summary.items.items():
                 status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
+                if t.found_after is not None:
+                    status += f" (found {_duration(t.found_after)} in, after {t.runs_before} run{'s' if t.runs_before != 1 else ''})"
                 corpus = f"; the last shard's corpus: {t.corpus}" if t.corpus is not None else ""
                 c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}", style="dim"))
                 if self.verbose and t.loop is not None:

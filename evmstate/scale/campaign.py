@@ -133,6 +133,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
         return summary
     keys = [pool.item_id(i) for i in prepared.items]
     started = time.monotonic()
+    summary.started_at = time.time()
     with sigint_count() as sigints:
         if workers is None:
             workers = open_workers(config, options, project.build)
@@ -230,6 +231,12 @@ def _record(
         return  # interrupted without a failure to report
     shard = outcome.result
     result = shard.result
+    if shard.found is not None and totals.found_after is None:
+        # when its first sighting was, and the runs before it: of the shards that had ended, and of this one
+        when, runs = shard.found
+        totals.found_after = max(0.0, when - summary.started_at)
+        totals.runs_before = runs + sum(n for ended, n in totals.ended if ended <= when)
+    totals.ended.append((time.time(), result.examples))
     summary.examples += result.examples
     summary.steps += result.steps
     summary.cpu += shard.cpu

@@ -63,6 +63,9 @@ class ShardResult:
     # branches hit, for a campaign's coverage figure: the union over shards is what the
     # campaign has covered. None until the engine reports coverage.
     branches: frozenset | None = None
+    # when the shard first saw its failure (time.time(), comparable across processes), and the
+    # runs it made before the failing one; None when it found none
+    found: tuple[float, int] | None = None
 
 
 _shard_lock = threading.RLock()  # one shard at a time per process: they share its project
@@ -72,15 +75,22 @@ _shard_lock = threading.RLock()  # one shard at a time per process: they share i
 PROGRESS_EVERY = 0.25
 
 
-def _forwarded(emit: Callable[[Event], None] | None) -> Callable[[Event], None]:
-    """What a shard tells the campaign: FailureFound at once, ExampleFinished every PROGRESS_EVERY seconds."""
-    if emit is None:
-        return lambda e: None
+def _forwarded(emit: Callable[[Event], None] | None, found: list[tuple[float, int]]) -> Callable[[Event], None]:
+    """What a shard tells the campaign: FailureFound at once, ExampleFinished every PROGRESS_EVERY seconds.
+
+    found gets (when, runs before it) of the first FailureFound.
+    """
     last = [0.0]
 
     def forward(event: Event) -> None:
         if isinstance(event, FailureFound):
-            emit(event)
+            if not found:
+                found.append((time.time(), max(0, event.examples - 1)))
+            if emit is not None:
+                emit(event)
+            return
+        if emit is None:
+            return
         elif isinstance(event, ExampleFinished) and time.monotonic() - last[0] >= PROGRESS_EVERY:
             last[0] = time.monotonic()
             emit(event)
@@ -104,12 +114,16 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
         records: list[FailureRecord] = []
         # the machine's saved guidance runs: every shard starts from them and adds to them
         request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by, native=True)
-        result = run_item(state.config, state.project, item, request, _forwarded(emit))
+        found: list[tuple[float, int]] = []
+        result = run_item(state.config, state.project, item, request, _forwarded(emit, found))
         result = shrinking.told(result)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
-        return ShardResult(shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches)
+        return ShardResult(
+            shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches,
+            found=found[0] if found and result.failure is not None else None,
+        )
 
 
 # -- a project shipped to machines that do not have it ----------------------------------------
