@@ -1,5 +1,5 @@
-"""pytest plugin: Brownie's fixtures (accounts, chain, one per contract, state_machine), and the
-machines folder collected as `evmstate run` runs it.
+"""pytest plugin: Brownie's fixtures (accounts, chain, one per contract, state_machine), one per
+function of deployments.py, and the machines folder collected as `evmstate run` runs it.
 
 Registered through the pytest11 entry point and active wherever evmstate is installed, but
 lazy: nothing is compiled or started until a test asks for one of its fixtures or a machine
@@ -23,6 +23,7 @@ import pytest
 
 from . import config as config_mod
 from .builds import names as contract_names
+from .engine.deployments import Resolver, load_deployments
 from .engine.discovery import Found, Item, discover
 from .errors import EvmStateError
 from .spec import collect
@@ -90,6 +91,28 @@ def _containers(names: list[str]) -> types.ModuleType:
     return module
 
 
+def _deployment_fixture(name: str) -> Any:
+    def deployment(_evmstate_deployments: Resolver) -> Any:
+        try:
+            return _evmstate_deployments.deploy(name, (name,))
+        except EvmStateError as e:
+            error = str(e)
+        pytest.fail(error, pytrace=False)  # outside the except: the message alone, not the chain of exceptions
+
+    deployment.__name__ = name
+    # deployed inside the test's own chain, which is put back after it, as under `evmstate run`
+    # each machine and test gets its own: a fixture per test, not per session
+    return pytest.fixture(name=name)(deployment)
+
+
+def _deployments(names: list[str]) -> types.ModuleType:
+    """A plugin holding one fixture per function of deployments.py, named after it; nothing is deployed yet."""
+    module = types.ModuleType("evmstate_deployments")
+    for name in names:
+        setattr(module, name, _deployment_fixture(name))
+    return module
+
+
 _SEED = pytest.StashKey[int]()
 
 
@@ -129,6 +152,9 @@ def pytest_sessionstart(session: Any) -> None:
         return  # reported when a fixture is used
     if names and not session.config.pluginmanager.has_plugin("evmstate-containers"):
         session.config.pluginmanager.register(_containers(names), "evmstate-containers")
+    deployments = [n for n in load_deployments(cfg).functions if n not in names and n not in _OURS]
+    if deployments and not session.config.pluginmanager.has_plugin("evmstate-deployments"):
+        session.config.pluginmanager.register(_deployments(deployments), "evmstate-deployments")
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
@@ -156,12 +182,21 @@ def evmstate_project(pytestconfig: Any) -> Project:
 _OURS = {"accounts", "chain", "state_machine", "evmstate_project"}
 
 
+def _uses_evmstate(request: Any) -> bool:
+    names = set(request.fixturenames)
+    if names & _OURS:
+        return True
+    for plugin in ("evmstate-containers", "evmstate-deployments"):
+        fixtures = request.config.pluginmanager.get_plugin(plugin)
+        if fixtures is not None and names & set(vars(fixtures)):
+            return True
+    return False
+
+
 @pytest.fixture(autouse=True)
 def _evmstate_isolation(request: Any) -> Iterator[None]:
     """Each test that uses evmstate starts from, and leaves behind, the chain as it was."""
-    names = set(request.fixturenames)
-    containers = request.config.pluginmanager.get_plugin("evmstate-containers")
-    if not (names & _OURS or (containers is not None and names & set(vars(containers)))):
+    if not _uses_evmstate(request):
         yield
         return
     project = request.getfixturevalue("evmstate_project")
@@ -196,8 +231,9 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
     if project is None or fn is None or getattr(item, "cls", None) is not None or getattr(item, "callspec", None) is not None:
         return None
     cfg = project.config
-    # @given hides the parameters it draws: what is left are fixtures
-    needed = [n for n in inspect.signature(fn).parameters if n not in project.namespace()]
+    # @given hides the parameters it draws: what is left are fixtures (evmstate replay provides its own, deployments too)
+    deployments = load_deployments(cfg).functions
+    needed = [n for n in inspect.signature(fn).parameters if n not in project.namespace() and n not in deployments]
     if needed:
         return f"not saved for replay: it uses pytest fixtures ({', '.join(needed)}) that `evmstate replay` cannot provide"
     path = _relative(Path(str(item.path)), cfg.root)
@@ -213,6 +249,16 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root))
     except ValueError:
         return str(path)
+
+
+@pytest.fixture()
+def _evmstate_deployments(evmstate_project: Project, _evmstate_isolation: None) -> Resolver:
+    """The test's deployments: each runs once, however many of its fixtures ask for it, on the test's own chain."""
+    try:
+        return Resolver(evmstate_project)
+    except EvmStateError as e:
+        error = str(e)
+    pytest.fail(error, pytrace=False)
 
 
 @pytest.fixture(scope="session")
