@@ -16,37 +16,26 @@ def vault(accounts, Depositer):
     return Depositer.deploy({"from": accounts[0]})
 """
 
-# the Brownie Depositer machine, its contract from deployments.py: no contract among its parameters
-MACHINE = """\
-from evmstate import reverts, strategy
-
-
-class VaultMachine:
-    value = strategy("uint256", max_value="1 ether")
-    address = strategy("address")
-
-    def __init__(cls, accounts, vault):
-        cls.accounts, cls.contract = accounts, vault
-
-    def setup(self):
-        self.deposits = {i: 0 for i in self.accounts}
-
-    def rule_deposit(self, address, value):
-        self.contract.deposit_for(address, {"from": self.accounts[0], "value": value})
-        self.deposits[address] += value
-
-    def rule_withdraw(self, address, value):
-        if self.deposits[address] >= value:
-            self.contract.withdraw_from(value, {"from": address})
-            self.deposits[address] -= value
-        else:
-            with reverts("Insufficient balance"):
-                self.contract.withdraw_from(value, {"from": address})
-
-    def invariant(self):
-        for address, amount in self.deposits.items():
-            assert self.contract.deposited(address) == amount
+REPO = Path(__file__).resolve().parents[2]
+BY_NAME = """    def __init__(cls, accounts, Depositer):
+        # deploy the contract at the start of the test
+        cls.accounts = accounts
+        cls.contract = Depositer.deploy({'from': accounts[0]})
 """
+# the bundled Brownie Depositer machine, its contract from deployments.py: no contract among its parameters
+MACHINE = (REPO / "machines" / "depositer.py").read_text().replace(BY_NAME, """    def __init__(cls, accounts, vault):
+        cls.accounts, cls.contract = accounts, vault
+""")
+
+
+def recorded(root: Path) -> dict:
+    """The record `evmstate run` saves for the machine that gets its contract from deployments.py."""
+    assert BY_NAME not in MACHINE
+    (root / "deployments.py").write_text(DEPLOYMENTS)
+    (root / "machines" / "vault.py").write_text(MACHINE)
+    code, out = invoke("run", "machines/vault.py", "--seed", "1")
+    assert code == 1, out
+    return only_record(root)
 
 
 def only_record(root: Path) -> dict:
@@ -62,11 +51,7 @@ def status(root: Path, rid: str) -> str:
 
 
 def test_a_machine_whose_contracts_come_from_deployments_sees_them_change(example):
-    (example / "deployments.py").write_text(DEPLOYMENTS)
-    (example / "machines" / "vault.py").write_text(MACHINE)
-    code, out = invoke("run", "machines/vault.py", "--seed", "1")
-    assert code == 1, out
-    record = only_record(example)
+    record = recorded(example)
     assert list(record["hashes"]["uses"]) == ["Depositer"] and list(record["hashes"]["deployments"]) == ["deployments.py"]
     rid = record["id"]
     assert status(example, rid) == "same"
@@ -92,11 +77,7 @@ def test_a_machine_whose_contracts_come_from_deployments_sees_them_change(exampl
 
 
 def test_a_record_made_before_deployments_were_followed_counts_any_contract(example):
-    (example / "deployments.py").write_text(DEPLOYMENTS)
-    (example / "machines" / "vault.py").write_text(MACHINE)
-    code, out = invoke("run", "machines/vault.py", "--seed", "1")
-    assert code == 1, out
-    record = only_record(example)
+    record = recorded(example)
     # as an earlier evmstate saved it: the deployment's name was no contract, so it named none
     del record["hashes"]["deployments"]
     record["hashes"]["uses"] = {}
