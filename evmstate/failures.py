@@ -326,6 +326,21 @@ class FailureStore:
                     self.path_of(r.id).unlink(missing_ok=True)
         return kept
 
+    def duplicates(self) -> list[tuple[str, FailureRecord]]:
+        """Records of a failure that another record holds a shorter program of, each with that record: (its id, the one kept).
+
+        Saved by an earlier evmstate, which kept one record per program. The shortest (the newest of
+        equals) is the one kept.
+        """
+        groups: dict[FailureIdentity, list[FailureRecord]] = {}
+        for record in self._readable():
+            groups.setdefault(record.identity, []).append(record)
+        found = []
+        for same in groups.values():
+            best = min(same, key=lambda r: (len(r.steps), -r.created))
+            found += [(r.id, best) for r in same if r is not best]
+        return found
+
     def _readable(self) -> Iterator[FailureRecord]:
         for rid in self.ids():
             with contextlib.suppress(FailureRecordError):

@@ -208,9 +208,17 @@ def remove_failure(config: Config, failure_id: str | None) -> str:
 
 
 def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False) -> None:
-    """Replay every saved failure and remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
+    """Remove the records of a failure another record holds a shorter program of, then replay every saved failure and
+    remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
     store = FailureStore.of(config)
-    for rid in store.ids():
+    merged = set()
+    for rid, kept in store.duplicates():
+        steps = "1 step" if len(kept.steps) == 1 else f"{len(kept.steps)} steps"
+        if not dry_run:
+            store.path_of(rid).unlink(missing_ok=True)
+        merged.add(rid)
+        emit(FailurePruned(rid, True, f"the same failure as {kept.id}, which holds a shorter program: {steps}"))
+    for rid in (r for r in store.ids() if r not in merged):
         result = check_record(config, store, rid)
         # unreadable records are never pruned: `evmstate failures rm` removes them on purpose
         remove = result.verdict == "fixed" or (unreplayable and result.verdict == "cannot replay")

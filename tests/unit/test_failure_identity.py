@@ -108,3 +108,22 @@ def test_a_record_s_identity_is_read_back_from_its_contents(tmp_path: Path):
     FailureStore(tmp_path).save(saved)
     loaded = FailureStore(tmp_path).load(saved.id)
     assert loaded.identity == saved.identity and dataclasses.asdict(loaded.identity)["kind"] == "revert"
+
+
+def test_prune_merges_the_records_an_earlier_evmstate_kept_per_program(tmp_path: Path):
+    from evmstate.config import Config
+    from evmstate.runner import prune_failures
+
+    store = FailureStore(tmp_path / ".evmstate" / "failures")
+    store.folder.mkdir(parents=True)
+    for rid, program in (("0123456789", steps("rule_deposit", "rule_withdraw")), ("abcdef0123", steps("rule_withdraw")), ("5555555555", steps("rule_withdraw", "rule_deposit", "rule_withdraw"))):
+        store.save(record(INVARIANT, program, rid=rid))
+    assert {rid: kept.id for rid, kept in store.duplicates()} == {"0123456789": "abcdef0123", "5555555555": "abcdef0123"}
+    events: list = []
+    # the machine is gone, so the record left cannot be replayed: kept unless asked
+    prune_failures(Config(root=tmp_path), events.append, dry_run=True)
+    assert [(e.id, e.removed) for e in events] == [("0123456789", True), ("5555555555", True), ("abcdef0123", False)]
+    assert "the same failure as abcdef0123, which holds a shorter program: 1 step" in events[0].shown
+    assert len(store.ids()) == 3, "a dry run removes nothing"
+    prune_failures(Config(root=tmp_path), lambda e: None)
+    assert store.ids() == ["abcdef0123"]
