@@ -429,12 +429,13 @@ LONGER = "5m"
 
 
 def late_progress(event: MachineFinished) -> str:
-    """What a passing run still reached in its last quarter: '2 branches', '1 stage (a variable stored a small value it never held)', or both."""
+    """What a passing run still reached in its last quarter: '2 branches', '1 new kind of state (...)', or both."""
     parts = []
     if event.late_branches:
         parts.append(f"{event.late_branches} branch{'' if event.late_branches == 1 else 'es'}")
     if event.late_stages:
-        parts.append(_count(event.late_stages, "stage") + " (a variable stored a small value it never held)")
+        kinds = "1 new kind" if event.late_stages == 1 else f"{event.late_stages} new kinds"
+        parts.append(f"{kinds} of state (a variable holding a phase, a level or a flag took a value it never held)")
     return " and ".join(parts)
 
 

@@ -252,13 +252,14 @@ class MachineFinished:
     # with fewer than MIN_RUNS runs): above 0 in a passing machine, the search was still
     # finding new code when its budget ran out, and a longer one may find more
     late_branches: int | None = None
-    # the same for stages: a variable storing a small value it never held (a level, a rung, a
-    # phase), progress that reaches no new branch
+    # the same for new kinds of state: a variable that holds a phase, a level, a flag (one that
+    # took at most search.feedback.KINDS small values over the search, not an amount) storing a
+    # value it never held, progress that reaches no new branch
     late_stages: int | None = None
 
     @property
     def still_rising(self) -> bool:
-        """Passed while still reaching new branches or stages in its last runs: its budget was too small to tell."""
+        """Passed while still reaching new branches or new kinds of state in its last runs: its budget was too small to tell."""
         return self.status == "passed" and bool(self.late_branches or self.late_stages)
 
     # found when the machine was loaded (methods whose names look misspelt); see also warnings
