@@ -5,7 +5,7 @@ from evmstate import reverts, strategy
 
 class LendingMachine:
     value = strategy("uint256", max_value=3)
-    amount = strategy("uint256", max_value=2)
+    amount = strategy("uint256", max_value=3)
     who = strategy("address")
 
     def __init__(cls, accounts, Lending):
@@ -21,7 +21,7 @@ class LendingMachine:
         self.collateral[who] += value
 
     def rule_borrow(self, who, amount):
-        if (self.debt[who] + amount) * 2 <= self.collateral[who]:
+        if self.debt[who] + amount <= self.collateral[who]:
             self.pool.borrow(amount, {"from": who})
             self.debt[who] += amount
         else:
@@ -36,4 +36,4 @@ class LendingMachine:
     def invariant_totals(self):
         assert self.pool.total_collateral() == sum(self.collateral.values())
         assert self.pool.total_debt() == sum(self.debt.values())
-        assert self.pool.total_debt() * 2 <= self.pool.total_collateral()
+        assert self.pool.total_debt() <= self.pool.total_collateral()
