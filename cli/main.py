@@ -44,6 +44,7 @@ def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
 
 BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."
 STEPS_HELP = f"Steps per run (stateful_step_count), at most {config_mod.MAX_STEPS}."
+FRESH_HELP = "Use no example database and no guidance corpus for this run: nothing saved before is replayed, nothing found is saved there (failure records still are), so --seed alone decides the search."
 FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
 
 
@@ -61,6 +62,7 @@ def cli() -> None:
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per machine (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
+@click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
 @click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
@@ -89,6 +91,7 @@ def run(
     max_examples: int | None,
     steps: int | None,
     seed: int | None,
+    fresh: bool,
     workers: str,
     shards: int,
     quiet: bool,
@@ -110,7 +113,7 @@ def run(
     cfg = chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block)
     n = parse_workers(workers)
     options = RunOptions(
-        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, workers=n, shards=shards,
+        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
         coverage=coverage or bool(coverage_reports),
     )
     with Renderer(_console(), quiet=quiet, verbose=verbose) as renderer:
@@ -127,6 +130,7 @@ def run(
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per shard (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
+@click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
@@ -141,6 +145,7 @@ def fuzz(
     max_examples: int | None,
     steps: int | None,
     seed: int | None,
+    fresh: bool,
     quiet: bool,
     verbose: bool,
     backend: str | None,
@@ -156,7 +161,7 @@ def fuzz(
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
     cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block)
-    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
+    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)
     sys.exit(summary.exit_code)

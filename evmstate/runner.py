@@ -9,6 +9,7 @@ MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from .compiler.sources import VYPER_VERSION
 from .config import Config, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
-from .engine.database import check_database
+from .engine.database import check_database, replayed_first
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,
@@ -91,7 +92,8 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
     emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
-    emit(RunStarted(seed, config.origin))
+    fresh = options.overrides.fresh
+    emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config)))
     summary.stopped_in = "discovery"
     if options.gas:
         summary.gas = GasStats()
@@ -186,9 +188,9 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
         new, unsaved = result.record, None
         try:
             with ctrl_c_held():  # the shorter program in place of the old one, both or neither
-                store.save(new)
+                new = store.keep(dataclasses.replace(result.record, id=result.record.identity.id))
                 if new.id != record.id:
-                    store.remove(record.id)
+                    store.path_of(record.id).unlink(missing_ok=True)  # keep() may have merged it already
         except ResourceError as exc:  # the program is shown all the same; the saved record stays as it was
             unsaved = str(exc)
         outcome = result.outcome
@@ -233,9 +235,17 @@ def remove_failure(config: Config, failure_id: str | None) -> str:
 
 
 def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False) -> None:
-    """Replay every saved failure and remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
+    """Remove the records of a failure another record holds a shorter program of, then replay every saved failure and
+    remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
     store = FailureStore.of(config)
-    for rid in store.ids():
+    merged = set()
+    for rid, kept in store.duplicates():
+        steps = "1 step" if len(kept.steps) == 1 else f"{len(kept.steps)} steps"
+        if not dry_run:
+            store.path_of(rid).unlink(missing_ok=True)
+        merged.add(rid)
+        emit(FailurePruned(rid, True, f"the same failure as {kept.id}, which holds a shorter program: {steps}"))
+    for rid in (r for r in store.ids() if r not in merged):
         result = check_record(config, store, rid)
         # unreadable records are never pruned: `evmstate failures rm` removes them on purpose
         remove = result.verdict == "fixed" or (unreplayable and result.verdict == "cannot replay")

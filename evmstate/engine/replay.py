@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import inspect
 import io
 import time
@@ -62,18 +63,30 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
     for p in find_sources(config.contracts_dir):
         with contextlib.suppress(ValueError):
             own.add(p.resolve().relative_to(root).as_posix())
-    if "uses" in then:
+    if then.get("uses") or "deployments" in then:
         # the record knows what its contracts were built from: only those files count
         changed = []
         for shown in sorted({shown for files in then["uses"].values() for shown in files}):
             was = next(files[shown] for files in then["uses"].values() if shown in files)
             if now["inputs"].get(shown) != was:
                 changed.append(f"contracts: {Path(shown).stem}" if shown in own else f"imported: {shown}")
-    else:  # records made before: any contract or import counts
+        for shown, was in (then.get("deployments") or {}).items():
+            if _hash_of(config.root / shown) != was:
+                changed.append(f"deployments: {shown}")
+    else:
+        # records made before: any contract or import counts (as it does for those that asked for
+        # their contracts through deployments.py only, which named none of them)
         changed = _changed_anywhere(then, now, own)
     if then.get("module") != now["module"]:
         changed.append(f"machine module: {record.path}")
     return changed
+
+
+def _hash_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) -> list[str]:
@@ -329,7 +342,7 @@ class ShrinkResult:
 def shrink_record(config: Config, record: FailureRecord, *, deadline: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
     """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end.
 
-    A shorter program is saved as a new record (its id follows its program) in place of the old.
+    A shorter program replaces the record, under the id of its failure (an id an earlier evmstate gave it moves to that one).
     """
     if record.kind != "machine":
         raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
@@ -362,12 +375,14 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
     found = outcome.found
     error = ErrorInfo.of(found.error)
     program = program_lines(record.name, found.program_lines())
+    data = recorded.to_data(found.steps)
+    merged = {**record.error, **error.to_data()}
     new = dataclasses.replace(
         record,
-        id=record_id(record.kind, record.path, record.name, error.type, program, location=error.location, message=error.message),
-        steps=recorded.to_data(found.steps),
+        id=record_id(record.kind, record.path, record.name, merged, data),
+        steps=data,
         program=program,
-        error={**record.error, **error.to_data()},
+        error=merged,
         stopped=stopped,
         interrupted=outcome.stopped is StopReason.INTERRUPTED,
         created=time.time(),

@@ -36,6 +36,7 @@ class Overrides:
     stateful_step_count: int | None = None
     seed: int | None = None
     phases: tuple[str, ...] | None = None  # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
+    fresh: bool = False  # --fresh: no example database and no guidance corpus for this run, nothing read from them or written to them
 
 
 @dataclass(frozen=True)
