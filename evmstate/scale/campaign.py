@@ -102,7 +102,7 @@ class LocalWorkers:
         self.pool.lend()
 
     def retire(self, key: str) -> None:
-        self.pool.interrupt([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
+        self.pool.retire([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
 
     def close(self) -> None:
         self.pool.close()

@@ -160,12 +160,25 @@ class Message:
 AGAIN = 0.05
 
 
+# what a campaign sends a worker whose machine failed in another shard: the search stops at its next
+# run, never in the middle of Hypothesis's own bookkeeping, as a KeyboardInterrupt could
+RETIRE_SIGNAL = getattr(signal, "SIGUSR1", None)
+
+
 class _Interrupts:
-    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it); ignored while idle."""
+    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it); ignored while idle.
+
+    RETIRE_SIGNAL: retired() says so until the next task.
+    """
 
     def __init__(self) -> None:
         self.armed = False
         self.fired = False
+        self.retired = False
+
+    def retire(self, signum: int, frame: Any) -> None:
+        if self.armed:
+            self.retired = True
 
     def handler(self, signum: int, frame: Any) -> None:
         if self.armed and not self.fired:
@@ -186,6 +199,7 @@ class _Interrupts:
     @contextlib.contextmanager
     def arm(self) -> Iterator[None]:
         self.fired = False
+        self.retired = False
         self.armed = True
         try:
             yield
@@ -200,10 +214,21 @@ def _as_ctrl_c(signum: int, frame: Any) -> None:
         handler(signum, frame)
 
 
+_worker_interrupts: _Interrupts | None = None  # in a worker process: its own
+
+
+def retired() -> bool:
+    """In a worker: whether the campaign asked it to stop searching its task (the machine failed in another shard)."""
+    return _worker_interrupts is not None and _worker_interrupts.retired
+
+
 def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None, stops: tuple[int, ...] = (signal.SIGINT,)) -> None:
+    global _worker_interrupts
     watch_parent()
-    interrupts = _Interrupts()
+    interrupts = _worker_interrupts = _Interrupts()
     signal.signal(signal.SIGINT, interrupts.handler)
+    if RETIRE_SIGNAL is not None:
+        signal.signal(RETIRE_SIGNAL, interrupts.retire)
     for signum in stops:  # the stop signals the parent takes as Ctrl-C, to whatever handles Ctrl-C now; the others stay ignored
         if signum != signal.SIGINT:
             signal.signal(signum, _as_ctrl_c)
@@ -426,12 +451,16 @@ class Pool:
             out.append((m, self.busy.get(m.worker) if m.kind == "event" else self.busy.pop(m.worker, None)))
         return out
 
-    def interrupt(self, workers: list[int] | None = None) -> None:
+    def interrupt(self, workers: list[int] | None = None, signum: int = signal.SIGINT) -> None:
         """SIGINT to every busy worker (or to those given): what it runs stops as a Ctrl-C stops it in one process."""
         for i in list(self.busy) if workers is None else workers:
             with contextlib.suppress(OSError):
                 if self.processes[i].pid is not None and self.processes[i].exitcode is None:
-                    os.kill(self.processes[i].pid, signal.SIGINT)
+                    os.kill(self.processes[i].pid, signum)
+
+    def retire(self, workers: list[int]) -> None:
+        """Ask these workers to stop searching at their next run (see retired()); where the platform has no RETIRE_SIGNAL, SIGINT."""
+        self.interrupt(workers, RETIRE_SIGNAL if RETIRE_SIGNAL is not None else signal.SIGINT)
 
     def close(self, timeout: float = 5.0) -> None:
         """Ask every worker to stop, wait for it, and kill those that do not (SIGTERM would be a Ctrl-C to them)."""

@@ -27,7 +27,7 @@ from ..errors import UsageError
 from ..failures import FailureRecord
 from ..search.session import collector_of
 from . import shrinking
-from .pool import ProjectSource
+from .pool import ProjectSource, retired
 
 # -- shards ------------------------------------------------------------------------------
 
@@ -103,10 +103,11 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
         state.project.activate()
         item = state.items[shard.key]
         cpu = time.process_time()
-        stop = shrink_by = None
+        stop: Callable[[], bool] = retired  # the machine failed in another shard
+        shrink_by = None
         if shard.budget is not None:
             deadline = time.monotonic() + shard.budget
-            stop = lambda: time.monotonic() >= deadline  # noqa: E731
+            stop = lambda: retired() or time.monotonic() >= deadline  # noqa: E731
             # a failure found near the end is shrunk for at most SHRINK_GRACE more seconds, so that
             # the campaign, its report included, ends within 5 s of its budget
             shrink_by = deadline + SHRINK_GRACE
