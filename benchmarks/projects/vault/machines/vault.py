@@ -340,13 +340,14 @@ class VaultMachine:
                 raise Refused("vault: deposit more than maximum")
             if shares == 0:
                 raise Refused("vault: cannot mint zero shares")
-            assert self.vault.previewDeposit(st_assets) == shares
+            preview = self.vault.previewDeposit(st_assets)
+            assert preview == shares, f"previewDeposit: {preview} shares, the model {shares}"
             m.deposit(self.wallets, st_actor, st_receiver, st_assets, shares)
         except Refused as e:
             refused = e
         tx = self.expect(refused, lambda: self.vault.deposit(st_assets, st_receiver, {"from": st_actor}))
         if tx is not None:
-            assert tx.return_value == shares
+            assert tx.return_value == shares, f"deposit returned {tx.return_value} shares, the model {shares}"
 
     def rule_mint(self, st_actor, st_receiver, st_shares):
         now, m = self.chain.time(), self.model
@@ -357,20 +358,21 @@ class VaultMachine:
                 raise Refused("vault: mint more than maximum")
             if assets == 0:
                 raise Refused("vault: cannot deposit zero assets")
-            assert self.vault.previewMint(st_shares) == assets
+            preview = self.vault.previewMint(st_shares)
+            assert preview == assets, f"previewMint: {preview} assets, the model {assets}"
             m.deposit(self.wallets, st_actor, st_receiver, assets, st_shares)
         except Refused as e:
             refused = e
         tx = self.expect(refused, lambda: self.vault.mint(st_shares, st_receiver, {"from": st_actor}))
         if tx is not None:
-            assert tx.return_value == assets
+            assert tx.return_value == assets, f"mint returned {tx.return_value} assets, the model {assets}"
 
     def rule_withdraw(self, st_actor, st_receiver, st_assets):
         self._withdraw(st_actor, st_receiver, st_assets)
 
     def rule_withdraw_max(self, st_actor, st_receiver):
-        maximum = self.vault.maxWithdraw(st_actor)
-        assert maximum == self.model.max_withdraw(st_actor, self.chain.time())
+        maximum, expected = self.vault.maxWithdraw(st_actor), self.model.max_withdraw(st_actor, self.chain.time())
+        assert maximum == expected, f"maxWithdraw: {maximum}, the model {expected}"
         self._withdraw(st_actor, st_receiver, maximum)
 
     def _withdraw(self, owner, receiver, assets):
@@ -380,21 +382,22 @@ class VaultMachine:
         try:
             if assets > m.max_withdraw(owner, now):
                 raise Refused("vault: withdraw more than maximum")
-            assert self.vault.previewWithdraw(assets) == shares
+            preview = self.vault.previewWithdraw(assets)
+            assert preview == shares, f"previewWithdraw: {preview} shares, the model {shares}"
             received = m.redeem(self.wallets, receiver, owner, assets, shares, take_losses=False)
             assert received == assets
         except Refused as e:
             refused = e
         tx = self.expect(refused, lambda: self.vault.withdraw(assets, receiver, owner, {"from": owner}))
         if tx is not None:
-            assert tx.return_value == shares
+            assert tx.return_value == shares, f"withdraw returned {tx.return_value} shares, the model {shares}"
 
     def rule_redeem(self, st_actor, st_receiver, st_shares):
         self._redeem(st_actor, st_receiver, st_shares)
 
     def rule_redeem_max(self, st_actor, st_receiver):
-        maximum = self.vault.maxRedeem(st_actor)
-        assert maximum == self.model.max_redeem(st_actor, self.chain.time())
+        maximum, expected = self.vault.maxRedeem(st_actor), self.model.max_redeem(st_actor, self.chain.time())
+        assert maximum == expected, f"maxRedeem: {maximum}, the model {expected}"
         self._redeem(st_actor, st_receiver, maximum)
 
     def _redeem(self, owner, receiver, shares):
@@ -404,14 +407,15 @@ class VaultMachine:
         try:
             if shares > m.shares[owner]:
                 raise Refused("vault: redeem more than balance")
-            assert self.vault.previewRedeem(shares) == assets
+            preview = self.vault.previewRedeem(shares)
+            assert preview == assets, f"previewRedeem: {preview} assets, the model {assets}"
             received = m.redeem(self.wallets, receiver, owner, assets, shares, take_losses=True)
         except Refused as e:
             refused = e
         tx = self.expect(refused, lambda: self.vault.redeem(shares, receiver, owner, {"from": owner}))
         if tx is not None:
             # previewRedeem leaves out the strategies' unrealised losses; the owner bears their share
-            assert tx.return_value == received <= assets
+            assert tx.return_value == received <= assets, f"redeem returned {tx.return_value} assets, the model {received} (previewRedeem {assets})"
 
     def rule_transfer(self, st_actor, st_receiver, st_shares):
         shares = self.model.shares
@@ -434,13 +438,13 @@ class VaultMachine:
             refused = e
         tx = self.expect(refused, lambda: self.vault.update_debt(s.contract, st_debt, {"from": self.manager}))
         if tx is not None:
-            assert tx.return_value == new_debt
+            assert tx.return_value == new_debt, f"update_debt returned {tx.return_value}, the model {new_debt}"
 
     def rule_process_report(self, st_strategy):
         s = self.strategies[st_strategy]
         gain, loss, fees = self.model.process_report(s, self.chain.time(), self.accountant.address)
         tx = self.vault.process_report(s.contract, {"from": self.manager})
-        assert tx.return_value == (gain, loss)
+        assert tx.return_value == (gain, loss), f"process_report returned {tx.return_value}, the model {(gain, loss)}"
         self.price_may_drop = bool(loss or fees)
 
     def rule_set_max_debt(self, st_strategy, st_debt):
@@ -509,40 +513,45 @@ class VaultMachine:
     def invariant_accounting(self):
         m, vault = self.model, self.vault
         idle, debt = vault.total_idle(), vault.total_debt()
-        assert (idle, debt) == (m.idle, m.debt)
-        assert vault.totalAssets() == idle + debt
+        assert (idle, debt) == (m.idle, m.debt), f"idle and debt: {(idle, debt)}, the model {(m.idle, m.debt)}"
+        total = vault.totalAssets()
+        assert total == idle + debt, f"totalAssets {total} is not idle + debt, {idle} + {debt}"
         assert sum(s.debt for s in self.strategies) == m.debt
-        assert self.asset.balanceOf(vault) == m.idle  # nobody donates here
-        for s in self.strategies:
+        held = self.asset.balanceOf(vault)
+        assert held == m.idle, f"the vault holds {held} assets, the model {m.idle} idle"  # nobody donates here
+        for n, s in enumerate(self.strategies):
             _, last_report, debt, max_debt = vault.strategies(s.contract)
-            assert (last_report, debt, max_debt) == (s.last_report, s.debt, s.max_debt)
-            assert self.asset.balanceOf(s.contract) == s.assets
-            assert s.contract.balanceOf(vault) == s.supply
+            assert (last_report, debt, max_debt) == (s.last_report, s.debt, s.max_debt), f"strategy {n} (last report, debt, max debt): {(last_report, debt, max_debt)}, the model {(s.last_report, s.debt, s.max_debt)}"
+            assets, shares = self.asset.balanceOf(s.contract), s.contract.balanceOf(vault)
+            assert (assets, shares) == (s.assets, s.supply), f"strategy {n} holds {assets} assets for the vault's {shares} shares, the model {(s.assets, s.supply)}"
 
     def invariant_shares(self):
         now, m, vault = self.chain.time(), self.model, self.vault
         supply = vault.totalSupply()
-        assert supply == m.total_supply(now)
+        assert supply == m.total_supply(now), f"totalSupply: {supply}, the model {m.total_supply(now)}"
         still_locked = vault.balanceOf(vault)
-        assert still_locked == m.locked - m.unlocked(now)
+        assert still_locked == m.locked - m.unlocked(now), f"shares still locked: {still_locked}, the model {m.locked - m.unlocked(now)}"
         held = 0
         for holder, shares in m.shares.items():
-            assert vault.balanceOf(holder) == shares
+            balance = vault.balanceOf(holder)
+            assert balance == shares, f"shares of {holder}: {balance}, the model {shares}"
             held += shares
-        assert held + still_locked == supply
+        assert held + still_locked == supply, f"the holders' {held} shares and the {still_locked} locked are not the total supply, {supply}"
         for actor in self.actors:
-            assert self.asset.balanceOf(actor) == self.wallets[actor]
+            wallet = self.asset.balanceOf(actor)
+            assert wallet == self.wallets[actor], f"assets of {actor}: {wallet}, the model {self.wallets[actor]}"
 
     def invariant_price(self):
-        price = self.vault.pricePerShare()
-        assert price == self.model.to_assets(10**18, self.chain.time())
+        price, expected = self.vault.pricePerShare(), self.model.to_assets(10**18, self.chain.time())
+        assert price == expected, f"pricePerShare: {price}, the model {expected}"
         assert price >= self.price or self.price_may_drop, f"the price of a share fell from {self.price} to {price} with no loss or fee reported"
         self.price, self.price_may_drop = price, False
 
     def invariant_limits(self):
         now, m, vault = self.chain.time(), self.model, self.vault
-        assert vault.maxDeposit(self.actors[0]) == m.max_deposit()
-        assert vault.maxMint(self.actors[0]) == m.max_mint(now)
+        deposit, mint = vault.maxDeposit(self.actors[0]), vault.maxMint(self.actors[0])
+        assert (deposit, mint) == (m.max_deposit(), m.max_mint(now)), f"maxDeposit and maxMint: {(deposit, mint)}, the model {(m.max_deposit(), m.max_mint(now))}"
         for actor in self.actors:
-            assert vault.maxWithdraw(actor) == m.max_withdraw(actor, now)
-            assert vault.maxRedeem(actor) == m.max_redeem(actor, now)
+            withdraw, redeem = vault.maxWithdraw(actor), vault.maxRedeem(actor)
+            expected = (m.max_withdraw(actor, now), m.max_redeem(actor, now))
+            assert (withdraw, redeem) == expected, f"maxWithdraw and maxRedeem of {actor}: {(withdraw, redeem)}, the model {expected}"
