@@ -16,7 +16,7 @@ the do-nothing ceiling, revm with explained reverts, and -n 1 against -n 2 with 
   reverts("safesub"): each such revert needs its source line, which revm does not give.
 - vault-class machine: the allocator vault of benchmarks/projects/vault (a Yearn V3-shaped vault on
   snekmate's erc4626, two strategies with gain, loss and lock knobs, an accountant; 18 rules, four
-  invariants over its accounting, exact previews; about 20 contract calls a step, vault_bugs.py),
+  invariants over its accounting, exact previews; about 23 contract calls a step, vault_bugs.py),
   20 runs x 50 steps: steps/s on both backends, revm against py-evm, the calls a step makes, and on
   revm the share of its time in the sight (evm/sight.py running calls again for the search's
   signals, with the tracer, and failed calls explained on py-evm, evm/shadow.py). Aim, on a quiet

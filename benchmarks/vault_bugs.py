@@ -2,12 +2,13 @@
 
 Each bug is one line of contracts/Vault.vy changed; `project(dest, bug)` makes a copy of the
 project with it (None: the code as it is). What each bug needs to show, and its minimal programs
-where the shrink benchmark checks them, are written beside it in BUGS; `python
-benchmarks/vault_bugs.py --verify` replays every minimal program on its bug (each must fail, and
-fail as the bug's failure does) and on the correct code (each must pass). `python benchmarks/search.py
---vault a,b,c,d,e --backend revm` searches each bug as `evmstate run` does at its defaults, seeds 0-4
-on both backends: how often each is found, how long shrinking took and whether the program
-reported is a minimal one; benchmarks/shrink.py shrinks the bugs whose minimal programs are known.
+where the shrink benchmark checks them (else a program that shows it), are written beside it in
+BUGS; `python benchmarks/vault_bugs.py --verify` replays every minimal program and witness on its
+bug (each must fail, and fail as the bug's failure does) and on the correct code (each must pass).
+`python benchmarks/search.py --vault a,b,c,d,e --backend revm` searches each bug as `evmstate run`
+does at its defaults, seeds 0-4 on both backends: how often each is found, how long shrinking took
+and whether the program reported is a minimal one; benchmarks/shrink.py shrinks the bugs whose
+minimal programs are known.
 
 Run: python benchmarks/vault_bugs.py [--verify]    (without it: the bugs and what each needs)
 """
@@ -18,6 +19,7 @@ import argparse
 import ast
 import contextlib
 import io
+import itertools
 import re
 import shutil
 import sys
@@ -49,6 +51,7 @@ class Bug:
     minimal: tuple[str, ...] = ()
     failure: str = ""
     others: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the same bug met as another failure: (a text of its message, its minimal programs)
+    witness: tuple[str, str] = ("", "")  # where no minimal program is written down: (a text of its failure's message, a program that shows it)
 
 
 def _steps(*lines: str) -> str:
@@ -68,17 +71,52 @@ TAKE_2 = (
     "state.rule_withdraw(st_actor=accounts[0], st_receiver=accounts[0], st_assets=2)",
     "state.rule_redeem(st_actor=accounts[0], st_receiver=accounts[0], st_shares=2)",
 )
-LEND = ("state.rule_update_debt(st_strategy=0, st_debt=1)", "state.rule_update_debt(st_strategy=1, st_debt=1)")
-GAIN = "state.rule_strategy_gain(st_strategy=0, st_knob=2)"
-LOSS = "state.rule_strategy_loss(st_strategy=1, st_knob=1)"
-LOCK = "state.rule_strategy_lock(st_strategy=1, st_knob=1)"
 
 
-def _orders(first: tuple[str, ...], second: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Every interleaving of two sequences of steps, each kept in its order."""
-    if not first or not second:
-        return [first + second]
-    return [(first[0], *rest) for rest in _orders(first[1:], second)] + [(second[0], *rest) for rest in _orders(first, second[1:])]
+def _lend(strategy: int) -> str:
+    return f"state.rule_update_debt(st_strategy={strategy}, st_debt=1)"
+
+
+def _knob(knob: str, strategy: int, amount: int = 1) -> str:
+    return f"state.rule_strategy_{knob}(st_strategy={strategy}, st_knob={amount})"
+
+
+def _orders(steps: dict[str, str], before: set[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """Every order of the named steps in which, for each pair (a, b) in before, a comes first."""
+    return [tuple(steps[name] for name in order) for order in itertools.permutations(steps)
+            if all(order.index(a) < order.index(b) for a, b in before)]
+
+
+ETHER = 10**18
+DAY = 86400
+YEAR = 31_556_952
+# 1000 assets in, all of them lent to the first strategy; a report of it
+_LENT_1000 = ("state.rule_deposit(st_actor=accounts[0], st_receiver=accounts[0], st_assets=1000000000000000000000)",
+              "state.rule_update_debt(st_strategy=0, st_debt=1000000000000000000000)")
+_REPORT = "state.rule_process_report(st_strategy=0)"
+
+
+def _overpaid() -> tuple[str, ...]:
+    """Bug a as the accounting invariant sees it: 2 assets in, 1 lent to each strategy, the first one's gain, 2 taken out."""
+    before = {("in", "lend0"), ("in", "lend1"), ("lend0", "gain0"), ("gain0", "out"), ("lend1", "out")}
+    return tuple(_steps(*order) for first in _first(2) for take in TAKE_2
+                 for order in _orders({"in": first, "lend0": _lend(0), "lend1": _lend(1), "gain0": _knob("gain", 0, 2), "out": take}, before))
+
+
+def _overstated() -> tuple[str, ...]:
+    """Bug a as the max* views show it: 2 assets in, 1 lent to each strategy, one's share made worth 2, the other unable
+    to pay (it lost its asset, has it locked, or had a gain before the vault's deposit, which then bought no share)."""
+    programs = []
+    for gainer in (0, 1):
+        other = 1 - gainer
+        for stuck, after_lending in ((_knob("loss", other), True), (_knob("lock", other), None), (_knob("gain", other), False)):
+            before = {("in", f"lend{gainer}"), ("in", f"lend{other}"), (f"lend{gainer}", "gain")}
+            if after_lending is not None:
+                before.add((f"lend{other}", "stuck") if after_lending else ("stuck", f"lend{other}"))
+            programs += [_steps(*order) for first in _first(2)
+                         for order in _orders({"in": first, "lend0": _lend(0), "lend1": _lend(1), "gain": _knob("gain", gainer, 2), "stuck": stuck}, before)]
+    return tuple(programs)
+
 
 BUGS = {
     bug.name: bug
@@ -95,12 +133,11 @@ BUGS = {
             # and the invariant sees the debts differ. Fewer steps cannot need more than a strategy's debt (all of it lent to
             # one strategy is all of one's value), nor make a gain (the strategy must hold the vault's shares first; a gain
             # of 1 leaves its share worth 1)
-            minimal=tuple(_steps(first, *middle, take) for first in _first(2) for middle in _orders((LEND[0], GAIN), (LEND[1],)) for take in TAKE_2),
+            minimal=_overpaid(),
             failure="idle and debt",
-            # a failure of its own, as short: the second strategy cannot pay (it lost its asset, or has it locked), so a
-            # withdrawal of 2 should get 1 from the first and nothing from the second; the vault's maxWithdraw says 2
-            others=(("maxWithdraw and maxRedeem", tuple(
-                _steps(first, *middle) for first in _first(2) for knob in (LOSS, LOCK) for middle in _orders((LEND[0], GAIN), (LEND[1], knob)))),),
+            # a failure of its own, as short: one strategy's share is worth 2, the other cannot pay, so a withdrawal of 2
+            # should get 1 (the debt of the one) where the vault's maxWithdraw says 2
+            others=(("maxWithdraw and maxRedeem", _overstated()),),
         ),
         Bug(
             "b", "redeem burns less",
@@ -109,6 +146,9 @@ BUGS = {
             "a redeem can burn one share or more too few.",
             "    return self._redeem(receiver, owner, assets, shares, True)\n",
             "    return self._redeem(receiver, owner, assets, self._convert_to_shares(assets, True), True)\n",
+            # half of what is lent lost and reported (a share is worth half an asset), 3 shares redeemed: 1 asset, which
+            # converts back to 2 shares
+            witness=("totalSupply", _steps(*_LENT_1000, _knob("loss", 0, 500 * ETHER), _REPORT, "state.rule_redeem(st_actor=accounts[0], st_receiver=accounts[0], st_shares=3)")),
         ),
         Bug(
             "c", "preview rounds down",
@@ -116,6 +156,8 @@ BUGS = {
             "the action whenever the price of a share is not 1 and the conversion is inexact.",
             "def previewWithdraw(assets: uint256) -> uint256:\n    return self._convert_to_shares(assets, True)\n",
             "def previewWithdraw(assets: uint256) -> uint256:\n    return self._convert_to_shares(assets, False)\n",
+            # a year's management fee reported (its shares make a share worth a little less than an asset), 1 withdrawn
+            witness=("previewWithdraw", _steps(*_LENT_1000, f"chain.sleep({YEAR})", _REPORT, "state.rule_withdraw(st_actor=accounts[0], st_receiver=accounts[0], st_assets=1)")),
         ),
         Bug(
             "d", "report reverts",
@@ -124,6 +166,8 @@ BUGS = {
             "the report's loss and fees, in shares, exceed its gain but not what is locked.",
             "            previously_locked_time = (total_locked - newly_locked) * (self.full_profit_unlock_date - block.timestamp)\n",
             "            previously_locked_time = (total_locked - (shares_to_lock - shares_to_burn)) * (self.full_profit_unlock_date - block.timestamp)\n",
+            # a gain reported (its profit locked for a week), a day later a report with no gain and a day's management fee
+            witness=("process_report reverted: underflow", _steps(*_LENT_1000, _knob("gain", 0, 10 * ETHER), _REPORT, f"chain.sleep({DAY})", _REPORT)),
         ),
         Bug(
             "e", "gain not in debt",
@@ -132,7 +176,7 @@ BUGS = {
             "        current_debt += gain\n",
             # deposit (or mint) 1, lend it to a strategy, a gain of 2 (its 1 share is then worth 2: a gain of 1), report:
             # no shorter program has a strategy gain to report, and no smaller number makes one
-            minimal=tuple(_steps(first, LEND[0], GAIN, "state.rule_process_report(st_strategy=0)") for first in _first(1)),
+            minimal=tuple(_steps(first, _lend(0), _knob("gain", 0, 2), "state.rule_process_report(st_strategy=0)") for first in _first(1)),
             failure="idle and debt",
         ),
     )
@@ -188,12 +232,15 @@ def replay(root: Path, programs: list[str]) -> list[str | None]:
 
 
 def verify(tmp: Path) -> bool:
-    """Every minimal program fails on its bug, as the bug's failure, and passes on the correct code."""
+    """Every minimal program, and each witness, fails on its bug as the bug's failure does, and passes on the correct code."""
     ok = True
     correct = project(tmp / "correct")
     for bug in BUGS.values():
-        for failure, minimal in ((bug.failure, bug.minimal), *bug.others):
-            programs = [p for p in minimal if not re.search(r"[=(]_[,)]", p)]  # `_` (any value) is not a program to run
+        groups = [("minimal programs", bug.failure, bug.minimal), *(("minimal programs", text, programs) for text, programs in bug.others)]
+        if bug.witness[1]:
+            groups.append(("witness", bug.witness[0], (bug.witness[1],)))
+        for kind, failure, written in groups:
+            programs = [p for p in written if not re.search(r"[=(]_[,)]", p)]  # `_` (any value) is not a program to run
             if not programs:
                 continue
             on_bug = replay(project(tmp / bug.name, bug.name), programs)
@@ -204,7 +251,7 @@ def verify(tmp: Path) -> bool:
                 if not good:
                     print(f"bug {bug.name}: this program {'fails as expected' if failed and failure in failed else 'does not fail with ' + repr(failure) + ': ' + str(failed)}"
                           f" and {'passes' if passed is None else 'FAILS'} on the correct code{'' if passed is None else ': ' + passed}:\n  " + program.replace("\n", "\n  "))
-            print(f"bug {bug.name} ({bug.label}): {sum(f is not None and failure in f for f in on_bug)} of {len(programs)} minimal programs fail with {failure!r}, "
+            print(f"bug {bug.name} ({bug.label}): {sum(f is not None and failure in f for f in on_bug)} of {len(programs)} {kind} fail with {failure!r}, "
                   f"{sum(p is None for p in on_correct)} of them pass on the correct code", flush=True)
     return ok
 
