@@ -276,7 +276,7 @@ class SightClock:
     and in the failed calls it explains on py-evm, while in use; a call inside another is counted once."""
 
     def __init__(self) -> None:
-        from evmstate.evm import shadow, sight
+        from evmstate.evm.revm import shadow, sight
 
         self.seconds = 0.0
         self.depth = 0

@@ -9,7 +9,8 @@ import contextlib
 import io
 from pathlib import Path
 
-from evmstate import Project, calls
+from evmstate import Project
+from evmstate.contracts import calls
 from evmstate import config as config_mod
 from evmstate.engine.loader import load_module
 from evmstate.engine.program import init_class, run_program
