@@ -154,3 +154,40 @@ def test_the_search_samples_for_guidance_and_not_for_a_coverage_report(token_roo
     reported.stop()
     py = load(token_root, "pyevm")
     assert not Search(py, options, seed=0).sampling
+
+
+def balance_reads(project: Project, sampling: bool) -> tuple[list[Any], list[Any]]:
+    """The coverage and storage reads of view calls (balanceOf of 3 holders, 5 times each) with the call cache off."""
+    token = project.Token.deploy("T", "T", 18, 10**6, {"from": project.accounts[0]})
+    backend = project.backend
+    hits: dict[bytes, set[int]] = {}
+    seen: list[Any] = []
+    backend.set_coverage(hits)
+    backend.set_observer(seen.append)
+    if sampling:
+        backend.set_sampling(True)  # type: ignore[attr-defined]
+    coverage = []
+    for i in range(15):
+        data = token.balanceOf.encode_input(project.accounts[i % 3].address)
+        backend.call(project.accounts[0].raw_address, token.raw_address, data, static=True)
+        coverage.append({k: frozenset(v) for k, v in hits.items()})
+        hits.clear()
+    return coverage, [r.storage_reads for r in seen]
+
+
+def test_a_view_call_the_cache_cannot_hold_is_seen_once_a_run_for_each_shape(token_root):
+    """View calls add no operands: a run's first of each shape gives its reads, the rest the shape's coverage."""
+    uncached = Config(root=token_root, backend=BackendConfig(name="revm"), fuzz=FuzzConfig(call_cache="off"))
+    expected, _ = balance_reads(Project(Config(root=token_root, backend=BackendConfig(name="pyevm"), fuzz=FuzzConfig(call_cache="off"))), False)
+    revm = Project(uncached)
+    coverage, reads = balance_reads(revm, True)
+    assert coverage == expected
+    sight = revm.backend.sight  # type: ignore[attr-defined]
+    assert sight.sampled == 14 and sight.traced + sight.remembered == 1, sight.statistics()  # one shape: three holders' balances read alike
+    assert reads[0] and not any(reads[1:])
+    revm.backend.set_sampling(True)  # type: ignore[attr-defined]  # the next run: its first call seen whole again
+    again, reads = balance_reads(revm, True)  # a second token: its own address
+    assert [list(c.values()) for c in again] == [list(c.values()) for c in expected] and reads[0] and not any(reads[1:])
+    whole = Project(uncached)
+    _, reads = balance_reads(whole, False)
+    assert all(reads) and whole.backend.sight.sampled == 0  # type: ignore[attr-defined]

@@ -459,7 +459,7 @@ class RevmBackend(Explaining, BlockTime):
             ran = dataclasses.replace(ran, inner_failures=self._on_py_evm("call", (sender, to, data, value, asked, static), inner=True).inner_failures)
         if not sight.on:
             return ran
-        seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic, intrinsic))
+        seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic, intrinsic), uncached=True)
         sight.record(seen)
         return sight.show(ran, seen)
 

@@ -135,25 +135,29 @@ class Sight:
         """Whether anything asks for what calls do inside."""
         return self.hits is not None or self.observer is not None
 
-    def see(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, outcome: Outcome) -> Seen:
+    def see(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, outcome: Outcome, uncached: bool = False) -> Seen:
         """Run the call again from the state before it (revm's state now) and record what it did.
 
         Branch counts and comparison operands are recorded only for a call that is not a view
         call (a transaction, or a call that is not static), as py-evm records them.
+        uncached: a view call the call cache never holds (its code calls other code, or the cache is off).
         """
         static = static and not value
-        recording = self.feedback is not None and (transaction or not static)
+        view = static and not transaction
+        recording = self.feedback is not None and not view
         everywhere = recording and self.feedback is not None and self.feedback.everywhere  # the shrinker's replays record more
-        # a view call is seen whole: whether the call cache answers it (and it is never seen) follows from earlier runs;
-        # and so is every call of the shrinker's replays, whose comparisons its passes read
-        if not self.sampling or everywhere or to is None or (static and not transaction):
+        # a view call the cache may hold is seen whole: whether the cache answers it (and it is never seen) follows from
+        # earlier runs; and so is every call of the shrinker's replays, whose comparisons its passes read
+        if not self.sampling or everywhere or to is None or (view and not uncached):
             key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
             return self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
         shape = _shape(transaction, to, data, value, static, recording, outcome)
         n = self.run_seen[shape] = self.run_seen.get(shape, 0) + 1
         # what feeds the dictionary (operands, reads, writes) is decided by this run's calls alone, so that a
-        # replay of the run (Hypothesis's, given its choices) sees the same; only the coverage is the shape's
-        if n <= FIRST or n % EVERY == 0:
+        # replay of the run (Hypothesis's, given its choices) sees the same; only the coverage is the shape's.
+        # A view call gives no operands, and the values it read are in its output or were stored by a transaction
+        # the dictionary saw: only a run's first of each shape is new to it (novelty, not a count)
+        if n <= FIRST or (n % EVERY == 0 and not view):
             key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
             seen = self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
             self._learn(shape, seen, recording)
