@@ -146,6 +146,10 @@ class FuzzConfig:
     # seconds shrinking may take after a failure is found; then the shortest failing program so
     # far is reported (and `evmstate shrink <id>` continues). 0: no limit
     shrink_time: float = 20.0
+    # the invariants are checked after every N-th step of a run and at its end; a run that fails
+    # one is played again checking after every step, so that the program reported is the one
+    # N = 1 gives (docs/configuration.md, "Invariants at an interval")
+    invariant_interval: int = 1
 
 
 FORK_TAGS = ("latest", "safe", "finalized")
@@ -344,6 +348,13 @@ def check_shrink_time(value: Any, where: str) -> float:
     return float(value)
 
 
+def check_interval(value: Any, where: str) -> int:
+    """Steps between two checks of the invariants: a whole number from 1 (every step) up to MAX_STEPS, else a ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_STEPS:
+        raise ConfigError(f"{where} must be a whole number of steps from 1 (the invariants after every step) to {MAX_STEPS}, got {value!r}.")
+    return value
+
+
 DELAY_KEYS = ("max_time_delay", "max_block_delay")
 # a hundred years of seconds is more than any deadline worth waiting for between two calls
 MAX_DELAY = 100 * 365 * 86_400
@@ -492,6 +503,8 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         return float(value)
     if section == "fuzz" and key == "shrink_time":
         return check_shrink_time(value, f"{where}: [fuzz] shrink_time")
+    if section == "fuzz" and key == "invariant_interval":
+        return check_interval(value, f"{where}: [fuzz] invariant_interval")
     if section == "fuzz" and key == "call_cache":
         if value not in CALL_CACHE_MODES:
             raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")

@@ -2,6 +2,11 @@
 
 The run loop (machines.MachineRun) makes an Example per Hypothesis example; the example draws
 each step (its wait, its rule, its arguments), runs it and keeps it as a program.Step.
+
+With [fuzz] invariant_interval = N > 1 the invariants are checked after every N-th step and at the
+run's end. A run that fails where a check was left out is played again from its start, checking
+after every step (recheck()), and fails as N = 1 fails on the same choices: at the same step, with
+the same error. From the machine's first failure on (shrinking, replays), every step is checked.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from typing import Any, Callable
 
 import hypothesis
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisException
 
 from ..contracts import calls
 from ..failures import Ref
@@ -47,6 +53,12 @@ class Example:
         self.enabled: set[str] | frozenset[str] = frozenset()
         self.left_out: frozenset[str] = frozenset()  # the rules this run's swarm leaves out
         self.delay = delays.NO_DELAY  # what the next step waits before its call
+        # the invariants after every interval-th step and at the end (every step once the machine has failed)
+        self.interval = 1 if run.state.failing else run.invariant_interval
+        self.unchecked = 0  # steps since the invariants were last checked
+        self.skipped = False  # a check was left out: a failure is played again (recheck)
+        self.replaying = False
+        self.played: list[tuple[RuleSpec, dict[str, Any], Any]] = []  # each step's rule, values as drawn and wait
 
     def matching(self, p: Any) -> list[int]:
         """Indexes of the bundle values the parameter may take now."""
@@ -119,11 +131,14 @@ class Example:
         run = self.run
         kwargs, raw = drawn if drawn is not None else self.arguments(self.data.draw, r)
         step = Step(r.name, raw, first_call=run.backend.calls, delay=self.delay)
+        if self.interval > 1:
+            self.played.append((r, raw, self.delay))
         self.delay = delays.NO_DELAY
         self.steps.append(step)
         rs = run.stats[r.name]
-        rs.calls += 1
-        run.state.steps += 1
+        if not self.replaying:
+            rs.calls += 1
+            run.state.steps += 1
         run.state.current = rs
         tally = calls.tally
         sent, failed = tally.sent, tally.failed
@@ -143,23 +158,74 @@ class Example:
             self.counters[bundle] += 1
             self.bundles.setdefault(bundle, []).append((label, value))
             step.results.append(label)
-        self.check_invariants()
-        run.search.step_finished()
+        self.unchecked += 1
+        if self.unchecked >= self.interval:
+            self.check_invariants()
+        else:
+            self.skipped = True
+            stop_if_diverged(run.backend, self.steps)
+        if not self.replaying:
+            run.search.step_finished()
 
     def check_invariants(self) -> None:
+        self.unchecked = 0
         try:
             check_all_invariants(self.spec, self.machine)
         finally:
             stop_if_diverged(self.run.backend, self.steps)
 
-    def play(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
-        """setup(), the initializers, up to max_steps rules while any is enabled, teardown()."""
-        spec, data = self.spec, self.data
+    def recheck(self, error: Exception) -> None:
+        """The run played again from its start with the same values, the invariants checked after every step: raises the
+        first failure that finds (N = 1's on these choices), else error."""
+        run = self.run
+        played, self.played = self.played, []
+        run.backend.revert(run.base)
+        self.machine = new_machine(self.spec)
+        self.steps.clear()  # the same list: the run loop holds it
+        self.bundles = {b.name: [] for b in self.spec.bundles}
+        self.counters = {b: 0 for b in self.bundles}
+        self.interval, self.unchecked, self.replaying = 1, 0, True
+        with self.machine._evmstate_stack:
+            self.start()
+            for r, raw, delay in played:
+                kwargs = {}
+                for p in r.params:
+                    if p.bundle is None:
+                        kwargs[p.name] = raw[p.name]
+                        continue
+                    values = self.bundles[p.bundle.name]
+                    i = next(i for i, (label, _) in enumerate(values) if label == raw[p.name].name)
+                    kwargs[p.name] = (values.pop(i) if p.consume else values[i])[1]
+                self.delay = delay
+                if delay != delays.NO_DELAY:
+                    delays.wait(run.backend, delay)
+                self.execute(r, (kwargs, raw))
+        raise error
+
+    def start(self) -> None:
+        """setup() and the first check of the invariants."""
         try:
             set_up(self.machine)
         except SetupFailed as failed:
-            raise Stopped(user_error(f"{spec.name}.setup", failed.error), mistake=is_mistake(failed.error)) from failed.error
+            raise Stopped(user_error(f"{self.spec.name}.setup", failed.error), mistake=is_mistake(failed.error)) from failed.error
         self.check_invariants()
+
+    def play(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
+        """setup(), the initializers, up to max_steps rules while any is enabled, teardown()."""
+        self.start()
+        try:
+            self.play_steps(steps, max_steps)
+        except HypothesisException:
+            raise  # a run thrown away (reject(), assume()), not a failure
+        except Exception as error:
+            if not self.skipped:
+                raise
+            self.recheck(error)
+        tear_down(self.machine)
+
+    def play_steps(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
+        """The initializers, then up to max_steps rules while any is enabled, then the invariants if the last step left them out."""
+        spec, data = self.spec, self.data
         if spec.initializers:
             order = data.draw(st.permutations(spec.initializers))
             for init in order:
@@ -181,4 +247,5 @@ class Example:
             if self.delay != delays.NO_DELAY:
                 delays.wait(self.run.backend, self.delay)
             self.execute(*drawn)
-        tear_down(self.machine)
+        if self.unchecked:
+            self.check_invariants()

@@ -14,7 +14,7 @@ from hypothesis import settings as Settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
-from ..config import MAX_STEPS, RUNNING_PHASES, Config, ConfigError, FuzzConfig, HypothesisConfig, check_shrink_time
+from ..config import MAX_STEPS, RUNNING_PHASES, Config, ConfigError, FuzzConfig, HypothesisConfig, check_interval, check_shrink_time
 from ..errors import MachineDefinitionError
 from ..search.session import SEARCH_KEYS, SearchOptions
 
@@ -24,7 +24,7 @@ from ..search.session import SEARCH_KEYS, SearchOptions
 ALWAYS_SUPPRESSED = tuple(h for h in HealthCheck if h is not HealthCheck.filter_too_much)
 
 # read by the engine itself, not given to Hypothesis
-ENGINE_KEYS = ("shrink_time", "fork_block")
+ENGINE_KEYS = ("shrink_time", "fork_block", "invariant_interval")
 SETTINGS_KEYS = ("max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob", "report_multiple_bugs", "suppress_health_check", "verbosity")
 
 
@@ -47,6 +47,7 @@ class MachineSettings:
     hypothesis: dict[str, Any] = field(default_factory=dict)  # as given; build_settings() adds them to evmstate.toml's
     search: dict[str, Any] = field(default_factory=dict)  # dictionary_weight, guidance, max_time_delay, max_block_delay
     shrink_time: float | None = None  # None: [fuzz] shrink_time
+    invariant_interval: int | None = None  # None: [fuzz] invariant_interval
 
     @classmethod
     def parse(cls, given: dict[str, Any], where: str) -> MachineSettings:
@@ -54,9 +55,19 @@ class MachineSettings:
         build_settings(HypothesisConfig(), given, Overrides(), where)  # unknown keys, values Hypothesis refuses
         SearchOptions.of(FuzzConfig(), given, where)  # the search's keys
         own = shrink_time(0.0, given, where) if "shrink_time" in given else None
+        interval = None
+        if "invariant_interval" in given:
+            try:
+                interval = check_interval(given["invariant_interval"], f"{where}.settings: invariant_interval")
+            except ConfigError as e:
+                raise MachineDefinitionError(str(e)) from None
         search = {k: v for k, v in given.items() if k in SEARCH_KEYS}
         hypothesis = {k: v for k, v in given.items() if k not in SEARCH_KEYS and k not in ENGINE_KEYS}
-        return cls(hypothesis, search, own)
+        return cls(hypothesis, search, own, interval)
+
+    def interval(self, default: int) -> int:
+        """Steps between two checks of the machine's invariants: its own invariant_interval, else default ([fuzz] invariant_interval)."""
+        return default if self.invariant_interval is None else self.invariant_interval
 
     def shrink_seconds(self, default: float) -> float:
         """The seconds the machine's shrinking may take: its own shrink_time, else default ([fuzz] shrink_time); 0 for no limit."""
