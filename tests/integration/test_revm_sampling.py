@@ -191,3 +191,22 @@ def test_a_view_call_the_cache_cannot_hold_is_seen_once_a_run_for_each_shape(tok
     whole = Project(uncached)
     _, reads = balance_reads(whole, False)
     assert all(reads) and whole.backend.sight.sampled == 0  # type: ignore[attr-defined]
+
+
+def deployment_hits(project: Project) -> dict[bytes, frozenset[int]]:
+    hits: dict[bytes, set[int]] = {}
+    project.backend.set_coverage(hits)
+    project.backend.set_observer(lambda r: None)
+    project.Token.deploy("T", "T", 18, 10**6, {"from": project.accounts[0]})
+    project.backend.set_coverage(None)
+    return {k: frozenset(v) for k, v in hits.items()}
+
+
+def test_a_deployment_is_traced_on_revm_without_a_py_evm_chain(token_root):
+    """The constructor's coverage, recorded under the contract being created as py-evm records it; no py-evm state is built."""
+    expected = deployment_hits(load(token_root, "pyevm"))
+    revm = load(token_root, "revm")
+    assert deployment_hits(revm) == expected and len(expected) == 1
+    sight = revm.backend.sight  # type: ignore[attr-defined]
+    assert sight.traced == 1 and not sight.witnessed
+    assert revm.backend._shadow is None  # type: ignore[attr-defined]

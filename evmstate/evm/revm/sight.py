@@ -135,12 +135,13 @@ class Sight:
         """Whether anything asks for what calls do inside."""
         return self.hits is not None or self.observer is not None
 
-    def see(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, outcome: Outcome, uncached: bool = False) -> Seen:
+    def see(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, outcome: Outcome, uncached: bool = False, created: bytes | None = None) -> Seen:
         """Run the call again from the state before it (revm's state now) and record what it did.
 
         Branch counts and comparison operands are recorded only for a call that is not a view
         call (a transaction, or a call that is not static), as py-evm records them.
         uncached: a view call the call cache never holds (its code calls other code, or the cache is off).
+        created: a deployment's address (outcome.output the code revm deployed there): its initcode is traced.
         """
         static = static and not value
         view = static and not transaction
@@ -149,8 +150,8 @@ class Sight:
         # a view call the cache may hold is seen whole: whether the cache answers it (and it is never seen) follows from
         # earlier runs; and so is every call of the shrinker's replays, whose comparisons its passes read
         if not self.sampling or everywhere or to is None or (view and not uncached):
-            key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
-            return self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
+            key = (transaction, sender, to or created, data, value, gas, static, everywhere, recording)
+            return self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome, created)
         shape = _shape(transaction, to, data, value, static, recording, outcome)
         n = self.run_seen[shape] = self.run_seen.get(shape, 0) + 1
         # what feeds the dictionary (operands, reads, writes) is decided by this run's calls alone, so that a
@@ -176,19 +177,19 @@ class Sight:
             self.sampled += 1
         return self._as_known(kind, recording, outcome)
 
-    def _exact(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome) -> Seen:
+    def _exact(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome, created: bytes | None = None) -> Seen:
         """Every record of the call: a remembered call's, else the tracer's (or py-evm's)."""
         known = self.memo.get(key)
         if known is not None and self._unchanged(known):
             self.remembered += 1
             self._last_counts = known.trace.counts if known.found is not None else None
             return self._seen(known.trace, known.found)
-        return self._trace(key, transaction, sender, to, data, value, gas, static, recording, outcome)
+        return self._trace(key, transaction, sender, to, data, value, gas, static, recording, outcome, created)
 
-    def _trace(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome) -> Seen:
+    def _trace(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome, created: bytes | None = None) -> Seen:
         """The call run by the tracer (or by py-evm where the tracer cannot): its records."""
         trace, why = None, None
-        if to is None:
+        if to is None and created is None:
             why = "deployment"
         elif outcome.spent * 2 >= outcome.gas:
             why = "gas"  # some frame may have run out of gas
@@ -205,7 +206,7 @@ class Sight:
                 found.everywhere = mine.everywhere
             tracer = Tracer(self.world, env, found)
             try:
-                trace = tracer.run(sender, to, data, value, static)
+                trace = tracer.run(sender, to, data, value, static) if to is not None else tracer.deploy(sender, created, data, value)  # type: ignore[arg-type]
             except Unsupported as e:
                 why = str(e)
             except (TypeError, AttributeError, RecursionError) as e:  # GAS taken as a number, and the like

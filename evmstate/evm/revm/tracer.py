@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Feedback
+from ..base import INITCODE, Feedback
 from .frames import (
     DUP1,
     DUP16,
@@ -124,8 +124,6 @@ class Tracer:
         """Run the call as a transaction (static=False) or an eth_call; raises Unsupported for what it does not model."""
         if int.from_bytes(to, "big") in PRECOMPILES:
             raise Unsupported("a call to a precompile")
-        trace = self.trace
-        mark = (0, 0)
         if value and static:
             raise Unsupported("a static call with value")
         if value and self.balance(sender) < value:
@@ -133,18 +131,32 @@ class Tracer:
         self._transfer(sender, to, value)
         code = self.code(to)
         if not code:
+            self.trace.success = True
+            return self._ended()
+        return self._ran(Frame(code, to, to, sender, value, data, static, 0))
+
+    def deploy(self, sender: bytes, created: bytes, initcode: bytes, value: int) -> Trace:
+        """Run a deployment's initcode as the contract at created (empty before it); its output is the code deployed.
+
+        Its jumps are recorded under INITCODE + created, as py-evm's hooks record a contract being created."""
+        self._transfer(sender, created, value)
+        return self._ran(Frame(initcode, created, INITCODE + created, sender, value, b"", False, 0))
+
+    def _ran(self, frame: Frame) -> Trace:
+        trace = self.trace
+        try:
+            trace.output = self._execute(frame)
             trace.success = True
-        else:
-            frame = Frame(code, to, to, sender, value, data, static, 0)
-            try:
-                trace.output = self._execute(frame)
-                trace.success = True
-            except Reverted as r:
-                trace.output, trace.reverted = r.output, True
-            except (Fault, IndexError):
-                pass
+        except Reverted as r:
+            trace.output, trace.reverted = r.output, True
+        except (Fault, IndexError):
+            pass
+        return self._ended()
+
+    def _ended(self) -> Trace:
+        trace = self.trace
         if not trace.success:
-            self._revert(mark)
+            self._revert((0, 0))
         trace.written = self.storage
         return trace
 
