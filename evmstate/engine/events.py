@@ -478,6 +478,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished | StoreWarning
+# what the prologue every command that runs machines shares emits (engine.item.prepare)
+PrepareEvent = CompileStarted | CompileFinished | LoadFailed | NothingFound | StoreWarning
 # what `evmstate replay`, `shrink` and `failures prune` emit
 ReplayEvent = ReplayStarted | ReplayStep | ReplayFinished | ShrinkStarted | ShrinkFinished | FailurePruned
 

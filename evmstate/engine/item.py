@@ -19,7 +19,7 @@ from . import discovery
 from .deployments import contracts_behind, names_behind
 from .tracebacks import shown_path
 from .discovery import Item
-from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, StoreWarning
+from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, PrepareEvent, StoreWarning
 from .fork import at_block
 from .database import Fallible, ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
@@ -98,7 +98,7 @@ def prepare(
     config: Config,
     paths: tuple[str, ...],
     keyword: str | None,
-    emit: Callable[[Event], None],
+    emit: Callable[[PrepareEvent], None],
     *,
     kinds: frozenset[str] = frozenset({"machine", "test"}),
     flag: str | None = None,
