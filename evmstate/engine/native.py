@@ -72,7 +72,7 @@ class NativeMachineRun(MachineRun):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.step.evmstate_draw = self.draw_step  # type: ignore[attr-defined]
+        native.drawn_by(self.step, self.draw_step)
         self.sticky = 0.0  # the current native run's odds that a fresh step repeats the step before it
         self.last_step: list[native.Choice] = []
         # seeded from the machine's seed: --seed gives the same runs, and so the same failures and reports

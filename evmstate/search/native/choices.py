@@ -27,9 +27,19 @@ from __future__ import annotations
 
 import re
 from random import Random
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value), as guidance.Choice
+T = TypeVar("T")
+
+
+def drawn_by(strategy: SearchStrategy[T], draw: Callable[[Any], T]) -> SearchStrategy[T]:
+    """strategy, carrying `evmstate_draw`: draw(draw function) makes its choices and value as Hypothesis would, and NativeData draws it so."""
+    setattr(strategy, "evmstate_draw", draw)
+    return strategy
 
 # Hypothesis's integers() and binary() with a largest size, as their repr() writes them
 _INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
