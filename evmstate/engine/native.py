@@ -37,7 +37,7 @@ from ..search.guidance import Entry
 from ..search.native import choices as native
 from ..search.native.mutations import Mutator
 from .tracebacks import FailureSignature
-from .events import Failure, MachineFinished
+from .events import Failure, MachineFinished, Status
 from .machine_run import MachineRun
 from .program import Crashed, OutOfTime, live_program_lines
 
@@ -125,7 +125,7 @@ class NativeMachineRun(MachineRun):
 
         return reuse
 
-    def search_for_failure(self) -> tuple[str, Failure | None]:
+    def search_for_failure(self) -> tuple[Status, Failure | None]:
         self.off = self.why_not()
         if self.off is not None:
             return super().search_for_failure()
@@ -174,7 +174,7 @@ class NativeMachineRun(MachineRun):
                 return Found(data.record, exc, live_program_lines(self.spec.name, self.program.steps if self.program else []))
         return None
 
-    def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[str, Failure | None]:
+    def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[Status, Failure | None]:
         """Hypothesis replays the failing run (its choices first in the guide's queue), saves it and reports it."""
         guide = self.search.guide
         assert guide is not None

@@ -42,7 +42,7 @@ import enum
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ...domains import AddressDomain, Domain, IntDomain
 from . import coupled
@@ -122,7 +122,7 @@ class Shrinker:
 
     def __init__(
         self,
-        steps: list[RecordedStep],
+        steps: Sequence[RecordedStep],
         attempt: Callable[[list[RecordedStep]], Minimized | None],
         *,
         fixed: frozenset[str] = frozenset(),
@@ -141,9 +141,9 @@ class Shrinker:
         self.hints = hints  # numbers the contracts know
         # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
         self.operands = operands
+        self.domains = domains or {}
         self._attempt = lambda candidate: attempt(candidate) if fits(self.domains, candidate) else None  # within its strategies' bounds
         self.fixed = fixed
-        self.domains = domains or {}
         self.deadline = deadline
         self.progress = progress
         self.found: Minimized | None = None
