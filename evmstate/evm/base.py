@@ -442,6 +442,8 @@ class BlockTime(Snapshots):
 
     # declared by every backend (see Backend)
     capabilities: Capabilities
+    gas_limit: int
+    call_gas_limit: int
     divergence: Any = None
     calls = 0
     call_cache: Any = None

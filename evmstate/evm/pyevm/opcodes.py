@@ -17,6 +17,7 @@ import math
 import time
 from typing import Any, Callable
 
+from eth.abc import ComputationAPI
 from eth.exceptions import InvalidInstruction, InvalidJumpDestination
 from eth.vm import opcode_values
 from eth.vm.opcode_values import JUMPDEST
@@ -357,18 +358,18 @@ def feeding(code: bytes) -> frozenset[int]:
     return found
 
 
-def computation_class(base: type, clock: Clock) -> type:
-    """The fork's computation with JUMP and JUMPI hooked; its opcode table is its own.
+def computation_class(base: type[ComputationAPI], clock: Clock) -> tuple[type, dict[int, Any]]:
+    """The fork's computation with JUMP and JUMPI hooked, and its opcode table, its own (the backend installs more hooks in it).
 
     py-evm 0.12 takes any message whose sender is the transaction's origin for the outermost one
     (is_origin_computation): a CREATE run by the sender's own code (a contract sending, as
     {"from": contract} allows) was charged the initcode cost twice and forgot the contracts the
     transaction had created (EIP-6780). The outermost message is the one at depth 0.
     """
-    opcodes = dict(base.opcodes)
-    opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, clock)
-    opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, clock, None)
-    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "is_origin_computation": property(_outermost)})
+    opcodes: dict[int, Any] = dict(base.opcodes)
+    opcodes[opcode_values.JUMP] = jump(opcodes[opcode_values.JUMP].gas_cost, clock)
+    opcodes[opcode_values.JUMPI] = jumpi(opcodes[opcode_values.JUMPI].gas_cost, clock, None)
+    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "is_origin_computation": property(_outermost)}), opcodes
 
 
 def _outermost(computation: Any) -> bool:

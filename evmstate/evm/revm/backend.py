@@ -94,7 +94,7 @@ class RevmBackend(Explaining, BlockTime):
         self.gas_limit = gas_limit
         self.call_gas_limit = min(spec.call_gas_limit, gas_limit)
         # revm cannot be stopped mid-call: there is no time limit, only the gas cap
-        self.call_timeout = None
+        self.call_timeout: float | None = None
         self.configured_call_timeout = spec.call_timeout or None
         self.gas_price = gas_price
         self.evm_version = evm_version
@@ -378,15 +378,15 @@ class RevmBackend(Explaining, BlockTime):
         self._version += 1
         if success:
             self._logs.extend(logs)
-            if to is None:
+            if create_address is not None:  # a deployment: its output is the code it left
                 output = self._code.get(create_address, b"")
         return self._transacted(success, output, gas_used, logs, error, create_address, gas, at_cap, inner, seen, (sender, to, data, value, asked), undo)
 
     def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
         """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw (given at once, not by a copy), shown to its observer."""
-        seen_storage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
-        failed = {} if success else {"out_of_gas": error.startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
-        done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
+        done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner,
+                          storage_writes=() if seen is None else seen.writes, storage_reads=() if seen is None else seen.reads,
+                          out_of_gas=not success and error.startswith("Out of gas"), explainer=None if success else self._explainer("transact", args, undo))
         return done if seen is None else self.sight.show(done, None)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
