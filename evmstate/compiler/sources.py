@@ -469,10 +469,10 @@ def compile_project(
             where = shown(dep, plan.root, plan.search)
             build.inputs[where] = own[where] = h
         artifact, error, module_only = outcome
-        importers = plan.importers.get(key, [])
+        importers = tuple(plan.importers.get(key, ()))
         if artifact is None and (importers or module_only):
             reason = f"imported by {', '.join(importers)}" if importers else f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
-            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), tuple(importers), True, reason))
+            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), importers, True, reason))
             continue
         claims.setdefault(s.name, []).append((s, artifact, error))
     _claim(build, claims)
