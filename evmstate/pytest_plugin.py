@@ -18,7 +18,7 @@ import inspect
 import types
 import warnings
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import pytest
 
@@ -72,7 +72,7 @@ def _told(event: Event) -> None:
         warnings.warn(f"evmstate: {event.message}", stacklevel=2)
 
 
-def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int) -> MachineFinished:
+def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int | None) -> MachineFinished:
     """The failure saved for `evmstate replay`; a folder that cannot be written is a warning, and the failure is reported all the same."""
     try:
         return save_failure(cfg, project, item, result, settings, seed)
@@ -154,7 +154,8 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     only, none = config.getoption("only_stateful"), config.getoption("no_stateful")
     if not (only or none):
         return
-    keep, drop = [], []
+    keep: list[Any] = []
+    drop: list[Any] = []
     for item in items:
         stateful = "state_machine" in getattr(item, "fixturenames", ())
         (keep if stateful == bool(only) else drop).append(item)
@@ -197,7 +198,7 @@ def _evmstate_isolation(request: Any) -> Iterator[None]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
+def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, None]:  # pluggy sends the report's outcome
     outcome = yield
     report = outcome.get_result()
     log = item.stash.get(_EXAMPLES, None)

@@ -141,7 +141,7 @@ def write_junit(summary: RunSummary, path: Path) -> None:
     for e in summary.load_errors:
         case = ET.SubElement(suite, "testcase", classname=e.path, name="load")
         ET.SubElement(case, "error", message=e.message.splitlines()[0]).text = e.message
-    _write(path, ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True) + "\n")
+    _write(path, ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n")
 
 
 def _failure_json(f: Failure) -> dict[str, Any]:

@@ -9,6 +9,7 @@ MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +112,7 @@ def _write(summary: RunSummary, outputs: Reports, emit: Callable[[Event], None])
         todo.append((outputs.json, lambda p: write_json(summary, p)))
     if summary.coverage is not None:
         coverage = summary.coverage
-        todo += [(path, lambda p, kind=kind: coverage.write(kind, p)) for kind, path in outputs.coverage]
+        todo += [(path, functools.partial(coverage.write, kind)) for kind, path in outputs.coverage]
     return tuple(str(path) for path, write in todo if _written(path, write, emit))
 
 
@@ -301,9 +302,11 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
 
 def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
     seed = summary.seed
+    assert seed is not None  # run() chose it before anything ran
     if options.workers > 1 or options.shards > 1:
         summary.stopped_in = "the machines and tests running"
-        return run_items(config, project, items, options, seed, summary, emit)
+        run_items(config, project, items, options, seed, summary, emit)
+        return
     for k, item in enumerate(items, 1):
         summary.stopped_in = item.id
         try:

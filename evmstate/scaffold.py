@@ -286,7 +286,7 @@ def init(folder: Path, *, force: bool = False) -> list[Path]:
     existing = [name for name in files if (folder / name).exists()]
     if existing and not force:
         raise UsageError(f"{folder}: {', '.join(existing)} already exist{'s' if len(existing) == 1 else ''}; nothing was written. Use --force to overwrite them.")
-    written = []
+    written: list[Path] = []
     for name, text in files.items():
         path = folder / name
         try:
