@@ -42,7 +42,7 @@ from eth_utils import keccak
 
 from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from ..cache import entry as cache_entry
-from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot
+from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, Log, SeenStorage, Snapshot
 from ..base import account_keys, contract_address, intrinsic_gas
 from .journal import EMPTY_CODE_HASH, FAILED, halt_message, loaded, read_changes
 from .shadow import Explaining
@@ -384,9 +384,9 @@ class RevmBackend(Explaining, BlockTime):
 
     def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
         """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw (given at once, not by a copy), shown to its observer."""
-        done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner,
-                          storage_writes=() if seen is None else seen.writes, storage_reads=() if seen is None else seen.reads,
-                          out_of_gas=not success and error.startswith("Out of gas"), explainer=None if success else self._explainer("transact", args, undo))
+        seen_storage: SeenStorage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
+        failed: FailedExtras = {} if success else {"out_of_gas": error.startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
+        done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
         return done if seen is None else self.sight.show(done, None)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
