@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -121,6 +122,14 @@ def copy_example(dest: Path, *, warm: bool = True) -> Path:
     if warm:
         shutil.copytree(warm_build(), dest / ".evmstate" / "build")
     return dest
+
+
+def evmstate_exe() -> str:
+    """The installed evmstate command of the Python running the tests (the one beside it, else the first on PATH)."""
+    found = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or shutil.which("evmstate")
+    if found is None:
+        pytest.fail("the evmstate command is not installed: pip install -e '.[test]' installs it")
+    return found
 
 
 # Hypothesis's phases but shrinking: for tests whose point is a search, a comparison of searches or

@@ -2,7 +2,6 @@
 
 import dataclasses
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ import pytest
 
 from evmstate_cli.main import main
 
+from ..conftest import evmstate_exe
 from .helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
@@ -153,7 +153,7 @@ def test_main_maps_library_errors_to_exit_2(example, monkeypatch, capsys):
 
 @pytest.mark.processes
 def test_real_subprocess_of_the_installed_command(example):
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    exe = evmstate_exe()
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
     proc = subprocess.run([exe, "run", "machines/depositer.py", "--seed", "2"], capture_output=True, text=True, env=env, cwd=example, timeout=300)
     assert proc.returncode == 1, proc.stderr

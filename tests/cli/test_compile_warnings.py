@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..conftest import evmstate_exe
 from .helpers import invoke
 
 OLD = """event Moved:
@@ -51,7 +50,7 @@ def project(root: Path) -> Path:
 @pytest.mark.processes  # the installed command, twice
 def test_run_shows_each_warning_under_the_compile_line_and_never_as_a_python_warning(tmp_path: Path):
     root = project(tmp_path / "p")
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    exe = evmstate_exe()
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300", "PYTHONWARNINGS": "default"}
     for cached in ("", " (1 from the build cache)"):
         done = subprocess.run([exe, "run", "--seed", "1", "--json", "out.json"], cwd=root, env=env, capture_output=True, text=True)

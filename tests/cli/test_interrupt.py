@@ -2,16 +2,14 @@
 
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
 
+from ..conftest import evmstate_exe
 from .helpers import CTRL_C
 
 QUICK = '''
@@ -47,7 +45,7 @@ class Slow:
 def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example):
     (example / "machines" / "a_quick.py").write_text(QUICK)
     (example / "machines" / "b_slow.py").write_text(SLOW)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    exe = evmstate_exe()
     env = {**os.environ, "NO_COLOR": "1"}
     args = [exe, "run", "machines/a_quick.py", "machines/b_slow.py", "--json", "report.json", "--junit-xml", "report.xml", "--seed", "1"]
     proc = subprocess.Popen(args, cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)

@@ -16,6 +16,7 @@ import pytest
 
 from evmstate.scale import shrinking
 
+from ..conftest import evmstate_exe
 from .helpers import CTRL_C, invoke
 
 needs_revm = pytest.mark.skipif(importlib.util.find_spec("pyrevm") is None, reason="the revm backend needs pyrevm (the revm extra)")
@@ -111,7 +112,7 @@ def test_a_helper_that_dies_leaves_its_candidates_to_the_worker_and_the_program_
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_while_helpers_shrink_saves_the_best_program_and_ends_them(example):
     (example / "machines" / "slow.py").write_text(SLOW.replace("time.sleep(0.005)", "time.sleep(0.05)"))
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    exe = evmstate_exe()
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [exe, "run", "machines/slow.py", "--seed", "3", "-n", "2"],
