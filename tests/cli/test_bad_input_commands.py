@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import evmstate_exe
+from ..conftest import evmstate_exe, PLAIN
 
 pytestmark = pytest.mark.processes
 
@@ -22,7 +22,7 @@ MACHINE = "class M:\n    def rule_a(self):\n        pass\n"
 
 def evmstate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     exe = evmstate_exe()
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env = {**os.environ, **PLAIN}
     return subprocess.run([exe, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import shutil
 import signal
 import subprocess
@@ -264,10 +263,10 @@ class SlowShrink:
 
 
 @pytest.mark.processes
-def test_ctrl_c_while_shrinking_saves_the_best_sequence(example):
+def test_ctrl_c_while_shrinking_saves_the_best_sequence(example, cli_env: dict[str, str]):
     (example / "machines" / "slow.py").write_text(SLOW)
     exe = evmstate_exe()
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
+    env = {**cli_env, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([exe, "run", "machines/slow.py", "--seed", "3"], cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
     lines = []
     deadline = time.time() + 120

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -18,11 +17,9 @@ PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
 
 
 @pytest.fixture()
-def vault(tmp_path: Path, monkeypatch) -> Path:
+def vault(tmp_path: Path, monkeypatch, cli_env: dict[str, str]) -> Path:
     shutil.copytree(PROJECT, tmp_path, dirs_exist_ok=True)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     return tmp_path
 
 
@@ -97,9 +94,9 @@ def test_nothing_to_mutate_exits_5(vault):
 
 
 @pytest.mark.processes
-def test_the_installed_command_judges_on_two_worker_processes_and_keeps_every_verdict(vault):
+def test_the_installed_command_judges_on_two_worker_processes_and_keeps_every_verdict(vault, cli_env: dict[str, str]):
     exe = evmstate_exe()
-    env = {**os.environ, "NO_COLOR": "1"}
+    env = cli_env
     args = [exe, "mutate", "--function", "deposit", "-n", "2", "--json", "m.json"]
     first = subprocess.run(args, capture_output=True, text=True, env=env, cwd=vault, timeout=600)
     assert first.returncode == 0, first.stdout + first.stderr

@@ -147,11 +147,11 @@ def wait_for_markers(project: Path, proc: subprocess.Popen, count: int) -> None:
 
 @pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
-def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
+def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path, cli_env: dict[str, str]):
     project = copy_example(tmp_path / "p")
     (project / "machines" / "waiting.py").write_text(WAITING)
     exe = evmstate_exe()
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    env = cli_env
     proc = subprocess.Popen(
         [exe, "run", "machines/waiting.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **CTRL_C,

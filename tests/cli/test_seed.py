@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import copy_example, evmstate_exe, without_shrinking
+from ..conftest import copy_example, evmstate_exe, PLAIN, without_shrinking
 from .helpers import invoke
 
 SEED_LINE = re.compile(r"^seed: (\d+) — rerun with --seed \1$", re.M)
@@ -40,7 +40,7 @@ def test_a_run_without_a_seed_prints_one_that_reproduces_it(example, monkeypatch
 
 def _run(cwd: Path, *args: str) -> dict:
     exe = evmstate_exe()
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    env = {**os.environ, **PLAIN}
     proc = subprocess.run([exe, "run", *args, "--max-examples", "10", "--steps", "20", "--json", "out.json"], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "seed: 1 — rerun with --seed 1" in proc.stdout

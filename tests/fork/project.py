@@ -9,7 +9,7 @@ from pathlib import Path
 
 from eth_utils import keccak
 
-from ..conftest import evmstate_exe
+from ..conftest import evmstate_exe, PLAIN
 from .nodes import Anvil
 
 LIMITS = """\
@@ -95,5 +95,5 @@ def make_project(root: Path, node: Anvil) -> Forked:
 def evmstate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The installed evmstate command, run in root."""
     exe = evmstate_exe()
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env = {**os.environ, **PLAIN}
     return subprocess.run([exe, *args], cwd=root, env=env, capture_output=True, text=True, timeout=600)
