@@ -39,6 +39,7 @@ from .events import (
     RuleStats,
     ShrinkProgress,
     ShrinkReport,
+    Status,
 )
 from .example import Example
 from .database import ShrunkExamples
@@ -163,7 +164,7 @@ class MachineRun:
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
         self.started = 0.0
-        self.final_status: tuple[str, str | None, bool] | None = None  # set by teardown_final when it raises: status, error, a mistake of the machine
+        self.final_status: tuple[Status, str | None, bool] | None = None  # set by teardown_final when it raises: status, error, a mistake of the machine
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
         self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
 
@@ -174,7 +175,8 @@ class MachineRun:
         spec = self.spec
         self.started = time.perf_counter()
         self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
-        status, failure, error, broken = "passed", None, None, False
+        status: Status = "passed"
+        failure, error, broken = None, None, False
         reverts.listeners.add(self.count_revert)
         self.life.enter()
         class_before = dict(vars(spec.cls))
@@ -224,7 +226,7 @@ class MachineRun:
             raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error), mistake=is_mistake(failed.error)) from failed.error
         stop_if_diverged(self.backend, [])
 
-    def teardown_final(self, status: str, error: str | None) -> None:
+    def teardown_final(self, status: Status, error: str | None) -> None:
         """teardown_final(cls), after the last run, once the chain is reverted (as Brownie)."""
         cls = self.spec.cls
         final = inspect.getattr_static(cls, "teardown_final", None)
@@ -269,7 +271,7 @@ class MachineRun:
         # settings after seed(): seed() alone would switch the example database off
         return settings(test)
 
-    def search_for_failure(self) -> tuple[str, Failure | None]:
+    def search_for_failure(self) -> tuple[Status, Failure | None]:
         """Run the Hypothesis test; (status, failure) as it ended."""
         test = self.hypothesis_test()
         searching = time.perf_counter()

@@ -37,7 +37,7 @@ from ..search.guidance import Entry
 from ..search.native import choices as native
 from ..search.native.mutations import Mutator
 from .tracebacks import FailureSignature
-from .events import Failure, MachineFinished
+from .events import Failure, MachineFinished, Status
 from .machine_run import MachineRun
 from .program import Crashed, OutOfTime, live_program_lines
 
@@ -72,7 +72,7 @@ class NativeMachineRun(MachineRun):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.step.evmstate_draw = self.draw_step  # type: ignore[attr-defined]
+        native.drawn_by(self.step, self.draw_step)
         self.sticky = 0.0  # the current native run's odds that a fresh step repeats the step before it
         self.last_step: list[native.Choice] = []
         # seeded from the machine's seed: --seed gives the same runs, and so the same failures and reports
@@ -125,7 +125,7 @@ class NativeMachineRun(MachineRun):
 
         return reuse
 
-    def search_for_failure(self) -> tuple[str, Failure | None]:
+    def search_for_failure(self) -> tuple[Status, Failure | None]:
         self.off = self.why_not()
         if self.off is not None:
             return super().search_for_failure()
@@ -174,7 +174,7 @@ class NativeMachineRun(MachineRun):
                 return Found(data.record, exc, live_program_lines(self.spec.name, self.program.steps if self.program else []))
         return None
 
-    def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[str, Failure | None]:
+    def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[Status, Failure | None]:
         """Hypothesis replays the failing run (its choices first in the guide's queue), saves it and reports it."""
         guide = self.search.guide
         assert guide is not None

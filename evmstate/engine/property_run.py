@@ -28,6 +28,7 @@ from .events import (
     MachineFinished,
     MachineStarted,
     ShrinkReport,
+    Status,
 )
 from .database import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
@@ -59,7 +60,7 @@ def isolate_examples(
     injected: Iterable[str],
     on_example: Callable[[ExampleLog, bool], None] | None = None,
     stop: Callable[[], bool] | None = None,
-    before_revert: Callable[[], None] | None = None,
+    before_revert: Callable[[], object] | None = None,
     stop_at_limits: bool = False,
 ) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
@@ -128,7 +129,7 @@ def isolate_examples(
         fn.hypothesis.inner_test = original
 
 
-def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[str], shrink: ShrinkReport | None = None) -> Failure:
+def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[object], shrink: ShrinkReport | None = None) -> Failure:
     """A falsified property test: the error, and the example as name(arg=value, ...) with its drawn arguments only.
 
     reported (what Hypothesis printed) stands in only when the failing example was not seen.
@@ -157,7 +158,7 @@ class PropertyRun:
 
     def __init__(
         self,
-        fn: Callable,
+        fn: Any,  # the @given test; Hypothesis keeps its handle at fn.hypothesis
         project: Project,
         settings: Settings,
         seed: int | None,
@@ -194,7 +195,8 @@ class PropertyRun:
         name, path, project = self.name, self.path, self.project
         self.started = time.perf_counter()
         self.emit(MachineStarted(name=name, kind="test", path=path, index=position[0], total=position[1], max_examples=self.settings.max_examples))
-        status, failure, error = "passed", None, None
+        status: Status = "passed"
+        failure, error = None, None
         self.life.enter()
         try:
             # @given hides the parameters it draws from fn's signature: the rest are injected
@@ -237,12 +239,13 @@ class PropertyRun:
             test = settings(test)
         return test
 
-    def examples_of(self, kwargs: dict[str, Any]) -> tuple[str, Failure | None, str | None]:
+    def examples_of(self, kwargs: dict[str, Any]) -> tuple[Status, Failure | None, str | None]:
         """Run the test's examples; (status, failure, error) as it ended."""
         name, examples, state = self.name, self.examples, self.state
         test = self.hypothesis_test()
-        lines: list[str] = []
-        status, failure, error = "passed", None, None
+        lines: list[object] = []  # what Hypothesis reports: objects, written with str()
+        status: Status = "passed"
+        failure, error = None, None
         with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb, stop_at_limits=True) as log:
             try:
                 with reporting.with_reporter(lines.append), self.search.running():

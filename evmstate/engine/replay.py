@@ -207,9 +207,9 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         at = (backend.block_number + blocks, backend.timestamp + seconds)  # where the step's wait leaves the chain
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
-        if index == 0:
-            assert exc is not None  # setup is told about only when it failed
-            emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
+        if index == 0:  # setup: told only when it failed
+            if exc is not None:
+                emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
             return
         if index > len(record.steps):  # teardown
             if exc is not None:

@@ -268,7 +268,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
             if not board.wanted(task):
                 continue
             try:
-                value = task.run(state, lambda e, task=task: board.event(task, e))
+                value = task.run(state, lambda e: board.event(task, e))  # run before the loop moves on
             except MachineDefinitionError as exc:
                 board.refused(task, str(exc))
                 continue

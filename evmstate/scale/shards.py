@@ -182,10 +182,10 @@ class ProjectBundle:
                     continue
                 if not f.is_relative_to(root):
                     raise UsageError(f"{f}: with --cluster, every file the project uses must be inside the project folder ({root}); move it there")
-                rel = f.relative_to(root).as_posix()
-                if rel not in found:
-                    found[rel] = f.read_bytes()
-                    size += len(found[rel])
+                name = f.relative_to(root).as_posix()
+                if name not in found:
+                    found[name] = f.read_bytes()
+                    size += len(found[name])
         if size > MAX_BUNDLE:
             raise UsageError(f"the project's files add up to {size // 2**20} MiB, more than the {MAX_BUNDLE // 2**20} MiB sent to a cluster's workers")
         files = tuple(sorted(found.items()))
