@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .base import ExecResult
-from ...files import Bounded
+from ..files import Bounded
 
 MODES = ("on", "off", "check")
 # entries kept before the cache starts again (each holds one result and the values it read)
