@@ -158,16 +158,16 @@ class MachineRun:
         self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
         status: Status = "passed"
         failure, error, broken = None, None, False
-        reverts.listeners.add(self.count_revert)
         self.life.enter()
         class_before = dict(vars(spec.cls))
         try:
             try:
-                self.init_class()
-                self.base = self.backend.snapshot()
-                self.search.base_ready()
-                with frozen_heap():
-                    status, failure = self.search_for_failure()
+                with reverts.listeners.listening(self.count_revert):
+                    self.init_class()
+                    self.base = self.backend.snapshot()
+                    self.search.base_ready()
+                    with frozen_heap():
+                        status, failure = self.search_for_failure()
             except MachineDefinitionError as exc:
                 status, error, broken = "error", str(exc), True
             except Diverged as diverged:
@@ -177,7 +177,6 @@ class MachineRun:
             except DEFINITION_ERRORS as exc:
                 status, error, broken = "error", user_error(spec.name, exc) + self.life.output.shown(), True
         finally:
-            reverts.listeners.remove(self.count_revert)
             try:
                 self.life.exit(lambda: self.teardown_final(status, error))
             except Exception:
