@@ -25,7 +25,8 @@
    seed once on py-evm and once on revm, the time to report on each (CPU seconds) and the ratio. revm's
    modules are loaded before either runs, so that a seed draws the same on both (Hypothesis
    draws constants from every module loaded). With --campaign, the campaigns run on both too.
-   --fuzz "guidance = false" adds [fuzz] lines to the examples' project.
+   --fuzz "guidance = false" adds [fuzz] lines to the examples' project (and to the vault's, with --vault:
+   --fuzz "invariant_interval = 5").
 
 Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm] [--vault [a,b,c]]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
@@ -259,7 +260,7 @@ def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = 
     return steps, printed, time.perf_counter() - started
 
 
-def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path) -> None:
+def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path, fuzz: str = "") -> None:
     """Each planted bug of the vault workload (vault_bugs.py) searched as `evmstate run` searches it, at its defaults, on seeds
     0..seeds-1 and each backend, one fresh process per seed (shrink.py's): whether it was found, when, how long shrinking
     took, and the program's length (and whether it is a minimal one, for the bugs whose minimal programs are known)."""
@@ -278,6 +279,8 @@ def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: 
             if backend != "pyevm":
                 with open(root / "evmstate.toml", "a") as toml:
                     toml.write(f'\n[backend]\nname = "{backend}"\n')
+            if fuzz:  # --fuzz "invariant_interval = 5", say
+                with_fuzz(root, fuzz)
             tree.python(shrink_bench.COMMAND, "compile", cwd=root)
             found = 0
             for seed in range(seeds):
@@ -316,7 +319,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.vault:
         with tempfile.TemporaryDirectory() as tmp:
-            vault_baseline(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp))
+            vault_baseline(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"))
         return 0
     if args.backend == "revm":
         import evmstate.evm.revm.backend  # noqa: F401  (loaded before any run: the same constants for both backends)
