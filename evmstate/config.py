@@ -13,7 +13,7 @@ import os
 import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -349,9 +349,13 @@ def check_shrink_time(value: Any, where: str) -> float:
 
 
 def check_interval(value: Any, where: str) -> int:
-    """Steps between two checks of the invariants: a whole number from 1 (every step) up to MAX_STEPS, else a ConfigError."""
+    """Steps between two checks of the invariants: a whole number from 1 (every step) up to MAX_STEPS, else a
+    ConfigError."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_STEPS:
-        raise ConfigError(f"{where} must be a whole number of steps from 1 (the invariants after every step) to {MAX_STEPS}, got {value!r}.")
+        raise ConfigError(
+            f"{where} must be a whole number of steps from 1 (the invariants after every step) to {MAX_STEPS}, "
+            f"got {value!r}."
+        )
     return value
 
 
@@ -365,6 +369,15 @@ def check_delay(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
         raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got {value!r}.")
     return value
+
+
+# [fuzz] values checked by one function each, given the value and where it was written
+FUZZ_CHECKS: dict[str, Callable[[Any, str], Any]] = {
+    "shrink_time": check_shrink_time,
+    "invariant_interval": check_interval,
+    "dictionary_weight": check_weight,
+    **{key: check_delay for key in DELAY_KEYS},
+}
 
 
 def check_fork(where: str, key: str, value: Any) -> Any:
@@ -501,18 +514,12 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
-    if section == "fuzz" and key == "shrink_time":
-        return check_shrink_time(value, f"{where}: [fuzz] shrink_time")
-    if section == "fuzz" and key == "invariant_interval":
-        return check_interval(value, f"{where}: [fuzz] invariant_interval")
+    if section == "fuzz" and key in FUZZ_CHECKS:
+        return FUZZ_CHECKS[key](value, f"{where}: [fuzz] {key}")
     if section == "fuzz" and key == "call_cache":
         if value not in CALL_CACHE_MODES:
             raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")
         return value
-    if section == "fuzz" and key == "dictionary_weight":
-        return check_weight(value, f"{where}: [fuzz] dictionary_weight")
-    if section == "fuzz" and key in DELAY_KEYS:
-        return check_delay(value, f"{where}: [fuzz] {key}")
     if section == "database" and key == "url":
         if not isinstance(value, str) or not value.strip():
             raise ConfigError(f"{where}: [database] url must be a folder or a Redis URL such as \"redis://localhost:6379/0\"; got {value!r}.")

@@ -224,7 +224,8 @@ class Example:
         tear_down(self.machine)
 
     def play_steps(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
-        """The initializers, then up to max_steps rules while any is enabled, then the invariants if the last step left them out."""
+        """The initializers, then up to max_steps rules while any is enabled, then the invariants if the last step
+        left them out."""
         spec, data = self.spec, self.data
         if spec.initializers:
             order = data.draw(st.permutations(spec.initializers))

@@ -123,7 +123,8 @@ class MachineRun:
             own = MachineSettings.parse(spec.settings, spec.name)
         self.deadline = setup.deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says
         self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
-        # steps between two checks of the invariants while the search looks for a failure; after the first, every step (example.py)
+        # steps between two checks of the invariants while the search looks for a failure; after the first, every
+        # step (example.py)
         self.invariant_interval = own.interval(project.config.fuzz.invariant_interval)
         self.project = project
         self.backend = project.backend

@@ -14,7 +14,16 @@ from hypothesis import settings as Settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
-from ..config import MAX_STEPS, RUNNING_PHASES, Config, ConfigError, FuzzConfig, HypothesisConfig, check_interval, check_shrink_time
+from ..config import (
+    MAX_STEPS,
+    RUNNING_PHASES,
+    Config,
+    ConfigError,
+    FuzzConfig,
+    HypothesisConfig,
+    check_interval,
+    check_shrink_time,
+)
 from ..errors import MachineDefinitionError
 from ..search.session import SEARCH_KEYS, SearchOptions
 
@@ -86,7 +95,8 @@ class MachineSettings:
         return cls(hypothesis, search, own, interval)
 
     def interval(self, default: int) -> int:
-        """Steps between two checks of the machine's invariants: its own invariant_interval, else default ([fuzz] invariant_interval)."""
+        """Steps between two checks of the machine's invariants: its own invariant_interval, else default
+        ([fuzz] invariant_interval)."""
         return default if self.invariant_interval is None else self.invariant_interval
 
     def shrink_seconds(self, default: float) -> float:

@@ -59,7 +59,8 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("max_time_delay", "seconds one step may wait before its call ({time}, log scale); 0 turns it off"),
         ("max_block_delay", "blocks one step may wait before its call ({blocks} of 12 s blocks); 0 turns it off"),
         ("shrink_time", "seconds shrinking a failure may take; then the shortest program so far is reported (0: no limit)"),
-        ("invariant_interval", "the invariants after every N-th step and at each run's end; a failing run is played again checking every step"),
+        ("invariant_interval", "the invariants after every N-th step and at each run's end; "
+         "a failing run is played again, every step checked"),
     ),
     "backend": (
         ("name", "or \"revm\", calls run in Rust: pip install \"evmstate[revm]\" (evmstate fuzz, when no name is set: revm if installed)"),

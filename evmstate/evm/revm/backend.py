@@ -359,7 +359,7 @@ class RevmBackend(Explaining, BlockTime):
         seen = None
         if self.sight.on:  # before the changes are written: the sight runs it from the state before it
             changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if success else None
-            deployed = (changes.get(create_address) or (None, None))[1] or b"" if success and create_address is not None else output
+            deployed = (changes.get(create_address) or (None, None))[1] or b"" if success and create_address else output
             outcome = Outcome(success, error == "revert", deployed, logs, changed, revm_used + result.gas_refunded, gas - intrinsic, intrinsic)
             seen = self.sight.see(True, sender, to, data, value, asked, False, outcome, created=create_address)
             self.sight.record(seen)

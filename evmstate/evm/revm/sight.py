@@ -137,7 +137,19 @@ class Sight:
         """Whether anything asks for what calls do inside."""
         return self.hits is not None or self.observer is not None
 
-    def see(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, outcome: Outcome, uncached: bool = False, created: bytes | None = None) -> Seen:
+    def see(
+        self,
+        transaction: bool,
+        sender: bytes,
+        to: bytes | None,
+        data: bytes,
+        value: int,
+        gas: int | None,
+        static: bool,
+        outcome: Outcome,
+        uncached: bool = False,
+        created: bytes | None = None,
+    ) -> Seen:
         """Run the call again from the state before it (revm's state now) and record what it did.
 
         Branch counts and comparison operands are recorded only for a call that is not a view
