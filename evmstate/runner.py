@@ -169,8 +169,9 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
             store.remove(record.id)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
+        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
-            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
+            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, gains=gains, minimality=outcome.minimality
         )
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=new.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped)
     emit(finished)

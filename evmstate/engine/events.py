@@ -204,6 +204,8 @@ class ShrinkReport:
     replays: int  # the deletion pass's replays
     replayed: bool = False  # the failure came from the example database (already shrunk)
     passes: dict[str, tuple[int, float]] = field(default_factory=dict)  # evmstate's passes: name -> (replays, seconds)
+    # what each pass spent and took off the program: name -> (work, steps, bits of numbers and waits) (shrink.outcome)
+    gains: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     # "1-minimal", "minimal among programs that delete up to two steps", or "" when shrinking stopped early
     minimality: str = "1-minimal"
     workers: int = 1  # processes that replayed candidates at once (-n: helpers on idle workers' slots), this one included

@@ -494,7 +494,8 @@ class MachineRun:
             failure = dataclasses.replace(failure, stopped=self.budget_reason())
         report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
         passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}
-        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, minimality=outcome.minimality))
+        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
+        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, gains=gains, minimality=outcome.minimality))
 
     def shrink_deadline(self) -> float | None:
         """When shrinking must end (time.monotonic()): the machine's shrink_time after the first failure, or the caller's deadline if sooner."""

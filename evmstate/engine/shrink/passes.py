@@ -38,19 +38,21 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import json
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ...domains import AddressDomain, Domain, IntDomain
 from . import coupled
 from .. import delays
+from .budget import OutOfBudget, StopReason, cost
 from .candidates import InOrder, Tries, probe_in_batches
 # shrink.without, ...: part of its interface
 from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401
 from ..recorded import RecordedStep, ref_of
+from .outcome import Met, Outcome, PassStats, size
+
+__all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker", "StopReason"]  # shrink.passes' interface, as before
 
 
 # how many times longer every wait is made when looking for steps a longer wait makes unneeded
@@ -63,54 +65,6 @@ MERGE_UP_TO = 30
 # comparison operands a repair tries, at most
 REPAIRS = 6
 PASSES = ("chunks", "singles", "rules", "order", "values", "accounts", "scan", "together", "merge", "waits", "pairs", "reroute")
-
-
-class OutOfBudget(Exception):
-    """Raised inside the shrinker when its time is up: the best program so far stands."""
-
-
-@dataclass
-class Met:
-    """The comparisons a replay met that feed a branch, one side an argument: the other sides, the (argument, other side) of
-    equalities, the arguments compared with an equal value (those too that feed a branch through an AND: Feedback.matched),
-    and the (argument, other side) of every one."""
-
-    operands: list[int] = field(default_factory=list)
-    equalities: list[tuple[int, int]] = field(default_factory=list)
-    matched: list[int] = field(default_factory=list)  # arguments compared with an equal value
-    sides: list[tuple[int, int]] = field(default_factory=list)
-
-
-@dataclass
-class PassStats:
-    """How one pass spent its time: candidates replayed, seconds, candidates kept."""
-
-    runs: int = 0
-    seconds: float = 0.0
-    kept: int = 0
-
-
-class StopReason(enum.Enum):
-    """Why shrinking ended before its passes ran out of moves."""
-
-    BUDGET = "budget"  # the shrink budget
-    INTERRUPTED = "interrupted"  # Ctrl-C (or a signal taken as one), with a failing program in hand
-
-
-@dataclass
-class Outcome:
-    """What the shrinker ended with: the best failing program (None when nothing changed), how minimal, how it went."""
-
-    found: Minimized | None
-    minimality: str  # "1-minimal", "minimal among programs that delete up to two steps", or "" when stopped early
-    passes: dict[str, PassStats] = field(default_factory=dict)
-    stopped: StopReason | None = None
-    left_out: int = 0  # candidates that met an error of the machine or a limit of evmstate, not the failure
-    left_out_first: str | None = None
-
-    @property
-    def replays(self) -> int:
-        return sum(p.runs for p in self.passes.values())
 
 
 class Shrinker:
@@ -159,7 +113,9 @@ class Shrinker:
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OutOfBudget()
-        self.passes[self.current].runs += 1
+        stats = self.passes[self.current]
+        stats.runs += 1
+        stats.work += cost(candidate, self.best)
         return self._attempt(candidate)
 
     def keep(self, result: Minimized) -> None:
@@ -204,11 +160,14 @@ class Shrinker:
                 changed = False
                 for name in PASSES:
                     self.current = name
-                    started = time.perf_counter()
+                    started, before = time.perf_counter(), size(self.best)
                     try:
                         changed = getattr(self, f"_{name}")() or changed
                     finally:
-                        self.passes[name].seconds += time.perf_counter() - started
+                        stats, after = self.passes[name], size(self.best)
+                        stats.seconds += time.perf_counter() - started
+                        stats.steps += before[0] - after[0]
+                        stats.bits += before[1] - after[1]
             final = self._relabelled()
             if final is not None:
                 self.found = final
