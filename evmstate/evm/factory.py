@@ -84,3 +84,21 @@ def finishing(backend: PyEVMBackend) -> PyEVMBackend:
     """backend, with the calls it runs out of time for finished on revm when pyrevm is installed (finish.py)."""
     backend.finisher = RevmFinisher(backend.spec)
     return backend
+
+
+def replay_twin(config: Config, backend: Backend) -> Backend | None:
+    """A revm chain holding backend's state as it is now (every account, its time and block), to replay programs on faster; None
+    where revm is not the faster exact stand-in for it: backend is not py-evm's own (revm already, both in lockstep, a forked
+    chain, whose state revm reads through a node of its own), pyrevm is not installed, or revm does not run the evm_version."""
+    from .pyevm.backend import PyEVMBackend
+
+    if type(backend) is not PyEVMBackend or config.backend.check:
+        return None
+    from .revm.backend import SPECS, RevmBackend, available
+
+    spec = chain_spec(config)
+    if spec.fork is not None or not available() or spec.evm_version not in SPECS:
+        return None
+    twin = RevmBackend(spec)
+    twin.load_state(backend.world(), timestamp=backend.timestamp, block_number=backend.block_number)
+    return twin
