@@ -576,7 +576,9 @@ def table(label: str, rows: list[dict], passes: bool) -> None:
         print(f"{r['case']:<22} {r['seed']:>4} {r['found']:>6.1f}s {r['shrink']:>6.1f}s {r['cpu_found']:>6.1f}s {r['cpu_shrink']:>6.1f}s {mark:>1}{r['steps']:>2} of {r['minimal_steps']:<1} "
               f"{yes(r['least']):>5} {yes(r['exact']):>5} {number(r['largest']):>10}  {word}")
         if passes and r["passes"]:
-            print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs")
+            work = sum(w for w, _, _ in (r.get("gains") or {}).values())
+            per = f", {1000 * r['cpu_shrink'] / work:.2f} ms CPU a step of work" if work else ""
+            print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs; work {work}{per}")
         if passes and not r["exact"]:
             print("    " + "\n    ".join([*r["program"][1:], f"fails with: {r['message']}"]))
     found = [r for r in rows if r["status"] == "failed"]

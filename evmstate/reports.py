@@ -166,7 +166,10 @@ def _failure_json(f: Failure) -> dict[str, Any]:
             "replays": shrink.replays,
             "replayed": shrink.replayed,
             "minimality": shrink.minimality or "not minimal",  # shrinking stopped at its budget ("stopped" says which)
-            "passes": {name: {"replays": runs, "seconds": round(seconds, 3)} for name, (runs, seconds) in shrink.passes.items()},
+            "passes": {name: {"replays": runs, "seconds": round(seconds, 3), "work": shrink.gains.get(name, (0,))[0]} for name, (runs, seconds) in shrink.passes.items()},
+            "work": sum(work for work, _, _ in shrink.gains.values()),  # replayed steps, as the budget counts them (shrink/budget.py)
+            "tried": list(shrink.tried),
+            "replayed_on": shrink.replayed_on or None,
             "workers": shrink.workers,
             "helper_replays": shrink.helped,
         },

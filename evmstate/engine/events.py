@@ -206,6 +206,8 @@ class ShrinkReport:
     passes: dict[str, tuple[int, float]] = field(default_factory=dict)  # evmstate's passes: name -> (replays, seconds)
     # what each pass spent and took off the program: name -> (work, steps, bits of numbers and waits) (shrink.outcome)
     gains: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    tried: tuple[str, ...] = ()  # the passes that ran; shrinking ends when a round of them changes nothing
+    replayed_on: str = ""  # the backend evmstate's passes replayed candidates on, when not the run's ("revm"); the program is the run's
     # "1-minimal", "minimal among programs that delete up to two steps", or "" when shrinking stopped early
     minimality: str = "1-minimal"
     workers: int = 1  # processes that replayed candidates at once (-n: helpers on idle workers' slots), this one included

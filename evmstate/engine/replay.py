@@ -39,7 +39,7 @@ from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
 from .records import source_hashes
 from .settings import MachineSettings
-from .shrink.passes import StopReason
+from .shrink.budget import Budget, StopReason, stopped_at
 from .shrink.trials import shrink_program
 from .trace import Names, chain_text, event_text
 
@@ -319,8 +319,9 @@ class ShrinkResult:
     message: str = ""
 
 
-def shrink_record(config: Config, record: FailureRecord, *, deadline: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
-    """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end.
+def shrink_record(config: Config, record: FailureRecord, *, seconds: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
+    """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end
+    (until a round of them changes nothing), or for the work seconds buy (shrink/budget.py).
 
     A shorter program is saved as a new record (its id follows its program) in place of the old.
     """
@@ -343,13 +344,13 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         search.start()
         try:
             hints = tuple(v for v in search.dictionary.literals if v >= 0)
-            outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress, hints=hints, feedback=search.feedback)
+            outcome = shrink_program(spec, project, base, steps, ran.error, budget=Budget.of_seconds(seconds), progress=progress, hints=hints, feedback=search.feedback)
         finally:
             search.stop()
     if outcome.found is None and outcome.stopped is StopReason.INTERRUPTED:
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
-    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped is StopReason.BUDGET else None
+    stopped = stopped_at(outcome.stopped, seconds or 0.0, "`evmstate shrink --time`") if outcome.stopped is not None and outcome.stopped is not StopReason.INTERRUPTED else None
     if outcome.found is None:
         return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
     found = outcome.found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..config import BackendConfig, Config
 from .base import Backend, ChainSpec
@@ -101,4 +101,4 @@ def replay_twin(config: Config, backend: Backend) -> Backend | None:
         return None
     twin = RevmBackend(spec)
     twin.load_state(backend.world(), timestamp=backend.timestamp, block_number=backend.block_number)
-    return twin
+    return cast(Backend, twin)

@@ -7,10 +7,11 @@ for the comparisons a program meets costs its whole length. So a seed shrinks to
 program on a quiet machine and a busy one, with helpers or without.
 
 [fuzz] shrink_time (a machine's shrink_time, `evmstate shrink --time`) buys STEPS_PER_SECOND
-steps a second: about as many as py-evm replays in that time on a quiet machine (see
-benchmarks/shrink.py --units). Two clocks stop shrinking too: the caller's deadline (the end of a
-campaign's time), and a safety stop at SAFETY times shrink_time of wall time, for a machine whose
-steps are far slower than most; the report says which of them ended shrinking.
+steps a second: about as many as py-evm replays in that time on a quiet machine (benchmarks/shrink.py
+--passes prints each case's shrinking in CPU time and in work). Two clocks stop shrinking too: the caller's deadline (the end of a
+campaign's time), and a safety stop at SAFETY times shrink_time of wall time (SAFETY_AT_LEAST at
+least), for a machine whose steps are far slower than most; the report says which of them ended
+shrinking.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from typing import Sequence
 
 # replayed steps a second of shrink_time buys (measured on the benchmarks: see this module's docstring)
 STEPS_PER_SECOND = 1000
-# the wall-clock safety stop, in multiples of shrink_time
+# the wall-clock safety stop, in multiples of shrink_time, and at least SAFETY_AT_LEAST seconds (a small budget on a busy machine
+# must not meet it: a tenth of a second of work can take seconds of wall time at a load of 20)
 SAFETY = 15
+SAFETY_AT_LEAST = 120.0
 # the share of the budget the scan (values tried one by one from the bottom) may spend, at most; with no
 # limit on shrinking, the share of the default budget (20 s)
 SCAN_SHARE = 0.25
@@ -60,7 +63,7 @@ class Budget:
         """The budget shrink_time buys (0 or None: no limit), its safety stop counted from now."""
         if not seconds:
             return cls(None, deadline=deadline)
-        return cls(steps_of(seconds), safety=time.monotonic() + SAFETY * seconds, deadline=deadline)
+        return cls(steps_of(seconds), safety=time.monotonic() + safety_seconds(seconds), deadline=deadline)
 
     def check(self, steps: int = 0) -> None:
         """Raise OutOfBudget when steps more would go past the budget, or a clock has stopped shrinking."""
@@ -92,6 +95,11 @@ class Budget:
         return int(SCAN_SHARE * total)
 
 
+def safety_seconds(seconds: float) -> float:
+    """The wall-clock safety stop for a budget of seconds."""
+    return max(SAFETY * seconds, SAFETY_AT_LEAST)
+
+
 def steps_of(seconds: float) -> int:
     """The steps shrink_time's seconds buy."""
     return max(1, round(seconds * STEPS_PER_SECOND))
@@ -105,3 +113,14 @@ def cost(candidate: Sequence[object], best: Sequence[object]) -> int:
             break
         shared += 1
     return len(candidate) - shared + 1
+
+
+def stopped_at(reason: StopReason, seconds: float, setting: str) -> str:
+    """What a report says ended shrinking (a failure's `stopped`): the budget and the setting it comes from, or the clock that did."""
+    if reason is StopReason.BUDGET:
+        return f"the shrink budget ({seconds:g} s of work: {steps_of(seconds)} replayed steps, {setting})"
+    if reason is StopReason.WALL_CLOCK:
+        return f"the wall-clock safety stop ({safety_seconds(seconds):g} s of wall time for {seconds:g} s of work, {setting}; the machine's steps are far slower than most)"
+    if reason is StopReason.DEADLINE:
+        return "the end of the campaign's time"
+    return "Ctrl-C"

@@ -49,6 +49,8 @@ class Outcome:
     left_out_first: str | None = None
     work: int = 0  # the work spent (budget.Budget.spent)
     rounds: int = 0  # rounds of the passes, the last of which changed nothing unless stopped
+    tried: tuple[str, ...] = ()  # the passes that ran, in their order
+    replayed_on: str | None = None  # the backend the candidates were replayed on, when not the run's own ("revm")
 
     @property
     def replays(self) -> int:
