@@ -53,7 +53,7 @@ CONFIG = '''# evmstate project settings. Every key is optional; the values shown
 # guidance = true             # keep and extend the runs that reach code no run reached before
 # max_time_delay = 604800     # seconds one step may wait before its call (a week); 0 turns it off
 # max_block_delay = 50400     # blocks one step may wait before its call (a week of 12 s blocks); 0 turns it off
-# shrink_time = 20.0          # seconds shrinking a failure may take; then the shortest program so far is reported (0: no limit)
+# shrink_time = 20.0          # seconds of work (1000 replayed steps a second) shrinking a failure may take; then the shortest program so far is reported (0: no limit)
 
 [backend]
 # name = "pyevm"              # or "revm", calls run in Rust: pip install "evmstate[revm]" (evmstate fuzz, when no name is set: revm if installed)
