@@ -125,3 +125,17 @@ def test_the_scan_spends_at_most_its_share_of_the_budget():
     unbounded = Shrinker(start, attempt, domains=domains, operands=lambda c, i: Met()).run()
     assert unbounded.found.steps[0].arguments["n"] == 999
     assert unbounded.passes["scan"].work <= budget_mod.SCAN_SHARE * steps_of(budget_mod.DEFAULT_SECONDS)
+
+
+def test_a_scan_out_of_its_share_does_not_keep_the_rounds_going():
+    from evmstate.engine.shrink.outcome import Met
+
+    # two numbers the scan would lower (each fails at ...999 only); its share runs out on the first, after it kept one value
+    def attempt(candidate):
+        fails = len(candidate) == 2 and all(s.arguments["n"] % 1000 == 999 for s in candidate)
+        return Minimized(candidate, [], AssertionError()) if fails else None
+
+    start = [RecordedStep("solve", {"n": 5 * 10**9 + 999}), RecordedStep("solve", {"n": 10**9 + 1999})]
+    outcome = Shrinker(start, attempt, domains={("solve", "n"): DOMAIN}, budget=Budget(8000), operands=lambda c, i: Met()).run()
+    assert outcome.stopped is None and outcome.rounds < 5
+    assert outcome.passes["scan"].work <= budget_mod.SCAN_SHARE * 8000

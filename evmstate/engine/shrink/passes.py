@@ -477,10 +477,11 @@ class Shrinker:
         return len(self.best) <= PAIRS_UP_TO and coupled.pairs(self)
 
     def _scan(self) -> bool:
+        kept = self.passes["scan"].kept
         try:
             return coupled.scan(self)
         except ScanSpent:
-            return True  # its share is spent: what it kept stands (a later round's scan stops at once)
+            return self.passes["scan"].kept > kept  # its share is spent: what it kept stands (a later round's scan stops at once)
 
     def _merge(self) -> bool:
         return moves.merge(self)
