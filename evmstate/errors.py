@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 
@@ -197,3 +198,40 @@ class ForkUnavailable(CallTimeout):
 
 class FailureRecordError(EvmStateError):
     """Raised when a saved failure record cannot be read, found or replayed."""
+
+
+class ResourceError(EvmStateError):
+    """Raised when something evmstate keeps its state in or runs on fails: the example database's Redis server, a folder
+    under .evmstate/ on a full or read-only disk, a worker process killed from outside. Never a verdict on the contract:
+    the message names the resource (where), says why and what to do.
+
+    Where the run can go on without the resource (a cache, the example database mid-run), it does, and says
+    so in a warning with this message instead.
+    """
+
+    def __init__(self, message: str, *, where: str = ""):
+        super().__init__(message)
+        self.where = where
+
+    @classmethod
+    def unwritable(cls, what: str, where: str, exc: BaseException, then: str = "", elsewhere: str = "run from a copy of the project that is") -> "ResourceError":
+        """The error of what (in the folder where) that could not be written because of exc; then says what follows from it."""
+        then = f": {then}" if then else ""
+        return cls(f"{what} could not be written in {where} ({why(exc)}){then}. {remedy(exc, where, elsewhere)}", where=where)
+
+
+def why(exc: BaseException) -> str:
+    """What went wrong, as a reader wants it: the system's words for an OSError ("No space left on device"), else the error."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def remedy(exc: BaseException, where: str, elsewhere: str = "run from a copy of the project that is") -> str:
+    """What to do about a folder that could not be written: free space, make it writable (or elsewhere), or check it."""
+    code = getattr(exc, "errno", None)
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return f"Free space on the disk that holds {where}."
+    if code in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"Make {where} writable (or {elsewhere})."
+    return f"Check that {where} can be written."

@@ -198,7 +198,9 @@ def _load_the_rest(config: Config, selected: set[Path]) -> None:
             continue
         try:
             load_module(path)
-        except Exception:
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # sys.exit() at import among them: it must not end the run
             pass  # not selected: its errors are not this run's
 
 

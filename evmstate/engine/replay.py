@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import inspect
 import io
 import time
@@ -41,7 +42,8 @@ from .records import source_hashes
 from .settings import MachineSettings
 from .shrink.budget import Budget, StopReason, stopped_at
 from .shrink.trials import shrink_program
-from .trace import Names, chain_text, event_text
+from .delays import delay_lines
+from .trace import Names, chain_text, event_text, when_text
 
 
 def current_inputs(config: Config) -> dict[str, str]:
@@ -61,18 +63,30 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
     for p in find_sources(config.contracts_dir):
         with contextlib.suppress(ValueError):
             own.add(p.resolve().relative_to(root).as_posix())
-    if "uses" in then:
+    if then.get("uses") or "deployments" in then:
         # the record knows what its contracts were built from: only those files count
         changed = []
         for shown in sorted({shown for files in then["uses"].values() for shown in files}):
             was = next(files[shown] for files in then["uses"].values() if shown in files)
             if now["inputs"].get(shown) != was:
                 changed.append(f"contracts: {Path(shown).stem}" if shown in own else f"imported: {shown}")
-    else:  # records made before: any contract or import counts
+        for shown, was in (then.get("deployments") or {}).items():
+            if _hash_of(config.root / shown) != was:
+                changed.append(f"deployments: {shown}")
+    else:
+        # records made before: any contract or import counts (as it does for those that asked for
+        # their contracts through deployments.py only, which named none of them)
         changed = _changed_anywhere(then, now, own)
     if then.get("module") != now["module"]:
         changed.append(f"machine module: {record.path}")
     return changed
+
+
+def _hash_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) -> list[str]:
@@ -182,20 +196,26 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         if record.kind == "chain":
             written.append(chain_text(record, names))
 
+    at = (0, 0)
+
     def before(index: int) -> None:
-        nonlocal logs_before
+        nonlocal logs_before, at
         logs_before = len(backend.logs)
         caught.clear()
         written.clear()
+        seconds, blocks = steps[index - 1].delay
+        at = (backend.block_number + blocks, backend.timestamp + seconds)  # where the step's wait leaves the chain
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
+            assert exc is not None  # setup is told about only when it failed
             emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
             return
         if index > len(record.steps):  # teardown
             if exc is not None:
                 emit(ReplayStep(index, line, error=f"{shown_type(exc)}: {describe_error(exc)[1]}"))
             return
+        line = when_text(line, len(delay_lines(steps[index - 1].delay)), at)
         events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
             emit(ReplayStep(index, line, None, events, list(caught), f"{shown_type(exc)}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))
@@ -323,7 +343,7 @@ def shrink_record(config: Config, record: FailureRecord, *, seconds: float | Non
     """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end
     (until a round of them changes nothing), or for the work seconds buy (shrink/budget.py).
 
-    A shorter program is saved as a new record (its id follows its program) in place of the old.
+    A shorter program replaces the record, under the id of its failure (an id an earlier evmstate gave it moves to that one).
     """
     if record.kind != "machine":
         raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
@@ -356,12 +376,14 @@ def shrink_record(config: Config, record: FailureRecord, *, seconds: float | Non
     found = outcome.found
     error = ErrorInfo.of(found.error)
     program = program_lines(record.name, found.program_lines())
+    data = recorded.to_data(found.steps)
+    merged = {**record.error, **error.to_data()}
     new = dataclasses.replace(
         record,
-        id=record_id(record.kind, record.path, record.name, error.type, program, location=error.location, message=error.message),
-        steps=recorded.to_data(found.steps),
+        id=record_id(record.kind, record.path, record.name, merged, data),
+        steps=data,
         program=program,
-        error={**record.error, **error.to_data()},
+        error=merged,
         stopped=stopped,
         interrupted=outcome.stopped is StopReason.INTERRUPTED,
         created=time.time(),

@@ -78,10 +78,9 @@ def harness_limit(name: str, exc: BaseException, program: list[str]) -> str:
 
 def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
     """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
-    try:
-        who = repr(project.accounts.at(sender))
-    except Exception:
-        who = f"0x{sender.hex()}"
+    account = project.accounts.at(sender)
+    contract = project.name_at(sender)
+    who = repr(account) if account.index >= 0 else f"<{contract} {account.address}>" if contract else f"0x{sender.hex()}"
     artifact = project.artifact_at(to) if to is not None else None
     what = f"0x{to.hex()}" if to is not None else "a deployment"
     if to is None:

@@ -29,6 +29,8 @@ CALL_GAS_LIMIT = 2**24
 # spend the full limit on each before revm finishes it (finish.py).
 SHORT_LIMIT_FACTOR = 10
 SHORT_LIMIT_FLOOR = 0.1
+# the error of a call that ran out of gas expanding memory, on a backend that does not tell the cost (revm)
+OUT_OF_MEMORY_GAS = "Out of gas: memory expansion"
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,25 @@ class Frame:
     jump_pc: int | None  # the last JUMPI taken before it: a shared REVERT says nothing, the jump to it does
     code: bytes  # the code that ran (initcode for a create)
     is_create: bool = False
+
+
+@dataclass(frozen=True)
+class InnerFailure:
+    """A call made inside a transaction or call (by contract code) that failed, with the frames that explain it.
+
+    Kept only while a backend is asked for them (set_inner_failures): a callback that reverted
+    inside a call that went on, or whose failure its caller replaced with one of its own.
+    """
+
+    depth: int  # 1 for a call the called contract made
+    sender: bytes
+    to: bytes  # the address called, or the address being created
+    data: bytes  # calldata (initcode for a create)
+    value: int
+    is_create: bool
+    error: str  # "revert" or the VM error's description
+    output: bytes  # revert data
+    frames: tuple[Frame, ...]  # the failed frames that passed its failure up, outermost (its own) first
 
 
 @dataclass(frozen=True)
@@ -101,6 +122,8 @@ class ExecResult:
     # for a failure without frames (a backend without per-opcode hooks): runs the call again where
     # frames are kept and returns that result; None once the state has moved on
     explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
+    # the calls inside it that failed and whose failure is not the result's own (set_inner_failures), in the order they ran
+    inner_failures: tuple[InnerFailure, ...] = field(default=(), compare=False, repr=False)
 
     def __init__(
         self,
@@ -120,11 +143,13 @@ class ExecResult:
         storage_writes: tuple[tuple[bytes, int, int], ...] = (),
         storage_reads: tuple[tuple[bytes, int, int], ...] = (),
         explainer: Callable[[], "ExecResult | None"] | None = None,
+        inner_failures: tuple[InnerFailure, ...] = (),
     ) -> None:
         self.__dict__.update(
             success=success, output=output, gas_used=gas_used, logs=logs, error=error, contract_address=contract_address,
             error_address=error_address, error_pc=error_pc, frames=frames, gas_limit=gas_limit, at_gas_cap=at_gas_cap,
             out_of_gas=out_of_gas, timeout=timeout, storage_writes=storage_writes, storage_reads=storage_reads, explainer=explainer,
+            inner_failures=inner_failures,
         )
 
 
@@ -169,6 +194,7 @@ class Backend(Protocol):
     """
 
     capabilities: Capabilities
+    spec: ChainSpec  # the chain it started from (its fork, if forked)
     chain_id: int
     gas_limit: int
     call_gas_limit: int
@@ -204,6 +230,7 @@ class Backend(Protocol):
     def logs(self) -> list[Log]: ...
     def reset_time_limit(self) -> None: ...
     def set_jump_recorder(self, recorder: JumpRecorder | None) -> None: ...
+    def set_inner_failures(self, on: bool) -> None: ...
 
 
 # Coverage as the hooks record it: per frame's code, a set of ints. The key is the code's

@@ -36,8 +36,8 @@ from ..compiler.sources import VYPER_VERSION
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
-from ..engine.events import NothingFound, RunStarted
-from ..engine.database import corpus_store
+from ..engine.events import NothingFound, RunStarted, StoreWarning
+from ..engine.database import check_database, corpus_store
 from ..engine.item import prepare
 from ..engine.settings import keep_hypothesis_storage
 from ..files import code_digest
@@ -488,6 +488,7 @@ def _corpus(config: Config, key: str) -> tuple[bytes, ...]:
 
 def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None]) -> MutationReport:
     """Make the mutants, judge them with the selected machines and tests, and report; Ctrl-C reports what finished."""
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     if options.workers > 1 and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
@@ -549,7 +550,7 @@ def _plan_run(config: Config, options: MutateOptions, project: Project, items: d
     for source in sources:
         for mutant in made[source.path]:
             mutants.append(_Mutant(len(mutants), plan.mutant_id(source, mutant), source, mutant, compile_key(config, project, source, mutant)))
-    run = _Run(config, options, project, items, deploys, judges, keys, budget, MutationCache(config.state_dir / "mutants"), emit, mutants, sources)
+    run = _Run(config, options, project, items, deploys, judges, keys, budget, MutationCache(config.state_dir / "mutants", lambda message: emit(StoreWarning(message))), emit, mutants, sources)
     for source in sources:
         for path, lines in plan.code_lines(project.build, source.contracts).items():
             run.code_lines.setdefault(path, set()).update(lines)

@@ -27,17 +27,20 @@ from ..engine.events import (
     MachineStarted,
     RuleStats,
     ShrinkProgress,
+    StoreWarning,
 )
 from ..engine.item import RunRequest, run_item
+from ..engine.records import kept
 from ..engine.settings import Overrides
-from ..engine.summary import RunOptions, RunSummary
+from ..engine.events import RunSummary
+from ..engine.item import RunOptions
 from ..engine.trace import GasStats
-from ..errors import MachineDefinitionError
+from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
 from . import shrinking
-from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, loaded_modules
+from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, loaded_modules, worker_killed
 from .interrupts import Grace, sigint_count
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
@@ -218,13 +221,19 @@ class Board:
             return  # it could not run: reported as a load error
         elapsed = time.perf_counter() - run.started if run.started is not None else max(r.elapsed for r, _ in run.results.values())
         at, merged = merge_shards({i: r for i, (r, _) in run.results.items()}, self.shards, elapsed)
+        problem = None
         if merged.failure is not None:
             record = run.results[at][1]
             if self.options.save_failures and record is not None:
-                FailureStore.of(self.config).save(record)
+                try:
+                    merged = kept(merged, record, FailureStore.of(self.config).keep(record))
+                except ResourceError as exc:  # a full or read-only disk: the failure is shown all the same, then why it was not kept
+                    merged, problem = replace(merged, failure_id=None), str(exc)
             else:
                 merged = replace(merged, failure_id=None)
         self.emit(merged)
+        if problem is not None:
+            self.emit(StoreWarning(problem))
         self.finished.append((run.index, merged))
         if merged.failure is not None and merged.failure.interrupted:
             self.summary.interrupted = True
@@ -314,4 +323,6 @@ def drive(pool: Pool, pending: deque, board: Board, sigints: list[int]) -> bool:
             elif m.kind == "crashed":
                 where = f" while running {m.key}" if m.key else " while loading the project"
                 raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
+            elif m.kind == "killed":
+                raise worker_killed(m, pool.processes[m.worker].pid)
             # "interrupted": the task stopped without a failure to report

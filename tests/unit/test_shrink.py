@@ -164,3 +164,28 @@ def test_a_huge_number_whose_least_is_small_is_bisected_by_its_bit_length_first(
     assert len(asked) < 40  # target and its neighbour, the small values, one less, 7 powers, 10 in the octave; 80 bisecting
     asked.clear()
     assert IntDomain(0, 2**256 - 1).minimize(2**80, lambda v, repair=False: asked.append(v) or v >= 2**79 + 5) == 2**79 + 5
+
+
+def test_merging_two_steps_never_leaves_a_number_below_the_strategys_bound():
+    # two bids of 1 (strategy min_value=1): merged into one bid of 2, the first bid would be left at 0, which the strategy
+    # never draws; the program reported keeps every number within its bounds
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append(candidate)
+        bids = [s.arguments["amount"] for s in candidate]
+        # "bid too low": a bid not above the best so far
+        best = 0
+        for bid in bids:
+            if bid <= best:
+                return Minimized(candidate, [], AssertionError())
+            best = bid
+        return None
+
+    program = [RecordedStep("bid", {"amount": 1}), RecordedStep("bid", {"amount": 1})]
+    outcome = Shrinker(program, attempt, domains={("bid", "amount"): IntDomain(1, 100)}).run()
+    assert outcome.found is None  # nothing shorter within the bounds: the program stays as it was found
+    assert tried and all(s.arguments["amount"] >= 1 for c in tried for s in c)

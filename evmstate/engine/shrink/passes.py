@@ -48,7 +48,7 @@ from .. import delays
 from .budget import Budget, OutOfBudget, StopReason, cost
 from .candidates import InOrder, Tries, probe_in_batches
 # shrink.without, ...: part of its interface
-from .edits import Minimized, relabel, shorten_waits, with_users, without  # noqa: F401
+from .edits import Minimized, fits, relabel, shorten_waits, with_users, without  # noqa: F401
 from ..recorded import RecordedStep
 from .outcome import Met, Outcome, PassStats, size
 
@@ -141,6 +141,8 @@ class Shrinker:
         self.budget.check(work)
 
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
+        if not fits(self.domains, candidate):
+            return None  # within its strategies' bounds: a pass that moves numbers (merge, together) never reports one they rule out
         if not self._in_order:
             self.charge(cost(candidate, self.best))
         self.passes[self.current].runs += 1
@@ -185,8 +187,8 @@ class Shrinker:
 
         def charged() -> Any:
             for tag, c in candidates:
-                if c == best:
-                    continue
+                if c == best or not fits(self.domains, c):
+                    continue  # a number its strategy could not draw is never replayed, nor charged
                 work = cost(c, best)
                 try:
                     self.room(sum(costs) + work)
