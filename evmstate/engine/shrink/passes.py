@@ -62,9 +62,11 @@ LONGER_WAITS = (2, 16)
 PAIRS_UP_TO = 12
 # comparison operands a repair tries, at most
 REPAIRS = 6
-# in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table): the passes that
-# delete or merge steps, needing few replays each, first; the values one by one, then together; the scan last, within its share
-PASSES = ("chunks", "singles", "merge", "reroute", "rules", "order", "waits", "values", "accounts", "pairs", "together", "scan")
+# in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a step taken
+# off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then waits, reroutes,
+# accounts, values; the passes that took nothing off there (each needed where others cannot: Hypothesis's rule order, two
+# steps at once, two numbers together); the scan last, within its share of the budget
+PASSES = ("chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "together", "scan")
 
 
 class ScanSpent(Exception):
