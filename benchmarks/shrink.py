@@ -322,7 +322,7 @@ for r in summary.results:
                 "program": f.program if f else None, "message": f.message if f else r.error,
                 "shrink": s.seconds if s else None, "first_steps": s.first_steps if s else None,
                 "hypothesis_steps": s.hypothesis_steps if s else None, "runs": s.runs if s else None, "replays": s.replays if s else None,
-                "passes": getattr(s, "passes", None), "gains": getattr(s, "gains", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None),
+                "passes": getattr(s, "passes", None), "gains": getattr(s, "gains", None), "replayed_on": getattr(s, "replayed_on", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None),
                 "workers": getattr(s, "workers", 1), "helped": getattr(s, "helped", 0)})
 print(json.dumps(out))
 '''
@@ -510,7 +510,7 @@ def seconds(text: str | None) -> float | None:
 def row(case: Case, seed: int, r: dict) -> dict:
     """What the table shows of one result."""
     out = {"case": case.label, "seed": seed, "status": r["status"], "found": seconds(r["found"]), "shrink": r["shrink"], "cpu_found": r["cpu_found"], "cpu_shrink": r["cpu_shrink"],
-           "minimal_steps": case.steps(r["message"]), "passes": r["passes"], "gains": r.get("gains"), "minimality": r["minimality"], "stopped": r["stopped"], "program": r["program"],
+           "minimal_steps": case.steps(r["message"]), "passes": r["passes"], "gains": r.get("gains"), "replayed_on": r.get("replayed_on"), "minimality": r["minimality"], "stopped": r["stopped"], "program": r["program"],
            "message": r["message"], "first_steps": r["first_steps"], "runs": r["runs"], "replays": r["replays"],
            "workers": r.get("workers", 1), "helped": r.get("helped", 0)}
     if r["status"] != "failed":
@@ -587,7 +587,8 @@ def table(label: str, rows: list[dict], passes: bool) -> None:
         if passes and r["passes"]:
             work = sum(w for w, _, _ in (r.get("gains") or {}).values())
             per = f", {1000 * r['cpu_shrink'] / work:.2f} ms CPU a step of work" if work else ""
-            print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs; work {work}{per}")
+            print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs; work {work}{per}"
+                  + (f"; replays on {r['replayed_on']}" if r.get("replayed_on") else ""))
         if passes and not r["exact"]:
             print("    " + "\n    ".join([*r["program"][1:], f"fails with: {r['message']}"]))
     found = [r for r in rows if r["status"] == "failed"]

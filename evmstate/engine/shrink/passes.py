@@ -425,8 +425,8 @@ class Shrinker:
         return not self.shorter([*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]])
 
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
-        """The candidate (step index changed) with one later argument replaced by the other side of a comparison its replay
-        met it in, as Redqueen does.
+        """The candidate (step index changed) with one argument of that step or a later one replaced by the other side of a
+        comparison its replay met it in, as Redqueen does.
 
         A quote that matched a price computed from the changed step no longer matches: the
         replay compared the quote with the new price, which is the value to try. An address
@@ -442,8 +442,16 @@ class Shrinker:
         return bool(self.first_shorter(self._fixes(candidate, index, met, unmoved)))
 
     def _fixes(self, candidate: list[RecordedStep], index: int, met: Met, unmoved: set[tuple[int, int]]) -> Any:
-        for j in range(index + 1, len(candidate)):
+        kept = self.best[index].arguments if index < len(self.best) else {}
+        # a renamed account takes the numbers compared with what it holds (its whole balance, up or down); where a number
+        # changed, the step's other numbers only go down: else two of them could take turns going up
+        renamed = index < len(candidate) and any(
+            isinstance(self.domains.get((candidate[index].rule, n)), AddressDomain) for n, v in candidate[index].arguments.items() if n in kept and kept[n] != v
+        )
+        for j in range(index, len(candidate)):
             for name, value in candidate[j].arguments.items():
+                if j == index and (name not in kept or kept[name] != value):
+                    continue  # the changed step's own other arguments only (a withdrawal's amount, its owner renamed): not what changed
                 domain = self.domains.get((candidate[j].rule, name))
                 if isinstance(domain, AddressDomain):
                     values = _addresses_compared(domain, value, [e for e in met.equalities if e not in unmoved])
@@ -453,6 +461,8 @@ class Shrinker:
                     values = [v for other in others for v in (other, other + 1, other - 1) if domain.contains(v)]
                 else:
                     continue
+                if j == index and not renamed:
+                    values = [v for v in values if isinstance(domain, IntDomain) and abs(v - domain.target) < abs(value - domain.target)]
                 for v in values:
                     if v != value:
                         yield True, [*candidate[:j], candidate[j].with_arguments({name: v}), *candidate[j + 1 :]]
