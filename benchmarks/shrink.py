@@ -572,6 +572,12 @@ def describe(r: dict) -> str:
     return f"found {r['found']:.1f}s, shrunk {r['shrink']:.1f}s ({r['cpu_shrink']:.1f}s CPU), {r['steps']}/{r['minimal_steps']} steps, least numbers {yes(r['least'])}, minimal {yes(r['exact'])}"
 
 
+def longest_share(r: dict) -> float:
+    """The longest pass's share of the time all the passes took (the aim: none over half)."""
+    times = [s for _, s in r["passes"].values()]
+    return max(times) / sum(times) if sum(times) else 0.0
+
+
 def table(label: str, rows: list[dict], passes: bool) -> None:
     print(f"\n{label}")
     print(f"{'':<27} {'wall time':^15} {'CPU time':^15}")
@@ -588,7 +594,7 @@ def table(label: str, rows: list[dict], passes: bool) -> None:
             work = sum(w for w, _, _ in (r.get("gains") or {}).values())
             per = f", {1000 * r['cpu_shrink'] / work:.2f} ms CPU a step of work" if work else ""
             print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs; work {work}{per}"
-                  + (f"; replays on {r['replayed_on']}" if r.get("replayed_on") else ""))
+                  + (f"; replays on {r['replayed_on']}" if r.get("replayed_on") else "") + f"; the longest pass {longest_share(r):.0%} of the passes' time")
         if passes and not r["exact"]:
             print("    " + "\n    ".join([*r["program"][1:], f"fails with: {r['message']}"]))
     found = [r for r in rows if r["status"] == "failed"]

@@ -86,8 +86,10 @@ def rerouted(shrinker: Any, index: int) -> Any:
     if len(best) <= REROUTE_UP_TO and best[index].rule not in shrinker.fixed:
         # a step that changed a value's state in place (a filtered bundle's payment made
         # authorized), deleted while another step's argument changes so that it needs no change
-        base = without(best, with_users(best, index))
-        for k, other in enumerate(base):
+        gone = with_users(best, index)
+        base = without(best, gone)
+        # a step before it: what the deleted step changed in place, the step that made the value now makes it so itself
+        for k, other in enumerate(base[: index - sum(1 for g in gone if g < index)]):
             for name, value in other.arguments.items():
                 domain = shrinker.domains.get((other.rule, name))
                 if domain is None or (isinstance(value, dict) and "ref" in value):
