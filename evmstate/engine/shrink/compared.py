@@ -8,17 +8,21 @@ value it was compared with, a code set to the one it must equal, a wait set so t
 reaches the time the contract compared it with (an auction's end), or one past it. So before a
 number is bisected (and long before the scan tries numbers one by one) these are tried, smallest
 first; a number at such a line then costs one replay to confirm (the next one down does not fail).
+A candidate that no longer fails as it stands is repaired the same way (repairs()): an argument of
+its changed step or a later one set to what the candidate's replay compared it with.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...domains import IntDomain
+from ...domains import AddressDomain, IntDomain
 from ..recorded import RecordedStep
 
 # values a move tries for one argument or wait, at most
 TRIED = 6
+# comparison operands a repair tries, at most
+REPAIRS = 6
 
 
 def number_values(met: Any, domain: IntDomain, value: int) -> list[int]:
@@ -73,3 +77,45 @@ def number_candidates(best: list[RecordedStep], index: int, name: str, value: in
             seen.add(v)
             shorter.append((True, [*best[:index], best[index].with_arguments({name: v}), *best[index + 1 :]]))
     return at, shorter
+
+
+def repairs(best: list[RecordedStep], candidate: list[RecordedStep], index: int, met: Any, unmoved: set[tuple[int, int]], domains: dict[tuple[str, str], Any]) -> Any:
+    """(True, program): candidate (step index changed from best) with one argument of that step or a later one set to the
+    other side of a comparison its replay met (met) and best's did not (unmoved), as Redqueen does."""
+    kept = best[index].arguments if index < len(best) else {}
+    # a renamed account takes the numbers compared with what it holds (its whole balance, up or down); where a number
+    # changed, the step's other numbers only go down: else two of them could take turns going up
+    renamed = index < len(candidate) and any(
+        isinstance(domains.get((candidate[index].rule, n)), AddressDomain) for n, v in candidate[index].arguments.items() if n in kept and kept[n] != v
+    )
+    for j in range(index, len(candidate)):
+        for name, value in candidate[j].arguments.items():
+            if j == index and (name not in kept or kept[name] != value):
+                continue  # the changed step's own other arguments only (a withdrawal's amount, its owner renamed): not what changed
+            domain = domains.get((candidate[j].rule, name))
+            if isinstance(domain, AddressDomain):
+                values = addresses_compared(domain, value, [e for e in met.equalities if e not in unmoved])
+            elif isinstance(domain, IntDomain) and isinstance(value, int):
+                word = value % 2**256
+                others = list(dict.fromkeys(o for a, o in met.sides if a == word and (a, o) not in unmoved))[:REPAIRS]
+                values = [v for other in others for v in (other, other + 1, other - 1) if domain.contains(v)]
+            else:
+                continue
+            if j == index and not renamed:
+                values = [v for v in values if isinstance(domain, IntDomain) and abs(v - domain.target) < abs(value - domain.target)]
+            for v in values:
+                if v != value:
+                    yield True, [*candidate[:j], candidate[j].with_arguments({name: v}), *candidate[j + 1 :]]
+
+
+def addresses_compared(domain: AddressDomain, value: Any, equalities: list[tuple[int, int]]) -> list[Any]:
+    """The values an address argument could take from the equalities a replay met with it on one side, once each, in the order met."""
+    word = domain.word_of(value)
+    if word is None:
+        return []
+    found: list[Any] = []
+    for a, other in equalities:
+        v = domain.value_of(other) if a == word else None
+        if v is not None and v not in found:
+            found.append(v)
+    return found[:REPAIRS]

@@ -42,7 +42,7 @@ import json
 import time
 from typing import Any, Callable
 
-from ...domains import SMALL_TRIED, AddressDomain, Domain, IntDomain
+from ...domains import SMALL_TRIED, Domain, IntDomain
 from . import compared, coupled, moves
 from .. import delays
 from .budget import Budget, OutOfBudget, StopReason, cost
@@ -60,8 +60,6 @@ LONGER_WAITS = (2, 16)
 # programs of at most this many steps are tried without every pair of steps: "minimal among
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
-# comparison operands a repair tries, at most
-REPAIRS = 6
 # in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a step taken
 # off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then waits, reroutes,
 # accounts, values; the passes that took nothing off there (each needed where others cannot: Hypothesis's rule order, two
@@ -439,33 +437,7 @@ class Shrinker:
         met = self.operands(candidate, index)
         before = self.operands(self.best, index) if index < len(self.best) else Met()
         unmoved = set(before.sides) | set(before.equalities)
-        return bool(self.first_shorter(self._fixes(candidate, index, met, unmoved)))
-
-    def _fixes(self, candidate: list[RecordedStep], index: int, met: Met, unmoved: set[tuple[int, int]]) -> Any:
-        kept = self.best[index].arguments if index < len(self.best) else {}
-        # a renamed account takes the numbers compared with what it holds (its whole balance, up or down); where a number
-        # changed, the step's other numbers only go down: else two of them could take turns going up
-        renamed = index < len(candidate) and any(
-            isinstance(self.domains.get((candidate[index].rule, n)), AddressDomain) for n, v in candidate[index].arguments.items() if n in kept and kept[n] != v
-        )
-        for j in range(index, len(candidate)):
-            for name, value in candidate[j].arguments.items():
-                if j == index and (name not in kept or kept[name] != value):
-                    continue  # the changed step's own other arguments only (a withdrawal's amount, its owner renamed): not what changed
-                domain = self.domains.get((candidate[j].rule, name))
-                if isinstance(domain, AddressDomain):
-                    values = _addresses_compared(domain, value, [e for e in met.equalities if e not in unmoved])
-                elif isinstance(domain, IntDomain) and isinstance(value, int):
-                    word = value % 2**256
-                    others = list(dict.fromkeys(o for a, o in met.sides if a == word and (a, o) not in unmoved))[:REPAIRS]
-                    values = [v for other in others for v in (other, other + 1, other - 1) if domain.contains(v)]
-                else:
-                    continue
-                if j == index and not renamed:
-                    values = [v for v in values if isinstance(domain, IntDomain) and abs(v - domain.target) < abs(value - domain.target)]
-                for v in values:
-                    if v != value:
-                        yield True, [*candidate[:j], candidate[j].with_arguments({name: v}), *candidate[j + 1 :]]
+        return bool(self.first_shorter(compared.repairs(self.best, candidate, index, met, unmoved, self.domains)))
 
     def at_boundary(self, index: int, value: int) -> bool | None:
         """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself (a minimum
@@ -582,19 +554,6 @@ class Shrinker:
         if final is not None and len(final.steps) == len(self.best):
             return final
         return self.found
-
-
-def _addresses_compared(domain: AddressDomain, value: Any, equalities: list[tuple[int, int]]) -> list[Any]:
-    """The values an address argument could take from the equalities a replay met with it on one side, once each, in the order met."""
-    word = domain.word_of(value)
-    if word is None:
-        return []
-    found: list[Any] = []
-    for a, other in equalities:
-        v = domain.value_of(other) if a == word else None
-        if v is not None and v not in found:
-            found.append(v)
-    return found[:REPAIRS]
 
 
 def _value_key(value: Any) -> str:
