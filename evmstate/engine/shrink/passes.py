@@ -60,10 +60,11 @@ LONGER_WAITS = (2, 16)
 # programs of at most this many steps are tried without every pair of steps: "minimal among
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
-# in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a step taken
-# off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then waits, reroutes,
-# accounts, values; the passes that took nothing off there (each needed where others cannot: Hypothesis's rule order, two
-# steps at once, two numbers together); the scan last, within its share of the budget
+# about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
+# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then waits,
+# reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which took nothing
+# off there; pairs late, on programs already short (its candidates grow with the square of the length); the scan last,
+# within its share of the budget
 PASSES = ("chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "together", "scan")
 
 
