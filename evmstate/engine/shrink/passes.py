@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ...domains import SMALL_TRIED, Domain, IntDomain
 from . import compared, coupled, moves
@@ -82,7 +82,7 @@ class Shrinker:
 
     def __init__(
         self,
-        steps: list[RecordedStep],
+        steps: Sequence[RecordedStep],
         attempt: Callable[[list[RecordedStep]], Minimized | None],
         *,
         fixed: frozenset[str] = frozenset(),

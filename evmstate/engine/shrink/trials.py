@@ -10,7 +10,7 @@ any attempt(candidate), without argument domains.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ...contracts.project import Project
 from ...evm.base import hooks_of
@@ -140,7 +140,7 @@ def shrink_program(
     spec: MachineSpec,
     project: Project,
     base: Any,
-    steps: list[RecordedStep],
+    steps: Sequence[RecordedStep],
     error: BaseException | FailureSignature,
     *,
     budget: Budget | None = None,
@@ -189,7 +189,7 @@ def _shrink(
     spec: MachineSpec,
     project: Project,
     base: Any,
-    steps: list[RecordedStep],
+    steps: Sequence[RecordedStep],
     target: FailureSignature,
     budget: Budget,
     progress: Callable[[int, int], None],
