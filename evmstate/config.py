@@ -48,9 +48,11 @@ class Environment:
     feedback: str | None = None
     # EVMSTATE_START_METHOD: how worker processes start (scale/parallel.py); "": the platform's best
     start_method: str = ""
-    # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for measuring what it pays)
+    # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for
+    # measuring what it pays)
     native: bool = True
-    # EVMSTATE_SHRINK_ON_REVM=0: a py-evm run's shrinking replays its candidates on py-evm, not on revm (engine/shrink/trials.py; for measuring)
+    # EVMSTATE_SHRINK_ON_REVM=0: a py-evm run's shrinking replays its candidates on py-evm, not on revm
+    # (engine/shrink/trials.py; for measuring)
     shrink_on_revm: bool = True
 
     @classmethod

@@ -88,8 +88,8 @@ class IntDomain(Domain):
         if abs(value - target) > 1 and not (self.contains(value - sign) and fails(value - sign)):
             return value
         good, bad = 0, abs(value - target)  # distances from target: good does not fail, bad does
-        # the least failing distance's bit length first, by bisection over the powers of two between good and bad: a number
-        # drawn near 2**80 whose least is 1003 costs 7 + 10 replays where bisecting the distance itself costs 80
+        # the least failing distance's bit length first, by bisection over the powers of two between good and bad: a
+        # number drawn near 2**80 whose least is 1003 costs 7 + 10 replays where bisecting the distance itself costs 80
         powers = [1 << k for k in range(good.bit_length(), bad.bit_length()) if good < 1 << k < bad]
         low, high = -1, len(powers)  # powers[high] fails (high == len: bad itself), powers[low] does not
         while high - low > 1:

@@ -35,7 +35,8 @@ def _call_text(c: TracedCall) -> list[str]:
 
 
 def numbered(index: int, line: str) -> str:
-    """A program's step under its number; a step that waits shows its chain.sleep()/chain.mine() lines first, aligned."""
+    """A program's step under its number; a step that waits shows its chain.sleep()/chain.mine() lines first,
+    aligned."""
     return f"{index:>3}. " + line.replace("\n", "\n     ")
 
 
@@ -254,7 +255,8 @@ def campaign_json(summary: Any) -> dict[str, Any]:
 
 
 def _sighting(totals: Any) -> dict[str, Any]:
-    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before it."""
+    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before
+    it."""
     if totals is None or totals.found_after is None:
         return {}
     return {"found_after": round(totals.found_after, 3), "runs_before": totals.runs_before}

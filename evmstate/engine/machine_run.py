@@ -78,7 +78,8 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
 
 
 def time_hint(failure: Failure, project: Project) -> str | None:
-    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the cause.
+    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the
+    cause.
 
     A contract that expects the clock to stand still between calls (a price feed an off-chain
     keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
@@ -118,7 +119,8 @@ class MachineRun:
         own = setup.machine_settings if setup.machine_settings is not None else MachineSettings.parse(spec.settings, spec.name)
         self.deadline = setup.deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
         self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
-        # what shrinking may spend (shrink/budget.py), from the first failure on; why it stopped Hypothesis's shrinking, if it did
+        # what shrinking may spend (shrink/budget.py), from the first failure on; why it stopped Hypothesis's shrinking,
+        # if it did
         self.shrink_budget = Budget.of_seconds(self.shrink_time, deadline=self.deadline)
         self.shrink_stopped: StopReason | None = None
         self.project = project
@@ -309,7 +311,8 @@ class MachineRun:
         return None
 
     def cut_short(self, reason: str, interrupted: bool = False) -> Failure:
-        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved as it stands."""
+        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved
+        as it stands."""
         assert self.state.best_failure is not None
         steps, exc = self.state.best_failure
         failure = self.machine_failure(exc, steps, interrupted=interrupted)
@@ -466,7 +469,8 @@ class MachineRun:
             return trace_machine(self.spec, self.project, self.base, failure.recorded, exc, capture=self.capture)
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
-        """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller): evmstate's passes, and how shrinking went."""
+        """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller):
+        evmstate's passes, and how shrinking went."""
         state, started = self.state, self.started
         name = self.spec.name
         first_failure_at = state.first_failure_at or 0.0
@@ -481,7 +485,8 @@ class MachineRun:
         outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:
-            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's arguments)
+            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's
+            # arguments)
             failure = dataclasses.replace(failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()), steps=len(found.steps), recorded=tuple(found.steps))
         self.state.left_out += outcome.left_out
         self.state.left_out_first = self.state.left_out_first or outcome.left_out_first

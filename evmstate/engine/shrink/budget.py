@@ -8,7 +8,8 @@ program on a quiet machine and a busy one, with helpers or without.
 
 [fuzz] shrink_time (a machine's shrink_time, `evmstate shrink --time`) buys STEPS_PER_SECOND
 steps a second: about as many as py-evm replays in that time on a quiet machine (benchmarks/shrink.py
---passes prints each case's shrinking in CPU time and in work). Two clocks stop shrinking too: the caller's deadline (the end of a
+--passes prints each case's shrinking in CPU time and in work). Two clocks stop shrinking too: the caller's deadline
+(the end of a
 campaign's time), and a safety stop at SAFETY times shrink_time of wall time (SAFETY_AT_LEAST at
 least), for a machine whose steps are far slower than most; the report says which of them ended
 shrinking.
@@ -22,8 +23,8 @@ from typing import Sequence
 
 # replayed steps a second of shrink_time buys (measured on the benchmarks: see this module's docstring)
 STEPS_PER_SECOND = 1000
-# the wall-clock safety stop, in multiples of shrink_time, and at least SAFETY_AT_LEAST seconds (a small budget on a busy machine
-# must not meet it: a tenth of a second of work can take seconds of wall time at a load of 20)
+# the wall-clock safety stop, in multiples of shrink_time, and at least SAFETY_AT_LEAST seconds (a small budget on a
+# busy machine must not meet it: a tenth of a second of work can take seconds of wall time at a load of 20)
 SAFETY = 15
 SAFETY_AT_LEAST = 120.0
 # the share of the budget the scan (values tried one by one from the bottom) may spend, at most; with no
@@ -50,7 +51,8 @@ class OutOfBudget(Exception):
 
 
 class Budget:
-    """What shrinking may spend: steps (None: no limit), until the wall-clock safety stop and the caller's deadline (time.monotonic())."""
+    """What shrinking may spend: steps (None: no limit), until the wall-clock safety stop and the caller's deadline
+    (time.monotonic())."""
 
     def __init__(self, steps: int | None = None, *, safety: float | None = None, deadline: float | None = None) -> None:
         self.steps = steps
@@ -116,11 +118,16 @@ def cost(candidate: Sequence[object], best: Sequence[object]) -> int:
 
 
 def stopped_at(reason: StopReason, seconds: float, setting: str) -> str:
-    """What a report says ended shrinking (a failure's `stopped`): the budget and the setting it comes from, or the clock that did."""
+    """What a report says ended shrinking (a failure's `stopped`): the budget and the setting it comes from, or the
+    clock that did."""
     if reason is StopReason.BUDGET:
         return f"the shrink budget ({seconds:g} s of work: {steps_of(seconds)} replayed steps, {setting})"
     if reason is StopReason.WALL_CLOCK:
-        return f"the wall-clock safety stop ({safety_seconds(seconds):g} s of wall time for {seconds:g} s of work, {setting}; the machine's steps are far slower than most)"
+        return (
+            f"the wall-clock safety stop ({safety_seconds(seconds):g} s of wall time for {seconds:g} s of work, "
+            f"{setting}; "
+            "the machine's steps are far slower than most)"
+        )
     if reason is StopReason.DEADLINE:
         return "the end of the campaign's time"
     return "Ctrl-C"

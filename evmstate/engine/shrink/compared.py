@@ -1,4 +1,5 @@
-"""Values set from what the contract compared them with: the moves that cost a replay or two where bisection costs dozens.
+"""Values set from what the contract compared them with: the moves that cost a replay or two where bisection costs
+dozens.
 
 A replay with the comparisons recorded (Trials.operands: Feedback.everywhere) tells, for every
 argument the contract compared (calldata, or the value a call sends), what it was compared with;
@@ -26,7 +27,8 @@ REPAIRS = 6
 
 
 def number_values(met: Any, domain: IntDomain, value: int) -> list[int]:
-    """The values value was compared with, or one either side, no farther from the domain's target than value: nearest first."""
+    """The values value was compared with, or one either side, no farther from the domain's target than value: nearest
+    first."""
     word = value % 2**256
     target = domain.target
     found: set[int] = set()
@@ -41,7 +43,8 @@ def number_values(met: Any, domain: IntDomain, value: int) -> list[int]:
 
 
 def clock_values(met: Any, value: int, which: int) -> list[int]:
-    """What value (a wait, or a number a rule waits by) becomes when the clock it moves lands on a time the contract compared it
+    """What value (a wait, or a number a rule waits by) becomes when the clock it moves lands on a time the contract
+    compared it
     with (which: 0 the time, 1 the block number), or one past it: no longer than value, shortest first."""
     found: set[int] = set()
     for clock, other in (met.times if which == 0 else met.blocks):
@@ -52,8 +55,12 @@ def clock_values(met: Any, value: int, which: int) -> list[int]:
     return sorted(found)[:TRIED]
 
 
-def wait_candidates(best: list[RecordedStep], index: int, met: Any, which: int) -> tuple[bool, list[tuple[bool, list[RecordedStep]]]]:
-    """(whether step index's wait (which: 0 its seconds, 1 its blocks) already lands on a time compared, the program with it set
+Candidates = list[tuple[bool, list[RecordedStep]]]
+
+
+def wait_candidates(best: list[RecordedStep], index: int, met: Any, which: int) -> tuple[bool, Candidates]:
+    """(whether step index's wait (which: 0 its seconds, 1 its blocks) already lands on a time compared, the program
+    with it set
     shorter to land on one)."""
     delay = best[index].delay
     at, shorter = False, []
@@ -66,8 +73,11 @@ def wait_candidates(best: list[RecordedStep], index: int, met: Any, which: int) 
     return at, shorter
 
 
-def number_candidates(best: list[RecordedStep], index: int, name: str, value: int, domain: IntDomain, met: Any) -> tuple[bool, list[tuple[bool, list[RecordedStep]]]]:
-    """(whether the number is one it was compared with, or a wait landing on a compared time; the program with it set to a
+def number_candidates(
+    best: list[RecordedStep], index: int, name: str, value: int, domain: IntDomain, met: Any
+) -> tuple[bool, Candidates]:
+    """(whether the number is one it was compared with, or a wait landing on a compared time; the program with it set to
+    a
     nearer one of those)."""
     at, shorter, seen = False, [], set()
     for v in [*number_values(met, domain, value), *clock_values(met, value, 0)]:
@@ -79,19 +89,30 @@ def number_candidates(best: list[RecordedStep], index: int, name: str, value: in
     return at, shorter
 
 
-def repairs(best: list[RecordedStep], candidate: list[RecordedStep], index: int, met: Any, unmoved: set[tuple[int, int]], domains: dict[tuple[str, str], Any]) -> Any:
-    """(True, program): candidate (step index changed from best) with one argument of that step or a later one set to the
+def repairs(
+    best: list[RecordedStep],
+    candidate: list[RecordedStep],
+    index: int,
+    met: Any,
+    unmoved: set[tuple[int, int]],
+    domains: dict[tuple[str, str], Any],
+) -> Any:
+    """(True, program): candidate (step index changed from best) with one argument of that step or a later one set to
+    the
     other side of a comparison its replay met (met) and best's did not (unmoved), as Redqueen does."""
     kept = best[index].arguments if index < len(best) else {}
     # a renamed account takes the numbers compared with what it holds (its whole balance, up or down); where a number
     # changed, the step's other numbers only go down: else two of them could take turns going up
     renamed = index < len(candidate) and any(
-        isinstance(domains.get((candidate[index].rule, n)), AddressDomain) for n, v in candidate[index].arguments.items() if n in kept and kept[n] != v
+        isinstance(domains.get((candidate[index].rule, n)), AddressDomain)
+        for n, v in candidate[index].arguments.items()
+        if n in kept and kept[n] != v
     )
     for j in range(index, len(candidate)):
         for name, value in candidate[j].arguments.items():
+            # the changed step's own other arguments only (a withdrawal's amount, its owner renamed): not what changed
             if j == index and (name not in kept or kept[name] != value):
-                continue  # the changed step's own other arguments only (a withdrawal's amount, its owner renamed): not what changed
+                continue
             domain = domains.get((candidate[j].rule, name))
             if isinstance(domain, AddressDomain):
                 values = addresses_compared(domain, value, [e for e in met.equalities if e not in unmoved])
@@ -102,14 +123,16 @@ def repairs(best: list[RecordedStep], candidate: list[RecordedStep], index: int,
             else:
                 continue
             if j == index and not renamed:
-                values = [v for v in values if isinstance(domain, IntDomain) and abs(v - domain.target) < abs(value - domain.target)]
+                target = domain.target if isinstance(domain, IntDomain) else None
+                values = [v for v in values if target is not None and abs(v - target) < abs(value - target)]
             for v in values:
                 if v != value:
                     yield True, [*candidate[:j], candidate[j].with_arguments({name: v}), *candidate[j + 1 :]]
 
 
 def addresses_compared(domain: AddressDomain, value: Any, equalities: list[tuple[int, int]]) -> list[Any]:
-    """The values an address argument could take from the equalities a replay met with it on one side, once each, in the order met."""
+    """The values an address argument could take from the equalities a replay met with it on one side, once each, in the
+    order met."""
     word = domain.word_of(value)
     if word is None:
         return []

@@ -42,7 +42,8 @@ def merge(shrinker: Any) -> bool:
 
 
 def merged(shrinker: Any, i: int, j: int) -> list[list[RecordedStep]]:
-    """Step i's numbers moved onto step j's (same rule, same other arguments): without step i if nothing is left of it, then with what is left."""
+    """Step i's numbers moved onto step j's (same rule, same other arguments): without step i if nothing is left of it,
+    then with what is left."""
     best = shrinker.best
     a, b = best[i], best[j]
     if a.rule != b.rule or a.results or b.results or a.rule in shrinker.fixed:
@@ -52,7 +53,8 @@ def merged(shrinker: Any, i: int, j: int) -> list[list[RecordedStep]]:
     for name, value in a.arguments.items():
         domain = shrinker.domains.get((a.rule, name))
         other = b.arguments.get(name)
-        if isinstance(domain, IntDomain) and isinstance(value, int) and isinstance(other, int) and value > 0 and other >= 0:
+        numbers = isinstance(value, int) and isinstance(other, int)
+        if isinstance(domain, IntDomain) and numbers and value > 0 and other >= 0:
             total = min(domain.hi, other + value)
             if total == other:
                 return []  # step j's number is at its bound: nothing moves
@@ -68,7 +70,8 @@ def merged(shrinker: Any, i: int, j: int) -> list[list[RecordedStep]]:
 
 
 def reroute(shrinker: Any) -> bool:
-    """Delete a step that took a value from one bundle and put it into another, the value's producer now routing it there itself."""
+    """Delete a step that took a value from one bundle and put it into another, the value's producer now routing it
+    there itself."""
     changed = False
     index = len(shrinker.best) - 1
     while index > 0:

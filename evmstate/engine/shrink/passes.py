@@ -61,10 +61,10 @@ LONGER_WAITS = (2, 16)
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
 # about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
-# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then waits,
-# reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which took nothing
-# off there; pairs late, on programs already short (its candidates grow with the square of the length); the scan last,
-# within its share of the budget
+# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
+# waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
+# took nothing off there; pairs late, on programs already short (its candidates grow with the square of the length); the
+# scan last, within its share of the budget
 PASSES = ("chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "together", "scan")
 
 
@@ -116,7 +116,8 @@ class Shrinker:
         self.tries = tries or InOrder()  # who replays a pass's candidates (candidates.py)
         self.scanned: set[Any] = set()  # the numbers the scan pass tried below: (step, rule, argument, value)
         self.boundaries: dict[tuple[str, ...], frozenset[int]] = {}  # at_boundary()'s operands, by the steps up to the one asked
-        # pass -> the best program (its steps' keys) when the pass last ran to its end and changed nothing: it would again
+        # pass -> the best program (its steps' keys) when the pass last ran to its end and changed nothing: it would
+        # again
         self.settled: dict[str, tuple[str, ...]] = {}
         self.rounds = 0
         self.tried: set[str] = set()  # the passes that ran, in any round
@@ -125,7 +126,8 @@ class Shrinker:
     # -- candidates ----------------------------------------------------------------------
 
     def charge(self, work: int) -> None:
-        """Spend work of the budget (and of the scan's share, in the scan); OutOfBudget, or ScanSpent, when there is no room for it."""
+        """Spend work of the budget (and of the scan's share, in the scan); OutOfBudget, or ScanSpent, when there is no
+        room for it."""
         self.room(work)
         self.spend(work)
 
@@ -174,7 +176,8 @@ class Shrinker:
         return True
 
     def first_shorter(self, candidates: Any) -> Any:
-        """The tag of the first (tag, candidate), made from the best program, that shorter() keeps trying them in order; None if none.
+        """The tag of the first (tag, candidate), made from the best program, that shorter() keeps trying them in order;
+        None if none.
 
         Each candidate is charged in that order, up to the one kept, as one process trying them
         one by one would charge them (helpers may replay some beyond it: those are not charged).
@@ -320,7 +323,8 @@ class Shrinker:
         return changed
 
     def _order(self) -> bool:
-        """Neighbouring steps swapped so that the rule Hypothesis samples first comes first, where the program still fails."""
+        """Neighbouring steps swapped so that the rule Hypothesis samples first comes first, where the program still
+        fails."""
         changed = False
         rank = self.rank
         for index in range(len(self.best) - 1):
@@ -356,7 +360,8 @@ class Shrinker:
         return changed
 
     def _equal_values(self) -> bool:
-        """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws), made smaller together."""
+        """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws),
+        made smaller together."""
         groups: dict[tuple[Any, str], list[tuple[int, str]]] = {}
         for index, step in enumerate(self.best):
             for name, value in step.arguments.items():
@@ -387,7 +392,8 @@ class Shrinker:
         return changed
 
     def _minimize_value(self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None) -> None:
-        """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time (candidates.py)."""
+        """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time
+        (candidates.py)."""
         probe_in_batches(lambda fails: domain.minimize(value, fails, self.hints), build, self.first_shorter, self.tries.workers, repaired)
 
     def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
@@ -408,7 +414,8 @@ class Shrinker:
         return self.passes[self.current].kept > before
 
     def _compared(self, index: int, name: str, value: Any, domain: Domain) -> bool:
-        """A number set to what its step's replay compared it with (compared.py), smallest first, where the program still fails;
+        """A number set to what its step's replay compared it with (compared.py), smallest first, where the program
+        still fails;
         whether it then sits at a line: the next number toward its target does not fail (nothing to bisect)."""
         operands = self.operands
         if operands is None or not isinstance(domain, IntDomain) or not isinstance(value, int) or abs(value - domain.target) <= SMALL_TRIED:
@@ -424,13 +431,15 @@ class Shrinker:
         return not self.shorter([*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]])
 
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
-        """The candidate (step index changed) with one argument of that step or a later one replaced by the other side of a
+        """The candidate (step index changed) with one argument of that step or a later one replaced by the other side
+        of a
         comparison its replay met it in, as Redqueen does.
 
         A quote that matched a price computed from the changed step no longer matches: the
         replay compared the quote with the new price, which is the value to try. An address
         compared for equality (an inbox the contract derives from the account that changed)
-        takes the other side. An argument no comparison met is left as it is, and so is a comparison the best program's replay
+        takes the other side. An argument no comparison met is left as it is, and so is a comparison the best program's
+        replay
         met too (a constant of the contract's arithmetic, which the change did not move).
         """
         if self.operands is None:
@@ -441,8 +450,10 @@ class Shrinker:
         return bool(self.first_shorter(compared.repairs(self.best, candidate, index, met, unmoved, self.domains)))
 
     def at_boundary(self, index: int, value: int) -> bool | None:
-        """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself (a minimum
-        price, a code that must match), or value is one of the contracts' own numbers: the number sits where the contract draws a
+        """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself
+        (a minimum
+        price, a code that must match), or value is one of the contracts' own numbers: the number sits where the
+        contract draws a
         line. None: no comparisons are recorded."""
         if self.operands is None or index >= len(self.best):
             return None
@@ -498,8 +509,10 @@ class Shrinker:
         return changed
 
     def _shorten_wait(self, index: int) -> bool:
-        """Step index's wait made none, else each of its seconds and blocks set to reach a time the contract compared the clock
-        with (compared.py) where that is the least that fails, else bisected (edits.shorten_waits); whether it changed."""
+        """Step index's wait made none, else each of its seconds and blocks set to reach a time the contract compared
+        the clock
+        with (compared.py) where that is the least that fails, else bisected (edits.shorten_waits); whether it
+        changed."""
         if self.best[index].delay == delays.NO_DELAY:
             return False
         if self.shorter([s.with_delay(delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):

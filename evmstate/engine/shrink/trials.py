@@ -1,8 +1,10 @@
-"""A machine's failing program shrunk: the shrinker's passes (shrink.py) over candidates replayed from checkpoints (replayer.py).
+"""A machine's failing program shrunk: the shrinker's passes (shrink.py) over candidates replayed from checkpoints
+(replayer.py).
 
 shrink_program() judges each candidate (Trials): it counts when its replay fails with the
 failure's signature, in a program Hypothesis could have run. A candidate replayed before is not
-replayed again (it is charged to the budget all the same: budget.py). Where this process runs as a worker that may lend helpers (scale/shrinking.py),
+replayed again (it is charged to the budget all the same: budget.py). Where this process runs as a worker that may lend
+helpers (scale/shrinking.py),
 the candidates of a pass are replayed by them too (candidates.py). minimize(): the passes over
 any attempt(candidate), without argument domains.
 """
@@ -34,7 +36,8 @@ def minimize(
     fixed: frozenset[str] = frozenset(),
     progress: Callable[[int], None] = lambda steps: None,
 ) -> Minimized | None:
-    """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was shorter."""
+    """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was
+    shorter."""
     outcome = Shrinker(steps, attempt, fixed=fixed, progress=progress).run()
     if outcome.found is not None and outcome.stopped is StopReason.INTERRUPTED:
         outcome.found.interrupted = True
@@ -77,7 +80,8 @@ class Trials:
         return result
 
     def judge(self, candidate: list[RecordedStep]) -> tuple[Minimized | None, str | None]:
-        """(the candidate cut where it failed, when it fails the same way; the note when it met an error of the machine)."""
+        """(the candidate cut where it failed, when it fails the same way; the note when it met an error of the
+        machine)."""
         try:
             ran = self.replayer.run(candidate)
         except Exception:
@@ -93,7 +97,8 @@ class Trials:
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
 
     def operands(self, candidate: list[RecordedStep], index: int) -> Met:
-        """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's hooks are on).
+        """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's
+        hooks are on).
 
         Replayed from index's checkpoint, made afresh, into empty lists (the hooks record up to
         MAX_OPERANDS): what a replay meets must not depend on what this process replayed before
@@ -109,7 +114,8 @@ class Trials:
 
     def _operands(self, candidate: list[RecordedStep], index: int) -> Met:
         f = self.feedback
-        # Met's, then the search's own lists the hooks fill (kept as they were: a replay here adds nothing to the search)
+        # Met's, then the search's own lists the hooks fill (kept as they were: a replay here adds nothing to the
+        # search)
         lists = (f.operands, f.equalities, f.matched, f.sides, f.time_sides, f.block_sides, f.times, f.blocks)
         kept = [list(recorded) for recorded in lists]
         self.feedback.everywhere = True
@@ -197,7 +203,8 @@ def _shrink(
     feedback: Any,
     hooks: Any = None,
 ) -> Outcome:
-    """The passes over steps on the project's backend as it stands (hooks: the backend's hooks, to switch on for the replays that look for comparisons)."""
+    """The passes over steps on the project's backend as it stands (hooks: the backend's hooks, to switch on for the
+    replays that look for comparisons)."""
     fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
     domains = {(r.name, p.name): d for r in (*spec.initializers, *spec.rules) for p in r.params if p.strategy is not None and (d := domain_of(p.strategy)) is not None}
     trials = Trials(spec, project, base, target, feedback, hooks)
@@ -224,7 +231,8 @@ def _shrink(
 
 
 def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
-    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from the same strategies."""
+    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from
+    the same strategies."""
     order = rule_order(spec.rules)
     shape = {r.name: {(p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params} for r in order}
     return {r.name: [(q.name, frozenset(p.name for p in q.params)) for q in order[:i] if not q.targets and shape[q.name] <= shape[r.name]] for i, r in enumerate(order)}

@@ -326,7 +326,8 @@ def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[
 
 
 def argument_words(data: bytes, value: int, everywhere: bool) -> frozenset[int]:
-    """The words of a frame's calldata after the selector; with everywhere on (the shrinker's replays), the value it was sent too."""
+    """The words of a frame's calldata after the selector; with everywhere on (the shrinker's replays), the value it was
+    sent too."""
     words = {int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32)}
     if everywhere and value:
         words.add(value)
@@ -364,7 +365,8 @@ def feeding(code: bytes) -> frozenset[int]:
 
 
 def computation_class(base: type[ComputationAPI], clock: Clock) -> tuple[type, dict[int, Any]]:
-    """The fork's computation with JUMP and JUMPI hooked, and its opcode table, its own (the backend installs more hooks in it).
+    """The fork's computation with JUMP and JUMPI hooked, and its opcode table, its own (the backend installs more hooks
+    in it).
 
     py-evm 0.12 takes any message whose sender is the transaction's origin for the outermost one
     (is_origin_computation): a CREATE run by the sender's own code (a contract sending, as
