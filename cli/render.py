@@ -478,6 +478,7 @@ def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) ->
         return f"{saved}shrunk in {r.seconds:.1f}s ({_count(r.runs, 'run')})"
     shortest = f", {r.minimality}{MINIMALITY_NOTE.get(r.minimality, '')}," if minimal and r.minimality else ""
     work = [_count(r.runs, "Hypothesis run")] if r.runs else []
+    work += [f"replays on {r.replayed_on}"] if r.replayed_on else []
     work += [f"{name} {_count(runs, 'replay')} {seconds:.1f}s" for name, (runs, seconds) in r.passes.items()]
     if not r.passes and r.replays:
         work.append(_count(r.replays, "replay"))
@@ -487,6 +488,6 @@ def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) ->
 
 
 # what Failure.stopped begins with when a budget, not an error, ended shrinking
-BUDGETS = ("the shrink budget", "the end of the campaign")
+BUDGETS = ("the shrink budget", "the end of the campaign", "the wall-clock safety stop")
 # what each minimality means, said once in the shrink line
 MINIMALITY_NOTE = {"1-minimal": " (no single step can be removed)", "minimal among programs that delete up to two steps": ""}

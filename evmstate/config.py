@@ -37,6 +37,7 @@ HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 FEEDBACK_VARIABLE = "EVMSTATE_FEEDBACK"
 START_METHOD_VARIABLE = "EVMSTATE_START_METHOD"
 NATIVE_VARIABLE = "EVMSTATE_NATIVE"
+SHRINK_ON_REVM_VARIABLE = "EVMSTATE_SHRINK_ON_REVM"
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,22 @@ class Environment:
     feedback: str | None = None
     # EVMSTATE_START_METHOD: how worker processes start (scale/parallel.py); "": the platform's best
     start_method: str = ""
-    # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for measuring what it pays)
+    # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for
+    # measuring what it pays)
     native: bool = True
+    # EVMSTATE_SHRINK_ON_REVM=0: a py-evm run's shrinking replays its candidates on py-evm, not on revm
+    # (engine/shrink/trials.py; for measuring)
+    shrink_on_revm: bool = True
 
     @classmethod
     def read(cls) -> "Environment":
-        native = os.environ.get(NATIVE_VARIABLE, "1").strip().lower() not in ("0", "off", "false", "")
-        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower(), native)
+        native = _switch(NATIVE_VARIABLE)
+        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower(), native, _switch(SHRINK_ON_REVM_VARIABLE))
+
+
+def _switch(variable: str) -> bool:
+    """An on/off switch of the environment, on unless set to 0, off, false or nothing."""
+    return os.environ.get(variable, "1").strip().lower() not in ("0", "off", "false", "")
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ def _call_text(c: TracedCall) -> list[str]:
 
 
 def numbered(index: int, line: str) -> str:
-    """A program's step under its number; a step that waits shows its chain.sleep()/chain.mine() lines first, aligned."""
+    """A program's step under its number; a step that waits shows its chain.sleep()/chain.mine() lines first,
+    aligned."""
     return f"{index:>3}. " + line.replace("\n", "\n     ")
 
 
@@ -159,7 +160,10 @@ def _failure_json(f: Failure) -> dict[str, Any]:
             "replays": shrink.replays,
             "replayed": shrink.replayed,
             "minimality": shrink.minimality or "not minimal",  # shrinking stopped at its budget ("stopped" says which)
-            "passes": {name: {"replays": runs, "seconds": round(seconds, 3)} for name, (runs, seconds) in shrink.passes.items()},
+            "passes": {name: {"replays": runs, "seconds": round(seconds, 3), "work": shrink.gains.get(name, (0,))[0]} for name, (runs, seconds) in shrink.passes.items()},
+            "work": sum(work for work, _, _ in shrink.gains.values()),  # replayed steps, as the budget counts them (shrink/budget.py)
+            "tried": list(shrink.tried),
+            "replayed_on": shrink.replayed_on or None,
             "workers": shrink.workers,
             "helper_replays": shrink.helped,
         },
@@ -251,7 +255,8 @@ def campaign_json(summary: Any) -> dict[str, Any]:
 
 
 def _sighting(totals: Any) -> dict[str, Any]:
-    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before it."""
+    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before
+    it."""
     if totals is None or totals.found_after is None:
         return {}
     return {"found_after": round(totals.found_after, 3), "runs_before": totals.runs_before}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -181,7 +180,7 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
-    result = shrink_record(config, record, deadline=time.monotonic() + seconds if seconds is not None else None)
+    result = shrink_record(config, record, seconds=seconds)
     if result.verdict in ("fixed", "fails differently"):
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
     else:
@@ -195,8 +194,9 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
             unsaved = str(exc)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
+        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
-            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
+            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, gains=gains, tried=outcome.tried, replayed_on=outcome.replayed_on or "", minimality=outcome.minimality
         )
         finished = ShrinkFinished(
             verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved, interrupted=new.interrupted

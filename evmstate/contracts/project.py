@@ -11,6 +11,7 @@ from ..compiler.build import build as build_project
 from ..compiler.sources import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, NoSuchContract, UsageError
+from ..evm.base import Backend
 from ..evm.factory import make_backend
 from .accounts import Accounts
 from .api import Handle, current_project
@@ -116,6 +117,21 @@ class Project(Handle):
         self.chain = Chain(self.backend)
         self._by_address: dict[bytes, Artifact] = {}
         self._labels: dict[bytes, str] = {}
+
+    @contextlib.contextmanager
+    def stand_in(self, backend: Backend) -> Iterator[None]:
+        """While inside, the project's contracts, accounts and chain run on backend, a chain holding the same state (the
+        shrinker replays a py-evm run's programs on revm); then on the project's own backend again."""
+        own = self.backend
+        self.backend = self.chain._backend = backend
+        for account in self.accounts:
+            account._backend = backend
+        try:
+            yield
+        finally:
+            self.backend = self.chain._backend = own
+            for account in self.accounts:
+                account._backend = own
 
     def activate(self) -> "Project":
         """Make this the project whose accounts strategies draw from (the last one loaded, until then)."""

@@ -62,7 +62,7 @@ from .program import (
 from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings, RunSetup
-from .shrink.passes import StopReason
+from .shrink.budget import Budget, OutOfBudget, StopReason, stopped_at
 from .shrink.trials import has_domains, shrink_program
 from .swarm import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
@@ -79,7 +79,8 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
 
 
 def time_hint(failure: Failure, project: Project) -> str | None:
-    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the cause.
+    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the
+    cause.
 
     A contract that expects the clock to stand still between calls (a price feed an off-chain
     keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
@@ -123,6 +124,10 @@ class MachineRun:
             own = MachineSettings.parse(spec.settings, spec.name)
         self.deadline = setup.deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says
         self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
+        # what shrinking may spend (shrink/budget.py), from the first failure on; why it stopped Hypothesis's shrinking,
+        # if it did
+        self.shrink_budget = Budget.of_seconds(self.shrink_time, deadline=self.deadline)
+        self.shrink_stopped: StopReason | None = None
         self.project = project
         self.backend = project.backend
         self.settings = settings
@@ -270,7 +275,7 @@ class MachineRun:
         except OutOfTime:
             pass
         except ShrinkOutOfTime:
-            return "failed", self.cut_short(self.budget_reason())
+            return "failed", self.cut_short(self.budget_reason(self.shrink_stopped or StopReason.BUDGET))
         except KeyboardInterrupt:
             if self.state.best_failure is None:
                 return "interrupted", None
@@ -302,12 +307,17 @@ class MachineRun:
             return "failed", self.report(exc)
         return "passed", None
 
-    def past_shrink_deadline(self) -> bool:
-        deadline = self.shrink_deadline()
-        return deadline is not None and time.monotonic() > deadline
+    def shrink_stop(self) -> StopReason | None:
+        """Why shrinking must stop before another run: its budget spent, or a clock (budget.py); None to go on."""
+        try:
+            self.shrink_budget.check(1)
+        except OutOfBudget as exc:
+            return exc.reason
+        return None
 
     def cut_short(self, reason: str, interrupted: bool = False) -> Failure:
-        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved as it stands."""
+        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved
+        as it stands."""
         assert self.state.best_failure is not None
         steps, exc = self.state.best_failure
         failure = self.machine_failure(exc, steps, interrupted=interrupted)
@@ -349,7 +359,8 @@ class MachineRun:
         state, stop = self.state, self.stop
         if stop is not None and not state.failing and stop():
             raise OutOfTime()
-        if state.failing and self.hypothesis_shrinks and self.past_shrink_deadline():
+        if state.failing and self.hypothesis_shrinks and (reason := self.shrink_stop()) is not None:
+            self.shrink_stopped = reason
             raise ShrinkOutOfTime()
         outcome = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
@@ -406,6 +417,8 @@ class MachineRun:
             raise Stopped(machine_error(self.spec.name, wrapped, live_program_lines(self.spec.name, program.steps)), mistake=True) from exc
         finally:
             state.runs += 1
+            if state.failing:  # Hypothesis's runs once a failure is found spend the shrink budget: their steps, and their start
+                self.shrink_budget.spent += len(program.steps) + 1
             if valid and not counted and not state.failing:
                 state.examples += 1
             self.search.run_finished()
@@ -427,7 +440,7 @@ class MachineRun:
         counted = False
         if not state.failing:
             state.failing = True
-            state.failing_since = time.monotonic()
+            self.shrink_budget = Budget.of_seconds(self.shrink_time, deadline=self.deadline)
             state.first_failure_at = now
             state.first_failure_example = state.runs + 1
             state.first_steps = len(steps)
@@ -461,7 +474,8 @@ class MachineRun:
             return trace_machine(self.spec, self.project, self.base, failure.recorded, exc, capture=self.capture)
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
-        """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller): evmstate's passes, and how shrinking went."""
+        """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller):
+        evmstate's passes, and how shrinking went."""
         state, started = self.state, self.started
         name = self.spec.name
         first_failure_at = state.first_failure_at or 0.0
@@ -473,31 +487,25 @@ class MachineRun:
 
         search = self.search
         hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
-        outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, deadline=self.shrink_deadline(), progress=progress, hints=hints, feedback=search.feedback)
+        outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:
-            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's arguments)
+            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's
+            # arguments)
             failure = dataclasses.replace(failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()), steps=len(found.steps), recorded=tuple(found.steps))
         self.state.left_out += outcome.left_out
         self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
         if outcome.stopped is StopReason.INTERRUPTED:
             failure = dataclasses.replace(failure, interrupted=True)
-        elif outcome.stopped is StopReason.BUDGET:
-            failure = dataclasses.replace(failure, stopped=self.budget_reason())
+        elif outcome.stopped is not None:
+            failure = dataclasses.replace(failure, stopped=self.budget_reason(outcome.stopped))
         report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
         passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}
-        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, minimality=outcome.minimality))
+        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
+        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, gains=gains, tried=outcome.tried, replayed_on=outcome.replayed_on or "", minimality=outcome.minimality))
 
-    def shrink_deadline(self) -> float | None:
-        """When shrinking must end (time.monotonic()): the machine's shrink_time after the first failure, or the caller's deadline if sooner."""
-        found = self.state.failing_since
-        own = found + self.shrink_time if self.shrink_time and found is not None else None
-        if self.deadline is None:
-            return own
-        return self.deadline if own is None else min(own, self.deadline)
-
-    def budget_reason(self) -> str:
-        return f"the shrink budget ({self.shrink_time:g} s, [fuzz] shrink_time)" if self.deadline is None or (self.shrink_deadline() or 0) < self.deadline else "the end of the campaign's time"
+    def budget_reason(self, reason: StopReason) -> str:
+        return stopped_at(reason, self.shrink_time, "[fuzz] shrink_time")
 
     def shrink_report(self, hypothesis_steps: int, steps: int, replays: int) -> ShrinkReport:
         """How shrinking went, from the first failure until now."""

@@ -324,6 +324,10 @@ class Feedback:
     # comparisons that feed a branch, one side the block's time (or number): the other side, a time the contract waits for
     times: list[int] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
+    # with everywhere on, the same as (the clock then, the other side), for the shrinker's waits set to a time compared;
+    # and the value a call sends counts as one of its arguments (a bid compared with a reserve price)
+    time_sides: list[tuple[int, int]] = field(default_factory=list)
+    block_sides: list[tuple[int, int]] = field(default_factory=list)
     active: bool = False  # inside a call that is recorded
 
 

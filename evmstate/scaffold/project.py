@@ -58,7 +58,7 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("guidance", "keep and extend the runs that reach code no run reached before"),
         ("max_time_delay", "seconds one step may wait before its call ({time}, log scale); 0 turns it off"),
         ("max_block_delay", "blocks one step may wait before its call ({blocks} of 12 s blocks); 0 turns it off"),
-        ("shrink_time", "seconds shrinking a failure may take; then the shortest program so far is reported (0: no limit)"),
+        ("shrink_time", "seconds of work (1000 replayed steps a second) shrinking a failure may take; then the shortest program so far is reported (0: no limit)"),
     ),
     "backend": (
         ("name", "or \"revm\", calls run in Rust: pip install \"evmstate[revm]\" (evmstate fuzz, when no name is set: revm if installed)"),
