@@ -406,6 +406,8 @@ class Renderer(Handler):
             self._plain(Text("lines never reached:", style="bold"))
             for text in unreached:
                 self._plain(Text(f"  {text}"))
+        if report.unplaced:
+            self._plain(Text(report.unplaced_text()))
 
     def _summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
         passed = sum(r.status == "passed" for r in summary.results)

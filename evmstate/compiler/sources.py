@@ -19,33 +19,15 @@ from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
-from . import cache as build_cache, legacy_outputs, releases, vyper_outputs
+from . import cache as build_cache, codegen as venom, legacy_outputs, releases, vyper_outputs
 from .cache import CACHE_FORMAT, portable
 from .vyper_warnings import CompileWarning, compile_warnings, shown
-from .artifacts import Artifact
+from .artifacts import Artifact, error_signatures
 from ..errors import CompileError, ResourceError
 from .releases import Pin
 from ..files import Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
-# method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
-_ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
-
-
-def _error_signatures(paths: Any) -> tuple[str, ...]:
-    found: list[str] = []
-    for path in paths:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        for m in _ERROR_SIGNATURE.finditer(text):
-            if m.group(2).replace(" ", "") not in found:
-                found.append(m.group(2).replace(" ", ""))
-    return tuple(found)
-
-
-
 @dataclass(frozen=True)
 class Module:
     """A library module: compiled as part of the contracts that import it, not on its own unless asked for by name."""
@@ -133,6 +115,8 @@ class _Source:
     name: str = ""  # its container's name: the file stem, or its module path when stems collide (see _name_sources)
     exposes: bool = True  # it has something to deploy: an external function, an `exports:` or a public variable
     overlay: dict[str, str] = field(default_factory=dict)  # resolved path -> text read instead of the file (a mutant)
+    venom: bool = False  # built with Venom (experimental codegen): the project's setting, the source's pragma, or its own entry
+    pragma_venom: bool = False  # the source's own pragma asks for Venom
 
 
 # (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
@@ -193,7 +177,9 @@ def _exposes(module: Any) -> bool:
 
 
 def _request(s: _Source) -> dict[str, Any]:
-    request = {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    request: dict[str, Any] = {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    if s.venom or s.pragma_venom:
+        request["experimental_codegen"] = s.venom
     return {**request, "overlay": s.overlay} if s.overlay else request
 
 
@@ -208,6 +194,7 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
     except Undecodable as e:  # said before vyper, which names neither the line nor what to do
         source.error = CompileError(f"{path}{f':{e.line}' if e.line else ''}: cannot read: {e.problem}.", path=str(path), lineno=e.line or None)
         return source
+    source.pragma_venom = venom.PRAGMA.search(text.decode("utf-8", errors="replace")) is not None
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
     if pin is not None and not pin.admits(VYPER_VERSION):
         found = releases.newest_cached(pin)
@@ -269,12 +256,20 @@ class _Plan:
         assert self.build_dir is not None
         tag = hashlib.sha256(portable(str(s.path.resolve()), self.root).encode()).hexdigest()[:8]
         body = "\n".join(sorted(f"{portable(str(p), self.root)}\0{h}" for p, h in s.inputs.items()))
-        key = hashlib.sha256(f"vyper={s.release};{self.settings_key}\n{body}".encode()).hexdigest()[:24]
+        codegen = "venom" if s.venom else "legacy"
+        key = hashlib.sha256(f"vyper={s.release};codegen={codegen};{self.settings_key}\n{body}".encode()).hexdigest()[:24]
         return self.build_dir / f"{s.name}-{tag}-{key}.json"
 
 
 def _plan(
-    contracts_dir: Path, build_dir: Path | None, evm_version: str, optimize: str, extra: Sequence[Path], root: Path | None, include: Sequence[str] = ()
+    contracts_dir: Path,
+    build_dir: Path | None,
+    evm_version: str,
+    optimize: str,
+    extra: Sequence[Path],
+    root: Path | None,
+    include: Sequence[str] = (),
+    codegen: tuple[bool, Sequence[tuple[str, bool]]] = (False, ()),
 ) -> _Plan:
     contracts_dir = contracts_dir.resolve()
     root = root.resolve() if root is not None else contracts_dir.parent
@@ -286,6 +281,8 @@ def _plan(
     for p in find_sources(contracts_dir):
         sources.append(_resolve(p, search, evm_version, optimize, hint))
     _name_sources(sources, contracts_dir)
+    for s in sources:
+        _choose_codegen(s, codegen, contracts_dir)
     by_path = {s.path.resolve(): s for s in sources}
     importers: dict[Path, list[str]] = {}
     for s in sources:
@@ -306,6 +303,14 @@ def _plan(
             if outcome is not None:
                 plan.outcomes[s.path.resolve()] = outcome
     return plan
+
+
+def _choose_codegen(s: _Source, codegen: tuple[bool, Sequence[tuple[str, bool]]], contracts_dir: Path) -> None:
+    """Which code generator builds s (codegen.chosen), and the error of a Venom build it cannot have."""
+    legacy = s.pin is not None and releases.legacy_pin(s.pin, s.release)
+    s.venom, error = venom.chosen(s.name, module_path(s.path, contracts_dir), s.path, s.pragma_venom, s.release if legacy else None, codegen)
+    if s.error is None:
+        s.error = error
 
 
 def module_path(path: Path, contracts_dir: Path) -> str:
@@ -347,7 +352,7 @@ def _outcome(s: _Source, result: dict[str, Any], hint: str) -> Outcome:
         "name": s.name,
         "path": str(s.path),
         "source_hash": s.source_hash,
-        "error_signatures": _error_signatures(out["sources"].values()),
+        "error_signatures": error_signatures(out["sources"].values()),
         "inputs": {str(k): v for k, v in s.inputs.items()},
         "vyper": s.release,
         "warnings": result.get("warnings", []),
@@ -427,6 +432,8 @@ def compile_project(
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
     include: Sequence[str] = (),
+    experimental_codegen: bool = False,
+    codegen: Sequence[tuple[str, bool]] = (),
 ) -> Build:
     """Compile the contracts under contracts_dir, taking those whose inputs are unchanged from build_dir.
 
@@ -434,8 +441,9 @@ def compile_project(
     defaults to the folder holding contracts_dir). A source that does not compile is kept as an
     error of its own. A library module (a source other sources import, or one with nothing to
     deploy) is compiled only as part of the contracts that import it, unless include names it.
+    experimental_codegen builds with Venom; codegen says it per contract, over the sources' pragmas.
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include)
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, (experimental_codegen, codegen))
     build = Build(included=tuple(s.name for s in plan.sources if s.name in include))
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
     todo = [s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library]
@@ -526,6 +534,8 @@ def compile_variant(
     optimize: str = "gas",
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
+    experimental_codegen: bool = False,
+    codegen: Sequence[tuple[str, bool]] = (),
 ) -> tuple[Artifact | None, CompileError | None]:
     """One contract compiled as compile_project() would, with files it compiles from read from overlay
     (resolved path -> text) instead of from disk: a mutant of it. Nothing is read from or written to the cache."""
@@ -538,6 +548,9 @@ def compile_variant(
     if s.error is not None:
         return None, s.error
     s.name, s.overlay = name, dict(overlay)
+    _choose_codegen(s, (experimental_codegen, codegen), contracts_dir)
+    if s.error is not None:
+        return None, s.error
     own = overlay.get(str(source.resolve()))
     if own is not None:
         s.source_hash = hashlib.sha256(own.encode()).hexdigest()
@@ -554,12 +567,14 @@ def contract_names(
     optimize: str = "gas",
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
+    experimental_codegen: bool = False,
+    codegen: Sequence[tuple[str, bool]] = (),
 ) -> list[str]:
     """The names that may be contracts, without compiling: every source the cache does not know to be a library module.
 
     A library module nothing has asked for yet is among them: asking for it compiles it (Project.provide).
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root)
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, (), (experimental_codegen, codegen))
     names = []
     for s in plan.sources:
         outcome = plan.outcomes.get(s.path.resolve())

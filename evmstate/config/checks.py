@@ -136,7 +136,8 @@ def within(where: str, section: str, key: str, value: Any, default: Any) -> Any:
         _check_text(where, section, key, value, default)
     elif isinstance(value, tuple):
         for item in value:
-            _check_text(where, section, key, item, default)
+            if isinstance(item, str):
+                _check_text(where, section, key, item, default)
         if (section, key) == ("hypothesis", "phases") and not set(value) & set(RUNNING_PHASES):
             raise ConfigError(
                 f"{where}: [hypothesis] phases = {toml_value(value)} runs no example, and every machine would pass: list one of "
@@ -206,3 +207,20 @@ def read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}. Fix the file or delete it to use the defaults.") from None
+
+
+def check_codegen(value: Any, where: str) -> tuple[tuple[str, bool], ...]:
+    """[compiler.contracts]: contract name -> { experimental_codegen = true | false }, as (name, bool) pairs sorted by name."""
+    example = "[compiler.contracts]\nVault = { experimental_codegen = true }"
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: [compiler] contracts must be a table of contracts, each with its own settings:\n{example}")
+    found = []
+    for name, body in value.items():
+        if not isinstance(body, dict) or set(body) - {"experimental_codegen"} or not isinstance(body.get("experimental_codegen"), bool):
+            other = sorted(set(body) - {"experimental_codegen"}) if isinstance(body, dict) else []
+            what = f"unknown key {other[0]!r}.{did_you_mean(other[0], ['experimental_codegen'])}" if other else f"got {body!r}."
+            raise ConfigError(f"{where}: [compiler.contracts] {name}: {what} Each contract takes experimental_codegen = true or false:\n{example}\n")
+        _check_text(where, "compiler.contracts", name, name, "")
+        found.append((name, body["experimental_codegen"]))
+    return tuple(sorted(found))
+

@@ -23,7 +23,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from hypothesis import HealthCheck
 
 from .checks import MAX_STEPS, RUNNING_PHASES  # noqa: F401  (for --steps and a machine's settings)
-from .checks import check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value
+from .checks import check_codegen, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value
 from .checks import unknown_key, unknown_section, with_default, within
 from ..errors import ConfigError, UnitError
 from ..units import duration_seconds, to_wei
@@ -74,6 +74,12 @@ class CompilerConfig:
     optimize: str = "gas"
     # extra folders to import from, relative to the project root
     search_paths: tuple[str, ...] = ()
+    # build with vyper's Venom code generator (--experimental-codegen): every contract, unless its
+    # own `# pragma experimental-codegen` or a [compiler.contracts] entry says otherwise
+    experimental_codegen: bool = False
+    # per contract (its name or module path): (name, experimental_codegen), over the source's pragma
+    # and the project's setting; [compiler.contracts] Vault = { experimental_codegen = true }
+    contracts: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -278,6 +284,8 @@ class Config:
     def compile_inputs(self) -> tuple[tuple[Path, Path], dict[str, Any]]:
         """What compiling the project takes: (contracts folder, build cache folder) and the compiler's settings."""
         settings = {"evm_version": self.compiler.evm_version, "optimize": self.compiler.optimize, "search_paths": self.search_paths, "root": self.root}
+        if self.compiler.experimental_codegen or self.compiler.contracts:
+            settings.update(experimental_codegen=self.compiler.experimental_codegen, codegen=self.compiler.contracts)
         return (self.contracts_dir, self.state_dir / "build"), settings
 
     @property
@@ -445,24 +453,33 @@ def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tup
     return tuple(value)
 
 
+def _check_compiler(where: str, key: str, value: Any) -> Any:
+    """A [compiler] value checked."""
+    if key == "evm_version":
+        if value not in EVM_VERSIONS:
+            raise ConfigError(f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}.")
+        return value
+    if key == "optimize":
+        if value not in ("gas", "codesize", "none"):
+            raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
+        return value
+    if key == "search_paths":
+        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+            raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
+        return tuple(value)
+    if key == "contracts":
+        return check_codegen(value, where)
+    return value
+
+
 def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any:
     if (section, key) in WEI_KEYS:
         try:
             return to_wei(value, what=f"{where}: [{section}] {key}")
         except UnitError as e:
             raise ConfigError(str(e)) from None
-    if section == "compiler" and key == "evm_version":
-        if value not in EVM_VERSIONS:
-            raise ConfigError(f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}.")
-        return value
-    if section == "compiler" and key == "optimize":
-        if value not in ("gas", "codesize", "none"):
-            raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
-        return value
-    if section == "compiler" and key == "search_paths":
-        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-            raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
-        return tuple(value)
+    if section == "compiler" and key in ("evm_version", "optimize", "search_paths", "contracts"):
+        return _check_compiler(where, key, value)
     if section == "backend" and key == "name":
         if value not in BACKENDS:
             close = difflib.get_close_matches(str(value), BACKENDS, n=1)

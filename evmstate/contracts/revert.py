@@ -163,6 +163,8 @@ class Explanation:
     dev_revert_msg: str | None = None  # the "# dev: ..." comment on the failing line
     contract: str | None = None  # the contract whose code failed
     via: tuple[str, ...] = ()  # the calls that passed the failure up, innermost first
+    # why no source line is named where one would be (a Venom build: VENOM_NO_LINES), as the report says it
+    unplaced: str | None = None
 
     @property
     def kind(self) -> str | None:
@@ -257,6 +259,8 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
             via.insert(0, str(call_site))
     if artifact is None:
         return Explanation(via=tuple(via))
+    if artifact.venom:
+        return _venom_explanation(result, chosen, artifact, tuple(via))
     deploy = chosen.is_create
     emap = artifact.deploy_error_map if deploy else artifact.error_map
     pc_pos = artifact.deploy_pc_pos if deploy else artifact.pc_pos
@@ -295,6 +299,48 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
     return Explanation(position, check, dev, artifact.name, tuple(via))
 
 
+_JUMPDEST, _PUSH1, _PUSH32, _JUMPI = 0x5B, 0x60, 0x7F, 0x57
+_REVERT_TAIL = {0x5F, 0x80, 0x60}  # PUSH0, DUP1, PUSH1: what vyper's shared REVERT block runs between its JUMPDEST and the REVERT
+
+
+def _jumped_to(code: bytes, jump_pc: int) -> int | None:
+    """Where the JUMPI at jump_pc goes, when the instruction before it pushes the destination (PUSH1 to PUSH4), else None."""
+    for size in range(1, 5):
+        at = jump_pc - 1 - size
+        if at >= 0 and code[at] == _PUSH1 + size - 1 and jump_pc < len(code) and code[jump_pc] == _JUMPI:
+            return int.from_bytes(code[at + 1 : jump_pc], "big")
+    return None
+
+
+def _venom_explanation(result: "ExecResult", chosen: "Frame", artifact: "Artifact", via: tuple[str, ...]) -> Explanation:
+    """A Venom build's failure: the check vyper names, only where the jump taken provably leads to the failing REVERT, and no line.
+
+    Venom's source map leaves most instructions unplaced, so the nearest placed one is often
+    another statement's, or another function's: evmstate names no line rather than a wrong one.
+    """
+    from ..compiler.artifacts import VENOM_NO_LINES
+
+    deploy = chosen.is_create
+    emap = artifact.deploy_error_map if deploy else artifact.error_map
+    check = None
+    if result.error == "revert" and not result.output:
+        check = emap.get(chosen.pc)
+        jump = chosen.jump_pc
+        if check is None and jump is not None:
+            dest = _jumped_to(chosen.code, jump)
+            between = chosen.code[dest + 1 : chosen.pc] if dest is not None and dest < chosen.pc else b"x"
+            if dest is not None and chosen.code[dest] == _JUMPDEST and len(between) <= 4 and set(between) <= _REVERT_TAIL:
+                check = emap.get(jump)
+    return Explanation(None, check, None, artifact.name, via, unplaced=f"{_shown(artifact.path)}: no line: {VENOM_NO_LINES}")
+
+
+def _shown(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
+
+
 def raise_on_failure(
     result: ExecResult,
     function: str | None,
@@ -330,14 +376,20 @@ def raise_on_failure(
             source_line=why.source_line,
         )
     details = dict(source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check, kind=why.kind, via=why.via)
+    told = hint(result)
+    if why.unplaced is not None:
+        told = f"  {why.unplaced}" + (f"\n{told}" if told else "")
     if result.error == "revert":
         abi = artifact.abi if artifact else ()
         signatures = _Signatures(project, artifact)
         reason = decode_revert(result.output, abi, signatures)
-        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=hint(result), **details)
+        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=told, **details)
     else:
         block_gas_limit = project.backend.gas_limit if project is not None else None
-        err = VirtualMachineError(result.error, contract=name, function=function, hint=hint(result, block_gas_limit), **details)
+        vm_hint = hint(result, block_gas_limit)
+        if why.unplaced is not None:
+            vm_hint = f"  {why.unplaced}" + (f"\n{vm_hint}" if vm_hint else "")
+        err = VirtualMachineError(result.error, contract=name, function=function, hint=vm_hint, **details)
     if call:
         err.show_call(format_call, *call)
     else:
