@@ -28,6 +28,8 @@ from .releases import Pin
 from ..files import Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
+
+
 @dataclass(frozen=True)
 class Module:
     """A library module: compiled as part of the contracts that import it, not on its own unless asked for by name."""
@@ -64,6 +66,8 @@ class Build:
     # why the build cache could not be written (a full or read-only disk), None when it could: the build is
     # whole all the same, and the next run compiles again what was not kept
     cache_error: str | None = None
+    counterpart: "Build | None" = None  # a differential run's side B build, compared with this one (side A)
+    sides: tuple[str, str] = ()  # what each side is: ("legacy", "venom")
 
 
 def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
@@ -183,7 +187,7 @@ def _request(s: _Source) -> dict[str, Any]:
     return {**request, "overlay": s.overlay} if s.overlay else request
 
 
-def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
+def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str, release: str | None = None) -> _Source:
     try:
         text = path.read_bytes()
     except OSError as e:
@@ -196,6 +200,11 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
         return source
     source.pragma_venom = venom.PRAGMA.search(text.decode("utf-8", errors="replace")) is not None
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
+    if release is not None:  # every source with this release (a differential run's side)
+        if pin is not None and not pin.admits(release):
+            source.error = CompileError(f"{path}: its version pragma ({pin.text}) refuses vyper {release}: {releases.REFUSED}", path=str(path))
+            return source
+        pin = None if release == VYPER_VERSION else releases.pin_of(f"# pragma version {release}\n")
     if pin is not None and not pin.admits(VYPER_VERSION):
         found = releases.newest_cached(pin)
         source.pin, source.release = pin, found[0] if found else ""
@@ -270,6 +279,7 @@ def _plan(
     root: Path | None,
     include: Sequence[str] = (),
     codegen: tuple[bool, Sequence[tuple[str, bool]]] = (False, ()),
+    release: str | None = None,
 ) -> _Plan:
     contracts_dir = contracts_dir.resolve()
     root = root.resolve() if root is not None else contracts_dir.parent
@@ -279,7 +289,7 @@ def _plan(
     OptimizationLevel.from_string(optimize)  # a bad level is refused before any compile
     sources = []
     for p in find_sources(contracts_dir):
-        sources.append(_resolve(p, search, evm_version, optimize, hint))
+        sources.append(_resolve(p, search, evm_version, optimize, hint, release))
     _name_sources(sources, contracts_dir)
     for s in sources:
         _choose_codegen(s, codegen, contracts_dir)
@@ -360,24 +370,6 @@ def _outcome(s: _Source, result: dict[str, Any], hint: str) -> Outcome:
     return artifact, None, False
 
 
-def _release_folder(s: _Source, installs: dict[str, Any]) -> Path:
-    """The folder of the release a pinned source compiles with, installed once per requirement."""
-    assert s.pin is not None
-    found = releases.cached()
-    if s.release in found:
-        return found[s.release]
-    if s.pin.requirement not in installs:
-        try:
-            installs[s.pin.requirement] = releases.install(s.pin, s.path)
-        except CompileError as e:
-            installs[s.pin.requirement] = e
-    installed = installs[s.pin.requirement]
-    if isinstance(installed, CompileError):
-        raise CompileError(str(installed).replace(str(installed.path), str(s.path), 1), path=str(s.path))
-    s.release = installed[0]
-    return installed[1]
-
-
 def _compile_all(sources: list[_Source], hint: str) -> tuple[dict[Path, Outcome], set[Path]]:
     """Compile the sources, each with its release: (outcome by resolved path, those whose outcome is not to be cached).
 
@@ -393,7 +385,7 @@ def _compile_all(sources: list[_Source], hint: str) -> tuple[dict[Path, Outcome]
             outcomes[s.path.resolve()] = _outcome(s, vyper_outputs.compile_source(_request(s)), hint)
             continue
         try:
-            groups.setdefault(_release_folder(s, installs), []).append(s)
+            groups.setdefault(releases.folder_for(s, installs), []).append(s)
         except CompileError as e:  # the release cannot be installed now: tried again next time
             outcomes[s.path.resolve()] = (None, e, False)
             passing.add(s.path.resolve())
@@ -434,6 +426,7 @@ def compile_project(
     include: Sequence[str] = (),
     experimental_codegen: bool = False,
     codegen: Sequence[tuple[str, bool]] = (),
+    release: str | None = None,
 ) -> Build:
     """Compile the contracts under contracts_dir, taking those whose inputs are unchanged from build_dir.
 
@@ -442,8 +435,9 @@ def compile_project(
     error of its own. A library module (a source other sources import, or one with nothing to
     deploy) is compiled only as part of the contracts that import it, unless include names it.
     experimental_codegen builds with Venom; codegen says it per contract, over the sources' pragmas.
+    release compiles every source with that vyper release, whatever the installed one (a source whose pin refuses it is an error).
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, (experimental_codegen, codegen))
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, (experimental_codegen, codegen), release)
     build = Build(included=tuple(s.name for s in plan.sources if s.name in include))
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
     todo = [s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library]

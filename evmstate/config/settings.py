@@ -25,6 +25,8 @@ from hypothesis import HealthCheck
 from .checks import MAX_STEPS, RUNNING_PHASES  # noqa: F401  (for --steps and a machine's settings)
 from .checks import check_codegen, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value
 from .checks import unknown_key, unknown_section, with_default, within
+from . import differential as differential_mod
+from .differential import DifferentialConfig
 from ..errors import ConfigError, UnitError
 from ..units import duration_seconds, to_wei
 
@@ -200,6 +202,7 @@ class Config:
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     fork: ForkConfig = field(default_factory=ForkConfig)
+    differential: DifferentialConfig = field(default_factory=DifferentialConfig)
     # every file the settings were read from: evmstate.toml first, then moccasin's
     sources: tuple[Path, ...] = ()
     environment: Environment = field(default_factory=Environment.read)
@@ -307,6 +310,7 @@ SECTIONS: dict[str, type] = {
     "fuzz": FuzzConfig,
     "database": DatabaseConfig,
     "fork": ForkConfig,
+    "differential": DifferentialConfig,
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
@@ -561,7 +565,7 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
             if key not in keys[name]:
                 raise unknown_key(where, name, key, keys)
             try:
-                checked = check_fork(where, key, value) if name == "fork" else _check(where, name, key, value, getattr(defaults, key))
+                checked = check_fork(where, key, value) if name == "fork" else differential_mod.check(where, key, value) if name == "differential" else _check(where, name, key, value, getattr(defaults, key))
             except ConfigError as e:
                 raise with_default(e, name, key, getattr(defaults, key)) from None
             values[key] = within(where, name, key, checked, getattr(defaults, key))
