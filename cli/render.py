@@ -34,7 +34,7 @@ from evmstate.engine.events import (
     ShrinkReport,
     StoreWarning,
 )
-from evmstate.runner import failure_text
+from evmstate.runner import differential_lines, failure_text
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
@@ -343,6 +343,8 @@ class Renderer(Handler):
                 self._plain(f"replay with: evmstate replay {event.failure_id}")
             if self.verbose and event.failure.traceback:
                 self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+        for line in differential_lines(event.differential):
+            self._plain(Text(line, style="dim" if line.startswith(("gas", "  ")) else "yellow"))
         if event.rules and not self.quiet:
             table = Table(title=None, show_edge=False, box=None, pad_edge=False)
             table.add_column("rule", overflow="fold")

@@ -20,7 +20,7 @@ from typing import Any, Callable
 # (search/constants.py), so which of them are loaded changes no program.
 from .contracts import calls
 from . import reports  # noqa: F401
-from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
+from .reports import differential_lines, failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (differential_lines, failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
 from .config.differential import parse_mode

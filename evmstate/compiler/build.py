@@ -97,3 +97,15 @@ def precompiled_note(found: Build) -> str | None:
         f"precompiled: {', '.join(listed)}: read from build artifacts, with no source map; their reverts give their reason"
         " (and custom errors and events are decoded from the ABI), but no source line, and they have no coverage"
     )
+
+
+def differential_note(found: Build) -> str | None:
+    """What a differential run says once of its two builds: which is which, and the contracts whose code is the same on both."""
+    other = found.counterpart
+    if other is None:
+        return None
+    a, b = found.sides
+    alike = sorted(name for name, art in found.artifacts.items() if (theirs := other.artifacts.get(name)) is not None and theirs.bytecode == art.bytecode)
+    note = f"differential: every call runs on build A ({a}) and build B ({b}); the machines see A's results"
+    return note + (f"; built alike on both, so never differing: {', '.join(alike)}" if alike else "")
+

@@ -72,11 +72,19 @@ def build_side(side: Side, include: Sequence[str] = ()) -> Build:
 def _sources_side(config: Config, given: str, label: str) -> Side:
     """The side of sources:OLD:NEW that given names: the contracts folder (""), a folder, else a git revision."""
     if not given:
-        return Side(f"{label} ({shown(config.contracts_dir)}/)", config)
+        return Side(f"{label} ({_below(config.contracts_dir, config.root)}/)", config)
     folder = Path(given) if Path(given).is_absolute() else config.root / given
     if folder.is_dir():
-        return Side(f"{label} ({shown(folder)}/)", _with_contracts(config, folder))
+        return Side(f"{label} ({_below(folder, config.root)}/)", _with_contracts(config, folder))
     return Side(f"{label} (git {given})", _with_contracts(config, _checkout(config, given)))
+
+
+def _below(folder: Path, root: Path) -> str:
+    """folder as the project names it: relative to its root when below it (a label a saved failure keeps)."""
+    try:
+        return folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(folder)
 
 
 def _with_contracts(config: Config, folder: Path) -> Config:

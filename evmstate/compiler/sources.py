@@ -406,7 +406,7 @@ def find_sources(contracts_dir: Path) -> list[Path]:
     """Every .vy file in the contracts folder and below it, sorted."""
     if not contracts_dir.is_dir():
         return []
-    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.parts and p.is_file())
+    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.relative_to(contracts_dir).parts and p.is_file())
 
 
 def _first_line(error: CompileError) -> str:

@@ -21,7 +21,7 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..errors import CallTimeout, MachineDefinitionError
+from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..spec import MachineSpec
 from . import delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, machine_error, user_error
@@ -189,6 +189,8 @@ class MachineRun:
                 status, error, broken = "error", str(exc), True
             except Diverged as diverged:
                 status, failure = "failed", divergence_failure(spec.name, self.path, self.project, diverged)
+            except InitFailed as failed:
+                status, failure = "failed", self.machine_failure(failed.error, [])
             except Stopped as stop:
                 status, error, broken = "error", stop.message + self.life.output.shown(), stop.mistake
             except DEFINITION_ERRORS as exc:
@@ -221,6 +223,8 @@ class MachineRun:
         try:
             init_class(self.spec, self.project, self.init_args)
         except InitFailed as failed:
+            if isinstance(failed.error, BuildsDiverged):
+                raise  # the builds of a differential run differ in deploying: a verdict, with no step to shrink
             raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error), mistake=is_mistake(failed.error)) from failed.error
         stop_if_diverged(self.backend, [])
 
