@@ -202,7 +202,7 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
     if release is not None:  # every source with this release (a differential run's side)
         if pin is not None and not pin.admits(release):
-            source.error = CompileError(f"{path}: its version pragma ({pin.text}) refuses vyper {release}: {releases.REFUSED}", path=str(path))
+            source.error = CompileError(f"{path}: its version pin ({pin.text}) refuses vyper {release}: {releases.REFUSED}", path=str(path))
             return source
         pin = None if release == VYPER_VERSION else releases.pin_of(f"# pragma version {release}\n")
     if pin is not None and not pin.admits(VYPER_VERSION):

@@ -36,7 +36,7 @@ def example(tmp_path: Path) -> Path:
 SEARCH = """
 import json, shutil, sys
 from pathlib import Path
-from evmstate import config
+from evmstate.config import settings as config
 from evmstate.runner import Overrides, RunOptions, run
 
 root, path, seeds, overrides, save = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5] == "save"
