@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from evmstate import Project
-from evmstate.config import settings as config_mod
-from evmstate.config.settings import BackendConfig, Config
+from evmstate import config as config_mod
+from evmstate.config import BackendConfig, Config
 from evmstate.runner import Overrides, RunOptions, run
 
 REPO = Path(__file__).resolve().parent.parent

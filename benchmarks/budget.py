@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.contracts.project import Project
 from evmstate.runner import Overrides, RunOptions, run
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from evmstate import Project
 from evmstate.contracts.abi import Codec
-from evmstate.config.settings import Config
+from evmstate.config import Config
 
 REPO = Path(__file__).resolve().parent.parent
 N = 2000

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine import delays
 from evmstate.runner import Overrides, RunOptions, run
 

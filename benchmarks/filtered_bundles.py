@@ -15,7 +15,7 @@ from hypothesis.errors import StopTest
 from hypothesis.stateful import Bundle as HBundle, RuleBasedStateMachine, rule as hrule, run_state_machine_as_test
 
 from evmstate import Bundle, Project, StateMachine, rule
-from evmstate.config.settings import Config
+from evmstate.config import Config
 from evmstate.spec import collect
 from evmstate.engine.machine_run import run_machine
 from evmstate.engine.settings import build_settings

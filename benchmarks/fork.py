@@ -30,8 +30,8 @@ sys.path.insert(0, str(REPO))
 
 from eth_utils import to_checksum_address  # noqa: E402
 
-from evmstate.config import settings as config_mod  # noqa: E402
-from evmstate.config.settings import BackendConfig, ForkConfig  # noqa: E402
+from evmstate import config as config_mod  # noqa: E402
+from evmstate.config import BackendConfig, ForkConfig  # noqa: E402
 from evmstate.evm.fork.store import forget_sources, loopback_answers, requests_made  # noqa: E402
 from evmstate.runner import Overrides, RunOptions, run  # noqa: E402
 from tests.fork.nodes import Anvil, anvil_in, install_anvil, rpc  # noqa: E402

@@ -13,7 +13,7 @@ from pathlib import Path
 from eth.vm.message import Message
 
 from evmstate import Project
-from evmstate.config.settings import Config
+from evmstate.config import Config
 
 REPO = Path(__file__).resolve().parent.parent
 N = 1000

@@ -54,8 +54,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from evmstate import Project, reverts, strategy
-from evmstate.config import settings as config_mod
-from evmstate.config.settings import BackendConfig
+from evmstate import config as config_mod
+from evmstate.config import BackendConfig
 from evmstate.engine.events import FailureFound
 from evmstate.runner import Overrides, RunOptions, run
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from eth.vm import opcode_values
 
 from evmstate import Project
-from evmstate.config.settings import Config, FuzzConfig, ProjectConfig
+from evmstate.config import Config, FuzzConfig, ProjectConfig
 
 REPO = Path(__file__).resolve().parent.parent
 ROUNDS = 7

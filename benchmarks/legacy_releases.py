@@ -20,7 +20,7 @@ from pathlib import Path
 
 from evmstate import Project
 from evmstate.compiler import releases
-from evmstate.config.settings import Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 from evmstate.errors import CompileError, TransactionReverted
 
 RELEASES = ["0.2.8", "0.2.12", "0.2.16", "0.3.0", "0.3.1", "0.3.2", "0.3.3", "0.3.4", "0.3.6", "0.3.7", "0.3.8", "0.3.9", "0.3.10"]

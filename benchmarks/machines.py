@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 
 REPO = Path(__file__).resolve().parent.parent

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from evmstate_cli import launch
 
 if TYPE_CHECKING:
-    from evmstate.config import settings as config_mod
+    from evmstate import config as config_mod
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -133,8 +133,8 @@ def main() -> int:
         launch.start_fork_server()  # as `evmstate run -n 2` does, before it imports evmstate
     import evmstate_cli.main  # noqa: F401  (the fork server preloads it: this process loads it too, as the command does)
 
-    from evmstate.config import settings as config_mod
-    from evmstate.config.settings import BackendConfig
+    from evmstate import config as config_mod
+    from evmstate.config import BackendConfig
     from evmstate.runner import Overrides, RunOptions, run
     from evmstate.scale.pool import start_method
 

@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import FailureFound
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search.feedback import DEFAULT, ENVIRONMENT, SIGNALS

@@ -36,8 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evmstate.config import settings as config_mod
-from evmstate.config.settings import BackendConfig
+from evmstate import config as config_mod
+from evmstate.config import BackendConfig
 from evmstate.evm.revm import backend as revm
 from evmstate.runner import Overrides, RunOptions, run
 

@@ -41,9 +41,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate import hooks
-from evmstate.config.settings import BackendConfig
+from evmstate.config import BackendConfig
 from evmstate.contracts import abi, contract, events, receipt
 from evmstate.engine import example
 from evmstate.evm.revm import backend as revm, sight

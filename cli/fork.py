@@ -18,7 +18,7 @@ def fork_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def fork_block(value: str | None) -> int | str | None:
     """--fork-block's value: a number or a tag; a usage error otherwise."""
-    from evmstate.config.settings import FORK_TAGS
+    from evmstate.config import FORK_TAGS
 
     if value is None:
         return None
@@ -31,7 +31,7 @@ def fork_block(value: str | None) -> int | str | None:
 
 def chosen_fork(cfg: Any, url: str | None, block: str | None, *, resolve: bool = True) -> Any:
     """cfg with --fork-url and --fork-block over [fork], the block pinned and the node checked (exit 2 on a problem) unless resolve is False."""
-    from evmstate.config.settings import check_fork
+    from evmstate.config import check_fork
     from evmstate.runner import is_forked, resolve_fork, with_fork
 
     if url is not None:

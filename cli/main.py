@@ -12,13 +12,14 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import ExitCode
 from evmstate.errors import EvmStateError
 
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
 from .render import Renderer
 from .render_replay import PruneRenderer, ReplayRenderer, ShrinkRenderer, compile_listing, failures_table
+from .signals import as_ctrl_c, stopped_by
 
 
 # off a terminal (CI logs, pipes, files) lines are never wrapped nor cut: as wide as they are
@@ -47,6 +48,7 @@ DIFFERENTIAL_HELP = (
     "Run every call on two builds in lockstep and fail at the first divergence: codegen (vyper's two code generators), "
     "compiler:A,B (two vyper releases) or sources:OLD:NEW (two folders or git revisions of the contracts); default: [differential] mode."
 )
+FRESH_HELP = "Use no example database and no guidance corpus for this run: nothing saved before is replayed, nothing found is saved there (failure records still are), so --seed alone decides the search."
 FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
 
 
@@ -64,6 +66,7 @@ def cli() -> None:
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per machine (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
+@click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
 @click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
@@ -93,6 +96,7 @@ def run(
     max_examples: int | None,
     steps: int | None,
     seed: int | None,
+    fresh: bool,
     workers: str,
     shards: int,
     quiet: bool,
@@ -115,7 +119,7 @@ def run(
     cfg = with_differential(chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block), differential)
     n = parse_workers(workers)
     options = RunOptions(
-        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, workers=n, shards=shards,
+        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
         coverage=coverage or bool(coverage_reports),
     )
     with Renderer(_console(), quiet=quiet, verbose=verbose) as renderer:
@@ -132,6 +136,7 @@ def run(
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per shard (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
+@click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
@@ -147,6 +152,7 @@ def fuzz(
     max_examples: int | None,
     steps: int | None,
     seed: int | None,
+    fresh: bool,
     quiet: bool,
     verbose: bool,
     backend: str | None,
@@ -163,7 +169,7 @@ def fuzz(
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
     cfg = with_differential(chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block), differential)
-    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
+    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)
     sys.exit(summary.exit_code)
@@ -326,11 +332,12 @@ def compile_cmd(names: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3)."""
+    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3); SIGTERM and SIGHUP are Ctrl-C."""
+    as_ctrl_c()
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
-        _console(stderr=True).print("interrupted")
+        _console(stderr=True).print(f"interrupted by {stopped_by()}")
         sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as e:
         e.show()
@@ -339,7 +346,7 @@ def main() -> None:
         _console(stderr=True).print(f"error: {e}", markup=False, soft_wrap=True)
         sys.exit(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
-        _console(stderr=True).print("interrupted")
+        _console(stderr=True).print(f"interrupted by {stopped_by()}")
         sys.exit(ExitCode.INTERRUPTED)
     except SystemExit:
         raise

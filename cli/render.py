@@ -36,6 +36,8 @@ from evmstate.engine.events import (
 )
 from evmstate.runner import differential_lines, failure_text
 
+from .signals import stopped_by
+
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
 
@@ -222,7 +224,7 @@ class Renderer(Handler):
     def _on_run_started(self, event: RunStarted) -> None:
         if event.settings:
             self._plain(Text(f"settings: {event.settings}"))
-        self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
+        self._plain(seed_line(event))
 
     def _on_compile_started(self, event: CompileStarted) -> None:
         self.compiling = (event.folder, time.perf_counter())
@@ -349,9 +351,11 @@ class Renderer(Handler):
             table = Table(title=None, show_edge=False, box=None, pad_edge=False)
             table.add_column("rule", overflow="fold")
             table.add_column("calls", justify="right")
-            table.add_column("reverts caught", justify="right")
+            table.add_column("reverted", justify="right")
+            table.add_column("expected", justify="right")
             for name, s in event.rules.items():
-                table.add_row(name, str(s.calls), str(s.reverts))
+                # reverted: its transactions that reverted, however it caught them; expected: inside reverts()
+                table.add_row(name, str(s.calls), str(s.transactions_reverted), str(s.reverts))
             c.print(table)
             for name, s in event.rules.items():
                 for arg, fs in s.filters.items():
@@ -426,7 +430,7 @@ class Renderer(Handler):
                 if r.status == "interrupted":
                     where = f"{r.path}::{r.name} at example {r.examples}/{r.max_examples}"
             kept = " (the failure found is kept)" if failed else ""
-            self._plain(Text(f"interrupted by Ctrl-C in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
+            self._plain(Text(f"interrupted by {stopped_by()} in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
         for path in written:
             self._plain(f"wrote {path}")
         rising = [r for r in summary.results if r.still_rising]
@@ -435,17 +439,28 @@ class Renderer(Handler):
         self._plain(Text(", ".join(parts), style=f"bold {style}"))
 
 
+def seed_line(event: RunStarted) -> str:
+    """The seed that reruns the search, and what else decides it: saved examples replayed first, or --fresh."""
+    if event.fresh:
+        return f"seed: {event.seed} — rerun with --seed {event.seed} --fresh (no saved examples are read or written: the seed alone decides the search)"
+    line = f"seed: {event.seed} — rerun with --seed {event.seed}"
+    if event.replayed_first:
+        line += f"; {event.replayed_first} are replayed first (--fresh: the seed alone decides the search)"
+    return line
+
+
 # what the summary suggests to a run whose coverage was still rising: a campaign of a few minutes
 LONGER = "5m"
 
 
 def late_progress(event: MachineFinished) -> str:
-    """What a passing run still reached in its last quarter: '2 branches', '1 stage (a variable stored a small value it never held)', or both."""
+    """What a passing run still reached in its last quarter: '2 branches', '1 new kind of state (...)', or both."""
     parts = []
     if event.late_branches:
         parts.append(f"{event.late_branches} branch{'' if event.late_branches == 1 else 'es'}")
     if event.late_stages:
-        parts.append(_count(event.late_stages, "stage") + " (a variable stored a small value it never held)")
+        kinds = "1 new kind" if event.late_stages == 1 else f"{event.late_stages} new kinds"
+        parts.append(f"{kinds} of state (a variable holding a phase, a level or a flag took a value it never held)")
     return " and ".join(parts)
 
 

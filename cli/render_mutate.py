@@ -14,6 +14,7 @@ from evmstate.engine.events import CompileFinished, ExitCode, LoadFailed, Nothin
 from evmstate.mutate.report import STATUSES, BaselineFinished, MutantFinished, MutateFinished, MutateStarted, MutationReport, grouped, percent, score
 
 from .render import Handler
+from .signals import stopped_by
 
 # without a terminal, a progress line this often
 PLAIN_EVERY = 30.0
@@ -179,5 +180,5 @@ class MutateRenderer(Handler):
         where = {"none needed": "no worker needed", "this process": "in this process"}.get(report.workers, f"on {report.workers}")
         line = f"mutation score {percent(report.score)}: {found['killed']} of {judged} killed{dropped}{cached}, in {report.elapsed:.1f}s ({where})"
         if report.interrupted:
-            line += " (interrupted by Ctrl-C: the mutants judged so far)"
+            line += f" (interrupted by {stopped_by()}: the mutants judged so far)"
         self._plain(Text(line, style=f"bold {style}"))

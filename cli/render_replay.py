@@ -9,11 +9,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import FailurePruned, ReplayFinished, ReplayStarted, ReplayStep, SavedFailure, ShrinkFinished, ShrinkStarted
 from evmstate.runner import Compiled, numbered
 
 from .render import Handler, shrink_text
+from .signals import stopped_by
 
 
 class ReplayRenderer(Handler):
@@ -77,8 +78,10 @@ class ShrinkRenderer(Handler):
         for line in event.program:
             c.print(Text(line))
         if event.report is not None:
-            c.print(Text(shrink_text(event.report, minimal=event.verdict != "stopped"), style="dim"))
-        if event.verdict == "stopped":
+            c.print(Text(shrink_text(event.report, minimal=event.verdict != "stopped" and not event.interrupted), style="dim"))
+        if event.interrupted:
+            c.print(Text(f"interrupted by {stopped_by()} while shrinking: this is the shortest failing program found so far; `evmstate shrink {event.new_id}` continues", style="yellow"))
+        elif event.verdict == "stopped":
             c.print(Text(f"not minimal: shrinking stopped at {event.stopped}; `evmstate shrink {event.new_id}` continues", style="yellow"))
         elif event.verdict == "minimal":
             c.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))

@@ -207,6 +207,7 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         },
         "never_run": r.never_run,
         "all_reverted": r.all_reverted,
+        "mostly_reverted": r.mostly_reverted,
         "warnings": r.warnings,
         "failure_id": r.failure_id,
         "error": r.error,
@@ -271,12 +272,21 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "examples": summary.examples,
         "steps": summary.steps,
         "branches": None if summary.branches is None else len(summary.branches),
-        "items": {key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop} for key, t in summary.items.items()},
-        "failures": [result_json(r) for r in summary.failures],
+        "items": {
+            key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop, **_sighting(t)} for key, t in summary.items.items()
+        },
+        "failures": [{**result_json(r), **_sighting(summary.items.get(f"{r.path}::{r.name}"))} for r in summary.failures],
         "errors": [result_json(r) for r in summary.errors],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "store_warnings": summary.store_warnings,
     }
+
+
+def _sighting(totals: Any) -> dict[str, Any]:
+    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before it."""
+    if totals is None or totals.found_after is None:
+        return {}
+    return {"found_after": round(totals.found_after, 3), "runs_before": totals.runs_before}
 
 
 def write_campaign_json(summary: Any, path: Path) -> None:

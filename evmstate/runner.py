@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +24,10 @@ from . import reports  # noqa: F401
 from .reports import differential_lines, failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (differential_lines, failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
-from .config.differential import parse_mode
-from .config.settings import Config, shown
+from .config import Config, parse_mode, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
-from .engine.database import check_database
+from .engine.database import check_database, replayed_first
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,
@@ -62,7 +62,8 @@ from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part
 from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
 from .scale.parallel import run_items
 from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
-from .scaffold import init as scaffold, next_steps
+from .scaffold.project import init as scaffold, next_steps
+from .hooks import ctrl_c_held
 from .search.session import collector_of
 
 
@@ -99,7 +100,8 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
     emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
-    emit(RunStarted(seed, config.origin))
+    fresh = options.overrides.fresh
+    emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config)))
     summary.stopped_in = "discovery"
     if options.gas:
         summary.gas = GasStats()
@@ -121,8 +123,12 @@ def _write(summary: RunSummary, outputs: Reports, emit: Callable[[Event], None])
         todo.append((outputs.json, lambda p: write_json(summary, p)))
     if summary.coverage is not None:
         coverage = summary.coverage
-        todo += [(path, lambda p, kind=kind: coverage.write(kind, p)) for kind, path in outputs.coverage]
+        todo += [(path, functools.partial(_coverage_to, coverage, kind)) for kind, path in outputs.coverage]
     return tuple(str(path) for path, write in todo if _written(path, write, emit))
+
+
+def _coverage_to(coverage: Any, kind: str, path: Path) -> None:
+    coverage.write(kind, path)
 
 
 def _written(path: Path, write: Callable[[Path], None], emit: Callable[[Any], None]) -> bool:
@@ -189,9 +195,10 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     else:
         new, unsaved = result.record, None
         try:
-            store.save(new)
-            if new.id != record.id:
-                store.remove(record.id)
+            with ctrl_c_held():  # the shorter program in place of the old one, both or neither
+                new = store.keep(dataclasses.replace(result.record, id=result.record.identity.id))
+                if new.id != record.id:
+                    store.path_of(record.id).unlink(missing_ok=True)  # keep() may have merged it already
         except ResourceError as exc:  # the program is shown all the same; the saved record stays as it was
             unsaved = str(exc)
         outcome = result.outcome
@@ -200,7 +207,7 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
             first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
         )
         finished = ShrinkFinished(
-            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved
+            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved, interrupted=new.interrupted
         )
     emit(finished)
     return finished
@@ -236,9 +243,17 @@ def remove_failure(config: Config, failure_id: str | None) -> str:
 
 
 def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False) -> None:
-    """Replay every saved failure and remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
+    """Remove the records of a failure another record holds a shorter program of, then replay every saved failure and
+    remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
     store = FailureStore.of(config)
-    for rid in store.ids():
+    merged = set()
+    for rid, kept in store.duplicates():
+        steps = "1 step" if len(kept.steps) == 1 else f"{len(kept.steps)} steps"
+        if not dry_run:
+            store.path_of(rid).unlink(missing_ok=True)
+        merged.add(rid)
+        emit(FailurePruned(rid, True, f"the same failure as {kept.id}, which holds a shorter program: {steps}"))
+    for rid in (r for r in store.ids() if r not in merged):
         result = check_record(config, store, rid)
         # unreadable records are never pruned: `evmstate failures rm` removes them on purpose
         remove = result.verdict == "fixed" or (unreplayable and result.verdict == "cannot replay")

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 
 from evmstate import Project
 from evmstate.compiler import releases
-from evmstate.config.settings import Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 from evmstate.errors import CompileError
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def warm_build(project: Path = REPO) -> Path:
     """The project (a folder holding evmstate.toml or moccasin.toml) compiled into a build cache outside the repository; what copies of it start from."""
     project = project.resolve()
     if project not in _WARM:
-        from evmstate.config import settings as config_mod
+        from evmstate import config as config_mod
         from evmstate.compiler.sources import compile_project
 
         (contracts, _), settings = config_mod.load(project).compile_inputs()
@@ -212,7 +212,7 @@ def legacy_build(legacy_cache: Path, tmp_path_factory: pytest.TempPathFactory) -
     with interprocess_lock(shared.with_suffix(".lock")), pytest.MonkeyPatch.context() as mp:
         mp.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
         if not (shared / "done").exists():
-            from evmstate.config import settings as config_mod
+            from evmstate import config as config_mod
             from evmstate.compiler.sources import compile_project
 
             shutil.rmtree(shared, ignore_errors=True)

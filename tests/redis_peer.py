@@ -11,7 +11,7 @@ from typing import Any
 
 def find_then_replay(root: str, mine: str, theirs: str, barrier: Any) -> list[dict[str, Any]]:
     """Run machine mine (finding its failure), wait for the other process to find its own, then run theirs."""
-    from evmstate.config import settings as config_mod
+    from evmstate import config as config_mod
     from evmstate.runner import Overrides, RunOptions, run
 
     cfg = config_mod.load(Path(root))

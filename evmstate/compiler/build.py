@@ -14,7 +14,7 @@ from typing import Sequence
 from . import precompiled
 from .differential import build_pair, sides
 from .sources import Artifact, Build, compile_project, contract_names, input_hashes
-from ..config.settings import Config
+from ..config import Config
 from ..errors import CompileError
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..config.settings import Config, shown
+from ..config import Config, shown
 from ..errors import ConfigError
 from .sources import Build, compile_project
 from .releases import legacy

@@ -67,7 +67,7 @@ class Build:
     # whole all the same, and the next run compiles again what was not kept
     cache_error: str | None = None
     counterpart: "Build | None" = None  # a differential run's side B build, compared with this one (side A)
-    sides: tuple[str, str] = ()  # what each side is: ("legacy", "venom")
+    sides: tuple[str, str] = ("A", "B")  # what each side is in a differential run: ("legacy", "venom")
 
 
 def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:

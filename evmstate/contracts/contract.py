@@ -350,6 +350,7 @@ class ContractContainer(Handle):
         try:
             if not result.success:
                 raise_on_failure(result, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
+            assert result.contract_address is not None  # a deploy that succeeded made one
             contract = self._attach(result.contract_address, name)
         except Exception as exc:
             if calls.listeners:

@@ -24,7 +24,7 @@ def lockstep(project: Project, a: Backend, b: Backend) -> DifferentialBackend:
         raise ConfigError("--backend-check (or [backend] check) and a differential run (--differential, [differential] mode) each hold two chains in lockstep: run one at a time.")
     settings = project.config.differential
     options = Options(storage=settings.storage, gas=settings.gas, revert_reasons=settings.revert_reasons, expected=settings.expected)
-    return DifferentialBackend(a, b, codes(project.build), project.build.sides or ("A", "B"), options, Describer(project))
+    return DifferentialBackend(a, b, codes(project.build), project.build.sides, options, Describer(project))
 
 
 def codes(build: "Build") -> Codes:
@@ -38,7 +38,7 @@ def unmatched(build: "Build") -> dict[str, UsageError]:
     """Side A's contracts that side B does not build (it lacks them, or they do not compile there): each an error for whoever asks for it."""
     other = build.counterpart
     assert other is not None
-    a, b = build.sides or ("A", "B")
+    a, b = build.sides
     found = {}
     for name in build.artifacts:
         if name in other.errors:

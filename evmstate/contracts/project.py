@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
-from ..config import settings as config_mod
+from .. import config as config_mod
 from ..compiler.build import build as build_project
 from ..compiler.sources import Artifact, Build, Module, module_path
-from ..config.settings import BackendConfig, Config
+from ..config import BackendConfig, Config
 from ..errors import CompileError, EvmStateError, NoSuchContract, UsageError
 from ..evm.factory import make_backend
 from .accounts import Accounts
@@ -87,6 +88,7 @@ class Project(Handle):
                 continue
             self.containers[name] = ContractContainer(self, artifact)
         self._reference: Project | None = None
+        self._watching: list[set[str]] = []  # see watching()
         if activate:
             current_project.set(self)
 
@@ -154,10 +156,22 @@ class Project(Handle):
 
     def register(self, raw_address: bytes, artifact: Artifact, label: str | None = None) -> None:
         self._by_address[raw_address] = artifact
+        for used in self._watching:
+            used.add(artifact.name)
         if label is not None:
             self._labels[raw_address] = label
         else:
             self._labels.pop(raw_address, None)
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[set[str]]:
+        """While inside, the set it gives fills with the names of the contracts deployed or attached (.at) on this project."""
+        used: set[str] = set()
+        self._watching.append(used)
+        try:
+            yield used
+        finally:
+            self._watching.remove(used)
 
     def artifact_at(self, raw_address: bytes) -> Artifact | None:
         return self._by_address.get(raw_address)

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from hypothesis.database import ExampleDatabase
 
-from ..config.settings import CONFIG_NAME, Config, shown
+from ..config import CONFIG_NAME, Config, shown
 from ..errors import ConfigError, ResourceError, remedy, why
 
 _ATTEMPTS = 20  # a key folder removed under a writer is made again; this many times at most
@@ -362,6 +362,32 @@ def open_database(config: Config) -> ExampleDatabase:
         return redis_database(config.database.url)
     assert config.examples_dir is not None
     return SharedDirectoryDatabase(config.examples_dir)
+
+
+def replayed_first(config: Config, *, corpus: bool = False) -> str | None:
+    """Where a run would replay saved examples from before its seed's own search (corpus: a campaign's guidance runs too), as the
+    seed line names it; None when nothing is saved. A folder is looked into; a Redis server is named, not asked."""
+    from ..search import corpus as corpora  # only to name its folder
+
+    places = []
+    if config.database.is_redis:
+        places.append(f"examples{' and guidance runs' if corpus else ''} saved on {config.database.url}")
+    else:
+        assert config.examples_dir is not None
+        if _holds_values(config.examples_dir, skip=_hash(SharedDirectoryDatabase._METAKEYS)):
+            places.append(f"failing examples saved in {shown(config.examples_dir)}/")
+        if corpus and _holds_values(config.state_dir / corpora.FOLDER):
+            places.append(f"guidance runs saved in {shown(config.state_dir / corpora.FOLDER)}/")
+    return " and ".join(places) or None
+
+
+def _holds_values(folder: Path, skip: str = "") -> bool:
+    """Whether a store's folder holds a value: a file, not being written, in one of its key folders."""
+    try:
+        keys = [k for k in folder.iterdir() if k.is_dir() and k.name != skip]
+        return any(not f.name.startswith(".") for k in keys for f in k.iterdir())
+    except OSError:
+        return False
 
 
 class ShrunkExamples(ExampleDatabase):

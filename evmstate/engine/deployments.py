@@ -11,13 +11,14 @@ the snapshot every run starts from), or before a property test's first example.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import inspect
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..config.settings import Config, shown
+from ..config import Config, shown
 from ..contracts.contract import Contract, label_deployment
 from ..contracts.project import OnDemand, Project, Unavailable
 from ..errors import MachineDefinitionError
@@ -183,6 +184,25 @@ def names_behind(names: Iterable[str], config: Config) -> list[str]:
         if name in functions:
             todo.extend(inspect.signature(functions[name]).parameters)
     return found
+
+
+def deployments_used(names: Iterable[str], config: Config) -> dict[str, str]:
+    """{the deployments file as the project shows it: its sha256} when names, or what they ask for, hold a deployment; else {}."""
+    try:
+        found = load_deployments(config)
+    except OSError:
+        return {}
+    if found.path is None or not any(n in found.functions for n in names_behind(names, config)):
+        return {}
+    try:
+        root = config.root.resolve()
+        shown_path = found.path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        shown_path = str(found.path)
+    try:
+        return {shown_path: hashlib.sha256(found.path.read_bytes()).hexdigest()}
+    except OSError:
+        return {}
 
 
 def deployments_file_error(config: Config) -> tuple[str, str] | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config.settings import Config
+from ..config import Config
 from ..errors import UsageError
 from ..spec import MachineSpec, collect, has_rules, is_machine
 from .deployments import deployments_file_error

@@ -38,6 +38,10 @@ class RunStarted:
 
     seed: int
     settings: str = ""  # Config.origin: "moccasin.toml (contracts in src/)"
+    # where saved failing examples (and, for a campaign, guidance runs) are replayed before the
+    # seed's own search, so that the seed alone does not decide the search; None when nothing is
+    fresh: bool = False  # --fresh: no example database and no corpus
+    replayed_first: str | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,20 @@ class RuleStats:
         """It sent transactions and every one of them reverted."""
         return self.transactions > 0 and self.transactions_reverted == self.transactions
 
+    @property
+    def unexpected_reverts(self) -> int:
+        """Its transactions that reverted outside reverts(): caught by the rule itself (try/except), or not caught at all."""
+        return max(0, self.transactions_reverted - self.reverts)
+
+    @property
+    def mostly_reverted(self) -> bool:
+        """Most of its transactions reverted outside reverts(), though not all, over enough of them to tell: most of its steps tested nothing."""
+        return self.transactions >= MOSTLY_MIN and 2 * self.unexpected_reverts > self.transactions and not self.never_changed_state
+
+
+# the transactions a rule must have sent before most of them reverting is worth a warning
+MOSTLY_MIN = 20
+
 
 @dataclass(frozen=True, kw_only=True)
 class Failure:
@@ -238,13 +256,14 @@ class MachineFinished:
     # with fewer than MIN_RUNS runs): above 0 in a passing machine, the search was still
     # finding new code when its budget ran out, and a longer one may find more
     late_branches: int | None = None
-    # the same for stages: a variable storing a small value it never held (a level, a rung, a
-    # phase), progress that reaches no new branch
+    # the same for new kinds of state: a variable that holds a phase, a level, a flag (one that
+    # took at most search.feedback.KINDS small values over the search, not an amount) storing a
+    # value it never held, progress that reaches no new branch
     late_stages: int | None = None
 
     @property
     def still_rising(self) -> bool:
-        """Passed while still reaching new branches or stages in its last runs: its budget was too small to tell."""
+        """Passed while still reaching new branches or new kinds of state in its last runs: its budget was too small to tell."""
         return self.status == "passed" and bool(self.late_branches or self.late_stages)
 
     # found when the machine was loaded (methods whose names look misspelt); see also warnings
@@ -281,8 +300,13 @@ class MachineFinished:
         return [*self.load_warnings, *self.run_warnings]
 
     @property
+    def mostly_reverted(self) -> list[str]:
+        """Rules most of whose transactions reverted outside reverts() (caught by the rule itself), though not all."""
+        return [name for name, s in self.rules.items() if s.mostly_reverted]
+
+    @property
     def run_warnings(self) -> list[str]:
-        """Rules that never ran, and rules whose every transaction reverted."""
+        """Rules that never ran, rules whose every transaction reverted, and rules most of whose transactions reverted unexpected."""
         out = []
         for name in self.never_run:
             out.append(f"{self.name}.{name} never ran: {self.why_never_run(name)}")
@@ -290,6 +314,13 @@ class MachineFinished:
             s = self.rules[name]
             runs = "once" if s.calls == 1 else f"{s.calls} times"
             out.append(f"{self.name}.{name} ran {runs} and every transaction it sent reverted ({s.transactions} of {s.transactions}): it never changed the state")
+        for name in self.mostly_reverted:
+            s = self.rules[name]
+            share = 100 * s.unexpected_reverts // s.transactions
+            out.append(
+                f"{self.name}.{name}: {s.unexpected_reverts} of its {s.transactions} transactions reverted ({share}%) outside reverts(): most of its steps "
+                "changed nothing. Add a precondition for when it can succeed, or narrow its strategies to values that can; a revert it means to check belongs in `with reverts(...)`"
+            )
         return out
 
 
@@ -445,6 +476,7 @@ class ShrinkFinished:
     message: str = ""  # "fails differently": how it fails now
     recorded: str = ""  # "fails differently": the error the record holds
     unsaved: str | None = None  # why the shorter program could not be saved (new_id is then the record's id, unchanged)
+    interrupted: bool = False  # Ctrl-C stopped it: the program is the shortest found until then
 
     @property
     def exit_code(self) -> ExitCode:
@@ -481,6 +513,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished | StoreWarning
+# what engine.item.prepare, the prologue every command shares, emits
+PrologueEvent = LoadFailed | NothingFound | CompileStarted | CompileFinished | StoreWarning
 # what `evmstate replay`, `shrink` and `failures prune` emit
 ReplayEvent = ReplayStarted | ReplayStep | ReplayFinished | ShrinkStarted | ShrinkFinished | FailurePruned
 

@@ -11,7 +11,7 @@ from typing import Any, Callable
 from hypothesis import settings as Settings
 
 from ..compiler.build import differential_note, precompiled_note
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord
@@ -19,7 +19,7 @@ from . import discovery
 from .deployments import contracts_behind, names_behind
 from .tracebacks import shown_path
 from .discovery import Item
-from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, StoreWarning
+from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, PrologueEvent, StoreWarning
 from .fork import at_block
 from .database import Fallible, ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
@@ -98,7 +98,7 @@ def prepare(
     config: Config,
     paths: tuple[str, ...],
     keyword: str | None,
-    emit: Callable[[Event], None],
+    emit: Callable[[PrologueEvent], None],
     *,
     kinds: frozenset[str] = frozenset({"machine", "test"}),
     flag: str | None = None,
@@ -175,12 +175,12 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
     written, and Interrupted on Ctrl-C before anything failed.
     """
     where = item.id
-    with at_block(project, item.spec.settings if item.spec is not None else None, where):
+    with at_block(project, item.spec.settings if item.spec is not None else None, where), project.watching() as used:
         forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
-        return _run_item(forked, project, item, request, emit)
+        return _run_item(forked, project, item, request, emit, used)
 
 
-def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
+def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None], used: set[str]) -> MachineFinished:
     overrides, shard, shards = request.overrides, request.shard, request.shards
     seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
     where = item.id
@@ -196,15 +196,15 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
     def warn(message: str) -> None:
         emit(StoreWarning(message))
 
-    database = database_for(config, where, warn) if request.examples else None
+    database = database_for(config, where, warn) if request.examples and not overrides.fresh else None
     try:
         if spec is not None:
             saved = None
-            if corpus is True:
+            if corpus is True and not overrides.fresh:
                 from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
 
                 saved = Corpus.of(corpus_store(config, warn), project, where)
-            elif corpus is not False:
+            elif corpus is not False and corpus is not True:
                 saved = corpus
             run = run_native if request.native else run_machine
             result = run(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
@@ -224,12 +224,12 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
     # a difference between backends is a finding about evmstate's backends, not a program to replay
     replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
     if replayable and request.keep is not None:
-        record = failure_record(config, project, item, result, settings, seed)
+        record = failure_record(config, project, item, result, settings, seed, used)
         request.keep(record)
         return with_id(result, record.id)
     if replayable and request.save_failures:
         try:
-            result = save_failure(config, project, item, result, settings, seed)
+            result = save_failure(config, project, item, result, settings, seed, used)
         except ResourceError as exc:  # a full or read-only disk: the failure is reported all the same, then the warning
             warn(str(exc))
         except Exception as exc:  # the failure is still reported: only its record is missing

@@ -75,29 +75,30 @@ class RunState:
 
 
 class Growth:
-    """The branch outcomes and stages reached after each run of the search (not of shrinking), from the runs' events."""
+    """The branch outcomes reached after each run of the search (not of shrinking), from the runs' events; and the kinds of
+    state the search's stored-value progress first reached late."""
 
     # fewer runs than this say nothing about a trend
     MIN_RUNS = 8
 
-    def __init__(self) -> None:
+    def __init__(self, search: Search | None = None) -> None:
         self.reached: list[int] = []
-        self.stages: list[int] = []
+        self.search = search
 
     def watch(self, event: Event) -> None:
-        if isinstance(event, ExampleFinished) and not event.shrinking:
-            if event.branches is not None:
-                self.reached.append(event.branches)
-            if event.stages is not None:
-                self.stages.append(event.stages)
+        if isinstance(event, ExampleFinished) and not event.shrinking and event.branches is not None:
+            self.reached.append(event.branches)
 
     def late(self) -> int | None:
         """Branch outcomes first reached in the last quarter of the runs; None without coverage or with too few runs."""
         return _late(self.reached, self.MIN_RUNS)
 
     def late_stages(self) -> int | None:
-        """Stages (new small stored values) first reached in the last quarter of the runs; None without them or with too few runs."""
-        return _late(self.stages, self.MIN_RUNS)
+        """New kinds of state (a slot holding a phase, a level, a flag taking a value it never held; not a new amount)
+        first stored in the last quarter of the runs; None without stored-value progress or with too few runs."""
+        if self.search is None or self.search.guide is None:
+            return None
+        return self.search.progress.late_kinds(self.MIN_RUNS)
 
 
 def _late(totals: list[int], min_runs: int) -> int | None:
@@ -158,7 +159,7 @@ class Lifecycle:
         self.backend = project.backend
         self.search = search
         self.output = Output(capture)
-        self.growth = Growth()
+        self.growth = Growth(search)
         shown = self.output.outside(emit)  # events are shown, not captured
 
         def watched(event: Event) -> None:

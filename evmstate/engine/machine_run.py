@@ -22,6 +22,7 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
+from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
 from . import delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, machine_error, user_error
@@ -278,7 +279,7 @@ class MachineRun:
         test = self.hypothesis_test()
         searching = time.perf_counter()
         try:
-            with reporting.with_reporter(lambda _: None), self.search.running():
+            with reporting.with_reporter(lambda _: None), self.search.running(), ctrl_c_noted() as ctrl_c:
                 try:
                     test()
                 finally:
@@ -309,6 +310,10 @@ class MachineRun:
         except (FailedHealthCheck, Unsatisfiable) as exc:  # most runs thrown away: nothing was tested
             raise self.rejections.error(self.spec.name, "machine", self.state.examples, exc) from None
         except BaseException as exc:
+            if self.state.best_failure is not None and ctrl_c:
+                # Ctrl-C in Hypothesis's last replay of the failure, which Hypothesis reports as
+                # whatever that run's end made of it (FlakyStrategyDefinition): interrupted while shrinking
+                return "failed", self.cut_short("Ctrl-C", interrupted=True)
             if self.state.best_failure is not None and exc is not self.state.last_error:
                 # raised by the search around the runs, not by the program being shrunk
                 return "failed", self.cut_short(internal_error(exc))

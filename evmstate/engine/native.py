@@ -32,7 +32,7 @@ from hypothesis import Phase
 from hypothesis import settings as Settings
 from hypothesis.errors import HypothesisException
 
-from ..config.settings import NATIVE_VARIABLE
+from ..config import NATIVE_VARIABLE
 from ..search.guidance import Entry
 from ..search.native import choices as native
 from ..search.native.mutations import Mutator

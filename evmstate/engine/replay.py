@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import inspect
 import io
 import time
@@ -14,7 +15,7 @@ from typing import Any, Callable
 from ..contracts import calls
 from ..compiler.build import inputs as input_hashes
 from ..compiler.sources import find_sources
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..contracts.revert import describe_revert
@@ -64,18 +65,30 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
     for p in find_sources(config.contracts_dir):
         with contextlib.suppress(ValueError):
             own.add(p.resolve().relative_to(root).as_posix())
-    if "uses" in then:
+    if then.get("uses") or "deployments" in then:
         # the record knows what its contracts were built from: only those files count
         changed = []
         for shown in sorted({shown for files in then["uses"].values() for shown in files}):
             was = next(files[shown] for files in then["uses"].values() if shown in files)
             if now["inputs"].get(shown) != was:
                 changed.append(f"contracts: {Path(shown).stem}" if shown in own else f"imported: {shown}")
-    else:  # records made before: any contract or import counts
+        for shown, was in (then.get("deployments") or {}).items():
+            if _hash_of(config.root / shown) != was:
+                changed.append(f"deployments: {shown}")
+    else:
+        # records made before: any contract or import counts (as it does for those that asked for
+        # their contracts through deployments.py only, which named none of them)
         changed = _changed_anywhere(then, now, own)
     if then.get("module") != now["module"]:
         changed.append(f"machine module: {record.path}")
     return changed
+
+
+def _hash_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) -> list[str]:
@@ -198,6 +211,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
+            assert exc is not None  # setup is told about only when it failed
             emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
             return
         if index > len(record.steps):  # teardown
@@ -331,7 +345,7 @@ class ShrinkResult:
 def shrink_record(config: Config, record: FailureRecord, *, deadline: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
     """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end.
 
-    A shorter program is saved as a new record (its id follows its program) in place of the old.
+    A shorter program replaces the record, under the id of its failure (an id an earlier evmstate gave it moves to that one).
     """
     if record.kind != "machine":
         raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
@@ -364,12 +378,14 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
     found = outcome.found
     error = ErrorInfo.of(found.error)
     program = program_lines(record.name, found.program_lines())
+    data = recorded.to_data(found.steps)
+    merged = {**record.error, **error.to_data()}
     new = dataclasses.replace(
         record,
-        id=record_id(record.kind, record.path, record.name, error.type, program, location=error.location, message=error.message),
-        steps=recorded.to_data(found.steps),
+        id=record_id(record.kind, record.path, record.name, merged, data),
+        steps=data,
         program=program,
-        error={**record.error, **error.to_data()},
+        error=merged,
         stopped=stopped,
         interrupted=outcome.stopped is StopReason.INTERRUPTED,
         created=time.time(),

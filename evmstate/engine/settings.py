@@ -14,8 +14,7 @@ from hypothesis import settings as Settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
-from ..config.checks import MAX_STEPS, RUNNING_PHASES
-from ..config.settings import Config, ConfigError, FuzzConfig, HypothesisConfig, check_shrink_time
+from ..config import MAX_STEPS, RUNNING_PHASES, Config, ConfigError, FuzzConfig, HypothesisConfig, check_shrink_time
 from ..errors import MachineDefinitionError
 from ..search.session import SEARCH_KEYS, SearchOptions
 
@@ -37,6 +36,7 @@ class Overrides:
     stateful_step_count: int | None = None
     seed: int | None = None
     phases: tuple[str, ...] | None = None  # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
+    fresh: bool = False  # --fresh: no example database and no guidance corpus for this run, nothing read from them or written to them
 
 
 @dataclass(frozen=True)

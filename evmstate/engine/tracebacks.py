@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ..contracts.differential import describe_call  # noqa: F401  (importable from here too)
-from ..contracts.project import Project
 from ..contracts.revert import failure_details
 from ..errors import BuildsDiverged, TransactionReverted
 from ..failures import message_shape
-from ..values import format_value
 from .verdicts import LIBRARY_DIRS, Escaped, library_file, message_of, shown_type, why_mistake  # noqa: F401  (LIBRARY_DIRS: importable from here too)
 
 

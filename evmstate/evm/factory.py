@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..config.settings import BackendConfig, Config
+from ..config import BackendConfig, Config
 from .base import Backend, ChainSpec
 from .finish import RevmFinisher
 from .fork.start import fork_spec, resolve

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..config.settings import shown
+from ..config import shown
 from ..errors import ResourceError
 from ..search.corpus import write_atomic
 

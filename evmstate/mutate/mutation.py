@@ -33,7 +33,7 @@ import hypothesis
 
 from ..compiler.cache import local_artifact
 from ..compiler.sources import VYPER_VERSION
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
 from ..engine.events import NothingFound, RunStarted, StoreWarning

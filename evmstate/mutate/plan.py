@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from ..compiler import vyper_outputs
 from ..compiler.cache import portable
 from ..compiler.sources import Artifact, Build
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.project import Project
 from ..engine.deployments import contracts_behind
 from ..engine.discovery import Item

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..engine.events import CompileFinished, CompileStarted, ExitCode, LoadFailed, NothingFound, RunStarted
+from ..engine.events import CompileFinished, CompileStarted, ExitCode, LoadFailed, NothingFound, RunStarted, StoreWarning
 from .tasks import Kill
 
 STATUSES = ("killed", "survived", "not covered", "dropped", "error")
@@ -310,4 +310,4 @@ class MutateFinished:
     min_score: float | None = None  # --min-score, in percent
 
 
-MutateEvent = RunStarted | CompileStarted | CompileFinished | LoadFailed | NothingFound | MutateStarted | BaselineFinished | MutantFinished | MutateFinished
+MutateEvent = RunStarted | CompileStarted | CompileFinished | LoadFailed | NothingFound | StoreWarning | MutateStarted | BaselineFinished | MutantFinished | MutateFinished

@@ -15,17 +15,17 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..compiler.sources import Build
-from ..config.settings import Config
-from ..engine.database import check_database
+from ..config import Config
+from ..engine.database import check_database, replayed_first
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
 from ..engine.item import prepare
+from ..engine.records import kept
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
 from ..engine.item import told_once
 from ..errors import ResourceError, UsageError
 from ..units import duration_seconds
 from ..evm.factory import for_campaign
-from ..engine.tracebacks import FailureSignature
-from ..failures import FailureRecord, FailureStore
+from ..failures import FailureIdentity, FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
 from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
@@ -102,7 +102,7 @@ class LocalWorkers:
         self.pool.lend()
 
     def retire(self, key: str) -> None:
-        self.pool.interrupt([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
+        self.pool.retire([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
 
     def close(self) -> None:
         self.pool.close()
@@ -126,7 +126,8 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     if workers is None and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
-    emit(RunStarted(seed, config.origin))
+    fresh = options.overrides.fresh
+    emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config, corpus=True)))
     summary = CampaignSummary(seed=seed)
     emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
     prepared = prepare(config, options.paths, options.keyword, emit)  # local workers build their projects from its compiled contracts
@@ -137,6 +138,7 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
         return summary
     keys = [i.id for i in prepared.items]
     started = time.monotonic()
+    summary.started_at = time.time()
     with sigint_count() as sigints:
         if workers is None:
             workers = open_workers(config, options, project.build)
@@ -168,7 +170,7 @@ def _drive(
     submitted = {k: 0 for k in keys}
     summary.items = {k: ItemTotals() for k in keys}
     live = list(keys)  # still fuzzed: not failed, not in error
-    saved: dict[tuple[str, FailureSignature], MachineFinished] = {}  # the failure reported, per machine and signature
+    saved: dict[tuple[str, FailureIdentity], MachineFinished] = {}  # the failure reported, per machine and identity
     last_progress = 0.0
 
     def stop() -> None:
@@ -220,7 +222,7 @@ def _drive(
 
 
 def _record(
-    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
+    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
 ) -> None:
     key = outcome.shard.key
     totals = summary.items[key]
@@ -241,6 +243,12 @@ def _record(
     result = shard.result
     for message in shard.warnings:  # from a cluster's workers, which tell nothing before the shard ends
         emit(StoreWarning(message))
+    if shard.found is not None and totals.found_after is None:
+        # when its first sighting was, and the runs before it: of the shards that had ended, and of this one
+        when, runs = shard.found
+        totals.found_after = max(0.0, when - summary.started_at)
+        totals.runs_before = runs + sum(n for ended, n in totals.ended if ended <= when)
+    totals.ended.append((time.time(), result.examples))
     summary.examples += result.examples
     summary.steps += result.steps
     summary.cpu += shard.cpu
@@ -270,11 +278,11 @@ def _record(
 
 
 def _report_once(
-    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None]
+    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None]
 ) -> None:
-    """Report a failure the first time its machine fails with its signature; a shorter program for it later replaces the saved one."""
+    """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces the saved one."""
     assert result.failure is not None
-    same = (key, FailureSignature.of_error(result.failure.error))
+    same = (key, record.identity)
     first = saved.get(same)
     if first is None:
         reported, problem = _saved(store, record, result)
@@ -289,17 +297,15 @@ def _report_once(
         if problem is not None:
             emit(StoreWarning(problem))
             return
-        if first.failure_id is not None and first.failure_id != record.id:
-            store.path_of(first.failure_id).unlink(missing_ok=True)
         saved[same] = reported
         summary.failures[summary.failures.index(first)] = reported
-        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
+        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=reported.failure_id or record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
 
 
 def _not_searched(items: list[Any], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:
     """Each machine or test no run of which started (the budget ended while the workers were starting): an error, never "no failure"."""
     for item in items:
-        key = pool.item_id(item)
+        key = item.id
         totals = summary.items.get(key)
         if totals is None or totals.status != "running" or totals.examples > 0:
             continue
@@ -315,9 +321,9 @@ def _not_searched(items: list[Any], summary: CampaignSummary, emit: Callable[[Ca
 
 
 def _saved(store: FailureStore, record: FailureRecord, result: MachineFinished) -> tuple[MachineFinished, str | None]:
-    """Save the record: the result with its id, or without one and why, when the folder cannot be written."""
+    """Keep the record (one per failure: FailureStore.keep): the result with its id, or without one and why, when the folder cannot be written."""
     try:
-        store.save(record)
+        kept_now = store.keep(record)
     except ResourceError as exc:
         return dataclasses.replace(result, failure_id=None), str(exc)
-    return dataclasses.replace(result, failure_id=record.id), None
+    return kept(result, record, kept_now), None

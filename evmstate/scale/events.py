@@ -27,6 +27,11 @@ class ItemTotals:
     status: str = "running"  # running, failed, error
     corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
     loop: str | None = None  # evmstate's own loop, as the last shard to end said (its runs, or "off: " and why)
+    # of a failure found: seconds from the campaign's start to when a shard first saw it, and the
+    # machine's runs before it (those of its shards that had ended by then, and the finding shard's)
+    found_after: float | None = None
+    runs_before: int | None = None
+    ended: list[tuple[float, int]] = field(default_factory=list, repr=False)  # (time.time(), runs) of each shard that came back
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +58,7 @@ class CampaignSummary:
     """How a campaign went: totals, the failures found (each saved), the errors."""
 
     seed: int | None = None
+    started_at: float = 0.0  # time.time() when the campaign started its workers
     elapsed: float = 0.0
     cpu: float = 0.0
     shards: int = 0

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from ..contracts import calls
-from ..config.settings import Config
+from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
 from ..engine.events import (
@@ -30,6 +30,7 @@ from ..engine.events import (
     StoreWarning,
 )
 from ..engine.item import RunRequest, run_item
+from ..engine.records import kept
 from ..engine.settings import Overrides
 from ..engine.events import RunSummary
 from ..engine.item import RunOptions
@@ -225,7 +226,7 @@ class Board:
             record = run.results[at][1]
             if self.options.save_failures and record is not None:
                 try:
-                    FailureStore.of(self.config).save(record)
+                    merged = kept(merged, record, FailureStore.of(self.config).keep(record))
                 except ResourceError as exc:  # a full or read-only disk: the failure is shown all the same, then why it was not kept
                     merged, problem = replace(merged, failure_id=None), str(exc)
             else:

@@ -11,9 +11,11 @@ order that fails the same way is kept (with the error the helper raised, pickled
 when it does not pickle), the answers after it dropped. So the program is the one a single process reaches, byte for byte.
 
 The shrink budget still bounds it (the candidate replayed here checks it, once a batch), and so
-does Ctrl-C: helpers ignore SIGINT (the terminal sends it to them too), the worker stops as in
-one process, and its helpers are ended with the shrink. A helper that dies leaves its candidate
-to this process. Where Python has no os.fork (Windows), shrinking stays in one process.
+does Ctrl-C: helpers ignore SIGINT, SIGTERM and SIGHUP (a terminal or `timeout` sends them to the
+whole process group), the worker stops as in one process, and its helpers are ended with the
+shrink, or by the kernel when the worker itself ends (lifeline.die_with_parent). A helper that
+dies leaves its candidate to this process. Where Python has no os.fork (Windows), shrinking stays
+in one process.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..engine.shrink.candidates import Accept, Attempt, Judge, Program
 from ..engine.events import MachineFinished
 from ..hooks import Current
 from ..engine.shrink.passes import Minimized
+from .lifeline import STOP_SIGNALS, die_with_parent
 
 HELPERS_AT_MOST = 7  # helper processes one shrink takes, however many slots are spare
 # seconds a replay takes here (on average, lately) before helpers take part: a cheaper one costs
@@ -148,7 +151,8 @@ class _Helper:
 
 def _serve(conn: Any, judge: Callable[[Program], tuple[Any, str | None]]) -> None:
     """A helper's life: replay each candidate sent, answer, until the worker closes its end."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker decides what a Ctrl-C stops
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)  # the worker decides what a Ctrl-C stops
     code = 0
     try:
         while True:
@@ -201,8 +205,10 @@ class Helpers:
     def _grow(self) -> None:
         while len(self.helpers) < min(self.slots.poll(), HELPERS_AT_MOST):
             ours, theirs = multiprocessing.Pipe()
+            worker = os.getpid()
             pid = os.fork()
             if pid == 0:  # the helper: a copy of this process, the same chain and checkpoints
+                die_with_parent(worker)
                 ours.close()
                 for h in self.helpers:
                     h.conn.close()

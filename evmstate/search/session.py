@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import dictionary as dictionary_mod
-from ..config.settings import DELAY_KEYS, FuzzConfig, check_delay, check_weight
+from ..config import DELAY_KEYS, FuzzConfig, check_delay, check_weight
 from .coverage import Collector, Identity
 from .dictionary import Dictionary
 from .feedback import Progress, signals
@@ -329,7 +329,7 @@ class Search:
             g = self.guide.stats
             stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress, {g.replaced} repeated a step with an argument replaced"
             p = self.progress
-            stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values, {self.operands} comparison operands"
+            stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values ({p.kinds()} of kinds of state), {self.operands} comparison operands"
         cache = self.backend.call_cache
         if cache is not None and self._cache_start is not None:
             hits, misses = cache.hits - self._cache_start[0], cache.misses - self._cache_start[1]

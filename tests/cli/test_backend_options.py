@@ -124,6 +124,6 @@ def test_fuzz_prefers_revm_unless_a_backend_is_named(example):
     assert _searched_or_not(code, out) and "on 1 local worker\n" in out, out
     # evmstate run stays on py-evm: its coverage is recorded on py-evm as ever (revm too would give the same)
     toml.write_text(toml.read_text().replace('[backend]\nname = "pyevm"\n', ""))
-    from evmstate.config import settings as config_mod
+    from evmstate import config as config_mod
 
     assert config_mod.load(example).backend.name == "pyevm" and not config_mod.load(example).backend.named

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import ExitCode, MachineFinished
 from evmstate.engine.settings import Overrides
 from evmstate.scale.campaign import CampaignOptions, fuzz

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import ConfigError
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.passes import without
 from evmstate.runner import Overrides, RunOptions, run

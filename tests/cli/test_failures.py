@@ -16,7 +16,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from evmstate import FailureRecordError
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 

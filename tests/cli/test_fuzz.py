@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.scale.campaign import CampaignOptions, CampaignProgress, fuzz, parse_duration
 from evmstate.scale.shards import Outcome, run_shard
 from evmstate.errors import UsageError

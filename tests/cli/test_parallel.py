@@ -18,7 +18,7 @@ from evmstate.scale.parallel import merge_shards
 from evmstate.scale.pool import parse_workers
 from evmstate.engine.events import MachineFinished, RuleStats
 from evmstate.engine.settings import shard_examples, shard_seed, machine_seed
-from evmstate.config.settings import Environment
+from evmstate.config import Environment
 from evmstate.errors import UsageError
 
 from evmstate_cli import launch
@@ -264,7 +264,7 @@ def test_spawned_workers_run_as_forked_ones(example, monkeypatch):
 
 
 def test_a_worker_builds_the_project_from_the_parent_s_compiled_contracts(example):
-    from evmstate.config import settings as config_mod
+    from evmstate import config as config_mod
     from evmstate.contracts.project import Project
 
     cfg = config_mod.load()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck
 
 from evmstate import MachineDefinitionError
-from evmstate.config.settings import HypothesisConfig
+from evmstate.config import HypothesisConfig
 from evmstate.engine.settings import Overrides, build_settings
 
 from .helpers import invoke

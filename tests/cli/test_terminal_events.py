@@ -2,7 +2,7 @@
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import ExitCode, ReplayFinished, ReplayStarted, RunFinished
 from evmstate.mutate.report import MutateFinished
 from evmstate.runner import CampaignOptions, MutateOptions, RunOptions, fuzz, mutate, replay, run

@@ -28,7 +28,7 @@ import pytest
 from click.testing import CliRunner
 
 import evmstate
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.errors import EvmStateError
 from evmstate.strategies import _BOUNDS
 from evmstate.engine.events import ExitCode

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config.settings import BackendConfig, ForkConfig
+from evmstate.config import BackendConfig, ForkConfig
 from evmstate.errors import ContractError
 from evmstate.contracts.project import Project
 from evmstate.evm.fork.store import forget_sources, loopback_answers, requests_made

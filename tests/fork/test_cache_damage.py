@@ -16,7 +16,7 @@ from typing import Iterator
 import pytest
 
 from evmstate.compiler.sources import compile_project
-from evmstate.config.settings import Config, ForkConfig
+from evmstate.config import Config, ForkConfig
 from evmstate.errors import ForkError, ForkUnavailable
 from evmstate.evm.fork.start import NODES, resolve
 from evmstate.evm.fork.store import ForkSource, ForkSpec

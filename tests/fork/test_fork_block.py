@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config.settings import load
+from evmstate.config import load
 from evmstate.failures import FailureRecord, FailureStore
 
 from tests.cli.helpers import invoke

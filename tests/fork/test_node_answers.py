@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from evmstate.config.settings import Config, ForkConfig
+from evmstate.config import Config, ForkConfig
 from evmstate.errors import ForkError, ForkUnavailable
 from evmstate.evm.fork.rpc import Rpc, RpcFailure, decoded
 from evmstate.evm.fork.serve import Cache

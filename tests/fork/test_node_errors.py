@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from evmstate.config.settings import Config, ForkConfig
+from evmstate.config import Config, ForkConfig
 from evmstate.errors import ForkError, ForkUnavailable
 from evmstate.evm.fork.start import resolve
 from evmstate.evm.fork.store import ForkSource, ForkSpec
@@ -181,7 +181,7 @@ def test_the_command_exits_2_before_compiling(tmp_path: Path, monkeypatch: pytes
 
 
 def test_bad_fork_settings(tmp_path: Path) -> None:
-    from evmstate.config.settings import from_dict
+    from evmstate.config import from_dict
     from evmstate.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"\[fork\] block must be a block number or one of 'latest', 'safe', 'finalized'; got 'tomorrow'"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.compiler.sources import compile_project
 
 from ..conftest import REPO

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from evmstate import Project, TransactionReverted
-from evmstate.config.settings import BackendConfig, Config, FuzzConfig
+from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm.revm import backend as revm
 from evmstate.evm.base import contract_address
 
@@ -201,7 +201,7 @@ def test_every_call_answers_as_it_would_without_the_cache(root, backend):
 
 
 def verdicts(root: Path, mode: str, backend: str = "pyevm", coverage: bool = False, paths: tuple[str, ...] = (), max_examples: int = 10, shrink: bool = True) -> list[tuple]:
-    from evmstate.config import settings as config_mod
+    from evmstate import config as config_mod
     from evmstate.runner import Overrides, RunOptions, run
 
     from tests.conftest import SEARCH_ONLY

@@ -11,7 +11,7 @@ from eth_utils import keccak
 from evmstate import Project, deal, reverts
 from evmstate.contracts import calls
 from evmstate.engine.trace import Names, chain_text
-from evmstate.config.settings import BackendConfig, Config, ProjectConfig
+from evmstate.config import BackendConfig, Config, ProjectConfig
 from evmstate.errors import ContractError, UsageError
 
 HERE = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import ContractError, Project, strategy
 from evmstate.contracts.abi import DECIMAL_MAX, DECIMAL_MIN
-from evmstate.config.settings import Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 
 from ..abi_grammar import ECHO_COMPOSITES, ECHO_LEAVES, LEAVES, assert_same, echo_contract, expected_output
 

@@ -7,7 +7,7 @@ import pytest
 
 from evmstate import ConfigError, Project, reverts
 from evmstate.compiler.sources import compile_project, contract_names, input_hashes
-from evmstate.config.settings import CompilerConfig, Config
+from evmstate.config import CompilerConfig, Config
 
 from ..conftest import HERE
 

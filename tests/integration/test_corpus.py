@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import MachineFinished
 from evmstate.engine.database import corpus_store
 from evmstate.search.corpus import FORMAT

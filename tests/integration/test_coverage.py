@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import ExampleFinished
 from evmstate.runner import Overrides, RunOptions, run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.compiler.sources import compile_project
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.search.coverage import CodeMap

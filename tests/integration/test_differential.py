@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.errors import ConfigError
 from evmstate.failures import FailureStore
 from evmstate.engine.replay import replay

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run, with_differential
 
 from ..conftest import PINNED, SEARCH_ONLY, install_release, release_folder

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, MachineFinished, MachineStarted, RunFinished, RunStarted, ShrinkProgress
 from evmstate.engine.settings import build_settings
 from evmstate.runner import Overrides, RunOptions, run

@@ -10,7 +10,7 @@ import pytest
 from eth_utils import keccak
 
 from evmstate import Project, TransactionReverted
-from evmstate.config.settings import BackendConfig, Config, FuzzConfig
+from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm.base import Feedback
 
 REPO = Path(__file__).resolve().parents[2]

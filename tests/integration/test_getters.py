@@ -12,9 +12,9 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import ContractError, Project
 from evmstate.contracts import calls
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.compiler.sources import Artifact
-from evmstate.config.settings import Config
+from evmstate.config import Config
 from evmstate.hooks import FAST_PATHS
 
 HERE = Path(__file__).parent

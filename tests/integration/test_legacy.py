@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from evmstate import Project, reverts
-from evmstate.config import settings as config
-from evmstate.config.settings import BackendConfig
+from evmstate import Project, config, reverts
+from evmstate.config import BackendConfig
 from evmstate.contracts.revert import complete
 from evmstate.errors import TransactionReverted
 

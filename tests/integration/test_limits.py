@@ -13,12 +13,12 @@ from eth.vm import opcode_values
 from hypothesis import given, settings, strategies as st
 
 from evmstate import CallTimeout, Project, UsageError, VirtualMachineError, reverts
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.evm.revm import backend as revm_mod
 from evmstate.evm.base import CALL_GAS_LIMIT
 from evmstate.evm.factory import finishing
 from evmstate.evm.pyevm.backend import PyEVMBackend
-from evmstate.config.settings import ChainConfig, Config, FuzzConfig
+from evmstate.config import ChainConfig, Config, FuzzConfig
 from evmstate.reports import failure_text
 from evmstate.runner import Overrides, RunOptions, run
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.contracts.project import Project
 from evmstate.engine.discovery import discover
 from evmstate.engine.events import RunFinished

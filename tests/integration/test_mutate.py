@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.discovery import discover
 from evmstate.engine.item import RunRequest, run_item
 from evmstate.engine.settings import Overrides

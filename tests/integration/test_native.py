@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate import strategy
 from evmstate.contracts.project import Project
 from evmstate.engine import delays

@@ -4,7 +4,7 @@ shrinking, evmstate's shrinking, the trace; as Hypothesis's own statistics time 
 import re
 import textwrap
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.reports import to_json
 from evmstate.runner import Overrides, RunOptions, run
 

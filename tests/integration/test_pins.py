@@ -19,7 +19,7 @@ import vyper
 from evmstate import Project
 from evmstate.compiler import releases, vyper_outputs
 from evmstate.compiler.sources import VYPER_VERSION, compile_project
-from evmstate.config.settings import Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 from evmstate.errors import TransactionReverted
 
 from ..cli.helpers import invoke

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate import Project, reverts
-from evmstate.config import settings as config
+from evmstate import Project, config, reverts
 from evmstate.compiler.sources import compile_project
 from evmstate.errors import CompileError, ConfigError, ContractError, TransactionReverted
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import Project
-from evmstate.config.settings import Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 
 from ..cli.helpers import invoke
 

@@ -6,7 +6,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.contracts.project import Project
 from evmstate.engine.program import Step, live_program_lines
 from evmstate.engine.recorded import RecordedStep, program_lines, ref_of

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import snekmate
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.failures import FailureStore
 from evmstate.engine.replay import replay
 from evmstate.engine.events import LoadFailed, MachineFinished
@@ -159,7 +159,7 @@ def test_a_bug_planted_in_a_copied_module_is_found_after_the_edit_and_replay_nam
 def test_a_sources_own_pragmas_win_over_the_project_settings(tmp_path):
     """# pragma optimize / evm-version in a source apply to that source, as with vyper on the command line."""
     from evmstate import Project
-    from evmstate.config.settings import CompilerConfig, Config, ProjectConfig
+    from evmstate.config import CompilerConfig, Config, ProjectConfig
 
     (tmp_path / "contracts").mkdir()
     (tmp_path / "contracts" / "Small.vy").write_text("# pragma optimize codesize\n" + GOOD)

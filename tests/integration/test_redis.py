@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.database import _open_redis, open_database, redis_database
 
 from .. import redis_peer

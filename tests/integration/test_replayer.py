@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.contracts.project import Project
 from evmstate.engine.loader import load_module
 from evmstate.engine.program import InvalidProgram, init_class, run_program

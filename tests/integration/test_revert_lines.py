@@ -13,7 +13,7 @@ import re
 import pytest
 
 from evmstate import Project, TransactionReverted
-from evmstate.config.settings import CompilerConfig, Config, ProjectConfig
+from evmstate.config import CompilerConfig, Config, ProjectConfig
 
 # (name, argument that fails the check, the checked statement)
 CHECKS = [
@@ -147,7 +147,7 @@ def blames_the_def_line_of_deposit(p: Project, line: int) -> None:
 @pytest.mark.parametrize("backend", ["pyevm", "revm"])
 def test_value_sent_to_a_function_that_is_not_payable_is_blamed_on_its_def_line(tmp_path, backend):
     # vyper maps no line to the check at a function's entry: the line is the function's def, through a proxy too
-    from evmstate.config.settings import BackendConfig
+    from evmstate.config import BackendConfig
 
     (tmp_path / "contracts").mkdir()
     (tmp_path / "contracts" / "Proxy.vy").write_text(PROXY)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from evmstate import ContractError, Project, TransactionReverted, reverts
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.compiler.sources import Artifact
-from evmstate.config.settings import Config
+from evmstate.config import Config
 from evmstate.failures import FailureStore
 from evmstate.engine.replay import replay
 from evmstate.reports import failure_text, to_json

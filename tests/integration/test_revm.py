@@ -20,7 +20,7 @@ from evmstate import Project, TransactionReverted, reverts  # noqa: E402
 from evmstate.contracts.abi import encode_values  # noqa: E402
 from evmstate.evm.base import Backend, ExecResult, Feedback, account_keys  # noqa: E402
 from evmstate.evm.check import CheckedBackend  # noqa: E402
-from evmstate.config.settings import BackendConfig, Config, FuzzConfig  # noqa: E402
+from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.contracts.revert import complete  # noqa: E402
 from evmstate.evm.revm.backend import RevmBackend  # noqa: E402
 
@@ -462,7 +462,7 @@ def test_an_unexpected_revert_on_revm_is_explained_only_while_the_state_is_as_it
 def test_the_differential_check_passes_for_the_bundled_machines(tmp_path, monkeypatch):
     from tests.conftest import copy_example, without_shrinking
 
-    from evmstate.config import settings as config_mod
+    from evmstate import config as config_mod
     from evmstate.runner import Overrides, RunOptions, run
 
     root = without_shrinking(copy_example(tmp_path))  # every call of the search checked; not shrinking each failure

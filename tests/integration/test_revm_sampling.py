@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python (wheels exist for CPython 3.10 to 3.12)")
 
 from evmstate import Project  # noqa: E402
-from evmstate.config.settings import BackendConfig, Config, FuzzConfig  # noqa: E402
+from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.evm.revm import sight as sight_mod  # noqa: E402
 from evmstate.evm.base import Feedback  # noqa: E402
 from evmstate.search.session import Search, SearchOptions, collector_of  # noqa: E402

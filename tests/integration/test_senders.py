@@ -9,7 +9,7 @@ import pytest
 from eth_utils import keccak
 
 from evmstate import Project, reverts
-from evmstate.config.settings import BackendConfig, Config, ProjectConfig
+from evmstate.config import BackendConfig, Config, ProjectConfig
 from evmstate.errors import ContractError, TransactionReverted, UsageError
 
 # "check" runs revm and py-evm side by side and keeps the first call on which they differ

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import Project
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 
 from ..conftest import copy_project

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import find
 from hypothesis import strategies as st
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.swarm import SWARM_LEVELS, left_out, rule_order, swarm_strategy
 from evmstate.spec import Param, RuleSpec
 from evmstate.runner import Overrides, RunOptions, run

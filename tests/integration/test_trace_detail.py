@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.reports import trace_text
 from evmstate.runner import Overrides, RunOptions, run
 

@@ -12,8 +12,8 @@ import pytest
 from evmstate import Project, TransactionReverted
 from evmstate.compiler.codegen import chosen
 from evmstate.compiler.sources import compile_project
-from evmstate.config import settings as config_mod
-from evmstate.config.settings import CompilerConfig, Config
+from evmstate import config as config_mod
+from evmstate.config import CompilerConfig, Config
 from evmstate.errors import ConfigError
 from evmstate.runner import Overrides, RunOptions, run
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 
 from ..conftest import copy_example
@@ -36,7 +36,7 @@ def example(tmp_path: Path) -> Path:
 SEARCH = """
 import json, shutil, sys
 from pathlib import Path
-from evmstate.config import settings as config
+from evmstate import config
 from evmstate.runner import Overrides, RunOptions, run
 
 root, path, seeds, overrides, save = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5] == "save"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.contracts.project import Project
 from evmstate.engine.loader import load_module
 from evmstate.engine.program import init_class, run_program

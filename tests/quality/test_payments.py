@@ -3,7 +3,7 @@ shrink it to the minimal 3-step program; a replay re-resolves the ids the contra
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.failures import FailureStore
 from evmstate.engine.replay import replay
 

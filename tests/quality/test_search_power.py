@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.failures import FailureStore
 from evmstate.engine.replay import replay
 from evmstate.reports import failure_text

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 
 pytestmark = pytest.mark.quality

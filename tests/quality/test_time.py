@@ -5,7 +5,7 @@ one, its wait shrunk to the first second past the week."""
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.replay import replay
 from evmstate.failures import FailureStore
 

@@ -14,7 +14,7 @@ from evmstate import ContractError, Project, UsageError, strategy
 from evmstate.contracts.abi import Codec, parse_type, param_type
 from evmstate.contracts.typed_data import typed_data_hash
 from evmstate.contracts.accounts import eip191_hash
-from evmstate.config.settings import Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 
 from ..abi_grammar import UINTS, INTS, _split_top, abi_types, assert_same, expected_output
 

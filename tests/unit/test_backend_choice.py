@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.evm.revm import backend as revm_mod
 from evmstate.evm.pyevm.backend import PyEVMBackend
-from evmstate.config.settings import BackendConfig, Config
+from evmstate.config import BackendConfig, Config
 from evmstate.errors import ConfigError, UsageError
 from evmstate.evm.factory import make_backend
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config.settings import Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 from evmstate.engine.discovery import discover
 from evmstate.errors import MachineDefinitionError
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config.settings import SECTIONS, CONFIG_NAME, load
-from evmstate.config.checks import BOUNDS, INT64, UINT256
+from evmstate.config import SECTIONS, CONFIG_NAME, load
+from evmstate.config_checks import BOUNDS, INT64, UINT256
 from evmstate.errors import ConfigError
 
 # the kind of value each key takes where its default does not say it (None)

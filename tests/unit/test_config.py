@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import ConfigError
-from evmstate.config.settings import Config, find_root, load
+from evmstate.config import Config, find_root, load
 
 
 def test_defaults_without_a_file(tmp_path: Path):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config.settings import from_dict
+from evmstate.config import from_dict
 from evmstate.errors import ConfigError
 from evmstate.engine.database import SharedDirectoryDatabase, open_database
 

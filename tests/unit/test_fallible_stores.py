@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis.database import ExampleDatabase
 
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.engine.database import (
     Fallible,
     ShrunkExamples,

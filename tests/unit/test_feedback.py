@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evmstate.evm.pyevm.opcodes import feeding
-from evmstate.config import settings as config_mod
+from evmstate import config as config_mod
 from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
 from eth_utils import keccak

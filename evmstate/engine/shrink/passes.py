@@ -141,9 +141,9 @@ class Shrinker:
         self.hints = hints  # numbers the contracts know
         # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
         self.operands = operands
+        self.domains = domains or {}
         self._attempt = lambda candidate: attempt(candidate) if fits(self.domains, candidate) else None  # within its strategies' bounds
         self.fixed = fixed
-        self.domains = domains or {}
         self.deadline = deadline
         self.progress = progress
         self.found: Minimized | None = None

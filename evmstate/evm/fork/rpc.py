@@ -16,7 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 # calls per HTTP request: most providers accept batches of 100 or more; 50 stays under every one
 BATCH = 50
@@ -186,7 +186,7 @@ def block(method: str, value: Any) -> dict[str, Any] | None:
     for name in ("number", "timestamp", "gasLimit", "miner"):
         if name not in value:
             raise RpcFailure("invalid", f"{method} returned a block without {name!r}: {shown_value(value)}", method)
-    found = {ours: quantity(method, value[theirs], theirs) for ours, theirs in (("number", "number"), ("timestamp", "timestamp"), ("gas_limit", "gasLimit"))}
+    found: dict[str, Any] = {ours: quantity(method, value[theirs], theirs) for ours, theirs in (("number", "number"), ("timestamp", "timestamp"), ("gas_limit", "gasLimit"))}
     found["base_fee"] = quantity(method, value.get("baseFeePerGas") or "0x0", "baseFeePerGas")  # none before London
     found["coinbase"] = hex_bytes(method, value["miner"], 20, "miner")
     found["prevrandao"] = hex_bytes(method, value.get("mixHash") or "0x" + "00" * 32, 32, "mixHash")
@@ -194,7 +194,7 @@ def block(method: str, value: Any) -> dict[str, Any] | None:
 
 
 # the methods whose answers evmstate uses, and how each is read; anything else is passed on as it came
-DECODERS = {
+DECODERS: dict[str, Callable[[str, Any], Any]] = {
     "eth_chainId": quantity,
     "eth_getBalance": quantity,
     "eth_getTransactionCount": quantity,

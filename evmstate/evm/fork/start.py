@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...config.settings import Config, ForkConfig, shown
+from ...config import Config, ForkConfig, shown
 from ...errors import ForkError, ResourceError
 from . import files
 from .files import DamagedFile, unwritable

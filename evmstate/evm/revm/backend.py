@@ -60,7 +60,6 @@ SPECS = {"cancun": "CANCUN", "prague": "CANCUN"}
 ZERO = b"\0" * 20
 
 
-
 def available() -> bool:
     """Whether pyrevm is installed."""
     return pyrevm is not None
@@ -70,8 +69,6 @@ def require() -> None:
     """Raise a UsageError saying how to install pyrevm when it is missing."""
     if pyrevm is None:
         raise UsageError(f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm")
-
-
 
 
 class RevmBackend(Explaining, BlockTime):
@@ -318,10 +315,12 @@ class RevmBackend(Explaining, BlockTime):
         return True, output, evm.result, None
 
     def _let_code_send(self, sender: bytes, code: bytes, bump: int) -> None:
-        """Let an address with code send ({"from": contract}) past revm's EIP-3607 check, inside the call's checkpoint (see the module's docstring)."""
+        """Let an address with code send ({"from": contract}) past revm's EIP-3607 check, inside the call's checkpoint (see the module's docstring).
+
+        (pyrevm's stub of AccountInfo lacks balance; the binding takes it.)"""
         evm, h = self._evm, self._h(sender)
         account = evm.basic(h)
-        evm.insert_account_info(h, pyrevm.AccountInfo(balance=account.balance, nonce=account.nonce + bump, code_hash=EMPTY_CODE_HASH, code=code))
+        evm.insert_account_info(h, pyrevm.AccountInfo(balance=account.balance, nonce=account.nonce + bump, code_hash=EMPTY_CODE_HASH, code=code))  # type: ignore[call-arg]
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
@@ -384,8 +383,8 @@ class RevmBackend(Explaining, BlockTime):
 
     def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
         """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw (given at once, not by a copy), shown to its observer."""
-        seen_storage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
-        failed = {} if success else {"out_of_gas": error.startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
+        seen_storage: dict[str, Any] = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
+        failed: dict[str, Any] = {} if success else {"out_of_gas": (error or "").startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
         done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
         return done if seen is None else self.sight.show(done, None)
 
@@ -453,7 +452,7 @@ class RevmBackend(Explaining, BlockTime):
                 error=error,
                 gas_limit=gas,
                 at_gas_cap=at_cap,
-                out_of_gas=error.startswith("Out of gas"),
+                out_of_gas=(error or "").startswith("Out of gas"),
                 explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
             )
         if self._inner:
@@ -482,7 +481,7 @@ class RevmBackend(Explaining, BlockTime):
         if success:
             ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
         else:
-            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=error.startswith("Out of gas"))
+            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=(error or "").startswith("Out of gas"))
         seen = None
         if self.sight.on:
             intrinsic = intrinsic_gas(data, False)[0]

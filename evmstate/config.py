@@ -22,18 +22,14 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from hypothesis import HealthCheck
 
-from .checks import MAX_STEPS, RUNNING_PHASES  # noqa: F401  (for --steps and a machine's settings)
-from .checks import check_codegen, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value
-from .checks import unknown_key, unknown_section, with_default, within
-from . import differential as differential_mod
-from .differential import DifferentialConfig
-from ..errors import ConfigError, UnitError
-from ..units import duration_seconds, to_wei
+from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .config_checks import DifferentialMode, check_compiler, check_differential, parse_mode
+from .errors import ConfigError, UnitError
+from .units import duration_seconds, to_wei
 
 CONFIG_NAME = "evmstate.toml"
 MOCCASIN_NAME = "moccasin.toml"
 PYPROJECT_NAME = "pyproject.toml"
-EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
 HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 # the environment variables the library reads, here only (cli/launch.py reads the second too: it
@@ -187,6 +183,27 @@ class DatabaseConfig:
     @property
     def is_redis(self) -> bool:
         return self.url.startswith(REDIS_SCHEMES)
+
+
+@dataclass(frozen=True)
+class DifferentialConfig:
+    # "" (no differential run), "codegen", "compiler:0.4.0,0.4.3" or "sources:OLD:NEW" (docs/differential.md)
+    mode: str = ""
+    # also compare the storage slots either build wrote (the builds must share their storage layout)
+    storage: bool = False
+    # report the gas of both builds per function (gas is never a difference)
+    gas: bool = False
+    # a different revert reason when both builds revert is a finding, not a compiler difference listed apart
+    revert_reasons: bool = False
+    # differences meant to be there: (Contract.function, aspect), aspect one of ASPECTS
+    expected: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def on(self) -> bool:
+        return bool(self.mode)
+
+    def parsed(self) -> DifferentialMode:
+        return parse_mode(self.mode, "[differential] mode")
 
 
 @dataclass(frozen=True)
@@ -457,25 +474,6 @@ def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tup
     return tuple(value)
 
 
-def _check_compiler(where: str, key: str, value: Any) -> Any:
-    """A [compiler] value checked."""
-    if key == "evm_version":
-        if value not in EVM_VERSIONS:
-            raise ConfigError(f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}.")
-        return value
-    if key == "optimize":
-        if value not in ("gas", "codesize", "none"):
-            raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
-        return value
-    if key == "search_paths":
-        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-            raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
-        return tuple(value)
-    if key == "contracts":
-        return check_codegen(value, where)
-    return value
-
-
 def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any:
     if (section, key) in WEI_KEYS:
         try:
@@ -483,7 +481,7 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         except UnitError as e:
             raise ConfigError(str(e)) from None
     if section == "compiler" and key in ("evm_version", "optimize", "search_paths", "contracts"):
-        return _check_compiler(where, key, value)
+        return check_compiler(where, key, value)
     if section == "backend" and key == "name":
         if value not in BACKENDS:
             close = difflib.get_close_matches(str(value), BACKENDS, n=1)
@@ -565,7 +563,7 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
             if key not in keys[name]:
                 raise unknown_key(where, name, key, keys)
             try:
-                checked = check_fork(where, key, value) if name == "fork" else differential_mod.check(where, key, value) if name == "differential" else _check(where, name, key, value, getattr(defaults, key))
+                checked = check_fork(where, key, value) if name == "fork" else check_differential(where, key, value) if name == "differential" else _check(where, name, key, value, getattr(defaults, key))
             except ConfigError as e:
                 raise with_default(e, name, key, getattr(defaults, key)) from None
             values[key] = within(where, name, key, checked, getattr(defaults, key))

@@ -1,1 +1,0 @@
-"""evmstate.toml: settings (the frozen dataclasses, their defaults, a moccasin project's settings) and checks (the file read as UTF-8 TOML, each value's bounds, the keys that must agree); importers name the module they use."""
