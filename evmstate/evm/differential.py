@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from ..errors import BuildsDiverged
-from .base import Capabilities, ExecResult, Log
+from .base import Capabilities, ExecResult, Log, Snapshots
 
 # ERC-5202's blueprint as the contract layer deploys it: PUSH2 len; RETURNDATASIZE; DUP2; PUSH1 10; RETURNDATASIZE; CODECOPY; RETURN, then 0xfe7100
 _BLUEPRINT_HEAD = b"\x3d\x81\x60\x0a\x3d\x39\xf3"
@@ -331,19 +331,7 @@ class DifferentialBackend:
         for sid in [s for s in self._snapshots if s >= snapshot_id]:
             del self._snapshots[sid]
 
-    def anchor(self) -> Any:
-        import contextlib
-
-        @contextlib.contextmanager
-        def anchored() -> Any:
-            sid = self.snapshot()
-            try:
-                yield
-            finally:
-                self.revert(sid)
-                self.release(sid)
-
-        return anchored()
+    anchor = Snapshots.anchor  # over this class's snapshot(), revert() and release(), which keep both chains
 
     @property
     def timestamp(self) -> int:
