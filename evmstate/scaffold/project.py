@@ -29,6 +29,8 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("evm_version", "london, paris, shanghai, cancun or prague"),
         ("optimize", "gas, codesize or none"),
         ("search_paths", "extra folders to import from, e.g. [\"lib\"]; installed packages are searched too"),
+        ("experimental_codegen", "build every contract with vyper's Venom code generator (docs/differential.md)"),
+        ("contracts", "one contract's code generator, over its pragma and experimental_codegen"),
     ),
     "accounts": (
         ("count", "funded accounts: accounts[0] .. accounts[{last}]"),
@@ -73,9 +75,20 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("chain_id", "the chain the node must be on; 0: whichever it is"),
         ("timeout", "seconds to wait for each answer of the node"),
     ),
+    "differential": (
+        ("mode", "\"codegen\", \"compiler:A,B\" or \"sources:OLD:NEW\": every call on two builds (docs/differential.md); \"\": off"),
+        ("storage", "also compare the storage slots either build wrote"),
+        ("gas", "report the gas of both builds per function"),
+        ("revert_reasons", "a different revert reason when both builds revert is a divergence"),
+        ("expected", "differences meant to be there, e.g. [{{ function = \"Vault.fee\", aspect = \"return data\" }}]"),
+    ),
 }
 # keys shown with an example value: they have no default worth showing
-EXAMPLES: dict[tuple[str, str], Any] = {("hypothesis", "seed"): 1234, ("fork", "url"): "http://127.0.0.1:8545"}
+EXAMPLES: dict[tuple[str, str], Any] = {
+    ("hypothesis", "seed"): 1234,
+    ("fork", "url"): "http://127.0.0.1:8545",
+    ("compiler", "contracts"): {"Vault": {"experimental_codegen": True}},
+}
 ETHER = 10**18
 YEAR = 365 * 86_400
 BLOCKS_PER_DAY = 86_400 // 12
@@ -91,6 +104,8 @@ def toml_value(value: Any) -> str:
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, str):
         return json.dumps(value)
+    if isinstance(value, dict):  # an inline table; its keys are bare names
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
     return repr(value)
 
 
