@@ -46,7 +46,8 @@ BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"
 STEPS_HELP = f"Steps per run (stateful_step_count), at most {config_mod.MAX_STEPS}."
 DIFFERENTIAL_HELP = (
     "Run every call on two builds in lockstep and fail at the first divergence: codegen (vyper's two code generators), "
-    "compiler:A,B (two vyper releases) or sources:OLD:NEW (two folders or git revisions of the contracts); default: [differential] mode."
+    "compiler:A,B (two vyper releases) or sources:OLD:NEW (two folders or git revisions of the contracts); default: "
+    "[differential] mode."
 )
 FRESH_HELP = "Use no example database and no guidance corpus for this run: nothing saved before is replayed, nothing found is saved there (failure records still are), so --seed alone decides the search."
 FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
@@ -116,7 +117,9 @@ def run(
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
     from evmstate.runner import Overrides, Reports, RunOptions, parse_workers, run as run_all, with_differential
 
-    cfg = with_differential(chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block), differential)
+    cfg = with_differential(
+        chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block), differential
+    )
     n = parse_workers(workers)
     options = RunOptions(
         paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
@@ -162,13 +165,22 @@ def fuzz(
     fork_block: str | None,
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
-    from evmstate.runner import CampaignOptions, Overrides, fuzz as run_campaign, parse_duration, parse_workers, with_differential
+    from evmstate.runner import (
+        CampaignOptions,
+        Overrides,
+        fuzz as run_campaign,
+        parse_duration,
+        parse_workers,
+        with_differential,
+    )
 
     from .render_campaign import CampaignRenderer
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
-    cfg = with_differential(chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block), differential)
+    cfg = with_differential(
+        chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block), differential
+    )
     options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)

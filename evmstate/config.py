@@ -563,7 +563,13 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
             if key not in keys[name]:
                 raise unknown_key(where, name, key, keys)
             try:
-                checked = check_fork(where, key, value) if name == "fork" else check_differential(where, key, value) if name == "differential" else _check(where, name, key, value, getattr(defaults, key))
+                checked = (
+                    check_fork(where, key, value)
+                    if name == "fork"
+                    else check_differential(where, key, value)
+                    if name == "differential"
+                    else _check(where, name, key, value, getattr(defaults, key))
+                )
             except ConfigError as e:
                 raise with_default(e, name, key, getattr(defaults, key)) from None
             values[key] = within(where, name, key, checked, getattr(defaults, key))

@@ -217,7 +217,9 @@ def check_compiler(where: str, key: str, value: Any) -> Any:
     """A [compiler] value checked."""
     if key == "evm_version":
         if value not in EVM_VERSIONS:
-            raise ConfigError(f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}.")
+            raise ConfigError(
+                f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}."
+            )
         return value
     if key == "optimize":
         if value not in ("gas", "codesize", "none"):
@@ -233,16 +235,30 @@ def check_compiler(where: str, key: str, value: Any) -> Any:
 
 
 def check_codegen(value: Any, where: str) -> tuple[tuple[str, bool], ...]:
-    """[compiler.contracts]: contract name -> { experimental_codegen = true | false }, as (name, bool) pairs sorted by name."""
+    """[compiler.contracts]: contract name -> { experimental_codegen = true | false }, as (name, bool) pairs sorted by
+    name."""
     example = "[compiler.contracts]\nVault = { experimental_codegen = true }"
     if not isinstance(value, dict):
-        raise ConfigError(f"{where}: [compiler] contracts must be a table of contracts, each with its own settings:\n{example}")
+        raise ConfigError(
+            f"{where}: [compiler] contracts must be a table of contracts, each with its own settings:\n{example}"
+        )
     found = []
     for name, body in value.items():
-        if not isinstance(body, dict) or set(body) - {"experimental_codegen"} or not isinstance(body.get("experimental_codegen"), bool):
+        if (
+            not isinstance(body, dict)
+            or set(body) - {"experimental_codegen"}
+            or not isinstance(body.get("experimental_codegen"), bool)
+        ):
             other = sorted(set(body) - {"experimental_codegen"}) if isinstance(body, dict) else []
-            what = f"unknown key {other[0]!r}.{did_you_mean(other[0], ['experimental_codegen'])}" if other else f"got {body!r}."
-            raise ConfigError(f"{where}: [compiler.contracts] {name}: {what} Each contract takes experimental_codegen = true or false:\n{example}\n")
+            what = (
+                f"unknown key {other[0]!r}.{did_you_mean(other[0], ['experimental_codegen'])}"
+                if other
+                else f"got {body!r}."
+            )
+            raise ConfigError(
+                f"{where}: [compiler.contracts] {name}: {what} Each contract takes experimental_codegen = true or "
+                f"false:\n{example}\n"
+            )
         _check_text(where, "compiler.contracts", name, name, "")
         found.append((name, body["experimental_codegen"]))
     return tuple(sorted(found))
@@ -264,15 +280,23 @@ class DifferentialMode:
 
 
 def parse_mode(text: str, where: str) -> DifferentialMode:
-    """A mode as written (--differential, [differential] mode) -> DifferentialMode; a ConfigError that shows the forms otherwise."""
-    forms = "codegen (each contract by both of vyper's code generators), compiler:A,B (two vyper releases, e.g. compiler:0.4.0,0.4.3) or sources:OLD:NEW (two folders or git revisions of the contracts; an empty one is the contracts folder)"
+    """A mode as written (--differential, [differential] mode) -> DifferentialMode; a ConfigError that shows the forms
+    otherwise."""
+    forms = (
+        "codegen (each contract by both of vyper's code generators), compiler:A,B (two vyper releases, e.g. "
+        "compiler:0.4.0,0.4.3) or sources:OLD:NEW (two folders or git revisions of the contracts; an empty one is "
+        "the contracts folder)"
+    )
     kind, _, rest = text.partition(":")
     if kind == "codegen" and not rest:
         return DifferentialMode("codegen")
     if kind == "compiler":
         releases = [r.strip() for r in rest.split(",")]
         if len(releases) != 2 or not all(releases):
-            raise ConfigError(f"{where}: {text!r} names {len(releases) if rest else 0} releases; compiler takes two, as compiler:0.4.0,0.4.3.")
+            raise ConfigError(
+                f"{where}: {text!r} names {len(releases) if rest else 0} releases; compiler takes two, as "
+                f"compiler:0.4.0,0.4.3."
+            )
         for release in releases:
             try:
                 Version(release)
@@ -284,7 +308,10 @@ def parse_mode(text: str, where: str) -> DifferentialMode:
     if kind == "sources":
         old, sep, new = rest.partition(":")
         if not sep or old == new:
-            raise ConfigError(f"{where}: {text!r}: sources takes an old and a new folder or git revision of the contracts, as sources:v1.0: (git tag v1.0 against the contracts folder) or sources:old_contracts:contracts.")
+            raise ConfigError(
+                f"{where}: {text!r}: sources takes an old and a new folder or git revision of the contracts, as "
+                f"sources:v1.0: (git tag v1.0 against the contracts folder) or sources:old_contracts:contracts."
+            )
         return DifferentialMode("sources", old, new)
     raise ConfigError(f"{where}: {text!r} is not a differential mode; use {forms}.")
 
@@ -307,13 +334,27 @@ def check_differential(where: str, key: str, value: Any) -> Any:
 def _expected(where: str, value: Any) -> tuple[tuple[str, str], ...]:
     example = 'expected = [{ function = "Vault.fee" }, { function = "Vault.previewRedeem", aspect = "return data" }]'
     if not isinstance(value, list):
-        raise ConfigError(f"{where}: [differential] expected must be a list of the differences meant to be there, as {example}.")
+        raise ConfigError(
+            f"{where}: [differential] expected must be a list of the differences meant to be there, as {example}."
+        )
     found = []
     for item in value:
-        if not isinstance(item, dict) or set(item) - {"function", "aspect"} or not isinstance(item.get("function"), str) or not _FUNCTION.match(item["function"]):
-            raise ConfigError(f"{where}: [differential] expected: {item!r} is not a difference: give function = \"Contract.function\" and, if only one aspect of its calls may differ, aspect = one of {', '.join(map(repr, ASPECTS))}; as {example}.")
+        if (
+            not isinstance(item, dict)
+            or set(item) - {"function", "aspect"}
+            or not isinstance(item.get("function"), str)
+            or not _FUNCTION.match(item["function"])
+        ):
+            raise ConfigError(
+                f'{where}: [differential] expected: {item!r} is not a difference: give function = '
+                f'"Contract.function" and, if only one aspect of its calls may differ, aspect = one of '
+                f'{", ".join(map(repr, ASPECTS))}; as {example}.'
+            )
         aspect = item.get("aspect", "any")
         if aspect not in ASPECTS:
-            raise ConfigError(f"{where}: [differential] expected: aspect {aspect!r} of {item['function']} is none of {', '.join(map(repr, ASPECTS))}.")
+            raise ConfigError(
+                f"{where}: [differential] expected: aspect {aspect!r} of {item['function']} is none of "
+                f"{', '.join(map(repr, ASPECTS))}."
+            )
         found.append((item["function"], aspect))
     return tuple(found)

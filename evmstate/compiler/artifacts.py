@@ -189,7 +189,10 @@ class Artifact:
 
 
 # why a Venom build's failures and coverage name no source line
-VENOM_NO_LINES = "built with Venom (experimental codegen), whose source map places too few instructions to name a line (vyper issue #5141)"
+VENOM_NO_LINES = (
+    "built with Venom (experimental codegen), whose source map places too few instructions to name a line (vyper "
+    "issue #5141)"
+)
 
 
 def _shown_path(path: str) -> str:

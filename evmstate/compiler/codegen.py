@@ -13,7 +13,12 @@ PRAGMA = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+(experimental-codegen|venom-expe
 
 
 def chosen(
-    name: str, module: str, path: Path, pragma: bool, legacy_release: str | None, codegen: tuple[bool, Sequence[tuple[str, bool]]]
+    name: str,
+    module: str,
+    path: Path,
+    pragma: bool,
+    legacy_release: str | None,
+    codegen: tuple[bool, Sequence[tuple[str, bool]]],
 ) -> tuple[bool, CompileError | None]:
     """(whether Venom builds the source, the error of a Venom build it cannot have).
 
@@ -27,9 +32,17 @@ def chosen(
     venom = entry if entry is not None else (pragma or project_wide)
     if not venom or legacy_release is None:
         return venom, None
-    why = f"[compiler.contracts] {name}" if entry is not None else "its `# pragma experimental-codegen`" if pragma else "[compiler] experimental_codegen"
+    why = (
+        f"[compiler.contracts] {name}"
+        if entry is not None
+        else "its `# pragma experimental-codegen`"
+        if pragma
+        else "[compiler] experimental_codegen"
+    )
     return venom, CompileError(
-        f"{path}: {why} asks for a Venom build, but the source pins vyper {legacy_release}, and releases before 0.4.0 have no Venom code "
-        f"generator evmstate builds with. Set {name} = {{ experimental_codegen = false }} under [compiler.contracts] in evmstate.toml, or port the source to vyper 0.4.",
+        f"{path}: {why} asks for a Venom build, but the source pins vyper {legacy_release}, and releases before "
+        f"0.4.0 have no Venom code "
+        f"generator evmstate builds with. Set {name} = {{ experimental_codegen = false }} under "
+        f"[compiler.contracts] in evmstate.toml, or port the source to vyper 0.4.",
         path=str(path),
     )

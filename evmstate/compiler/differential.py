@@ -34,7 +34,8 @@ class Side:
 
 
 def sides(config: Config) -> tuple[Side, Side]:
-    """The two sides config's [differential] mode asks for; a ConfigError naming what is missing (a folder, a git revision)."""
+    """The two sides config's [differential] mode asks for; a ConfigError naming what is missing (a folder, a git
+    revision)."""
     mode = config.differential.parsed()
     if mode.kind == "compiler":
         return Side(f"vyper {mode.a}", config, release=mode.a), Side(f"vyper {mode.b}", config, release=mode.b)
@@ -45,11 +46,14 @@ def sides(config: Config) -> tuple[Side, Side]:
 
 
 def build_pair(config: Config, include: Sequence[str] = ()) -> Build:
-    """Side A's build, with side B's as its counterpart and both labels (their precompiled contracts are build.py's to add)."""
+    """Side A's build, with side B's as its counterpart and both labels (their precompiled contracts are build.py's to
+    add)."""
     a_side, b_side = sides(config)
     a = build_side(a_side, include)
     if b_side.codegen is not None:  # each contract by the code generator its side A build did not use
-        flipped = tuple(sorted((name, not art.venom and not legacy(art.vyper or "0.4.0")) for name, art in a.artifacts.items()))
+        flipped = tuple(
+            sorted((name, not art.venom and not legacy(art.vyper or "0.4.0")) for name, art in a.artifacts.items())
+        )
         b_side = dataclasses.replace(b_side, codegen=flipped)
     b = build_side(b_side, include)
     # a record of a failure is stale when a file either side compiles from changed
@@ -99,7 +103,10 @@ def _git(root: Path, *args: str) -> str:
     try:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise ConfigError(f"git {' '.join(args)} could not run in {root}: {e}. Install git, or give sources:OLD:NEW folders instead of revisions.") from None
+        raise ConfigError(
+            f"git {' '.join(args)} could not run in {root}: {e}. Install git, or give sources:OLD:NEW folders "
+            f"instead of revisions."
+        ) from None
     if done.returncode != 0:
         raise _NotARevision(done.stderr.decode(errors="replace").strip())
     return done.stdout.decode(errors="replace")
@@ -117,7 +124,8 @@ def _checkout(config: Config, revision: str) -> Path:
         prefix = _git(root, "rev-parse", "--show-prefix").strip()
     except _NotARevision:
         raise ConfigError(
-            f"[differential] sources: {revision!r} is neither a folder (under {shown(root)}) nor a git revision of the project's repository. "
+            f"[differential] sources: {revision!r} is neither a folder (under {shown(root)}) nor a git revision of "
+            f"the project's repository. "
             "Give a folder of the other contracts, or a commit, tag or branch."
         ) from None
     base = config.state_dir / "differential" / commit[:12]
@@ -125,11 +133,18 @@ def _checkout(config: Config, revision: str) -> Path:
     if (base / ".done").is_file():
         return folder
     try:
-        archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", f"{commit}:{prefix}{config.project.contracts}"], capture_output=True, timeout=120)
+        archive = subprocess.run(
+            ["git", "-C", str(root), "archive", "--format=tar", f"{commit}:{prefix}{config.project.contracts}"],
+            capture_output=True,
+            timeout=120,
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise ConfigError(f"git archive could not run in {root}: {e}.") from None
     if archive.returncode != 0:
-        raise ConfigError(f"[differential] sources: git revision {revision} has no {config.project.contracts}/ folder: {archive.stderr.decode(errors='replace').strip()}")
+        raise ConfigError(
+            f"[differential] sources: git revision {revision} has no {config.project.contracts}/ folder: "
+            f"{archive.stderr.decode(errors='replace').strip()}"
+        )
     folder.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(folder, filter="data")

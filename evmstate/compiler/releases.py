@@ -31,7 +31,10 @@ _LEGACY_SCRIPT = Path(__file__).with_name("legacy_outputs.py")
 # what vyper 0.3.0 and before import from setuptools, which Python 3.12 no longer brings along
 _OLD_SETUPTOOLS = "setuptools<81"
 # what a source pinned against a release a differential run compiles it with must do
-REFUSED = "a differential run's compiler:A,B compares two releases that both build the same source; compare a port with sources:OLD:NEW instead, or widen the pin"
+REFUSED = (
+    "a differential run's compiler:A,B compares two releases that both build the same source; compare a port with "
+    "sources:OLD:NEW instead, or widen the pin"
+)
 _COMMENT_PIN = re.compile(r"^\s*(#\s*(pragma\s+version|@version)\s+(.*?))\s*$")
 
 

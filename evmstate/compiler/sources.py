@@ -119,7 +119,8 @@ class _Source:
     name: str = ""  # its container's name: the file stem, or its module path when stems collide (see _name_sources)
     exposes: bool = True  # it has something to deploy: an external function, an `exports:` or a public variable
     overlay: dict[str, str] = field(default_factory=dict)  # resolved path -> text read instead of the file (a mutant)
-    venom: bool = False  # built with Venom (experimental codegen): the project's setting, the source's pragma, or its own entry
+    # built with Venom (experimental codegen): the project's setting, the source's pragma, or its own entry
+    venom: bool = False
     pragma_venom: bool = False  # the source's own pragma asks for Venom
 
 
@@ -179,13 +180,16 @@ def _exposes(module: Any) -> bool:
 
 
 def _request(s: _Source) -> dict[str, Any]:
-    request: dict[str, Any] = {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    request: dict[str, Any] = {"path": str(s.path), "search": [str(p) for p in s.search]}
+    request.update(evm_version=s.evm_version, optimize=s.optimize)
     if s.venom or s.pragma_venom:
         request["experimental_codegen"] = s.venom
     return {**request, "overlay": s.overlay} if s.overlay else request
 
 
-def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str, release: str | None = None) -> _Source:
+def _resolve(
+    path: Path, search: list[Path], evm_version: str, optimize: str, hint: str, release: str | None = None
+) -> _Source:
     try:
         text = path.read_bytes()
     except OSError as e:
@@ -200,7 +204,8 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
     if release is not None:  # every source with this release (a differential run's side)
         if pin is not None and not pin.admits(release):
-            source.error = CompileError(f"{path}: its version pin ({pin.text}) refuses vyper {release}: {releases.REFUSED}", path=str(path))
+            refused = f"{path}: its version pin ({pin.text}) refuses vyper {release}: {releases.REFUSED}"
+            source.error = CompileError(refused, path=str(path))
             return source
         pin = None if release == VYPER_VERSION else releases.pin_of(f"# pragma version {release}\n")
     if pin is not None and not pin.admits(VYPER_VERSION):
@@ -264,7 +269,8 @@ class _Plan:
         tag = hashlib.sha256(portable(str(s.path.resolve()), self.root).encode()).hexdigest()[:8]
         body = "\n".join(sorted(f"{portable(str(p), self.root)}\0{h}" for p, h in s.inputs.items()))
         codegen = "venom" if s.venom else "legacy"
-        key = hashlib.sha256(f"vyper={s.release};codegen={codegen};{self.settings_key}\n{body}".encode()).hexdigest()[:24]
+        keyed = f"vyper={s.release};codegen={codegen};{self.settings_key}\n{body}"
+        key = hashlib.sha256(keyed.encode()).hexdigest()[:24]
         return self.build_dir / f"{s.name}-{tag}-{key}.json"
 
 
@@ -316,7 +322,8 @@ def _plan(
 def _choose_codegen(s: _Source, codegen: tuple[bool, Sequence[tuple[str, bool]]], contracts_dir: Path) -> None:
     """Which code generator builds s (codegen.chosen), and the error of a Venom build it cannot have."""
     legacy = s.pin is not None and releases.legacy_pin(s.pin, s.release)
-    s.venom, error = venom.chosen(s.name, module_path(s.path, contracts_dir), s.path, s.pragma_venom, s.release if legacy else None, codegen)
+    module = module_path(s.path, contracts_dir)
+    s.venom, error = venom.chosen(s.name, module, s.path, s.pragma_venom, s.release if legacy else None, codegen)
     if s.error is None:
         s.error = error
 
@@ -404,7 +411,8 @@ def find_sources(contracts_dir: Path) -> list[Path]:
     """Every .vy file in the contracts folder and below it, sorted."""
     if not contracts_dir.is_dir():
         return []
-    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.relative_to(contracts_dir).parts and p.is_file())
+    found = contracts_dir.rglob("*.vy")
+    return sorted(p for p in found if ".evmstate" not in p.relative_to(contracts_dir).parts and p.is_file())
 
 
 def _first_line(error: CompileError) -> str:
@@ -433,9 +441,11 @@ def compile_project(
     error of its own. A library module (a source other sources import, or one with nothing to
     deploy) is compiled only as part of the contracts that import it, unless include names it.
     experimental_codegen builds with Venom; codegen says it per contract, over the sources' pragmas.
-    release compiles every source with that vyper release, whatever the installed one (a source whose pin refuses it is an error).
+    release compiles every source with that vyper release, whatever the installed one (a source whose pin
+    refuses it is an error).
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, (experimental_codegen, codegen), release)
+    codegens = (experimental_codegen, codegen)
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, codegens, release)
     build = Build(included=tuple(s.name for s in plan.sources if s.name in include))
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
     todo = [s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library]
@@ -566,7 +576,8 @@ def contract_names(
 
     A library module nothing has asked for yet is among them: asking for it compiles it (Project.provide).
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, (), (experimental_codegen, codegen))
+    codegens = (experimental_codegen, codegen)
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, (), codegens)
     names = []
     for s in plan.sources:
         outcome = plan.outcomes.get(s.path.resolve())

@@ -35,7 +35,9 @@ from vyper.exceptions import VyperException  # noqa: E402
 VERSION: str = vyper.__version__
 OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map", "source_map_runtime", "layout")
 # a source's `# pragma experimental-codegen`: the word `pragma` blanked makes it a comment (a build with the legacy code generator)
-_VENOM_PRAGMA = re.compile(r"^([ \t]*#[ \t]*)(pragma)([ \t]+(?:experimental-codegen|venom-experimental)\b)", re.MULTILINE)
+_VENOM_PRAGMA = re.compile(
+    r"^([ \t]*#[ \t]*)(pragma)([ \t]+(?:experimental-codegen|venom-experimental)\b)", re.MULTILINE
+)
 
 
 def own_settings(text: str, evm_version: str, optimize: str, experimental_codegen: bool | None = None) -> Any:
@@ -90,7 +92,12 @@ class _OverlaidBundle(FilesystemInputBundle):
 
 
 def compiler_data(
-    path: Path, search: list[str], evm_version: str, optimize: str, overlay: dict[str, str] | None = None, experimental_codegen: bool | None = None
+    path: Path,
+    search: list[str],
+    evm_version: str,
+    optimize: str,
+    overlay: dict[str, str] | None = None,
+    experimental_codegen: bool | None = None,
 ) -> tuple[Any, Any, Any]:
     """vyper's CompilerData for a source, its input bundle and the source's FileInput.
 
@@ -267,7 +274,14 @@ def compile_source(request: dict[str, Any]) -> dict[str, Any]:
 def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"inputs": {}, "error": None, "module_only": False, "outputs": None}
     try:
-        data, bundle, file_input = compiler_data(path, request["search"], request["evm_version"], request["optimize"], request.get("overlay"), request.get("experimental_codegen"))
+        data, bundle, file_input = compiler_data(
+            path,
+            request["search"],
+            request["evm_version"],
+            request["optimize"],
+            request.get("overlay"),
+            request.get("experimental_codegen"),
+        )
         result["inputs"] = inputs(data, bundle, file_input)  # from vyper 0.4.1 on: imports resolved, nothing checked yet
         with anchor_settings(data.settings):
             _ = data.annotated_vyper_module  # the whole import graph, type-checked

@@ -21,9 +21,14 @@ Project = Any  # contracts.project.Project, which imports this module
 def lockstep(project: Project, a: Backend, b: Backend) -> DifferentialBackend:
     """The two chains of project's differential run in lockstep: side A's build on a, side B's on b."""
     if project.config.backend.check:
-        raise ConfigError("--backend-check (or [backend] check) and a differential run (--differential, [differential] mode) each hold two chains in lockstep: run one at a time.")
+        raise ConfigError(
+            "--backend-check (or [backend] check) and a differential run (--differential, [differential] mode) each "
+            "hold two chains in lockstep: run one at a time."
+        )
     settings = project.config.differential
-    options = Options(storage=settings.storage, gas=settings.gas, revert_reasons=settings.revert_reasons, expected=settings.expected)
+    options = Options(
+        storage=settings.storage, gas=settings.gas, revert_reasons=settings.revert_reasons, expected=settings.expected
+    )
     return DifferentialBackend(a, b, codes(project.build), project.build.sides, options, Describer(project))
 
 
@@ -31,39 +36,59 @@ def codes(build: "Build") -> Codes:
     """Side A's code -> side B's, for every contract both builds have."""
     other = build.counterpart
     assert other is not None
-    return Codes.of([(art.bytecode, art.bytecode_runtime, o.bytecode, o.bytecode_runtime) for name, art in build.artifacts.items() if (o := other.artifacts.get(name)) is not None])
+    return Codes.of(
+        [
+            (art.bytecode, art.bytecode_runtime, o.bytecode, o.bytecode_runtime)
+            for name, art in build.artifacts.items()
+            if (o := other.artifacts.get(name)) is not None
+        ]
+    )
 
 
 def unmatched(build: "Build") -> dict[str, UsageError]:
-    """Side A's contracts that side B does not build (it lacks them, or they do not compile there): each an error for whoever asks for it."""
+    """Side A's contracts that side B does not build (it lacks them, or they do not compile there): each an error for
+    whoever asks for it."""
     other = build.counterpart
     assert other is not None
     a, b = build.sides
     found = {}
     for name in build.artifacts:
         if name in other.errors:
-            found[name] = UsageError(f"contract {name!r} does not compile on side B ({b}) of the differential run, so the two builds cannot be compared:\n{other.errors[name]}")
+            found[name] = UsageError(
+                f"contract {name!r} does not compile on side B ({b}) of the differential run, so the two builds "
+                f"cannot be compared:\n{other.errors[name]}"
+            )
         elif name not in other.artifacts:
-            found[name] = UsageError(f"side B ({b}) of the differential run has no contract {name!r}, which side A ({a}) has: give both sides the same contracts (a file of the same name).")
+            found[name] = UsageError(
+                f"side B ({b}) of the differential run has no contract {name!r}, which side A ({a}) has: give both "
+                f"sides the same contracts (a file of the same name)."
+            )
     return found
 
 
 def check_layouts(build: "Build", where: str) -> None:
-    """[differential] storage compares slots, which means nothing where a contract's storage layout differs between the builds: a ConfigError then."""
+    """[differential] storage compares slots, which means nothing where a contract's storage layout differs between the
+    builds: a ConfigError then."""
     other = build.counterpart
     assert other is not None
     for name, art in build.artifacts.items():
         theirs = other.artifacts.get(name)
         if theirs is not None and _storage(art.layout) != _storage(theirs.layout):
             raise ConfigError(
-                f"{where}: [differential] storage = true compares the slots both builds write, but {name}'s storage layout differs between "
-                f"{build.sides[0]} and {build.sides[1]}. Turn storage off for these builds (the calls' results, logs and balances are still compared)."
+                f"{where}: [differential] storage = true compares the slots both builds write, but {name}'s storage "
+                f"layout differs between "
+                f"{build.sides[0]} and {build.sides[1]}. Turn storage off for these builds (the calls' results, logs "
+                f"and balances are still compared)."
             )
 
 
 def _storage(layout: Any) -> Any:
     found = layout.get("storage_layout", layout) if isinstance(layout, dict) else layout
-    return {k: (v.get("slot"), v.get("type")) if isinstance(v, dict) else v for k, v in found.items()} if isinstance(found, dict) else found
+    return (
+        {k: (v.get("slot"), v.get("type")) if isinstance(v, dict) else v for k, v in found.items()}
+        if isinstance(found, dict)
+        else found
+    )
 
 
 class Describer:
@@ -96,12 +121,17 @@ class Describer:
         found = self._entry(d.to, d.data)
         entry = found[1] if found is not None else None
         call = describe_call(self.project, d.sender, d.to, d.data, d.value)
-        head = f"{call} ({'a ' + d.kind if d.kind != 'read' else 'a read of the chain'}): build B ({b}) diverged from build A ({a}) in its {d.difference.aspect}"
+        head = (
+            f"{call} ({'a ' + d.kind if d.kind != 'read' else 'a read of the chain'}): build B ({b}) diverged from "
+            f"build A ({a}) in its {d.difference.aspect}"
+        )
         lines = [head]
         if d.a is not None and d.b is not None:
             lines += [f"  A ({a}): {self._outcome(d.a, d.to, entry)}", f"  B ({b}): {self._outcome(d.b, d.to, entry)}"]
         if d.difference.aspect not in ("success", "return data", "revert reason") or d.a is None:
-            lines.append(f"  {d.difference.aspect}: {format_value(d.difference.a)} on A, {format_value(d.difference.b)} on B")
+            lines.append(
+                f"  {d.difference.aspect}: {format_value(d.difference.a)} on A, {format_value(d.difference.b)} on B"
+            )
         return "\n".join(lines)
 
     def _outcome(self, result: ExecResult, to: bytes | None, entry: dict[str, Any] | None) -> str:
@@ -139,7 +169,9 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
     """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
     account = project.accounts.at(sender)
     contract = project.name_at(sender)
-    who = repr(account) if account.index >= 0 else f"<{contract} {account.address}>" if contract else f"0x{sender.hex()}"
+    who = (
+        repr(account) if account.index >= 0 else f"<{contract} {account.address}>" if contract else f"0x{sender.hex()}"
+    )
     artifact = project.artifact_at(to) if to is not None else None
     what = f"0x{to.hex()}" if to is not None else "a deployment"
     if to is None:

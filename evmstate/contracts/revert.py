@@ -18,6 +18,7 @@ from ..hooks import Current, Listeners
 from ..values import format_value
 from .abi import abi_type, decode, entry_signature, from_abi_value, selector
 from .api import ProjectLike, current_project
+from . import venom
 from .hints import hint, timeout_message
 
 if TYPE_CHECKING:
@@ -260,7 +261,8 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
     if artifact is None:
         return Explanation(via=tuple(via))
     if artifact.venom:
-        return _venom_explanation(result, chosen, artifact, tuple(via))
+        check = venom.failed_check(result, chosen, artifact)
+        return Explanation(None, check, None, artifact.name, tuple(via), unplaced=venom.unplaced(artifact))
     deploy = chosen.is_create
     emap = artifact.deploy_error_map if deploy else artifact.error_map
     pc_pos = artifact.deploy_pc_pos if deploy else artifact.pc_pos
@@ -297,48 +299,6 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
         position = artifact.position(chosen.pc, deploy=deploy, walk_back=_WALK_BACK)
     dev = _dev_comment(position) if position is not None else None
     return Explanation(position, check, dev, artifact.name, tuple(via))
-
-
-_JUMPDEST, _PUSH1, _PUSH32, _JUMPI = 0x5B, 0x60, 0x7F, 0x57
-_REVERT_TAIL = {0x5F, 0x80, 0x60}  # PUSH0, DUP1, PUSH1: what vyper's shared REVERT block runs between its JUMPDEST and the REVERT
-
-
-def _jumped_to(code: bytes, jump_pc: int) -> int | None:
-    """Where the JUMPI at jump_pc goes, when the instruction before it pushes the destination (PUSH1 to PUSH4), else None."""
-    for size in range(1, 5):
-        at = jump_pc - 1 - size
-        if at >= 0 and code[at] == _PUSH1 + size - 1 and jump_pc < len(code) and code[jump_pc] == _JUMPI:
-            return int.from_bytes(code[at + 1 : jump_pc], "big")
-    return None
-
-
-def _venom_explanation(result: "ExecResult", chosen: "Frame", artifact: "Artifact", via: tuple[str, ...]) -> Explanation:
-    """A Venom build's failure: the check vyper names, only where the jump taken provably leads to the failing REVERT, and no line.
-
-    Venom's source map leaves most instructions unplaced, so the nearest placed one is often
-    another statement's, or another function's: evmstate names no line rather than a wrong one.
-    """
-    from ..compiler.artifacts import VENOM_NO_LINES
-
-    deploy = chosen.is_create
-    emap = artifact.deploy_error_map if deploy else artifact.error_map
-    check = None
-    if result.error == "revert" and not result.output:
-        check = emap.get(chosen.pc)
-        jump = chosen.jump_pc
-        if check is None and jump is not None:
-            dest = _jumped_to(chosen.code, jump)
-            between = chosen.code[dest + 1 : chosen.pc] if dest is not None and dest < chosen.pc else b"x"
-            if dest is not None and chosen.code[dest] == _JUMPDEST and len(between) <= 4 and set(between) <= _REVERT_TAIL:
-                check = emap.get(jump)
-    return Explanation(None, check, None, artifact.name, via, unplaced=f"{_shown(artifact.path)}: no line: {VENOM_NO_LINES}")
-
-
-def _shown(path: str) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return path
 
 
 class _Details(TypedDict):

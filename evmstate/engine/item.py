@@ -138,7 +138,16 @@ def prepare(
     build = project.build
     seconds = time.perf_counter() - compiling
     note = "\n".join(n for n in (precompiled_note(build), differential_note(build)) if n) or None
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), note))
+    emit(
+        CompileFinished(
+            len(build.artifacts),
+            len(set(build.cached) & set(build.artifacts)),
+            seconds,
+            len(build.errors),
+            tuple(build.warnings),
+            note,
+        )
+    )
     if build.cache_error is not None:
         emit(StoreWarning(build.cache_error))
     for err in unavailable_contracts(config, project, prepared.items):

@@ -44,7 +44,8 @@ from .events import (
 from .example import Example
 from .database import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session
+from .lifecycle import with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
     differential_notes,
@@ -193,9 +194,13 @@ class MachineRun:
             broken = broken or final_mistake
         statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         result = MachineFinished(
-            name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
-            load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error", differential=differential_notes(self.backend),
+            name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples,
+            steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure,
+            error=error, statistics=statistics, seed=self.seed, runs=self.state.runs,
+            max_examples=self.settings.max_examples, rejected=self.rejections.total,
+            late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
+            load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
+            differential=differential_notes(self.backend),
         )
         if status == "interrupted":
             raise Interrupted(result)

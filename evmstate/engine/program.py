@@ -72,7 +72,8 @@ def index_strategy(n: int) -> st.SearchStrategy[int]:
 
 
 def raise_if_diverged(backend: Any) -> None:
-    """A differential run's divergence that the machine's code caught and went on from: raised again, the failure it is."""
+    """A differential run's divergence that the machine's code caught and went on from: raised again, the failure it
+    is."""
     hooks = hooks_of(backend).differential
     if hooks is not None:
         hooks.raise_pending()

@@ -63,9 +63,18 @@ def failure_record(config: Config, project: Project, item: Item, result: Machine
         steps=steps,
         program=failure.program,
         versions=versions(),
-        hashes=source_hashes(config, project, item.path, uses=[*contracts_used(item, project), *used], deployments=deployments_used(item_names(item), config)),
+        hashes=source_hashes(
+            config,
+            project,
+            item.path,
+            uses=[*contracts_used(item, project), *used],
+            deployments=deployments_used(item_names(item), config),
+        ),
         settings={
-            "max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed, **record_fields(project.config),
+            "max_examples": settings.max_examples,
+            "stateful_step_count": settings.stateful_step_count,
+            "hypothesis_seed": result.seed,
+            **record_fields(project.config),
             **differential_fields(project.config),
         },
         seed=seed,
@@ -80,7 +89,15 @@ def differential_fields(config: Config) -> dict[str, Any]:
     d = config.differential
     if not d.on:
         return {}
-    return {"differential": {"mode": d.mode, "storage": d.storage, "gas": d.gas, "revert_reasons": d.revert_reasons, "expected": [list(e) for e in d.expected]}}
+    return {
+        "differential": {
+            "mode": d.mode,
+            "storage": d.storage,
+            "gas": d.gas,
+            "revert_reasons": d.revert_reasons,
+            "expected": [list(e) for e in d.expected],
+        }
+    }
 
 
 def for_differential(config: Config, recorded: dict[str, Any] | None) -> Config:
@@ -88,7 +105,15 @@ def for_differential(config: Config, recorded: dict[str, Any] | None) -> Config:
     if not recorded:
         return config.replace(differential=DifferentialConfig())
     expected = tuple((str(f), str(a)) for f, a in recorded.get("expected", ()))
-    return config.replace(differential=DifferentialConfig(str(recorded["mode"]), bool(recorded.get("storage")), bool(recorded.get("gas")), bool(recorded.get("revert_reasons")), expected))
+    return config.replace(
+        differential=DifferentialConfig(
+            str(recorded["mode"]),
+            bool(recorded.get("storage")),
+            bool(recorded.get("gas")),
+            bool(recorded.get("revert_reasons")),
+            expected,
+        )
+    )
 
 
 def versions() -> dict[str, str]:

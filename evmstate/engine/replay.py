@@ -54,7 +54,8 @@ def current_inputs(config: Config) -> dict[str, str]:
 def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str] | None = None) -> list[str]:
     """Which contract sources, imported modules and machine module differ from when the record was made.
 
-    inputs: the project's current_inputs(), when the caller checks many records (a differential run's record reads both its builds' own).
+    inputs: the project's current_inputs(), when the caller checks many records (a differential run's record
+    reads both its builds' own).
     """
     if record.settings.get("differential"):
         config, inputs = for_differential(config, record.settings["differential"]), None
@@ -127,7 +128,9 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     target = getattr(module, record.name, None)
     if target is None:
         raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
-    return Project(for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))), target
+    return Project(
+        for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))
+    ), target
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:

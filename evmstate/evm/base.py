@@ -180,7 +180,8 @@ class Capabilities:
     feedback: bool = False
     # set_sampling(): the hooks' coverage of a call like one recorded before in the run may be that one's, without its operands (revm's sight)
     sampling: bool = False
-    # two builds in lockstep (differential.py): raise_pending() raises a divergence the machine's code swallowed, notes() what was told apart
+    # two builds in lockstep (differential.py): raise_pending() raises a divergence the machine's code swallowed,
+    # notes() what was told apart
     differential: bool = False
 
 

@@ -24,7 +24,8 @@ from typing import Any, Callable, Protocol
 from ..errors import BuildsDiverged
 from .base import Capabilities, ExecResult, Log, Snapshots
 
-# ERC-5202's blueprint as the contract layer deploys it: PUSH2 len; RETURNDATASIZE; DUP2; PUSH1 10; RETURNDATASIZE; CODECOPY; RETURN, then 0xfe7100
+# ERC-5202's blueprint as the contract layer deploys it: PUSH2 len; RETURNDATASIZE; DUP2; PUSH1 10; RETURNDATASIZE;
+# CODECOPY; RETURN, then 0xfe7100
 _BLUEPRINT_HEAD = b"\x3d\x81\x60\x0a\x3d\x39\xf3"
 _BLUEPRINT_PREAMBLE = b"\xfe\x71\x00"
 
@@ -103,7 +104,12 @@ class Options:
 
 
 def _logs(logs: tuple[Log, ...]) -> str:
-    return "; ".join(f"0x{log.address.hex()} topics={[hex(t) for t in log.topics]} data=0x{log.data.hex()}" for log in logs) or "none"
+    return (
+        "; ".join(
+            f"0x{log.address.hex()} topics={[hex(t) for t in log.topics]} data=0x{log.data.hex()}" for log in logs
+        )
+        or "none"
+    )
 
 
 def _error(result: ExecResult) -> str:
@@ -116,7 +122,9 @@ class DifferentialBackend:
     call_cache = None  # each chain has its own
     divergence = None  # check.py's; a differential divergence is raised where the call was made
 
-    def __init__(self, a: Any, b: Any, codes: Codes, labels: tuple[str, str], options: Options, describer: Describer) -> None:
+    def __init__(
+        self, a: Any, b: Any, codes: Codes, labels: tuple[str, str], options: Options, describer: Describer
+    ) -> None:
         self.a, self.b = a, b
         self.codes = codes
         self.labels = labels
@@ -124,8 +132,14 @@ class DifferentialBackend:
         self.describer = describer
         caps = a.capabilities
         self.capabilities = Capabilities(
-            frames=caps.frames, coverage=caps.coverage, observer=caps.observer, time_limit=caps.time_limit, divergence=False,
-            feedback=caps.feedback, sampling=caps.sampling, differential=True,
+            frames=caps.frames,
+            coverage=caps.coverage,
+            observer=caps.observer,
+            time_limit=caps.time_limit,
+            divergence=False,
+            feedback=caps.feedback,
+            sampling=caps.sampling,
+            differential=True,
         )
         self.spec = a.spec
         self.chain_id, self.gas_limit, self.call_gas_limit = a.chain_id, a.gas_limit, a.call_gas_limit
@@ -152,8 +166,14 @@ class DifferentialBackend:
             raise found
 
     def notes(self) -> dict[str, Any]:
-        """What the comparison told apart, the expected differences met and the gas of both sides, since the last notes(); then forgets them."""
-        found = {"labels": list(self.labels), "apart": [[k, *v] for k, v in self.apart.items()], "expected": dict(self.expected_seen), "gas": {k: list(v) for k, v in self.gas.items()}}
+        """What the comparison told apart, the expected differences met and the gas of both sides, since the last
+        notes(); then forgets them."""
+        found = {
+            "labels": list(self.labels),
+            "apart": [[k, *v] for k, v in self.apart.items()],
+            "expected": dict(self.expected_seen),
+            "gas": {k: list(v) for k, v in self.gas.items()},
+        }
         self.apart, self.expected_seen, self.gas = {}, {}, {}
         return found
 
@@ -177,15 +197,23 @@ class DifferentialBackend:
         return data
 
     def _learn(self, a: ExecResult, b: ExecResult) -> None:
-        if a.contract_address is not None and b.contract_address is not None and a.contract_address != b.contract_address:
+        if (
+            a.contract_address is not None
+            and b.contract_address is not None
+            and a.contract_address != b.contract_address
+        ):
             self.addresses[a.contract_address] = b.contract_address
 
     # -- execution --------------------------------------------------------------------
 
-    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+    def transact(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None
+    ) -> ExecResult:
         self.calls += 1
         ra = self.a.transact(sender, to, data, value, gas)
-        rb = self.b.transact(self._b(sender), self._b(to), self.codes.deployment(data) if to is None else self._b_data(data), value, gas)  # type: ignore[arg-type]
+        rb = self.b.transact(
+            self._b(sender), self._b(to), self.codes.deployment(data) if to is None else self._b_data(data), value, gas
+        )  # type: ignore[arg-type]
         if ra.error == "timeout" or rb.error == "timeout":
             return ra if ra.error == "timeout" else rb  # a limit of evmstate: the machine stops on it, as an error
         self._learn(ra, rb)
@@ -195,7 +223,9 @@ class DifferentialBackend:
         self._judge("transaction", sender, to, data, value, ra, rb, differences)
         return ra
 
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
+    def call(
+        self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False
+    ) -> ExecResult:
         self.calls += 1
         ra = self.a.call(sender, to, data, value, gas, static)
         rb = self.b.call(self._b(sender), self._b(to), self._b_data(data), value, gas, static)  # type: ignore[arg-type]
@@ -212,9 +242,14 @@ class DifferentialBackend:
                 return [Difference("revert reason", _error(a), _error(b), self.options.revert_reasons)]
             return []
         found = []
-        if not deployment and a.output != self._a_view(b.output):  # a deployment returns its code, which differs by design
+        if not deployment and a.output != self._a_view(
+            b.output
+        ):  # a deployment returns its code, which differs by design
             found.append(Difference("return data", a.output, b.output, True))
-        logs_b = tuple(Log(self._a_address(log.address), tuple(self._a_topic(t) for t in log.topics), self._a_view(log.data)) for log in b.logs)
+        logs_b = tuple(
+            Log(self._a_address(log.address), tuple(self._a_topic(t) for t in log.topics), self._a_view(log.data))
+            for log in b.logs
+        )
         if a.logs != logs_b:
             found.append(Difference("logs", _logs(a.logs), _logs(b.logs), True))
         return found
@@ -229,7 +264,8 @@ class DifferentialBackend:
         return int.from_bytes(self._a_view(topic.to_bytes(32, "big")), "big") if self.addresses else topic
 
     def _state(self, sender: bytes, to: bytes | None, ra: ExecResult, rb: ExecResult) -> list[Difference]:
-        """The balances of the accounts the transaction touched, and with [differential] storage the slots either side wrote."""
+        """The balances of the accounts the transaction touched, and with [differential] storage the slots either side
+        wrote."""
         found = []
         for address in dict.fromkeys(x for x in (sender, to, ra.contract_address) if x is not None):
             ours, theirs = self.a.get_balance(address), self.b.get_balance(self._b(address))
@@ -244,7 +280,17 @@ class DifferentialBackend:
                     break
         return found
 
-    def _judge(self, kind: str, sender: bytes, to: bytes | None, data: bytes, value: int, ra: ExecResult | None, rb: ExecResult | None, differences: list[Difference]) -> None:
+    def _judge(
+        self,
+        kind: str,
+        sender: bytes,
+        to: bytes | None,
+        data: bytes,
+        value: int,
+        ra: ExecResult | None,
+        rb: ExecResult | None,
+        differences: list[Difference],
+    ) -> None:
         """Count the gas, set apart what is the compiler's and the expected, and raise the first finding."""
         function = self.describer.function(to, data) if (differences or self.options.gas) and kind != "read" else None
         if self.options.gas and ra is not None and rb is not None and function is not None:
@@ -254,7 +300,11 @@ class DifferentialBackend:
             tally[2] += rb.gas_used
         for d in differences:
             name = function or (f"0x{to.hex()}" if to is not None else "a deployment")
-            if (function, d.aspect) in self._expected or (function, "any") in self._expected or (function, d.aspect.split(" of ")[0]) in self._expected:
+            if (
+                (function, d.aspect) in self._expected
+                or (function, "any") in self._expected
+                or (function, d.aspect.split(" of ")[0]) in self._expected
+            ):
                 key = f"{name}: {d.aspect}"
                 self.expected_seen[key] = self.expected_seen.get(key, 0) + 1
                 continue
@@ -273,7 +323,16 @@ class DifferentialBackend:
     def get_balance(self, address: bytes) -> int:
         ours, theirs = self.a.get_balance(address), self.b.get_balance(self._b(address))
         if ours != theirs:
-            self._judge("read", address, None, b"", 0, None, None, [Difference(f"balance of 0x{address.hex()}", ours, theirs, True)])
+            self._judge(
+                "read",
+                address,
+                None,
+                b"",
+                0,
+                None,
+                None,
+                [Difference(f"balance of 0x{address.hex()}", ours, theirs, True)],
+            )
         return ours
 
     def get_nonce(self, address: bytes) -> int:
@@ -283,7 +342,9 @@ class DifferentialBackend:
         return self.a.get_code(address)  # the builds' code differs by design
 
     def get_storage(self, address: bytes, slot: int) -> int:
-        return self.a.get_storage(address, slot)  # layouts may differ between builds: what A holds, as the machine sees A
+        return self.a.get_storage(
+            address, slot
+        )  # layouts may differ between builds: what A holds, as the machine sees A
 
     def set_balance(self, address: bytes, value: int) -> None:
         self.a.set_balance(address, value)

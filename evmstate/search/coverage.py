@@ -109,7 +109,8 @@ class CodeMap:
 
         def site_of(pc: int) -> Site | None:
             if artifact.venom:
-                return None  # Venom's source map places too few instructions: no line rather than a wrong one (VENOM_NO_LINES)
+                # Venom's source map places too few instructions: no line rather than a wrong one (VENOM_NO_LINES)
+                return None
             pos = pc_pos.get(pc)
             if not pos or not isinstance(pos[0], int) or pos[0] < 1:
                 return None

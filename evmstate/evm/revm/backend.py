@@ -418,7 +418,8 @@ class RevmBackend(Explaining, BlockTime):
             if found is not None:
                 if not sight.on:
                     return found.result
-                if found.coverage and sight.hits is not None:  # kept with coverage, asked now for feedback or an observer alone
+                # kept with coverage, asked now for feedback or an observer alone
+                if found.coverage and sight.hits is not None:
                     replay_coverage(found.coverage, sight.hits)
                 return sight.show(found.observed, None)
             if not ran.success:
