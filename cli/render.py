@@ -34,7 +34,7 @@ from evmstate.engine.events import (
     ShrinkReport,
     StoreWarning,
 )
-from evmstate.runner import failure_text
+from evmstate.runner import differential_lines, failure_text
 
 from .signals import stopped_by
 
@@ -345,6 +345,8 @@ class Renderer(Handler):
                 self._plain(f"replay with: evmstate replay {event.failure_id}")
             if self.verbose and event.failure.traceback:
                 self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+        for line in differential_lines(event.differential):
+            self._plain(Text(line, style="dim" if line.startswith(("gas", "  ")) else "yellow"))
         if event.rules and not self.quiet:
             table = Table(title=None, show_edge=False, box=None, pad_edge=False)
             table.add_column("rule", overflow="fold")
@@ -410,6 +412,8 @@ class Renderer(Handler):
             self._plain(Text("lines never reached:", style="bold"))
             for text in unreached:
                 self._plain(Text(f"  {text}"))
+        if report.unplaced:
+            self._plain(Text(report.unplaced_text()))
 
     def _summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
         passed = sum(r.status == "passed" for r in summary.results)

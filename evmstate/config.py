@@ -23,13 +23,13 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 from hypothesis import HealthCheck
 
 from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .config_checks import DifferentialMode, check_compiler, check_differential, parse_mode
 from .errors import ConfigError, UnitError
 from .units import duration_seconds, to_wei
 
 CONFIG_NAME = "evmstate.toml"
 MOCCASIN_NAME = "moccasin.toml"
 PYPROJECT_NAME = "pyproject.toml"
-EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
 HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 # the environment variables the library reads, here only (cli/launch.py reads the second too: it
@@ -82,6 +82,12 @@ class CompilerConfig:
     optimize: str = "gas"
     # extra folders to import from, relative to the project root
     search_paths: tuple[str, ...] = ()
+    # build with vyper's Venom code generator (--experimental-codegen): every contract, unless its
+    # own `# pragma experimental-codegen` or a [compiler.contracts] entry says otherwise
+    experimental_codegen: bool = False
+    # per contract (its name or module path): (name, experimental_codegen), over the source's pragma
+    # and the project's setting; [compiler.contracts] Vault = { experimental_codegen = true }
+    contracts: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,6 +196,27 @@ class DatabaseConfig:
 
 
 @dataclass(frozen=True)
+class DifferentialConfig:
+    # "" (no differential run), "codegen", "compiler:0.4.0,0.4.3" or "sources:OLD:NEW" (docs/differential.md)
+    mode: str = ""
+    # also compare the storage slots either build wrote (the builds must share their storage layout)
+    storage: bool = False
+    # report the gas of both builds per function (gas is never a difference)
+    gas: bool = False
+    # a different revert reason when both builds revert is a finding, not a compiler difference listed apart
+    revert_reasons: bool = False
+    # differences meant to be there: (Contract.function, aspect), aspect one of ASPECTS
+    expected: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def on(self) -> bool:
+        return bool(self.mode)
+
+    def parsed(self) -> DifferentialMode:
+        return parse_mode(self.mode, "[differential] mode")
+
+
+@dataclass(frozen=True)
 class Config:
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None
@@ -202,6 +229,7 @@ class Config:
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     fork: ForkConfig = field(default_factory=ForkConfig)
+    differential: DifferentialConfig = field(default_factory=DifferentialConfig)
     # every file the settings were read from: evmstate.toml first, then moccasin's
     sources: tuple[Path, ...] = ()
     environment: Environment = field(default_factory=Environment.read)
@@ -286,6 +314,8 @@ class Config:
     def compile_inputs(self) -> tuple[tuple[Path, Path], dict[str, Any]]:
         """What compiling the project takes: (contracts folder, build cache folder) and the compiler's settings."""
         settings = {"evm_version": self.compiler.evm_version, "optimize": self.compiler.optimize, "search_paths": self.search_paths, "root": self.root}
+        if self.compiler.experimental_codegen or self.compiler.contracts:
+            settings.update(experimental_codegen=self.compiler.experimental_codegen, codegen=self.compiler.contracts)
         return (self.contracts_dir, self.state_dir / "build"), settings
 
     @property
@@ -307,6 +337,7 @@ SECTIONS: dict[str, type] = {
     "fuzz": FuzzConfig,
     "database": DatabaseConfig,
     "fork": ForkConfig,
+    "differential": DifferentialConfig,
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
@@ -459,18 +490,8 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
             return to_wei(value, what=f"{where}: [{section}] {key}")
         except UnitError as e:
             raise ConfigError(str(e)) from None
-    if section == "compiler" and key == "evm_version":
-        if value not in EVM_VERSIONS:
-            raise ConfigError(f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}.")
-        return value
-    if section == "compiler" and key == "optimize":
-        if value not in ("gas", "codesize", "none"):
-            raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
-        return value
-    if section == "compiler" and key == "search_paths":
-        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-            raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
-        return tuple(value)
+    if section == "compiler" and key in ("evm_version", "optimize", "search_paths", "contracts"):
+        return check_compiler(where, key, value)
     if section == "backend" and key == "name":
         if value not in BACKENDS:
             close = difflib.get_close_matches(str(value), BACKENDS, n=1)
@@ -552,7 +573,13 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
             if key not in keys[name]:
                 raise unknown_key(where, name, key, keys)
             try:
-                checked = check_fork(where, key, value) if name == "fork" else _check(where, name, key, value, getattr(defaults, key))
+                checked = (
+                    check_fork(where, key, value)
+                    if name == "fork"
+                    else check_differential(where, key, value)
+                    if name == "differential"
+                    else _check(where, name, key, value, getattr(defaults, key))
+                )
             except ConfigError as e:
                 raise with_default(e, name, key, getattr(defaults, key)) from None
             values[key] = within(where, name, key, checked, getattr(defaults, key))

@@ -205,7 +205,34 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "error": r.error,
         "machine_error": r.broken,  # the error is a mistake of the machine's own code (see MachineFinished.broken)
         "failure": None if r.failure is None else _failure_json(r.failure),
+        "differential": r.differential,
     }
+
+
+def differential_lines(notes: dict[str, Any] | None) -> list[str]:
+    """A differential run's notes as a machine's report says them: what was told apart, the expected differences met,
+    both sides' gas."""
+    if not notes:
+        return []
+    a, b = notes.get("labels") or ("A", "B")
+    lines = []
+    for what, count, ours, theirs in notes.get("apart", ()):
+        lines.append(
+            f"told apart, the compiler's and not the contract's: {what} ({count} call{'s' if count != 1 else ''}; "
+            f"first: {ours} on A ({a}), {theirs} on B ({b}))"
+        )
+    for what, count in notes.get("expected", {}).items():
+        lines.append(f"expected difference met: {what} ({count} call{'s' if count != 1 else ''})")
+    gas = notes.get("gas") or {}
+    if gas:
+        lines.append(f"gas per call, mean: A ({a}) / B ({b}):")
+        for function, (calls, on_a, on_b) in sorted(gas.items()):
+            change = f"{100.0 * (on_b - on_a) / on_a:+.1f}%" if on_a else "n/a"
+            lines.append(
+                f"  {function}: {on_a / calls:.0f} / {on_b / calls:.0f} ({change}, {calls} "
+                f"call{'s' if calls != 1 else ''})"
+            )
+    return lines
 
 
 def to_json(summary: RunSummary) -> dict[str, Any]:

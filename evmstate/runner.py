@@ -20,10 +20,10 @@ from typing import Any, Callable
 # (search/constants.py), so which of them are loaded changes no program.
 from .contracts import calls
 from . import reports  # noqa: F401
-from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
+from .reports import differential_lines, failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (differential_lines, failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
-from .config import Config, shown
+from .config import Config, parse_mode, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
 from .engine.database import check_database, replayed_first
@@ -73,6 +73,14 @@ class Reports:
     junit_xml: Path | None = None
     json: Path | None = None
     coverage: tuple[tuple[str, Path], ...] = ()  # (lcov, html or json, where)
+
+
+def with_differential(config: Config, mode: str | None) -> Config:
+    """config with --differential MODE over [differential] mode; a ConfigError for a mode that is not one."""
+    if mode is None:
+        return config
+    parse_mode(mode, "--differential")
+    return config.replace(differential=dataclasses.replace(config.differential, mode=mode))
 
 
 def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outputs: Reports = Reports()) -> RunSummary:

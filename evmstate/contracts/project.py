@@ -17,6 +17,7 @@ from .accounts import Accounts
 from .api import Handle, current_project
 from .chain import Chain
 from .contract import ContractContainer
+from .differential import check_layouts, codes, lockstep, unmatched
 from .events import EventDecoder
 
 
@@ -50,16 +51,22 @@ class Project(Handle):
         want: names asked for (by machines, tests, deployments); a library module among them is compiled on its own too.
         """
         self.config = config
-        # public getters (vyper's public variables of word type) are read from storage, not run
-        self.fast_getters = True
         if build is None:
             build = build_project(config, include=tuple(sorted(set(want))))
         self.build: Build = build
+        # public getters (vyper's public variables of word type) are read from storage, not run; a differential
+        # run's are run, on both builds
+        self.fast_getters = build.counterpart is None
         self.artifacts: dict[str, Artifact] = self.build.artifacts
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
         self.unavailable: dict[str, Unavailable] = {}
         for name, error in self.build.errors.items():
             self.unavailable[name] = Unavailable(name, CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno))
+        if build.counterpart is not None:
+            for name, usage in unmatched(build).items():
+                self.unavailable[name] = Unavailable(name, usage)
+            if config.differential.storage:
+                check_layouts(build, str(config.path or "evmstate.toml"))
         # library modules under the contracts folder that no one has asked for: compiled when someone does
         self.on_demand: dict[str, OnDemand] = {}
         for m in self.build.modules:
@@ -78,6 +85,8 @@ class Project(Handle):
         self.containers: dict[str, ContractContainer] = {}
         for name, artifact in self.artifacts.items():
             self.event_decoder.add_abi(artifact.abi)
+            if name in self.unavailable:
+                continue
             self.containers[name] = ContractContainer(self, artifact)
         self._reference: Project | None = None
         self._watching: list[set[str]] = []  # see watching()
@@ -96,6 +105,13 @@ class Project(Handle):
         build = build_project(self.config, include=(*self.build.included, name))
         self.build.included = build.included
         artifact = build.artifacts.get(name)
+        if artifact is not None and build.counterpart is not None and self.build.counterpart is not None:
+            theirs = build.counterpart.artifacts.get(name)
+            if theirs is None:
+                self.unavailable[name] = Unavailable(name, unmatched(build)[name])
+                return
+            self.build.counterpart.artifacts[name] = theirs
+            self.backend.codes = codes(build)  # type: ignore[attr-defined]
         if artifact is not None:
             self.artifacts[name] = artifact  # the build's own dict: whoever holds it sees the new contract
             self.build.sources[name] = build.sources[name]
@@ -113,6 +129,8 @@ class Project(Handle):
     def renew_chain(self) -> None:
         """Start again from a new chain (a new backend, its funded accounts, nothing deployed)."""
         self.backend = make_backend(self.config)
+        if self.build.counterpart is not None:  # a differential run: a second chain, for side B's build
+            self.backend = lockstep(self, self.backend, make_backend(self.config))
         self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
         self.chain = Chain(self.backend)
         self._by_address: dict[bytes, Artifact] = {}

@@ -278,6 +278,9 @@ class MachineFinished:
 
     # found when the machine was loaded (methods whose names look misspelt); see also warnings
     load_warnings: tuple[str, ...] = ()
+    # a differential run's: the sides' labels, what the comparison told apart (the compiler's, not the contract's),
+    # the expected differences met and, asked for, the gas of both sides per function (evm/differential.py notes())
+    differential: dict[str, Any] | None = None
     # seconds per phase that ran, in order: search, shrink (Hypothesis), shrink (evmstate), explain, trace
     phases: dict[str, float] = field(default_factory=dict)
 

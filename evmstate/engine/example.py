@@ -27,6 +27,7 @@ from .program import (
     new_machine,
     produced,
     set_up,
+    raise_if_diverged,
     stop_if_diverged,
     tear_down,
 )
@@ -138,6 +139,7 @@ class Example:
             run.state.current = None
             rs.transactions += tally.sent - sent
             rs.transactions_reverted += tally.failed - failed
+        raise_if_diverged(run.backend)
         for bundle, value in produced(r, result) if result is not None or r.targets else ():  # most rules return nothing
             label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
             self.counters[bundle] += 1
@@ -149,6 +151,7 @@ class Example:
     def check_invariants(self) -> None:
         try:
             check_all_invariants(self.spec, self.machine)
+            raise_if_diverged(self.run.backend)
         finally:
             stop_if_diverged(self.run.backend, self.steps)
 

@@ -21,7 +21,7 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..errors import CallTimeout, MachineDefinitionError
+from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
 from . import delays
@@ -44,9 +44,11 @@ from .events import (
 from .example import Example
 from .database import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session
+from .lifecycle import with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
+    differential_notes,
     ShrinkOutOfTime,
     Crashed,
     Diverged,
@@ -182,6 +184,8 @@ class MachineRun:
                 status, error, broken = "error", str(exc), True
             except Diverged as diverged:
                 status, failure = "failed", divergence_failure(spec.name, self.path, self.project, diverged)
+            except InitFailed as failed:
+                status, failure = "failed", self.machine_failure(failed.error, [])
             except Stopped as stop:
                 status, error, broken = "error", stop.message + self.life.output.shown(), stop.mistake
             except DEFINITION_ERRORS as exc:
@@ -200,9 +204,13 @@ class MachineRun:
             broken = broken or final_mistake
         statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         result = MachineFinished(
-            name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
+            name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples,
+            steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure,
+            error=error, statistics=statistics, seed=self.seed, runs=self.state.runs,
+            max_examples=self.settings.max_examples, rejected=self.rejections.total,
+            late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
             load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
+            differential=differential_notes(self.backend),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -213,6 +221,8 @@ class MachineRun:
         try:
             init_class(self.spec, self.project, self.init_args)
         except InitFailed as failed:
+            if isinstance(failed.error, BuildsDiverged):
+                raise  # the builds of a differential run differ in deploying: a verdict, with no step to shrink
             raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error), mistake=is_mistake(failed.error)) from failed.error
         stop_if_diverged(self.backend, [])
 

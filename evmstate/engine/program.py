@@ -13,6 +13,7 @@ from hypothesis.errors import InvalidArgument, InvalidDefinition
 
 from ..contracts.project import Project
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
+from ..evm.base import hooks_of
 from ..failures import Ref, decode_value, encode_value
 from ..spec import MachineSpec, Route, RuleSpec, StateMachine, multiple
 from . import delays
@@ -68,6 +69,20 @@ class Diverged(BaseException):
 def index_strategy(n: int) -> st.SearchStrategy[int]:
     """An index into n values, shrinking toward the first."""
     return st.integers(min_value=0, max_value=n - 1)
+
+
+def raise_if_diverged(backend: Any) -> None:
+    """A differential run's divergence that the machine's code caught and went on from: raised again, the failure it
+    is."""
+    hooks = hooks_of(backend).differential
+    if hooks is not None:
+        hooks.raise_pending()
+
+
+def differential_notes(backend: Any) -> dict[str, Any] | None:
+    """What a differential run's comparison told apart since it last said, None on any other run."""
+    hooks = hooks_of(backend).differential
+    return hooks.notes() if hooks is not None else None
 
 
 def stop_if_diverged(backend: Any, steps: list[Step]) -> None:
@@ -292,6 +307,7 @@ def run_program(
         set_up(machine)
         try:
             check_all_invariants(spec, machine)
+            raise_if_diverged(project.backend)
         except Exception as exc:
             if after is not None:
                 after(0, "setup", None, exc)
@@ -355,6 +371,7 @@ class Player:
             if wrapped is None:
                 raise
             raise wrapped from None
+        raise_if_diverged(project.backend)
         routes = produced(rule, result)
         values = [value for _, value in routes] or [result]
         # labels were given target by target, value by value (as the run loop names them)
@@ -364,4 +381,5 @@ class Player:
                 raise InvalidProgram(f"step {index}: {rule.name} routed {label} to {routes[i % len(routes)][0]}")
             self.refs[label] = values[i % len(values)]
         check_all_invariants(self.spec, machine)
+        raise_if_diverged(project.backend)
         return result

@@ -38,7 +38,7 @@ from .program import (
 )
 from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
-from .records import source_hashes
+from .records import for_differential, source_hashes
 from .settings import MachineSettings
 from .shrink.budget import Budget, StopReason, stopped_at
 from .shrink.trials import shrink_program
@@ -54,8 +54,11 @@ def current_inputs(config: Config) -> dict[str, str]:
 def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str] | None = None) -> list[str]:
     """Which contract sources, imported modules and machine module differ from when the record was made.
 
-    inputs: the project's current_inputs(), when the caller checks many records.
+    inputs: the project's current_inputs(), when the caller checks many records (a differential run's record
+    reads both its builds' own).
     """
+    if record.settings.get("differential"):
+        config, inputs = for_differential(config, record.settings["differential"]), None
     now = source_hashes(config, None, record.path, inputs=inputs)
     then = record.hashes or {}
     root = config.root.resolve()
@@ -105,6 +108,7 @@ def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) 
 
 def replay(config: Config, record: FailureRecord, emit: Callable[[ReplayStep], None]) -> ReplayResult:
     """Rebuild the project, run the recorded steps one by one, and compare the outcome."""
+    config = for_differential(config, record.settings.get("differential"))
     changed = changed_sources(config, record)
     project, target = _loaded(config, record)
     if record.kind == "test":
@@ -124,7 +128,9 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     target = getattr(module, record.name, None)
     if target is None:
         raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
-    return Project(for_record(config, record.settings.get("fork"))), target
+    return Project(
+        for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))
+    ), target
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:

@@ -180,6 +180,9 @@ class Capabilities:
     feedback: bool = False
     # set_sampling(): the hooks' coverage of a call like one recorded before in the run may be that one's, without its operands (revm's sight)
     sampling: bool = False
+    # two builds in lockstep (differential.py): raise_pending() raises a divergence the machine's code swallowed,
+    # notes() what was told apart
+    differential: bool = False
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,13 @@ class SamplingHooks(Protocol):
     def set_sampling(self, on: bool) -> None: ...
 
 
+class DifferentialHooks(Protocol):
+    """capabilities.differential: the divergence of two builds a call met, and what the comparison told apart."""
+
+    def raise_pending(self) -> None: ...
+    def notes(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Hooks:
     """A backend's optional hooks: each one there only when its capability is declared, else None."""
@@ -286,6 +296,7 @@ class Hooks:
     observer: ObserverHooks | None
     feedback: FeedbackHooks | None
     sampling: SamplingHooks | None
+    differential: DifferentialHooks | None = None
 
 
 def hooks_of(backend: Backend) -> Hooks:
@@ -296,6 +307,7 @@ def hooks_of(backend: Backend) -> Hooks:
         cast(ObserverHooks, backend) if caps.observer else None,
         cast(FeedbackHooks, backend) if caps.feedback else None,
         cast(SamplingHooks, backend) if caps.sampling else None,
+        cast(DifferentialHooks, backend) if caps.differential else None,
     )
 
 
