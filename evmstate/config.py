@@ -24,8 +24,10 @@ from hypothesis import HealthCheck
 
 from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
 from .config_checks import DifferentialMode, check_compiler, check_differential, parse_mode
+# read by the machines' own settings (engine.settings, search.session) through this module
+from .config_checks import DELAY_KEYS, MAX_DELAY, check_delay, check_shrink_time, check_weight  # noqa: F401
 from .errors import ConfigError, UnitError
-from .units import duration_seconds, to_wei
+from .units import to_wei
 
 CONFIG_NAME = "evmstate.toml"
 MOCCASIN_NAME = "moccasin.toml"
@@ -364,37 +366,6 @@ def _folders_with_sources(root: Path) -> list[Path]:
         if next(folder.rglob("*.vy"), None) is not None:
             found.append(folder)
     return found
-
-
-def check_weight(value: Any, where: str) -> float:
-    """A dictionary weight: a number from 0 (off) to 1 (every draw), else a ConfigError saying so."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ConfigError(f"{where} must be a number from 0 to 1 (the share of draws taken from the dictionary; 0 turns it off), got {value!r}.")
-    return float(value)
-
-
-def check_shrink_time(value: Any, where: str) -> float:
-    """Seconds shrinking may take: a number, or a duration as --time takes one ("30s", "2m"); 0 for no limit, else a ConfigError saying so."""
-    seconds = duration_seconds(value) if isinstance(value, str) else None
-    if seconds is not None:
-        return seconds
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
-        raise ConfigError(
-            f"{where} must be a number of seconds shrinking may take after a failure is found (or a duration such as \"30s\" or \"2m\"), or 0 for no limit; got {value!r}."
-        )
-    return float(value)
-
-
-DELAY_KEYS = ("max_time_delay", "max_block_delay")
-# a hundred years of seconds is more than any deadline worth waiting for between two calls
-MAX_DELAY = 100 * 365 * 86_400
-
-
-def check_delay(value: Any, where: str) -> int:
-    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a hundred years, else a ConfigError."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
-        raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got {value!r}.")
-    return value
 
 
 def check_fork(where: str, key: str, value: Any) -> Any:
