@@ -257,7 +257,7 @@ def check_codegen(value: Any, where: str) -> tuple[tuple[str, bool], ...]:
                 else f"got {body!r}."
             )
             raise ConfigError(
-                f"{where}: [compiler.contracts] {name}: {what} Each contract takes experimental_codegen = true or "
+                f"{where}: [compiler] contracts: {name}: {what} Each contract takes experimental_codegen = true or "
                 f"false:\n{example}\n"
             )
         _check_text(where, "compiler.contracts", name, name, "")
