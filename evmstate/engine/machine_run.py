@@ -63,7 +63,7 @@ from .rejections import of_machine
 from .settings import MachineSettings
 from .shrink.passes import StopReason
 from .shrink.trials import has_domains, shrink_program
-from .swarm import rule_order, swarm_strategy
+from .swarm import RuleDraw, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
 if TYPE_CHECKING:
@@ -159,6 +159,7 @@ class MachineRun:
         self.program: Example | None = None  # the run being drawn
         self.order = rule_order(spec.rules)  # as Hypothesis samples them
         self.swarm = swarm_strategy(self.order)
+        self.rules = RuleDraw(self.order, settings.stateful_step_count)  # each step's rule, by weight
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
@@ -377,6 +378,8 @@ class MachineRun:
         try:
             with program.machine._evmstate_stack:
                 program.play(self.step, self.settings.stateful_step_count)
+            if not state.failing:
+                self.rules.ends.learn(program.outcomes)
         except Exception as exc:
             stop_if_diverged(self.backend, program.steps)
             mistake = is_mistake(exc)
@@ -546,4 +549,5 @@ class MachineRun:
             stats["shrink time"] = f"{r.seconds:.2f}s"
             stats["step-deletion replays"] = r.replays
             stats["program steps"] = f"{r.first_steps} found, {r.hypothesis_steps} after Hypothesis, {r.steps} reported"
+        stats.update(self.rules.statistics())
         return stats
