@@ -22,7 +22,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from hypothesis import HealthCheck
 
-from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .config_checks import MAX_STEPS, RUNNING_PHASES, check_actors, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
 from .errors import ConfigError, UnitError
 from .units import duration_seconds, to_wei
 
@@ -146,6 +146,10 @@ class FuzzConfig:
     # seconds shrinking may take after a failure is found; then the shortest failing program so
     # far is reported (and `evmstate shrink <id>` continues). 0: no limit
     shrink_time: float = 20.0
+    # the actors evmstate deploys for every machine, which strategy("address") draws beside the
+    # funded accounts: contract accounts that refuse ether, re-enter, refuse or re-enter token
+    # callbacks (docs/actors.md); a machine's settings = {"actors": [...]} replaces the list
+    actors: tuple[str, ...] = ()
 
 
 FORK_TAGS = ("latest", "safe", "finalized")
@@ -496,6 +500,8 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if value not in CALL_CACHE_MODES:
             raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")
         return value
+    if section == "fuzz" and key == "actors":
+        return check_actors(value, f"{where}: [fuzz] actors", ConfigError)
     if section == "fuzz" and key == "dictionary_weight":
         return check_weight(value, f"{where}: [fuzz] dictionary_weight")
     if section == "fuzz" and key in DELAY_KEYS:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from hypothesis.strategies import SearchStrategy
 
+from .config_checks import check_actors
 from .errors import MachineDefinitionError, UsageError
 
 _RULE = "_evmstate_rule"
@@ -437,6 +438,8 @@ def collect(cls: type) -> MachineSpec:
             raise MachineDefinitionError(f"{klass.__name__}.settings must be a dict such as {{'max_examples': 100}}, got {type(own).__name__}")
         settings.update(own)
     _rule_settings(cls, rules, settings)
+    if "actors" in settings:
+        settings["actors"] = check_actors(settings["actors"], f"{cls.__name__}.settings: actors", MachineDefinitionError)
     init = next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__ and k not in (object, StateMachine)), None)
     init_params = []
     if init is not None and not inspect.isfunction(init):

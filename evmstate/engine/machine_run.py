@@ -201,6 +201,7 @@ class MachineRun:
             except Exception:
                 if not self.crashed:
                     raise
+            self.project.accounts.enlist({})  # the machine's actors were on its chain alone
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
             restore_class(spec.cls, class_before)
