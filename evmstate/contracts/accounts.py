@@ -179,13 +179,17 @@ class Accounts(Sequence[Account], Handle):
 
     def pool(self, which: Any = None) -> list[Account]:
         """The accounts a strategy draws from: the funded ones, then the actors it draws (None: those the settings name;
-        True: every actor deployed; a tuple of kinds: those of them deployed)."""
+        True: every actor deployed; a tuple of kinds: those of them deployed), repeated so that a draw is an actor a
+        third of the time or more (one of ten funded accounts would otherwise be drawn as often as the actor)."""
         if not self.actors:
             return self._items
         found = self._pools.get(which)
         if found is None:
             kinds = self._drawn if which is None else tuple(self.actors) if which is True else () if which is False else which
-            found = self._pools[which] = [*self._items, *(self.actors[k] for k in kinds if k in self.actors)]
+            actors = [self.actors[k] for k in kinds if k in self.actors]
+            # the actors are the draws that matter: together about a third of them at least, each as often as the others
+            repeat = -(-len(self._items) // (2 * len(actors))) if actors else 0
+            found = self._pools[which] = [*self._items, *(a for _ in range(repeat) for a in actors)]
         return found
 
     @overload

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from eth_utils import keccak
 
@@ -23,9 +23,6 @@ from ..compiler.sources import Artifact, compile_project
 from ..config_checks import ACTOR_KINDS
 from ..errors import CompileError, UsageError
 from .accounts import Actor
-
-if TYPE_CHECKING:
-    from .project import Project
 
 SOURCE = Path(__file__).resolve().parent / "builtin" / "EvmstateActor.vy"
 # the actors' deployer: an address no key is known for, so no funded account's nonce (and no
@@ -64,7 +61,7 @@ def artifact(config: Any) -> Artifact:
     return found
 
 
-def deploy(project: "Project", kinds: Iterable[str], drawn: Iterable[str] = ()) -> dict[str, Actor]:
+def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dict[str, Actor]:
     """Deploy an actor of each kind, funded as the funded accounts are, and enlist them in project.accounts.
 
     drawn: the kinds strategy("address") draws by default (the others only when a strategy names them).
