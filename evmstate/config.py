@@ -447,6 +447,14 @@ def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tup
     return tuple(value)
 
 
+# [fuzz] keys checked by a function of their own: (value, where) -> the value read
+FUZZ_CHECKS: dict[str, Any] = {
+    "shrink_time": lambda value, where: check_shrink_time(value, where),
+    "dictionary_weight": lambda value, where: check_weight(value, where),
+    "actors": lambda value, where: check_actors(value, where, ConfigError),
+}
+
+
 def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any:
     if (section, key) in WEI_KEYS:
         try:
@@ -494,16 +502,12 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
-    if section == "fuzz" and key == "shrink_time":
-        return check_shrink_time(value, f"{where}: [fuzz] shrink_time")
+    if section == "fuzz" and key in FUZZ_CHECKS:
+        return FUZZ_CHECKS[key](value, f"{where}: [fuzz] {key}")
     if section == "fuzz" and key == "call_cache":
         if value not in CALL_CACHE_MODES:
             raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")
         return value
-    if section == "fuzz" and key == "actors":
-        return check_actors(value, f"{where}: [fuzz] actors", ConfigError)
-    if section == "fuzz" and key == "dictionary_weight":
-        return check_weight(value, f"{where}: [fuzz] dictionary_weight")
     if section == "fuzz" and key in DELAY_KEYS:
         return check_delay(value, f"{where}: [fuzz] {key}")
     if section == "database" and key == "url":

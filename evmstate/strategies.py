@@ -174,6 +174,19 @@ def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
     return strategy
 
 
+def _address_strategy(type_str: str, length: Any, actors: Any, exclude: Any) -> st.SearchStrategy:
+    """strategy("address", ...): the funded accounts (the first length of them), the actors asked for, addresses the contracts produced."""
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
+        raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
+    actors = _actors(actors, type_str)
+    if length is not None and actors:
+        raise StrategyError(f"strategy({type_str!r}): length= draws only the first funded accounts, and actors= adds actors after them; give one of them")
+    domain = AddressDomain(length, _excluded(exclude), actors)
+    if length is not None:  # the first accounts only, as asked
+        return _with_domain(_excluding(_accounts_strategy(length), exclude), domain)
+    return _with_domain(_excluding(mixed(_accounts_strategy(None, actors), _produced_addresses, _account_drawer(None, actors)), exclude), domain)
+
+
 def _actors(value: Any, type_str: str) -> bool | tuple[str, ...] | None:
     """strategy("address", actors=...): None (the machine's settings say), True (every actor deployed), False (none), or kinds."""
     if value is None or isinstance(value, bool):
@@ -229,16 +242,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     if kind == "bool":
         return _with_domain(_excluding(st.booleans(), exclude), BoolDomain(_excluded(exclude)))
     if kind == "address":
-        length = bounds.get("length")
-        if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
-            raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
-        actors = _actors(bounds.get("actors"), type_str)
-        if length is not None and actors:
-            raise StrategyError(f"strategy({type_str!r}): length= draws only the first funded accounts, and actors= adds actors after them; give one of them")
-        domain = AddressDomain(length, _excluded(exclude), actors)
-        if length is not None:  # the first accounts only, as asked
-            return _with_domain(_excluding(_accounts_strategy(length), exclude), domain)
-        return _with_domain(_excluding(mixed(_accounts_strategy(None, actors), _produced_addresses, _account_drawer(None, actors)), exclude), domain)
+        return _address_strategy(type_str, bounds.get("length"), bounds.get("actors"), exclude)
     if kind == "bytesN":
         n = int(t[5:])
         plain = st.binary(min_size=n, max_size=n)
