@@ -18,7 +18,7 @@ Weights (RuleDraw): a step draws one of a few slots, each rule holding as many a
 machine without them draws exactly as before. A rule the search learns ends the machine's
 progress (Endings: after its first call that changed the state, almost every later transaction
 of the run reverted, far more than before it) is drawn rarely from then on: a fresh draw that
-lands on it is kept at odds that make it about one step in stateful_step_count, and otherwise
+lands on it is kept at odds that make it about one step in RARE_RUNS runs' steps, and otherwise
 moved to another rule. Only fresh draws are moved (the guided provider's and the native loop's),
 never a choice replayed, so a choice means the same rule in every replay, shrink and saved example.
 """
@@ -95,7 +95,7 @@ class RuleDraw:
     def __init__(self, order: list[RuleSpec], steps: int) -> None:
         self.order = order
         self.slots = [i for i, n in enumerate(slot_counts(order)) for _ in range(n)]
-        self.steps = max(1, steps)  # a run's steps: a rare rule comes about once in as many
+        self.steps = max(1, steps)  # a run's steps: a rare rule comes about once in RARE_RUNS times as many
         self.ends = Endings(order)
 
     def draw(self, draw: Callable[[Any], Any], allowed: Collection[str], source: Any = None) -> RuleSpec:
@@ -139,15 +139,20 @@ class RuleDraw:
         return stats
 
 
+# a rule learned to end progress comes about once in this many runs: once a run, it would still come
+# halfway through a run on average, and half of every run's steps would revert after it
+RARE_RUNS = 4
+
+
 class Avoid:
     """A fresh draw of a rule's slot that lands on a rare rule: kept at odds that make the rare rules about one
-    step in `steps`, else moved to a slot of another rule (by the run's own random numbers)."""
+    step in steps * RARE_RUNS, else moved to a slot of another rule (by the run's own random numbers)."""
 
     def __init__(self, slots: list[int], order: list[RuleSpec], rare: frozenset[str], steps: int) -> None:
         self.n = len(slots)
         self.rare = frozenset(k for k, i in enumerate(slots) if order[i].name in rare)
         self.others = [k for k in range(self.n) if k not in self.rare]
-        self.keep = min(1.0, self.n / (len(self.rare) * steps)) if self.rare else 1.0
+        self.keep = min(1.0, self.n / (len(self.rare) * steps * RARE_RUNS)) if self.rare else 1.0
 
     def __call__(self, constraints: dict[str, Any], value: Any, rnd: random.Random) -> Any:
         if value not in self.rare or not self.others or constraints.get("min_value") != 0 or constraints.get("max_value") != self.n - 1:
