@@ -1,6 +1,6 @@
 """Whether learning which rules end a machine's progress pays: a shop whose shutdown() makes every
 later call revert, with a bug only a long run of sales before the shutdown reaches
-(benchmarks/shutdown/). Over several seeds, at `evmstate run`'s defaults, with the learning on (the
+(benchmarks/projects/shutdown/). Over several seeds, at `evmstate run`'s defaults, with the learning on (the
 default) and off (every rule drawn alike): the share of transactions that reverted, the runs to
 the first failure, and whether the bug was found.
 
@@ -46,7 +46,7 @@ def main() -> int:
     print(f"load before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "shop"
-        shutil.copytree(HERE / "shutdown", root)
+        shutil.copytree(HERE / "projects" / "shutdown", root)
         one(root, 0, args.backend)  # compile
         for label, learn in (("learned (default)", True), ("uniform", False)):
             swarm.LEARN = learn

@@ -5,7 +5,7 @@
    but the feedback signals beyond new branches (search/feedback.py: hit counts, stored
    values, comparison operands) all off: what the signals cost (aim: at most 10%).
 2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py,
-   puzzle.py, sale.py, staking.py; and benchmarks/actors/'s crowdfund.py, raffle.py and
+   puzzle.py, sale.py, staking.py; and benchmarks/projects/actors/'s crowdfund.py, raffle.py and
    ether_vault.py, whose bugs need an actor: a funder or winner that rejects ether, a holder
    that re-enters): over several seeds, whether the bug was reported, the time to report it
    (search, shrinking and the step-deletion pass; compile excluded), the runs to the first
@@ -57,7 +57,7 @@ REPO = Path(__file__).resolve().parent.parent
 # the command as this interpreter's environment installed it (the benchmark may run without activating it)
 EVMSTATE = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or "evmstate"
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "safe", "staking", "vesting")
-# benchmarks/actors/: bugs only a contract counterparty shows, with the actors on (docs/actors.md)
+# benchmarks/projects/actors/: bugs only a contract counterparty shows, with the actors on (docs/actors.md)
 ACTOR_EXAMPLES = ("crowdfund", "raffle", "ether_vault")
 # the feedback signals switched on, by label, each against the default (stored values and
 # comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none
@@ -363,7 +363,7 @@ def main() -> int:
         chosen = [e for e in args.examples.split(",") if e]
         examples = [e for e in chosen if e not in ACTOR_EXAMPLES]
         with_actors = [e for e in chosen if e in ACTOR_EXAMPLES]
-        actors_root = project(base / "actors", REPO / "benchmarks" / "actors")
+        actors_root = project(base / "actors", REPO / "benchmarks" / "projects" / "actors")
         if args.find_only:
             toml = actors_root / "evmstate.toml"
             toml.write_text(toml.read_text() + '\n[hypothesis]\nphases = ["explicit", "generate"]\n')
