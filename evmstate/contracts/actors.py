@@ -45,12 +45,13 @@ assert tuple(ANSWERS) == ACTOR_KINDS
 # the actor's storage (vyper's layout of EvmstateActor.vy): HashMap[address, uint256] and HashMap[address, Bytes[2048]]
 VALUE_SLOT, DATA_SLOT, MAX_CALL = 0, 1, 2048
 
-_artifacts: dict[tuple[str, str, Path], Artifact] = {}
+# by compiler settings: the same for every project of a process
+_artifacts: dict[tuple[str, str], Artifact] = {}
 
 
 def artifact(config: Any) -> Artifact:
-    """The actor contract, compiled with the project's compiler settings through the build cache (once per process)."""
-    key = (config.compiler.evm_version, config.compiler.optimize, config.state_dir)
+    """The actor contract, compiled with the project's compiler settings through its build cache (once per process)."""
+    key = (config.compiler.evm_version, config.compiler.optimize)
     found = _artifacts.get(key)
     if found is None:
         build = compile_project(SOURCE.parent, config.state_dir / "build" / "evmstate-actors", evm_version=key[0], optimize=key[1], root=SOURCE.parent)
