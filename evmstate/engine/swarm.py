@@ -17,7 +17,7 @@ Weights (RuleDraw): a step draws one of a few slots, each rule holding as many a
 (@rule(weight=...) or settings = {"weights": {...}}); without weights every rule holds one, so a
 machine without them draws exactly as before. A rule the search learns ends the machine's
 progress (Endings: after its first call that changed the state, almost every later transaction
-of the run reverted, far more than before it) is drawn rarely from then on: a fresh draw that
+of the other rules reverted, far more than before it) is drawn rarely from then on: a fresh draw that
 lands on it is kept at odds that make it about one step in RARE_RUNS runs' steps, and otherwise
 moved to another rule. Only fresh draws are moved (the guided provider's and the native loop's),
 never a choice replayed, so a choice means the same rule in every replay, shrink and saved example.
@@ -181,8 +181,8 @@ class Counts:
 @dataclass
 class Endings:
     """Which rules end a machine's progress: after a rule's first call that changed the state, almost every later
-    transaction of the run reverted (a vault's shutdown), far more than before it. Learned from the runs that passed;
-    a rule with a weight of its own is the user's to weigh."""
+    transaction of the other rules reverted (a vault's shutdown), far more than before it. Learned from the runs that
+    passed; a rule with a weight of its own is the user's to weigh."""
 
     order: list[RuleSpec]
     runs: int = 0
@@ -205,7 +205,11 @@ class Endings:
             self.before[name], self.after[name] = Counts(), Counts()
 
     def learn(self, steps: list[tuple[str, int, int]]) -> None:
-        """A run that passed: (rule, transactions sent, reverted) of each step."""
+        """A run that passed: (rule, transactions sent, reverted) of each step.
+
+        Only the other rules' transactions count: a rule whose own later calls revert (an inbox
+        opened once per account) has not ended anything.
+        """
         if not LEARN or not self.learnable:
             return
         self.runs += 1
@@ -213,16 +217,15 @@ class Endings:
         for i, (rule, sent, reverted) in enumerate(steps):
             if sent > reverted and rule not in firsts:
                 firsts[rule] = i
-        # prefix sums of what the steps sent and reverted
-        sent_upto, reverted_upto = [0], [0]
-        for _, sent, reverted in steps:
-            sent_upto.append(sent_upto[-1] + sent)
-            reverted_upto.append(reverted_upto[-1] + reverted)
         for name in self.learnable:
-            i = firsts.get(name, len(steps))
-            self.before[name].add(sent_upto[i], reverted_upto[i])
-            if name in firsts and sent_upto[-1] > sent_upto[i + 1]:
-                self.after[name].add(sent_upto[-1] - sent_upto[i + 1], reverted_upto[-1] - reverted_upto[i + 1])
+            first = firsts.get(name, len(steps))
+            before, after = Counts(), Counts()
+            for i, (rule, sent, reverted) in enumerate(steps):
+                if rule != name:
+                    (before if i < first else after).add(sent, reverted)
+            self.before[name].add(before.sent, before.reverted)
+            if after.sent:
+                self.after[name].add(after.sent, after.reverted)
                 self.seen[name] = self.seen.get(name, 0) + 1
         rare = frozenset(name for name in self.learnable if self.ends_progress(name))
         for name in rare - self.rare:
@@ -237,7 +240,7 @@ class Endings:
         after, before = self.after[name], self.before[name]
         return (
             f"{name} (learned at run {self.learned.get(name, self.runs)}: after its first call that changed the state, "
-            f"{after.reverted} of {after.sent} transactions reverted, {100 * before.share:.0f}% before it)"
+            f"{after.reverted} of the other rules' {after.sent} transactions reverted, {100 * before.share:.0f}% before it)"
         )
 
 
