@@ -10,7 +10,7 @@ import pytest
 from hypothesis import strategies as st
 
 from evmstate import config as config_mod
-from evmstate.engine.swarm import RuleDraw, slot_counts
+from evmstate.engine.swarm import Endings, RuleDraw, slot_counts
 from evmstate.errors import MachineDefinitionError
 from evmstate.runner import Overrides, RunOptions, run
 from evmstate.spec import Param, RuleSpec, collect, rule
@@ -126,3 +126,17 @@ def test_a_rule_after_which_everything_reverts_is_learned_and_drawn_rarely(shop)
     # about once in four runs from then on: drawn uniformly it would be a third of the steps
     calls = {name: s.calls for name, s in result.rules.items()}
     assert calls["rule_shutdown"] < sum(calls.values()) / 5, calls
+
+
+def test_only_the_other_rules_reverting_after_a_rule_make_it_one_that_ends_progress():
+    rules = [RuleSpec(n, lambda self: None, []) for n in ("open", "send")]
+    # an inbox each of three accounts opens once: its own repeats revert, sends go on as before
+    inbox = Endings(rules)
+    for _ in range(5):
+        inbox.learn([("send", 1, 0), ("open", 1, 0)] + [("open", 1, int(i % 3 != 0)) if i % 2 else ("send", 1, 0) for i in range(20)])
+    assert inbox.rare == frozenset()
+    # a shutdown: every send after it reverts
+    shop = Endings(rules)
+    for _ in range(5):
+        shop.learn([("send", 1, 0)] * 3 + [("open", 1, 0)] + [("send", 1, 1)] * 10)
+    assert shop.rare == {"open"} and shop.learned == {"open": 3}
