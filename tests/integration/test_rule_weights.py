@@ -114,11 +114,15 @@ def test_an_initializer_takes_no_weight():
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory) -> Path:
-    return copy_project(REPO / "tests" / "projects" / "actors", tmp_path_factory.mktemp("actors-project"))
+    """benchmarks/rule_weights.py's shop, whose shutdown ends every later call, without the invariant its planted bug breaks."""
+    root = copy_project(REPO / "benchmarks" / "projects" / "shutdown", tmp_path_factory.mktemp("shutdown-project"))
+    machine = root / "machines" / "shop.py"
+    machine.write_text(machine.read_text().replace("def invariant_rebates_paid_once(", "def rebates_paid_once("))
+    return root
 
 
 def test_a_rule_after_which_everything_reverts_is_learned_and_drawn_rarely(shop):
-    summary = run(config_mod.load(shop), RunOptions((str(shop / "machines" / "shop.py"),), overrides=Overrides(seed=1, max_examples=12), save_failures=False), lambda e: None)
+    summary = run(config_mod.load(shop), RunOptions((str(shop / "machines" / "shop.py"),), overrides=Overrides(seed=1, max_examples=12, stateful_step_count=20), save_failures=False), lambda e: None)
     (result,) = summary.results
     assert result.status == "passed"
     learned = result.statistics["rules drawn rarely"]
