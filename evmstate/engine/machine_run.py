@@ -74,7 +74,8 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     position is (k, total): the k-th machine or test of a run. Raises Interrupted on Ctrl-C
     before anything failed.
     """
-    return MachineRun(spec, project, settings, seed, emit, RunSetup(path, database, init_args=init_args, **options)).run(position)
+    setup = RunSetup(path, database, init_args=init_args, **options)
+    return MachineRun(spec, project, settings, seed, emit, setup).run(position)
 
 
 def time_hint(failure: Failure, project: Project) -> str | None:
@@ -112,11 +113,15 @@ class MachineRun:
     (search.corpus): its search starts from them and adds the runs it keeps.
     """
 
-    def __init__(self, spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], setup: RunSetup = RunSetup()) -> None:
+    def __init__(
+        self, spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], setup: RunSetup = RunSetup()
+    ) -> None:
         self.spec = spec
         # the machine's own settings, read when it was loaded (discovery.Item.settings), else now
-        own = setup.machine_settings if setup.machine_settings is not None else MachineSettings.parse(spec.settings, spec.name)
-        self.deadline = setup.deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
+        own = setup.machine_settings
+        if own is None:
+            own = MachineSettings.parse(spec.settings, spec.name)
+        self.deadline = setup.deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says
         self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
         self.project = project
         self.backend = project.backend

@@ -41,7 +41,10 @@ class Overrides:
 
 @dataclass(frozen=True)
 class RunSetup:
-    """What one machine's or property test's run needs besides its project, settings, seed and emit; built once per item (engine.item) and passed whole."""
+    """What one machine's or property test's run needs besides its project, settings, seed and emit.
+
+    Built once per item (engine.item) and passed whole.
+    """
 
     path: str = ""  # the file it came from, as reported
     database: Any = None  # Hypothesis's example database (None: none)
@@ -50,8 +53,10 @@ class RunSetup:
     # machines only
     init_args: tuple[Any, ...] | None = None  # passed to __init__ positionally (Brownie's state_machine fixture)
     corpus: Any = None  # search.corpus.Corpus: the machine's saved guidance runs, to start from and add to
-    deadline: float | None = None  # a time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
-    machine_settings: MachineSettings | None = None  # read when the machine was loaded (discovery.Item.settings), else read again
+    # a time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
+    deadline: float | None = None
+    # read when the machine was loaded (discovery.Item.settings), else read again
+    machine_settings: MachineSettings | None = None
 
 
 @dataclass(frozen=True)

@@ -97,15 +97,18 @@ def _forwarded(emit: Callable[[Event], None] | None, found: list[tuple[float, in
     return forward
 
 
-def run_task(state: Any, key: str, request: RunRequest, emit: Callable[[Event], None]) -> tuple[MachineFinished, FailureRecord | None]:
-    """The body of every worker's task, a shard of a campaign (run_shard) or of `run -n` (parallel.ItemTask), local or on a cluster.
+def run_task(
+    state: Any, key: str, request: RunRequest, emit: Callable[[Event], None]
+) -> tuple[MachineFinished, FailureRecord | None]:
+    """The body of every worker's task: a shard of a campaign (run_shard) or of `run -n` (parallel.ItemTask).
 
     Runs the item as request says on the worker's loaded project (a pool.WorkerState) and returns
     its result, its shrink report saying what helper processes did, and the failure's record,
     which the parent keeps (a worker saves nothing).
     """
     records: list[FailureRecord] = []
-    result = run_item(state.config, state.project, state.items[key], dataclasses.replace(request, keep=records.append), emit)
+    request = dataclasses.replace(request, keep=records.append)
+    result = run_item(state.config, state.project, state.items[key], request, emit)
     return shrinking.told(result), (records[0] if records else None)
 
 
@@ -130,7 +133,9 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             forward(event)
 
         # the machine's saved guidance runs: every shard starts from them and adds to them
-        request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, corpus=True, deadline=shrink_by, native=True)
+        request = RunRequest(
+            overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, corpus=True, deadline=shrink_by, native=True
+        )
         found: list[tuple[float, int]] = []
         forward = _forwarded(emit, found)
         result, record = run_task(state, shard.key, request, told)
