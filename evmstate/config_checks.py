@@ -57,7 +57,10 @@ def check_actors(value: Any, where: str, error: type[Exception]) -> tuple[str, .
     if value is False:
         return ()
     if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise error(f"{where} must be a list of actor kinds such as [\"rejects-ether\", \"reenters\"] (or true for all of them); got {value!r}.")
+        raise error(
+            f"{where} must be a list of actor kinds such as [\"rejects-ether\", \"reenters\"] (or true for "
+            f"all of them); got {value!r}."
+        )
     for name in value:
         if name not in ACTOR_KINDS:
             close = difflib.get_close_matches(name, ACTOR_KINDS, n=1)

@@ -88,7 +88,10 @@ def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
     if kind == "actor":
         actors = getattr(accounts, "actors", {})
         if body not in actors:
-            raise FailureRecordError(f"the program uses accounts.actors[{body!r}], which this machine does not deploy: add {body!r} to its actors (settings = {{\"actors\": [...]}} or [fuzz] actors)")
+            raise FailureRecordError(
+                f"the program uses accounts.actors[{body!r}], which this machine does not deploy: add "
+                f"{body!r} to its actors (settings = {{\"actors\": [...]}} or [fuzz] actors)"
+            )
         return actors[body]
     if kind == "bytes":
         return HexBytes(bytes.fromhex(body))

@@ -134,7 +134,10 @@ def _marker(attr: str, kind: str, target: Bundle | None, targets: tuple[Bundle, 
     # weight= and max_times= are the rule's own options unless they are a parameter's strategy or bundle
     options = {k: arguments.pop(k) for k in RULE_OPTIONS if k in arguments and _is_option(arguments[k])}
     if options and kind != "rule":
-        raise MachineDefinitionError(f"@{kind}() takes no {', '.join(options)}: an initializer runs once per run. Give a rule its weight and max_times with @rule(...)")
+        raise MachineDefinitionError(
+            f"@{kind}() takes no {', '.join(options)}: an initializer runs once per run. Give a rule its "
+            "weight and max_times with @rule(...)"
+        )
 
     def decorate(fn: Callable) -> Callable:
         if hasattr(fn, _RULE) or hasattr(fn, _INIT) or hasattr(fn, _INVARIANT):
@@ -147,7 +150,8 @@ def _marker(attr: str, kind: str, target: Bundle | None, targets: tuple[Bundle, 
     return decorate
 
 
-# a rule's options beside its parameters: @rule(weight=..., max_times=...), or settings = {"weights": {...}, "max_times": {...}}
+# a rule's options beside its parameters: @rule(weight=..., max_times=...), or settings = {"weights": {...},
+# "max_times": {...}}
 RULE_OPTIONS = ("weight", "max_times")
 SETTING_OF = {"weight": "weights", "max_times": "max_times"}
 
@@ -158,13 +162,20 @@ def _is_option(value: Any) -> bool:
 
 
 def check_rule_option(where: str, name: str, value: Any) -> float | int:
-    """A rule's weight (a positive finite number) or max_times (a positive integer); MachineDefinitionError otherwise."""
+    """A rule's weight (a positive finite number) or max_times (a positive integer); MachineDefinitionError
+    otherwise."""
     if name == "weight":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-            raise MachineDefinitionError(f"{where}: a weight must be a positive number (1 is the default; 0.1 draws the rule ten times less often), got {value!r}")
+            raise MachineDefinitionError(
+                f"{where}: a weight must be a positive number (1 is the default; 0.1 draws the rule ten "
+                f"times less often), got {value!r}"
+            )
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise MachineDefinitionError(f"{where}: max_times must be a positive whole number of calls per run, got {value!r}. To never run a rule, remove it or give it a precondition")
+        raise MachineDefinitionError(
+            f"{where}: max_times must be a positive whole number of calls per run, got {value!r}. To never "
+            "run a rule, remove it or give it a precondition"
+        )
     return value
 
 
@@ -342,7 +353,10 @@ def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, Sear
     return RuleSpec(name, fn, params)
 
 
-def _decorated_rule(cls: type, name: str, fn: Callable, marker: tuple[tuple[Bundle, ...], dict[str, Any], dict[str, Any]]) -> RuleSpec:
+Marker = tuple[tuple[Bundle, ...], dict[str, Any], dict[str, Any]]  # what @rule(...) sets: targets, parameters, options
+
+
+def _decorated_rule(cls: type, name: str, fn: Callable, marker: Marker) -> RuleSpec:
     targets, arguments, options = marker
     where = f"{cls.__name__}.{name}"
     check_runnable(where, "initializer" if hasattr(fn, _INIT) else "rule", fn)
@@ -366,11 +380,13 @@ def _decorated_rule(cls: type, name: str, fn: Callable, marker: tuple[tuple[Bund
             params.append(Param(n, strategy=value))
         else:
             raise MachineDefinitionError(f"{where}: {n}={value!r} is neither a strategy nor a Bundle. Use strategy(\"uint256\"), a Hypothesis strategy, a Bundle, bundle.filter(...) or consumes(bundle).")
-    return RuleSpec(name, fn, params, targets, getattr(fn, _PRECONDITION, ()), options.get("weight"), options.get("max_times"))
+    preconditions = getattr(fn, _PRECONDITION, ())
+    return RuleSpec(name, fn, params, targets, preconditions, options.get("weight"), options.get("max_times"))
 
 
 def _rule_settings(cls: type, rules: list[RuleSpec], settings: dict[str, Any]) -> None:
-    """settings = {"weights": {rule: weight}, "max_times": {rule: n}}, over what @rule(...) gave: checked, and set on the rules."""
+    """settings = {"weights": {rule: weight}, "max_times": {rule: n}}, over what @rule(...) gave: checked, and set
+    on the rules."""
     by_name = {r.name: r for r in rules}
     for option, key in SETTING_OF.items():
         given = settings.get(key)
@@ -378,7 +394,10 @@ def _rule_settings(cls: type, rules: list[RuleSpec], settings: dict[str, Any]) -
             continue
         where = f"{cls.__name__}.settings: {key}"
         if not isinstance(given, dict):
-            raise MachineDefinitionError(f"{where} must be a dict of rule names, such as {{{next(iter(by_name))!r}: {2 if option == 'weight' else 1}}}, got {type(given).__name__}")
+            raise MachineDefinitionError(
+                f"{where} must be a dict of rule names, such as "
+                f"{{{next(iter(by_name))!r}: {2 if option == 'weight' else 1}}}, got {type(given).__name__}"
+            )
         for name, value in given.items():
             if name not in by_name:
                 close = difflib.get_close_matches(str(name), list(by_name), n=1)
@@ -443,7 +462,8 @@ def collect(cls: type) -> MachineSpec:
         settings.update(own)
     _rule_settings(cls, rules, settings)
     if "actors" in settings:
-        settings["actors"] = check_actors(settings["actors"], f"{cls.__name__}.settings: actors", MachineDefinitionError)
+        where = f"{cls.__name__}.settings: actors"
+        settings["actors"] = check_actors(settings["actors"], where, MachineDefinitionError)
     init = next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__ and k not in (object, StateMachine)), None)
     init_params = []
     if init is not None and not inspect.isfunction(init):

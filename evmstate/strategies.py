@@ -170,23 +170,30 @@ def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
 
 
 def _address_strategy(type_str: str, length: Any, actors: Any, exclude: Any) -> st.SearchStrategy:
-    """strategy("address", ...): the funded accounts (the first length of them), the actors asked for, addresses the contracts produced."""
+    """strategy("address", ...): the funded accounts (the first length of them), the actors asked for, addresses
+    the contracts produced."""
     if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
         raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
     actors = _actors(actors, type_str)
     if length is not None and actors:
-        raise StrategyError(f"strategy({type_str!r}): length= draws only the first funded accounts, and actors= adds actors after them; give one of them")
+        raise StrategyError(
+            f"strategy({type_str!r}): length= draws only the first funded accounts, and actors= adds "
+            "actors after them; give one of them"
+        )
     domain = AddressDomain(length, _excluded(exclude), actors)
     if length is not None:  # the first accounts only, as asked
         return _with_domain(_excluding(_accounts_strategy(length), exclude), domain)
-    return _with_domain(_excluding(mixed(_accounts_strategy(None, actors), _produced_addresses, _account_drawer(None, actors)), exclude), domain)
+    drawn = mixed(_accounts_strategy(None, actors), _produced_addresses, _account_drawer(None, actors))
+    return _with_domain(_excluding(drawn, exclude), domain)
 
 
 def _actors(value: Any, type_str: str) -> bool | tuple[str, ...] | None:
-    """strategy("address", actors=...): None (the machine's settings say), True (every actor deployed), False (none), or kinds."""
+    """strategy("address", actors=...): None (the machine's settings say), True (every actor deployed), False
+    (none), or kinds."""
     if value is None or isinstance(value, bool):
         return value
-    return check_actors(list(value) if isinstance(value, (list, tuple)) else value, f"strategy({type_str!r}): actors", StrategyError)
+    kinds = list(value) if isinstance(value, (list, tuple)) else value
+    return check_actors(kinds, f"strategy({type_str!r}): actors", StrategyError)
 
 
 def _produced_addresses(d: Any) -> tuple[list[str], list[str], list[str]]:

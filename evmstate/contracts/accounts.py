@@ -135,7 +135,8 @@ class Account(Handle):
 
 class Actor(Account):
     """A contract account evmstate deployed for the machine (contracts/actors.py): it sends transactions like a funded
-    account, and answers ether and token callbacks as its kind says. repr is accounts.actors["kind"], so programs paste back."""
+    account, and answers ether and token callbacks as its kind says. repr is accounts.actors["kind"], so programs
+    paste back."""
 
     __slots__ = ("kind", "_before")
 
@@ -185,7 +186,8 @@ class Accounts(Sequence[Account], Handle):
             return self._items
         found = self._pools.get(which)
         if found is None:
-            kinds = self._drawn if which is None else tuple(self.actors) if which is True else () if which is False else which
+            everyone = tuple(self.actors) if which is True else ()
+            kinds = self._drawn if which is None else everyone if isinstance(which, bool) else which
             actors = [self.actors[k] for k in kinds if k in self.actors]
             # the actors are the draws that matter: together about a third of them at least, each as often as the others
             repeat = -(-len(self._items) // (2 * len(actors))) if actors else 0

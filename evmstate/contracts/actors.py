@@ -54,10 +54,14 @@ def artifact(config: Any) -> Artifact:
     key = (config.compiler.evm_version, config.compiler.optimize)
     found = _artifacts.get(key)
     if found is None:
-        build = compile_project(SOURCE.parent, config.state_dir / "build" / "evmstate-actors", evm_version=key[0], optimize=key[1], root=SOURCE.parent)
+        folder = config.state_dir / "build" / "evmstate-actors"
+        build = compile_project(SOURCE.parent, folder, evm_version=key[0], optimize=key[1], root=SOURCE.parent)
         if "EvmstateActor" not in build.artifacts:
             error = build.errors.get("EvmstateActor")
-            raise CompileError(f"evmstate's actor contract does not compile with [compiler] evm_version = {key[0]!r}: {error}. Use an EVM version of cancun or later, or turn actors off.")
+            raise CompileError(
+                f"evmstate's actor contract does not compile with [compiler] evm_version = {key[0]!r}: "
+                f"{error}. Use an EVM version of cancun or later, or turn actors off."
+            )
         found = _artifacts[key] = build.artifacts["EvmstateActor"]
     return found
 
@@ -81,7 +85,10 @@ def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dic
         arguments = b"".join(a.to_bytes(32, "big") for a in ANSWERS[kind])
         result = backend.transact(DEPLOYER, None, code.bytecode + arguments, 0, None)
         if not result.success or result.contract_address is None:
-            raise UsageError(f"evmstate could not deploy its {kind!r} actor: {result.error or 'the deployment reverted'}. Turn actors off ([fuzz] actors = []) and report this.")
+            raise UsageError(
+                f"evmstate could not deploy its {kind!r} actor: "
+                f"{result.error or 'the deployment reverted'}. Turn actors off ([fuzz] actors = []) and report this."
+            )
         address = result.contract_address
         actor = Actor(address, kind, backend, functools.partial(remember, backend))
         project.register(address, code, repr(actor))
@@ -101,7 +108,8 @@ def remember(backend: Any, actor: Actor, to: bytes, data: bytes, value: int) -> 
     base = slot_of(DATA_SLOT, key)
     backend.set_storage(actor.raw_address, base, len(data))
     for i in range(0, len(data), 32):
-        backend.set_storage(actor.raw_address, base + 1 + i // 32, int.from_bytes(data[i : i + 32].ljust(32, b"\x00"), "big"))
+        word = int.from_bytes(data[i : i + 32].ljust(32, b"\x00"), "big")
+        backend.set_storage(actor.raw_address, base + 1 + i // 32, word)
 
 
 def slot_of(slot: int, key: bytes) -> int:

@@ -140,7 +140,8 @@ class Project(Handle):
 
     def deploy_actors(self, kinds: Iterable[str] = ACTOR_KINDS) -> dict[str, Actor]:
         """Deploy evmstate's actors of these kinds on this chain, as a machine that asks for them gets them before its
-        __init__ (docs/actors.md); they are accounts.actors from then on, and strategy("address", actors=True) draws them."""
+        __init__ (docs/actors.md); they are accounts.actors from then on, and strategy("address", actors=True)
+        draws them."""
         kinds = tuple(kinds)
         return deploy_actors(self, check_actors(list(kinds), "deploy_actors", UsageError), kinds)
 

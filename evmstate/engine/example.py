@@ -114,7 +114,8 @@ class Example:
             self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay, clock, (known.times, known.blocks))
         # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
         guide = self.run.search.guide
-        r = self.run.rules.draw(draw, (self.enabled - self.left_out) or self.enabled, guide.current if guide is not None else None)
+        source = guide.current if guide is not None else None  # whose fresh draws a rare rule is moved off
+        r = self.run.rules.draw(draw, (self.enabled - self.left_out) or self.enabled, source)
         return r, self.arguments(draw, r)
 
     def execute(self, r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:

@@ -194,7 +194,8 @@ class InitFailed(Exception):
 def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] | None = None) -> None:
     """The class-level __init__, once, as Brownie runs it: init_args positionally, or parameters injected by name.
 
-    The actors the machine asks for are deployed first (contracts/actors.py), the chain before __init__ otherwise untouched.
+    The actors the machine asks for are deployed first (contracts/actors.py), the chain before __init__ otherwise
+    untouched.
     Raises MachineDefinitionError for a parameter the project cannot provide, InitFailed when __init__ raises.
     """
     deploy_actors(project, *actor_kinds(spec, project.config))
@@ -211,7 +212,8 @@ def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] |
 
 
 def actor_kinds(spec: MachineSpec, config: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(the actors to deploy, those strategy("address") draws by default): the machine's settings' actors, else [fuzz] actors,
+    """(the actors to deploy, those strategy("address") draws by default): the machine's settings' actors, else
+    [fuzz] actors,
     and every kind a rule's strategy("address", actors=...) names."""
     drawn = tuple(spec.settings["actors"]) if "actors" in spec.settings else tuple(config.fuzz.actors)
     named: list[str] = []

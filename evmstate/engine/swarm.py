@@ -154,7 +154,8 @@ class Avoid:
         self.keep = min(1.0, self.n / (len(self.rare) * steps * RARE_RUNS)) if self.rare else 1.0
 
     def __call__(self, constraints: dict[str, Any], value: Any, rnd: random.Random) -> Any:
-        if value not in self.rare or not self.others or constraints.get("min_value") != 0 or constraints.get("max_value") != self.n - 1:
+        whole = constraints.get("min_value") == 0 and constraints.get("max_value") == self.n - 1  # the slot's draw
+        if value not in self.rare or not self.others or not whole:
             return value
         if rnd.random() < self.keep:
             return value
@@ -186,7 +187,8 @@ class Endings:
     order: list[RuleSpec]
     runs: int = 0
     rare: frozenset[str] = frozenset()
-    before: dict[str, Counts] = field(default_factory=dict)  # transactions of the steps before the rule's first call that changed the state
+    # the other rules' transactions before the rule's first call that changed the state
+    before: dict[str, Counts] = field(default_factory=dict)
     after: dict[str, Counts] = field(default_factory=dict)  # and of the steps after it
     seen: dict[str, int] = field(default_factory=dict)  # runs in which such a call had later transactions
     learned: dict[str, int] = field(default_factory=dict)  # the run at which each rare rule was learned
@@ -233,13 +235,15 @@ class Endings:
 
     def ends_progress(self, name: str) -> bool:
         after, before = self.after[name], self.before[name]
-        return self.seen.get(name, 0) >= self.MIN_RUNS and after.sent >= self.MIN_SENT and after.share >= self.SHARE and after.share - before.share >= self.MARGIN
+        enough = self.seen.get(name, 0) >= self.MIN_RUNS and after.sent >= self.MIN_SENT
+        return enough and after.share >= self.SHARE and after.share - before.share >= self.MARGIN
 
     def why(self, name: str) -> str:
         after, before = self.after[name], self.before[name]
         return (
             f"{name} (learned at run {self.learned.get(name, self.runs)}: after its first call that changed the state, "
-            f"{after.reverted} of the other rules' {after.sent} transactions reverted, {100 * before.share:.0f}% before it)"
+            f"{after.reverted} of the other rules' {after.sent} transactions reverted, "
+            f"{100 * before.share:.0f}% before it)"
         )
 
 

@@ -243,7 +243,8 @@ class GuidedProvider(PrimitiveProvider):
         self.record: list[Choice] = []
         self.replayed = 0  # how many of the planned choices this run took
         self._inner = False
-        # set by the engine around a step's draw of its rule: moves a fresh draw off a rule drawn rarely (engine/swarm.py)
+        # set by the engine around a step's draw of its rule: moves a fresh draw off a rule drawn rarely
+        # (engine/swarm.py)
         self.avoid: Any = None
         self.guide.begin(self, inherited)
 

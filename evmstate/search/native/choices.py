@@ -195,7 +195,8 @@ class NativeData:
         self.plan = plan
         self.record: list[Choice] = []
         self.replayed = 0  # how many of the planned choices this run took
-        # set by the engine around a step's draw of its rule: moves a fresh draw off a rule drawn rarely (engine/swarm.py)
+        # set by the engine around a step's draw of its rule: moves a fresh draw off a rule drawn rarely
+        # (engine/swarm.py)
         self.avoid: Any = None
 
     def draw(self, strategy: Any) -> Any:  # a hot path: every value of every step
