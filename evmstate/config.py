@@ -22,7 +22,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from hypothesis import HealthCheck
 
-from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .config_checks import MAX_STEPS, RUNNING_PHASES, check_actors, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
 from .config_checks import DifferentialMode, check_compiler, check_differential, parse_mode
 # read by the machines' own settings (engine.settings, search.session) through this module
 from .config_checks import DELAY_KEYS, MAX_DELAY, check_delay, check_shrink_time, check_weight  # noqa: F401
@@ -164,6 +164,10 @@ class FuzzConfig:
     # seconds shrinking may take after a failure is found; then the shortest failing program so
     # far is reported (and `evmstate shrink <id>` continues). 0: no limit
     shrink_time: float = 20.0
+    # the actors evmstate deploys for every machine, which strategy("address") draws beside the
+    # funded accounts: contract accounts that refuse ether, re-enter, refuse or re-enter token
+    # callbacks (docs/actors.md); a machine's settings = {"actors": [...]} replaces the list
+    actors: tuple[str, ...] = ()
 
 
 FORK_TAGS = ("latest", "safe", "finalized")
@@ -455,6 +459,14 @@ def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tup
     return tuple(value)
 
 
+# [fuzz] keys checked by a function of their own: (value, where) -> the value read
+FUZZ_CHECKS: dict[str, Any] = {
+    "shrink_time": lambda value, where: check_shrink_time(value, where),
+    "dictionary_weight": lambda value, where: check_weight(value, where),
+    "actors": lambda value, where: check_actors(value, where, ConfigError),
+}
+
+
 def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any:
     if (section, key) in WEI_KEYS:
         try:
@@ -492,14 +504,12 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
-    if section == "fuzz" and key == "shrink_time":
-        return check_shrink_time(value, f"{where}: [fuzz] shrink_time")
+    if section == "fuzz" and key in FUZZ_CHECKS:
+        return FUZZ_CHECKS[key](value, f"{where}: [fuzz] {key}")
     if section == "fuzz" and key == "call_cache":
         if value not in CALL_CACHE_MODES:
             raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")
         return value
-    if section == "fuzz" and key == "dictionary_weight":
-        return check_weight(value, f"{where}: [fuzz] dictionary_weight")
     if section == "fuzz" and key in DELAY_KEYS:
         return check_delay(value, f"{where}: [fuzz] {key}")
     if section == "database" and key == "url":

@@ -38,6 +38,39 @@ MAX_CALL_TIMEOUT = 86_400.0  # seconds: a day
 MAX_FORK_TIMEOUT = 3_600.0  # seconds: an hour
 # the phases that run examples: without one of them nothing runs and every machine passes
 RUNNING_PHASES = ("explicit", "reuse", "generate")
+
+# the actors evmstate deploys when asked (contracts/actors.py): a contract account each, named by how
+# it answers ether and ERC-721, ERC-1155 and ERC-777 callbacks
+ACTOR_KINDS = (
+    "receiver",
+    "rejects-ether",
+    "reenters",
+    "refuses-erc721",
+    "refuses-erc1155",
+    "refuses-erc777",
+    "reenters-erc721",
+    "reenters-erc1155",
+    "reenters-erc777",
+)
+
+
+def check_actors(value: Any, where: str, error: type[Exception]) -> tuple[str, ...]:
+    """A list of actor kinds (true: every kind), each named once and known; error(message) otherwise."""
+    if value is True:
+        return ACTOR_KINDS
+    if value is False:
+        return ()
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise error(
+            f"{where} must be a list of actor kinds such as [\"rejects-ether\", \"reenters\"] (or true for "
+            f"all of them); got {value!r}."
+        )
+    for name in value:
+        if name not in ACTOR_KINDS:
+            close = difflib.get_close_matches(name, ACTOR_KINDS, n=1)
+            hint = f"Did you mean {close[0]!r}?" if close else f"The kinds are {', '.join(ACTOR_KINDS)}."
+            raise error(f"{where}: {name!r} is not an actor evmstate deploys. {hint}")
+    return tuple(dict.fromkeys(value))
 # keys whose value is a folder or file relative to the project root
 PATH_KEYS = {("project", "contracts"), ("project", "machines"), ("project", "deployments"), ("project", "artifacts"), ("compiler", "search_paths"), ("database", "url")}
 

@@ -187,6 +187,7 @@ class ContractFunction:
         sender = self._sender(options)
         value = self._value(options) if "value" in options else 0
         backend = self.contract._project.backend
+        sender.sending(self.contract.raw_address, data, value)
         result = backend.transact(sender.raw_address, self.contract.raw_address, data, value, _gas(options))
         calls.sent(result)
         try:

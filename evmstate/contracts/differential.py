@@ -169,9 +169,8 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
     """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
     account = project.accounts.at(sender)
     contract = project.name_at(sender)
-    who = (
-        repr(account) if account.index >= 0 else f"<{contract} {account.address}>" if contract else f"0x{sender.hex()}"
-    )
+    named = account.index >= 0 or account in project.accounts.actors.values()
+    who = repr(account) if named else f"<{contract} {account.address}>" if contract else f"0x{sender.hex()}"
     artifact = project.artifact_at(to) if to is not None else None
     what = f"0x{to.hex()}" if to is not None else "a deployment"
     if to is None:

@@ -10,10 +10,12 @@ from .. import config as config_mod
 from ..compiler.build import build as build_project
 from ..compiler.sources import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
+from ..config_checks import ACTOR_KINDS, check_actors
 from ..errors import CompileError, EvmStateError, NoSuchContract, UsageError
 from ..evm.base import Backend
 from ..evm.factory import make_backend
-from .accounts import Accounts
+from .accounts import Accounts, Actor
+from .actors import deploy as deploy_actors
 from .api import Handle, current_project
 from .chain import Chain
 from .contract import ContractContainer
@@ -169,6 +171,13 @@ class Project(Handle):
         if self._reference is None:
             self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False, want=self.build.included)
         return self._reference
+
+    def deploy_actors(self, kinds: Iterable[str] = ACTOR_KINDS) -> dict[str, Actor]:
+        """Deploy evmstate's actors of these kinds on this chain, as a machine that asks for them gets them before its
+        __init__ (docs/actors.md); they are accounts.actors from then on, and strategy("address", actors=True)
+        draws them."""
+        kinds = tuple(kinds)
+        return deploy_actors(self, check_actors(list(kinds), "deploy_actors", UsageError), kinds)
 
     def register(self, raw_address: bytes, artifact: Artifact, label: str | None = None) -> None:
         self._by_address[raw_address] = artifact

@@ -66,7 +66,7 @@ from .rejections import of_machine
 from .settings import MachineSettings, RunSetup
 from .shrink.budget import Budget, OutOfBudget, StopReason, stopped_at
 from .shrink.trials import has_domains, shrink_program
-from .swarm import rule_order, swarm_strategy
+from .swarm import RuleDraw, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
 
@@ -153,6 +153,7 @@ class MachineRun:
         self.program: Example | None = None  # the run being drawn
         self.order = rule_order(spec.rules)  # as Hypothesis samples them
         self.swarm = swarm_strategy(self.order)
+        self.rules = RuleDraw(self.order, settings.stateful_step_count)  # each step's rule, by weight
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
@@ -196,6 +197,7 @@ class MachineRun:
             except Exception:
                 if not self.crashed:
                     raise
+            self.project.accounts.enlist({})  # the machine's actors were on its chain alone
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
             restore_class(spec.cls, class_before)
@@ -385,6 +387,8 @@ class MachineRun:
         try:
             with program.machine._evmstate_stack:
                 program.play(self.step, self.settings.stateful_step_count)
+            if not state.failing:
+                self.rules.ends.learn(program.outcomes)
         except Exception as exc:
             stop_if_diverged(self.backend, program.steps)
             mistake = is_mistake(exc)
@@ -551,4 +555,5 @@ class MachineRun:
             stats["shrink time"] = f"{r.seconds:.2f}s"
             stats["step-deletion replays"] = r.replays
             stats["program steps"] = f"{r.first_steps} found, {r.hypothesis_steps} after Hypothesis, {r.steps} reported"
+        stats.update(self.rules.statistics())
         return stats

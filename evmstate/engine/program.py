@@ -11,7 +11,10 @@ from typing import Any, Callable, Iterable, Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, InvalidDefinition
 
+from ..config_checks import ACTOR_KINDS
+from ..contracts.actors import deploy as deploy_actors
 from ..contracts.project import Project
+from ..domains import domain_of
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..evm.base import hooks_of
 from ..failures import Ref, decode_value, encode_value
@@ -206,8 +209,11 @@ class InitFailed(Exception):
 def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] | None = None) -> None:
     """The class-level __init__, once, as Brownie runs it: init_args positionally, or parameters injected by name.
 
+    The actors the machine asks for are deployed first (contracts/actors.py), the chain before __init__ otherwise
+    untouched.
     Raises MachineDefinitionError for a parameter the project cannot provide, InitFailed when __init__ raises.
     """
+    deploy_actors(project, *actor_kinds(spec, project.config))
     if not spec.has_init:
         return
     kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{spec.name}.__init__")
@@ -218,6 +224,20 @@ def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] |
             run_code(spec.cls.__init__, spec.cls, **kwargs)
     except Exception as exc:
         raise InitFailed(exc) from exc
+
+
+def actor_kinds(spec: MachineSpec, config: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the actors to deploy, those strategy("address") draws by default): the machine's settings' actors, else
+    [fuzz] actors,
+    and every kind a rule's strategy("address", actors=...) names."""
+    drawn = tuple(spec.settings["actors"]) if "actors" in spec.settings else tuple(config.fuzz.actors)
+    named: list[str] = []
+    for r in (*spec.initializers, *spec.rules):
+        for p in r.params:
+            domain = domain_of(p.strategy) if p.strategy is not None else None
+            wanted = getattr(domain, "actors", None)
+            named += ACTOR_KINDS if wanted is True else wanted if isinstance(wanted, tuple) else ()
+    return tuple(dict.fromkeys((*drawn, *named))), drawn
 
 
 def restore_class(cls: type, before: dict[str, Any]) -> None:

@@ -64,6 +64,10 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
             "shrink_time",
             "seconds of work (1000 replayed steps a second) shrinking a failure may take; then the shortest program so far is reported (0: no limit)",
         ),
+        (
+            "actors",
+            'contract accounts strategy("address") draws too: ["rejects-ether", "reenters", ...], or true for all',
+        ),
     ),
     "backend": (
         (
