@@ -141,6 +141,16 @@ class RuleStats:
         return self.transactions > 0 and self.transactions_reverted == self.transactions
 
 
+@dataclass
+class Canary:
+    """How often a property was checked, and how often on the state it exists to check (engine/canaries.py)."""
+
+    what: str = ""  # the state that makes a check count: "a transfer of a non-zero amount between two accounts"
+    checked: int = 0
+    interesting: int = 0
+    reverting: bool = False  # its transactions are meant to revert: not "never changed the state"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Failure:
     """A falsified machine or test: the error and the shrunk program."""
@@ -247,15 +257,24 @@ class MachineFinished:
     load_warnings: tuple[str, ...] = ()
     # seconds per phase that ran, in order: search, shrink (Hypothesis), shrink (evmstate), explain, trace
     phases: dict[str, float] = field(default_factory=dict)
+    # the properties that said whether what they checked was interesting, by rule or invariant
+    canaries: dict[str, Canary] = field(default_factory=dict)
+    # rules left out on purpose, and why ("ERC20Mock has no mint()"): not "never ran"
+    left_out: dict[str, str] = field(default_factory=dict)
 
     @property
     def never_run(self) -> list[str]:
-        return [name for name, s in self.rules.items() if s.calls == 0]
+        return [name for name, s in self.rules.items() if s.calls == 0 and name not in self.left_out]
 
     @property
     def all_reverted(self) -> list[str]:
         """Rules that ran, sent transactions, and saw every one of them revert: they never changed the state."""
-        return [name for name, s in self.rules.items() if s.never_changed_state]
+        return [name for name, s in self.rules.items() if s.never_changed_state and not (name in self.canaries and self.canaries[name].reverting)]
+
+    @property
+    def unexercised(self) -> list[str]:
+        """Properties checked, but never on the state they exist to check: they passed without testing anything."""
+        return [name for name, c in self.canaries.items() if c.checked and not c.interesting]
 
     @property
     def warnings(self) -> list[str]:
@@ -264,7 +283,7 @@ class MachineFinished:
 
     @property
     def run_warnings(self) -> list[str]:
-        """Rules that never ran, and rules whose every transaction reverted."""
+        """Rules that never ran, rules whose every transaction reverted, and (once passed) properties never checked on the state they exist to check."""
         out = []
         for name in self.never_run:
             out.append(f"{self.name}.{name} never ran: its precondition never held or its bundle stayed empty")
@@ -272,6 +291,11 @@ class MachineFinished:
             s = self.rules[name]
             runs = "once" if s.calls == 1 else f"{s.calls} times"
             out.append(f"{self.name}.{name} ran {runs} and every transaction it sent reverted ({s.transactions} of {s.transactions}): it never changed the state")
+        if self.status == "passed":
+            for name in self.unexercised:
+                c = self.canaries[name]
+                times = "once" if c.checked == 1 else f"{c.checked} times"
+                out.append(f"{self.name}.{name} was checked {times} but never on {c.what or 'the state it checks'}: it passed without testing anything")
         return out
 
 

@@ -23,7 +23,7 @@ from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..errors import CallTimeout, MachineDefinitionError
 from ..spec import MachineSpec
-from . import delays
+from . import canaries, delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, user_error
 from .events import (
     Event,
@@ -175,6 +175,8 @@ class MachineRun:
         reverts.listeners.add(self.count_revert)
         self.life.enter()
         class_before = dict(vars(spec.cls))
+        registry, outside = canaries.Registry(), canaries.CURRENT.value
+        canaries.CURRENT.set(registry)  # what the rules and invariants say they exercised
         try:
             try:
                 self.init_class()
@@ -191,6 +193,7 @@ class MachineRun:
             except DEFINITION_ERRORS as exc:
                 status, error = "error", user_error(spec.name, exc) + self.life.output.shown()
         finally:
+            canaries.CURRENT.set(outside)
             reverts.listeners.remove(self.count_revert)
             try:
                 self.life.exit(lambda: self.teardown_final(status, error))
@@ -205,7 +208,7 @@ class MachineRun:
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
-            load_warnings=spec.warnings, phases=dict(self.phases.seconds),
+            load_warnings=spec.warnings, phases=dict(self.phases.seconds), canaries=registry.canaries, left_out=registry.left_out,
         )
         if status == "interrupted":
             raise Interrupted(result)

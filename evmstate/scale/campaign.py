@@ -19,7 +19,7 @@ from typing import Any, Callable
 from .. import reports  # noqa: F401
 from ..compiler.sources import Build
 from ..config import Config
-from ..engine import discovery, database, replay  # noqa: F401
+from ..engine import canaries, discovery, database, replay  # noqa: F401
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
 from ..engine.item import prepare
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
@@ -236,6 +236,7 @@ def _record(
     totals.corpus = result.statistics.get("corpus", totals.corpus)
     totals.loop = result.statistics.get("evmstate's own loop", totals.loop)
     totals.steps += result.steps
+    totals.canaries = canaries.merged([totals.canaries, result.canaries])
     if shard.branches is not None:
         summary.branches = shard.branches if summary.branches is None else summary.branches | shard.branches
     if result.status == "error":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine.events import Event, ExitCode, LoadFailed, MachineFinished
+from ..engine.events import Canary, Event, ExitCode, LoadFailed, MachineFinished
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,12 @@ class ItemTotals:
     status: str = "running"  # running, failed, error
     corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
     loop: str | None = None  # evmstate's own loop, as the last shard to end said (its runs, or "off: " and why)
+    canaries: dict[str, Canary] = field(default_factory=dict)  # the shards' canaries, added up (engine/canaries.py)
+
+    @property
+    def unexercised(self) -> list[str]:
+        """Properties the shards checked, but never on the state they exist to check."""
+        return [name for name, c in self.canaries.items() if c.checked and not c.interesting]
 
 
 @dataclass(frozen=True, kw_only=True)
