@@ -282,19 +282,21 @@ def failures_prune(unreplayable: bool, dry_run: bool) -> None:
 @cli.command()
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
-def init(folder: Path | None, force: bool) -> None:
+@click.option("--machine", metavar="CONTRACT", help="Write a first machine for this project contract instead: a rule per function, its ERC property pack mixed in.")
+def init(folder: Path | None, force: bool, machine: str | None) -> None:
     """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project, machines/ alone)."""
     from evmstate.runner import init as scaffold
 
     target = folder or Path.cwd()
-    written, next_steps = scaffold(target, force=force)
+    written, next_steps = scaffold(target, force=force, machine=machine)
     console = _console()
     for path in written:
         console.print(f"wrote {path}")
     for line in next_steps:
         console.print(Text(line))
-    where = f"cd {folder} && " if folder else ""
-    console.print(f"next: {where}evmstate run")
+    if machine is None:
+        where = f"cd {folder} && " if folder else ""
+        console.print(f"next: {where}evmstate run")
 
 
 @cli.command("compile")
