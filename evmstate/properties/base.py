@@ -26,7 +26,7 @@ AMOUNT = strategy("uint256")
 FLAG = strategy("bool")
 MAX_UINT = 2**256 - 1
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
-PREFIXES = ("rule_", "invariant_")
+PREFIXES = ("rule_", "invariant_", "initialize_")
 
 
 def clamp(raw: int, bound: int) -> int:

@@ -34,7 +34,9 @@ from .base import (
 
 FUND_CAP = 10**30  # the most one funding step gives: supplies stay far from overflowing
 
-TRANSFER = 'EIP-20, transfer: "Transfers _value amount of tokens to address _to, and MUST fire the Transfer event. The function SHOULD throw if the message caller\'s account balance does not have enough tokens to spend."'
+TRANSFER = 'EIP-20, transfer: "Transfers _value amount of tokens to address _to, and MUST fire the Transfer event."'
+TRANSFER_EVENT = 'EIP-20, Transfer: "MUST trigger when tokens are transferred, including zero value transfers."'
+BALANCE = 'EIP-20, transfer: "The function SHOULD throw if the message caller\'s account balance does not have enough tokens to spend."'
 TRANSFER_FROM = 'EIP-20, transferFrom: "Transfers _value amount of tokens from address _from to address _to, and MUST fire the Transfer event."'
 ZERO_VALUE = 'EIP-20, transfer: "Transfers of 0 values MUST be treated as normal transfers and fire the Transfer event."'
 AUTHORIZED = 'EIP-20, transferFrom: "The function SHOULD throw unless the _from account has deliberately authorized the sender of the message via some mechanism."'
@@ -221,7 +223,7 @@ class ERC20Properties(Pack):
             return exercised("rule_erc20_transfer_emits_transfer_event", False, "a transfer of a non-zero amount between two accounts")
         token = self._erc20().token
         found = events(move.sent.receipt, token, "Transfer")
-        expect((move.owner, move.receiver, move.amount) in found, lambda: f"{move.call} emitted Transfer events {shown(found)}, none of them ({shown(move.owner)}, {shown(move.receiver)}, {move.amount})", TRANSFER)
+        expect((move.owner, move.receiver, move.amount) in found, lambda: f"{move.call} emitted Transfer events {shown(found)}, none of them ({shown(move.owner)}, {shown(move.receiver)}, {move.amount})", TRANSFER_EVENT)
         exercised("rule_erc20_transfer_emits_transfer_event", move.moving, "a transfer of a non-zero amount between two accounts")
 
     @rule(sender=ACTOR, receiver=ACTOR, amount=AMOUNT)
@@ -248,8 +250,8 @@ class ERC20Properties(Pack):
         if balance == MAX_UINT:
             return
         move = self._erc20_move(sender, sender, receiver, balance + 1 + clamp(amount, MAX_UINT - balance - 1))
-        expect(move.sent.refused, lambda: f"{move.call} succeeded though the sender holds only {balance}", TRANSFER)
-        expect(move.after == move.before, lambda: f"{move.call} returned false but balances changed: {shown(move.before)} -> {shown(move.after)}", TRANSFER)
+        expect(move.sent.refused, lambda: f"{move.call} succeeded though the sender holds only {balance}", BALANCE)
+        expect(move.after == move.before, lambda: f"{move.call} returned false but balances changed: {shown(move.before)} -> {shown(move.after)}", BALANCE)
         exercised("rule_erc20_transfer_beyond_balance_fails", balance > 0, "a sender holding tokens", reverting=True)
 
     @rule(sender=ACTOR, amount=AMOUNT)
@@ -409,8 +411,8 @@ class ERC20Properties(Pack):
         if a.token.allowance(owner, spender) < value:
             send(a.token.approve, spender, value, sender=owner)
         move = self._erc20_move(spender, owner, receiver, value)
-        expect(move.sent.refused, lambda: f"{move.call} succeeded though the owner holds only {balance}", TRANSFER)
-        expect(move.after == move.before, lambda: f"{move.call} returned false but balances changed", TRANSFER)
+        expect(move.sent.refused, lambda: f"{move.call} succeeded though the owner holds only {balance}", BALANCE)
+        expect(move.after == move.before, lambda: f"{move.call} returned false but balances changed", BALANCE)
         exercised("rule_erc20_transfer_from_beyond_balance_fails", balance > 0, "an owner holding tokens", reverting=True)
 
     # -- supply: funding, minting, burning --------------------------------------------
