@@ -35,8 +35,9 @@ COVERED = {
     "erc2612": {"permit"},
 }
 AMOUNT_NAMES = re.compile(r"^_?(amount|value|wad|assets|shares|qty|quantity)_?$", re.I)
-SENDER_IS = re.compile(r"^\s*assert\s+(?:msg\.sender\s*==\s*self\.(\w+)|self\.(\w+)\s*==\s*msg\.sender)\b")
-SENDER_HAS = re.compile(r"^\s*assert\s+self\.(\w+)\[msg\.sender\]")
+# the whole condition of an assert: the sender is a public variable, or holds a role in a public mapping
+SENDER_IS = re.compile(r"^\s*assert\s+(?:msg\.sender\s*==\s*self\.(\w+)|self\.(\w+)\s*==\s*msg\.sender)\s*(?:,|$)")
+SENDER_HAS = re.compile(r"^\s*assert\s+self\.(\w+)\[msg\.sender\]\s*(?:,|$)")
 CALLS = re.compile(r"\b(?:self|\w+)\.(_\w+)\(")
 
 
@@ -186,6 +187,8 @@ def default(name: str, t: str, token: str | None) -> str:
             return "18"
         if t.endswith("256") and any(w in lower for w in ("supply", "amount", "value")):
             return '"1000 ether"'
+        if t.endswith("256") and any(w in lower for w in ("cap", "limit", "max")):
+            return "10**30"
         return "0" if "offset" in lower or t in ("uint8", "int8") else "1000"
     return "0"
 
@@ -336,7 +339,7 @@ def machine_text(artifact: Artifact, build: Build) -> str:
     out = [
         f'"""A first machine for {artifact.name}, written by `evmstate init --machine {artifact.name}` from its ABI and source.',
         "",
-        f"{'The ' + ', '.join(PACKS[p][1] for p in packs) + ' pack checks what the standard owes; ' if packs else ''}the rules below call every other function",
+        *([f"{' and '.join(PACKS[p][1] for p in packs)} check{'s' if len(packs) == 1 else ''} what the standard owes; the rules below call every other function"] if packs else ["The rules below call every function"]),
         "that changes state. Search for DECIDE: where a human must say who may call what, and what each call changes.",
         '"""',
         "",
