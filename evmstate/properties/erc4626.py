@@ -239,7 +239,7 @@ class ERC4626Properties(ERC4626Scenarios, Pack):
 
     @rule(amount=AMOUNT)
     def rule_erc4626_previews_favour_the_vault(self, amount="erc4626_amount"):
-        """previewDeposit and previewRedeem give no more than the conversions, previewMint and previewWithdraw ask no less.
+        """previewDeposit and previewRedeem give no more than the conversions, previewMint and previewWithdraw ask no less, and what a mint asks buys at least its shares by deposit (a withdrawal's shares redeem for at least its assets).
 
         EIP-4626, Security Considerations: "it is considered most secure to favor the Vault itself during calculations over its users"
         """
@@ -256,6 +256,12 @@ class ERC4626Properties(ERC4626Scenarios, Pack):
             seen = v.preview(vault, name, amount)
             converted = vault.function(convert)(amount)
             expect(seen is None or holds(seen, converted), lambda: f"{name}({amount}) is {seen} but {convert}({amount}) is {converted}: the preview favours the caller", clause)
+        # mint and withdraw round up: the assets a mint asks buy at least as many shares by a deposit,
+        # and the shares a withdrawal burns redeem for at least its assets
+        for ask, back in (("previewMint", "previewDeposit"), ("previewWithdraw", "previewRedeem")):
+            asked = v.preview(vault, ask, amount)
+            again = None if asked is None else v.preview(vault, back, asked)
+            expect(again is None or again >= amount, lambda: f"{ask}({amount}) is {asked}, and {back}({asked}) is {again}: {ask} rounds toward the caller", clause)
         exercised("rule_erc4626_previews_favour_the_vault", priced and amount > 0, "a share price other than one asset per share")
 
     @rule(owner=ACTOR)
