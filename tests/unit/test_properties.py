@@ -187,3 +187,17 @@ def test_the_docs_list_every_property_of_every_pack_with_its_eip_sentence():
         documented = [(name, what, clause.replace("\\|", "|")) for name, what, clause in rows]
         expected = [(name, what, clause or "(not a property: gives the others what they need)") for name, what, clause in properties(pack)]
         assert documented == expected, f"docs/properties.md: the table of {pack.__name__} is not the pack's properties"
+
+
+def test_the_shards_of_a_machine_and_a_campaigns_runs_add_their_canaries_up():
+    from evmstate.scale.events import ItemTotals
+    from evmstate.scale.parallel import merge_shards
+
+    def shard(canary: Canary, left_out: dict[str, str]) -> MachineFinished:
+        return MachineFinished(name="M", kind="machine", path="m.py", status="passed", examples=1, steps=1, elapsed=0.1, canaries={"rule_a": canary}, left_out=left_out)
+
+    _, merged = merge_shards({0: shard(Canary("a deposit", 2, 0), {}), 1: shard(Canary("a deposit", 3, 1), {"rule_mint": "no mint"})}, 2, 1.0)
+    assert merged.canaries == {"rule_a": Canary("a deposit", 5, 1)} and merged.left_out == {"rule_mint": "no mint"}
+    assert merged.unexercised == []
+    totals = ItemTotals(canaries=canaries.merged([{"rule_a": Canary("a deposit", 2, 0)}, {"rule_a": Canary("a deposit", 3, 0)}]))
+    assert totals.unexercised == ["rule_a"] and totals.canaries["rule_a"].checked == 5
