@@ -17,31 +17,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from mutate import evmstate, timed  # benchmarks/mutate.py: the command beside this python, a timed run of it
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent / "tests" / "projects" / "mutate_packs"
 MODULES = ("--contract", "erc20", "--contract", "erc721", "--contract", "erc4626")
-
-
-def evmstate() -> str:
-    """The evmstate command beside this interpreter (the one this checkout is installed in)."""
-    found = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or shutil.which("evmstate")
-    if found is None:
-        sys.exit("evmstate is not installed beside this python: pip install -e .")
-    return found
-
-
-def timed(args: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
-    started = time.perf_counter()
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
-    return time.perf_counter() - started, done
 
 
 def false_alarms(exe: str, root: Path, seeds: list[int]) -> None:

@@ -122,6 +122,18 @@ class Move:
         return self.amount > 0 and self.owner != self.receiver
 
 
+@dataclass
+class Supplied:
+    """One mint or burn sent by a rule, and the balance and supply read around it."""
+
+    call: str
+    account: Any
+    amount: int
+    sent: Sent
+    balance: tuple[int, int]
+    supply: tuple[int, int]
+
+
 class ERC20Properties(Pack):
     """EIP-20: transfers, allowances, events and the supply, from the EIP's own sentences (docs/properties.md).
 
@@ -426,6 +438,29 @@ class ERC20Properties(Pack):
         if a.token.totalSupply() + amount < 2**255:
             a.fund(a.actor(receiver), amount)
 
+    def _erc20_supply(self, kind: str, account: Any, amount: int, beyond: bool = False) -> Supplied | None:
+        """mint (to account, by the minter) or burn (by account, at most its balance; more than it, beyond), the balance and supply read around it."""
+        a = self._erc20()
+        account = a.actor(account)
+        balance, supply = a.token.balanceOf(account), a.token.totalSupply()
+        if kind == "mint":
+            amount = amount % (FUND_CAP + 1)
+            sent = send(a.token.mint, account, amount, sender=a.minter)
+        elif beyond:
+            if balance == MAX_UINT:
+                return None
+            amount = balance + 1 + clamp(amount, MAX_UINT - balance - 1)
+            sent = send(a.token.burn, amount, sender=account)
+        else:
+            amount = clamp(amount, balance)
+            sent = send(a.token.burn, amount, sender=account)
+        call = f"mint({shown(account)}, {amount})" if kind == "mint" else f"burn({amount}) from {shown(account)}"
+        return Supplied(call, account, amount, sent, (balance, a.token.balanceOf(account)), (supply, a.token.totalSupply()))
+
+    def _erc20_supplied_exactly(self, s: Supplied, change: int) -> None:
+        expect(s.balance[1] == s.balance[0] + change, lambda: f"{s.call}: the balance went from {s.balance[0]} to {s.balance[1]}", SUPPLY)
+        expect(s.supply[1] == s.supply[0] + change, lambda: f"{s.call}: the total supply went from {s.supply[0]} to {s.supply[1]}", SUPPLY)
+
     @precondition(lambda self: _mintable(self._erc20(), "rule_erc20_mint_credits_exact_amount"))
     @rule(receiver=ACTOR, amount=AMOUNT)
     def rule_erc20_mint_credits_exact_amount(self, receiver="erc20_actor", amount="erc20_amount"):
@@ -433,15 +468,11 @@ class ERC20Properties(Pack):
 
         EIP-20, totalSupply: "Returns the total token supply."
         """
-        a = self._erc20()
-        receiver, amount = a.actor(receiver), amount % (FUND_CAP + 1)
-        balance, supply = a.token.balanceOf(receiver), a.token.totalSupply()
-        sent = send(a.token.mint, receiver, amount, sender=a.minter)
-        if sent.refused:
+        s = self._erc20_supply("mint", receiver, amount)
+        if s is None or s.sent.refused:
             return exercised("rule_erc20_mint_credits_exact_amount", False, "a mint of a non-zero amount")
-        expect(a.token.balanceOf(receiver) == balance + amount, lambda: f"mint({shown(receiver)}, {amount}): the balance went from {balance} to {a.token.balanceOf(receiver)}", SUPPLY)
-        expect(a.token.totalSupply() == supply + amount, lambda: f"mint({shown(receiver)}, {amount}): the total supply went from {supply} to {a.token.totalSupply()}", SUPPLY)
-        exercised("rule_erc20_mint_credits_exact_amount", amount > 0, "a mint of a non-zero amount")
+        self._erc20_supplied_exactly(s, s.amount)
+        exercised("rule_erc20_mint_credits_exact_amount", s.amount > 0, "a mint of a non-zero amount")
 
     @precondition(lambda self: _mintable(self._erc20(), "rule_erc20_mint_emits_transfer_from_zero"))
     @rule(receiver=ACTOR, amount=AMOUNT)
@@ -450,14 +481,12 @@ class ERC20Properties(Pack):
 
         EIP-20, Transfer: "A token contract which creates new tokens SHOULD trigger a Transfer event with the _from address set to 0x0 when tokens are created."
         """
-        a = self._erc20()
-        receiver, amount = a.actor(receiver), amount % (FUND_CAP + 1)
-        sent = send(a.token.mint, receiver, amount, sender=a.minter)
-        if sent.refused:
+        s = self._erc20_supply("mint", receiver, amount)
+        if s is None or s.sent.refused:
             return exercised("rule_erc20_mint_emits_transfer_from_zero", False, "a mint of a non-zero amount")
-        found = events(sent.receipt, a.token, "Transfer")
-        expect((ZERO_ADDRESS, receiver, amount) in found, lambda: f"mint({shown(receiver)}, {amount}) emitted Transfer events {shown(found)}, none of them (0x0, {shown(receiver)}, {amount})", MINTED)
-        exercised("rule_erc20_mint_emits_transfer_from_zero", amount > 0, "a mint of a non-zero amount")
+        found = events(s.sent.receipt, self._erc20().token, "Transfer")
+        expect((ZERO_ADDRESS, s.account, s.amount) in found, lambda: f"{s.call} emitted Transfer events {shown(found)}, none of them (0x0, {shown(s.account)}, {s.amount})", MINTED)
+        exercised("rule_erc20_mint_emits_transfer_from_zero", s.amount > 0, "a mint of a non-zero amount")
 
     @precondition(lambda self: self._erc20().burnable or leave_out("rule_erc20_burn_debits_exact_amount", "the token has no burn(uint256)"))
     @rule(owner=ACTOR, amount=AMOUNT)
@@ -466,16 +495,11 @@ class ERC20Properties(Pack):
 
         EIP-20, totalSupply: "Returns the total token supply."
         """
-        a = self._erc20()
-        owner = a.actor(owner)
-        balance, supply = a.token.balanceOf(owner), a.token.totalSupply()
-        amount = clamp(amount, balance)
-        sent = send(a.token.burn, amount, sender=owner)
-        if sent.refused:
+        s = self._erc20_supply("burn", owner, amount)
+        if s is None or s.sent.refused:
             return exercised("rule_erc20_burn_debits_exact_amount", False, "a burn of a non-zero amount")
-        expect(a.token.balanceOf(owner) == balance - amount, lambda: f"burn({amount}) from {shown(owner)}: the balance went from {balance} to {a.token.balanceOf(owner)}", SUPPLY)
-        expect(a.token.totalSupply() == supply - amount, lambda: f"burn({amount}) from {shown(owner)}: the total supply went from {supply} to {a.token.totalSupply()}", SUPPLY)
-        exercised("rule_erc20_burn_debits_exact_amount", amount > 0, "a burn of a non-zero amount")
+        self._erc20_supplied_exactly(s, -s.amount)
+        exercised("rule_erc20_burn_debits_exact_amount", s.amount > 0, "a burn of a non-zero amount")
 
     @precondition(lambda self: self._erc20().burnable or leave_out("rule_erc20_burn_beyond_balance_fails", "the token has no burn(uint256)"))
     @rule(owner=ACTOR, amount=AMOUNT)
@@ -484,16 +508,12 @@ class ERC20Properties(Pack):
 
         EIP-20, totalSupply: "Returns the total token supply."
         """
-        a = self._erc20()
-        owner = a.actor(owner)
-        balance, supply = a.token.balanceOf(owner), a.token.totalSupply()
-        if balance == MAX_UINT:
+        s = self._erc20_supply("burn", owner, amount, beyond=True)
+        if s is None:
             return
-        amount = balance + 1 + clamp(amount, MAX_UINT - balance - 1)
-        sent = send(a.token.burn, amount, sender=owner)
-        expect(sent.refused, lambda: f"burn({amount}) from {shown(owner)} succeeded though it holds only {balance}", SUPPLY)
-        expect(a.token.balanceOf(owner) == balance and a.token.totalSupply() == supply, lambda: f"burn({amount}) from {shown(owner)} failed but moved the balance or the supply", SUPPLY)
-        exercised("rule_erc20_burn_beyond_balance_fails", balance > 0, "an owner holding tokens", reverting=True)
+        expect(s.sent.refused, lambda: f"{s.call} succeeded though {shown(s.account)} holds only {s.balance[0]}", SUPPLY)
+        self._erc20_supplied_exactly(s, 0)
+        exercised("rule_erc20_burn_beyond_balance_fails", s.balance[0] > 0, "an owner holding tokens", reverting=True)
 
     @precondition(lambda self: self._erc20().burnable or leave_out("rule_erc20_burn_emits_transfer_to_zero", "the token has no burn(uint256)"))
     @rule(owner=ACTOR, amount=AMOUNT)
@@ -502,15 +522,12 @@ class ERC20Properties(Pack):
 
         EIP-20, Transfer: "A token contract which creates new tokens SHOULD trigger a Transfer event with the _from address set to 0x0 when tokens are created."
         """
-        a = self._erc20()
-        owner = a.actor(owner)
-        amount = clamp(amount, a.token.balanceOf(owner))
-        sent = send(a.token.burn, amount, sender=owner)
-        if sent.refused:
+        s = self._erc20_supply("burn", owner, amount)
+        if s is None or s.sent.refused:
             return exercised("rule_erc20_burn_emits_transfer_to_zero", False, "a burn of a non-zero amount")
-        found = events(sent.receipt, a.token, "Transfer")
-        expect((owner, ZERO_ADDRESS, amount) in found, lambda: f"burn({amount}) from {shown(owner)} emitted Transfer events {shown(found)}, none of them ({shown(owner)}, 0x0, {amount})", MINTED)
-        exercised("rule_erc20_burn_emits_transfer_to_zero", amount > 0, "a burn of a non-zero amount")
+        found = events(s.sent.receipt, self._erc20().token, "Transfer")
+        expect((s.account, ZERO_ADDRESS, s.amount) in found, lambda: f"{s.call} emitted Transfer events {shown(found)}, none of them ({shown(s.account)}, 0x0, {s.amount})", MINTED)
+        exercised("rule_erc20_burn_emits_transfer_to_zero", s.amount > 0, "a burn of a non-zero amount")
 
     # -- invariants -------------------------------------------------------------------
 

@@ -127,6 +127,12 @@ class ERC721Properties(Pack):
         token = drawn if drawn in ids else ids[drawn % len(ids)]
         return token, a.actor(owners[token])
 
+    def _erc721_token(self, drawn: int, hint: Any = None) -> tuple[ERC721Adapter, int, Any] | None:
+        """The adapter, a token an actor owns (chosen by drawn; minted to the actor hint stands for when there is none) and its owner."""
+        a = self._erc721()
+        picked = self._erc721_pick(drawn, None if hint is None else a.actor(hint))
+        return None if picked is None else (a, *picked)
+
     def _erc721_mint(self, to: Any) -> int | None:
         token = self._erc721().mint(to)
         if token is not None:
@@ -184,11 +190,10 @@ class ERC721Properties(Pack):
 
         EIP-721, transferFrom: "Throws unless msg.sender is the current owner, an authorized operator, or the approved address for this NFT."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token, a.actor(caller))
-        if picked is None:
+        found = self._erc721_token(token, caller)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         to = a.actor(to)
         caller = self._erc721_authorize(how, owner, a.actor(caller), token)
         sent, before, after = self._erc721_transfer(caller, owner, to, token)
@@ -206,11 +211,10 @@ class ERC721Properties(Pack):
 
         EIP-721, Transfer: "This emits when ownership of any NFT changes by any mechanism."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token, a.actor(caller))
-        if picked is None:
+        found = self._erc721_token(token, caller)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         to = a.actor(to)
         sent, _, _ = self._erc721_transfer(owner, owner, to, token)
         if sent.reverted:
@@ -225,11 +229,10 @@ class ERC721Properties(Pack):
 
         EIP-721, Transfer: "At the time of any transfer, the approved address for that NFT (if any) is reset to none."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token, a.actor(approved))
-        if picked is None:
+        found = self._erc721_token(token, approved)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         approved = a.other(approved, owner)
         if approved is not None:
             send(a.token.approve, approved, token, sender=owner)
@@ -246,11 +249,10 @@ class ERC721Properties(Pack):
 
         EIP-721, transferFrom: "Throws unless msg.sender is the current owner, an authorized operator, or the approved address for this NFT."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token)
-        if picked is None:
+        found = self._erc721_token(token)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         caller = a.actor(caller)
         if self._erc721_may(caller, owner, token):
             return exercised("rule_erc721_unauthorized_transfer_reverts", False, "a transfer by an account with no right to the token", reverting=True)
@@ -264,11 +266,10 @@ class ERC721Properties(Pack):
 
         EIP-721, transferFrom: "Throws if _from is not the current owner."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token, a.actor(caller))
-        if picked is None:
+        found = self._erc721_token(token, caller)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         wrong = a.other(other, owner)
         if wrong is None:
             return
@@ -282,11 +283,10 @@ class ERC721Properties(Pack):
 
         EIP-721, transferFrom: "Throws if _to is the zero address."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token)
-        if picked is None:
+        found = self._erc721_token(token)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         sent, _, _ = self._erc721_transfer(owner, owner, ZERO_ADDRESS, token, "safe" if safe else "")
         expect(sent.reverted and same(a.token.ownerOf(token), owner), lambda: f"{'safeTransferFrom' if safe else 'transferFrom'}({shown(owner)}, 0x0, {token}) succeeded", 'EIP-721, transferFrom: "Throws if _to is the zero address."')
         exercised("rule_erc721_transfer_to_zero_address_reverts", True, "a token to send", reverting=True)
@@ -311,11 +311,10 @@ class ERC721Properties(Pack):
 
         EIP-721, safeTransferFrom: "When transfer is complete, this function checks if _to is a smart contract (code size > 0). If so, it calls onERC721Received on _to"
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token)
-        if picked is None:
+        found = self._erc721_token(token)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         to = RECEIVERS["accepts"] if receiver else a.actor(to)
         payload = b"\x01evmstate" if data and a.safe_with_data else b""
         sent, _, _ = self._erc721_transfer(owner, owner, to, token, "safe", payload)
@@ -332,11 +331,10 @@ class ERC721Properties(Pack):
 
         EIP-721, safeTransferFrom: "it calls onERC721Received on _to and throws if the return value is not bytes4(keccak256("onERC721Received(address,address,uint256,bytes)"))."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token)
-        if picked is None:
+        found = self._erc721_token(token)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         to = RECEIVERS["answers wrongly" if wrongly else "refuses"]
         sent, _, _ = self._erc721_transfer(owner, owner, to, token, "safe")
         expect(sent.reverted and same(a.token.ownerOf(token), owner), lambda: f"safeTransferFrom({shown(owner)}, {to}, {token}) to a receiver that {'answers wrongly' if wrongly else 'refuses'} succeeded", SAFE)
@@ -348,11 +346,10 @@ class ERC721Properties(Pack):
 
         EIP-721, Approval: "This emits when the approved address for an NFT is changed or reaffirmed."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token)
-        if picked is None:
+        found = self._erc721_token(token)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         caller = owner
         if by_operator and (op := a.other(operator, owner)) is not None:
             send(a.token.setApprovalForAll, op, True, sender=owner)
@@ -374,11 +371,10 @@ class ERC721Properties(Pack):
 
         EIP-721, approve: "Throws unless msg.sender is the current NFT owner, or an authorized operator of the current owner."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token)
-        if picked is None:
+        found = self._erc721_token(token)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         caller = a.actor(caller)
         if caller == owner or a.token.isApprovedForAll(owner, caller):
             return exercised("rule_erc721_unauthorized_approve_reverts", False, "an approve by an account with no right to the token", reverting=True)
@@ -414,11 +410,10 @@ class ERC721Properties(Pack):
 
         EIP-721, Transfer: "This event emits when NFTs are created (from == 0) and destroyed (to == 0)."
         """
-        a = self._erc721()
-        picked = self._erc721_pick(token)
-        if picked is None:
+        found = self._erc721_token(token)
+        if found is None:
             return
-        token, owner = picked
+        a, token, owner = found
         balance = a.token.balanceOf(owner)
         sent = send(a.token.burn, token, sender=owner)
         expect(not sent.reverted, lambda: f"burn({token}) by its owner {shown(owner)} reverted: {sent.error}", CREATED)
