@@ -45,6 +45,17 @@ def test_each_pack_passes_on_snekmates_module(packs, machine, backend):
     assert any(c.interesting for c in result.canaries.values()), result.canaries
 
 
+VAULTS = REPO / "tests" / "projects" / "vault_bugs"
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_the_vault_the_quality_tests_plant_bugs_in_passes_the_erc4626_pack(tmp_path, backend):
+    root = copy_project(VAULTS, tmp_path / "vaults")
+    result = ran(root, "machines/vault.py", backend, seed=2, max_examples=3, stateful_step_count=12)
+    assert result.status == "passed", result.failure and result.failure.message
+    assert any(c.interesting for c in result.canaries.values()), result.canaries
+
+
 TOKEN_PACK = '''
 from evmstate.properties import ERC20Adapter, ERC20Properties
 
