@@ -211,7 +211,7 @@ def backends_times(root: Path, examples: list[str], seeds: int) -> None:
                 elapsed = time.process_time() - cpu  # CPU time: the machine may be shared
                 found[backend] += reported
                 times[backend] = (reported, elapsed, first, steps)
-            (p_ok, p_t, p_first, p_steps), (r_ok, r_t, r_first, r_steps) = times["pyevm"], times["revm"]
+            (p_ok, p_t, _, _), (r_ok, r_t, _, _) = times["pyevm"], times["revm"]
             ratio = p_t / r_t if p_ok and r_ok else None
             if ratio is not None:
                 ratios.append(ratio)

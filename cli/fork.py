@@ -32,9 +32,14 @@ def fork_block(value: str | None) -> int | str | None:
 def chosen_fork(cfg: Any, url: str | None, block: str | None, *, resolve: bool = True) -> Any:
     """cfg with --fork-url and --fork-block over [fork], the block pinned and the node checked (exit 2 on a problem) unless resolve is False."""
     from evmstate.config import check_fork
-    from evmstate.runner import resolve_fork, with_fork
+    from evmstate.runner import is_forked, resolve_fork, with_fork
 
     if url is not None:
         check_fork("--fork-url", "url", url)
     cfg = with_fork(cfg, url=url, block=fork_block(block))
+    if block is not None and not is_forked(cfg):
+        raise click.UsageError(
+            f"--fork-block {block}: no node to fork is given. Add --fork-url URL, or set url under [fork] in evmstate.toml "
+            "(without a node, a numbered block the fork cache holds is forked when [fork] chain_id names its chain)"
+        )
     return resolve_fork(cfg) if resolve else cfg

@@ -16,9 +16,12 @@ import os
 import signal
 import sys
 
+from .signals import STOPS, as_ctrl_c, stopped_by
+
 # what the fork server imports: modules that `run`, `fuzz` and `mutate` import in this process too (a worker
-# must load no local module that the parent does not: Hypothesis draws constants from them)
-PRELOAD = ("evmstate_cli.main", "evmstate.runner")
+# must load no local module that the parent does not: Hypothesis draws constants from them), after
+# evmstate.scale.pool.TIE, which ties the server to this process
+PRELOAD = ("evmstate.scale.forkserver_tie", "evmstate_cli.main", "evmstate.runner")
 
 
 def _cores() -> int:
@@ -71,28 +74,36 @@ def forkserver_chosen() -> bool:
 def start_fork_server() -> None:
     """evmstate.scale.pool.start_fork_server(PRELOAD), without importing evmstate.
 
-    Ctrl-C is ignored while it starts, so that the server, and the workers forked from it until
-    they have their own handler, ignore it; it starts in the standard library's folder, first on
-    its path while it imports (not this folder, where a project's files could stand for a package).
+    Ctrl-C, SIGTERM and SIGHUP are ignored while it starts, so that the server (and multiprocessing's
+    resource tracker, started with it), and the workers forked from it until they have their own
+    handlers, ignore them: the run decides what they stop. It starts in the standard library's
+    folder, first on its path while it imports (not this folder, where a project's files could
+    stand for a package).
     """
     from multiprocessing import forkserver
 
     multiprocessing.set_forkserver_preload(list(PRELOAD))
     here = os.open(".", os.O_RDONLY)
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    stops = [signal.SIGINT, *STOPS]
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in stops}
     try:
         os.chdir(os.path.dirname(os.__file__))
         forkserver.ensure_running()
     finally:
         os.fchdir(here)
         os.close(here)
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def main() -> None:
+    as_ctrl_c()
     if local_workers(sys.argv[1:]) and forkserver_chosen():
         with contextlib.suppress(OSError):  # the run starts it later, or says why it cannot
             start_fork_server()
-    from .main import main as cli_main
-
+    try:
+        from .main import main as cli_main
+    except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) while evmstate imports: nothing has run yet
+        sys.stderr.write(f"interrupted by {stopped_by()}\n")
+        sys.exit(130)
     cli_main()

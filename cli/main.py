@@ -1,4 +1,4 @@
-"""The evmstate command: run, compile. Thin: all work is done by the evmstate library."""
+"""The evmstate command: run, fuzz, mutate, replay, shrink, failures, init, compile. Thin: all work is done by the evmstate library."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from evmstate.errors import EvmStateError
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
 from .render import Renderer
 from .render_replay import PruneRenderer, ReplayRenderer, ShrinkRenderer, compile_listing, failures_table
+from .signals import as_ctrl_c, stopped_by
 
 
 # off a terminal (CI logs, pipes, files) lines are never wrapped nor cut: as wide as they are
@@ -42,6 +43,8 @@ def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
 
 
 BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."
+STEPS_HELP = f"Steps per run (stateful_step_count), at most {config_mod.MAX_STEPS}."
+FRESH_HELP = "Use no example database and no guidance corpus for this run: nothing saved before is replayed, nothing found is saved there (failure records still are), so --seed alone decides the search."
 FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
 
 
@@ -57,8 +60,9 @@ def cli() -> None:
 @click.option("--only-stateful", is_flag=True, help="Run only state machines.")
 @click.option("--no-stateful", is_flag=True, help="Run only property tests.")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per machine (default from evmstate.toml, else 50).")
-@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
+@click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
 @click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
@@ -87,6 +91,7 @@ def run(
     max_examples: int | None,
     steps: int | None,
     seed: int | None,
+    fresh: bool,
     workers: str,
     shards: int,
     quiet: bool,
@@ -108,7 +113,7 @@ def run(
     cfg = chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block)
     n = parse_workers(workers)
     options = RunOptions(
-        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed), capture=not no_capture, gas=gas, workers=n, shards=shards,
+        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
         coverage=coverage or bool(coverage_reports),
     )
     with Renderer(_console(), quiet=quiet, verbose=verbose) as renderer:
@@ -123,8 +128,9 @@ def run(
 @click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core).")
 @click.option("--cluster", metavar="ADDRESS", help="Run shards on the Dask scheduler at ADDRESS (tcp://host:8786) instead of local processes.")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs per shard (default from evmstate.toml, else 50).")
-@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
+@click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
@@ -139,6 +145,7 @@ def fuzz(
     max_examples: int | None,
     steps: int | None,
     seed: int | None,
+    fresh: bool,
     quiet: bool,
     verbose: bool,
     backend: str | None,
@@ -154,7 +161,7 @@ def fuzz(
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
     cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block)
-    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed), seconds, n, cluster)
+    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)
     sys.exit(summary.exit_code)
@@ -168,7 +175,7 @@ def fuzz(
 @click.option("--mutants", "mutants_file", type=click.Path(dir_okay=False, path_type=Path), help="Only the mutants this file lists, one a line as the report writes them (source:line: before  →  after).")
 @click.option("--time", "budget", metavar="DURATION", help="How long each machine or test may search each mutant, at most (30s, 2m; default: no limit but the runs).")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs each machine or test searches each mutant (default from evmstate.toml, else 50).")
-@click.option("--steps", type=click.IntRange(min=1), help="Steps per run (stateful_step_count).")
+@click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The seed every judge searches under (default: [hypothesis] seed, else 0).")
 @click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core; 1 runs in this process).")
 @click.option("--cluster", metavar="ADDRESS", help="Compile and judge the mutants on the Dask scheduler at ADDRESS (tcp://host:8786).")
@@ -321,11 +328,12 @@ def compile_cmd(names: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3)."""
+    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3); SIGTERM and SIGHUP are Ctrl-C."""
+    as_ctrl_c()
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
-        _console(stderr=True).print("interrupted")
+        _console(stderr=True).print(f"interrupted by {stopped_by()}")
         sys.exit(ExitCode.INTERRUPTED)
     except click.ClickException as e:
         e.show()
@@ -334,7 +342,7 @@ def main() -> None:
         _console(stderr=True).print(f"error: {e}", markup=False, soft_wrap=True)
         sys.exit(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
-        _console(stderr=True).print("interrupted")
+        _console(stderr=True).print(f"interrupted by {stopped_by()}")
         sys.exit(ExitCode.INTERRUPTED)
     except SystemExit:
         raise

@@ -32,8 +32,11 @@ from evmstate.engine.events import (
     RunSummary,
     ShrinkProgress,
     ShrinkReport,
+    StoreWarning,
 )
 from evmstate.runner import failure_text
+
+from .signals import stopped_by
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
@@ -179,6 +182,8 @@ class Renderer(Handler):
         self.live: Live | None = None
         self.compiling: tuple[str, float] | None = None
         self._printed: dict[tuple[str, str], float] = {}  # when each row's last progress line was printed
+        self._told: set[str] = set()  # the store warnings printed or held, each once
+        self._held: list[str] = []  # store warnings met while a machine ran: printed after its report
 
     def __enter__(self) -> "Renderer":
         if self.console.is_terminal and not self.quiet:
@@ -219,7 +224,7 @@ class Renderer(Handler):
     def _on_run_started(self, event: RunStarted) -> None:
         if event.settings:
             self._plain(Text(f"settings: {event.settings}"))
-        self._plain(f"seed: {event.seed} — rerun with --seed {event.seed}")
+        self._plain(seed_line(event))
 
     def _on_compile_started(self, event: CompileStarted) -> None:
         self.compiling = (event.folder, time.perf_counter())
@@ -277,6 +282,21 @@ class Renderer(Handler):
         row.max_examples = event.max_examples or row.max_examples
         row.rejected = event.rejected
         self.finished(event, row)
+        self._flush()
+
+    def _on_store_warning(self, event: StoreWarning) -> None:
+        """A store that failed (-q too): once, and after the report of the machine that met it, so a failure is shown first."""
+        if event.message in self._told:
+            return
+        self._told.add(event.message)
+        self._held.append(event.message)
+        if self.current is None:
+            self._flush()
+
+    def _flush(self) -> None:
+        for message in self._held:
+            self._plain(Text(f"warning: {message}", style="yellow"))
+        self._held.clear()
 
     def _on_load_failed(self, event: LoadFailed) -> None:
         self._plain(Text(f"ERROR {event.path}", style="bold red"))
@@ -288,6 +308,7 @@ class Renderer(Handler):
     def _on_run_finished(self, event: RunFinished) -> None:
         """The end: the gas report, the coverage, then the summary line (none when nothing was found to run)."""
         summary = event.summary
+        self._flush()
         if summary.gas is not None:
             self._gas(summary)
         if summary.coverage is not None:
@@ -328,9 +349,11 @@ class Renderer(Handler):
             table = Table(title=None, show_edge=False, box=None, pad_edge=False)
             table.add_column("rule", overflow="fold")
             table.add_column("calls", justify="right")
-            table.add_column("reverts caught", justify="right")
+            table.add_column("reverted", justify="right")
+            table.add_column("expected", justify="right")
             for name, s in event.rules.items():
-                table.add_row(name, str(s.calls), str(s.reverts))
+                # reverted: its transactions that reverted, however it caught them; expected: inside reverts()
+                table.add_row(name, str(s.calls), str(s.transactions_reverted), str(s.reverts))
             c.print(table)
             for name, s in event.rules.items():
                 for arg, fs in s.filters.items():
@@ -403,7 +426,7 @@ class Renderer(Handler):
                 if r.status == "interrupted":
                     where = f"{r.path}::{r.name} at example {r.examples}/{r.max_examples}"
             kept = " (the failure found is kept)" if failed else ""
-            self._plain(Text(f"interrupted by Ctrl-C in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
+            self._plain(Text(f"interrupted by {stopped_by()} in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
         for path in written:
             self._plain(f"wrote {path}")
         rising = [r for r in summary.results if r.still_rising]
@@ -412,17 +435,28 @@ class Renderer(Handler):
         self._plain(Text(", ".join(parts), style=f"bold {style}"))
 
 
+def seed_line(event: RunStarted) -> str:
+    """The seed that reruns the search, and what else decides it: saved examples replayed first, or --fresh."""
+    if event.fresh:
+        return f"seed: {event.seed} — rerun with --seed {event.seed} --fresh (no saved examples are read or written: the seed alone decides the search)"
+    line = f"seed: {event.seed} — rerun with --seed {event.seed}"
+    if event.replayed_first:
+        line += f"; {event.replayed_first} are replayed first (--fresh: the seed alone decides the search)"
+    return line
+
+
 # what the summary suggests to a run whose coverage was still rising: a campaign of a few minutes
 LONGER = "5m"
 
 
 def late_progress(event: MachineFinished) -> str:
-    """What a passing run still reached in its last quarter: '2 branches', '1 stage (a variable stored a small value it never held)', or both."""
+    """What a passing run still reached in its last quarter: '2 branches', '1 new kind of state (...)', or both."""
     parts = []
     if event.late_branches:
         parts.append(f"{event.late_branches} branch{'' if event.late_branches == 1 else 'es'}")
     if event.late_stages:
-        parts.append(_count(event.late_stages, "stage") + " (a variable stored a small value it never held)")
+        kinds = "1 new kind" if event.late_stages == 1 else f"{event.late_stages} new kinds"
+        parts.append(f"{kinds} of state (a variable holding a phase, a level or a flag took a value it never held)")
     return " and ".join(parts)
 
 

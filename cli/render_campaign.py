@@ -11,6 +11,7 @@ from evmstate.engine.events import MachineFinished
 from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
 
 from .render import Renderer, Row
+from .signals import stopped_by
 
 
 def _duration(seconds: float) -> str:
@@ -54,7 +55,8 @@ class CampaignRenderer(Renderer):
             self._plain(f"wrote {path}")
 
     def _on_failure_replaced(self, event: FailureReplaced) -> None:
-        self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {event.new_id} replaces {event.old_id}", style="yellow"))
+        saved = f"record {event.new_id} holds it now" if event.new_id == event.old_id else f"{event.new_id} replaces {event.old_id}"
+        self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {saved}", style="yellow"))
         for line in event.program:
             self._plain(Text(f"  {line}"))
         self._plain(Text(f"replay with: evmstate replay {event.new_id}", style="dim"))
@@ -67,13 +69,15 @@ class CampaignRenderer(Renderer):
     def _campaign_summary(self, summary: CampaignSummary) -> None:
         c = self.console
         rate = summary.steps / summary.elapsed if summary.elapsed > 0 else 0.0
-        stopped = " (stopped by Ctrl-C)" if summary.interrupted else ""
+        stopped = f" (stopped by {stopped_by()})" if summary.interrupted else ""
         c.print(Text(f"{_duration(summary.elapsed)}{stopped}: {summary.shards} shards, {summary.examples} runs, {summary.steps} steps ({rate:.0f} steps/s)"))
         if summary.branches is not None:
             c.print(Text(f"branches hit: {len(summary.branches)}"))
         if not self.quiet:
             for key, t in summary.items.items():
                 status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
+                if t.found_after is not None:
+                    status += f" (found {_duration(t.found_after)} in, after {t.runs_before} run{'s' if t.runs_before != 1 else ''})"
                 corpus = f"; the last shard's corpus: {t.corpus}" if t.corpus is not None else ""
                 c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}", style="dim"))
                 if self.verbose and t.loop is not None:

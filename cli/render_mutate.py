@@ -10,10 +10,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from evmstate.engine.events import CompileFinished, ExitCode, LoadFailed, NothingFound, RunStarted
+from evmstate.engine.events import CompileFinished, ExitCode, LoadFailed, NothingFound, RunStarted, StoreWarning
 from evmstate.mutate.report import STATUSES, BaselineFinished, MutantFinished, MutateFinished, MutateStarted, MutationReport, grouped, percent, score
 
 from .render import Handler
+from .signals import stopped_by
 
 # without a terminal, a progress line this often
 PLAIN_EVERY = 30.0
@@ -70,6 +71,9 @@ class MutateRenderer(Handler):
             self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}", style="dim"))
         for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
             self._plain(Text(str(warning), style="yellow"))
+
+    def _on_store_warning(self, event: StoreWarning) -> None:
+        self._plain(Text(f"warning: {event.message}", style="yellow"))
 
     def _on_mutate_started(self, event: MutateStarted) -> None:
         self.total = event.mutants
@@ -176,5 +180,5 @@ class MutateRenderer(Handler):
         where = {"none needed": "no worker needed", "this process": "in this process"}.get(report.workers, f"on {report.workers}")
         line = f"mutation score {percent(report.score)}: {found['killed']} of {judged} killed{dropped}{cached}, in {report.elapsed:.1f}s ({where})"
         if report.interrupted:
-            line += " (interrupted by Ctrl-C: the mutants judged so far)"
+            line += f" (interrupted by {stopped_by()}: the mutants judged so far)"
         self._plain(Text(line, style=f"bold {style}"))

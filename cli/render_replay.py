@@ -14,6 +14,7 @@ from evmstate.engine.events import FailurePruned, ReplayFinished, ReplayStarted,
 from evmstate.runner import Compiled, numbered
 
 from .render import Handler, shrink_text
+from .signals import stopped_by
 
 
 class ReplayRenderer(Handler):
@@ -77,11 +78,16 @@ class ShrinkRenderer(Handler):
         for line in event.program:
             c.print(Text(line))
         if event.report is not None:
-            c.print(Text(shrink_text(event.report, minimal=event.verdict != "stopped"), style="dim"))
-        if event.verdict == "stopped":
+            c.print(Text(shrink_text(event.report, minimal=event.verdict != "stopped" and not event.interrupted), style="dim"))
+        if event.interrupted:
+            c.print(Text(f"interrupted by {stopped_by()} while shrinking: this is the shortest failing program found so far; `evmstate shrink {event.new_id}` continues", style="yellow"))
+        elif event.verdict == "stopped":
             c.print(Text(f"not minimal: shrinking stopped at {event.stopped}; `evmstate shrink {event.new_id}` continues", style="yellow"))
         elif event.verdict == "minimal":
             c.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))
+        if event.unsaved is not None:
+            c.print(Text(f"warning: {event.unsaved}", style="yellow"), soft_wrap=True)
+            c.print(Text(f"the saved record {event.id} is as it was", style="dim"))
         c.print(f"replay with: evmstate replay {event.new_id}")
 
 
@@ -152,5 +158,7 @@ def compile_listing(console: Console, compiled: Compiled) -> None:
         console.print(Text(f"module {m.name:13s} {m.shown}  {note}"))
     for warning in build.warnings:
         console.print(Text(str(warning), style="yellow"), soft_wrap=True)
+    if build.cache_error is not None:
+        console.print(Text(f"warning: {build.cache_error}", style="yellow"), soft_wrap=True)
     for name, error in build.errors.items():
         console.print(Text(f"\nerror: contract {name!r} does not compile:\n{error}", style="red"))

@@ -19,6 +19,7 @@ from .errors import (
     EvmStateError,
     FailureRecordError,
     MachineDefinitionError,
+    ResourceError,
     StrategyError,
     TransactionReverted,
     UnitError,
@@ -27,13 +28,14 @@ from .errors import (
 )
 from .spec import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, route, rule
 from .contracts.project import Project
+from . import files
 from .strategies import strategy
 from .units import to_wei
 from .values import HexBytes
 
 from hypothesis import given  # property tests: the runner reverts the chain after every example
 
-__version__ = "0.1.0"
+__version__ = files.version()
 
 __all__ = [
     "Bundle",
@@ -65,6 +67,7 @@ __all__ = [
     "MachineDefinitionError",
     "Project",
     "Receipt",
+    "ResourceError",
     "SignedMessage",
     "StrategyError",
     "TransactionReverted",

@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from hypothesis import HealthCheck
 
+from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
 from .errors import ConfigError, UnitError
 from .units import duration_seconds, to_wei
 
@@ -299,6 +300,8 @@ SECTIONS: dict[str, type] = {
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
+# what the message of a value of the wrong type asks for
+KIND_NAMES = {int: "a whole number", bool: "true or false", str: "a string in quotes"}
 # every transaction pays 21,000 gas before its first instruction
 MIN_GAS = 21_000
 
@@ -374,18 +377,9 @@ def find_root(start: Path | None = None) -> Path | None:
     if here.is_file():
         here = here.parent
     for folder in (here, *here.parents):
-        if (folder / CONFIG_NAME).is_file() or moccasin_files(folder):
+        if is_settings_file(folder / CONFIG_NAME) or moccasin_files(folder):
             return folder
     return None
-
-
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}. Fix the file or delete it to use the defaults.") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def moccasin_files(folder: Path) -> tuple[Path, ...]:
@@ -397,7 +391,7 @@ def moccasin_files(folder: Path) -> tuple[Path, ...]:
     if pyproject.is_file():
         try:
             has_table = isinstance(tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("moccasin"), dict)
-        except (tomllib.TOMLDecodeError, OSError, AttributeError):
+        except (ValueError, OSError, AttributeError):  # not TOML, not UTF-8, unreadable
             has_table = False  # not moccasin's to read: moccasin itself would fail on it
         if has_table:
             found.append(pyproject)
@@ -423,7 +417,7 @@ def moccasin_config(root: Path, files: tuple[Path, ...]) -> Config:
     """
     project: dict[str, Any] = {}
     for path in reversed(files):  # moccasin.toml last, so that its keys win
-        data = _read(path)
+        data = read_toml(path)
         table = data.get("tool", {}).get("moccasin", {}) if path.name == PYPROJECT_NAME else data
         where = f"{path} [tool.moccasin]" if path.name == PYPROJECT_NAME else str(path)
         section = table.get("project", {})
@@ -445,13 +439,8 @@ def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tup
         raise ConfigError(f"{where} must be a list of {what} names, e.g. {example}.")
     for name in value:
         if name not in allowed:
-            raise ConfigError(f"{where}: unknown {what} {name!r}.{_did_you_mean(name, allowed)}")
+            raise ConfigError(f"{where}: unknown {what} {name!r}.{did_you_mean(name, allowed)}")
     return tuple(value)
-
-
-def _did_you_mean(name: str, choices: Any) -> str:
-    close = difflib.get_close_matches(name, list(choices), n=1)
-    return f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(sorted(choices))}."
 
 
 def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any:
@@ -474,7 +463,7 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         return tuple(value)
     if section == "backend" and key == "name":
         if value not in BACKENDS:
-            close = difflib.get_close_matches(value, BACKENDS, n=1)
+            close = difflib.get_close_matches(str(value), BACKENDS, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ConfigError(f"{where}: [backend] name = {value!r} is not a backend; use \"pyevm\" (the default) or \"revm\".{hint}")
         return value
@@ -528,7 +517,7 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
     kind = {int: int, bool: bool, str: str}.get(type(expected), type(expected))
     ok = isinstance(value, kind) and (kind is not int or not isinstance(value, bool))
     if not ok:
-        raise ConfigError(f"{where}: [{section}] {key} must be {kind.__name__}, got {type(value).__name__} {value!r}.")
+        raise ConfigError(f"{where}: [{section}] {key} must be {KIND_NAMES.get(kind, kind.__name__)}, such as {toml_value(expected)} (the default); got {type(value).__name__} {value!r}.")
     if kind is int and value < 0:
         raise ConfigError(f"{where}: [{section}] {key} must not be negative, got {value!r}.")
     if (section, key) in {("hypothesis", "max_examples"), ("accounts", "count")} and value < 1:
@@ -541,32 +530,30 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
     where = str(path) if path else CONFIG_NAME
     base = base if base is not None else Config(root=root)
     sections: dict[str, Any] = {}
+    keys = {name: {f.name for f in fields(cls) if not f.metadata.get("internal")} for name, cls in SECTIONS.items()}
     for name, body in data.items():
         if name not in SECTIONS:
-            raise ConfigError(f"{where}: unknown section [{name}].{_did_you_mean(name, SECTIONS)}")
+            raise unknown_section(where, name, body, keys)
         if not isinstance(body, dict):
-            raise ConfigError(f"{where}: {name} must be a [{name}] table.")
-        cls = SECTIONS[name]
-        defaults = cls()
-        known = {f.name for f in fields(cls) if not f.metadata.get("internal")}
+            raise ConfigError(f"{where}: {name} must be a [{name}] table: write [{name}] on a line of its own, its keys on the lines below it.")
+        defaults = SECTIONS[name]()
         values = {}
         for key, value in body.items():
-            if key not in known:
-                raise ConfigError(f"{where}: unknown key {key!r} in [{name}].{_did_you_mean(key, known)}")
-            values[key] = check_fork(where, key, value) if name == "fork" else _check(where, name, key, value, getattr(defaults, key))
+            if key not in keys[name]:
+                raise unknown_key(where, name, key, keys)
+            try:
+                checked = check_fork(where, key, value) if name == "fork" else _check(where, name, key, value, getattr(defaults, key))
+            except ConfigError as e:
+                raise with_default(e, name, key, getattr(defaults, key)) from None
+            values[key] = within(where, name, key, checked, getattr(defaults, key))
         if name == "backend" and "name" in body:
             values["named"] = True
         sections[name] = dataclasses.replace(getattr(base, name), **values)
-    chain = sections.get("chain", base.chain)
-    fuzz = sections.get("fuzz", base.fuzz)
-    if "call_gas_limit" in data.get("fuzz", {}) and fuzz.call_gas_limit > chain.gas_limit:
-        raise ConfigError(
-            f"{where}: [fuzz] call_gas_limit = {fuzz.call_gas_limit} is more than [chain] gas_limit = {chain.gas_limit}: "
-            "a call cannot use more gas than its block holds. Lower call_gas_limit or raise gas_limit."
-        )
+    check_together(where, data, sections.get("accounts", base.accounts), sections.get("chain", base.chain), sections.get("fuzz", base.fuzz))
     sources = ((path,) if path is not None else ()) + base.sources
     config = base.replace(root=root, path=path, sources=sources, **sections)
-    _ = config.search_paths  # a missing folder is reported when the file is loaded
+    _ = config.search_paths, config.artifacts_dir  # a missing folder is reported when the file is loaded
+    check_kinds(where, root, config.project.deployments, None if config.database.is_redis else config.database.url)
     return config
 
 
@@ -582,4 +569,4 @@ def load(start: Path | None = None) -> Config:
     if not path.is_file():
         assert base is not None
         return base
-    return from_dict(_read(path), root=root, path=path, base=base)
+    return from_dict(read_toml(path), root=root, path=path, base=base)

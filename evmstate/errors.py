@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 
@@ -22,27 +23,37 @@ class CompileError(EvmStateError):
         self.lineno = lineno
 
 
-class StrategyError(EvmStateError):
-    """Raised when strategy() is given an unknown ABI type or an invalid bound."""
-
-
-class UnitError(EvmStateError):
-    """Raised when an amount such as "1 ether" cannot be parsed."""
-
-
 class MachineDefinitionError(EvmStateError):
     """Raised when a state machine or property test is defined in a way evmstate cannot run."""
 
 
 class UsageError(EvmStateError):
-    """Raised when evmstate is used in a way it does not support (a bad path, a wrong call)."""
+    """Raised when evmstate is used in a way it does not support (a bad path, a wrong call).
+
+    Raised by a machine's or test's code (a rule, an invariant, __init__), it is a mistake of
+    the machine, never a verdict on the contract: the machine stops as an error (exit 2) with the
+    program that reached it, and nothing is saved as a failure. So are its subclasses below.
+    """
 
 
-class ContractError(EvmStateError):
-    """Raised when a contract call is malformed: wrong arguments, unknown options, no such function."""
+class StrategyError(UsageError):
+    """Raised when strategy() is given an unknown ABI type or an invalid bound."""
 
 
-class CallUsageError(UsageError, ContractError):
+class UnitError(UsageError):
+    """Raised when an amount such as "1 ether" cannot be parsed."""
+
+
+class ContractError(UsageError):
+    """Raised when a contract call is malformed: an argument of the wrong type or out of its type's range, a bad
+    {"from": ...}, value sent to a function that is not payable, a bad gas limit, an answer that does not decode
+    as the ABI given (an interface attached to the wrong address).
+
+    A mistake of the machine, not a property of the contract (see UsageError).
+    """
+
+
+class CallUsageError(ContractError):
     """Raised when a contract call is written wrong in the harness: an unknown transaction option or
     keyword, a wrong number of arguments, no such function.
 
@@ -61,6 +72,12 @@ class ReceiptUsedAsValue(CallUsageError, TypeError):
 
 class NoSuchFunction(CallUsageError, AttributeError):
     """Raised when a contract has no function of the name asked for (also an AttributeError, for hasattr())."""
+
+
+class NoSuchContract(UsageError, KeyError):
+    """Raised when project["name"] names no contract of the project (also a KeyError, as a mapping's lookup is)."""
+
+    __str__ = UsageError.__str__  # the message as written, not quoted as a KeyError's key
 
 
 _ERROR_SELECTOR = bytes.fromhex("08c379a0")  # Error(string)
@@ -181,3 +198,40 @@ class ForkUnavailable(CallTimeout):
 
 class FailureRecordError(EvmStateError):
     """Raised when a saved failure record cannot be read, found or replayed."""
+
+
+class ResourceError(EvmStateError):
+    """Raised when something evmstate keeps its state in or runs on fails: the example database's Redis server, a folder
+    under .evmstate/ on a full or read-only disk, a worker process killed from outside. Never a verdict on the contract:
+    the message names the resource (where), says why and what to do.
+
+    Where the run can go on without the resource (a cache, the example database mid-run), it does, and says
+    so in a warning with this message instead.
+    """
+
+    def __init__(self, message: str, *, where: str = ""):
+        super().__init__(message)
+        self.where = where
+
+    @classmethod
+    def unwritable(cls, what: str, where: str, exc: BaseException, then: str = "", elsewhere: str = "run from a copy of the project that is") -> "ResourceError":
+        """The error of what (in the folder where) that could not be written because of exc; then says what follows from it."""
+        then = f": {then}" if then else ""
+        return cls(f"{what} could not be written in {where} ({why(exc)}){then}. {remedy(exc, where, elsewhere)}", where=where)
+
+
+def why(exc: BaseException) -> str:
+    """What went wrong, as a reader wants it: the system's words for an OSError ("No space left on device"), else the error."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def remedy(exc: BaseException, where: str, elsewhere: str = "run from a copy of the project that is") -> str:
+    """What to do about a folder that could not be written: free space, make it writable (or elsewhere), or check it."""
+    code = getattr(exc, "errno", None)
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return f"Free space on the disk that holds {where}."
+    if code in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"Make {where} writable (or {elsewhere})."
+    return f"Check that {where} can be written."

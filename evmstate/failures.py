@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -12,12 +14,13 @@ import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .contracts.accounts import Account
 from .contracts.address import checksum
-from .config import Config
-from .errors import FailureRecordError
+from .config import Config, shown
+from .errors import FailureRecordError, ResourceError, remedy, why
+from .hooks import ctrl_c_held
 from .values import HexBytes
 
 FORMAT = 1
@@ -137,7 +140,13 @@ class FailureRecord:
             "program": self.program,
             "interrupted": self.interrupted,
             **({"stopped": self.stopped} if self.stopped else {}),
+            "identity": self.identity.to_dict(),  # what makes it this failure (FailureIdentity); read back from the rest
         }
+
+    @property
+    def identity(self) -> FailureIdentity:
+        """The failure this record holds a program of: one record per identity is kept."""
+        return FailureIdentity.of(self.path, self.name, self.kind, self.error, self.steps)
 
     @classmethod
     def from_dict(cls, data: Any, *, where: str) -> "FailureRecord":
@@ -182,17 +191,83 @@ def location_key(location: str | None) -> str:
     return re.sub(r":\d+ in ", " in ", location or "")
 
 
-def record_id(kind: str, path: str, name: str, error_type: str, program: list[str], *, location: str | None = None, message: str = "") -> str:
-    """A short id that stays the same for the same failure of the same machine, and differs for different ones.
+_SOURCE_LINE = re.compile(r"^(?P<file>.+?):\d+: ")
 
-    Besides the machine and the program, it covers where the error was raised and the shape of
-    its message, so two errors of one type after the same program get two ids.
+
+@dataclass(frozen=True)
+class FailureIdentity:
+    """What makes two failures of one machine or property test the same bug, whatever program reached them.
+
+    The failure store keeps one record per identity (the shortest program found), and a record's
+    id is the identity's. kind: "invariant" (an invariant failed, however), "revert" (a call in
+    a rule reverted and the rule did not expect it), "rule" (an assertion of a rule, or of a
+    property test, failed) or "exception" (anything else the machine or test raised). name: the
+    invariant; else the rule of the program's last step; a property test's own name. where: the
+    revert's source line when a contract's code failed (contracts/Vault.vy: assert ...), else the
+    user's line that raised it (machines/vault.py in invariant_total: assert ...), each as file
+    and text without its number, so that an edit above it keeps the identity. error: the error's
+    type; detail: what else tells two such errors apart when the place alone cannot (the shape of
+    an exception's message, or of a revert reason without a source line).
     """
-    text = "\n".join([kind, path, name, error_type, location_key(location), message_shape(message), *program])
-    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+    path: str
+    machine: str
+    kind: str
+    name: str
+    where: str
+    error: str
+    detail: str = ""
+
+    @classmethod
+    def of(cls, path: str, machine: str, kind: str, error: dict[str, Any], steps: list[dict[str, Any]]) -> FailureIdentity:
+        """The identity of a failure as a record holds it: kind is the record's ("machine" or "test"), error and steps as saved."""
+        error_type = error.get("type") or ""
+        invariant = error.get("invariant")
+        call = error.get("call_failure") if isinstance(error.get("call_failure"), dict) else None
+        reverted = call is not None and "timeout" not in call
+        where, detail = location_key(error.get("location")).strip(), ""
+        if call is not None and reverted and call.get("source_line"):
+            where = _SOURCE_LINE.sub(lambda m: m.group("file") + ": ", call["source_line"].splitlines()[0])
+        elif call is not None and reverted:
+            detail = f"{call.get('contract')}.{call.get('function')}: {message_shape(str(call.get('reason')))}"
+        if invariant:
+            what, name = "invariant", invariant
+        else:
+            what = "revert" if reverted else "rule" if error_type == "AssertionError" else "exception"
+            last = steps[-1].get("rule") if steps and isinstance(steps[-1], dict) else None
+            name = machine if kind == "test" or not last else str(last)
+        if what == "exception" or not where:
+            detail = detail or message_shape(error.get("message") or "")
+        return cls(path, machine, what, name, where, error_type, detail)
+
+    @property
+    def id(self) -> str:
+        """A short id, the same for every failure with this identity."""
+        text = "\n".join([self.path, self.machine, self.kind, self.name, self.where, self.error, self.detail])
+        return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+    def __str__(self) -> str:
+        where = f" at {self.where.splitlines()[0]}" if self.where else ""
+        return f"{self.kind} {self.name}{where} ({self.error})"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "name": self.name, "where": self.where, "error": self.error, "detail": self.detail}
+
+
+def record_id(kind: str, path: str, name: str, error: dict[str, Any], steps: list[dict[str, Any]]) -> str:
+    """The id of a failure's record: its identity's, so the same failure found again, by another program too, keeps its id."""
+    return FailureIdentity.of(path, name, kind, error, steps).id
 
 
 _ID = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _sources(record: FailureRecord) -> tuple[Any, ...]:
+    """The hashes of the sources a record's program ran on, as far as the record tells."""
+    hashes = record.hashes or {}
+    if "uses" in hashes:
+        return (hashes.get("uses"), hashes.get("deployments"), hashes.get("module"))
+    return (hashes.get("contracts"), hashes.get("inputs"), hashes.get("module"))
 
 
 class FailureStore:
@@ -210,20 +285,103 @@ class FailureStore:
         return self.folder / f"{record_id}.json"
 
     def save(self, record: FailureRecord) -> Path:
-        """Write the record atomically: a reader sees the old file or the new one, never half."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        target = self.path_of(record.id)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(record.to_dict(), f, indent=1)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write the record atomically: a reader sees the old file or the new one, never half; Ctrl-C waits until it is written.
+
+        A folder that cannot be written (a full or read-only disk) is a ResourceError that names it; nothing is left half written.
+        """
+        with ctrl_c_held():
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
+            except OSError as exc:
+                raise self.unwritable(record.id, exc) from None
+            target = self.path_of(record.id)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(record.to_dict(), f, indent=1)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, target)
+            except BaseException as exc:
+                Path(tmp).unlink(missing_ok=True)
+                if isinstance(exc, OSError):
+                    raise self.unwritable(record.id, exc) from None
+                raise
         return target
+
+    def unwritable(self, record_id: str, exc: OSError) -> ResourceError:
+        """The error of a record that could not be written here: what is lost, and what to do."""
+        return ResourceError.unwritable(
+            f"the failure record {record_id}", shown(self.folder) + "/", exc, "it is not saved, so `evmstate replay` cannot replay it (the program printed with the failure is all that is kept of it)"
+        )
+
+    def keep(self, record: FailureRecord) -> FailureRecord:
+        """Save a failure found, one record per failure (FailureIdentity); return the record saved for it now.
+
+        A record of the same failure saved before stays, and is returned, when its program is
+        shorter and was found on the same sources; otherwise the new record replaces it. Ids do not
+        change: the failure keeps the id it was first saved under, the identity's, or one an
+        earlier evmstate gave it (those covered the program, so one failure could have several:
+        they merge into the shortest one's).
+        """
+        identity = record.identity
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with self._locked():
+                return self._keep(record, identity)
+        except OSError as exc:  # a full or read-only disk: save() names it the same way
+            raise self.unwritable(record.id, exc) from None
+
+    def _keep(self, record: FailureRecord, identity: FailureIdentity) -> FailureRecord:
+        same = [r for r in self._readable() if r.id == record.id or (r.id != r.identity.id and r.identity == identity)]
+        best = min(same, key=lambda r: (len(r.steps), -r.created), default=None)
+        target = record.id if best is None or any(r.id == record.id for r in same) else best.id
+        kept = record
+        if best is not None and len(best.steps) < len(record.steps) and _sources(best) == _sources(record):
+            kept = best
+        if kept.id != target:
+            kept = dataclasses.replace(kept, id=target)
+        if kept is not best:
+            self.save(kept)
+        for r in same:
+            if r.id != target:
+                self.path_of(r.id).unlink(missing_ok=True)
+        return kept
+
+    def duplicates(self) -> list[tuple[str, FailureRecord]]:
+        """Records of a failure that another record holds a shorter program of, each with that record: (its id, the one kept).
+
+        Saved by an earlier evmstate, which kept one record per program. The shortest (the newest of
+        equals) is the one kept.
+        """
+        groups: dict[FailureIdentity, list[FailureRecord]] = {}
+        for record in self._readable():
+            groups.setdefault(record.identity, []).append(record)
+        found = []
+        for same in groups.values():
+            best = min(same, key=lambda r: (len(r.steps), -r.created))
+            found += [(r.id, best) for r in same if r is not best]
+        return found
+
+    def _readable(self) -> Iterator[FailureRecord]:
+        for rid in self.ids():
+            with contextlib.suppress(FailureRecordError):
+                yield self.load(rid)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """While inside, no other process keeps a record in this folder (where the platform has flock)."""
+        try:
+            import fcntl
+        except ImportError:  # Windows: records are still written atomically
+            yield
+            return
+        with open(self.folder / ".keep.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def ids(self) -> list[str]:
         """The saved records' ids, oldest first; a record removed meanwhile by another process is left out."""
@@ -280,11 +438,18 @@ class FailureStore:
     def remove(self, record_id: str) -> str:
         """Remove the record with this id (or the one id that starts with it) and return its full id."""
         record_id = self.resolve(record_id)
-        self.path_of(record_id).unlink()
+        self._unlink(record_id)
         return record_id
 
     def remove_all(self) -> int:
         ids = self.ids()
         for i in ids:
-            self.path_of(i).unlink(missing_ok=True)
+            self._unlink(i)
         return len(ids)
+
+    def _unlink(self, record_id: str) -> None:
+        try:
+            self.path_of(record_id).unlink(missing_ok=True)
+        except OSError as exc:
+            where = shown(self.folder) + "/"
+            raise ResourceError(f"the failure record {record_id} could not be removed from {where} ({why(exc)}). {remedy(exc, where)}", where=where) from None

@@ -1,5 +1,5 @@
-"""pytest plugin: Brownie's fixtures (accounts, chain, one per contract, state_machine), and the
-machines folder collected as `evmstate run` runs it.
+"""pytest plugin: Brownie's fixtures (accounts, chain, one per contract, state_machine), one per
+function of deployments.py, and the machines folder collected as `evmstate run` runs it.
 
 Registered through the pytest11 entry point and active wherever evmstate is installed, but
 lazy: nothing is compiled or started until a test asks for one of its fixtures or a machine
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import types
+import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -23,16 +24,19 @@ import pytest
 
 from . import config as config_mod
 from .compiler.build import names as contract_names
+from .engine.deployments import Resolver, load_deployments
 from .engine.discovery import Found, Item, discover
-from .errors import EvmStateError
+from .errors import EvmStateError, ResourceError
 from .spec import collect
 from .contracts.project import Project, Unavailable
-from .engine.events import MachineFinished
+from .engine.database import check_database
+from .engine.events import Event, MachineFinished, StoreWarning
 from .engine.item import RunRequest, database_for, run_item
 from .engine.machine_run import run_machine
 from .engine.property_run import isolate_examples, property_failure
 from .engine.records import save_failure
 from .engine.settings import build_settings, keep_hypothesis_storage, run_seed
+from .engine.verdicts import is_mistake
 from .reports import result_text
 from .runner import Overrides
 
@@ -57,9 +61,25 @@ def _project(pytestconfig: Any) -> Project:
     """One project per pytest session, shared by the fixtures and the machines folder's items."""
     if _PROJECT not in pytestconfig.stash:
         cfg = _config(pytestconfig)
+        check_database(cfg)  # a Redis server that does not answer: every test that needs the project errs, none fails
         keep_hypothesis_storage(cfg)
         pytestconfig.stash[_PROJECT] = Project(cfg)
     return pytestconfig.stash[_PROJECT]
+
+
+def _told(event: Event) -> None:
+    """What the runner tells a pytest run: a store that failed (a full disk, a Redis server that died), as a warning in pytest's summary."""
+    if isinstance(event, StoreWarning):
+        warnings.warn(f"evmstate: {event.message}", stacklevel=2)
+
+
+def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int | None, used: Any = ()) -> MachineFinished:
+    """The failure saved for `evmstate replay`; a folder that cannot be written is a warning, and the failure is reported all the same."""
+    try:
+        return save_failure(cfg, project, item, result, settings, seed, used)
+    except ResourceError as exc:
+        _told(StoreWarning(str(exc)))
+        return result
 
 
 def _capture(config: Any) -> bool:
@@ -87,6 +107,28 @@ def _containers(names: list[str]) -> types.ModuleType:
     module = types.ModuleType("evmstate_containers")
     for name in names:
         setattr(module, name, _container_fixture(name))
+    return module
+
+
+def _deployment_fixture(name: str) -> Any:
+    def deployment(_evmstate_deployments: Resolver) -> Any:
+        try:
+            return _evmstate_deployments.deploy(name, (name,))
+        except EvmStateError as e:
+            error = str(e)
+        pytest.fail(error, pytrace=False)  # outside the except: the message alone, not the chain of exceptions
+
+    deployment.__name__ = name
+    # deployed inside the test's own chain, which is put back after it, as under `evmstate run`
+    # each machine and test gets its own: a fixture per test, not per session
+    return pytest.fixture(name=name)(deployment)
+
+
+def _deployments(names: list[str]) -> types.ModuleType:
+    """A plugin holding one fixture per function of deployments.py, named after it; nothing is deployed yet."""
+    module = types.ModuleType("evmstate_deployments")
+    for name in names:
+        setattr(module, name, _deployment_fixture(name))
     return module
 
 
@@ -129,6 +171,9 @@ def pytest_sessionstart(session: Any) -> None:
         return  # reported when a fixture is used
     if names and not session.config.pluginmanager.has_plugin("evmstate-containers"):
         session.config.pluginmanager.register(_containers(names), "evmstate-containers")
+    deployments = [n for n in load_deployments(cfg).functions if n not in names and n not in _OURS]
+    if deployments and not session.config.pluginmanager.has_plugin("evmstate-deployments"):
+        session.config.pluginmanager.register(_deployments(deployments), "evmstate-deployments")
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
@@ -156,12 +201,21 @@ def evmstate_project(pytestconfig: Any) -> Project:
 _OURS = {"accounts", "chain", "state_machine", "evmstate_project"}
 
 
+def _uses_evmstate(request: Any) -> bool:
+    names = set(request.fixturenames)
+    if names & _OURS:
+        return True
+    for plugin in ("evmstate-containers", "evmstate-deployments"):
+        fixtures = request.config.pluginmanager.get_plugin(plugin)
+        if fixtures is not None and names & set(vars(fixtures)):
+            return True
+    return False
+
+
 @pytest.fixture(autouse=True)
 def _evmstate_isolation(request: Any) -> Iterator[None]:
     """Each test that uses evmstate starts from, and leaves behind, the chain as it was."""
-    names = set(request.fixturenames)
-    containers = request.config.pluginmanager.get_plugin("evmstate-containers")
-    if not (names & _OURS or (containers is not None and names & set(vars(containers)))):
+    if not _uses_evmstate(request):
         yield
         return
     project = request.getfixturevalue("evmstate_project")
@@ -195,17 +249,20 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
     fn = getattr(item, "function", None)
     if project is None or fn is None or getattr(item, "cls", None) is not None or getattr(item, "callspec", None) is not None:
         return None
+    if is_mistake(exc):
+        return "not saved for replay: an error in the test itself (see verdicts in docs/machines.md), not a failure of the contract"
     cfg = project.config
-    # @given hides the parameters it draws: what is left are fixtures
-    needed = [n for n in inspect.signature(fn).parameters if n not in project.namespace()]
+    # @given hides the parameters it draws: what is left are fixtures (evmstate replay provides its own, deployments too)
+    deployments = load_deployments(cfg).functions
+    needed = [n for n in inspect.signature(fn).parameters if n not in project.namespace() and n not in deployments]
     if needed:
         return f"not saved for replay: it uses pytest fixtures ({', '.join(needed)}) that `evmstate replay` cannot provide"
     path = _relative(Path(str(item.path)), cfg.root)
     failure = property_failure(fn.__name__, path, exc, log, [])
     result = MachineFinished(name=fn.__name__, kind="test", path=path, status="failed", examples=log.examples, steps=log.examples, elapsed=0.0, failure=failure)
     settings, seed = build_settings(cfg.hypothesis, {}, Overrides(), fn.__name__)
-    saved = save_failure(cfg, project, Item("test", path, fn.__name__, fn), result, settings, seed)
-    return f"replay with: evmstate replay {saved.failure_id}"
+    saved = _saved(cfg, project, Item("test", path, fn.__name__, fn), result, settings, seed)
+    return f"replay with: evmstate replay {saved.failure_id}" if saved.failure_id else None
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -213,6 +270,16 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root))
     except ValueError:
         return str(path)
+
+
+@pytest.fixture()
+def _evmstate_deployments(evmstate_project: Project, _evmstate_isolation: None) -> Resolver:
+    """The test's deployments: each runs once, however many of its fixtures ask for it, on the test's own chain."""
+    try:
+        return Resolver(evmstate_project)
+    except EvmStateError as e:
+        error = str(e)
+    pytest.fail(error, pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -239,13 +306,15 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
         merged = {**spec.settings, **(settings or {})}
         hyp_settings, seed = build_settings(cfg.hypothesis, merged, Overrides(), spec.name)
         path = _relative(Path(str(request.node.path)), cfg.root)
-        result = run_machine(
-            spec, project, hyp_settings, seed, lambda e: None, path, database=database_for(cfg, where), init_args=args, capture=_capture(request.config)
-        )
+        with project.watching() as used:
+            result = run_machine(
+                spec, project, hyp_settings, seed, _told, path, database=database_for(cfg, where, lambda message: _told(StoreWarning(message))), init_args=args, capture=_capture(request.config)
+            )
         if result.status == "error":
-            pytest.fail(result.error or "machine error", pytrace=False)
+            # an error, not a falsified property: nothing is saved (pytest can only fail the test that called this)
+            pytest.fail(f"error in {spec.name} (not a failure of the contract):\n{result.error or 'machine error'}", pytrace=False)
         if result.failure is not None:
-            result = save_failure(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed)
+            result = _saved(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed, used)
             pytest.fail(result_text(result), pytrace=False)
 
     return run
@@ -318,6 +387,7 @@ class MachineItem(pytest.Item):
     def __init__(self, *, item: Item, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.item = item
+        self.result: MachineFinished | None = None  # how the machine or test ran (in setup)
 
     def setup(self) -> None:
         # a machine that cannot run as written is an error (as under `evmstate run`), not a failure
@@ -332,14 +402,16 @@ class MachineItem(pytest.Item):
                 _project(self.config)
             except EvmStateError as e:
                 raise MachineError(str(e)) from None
+        # run here, so that a machine that ends as an error (its own mistake, a limit of evmstate)
+        # is one under pytest too, and only a falsified property fails the test
+        project = _project(self.config)
+        self.result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), _told)
+        if self.result.status == "error":
+            raise MachineError(self.result.error or "error")
 
     def runtest(self) -> None:
-        project = _project(self.config)
-        result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), lambda e: None)
-        if result.status == "error":
-            raise MachineError(result.error or "error")
-        if result.failure is not None:
-            raise MachineError(result_text(result))
+        if self.result is not None and self.result.failure is not None:
+            raise MachineError(result_text(self.result))
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
         if isinstance(excinfo.value, MachineError):
@@ -347,4 +419,4 @@ class MachineItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, None, f"{self.item.path}::{self.item.name}"
+        return self.path, None, self.item.id

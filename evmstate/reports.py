@@ -10,7 +10,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from .engine.events import Failure, MachineFinished
-from .engine.summary import RunSummary
+from .engine.events import RunSummary
 from .engine.records import versions
 from .engine.trace import Trace, TracedCall
 
@@ -29,6 +29,7 @@ def _call_text(c: TracedCall) -> list[str]:
     line += f"  gas {c.gas_used}" + ("" if c.kind != "call" else " (call)")
     lines = [line]
     lines += [f"  emit {e}" for e in c.events]
+    lines += [f"  inner call failed: {i}" for i in c.inner]
     if c.reverted is not None:
         lines.append(f"  reverted: {c.reverted}")
     return lines
@@ -97,9 +98,13 @@ def result_text(result: MachineFinished) -> str:
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
+        raise
 
 
 def write_junit(summary: RunSummary, path: Path) -> None:
@@ -202,11 +207,13 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         },
         "never_run": r.never_run,
         "all_reverted": r.all_reverted,
+        "mostly_reverted": r.mostly_reverted,
         "unexercised": r.unexercised,
         "left_out": dict(r.left_out),
         "warnings": r.warnings,
         "failure_id": r.failure_id,
         "error": r.error,
+        "machine_error": r.broken,  # the error is a mistake of the machine's own code (see MachineFinished.broken)
         "failure": None if r.failure is None else _failure_json(r.failure),
     }
 
@@ -223,6 +230,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "gas": None if summary.gas is None else summary.gas.to_dict(),
         "compile_warnings": [w.to_dict() for w in summary.warnings],
+        "store_warnings": summary.store_warnings,
         "coverage": None if summary.coverage is None else summary.coverage.to_dict(),
     }
 
@@ -246,11 +254,21 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "examples": summary.examples,
         "steps": summary.steps,
         "branches": None if summary.branches is None else len(summary.branches),
-        "items": {key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop} for key, t in summary.items.items()},
-        "failures": [result_json(r) for r in summary.failures],
+        "items": {
+            key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop, **_sighting(t)} for key, t in summary.items.items()
+        },
+        "failures": [{**result_json(r), **_sighting(summary.items.get(f"{r.path}::{r.name}"))} for r in summary.failures],
         "errors": [result_json(r) for r in summary.errors],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
+        "store_warnings": summary.store_warnings,
     }
+
+
+def _sighting(totals: Any) -> dict[str, Any]:
+    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before it."""
+    if totals is None or totals.found_after is None:
+        return {}
+    return {"found_after": round(totals.found_after, 3), "runs_before": totals.runs_before}
 
 
 def write_campaign_json(summary: Any, path: Path) -> None:

@@ -9,6 +9,8 @@ MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,9 +24,10 @@ from . import reports  # noqa: F401
 from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
-from .config import Config, load as load_config
+from .config import Config, load as load_config, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
+from .engine.database import check_database, replayed_first
 from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,
@@ -41,13 +44,15 @@ from .engine.events import (
     ShrinkFinished,
     ShrinkReport,
     ShrinkStarted,
+    StoreWarning,
 )
 from .engine.item import RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
-from .engine.summary import RunOptions, RunSummary
+from .engine.events import RunSummary
+from .engine.item import RunOptions, told_once
 from .engine.trace import GasStats
-from .errors import FailureRecordError, MachineDefinitionError, UsageError
-from .evm.fork.start import resolve as resolve_fork, with_fork  # noqa: F401  (with_fork: part of the facade)
+from .errors import FailureRecordError, MachineDefinitionError, ResourceError, UsageError
+from .evm.fork.start import is_forked, resolve as resolve_fork, with_fork  # noqa: F401  (is_forked, with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
 from .mutate import mutation
 from .mutate.mutation import MutateOptions
@@ -58,7 +63,8 @@ from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
 from .scale.parallel import run_items
 from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
 from .properties.scaffold import write_machine
-from .scaffold import init as scaffold, next_steps
+from .scaffold.project import init as scaffold, next_steps
+from .hooks import ctrl_c_held
 from .search.session import collector_of
 
 
@@ -71,7 +77,7 @@ class Reports:
     coverage: tuple[tuple[str, Path], ...] = ()  # (lcov, html or json, where)
 
 
-def run(config: Config, options: RunOptions, emit: Callable[[Event], None], reports: Reports = Reports()) -> RunSummary:
+def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outputs: Reports = Reports()) -> RunSummary:
     """Compile the project, discover machines and tests, run each and emit events; write the reports; RunFinished ends the events.
 
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
@@ -79,13 +85,16 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
     """
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
     if options.workers > 1:
         start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
-    emit(RunStarted(seed, config.origin))
+    emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
+    fresh = options.overrides.fresh
+    emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config)))
     summary.stopped_in = "discovery"
     if options.gas:
         summary.gas = GasStats()
@@ -95,31 +104,41 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], repo
         summary.stopped_in = None
     except KeyboardInterrupt:
         summary.interrupted = True
-    emit(RunFinished(summary, _write(summary, reports)))
+    emit(RunFinished(summary, _write(summary, outputs, emit)))
     return summary
 
 
-def _write(summary: RunSummary, reports: Reports) -> tuple[str, ...]:
-    written = []
-    if reports.junit_xml is not None:
-        write_junit(summary, reports.junit_xml)
-        written.append(str(reports.junit_xml))
-    if reports.json is not None:
-        write_json(summary, reports.json)
-        written.append(str(reports.json))
+def _write(summary: RunSummary, outputs: Reports, emit: Callable[[Event], None]) -> tuple[str, ...]:
+    todo: list[tuple[Path, Callable[[Path], None]]] = []
+    if outputs.junit_xml is not None:
+        todo.append((outputs.junit_xml, lambda p: write_junit(summary, p)))
+    if outputs.json is not None:
+        todo.append((outputs.json, lambda p: write_json(summary, p)))
     if summary.coverage is not None:
-        for kind, path in reports.coverage:
-            summary.coverage.write(kind, path)
-            written.append(str(path))
-    return tuple(written)
+        coverage = summary.coverage
+        todo += [(path, functools.partial(_coverage_to, coverage, kind)) for kind, path in outputs.coverage]
+    return tuple(str(path) for path, write in todo if _written(path, write, emit))
+
+
+def _coverage_to(coverage: Any, kind: str, path: Path) -> None:
+    coverage.write(kind, path)
+
+
+def _written(path: Path, write: Callable[[Path], None], emit: Callable[[Any], None]) -> bool:
+    """Write a report: a disk that is full or read-only is a warning naming the file (the results were shown; the exit code stands)."""
+    try:
+        write(path)
+    except OSError as exc:
+        emit(StoreWarning(str(ResourceError.unwritable(f"the report {shown(path)}", shown(path.parent) + "/", exc, "the results shown above are all there is of this run"))))
+        return False
+    return True
 
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], *, json: Path | None = None) -> CampaignSummary:
     """Fuzz for a time budget over workers (scale/campaign.py); write the JSON report (json: where); CampaignFinished ends the events."""
     summary = campaign.fuzz(config, options, emit)
-    written = ()
-    if json is not None and summary.nothing is None:
-        write_campaign_json(summary, json)
+    written: tuple[str, ...] = ()
+    if json is not None and summary.nothing is None and _written(json, lambda p: write_campaign_json(summary, p), emit):
         written = (str(json),)
     emit(CampaignFinished(summary, written))
     return summary
@@ -131,8 +150,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     written = []
     if report.nothing is None:
         for path, write in ((json, report.write_json), (html, lambda p: report.write_html(p, config.root))):
-            if path is not None:
-                write(path)
+            if path is not None and _written(path, write, emit):
                 written.append(str(path))
     emit(MutateFinished(report, tuple(written), report.exit_code(min_score), min_score))
     return report
@@ -146,8 +164,11 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
     fork_block: a forked failure replayed at this block instead of the one it was recorded at.
     """
+    check_database(config)  # evmstate.toml's database is checked as by every command that runs machines
     record = _record(config, failure_id)
-    if fork_block is not None and record.settings.get("fork"):
+    if fork_block is not None and not record.settings.get("fork"):
+        raise UsageError(f"--fork-block {fork_block}: failure {record.id} was found on a fresh chain, not on a fork, and replays on one: leave out --fork-block")
+    if fork_block is not None:
         record.settings["fork"] = {**record.settings["fork"], "block": fork_block}
     emit(ReplayStarted(record.id, record.path, record.name, record.interrupted, record.stopped))
     result = replay_record(config, record, emit)
@@ -157,6 +178,7 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
 def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted | ShrinkFinished], None], *, seconds: float | None = None) -> ShrinkFinished:
     """Go on shrinking a saved failure (None: the newest) for at most seconds; a shorter program replaces the record."""
+    check_database(config)
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
@@ -164,16 +186,22 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     if result.verdict in ("fixed", "fails differently"):
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
     else:
-        new = result.record
-        store.save(new)
-        if new.id != record.id:
-            store.remove(record.id)
+        new, unsaved = result.record, None
+        try:
+            with ctrl_c_held():  # the shorter program in place of the old one, both or neither
+                new = store.keep(dataclasses.replace(result.record, id=result.record.identity.id))
+                if new.id != record.id:
+                    store.path_of(record.id).unlink(missing_ok=True)  # keep() may have merged it already
+        except ResourceError as exc:  # the program is shown all the same; the saved record stays as it was
+            unsaved = str(exc)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
             first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
         )
-        finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=new.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped)
+        finished = ShrinkFinished(
+            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved, interrupted=new.interrupted
+        )
     emit(finished)
     return finished
 
@@ -208,9 +236,17 @@ def remove_failure(config: Config, failure_id: str | None) -> str:
 
 
 def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False) -> None:
-    """Replay every saved failure and remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
+    """Remove the records of a failure another record holds a shorter program of, then replay every saved failure and
+    remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
     store = FailureStore.of(config)
-    for rid in store.ids():
+    merged = set()
+    for rid, kept in store.duplicates():
+        steps = "1 step" if len(kept.steps) == 1 else f"{len(kept.steps)} steps"
+        if not dry_run:
+            store.path_of(rid).unlink(missing_ok=True)
+        merged.add(rid)
+        emit(FailurePruned(rid, True, f"the same failure as {kept.id}, which holds a shorter program: {steps}"))
+    for rid in (r for r in store.ids() if r not in merged):
         result = check_record(config, store, rid)
         # unreadable records are never pruned: `evmstate failures rm` removes them on purpose
         remove = result.verdict == "fixed" or (unreplayable and result.verdict == "cannot replay")
@@ -256,6 +292,7 @@ def init(target: Path, force: bool = False, machine: str | None = None) -> tuple
         return [path], [f"the machine runs as it is: evmstate run {path.relative_to(config.root).as_posix()}; then decide what it marks DECIDE"]
     return scaffold(target, force=force), next_steps(target)
 
+
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
     kinds = frozenset({"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"})
     flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
@@ -291,12 +328,12 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
         summary.stopped_in = "the machines and tests running"
         return run_items(config, project, items, options, seed, summary, emit)
     for k, item in enumerate(items, 1):
-        summary.stopped_in = f"{item.path}::{item.name}"
+        summary.stopped_in = item.id
         try:
             request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
             result = run_item(config, project, item, request, emit)
         except MachineDefinitionError as exc:
-            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            err = LoadFailed(item.id, str(exc))
             summary.load_errors.append(err)
             emit(err)
             continue

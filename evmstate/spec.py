@@ -230,6 +230,33 @@ class MachineSpec:
         return list(seen.values())
 
 
+# what to write instead of a generator, by what the method is
+_INSTEAD_OF_YIELD = {
+    "rule": "to put values into a bundle, return them (several: return multiple(a, b))",
+    "initializer": "to put values into a bundle, return them (several: return multiple(a, b))",
+    "invariant": "check the state with assert",
+    "setup": "to keep a context manager open for the run, write self.enter(cm)",
+    "teardown": "clean up in the body itself",
+    "teardown_final": "clean up in the body itself",
+    "__init__": "deploy and assign in the body itself (cls.token = Token.deploy(...))",
+}
+
+
+def check_runnable(where: str, kind: str, fn: Any) -> None:
+    """Refuse a rule, invariant, initializer or lifecycle method that calling does not run: an async def, a generator.
+
+    evmstate calls them and neither awaits nor iterates what they return, so their bodies would never run and
+    the machine would pass without testing anything.
+    """
+    if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+        raise MachineDefinitionError(
+            f"{where} is an async def: evmstate calls it without awaiting what it returns, so its body would never run. "
+            f"Write it as a plain def: contract calls are synchronous (no await)."
+        )
+    if inspect.isgeneratorfunction(fn):
+        raise MachineDefinitionError(f"{where} is a generator (it has a yield): calling it does not run its body. Remove the yield; {_INSTEAD_OF_YIELD[kind]}.")
+
+
 def _params_of(fn: Callable) -> list[inspect.Parameter]:
     params = list(inspect.signature(fn).parameters.values())
     if not params or params[0].name != "self":
@@ -262,6 +289,7 @@ def _no_strategy(where: str, name: str, strategies: dict[str, SearchStrategy]) -
 
 
 def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, SearchStrategy]) -> RuleSpec:
+    check_runnable(f"{cls.__name__}.{name}", "initializer" if name.startswith("initialize") else "rule", fn)
     params = []
     for p in _params_of(fn):
         key = p.default if isinstance(p.default, str) else p.name
@@ -280,6 +308,7 @@ def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, Sear
 def _decorated_rule(cls: type, name: str, fn: Callable, marker: tuple[tuple[Bundle, ...], dict[str, Any]]) -> RuleSpec:
     targets, arguments = marker
     where = f"{cls.__name__}.{name}"
+    check_runnable(where, "initializer" if hasattr(fn, _INIT) else "rule", fn)
     names = [p.name for p in _params_of(fn)]
     missing = [n for n in names if n not in arguments]
     if missing:
@@ -329,6 +358,7 @@ def collect(cls: type) -> MachineSpec:
                 elif hasattr(fn, _INIT):
                     inits.append(_decorated_rule(cls, name, fn, getattr(fn, _INIT)))
                 elif hasattr(fn, _INVARIANT):
+                    check_runnable(f"{cls.__name__}.{name}", "invariant", fn)
                     if _params_of(fn):
                         raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values")
                     invariants.append(RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ())))
@@ -338,6 +368,7 @@ def collect(cls: type) -> MachineSpec:
                 elif name == "initialize" or name.startswith("initialize_"):
                     inits.append(_brownie_rule(cls, name, fn, strategies))
                 elif name == "invariant" or name.startswith("invariant_"):
+                    check_runnable(f"{cls.__name__}.{name}", "invariant", fn)
                     if _params_of(fn):
                         raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values (move the draw into a rule)")
                     invariants.append(RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ())))
@@ -350,6 +381,8 @@ def collect(cls: type) -> MachineSpec:
         fn = getattr(cls, lifecycle, None)
         if fn is not None and not callable(fn):
             raise MachineDefinitionError(f"{cls.__name__}.{lifecycle} must be a method")
+        if fn is not None:
+            check_runnable(f"{cls.__name__}.{lifecycle}", lifecycle, fn)
     settings: dict[str, Any] = {}
     for klass in reversed(cls.__mro__):  # a subclass's settings update its bases'
         own = vars(klass).get("settings")
@@ -362,6 +395,8 @@ def collect(cls: type) -> MachineSpec:
     init_params = []
     if init is not None and not inspect.isfunction(init):
         raise MachineDefinitionError(f"{cls.__name__}.__init__ must be a plain method: def __init__(cls, accounts, ...)")
+    if init is not None:
+        check_runnable(f"{cls.__name__}.__init__", "__init__", init)
     if init is not None:
         params = list(inspect.signature(init).parameters.values())
         init_params = [p.name for p in params[1:] if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]

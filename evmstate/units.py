@@ -30,6 +30,8 @@ def to_wei(amount: object, *, what: str = "amount") -> int:
     if isinstance(amount, int):
         return amount
     if isinstance(amount, float):
+        if amount != amount or amount in (float("inf"), float("-inf")):
+            raise UnitError(f"{what}: {amount!r} is not an amount; give a whole number of wei or a string such as \"1 ether\"")
         if amount != int(amount):
             raise UnitError(f"{what}: {amount!r} is not a whole number of wei; write it as a string, e.g. \"{amount} ether\"")
         return int(amount)
@@ -52,6 +54,8 @@ def to_wei(amount: object, *, what: str = "amount") -> int:
             value = Decimal(number) * (Decimal(10) ** UNITS[unit])
         except InvalidOperation:
             raise UnitError(f"{what}: {number!r} in {amount!r} is not a number") from None
+        if not value.is_finite():
+            raise UnitError(f"{what}: {number!r} in {amount!r} is not a finite number")
         if value != value.to_integral_value():
             raise UnitError(f"{what}: {amount!r} is not a whole number of wei")
         return int(value)

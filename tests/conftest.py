@@ -8,7 +8,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -17,6 +17,9 @@ from evmstate import Project
 from evmstate.compiler import releases
 from evmstate.config import Config, ProjectConfig
 from evmstate.errors import CompileError
+
+if TYPE_CHECKING:
+    from tests.redis_server import RedisServer
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
@@ -257,8 +260,26 @@ def anvil_binary() -> Path:
         return install_anvil(folder)
 
 
+@pytest.fixture()
+def redis_server() -> Iterator["RedisServer"]:
+    """A redis-server of the test's own (Debian's), on a free loopback port; skipped, saying why, where it is not installed."""
+    from tests import redis_server as servers
+
+    server = servers.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture()
+def redis_url(redis_server: "RedisServer") -> str:
+    """The URL of a redis-server of the test's own."""
+    return redis_server.url
+
+
 # tests that ask for these fixtures are in the tiers their fixtures put them in
-TIER_OF_FIXTURE = {"release_cache": "network", "legacy_cache": "network", "redis_url": "processes", "anvil_binary": "processes"}
+TIER_OF_FIXTURE = {"release_cache": "network", "legacy_cache": "network", "redis_server": "processes", "redis_url": "processes", "anvil_binary": "processes"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -69,16 +69,42 @@ class Artifact:
             pos = None
         if pos is None:
             return None
-        source = (self.deploy_pc_source if deploy else self.pc_source).get(at)
+        lines = self._lines(at, deploy)
+        if lines is None or pos[0] > len(lines[1]):
+            return None
+        path, text = lines
+        end = pos[2] if isinstance(pos[2], int) and pos[0] <= pos[2] <= len(text) else pos[0]
+        return SourcePosition(_shown_path(path), pos[0], text[pos[0] - 1].strip(), end)
+
+    def _lines(self, pc: int, deploy: bool) -> tuple[str, list[str]] | None:
+        """The file the code at pc comes from (the source, or a module it imports) and its lines; None when it cannot be read."""
+        source = (self.deploy_pc_source if deploy else self.pc_source).get(pc)
         path = self.sources.get(source, self.path) if source is not None else self.path
         try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
+            return path, Path(path).read_text(encoding="utf-8").splitlines()
         except OSError:
             return None
-        if pos[0] > len(lines):
+
+    def function_at(self, pc: int, *, deploy: bool = False, ahead: int = 64) -> SourcePosition | None:
+        """The `def` line of the function whose code follows pc (a check at a function's entry, before its body), when known.
+
+        The first pc after it with a position is the function's first statement (or its def line);
+        its def is the nearest line above that starts a top-level `def`.
+        """
+        for at in range(pc + 1, pc + 1 + ahead):
+            found = self.position(at, deploy=deploy)
+            if found is not None:
+                break
+        else:
             return None
-        end = pos[2] if isinstance(pos[2], int) and pos[0] <= pos[2] <= len(lines) else pos[0]
-        return SourcePosition(_shown_path(path), pos[0], lines[pos[0] - 1].strip(), end)
+        if found.text.startswith("def "):
+            return found
+        read = self._lines(at, deploy)
+        lines = read[1] if read is not None else []
+        for number in range(min(found.line - 1, len(lines)), 0, -1):
+            if lines[number - 1].startswith("def "):
+                return SourcePosition(found.path, number, lines[number - 1].strip(), number)
+        return None
 
     def source_line(self, pc: int) -> tuple[int, str] | None:
         """The (line number, text) of the source line that produced runtime pc, when known."""

@@ -23,8 +23,9 @@ from . import cache as build_cache, legacy_outputs, releases, vyper_outputs
 from .cache import CACHE_FORMAT, portable
 from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact
-from ..errors import CompileError
+from ..errors import CompileError, ResourceError
 from .releases import Pin
+from ..files import Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
@@ -78,6 +79,9 @@ class Build:
     included: tuple[str, ...] = ()
     # what vyper warned of in the contracts' sources and the modules they import, once per file and warning
     warnings: list[CompileWarning] = field(default_factory=list)
+    # why the build cache could not be written (a full or read-only disk), None when it could: the build is
+    # whole all the same, and the next run compiles again what was not kept
+    cache_error: str | None = None
 
 
 def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
@@ -194,8 +198,16 @@ def _request(s: _Source) -> dict[str, Any]:
 
 
 def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
-    text = path.read_bytes()
+    try:
+        text = path.read_bytes()
+    except OSError as e:
+        return _Source(path, "", {}, search, evm_version, optimize, CompileError(f"{path}: cannot read: {e.strerror}. Make it readable.", path=str(path)), name=path.stem)
     source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, evm_version, optimize, name=path.stem)
+    try:
+        decode(text)
+    except Undecodable as e:  # said before vyper, which names neither the line nor what to do
+        source.error = CompileError(f"{path}{f':{e.line}' if e.line else ''}: cannot read: {e.problem}.", path=str(path), lineno=e.line or None)
+        return source
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
     if pin is not None and not pin.admits(VYPER_VERSION):
         found = releases.newest_cached(pin)
@@ -216,7 +228,12 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
 
 
 def _error(found: dict[str, Any], hint: str = "") -> CompileError:
-    return CompileError(found["message"] + hint, path=found["path"], lineno=found["lineno"])
+    message = found["message"]
+    if found["type"] == "CompilerPanic" and "codec can't decode" in message:  # vyper panics on an imported file that is not UTF-8
+        head, _, rest = message.partition("\n")
+        where = f"{found['path']}:{found['lineno']}" if found["lineno"] else str(found["path"])
+        message = f"{where}: a file this one imports is not UTF-8 text ({head.rsplit('unhandled exception ', 1)[-1]}); save it as UTF-8\n{rest.split('This is an unhandled internal compiler error')[0].rstrip()}"
+    return CompileError(message + hint, path=found["path"], lineno=found["lineno"])
 
 
 def _not_found_hint(contracts_dir: Path, root: Path, extra: Sequence[Path]) -> str:
@@ -392,7 +409,7 @@ def find_sources(contracts_dir: Path) -> list[Path]:
     """Every .vy file in the contracts folder and below it, sorted."""
     if not contracts_dir.is_dir():
         return []
-    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.parts)
+    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.parts and p.is_file())
 
 
 def _first_line(error: CompileError) -> str:
@@ -441,8 +458,12 @@ def compile_project(
             build.cached.append(s.name)
         else:
             outcome = fresh[key]
-            if key not in passing:
-                build_cache.write(plan.cache_file(s), s.path, outcome, plan.root)
+            if key not in passing and build.cache_error is None:
+                try:
+                    build_cache.write(plan.cache_file(s), s.path, outcome, plan.root)
+                except OSError as exc:
+                    folder = plan.cache_file(s).parent
+                    build.cache_error = str(ResourceError.unwritable("the build cache", shown(folder.resolve(), plan.root, ()) + "/", exc, "the contracts are compiled all the same, and compiled again by the next run"))
             build.compiled.append(s.name)
         for dep, h in s.inputs.items():
             where = shown(dep, plan.root, plan.search)

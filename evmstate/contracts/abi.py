@@ -458,10 +458,14 @@ class Codec:
     otherwise, and for every error, it goes through eth-abi.
     """
 
-    def __init__(self, label: str, inputs: Sequence[AbiType], outputs: Sequence[AbiType], *, words: bool = True) -> None:
+    def __init__(self, label: str, inputs: Sequence[AbiType], outputs: Sequence[AbiType], *, words: bool = True, names: Sequence[str] = ()) -> None:
         self.label = label
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
+        # several outputs, each named (vyper 0.2's struct getters and struct returns, a Solidity function's named
+        # returns): a named tuple of them, as a struct returned as one tuple is
+        named = len(outputs) > 1 and len(names) == len(outputs) and all(names) and len(set(names)) == len(names)
+        self._struct = _struct_class(tuple(names)) if named else None
         self.in_types = [t.name for t in inputs]
         self.out_types = [t.name for t in outputs]
         self._labels = [f"{label} argument {i + 1} ({t.display})" for i, t in enumerate(inputs)]
@@ -473,7 +477,8 @@ class Codec:
     @classmethod
     def for_entry(cls, label: str, entry: Mapping[str, Any], *, words: bool = True) -> "Codec":
         """The codec of a JSON ABI function or constructor entry."""
-        return cls(label, [param_type(p) for p in entry.get("inputs", [])], [param_type(p) for p in entry.get("outputs", [])], words=words)
+        outputs = entry.get("outputs", [])
+        return cls(label, [param_type(p) for p in entry.get("inputs", [])], [param_type(p) for p in outputs], words=words, names=[p.get("name") or "" for p in outputs])
 
     def encode(self, args: Sequence[Any]) -> bytes:
         """The arguments (as users pass them) ABI-encoded, without a selector."""
@@ -497,7 +502,9 @@ class Codec:
             except Exception as e:
                 shown = ", ".join(t.display for t in self.outputs)
                 raise ContractError(f"{self.label} returned {len(output)} bytes that do not decode as ({shown}): {e}") from None
-        return values[0] if len(values) == 1 else values
+        if len(values) == 1:
+            return values[0]
+        return values if self._struct is None else self._struct(*values)
 
 
 def entry_signature(entry: Mapping[str, Any]) -> str:

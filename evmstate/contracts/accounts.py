@@ -8,7 +8,7 @@ from eth_keys import keys
 from eth_utils import keccak
 
 from . import calls
-from ..errors import ContractError, UsageError
+from ..errors import UsageError
 from ..units import to_wei
 from ..values import HexBytes, format_value
 from .typed_data import typed_data_hash
@@ -57,7 +57,10 @@ class Account(Handle):
 
     def _key(self, what: str) -> bytes:
         if self._private_key is None:
-            raise UsageError(f"{what}: the private key of {self.address} is not known, so it cannot sign")
+            raise UsageError(
+                f"{what}: the private key of {self.address} is not known, so it cannot sign: an address outside the funded accounts "
+                f"(accounts.at(address), {{\"from\": address}}) sends without a key; sign with a funded account (accounts[0] ...)"
+            )
         return self._private_key
 
     def sign_message(self, message: bytes | str) -> SignedMessage:
@@ -130,6 +133,7 @@ class Accounts(Sequence[Account], Handle):
     """The funded accounts, indexable like a list; accounts[0] deploys by default."""
 
     def __init__(self, backend: "Backend", addresses: Sequence[bytes]) -> None:
+        self._backend = backend
         known = {address: private for private, address in backend.account_keys}
         self._items = [Account(a, i, backend, known.get(a)) for i, a in enumerate(addresses)]
         self._by_raw = {a.raw_address: a for a in self._items}
@@ -144,24 +148,26 @@ class Accounts(Sequence[Account], Handle):
     def __len__(self) -> int:
         return len(self._items)
 
-    def at(self, address: object) -> Account:
-        """The account with this address."""
-        raw = to_raw_address(address)
-        try:
-            return self._by_raw[raw]
-        except KeyError:
-            raise ContractError(f"{address!r} is not one of the {len(self)} funded accounts") from None
+    def at(self, address: object, force: bool = False) -> Account:
+        """The account at an address: the funded one, or an account for any other address (a whale, a contract, a pool on a fork).
 
-    def sender(self, address: object) -> Account:
+        Such an account sends without a key ({"from": account}, account.transfer()) and holds the
+        ether the chain gives that address (the fork's balance, or chain.set_balance's); it cannot
+        sign. force=True is Brownie's spelling of the same, accepted as it is: no address needs it.
+        """
+        if not isinstance(force, bool):
+            raise UsageError(f"accounts.at: force must be True or False, got {format_value(force)}")
+        return self.sender(address, what="accounts.at")
+
+    def sender(self, address: object, *, what: str = "from") -> Account:
         """The account to send from: a funded one, or any other address (it holds no ether unless sent some, and cannot sign)."""
         if isinstance(address, Account):
             return address
-        raw = to_raw_address(address, what="from")
+        raw = to_raw_address(address, what=what)
         found = self._by_raw.get(raw)
         if found is not None:
             return found
-        backend = self._items[0]._backend if self._items else None
-        return Account(raw, -1, backend)  # type: ignore[arg-type]
+        return Account(raw, -1, self._backend)
 
     def __repr__(self) -> str:
         return f"<Accounts: {len(self)} funded>"

@@ -355,7 +355,8 @@ class ContractContainer(Handle):
         try:
             if not result.success:
                 raise_on_failure(result, "deploy", self._artifact, (self._name, "deploy", args), project=self._project)
-            contract = self.at(result.contract_address, label=name)
+            assert result.contract_address is not None  # a deploy that succeeded made one
+            contract = self._attach(result.contract_address, name)
         except Exception as exc:
             if calls.listeners:
                 calls.notify(calls.CallRecord(self._name, "deploy", args, "deploy", sender, value, result, error=exc))
@@ -406,9 +407,26 @@ class ContractContainer(Handle):
         return self._project.accounts.sender(sender)
 
     def at(self, address: object, label: str | None = None) -> Contract:
-        """This contract's interface bound to an existing address; label names it in traces, events and reports."""
+        """This contract's interface bound to an existing contract's address; label names it in traces, events and reports.
+
+        An address without code is refused (calls to it would succeed and return nothing): deploy
+        first, or plant code there with chain.set_code().
+        """
         raw = to_raw_address(address, what=f"{self._name}.at")
         label = _label(label, f"{self._name}.at")
+        backend = self._project.backend
+        if not backend.get_code(raw):
+            fork = backend.spec.fork
+            if fork is not None:
+                where = f"at block {backend.block_number} of the forked chain (chain id {fork.chain_id}, forked at block {fork.block})"
+                hint = "check the address and [fork] block: a contract deployed after the fork's block is not there yet"
+            else:
+                where = f"on this chain (block {backend.block_number})"
+                hint = f"deploy one with {self._name}.deploy(...) and use what it returns, or plant code there first with chain.set_code(address, code)"
+            raise ContractError(f"{self._name}.at({checksum(raw)}): there is no code at that address {where}; {hint}")
+        return self._attach(raw, label)
+
+    def _attach(self, raw: bytes, label: str | None) -> Contract:
         self._project.register(raw, self._artifact, label)
         return Contract(self._project, label or self._name, raw, self._artifact)
 

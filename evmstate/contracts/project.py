@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from .. import config as config_mod
 from ..compiler.build import build as build_project
 from ..compiler.sources import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
-from ..errors import CompileError, EvmStateError, UsageError
+from ..errors import CompileError, EvmStateError, NoSuchContract, UsageError
 from ..evm.factory import make_backend
 from .accounts import Accounts
 from .api import Handle, current_project
@@ -78,6 +79,7 @@ class Project(Handle):
             self.event_decoder.add_abi(artifact.abi)
             self.containers[name] = ContractContainer(self, artifact)
         self._reference: Project | None = None
+        self._watching: list[set[str]] = []  # see watching()
         if activate:
             current_project.set(self)
 
@@ -136,10 +138,22 @@ class Project(Handle):
 
     def register(self, raw_address: bytes, artifact: Artifact, label: str | None = None) -> None:
         self._by_address[raw_address] = artifact
+        for used in self._watching:
+            used.add(artifact.name)
         if label is not None:
             self._labels[raw_address] = label
         else:
             self._labels.pop(raw_address, None)
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[set[str]]:
+        """While inside, the set it gives fills with the names of the contracts deployed or attached (.at) on this project."""
+        used: set[str] = set()
+        self._watching.append(used)
+        try:
+            yield used
+        finally:
+            self._watching.remove(used)
 
     def artifact_at(self, raw_address: bytes) -> Artifact | None:
         return self._by_address.get(raw_address)
@@ -148,6 +162,10 @@ class Project(Handle):
         """(its label, else its contract's name; its contract) of what the project deployed or attached at an address."""
         artifact = self._by_address.get(raw_address)
         return (self._labels.get(raw_address, artifact.name), artifact) if artifact is not None else None
+
+    def deployments(self) -> dict[bytes, str]:
+        """Every address the project deployed or attached, with what traces call it (its label, else its contract's name)."""
+        return {address: self._labels.get(address, artifact.name) for address, artifact in self._by_address.items()}
 
     def name_at(self, raw_address: bytes) -> str | None:
         """What traces call the contract at an address: its deployment's label, else its contract's name; None when unknown."""
@@ -169,7 +187,7 @@ class Project(Handle):
         if name in self.unavailable:
             raise self.unavailable[name].error
         known = ", ".join(f"{n} ({p})" if p != n else n for p, n in sorted(self.module_paths.items()) if n in self.containers) or "none"
-        raise KeyError(f"project has no contract {key!r}; contracts: {known}")
+        raise NoSuchContract(f"project has no contract {key!r}; contracts: {known}")
 
     def __getattr__(self, name: str) -> Any:
         if name in self.__dict__.get("on_demand", {}):

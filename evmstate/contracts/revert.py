@@ -14,11 +14,11 @@ from ..errors import (
     TransactionReverted,
     VirtualMachineError,
 )
-from ..evm.base import SHORT_LIMIT_FACTOR, SHORT_LIMIT_FLOOR
 from ..hooks import Current, Listeners
 from ..values import format_value
 from .abi import abi_type, decode, entry_signature, from_abi_value, selector
 from .api import ProjectLike, current_project
+from .hints import hint, timeout_message
 
 if TYPE_CHECKING:
     from ..compiler.artifacts import Artifact, SourcePosition
@@ -128,6 +128,8 @@ _CHECKS = {
 }
 # checks that only pass on a failure from the frame they called
 _PASSED_ON = ("external call failed", "create failed")
+# checks at a function's entry, before its body: no statement of the source makes them, its def line asks for them
+_AT_ENTRY = ("bad calldatasize or callvalue", "nonpayable check", "calldatasize check")
 _TLOAD, _SLOAD = 0x5C, 0x54
 _DEV_COMMENT = re.compile(r"#\s*(dev:.*?)\s*$")
 # how far back from a check's jump to look for its source position
@@ -177,15 +179,17 @@ def _artifact_for(frame: "Frame", project: ProjectLike | None, deployed: "Artifa
         return deployed
     if project is None:
         return None
+    found = None
     if not frame.is_create and frame.address is not None:
         found = project.artifact_at(frame.address)
-        if found is not None:
+        # an interface attached to another contract's code (Impl.at(proxy)): the code that ran is not its own
+        if found is not None and (not found.bytecode_runtime or frame.code.startswith(found.bytecode_runtime)):
             return found
     for artifact in project.artifacts.values():
         code = artifact.bytecode if frame.is_create else artifact.bytecode_runtime
         if code and frame.code.startswith(code):
             return artifact
-    return None
+    return found  # code no artifact matches as it is (immutables inside it): the address's, as attached
 
 
 def _dev_comment(position: "SourcePosition") -> str | None:
@@ -271,6 +275,10 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
             # the shared REVERT: the jump that led to it names the check
             jump = chosen.jump_pc
             check = emap.get(jump)
+            if check in _AT_ENTRY:
+                # vyper maps no line to these; the nearest line before the jump is another function's (a getter's,
+                # in 0.3): the function whose body follows, else no line at all
+                return Explanation(artifact.function_at(jump, deploy=deploy), check, None, artifact.name, tuple(via))
             if check is not None and _checks_a_value(check):
                 # the checked value is used right after the check, by the check's own statement;
                 # what comes before may be shared with later lines by the optimizer
@@ -285,58 +293,6 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
         position = artifact.position(chosen.pc, deploy=deploy, walk_back=_WALK_BACK)
     dev = _dev_comment(position) if position is not None else None
     return Explanation(position, check, dev, artifact.name, tuple(via))
-
-
-def _timeout_message(result: "ExecResult", description: str, source: str | None) -> str:
-    timeout = result.timeout
-    assert timeout is not None
-    configured = f"[fuzz] call_timeout = {timeout.configured:g} s"
-    lines = [f"{description} did not finish within {timeout.limit:.2g} s"]
-    if source:
-        lines.append(f"  running {source}")
-    if timeout.shortened:
-        why = (
-            f"An earlier call ran past {configured} (evmstate.toml); since then calls get {SHORT_LIMIT_FACTOR} times "
-            f"the slowest call that finished (at least {SHORT_LIMIT_FLOOR:g} s), so that runaway calls cost little time."
-        )
-    else:
-        why = f"The limit is {configured} of CPU time per call (evmstate.toml)."
-    lines.append(why)
-    if timeout.unfinished is None:
-        revm = 'evmstate runs such calls to their end on revm when pyrevm is installed (pip install "evmstate[revm]").'
-    else:
-        revm = f"revm, which would run it to its end in well under a second, could not: {timeout.unfinished}."
-    lines.append(
-        "This is a limit of evmstate, not a failure of the contract: on chain the call would finish, or run out of "
-        f"its {result.gas_limit} gas ([fuzz] call_gas_limit), and py-evm runs about a million gas a second. {revm} "
-        "Else raise call_timeout, or set it to 0 for no limit, or lower call_gas_limit."
-    )
-    return "\n".join(lines)
-
-
-def _finished_note(result: ExecResult) -> str | None:
-    """For a call py-evm ran out of time for and revm finished: so it says."""
-    if result.timeout is None:
-        return None
-    where = ", and the line is where py-evm was running" if result.frames else ""
-    return f"This call ran past [fuzz] call_timeout on py-evm (now or before): revm ran it to its end, as the chain would{where}."
-
-
-def _gas_cap_hint(result: "ExecResult") -> str | None:
-    if not (result.out_of_gas and result.at_gas_cap):
-        return None
-    return (
-        f"It used all {result.gas_limit} gas a call gets: [fuzz] call_gas_limit in evmstate.toml "
-        "(2**24 by default, EIP-7825's per-transaction cap). A loop that never ends? "
-        "If the call needs more gas, raise call_gas_limit."
-    )
-
-
-def _hint(result: ExecResult) -> str | None:
-    """What the report of a failed call adds: the gas cap it used up, that revm finished it."""
-    if not result.out_of_gas and result.timeout is None:
-        return None  # most failed calls: nothing to add
-    return "\n".join(hint for hint in (_gas_cap_hint(result), _finished_note(result)) if hint) or None
 
 
 def raise_on_failure(
@@ -367,7 +323,7 @@ def raise_on_failure(
         description = format_call(*call) if call else None
         where = description or (f"{name}.{function}" if name and function else function or "the call")
         raise CallTimeout(
-            _timeout_message(result, where, why.source_line),
+            timeout_message(result, where, why.source_line),
             call=where,
             limit=result.timeout.limit if result.timeout else 0.0,
             configured=result.timeout.configured if result.timeout else 0.0,
@@ -378,9 +334,10 @@ def raise_on_failure(
         abi = artifact.abi if artifact else ()
         signatures = _Signatures(project, artifact)
         reason = decode_revert(result.output, abi, signatures)
-        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=_hint(result), **details)
+        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=hint(result), **details)
     else:
-        err = VirtualMachineError(result.error, contract=name, function=function, hint=_hint(result), **details)
+        block_gas_limit = project.backend.gas_limit if project is not None else None
+        err = VirtualMachineError(result.error, contract=name, function=function, hint=hint(result, block_gas_limit), **details)
     if call:
         err.show_call(format_call, *call)
     else:

@@ -11,6 +11,7 @@ the snapshot every run starts from), or before a property test's first example.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import inspect
 import weakref
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from ..contracts.contract import Contract, label_deployment
 from ..contracts.project import OnDemand, Project, Unavailable
 from ..errors import MachineDefinitionError
 from .tracebacks import describe_error
+from .verdicts import run_code
 from .loader import import_error, load_module
 
 
@@ -143,7 +145,7 @@ class Resolver:
         where = f"{self.deployments.shown}::{name}"
         kwargs = self.provide(inspect.signature(fn).parameters, where, asking)
         try:
-            value = fn(**kwargs)
+            value = run_code(fn, **kwargs)
         except Exception as exc:
             error_type, message, _, tb = describe_error(exc)
             chain = f" (asked for by {' -> '.join(asking[:-1])})" if len(asking) > 1 else ""
@@ -182,6 +184,25 @@ def names_behind(names: Iterable[str], config: Config) -> list[str]:
         if name in functions:
             todo.extend(inspect.signature(functions[name]).parameters)
     return found
+
+
+def deployments_used(names: Iterable[str], config: Config) -> dict[str, str]:
+    """{the deployments file as the project shows it: its sha256} when names, or what they ask for, hold a deployment; else {}."""
+    try:
+        found = load_deployments(config)
+    except OSError:
+        return {}
+    if found.path is None or not any(n in found.functions for n in names_behind(names, config)):
+        return {}
+    try:
+        root = config.root.resolve()
+        shown_path = found.path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        shown_path = str(found.path)
+    try:
+        return {shown_path: hashlib.sha256(found.path.read_bytes()).hexdigest()}
+    except OSError:
+        return {}
 
 
 def deployments_file_error(config: Config) -> tuple[str, str] | None:

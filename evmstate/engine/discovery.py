@@ -32,6 +32,11 @@ class Item:
     name: str
     obj: Any
 
+    @property
+    def id(self) -> str:
+        """"path::name", as the command line, records and workers name the item."""
+        return f"{self.path}::{self.name}"
+
     @functools.cached_property
     def spec(self) -> MachineSpec | None:
         """The machine's rules, invariants and settings; None for a property test."""
@@ -193,14 +198,16 @@ def _load_the_rest(config: Config, selected: set[Path]) -> None:
             continue
         try:
             load_module(path)
-        except Exception:
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # sys.exit() at import among them: it must not end the run
             pass  # not selected: its errors are not this run's
 
 
 def _matches(expr: str, item: Item) -> bool:
     """-k: a substring of the name, with 'not', 'and', 'or' as in pytest."""
     words = expr.replace("(", " ( ").replace(")", " ) ").split()
-    target = f"{item.path}::{item.name}".lower()
+    target = item.id.lower()
     py = []
     for w in words:
         if w in ("and", "or", "not", "(", ")"):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compiler.vyper_warnings import CompileWarning
+from ..search.canaries import Canary  # noqa: F401  (a machine's result holds them; importable from here)
 from .tracebacks import ErrorInfo
 from .recorded import RecordedStep
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class ExitCode(enum.IntEnum):
-    """How a command ends, as its exit status: pytest's codes, and the shell's for Ctrl-C."""
+    """How a command ends, as its exit status: 0 passed, 1 falsified, 2 the input's fault, 3 evmstate's, and the shell's 130 for Ctrl-C."""
 
     OK = 0  # passed; a replayed failure is fixed
     FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score
@@ -38,6 +39,10 @@ class RunStarted:
 
     seed: int
     settings: str = ""  # Config.origin: "moccasin.toml (contracts in src/)"
+    # where saved failing examples (and, for a campaign, guidance runs) are replayed before the
+    # seed's own search, so that the seed alone does not decide the search; None when nothing is
+    fresh: bool = False  # --fresh: no example database and no corpus
+    replayed_first: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,21 +139,26 @@ class RuleStats:
     filters: dict[str, FilterStats] = field(default_factory=dict)
     transactions: int = 0  # transactions and deployments the rule sent
     transactions_reverted: int = 0  # of those, the ones that reverted, however the rule handled it
+    gated: bool = False  # the rule has a precondition or a bundle argument: it may not be able to run at a step
 
     @property
     def never_changed_state(self) -> bool:
         """It sent transactions and every one of them reverted."""
         return self.transactions > 0 and self.transactions_reverted == self.transactions
 
+    @property
+    def unexpected_reverts(self) -> int:
+        """Its transactions that reverted outside reverts(): caught by the rule itself (try/except), or not caught at all."""
+        return max(0, self.transactions_reverted - self.reverts)
 
-@dataclass
-class Canary:
-    """How often a property was checked, and how often on the state it exists to check (engine/canaries.py)."""
+    @property
+    def mostly_reverted(self) -> bool:
+        """Most of its transactions reverted outside reverts(), though not all, over enough of them to tell: most of its steps tested nothing."""
+        return self.transactions >= MOSTLY_MIN and 2 * self.unexpected_reverts > self.transactions and not self.never_changed_state
 
-    what: str = ""  # the state that makes a check count: "a transfer of a non-zero amount between two accounts"
-    checked: int = 0
-    interesting: int = 0
-    reverting: bool = False  # its transactions are meant to revert: not "never changed the state"
+
+# the transactions a rule must have sent before most of them reverting is worth a warning
+MOSTLY_MIN = 20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,18 +249,22 @@ class MachineFinished:
     runs: int = 0  # every run, shrinking and invalid ones included
     max_examples: int = 0
     internal: bool = False  # with status "error": evmstate itself failed (error holds its traceback)
+    # with status "error": the machine's or test's own code is at fault (engine.verdicts.is_mistake), not the
+    # contract nor a limit of evmstate; `evmstate mutate` counts no kill for it
+    broken: bool = False
     rejected: int = 0  # runs thrown away by assume() or reject() before any failed
     # branch outcomes first reached in the last quarter of the runs (None without coverage, or
     # with fewer than MIN_RUNS runs): above 0 in a passing machine, the search was still
     # finding new code when its budget ran out, and a longer one may find more
     late_branches: int | None = None
-    # the same for stages: a variable storing a small value it never held (a level, a rung, a
-    # phase), progress that reaches no new branch
+    # the same for new kinds of state: a variable that holds a phase, a level, a flag (one that
+    # took at most search.feedback.KINDS small values over the search, not an amount) storing a
+    # value it never held, progress that reaches no new branch
     late_stages: int | None = None
 
     @property
     def still_rising(self) -> bool:
-        """Passed while still reaching new branches or stages in its last runs: its budget was too small to tell."""
+        """Passed while still reaching new branches or new kinds of state in its last runs: its budget was too small to tell."""
         return self.status == "passed" and bool(self.late_branches or self.late_stages)
 
     # found when the machine was loaded (methods whose names look misspelt); see also warnings
@@ -265,6 +279,17 @@ class MachineFinished:
     @property
     def never_run(self) -> list[str]:
         return [name for name, s in self.rules.items() if s.calls == 0 and name not in self.left_out]
+
+    def why_never_run(self, name: str) -> str:
+        """Why a rule never ran: the machine ended before a step drew it, or its precondition or bundle kept it out."""
+        ended = {"failed": "failed", "error": "stopped at an error", "interrupted": "was interrupted"}.get(self.status)
+        if ended is not None and self.steps == 0:
+            return f"the machine {ended} before its first step"
+        if ended is not None and not self.rules[name].gated:
+            return f"the machine {ended} after {self.steps} step{'' if self.steps == 1 else 's'}, before any step drew it"
+        if self.rules[name].gated:
+            return "its precondition never held or its bundle stayed empty"
+        return "no step drew it in the runs it had (raise max_examples or stateful_step_count)"
 
     @property
     def all_reverted(self) -> list[str]:
@@ -282,15 +307,27 @@ class MachineFinished:
         return [*self.load_warnings, *self.run_warnings]
 
     @property
+    def mostly_reverted(self) -> list[str]:
+        """Rules most of whose transactions reverted outside reverts() (caught by the rule itself), though not all."""
+        return [name for name, s in self.rules.items() if s.mostly_reverted]
+
+    @property
     def run_warnings(self) -> list[str]:
-        """Rules that never ran, rules whose every transaction reverted, and (once passed) properties never checked on the state they exist to check."""
+        """Rules that never ran, rules whose every transaction reverted, rules most of whose transactions reverted unexpected, and (once passed) properties never checked on the state they exist to check."""
         out = []
         for name in self.never_run:
-            out.append(f"{self.name}.{name} never ran: its precondition never held or its bundle stayed empty")
+            out.append(f"{self.name}.{name} never ran: {self.why_never_run(name)}")
         for name in self.all_reverted:
             s = self.rules[name]
             runs = "once" if s.calls == 1 else f"{s.calls} times"
             out.append(f"{self.name}.{name} ran {runs} and every transaction it sent reverted ({s.transactions} of {s.transactions}): it never changed the state")
+        for name in self.mostly_reverted:
+            s = self.rules[name]
+            share = 100 * s.unexpected_reverts // s.transactions
+            out.append(
+                f"{self.name}.{name}: {s.unexpected_reverts} of its {s.transactions} transactions reverted ({share}%) outside reverts(): most of its steps "
+                "changed nothing. Add a precondition for when it can succeed, or narrow its strategies to values that can; a revert it means to check belongs in `with reverts(...)`"
+            )
         if self.status == "passed":
             for name in self.unexercised:
                 c = self.canaries[name]
@@ -307,6 +344,18 @@ class LoadFailed:
     message: str
     # False for a contract that does not compile and that machines ask for: their errors count it
     counted: bool = True
+
+
+@dataclass(frozen=True)
+class StoreWarning:
+    """Emitted when something the run keeps its state in (the example database, a failure record, the build cache, a
+    campaign's corpus) could not be reached or written, and the run goes on without it: what, where, why and what to do.
+
+    Never a verdict: the machines' results and the exit code are as they would be with the store. Each store
+    is told once per process; the commands' summaries hold each message once.
+    """
+
+    message: str
 
 
 @dataclass(frozen=True)
@@ -330,6 +379,7 @@ class RunSummary:
     stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
     total: int = 0  # machines and tests selected to run
     warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
+    store_warnings: list[str] = field(default_factory=list)  # each StoreWarning's message, once: what the run kept not
 
     @property
     def exit_code(self) -> ExitCode:
@@ -437,6 +487,8 @@ class ShrinkFinished:
     stopped: str | None = None  # what stopped shrinking this time (the budget)
     message: str = ""  # "fails differently": how it fails now
     recorded: str = ""  # "fails differently": the error the record holds
+    unsaved: str | None = None  # why the shorter program could not be saved (new_id is then the record's id, unchanged)
+    interrupted: bool = False  # Ctrl-C stopped it: the program is the shortest found until then
 
     @property
     def exit_code(self) -> ExitCode:
@@ -472,5 +524,9 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished
+Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished | StoreWarning
+# what engine.item.prepare, the prologue every command shares, emits
+PrologueEvent = LoadFailed | NothingFound | CompileStarted | CompileFinished | StoreWarning
+# what `evmstate replay`, `shrink` and `failures prune` emit
+ReplayEvent = ReplayStarted | ReplayStep | ReplayFinished | ShrinkStarted | ShrinkFinished | FailurePruned
 

@@ -16,6 +16,7 @@ from ..failures import Ref
 from ..spec import RuleSpec
 from . import delays
 from .tracebacks import user_error
+from .verdicts import escaped, is_mistake
 from .program import (
     SetupFailed,
     Step,
@@ -52,7 +53,13 @@ class Example:
         values = self.bundles[p.bundle.name]
         if p.predicate is None:
             return list(range(len(values)))
-        return [i for i, (_, v) in enumerate(values) if p.predicate(v)]
+        try:
+            return [i for i, (_, v) in enumerate(values) if p.predicate(v)]
+        except BaseException as exc:
+            wrapped = escaped(exc)
+            if wrapped is None:
+                raise
+            raise wrapped from None
 
     def ready(self, r: RuleSpec, count: bool = False) -> bool:
         """Whether the rule can run now; with count, record filter statistics."""
@@ -122,6 +129,11 @@ class Example:
         sent, failed = tally.sent, tally.failed
         try:
             result = r.function(self.machine, **kwargs)
+        except BaseException as exc:
+            wrapped = escaped(exc)
+            if wrapped is None:
+                raise
+            raise wrapped from None
         finally:
             run.state.current = None
             rs.transactions += tally.sent - sent
@@ -146,7 +158,7 @@ class Example:
         try:
             set_up(self.machine)
         except SetupFailed as failed:
-            raise Stopped(user_error(f"{spec.name}.setup", failed.error)) from failed.error
+            raise Stopped(user_error(f"{spec.name}.setup", failed.error), mistake=is_mistake(failed.error)) from failed.error
         self.check_invariants()
         if spec.initializers:
             order = data.draw(st.permutations(spec.initializers))

@@ -13,15 +13,15 @@ from hypothesis import settings as Settings
 from ..compiler.build import precompiled_note
 from ..config import Config
 from ..contracts.project import Project
-from ..errors import MachineDefinitionError
+from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord
 from . import discovery
 from .deployments import contracts_behind, names_behind
 from .tracebacks import shown_path
 from .discovery import Item
-from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound
+from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, PrologueEvent, StoreWarning
 from .fork import at_block
-from .database import ShrunkExamples, corpus_store, open_database
+from .database import Fallible, ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
 from .machine_run import run_machine
 from .native import run_native
@@ -98,7 +98,7 @@ def prepare(
     config: Config,
     paths: tuple[str, ...],
     keyword: str | None,
-    emit: Callable[[Event], None],
+    emit: Callable[[PrologueEvent], None],
     *,
     kinds: frozenset[str] = frozenset({"machine", "test"}),
     flag: str | None = None,
@@ -120,7 +120,7 @@ def prepare(
         try:
             item.settings  # the machine read, and its settings checked: a definition error now, before anything runs
         except MachineDefinitionError as exc:
-            err = LoadFailed(f"{item.path}::{item.name}", str(exc))
+            err = LoadFailed(item.id, str(exc))
             prepared.load_errors.append(err)
             emit(err)
             continue
@@ -138,6 +138,8 @@ def prepare(
     build = project.build
     seconds = time.perf_counter() - compiling
     emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
+    if build.cache_error is not None:
+        emit(StoreWarning(build.cache_error))
     for err in unavailable_contracts(config, project, prepared.items):
         prepared.load_errors.append(err)
         emit(err)
@@ -171,16 +173,16 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
     Raises MachineDefinitionError, before running anything, when the item cannot be run as
     written, and Interrupted on Ctrl-C before anything failed.
     """
-    where = f"{item.path}::{item.name}"
-    with at_block(project, item.spec.settings if item.spec is not None else None, where):
+    where = item.id
+    with at_block(project, item.spec.settings if item.spec is not None else None, where), project.watching() as used:
         forked = config if project.config.fork == config.fork else config.replace(fork=project.config.fork)
-        return _run_item(forked, project, item, request, emit)
+        return _run_item(forked, project, item, request, emit, used)
 
 
-def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
+def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None], used: set[str]) -> MachineFinished:
     overrides, shard, shards = request.overrides, request.shard, request.shards
     seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
-    where = f"{item.path}::{item.name}"
+    where = item.id
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
     spec = item.spec
@@ -189,15 +191,19 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
     started = time.perf_counter()
-    database = database_for(config, where) if request.examples else None
+
+    def warn(message: str) -> None:
+        emit(StoreWarning(message))
+
+    database = database_for(config, where, warn) if request.examples and not overrides.fresh else None
     try:
         if spec is not None:
             saved = None
-            if corpus is True:
+            if corpus is True and not overrides.fresh:
                 from ..search.corpus import Corpus  # loaded only where a corpus is kept (see corpus_store)
 
-                saved = Corpus.of(corpus_store(config), project, where)
-            elif corpus is not False:
+                saved = Corpus.of(corpus_store(config, warn), project, where)
+            elif corpus is not False and corpus is not True:
                 saved = corpus
             run = run_native if request.native else run_machine
             result = run(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
@@ -217,12 +223,14 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
     # a difference between backends is a finding about evmstate's backends, not a program to replay
     replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
     if replayable and request.keep is not None:
-        record = failure_record(config, project, item, result, settings, seed)
+        record = failure_record(config, project, item, result, settings, seed, used)
         request.keep(record)
         return with_id(result, record.id)
     if replayable and request.save_failures:
         try:
-            result = save_failure(config, project, item, result, settings, seed)
+            result = save_failure(config, project, item, result, settings, seed, used)
+        except ResourceError as exc:  # a full or read-only disk: the failure is reported all the same, then the warning
+            warn(str(exc))
         except Exception as exc:  # the failure is still reported: only its record is missing
             assert result.failure is not None
             failure = with_note(result.failure, f"not saved, so `evmstate replay` cannot replay it: {type(exc).__name__}: {exc}")
@@ -230,6 +238,40 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
     return result
 
 
-def database_for(config: Config, key: str) -> Any:
-    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test."""
-    return ShrunkExamples(open_database(config), key.encode())
+def database_for(config: Config, key: str, warn: Callable[[str], None] | None = None) -> Any:
+    """The example database ([database] url: .evmstate/examples by default), one namespace per machine or test.
+
+    warn is told, once, when the database fails (a server that died, a full disk): the run goes on without it.
+    """
+    return ShrunkExamples(open_database(config), key.encode(), Fallible.examples(config, warn))
+
+
+# -- what a whole run was asked to do ---------------------------------------------------------------
+
+
+def told_once(told: list[str], emit: Callable[[Any], None]) -> Callable[[Any], None]:
+    """emit, passing each StoreWarning on once (workers each tell a store that failed them) and adding its message to told."""
+
+    def emit_once(event: Any) -> None:
+        if isinstance(event, StoreWarning):
+            if event.message in told:
+                return
+            told.append(event.message)
+        emit(event)
+
+    return emit_once
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    paths: tuple[str, ...] = ()
+    keyword: str | None = None
+    only_stateful: bool = False
+    no_stateful: bool = False
+    overrides: Overrides = Overrides()
+    save_failures: bool = True
+    capture: bool = True  # keep what machines print, and show it only for the reported program
+    gas: bool = False  # gather gas per contract function (RunSummary.gas)
+    workers: int = 1  # processes running machines and tests at once (evmstate.scale.pool)
+    shards: int = 1  # seeds each machine's examples are split over
+    coverage: bool = False  # record coverage everywhere, guidance on or off (RunSummary.coverage)

@@ -22,25 +22,35 @@ if TYPE_CHECKING:
     from ..search.corpus import Corpus
 
 
-_frozen = [0]  # searches inside frozen_heap() now (a campaign's local workers may nest them)
+class FrozenHeap:
+    """The garbage collector's frozen generation, shared by every search in this process.
 
-
-@contextlib.contextmanager
-def frozen_heap() -> Iterator[None]:
-    """While inside, the objects alive on entry (the project, its compiled code, the libraries) are left out of
-    the garbage collector's full collections: each one scans what the search made, not the whole heap again.
-
-    Nothing is lost: what was frozen goes back to the collector on the way out (gc.freeze, gc.unfreeze).
+    gc.freeze() is process-wide: searches may nest (a campaign's local workers run in one process),
+    so the heap is frozen by the outermost and given back by it alone.
     """
-    if not _frozen[0]:
-        gc.freeze()
-    _frozen[0] += 1
-    try:
-        yield
-    finally:
-        _frozen[0] -= 1
-        if not _frozen[0]:
-            gc.unfreeze()
+
+    def __init__(self) -> None:
+        self.depth = 0  # searches inside now
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        """While inside, the objects alive on entry (the project, its compiled code, the libraries) are left out of
+        the garbage collector's full collections: each one scans what the search made, not the whole heap again.
+
+        Nothing is lost: what was frozen goes back to the collector on the way out (gc.freeze, gc.unfreeze).
+        """
+        if not self.depth:
+            gc.freeze()
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            if not self.depth:
+                gc.unfreeze()
+
+
+frozen_heap = FrozenHeap()
 
 
 class RunState:
@@ -65,29 +75,30 @@ class RunState:
 
 
 class Growth:
-    """The branch outcomes and stages reached after each run of the search (not of shrinking), from the runs' events."""
+    """The branch outcomes reached after each run of the search (not of shrinking), from the runs' events; and the kinds of
+    state the search's stored-value progress first reached late."""
 
     # fewer runs than this say nothing about a trend
     MIN_RUNS = 8
 
-    def __init__(self) -> None:
+    def __init__(self, search: Search | None = None) -> None:
         self.reached: list[int] = []
-        self.stages: list[int] = []
+        self.search = search
 
     def watch(self, event: Event) -> None:
-        if isinstance(event, ExampleFinished) and not event.shrinking:
-            if event.branches is not None:
-                self.reached.append(event.branches)
-            if event.stages is not None:
-                self.stages.append(event.stages)
+        if isinstance(event, ExampleFinished) and not event.shrinking and event.branches is not None:
+            self.reached.append(event.branches)
 
     def late(self) -> int | None:
         """Branch outcomes first reached in the last quarter of the runs; None without coverage or with too few runs."""
         return _late(self.reached, self.MIN_RUNS)
 
     def late_stages(self) -> int | None:
-        """Stages (new small stored values) first reached in the last quarter of the runs; None without them or with too few runs."""
-        return _late(self.stages, self.MIN_RUNS)
+        """New kinds of state (a slot holding a phase, a level, a flag taking a value it never held; not a new amount)
+        first stored in the last quarter of the runs; None without stored-value progress or with too few runs."""
+        if self.search is None or self.search.guide is None:
+            return None
+        return self.search.progress.late_kinds(self.MIN_RUNS)
 
 
 def _late(totals: list[int], min_runs: int) -> int | None:
@@ -148,7 +159,7 @@ class Lifecycle:
         self.backend = project.backend
         self.search = search
         self.output = Output(capture)
-        self.growth = Growth()
+        self.growth = Growth(search)
         shown = self.output.outside(emit)  # events are shown, not captured
 
         def watched(event: Event) -> None:

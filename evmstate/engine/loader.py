@@ -9,11 +9,14 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import io
 import sys
+import tokenize
 import traceback
 from pathlib import Path
 from typing import Any
 
+from ..files import Undecodable, decode
 from ..values import format_value
 from .tracebacks import describe_error
 
@@ -57,7 +60,7 @@ class _AssertRewriter(ast.NodeTransformer):
 
 def load_module(path: Path) -> Any:
     """Import a machine module from its path, with assert messages that show compared values."""
-    source = path.read_text(encoding="utf-8")
+    source = read_source(path)
     tree = ast.parse(source, filename=str(path))
     tree = ast.fix_missing_locations(_AssertRewriter().visit(tree))
     code = compile(tree, str(path), "exec")
@@ -82,10 +85,25 @@ def load_module(path: Path) -> Any:
     return module
 
 
+def read_source(path: Path) -> str:
+    """A machine file's text, in the encoding it declares (PEP 263; else UTF-8): a SyntaxError at the line that cannot be read, as Python's own import raises."""
+    data = path.read_bytes()
+    try:
+        try:
+            encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        except SyntaxError as e:  # its first lines are not UTF-8 (decode() says where), or declare an encoding Python does not know
+            decode(data)
+            raise SyntaxError(f"cannot read: {e}; declare an encoding Python knows, or none (UTF-8)", (str(path), None, None, None)) from None
+        return decode(data, encoding)
+    except Undecodable as e:
+        raise SyntaxError(f"cannot read: {e.problem}", (str(path), e.line or None, e.column or None, None)) from None
+
+
 def import_error(path: Path, shown: str, exc: BaseException) -> str:
     """Where the import failed in the machine file, and the user's traceback when it went deeper."""
     if isinstance(exc, SyntaxError) and exc.filename == str(path):
-        return f"{shown}:{exc.lineno}: cannot import: SyntaxError: {exc.msg}\n    {(exc.text or '').strip()}"
+        where = f"{shown}:{exc.lineno}" if exc.lineno else shown
+        return f"{where}: cannot import: SyntaxError: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text and exc.text.strip() else "")
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
     head = f"{shown}:{frames[-1].lineno}: cannot import: " if frames else f"{shown}: cannot import: "
     error_type, message, _, tb = describe_error(exc)

@@ -22,9 +22,12 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..errors import CallTimeout, MachineDefinitionError
+from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
-from . import canaries, delays
-from .tracebacks import ErrorInfo, failed_invariant, harness_limit, user_error
+from ..search import canaries
+from . import delays
+from .tracebacks import ErrorInfo, failed_invariant, harness_limit, machine_error, user_error
+from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
     Event,
     ExampleFinished,
@@ -59,6 +62,7 @@ from .program import (
 from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings
+from .shrink.passes import StopReason
 from .shrink.trials import has_domains, shrink_program
 from .swarm import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
@@ -146,7 +150,7 @@ class MachineRun:
         self.life = Lifecycle(project, capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {
-            r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None})
+            r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None}, gated=bool(r.preconditions) or any(p.bundle is not None for p in r.params))
             for r in (*spec.initializers, *spec.rules)
         }
         self.state = RunState()
@@ -160,7 +164,7 @@ class MachineRun:
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
         self.started = 0.0
-        self.final_status: tuple[str, str | None] | None = None  # set by teardown_final when it raises
+        self.final_status: tuple[str, str | None, bool] | None = None  # set by teardown_final when it raises: status, error, a mistake of the machine
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
         self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
 
@@ -171,7 +175,7 @@ class MachineRun:
         spec = self.spec
         self.started = time.perf_counter()
         self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
-        status, failure, error = "passed", None, None
+        status, failure, error, broken = "passed", None, None, False
         reverts.listeners.add(self.count_revert)
         self.life.enter()
         class_before = dict(vars(spec.cls))
@@ -185,13 +189,13 @@ class MachineRun:
                 with frozen_heap():
                     status, failure = self.search_for_failure()
             except MachineDefinitionError as exc:
-                status, error = "error", str(exc)
+                status, error, broken = "error", str(exc), True
             except Diverged as diverged:
                 status, failure = "failed", divergence_failure(spec.name, self.path, self.project, diverged)
             except Stopped as stop:
-                status, error = "error", stop.message + self.life.output.shown()
+                status, error, broken = "error", stop.message + self.life.output.shown(), stop.mistake
             except DEFINITION_ERRORS as exc:
-                status, error = "error", user_error(spec.name, exc) + self.life.output.shown()
+                status, error, broken = "error", user_error(spec.name, exc) + self.life.output.shown(), True
         finally:
             canaries.CURRENT.set(outside)
             reverts.listeners.remove(self.count_revert)
@@ -203,12 +207,14 @@ class MachineRun:
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
             restore_class(spec.cls, class_before)
-        status, error = self.final_status or (status, error)
+        if self.final_status is not None:
+            status, error, final_mistake = self.final_status
+            broken = broken or final_mistake
         statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
-            load_warnings=spec.warnings, phases=dict(self.phases.seconds), canaries=registry.canaries, left_out=registry.left_out,
+            load_warnings=spec.warnings, phases=dict(self.phases.seconds), canaries=registry.canaries, left_out=registry.left_out, broken=broken and status == "error",
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -219,7 +225,7 @@ class MachineRun:
         try:
             init_class(self.spec, self.project, self.init_args)
         except InitFailed as failed:
-            raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error)) from failed.error
+            raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error), mistake=is_mistake(failed.error)) from failed.error
         stop_if_diverged(self.backend, [])
 
     def teardown_final(self, status: str, error: str | None) -> None:
@@ -231,12 +237,12 @@ class MachineRun:
         self.backend.revert(self.base)
         try:
             if isinstance(final, (classmethod, staticmethod)):
-                getattr(cls, "teardown_final")()
+                run_code(getattr(cls, "teardown_final"))
             else:
-                final(cls)
+                run_code(final, cls)
         except Exception as exc:
             message = user_error(f"{self.spec.name}.teardown_final", exc)
-            self.final_status = ("error" if status == "passed" else status, message if error is None else f"{error}\n{message}")
+            self.final_status = ("error" if status == "passed" else status, message if error is None else f"{error}\n{message}", is_mistake(exc))
 
     def count_revert(self, _: Any) -> None:
         if self.state.current is not None:
@@ -272,7 +278,7 @@ class MachineRun:
         test = self.hypothesis_test()
         searching = time.perf_counter()
         try:
-            with reporting.with_reporter(lambda _: None), self.search.running():
+            with reporting.with_reporter(lambda _: None), self.search.running(), ctrl_c_noted() as ctrl_c:
                 try:
                     test()
                 finally:
@@ -295,7 +301,7 @@ class MachineRun:
         except Crashed as crashed:
             cause = crashed.__cause__ or crashed
             if self.state.best_failure is None:
-                raise cause  # evmstate's chain failed, not the machine: an internal error
+                raise cause from None  # evmstate's chain failed, not the machine: an internal error
             self.crashed = True
             return "failed", self.cut_short(internal_error(cause))
         except Diverged as diverged:
@@ -303,6 +309,10 @@ class MachineRun:
         except (FailedHealthCheck, Unsatisfiable) as exc:  # most runs thrown away: nothing was tested
             raise self.rejections.error(self.spec.name, "machine", self.state.examples, exc) from None
         except BaseException as exc:
+            if self.state.best_failure is not None and ctrl_c:
+                # Ctrl-C in Hypothesis's last replay of the failure, which Hypothesis reports as
+                # whatever that run's end made of it (FlakyStrategyDefinition): interrupted while shrinking
+                return "failed", self.cut_short("Ctrl-C", interrupted=True)
             if self.state.best_failure is not None and exc is not self.state.last_error:
                 # raised by the search around the runs, not by the program being shrunk
                 return "failed", self.cut_short(internal_error(exc))
@@ -373,19 +383,19 @@ class MachineRun:
                 program.play(self.step, self.settings.stateful_step_count)
         except Exception as exc:
             stop_if_diverged(self.backend, program.steps)
-            if state.failing and isinstance(exc, (*DEFINITION_ERRORS, CallTimeout)):
+            mistake = is_mistake(exc)
+            if state.failing and (mistake or isinstance(exc, CallTimeout)):
                 # a program the shrinker tried met an error of the machine or a limit of evmstate,
                 # not the failure being shrunk: it is left out, and the shrinking goes on
                 state.left_out += 1
                 if state.left_out_first is None:
                     where = self.raised_in(exc, program.steps)
-                    state.left_out_first = f"{where} raised {type(exc).__name__}: {exc}"
+                    state.left_out_first = f"{where} raised {shown_type(exc)}: {message_of(exc)}"
                 valid = False
                 hypothesis.reject()
-            if isinstance(exc, DEFINITION_ERRORS):
-                steps = program.steps
-                where = self.raised_in(exc, steps)
-                raise Stopped(user_error(where, exc)) from exc
+            if mistake:
+                where = self.raised_in(exc, program.steps)
+                raise Stopped(machine_error(where, exc, live_program_lines(self.spec.name, program.steps)), mistake=True) from exc
             if isinstance(exc, CallTimeout):
                 # evmstate could not tell how the call ends: not a failure to shrink or save
                 raise Stopped(harness_limit(self.spec.name, exc, live_program_lines(self.spec.name, program.steps))) from exc
@@ -405,6 +415,12 @@ class MachineRun:
             state.aborted += 1
             valid = False
             raise
+        except BaseException as exc:
+            # sys.exit() in a context manager the run kept open (self.enter(cm)), closed outside any rule
+            wrapped = escaped(exc)
+            if wrapped is None:
+                raise
+            raise Stopped(machine_error(self.spec.name, wrapped, live_program_lines(self.spec.name, program.steps)), mistake=True) from exc
         finally:
             state.runs += 1
             if valid and not counted and not state.failing:
@@ -481,9 +497,9 @@ class MachineRun:
             failure = dataclasses.replace(failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()), steps=len(found.steps), recorded=tuple(found.steps))
         self.state.left_out += outcome.left_out
         self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
-        if outcome.stopped == "interrupted":
+        if outcome.stopped is StopReason.INTERRUPTED:
             failure = dataclasses.replace(failure, interrupted=True)
-        elif outcome.stopped == "budget":
+        elif outcome.stopped is StopReason.BUDGET:
             failure = dataclasses.replace(failure, stopped=self.budget_reason())
         report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
         passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}

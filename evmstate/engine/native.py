@@ -167,7 +167,7 @@ class NativeMachineRun(MachineRun):
             except OutOfTime:
                 return None
             except Crashed as crashed:
-                raise crashed.__cause__ or crashed  # evmstate's chain failed, not the machine: an internal error
+                raise (crashed.__cause__ or crashed) from None  # evmstate's chain failed, not the machine: an internal error
             except HypothesisException:
                 continue  # assume() or reject(): counted by run_one
             except Exception as exc:

@@ -18,6 +18,7 @@ from ..spec import MachineSpec, Route, RuleSpec, StateMachine, multiple
 from . import delays
 from .deployments import Resolver
 from .tracebacks import mark_invariant
+from .verdicts import escaped, run_code
 from .recorded import RecordedStep, call_line, program_lines, ref_of, step_lines
 
 
@@ -40,12 +41,14 @@ class ShrinkOutOfTime(KeyboardInterrupt):
 class Stopped(BaseException):
     """Raised inside a run to stop the machine at once: an error, not a failure to shrink.
 
-    A BaseException, so Hypothesis neither shrinks nor saves it and lets it through.
+    A BaseException, so Hypothesis neither shrinks nor saves it and lets it through. mistake:
+    the machine's own code is at fault (verdicts.is_mistake), not the contract nor a limit of evmstate.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, mistake: bool = False) -> None:
         super().__init__(message)
         self.message = message
+        self.mistake = mistake
 
 
 class Crashed(BaseException):
@@ -117,9 +120,15 @@ def holds(r: RuleSpec, machine: Any) -> bool:
     preconditions = r.preconditions
     if not preconditions:
         return True  # most rules and invariants, every step: no generator to start
-    for p in preconditions:
-        if not p(machine):
-            return False
+    try:
+        for p in preconditions:
+            if not p(machine):
+                return False
+    except BaseException as exc:
+        wrapped = escaped(exc)
+        if wrapped is None:
+            raise
+        raise wrapped from None
     return True
 
 
@@ -131,8 +140,11 @@ def check_all_invariants(spec: MachineSpec, machine: Any) -> None:
         try:
             inv.function(machine)
         except BaseException as e:
-            mark_invariant(e, inv.name)
-            raise
+            wrapped = escaped(e)
+            mark_invariant(wrapped or e, inv.name)
+            if wrapped is None:
+                raise
+            raise wrapped from None
 
 
 def routed(result: Any) -> list[Route]:
@@ -186,9 +198,9 @@ def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] |
     kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{spec.name}.__init__")
     try:
         if init_args is not None:
-            spec.cls.__init__(spec.cls, *init_args)
+            run_code(spec.cls.__init__, spec.cls, *init_args)
         else:
-            spec.cls.__init__(spec.cls, **kwargs)
+            run_code(spec.cls.__init__, spec.cls, **kwargs)
     except Exception as exc:
         raise InitFailed(exc) from exc
 
@@ -221,7 +233,7 @@ def set_up(machine: Any) -> None:
     setup = getattr(machine, "setup", None)
     if callable(setup):
         try:
-            setup()
+            run_code(setup)
         except Exception as exc:
             raise SetupFailed(exc) from exc
 
@@ -230,7 +242,7 @@ def tear_down(machine: Any) -> None:
     """Run the machine's teardown(), if it has one (after a run that passed)."""
     teardown = getattr(machine, "teardown", None)
     if callable(teardown):
-        teardown()
+        run_code(teardown)
 
 
 # -- recorded programs, run without Hypothesis ------------------------------------
@@ -253,7 +265,9 @@ def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, st
     """Whether the rule's preconditions and the filters of its bundle arguments hold now."""
     try:
         return holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)
-    except Exception:
+    except BaseException as exc:
+        if escaped(exc) is None and not isinstance(exc, Exception):
+            raise
         return False  # a precondition that cannot even be evaluated here does not hold
 
 
@@ -334,7 +348,13 @@ class Player:
         if before is not None:
             before(index)
         delays.wait(project.backend, delay)
-        result = rule.function(machine, **args)
+        try:
+            result = rule.function(machine, **args)
+        except BaseException as exc:
+            wrapped = escaped(exc)
+            if wrapped is None:
+                raise
+            raise wrapped from None
         routes = produced(rule, result)
         values = [value for _, value in routes] or [result]
         # labels were given target by target, value by value (as the run loop names them)

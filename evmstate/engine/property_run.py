@@ -17,7 +17,8 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 
 from ..contracts.project import Project
 from ..errors import CallTimeout, MachineDefinitionError
-from .tracebacks import ErrorInfo, harness_limit, user_error
+from .tracebacks import ErrorInfo, harness_limit, machine_error, user_error
+from .verdicts import is_mistake, message_of, run_code, shown_type
 from .events import (
     Event,
     ExampleFinished,
@@ -48,6 +49,7 @@ class ExampleLog:
     rejection: BaseException | None = None  # what rejected the last example: assume() or reject()
     left_out: int = 0  # examples tried while shrinking that met an error of the test, not the failure
     left_out_first: str | None = None
+    mistake: bool = False  # the last example that failed met a mistake of the test (verdicts.is_mistake), not a verdict
 
 
 @contextlib.contextmanager
@@ -66,7 +68,9 @@ def isolate_examples(
     and restores it on the way out. on_example(log, failed) is called after every example;
     stop(), when given, is asked before every example until one fails (see run_machine);
     before_revert() at the end of each, while what it deployed is still there. With
-    stop_at_limits, a CallTimeout (a limit of evmstate) stops the test at once as Stopped.
+    stop_at_limits (evmstate's runs, not pytest's), a CallTimeout (a limit of evmstate) or a mistake
+    of the test (verdicts.is_mistake) stops the test at once as Stopped, and a BaseException the
+    test raises that is not an Exception is told as one (verdicts.Escaped).
     """
     log = ExampleLog()
     injected = set(injected)
@@ -84,25 +88,28 @@ def isolate_examples(
         try:
             with backend.anchor():
                 try:
-                    return original(*args, **kwargs)
+                    return run_code(original, *args, **kwargs) if stop_at_limits else original(*args, **kwargs)
                 finally:
                     if before_revert is not None:
                         before_revert()
         except Exception as exc:
-            if log.failing is not None and isinstance(exc, (*DEFINITION_ERRORS, CallTimeout)):
+            mistake = is_mistake(exc)
+            if log.failing is not None and not log.mistake and (mistake or isinstance(exc, CallTimeout)):
                 # an example tried while shrinking met an error of the test or a limit of
                 # evmstate, not the failure being shrunk: it is left out, the shrinking goes on
                 log.left_out += 1
-                log.left_out_first = log.left_out_first or f"{fn.__name__} raised {type(exc).__name__}: {exc}"
+                log.left_out_first = log.left_out_first or f"{fn.__name__} raised {shown_type(exc)}: {message_of(exc)}"
                 log.valid = False
                 hypothesis.reject()
-            if stop_at_limits and isinstance(exc, CallTimeout):
+            if stop_at_limits and (mistake or isinstance(exc, CallTimeout)):
                 drawn = {k: v for k, v in kwargs.items() if k not in injected}
-                raise Stopped(harness_limit(fn.__name__, exc, [example_line(fn.__name__, drawn)])) from exc
+                lines = [example_line(fn.__name__, drawn)]
+                raise Stopped(machine_error(fn.__name__, exc, lines) if mistake else harness_limit(fn.__name__, exc, lines), mistake=mistake) from exc
             if not isinstance(exc, HypothesisException):
                 failed = True
                 log.failing = {k: v for k, v in kwargs.items() if k not in injected}
-                log.error_type = type(exc).__name__
+                log.error_type = shown_type(exc)
+                log.mistake = mistake
             elif isinstance(exc, UnsatisfiedAssumption):
                 log.valid = False
                 log.rejection = exc
@@ -180,6 +187,7 @@ class PropertyRun:
         self.rejections = Rejections.of([(self.name, fn.hypothesis.inner_test)])  # the examples assume() threw away before any failed
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.started = 0.0
+        self.broken = False  # how an error ended it: a mistake of the test (MachineFinished.broken)
 
     def run(self, position: tuple[int, int] = (0, 0)) -> MachineFinished:
         """Run the test start to finish; raises Interrupted on Ctrl-C before anything failed."""
@@ -195,7 +203,7 @@ class PropertyRun:
             with frozen_heap():
                 status, failure, error = self.examples_of(kwargs)
         except MachineDefinitionError as exc:
-            status, error = "error", str(exc)
+            status, error, self.broken = "error", str(exc), True
         finally:
             self.life.exit()
         divergence = project.backend.divergence
@@ -210,6 +218,7 @@ class PropertyRun:
         result = MachineFinished(
             name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(), phases=dict(self.phases.seconds),
+            broken=self.broken and status == "error",
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -248,9 +257,9 @@ class PropertyRun:
             except KeyboardInterrupt:
                 status = "interrupted"
             except DEFINITION_ERRORS as exc:
-                status, error = "error", user_error(name, exc)
+                status, error, self.broken = "error", user_error(name, exc), True
             except Stopped as stop:
-                status, error = "error", stop.message
+                status, error, self.broken = "error", stop.message, stop.mistake
             except (FailedHealthCheck, Unsatisfiable) as exc:  # most examples thrown away: nothing was tested
                 status, error = "error", str(self.rejections.error(name, "test", state.examples, exc))
             except BaseException as exc:

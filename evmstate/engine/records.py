@@ -17,37 +17,53 @@ from ..config import Config
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id
+from ..hooks import ctrl_c_held
 from . import recorded
+from .deployments import contracts_behind, deployments_used
 from .discovery import Item
 from .events import MachineFinished
+from .lifecycle import with_note
 
 
 def with_id(result: MachineFinished, rid: str) -> MachineFinished:
     return dataclasses.replace(result, failure_id=rid)
 
 
-def save_failure(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None) -> MachineFinished:
-    """Save the failure as a record and return the result carrying its id; seed is the run's."""
-    record = failure_record(config, project, item, result, settings, seed)
-    FailureStore.of(config).save(record)
-    return with_id(result, record.id)
+def save_failure(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None, used: Iterable[str] = ()) -> MachineFinished:
+    """Save the failure as a record (one per failure: see FailureStore.keep) and return the result carrying its id; seed is the run's. Ctrl-C waits until it is saved.
+
+    used: the contracts deployed or attached while it ran.
+    """
+    with ctrl_c_held():
+        record = failure_record(config, project, item, result, settings, seed, used)
+        return kept(result, record, FailureStore.of(config).keep(record))
 
 
-def failure_record(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None) -> FailureRecord:
-    """The record saving the result's failure would write; seed is the run's."""
+def kept(result: MachineFinished, record: FailureRecord, saved: FailureRecord) -> MachineFinished:
+    """The result with its record's id, and a note when the store kept a shorter program saved before for the same failure."""
+    result = with_id(result, saved.id)
+    if len(saved.steps) < len(record.steps) and result.failure is not None:
+        steps = "1 step" if len(saved.steps) == 1 else f"{len(saved.steps)} steps"
+        note = f"a shorter program for this failure ({steps}) was saved before: `evmstate replay {saved.id}` replays that one"
+        result = dataclasses.replace(result, failure=with_note(result.failure, note))
+    return result
+
+
+def failure_record(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None, used: Iterable[str] = ()) -> FailureRecord:
+    """The record saving the result's failure would write; seed is the run's, used the contracts deployed or attached while it ran."""
     failure = result.failure
     assert failure is not None
-    rid = record_id(item.kind, item.path, item.name, failure.error_type, failure.program, location=failure.location, message=failure.message)
+    error, steps = failure.error.to_data(), recorded.to_data(failure.recorded)
     record = FailureRecord(
-        id=rid,
+        id=record_id(item.kind, item.path, item.name, error, steps),
         kind=item.kind,
         path=item.path,
         name=item.name,
-        error=failure.error.to_data(),
-        steps=recorded.to_data(failure.recorded),
+        error=error,
+        steps=steps,
         program=failure.program,
         versions=versions(),
-        hashes=source_hashes(config, project, item.path, uses=contracts_used(item)),
+        hashes=source_hashes(config, project, item.path, uses=[*contracts_used(item, project), *used], deployments=deployments_used(item_names(item), config)),
         settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed, **record_fields(project.config)},
         seed=seed,
         interrupted=failure.interrupted,
@@ -61,11 +77,15 @@ def versions() -> dict[str, str]:
     return {"evmstate": __version__, "vyper": VYPER_VERSION, "py-evm": version("py-evm"), "hypothesis": hypothesis.__version__}
 
 
-def source_hashes(config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None, uses: Iterable[str] = ()) -> dict[str, Any]:
+def source_hashes(
+    config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None, uses: Iterable[str] = (), deployments: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Hashes of every contract source, of every file they import and of the machine module, to tell when they changed.
 
-    uses: the contracts the machine or test asks for; with a project, "uses" holds the files each
-    of them compiles from, so that a record is stale only when one of those changed.
+    uses: the contracts the machine or test asked for, those its deployments ask for, and those
+    deployed or attached while it ran; with a project, "uses" holds the files each of them
+    compiles from, so that a record is stale only when one of those changed. deployments: the
+    deployments file's hash when the machine or test asked for a deployment (deployments_used).
     """
     contracts = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in find_sources(config.contracts_dir)}
     if project is not None:
@@ -76,12 +96,18 @@ def source_hashes(config: Config, project: Project | None, path: str, inputs: di
     hashes = {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
     if project is not None:
         hashes["uses"] = {name: project.build.inputs_of.get(name, {}) for name in sorted(set(uses)) if name in project.build.sources}
+        hashes["deployments"] = deployments or {}
     return hashes
 
 
-def contracts_used(item: Item) -> list[str]:
-    """The names a machine's __init__ or a property test asks for (contracts among them)."""
+def item_names(item: Item) -> list[str]:
+    """The names a machine's __init__ or a property test asks for (contracts and deployments among them)."""
     try:
         return list(item.parameters)
     except Exception:
         return []
+
+
+def contracts_used(item: Item, project: Project) -> list[str]:
+    """The contracts a machine's __init__ or a property test asks for, and those the deployments it asks for ask for."""
+    return contracts_behind(item_names(item), project)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import inspect
 import io
 import time
@@ -24,7 +25,8 @@ from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..spec import MachineSpec, collect
 from ..values import format_value
 from . import recorded
-from .tracebacks import ErrorInfo, FailureSignature, describe_error, failed_invariant, user_error
+from .tracebacks import ErrorInfo, FailureSignature, describe_error, failed_invariant, machine_error, user_error
+from .verdicts import is_mistake, message_of, run_code, shown_type
 from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
 from .loader import load_module
 from .program import (
@@ -38,8 +40,10 @@ from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
 from .records import source_hashes
 from .settings import MachineSettings
+from .shrink.passes import StopReason
 from .shrink.trials import shrink_program
-from .trace import Names, chain_text, event_text
+from .delays import delay_lines
+from .trace import Names, chain_text, event_text, when_text
 
 
 def current_inputs(config: Config) -> dict[str, str]:
@@ -59,18 +63,30 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
     for p in find_sources(config.contracts_dir):
         with contextlib.suppress(ValueError):
             own.add(p.resolve().relative_to(root).as_posix())
-    if "uses" in then:
+    if then.get("uses") or "deployments" in then:
         # the record knows what its contracts were built from: only those files count
         changed = []
         for shown in sorted({shown for files in then["uses"].values() for shown in files}):
             was = next(files[shown] for files in then["uses"].values() if shown in files)
             if now["inputs"].get(shown) != was:
                 changed.append(f"contracts: {Path(shown).stem}" if shown in own else f"imported: {shown}")
-    else:  # records made before: any contract or import counts
+        for shown, was in (then.get("deployments") or {}).items():
+            if _hash_of(config.root / shown) != was:
+                changed.append(f"deployments: {shown}")
+    else:
+        # records made before: any contract or import counts (as it does for those that asked for
+        # their contracts through deployments.py only, which named none of them)
         changed = _changed_anywhere(then, now, own)
     if then.get("module") != now["module"]:
         changed.append(f"machine module: {record.path}")
     return changed
+
+
+def _hash_of(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) -> list[str]:
@@ -122,6 +138,18 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     return ReplayResult("still fails" if same else "fails differently", error.type, error.message, changed)
 
 
+def not_a_verdict(record: FailureRecord, exc: BaseException, at: int, lines: list[str]) -> None:
+    """Raise FailureRecordError when the replay met a mistake of the machine (see verdicts): it says nothing of the contract, fixed or not."""
+    if not is_mistake(exc):
+        return
+    if record.kind == "test":
+        where, program = record.name, lines
+    else:
+        rule = record.steps[at - 1].get("rule") if 0 < at <= len(record.steps) else "setup"
+        where, program = f"{record.name}.{failed_invariant(exc) or rule}", program_lines(record.name, (line for step in lines for line in step.splitlines()))
+    raise FailureRecordError(f"failure {record.id} cannot be replayed: {machine_error(where, exc, program)}")
+
+
 def recorded_steps(record: FailureRecord) -> tuple[RecordedStep, ...]:
     """The record's program as recorded steps; FailureRecordError when a step cannot be read."""
     try:
@@ -168,23 +196,29 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         if record.kind == "chain":
             written.append(chain_text(record, names))
 
+    at = (0, 0)
+
     def before(index: int) -> None:
-        nonlocal logs_before
+        nonlocal logs_before, at
         logs_before = len(backend.logs)
         caught.clear()
         written.clear()
+        seconds, blocks = steps[index - 1].delay
+        at = (backend.block_number + blocks, backend.timestamp + seconds)  # where the step's wait leaves the chain
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:
-            emit(ReplayStep(0, "setup", error=f"{type(exc).__name__}: {exc}", invariant=failed_invariant(exc)))
+            assert exc is not None  # setup is told about only when it failed
+            emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
             return
         if index > len(record.steps):  # teardown
             if exc is not None:
-                emit(ReplayStep(index, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+                emit(ReplayStep(index, line, error=f"{shown_type(exc)}: {describe_error(exc)[1]}"))
             return
+        line = when_text(line, len(delay_lines(steps[index - 1].delay)), at)
         events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
-            emit(ReplayStep(index, line, None, events, list(caught), f"{type(exc).__name__}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))
+            emit(ReplayStep(index, line, None, events, list(caught), f"{shown_type(exc)}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))
         else:
             emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught), chain=list(written)))
 
@@ -198,6 +232,7 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         reverts.listeners.remove(on_revert)
     if ran.error is None:
         return ReplayResult("fixed", changed=changed)
+    not_a_verdict(record, ran.error, ran.at, ran.lines)
     # a failure in teardown ran the whole program, as a failure at its last step did
     return _outcome(record, ran.error, changed, min(ran.at, len(record.steps)))
 
@@ -205,7 +240,8 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
 def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
     line, exc = _run_test_record(project, record, fn)
     if exc is not None:
-        emit(ReplayStep(1, line, error=f"{type(exc).__name__}: {describe_error(exc)[1]}"))
+        not_a_verdict(record, exc, 1, [line])
+        emit(ReplayStep(1, line, error=f"{shown_type(exc)}: {describe_error(exc)[1]}"))
         return _outcome(record, exc, changed, len(record.steps))
     emit(ReplayStep(1, line))
     return ReplayResult("fixed", changed=changed)
@@ -228,7 +264,7 @@ def _run_test_record(project: Project, record: FailureRecord, fn: Any) -> tuple[
     line = example_line(record.name, args)
     try:
         with project.backend.anchor():
-            inner(**kwargs, **args)
+            run_code(inner, **kwargs, **args)
     except Exception as exc:
         return line, exc
     return line, None
@@ -245,12 +281,18 @@ def rerun(project: Project, record: FailureRecord, target: Any) -> BaseException
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             if record.kind == "test":
-                return _run_test_record(project, record, target)[1]
+                line, error = _run_test_record(project, record, target)
+                if error is not None:
+                    not_a_verdict(record, error, 1, [line])
+                return error
             spec, steps = _ready(project, record, target)
             try:
-                return run_program(spec, project, steps).error
+                ran = run_program(spec, project, steps)
             except SetupFailed as exc:
                 raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
+            if ran.error is not None:
+                not_a_verdict(record, ran.error, ran.at, ran.lines)
+            return ran.error
     finally:
         backend.revert(base)
 
@@ -300,7 +342,7 @@ class ShrinkResult:
 def shrink_record(config: Config, record: FailureRecord, *, deadline: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
     """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end.
 
-    A shorter program is saved as a new record (its id follows its program) in place of the old.
+    A shorter program replaces the record, under the id of its failure (an id an earlier evmstate gave it moves to that one).
     """
     if record.kind != "machine":
         raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
@@ -313,8 +355,9 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         ran = run_program(spec, project, steps)
         if ran.error is None:
             return ShrinkResult("fixed", record)
+        not_a_verdict(record, ran.error, ran.at, ran.lines)
         if not FailureSignature.of(ran.error).same(FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False):
-            return ShrinkResult("fails differently", record, message=f"{type(ran.error).__name__}: {describe_error(ran.error)[1]}")
+            return ShrinkResult("fails differently", record, message=f"{shown_type(ran.error)}: {describe_error(ran.error)[1]}")
         # the contracts' numbers and the comparisons the replays meet, as a run's shrinking has them from its search
         search = search_session(project, MachineSettings.parse(spec.settings, spec.name).search, spec.name, None, spec.init_params)
         search.start()
@@ -323,23 +366,25 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
             outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress, hints=hints, feedback=search.feedback)
         finally:
             search.stop()
-    if outcome.found is None and outcome.stopped == "interrupted":
+    if outcome.found is None and outcome.stopped is StopReason.INTERRUPTED:
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
-    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped == "budget" else None
+    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped is StopReason.BUDGET else None
     if outcome.found is None:
         return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
     found = outcome.found
     error = ErrorInfo.of(found.error)
     program = program_lines(record.name, found.program_lines())
+    data = recorded.to_data(found.steps)
+    merged = {**record.error, **error.to_data()}
     new = dataclasses.replace(
         record,
-        id=record_id(record.kind, record.path, record.name, error.type, program, location=error.location, message=error.message),
-        steps=recorded.to_data(found.steps),
+        id=record_id(record.kind, record.path, record.name, merged, data),
+        steps=data,
         program=program,
-        error={**record.error, **error.to_data()},
+        error=merged,
         stopped=stopped,
-        interrupted=outcome.stopped == "interrupted",
+        interrupted=outcome.stopped is StopReason.INTERRUPTED,
         created=time.time(),
     )
     return ShrinkResult("stopped" if stopped else "shrunk", new, outcome, seconds)

@@ -14,7 +14,7 @@ from hypothesis import settings as Settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import HypothesisException
 
-from ..config import Config, ConfigError, FuzzConfig, HypothesisConfig, check_shrink_time
+from ..config import MAX_STEPS, RUNNING_PHASES, Config, ConfigError, FuzzConfig, HypothesisConfig, check_shrink_time
 from ..errors import MachineDefinitionError
 from ..search.session import SEARCH_KEYS, SearchOptions
 
@@ -36,6 +36,7 @@ class Overrides:
     stateful_step_count: int | None = None
     seed: int | None = None
     phases: tuple[str, ...] | None = None  # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
+    fresh: bool = False  # --fresh: no example database and no guidance corpus for this run, nothing read from them or written to them
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         if key == "seed":
             seed = value
         elif key == "phases":
-            values["phases"] = [Phase[p] if isinstance(p, str) else p for p in value]
+            values["phases"] = members(Phase, value, f"{where}.settings: phases", "phase", '["generate", "shrink"]')
         elif key == "suppress_health_check":
             values[key] = list(dict.fromkeys([*values[key], *health_checks(value, where)]))
         else:
@@ -104,9 +105,17 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
     if overrides.phases is not None:
         values["phases"] = [Phase[p] for p in overrides.phases]
     try:
-        return Settings(**values), seed
+        built = Settings(**values)
     except (HypothesisException, TypeError, KeyError) as e:
         raise MachineDefinitionError(f"{where}.settings: {e}") from None
+    if built.stateful_step_count > MAX_STEPS:
+        raise MachineDefinitionError(
+            f"{where}.settings: stateful_step_count = {built.stateful_step_count} is more than {MAX_STEPS}: Hypothesis keeps at most 8192 choices of one run, "
+            f"a few per step, so a longer run does not fit and the search never ends. Use at most {MAX_STEPS}."
+        )
+    if not {p.name for p in built.phases} & set(RUNNING_PHASES):
+        raise MachineDefinitionError(f"{where}.settings: phases = {[p.name for p in built.phases]} runs no example, and the machine would pass: list one of {', '.join(RUNNING_PHASES)}.")
+    return built, seed
 
 
 def shrink_time(default: float, machine: dict[str, Any], where: str) -> float:
@@ -121,20 +130,25 @@ def shrink_time(default: float, machine: dict[str, Any], where: str) -> float:
 
 def health_checks(value: Any, where: str) -> list[HealthCheck]:
     """A machine's suppress_health_check: HealthCheck members or their names."""
-    if isinstance(value, (str, HealthCheck)) or not hasattr(value, "__iter__"):
+    return members(HealthCheck, value, f"{where}.settings: suppress_health_check", "health check", '[HealthCheck.filter_too_much] or ["filter_too_much"]')
+
+
+def members(kind: Any, value: Any, where: str, what: str, example: str) -> list[Any]:
+    """A machine's list of kind's members (Phase, HealthCheck), or their names; a MachineDefinitionError that says what to write otherwise."""
+    if isinstance(value, (str, kind)) or not hasattr(value, "__iter__"):
         value = [value]
-    checks = []
+    found = []
     for item in value:
-        if isinstance(item, HealthCheck):
-            checks.append(item)
-        elif isinstance(item, str) and item in HealthCheck.__members__:
-            checks.append(HealthCheck[item])
+        if isinstance(item, kind):
+            found.append(item)
+        elif isinstance(item, str) and item in kind.__members__:
+            found.append(kind[item])
         else:
-            names = list(HealthCheck.__members__)
+            names = list(kind.__members__)
             close = difflib.get_close_matches(str(item), names, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else f" Known checks: {', '.join(names)}."
-            raise MachineDefinitionError(f"{where}.settings: suppress_health_check: {item!r} is not a health check.{hint} Write [HealthCheck.filter_too_much] or [\"filter_too_much\"].")
-    return checks
+            hint = f" Did you mean {close[0]!r}?" if close else f" Known {what}s: {', '.join(names)}."
+            raise MachineDefinitionError(f"{where}: {item!r} is not a {what}.{hint} Write {example}.")
+    return found
 
 
 def run_seed(base: HypothesisConfig, overrides: Overrides) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
 import io
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,11 +18,14 @@ from typing import Any, Callable, Sequence
 
 from ..contracts import calls
 from ..contracts.calls import CallRecord
-from ..contracts.revert import describe_revert
+from ..contracts.address import checksum
+from ..contracts.revert import describe_revert, raise_on_failure
 from ..errors import TransactionReverted
+from ..evm.base import ExecResult, InnerFailure
 from ..spec import Route, multiple
 from ..values import format_value
-from .tracebacks import FailureSignature, describe_error, failed_invariant
+from .delays import delay_lines
+from .tracebacks import FailureSignature, describe_call, describe_error, failed_invariant
 from .program import run_program
 from .recorded import RecordedStep, example_line
 
@@ -55,10 +59,50 @@ class Names:
         return None
 
 
+    def emitter(self, raw_address: bytes) -> str:
+        """Who emitted a log: its deployment's label or contract's name, with its address when another deployment shares the name."""
+        name = self.project.name_at(raw_address)
+        address = checksum(raw_address)
+        if name is None:
+            return address
+        if sum(1 for shown in self.project.deployments().values() if shown == name) > 1:
+            return f"<{name} {address}>"
+        return name
+
+
 def event_text(project: Any, log: Any, names: Names) -> str:
-    """A log decoded by its emitter's ABI, as Name(field=value, ...) with accounts named."""
+    """A log decoded by its emitter's ABI, as Emitter.Event(field=value, ...) with accounts named: weth.Transfer(...), Token.Approval(...)."""
     event = project.event_decoder.decode(log)
-    return f"{event.name}({', '.join(f'{k}={names.show(v)}' for k, v in event.items())})"
+    return f"{names.emitter(log.address)}.{event.name}({', '.join(f'{k}={names.show(v)}' for k, v in event.items())})"
+
+
+def inner_text(project: Any, failure: InnerFailure) -> str:
+    """A call inside a call that failed, as a reader knows it: what was called, from where, and why it failed, to the source line."""
+    to = None if failure.is_create else failure.to
+    call = describe_call(project, failure.sender, to, failure.data, failure.value)
+    result = ExecResult(False, failure.output, 0, error=failure.error, frames=failure.frames)
+    artifact = project.artifact_at(failure.to) if to is not None else None
+    try:
+        raise_on_failure(result, None, artifact, None, project=project, contract=project.name_at(failure.to) if to is not None else None)
+    except TransactionReverted as exc:
+        why = describe_revert(exc) if failure.error == "revert" else f"{failure.error}" + (f" at {exc.source_line}" if exc.source_line else "")
+    else:  # pragma: no cover - a failure always raises
+        why = failure.error
+    return f"{call}: {'reverted ' if failure.error == 'revert' else ''}{why}"
+
+
+def when_text(line: str, waits: int, at: tuple[int, int]) -> str:
+    """A step's line with its last wait line saying when the step ran: chain.mine(3)  # now block 5, time 1700086405 (2023-11-15 22:13:25 UTC)."""
+    lines = line.split("\n")
+    if waits <= 0 or len(lines) <= waits:
+        return line
+    block, timestamp = at
+    try:
+        date = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).strftime(" (%Y-%m-%d %H:%M:%S UTC)")
+    except (OverflowError, OSError, ValueError):  # a time past what a date holds
+        date = ""
+    lines[waits - 1] += f"  # now block {block}, time {timestamp}{date}"
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -71,11 +115,12 @@ class TracedCall:
     value: int
     gas_used: int
     returned: str | None = None  # the return value (a transaction's receipt.return_value)
-    events: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()  # Emitter.Event(field=value, ...)
     reverted: str | None = None  # the revert (or timeout) explained, with its source line
+    inner: tuple[str, ...] = ()  # the calls inside it that failed, each explained (inner_text)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self) | {"events": list(self.events)}
+        return dataclasses.asdict(self) | {"events": list(self.events), "inner": list(self.inner)}
 
 
 @dataclass(frozen=True)
@@ -135,7 +180,8 @@ def _traced(record: CallRecord, project: Any, names: Names) -> TracedCall:
         reverted = describe_revert(record.error)
     elif record.error is not None:
         reverted = str(record.error).splitlines()[0]
-    return TracedCall(call, record.kind, names.show(record.sender), record.value, record.gas_used, returned, tuple(events), reverted)
+    inner = tuple(inner_text(project, failure) for failure in record.result.inner_failures)
+    return TracedCall(call, record.kind, names.show(record.sender), record.value, record.gas_used, returned, tuple(events), reverted, inner)
 
 
 class _Recorder:
@@ -173,6 +219,16 @@ def _error_text(exc: BaseException) -> str:
 
 
 @contextlib.contextmanager
+def _inner_failures(backend: Any) -> Any:
+    """While a program is traced, results carry the calls inside them that failed."""
+    backend.set_inner_failures(True)
+    try:
+        yield
+    finally:
+        backend.set_inner_failures(False)
+
+
+@contextlib.contextmanager
 def _captured(capture: bool) -> Any:
     buffer = io.StringIO()
     if not capture:
@@ -201,8 +257,13 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: Sequence[RecordedSt
 
     traced_spec = dataclasses.replace(spec, invariants=[watched(inv) for inv in spec.invariants])
 
+    backend = project.backend
+
     def before(index: int) -> None:
-        recorder.open("step", index, "")
+        section = recorder.open("step", index, "")
+        seconds, blocks = steps[index - 1].delay
+        # where the step's wait (run right after this) leaves the chain: the block and time its call runs at
+        section["at"] = (backend.block_number + blocks, backend.timestamp + seconds)
 
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index > len(steps):
@@ -213,15 +274,14 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: Sequence[RecordedSt
             section = next(s for s in reversed(recorder.sections) if s["kind"] in ("step", "setup"))
         if index and index <= len(steps):
             step_section = next(s for s in reversed(recorder.sections) if s["kind"] == "step")
-            step_section["line"] = line
+            step_section["line"] = when_text(line, len(delay_lines(steps[index - 1].delay)), step_section["at"])
             if result is not None and exc is None:
                 step_section["returned"] = recorder.names.show(_returned(result))
         if exc is not None:
             section["error"] = _error_text(exc)
 
-    backend = project.backend
     backend.revert(base)
-    with _captured(capture) as out, calls.recording(recorder):
+    with _captured(capture) as out, calls.recording(recorder), _inner_failures(backend):
         try:
             ran = run_program(traced_spec, project, steps, before=before, after=after)
         except Exception as exc:  # setup() raising, or a value that cannot be rebuilt
@@ -245,7 +305,7 @@ def trace_test(name: str, inner: Callable[..., Any], project: Any, injected: dic
     recorder = _Recorder(project)
     section = recorder.open("test", 1, example_line(name, drawn))
     error: BaseException | None = None
-    with _captured(capture) as out, calls.recording(recorder), project.backend.anchor():
+    with _captured(capture) as out, calls.recording(recorder), project.backend.anchor(), _inner_failures(project.backend):
         try:
             inner(**injected, **drawn)
         except Exception as exc:

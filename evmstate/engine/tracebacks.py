@@ -8,21 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import hypothesis
-
 from ..contracts.abi import entry_signature, abi_type, decode, from_abi_value, selector
 from ..contracts.project import Project
 from ..contracts.revert import failure_details
+from ..errors import TransactionReverted
 from ..failures import message_shape
 from ..values import format_value
-
-# frames in these folders are evmstate's or Hypothesis's, not the user's: the package root, not this module's folder
-LIBRARY_DIRS = (str(Path(__file__).parent.parent), str(Path(hypothesis.__file__).parent))
+from .verdicts import LIBRARY_DIRS, Escaped, library_file, message_of, shown_type, why_mistake  # noqa: F401  (LIBRARY_DIRS: importable from here too)
 
 
 def user_frames(exc: BaseException) -> list[traceback.FrameSummary]:
     frames = traceback.extract_tb(exc.__traceback__)
-    return [f for f in frames if not f.filename.startswith(LIBRARY_DIRS) and "site-packages" not in f.filename and not f.filename.startswith(("<hypothesis", "<frozen"))]
+    return [f for f in frames if not library_file(f.filename)]
 
 
 def shown_path(filename: str) -> str:
@@ -40,21 +37,37 @@ def describe_error(exc: BaseException) -> tuple[str, str, str | None, str]:
         location = f"{shown_path(last.filename)}:{last.lineno} in {last.name}"
         if last.line:
             location += f"\n    {last.line}"
-    message = str(exc)
+    message = message_of(exc)
     if not message and isinstance(exc, AssertionError) and frames and frames[-1].line:
         message = frames[-1].line
     for f in frames:
         f.filename = shown_path(f.filename)
-    tb = "".join(traceback.format_list(frames)) + f"{type(exc).__name__}: {message}\n"
-    return type(exc).__name__, message, location, tb
+    error_type = shown_type(exc)
+    tb = "".join(traceback.format_list(frames)) + f"{error_type}: {message}\n"
+    return error_type, message, location, tb
+
+
+def _raised(where: str, exc: BaseException) -> str:
+    """What raised exc, and the user's traceback."""
+    error_type, message, _, tb = describe_error(exc)
+    frames = tb[: len(tb) - len(f"{error_type}: {message}\n")].rstrip()  # the headline already says it
+    head = f"{where} raised {error_type}" + (f": {message}" if message else "")
+    return f"{head}\nTraceback (user code):\n{frames}" if frames else head
 
 
 def user_error(where: str, exc: BaseException) -> str:
     """An error in the user's code outside rules and invariants: what raised it, and the user's traceback."""
-    error_type, message, _, tb = describe_error(exc)
-    frames = tb[: tb.rfind(f"{error_type}: ")].rstrip()  # the headline already says it
-    head = f"{where} raised {error_type}: {message}"
-    return f"{head}\nTraceback (user code):\n{frames}" if frames else head
+    text = _raised(where, exc)
+    # SystemExit, a KeyboardInterrupt raised on purpose...: say what to write instead, wherever it was raised
+    return f"{text}\n{why_mistake(exc)}" if isinstance(exc, Escaped) and not exc.verdict else text
+
+
+def machine_error(where: str, exc: BaseException, program: list[str]) -> str:
+    """A mistake of the machine met in a run (see verdicts): what raised it, the user's traceback, what to write instead, the program that reached it."""
+    text = _raised(where, exc)
+    hint = why_mistake(exc)
+    lines = "\n".join(f"  {line}" for line in program)
+    return f"{text}\nAn error in the machine, not a failure of the contract: nothing is saved.{' ' + hint if hint else ''}\nThe program that reached it:\n{lines}"
 
 
 def harness_limit(name: str, exc: BaseException, program: list[str]) -> str:
@@ -65,10 +78,9 @@ def harness_limit(name: str, exc: BaseException, program: list[str]) -> str:
 
 def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
     """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
-    try:
-        who = repr(project.accounts.at(sender))
-    except Exception:
-        who = f"0x{sender.hex()}"
+    account = project.accounts.at(sender)
+    contract = project.name_at(sender)
+    who = repr(account) if account.index >= 0 else f"<{contract} {account.address}>" if contract else f"0x{sender.hex()}"
     artifact = project.artifact_at(to) if to is not None else None
     what = f"0x{to.hex()}" if to is not None else "a deployment"
     if to is None:
@@ -120,7 +132,8 @@ class ErrorInfo:
     @classmethod
     def of(cls, exc: BaseException) -> ErrorInfo:
         error_type, message, location, tb = describe_error(exc)
-        return cls(error_type, message, failed_invariant(exc), getattr(exc, "reason", None), location, tb, failure_details(exc))
+        reason = exc.reason if isinstance(exc, TransactionReverted) else None
+        return cls(error_type, message, failed_invariant(exc), reason, location, tb, failure_details(exc))
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> ErrorInfo:

@@ -1,4 +1,4 @@
-"""The EVMs: the only package that imports py-evm (pyevm.py) or pyrevm (revm.py).
+"""The EVMs: the only package that imports py-evm (pyevm/) or pyrevm (revm/).
 
 Holds the backends that run calls and transactions against one long-lived state with
 snapshots: py-evm, revm, and the checked pair that runs both in lockstep (check.py).

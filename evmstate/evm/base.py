@@ -1,8 +1,8 @@
 """What every EVM backend is and shares: the Backend protocol and its declared capabilities, the
 results calls return, the chain they start from, and the book-keeping of snapshots and block time.
 
-Imports py-evm only for the address a CREATE makes; the backends themselves are pyevm.py (py-evm),
-revm.py (pyrevm) and check.py (both in lockstep).
+Imports py-evm only for the address a CREATE makes; the backends themselves are pyevm/ (py-evm),
+revm/ (pyrevm) and check.py (both in lockstep).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Protocol, cast, runtime_checkable
 
 import rlp
 from eth_keys import keys
@@ -29,6 +29,8 @@ CALL_GAS_LIMIT = 2**24
 # spend the full limit on each before revm finishes it (finish.py).
 SHORT_LIMIT_FACTOR = 10
 SHORT_LIMIT_FLOOR = 0.1
+# the error of a call that ran out of gas expanding memory, on a backend that does not tell the cost (revm)
+OUT_OF_MEMORY_GAS = "Out of gas: memory expansion"
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,25 @@ class Frame:
     jump_pc: int | None  # the last JUMPI taken before it: a shared REVERT says nothing, the jump to it does
     code: bytes  # the code that ran (initcode for a create)
     is_create: bool = False
+
+
+@dataclass(frozen=True)
+class InnerFailure:
+    """A call made inside a transaction or call (by contract code) that failed, with the frames that explain it.
+
+    Kept only while a backend is asked for them (set_inner_failures): a callback that reverted
+    inside a call that went on, or whose failure its caller replaced with one of its own.
+    """
+
+    depth: int  # 1 for a call the called contract made
+    sender: bytes
+    to: bytes  # the address called, or the address being created
+    data: bytes  # calldata (initcode for a create)
+    value: int
+    is_create: bool
+    error: str  # "revert" or the VM error's description
+    output: bytes  # revert data
+    frames: tuple[Frame, ...]  # the failed frames that passed its failure up, outermost (its own) first
 
 
 @dataclass(frozen=True)
@@ -101,6 +122,8 @@ class ExecResult:
     # for a failure without frames (a backend without per-opcode hooks): runs the call again where
     # frames are kept and returns that result; None once the state has moved on
     explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
+    # the calls inside it that failed and whose failure is not the result's own (set_inner_failures), in the order they ran
+    inner_failures: tuple[InnerFailure, ...] = field(default=(), compare=False, repr=False)
 
     def __init__(
         self,
@@ -120,11 +143,13 @@ class ExecResult:
         storage_writes: tuple[tuple[bytes, int, int], ...] = (),
         storage_reads: tuple[tuple[bytes, int, int], ...] = (),
         explainer: Callable[[], "ExecResult | None"] | None = None,
+        inner_failures: tuple[InnerFailure, ...] = (),
     ) -> None:
         self.__dict__.update(
             success=success, output=output, gas_used=gas_used, logs=logs, error=error, contract_address=contract_address,
             error_address=error_address, error_pc=error_pc, frames=frames, gas_limit=gas_limit, at_gas_cap=at_gas_cap,
             out_of_gas=out_of_gas, timeout=timeout, storage_writes=storage_writes, storage_reads=storage_reads, explainer=explainer,
+            inner_failures=inner_failures,
         )
 
 
@@ -164,11 +189,12 @@ class ChainSpec:
 class Backend(Protocol):
     """What the layers above need from an EVM: state access, execution, snapshots, time.
 
-    What a backend can do beyond that is in its capabilities; set_coverage() and set_observer()
-    are there only when capabilities.coverage and capabilities.observer say so.
+    What a backend can do beyond that is in its capabilities; the hooks it declares there are
+    reached through hooks_of(backend), typed, and None where it declares none.
     """
 
     capabilities: Capabilities
+    spec: ChainSpec  # the chain it started from (its fork, if forked)
     chain_id: int
     gas_limit: int
     call_gas_limit: int
@@ -204,6 +230,7 @@ class Backend(Protocol):
     def logs(self) -> list[Log]: ...
     def reset_time_limit(self) -> None: ...
     def set_jump_recorder(self, recorder: JumpRecorder | None) -> None: ...
+    def set_inner_failures(self, on: bool) -> None: ...
 
 
 # Coverage as the hooks record it: per frame's code, a set of ints. The key is the code's
@@ -211,6 +238,51 @@ class Backend(Protocol):
 # 2*pc + taken for a JUMPI at pc (taken: 1 when it jumped), and ~dest for a jump to dest.
 Coverage = dict[bytes, set[int]]
 INITCODE = b"initcode:"
+
+
+class CoverageHooks(Protocol):
+    """capabilities.coverage: per-opcode hooks record branches and jumps into hits while on."""
+
+    def set_coverage(self, hits: Coverage | None) -> None: ...
+
+
+class ObserverHooks(Protocol):
+    """capabilities.observer: every call's result, with the storage it read and wrote, told to the observer while on."""
+
+    def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None: ...
+
+
+class FeedbackHooks(Protocol):
+    """capabilities.feedback: branch counts and comparison operands recorded into feedback while on."""
+
+    def set_feedback(self, feedback: "Feedback | None") -> None: ...
+
+
+class SamplingHooks(Protocol):
+    """capabilities.sampling: a call like one recorded before in the run may take that one's coverage."""
+
+    def set_sampling(self, on: bool) -> None: ...
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """A backend's optional hooks: each one there only when its capability is declared, else None."""
+
+    coverage: CoverageHooks | None
+    observer: ObserverHooks | None
+    feedback: FeedbackHooks | None
+    sampling: SamplingHooks | None
+
+
+def hooks_of(backend: Backend) -> Hooks:
+    """The hooks backend declares in its capabilities (a backend declaring one has its set_ method)."""
+    caps = backend.capabilities
+    return Hooks(
+        cast(CoverageHooks, backend) if caps.coverage else None,
+        cast(ObserverHooks, backend) if caps.observer else None,
+        cast(FeedbackHooks, backend) if caps.feedback else None,
+        cast(SamplingHooks, backend) if caps.sampling else None,
+    )
 
 
 @dataclass

@@ -59,6 +59,7 @@ class CheckedBackend(Snapshots):
     def __init__(self, fast: Any, reference: PyEVMBackend) -> None:
         self.fast = fast
         self.reference = reference
+        self.spec = reference.spec
         self.chain_id = reference.chain_id
         self.gas_limit = reference.gas_limit
         self.call_gas_limit = reference.call_gas_limit
@@ -206,3 +207,6 @@ class CheckedBackend(Snapshots):
 
     def set_jump_recorder(self, recorder: Any) -> None:
         self.reference.set_jump_recorder(recorder)
+
+    def set_inner_failures(self, on: bool) -> None:
+        self.reference.set_inner_failures(on)  # the results are py-evm's

@@ -20,8 +20,10 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from ..config import shown
+from ..errors import ResourceError
 from ..search.corpus import write_atomic
 
 FORMAT = 1
@@ -31,11 +33,17 @@ MAX_ENTRIES = 20000  # per kind
 
 
 class MutationCache:
-    """The folder of kept results; get/put by kind and key, and prune() at the end of a run."""
+    """The folder of kept results; get/put by kind and key, and prune() at the end of a run.
 
-    def __init__(self, folder: Path) -> None:
+    A folder that cannot be written (a full or read-only disk) is told once to warn, and the run goes
+    on without keeping anything: what it finds is in memory until it ends.
+    """
+
+    def __init__(self, folder: Path, warn: Callable[[str], None] | None = None) -> None:
         self.folder = folder
         self.used: set[Path] = set()
+        self.warn = warn
+        self.failed = False  # a write failed: nothing more is written, nor pruned
 
     def _path(self, kind: str, key: str) -> Path:
         suffix = ".json.gz" if kind == "build" else ".json"
@@ -61,14 +69,23 @@ class MutationCache:
         body = json.dumps({"format": FORMAT, "entry": entry}, separators=(",", ":")).encode()
         if path.suffix == ".gz":
             body = gzip.compress(body, compresslevel=5)
-        write_atomic(path, body)
+        if self.failed:
+            return
+        try:
+            write_atomic(path, body)
+        except OSError as exc:
+            self.failed = True
+            where = shown(self.folder) + "/"
+            if self.warn is not None:
+                self.warn(str(ResourceError.unwritable("what evmstate mutate found", where, exc, "the run goes on, and the next one judges every mutant again")))
+            return
         self.used.add(path)
 
     def prune(self) -> int:
         """Remove the entries unused for STALE seconds, and the oldest beyond MAX_ENTRIES of a kind; how many went."""
         removed = 0
         now = time.time()
-        for kind in KINDS:
+        for kind in KINDS if not self.failed else ():
             folder = self.folder / kind
             if not folder.is_dir():
                 continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
+import pkgutil
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -30,17 +31,16 @@ from typing import Any, Callable
 
 import hypothesis
 
-from .. import reports  # noqa: F401  (loaded as a run loads it: Hypothesis draws from every local module's constants)
 from ..compiler.cache import local_artifact
 from ..compiler.sources import VYPER_VERSION
 from ..config import Config
 from ..contracts.project import Project
-from ..engine import discovery
 from ..engine.discovery import Item
-from ..engine.events import CompileFinished, CompileStarted, LoadFailed, NothingFound, RunStarted
-from ..engine.database import corpus_store
-from ..engine.item import asks_for_contracts, unavailable_contracts
+from ..engine.events import NothingFound, RunStarted, StoreWarning
+from ..engine.database import check_database, corpus_store
+from ..engine.item import prepare
 from ..engine.settings import keep_hypothesis_storage
+from ..files import code_digest
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import FailureRecord, FailureStore
 from ..scale import pool
@@ -75,15 +75,23 @@ class MutateOptions:
 # -- keys: what each kept result depends on ---------------------------------------------------
 
 
+# besides this package's own modules: what compiles a mutant and what runs a machine on it
+JUDGING = ("evmstate.compiler.sources", "evmstate.compiler.vyper_outputs", "evmstate.engine.machine_run")
+
+
 @functools.lru_cache(maxsize=1)
 def evmstate_code() -> str:
-    """What decides a kept result besides its inputs: the code of evmstate's compiler and of this package, and what decides a run's draws."""
-    here = Path(__file__).resolve().parent
-    files = [*sorted(here.glob("*.py")), here.parent / "compiler.py", here.parent / "vyper_outputs.py", here.parent / "engine" / "machines.py"]
-    return plan.digest(corpus_mod.evmstate_code(), [_sha(f) for f in files])
+    """What decides a kept result besides its inputs: the code of evmstate's compiler, of this package and of the machine runner, and what decides a run's draws."""
+    return plan.digest(corpus_mod.evmstate_code(), [code_digest([name]) for name in (*mutate_modules(), *JUDGING)])
+
+
+def mutate_modules() -> list[str]:
+    """The modules of this package, by name."""
+    return sorted(f"{__package__}.{m.name}" for m in pkgutil.iter_modules([str(Path(__file__).parent)]))
 
 
 def _sha(path: Path) -> str:
+    """A user's file's sha256, "-" when it is not there (a project without deployments.py)."""
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
@@ -100,7 +108,7 @@ def _python_files(config: Config, items: list[Item]) -> str:
 def judge_key(config: Config, project: Project, item: Item, judge: Judge, deploys: list[str], budget: Budget, python: str) -> str:
     inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in deploys)
     return plan.digest(
-        "judge", plan.item_id(item), _sha(config.root / item.path), python, inputs, budget, [r.get("id") for r in judge.records],
+        "judge", item.id, _sha(config.root / item.path), python, inputs, budget, [r.get("id") for r in judge.records],
         hashlib.sha256(b"".join(sorted(judge.corpus))).hexdigest(), evmstate_code(), hypothesis.__version__,
         repr(config.accounts), repr(config.chain), repr(config.fuzz), repr(config.backend), repr(config.compiler),
     )
@@ -165,7 +173,7 @@ def open_workers(config: Config, options: MutateOptions, project: Project, items
     if options.cluster is not None:
         return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
     if options.workers <= 1:
-        return InProcess(pool.WorkerState(config, project, {plan.item_id(i): i for i in items}))
+        return InProcess(pool.WorkerState(config, project, {i.id: i for i in items}))
     source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), project.build)
     return LocalWorkers(source, options.workers)
 
@@ -367,7 +375,7 @@ class _Run:
                 entry = {"kill": verdict.kill.to_dict() if verdict.kill else None, "error": None, "seconds": verdict.seconds}
                 self.cache.put("verdict", self._verdict_key(m), entry)
         if verdict.error is not None:
-            self._finish(m, "error", verdict.error, seconds=verdict.seconds)
+            self._finish(m, "error", verdict.error, seconds=verdict.seconds, broken=verdict.broken)
         elif verdict.kill is not None:
             self._finish(m, "killed", "", kill=verdict.kill, seconds=verdict.seconds, cached=cached)
         else:
@@ -386,11 +394,11 @@ class _Run:
         ident = key.split(":", 1)[1]
         return next(m for m in self.mutants if m.id == ident)
 
-    def _finish(self, m: _Mutant, status: str, reason: str, *, kill: Kill | None = None, seconds: float = 0.0, cached: bool = False) -> None:
+    def _finish(self, m: _Mutant, status: str, reason: str, *, kill: Kill | None = None, seconds: float = 0.0, cached: bool = False, broken: bool = False) -> None:
         mutant, source = m.mutant, m.source
         m.outcome = MutantOutcome(
             m.id, source.shown, source.group, mutant.function, mutant.line, mutant.operator, mutant.before, mutant.after, status, reason,
-            kill, seconds, m.compile_seconds, cached, m.judges,
+            kill, seconds, m.compile_seconds, cached, m.judges, broken,
         )
         self.done += 1
         self.emit(MutantFinished(m.outcome, self.done, len(self.mutants)))
@@ -481,38 +489,32 @@ def _corpus(config: Config, key: str) -> tuple[bytes, ...]:
 
 def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None]) -> MutationReport:
     """Make the mutants, judge them with the selected machines and tests, and report; Ctrl-C reports what finished."""
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     if options.workers > 1 and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
+    # not run's random seed when none is given: a mutant's verdict is kept, keyed by what decided
+    # it (the seed among them), and a second mutate of the same code reuses every one
     seed = options.seed if options.seed is not None else (config.hypothesis.seed if config.hypothesis.seed is not None else 0)
     budget = Budget(options.max_examples or config.hypothesis.max_examples, options.steps, options.seconds, seed)
     emit(RunStarted(seed, config.origin))
     started, cpu = time.monotonic(), time.process_time()
     report = MutationReport(seed=seed, budget={"max_examples": budget.max_examples, "steps": budget.steps, "seconds": budget.seconds})
-    found = discovery.discover(config, options.paths, options.keyword)
-    for err in found.errors:
-        emit(err)
-    if not found.items:
-        report.nothing = discovery.nothing_found(config, found, options.paths, options.keyword, None) if not found.errors else "no machine or test could be loaded"
-        emit(NothingFound(report.nothing))
+    prepared = prepare(config, options.paths, options.keyword, emit)
+    if not prepared.items or prepared.project is None:
+        report.nothing = prepared.nothing or "no machine or test could be loaded"
+        if prepared.nothing is None:
+            emit(NothingFound(report.nothing))
         return report
-    if asks_for_contracts(found.items):
-        config.check_sources()
-    emit(CompileStarted(str(config.contracts_dir)))
-    compiling = time.perf_counter()
-    project = Project(config)
-    build = project.build
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), time.perf_counter() - compiling, len(build.errors), tuple(build.warnings)))
-    for err in unavailable_contracts(config, project, found.items):
-        emit(err)
-    items = {plan.item_id(i): i for i in found.items}
+    project = prepared.project
+    items = {i.id: i for i in prepared.items}
     deploys = {k: plan.asked_for(i, project) for k, i in items.items()}
     sources = plan.sources_of(config, project, {c for names in deploys.values() for c in names}, options.contracts)
     if not sources:
         report.nothing = "nothing to mutate: the selected machines and tests deploy no contract of the project's own (name one with --contract)"
         emit(NothingFound(report.nothing))
         return report
-    run = _prepare(config, options, project, items, deploys, sources, budget, emit)
+    run = _plan_run(config, options, project, items, deploys, sources, budget, emit)
     with sigint_count() as sigints:
         try:
             run.start()
@@ -529,7 +531,7 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     return report
 
 
-def _prepare(config: Config, options: MutateOptions, project: Project, items: dict[str, Item], deploys: dict[str, list[str]], sources: list[Source], budget: Budget, emit: Callable[[MutateEvent], None]) -> _Run:
+def _plan_run(config: Config, options: MutateOptions, project: Project, items: dict[str, Item], deploys: dict[str, list[str]], sources: list[Source], budget: Budget, emit: Callable[[MutateEvent], None]) -> _Run:
     records = _records(config)
     python = _python_files(config, list(items.values()))
     judges, keys = {}, {}
@@ -551,7 +553,7 @@ def _prepare(config: Config, options: MutateOptions, project: Project, items: di
     for source in sources:
         for mutant in made[source.path]:
             mutants.append(_Mutant(len(mutants), plan.mutant_id(source, mutant), source, mutant, compile_key(config, project, source, mutant)))
-    run = _Run(config, options, project, items, deploys, judges, keys, budget, MutationCache(config.state_dir / "mutants"), emit, mutants, sources)
+    run = _Run(config, options, project, items, deploys, judges, keys, budget, MutationCache(config.state_dir / "mutants", lambda message: emit(StoreWarning(message))), emit, mutants, sources)
     for source in sources:
         for path, lines in plan.code_lines(project.build, source.contracts).items():
             run.code_lines.setdefault(path, set()).update(lines)

@@ -40,10 +40,6 @@ class Source:
     contracts: tuple[str, ...]  # the contracts compiled from it
 
 
-def item_id(item: Item) -> str:
-    return f"{item.path}::{item.name}"
-
-
 def asked_for(item: Item, project: Project) -> list[str]:
     """The contracts a machine's __init__ or a property test asks for, directly or through deployments."""
     try:

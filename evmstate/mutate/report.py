@@ -3,7 +3,8 @@
 A mutant is killed (a machine or test failed on it: the report names the invariant or rule and
 the program's length), survived (every judge passed: what the invariants do not check), not
 covered (no judge's run reaches its line, so it was neither compiled nor run), dropped (it does
-not compile, or its code is the real code's or another mutant's) or an error (evmstate failed).
+not compile, or its code is the real code's or another mutant's) or an error (evmstate failed, or a
+judge's own code went wrong on it: a mistake of the machine is never a kill).
 The score is killed / (killed + survived + not covered).
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..engine.events import ExitCode
+from ..engine.events import CompileFinished, CompileStarted, ExitCode, LoadFailed, NothingFound, RunStarted, StoreWarning
 from .tasks import Kill
 
 STATUSES = ("killed", "survived", "not covered", "dropped", "error")
@@ -42,6 +43,7 @@ class MutantOutcome:
     compile_seconds: float = 0.0  # CPU seconds compiling it
     cached: bool = False  # its verdict came from .evmstate/mutants
     judges: tuple[str, ...] = ()
+    broken: bool = False  # error: a judge's own code went wrong on it (a mistake of the machine), not evmstate
 
     @property
     def diff(self) -> str:
@@ -64,6 +66,7 @@ class MutantOutcome:
             "compile_seconds": round(self.compile_seconds, 3),
             "cached": self.cached,
             "judges": list(self.judges),
+            "broken_machine": self.broken,
         }
 
 
@@ -163,15 +166,17 @@ class MutationReport:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def exit_code(self, min_score: float | None = None) -> ExitCode:
-        """Nothing to mutate, Ctrl-C, no judge passes on the real code, a mutant evmstate failed to judge, a score below min_score (percent), else OK."""
+        """Nothing to mutate, Ctrl-C, no judge passes on the real code, a mutant evmstate failed to judge (3), one a judge broke on (2), a score below min_score (percent), else OK."""
         if self.nothing is not None:
             return ExitCode.NOTHING_FOUND
         if self.interrupted:
             return ExitCode.INTERRUPTED
         if self.judges and not any(j.status == "passed" for j in self.judges):
             return ExitCode.USAGE_ERROR
-        if any(m.status == "error" for m in self.mutants):
+        if any(m.status == "error" and not m.broken for m in self.mutants):
             return ExitCode.INTERNAL_ERROR
+        if any(m.status == "error" for m in self.mutants):
+            return ExitCode.USAGE_ERROR  # a machine that broke on a mutant: fix it
         if min_score is not None and (self.score is None or 100 * self.score < min_score):
             return ExitCode.FAILED
         return ExitCode.OK
@@ -305,4 +310,4 @@ class MutateFinished:
     min_score: float | None = None  # --min-score, in percent
 
 
-MutateEvent = Any  # the engine's RunStarted, CompileStarted, CompileFinished, LoadFailed, NothingFound, and the above
+MutateEvent = RunStarted | CompileStarted | CompileFinished | LoadFailed | NothingFound | StoreWarning | MutateStarted | BaselineFinished | MutantFinished | MutateFinished

@@ -81,12 +81,14 @@ def _first_line(text: str) -> str:
 
 
 def kill_of(result: MachineFinished, judge: str, stage: str) -> Kill | None:
-    """The kill a machine's or test's result stands for: None when it passed (an internal error raises)."""
+    """The kill a machine's or test's result stands for: None when it passed (an internal error, or a mistake of the machine, raises)."""
     if result.status in ("passed", "interrupted"):
         return None
     if result.status == "error":
         if result.internal:
             raise InternalError(result.error or "")
+        if result.broken:
+            raise MachineBroke(f"{judge}: {result.error or ''}")
         return Kill(judge, result.name, "error", stage, 0, _first_line(result.error or ""))
     failure = result.failure
     assert failure is not None
@@ -103,6 +105,11 @@ def kill_of(result: MachineFinished, judge: str, stage: str) -> Kill | None:
 
 class InternalError(Exception):
     """Raised in a task when evmstate itself failed while a machine ran: the mutant's outcome is an error, not a kill."""
+
+
+class MachineBroke(Exception):
+    """Raised in a task when a machine's or test's own code went wrong (engine.verdicts.is_mistake): on a mutant, no kill,
+    for a broken machine says nothing of the contract; the mutant's outcome is an error of the machine."""
 
 
 def _quiet(event: Any) -> None:
@@ -244,7 +251,7 @@ class BaselineTask:
         key = self.judge.key
         try:
             kill, passing = _examine(state, project, (self.judge,), self.budget, mutant=False)
-        except InternalError as e:
+        except (InternalError, MachineBroke) as e:
             return Baseline(key, "error", str(e), {}, (), time.perf_counter() - started, covering, time.process_time() - cpu)
         finally:
             state.project.activate()  # strategies draw accounts from the worker's own project again
@@ -327,6 +334,7 @@ class Verdict:
     error: str | None
     seconds: float
     cpu: float = 0.0  # CPU seconds of the worker
+    broken: bool = False  # the error is a judge's own mistake (MachineBroke), not evmstate's
 
 
 @dataclass(frozen=True)
@@ -349,6 +357,8 @@ class MutantTask:
             kill, _ = _examine(state, project, self.judges, self.budget, mutant=True)
         except InternalError as e:
             return Verdict(self.key, None, str(e), time.perf_counter() - started, time.process_time() - cpu)
+        except MachineBroke as e:
+            return Verdict(self.key, None, f"a judge broke on it (an error in the machine, not a kill): {e}", time.perf_counter() - started, time.process_time() - cpu, broken=True)
         finally:
             state.project.activate()  # strategies draw accounts from the worker's own project again
         return Verdict(self.key, kill, None, time.perf_counter() - started, time.process_time() - cpu)

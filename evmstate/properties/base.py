@@ -16,7 +16,7 @@ from ..contracts.accounts import Account
 from ..contracts.address import checksum, to_raw_address
 from ..contracts.api import current_project
 from ..contracts.contract import Contract
-from ..engine import canaries
+from ..search import canaries
 from ..errors import MachineDefinitionError, TransactionReverted
 from ..strategies import strategy
 from ..values import format_value
@@ -50,11 +50,11 @@ def expect(ok: bool, what: Callable[[], str] | str, clause: str) -> None:
         raise violated(what() if callable(what) else what, clause)
 
 
-exercised = canaries.exercised  # the packs' canaries, and any machine's: see engine/canaries.py
+exercised = canaries.exercised  # the packs' canaries, and any machine's: see search/canaries.py
 
 
 def leave_out(name: str, why: str) -> bool:
-    """Say that the rule name does not run in this machine on purpose (engine/canaries.py); False, for a precondition."""
+    """Say that the rule name does not run in this machine on purpose (search/canaries.py); False, for a precondition."""
     canaries.left_out(name, why)
     return False
 

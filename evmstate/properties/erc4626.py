@@ -91,6 +91,7 @@ def _moved(f: Flow, which: str, change: int, account: Any, clause: str) -> bool:
 def _event(f: Flow) -> bool:
     """Deposit(caller, receiver, assets, shares) or Withdraw(caller, receiver, owner, assets, shares), from the vault."""
     assets, shares = (f.amount, f.returned) if f.kind in ("deposit", "withdraw") else (f.returned, f.amount)
+    wanted: tuple[Any, ...]
     if f.kind in ("deposit", "mint"):
         name, wanted, clause = "Deposit", (f.caller, f.receiver, assets, shares), DEPOSIT_EVENT
     else:

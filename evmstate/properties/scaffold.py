@@ -242,7 +242,7 @@ def _deploy(artifact: Artifact, token: Artifact | None) -> tuple[list[str], list
     note = "  # DECIDE: the constructor's arguments" if _constructor(artifact) else ""
     lines.append(f"        cls.{snake(artifact.name)} = {artifact.name}.deploy({args}){note}")
     if token_var:
-        lines.append(f"        cls.asset = asset")
+        lines.append("        cls.asset = asset")
     return params, lines
 
 

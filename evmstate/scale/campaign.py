@@ -10,28 +10,27 @@ ShardResults, from which the campaign's progress is built.
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-# a campaign loads what a run loads (see runner.py)
-from .. import reports  # noqa: F401
 from ..compiler.sources import Build
 from ..config import Config
-from ..engine import canaries, discovery, database, replay  # noqa: F401
-from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted
+from ..search import canaries
+from ..engine.database import check_database, replayed_first
+from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
 from ..engine.item import prepare
+from ..engine.records import kept
 from ..engine.settings import Overrides, keep_hypothesis_storage, run_seed
-from ..errors import UsageError
+from ..engine.item import told_once
+from ..errors import ResourceError, UsageError
 from ..units import duration_seconds
 from ..evm.factory import for_campaign
-from ..engine.tracebacks import FailureSignature
-from ..failures import FailureRecord, FailureStore
+from ..failures import FailureIdentity, FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
 from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
-from .pool import Pool, WorkerCrashed
+from .pool import Pool, WorkerCrashed, worker_killed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .interrupts import Grace, sigint_count
 
@@ -67,9 +66,14 @@ class LocalWorkers:
             if m.kind == "crashed":
                 where = f" while running {m.key}" if m.key else " while loading the project"
                 raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
+            if m.kind == "killed":
+                raise worker_killed(m, self.pool.processes[m.worker].pid)
             if m.kind == "event":
                 if isinstance(m.payload, ExampleFinished):
                     self.counts[m.worker] = (m.payload.examples, m.payload.steps)
+                elif isinstance(m.payload, StoreWarning):  # told as it happens, not when the shard ends
+                    if task is not None:
+                        out.append(Outcome("warning", task, message=m.payload.message))
                 else:  # FailureFound: the shard shrinks a failure of its own; the machine's other shards stop
                     self.shrinking.add(m.worker)
                     if task is not None:
@@ -99,7 +103,7 @@ class LocalWorkers:
         self.pool.lend()
 
     def retire(self, key: str) -> None:
-        self.pool.interrupt([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
+        self.pool.retire([w for w, task in self.pool.busy.items() if task.key == key and w not in self.shrinking])
 
     def close(self) -> None:
         self.pool.close()
@@ -117,21 +121,25 @@ class CampaignOptions:
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
+    check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     config = for_campaign(config)
     if workers is None and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
-    emit(RunStarted(seed, config.origin))
+    fresh = options.overrides.fresh
+    emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config, corpus=True)))
     summary = CampaignSummary(seed=seed)
+    emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
     prepared = prepare(config, options.paths, options.keyword, emit)  # local workers build their projects from its compiled contracts
     summary.load_errors.extend(prepared.load_errors)
     summary.nothing = prepared.nothing
     project = prepared.project
     if project is None or not prepared.items:
         return summary
-    keys = [pool.item_id(i) for i in prepared.items]
+    keys = [i.id for i in prepared.items]
     started = time.monotonic()
+    summary.started_at = time.time()
     with sigint_count() as sigints:
         if workers is None:
             workers = open_workers(config, options, project.build)
@@ -140,6 +148,8 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
             _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
         finally:
             workers.close()
+    if not summary.interrupted:
+        _not_searched(prepared.items, summary, emit, options.budget)
     summary.elapsed = time.monotonic() - started
     summary.workers = workers.description
     return summary
@@ -161,7 +171,7 @@ def _drive(
     submitted = {k: 0 for k in keys}
     summary.items = {k: ItemTotals() for k in keys}
     live = list(keys)  # still fuzzed: not failed, not in error
-    saved: dict[tuple[str, FailureSignature], MachineFinished] = {}  # the failure reported, per machine and signature
+    saved: dict[tuple[str, FailureIdentity], MachineFinished] = {}  # the failure reported, per machine and identity
     last_progress = 0.0
 
     def stop() -> None:
@@ -213,10 +223,13 @@ def _drive(
 
 
 def _record(
-    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
+    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
 ) -> None:
     key = outcome.shard.key
     totals = summary.items[key]
+    if outcome.kind == "warning":
+        emit(StoreWarning(outcome.message))
+        return
     if outcome.kind == "refused":
         if key in live:
             live.remove(key)
@@ -229,6 +242,14 @@ def _record(
         return  # interrupted without a failure to report
     shard = outcome.result
     result = shard.result
+    for message in shard.warnings:  # from a cluster's workers, which tell nothing before the shard ends
+        emit(StoreWarning(message))
+    if shard.found is not None and totals.found_after is None:
+        # when its first sighting was, and the runs before it: of the shards that had ended, and of this one
+        when, runs = shard.found
+        totals.found_after = max(0.0, when - summary.started_at)
+        totals.runs_before = runs + sum(n for ended, n in totals.ended if ended <= when)
+    totals.ended.append((time.time(), result.examples))
     summary.examples += result.examples
     summary.steps += result.steps
     summary.cpu += shard.cpu
@@ -240,8 +261,11 @@ def _record(
     if shard.branches is not None:
         summary.branches = shard.branches if summary.branches is None else summary.branches | shard.branches
     if result.status == "error":
+        # reported even when the machine left the campaign already (a shard of it found a failure): a shard
+        # that could not run is an error, never "no failure"
         if key in live:
             live.remove(key)
+        if totals.status != "error":
             totals.status = "error"
             summary.errors.append(result)
             emit(result)
@@ -256,23 +280,52 @@ def _record(
 
 
 def _report_once(
-    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureSignature], MachineFinished], emit: Callable[[CampaignEvent], None]
+    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None]
 ) -> None:
-    """Report a failure the first time its machine fails with its signature; a shorter program for it later replaces the saved one."""
+    """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces the saved one."""
     assert result.failure is not None
-    same = (key, FailureSignature.of_error(result.failure.error))
+    same = (key, record.identity)
     first = saved.get(same)
-    reported = dataclasses.replace(result, failure_id=record.id)
     if first is None:
+        reported, problem = _saved(store, record, result)
         saved[same] = reported
-        store.save(record)
         summary.failures.append(reported)
         emit(reported)
+        if problem is not None:  # after the failure: what could not be written never hides it
+            emit(StoreWarning(problem))
     elif first.failure is not None and result.failure.steps < first.failure.steps:
         # two shards shrank the same failure: keep the shorter program, report it once
-        store.save(record)
-        if first.failure_id is not None and first.failure_id != record.id:
-            store.path_of(first.failure_id).unlink(missing_ok=True)
+        reported, problem = _saved(store, record, result)
+        if problem is not None:
+            emit(StoreWarning(problem))
+            return
         saved[same] = reported
         summary.failures[summary.failures.index(first)] = reported
-        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
+        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=reported.failure_id or record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
+
+
+def _not_searched(items: list[Any], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:
+    """Each machine or test no run of which started (the budget ended while the workers were starting): an error, never "no failure"."""
+    for item in items:
+        key = item.id
+        totals = summary.items.get(key)
+        if totals is None or totals.status != "running" or totals.examples > 0:
+            continue
+        totals.status = "error"
+        spent = f"budget of {budget:g}s" if budget is not None else "time"
+        message = (
+            f"{key} was not searched: the campaign's {spent} ended before any run of it started (worker processes start and load "
+            "the project first, which takes seconds on a busy machine). Give a longer --time."
+        )
+        result = MachineFinished(name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0, elapsed=0.0, error=message)
+        summary.errors.append(result)
+        emit(result)
+
+
+def _saved(store: FailureStore, record: FailureRecord, result: MachineFinished) -> tuple[MachineFinished, str | None]:
+    """Keep the record (one per failure: FailureStore.keep): the result with its id, or without one and why, when the folder cannot be written."""
+    try:
+        kept_now = store.keep(record)
+    except ResourceError as exc:
+        return dataclasses.replace(result, failure_id=None), str(exc)
+    return kept(result, record, kept_now), None

@@ -27,7 +27,12 @@ class ItemTotals:
     status: str = "running"  # running, failed, error
     corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
     loop: str | None = None  # evmstate's own loop, as the last shard to end said (its runs, or "off: " and why)
-    canaries: dict[str, Canary] = field(default_factory=dict)  # the shards' canaries, added up (engine/canaries.py)
+    canaries: dict[str, Canary] = field(default_factory=dict)  # the shards' canaries, added up (search/canaries.py)
+    # of a failure found: seconds from the campaign's start to when a shard first saw it, and the
+    # machine's runs before it (those of its shards that had ended by then, and the finding shard's)
+    found_after: float | None = None
+    runs_before: int | None = None
+    ended: list[tuple[float, int]] = field(default_factory=list, repr=False)  # (time.time(), runs) of each shard that came back
 
     @property
     def unexercised(self) -> list[str]:
@@ -59,6 +64,7 @@ class CampaignSummary:
     """How a campaign went: totals, the failures found (each saved), the errors."""
 
     seed: int | None = None
+    started_at: float = 0.0  # time.time() when the campaign started its workers
     elapsed: float = 0.0
     cpu: float = 0.0
     shards: int = 0
@@ -72,6 +78,7 @@ class CampaignSummary:
     interrupted: bool = False
     nothing: str | None = None
     workers: str = ""
+    store_warnings: list[str] = field(default_factory=list)  # each StoreWarning's message, once
 
     @property
     def exit_code(self) -> ExitCode:

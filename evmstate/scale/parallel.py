@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..contracts import calls
 from ..config import Config
 from ..contracts.project import Project
-from ..engine import canaries
+from ..search import canaries
 from ..engine.discovery import Item
 from ..engine.events import (
     Event,
@@ -28,17 +28,20 @@ from ..engine.events import (
     MachineStarted,
     RuleStats,
     ShrinkProgress,
+    StoreWarning,
 )
 from ..engine.item import RunRequest, run_item
+from ..engine.records import kept
 from ..engine.settings import Overrides
-from ..engine.summary import RunOptions, RunSummary
+from ..engine.events import RunSummary
+from ..engine.item import RunOptions
 from ..engine.trace import GasStats
-from ..errors import MachineDefinitionError
+from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
 from . import shrinking
-from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, item_id, loaded_modules
+from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, loaded_modules, worker_killed
 from .interrupts import Grace, sigint_count
 
 Hits = dict[Identity, set[int]]  # what one process reached, per contract code (coverage.Collector.hits)
@@ -91,6 +94,7 @@ def merge_rules(parts: list[dict[str, RuleStats]]) -> dict[str, RuleStats]:
             m.reverts += s.reverts
             m.transactions += s.transactions
             m.transactions_reverted += s.transactions_reverted
+            m.gated = m.gated or s.gated
             for arg, f in s.filters.items():
                 mf = m.filters.setdefault(arg, FilterStats())
                 mf.enabled += f.enabled
@@ -152,7 +156,7 @@ class Board:
         self.options = options
         self.summary = summary
         self.emit = emit
-        self.runs = {item_id(item): _ItemRun(i, item) for i, item in enumerate(items)}
+        self.runs = {item.id: _ItemRun(i, item) for i, item in enumerate(items)}
         self.finished: list[tuple[int, MachineFinished]] = []
         self.collector: Collector | None = None  # the run's coverage, when asked for: workers' hits go there
 
@@ -220,13 +224,19 @@ class Board:
             return  # it could not run: reported as a load error
         elapsed = time.perf_counter() - run.started if run.started is not None else max(r.elapsed for r, _ in run.results.values())
         at, merged = merge_shards({i: r for i, (r, _) in run.results.items()}, self.shards, elapsed)
+        problem = None
         if merged.failure is not None:
             record = run.results[at][1]
             if self.options.save_failures and record is not None:
-                FailureStore.of(self.config).save(record)
+                try:
+                    merged = kept(merged, record, FailureStore.of(self.config).keep(record))
+                except ResourceError as exc:  # a full or read-only disk: the failure is shown all the same, then why it was not kept
+                    merged, problem = replace(merged, failure_id=None), str(exc)
             else:
                 merged = replace(merged, failure_id=None)
         self.emit(merged)
+        if problem is not None:
+            self.emit(StoreWarning(problem))
         self.finished.append((run.index, merged))
         if merged.failure is not None and merged.failure.interrupted:
             self.summary.interrupted = True
@@ -248,7 +258,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
     # in this process, the run's own gas recording sees every call; workers gather theirs for it
     gas = options.gas and options.workers > 1
     tasks = [
-        ItemTask(item_id(item), i, shards, seed, options.overrides, (k, len(items)), options.capture, gas, options.coverage)
+        ItemTask(item.id, i, shards, seed, options.overrides, (k, len(items)), options.capture, gas, options.coverage)
         for k, item in enumerate(items, 1)
         for i in range(shards)
     ]
@@ -256,7 +266,7 @@ def run_items(config: Config, project: Project, items: list[Item], options: RunO
     if options.coverage:
         board.collector = collector_of(project)
     if options.workers <= 1:
-        state = WorkerState(config, project, {item_id(i): i for i in items})
+        state = WorkerState(config, project, {i.id: i for i in items})
         for task in tasks:
             if not board.wanted(task):
                 continue
@@ -316,4 +326,6 @@ def drive(pool: Pool, pending: deque, board: Board, sigints: list[int]) -> bool:
             elif m.kind == "crashed":
                 where = f" while running {m.key}" if m.key else " while loading the project"
                 raise WorkerCrashed(f"worker process {m.worker} failed{where}:\n{m.payload}")
+            elif m.kind == "killed":
+                raise worker_killed(m, pool.processes[m.worker].pid)
             # "interrupted": the task stopped without a failure to report

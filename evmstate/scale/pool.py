@@ -24,11 +24,16 @@ it starts (as a spawned one has them), not as they were when the server started.
 
 Ctrl-C: the fork server and the workers start with SIGINT ignored until a worker installs its own
 handler, which stops the task it runs (see _Interrupts); the parent decides (workers.Grace).
+SIGTERM and SIGHUP are Ctrl-C too (what `timeout`, a cancelled CI job or a closed terminal send,
+often to the whole process group): the fork server ignores them as it does SIGINT, and a worker
+takes them as it takes SIGINT, unless the parent ignores them (nohup). A worker ends at once
+when the process that started it ends, however it ends (lifeline.watch_parent).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import multiprocessing
 import os
@@ -41,14 +46,15 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..compiler.sources import Build
 from ..config import START_METHOD_VARIABLE, Config, Environment
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.settings import keep_hypothesis_storage
-from ..errors import MachineDefinitionError, UsageError
+from ..errors import MachineDefinitionError, ResourceError, UsageError
+from .lifeline import STOP_SIGNALS, watch_parent
 from .shrinking import Lend, Loans, lending
 
 
@@ -117,14 +123,10 @@ def open_source(source: ProjectSource) -> WorkerState:
         keep_hypothesis_storage(source.config)
         found = discover(source.config, source.paths, source.keyword)
         project = Project(source.config, build=source.build)
-        _opened[source] = WorkerState(source.config, project, {item_id(i): i for i in found.items})
+        _opened[source] = WorkerState(source.config, project, {i.id: i for i in found.items})
     state = _opened[source]
     state.project.activate()
     return state
-
-
-def item_id(item: Item) -> str:
-    return f"{item.path}::{item.name}"
 
 
 def loaded_modules() -> tuple[str, ...]:
@@ -145,7 +147,8 @@ def absolute_paths(paths: tuple[str, ...]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Message:
-    """What a worker says: ready, event, done, interrupted, refused (a definition error) or crashed."""
+    """What a worker says: ready, event, done, interrupted, refused (a definition error) or crashed; killed (payload: its
+    exit code) is said for it by the pool when a signal ended its process."""
 
     kind: str
     worker: int
@@ -153,21 +156,50 @@ class Message:
     payload: Any = None
 
 
+# seconds after a KeyboardInterrupt Python could not raise until it comes again
+AGAIN = 0.05
+
+
+# what a campaign sends a worker whose machine failed in another shard: the search stops at its next
+# run, never in the middle of Hypothesis's own bookkeeping, as a KeyboardInterrupt could
+RETIRE_SIGNAL = getattr(signal, "SIGUSR1", None)
+
+
 class _Interrupts:
-    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once; ignored while idle."""
+    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it); ignored while idle.
+
+    RETIRE_SIGNAL: retired() says so until the next task.
+    """
 
     def __init__(self) -> None:
         self.armed = False
         self.fired = False
+        self.retired = False
+
+    def retire(self, signum: int, frame: Any) -> None:
+        if self.armed:
+            self.retired = True
 
     def handler(self, signum: int, frame: Any) -> None:
         if self.armed and not self.fired:
             self.fired = True
             raise KeyboardInterrupt
 
+    def unraisable(self, unraisable: Any, previous: Callable[[Any], Any]) -> None:
+        """sys.unraisablehook: a KeyboardInterrupt Python could not raise (it came in a garbage-collector callback, a __del__) comes again, where it can be raised."""
+        if type(unraisable.exc_value) is KeyboardInterrupt and self.armed:
+            threading.Timer(AGAIN, self.again).start()  # from another thread: handled once this hook has returned
+            return
+        previous(unraisable)
+
+    def again(self) -> None:
+        self.fired = False
+        os.kill(os.getpid(), signal.SIGINT)
+
     @contextlib.contextmanager
     def arm(self) -> Iterator[None]:
         self.fired = False
+        self.retired = False
         self.armed = True
         try:
             yield
@@ -175,9 +207,32 @@ class _Interrupts:
             self.armed = False
 
 
-def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None) -> None:
-    interrupts = _Interrupts()
+def _as_ctrl_c(signum: int, frame: Any) -> None:
+    """A worker's SIGTERM and SIGHUP: handed to what handles Ctrl-C (SIGINT) at the moment."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signum, frame)
+
+
+_worker_interrupts: _Interrupts | None = None  # in a worker process: its own
+
+
+def retired() -> bool:
+    """In a worker: whether the campaign asked it to stop searching its task (the machine failed in another shard)."""
+    return _worker_interrupts is not None and _worker_interrupts.retired
+
+
+def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None, stops: tuple[int, ...] = (signal.SIGINT,)) -> None:
+    global _worker_interrupts
+    watch_parent()
+    interrupts = _worker_interrupts = _Interrupts()
     signal.signal(signal.SIGINT, interrupts.handler)
+    if RETIRE_SIGNAL is not None:
+        signal.signal(RETIRE_SIGNAL, interrupts.retire)
+    for signum in stops:  # the stop signals the parent takes as Ctrl-C, to whatever handles Ctrl-C now; the others stay ignored
+        if signum != signal.SIGINT:
+            signal.signal(signum, _as_ctrl_c)
+    sys.unraisablehook = functools.partial(interrupts.unraisable, previous=sys.unraisablehook)
     if environ is not None:  # the parent's environment now, not as it was when the fork server started
         os.environ.clear()
         os.environ.update(environ)
@@ -230,16 +285,21 @@ def start_method(environment: Environment) -> str:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ctrl-C ignored while inside: a process started now starts ignoring it (Python keeps an inherited SIG_IGN)."""
-    previous = None
+def _stops_ignored() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP ignored while inside: a process started now starts ignoring them (an inherited SIG_IGN is kept)."""
+    previous = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in STOP_SIGNALS}
     try:
         yield
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stops_taken() -> tuple[int, ...]:
+    """The stop signals a worker takes as Ctrl-C: those this process does not ignore (nohup ignores SIGHUP)."""
+    return tuple(signum for signum in STOP_SIGNALS if signum == signal.SIGINT or signal.getsignal(signum) != signal.SIG_IGN)
 
 
 def start_early(environment: Environment) -> None:
@@ -253,19 +313,26 @@ def start_early(environment: Environment) -> None:
         start_fork_server(loaded_modules())
 
 
+# the fork server's first preload, which ties it to the process that started it
+TIE = "evmstate.scale.forkserver_tie"
+
+
 def start_fork_server(preload: tuple[str, ...]) -> None:
     """Start multiprocessing's fork server (unless it runs), importing preload: modules this process loads too.
 
-    It starts ignoring Ctrl-C, and so does each worker forked from it until the worker has its own
-    handler. It imports before it learns this process's sys.path (multiprocessing passes it, the
-    server ignores it), with the folder it starts in first on its path: that is the standard
-    library's, not this process's folder, where a project's files could stand for a package.
-    (evmstate_cli.launch does the same before the CLI imports evmstate.)
+    It starts ignoring Ctrl-C, SIGTERM and SIGHUP, and so does each worker forked from it until the
+    worker has its own handlers; it ends with this process (TIE), or once its workers have. It
+    imports before it learns this process's sys.path (multiprocessing passes it, the server ignores
+    it), with the folder it starts in first on its path: that is the standard library's, not this
+    process's folder, where a project's files could stand for a package. (evmstate_cli.launch does
+    the same before the CLI imports evmstate.)
     """
     from multiprocessing import forkserver
 
+    if threading.current_thread() is threading.main_thread():  # the server dies with this thread, so with the run
+        preload = (TIE, *preload)
     multiprocessing.set_forkserver_preload(list(preload))  # no effect once the server runs
-    with _sigint_ignored(), _in_folder(os.path.dirname(os.__file__)):
+    with _stops_ignored(), _in_folder(os.path.dirname(os.__file__)):
         forkserver.ensure_running()
 
 
@@ -289,6 +356,21 @@ class WorkerCrashed(RuntimeError):
     """Raised in the parent when a worker process fails outside the user's code (an internal error)."""
 
 
+def worker_killed(message: Message, pid: int | None) -> ResourceError:
+    """The error of a worker whose process a signal ended (message.kind "killed"): neither the machine's doing nor evmstate's."""
+    try:
+        name = signal.Signals(-message.payload).name
+    except ValueError:
+        name = f"signal {-message.payload}"
+    where = f"while running {message.key}" if message.key else "while loading the project"
+    return ResourceError(
+        f"worker process {message.worker} (pid {pid}) was killed by {name} {where}: something outside evmstate ended it (the "
+        "kernel's out-of-memory killer sends SIGKILL). The run stops here; failures saved before it are kept. Run again, "
+        "with fewer worker processes (-n) if memory is short.",
+        where=f"worker process {message.worker}",
+    )
+
+
 class Pool:
     """Worker processes (started by start_method()), each loading source once; tasks go to idle workers one at a time."""
 
@@ -298,8 +380,9 @@ class Pool:
         self.out = ctx.Queue()
         self.inboxes = [ctx.Queue() for _ in range(workers)]
         environ = dict(os.environ) if method == "forkserver" else None
+        stops = _stops_taken()
         self.processes = [
-            ctx.Process(target=_worker_main, args=(i, source, self.inboxes[i], self.out, environ), name=f"evmstate-worker-{i}", daemon=True)
+            ctx.Process(target=_worker_main, args=(i, source, self.inboxes[i], self.out, environ, stops), name=f"evmstate-worker-{i}", daemon=True)
             for i in range(workers)
         ]
         self.ready: set[int] = set()
@@ -314,9 +397,9 @@ class Pool:
             start_early(source.config.environment)
             starting: Any = contextlib.nullcontext()
         else:
-            # started ignoring Ctrl-C until the worker installs its own handler: a Ctrl-C while
-            # one starts up does not kill it with a traceback
-            starting = _sigint_ignored()
+            # started ignoring Ctrl-C (and SIGTERM, SIGHUP) until the worker installs its own
+            # handlers: a Ctrl-C while one starts up does not kill it with a traceback
+            starting = _stops_ignored()
         try:
             with starting:
                 for p in self.processes:
@@ -350,7 +433,11 @@ class Pool:
                 if i not in self.dead and p.exitcode is not None:
                     self.dead.add(i)
                     task = self.busy.get(i)
-                    messages.append(Message("crashed", i, task.key if task is not None else None, f"worker process {i} exited with code {p.exitcode}"))
+                    key = task.key if task is not None else None
+                    if p.exitcode < 0:  # a signal from outside (the kernel's out-of-memory killer, a kill -9)
+                        messages.append(Message("killed", i, key, p.exitcode))
+                    else:
+                        messages.append(Message("crashed", i, key, f"worker process {i} exited with code {p.exitcode}"))
         out = []
         for m in messages:
             if m.kind in ("shrinking", "shrunk"):  # a worker's shrink, for the loans of spare slots
@@ -364,15 +451,19 @@ class Pool:
             out.append((m, self.busy.get(m.worker) if m.kind == "event" else self.busy.pop(m.worker, None)))
         return out
 
-    def interrupt(self, workers: list[int] | None = None) -> None:
+    def interrupt(self, workers: list[int] | None = None, signum: int = signal.SIGINT) -> None:
         """SIGINT to every busy worker (or to those given): what it runs stops as a Ctrl-C stops it in one process."""
         for i in list(self.busy) if workers is None else workers:
             with contextlib.suppress(OSError):
                 if self.processes[i].pid is not None and self.processes[i].exitcode is None:
-                    os.kill(self.processes[i].pid, signal.SIGINT)
+                    os.kill(self.processes[i].pid, signum)
+
+    def retire(self, workers: list[int]) -> None:
+        """Ask these workers to stop searching at their next run (see retired()); where the platform has no RETIRE_SIGNAL, SIGINT."""
+        self.interrupt(workers, RETIRE_SIGNAL if RETIRE_SIGNAL is not None else signal.SIGINT)
 
     def close(self, timeout: float = 5.0) -> None:
-        """Ask every worker to stop, wait for it, and end those that do not."""
+        """Ask every worker to stop, wait for it, and kill those that do not (SIGTERM would be a Ctrl-C to them)."""
         for i, inbox in enumerate(self.inboxes):
             if self.processes[i].exitcode is None:
                 with contextlib.suppress(Exception):
@@ -383,7 +474,7 @@ class Pool:
             p.join(max(0.0, deadline - time.monotonic()))
         for p in started:
             if p.exitcode is None:
-                p.terminate()
+                p.kill()
                 p.join(1.0)
         for q in (self.out, *self.inboxes):
             q.close()

@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from ..config import Config
-from ..engine.events import Event, ExampleFinished, FailureFound, MachineFinished
+from ..engine.events import Event, ExampleFinished, FailureFound, MachineFinished, StoreWarning
 from ..engine.item import RunRequest, run_item
 from ..engine.settings import Overrides
 from ..errors import UsageError
 from ..failures import FailureRecord
 from ..search.session import collector_of
 from . import shrinking
-from .pool import ProjectSource
+from .pool import ProjectSource, retired
 
 # -- shards ------------------------------------------------------------------------------
 
@@ -63,6 +63,10 @@ class ShardResult:
     # branches hit, for a campaign's coverage figure: the union over shards is what the
     # campaign has covered. None until the engine reports coverage.
     branches: frozenset | None = None
+    warnings: tuple[str, ...] = ()  # the StoreWarnings the shard met (what a cluster's worker could not tell as it ran)
+    # when the shard first saw its failure (time.time(), comparable across processes), and the
+    # runs it made before the failing one; None when it found none
+    found: tuple[float, int] | None = None
 
 
 _shard_lock = threading.RLock()  # one shard at a time per process: they share its project
@@ -72,14 +76,19 @@ _shard_lock = threading.RLock()  # one shard at a time per process: they share i
 PROGRESS_EVERY = 0.25
 
 
-def _forwarded(emit: Callable[[Event], None] | None) -> Callable[[Event], None]:
-    """What a shard tells the campaign: FailureFound at once, ExampleFinished every PROGRESS_EVERY seconds."""
-    if emit is None:
-        return lambda e: None
+def _forwarded(emit: Callable[[Event], None] | None, found: list[tuple[float, int]]) -> Callable[[Event], None]:
+    """What a shard tells the campaign: FailureFound at once, ExampleFinished every PROGRESS_EVERY seconds.
+
+    found gets (when, runs before it) of the first FailureFound.
+    """
     last = [0.0]
 
     def forward(event: Event) -> None:
-        if isinstance(event, FailureFound):
+        if isinstance(event, FailureFound) and not found:
+            found.append((time.time(), max(0, event.examples - 1)))
+        if emit is None:
+            return
+        if isinstance(event, (FailureFound, StoreWarning)):
             emit(event)
         elif isinstance(event, ExampleFinished) and time.monotonic() - last[0] >= PROGRESS_EVERY:
             last[0] = time.monotonic()
@@ -94,22 +103,35 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
         state.project.activate()
         item = state.items[shard.key]
         cpu = time.process_time()
-        stop = shrink_by = None
+        stop: Callable[[], bool] = retired  # the machine failed in another shard
+        shrink_by = None
         if shard.budget is not None:
             deadline = time.monotonic() + shard.budget
-            stop = lambda: time.monotonic() >= deadline  # noqa: E731
+            stop = lambda: retired() or time.monotonic() >= deadline  # noqa: E731
             # a failure found near the end is shrunk for at most SHRINK_GRACE more seconds, so that
             # the campaign, its report included, ends within 5 s of its budget
             shrink_by = deadline + SHRINK_GRACE
         records: list[FailureRecord] = []
+        warnings: list[str] = []
+
+        def told(event: Event) -> None:
+            if isinstance(event, StoreWarning):
+                warnings.append(event.message)
+            forward(event)
+
         # the machine's saved guidance runs: every shard starts from them and adds to them
         request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by, native=True)
-        result = run_item(state.config, state.project, item, request, _forwarded(emit))
+        found: list[tuple[float, int]] = []
+        forward = _forwarded(emit, found)
+        result = run_item(state.config, state.project, item, request, told)
         result = shrinking.told(result)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
-        return ShardResult(shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches)
+        return ShardResult(
+            shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches, warnings=tuple(warnings),
+            found=found[0] if found and result.failure is not None else None,
+        )
 
 
 # -- a project shipped to machines that do not have it ----------------------------------------

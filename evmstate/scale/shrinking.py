@@ -11,9 +11,11 @@ order that fails the same way is kept (with the error the helper raised, pickled
 when it does not pickle), the answers after it dropped. So the program is the one a single process reaches, byte for byte.
 
 The shrink budget still bounds it (the candidate replayed here checks it, once a batch), and so
-does Ctrl-C: helpers ignore SIGINT (the terminal sends it to them too), the worker stops as in
-one process, and its helpers are ended with the shrink. A helper that dies leaves its candidate
-to this process. Where Python has no os.fork (Windows), shrinking stays in one process.
+does Ctrl-C: helpers ignore SIGINT, SIGTERM and SIGHUP (a terminal or `timeout` sends them to the
+whole process group), the worker stops as in one process, and its helpers are ended with the
+shrink, or by the kernel when the worker itself ends (lifeline.die_with_parent). A helper that
+dies leaves its candidate to this process. Where Python has no os.fork (Windows), shrinking stays
+in one process.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from typing import Any, Callable, Iterable, Iterator
 from ..engine.shrink import candidates
 from ..engine.shrink.candidates import Accept, Attempt, Judge, Program
 from ..engine.events import MachineFinished
+from ..hooks import Current
 from ..engine.shrink.passes import Minimized
+from .lifeline import STOP_SIGNALS, die_with_parent
 
 HELPERS_AT_MOST = 7  # helper processes one shrink takes, however many slots are spare
 # seconds a replay takes here (on average, lately) before helpers take part: a cheaper one costs
@@ -90,14 +94,14 @@ class Tally:
     replays: int = 0
 
 
-_tally = Tally()
+# this worker's, set anew for each task it runs (lending)
+TALLY = Current(Tally())
 
 
 @contextlib.contextmanager
 def lending(inbox: Any, send: Callable[[str, Any], None]) -> Iterator[None]:
     """While inside (a worker running a task), a failure shrunk here may use helpers the parent lends."""
-    global _tally
-    _tally = Tally()
+    TALLY.set(Tally())
     if not hasattr(os, "fork"):
         yield
         return
@@ -108,9 +112,10 @@ def lending(inbox: Any, send: Callable[[str, Any], None]) -> Iterator[None]:
 def told(result: MachineFinished) -> MachineFinished:
     """result, its shrink report saying what helpers did (the engine's report knows one process)."""
     shrink = result.failure.shrink if result.failure is not None else None
-    if shrink is None or _tally.workers == 1:
+    tally = TALLY.value
+    if shrink is None or tally.workers == 1:
         return result
-    report = dataclasses.replace(shrink, workers=_tally.workers, helped=_tally.replays)
+    report = dataclasses.replace(shrink, workers=tally.workers, helped=tally.replays)
     return dataclasses.replace(result, failure=dataclasses.replace(result.failure, shrink=report))
 
 
@@ -146,7 +151,8 @@ class _Helper:
 
 def _serve(conn: Any, judge: Callable[[Program], tuple[Any, str | None]]) -> None:
     """A helper's life: replay each candidate sent, answer, until the worker closes its end."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker decides what a Ctrl-C stops
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)  # the worker decides what a Ctrl-C stops
     code = 0
     try:
         while True:
@@ -199,8 +205,10 @@ class Helpers:
     def _grow(self) -> None:
         while len(self.helpers) < min(self.slots.poll(), HELPERS_AT_MOST):
             ours, theirs = multiprocessing.Pipe()
+            worker = os.getpid()
             pid = os.fork()
             if pid == 0:  # the helper: a copy of this process, the same chain and checkpoints
+                die_with_parent(worker)
                 ours.close()
                 for h in self.helpers:
                     h.conn.close()
@@ -289,8 +297,9 @@ class Helpers:
                 os.waitpid(h.pid, 0)
         self.helpers.clear()
         self.slots.close()
-        _tally.workers = max(_tally.workers, self.workers)
-        _tally.replays += self.elsewhere
+        tally = TALLY.value
+        tally.workers = max(tally.workers, self.workers)
+        tally.replays += self.elsewhere
 
 
 # -- in the parent -----------------------------------------------------------------------

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -39,12 +38,12 @@ import tempfile
 import time
 import zlib
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 import hypothesis
 
+from ..files import code_digest, version
 from .guidance import Choice, Entry
 
 if TYPE_CHECKING:
@@ -131,20 +130,9 @@ DRAWING = (
 
 
 @functools.lru_cache(maxsize=1)
-def evmstate_version() -> str:
-    """evmstate's installed version, read once (each read parses the package's metadata: about 1 ms)."""
-    return version("evmstate")
-
-
-@functools.lru_cache(maxsize=1)
 def evmstate_code() -> str:
-    """evmstate's version and a hash of the code of the DRAWING modules."""
-    h = hashlib.sha256(evmstate_version().encode())
-    for name in DRAWING:
-        spec = importlib.util.find_spec(name)
-        origin = spec.origin if spec is not None else None
-        h.update(name.encode() + (Path(origin).read_bytes() if origin and os.path.isfile(origin) else b"-"))
-    return h.hexdigest()
+    """evmstate's version and a hash of the code of the DRAWING modules (a name that no longer resolves raises)."""
+    return code_digest(DRAWING, salt=version())
 
 
 def fingerprint(project: "Project", machine_id: str, module: Path | None) -> str:
@@ -230,7 +218,7 @@ def encode(entry: Entry, features: Iterable[Feature], fingerprint: str, at: floa
         return done
 
     payload = {
-        "evmstate": evmstate_version(),
+        "evmstate": version(),
         "fingerprint": fingerprint,
         "at": time.time() if at is None else at,
         "by": by if by is not None else f"{socket.gethostname()}:{os.getpid()}",

@@ -22,10 +22,11 @@ import contextlib
 import functools
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from hypothesis import strategies as st
 
+from ..hooks import Current
 from ..values import HexBytes
 from .coverage import JUMP, JUMPI, JUMPDEST, instructions
 
@@ -286,23 +287,18 @@ class Dictionary:
 
 # -- the dictionary strategies draw from ---------------------------------------------------------
 
-_active: Dictionary | None = None
+# the dictionary of the machine or test running now, if it has one (read on every drawn value)
+ACTIVE = Current()
 
 
 def active() -> Dictionary | None:
     """The dictionary of the machine or test running now, if it has one."""
-    return _active
+    return ACTIVE.value
 
 
-@contextlib.contextmanager
-def using(dictionary: Dictionary | None) -> Iterator[None]:
+def using(dictionary: Dictionary | None) -> contextlib.AbstractContextManager[None]:
     """strategy() draws mix in values from dictionary while inside."""
-    global _active
-    previous, _active = _active, dictionary
-    try:
-        yield
-    finally:
-        _active = previous
+    return ACTIVE.using(dictionary)
 
 
 def pool_of(pools: tuple[list[Any], list[Any], list[Any]], offset: int, span: int) -> int:
@@ -346,7 +342,7 @@ def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], l
 
     def draw_value(draw_: Any) -> Any:
         value = plain_draw(draw_)
-        d = _active
+        d = ACTIVE.value
         if d is None or not d.on:
             return value
         pools = pick(d)

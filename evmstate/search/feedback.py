@@ -21,6 +21,11 @@ new. Two more kinds of progress count, as in AFL and ItyFuzz:
   small amounts stored 320 new values in the ten minters' balances (32 each) and kept half of
   its 200 runs before mapping entries were left out; none since.
 
+The stored values also tell a passing run that was still reaching new code when its budget ran
+out (late_kinds): not every new small value, but those of a slot that holds kinds of state (a
+phase, a level, a flag: few values, all small, changed by one or two sizes), not amounts (see
+KINDS; benchmarks/still_rising.py measures how often the warning is right).
+
 A third signal, comparison operands (CmpLog), feeds the dictionary rather than the corpus: the
 py-evm hooks record the other side of each comparison of an argument that feeds a branch
 (evm/pyevm/opcodes.py), and the dictionary offers it, with its neighbours, to later draws.
@@ -50,6 +55,15 @@ SLOT_VALUES = 32
 # slots below this hold the variables a contract declares; an entry of a mapping or a dynamic
 # array is at a hash (a balance per account, an allowance): not a stage of the contract
 VARIABLE_SLOTS = 2**64
+# what "still reaching new code" counts of stored values (late_kinds): new kinds of state, not
+# new amounts. A slot holds kinds of state (a phase, a level, a flag, a count of a few things) when
+# over the whole search it took at most KINDS values, each below KIND_VALUES, and changed by at most
+# MOVES sizes (a level or a count moves by one, a flag between two values); one that took a larger
+# value (a delay of 3600 seconds, a balance in wei) or moved by many sizes (a total that each
+# deposit raises by its amount) holds amounts
+KINDS = 16
+KIND_VALUES = 256
+MOVES = 2
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
 SIGNALS = ("counts", "storage", "cmplog")
 DEFAULT = frozenset({"storage", "cmplog"})
@@ -78,9 +92,16 @@ class Progress:
         self.run_counts: dict[tuple[object, int], int] = {}  # this run's counts so far
         self.new_buckets = 0
         self.new_values = 0
+        self.runs = 0  # runs started
+        self.firsts: list[tuple[int, tuple[bytes, int]]] = []  # (run, slot) of each new small value, in order
+        self.amounts: set[tuple[bytes, int]] = set()  # slots that hold amounts, not kinds of state (kind_of_state)
+        self.moves: dict[tuple[bytes, int], set[int]] = {}  # slot -> the sizes its value changed by in a run
+        self.last: dict[tuple[bytes, int], int] = {}  # slot -> the value this run last wrote to it
 
     def run_started(self) -> None:
         self.run_counts.clear()
+        self.last.clear()
+        self.runs += 1
 
     def counted(self, code: object, counts: dict[int, int], branches: Container[int]) -> bool:
         """Add one step's branch counts of one code (2*pc + taken -> times); True if a branch of
@@ -108,13 +129,50 @@ class Progress:
             return False
         new = False
         for address, slot, value in writes:
-            if value >= SMALL or slot >= VARIABLE_SLOTS:
+            if slot >= VARIABLE_SLOTS:
                 continue
-            held = self.slots.get((address, slot))
+            key = (address, slot)
+            if value >= KIND_VALUES:
+                self.amounts.add(key)
+                if value >= SMALL:
+                    continue
+            elif key not in self.amounts:
+                self._moved(key, value)
+            held = self.slots.get(key)
             if held is None:
-                held = self.slots[(address, slot)] = set()
+                held = self.slots[key] = set()
             if value not in held and len(held) < SLOT_VALUES:
                 held.add(value)
                 self.new_values += 1
+                self.firsts.append((self.runs, key))
                 new = True
         return new
+
+    def _moved(self, key: tuple[bytes, int], value: int) -> None:
+        """Note by how much a slot's value changed since this run last wrote it: a slot moved by many sizes holds amounts."""
+        before = self.last.get(key)
+        self.last[key] = value
+        if before is None or before == value:
+            return
+        moves = self.moves.setdefault(key, set())
+        moves.add(abs(value - before))
+        if len(moves) > MOVES:
+            self.amounts.add(key)
+
+    def kind_of_state(self, slot: tuple[bytes, int]) -> bool:
+        """Whether a slot held kinds of state over the search (a phase, a level, a flag): at most KINDS values, each below
+        KIND_VALUES, that changed by at most MOVES sizes; not amounts."""
+        return slot not in self.amounts and len(self.slots.get(slot, ())) <= KINDS
+
+    def kinds(self) -> int:
+        """The values stored so far in slots that hold kinds of state."""
+        return sum(len(held) for slot, held in self.slots.items() if self.kind_of_state(slot))
+
+    def late_kinds(self, min_runs: int) -> int | None:
+        """New kinds of state first stored in the last quarter of the runs: values of the slots that, over the whole search,
+        held kinds of state, not amounts. None before min_runs runs, or when stored values are not watched."""
+        n = self.runs
+        if n < min_runs or "storage" not in self.on:
+            return None
+        cut = n - n // 4
+        return sum(1 for run, slot in self.firsts if run > cut and self.kind_of_state(slot))

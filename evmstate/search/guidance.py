@@ -15,7 +15,7 @@ the corpus grew; with each run that keeps nothing the share falls, halved after 
 (a third after twice as many, and so on), and the others are plain Hypothesis runs. A bug that
 needs one call many times in a run and nothing new on the way (a mint that breaks the supply
 once one account holds more than all the rest) is found by plain runs, where it is found at
-all: a run that replays a kept one inherits its swarm (steps.py), and the kept runs are those
+all: a run that replays a kept one inherits its swarm (engine/swarm.py), and the kept runs are those
 that reached every branch, with every rule enabled. Extending those at four runs in five, the
 search found such a bug in 200 runs on none of 10 seeds where Hypothesis found it on 2; with
 the share falling, on 5 (benchmarks/hypothesis_parity.py, py-evm). Once the search is climbing

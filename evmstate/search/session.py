@@ -23,7 +23,7 @@ from .coverage import Collector, Identity
 from .dictionary import Dictionary
 from .feedback import Progress, signals
 from ..errors import ConfigError, MachineDefinitionError
-from ..evm.base import ExecResult, Feedback
+from ..evm.base import ExecResult, Feedback, hooks_of
 
 from hypothesis import settings as Settings
 
@@ -97,6 +97,7 @@ class Search:
         self.project = project
         self.options = options
         self.backend = backend = project.backend
+        self.hooks = hooks_of(backend)
         self.collector = collector_of(project)
         self.covering = options.coverage and backend.capabilities.coverage
         self.observing = backend.capabilities.observer
@@ -159,26 +160,28 @@ class Search:
 
     def start(self) -> None:
         """Turn the backend's hooks on."""
-        if self.covering:
-            self.backend.set_coverage(self.hits)
-            if self.feedback is not None:
-                self.backend.set_feedback(self.feedback)  # type: ignore[attr-defined]
-        if self.observing and (self.dictionary.on or "storage" in self.progress.on):
-            self.backend.set_observer(self._observe)
-        if self.sampling:
-            self.backend.set_sampling(True)  # type: ignore[attr-defined]
+        hooks = self.hooks
+        if self.covering and hooks.coverage is not None:
+            hooks.coverage.set_coverage(self.hits)
+            if self.feedback is not None and hooks.feedback is not None:
+                hooks.feedback.set_feedback(self.feedback)
+        if self.observing and hooks.observer is not None and (self.dictionary.on or "storage" in self.progress.on):
+            hooks.observer.set_observer(self._observe)
+        if self.sampling and hooks.sampling is not None:
+            hooks.sampling.set_sampling(True)
 
     def stop(self) -> None:
         """Turn the hooks off and forget the guide's backend."""
         self.absorb()
-        if self.feedback is not None:
-            self.backend.set_feedback(None)  # type: ignore[attr-defined]
-        if self.covering:
-            self.backend.set_coverage(None)
-        if self.observing:
-            self.backend.set_observer(None)
-        if self.sampling:
-            self.backend.set_sampling(False)  # type: ignore[attr-defined]
+        hooks = self.hooks
+        if self.feedback is not None and hooks.feedback is not None:
+            hooks.feedback.set_feedback(None)
+        if self.covering and hooks.coverage is not None:
+            hooks.coverage.set_coverage(None)
+        if self.observing and hooks.observer is not None:
+            hooks.observer.set_observer(None)
+        if self.sampling and hooks.sampling is not None:
+            hooks.sampling.set_sampling(False)
         if self._backend_name is not None:
             unregister(self._backend_name)
             self._backend_name = None
@@ -204,8 +207,8 @@ class Search:
 
     def run_started(self) -> None:
         self.dictionary.reset()
-        if self.sampling:
-            self.backend.set_sampling(True)  # type: ignore[attr-defined]  # the run's calls counted from here
+        if self.sampling and self.hooks.sampling is not None:
+            self.hooks.sampling.set_sampling(True)  # the run's calls counted from here
         self._ids = {}
         self.absorb()
         self.progress.run_started()
@@ -326,7 +329,7 @@ class Search:
             g = self.guide.stats
             stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress, {g.replaced} repeated a step with an argument replaced"
             p = self.progress
-            stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values, {self.operands} comparison operands"
+            stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values ({p.kinds()} of kinds of state), {self.operands} comparison operands"
         cache = self.backend.call_cache
         if cache is not None and self._cache_start is not None:
             hits, misses = cache.hits - self._cache_start[0], cache.misses - self._cache_start[1]

@@ -107,16 +107,21 @@ def test_every_command_that_runs_machines_takes_backend(example):
     assert code == 1 and "Falsifying example" in out, out
 
 
+def _searched_or_not(code: int, out: str) -> bool:
+    """A 1 s campaign passed, or (on a busy machine) ended before its worker was up, which it says: never a silent pass."""
+    return code == 0 or (code == 2 and "was not searched: the campaign's budget of 1s ended before any run of it started" in out)
+
+
 def test_fuzz_prefers_revm_unless_a_backend_is_named(example):
     pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "machines/erc20.py")
-    assert code == 0 and "fuzzing machines/erc20.py::ERC20Machine for 1s on 1 local worker, on revm\n" in out
+    assert _searched_or_not(code, out) and "fuzzing machines/erc20.py::ERC20Machine for 1s on 1 local worker, on revm\n" in out, out
     code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "--backend", "pyevm", "machines/erc20.py")
-    assert code == 0 and "on 1 local worker\n" in out
+    assert _searched_or_not(code, out) and "on 1 local worker\n" in out, out
     toml = example / "evmstate.toml"
     toml.write_text(toml.read_text() + '\n[backend]\nname = "pyevm"\n')
     code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "machines/erc20.py")
-    assert code == 0 and "on 1 local worker\n" in out
+    assert _searched_or_not(code, out) and "on 1 local worker\n" in out, out
     # evmstate run stays on py-evm: its coverage is recorded on py-evm as ever (revm too would give the same)
     toml.write_text(toml.read_text().replace('[backend]\nname = "pyevm"\n', ""))
     from evmstate import config as config_mod

@@ -14,7 +14,10 @@ def test_a_puzzle_still_being_solved_at_the_end_asks_for_a_longer_search(example
     # 16 runs solve a level or two of the puzzle: a level the puzzle never stored is reached late
     code, out = invoke("run", "machines/puzzle.py", "--max-examples", "16", "--seed", "8", "--json", "report.json")
     assert code == 0
-    assert re.search(r"^  still reaching new code: (\d+ branch(es)? and )?1 stage \(a variable stored a small value it never held\) first reached in the last quarter of its runs$", out, re.M), out
+    assert re.search(
+        r"^  still reaching new code: (\d+ branch(es)? and )?1 new kind of state \(a variable holding a phase, a level or a flag took a value it never held\) "
+        r"first reached in the last quarter of its runs$", out, re.M,
+    ), out
     assert out.endswith(
         "1 passed, 0 failed, 1 still reaching new code when the budget ran out: "
         "search longer with evmstate fuzz --time 5m machines/puzzle.py -k PuzzleMachine\n"
@@ -50,13 +53,47 @@ def test_late_counts_the_branches_first_reached_in_the_last_quarter_of_the_runs(
     assert blind.late() is None
 
 
-def test_late_stages_count_the_levels_stored_in_the_last_quarter_when_no_branch_is_new():
+def test_late_stages_count_new_kinds_of_state_not_new_amounts():
+    from evmstate.search.feedback import Progress
+
+    pool = b"P" * 20
+    level, large, total = (pool, 0), (pool, 1), (pool, 2)
+    progress = Progress({"storage"})
+    for run in range(12):  # 12 runs: the last quarter is the last 3
+        progress.run_started()
+        # a level climbed one at a time through one `if`: 1 early, 2 mid-way, 3 and 4 in the last quarter
+        for reached in range(1, {0: 1, 5: 2, 9: 3, 11: 4}.get(run, 0) + 1):
+            progress.stored([(*level, reached)])
+        # amounts: a new value in every run, the last quarter too; a delay of seconds, and a total
+        # raised by small deposits of several sizes (a few values, all small)
+        progress.stored([(*large, 600 + 60 * run)])
+        for value in (run % 3 + 1, run % 3 + 3, run % 3 + 6):
+            progress.stored([(*total, value)])
+    assert {progress.kind_of_state(s) for s in (level, large, total)} == {True, False} and progress.kind_of_state(level)
+    assert progress.late_kinds(8) == 2, "levels 3 and 4, not the amounts"
+    assert progress.late_kinds(13) is None  # too few runs to tell a trend
+    assert Progress(()).late_kinds(1) is None  # stored values not watched (guidance off)
     growth = Growth()
-    for stages in [0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4]:  # a ladder climbed through one `if`
-        growth.watch(finished(6, stages=stages))
-    assert growth.late() == 0
-    assert growth.late_stages() == 4 - 2
-    unwatched = Growth()
     for _ in range(12):
-        unwatched.watch(finished(6))  # stored values not watched (guidance off)
-    assert unwatched.late_stages() is None
+        growth.watch(finished(6))
+    assert growth.late() == 0 and growth.late_stages() is None  # no search: nothing watched
+
+
+def test_small_amounts_stored_in_the_last_runs_are_no_new_code(tmp_path):
+    # a lending pool's passing machine: its collateral and debt totals take new small values in
+    # its last runs (the warning before counted them as stages), but they are amounts
+    from pathlib import Path
+
+    from evmstate import config as config_mod
+    from evmstate.runner import Overrides, RunOptions, run
+
+    from ..conftest import copy_project
+
+    root = copy_project(Path(__file__).resolve().parents[1] / "projects" / "lending", tmp_path / "lending")
+    events: list = []
+    summary = run(config_mod.load(root), RunOptions((str(root / "machines" / "lending.py"),), overrides=Overrides(seed=2, fresh=True)), events.append)
+    (result,) = summary.results
+    stored = [e.stages for e in events if isinstance(e, ExampleFinished) and not e.shrinking]
+    assert result.status == "passed" and len(stored) == 50
+    assert stored[-1] - stored[len(stored) - len(stored) // 4 - 1] > 0, "new small values were stored in the last quarter of the runs"
+    assert result.late_stages == 0 and not result.still_rising

@@ -22,7 +22,7 @@ def test_run_reports_the_shrunk_program_and_exits_1(example):
     assert "FAILED machines/depositer.py::StateMachine" in out
     assert "Invariant StateMachine.invariant failed: AssertionError: assert 0 == 1" in out
     assert "Falsifying example (2 steps):\nstate = StateMachine()\nstate.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)\n" in out
-    assert "rule_withdraw" in out and "reverts caught" in out
+    assert "rule_withdraw" in out and "reverted  expected" in out
 
 
 def test_selectors_only_stateful_and_k(example):

@@ -92,13 +92,14 @@ def test_the_saved_program_replays_its_wait_and_an_old_record_replays_without_on
     code, out = invoke("run", "machines/deadline.py", "--seed", "0")
     assert code == 1
     assert "Falsifying example (1 step):\nstate = DeadlineMachine()\nchain.sleep(3600)\nstate.rule_poke()\n" in out
-    assert "  1. chain.sleep(3600)\n     state.rule_poke()\n" in out  # the trace
+    # the trace: the block and time the step ran at, after its wait (the chain starts at block 1, time 1700000001)
+    assert "  1. chain.sleep(3600)  # now block 1, time 1700003601 (2023-11-14 23:13:21 UTC)\n     state.rule_poke()\n" in out
     (path,) = (root / ".evmstate" / "failures").glob("*.json")
     code, out = invoke("replay", path.stem)
     assert code == 1
     assert out == (
         f"replaying {path.stem}: machines/deadline.py::DeadlineMachine\n"
-        "  1. chain.sleep(3600)\n"
+        "  1. chain.sleep(3600)  # now block 1, time 1700003601 (2023-11-14 23:13:21 UTC)\n"
         "     state.rule_poke()\n"
         "     invariant invariant_within_the_hour failed: AssertionError: an hour passed\n"
         "still fails: AssertionError: an hour passed\n"

@@ -22,9 +22,9 @@ def test_replay_prints_each_contracts_transfer_by_its_own_abi(tmp_path, monkeypa
     assert out == (
         f"replaying {record.stem}: machines/transfers.py::TransfersMachine\n"
         "  1. state.rule_mint(st_receiver=accounts[0])\n"
-        f"     event Transfer(sender='{zero}', receiver=accounts[0], token_id=1)\n"
+        f"     event Collectible.Transfer(sender='{zero}', receiver=accounts[0], token_id=1)\n"
         "  2. state.rule_pay(st_receiver=accounts[0], st_amount=0)\n"
-        "     event Transfer(sender=accounts[0], receiver=accounts[0], value=0)\n"
+        "     event Coin.Transfer(sender=accounts[0], receiver=accounts[0], value=0)\n"
         "     invariant invariant_not_both failed: AssertionError: a coin and a collectible both moved\n"
         "still fails: AssertionError: a coin and a collectible both moved\n"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from evmstate.engine.machine_run import MachineRun
@@ -130,5 +131,12 @@ def test_a_failure_that_cannot_be_saved_is_still_reported(example):
     code, out = invoke("run", "machines/lending.py", "--seed", "1")
     assert code == 1, out
     assert "state.rule_add(x=3)" in out
-    assert "Note: not saved, so `evmstate replay` cannot replay it: " in out
+    # after the program: which record was not written, where, why and what to do
+    assert re.search(
+        r"^warning: the failure record \w+ could not be written in \.evmstate/failures/ \(File exists\): it is not saved, so `evmstate replay` cannot replay it"
+        r" \(the program printed with the failure is all that is kept of it\)\. Check that \.evmstate/failures/ can be written\.$",
+        out,
+        re.M,
+    ), out
+    assert out.index("state.rule_add(x=3)") < out.index("warning: the failure record")
     assert "replay with:" not in out

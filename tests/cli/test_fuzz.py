@@ -54,7 +54,8 @@ def test_nothing_to_fuzz_exits_5(example):
 def test_a_campaign_shows_its_compile_progress_as_a_run_does(example):
     # the same prologue as `evmstate run` (engine.item.prepare): discovery, then the contracts compiled, shown
     code, out = invoke("fuzz", "machines/depositer.py", "--time", "1s", "-n", "1", "--steps", "2", "--max-examples", "2")
-    assert code in (0, 1), out
+    # a budget that ended before the worker was up is said so (exit 2): either way, the prologue came first
+    assert code in (0, 1) or (code == 2 and "was not searched" in out), out
     assert re.search(r"^compiled \d+ contracts? in [\d.]+s", out, re.M), out
     assert out.index("compiled") < out.index("fuzzing machines/depositer.py::StateMachine")
 

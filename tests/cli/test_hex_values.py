@@ -79,7 +79,7 @@ def test_the_program_shows_hexbytes_and_the_trace_events_and_revert_show_hex(run
         "Trace:\n"
         f"  1. state.rule_schedule(amount=0, salt=HexBytes('{SALT}'))\n"
         f"       Timelock.schedule(accounts[1], 0, {SALT}, 3600) {{from: accounts[0]}} -> {OPERATION}  gas N\n"
-        f"         emit CallScheduled(id={OPERATION}, target=accounts[1], amount=0, salt={SALT}, delay=3600)\n"
+        f"         emit Timelock.CallScheduled(id={OPERATION}, target=accounts[1], amount=0, salt={SALT}, delay=3600)\n"
         f"  2. state.rule_schedule(amount=1, salt=HexBytes('{SALT}'))\n"
         f"       Timelock.schedule(accounts[1], 1, {SALT}, 3600) {{from: accounts[0]}}  gas N\n"
         f"         reverted: 'AlreadyScheduled({OPERATION})' at {SOURCE}\n"
@@ -114,7 +114,7 @@ def test_the_json_and_junit_reports_show_hex(run: Run):
     assert failure["revert_reason"] == f"AlreadyScheduled({OPERATION})"
     first, second = (s["calls"][0] for s in failure["trace"]["steps"])
     assert first["call"] == f"Timelock.schedule(accounts[1], 0, {SALT}, 3600)" and first["returned"] == OPERATION
-    assert first["events"] == [f"CallScheduled(id={OPERATION}, target=accounts[1], amount=0, salt={SALT}, delay=3600)"]
+    assert first["events"] == [f"Timelock.CallScheduled(id={OPERATION}, target=accounts[1], amount=0, salt={SALT}, delay=3600)"]
     assert second["reverted"] == f"'AlreadyScheduled({OPERATION})' at {SOURCE}"
     assert test["failure"]["program"] == [f"test_amount_is_part_of_the_id(salt=HexBytes('{ZERO}'))"]
     assert test["failure"]["message"] == f"assert {HASHED} != {HASHED}"
@@ -159,7 +159,7 @@ def test_replay_and_the_failures_list_show_hex(in_project: Run):
     assert out == (
         f"replaying {machine_id}: machines/timelock.py::TimelockMachine\n"
         f"  1. state.rule_schedule(amount=0, salt=HexBytes('{SALT}'))\n"
-        f"     event CallScheduled(id={OPERATION}, target=accounts[1], amount=0, salt={SALT}, delay=3600)\n"
+        f"     event Timelock.CallScheduled(id={OPERATION}, target=accounts[1], amount=0, salt={SALT}, delay=3600)\n"
         f"  2. state.rule_schedule(amount=1, salt=HexBytes('{SALT}'))\n"
         f"     TransactionReverted: Timelock.schedule reverted: AlreadyScheduled({OPERATION})\n"
         f"  {SOURCE}\n"

@@ -140,7 +140,7 @@ def test_the_report_traces_each_step_with_events_gas_and_the_revert_line(example
         Trace:
           1\. state\.rule_transfer\(\)
                Token\.transfer\(accounts\[1\], 5\) \{from: accounts\[0\]\} -> True  gas (\d+)
-                 emit Transfer\(sender=accounts\[0\], receiver=accounts\[1\], value=5\)
+                 emit Token\.Transfer\(sender=accounts\[0\], receiver=accounts\[1\], value=5\)
           2\. state\.rule_withdraw\(\)
                Token\.balanceOf\(accounts\[1\]\) -> 5  gas \d+ \(call\)
                Depositer\.withdraw_from\(1\) \{from: accounts\[1\]\}  gas \d+

@@ -73,7 +73,7 @@ class Anvil:
                 break
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError("anvil did not start")
+                    raise RuntimeError("anvil did not start") from None
                 time.sleep(0.05)
 
     def deploy(self, source: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from evmstate.config import BackendConfig, ForkConfig
+from evmstate.errors import ContractError
 from evmstate.contracts.project import Project
 from evmstate.evm.fork.store import forget_sources, loopback_answers, requests_made
 
@@ -113,3 +114,22 @@ def test_revm_starts_with_the_cache_in_its_own_database(forked: Forked, anvil: A
     assert made.owner() == again.accounts[1] and made.total() == 0
     made.add(5, {"from": again.accounts[1]})
     assert made.total() == 5 and requests_made() == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=["pyevm", "revm", "check"])
+def test_impersonated_accounts_and_contracts_send_over_the_fork(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+    """Any address of the forked chain sends: its owner by accounts.at(address, force=True), with the fork's balance; a contract
+    deployed there from its own address (revm refuses senders with code unaided); Name.at() on an empty address says which block."""
+    project = forked_project(forked, anvil.url, forked.pinned, backend)
+    limits = project.containers["Limits"].at(forked.address)
+    owner = project.accounts.at(anvil.account, force=True)
+    assert owner.balance() == int(rpc(anvil.url, "eth_getBalance", anvil.account, hex(forked.pinned)), 16) > 0
+    limits.set_limit(7, {"from": owner})
+    assert limits.limit() == 7
+    owner.transfer(project.accounts[1], 1)  # a plain transfer, without a key
+    limits.add(5, {"from": limits})  # the contract itself as the sender
+    assert limits.total() == 5
+    with pytest.raises(ContractError, match=rf"there is no code at that address at block {forked.pinned} of the forked chain \(chain id 31337, forked at block {forked.pinned}\)"):
+        project.containers["Limits"].at("0x" + "5e" * 20)
+    if backend.check:
+        assert project.backend.divergence is None

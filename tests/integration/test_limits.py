@@ -429,3 +429,44 @@ def test_without_revm_a_runaway_call_stops_a_property_test_as_a_limit_of_evmstat
     assert (result.status, result.failure, summary.exit_code) == ("error", None, 2)
     assert result.error.startswith("test_spin stopped at a limit of evmstate, not at a failure of the contract:\nChecks.spin("), result.error
     assert re.search(r"\nThe program that reached it:\n  test_spin\(n=\d+\)$", result.error), result.error
+
+
+MEMORY = """# pragma version ~=0.4.3
+@external
+def blow(i: uint256) -> uint256:
+    # a local of 600,000 words: zeroing it expands memory to 19.2 MB in one step, some 705 million gas
+    words: uint256[600000] = empty(uint256[600000])
+    return words[i % 600000]
+
+
+@external
+def spin(n: uint256) -> uint256:
+    total: uint256 = 0
+    for i: uint256 in range(n, bound=2**62):
+        total += i
+    return total
+"""
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_running_out_of_gas_in_one_costly_step_says_what_it_needed_against_the_block(tmp_path: Path, backend: str):
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "Memory.vy").write_text(MEMORY)
+    project = Project(Config(root=tmp_path, backend=config_mod.BackendConfig(name=backend)))
+    memory = project.Memory.deploy()
+    with pytest.raises(VirtualMachineError) as info:
+        memory.blow(1)
+    text = str(info.value)
+    assert "A loop that never ends?" not in text, text
+    if backend == "pyevm":
+        needed = re.search(r"\nIt needed ([\d,]+) gas for one step \(expanding memory from [\d,]+ to ([\d,]+) bytes\) with [\d,]+ left of the call's 16,777,216; that is more than the block's gas limit \(\[chain\] gas_limit\), 30,000,000: no gas limit lets it run\. Memory that large comes from a value out of range used as an offset or a length", text)
+        assert needed, text
+        assert int(needed.group(1).replace(",", "")) > 30_000_000 and int(needed.group(2).replace(",", "")) >= 600_000 * 32
+    else:  # revm does not tell the cost
+        assert info.value.reason == "Out of gas: memory expansion"
+        assert "\nIt ran out of gas in one step, expanding memory past what the call's 16,777,216 gas pays for; the block's gas limit ([chain] gas_limit) is 30,000,000." in text, text
+    # a loop that uses the gas up step by step keeps its own hint (a cap of a million gas: about a second on py-evm)
+    capped = Project(Config(root=tmp_path, backend=config_mod.BackendConfig(name=backend), fuzz=FuzzConfig(call_timeout=0, call_gas_limit=1_000_000)))
+    with pytest.raises(VirtualMachineError) as loop:
+        capped.Memory.deploy().spin(2**40)
+    assert "A loop that never ends?" in str(loop.value) and "for one step" not in str(loop.value)

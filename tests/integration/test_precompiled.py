@@ -195,7 +195,7 @@ def _said_once(root: Path, kind: str) -> None:
         os.chdir(here)
     assert code == 0, out
     assert out.count("no source line") == 1, out
-    assert f"precompiled: Pool (artifacts/" in out and f", {kind}): read from build artifacts, with no source map" in out, out
+    assert "precompiled: Pool (artifacts/" in out and f", {kind}): read from build artifacts, with no source map" in out, out
     assert "  precompiled  " in out, out
 
 

@@ -2,6 +2,7 @@
 and the trace all write the same lines, because they all go through engine/recorded.py."""
 
 import ast
+import re
 import textwrap
 from pathlib import Path
 
@@ -62,15 +63,17 @@ def test_every_place_that_prints_a_program_prints_the_same_lines(tmp_path):
     assert [RecordedStep.from_data(s) for s in record.steps] == list(failure.recorded)
     assert [s.to_data() for s in failure.recorded] == record.steps
 
-    # the trace of the reported program
+    # the trace of the reported program: the same lines, a wait's last one saying when the step ran (a comment)
     traced = [s.line for s in failure.trace.steps if s.kind == "step"]
-    assert program_lines("TicketMachine", (line for step in traced for line in step.splitlines())) == reported
+    when = [line for step in traced for line in step.splitlines() if "  # now block " in line]
+    assert when and all(re.fullmatch(r"chain\.(sleep|mine)\(\d+\)  # now block \d+, time \d+ \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", line) for line in when), when
+    assert program_lines("TicketMachine", (line.split("  # ")[0] for step in traced for line in step.splitlines())) == reported
 
     # the replay of the saved record
     replayed = []
     verdict = replay(config, record, replayed.append)
     assert verdict.verdict == "still fails"
-    lines = [line for s in replayed if s.index > 0 for line in s.line.splitlines()]
+    lines = [line.split("  # ")[0] for s in replayed if s.index > 0 for line in s.line.splitlines()]
     assert program_lines("TicketMachine", lines) == reported
 
     # the live steps, as the search holds them: drawn values, bundle values by Ref

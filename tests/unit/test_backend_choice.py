@@ -29,7 +29,7 @@ def test_an_unknown_backend_is_a_config_error_that_names_the_choices(tmp_path):
         load(tmp_path, '[backend]\nname = "rvm"\n')
     with pytest.raises(ConfigError, match=r"is not a backend; use \"pyevm\" \(the default\) or \"revm\".$"):
         load(tmp_path, '[backend]\nname = "geth"\n')
-    with pytest.raises(ConfigError, match=r"\[backend\] check must be bool"):
+    with pytest.raises(ConfigError, match=r"\[backend\] check must be true or false, such as false \(the default\); got str .yes."):
         load(tmp_path, '[backend]\ncheck = "yes"\n')
 
 

@@ -61,7 +61,7 @@ deadline = 0
     [
         ("[hypothesis]\nmax_exampels = 3\n", "Did you mean 'max_examples'"),
         ("[acounts]\ncount = 3\n", "Did you mean 'accounts'"),
-        ("[accounts]\ncount = \"ten\"\n", r"\[accounts\] count must be int"),
+        ("[accounts]\ncount = \"ten\"\n", r"\[accounts\] count must be a whole number, such as 10 \(the default\); got str .ten."),
         ("[accounts]\ncount = 0\n", "at least 1"),
         ("[compiler]\nevm_version = \"homer\"\n", "not supported"),
         ("[hypothesis]\nphases = [\"generate\", \"shrnk\"]\n", "Did you mean 'shrink'"),

@@ -28,6 +28,8 @@ MAX_FUNCTION_LINES = 80
 LONG_HOT_PATHS = frozenset({"evm/pyevm/opcodes.py:jumpi", "evm/pyevm/state.py:state_class"})
 # the library modules the CLI may import: the facade, the events of each command, errors, config
 MAX_CLI_IMPORTS = 6
+# flat modules a folder may hold (its __init__ aside): past this, a concern gets a room (a package) of its own
+MAX_FLAT_MODULES = {"": 14, "engine": 24, "evm": 6}
 
 
 def test_the_import_contracts_hold():
@@ -37,6 +39,15 @@ def test_the_import_contracts_hold():
     done = subprocess.run([lint, "--no-cache"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"Contracts: 5 kept, 0 broken", done.stdout), done.stdout
+
+
+def test_no_folder_holds_too_many_flat_modules():
+    crowded = {}
+    for folder, cap in MAX_FLAT_MODULES.items():
+        flat = sorted(p.name for p in (LIBRARY / folder).glob("*.py") if p.name != "__init__.py")
+        if len(flat) > cap:
+            crowded[folder or "evmstate/"] = f"{len(flat)} modules (at most {cap}): {flat}"
+    assert not crowded, crowded
 
 
 def test_no_module_is_too_long():

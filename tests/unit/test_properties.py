@@ -9,7 +9,7 @@ import pytest
 
 from evmstate import StateMachine, invariant, precondition, rule, strategy
 from evmstate.compiler.artifacts import Artifact
-from evmstate.engine import canaries
+from evmstate.search import canaries
 from evmstate.engine.events import Canary, MachineFinished, RuleStats
 from evmstate.errors import MachineDefinitionError
 from evmstate.properties import ERC20Properties, ERC721Properties, ERC2612Properties, ERC4626Properties

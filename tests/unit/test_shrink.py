@@ -148,3 +148,28 @@ def test_a_wait_a_deleted_step_passed_on_goes_before_the_values_are_made_smaller
     assert outcome.found.steps == [RecordedStep("a"), RecordedStep("b", {"n": 3})]
     assert outcome.passes["singles"].kept == 2  # x, then the wait it passed on
     assert all(s.delay == (0, 0) for c in tried if c and c[-1].rule == "b" and c[-1].arguments["n"] != 200 for s in c)
+
+
+def test_merging_two_steps_never_leaves_a_number_below_the_strategys_bound():
+    # two bids of 1 (strategy min_value=1): merged into one bid of 2, the first bid would be left at 0, which the strategy
+    # never draws; the program reported keeps every number within its bounds
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append(candidate)
+        bids = [s.arguments["amount"] for s in candidate]
+        # "bid too low": a bid not above the best so far
+        best = 0
+        for bid in bids:
+            if bid <= best:
+                return Minimized(candidate, [], AssertionError())
+            best = bid
+        return None
+
+    program = [RecordedStep("bid", {"amount": 1}), RecordedStep("bid", {"amount": 1})]
+    outcome = Shrinker(program, attempt, domains={("bid", "amount"): IntDomain(1, 100)}).run()
+    assert outcome.found is None  # nothing shorter within the bounds: the program stays as it was found
+    assert tried and all(s.arguments["amount"] >= 1 for c in tried for s in c)

@@ -13,9 +13,12 @@ failure being shrunk, returning a Tries (None: in order here).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 
 from ...hooks import Current
+
+if TYPE_CHECKING:
+    from ..recorded import RecordedStep
 
 Program = list["RecordedStep"]
 Attempt = Callable[[Program], Any]  # the shrinker's own: a Minimized, or None (counts the run, checks the budget)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, Mapping
 
+from ...domains import IntDomain
 from .. import delays
 from ..recorded import RecordedStep, ref_of
 
@@ -93,3 +94,8 @@ def relabel(steps: list[RecordedStep]) -> list[RecordedStep]:
             results.append(new)
         out.append(dataclasses.replace(step, arguments=arguments, results=tuple(results)))
     return out
+
+
+def fits(domains: Mapping[tuple[str, str], Any], candidate: list[RecordedStep]) -> bool:
+    """Whether each number a strategy drew is one it could draw: a pass that moves numbers (merge, together) never reports one its bounds rule out."""
+    return all(not isinstance(d := domains.get((s.rule, k)), IntDomain) or type(v) is not int or d.contains(v) for s in candidate for k, v in s.arguments.items())

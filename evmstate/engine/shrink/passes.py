@@ -38,6 +38,7 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import time
 from dataclasses import dataclass, field
@@ -47,8 +48,8 @@ from ...domains import AddressDomain, Domain, IntDomain
 from . import coupled
 from .. import delays
 from .candidates import InOrder, Tries, probe_in_batches
-from .edits import (Minimized, relabel, shorten_waits,
-    with_users, without)  # noqa: F401  (shrink.without, ...: part of its interface)
+# shrink.without, ...: part of its interface
+from .edits import Minimized, fits, relabel, shorten_waits, with_users, without  # noqa: F401
 from ..recorded import RecordedStep, ref_of
 
 
@@ -89,6 +90,13 @@ class PassStats:
     kept: int = 0
 
 
+class StopReason(enum.Enum):
+    """Why shrinking ended before its passes ran out of moves."""
+
+    BUDGET = "budget"  # the shrink budget
+    INTERRUPTED = "interrupted"  # Ctrl-C (or a signal taken as one), with a failing program in hand
+
+
 @dataclass
 class Outcome:
     """What the shrinker ended with: the best failing program (None when nothing changed), how minimal, how it went."""
@@ -96,7 +104,7 @@ class Outcome:
     found: Minimized | None
     minimality: str  # "1-minimal", "minimal among programs that delete up to two steps", or "" when stopped early
     passes: dict[str, PassStats] = field(default_factory=dict)
-    stopped: str | None = None  # "budget" or "interrupted"
+    stopped: StopReason | None = None
     left_out: int = 0  # candidates that met an error of the machine or a limit of evmstate, not the failure
     left_out_first: str | None = None
 
@@ -133,9 +141,9 @@ class Shrinker:
         self.hints = hints  # numbers the contracts know
         # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
         self.operands = operands
-        self._attempt = attempt
-        self.fixed = fixed
         self.domains = domains or {}
+        self._attempt = lambda candidate: attempt(candidate) if fits(self.domains, candidate) else None  # within its strategies' bounds
+        self.fixed = fixed
         self.deadline = deadline
         self.progress = progress
         self.found: Minimized | None = None
@@ -178,7 +186,7 @@ class Shrinker:
 
         before = self.tries.elsewhere
         try:
-            found = self.tries.first(((tag, c) for tag, c in candidates if c != best), self.attempt, accept)
+            found = self.tries.first(((tag, c) for tag, c in candidates if c != best and fits(self.domains, c)), self.attempt, accept)
         finally:
             self.passes[self.current].runs += self.tries.elsewhere - before  # those replayed by helpers
         if found is None:
@@ -205,11 +213,11 @@ class Shrinker:
             if final is not None:
                 self.found = final
         except OutOfBudget:
-            stopped = "budget"
+            stopped = StopReason.BUDGET
         except KeyboardInterrupt:
             if self.found is None:
                 raise
-            stopped = "interrupted"
+            stopped = StopReason.INTERRUPTED
         minimality = "" if stopped else "minimal among programs that delete up to two steps" if self.pairs_done else "1-minimal"
         return Outcome(self.found, minimality, self.passes, stopped)
 

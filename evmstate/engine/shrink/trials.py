@@ -18,10 +18,10 @@ from ...spec import MachineSpec
 from ...domains import domain_of
 from .candidates import Judge, tries_for
 from ..tracebacks import FailureSignature
-from ..program import DEFINITION_ERRORS
+from ..verdicts import is_mistake, message_of, shown_type
 from ..recorded import RecordedStep
 from .replayer import Replayer
-from .passes import Met, Minimized, Outcome, Shrinker
+from .passes import Met, Minimized, Outcome, Shrinker, StopReason
 from ..swarm import rule_order
 
 
@@ -33,7 +33,7 @@ def minimize(
 ) -> Minimized | None:
     """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was shorter."""
     outcome = Shrinker(steps, attempt, fixed=fixed, progress=progress).run()
-    if outcome.found is not None and outcome.stopped == "interrupted":
+    if outcome.found is not None and outcome.stopped is StopReason.INTERRUPTED:
         outcome.found.interrupted = True
     return outcome.found
 
@@ -80,9 +80,9 @@ class Trials:
             # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
             # (leaving a context manager): not a program that fails the same way
             return None, None
-        if ran.error is not None and isinstance(ran.error, (*DEFINITION_ERRORS, CallTimeout)):
+        if ran.error is not None and (is_mistake(ran.error) or isinstance(ran.error, CallTimeout)):
             # an error of the machine or a limit of evmstate, not the failure: counted for the report
-            return None, f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {type(ran.error).__name__}: {ran.error}"
+            return None, f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {shown_type(ran.error)}: {message_of(ran.error)}"
         if ran.error is None or FailureSignature.of(ran.error) != self.target:
             return None, None
         # it may now fail before its last step: what follows is not needed
@@ -154,7 +154,7 @@ def shrink_program(
     try:
         outcome = shrinker.run()
     except KeyboardInterrupt:  # before any candidate was kept: the program as it came is the best, interrupted
-        outcome = Outcome(None, "", shrinker.passes, "interrupted")
+        outcome = Outcome(None, "", shrinker.passes, StopReason.INTERRUPTED)
     finally:
         tries.close()
         trials.replayer.close()

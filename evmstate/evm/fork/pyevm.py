@@ -17,7 +17,6 @@ from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
 from eth.db.backends.memory import MemoryDB
 from eth.db.journal import JournalDB
 from eth.rlp.accounts import Account
-from eth.vm.execution_context import ExecutionContext
 from eth_utils import keccak
 
 from ..base import ChainSpec

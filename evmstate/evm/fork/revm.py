@@ -129,12 +129,14 @@ class ForkedRevmBackend(RevmBackend):
             if value:
                 self._storage.setdefault(address, {}).setdefault(slot, value)
 
-    def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None) -> tuple[bool, bytes, Any, str | None]:
+    def _execute(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None, bump: int = 0
+    ) -> tuple[bool, bytes, Any, str | None]:
         seeded = self._seeded
         if sender not in seeded or (to is not None and to not in seeded):
             self.seed([sender] if to is None else [sender, to])
         try:
-            outcome = super()._execute(sender, to, data, value, gas, static, gas_price)
+            outcome = super()._execute(sender, to, data, value, gas, static, gas_price, bump)
         except RuntimeError as exc:
             text = str(exc)
             if MARK in text:

@@ -49,15 +49,18 @@ class Cache:
         if self.log is not None:
             os.write(self.log, line.encode() + b"\n")  # one write of a short line: appended whole
 
-    def _fetch(self, calls: list[tuple[str, list[Any]]], what: str) -> list[Any]:
+    def _fetch(self, calls: list[tuple[str, list[Any]]], what: str, raw: bool = False) -> list[Any]:
+        """The node's answers, checked and decoded (rpc.DECODERS); as they came when raw (passed on to revm as they are)."""
         if self.rpc is None:
             raise LookupError(
                 f"{MARK}the fork cache {self.folder} lacks {what} (chain {self.chain_id}, block {self.block}) and no node is given: run again with "
                 f"--fork-url URL (a node of chain {self.chain_id} that serves block {self.block}), or [fork] url in evmstate.toml"
             )
         try:
-            return self.rpc.batch(calls)
+            return self.rpc.batch(calls) if raw else self.rpc.fetch(calls)
         except RpcFailure as failure:
+            if failure.kind == "invalid":
+                raise LookupError(f"{MARK}the node at {self.shown} answered wrongly while evmstate fetched {what} at block {self.block}: {failure}. Use another node (--fork-url)") from None
             raise LookupError(
                 f"{MARK}the node at {self.shown} failed while evmstate fetched {what} at block {self.block}: {failure} ({failure.kind}, after "
                 f"{self.rpc.retries} retries where a retry could help). Run again later, with another node (--fork-url), or from a cache that already holds these values"
@@ -76,7 +79,7 @@ class Cache:
             if address not in self.accounts:
                 h, block = "0x" + address.hex(), hex(self.block)
                 balance, nonce, code = self._fetch([(m, [h, block]) for m in ACCOUNT_METHODS], f"the account {h}")
-                self.accounts[address] = (int(balance, 16), int(nonce, 16), bytes.fromhex(code[2:]))
+                self.accounts[address] = (balance, nonce, code)
                 files.write(self.folder, address, self.accounts[address], self.slots[address])
             self._logged("0x" + address.hex())
             return self.accounts[address]
@@ -91,7 +94,7 @@ class Cache:
             if slot not in slots:
                 h = "0x" + address.hex()
                 (value,) = self._fetch([("eth_getStorageAt", [h, hex(slot), hex(self.block)])], f"storage slot {slot} of {h}")
-                slots[slot] = int(value, 16)
+                slots[slot] = value
                 files.write(self.folder, address, self.accounts.get(address), slots)
             self._logged(f"0x{address.hex()} {slot}")
             return slots[slot]
@@ -106,7 +109,7 @@ class Cache:
             return {"eth_getBalance": hex(balance), "eth_getTransactionCount": hex(nonce), "eth_getCode": "0x" + code.hex()}[method]
         if method == "eth_getStorageAt":
             return "0x" + self.storage(bytes.fromhex(params[0][2:]), int(params[1], 16)).to_bytes(32, "big").hex()
-        return self._fetch([(method, params)], f"{method} {params}")[0]
+        return self._fetch([(method, params)], f"{method} {params}", raw=True)[0]
 
 
 def handler(cache: Cache) -> type:
@@ -126,7 +129,7 @@ def handler(cache: Cache) -> type:
         def one(self, call: dict[str, Any]) -> dict[str, Any]:
             try:
                 return {"jsonrpc": "2.0", "id": call.get("id"), "result": cache.answer(call["method"], call.get("params", []))}
-            except (LookupError, RpcFailure) as e:
+            except (LookupError, RpcFailure, files.DamagedFile) as e:
                 text = str(e) if str(e).startswith(MARK) else f"{MARK}{e}"
                 return {"jsonrpc": "2.0", "id": call.get("id"), "error": {"code": -32000, "message": text}}
 

@@ -13,8 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...config import Config, ForkConfig
-from ...errors import ForkError
+from ...config import Config, ForkConfig, shown
+from ...errors import ForkError, ResourceError
+from . import files
+from .files import DamagedFile, unwritable
 from .rpc import Rpc, RpcFailure
 from .store import ForkSpec, Header, shown_url, write_atomic
 
@@ -73,10 +75,28 @@ def record_fields(config: Config) -> dict[str, Any]:
 
 
 def _nodes(folder: Path) -> dict[str, int]:
+    """URL -> chain id of the nodes checked before; a damaged nodes.json is a ForkError naming it."""
+    path = folder / NODES
     try:
-        return json.loads((folder / NODES).read_text())
-    except (OSError, ValueError):
+        found = files.loaded(path)
+    except DamagedFile as e:
+        raise ForkError(str(e)) from None
+    if found is files.ABSENT:
         return {}
+    if not isinstance(found, dict) or not all(isinstance(k, str) and type(v) is int for k, v in found.items()):
+        raise ForkError(f"the fork cache file {path} is damaged (it holds {json.dumps(found)[:80]}, not node URLs and their chain ids): delete it; it only remembers which chain each node is on")
+    return found
+
+
+def check_cache(folder: Path) -> None:
+    """Read every file of a block's cache folder before anything runs: a damaged one is a ForkError that names it and says to delete it."""
+    try:
+        Header.load(folder / "block.json")
+        for path in sorted(folder.glob("0x*.json")) if folder.is_dir() else ():
+            if len(path.name) == 47 and all(c in "0123456789abcdefABCDEF" for c in path.name[2:42]):
+                files.read(folder, bytes.fromhex(path.name[2:42]))
+    except DamagedFile as e:
+        raise ForkError(str(e)) from None
 
 
 def resolve(config: Config, needed_by: str | None = None) -> Config:
@@ -90,8 +110,14 @@ def resolve(config: Config, needed_by: str | None = None) -> Config:
         return config
     fork = config.fork
     folder = cache_folder(config)
+    problem = unwritable(folder)
+    if problem is not None:  # a read-only or full disk: said before anything runs, not by the first call that fetches
+        raise ResourceError.unwritable(
+            "the fork cache", shown(folder) + "/", problem, "a forked run keeps there what it fetches from the node, and revm's fork reads it back from there"
+        )
     chain_id = fork.chain_id or (_nodes(folder).get(fork.url) if isinstance(fork.block, int) else 0) or 0
     if isinstance(fork.block, int) and chain_id and (folder / str(chain_id) / str(fork.block) / "block.json").is_file():
+        check_cache(folder / str(chain_id) / str(fork.block))
         return config.replace(fork=dataclasses.replace(fork, chain_id=chain_id))
     if not fork.url:
         where = f" (it was found on {needed_by})" if needed_by else ""
@@ -108,8 +134,10 @@ def _checked(config: Config, folder: Path) -> Config:
     shown = shown_url(url)
     rpc = Rpc(url, timeout=fork.timeout, retries=2)
     try:
-        node_chain = int(rpc.call("eth_chainId", []), 16)
+        (node_chain,) = rpc.fetch([("eth_chainId", [])])
     except RpcFailure as failure:
+        if failure.kind == "invalid":
+            raise _wrong(shown, failure) from None
         raise ForkError(f"[fork] url {shown}: the node does not answer eth_chainId ({failure}). Check the URL, that the node is running, and your network; or run without --fork-url") from None
     if fork.chain_id and node_chain != fork.chain_id:
         raise ForkError(
@@ -118,13 +146,18 @@ def _checked(config: Config, folder: Path) -> Config:
         )
     block = _block(rpc, fork, shown)
     try:
-        raw = rpc.call("eth_getBlockByNumber", [hex(block), False])
+        (raw,) = rpc.fetch([("eth_getBlockByNumber", [hex(block), False])])
     except RpcFailure as failure:
+        if failure.kind == "invalid":
+            raise _wrong(shown, failure) from None
         raise ForkError(f"[fork] url {shown}: the node cannot give block {block} ({failure}); pin another block with --fork-block or [fork] block") from None
     if raw is None:
         raise ForkError(f"[fork] url {shown} has no block {block} (chain {node_chain}): pin a block the node has (--fork-block, [fork] block), at most its latest")
+    if raw["number"] != block:
+        raise _wrong(shown, RpcFailure("invalid", f"eth_getBlockByNumber returned block {raw['number']} when asked for block {block}", "eth_getBlockByNumber"))
     _probe_state(rpc, shown, block)
-    header = Header.from_rpc(raw)
+    header = Header(**raw)
+    check_cache(folder / str(node_chain) / str(block))
     write_atomic(folder / str(node_chain) / str(block) / "block.json", json.dumps(header.to_dict(), indent=1))
     write_atomic(folder / NODES, json.dumps({**_nodes(folder), url: node_chain}, indent=1, sort_keys=True))
     return config.replace(fork=dataclasses.replace(fork, block=block, chain_id=node_chain))
@@ -135,20 +168,24 @@ def _block(rpc: Rpc, fork: ForkConfig, shown: str) -> int:
     if isinstance(fork.block, int):
         return fork.block
     try:
-        raw = rpc.call("eth_getBlockByNumber", [fork.block, False])
+        (raw,) = rpc.fetch([("eth_getBlockByNumber", [fork.block, False])])
     except RpcFailure as failure:
+        if failure.kind == "invalid":
+            raise _wrong(shown, failure) from None
         raise ForkError(f"[fork] url {shown}: the node cannot say which block is {fork.block!r} ({failure}); pin a block number with --fork-block N or [fork] block = N") from None
     if raw is None:
         raise ForkError(f"[fork] url {shown}: the node has no {fork.block!r} block; pin a block number with --fork-block N or [fork] block = N")
-    return int(raw["number"], 16)
+    return raw["number"]
 
 
 def _probe_state(rpc: Rpc, shown: str, block: int) -> None:
-    """Ask for an account and a storage slot at the block: a node that pruned it, or serves no old storage, says so now."""
+    """Ask for an account (each of its three methods) and a storage slot at the block: a node that pruned it, serves no old storage, or answers them wrongly, says so now."""
     zero = "0x" + "00" * 20
     try:
-        rpc.batch([("eth_getBalance", [zero, hex(block)]), ("eth_getStorageAt", [zero, "0x0", hex(block)])])
+        rpc.fetch([(method, [zero, hex(block)]) for method in ("eth_getBalance", "eth_getTransactionCount", "eth_getCode")] + [("eth_getStorageAt", [zero, "0x0", hex(block)])])
     except RpcFailure as failure:
+        if failure.kind == "invalid":
+            raise _wrong(shown, failure) from None
         if failure.kind == "pruned":
             raise ForkError(
                 f"[fork] url {shown} no longer holds the state of block {block} ({failure}): pin a more recent block (--fork-block, [fork] block), "
@@ -160,3 +197,8 @@ def _probe_state(rpc: Rpc, shown: str, block: int) -> None:
                 "eth_getTransactionCount, eth_getCode and eth_getStorageAt at old blocks; use a node that serves them (an archive node), or a recent block"
             ) from None
         raise ForkError(f"[fork] url {shown}: reading state at block {block} failed ({failure}); pin another block or use another node") from None
+
+
+def _wrong(shown: str, failure: RpcFailure) -> ForkError:
+    """The error for a node that answers JSON-RPC, but not what the method returns."""
+    return ForkError(f"[fork] url {shown}: the node answered wrongly: {failure}. Is it an Ethereum node's JSON-RPC URL? Check the URL, or use another node (--fork-url)")

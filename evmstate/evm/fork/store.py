@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from ...errors import ForkUnavailable
 from . import files
-from .files import Account, write_atomic
+from .files import Account, DamagedFile, write_atomic
 from .rpc import Rpc, RpcFailure
 
 
@@ -63,15 +63,19 @@ class Header:
         return cls(data["number"], data["timestamp"], data["base_fee"], bytes.fromhex(data["coinbase"][2:]), bytes.fromhex(data["prevrandao"][2:]), data["gas_limit"])
 
     @classmethod
-    def from_rpc(cls, block: dict[str, Any]) -> "Header":
-        return cls(
-            number=int(block["number"], 16),
-            timestamp=int(block["timestamp"], 16),
-            base_fee=int(block.get("baseFeePerGas") or "0x0", 16),
-            coinbase=bytes.fromhex(block["miner"][2:]),
-            prevrandao=bytes.fromhex((block.get("mixHash") or "0x" + "00" * 32)[2:]),
-            gas_limit=int(block["gasLimit"], 16),
-        )
+    def load(cls, path: Path) -> "Header | None":
+        """The header a cache folder's block.json holds (None: no such file); DamagedFile when the file is not one evmstate wrote."""
+        data = files.loaded(path)
+        if data is files.ABSENT:
+            return None
+        sizes = {"coinbase": 20, "prevrandao": 32}
+        if not isinstance(data, dict) or set(data) != {"number", "timestamp", "base_fee", "coinbase", "prevrandao", "gas_limit"}:
+            raise DamagedFile(path, f"it holds {json.dumps(data)[:80]}, not a block's number, timestamp, base_fee, coinbase, prevrandao and gas_limit")
+        for key, value in data.items():
+            ok = isinstance(value, str) and len(value) == 2 + 2 * sizes[key] and files.HEX.match(value) if key in sizes else type(value) is int and value >= 0
+            if not ok:
+                raise DamagedFile(path, f"its {key} is {json.dumps(value)[:80]}, not {f'{sizes[key]} hex bytes' if key in sizes else 'a whole number'}")
+        return cls.from_dict(data)
 
 
 def shown_url(url: str) -> str:
@@ -171,13 +175,12 @@ class ForkSource:
         """The pinned block's header: number, time, base fee, coinbase, prevrandao, gas limit."""
         if self._header is None:
             path = self.spec.folder / "block.json"
-            if path.is_file():
-                self._header = Header.from_dict(json.loads(path.read_text()))
-            else:
+            self._header = _readable(Header.load, path)
+            if self._header is None:
                 block = self._fetch([("eth_getBlockByNumber", [hex(self.spec.block), False])], "the block's header")[0]
                 if block is None:
                     raise ForkUnavailable(f"the node at {shown_url(self.spec.url)} has no block {self.spec.block}")
-                self._header = Header.from_rpc(block)
+                self._header = Header(**block)
                 write_atomic(path, json.dumps(self._header.to_dict(), indent=1))
         return self._header
 
@@ -210,7 +213,7 @@ class ForkSource:
                 results = self._fetch(calls, f"the account 0x{missing[0].hex()}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
                 for i, address in enumerate(missing):
                     balance, nonce, code = results[3 * i : 3 * i + 3]
-                    self._accounts[address] = (int(balance, 16), int(nonce, 16), bytes.fromhex(code[2:]))
+                    self._accounts[address] = (balance, nonce, code)
                 self._save(missing)
             return {a: self._accounts[a] for a in addresses}
 
@@ -225,7 +228,7 @@ class ForkSource:
                 calls = [("eth_getStorageAt", ["0x" + a.hex(), hex(s), block]) for a, s in missing]
                 results = self._fetch(calls, f"storage slot {missing[0][1]} of 0x{missing[0][0].hex()}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
                 for (address, slot), value in zip(missing, results):
-                    self._slots.setdefault(address, {})[slot] = int(value, 16)
+                    self._slots.setdefault(address, {})[slot] = value
                 self._save([a for a, _ in missing])
             return {p: self._slots[p[0]][p[1]] for p in pairs}
 
@@ -238,14 +241,16 @@ class ForkSource:
                         name = entry.name
                         if not (name.startswith("0x") and name.endswith(".json") and len(name) == 47):
                             continue
-                        with contextlib.suppress(OSError, ValueError):  # a file just replaced, or a name not an address's
+                        try:
                             stat = entry.stat()
-                            stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # a file is replaced whole: a new inode
-                            if self._stamps.get(name) != stamp:
-                                self._stamps[name] = stamp
-                                address = bytes.fromhex(name[2:42])
-                                self._read.add(address)
-                                self._merge(address, *files.read(self.spec.folder, address))
+                            address = bytes.fromhex(name[2:42])
+                        except (OSError, ValueError):  # a file just replaced, or a name not an address's
+                            continue
+                        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # a file is replaced whole: a new inode
+                        if self._stamps.get(name) != stamp:
+                            self._stamps[name] = stamp
+                            self._read.add(address)
+                            self._merge(address, *_readable(files.read, self.spec.folder, address))
             return self._accounts, self._slots
 
     # -- the node and the cache folder --------------------------------------
@@ -258,8 +263,10 @@ class ForkSource:
                 f"run again with --fork-url URL (a node of chain {spec.chain_id} that serves block {spec.block}), or [fork] url in evmstate.toml"
             )
         try:
-            return self.rpc.batch(calls)
+            return self.rpc.fetch(calls)
         except RpcFailure as failure:
+            if failure.kind == "invalid":
+                raise ForkUnavailable(f"the node at {shown_url(spec.url)} answered wrongly while evmstate fetched {what} at block {spec.block}: {failure}. Use another node (--fork-url)") from None
             raise ForkUnavailable(
                 f"the node at {shown_url(spec.url)} failed while evmstate fetched {what} at block {spec.block}: {failure} "
                 f"({failure.kind}, after {self.rpc.retries} retries where a retry could help). Run again later, with another node "
@@ -271,13 +278,13 @@ class ForkSource:
         if not missing:
             return missing
         for address in dict.fromkeys(m if isinstance(m, bytes) else m[0] for m in missing):
-            self._merge(address, *files.read(self.spec.folder, address))
+            self._merge(address, *_readable(files.read, self.spec.folder, address))
         return [m for m in missing if still(m)]
 
     def _load(self, address: bytes) -> None:
         if address not in self._read:
             self._read.add(address)
-            self._merge(address, *files.read(self.spec.folder, address))
+            self._merge(address, *_readable(files.read, self.spec.folder, address))
 
     def _merge(self, address: bytes, account: Account | None, slots: dict[int, int]) -> None:
         if account is not None:
@@ -288,7 +295,18 @@ class ForkSource:
 
     def _save(self, addresses: list[bytes]) -> None:
         for address in dict.fromkeys(addresses):
-            files.write(self.spec.folder, address, self._accounts.get(address), self._slots.get(address, {}))
+            _readable(files.write, self.spec.folder, address, self._accounts.get(address), self._slots.get(address, {}))
+
+
+def _readable(read: Any, *args: Any) -> Any:
+    """read(*args), a damaged cache file raised as ForkUnavailable: the value cannot be had, so the machine stops as an error naming the file.
+
+    start.resolve() checks the folder before anything runs; this is for a file damaged since.
+    """
+    try:
+        return read(*args)
+    except DamagedFile as e:
+        raise ForkUnavailable(str(e)) from None
 
 
 _SOURCES: dict[ForkSpec, ForkSource] = {}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
@@ -46,6 +46,7 @@ from ..base import (
     ExecResult,
     Feedback,
     Frame,
+    InnerFailure,
     JumpRecorder,
     Log,
     Snapshot,
@@ -131,6 +132,7 @@ class PyEVMBackend(StateAccess, BlockTime):
         self._reading: Reads | None = None
         self.finisher: Any = None  # finishes what py-evm ran out of time for (evm/finish.py); set by the factory
         self._runaways: dict[tuple[Any, ...], Frame] = {}  # calls it finished, and where py-evm was: they skip py-evm
+        self._inner = False  # results carry the calls inside them that failed (set_inner_failures)
 
     # -- block time -------------------------------------------------------
 
@@ -191,6 +193,10 @@ class PyEVMBackend(StateAccess, BlockTime):
         """Call recorder(code address, pc, taken) at every JUMPI from now on; None stops it."""
         self._recorder = recorder
         self._install_jumps()
+
+    def set_inner_failures(self, on: bool) -> None:
+        """From now on (until off), each result carries the calls inside it that failed (ExecResult.inner_failures); view calls skip the cache."""
+        self._inner = on
 
     def set_coverage(self, hits: Coverage | None) -> None:
         """Record every branch and jump into hits from now on (see Coverage); None stops it.
@@ -337,7 +343,7 @@ class PyEVMBackend(StateAccess, BlockTime):
         snapshot is needed, which makes view calls cheaper.
         """
         if static and not value:
-            if self.call_cache is not None and self._recorder is None and self._reading is None:
+            if self.call_cache is not None and self._recorder is None and self._reading is None and not self._inner:
                 return self._cached_call((sender, to, data, gas))
         elif self._feedback is not None:
             # feedback comes from calls no cache answers (Feedback): the same run records the same
@@ -522,18 +528,11 @@ class PyEVMBackend(StateAccess, BlockTime):
                 contract_address=message.storage_address if message.is_create else None,
                 gas_limit=gas,
                 at_gas_cap=at_cap,
+                inner_failures=inner_failures(computation) if self._inner else (),
             )
         error = computation.error
-        # follow the failure down while each frame passed on what its child failed with;
-        # which of them holds the check that failed is for the layer that knows the code
-        frames = [frame_of(computation)]
-        frame = computation
-        while True:
-            failed = [c for c in frame.children if c.is_error]
-            if not failed or failed[-1].output != frame.output:
-                break
-            frame = failed[-1]
-            frames.append(frame_of(frame))
+        chain = failure_chain(computation)
+        frames = [frame_of(c) for c in chain]
         innermost = frames[-1]
         return ExecResult(
             success=False,
@@ -546,6 +545,53 @@ class PyEVMBackend(StateAccess, BlockTime):
             gas_limit=gas,
             at_gas_cap=at_cap,
             out_of_gas=isinstance(error, OutOfGas),
+            inner_failures=inner_failures(computation, chain) if self._inner else (),
         )
+
+
+def failure_chain(computation: Any) -> list[Any]:
+    """A failed computation and the failed children that passed the same failure up, outermost first.
+
+    Which of them holds the check that failed is for the layer that knows the code.
+    """
+    chain = [computation]
+    frame = computation
+    while True:
+        failed = [c for c in frame.children if c.is_error]
+        if not failed or failed[-1].output != frame.output:
+            return chain
+        frame = failed[-1]
+        chain.append(frame)
+
+
+def inner_failures(computation: Any, chain: Sequence[Any] = ()) -> tuple[InnerFailure, ...]:
+    """The failed calls inside a computation, in the order they ran, each once: a failure passed up whole is its caller's."""
+    found: list[InnerFailure] = []
+    shown = {id(c) for c in chain}
+
+    def visit(parent: Any) -> None:
+        for child in parent.children:
+            if child.is_error and id(child) not in shown:
+                own = failure_chain(child)
+                shown.update(id(c) for c in own)
+                msg = child.msg
+                error = child.error
+                found.append(
+                    InnerFailure(
+                        depth=msg.depth,
+                        sender=msg.sender,
+                        to=msg.storage_address if msg.is_create else msg.code_address,
+                        data=msg.code if msg.is_create else msg.data_as_bytes,
+                        value=msg.value,
+                        is_create=msg.is_create,
+                        error="revert" if isinstance(error, Revert) else (str(error) or type(error).__name__),
+                        output=child.output if isinstance(error, Revert) else b"",
+                        frames=tuple(frame_of(c) for c in own),
+                    )
+                )
+            visit(child)
+
+    visit(computation)
+    return tuple(found)
 
 

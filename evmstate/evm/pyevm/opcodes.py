@@ -358,11 +358,21 @@ def feeding(code: bytes) -> frozenset[int]:
 
 
 def computation_class(base: type, clock: Clock) -> type:
-    """The fork's computation with JUMP and JUMPI hooked; its opcode table is its own."""
+    """The fork's computation with JUMP and JUMPI hooked; its opcode table is its own.
+
+    py-evm 0.12 takes any message whose sender is the transaction's origin for the outermost one
+    (is_origin_computation): a CREATE run by the sender's own code (a contract sending, as
+    {"from": contract} allows) was charged the initcode cost twice and forgot the contracts the
+    transaction had created (EIP-6780). The outermost message is the one at depth 0.
+    """
     opcodes = dict(base.opcodes)
     opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, clock)
     opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, clock, None)
-    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes})
+    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "is_origin_computation": property(_outermost)})
+
+
+def _outermost(computation: Any) -> bool:
+    return computation.msg.depth == 0
 
 
 

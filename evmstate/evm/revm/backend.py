@@ -24,12 +24,18 @@ What revm 8 (pyrevm's engine) lacks, and what is done instead:
   (every JUMPI in order, set_jump_recorder) is unavailable.
 - No time limit: revm cannot be interrupted, so [fuzz] call_timeout does not apply; the gas
   cap ([fuzz] call_gas_limit) does, and revm burns 2**24 gas in well under a second.
+- A sender with code: revm refuses it (EIP-3607), and pyrevm 0.3.7 cannot turn the check off
+  (its CfgEnv has no disable_eip3607). The check reads the sender's code hash alone, and revm runs
+  the code its account holds: inside the call's checkpoint the sender's account (loaded into the
+  journal first, so that the revert drops the change) shows the empty hash with its code kept.
+  Calls into the sender run its code; only EXTCODEHASH of it would answer otherwise, so a call
+  that may run EXTCODEHASH runs on py-evm instead (shadow.py). Its nonce is bumped before its
+  code runs, as py-evm does, so that a contract its code creates lands where py-evm puts it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any, Callable
 
 from eth_utils import keccak
@@ -38,7 +44,7 @@ from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCac
 from ..cache import entry as cache_entry
 from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot
 from ..base import account_keys, contract_address, intrinsic_gas
-from .journal import EMPTY_CODE_HASH, loaded, read_changes
+from .journal import EMPTY_CODE_HASH, FAILED, halt_message, loaded, read_changes
 from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
 from ...errors import UsageError
@@ -53,8 +59,6 @@ INSTALL_HINT = 'pip install "evmstate[revm]" (pyrevm has wheels for CPython 3.10
 SPECS = {"cancun": "CANCUN", "prague": "CANCUN"}
 ZERO = b"\0" * 20
 
-_FAILED = re.compile(r"^(Revert|Halt) \{ (?:reason: (.*), )?gas_used: (\d+)(?:, output: 0x([0-9a-f]*))? \}$", re.S)
-
 
 def available() -> bool:
     """Whether pyrevm is installed."""
@@ -65,29 +69,6 @@ def require() -> None:
     """Raise a UsageError saying how to install pyrevm when it is missing."""
     if pyrevm is None:
         raise UsageError(f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm")
-
-
-# revm's halt reasons, as py-evm words them where it matters to a reader
-_HALTS = {
-    "OutOfGas": "Out of gas",
-    "OpcodeNotFound": "Invalid opcode",
-    "InvalidFEOpcode": "Invalid opcode (INVALID)",
-    "InvalidJump": "Invalid jump destination",
-    "StackUnderflow": "Stack underflow",
-    "StackOverflow": "Stack overflow",
-    "OutOfOffset": "Return data out of bounds",
-    "CallTooDeep": "Stack depth limit reached",
-    "CreateContractSizeLimit": "Contract code size limit exceeded",
-    "CreateContractStartingWithEF": "Contract code starts with 0xEF",
-    "CreateInitCodeSizeLimit": "Initcode size limit exceeded",
-    "StateChangeDuringStaticCall": "Write protection: state change during a static call",
-    "CreateCollision": "Contract address collision",
-}
-
-
-def _halt_message(reason: str) -> str:
-    name = reason.split("(", 1)[0]
-    return _HALTS.get(name, reason)
 
 
 class RevmBackend(Explaining, BlockTime):
@@ -307,9 +288,16 @@ class RevmBackend(Explaining, BlockTime):
 
     # -- execution --------------------------------------------------------
 
-    def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None) -> tuple[bool, bytes, Any, str | None]:
-        """Run one call on revm inside the current checkpoint: (success, output, revm's result, error)."""
+    def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None, bump: int = 0) -> tuple[bool, bytes, Any, str | None]:
+        """Run one call on revm inside the current checkpoint: (success, output, revm's result, error).
+
+        bump: what a sender with code has added to its nonce before the code runs (1 for a
+        transaction's call, as py-evm does; revm adds it only after, see transact()).
+        """
         evm = self._evm
+        code = self._code.get(sender)
+        if code:
+            self._let_code_send(sender, code, bump)
         try:
             if to is None:
                 evm.deploy(self._h(sender), data, value, gas, gas_price)
@@ -318,13 +306,21 @@ class RevmBackend(Explaining, BlockTime):
                 output = evm.message_call(self._h(sender), self._h(to), data, value, gas, gas_price, static)
         except RuntimeError as exc:
             result = evm.result
-            m = _FAILED.match(str(exc))
+            m = FAILED.match(str(exc))
             if result is None or m is None:
                 raise RuntimeError(f"revm refused the call: {exc}") from None
             if m.group(1) == "Revert":
                 return False, bytes.fromhex(m.group(4) or ""), result, "revert"
-            return False, b"", result, _halt_message(m.group(2) or "")
+            return False, b"", result, halt_message(m.group(2) or "")
         return True, output, evm.result, None
+
+    def _let_code_send(self, sender: bytes, code: bytes, bump: int) -> None:
+        """Let an address with code send ({"from": contract}) past revm's EIP-3607 check, inside the call's checkpoint (see the module's docstring).
+
+        (pyrevm's stub of AccountInfo lacks balance; the binding takes it.)"""
+        evm, h = self._evm, self._h(sender)
+        account = evm.basic(h)
+        evm.insert_account_info(h, pyrevm.AccountInfo(balance=account.balance, nonce=account.nonce + bump, code_hash=EMPTY_CODE_HASH, code=code))  # type: ignore[call-arg]
 
     def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
@@ -342,10 +338,11 @@ class RevmBackend(Explaining, BlockTime):
             info = self._info.get(create_address)
             if info is not None and (info[1] or info[2] != EMPTY_CODE_HASH):
                 raise UsageError(f"contract address collision at 0x{create_address.hex()}")
+        own_code = bool(self._code.get(sender))
         evm = self._evm
         checkpoint = evm.snapshot()
         try:
-            success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None)
+            success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None, int(to is not None))  # see _let_code_send
             revm_used = result.gas_used
             if success or to is None or self.gas_price:
                 logs = self._logs_of(result) if success else ()
@@ -356,6 +353,8 @@ class RevmBackend(Explaining, BlockTime):
                 logs, changes = (), {}
         finally:
             evm.revert(checkpoint)
+        if own_code and self._codehash_readable():
+            return self._transact_on_py_evm(sender, to, data, value, asked, gas, at_cap)
         gas_used = max(revm_used, floor)
         seen = None
         if self.sight.on:  # before the changes are written: the sight runs it from the state before it
@@ -366,32 +365,27 @@ class RevmBackend(Explaining, BlockTime):
         # what py-evm does differently: it bumps the nonce of a call's sender as well (revm 8
         # only a creator's), charges the floor, and pays the coinbase nothing
         adjust: dict[bytes, list[int]] = {}
-        if to is not None:
+        if own_code and (mine := changes.get(sender)) is not None and mine[0] is not None:
+            mine[0][2] = self._info[sender][2]  # its code hash, emptied for revm's check alone; its nonce bumped already
+        elif to is not None:
             adjust[sender] = [0, 1]
         if self.gas_price:
             adjust.setdefault(sender, [0, 0])[0] -= (gas_used - revm_used) * self.gas_price
             adjust.setdefault(ZERO, [0, 0])[0] -= revm_used * self.gas_price
+        inner = self._on_py_evm("transact", (sender, to, data, value, asked), inner=True).inner_failures if self._inner else ()
         undo = self._apply(changes, adjust)
         self._version += 1
-        # the storage the sight saw it read and write, given at once (not by a copy of the result)
-        seen_storage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
         if success:
             self._logs.extend(logs)
             if to is None:
                 output = self._code.get(create_address, b"")
-            done = ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, contract_address=create_address, gas_limit=gas, at_gas_cap=at_cap, **seen_storage)
-        else:
-            done = ExecResult(
-                success=False,
-                output=output,
-                gas_used=gas_used,
-                error=error,
-                gas_limit=gas,
-                at_gas_cap=at_cap,
-                out_of_gas=error == "Out of gas",
-                explainer=self._explainer("transact", (sender, to, data, value, asked), undo),
-                **seen_storage,
-            )
+        return self._transacted(success, output, gas_used, logs, error, create_address, gas, at_cap, inner, seen, (sender, to, data, value, asked), undo)
+
+    def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
+        """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw (given at once, not by a copy), shown to its observer."""
+        seen_storage: dict[str, Any] = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
+        failed: dict[str, Any] = {} if success else {"out_of_gas": (error or "").startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
+        done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
         return done if seen is None else self.sight.show(done, None)
 
     def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
@@ -406,8 +400,9 @@ class RevmBackend(Explaining, BlockTime):
             return ExecResult(success=False, output=b"", gas_used=gas, error="Out of gas", gas_limit=gas, at_gas_cap=at_cap, out_of_gas=True)
         cache = self.call_cache
         sight = self.sight
+        own_code = bool(self._code.get(sender))
         # code that can call other code is never kept (see _recorded): not worth recording
-        if static and not value and cache is not None and not opcodes(self._code.get(to, b"")) & CALL_OPCODES:
+        if static and not value and cache is not None and not own_code and not self._inner and not opcodes(self._code.get(to, b"")) & CALL_OPCODES:
             key = (sender, to, data, asked)
             found = cache.find(key, self._unchanged)
             if found is not None and found.coverage is None and sight.hits is not None:
@@ -444,6 +439,9 @@ class RevmBackend(Explaining, BlockTime):
             logs = self._logs_of(result) if success else ()
         finally:
             evm.revert(checkpoint)
+        if own_code and self._codehash_readable():  # see _let_code_send
+            on_py_evm = self._on_py_evm("call", (sender, to, data, value, asked, static))
+            success, output, gas_used, logs, error = on_py_evm.success, on_py_evm.output, on_py_evm.gas_used, on_py_evm.logs, on_py_evm.error
         if success:
             ran = ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, gas_limit=gas, at_gas_cap=at_cap)
         else:
@@ -454,9 +452,11 @@ class RevmBackend(Explaining, BlockTime):
                 error=error,
                 gas_limit=gas,
                 at_gas_cap=at_cap,
-                out_of_gas=error == "Out of gas",
+                out_of_gas=(error or "").startswith("Out of gas"),
                 explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
             )
+        if self._inner:
+            ran = dataclasses.replace(ran, inner_failures=self._on_py_evm("call", (sender, to, data, value, asked, static), inner=True).inner_failures)
         if not sight.on:
             return ran
         seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic, intrinsic))
@@ -481,7 +481,7 @@ class RevmBackend(Explaining, BlockTime):
         if success:
             ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
         else:
-            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=error == "Out of gas")
+            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=(error or "").startswith("Out of gas"))
         seen = None
         if self.sight.on:
             intrinsic = intrinsic_gas(data, False)[0]

@@ -1,4 +1,5 @@
-"""Reading pyrevm's journal text: what a call loaded, read, changed and logged (revm.py runs every call inside a checkpoint).
+"""Reading pyrevm's text: its journal (what a call loaded, read, changed and logged; revm.py runs every call inside a
+checkpoint) and the error a failed call raises.
 
 pyrevm 0.3.7 shows its journal only as the Debug text of revm's JournaledState: each account the
 call loaded (its info, its code, the storage slots loaded with their original and present
@@ -12,7 +13,7 @@ from typing import Any
 
 from eth_utils import keccak
 
-from ..base import Log
+from ..base import OUT_OF_MEMORY_GAS, Log
 
 EMPTY_CODE_HASH = keccak(b"")
 
@@ -25,6 +26,38 @@ LOG = re.compile(r"Log \{ address: 0x([0-9a-f]{40}), data: LogData \{ topics: \[
 STORAGE = "storage: {"
 NO_STORAGE = "storage: {}"
 STATE_END = ", transient_storage: {"
+# the error pyrevm raises for a call that reverted or halted
+FAILED = re.compile(r"^(Revert|Halt) \{ (?:reason: (.*), )?gas_used: (\d+)(?:, output: 0x([0-9a-f]*))? \}$", re.S)
+
+# revm's halt reasons, as py-evm words them where it matters to a reader
+_HALTS = {
+    "OutOfGas": "Out of gas",
+    "OpcodeNotFound": "Invalid opcode",
+    "InvalidFEOpcode": "Invalid opcode (INVALID)",
+    "InvalidJump": "Invalid jump destination",
+    "StackUnderflow": "Stack underflow",
+    "StackOverflow": "Stack overflow",
+    "OutOfOffset": "Return data out of bounds",
+    "CallTooDeep": "Stack depth limit reached",
+    "CreateContractSizeLimit": "Contract code size limit exceeded",
+    "CreateContractStartingWithEF": "Contract code starts with 0xEF",
+    "CreateInitCodeSizeLimit": "Initcode size limit exceeded",
+    "StateChangeDuringStaticCall": "Write protection: state change during a static call",
+    "CreateCollision": "Contract address collision",
+}
+
+
+# revm's out-of-gas halts that one costly step made (py-evm says "Reason: Expanding memory ...")
+MEMORY_HALTS = ("OutOfGas(Memory)", "OutOfGas(MemoryLimit)")
+
+
+def halt_message(reason: str) -> str:
+    """A halt reason of revm's (OutOfGas(Basic)) as py-evm words it (Out of gas); a memory expansion no gas could pay is said apart."""
+    if reason in MEMORY_HALTS:
+        return OUT_OF_MEMORY_GAS
+    name = reason.split("(", 1)[0]
+    return _HALTS.get(name, reason)
+
 
 
 def logs_in(journal: str) -> tuple[Log, ...]:

@@ -1,8 +1,11 @@
-"""Failed revm calls explained on py-evm: the shadow chain that holds what revm holds, and the call run again on it.
+"""What the revm backend asks of py-evm: the shadow chain that holds what revm holds, and calls run again on it.
 
 revm gives no pcs (revm.py): the source line, failed check and dev comment of a failed call come
 from running it again on a py-evm chain written from the revm backend's mirror of the state
 (only what changed since the last time), from the state before the call (its undo list taken back).
+The same chain tells the calls inside a call that failed (revm keeps no record of them), and runs
+in revm's place what revm would run otherwise: a call or transaction from an address with code
+whose code hash some code may read (revm.RevmBackend._let_code_send).
 """
 
 from __future__ import annotations
@@ -10,10 +13,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from ..base import ChainSpec, ExecResult
-from ..cache import Entry, Reads
+from eth_utils import keccak
+
+from ..base import ChainSpec, ExecResult, intrinsic_gas
+from ..cache import Entry, Reads, opcodes
 from .journal import EMPTY_CODE_HASH
 from ..pyevm.backend import PyEVMBackend
+from .sight import Outcome
+
+EXTCODEHASH = 0x3F
+_reads_a_hash: dict[bytes, bool] = {}  # code -> whether it holds EXTCODEHASH
 
 
 class Explaining:
@@ -29,6 +38,9 @@ class Explaining:
     _shadow: Any
     _shadow_dirty: set[tuple[bytes, int | None]] | None
     _explained: dict[tuple[Any, ...], Entry]
+    _inner = False  # results carry the calls inside them that failed (set_inner_failures)
+    _logs: list[Any]
+    sight: Any
     shadow_runs: int
 
     def state(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
@@ -36,6 +48,95 @@ class Explaining:
 
     def get_storage(self, address: bytes, slot: int) -> int:
         raise NotImplementedError
+
+    def _apply(self, changes: dict[bytes, Any], adjust: dict[bytes, list[int]]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _transacted(self, *fields: Any) -> ExecResult:
+        raise NotImplementedError
+
+    # -- calls inside a call that failed ---------------------------------------------
+
+    def set_inner_failures(self, on: bool) -> None:
+        """From now on (until off), each result carries the calls inside it that failed: revm does not tell them, so each call runs on py-evm too."""
+        self._inner = on
+
+    def _on_py_evm(self, kind: str, args: tuple[Any, ...], inner: bool = False) -> ExecResult:
+        """The call or transaction run on the shadow chain from the state the mirror holds now, and put back."""
+        shadow = self.py_evm()
+        shadow.set_inner_failures(inner)
+        try:
+            with shadow.anchor():
+                shadow.set_block(self._timestamp, self._number)
+                return shadow.transact(*args) if kind == "transact" else shadow.call(*args)
+        finally:
+            shadow.set_inner_failures(False)
+
+    # -- senders with code whose code hash may be read ---------------------------------
+
+    def _codehash_readable(self) -> bool:
+        """Whether any code this chain holds may read a code hash (EXTCODEHASH): then a sender with code runs on py-evm."""
+        readers = _reads_a_hash
+        if len(readers) > 4096:
+            readers.clear()
+        for code in self._code.values():
+            reads = readers.get(code)
+            if reads is None:
+                reads = readers[code] = EXTCODEHASH in opcodes(code)
+            if reads:
+                return True
+        return False
+
+    def _transact_on_py_evm(self, sender: bytes, to: bytes | None, data: bytes, value: int, asked: int | None, gas: int, at_cap: bool) -> ExecResult:
+        """A transaction from an address with code that may read its code hash, run on py-evm and its changes written here."""
+        shadow = self.py_evm()
+        with shadow.anchor():
+            shadow.set_block(self._timestamp, self._number)
+            shadow.watch_storage()
+            shadow.set_inner_failures(self._inner)
+            try:
+                with shadow.reading() as reads:
+                    ran = shadow.transact(sender, to, data, value, asked)
+                written = shadow.written()
+            finally:
+                shadow.watch_storage(False)
+                shadow.set_inner_failures(False)
+            created = [ran.contract_address] if ran.contract_address else []
+            changes = self._changes_on(shadow, [sender, *created, *reads.accounts, *(a for a, _ in written)], written)
+        seen = None
+        if self.sight.on:  # from the state before it, which the mirror still holds
+            intrinsic = intrinsic_gas(data, to is None)[0]
+            changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if ran.success else None
+            outcome = Outcome(ran.success, ran.error == "revert", ran.output, ran.logs, changed, ran.gas_used, gas - intrinsic, intrinsic)
+            seen = self.sight.see(True, sender, to, data, value, asked, False, outcome)
+            self.sight.record(seen)
+        undo = self._apply(changes, {})
+        self._version += 1
+        if ran.success:
+            self._logs.extend(ran.logs)
+        args = (sender, to, data, value, asked)
+        return self._transacted(ran.success, ran.output, ran.gas_used, ran.logs, ran.error, ran.contract_address, gas, at_cap, ran.inner_failures, seen, args, undo)
+
+    def _changes_on(self, shadow: Any, addresses: list[bytes], written: list[tuple[bytes, int]]) -> dict[bytes, Any]:
+        """What the shadow holds that differs from the mirror, among these accounts and slots: as journal.read_changes() gives it."""
+        changes: dict[bytes, Any] = {}
+        for address in dict.fromkeys(addresses):
+            balance, nonce, code = shadow.get_balance(address), shadow.get_nonce(address), shadow.get_code(address)
+            old = self._info.get(address)
+            if not (balance or nonce or code):
+                if old is not None:
+                    changes[address] = (None, None, {}, True)
+                continue
+            info = [balance, nonce, keccak(code) if code else EMPTY_CODE_HASH]
+            if info != old:
+                changes[address] = (info, code if old is None or old[2] != info[2] else None, {}, False)
+        for address, slot in dict.fromkeys(written):
+            value = shadow.get_storage(address, slot)
+            if value != self.get_storage(address, slot) and not (address in changes and changes[address][3]):
+                changes.setdefault(address, (None, None, {}, False))[2][slot] = value
+        return changes
+
+    # -- explaining failures -------------------------------------------------------------
 
     def _explainer(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> Callable[[], ExecResult | None]:
         """A function that runs this failed call again on py-evm, for its failing frames.

@@ -7,61 +7,131 @@ In a moccasin project it adds a machines/ folder and nothing else: the contracts
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
-from . import config as config_mod
-from .errors import UsageError
+from .. import config as config_mod
+from ..errors import ResourceError, UsageError
 
-CONFIG = '''# evmstate project settings. Every key is optional; the values shown are the defaults.
+# What init's evmstate.toml says of each key, section by section, in this order. The values are
+# not written here: each line shows the key's default, read from config.py's dataclasses, so that
+# the file cannot say another value than the one evmstate uses; EXAMPLES gives a value to the keys
+# that have none worth showing (left out, evmstate picks or needs nothing).
+KEYS: dict[str, tuple[tuple[str, str], ...]] = {
+    "project": (
+        ("contracts", "folder of .vy sources"),
+        ("machines", "folder of state machines and property tests"),
+        ("deployments", "functions deploying what machines ask for by name"),
+        ("artifacts", "contracts compiled elsewhere: Foundry, ape, Brownie build files"),
+    ),
+    "compiler": (
+        ("evm_version", "london, paris, shanghai, cancun or prague"),
+        ("optimize", "gas, codesize or none"),
+        ("search_paths", "extra folders to import from, e.g. [\"lib\"]; installed packages are searched too"),
+    ),
+    "accounts": (
+        ("count", "funded accounts: accounts[0] .. accounts[{last}]"),
+        ("balance", "each account's balance"),
+    ),
+    "chain": (
+        ("chain_id", ""),
+        ("gas_limit", "gas per block"),
+        ("gas_price", "transactions are charged gas_used * gas_price"),
+        ("timestamp", "genesis time; every run starts from the same chain"),
+    ),
+    "hypothesis": (
+        ("max_examples", "runs per machine"),
+        ("stateful_step_count", "steps per run"),
+        ("deadline", "milliseconds per example; 0 for none"),
+        ("seed", "fix the search; left out, each run picks one and prints it"),
+        ("derandomize", ""),
+        ("phases", "add \"explain\" for more detail, slower"),
+        ("print_blob", "print Hypothesis's reproduction blob with a failure"),
+        ("suppress_health_check", "[\"filter_too_much\"]: let assume() throw away most runs"),
+    ),
+    "fuzz": (
+        ("call_gas_limit", "gas per call (2**24, EIP-7825's cap) unless a call passes gas="),
+        ("call_timeout", "seconds (CPU time) py-evm runs a call before revm runs it to its end; 0 for no limit"),
+        ("call_cache", "view calls answered from a cache while what they read is unchanged; \"off\", \"check\""),
+        ("dictionary_weight", "share of strategy() draws taken from values the contracts know; 0 turns it off"),
+        ("guidance", "keep and extend the runs that reach code no run reached before"),
+        ("max_time_delay", "seconds one step may wait before its call ({time}, log scale); 0 turns it off"),
+        ("max_block_delay", "blocks one step may wait before its call ({blocks} of 12 s blocks); 0 turns it off"),
+        ("shrink_time", "seconds shrinking a failure may take; then the shortest program so far is reported (0: no limit)"),
+    ),
+    "backend": (
+        ("name", "or \"revm\", calls run in Rust: pip install \"evmstate[revm]\" (evmstate fuzz, when no name is set: revm if installed)"),
+        ("check", "true: every call on revm and py-evm side by side, first difference reported"),
+    ),
+    "database": (
+        ("url", "Hypothesis's example database: a folder, or redis://host:6379/0 to share it"),
+    ),
+    "fork": (
+        ("url", "a node's JSON-RPC URL: runs start from its chain (docs/fork.md); left out, from a fresh chain"),
+        ("block", "the block to fork at: a number, or \"latest\", \"safe\", \"finalized\""),
+        ("chain_id", "the chain the node must be on; 0: whichever it is"),
+        ("timeout", "seconds to wait for each answer of the node"),
+    ),
+}
+# keys shown with an example value: they have no default worth showing
+EXAMPLES: dict[tuple[str, str], Any] = {("hypothesis", "seed"): 1234, ("fork", "url"): "http://127.0.0.1:8545"}
+ETHER = 10**18
+YEAR = 365 * 86_400
+BLOCKS_PER_DAY = 86_400 // 12
 
-[project]
-# contracts = "contracts"     # folder of .vy sources
-# machines = "machines"       # folder of state machines and property tests
-# deployments = "deployments.py"  # functions deploying what machines ask for by name
-# artifacts = "artifacts"     # contracts compiled elsewhere: Foundry, ape, Brownie build files
 
-[compiler]
-# evm_version = "prague"      # london, paris, shanghai, cancun or prague
-# optimize = "gas"            # gas, codesize or none
-# search_paths = ["lib"]      # extra folders to import from; installed packages are searched too
+def toml_value(value: Any) -> str:
+    """A setting's value as evmstate.toml writes it."""
+    if value is None:
+        return "0"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
 
-[accounts]
-# count = 10                  # funded accounts: accounts[0] .. accounts[9]
-# balance = "100 ether"
 
-[chain]
-# chain_id = 1337
-# gas_limit = 30000000
-# gas_price = 0               # transactions are charged gas_used * gas_price
-# timestamp = 1700000000      # genesis time; every run starts from the same chain
+def _days(days: float) -> str:
+    """A span of days as a reader says it: "4 years", "a week", "30 days"."""
+    if days % 365 == 0:
+        years = int(days // 365)
+        return "a year" if years == 1 else f"{years} years"
+    if days % 7 == 0:
+        weeks = int(days // 7)
+        return "a week" if weeks == 1 else f"{weeks} weeks"
+    return f"{days:g} days"
 
-[hypothesis]
-# max_examples = 50           # runs per machine
-# stateful_step_count = 50    # steps per run
-# deadline = 0                # milliseconds per example; 0 for none
-# seed = 1234                 # fix the search; left out, each run picks one and prints it
-# derandomize = false
-# phases = ["explicit", "reuse", "generate", "target", "shrink"]   # add "explain" for more detail, slower
-# print_blob = false          # print Hypothesis's reproduction blob with a failure
-# suppress_health_check = []  # ["filter_too_much"]: let assume() throw away most runs
 
-[fuzz]
-# call_gas_limit = 16777216   # gas per call (2**24, EIP-7825's cap) unless a call passes gas=
-# call_timeout = 1.0          # seconds (CPU time) py-evm runs a call before revm runs it to its end; 0 for no limit
-# call_cache = "on"           # view calls answered from a cache while what they read is unchanged; "off", "check"
-# dictionary_weight = 0.25    # share of strategy() draws taken from values the contracts know; 0 turns it off
-# guidance = true             # keep and extend the runs that reach code no run reached before
-# max_time_delay = 604800     # seconds one step may wait before its call (a week); 0 turns it off
-# max_block_delay = 50400     # blocks one step may wait before its call (a week of 12 s blocks); 0 turns it off
-# shrink_time = 20.0          # seconds shrinking a failure may take; then the shortest program so far is reported (0: no limit)
+def _shown(section: str, key: str, value: Any) -> str:
+    if (section, key) in config_mod.WEI_KEYS and value and value % ETHER == 0:
+        return json.dumps(f"{value // ETHER} ether")
+    return toml_value(value)
 
-[backend]
-# name = "pyevm"              # or "revm", calls run in Rust: pip install "evmstate[revm]" (evmstate fuzz, when no name is set: revm if installed)
-# check = false               # true: every call on revm and py-evm side by side, first difference reported
 
-[database]
-# url = ".evmstate/examples"  # Hypothesis's example database: a folder, or redis://host:6379/0 to share it
-'''
+def config_template() -> str:
+    """The evmstate.toml init writes: every key, commented out, with its default (EXAMPLES: an example)."""
+    lines = ["# evmstate project settings. Every key is optional; the values shown are the defaults (\"e.g.\": an example, the key has none)."]
+    for section, keys in KEYS.items():
+        defaults = config_mod.SECTIONS[section]()
+        lines += ["", f"[{section}]"]
+        for key, comment in keys:
+            example = (section, key) in EXAMPLES
+            value = EXAMPLES[(section, key)] if example else getattr(defaults, key)
+            comment = comment.format(
+                last=getattr(defaults, "count", 1) - 1,
+                time=_days(getattr(defaults, "max_time_delay", 0) / 86_400),
+                blocks=_days(getattr(defaults, "max_block_delay", 0) / BLOCKS_PER_DAY),
+            )
+            comment = f"e.g.: {comment}" if example else comment
+            line = f"# {key} = {_shown(section, key, value)}"
+            lines.append(f"{line:<29} # {comment}" if comment else line)
+    return "\n".join(lines) + "\n"
+
+
+CONFIG = config_template()
 
 CONTRACT = '''# pragma version ~=0.4.3
 # A counter that anyone may increase and only the owner may reset.
@@ -286,11 +356,15 @@ def init(folder: Path, *, force: bool = False) -> list[Path]:
     existing = [name for name in files if (folder / name).exists()]
     if existing and not force:
         raise UsageError(f"{folder}: {', '.join(existing)} already exist{'s' if len(existing) == 1 else ''}; nothing was written. Use --force to overwrite them.")
-    written = []
+    written: list[Path] = []
     for name, text in files.items():
         path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:  # a read-only or full disk: say where, and what was written before
+            done = f"; written before it: {', '.join(str(p) for p in written)}" if written else "; nothing was written"
+            raise ResourceError.unwritable("the new project", f"{folder}/", exc, f"{path} could not be made{done}", "give evmstate init a folder that is") from None
         written.append(path)
     return written
 

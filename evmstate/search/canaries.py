@@ -9,13 +9,26 @@ may also be left out on purpose (`left_out(name, why)`, a pack's rule for a func
 does not have), and is then not reported as never run.
 
 The registry is the one of the machine running in this process (machine_run.py sets it); outside
-a machine's run the calls do nothing.
+a machine's run the calls do nothing. It belongs with search: it is the coverage of a machine's
+properties, as coverage.py is its code's.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..hooks import Current
-from .events import Canary
+
+
+@dataclass
+class Canary:
+    """How often a property was checked, and how often on the state it exists to check."""
+
+    what: str = ""  # the state that makes a check count: "a transfer of a non-zero amount between two accounts"
+    checked: int = 0
+    interesting: int = 0
+    reverting: bool = False  # its transactions are meant to revert: not "never changed the state"
+
 
 # the Registry of the machine running in this process, or None
 CURRENT = Current(None)

@@ -1,0 +1,61 @@
+"""SIGTERM and SIGHUP are Ctrl-C: what `timeout`, a cancelled CI job, `docker stop` or a closed terminal send stops evmstate as Ctrl-C does.
+
+Whatever Ctrl-C does at the moment one arrives, it does: while compiling or searching, the run
+stops and reports what finished; while shrinking, the shortest program so far is kept and
+saved; a second one gives up at once. Standard library only: the console script installs this
+before it imports evmstate.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+# the signals taken as Ctrl-C, by the name messages give them
+STOPS = {signal.SIGTERM: "SIGTERM", **({signal.SIGHUP: "SIGHUP"} if hasattr(signal, "SIGHUP") else {})}
+
+_received: list[str] = []
+
+
+def as_ctrl_c() -> None:
+    """From now on, SIGTERM and SIGHUP do what Ctrl-C does when they arrive; one this process started ignoring (nohup) stays ignored.
+
+    A Ctrl-C that Python could not raise where it came (in a garbage-collector callback, a
+    __del__: it would only print a traceback) comes again, where it can be raised.
+    """
+    for signum in STOPS:
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, _as_ctrl_c)
+    if not isinstance(sys.unraisablehook, _Again):
+        sys.unraisablehook = _Again(sys.unraisablehook)
+
+
+def _as_ctrl_c(signum: int, frame: Any) -> None:
+    _received.append(STOPS[signum])
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signum, frame)
+    else:  # Ctrl-C ignored (a background job) or not Python's: a SIGTERM still stops the run
+        raise KeyboardInterrupt
+
+
+class _Again:
+    """sys.unraisablehook: a KeyboardInterrupt is sent again as SIGINT; anything else goes to the hook before."""
+
+    def __init__(self, previous: Any) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable: Any) -> None:
+        if type(unraisable.exc_value) is KeyboardInterrupt:  # a Ctrl-C (evmstate's own stops subclass it)
+            # sent from another thread, so that it is handled once this hook has returned
+            threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+            return
+        self.previous(unraisable)
+
+
+def stopped_by() -> str:
+    """What stopped this process, as messages name it: the first SIGTERM or SIGHUP, else Ctrl-C."""
+    return _received[0] if _received else "Ctrl-C"

@@ -1,0 +1,208 @@
+"""evmstate.toml read and its values checked beyond their type: the file as UTF-8 TOML, the bounds of
+each key, the keys that must agree, and where a misplaced key belongs.
+
+Every problem is a ConfigError that names the file, the key and what to write. config.py builds the
+settings; this module says what they may be.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from .errors import ConfigError
+from .files import Undecodable, decode
+
+INT64 = 2**63 - 1  # TOML's integers are 64-bit (tomllib reads larger ones all the same)
+UINT256 = 2**256 - 1
+# a funded account costs a key derivation (about 2.5 ms in pure Python) each time a chain starts
+MAX_ACCOUNTS = 1000
+# Hypothesis keeps at most 8192 choices of one run and a step draws a few (its rule, its arguments,
+# its wait): a run that needs more is thrown away, and a search of such runs never ends. 1000 steps
+# of a rule without arguments fit; of rules with three, about 500 do (measured: 700 did not)
+MAX_STEPS = 1000
+MAX_DEADLINE = 86_400_000  # milliseconds: a day
+MAX_CALL_TIMEOUT = 86_400.0  # seconds: a day
+MAX_FORK_TIMEOUT = 3_600.0  # seconds: an hour
+# the phases that run examples: without one of them nothing runs and every machine passes
+RUNNING_PHASES = ("explicit", "reuse", "generate")
+# keys whose value is a folder or file relative to the project root
+PATH_KEYS = {("project", "contracts"), ("project", "machines"), ("project", "deployments"), ("project", "artifacts"), ("compiler", "search_paths"), ("database", "url")}
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values a numeric key may take, and why."""
+
+    low: float
+    high: float
+    why: str
+    high_shown: str = ""  # the upper bound as the message writes it, when not the number itself
+
+    def check(self, where: str, section: str, key: str, value: float, default: Any) -> None:
+        if self.low <= value <= self.high:
+            return
+        high, low = self.high_shown or _number(self.high), _number(self.low)
+        side = f"is more than {high}" if value > self.high else f"is less than {low}"
+        raise ConfigError(f"{where}: [{section}] {key} = {value!r} {side}: {self.why}. Use a value from {low} to {high} (the default is {toml_value(default)}).")
+
+
+def _number(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+BOUNDS: dict[tuple[str, str], Bound] = {
+    ("accounts", "count"): Bound(1, MAX_ACCOUNTS, "each funded account costs a key derivation (about 2.5 ms) every time a chain starts, so a few thousand hang every run"),
+    ("accounts", "balance"): Bound(0, UINT256, "a balance is a uint256", "2**256 - 1 wei"),
+    ("chain", "gas_price"): Bound(0, UINT256, "a gas price is a uint256", "2**256 - 1 wei"),
+    ("hypothesis", "stateful_step_count"): Bound(
+        1, MAX_STEPS, "Hypothesis keeps at most 8192 choices of one run, a few per step: a longer run does not fit (one of rules with arguments may not fit past a few hundred steps) and the search never ends"
+    ),
+    ("hypothesis", "deadline"): Bound(0, MAX_DEADLINE, "it is milliseconds per example, a day at most (0 for none)"),
+    ("fuzz", "call_timeout"): Bound(0, MAX_CALL_TIMEOUT, "it is seconds of CPU time per call, a day at most (0 for no limit)"),
+    ("fork", "timeout"): Bound(0, MAX_FORK_TIMEOUT, "it is seconds to wait for each answer of the node, an hour at most"),
+}
+TOML_INTEGER = Bound(-INT64 - 1, INT64, "TOML's integers are 64-bit", "9223372036854775807 (2**63 - 1)")
+
+
+def toml_value(value: Any) -> str:
+    """A value as evmstate.toml writes it: "contracts", true, 10, ["generate", "shrink"]."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return "none" if value is None else str(value)
+
+
+# defaults that are not values a file would write
+SHOWN_DEFAULTS = {("hypothesis", "deadline"): "0 (none)", ("hypothesis", "seed"): "none: each run picks one and prints it"}
+
+
+def with_default(error: ConfigError, section: str, key: str, default: Any) -> ConfigError:
+    """error, saying the key's default (what a good value looks like) when it does not already."""
+    message = str(error)
+    if "default" in message:
+        return error
+    shown = SHOWN_DEFAULTS.get((section, key)) or toml_value(default)
+    return ConfigError(f"{message.rstrip('.')}. The default is {shown}.")
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """" Did you mean 'x'?" for the closest of choices, else the list of them."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(sorted(choices))}."
+
+
+def unknown_section(where: str, name: str, value: Any, keys: dict[str, set[str]]) -> ConfigError:
+    """The error for a top-level name that is not a section: a key written above every section heading is told where it belongs."""
+    owners = [section for section, known in keys.items() if name in known]
+    if owners and not isinstance(value, dict):
+        return ConfigError(f"{where}: {name} = {toml_value(value)} is outside any section; it is a key of [{owners[0]}]: write it under a [{owners[0]}] line.")
+    return ConfigError(f"{where}: unknown section [{name}].{did_you_mean(name, keys)}")
+
+
+def unknown_key(where: str, section: str, key: str, keys: dict[str, set[str]]) -> ConfigError:
+    """The error for a key its section does not have, naming the section that has it, if one does."""
+    owners = [other for other, known in keys.items() if key in known]
+    if owners:
+        return ConfigError(f"{where}: unknown key {key!r} in [{section}]: it is a key of [{owners[0]}]; move it under [{owners[0]}].")
+    return ConfigError(f"{where}: unknown key {key!r} in [{section}].{did_you_mean(key, keys[section])}")
+
+
+def _check_text(where: str, section: str, key: str, value: str, default: Any) -> None:
+    bad = next((i for i, c in enumerate(value) if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise ConfigError(f"{where}: [{section}] {key} = {value!r} holds the control character {value[bad]!r} at position {bad + 1}: delete it.")
+    if (section, key) in PATH_KEYS and not value.strip():
+        example = default[0] if isinstance(default, tuple) and default else default or "lib"
+        raise ConfigError(f"{where}: [{section}] {key} names no folder or file: write one relative to the project root, such as {toml_value(example)} (\".\" is the root itself).")
+
+
+def within(where: str, section: str, key: str, value: Any, default: Any) -> Any:
+    """value, checked against the key's bounds (BOUNDS, else TOML's integers) and for control characters; a ConfigError otherwise."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        _check_text(where, section, key, value, default)
+    elif isinstance(value, tuple):
+        for item in value:
+            _check_text(where, section, key, item, default)
+        if (section, key) == ("hypothesis", "phases") and not set(value) & set(RUNNING_PHASES):
+            raise ConfigError(
+                f"{where}: [hypothesis] phases = {toml_value(value)} runs no example, and every machine would pass: list one of "
+                f"{', '.join(map(toml_value, RUNNING_PHASES))} (the default is {toml_value(default)})."
+            )
+    elif isinstance(value, (int, float)):
+        bound = BOUNDS.get((section, key)) or (TOML_INTEGER if isinstance(value, int) else None)
+        if bound is not None:
+            bound.check(where, section, key, value, default)
+    return value
+
+
+def check_together(where: str, given: dict[str, Any], accounts: Any, chain: Any, fuzz: Any) -> None:
+    """The keys that must agree, checked when this file sets one of them: gas per call and per block, the ether of all accounts, a call's gas and a balance."""
+    said = {(section, key) for section, body in given.items() if isinstance(body, dict) for key in body}
+    if ("fuzz", "call_gas_limit") in said and fuzz.call_gas_limit > chain.gas_limit:
+        raise ConfigError(
+            f"{where}: [fuzz] call_gas_limit = {fuzz.call_gas_limit} is more than [chain] gas_limit = {chain.gas_limit}: "
+            "a call cannot use more gas than its block holds. Lower call_gas_limit or raise gas_limit."
+        )
+    if said & {("accounts", "count"), ("accounts", "balance")} and accounts.count * accounts.balance > UINT256:
+        raise ConfigError(
+            f"{where}: [accounts] balance = {accounts.balance} wei for each of count = {accounts.count} accounts: together they exceed a uint256, "
+            f"so a transfer between them could overflow a balance. Give each at most {UINT256 // accounts.count} wei, or fewer accounts."
+        )
+    gas = min(fuzz.call_gas_limit, chain.gas_limit)
+    if said & {("chain", "gas_price"), ("accounts", "balance"), ("fuzz", "call_gas_limit"), ("chain", "gas_limit")} and chain.gas_price * gas > accounts.balance:
+        raise ConfigError(
+            f"{where}: [chain] gas_price = {chain.gas_price} wei: a call's {gas} gas costs {chain.gas_price * gas} wei, more than an account's "
+            f"[accounts] balance = {accounts.balance} wei, so no account could pay for a call. Lower gas_price (at most {accounts.balance // gas}), or raise balance."
+        )
+
+
+def check_kinds(where: str, root: Path, deployments: str, database: str | None) -> None:
+    """The deployments file is not a folder and the example database's folder is not a file: said when the settings are loaded, not mid-run."""
+    if (root / deployments).is_dir():
+        raise ConfigError(f"{where}: [project] deployments = {toml_value(deployments)} is a folder: name the Python file of the deployments, such as \"deployments.py\" (the default).")
+    if database is not None and (root / database).exists() and not (root / database).is_dir():
+        raise ConfigError(
+            f"{where}: [database] url = {toml_value(database)} is a file, not a folder: name a folder for the example database, such as \".evmstate/examples\" (the default), or a Redis URL."
+        )
+
+
+def is_settings_file(path: Path) -> bool:
+    """Whether path is a settings file; a folder of that name is a ConfigError (it would be passed over for a parent's settings)."""
+    if path.is_file():
+        return True
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder, not a file: evmstate reads its settings from a file of that name. Rename or remove the folder.")
+    return False
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A settings file parsed: UTF-8 TOML (a byte order mark allowed); a ConfigError that says what is wrong and where otherwise."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise ConfigError(f"{path} is a folder, not a file: evmstate reads its settings from a file of that name. Rename or remove the folder.") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}. Make it readable, or delete it to use the defaults.") from None
+    try:
+        text = decode(data)
+    except Undecodable as e:
+        line = f":{e.line}" if e.line else ""
+        raise ConfigError(f"{path}{line}: cannot read: {e.problem}.") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}. Fix the file or delete it to use the defaults.") from None
