@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from ..conftest import copy_project
 from .helpers import invoke
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
@@ -19,7 +19,7 @@ contracts/Vault.vy:34: self.balances[msg.sender] -= amount  →  self.balances[t
 
 @pytest.fixture()
 def vault(tmp_path: Path, monkeypatch) -> Path:
-    shutil.copytree(PROJECT, tmp_path, dirs_exist_ok=True)
+    copy_project(PROJECT, tmp_path)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NO_COLOR", "1")
     return tmp_path
