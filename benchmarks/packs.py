@@ -7,16 +7,23 @@ defaults on both backends, over --seeds: a failure there is a false alarm. Then 
 --mutants mutants.txt` judges the listed mutants of snekmate's erc20, erc721 and erc4626 modules,
 once with the packs and once with the ported suites, at the same budget and seed.
 
+With --bugs it measures the ERC-4626 pack instead, on tests/projects/vault_bugs: the correct vault
+at `evmstate run`'s defaults on both backends (no false alarm), then the bug classes of its
+bugs.py, each planted in a copy of the vault and searched by the pack alone at run's defaults over
+--seeds: which property reported each, after how many runs, and whether it is one that may.
+
 Run: python benchmarks/packs.py [--seeds 0 1] [--workers auto] [--backend revm] [--max-examples 50] [--keep DIR]
+     python benchmarks/packs.py --bugs [--seeds 1 2] [--backend revm] [--keep DIR]
 
 Prints each run's verdict and time, then per module the mutants each set killed, those only one
-killed, and what killed them (the pack property's name).
+killed, and what killed them (the pack property's name); with --bugs, each bug class's verdicts.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import runpy
 import shutil
 import sys
 import tempfile
@@ -26,17 +33,46 @@ from mutate import evmstate, timed  # benchmarks/mutate.py: the command beside t
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent / "tests" / "projects" / "mutate_packs"
+VAULTS = HERE.parent / "tests" / "projects" / "vault_bugs"
 MODULES = ("--contract", "erc20", "--contract", "erc721", "--contract", "erc4626")
 
 
-def false_alarms(exe: str, root: Path, seeds: list[int]) -> None:
+def ran(exe: str, root: Path, machines: str, seed: int, backend: str) -> list[dict]:
+    """`evmstate run` of machines at its defaults: the results of its JSON report, each run's verdicts printed."""
+    (root / "run.json").unlink(missing_ok=True)
+    wall, done = timed([exe, "run", machines, "--seed", str(seed), "--backend", backend, "--fresh", "-q", "--json", "run.json"], root)
+    report = json.loads((root / "run.json").read_text()) if (root / "run.json").exists() else {"results": []}
+    results = report.get("results", [])
+    verdicts = ", ".join(f"{r['name']} {r['status']} ({r['examples']} runs, {r['steps']} steps)" for r in results)
+    print(f"run {machines} --backend {backend} --seed {seed}: exit {done.returncode} in {wall:.0f}s wall: {verdicts or done.stdout[-500:] + done.stderr[-500:]}", flush=True)
+    return results
+
+
+def false_alarms(exe: str, root: Path, seeds: list[int], machines: str = "machines/packs.py") -> None:
     """Each pack machine at `evmstate run`'s defaults, on both backends: it must pass."""
     for backend in ("pyevm", "revm"):
         for seed in seeds:
-            wall, done = timed([exe, "run", "machines/packs.py", "--seed", str(seed), "--backend", backend, "-q", "--json", "run.json"], root)
-            report = json.loads((root / "run.json").read_text()) if (root / "run.json").exists() else {"results": []}
-            verdicts = ", ".join(f"{r['name']} {r['status']} ({r['steps']} steps)" for r in report.get("results", []))
-            print(f"run --backend {backend} --seed {seed}: exit {done.returncode} in {wall:.0f}s wall: {verdicts or done.stdout[-500:] + done.stderr[-500:]}")
+            ran(exe, root, machines, seed, backend)
+
+
+def planted(exe: str, root: Path, seeds: list[int], backend: str) -> None:
+    """Each ERC-4626 bug class of vault_bugs/bugs.py in a copy of the vault, searched by the pack alone at run's defaults."""
+    bugs = runpy.run_path(str(root / "bugs.py"))
+    variants = bugs["variants"]((root / "contracts" / "Vault.vy").read_text())
+    for name in bugs["BUGS"]:
+        (root / "contracts" / f"{name}.vy").write_text(variants[name])
+    (root / "machines" / "bugs.py").write_text(bugs["machines"](list(bugs["BUGS"])))
+    found: dict[str, list[str]] = {name: [] for name in bugs["BUGS"]}
+    for seed in seeds:
+        for r in ran(exe, root, "machines/bugs.py", seed, backend):
+            name = r["name"].removesuffix("Machine")
+            failure = r.get("failure") or {}
+            program = failure.get("program") or []
+            reported = program[-1].split("(")[0].removeprefix("state.") if program else ""
+            expected = "an expected property" if reported in bugs["BUGS"][name][2] else "NOT one expected"
+            found[name].append(f"seed {seed}: {r['status']} after {r['examples']} runs by {reported or '-'} ({expected})")
+    for name, lines in found.items():
+        print(f"{name}: " + "; ".join(lines))
 
 
 def judged(exe: str, root: Path, machines: str, workers: str, max_examples: int | None) -> dict[str, dict]:
@@ -74,10 +110,16 @@ def main() -> None:
     parser.add_argument("--backend", choices=("pyevm", "revm"), default="revm", help="the backend mutate's judges run on ([backend] name)")
     parser.add_argument("--max-examples", type=int, help="runs each judge searches each mutant (default: evmstate.toml's, 50)")
     parser.add_argument("--keep", type=Path, help="run in this folder (kept) instead of a temporary one")
+    parser.add_argument("--bugs", action="store_true", help="the ERC-4626 pack on tests/projects/vault_bugs instead: no false alarm, and the planted bug classes")
     args = parser.parse_args()
     exe = evmstate()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp) / "project"
+        if args.bugs:
+            shutil.copytree(VAULTS, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".evmstate", "__pycache__"))
+            false_alarms(exe, root, args.seeds, "machines/vault.py")
+            planted(exe, root, args.seeds, args.backend)
+            return
         shutil.copytree(PROJECT, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".evmstate", "__pycache__"))
         if args.seeds:
             false_alarms(exe, root, args.seeds)
