@@ -294,7 +294,11 @@ class MachineFinished:
     @property
     def all_reverted(self) -> list[str]:
         """Rules that ran, sent transactions, and saw every one of them revert: they never changed the state."""
-        return [name for name, s in self.rules.items() if s.never_changed_state and not (name in self.canaries and self.canaries[name].reverting)]
+        return [name for name, s in self.rules.items() if s.never_changed_state and not self.meant_to_revert(name)]
+
+    def meant_to_revert(self, name: str) -> bool:
+        """The rule said (through its canary) that its transactions are meant to revert: a pack's check that a call fails."""
+        return name in self.canaries and self.canaries[name].reverting
 
     @property
     def unexercised(self) -> list[str]:
@@ -308,8 +312,8 @@ class MachineFinished:
 
     @property
     def mostly_reverted(self) -> list[str]:
-        """Rules most of whose transactions reverted outside reverts() (caught by the rule itself), though not all."""
-        return [name for name, s in self.rules.items() if s.mostly_reverted]
+        """Rules most of whose transactions reverted outside reverts() (caught by the rule itself), though not all, and not meant to."""
+        return [name for name, s in self.rules.items() if s.mostly_reverted and not self.meant_to_revert(name)]
 
     @property
     def run_warnings(self) -> list[str]:

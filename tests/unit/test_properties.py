@@ -117,11 +117,14 @@ def test_canaries_count_checks_and_a_passing_machine_names_the_properties_never_
         canaries.left_out("rule_mint", "the token has no mint(address,uint256)")
     assert registry.canaries["rule_a"] == Canary("a non-zero transfer", checked=2, interesting=0)
     assert registry.left_out == {"rule_mint": "the token has no mint(address,uint256)"}
-    rules = {"rule_a": RuleStats(calls=2), "rule_c": RuleStats(calls=1, transactions=1, transactions_reverted=1), "rule_mint": RuleStats(), "rule_d": RuleStats()}
+    mostly = RuleStats(calls=30, transactions=30, transactions_reverted=25)
+    rules = {"rule_a": RuleStats(calls=2), "rule_c": RuleStats(calls=1, transactions=1, transactions_reverted=1), "rule_mint": RuleStats(), "rule_d": RuleStats(), "rule_b": mostly, "rule_e": mostly}
     result = MachineFinished(name="M", kind="machine", path="m.py", status="passed", examples=1, steps=3, elapsed=0.1, rules=rules, canaries=registry.canaries, left_out=registry.left_out)
     assert result.unexercised == ["rule_a", "rule_c"]
     assert result.never_run == ["rule_d"]  # rule_mint is left out on purpose
     assert result.all_reverted == []  # rule_c is meant to revert
+    registry.canaries["rule_b"].reverting = True
+    assert result.mostly_reverted == ["rule_e"]  # rule_b's reverts are what it checks; rule_e's are not
     assert "M.rule_a was checked 2 times but never on a non-zero transfer: it passed without testing anything" in result.run_warnings
     failed = MachineFinished(name="M", kind="machine", path="m.py", status="failed", examples=1, steps=3, elapsed=0.1, canaries=registry.canaries)
     assert not any("never on" in w for w in failed.run_warnings)
