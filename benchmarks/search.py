@@ -12,9 +12,13 @@
    in turn, hit counts (off by default) on too, and none (--variants picks some of these).
 3. With --guidance-vs-target: the ladder with guidance off, once with Hypothesis's target()
    given the rung as its score, once with neither: how many seeds find it within 300 runs.
-4. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
+4. With --vault [BUGS]: instead, the planted bugs of the vault-class workload (vault_bugs.py; by default
+   a, b and c, the medium ones), each as `evmstate run` searches it at its defaults, seeds 0 to --seeds - 1,
+   in a fresh process per seed: found or not, when, shrinking's time and the program's length (against
+   the minimal one where it is known). With --backend revm, on py-evm and on revm.
+5. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
    (with --signals too: also with the signals off): whether the minimal program was printed, and when.
-5. With --backend revm: first the ERC20 workload's steps per CPU-second on revm with the search's
+6. With --backend revm: first the ERC20 workload's steps per CPU-second on revm with the search's
    signals recorded (the defaults: revm runs each call again where its path can be seen,
    evm/revm/sight.py) and with none (revm's backend declaring no hooks, as before it had them: no
    guidance, a dictionary of constants only), and py-evm with the defaults; then each example and
@@ -23,7 +27,7 @@
    draws constants from every module loaded). With --campaign, the campaigns run on both too.
    --fuzz "guidance = false" adds [fuzz] lines to the examples' project.
 
-Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm]
+Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm] [--vault [a,b,c]]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
 """
 
@@ -39,6 +43,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from typing import Any
 
 from evmstate import config as config_mod
 from evmstate.engine.events import FailureFound
@@ -99,8 +105,8 @@ def erc20_rate(root: Path) -> float:
     return result.steps / result.elapsed
 
 
-def report_time(root: Path, example: str, seed: int, backend: str | None = None) -> tuple[bool, float, int | None, int | None, float | None, int | None]:
-    """(reported, seconds to report, runs to the first failure, program steps, seconds to the first failure, shrink runs)."""
+def search(root: Path, example: str, seed: int, backend: str | None = None) -> tuple[Any, float, float | None]:
+    """The machine in machines/{example}.py run at its defaults from seed, a cold example database: (its result, seconds, seconds to the first failure)."""
     shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # search, do not replay a saved failure
     cfg = config_mod.load(root)
     if backend is not None:
@@ -113,12 +119,17 @@ def report_time(root: Path, example: str, seed: int, backend: str | None = None)
             found_at.append(time.perf_counter() - started)
 
     summary = run(cfg, RunOptions((str(root / f"machines/{example}.py"),), overrides=Overrides(seed=seed), save_failures=False), on_event)
-    elapsed = time.perf_counter() - started
     (result,) = summary.results
+    return result, time.perf_counter() - started, found_at[0] if found_at else None
+
+
+def report_time(root: Path, example: str, seed: int, backend: str | None = None) -> tuple[bool, float, int | None, int | None, float | None, int | None]:
+    """(reported, seconds to report, runs to the first failure, program steps, seconds to the first failure, shrink runs)."""
+    result, elapsed, to_find = search(root, example, seed, backend)
     failure = result.failure
     first = result.statistics.get("first failure at run")
     shrink_runs = failure.shrink.runs if failure is not None and failure.shrink is not None else None
-    return failure is not None, elapsed, first, failure.steps if failure is not None else None, found_at[0] if found_at else None, shrink_runs
+    return failure is not None, elapsed, first, failure.steps if failure is not None else None, to_find, shrink_runs
 
 
 LADDER_TARGET = """
@@ -248,6 +259,45 @@ def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = 
     return steps, printed, time.perf_counter() - started
 
 
+def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path) -> None:
+    """Each planted bug of the vault workload (vault_bugs.py) searched as `evmstate run` searches it, at its defaults, on seeds
+    0..seeds-1 and each backend, one fresh process per seed (shrink.py's): whether it was found, when, how long shrinking
+    took, and the program's length (and whether it is a minimal one, for the bugs whose minimal programs are known)."""
+    # imported here, not above: Hypothesis draws constants from every local module loaded, and the other searches run in this process
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import shrink as shrink_bench  # searches in a fresh process, and the check of a program against its minimal ones
+    import vault_bugs
+
+    tree = shrink_bench.Tree("evmstate", REPO, tmp)
+    cases = {c.project: c for c in shrink_bench.CASES}
+    for bug in bugs:
+        planted = vault_bugs.BUGS[bug]
+        case = cases.get(f"vault-{bug}")
+        for backend in backends:
+            root = vault_bugs.project(tmp / f"vault-{bug}-{backend}", bug)
+            if backend != "pyevm":
+                with open(root / "evmstate.toml", "a") as toml:
+                    toml.write(f'\n[backend]\nname = "{backend}"\n')
+            tree.python(shrink_bench.COMMAND, "compile", cwd=root)
+            found = 0
+            for seed in range(seeds):
+                (r,) = shrink_bench.measure(tree, root, vault_bugs.MACHINE, seed)
+                if r["status"] != "failed":
+                    print(f"vault {bug} {planted.label:22} {backend:5} seed {seed}: {'not found' if r['status'] == 'passed' else r['status'] + ': ' + str(r['message'])}", flush=True)
+                    continue
+                found += 1
+                steps = shrink_bench.calls(shrink_bench.parse(r["program"]))
+                minimal = ""
+                if case is not None:
+                    shown = shrink_bench.row(case, seed, r)
+                    minimal = f" of {shown['minimal_steps']}, least numbers {shrink_bench.yes(shown['least'])}, minimal {shrink_bench.yes(shown['exact'])}"
+                print(f"vault {bug} {planted.label:22} {backend:5} seed {seed}: found after {r['found']}, shrunk in {r['shrink']:.1f}s ({r['cpu_shrink']:.1f}s CPU) "
+                      f"to {steps} steps{minimal}: {r['message'].splitlines()[0][:80]}  (load {os.getloadavg()[0]:.2f})", flush=True)
+                if not minimal.endswith("minimal yes"):
+                    print("    " + "\n    ".join(line for line in r["program"] if not line.startswith("state = ")), flush=True)
+            print(f"vault {bug} {planted.label:22} {backend:5}: found on {found}/{seeds} seeds", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=5)
@@ -262,7 +312,12 @@ def main() -> int:
     parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
     parser.add_argument("--native", action="store_true", help="with --campaign: each campaign with evmstate's own loop (engine/native.py) and with Hypothesis drawing every run, one after the other")
     parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
+    parser.add_argument("--vault", nargs="?", const="a,b,c", metavar="BUGS", help="instead, the vault workload's planted bugs (default a,b,c: the medium ones; see vault_bugs.py), seeds found on each backend")
     args = parser.parse_args()
+    if args.vault:
+        with tempfile.TemporaryDirectory() as tmp:
+            vault_baseline(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp))
+        return 0
     if args.backend == "revm":
         import evmstate.evm.revm.backend  # noqa: F401  (loaded before any run: the same constants for both backends)
     with tempfile.TemporaryDirectory() as tmp:

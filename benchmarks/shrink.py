@@ -1,8 +1,10 @@
 """Time to find and to shrink each planted bug, and whether the reported program is the minimal one.
 
-Cases: every bundled example that fails (machines/), and three snekmate mutants (the projects in
+Cases: every bundled example that fails (machines/), three snekmate mutants (the projects in
 benchmarks/shrink/, see its README): an ERC20 whose burn is unchecked, an ERC4626 whose
-withdrawal burns assets instead of shares, a timelock that cancels a done operation. Each is run
+withdrawal burns assets instead of shares, a timelock that cancels a done operation; and the
+planted bugs of the vault-class workload whose minimal programs are known (vault_bugs.py: a
+withdrawal that takes more than a strategy's debt, a gain left out of the total debt). Each is run
 on py-evm with its default settings (50 runs x 50 steps, 10 accounts, the default [fuzz] and
 [hypothesis] sections; the ladder machine's own max_examples = 300), a cold example database and
 a warm build cache, one fresh process per machine file and seed, seeds 0-2. A bug a seed does
@@ -137,6 +139,9 @@ from eth_utils import keccak
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PROJECTS = HERE / "shrink"
+sys.path.insert(0, str(HERE))
+
+import vault_bugs  # noqa: E402  (the vault project and its planted bugs)
 
 
 def ladder_openers() -> list[int]:
@@ -170,7 +175,7 @@ class Case:
     """
 
     label: str
-    project: str  # "example" (the bundled project) or a folder of benchmarks/shrink/
+    project: str  # "example" (the bundled project), a folder of benchmarks/shrink/, or "vault-X": the vault with its bug X (vault_bugs.py)
     path: str  # the machine file, from the project's root
     name: str  # the machine
     minimal: tuple[str, ...]
@@ -235,6 +240,8 @@ CASES = [
             f"state.rule_{r}(st_caller={a}, st_receiver={a}, st_amount={amount})"
             for a in ("accounts[0]", "_") for shares, n in (("mint", 1), ("deposit", 2))))
         for r, amount in (("redeem", 1), ("withdraw", 2)))),
+    # the vault-class workload's planted bugs whose minimal programs are known (vault_bugs.py says why each is minimal)
+    *(Case(f"vault {bug.name} {bug.label}", f"vault-{bug.name}", vault_bugs.MACHINE, "VaultMachine", bug.minimal, bug.others) for bug in vault_bugs.BUGS.values() if bug.minimal),
     # schedule with the least delay, wait for it, execute, cancel the done operation
     Case("timelock cancels done", "timelock", "machines/timelock.py", "TimelockMachine", (
         f"operations_0 = state.schedule(by=0, salt={ZERO32}, extra=1000, caller=accounts[0], new_delay=False)\n"
@@ -376,6 +383,8 @@ def make_project(kind: str, dest: Path, mutate: bool = True) -> Path:
             shutil.copytree(REPO / name, dest / name)
         shutil.copy(REPO / "evmstate.toml", dest / "evmstate.toml")
         return dest
+    if kind.startswith("vault-"):
+        return vault_bugs.project(dest, kind.removeprefix("vault-") if mutate else None)
     shutil.copytree(PROJECTS / kind, dest)
     import snekmate  # the installed package: its modules are copied, not kept in this repository (AGPL-3.0)
 

@@ -14,6 +14,13 @@ the do-nothing ceiling, revm with explained reverts, and -n 1 against -n 2 with 
   costs per step, the bound for a runner that draws through Hypothesis's public API.
 - explained reverts on revm: vyper's ERC20 example in short, whose machine expects
   reverts("safesub"): each such revert needs its source line, which revm does not give.
+- vault-class machine: the allocator vault of benchmarks/projects/vault (a Yearn V3-shaped vault on
+  snekmate's erc4626, two strategies with gain, loss and lock knobs, an accountant; 18 rules, four
+  invariants over its accounting, exact previews; about 23 contract calls a step, vault_bugs.py),
+  20 runs x 50 steps: steps/s on both backends, revm against py-evm, the calls a step makes, and on
+  revm the share of its time in the sight (evm/sight.py running calls again for the search's
+  signals, with the tracer, and failed calls explained on py-evm, evm/shadow.py). Aim, on a quiet
+  machine: revm >= 1000 steps/s and >= 5x py-evm, the sight <= 15%.
 - -n 1 and -n 2: the ERC20 workload, 200 runs in 2 shards, wall time with the workers' start-up.
 - evmstate's own loop: the same machines as `evmstate fuzz` runs them (engine/native.py: runs drawn
   in plain Python, each failure handed to Hypothesis), next to the same machine under Hypothesis
@@ -35,6 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from evmstate import config as config_mod
 from evmstate.config import BackendConfig
@@ -43,6 +51,8 @@ from evmstate.runner import Overrides, RunOptions, run
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+VAULT = HERE / "projects" / "vault"
+VAULT_EXAMPLES = 20  # runs of 50 steps: py-evm takes about a minute for them
 sys.path.insert(0, str(HERE))
 
 import backends as backends_bench  # noqa: E402  (the do-nothing machine)
@@ -253,6 +263,97 @@ def project(tmp: Path) -> Path:
     return root
 
 
+def vault_project(tmp: Path) -> Path:
+    """A copy of the vault-class workload's project (copied, not imported through vault_bugs.py: Hypothesis draws
+    constants from every local module this process loads, and the figures above are measured in it too)."""
+    root = tmp / "vault"
+    shutil.copytree(VAULT, root, ignore=shutil.ignore_patterns(".evmstate", "__pycache__"))
+    return root
+
+
+class SightClock:
+    """CPU time spent in the revm backend's sight (calls run again by the tracer, their records merged into the result)
+    and in the failed calls it explains on py-evm, while in use; a call inside another is counted once."""
+
+    def __init__(self) -> None:
+        from evmstate.evm.revm import shadow, sight
+
+        self.seconds = 0.0
+        self.depth = 0
+        self.patched = [(sight.Sight, name) for name in ("see", "record", "show")] + [(shadow.Explaining, "_run_on_py_evm")]
+        self.originals = [getattr(owner, name) for owner, name in self.patched]
+
+    def timed(self, method: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if self.depth:
+                return method(*args, **kwargs)
+            self.depth += 1
+            started = time.process_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self.seconds += time.process_time() - started
+                self.depth -= 1
+
+        return run
+
+    def __enter__(self) -> "SightClock":
+        for (owner, name), original in zip(self.patched, self.originals):
+            setattr(owner, name, self.timed(original))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for (owner, name), original in zip(self.patched, self.originals):
+            setattr(owner, name, original)
+
+
+def calls_per_step(root: Path, machine: str) -> tuple[float, float]:
+    """(contract calls, transactions) a step of the machine makes, over 5 runs x 50 steps from seed 0 on py-evm: the calls
+    that reach the backend (those the call cache answers included; public getters read from storage are not calls)."""
+    from evmstate.evm.pyevm.backend import PyEVMBackend
+
+    counted = {"call": 0, "transact": 0}
+    originals = {name: getattr(PyEVMBackend, name) for name in counted}
+
+    def counting(name: str) -> Any:
+        def method(self: PyEVMBackend, *args: Any, **kwargs: Any) -> Any:
+            counted[name] += 1
+            return originals[name](self, *args, **kwargs)
+
+        return method
+
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
+    for name in counted:
+        setattr(PyEVMBackend, name, counting(name))
+    try:
+        summary = run(config_mod.load(root), RunOptions((str(root / "machines" / machine),), overrides=Overrides(seed=0, max_examples=5, stateful_step_count=50), save_failures=False), lambda e: None)
+    finally:
+        for name, original in originals.items():
+            setattr(PyEVMBackend, name, original)
+    (result,) = summary.results
+    return (counted["call"] + counted["transact"]) / result.steps, counted["transact"] / result.steps
+
+
+def vault_figures(root: Path, backends: tuple[str, ...], repeats: int) -> None:
+    """The vault-class machine, run-style: steps/s on each backend with the call cache on and off, and on revm the sight's share."""
+    per_step, transactions = calls_per_step(root, "vault.py")
+    print(f"vault-class machine ({VAULT_EXAMPLES} runs x 50 steps): {per_step:.1f} contract calls a step, {transactions:.1f} of them transactions")
+    rates = {}
+    for backend in backends:
+        clock = SightClock()
+        with clock:
+            started = time.process_time()
+            on = rate(root, "vault.py", backend, "on", repeats, examples=VAULT_EXAMPLES)
+            cpu = time.process_time() - started
+        off = rate(root, "vault.py", backend, "off", repeats, examples=VAULT_EXAMPLES)
+        rates[backend] = on
+        sight = f"; the sight {100 * clock.seconds / cpu:.0f}% of its CPU time (aim <= 15%)" if backend == "revm" else ""
+        aim = "  (aim >= 1000)" if backend == "revm" else ""
+        print(f"{'vault-class machine':26} {backend:5}: cache on {on:6.0f}, off {off:6.0f}{aim}; {1e6 / (on * per_step):.0f} µs a call{sight}  (load {os.getloadavg()[0]:.2f})")
+    if "revm" in rates:
+        print(f"vault-class machine: revm {rates['revm'] / rates['pyevm']:.1f}x py-evm  (aim >= 5x)")
+
+
 def rate(root: Path, machine: str, backend: str, cache: str, repeats: int, examples: int = 50, getters: bool = True) -> float:
     """Median steps/s of the machine, 50-step runs from seed 0, fresh example database each time."""
     cfg = config_mod.load(root)
@@ -296,18 +397,19 @@ def native_rate(root: Path, machine: str, backend: str, repeats: int, examples: 
     return statistics.median(rates)
 
 
-def native_figures(root: Path, backends: tuple[str, ...], repeats: int) -> None:
+def native_figures(root: Path, vault: Path, backends: tuple[str, ...], repeats: int) -> None:
     """evmstate's own loop next to Hypothesis, machine by machine, one right after the other."""
     print(f"evmstate's own loop (evmstate fuzz) against Hypothesis's (evmstate run), load {os.getloadavg()[0]:.2f}:")
     last = backends[-1]
     cases = [
-        ("do-nothing machine", "draws_only.py", last, "aim >= 25000"),
-        *((f"ERC20 workload (bundled) {b}", "erc20.py", b, "aim >= 6000" if b == "revm" else "no slower") for b in backends),
-        *((f"snekmate ERC20 {b}", "snek_erc20.py", b, "aim >= 3000" if b == "revm" else "no slower") for b in backends),
+        ("do-nothing machine", root, "draws_only.py", last, "aim >= 25000", 50),
+        *((f"ERC20 workload (bundled) {b}", root, "erc20.py", b, "aim >= 6000" if b == "revm" else "no slower", 50) for b in backends),
+        *((f"snekmate ERC20 {b}", root, "snek_erc20.py", b, "aim >= 3000" if b == "revm" else "no slower", 50) for b in backends),
+        *((f"vault-class machine {b}", vault, "vault.py", b, "aim >= 1000" if b == "revm" else "no slower", VAULT_EXAMPLES) for b in backends),
     ]
-    for label, machine, backend, aim in cases:
-        hypothesis_rate = rate(root, machine, backend, "on", repeats)
-        own = native_rate(root, machine, backend, repeats)
+    for label, project_root, machine, backend, aim, examples in cases:
+        hypothesis_rate = rate(project_root, machine, backend, "on", repeats, examples)
+        own = native_rate(project_root, machine, backend, repeats, examples)
         print(f"  {label:30}: own loop {own:6.0f}, Hypothesis {hypothesis_rate:6.0f} ({own / hypothesis_rate:.1f}x)  ({aim}; load {os.getloadavg()[0]:.2f})")
 
 
@@ -357,11 +459,13 @@ def main() -> int:
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; medians of {repeats}; steps/s")
     with tempfile.TemporaryDirectory() as tmp:
         root = project(Path(tmp))
+        vault = vault_project(Path(tmp))
         os.chdir(root)
-        run(config_mod.load(root), RunOptions((str(root / "machines" / "erc20.py"),), overrides=Overrides(max_examples=1, stateful_step_count=1, seed=0), save_failures=False), lambda e: None)
+        for compiled, machine in ((root, "erc20.py"), (vault, "vault.py")):
+            run(config_mod.load(compiled), RunOptions((str(compiled / "machines" / machine),), overrides=Overrides(max_examples=1, stateful_step_count=1, seed=0), save_failures=False), lambda e: None)
         started = time.perf_counter()
         print(f"this machine now: a fixed Python workload takes {machine_speed():.0f} ms (lower is faster)")
-        native_figures(root, backends, repeats)
+        native_figures(root, vault, backends, repeats)
         print(f"this machine now: the same workload takes {machine_speed():.0f} ms")
         if "--native" in sys.argv:
             return 0
@@ -376,6 +480,7 @@ def main() -> int:
         for backend in backends:
             on, off = (rate(root, "snek_erc20.py", backend, cache, repeats, examples=20, getters=False) for cache in ("on", "off"))
             print(f"{'snekmate ERC20, getters run as calls':38} {backend:5}: cache on {on:6.0f}, off {off:6.0f}")
+        vault_figures(vault, backends, repeats)
         floor = rate(root, "draws_only.py", backends[-1], "on", repeats)
         plain = backends_bench.plain_hypothesis_rate(root, backends[-1], repeats)
         print(f"do-nothing ceiling (Hypothesis and the runner alone, {backends[-1]}): {floor:6.0f}  (aim >= 8000)")
