@@ -197,7 +197,7 @@ class ERC4626Properties(ERC4626Scenarios, Pack):
         """
         a = self._erc4626()
         total, held = a.vault.totalAssets(), a.assets(a.vault)
-        expect(total == held, lambda: f"totalAssets() is {total}, but the vault holds {held} of the asset (give ERC4626Adapter(idle=False) for a vault that invests them)", 'EIP-4626, totalAssets: "Total amount of the underlying asset that is "managed" by Vault."')
+        expect(total == held, lambda: f"totalAssets() is {total}, but the vault holds {held} of the asset (give ERC4626Adapter(idle=False) for a vault that invests them or counts what it manages itself, so that assets sent to it are not its)", 'EIP-4626, totalAssets: "Total amount of the underlying asset that is "managed" by Vault."')
         exercised("invariant_erc4626_total_assets_match_balance", total > 0, "a vault holding assets")
 
     @rule(owner=ACTOR)
