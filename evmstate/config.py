@@ -561,8 +561,8 @@ def load(start: Path | None = None) -> Config:
     """Find the project at or above start and load its settings: evmstate.toml over moccasin's; defaults when there are none."""
     root = find_root(start)
     if root is None:
-        base = (start or Path.cwd()).resolve()
-        return Config(root=base.parent if base.is_file() else base)
+        here = (start or Path.cwd()).resolve()
+        return Config(root=here.parent if here.is_file() else here)
     mox = moccasin_files(root)
     base = moccasin_config(root, mox) if mox else None
     path = root / CONFIG_NAME

@@ -7,9 +7,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
-import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -20,6 +18,7 @@ from .contracts.accounts import Account
 from .contracts.address import checksum
 from .config import Config, shown
 from .errors import FailureRecordError, ResourceError, remedy, why
+from .files import write_atomic
 from .hooks import ctrl_c_held
 from .values import HexBytes
 
@@ -289,24 +288,12 @@ class FailureStore:
 
         A folder that cannot be written (a full or read-only disk) is a ResourceError that names it; nothing is left half written.
         """
+        target = self.path_of(record.id)
         with ctrl_c_held():
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{record.id}-", suffix=".tmp")
+                write_atomic(target, json.dumps(record.to_dict(), indent=1), durable=True)
             except OSError as exc:
                 raise self.unwritable(record.id, exc) from None
-            target = self.path_of(record.id)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(record.to_dict(), f, indent=1)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, target)
-            except BaseException as exc:
-                Path(tmp).unlink(missing_ok=True)
-                if isinstance(exc, OSError):
-                    raise self.unwritable(record.id, exc) from None
-                raise
         return target
 
     def unwritable(self, record_id: str, exc: OSError) -> ResourceError:

@@ -1,4 +1,4 @@
-"""Files, on the ground floor: the user's files read as text, evmstate's own version and a digest of its modules' code for the caches keyed on it.
+"""Files, on the ground floor: the user's files read as text, evmstate's own files written whole, evmstate's own version and a digest of its modules' code for the caches keyed on it.
 
 The user's files read as text: UTF-8 (a byte order mark allowed), or where they are not, the line
 and column that is not. evmstate.toml, machine files and Vyper sources are all read through
@@ -14,8 +14,14 @@ import functools
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
+import stat
+import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,3 +93,52 @@ def decode(data: bytes, encoding: str = "utf-8") -> str:
         line, column = position(data, null)
         raise Undecodable(f"a null byte (\\x00) at line {line}, column {column}; delete it (a text file holds none)", line, column)
     return text
+
+
+def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> None:
+    """Write data (text as UTF-8) to path whole: a reader sees the old file or the new one, never half.
+
+    Through a temporary file in the same folder renamed over path; an error or Ctrl-C while writing
+    removes the temporary file, and the error (a full or read-only disk: OSError) is the caller's to
+    name. durable: the data is on the disk before the rename (fsync), for records that must outlive a
+    power cut. A path that exists and is not a regular file (/dev/null, a named pipe) is written to
+    as it is, never replaced.
+    """
+    body = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        special = False
+    if special:
+        with open(path, "wb") as f:
+            f.write(body)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(body)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Bounded(dict[K, V]):
+    """A cache of derived values that forgets them all once it holds limit entries, so that a long run's memory stays bounded.
+
+    Emptying at once, not evicting one by one, keeps a hit as fast as a dict's (no bookkeeping on
+    reads); what was forgotten is derived again when next asked for.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: K, value: V) -> None:
+        if len(self) >= self.limit and key not in self:
+            self.clear()
+        super().__setitem__(key, value)

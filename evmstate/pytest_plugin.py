@@ -18,7 +18,7 @@ import inspect
 import types
 import warnings
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import pytest
 
@@ -180,7 +180,8 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     only, none = config.getoption("only_stateful"), config.getoption("no_stateful")
     if not (only or none):
         return
-    keep, drop = [], []
+    keep: list[Any] = []
+    drop: list[Any] = []
     for item in items:
         stateful = "state_machine" in getattr(item, "fixturenames", ())
         (keep if stateful == bool(only) else drop).append(item)
@@ -232,7 +233,7 @@ def _evmstate_isolation(request: Any) -> Iterator[None]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
+def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, None]:  # pluggy sends the report's outcome
     outcome = yield
     report = outcome.get_result()
     log = item.stash.get(_EXAMPLES, None)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -12,6 +10,7 @@ from xml.etree import ElementTree as ET
 from .engine.events import Failure, MachineFinished
 from .engine.events import RunSummary
 from .engine.records import versions
+from .files import write_atomic
 from .engine.trace import Trace, TracedCall
 
 
@@ -95,17 +94,6 @@ def result_text(result: MachineFinished) -> str:
     return text
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
-        raise
-
 
 def write_junit(summary: RunSummary, path: Path) -> None:
     """One testcase per machine or property test; failures carry the program and the replay command."""
@@ -141,7 +129,7 @@ def write_junit(summary: RunSummary, path: Path) -> None:
     for e in summary.load_errors:
         case = ET.SubElement(suite, "testcase", classname=e.path, name="load")
         ET.SubElement(case, "error", message=e.message.splitlines()[0]).text = e.message
-    _write(path, ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True) + "\n")
+    write_atomic(path, ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n")
 
 
 def _failure_json(f: Failure) -> dict[str, Any]:
@@ -236,7 +224,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
 
 
 def write_json(summary: RunSummary, path: Path) -> None:
-    _write(path, json.dumps(to_json(summary), indent=2) + "\n")
+    write_atomic(path, json.dumps(to_json(summary), indent=2) + "\n")
 
 
 def campaign_json(summary: Any) -> dict[str, Any]:
@@ -272,4 +260,4 @@ def _sighting(totals: Any) -> dict[str, Any]:
 
 
 def write_campaign_json(summary: Any, path: Path) -> None:
-    _write(path, json.dumps(campaign_json(summary), indent=2) + "\n")
+    write_atomic(path, json.dumps(campaign_json(summary), indent=2) + "\n")

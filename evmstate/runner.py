@@ -324,9 +324,11 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
 
 def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
     seed = summary.seed
+    assert seed is not None  # run() chose it before anything ran
     if options.workers > 1 or options.shards > 1:
         summary.stopped_in = "the machines and tests running"
-        return run_items(config, project, items, options, seed, summary, emit)
+        run_items(config, project, items, options, seed, summary, emit)
+        return
     for k, item in enumerate(items, 1):
         summary.stopped_in = item.id
         try:

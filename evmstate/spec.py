@@ -9,6 +9,7 @@ collect() reads them when the machine is loaded, and raises definition errors th
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import inspect
 from dataclasses import dataclass, field
@@ -163,6 +164,9 @@ def precondition(predicate: Callable[[Any], bool]) -> Callable[[Callable], Calla
 class StateMachine:
     """Base class of decorator-style machines; evmstate runs them, they are never instantiated directly."""
 
+    _evmstate_stack: contextlib.ExitStack  # what enter() entered in this run, closed when the run ends (engine.program)
+    _evmstate_entered: bool
+
     def __new__(cls, *args: Any, **kwargs: Any) -> "StateMachine":
         raise UsageError(
             f"{cls.__name__} is a state machine: evmstate creates it for every run. "
@@ -199,7 +203,7 @@ class RuleSpec:
 class MachineSpec:
     """Everything the runner needs to know about one machine class."""
 
-    cls: type
+    cls: type[Any]
     style: str  # "brownie" or "decorator"
     rules: list[RuleSpec]
     initializers: list[RuleSpec]

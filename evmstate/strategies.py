@@ -15,6 +15,7 @@ from .contracts.api import active
 from .domains import AddressDomain, ArrayDomain, BoolDomain, BytesDomain, Domain, IntDomain, TextDomain, TupleDomain, domain_of
 from .errors import StrategyError, UnitError
 from .search.dictionary import mixed
+from .search.native.choices import drawn_by
 from .units import to_wei
 from .values import HexBytes
 
@@ -113,17 +114,15 @@ def _excluded(exclude: Any) -> tuple[Any, ...]:
     return tuple(exclude) if isinstance(exclude, (list, tuple, set, frozenset)) else (exclude,)
 
 
-def _length_bounds(type_str: str, min_length: Any, max_length: Any, cap: int | None) -> tuple[int, int | None]:
+def _length_bounds(type_str: str, min_length: Any, max_length: Any, cap: int) -> tuple[int, int]:
+    """(min_length, max_length) checked; without a max_length, cap (or min_length when it is larger)."""
     lo = 0 if min_length is None else min_length
-    hi = max_length
-    for name, v in (("min_length", lo), ("max_length", hi)):
+    for name, v in (("min_length", lo), ("max_length", max_length)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
             raise StrategyError(f"strategy({type_str!r}): {name} must be a non-negative integer, got {v!r}")
-    if hi is not None and lo > hi:
-        raise StrategyError(f"strategy({type_str!r}): min_length {lo} is greater than max_length {hi}")
-    if cap is not None and hi is None:
-        hi = max(cap, lo)
-    return lo, hi
+    if max_length is not None and lo > max_length:
+        raise StrategyError(f"strategy({type_str!r}): min_length {lo} is greater than max_length {max_length}")
+    return lo, max(cap, lo) if max_length is None else max_length
 
 
 @functools.lru_cache(maxsize=256)
@@ -144,9 +143,7 @@ def _account_drawer(length: int | None) -> Any:
 
 def _accounts_strategy(length: int | None) -> st.SearchStrategy:
     draw_account = _account_drawer(length)
-    strategy = st.composite(draw_account)()
-    strategy.evmstate_draw = draw_account  # its one choice, made by whoever draws it (search.native)
-    return strategy
+    return drawn_by(st.composite(draw_account)(), draw_account)  # its one choice, made by whoever draws it
 
 
 def _hex_drawer(plain: st.SearchStrategy) -> Any:
@@ -160,12 +157,10 @@ def _hex_drawer(plain: st.SearchStrategy) -> Any:
 
 def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
     draw_hex = _hex_drawer(plain)
-    strategy = st.composite(draw_hex)()
-    strategy.evmstate_draw = draw_hex  # a machine draws it inside its step's draw, as it drew plain before
-    return strategy
+    return drawn_by(st.composite(draw_hex)(), draw_hex)  # a machine draws it inside its step's draw, as it drew plain before
 
 
-def _produced_addresses(d: Any) -> tuple[list[str], ...]:
+def _produced_addresses(d: Any) -> tuple[list[str], list[str], list[str]]:
     # checksummed once per change of the dictionary, not on every draw
     return d.memo("checksummed addresses", lambda: tuple([checksum(a) for a in pool] for pool in d.produced_addresses()))
 
@@ -205,11 +200,11 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
         places = bounds.get("places", DECIMAL_PLACES)
         if not isinstance(places, int) or not 0 <= places <= DECIMAL_PLACES:
             raise StrategyError(f"strategy({type_str!r}): places must be an integer from 0 to {DECIMAL_PLACES}")
-        min_v = Decimal(str(bounds.get("min_value", DECIMAL_MIN)))
-        max_v = Decimal(str(bounds.get("max_value", DECIMAL_MAX)))
-        if min_v < DECIMAL_MIN or max_v > DECIMAL_MAX or min_v > max_v:
-            raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] must lie within [{DECIMAL_MIN}, {DECIMAL_MAX}] with min <= max")
-        return _excluding(st.decimals(min_value=min_v, max_value=max_v, places=places, allow_nan=False, allow_infinity=False), exclude)
+        least = Decimal(str(bounds.get("min_value", DECIMAL_MIN)))
+        most = Decimal(str(bounds.get("max_value", DECIMAL_MAX)))
+        if least < DECIMAL_MIN or most > DECIMAL_MAX or least > most:
+            raise StrategyError(f"strategy({type_str!r}): bounds [{least}, {most}] must lie within [{DECIMAL_MIN}, {DECIMAL_MAX}] with min <= max")
+        return _excluding(st.decimals(min_value=least, max_value=most, places=places, allow_nan=False, allow_infinity=False), exclude)
     if kind == "bool":
         return _with_domain(_excluding(st.booleans(), exclude), BoolDomain(_excluded(exclude)))
     if kind == "address":
@@ -253,9 +248,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
 
 def _tuples(members: list[st.SearchStrategy]) -> st.SearchStrategy:
     """st.tuples(*members), carrying its draw: member by member, as Hypothesis's tuples() draws (search.native)."""
-    tuples = st.tuples(*members)
-    tuples.evmstate_draw = lambda draw: tuple(draw(m) for m in members)
-    return tuples
+    return drawn_by(st.tuples(*members), lambda draw: tuple(draw(m) for m in members))
 
 
 

@@ -49,7 +49,7 @@ def to_wei(amount: object, *, what: str = "amount") -> int:
         else:
             raise UnitError(f"{what}: cannot read {amount!r}; write a number and a unit, e.g. \"1 ether\" or \"10 gwei\"")
         if unit not in UNITS:
-            raise UnitError(f"{what}: unknown unit {unit!r} in {amount!r}; use one of {', '.join(sorted(UNITS, key=UNITS.get))}")
+            raise UnitError(f"{what}: unknown unit {unit!r} in {amount!r}; use one of {', '.join(sorted(UNITS, key=UNITS.__getitem__))}")
         try:
             value = Decimal(number) * (Decimal(10) ** UNITS[unit])
         except InvalidOperation:

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -123,6 +124,31 @@ def copy_example(dest: Path, *, warm: bool = True) -> Path:
     return dest
 
 
+# output as the tests pin it: without colour, and this wide
+PLAIN = {"NO_COLOR": "1", "COLUMNS": "200"}
+
+
+def plain_output(mp: pytest.MonkeyPatch) -> dict[str, str]:
+    """PLAIN set through mp for this process (CliRunner, the library); the whole environment, for an evmstate subprocess."""
+    for name, value in PLAIN.items():
+        mp.setenv(name, value)
+    return dict(os.environ)
+
+
+@pytest.fixture()
+def cli_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Plain output at a fixed width for this test (plain_output): set here, and returned as a subprocess's environment."""
+    return plain_output(monkeypatch)
+
+
+def evmstate_exe() -> str:
+    """The installed evmstate command of the Python running the tests (the one beside it, else the first on PATH)."""
+    found = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or shutil.which("evmstate")
+    if found is None:
+        pytest.fail("the evmstate command is not installed: pip install -e '.[test]' installs it")
+    return found
+
+
 # Hypothesis's phases but shrinking: for tests whose point is a search, a comparison of searches or
 # a report, not the shortest program (shrinking is most of the time of a run that finds bugs)
 SEARCH_ONLY = ("explicit", "reuse", "generate", "target")
@@ -225,15 +251,13 @@ def legacy_build(legacy_cache: Path, tmp_path_factory: pytest.TempPathFactory) -
 
 
 @pytest.fixture()
-def legacy(tmp_path: Path, legacy_cache: Path, legacy_build: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def legacy(tmp_path: Path, legacy_cache: Path, legacy_build: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Path:
     """A copy of the legacy project, its build cache warm and its releases where evmstate looks; the current folder."""
     root = tmp_path / "legacy"
     shutil.copytree(LEGACY, root, ignore=shutil.ignore_patterns(".evmstate"))
     shutil.copytree(legacy_build, root / ".evmstate" / "build")
     monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
     monkeypatch.chdir(root)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     return root
 
 

@@ -54,12 +54,12 @@ def _shown(path: Path, root: Path) -> str:
 def add_precompiled(found: Build, folder: Path, root: Path) -> None:
     """Add the contracts of the artifacts folder to a build, as compiled ones are; a name a source gives too is an error of that name."""
     contracts, unread, files = precompiled.load(folder)
-    for path, h in files.items():
-        found.inputs[_shown(Path(path), root)] = h
-    for stem, (path, why) in unread.items():
+    for file, h in files.items():
+        found.inputs[_shown(Path(file), root)] = h
+    for stem, (file, why) in unread.items():
         if stem not in found.sources:
-            found.sources[stem] = Path(path)
-            found.errors[stem] = CompileError(f"{_shown(Path(path), root)}: {why}", path=path)
+            found.sources[stem] = Path(file)
+            found.errors[stem] = CompileError(f"{_shown(Path(file), root)}: {why}", path=file)
     for d in contracts:
         name, path = d["name"], Path(d["path"])
         if name in found.sources:

@@ -9,10 +9,10 @@ import contextlib
 import dataclasses
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from ..files import write_atomic
 from .artifacts import Artifact
 from ..errors import CompileError
 
@@ -100,14 +100,3 @@ def _mtime(path: Path) -> float:
     except OSError:
         return 0.0
 
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

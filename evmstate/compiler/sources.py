@@ -25,7 +25,7 @@ from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact
 from ..errors import CompileError, ResourceError
 from .releases import Pin
-from ..files import Undecodable, decode
+from ..files import Bounded, Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
 # method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
@@ -136,7 +136,7 @@ class _Source:
 
 
 # (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
-_PARSED: dict[tuple[str, str], Any] = {}
+_PARSED: Bounded[tuple[str, str], Any] = Bounded(2049)
 
 
 class _ImportScan(vyper_imports.ImportAnalyzer):
@@ -149,8 +149,6 @@ class _ImportScan(vyper_imports.ImportAnalyzer):
     def _ast_from_file(self, file: Any) -> Any:
         key = (str(file.resolved_path), file.sha256sum)
         if key not in _PARSED:
-            if len(_PARSED) > 2048:
-                _PARSED.clear()
             # read past the version pragmas: a source pinned to another release has the same imports
             _PARSED[key] = super()._ast_from_file(dataclasses.replace(file, contents=releases.without_version_pragmas(file.contents)))
         return _PARSED[key]
@@ -469,10 +467,10 @@ def compile_project(
             where = shown(dep, plan.root, plan.search)
             build.inputs[where] = own[where] = h
         artifact, error, module_only = outcome
-        importers = plan.importers.get(key, [])
+        importers = tuple(plan.importers.get(key, ()))
         if artifact is None and (importers or module_only):
             reason = f"imported by {', '.join(importers)}" if importers else f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
-            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), tuple(importers), True, reason))
+            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), importers, True, reason))
             continue
         claims.setdefault(s.name, []).append((s, artifact, error))
     _claim(build, claims)

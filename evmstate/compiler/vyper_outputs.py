@@ -113,11 +113,11 @@ def _resolve(data: Any) -> None:
 
 def _compiler_inputs(data: Any, bundle: Any) -> list[tuple[int, str, str | None]]:
     """(source id, resolved path, sha256 or None for a builtin interface) of every file a compile read, once vyper has resolved the imports."""
-    resolved = getattr(data, "resolved_imports", None)
+    resolved: Any = getattr(data, "resolved_imports", None)
     if hasattr(resolved, "compiler_inputs"):  # vyper 0.4.2 and later
         return [(i.source_id, str(i.resolved_path), None if i.from_builtin else i.sha256sum) for i in resolved.compiler_inputs]
     # vyper 0.4.0 and 0.4.1 load builtins through a bundle of their own: this one holds the project's files
-    found = []
+    found: list[tuple[int, str, str | None]] = []
     for resolved_path, source_id in dict(getattr(bundle, "_source_ids", {})).items():
         found.append((source_id, str(resolved_path), hashlib.sha256(Path(resolved_path).read_bytes()).hexdigest()))
     return found

@@ -87,6 +87,8 @@ class AbiType:
     """
 
     __slots__ = ("name", "display", "kind", "bits", "size", "item", "parts", "fields", "dynamic", "to_abi", "from_abi")
+    display: str
+    dynamic: bool
 
     def __init__(self, name: str, kind: str, *, bits: int = 0, size: int | None = None, item: "AbiType | None" = None, parts: Sequence["AbiType"] = (), fields: Sequence[str] = ()) -> None:
         self.name = name
@@ -469,10 +471,10 @@ class Codec:
         self.in_types = [t.name for t in inputs]
         self.out_types = [t.name for t in outputs]
         self._labels = [f"{label} argument {i + 1} ({t.display})" for i, t in enumerate(inputs)]
-        encoders = [word_encoder(t) for t in inputs] if words else [None]
-        self._encoders = encoders if all(e is not None for e in encoders) else None
-        decoders = [word_decoder(t) for t in outputs] if words else [None]
-        self._decoders = decoders if all(d is not None for d in decoders) else None
+        encoders = [e for e in (word_encoder(t) for t in inputs) if e is not None] if words else None
+        self._encoders = encoders if encoders is not None and len(encoders) == len(inputs) else None
+        decoders = [d for d in (word_decoder(t) for t in outputs) if d is not None] if words else None
+        self._decoders = decoders if decoders is not None and len(decoders) == len(outputs) else None
 
     @classmethod
     def for_entry(cls, label: str, entry: Mapping[str, Any], *, words: bool = True) -> "Codec":

@@ -106,6 +106,7 @@ class ContractFunction:
 
     def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
         last = args[-1] if args else None
+        chosen: tuple[dict[str, Any], bytes, Codec] | None
         if not kwargs and type(last) is dict and len(args) - 1 in self._by_arity and _TX_KEYS.issuperset(last):
             # the common case, {"from": ...} after the arguments: what _split_options makes of it, without its checks
             chosen = self._by_arity[len(args) - 1]
@@ -398,9 +399,6 @@ class ContractContainer(Handle):
         if calls.listeners:
             calls.notify(calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, blueprint))
         return blueprint
-
-    def _struct_last(self, args: tuple[Any, ...]) -> bool:
-        return _struct_last(self._by_arity, args)
 
     def _sender(self, options: dict[str, Any]) -> Account:
         sender = options.get("from") or self._project.accounts[0]

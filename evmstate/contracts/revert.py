@@ -6,7 +6,7 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence, TypedDict
 
 from ..errors import (
     CallTimeout,
@@ -295,6 +295,17 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
     return Explanation(position, check, dev, artifact.name, tuple(via))
 
 
+class _Details(TypedDict):
+    """What a failed call's error says beyond its reason: where it failed and which check."""
+
+    source_line: str | None
+    gas_used: int
+    dev_revert_msg: str | None
+    check: str | None
+    kind: str | None
+    via: tuple[str, ...]
+
+
 def raise_on_failure(
     result: ExecResult,
     function: str | None,
@@ -329,7 +340,7 @@ def raise_on_failure(
             configured=result.timeout.configured if result.timeout else 0.0,
             source_line=why.source_line,
         )
-    details = dict(source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check, kind=why.kind, via=why.via)
+    details = _Details(source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check, kind=why.kind, via=why.via)
     if result.error == "revert":
         abi = artifact.abi if artifact else ()
         signatures = _Signatures(project, artifact)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -25,6 +24,7 @@ from hypothesis.database import ExampleDatabase
 
 from ..config import CONFIG_NAME, Config, shown
 from ..errors import ConfigError, ResourceError, remedy, why
+from ..files import write_atomic
 
 _ATTEMPTS = 20  # a key folder removed under a writer is made again; this many times at most
 
@@ -84,23 +84,15 @@ class SharedDirectoryDatabase(ExampleDatabase):
         folder = self._key_path(key)
         target = folder / _hash(value)
         for _ in range(_ATTEMPTS):
-            try:
-                if target.exists():
-                    return
-                folder.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-            except (FileNotFoundError, FileExistsError):
-                # the folder was removed between mkdir and mkstemp, or between another writer
-                # making it and mkdir seeing it (pathlib then raises FileExistsError)
-                continue
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(value)
-                os.replace(tmp, target)
+            if target.exists():
                 return
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            try:
+                write_atomic(target, value)
+                return
+            except (FileNotFoundError, FileExistsError):
+                # the folder was removed while writing, or between another writer making it and
+                # mkdir seeing it (pathlib then raises FileExistsError)
+                continue
         raise OSError(f"could not save an example in {folder}: the folder kept being removed")
 
     def delete(self, key: bytes, value: bytes) -> None:

@@ -65,7 +65,7 @@ def _load(path: Path, config: Config) -> Deployments:
         raise
     except BaseException as exc:
         return Deployments(path, error=import_error(path, where, exc))
-    functions = {
+    functions: dict[str, Callable[..., Any]] = {
         name: obj
         for name, obj in vars(module).items()
         if inspect.isfunction(obj) and obj.__module__ == module.__name__ and not name.startswith("_")

@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..spec import MachineSpec, collect, has_rules, is_machine
 from .deployments import deployments_file_error
 from .loader import import_error, load_module
-from .events import LoadFailed
+from .events import Kind, LoadFailed
 from .settings import MachineSettings
 
 
@@ -27,7 +27,7 @@ class Item:
     machine written wrongly raises MachineDefinitionError each time (nothing is kept then).
     """
 
-    kind: str  # "machine" or "test"
+    kind: Kind
     path: str
     name: str
     obj: Any

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import Any, Callable
+from typing import Any
 
 from ..contracts.project import Project
 from ..failures import decode_value
@@ -31,7 +31,7 @@ def with_message(failure: Failure, message: str) -> Failure:
     return dataclasses.replace(failure, error=dataclasses.replace(failure.error, message=message))
 
 
-def test_explained_on_py_evm(fn: Callable, project: Project, failure: Failure) -> Failure:
+def test_explained_on_py_evm(fn: Any, project: Project, failure: Failure) -> Failure:
     """A property test's failing example run again on py-evm, for source lines (see explained_on_py_evm)."""
     if not failure.recorded:
         return failure

@@ -37,8 +37,9 @@ from ..search.guidance import Entry
 from ..search.native import choices as native
 from ..search.native.mutations import Mutator
 from .tracebacks import FailureSignature
-from .events import Failure, MachineFinished
+from .events import Failure, MachineFinished, Status
 from .machine_run import MachineRun
+from .settings import RunSetup
 from .program import Crashed, OutOfTime, live_program_lines
 
 # share of native runs whose fresh steps now and then repeat the step before, and at which odds
@@ -64,7 +65,7 @@ class Found:
 
 def run_native(spec: Any, project: Any, settings: Settings, seed: int | None, emit: Any, path: str = "", database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
     """run_machine(), with the machine's runs drawn by evmstate's own loop where it can draw them."""
-    return NativeMachineRun(spec, project, settings, seed, emit, path, database, **options).run(position)
+    return NativeMachineRun(spec, project, settings, seed, emit, RunSetup(path, database, **options)).run(position)
 
 
 class NativeMachineRun(MachineRun):
@@ -72,7 +73,7 @@ class NativeMachineRun(MachineRun):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.step.evmstate_draw = self.draw_step  # type: ignore[attr-defined]
+        native.drawn_by(self.step, self.draw_step)
         self.sticky = 0.0  # the current native run's odds that a fresh step repeats the step before it
         self.last_step: list[native.Choice] = []
         # seeded from the machine's seed: --seed gives the same runs, and so the same failures and reports
@@ -125,7 +126,7 @@ class NativeMachineRun(MachineRun):
 
         return reuse
 
-    def search_for_failure(self) -> tuple[str, Failure | None]:
+    def search_for_failure(self) -> tuple[Status, Failure | None]:
         self.off = self.why_not()
         if self.off is not None:
             return super().search_for_failure()
@@ -174,7 +175,7 @@ class NativeMachineRun(MachineRun):
                 return Found(data.record, exc, live_program_lines(self.spec.name, self.program.steps if self.program else []))
         return None
 
-    def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[str, Failure | None]:
+    def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[Status, Failure | None]:
         """Hypothesis replays the failing run (its choices first in the guide's queue), saves it and reports it."""
         guide = self.search.guide
         assert guide is not None

@@ -28,6 +28,7 @@ from .events import (
     MachineFinished,
     MachineStarted,
     ShrinkReport,
+    Status,
 )
 from .database import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
@@ -35,6 +36,7 @@ from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, left_out_note, 
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
 from .recorded import example_line
 from .rejections import Rejections
+from .settings import RunSetup
 from .trace import Trace, trace_test
 
 
@@ -59,7 +61,7 @@ def isolate_examples(
     injected: Iterable[str],
     on_example: Callable[[ExampleLog, bool], None] | None = None,
     stop: Callable[[], bool] | None = None,
-    before_revert: Callable[[], None] | None = None,
+    before_revert: Callable[[], object] | None = None,
     stop_at_limits: bool = False,
 ) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
@@ -128,7 +130,7 @@ def isolate_examples(
         fn.hypothesis.inner_test = original
 
 
-def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[str], shrink: ShrinkReport | None = None) -> Failure:
+def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[object], shrink: ShrinkReport | None = None) -> Failure:
     """A falsified property test: the error, and the example as name(arg=value, ...) with its drawn arguments only.
 
     reported (what Hypothesis printed) stands in only when the failing example was not seen.
@@ -149,7 +151,7 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
 
     Raises Interrupted on Ctrl-C before anything failed.
     """
-    return PropertyRun(fn, project, settings, seed, emit, path, database, **options).run(position)
+    return PropertyRun(fn, project, settings, seed, emit, RunSetup(path, database, **options)).run(position)
 
 
 class PropertyRun:
@@ -157,26 +159,22 @@ class PropertyRun:
 
     def __init__(
         self,
-        fn: Callable,
+        fn: Any,  # the @given test; Hypothesis keeps its handle at fn.hypothesis
         project: Project,
         settings: Settings,
         seed: int | None,
         emit: Callable[[Event], None],
-        path: str = "",
-        database: Any = None,
-        *,
-        capture: bool = True,
-        stop: Callable[[], bool] | None = None,
+        setup: RunSetup = RunSetup(),  # path, database, capture and stop: a machine's other fields are not a test's
     ) -> None:
         self.fn = fn
         self.name = fn.__name__
         self.project = project
         self.settings = settings
         self.seed = seed
-        self.path = path
-        self.database = database
-        self.capture = capture
-        self.stop = stop
+        self.path = setup.path
+        database = self.database = setup.database
+        capture = self.capture = setup.capture
+        self.stop = setup.stop
         self.params = inspect.signature(fn).parameters
         # a property test's examples are single calls with nothing to extend: no guidance
         self.search = search_session(project, {"guidance": False}, self.name, seed, self.params)
@@ -194,7 +192,8 @@ class PropertyRun:
         name, path, project = self.name, self.path, self.project
         self.started = time.perf_counter()
         self.emit(MachineStarted(name=name, kind="test", path=path, index=position[0], total=position[1], max_examples=self.settings.max_examples))
-        status, failure, error = "passed", None, None
+        status: Status = "passed"
+        failure, error = None, None
         self.life.enter()
         try:
             # @given hides the parameters it draws from fn's signature: the rest are injected
@@ -237,12 +236,13 @@ class PropertyRun:
             test = settings(test)
         return test
 
-    def examples_of(self, kwargs: dict[str, Any]) -> tuple[str, Failure | None, str | None]:
+    def examples_of(self, kwargs: dict[str, Any]) -> tuple[Status, Failure | None, str | None]:
         """Run the test's examples; (status, failure, error) as it ended."""
         name, examples, state = self.name, self.examples, self.state
         test = self.hypothesis_test()
-        lines: list[str] = []
-        status, failure, error = "passed", None, None
+        lines: list[object] = []  # what Hypothesis reports: objects, written with str()
+        status: Status = "passed"
+        failure, error = None, None
         with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb, stop_at_limits=True) as log:
             try:
                 with reporting.with_reporter(lines.append), self.search.running():

@@ -93,7 +93,7 @@ def source_hashes(
     elif inputs is None:
         inputs = input_hashes(config)
     module = config.root / path
-    hashes = {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
+    hashes: dict[str, Any] = {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
     if project is not None:
         hashes["uses"] = {name: project.build.inputs_of.get(name, {}) for name in sorted(set(uses)) if name in project.build.sources}
         hashes["deployments"] = deployments or {}

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from ..spec import RuleSpec
 from ..search.dictionary import index_choice
+from ..search.native.choices import drawn_by
 
 # a swarm level and each rule's choice: 0 .. SWARM_LEVELS - 1, as Hypothesis's feature flags draw theirs
 SWARM_LEVELS = 255
@@ -55,9 +56,7 @@ def swarm_strategy(order: list[RuleSpec]) -> st.SearchStrategy[frozenset[str]]:
         level = draw(_LEVEL)
         return left_out(level, [draw(_LEVEL) for _ in names], names)
 
-    strategy = st.composite(swarm)()
-    strategy.evmstate_draw = swarm  # its choices, made by whoever draws it (search.native)
-    return strategy
+    return drawn_by(st.composite(swarm)(), swarm)  # its choices, made by whoever draws it
 
 
 def draw_rule(draw: Callable[[Any], Any], order: list[RuleSpec], allowed: Collection[str]) -> RuleSpec:

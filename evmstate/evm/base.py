@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, cast, runtime_checkable
+from typing import Any, Callable, Iterator, Protocol, TypedDict, cast, runtime_checkable
 
 import rlp
 from eth_keys import keys
@@ -151,6 +151,20 @@ class ExecResult:
             out_of_gas=out_of_gas, timeout=timeout, storage_writes=storage_writes, storage_reads=storage_reads, explainer=explainer,
             inner_failures=inner_failures,
         )
+
+
+class SeenStorage(TypedDict, total=False):
+    """ExecResult's storage writes and reads, passed as keywords by a backend that has them."""
+
+    storage_writes: tuple[tuple[bytes, int, int], ...]
+    storage_reads: tuple[tuple[bytes, int, int], ...]
+
+
+class FailedExtras(TypedDict, total=False):
+    """What a failed call's ExecResult adds, passed as keywords: whether it ran out of gas, and its explainer."""
+
+    out_of_gas: bool
+    explainer: Callable[[], ExecResult | None]
 
 
 @dataclass(frozen=True)
@@ -442,6 +456,8 @@ class BlockTime(Snapshots):
 
     # declared by every backend (see Backend)
     capabilities: Capabilities
+    gas_limit: int
+    call_gas_limit: int
     divergence: Any = None
     calls = 0
     call_cache: Any = None

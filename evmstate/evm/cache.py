@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .base import ExecResult
+from ..files import Bounded
 
 MODES = ("on", "off", "check")
 # entries kept before the cache starts again (each holds one result and the values it read)
@@ -132,7 +133,7 @@ def compare(cached: ExecResult, fresh: ExecResult, key: tuple[Any, ...], cached_
 
 
 _PUSH1, _PUSH32 = 0x60, 0x7F
-_opcodes_of: dict[bytes, frozenset[int]] = {}
+_opcodes_of: Bounded[bytes, frozenset[int]] = Bounded(1025)
 
 
 def opcodes(code: bytes) -> frozenset[int]:
@@ -146,7 +147,5 @@ def opcodes(code: bytes) -> frozenset[int]:
             seen.add(op)
             i += op - _PUSH1 + 2 if _PUSH1 <= op <= _PUSH32 else 1
         found = frozenset(seen)
-        if len(_opcodes_of) > 1024:
-            _opcodes_of.clear()
         _opcodes_of[code] = found
     return found

@@ -68,7 +68,7 @@ class CheckedBackend(Snapshots):
         self.account_keys = reference.account_keys
         self.divergence: Divergence | None = None
         self.calls = 0
-        self._snapshots: dict[int, int] = {}  # reference snapshot id -> fast snapshot id
+        self._fast_ids: dict[int, int] = {}  # reference snapshot id -> fast snapshot id
         reference.watch_storage()
 
     def _differ(self, kind: str, sender: bytes, to: bytes | None, data: bytes, value: int, what: str) -> None:
@@ -164,22 +164,25 @@ class CheckedBackend(Snapshots):
 
     def snapshot(self) -> int:
         sid = self.reference.snapshot()
-        self._snapshots[sid] = self.fast.snapshot()
+        self._fast_ids[sid] = self.fast.snapshot()
         return sid
 
     def revert(self, snapshot_id: int) -> None:
         self.reference.revert(snapshot_id)
-        self.fast.revert(self._snapshots[snapshot_id])
-        for sid in [s for s in self._snapshots if s > snapshot_id]:
-            del self._snapshots[sid]
+        self.fast.revert(self._fast_ids[snapshot_id])
+        for sid in [s for s in self._fast_ids if s > snapshot_id]:
+            del self._fast_ids[sid]
+
+    def has_snapshot(self, snapshot_id: int) -> bool:
+        return self.reference.has_snapshot(snapshot_id)
 
     def release(self, snapshot_id: int) -> None:
         self.reference.release(snapshot_id)
-        fast = self._snapshots.get(snapshot_id)
+        fast = self._fast_ids.get(snapshot_id)
         if fast is not None:
             self.fast.release(fast)
-        for sid in [s for s in self._snapshots if s >= snapshot_id]:
-            del self._snapshots[sid]
+        for sid in [s for s in self._fast_ids if s >= snapshot_id]:
+            del self._fast_ids[sid]
 
 
     @property

@@ -89,6 +89,7 @@ class RevmFinisher:
     def _run(self, world: World, kind: str, args: tuple[Any, ...], timestamp: int, block_number: int) -> tuple[ExecResult, Changes]:
         revm = self._revm
         self.runs += 1
+        found: Changes
         with revm.anchor():
             revm.load_state(world, timestamp=timestamp, block_number=block_number)
             if kind == "call":

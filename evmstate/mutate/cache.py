@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from ..config import shown
 from ..errors import ResourceError
-from ..search.corpus import write_atomic
+from ..files import write_atomic
 
 FORMAT = 1
 KINDS = ("baseline", "compiled", "build", "verdict")

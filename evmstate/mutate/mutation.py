@@ -165,6 +165,9 @@ class InProcess:
     def retire(self, key: str) -> None:
         pass
 
+    def lend(self) -> None:
+        pass  # one process: no idle worker to lend
+
     def close(self) -> None:
         pass
 

@@ -265,9 +265,10 @@ class _Maker:
                 self.expression(child, scope)
 
     def root(self, node: Node) -> Node | None:
-        while node is not None and node["ast_type"] in ("Attribute", "Subscript"):
-            node = node.get("value")
-        return node
+        found: Node | None = node
+        while found is not None and found["ast_type"] in ("Attribute", "Subscript"):
+            found = found.get("value")
+        return found
 
     def writes_state(self, target: Node) -> bool:
         if target["ast_type"] == "Tuple":

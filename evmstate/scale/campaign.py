@@ -18,6 +18,7 @@ from ..compiler.sources import Build
 from ..config import Config
 from ..search import canaries
 from ..engine.database import check_database, replayed_first
+from ..engine.discovery import Item
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
 from ..engine.item import prepare
 from ..engine.records import kept
@@ -304,7 +305,7 @@ def _report_once(
         emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=reported.failure_id or record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
 
 
-def _not_searched(items: list[Any], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:
+def _not_searched(items: list[Item], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:
     """Each machine or test no run of which started (the budget ended while the workers were starting): an error, never "no failure"."""
     for item in items:
         key = item.id

@@ -257,9 +257,10 @@ def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[st
             break
         if isinstance(task, Lend):
             continue  # lent to a shrink that has ended
+        key = task.key  # what the task's messages are about, while it runs
         try:
-            with interrupts.arm(), lending(inbox, lambda kind, token, key=task.key: send(kind, key, token)):
-                value = task.run(state, lambda e, key=task.key: send("event", key, e))
+            with interrupts.arm(), lending(inbox, lambda kind, token: send(kind, key, token)):
+                value = task.run(state, lambda e: send("event", key, e))
         except KeyboardInterrupt:
             send("interrupted", task.key)
         except MachineDefinitionError as exc:

@@ -111,12 +111,12 @@ def lending(inbox: Any, send: Callable[[str, Any], None]) -> Iterator[None]:
 
 def told(result: MachineFinished) -> MachineFinished:
     """result, its shrink report saying what helpers did (the engine's report knows one process)."""
-    shrink = result.failure.shrink if result.failure is not None else None
+    failure = result.failure
     tally = TALLY.value
-    if shrink is None or tally.workers == 1:
+    if failure is None or failure.shrink is None or tally.workers == 1:
         return result
-    report = dataclasses.replace(shrink, workers=tally.workers, helped=tally.replays)
-    return dataclasses.replace(result, failure=dataclasses.replace(result.failure, shrink=report))
+    report = dataclasses.replace(failure.shrink, workers=tally.workers, helped=tally.replays)
+    return dataclasses.replace(result, failure=dataclasses.replace(failure, shrink=report))
 
 
 @dataclass

@@ -34,7 +34,6 @@ import json
 import os
 import re
 import socket
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 import hypothesis
 
-from ..files import code_digest, version
+from ..files import code_digest, version, write_atomic
 from .guidance import Choice, Entry
 
 if TYPE_CHECKING:
@@ -61,17 +60,6 @@ REDIS_EXPIRY = 30 * 86400  # seconds a machine's corpus stays on a Redis server 
 Feature = tuple[str, str, bool, int]  # (deployment, contract, deploy code?, hit) of coverage.Identity and its hits
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write data to path through a temporary file in its folder: a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class Store(Protocol):

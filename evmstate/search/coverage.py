@@ -46,7 +46,7 @@ Site = tuple[str, int, int, int, int]
 
 def instructions(code: bytes) -> list[tuple[int, int, int | None]]:
     """(pc, opcode, pushed value or None) of every instruction, PUSH data skipped."""
-    out = []
+    out: list[tuple[int, int, int | None]] = []
     i, n = 0, len(code)
     while i < n:
         op = code[i]
@@ -119,13 +119,14 @@ class CodeMap:
             if not _holds_code(lines, pos[0]):  # type: ignore[arg-type]
                 return None
             rest = [p if isinstance(p, int) else -1 for p in pos[1:4]]
-            rest += [-1] * (3 - len(rest))
-            return (path, pos[0], *rest)
+            column, end_line, end_column = rest + [-1] * (3 - len(rest))
+            return (path, pos[0], column, end_line, end_column)
 
         blocks: dict[int, tuple[int, int | None]] = {}
         block_lines: dict[int, frozenset[Line]] = {}
         branches: dict[int, Site] = {}
-        start, lines_here, last_site = 0, set(), None
+        start, last_site = 0, None
+        lines_here: set[Line] = set()
         ops = [op for op in instructions(code) if op[0] < limit]
         for index, (pc, op, _) in enumerate(ops):
             if op == JUMPDEST and pc != start:
@@ -256,7 +257,7 @@ class Collector:
 
     def branch_ids(self) -> frozenset[tuple[str, str, bool, int]]:
         """The branch outcomes reached so far that the report counts, as (deployment, contract, deploy code, 2*pc + taken)."""
-        found = set()
+        found: set[tuple[str, str, bool, int]] = set()
         for identity, hits in self.hits.items():
             cmap = self.code_map(identity)
             if cmap is not None:

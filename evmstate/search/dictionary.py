@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from ..hooks import Current
 from ..values import HexBytes
 from .coverage import JUMP, JUMPI, JUMPDEST, instructions
+from .native.choices import drawn_by
 
 if TYPE_CHECKING:
     from ..evm.base import ExecResult
@@ -132,7 +133,7 @@ class Dictionary:
         self._fixed_blocks: list[int] = []
         self._seen: set[int] = set()
         self._artifacts: set[str] = set()
-        self._cache: dict[Any, list[Any]] = {}
+        self._cache: dict[Any, Any] = {}  # what draws derive from the content (pools, memo()), by key
         self._frozen = False
         self.reset()
 
@@ -354,9 +355,7 @@ def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], l
         values = pools[pool_of(pools, gate - d.threshold, GATES - d.threshold)]
         return values[draw_(index_choice(len(values)))]
 
-    strategy = st.composite(draw_value)()
-    strategy.evmstate_draw = draw_value
-    return strategy
+    return drawn_by(st.composite(draw_value)(), draw_value)
 
 
 _GATE = st.integers(min_value=0, max_value=GATES - 1)

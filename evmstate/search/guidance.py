@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, HypothesisProvider, PrimitiveProvider
 
@@ -232,7 +232,7 @@ class GuidedProvider(PrimitiveProvider):
     def __init__(self, conjecturedata: Any, /) -> None:
         super().__init__(conjecturedata)
         fresh = HypothesisProvider(conjecturedata)
-        self._fresh = {
+        self._fresh: dict[str, Callable[..., Any]] = {
             "boolean": fresh.draw_boolean,
             "integer": fresh.draw_integer,
             "float": fresh.draw_float,

@@ -8,12 +8,12 @@ console script prints and the exit code it returns.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from ..conftest import evmstate_exe, PLAIN
 
 pytestmark = pytest.mark.processes
 
@@ -21,8 +21,8 @@ MACHINE = "class M:\n    def rule_a(self):\n        pass\n"
 
 
 def evmstate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    exe = evmstate_exe()
+    env = {**os.environ, **PLAIN}
     return subprocess.run([exe, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -1,8 +1,6 @@
 """The evmstate command through click's CliRunner, and once as a real installed command."""
 
 import dataclasses
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +9,7 @@ import pytest
 
 from evmstate_cli.main import main
 
+from ..conftest import evmstate_exe
 from .helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
@@ -152,18 +151,17 @@ def test_main_maps_library_errors_to_exit_2(example, monkeypatch, capsys):
 
 
 @pytest.mark.processes
-def test_real_subprocess_of_the_installed_command(example):
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+def test_real_subprocess_of_the_installed_command(example, cli_env: dict[str, str]):
+    exe = evmstate_exe()
+    env = cli_env
     proc = subprocess.run([exe, "run", "machines/depositer.py", "--seed", "2"], capture_output=True, text=True, env=env, cwd=example, timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert "state.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)" in proc.stdout
     assert "falsified at example" in proc.stdout  # plain lines when stdout is not a terminal
 
 
-def test_init_scaffolds_a_project_that_runs_at_once(tmp_path, monkeypatch):
+def test_init_scaffolds_a_project_that_runs_at_once(tmp_path, monkeypatch, cli_env: dict[str, str]):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
     code, out = invoke("init", "proj")
     assert code == 0 and "next: cd proj && evmstate run" in out
     root = tmp_path / "proj"

@@ -4,14 +4,12 @@ warning, in --json, never as a Python warning on stderr; a warm build cache stil
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..conftest import evmstate_exe
 from .helpers import invoke
 
 OLD = """event Moved:
@@ -49,10 +47,10 @@ def project(root: Path) -> Path:
 
 
 @pytest.mark.processes  # the installed command, twice
-def test_run_shows_each_warning_under_the_compile_line_and_never_as_a_python_warning(tmp_path: Path):
+def test_run_shows_each_warning_under_the_compile_line_and_never_as_a_python_warning(tmp_path: Path, cli_env: dict[str, str]):
     root = project(tmp_path / "p")
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300", "PYTHONWARNINGS": "default"}
+    exe = evmstate_exe()
+    env = {**cli_env, "COLUMNS": "300", "PYTHONWARNINGS": "default"}
     for cached in ("", " (1 from the build cache)"):
         done = subprocess.run([exe, "run", "--seed", "1", "--json", "out.json"], cwd=root, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -66,10 +64,9 @@ def test_run_shows_each_warning_under_the_compile_line_and_never_as_a_python_war
         ]
 
 
-def test_compile_lists_the_warnings(tmp_path: Path, monkeypatch):
+def test_compile_lists_the_warnings(tmp_path: Path, monkeypatch, cli_env: dict[str, str]):
     root = project(tmp_path / "p")
     monkeypatch.chdir(root)
-    monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "300")
     code, out = invoke("compile")
     assert code == 0 and out.splitlines()[-1] == WARNING, out

@@ -16,11 +16,9 @@ KNOWN = Path(__file__).parent.parent / "projects" / "known"
 
 
 @pytest.fixture()
-def known(tmp_path: Path, monkeypatch) -> Path:
+def known(tmp_path: Path, monkeypatch, cli_env: dict[str, str]) -> Path:
     copy_project(KNOWN, tmp_path / "known")
     monkeypatch.chdir(tmp_path / "known")
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     return tmp_path / "known"
 
 
@@ -58,11 +56,9 @@ def test_unknown_report_format_is_a_usage_error(known):
 SHARED = Path(__file__).parent.parent / "projects" / "shared_module"
 
 
-def test_a_module_shows_once_beside_each_deployment(tmp_path: Path, monkeypatch):
+def test_a_module_shows_once_beside_each_deployment(tmp_path: Path, monkeypatch, cli_env: dict[str, str]):
     shutil.copytree(SHARED, tmp_path / "shared")
     monkeypatch.chdir(tmp_path / "shared")
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     code, out = invoke("run", "--seed", "0", "--coverage", "--json", "out/run.json", "machines/owners.py")
     assert code == 0, out
     lines = [line.rstrip() for line in out.splitlines()]

@@ -84,11 +84,9 @@ def test_zero_turns_the_delays_off(tmp_path, where):
     assert result.status == "passed" and result.steps > 0
 
 
-def test_the_saved_program_replays_its_wait_and_an_old_record_replays_without_one(tmp_path, monkeypatch):
+def test_the_saved_program_replays_its_wait_and_an_old_record_replays_without_one(tmp_path, monkeypatch, cli_env: dict[str, str]):
     root = project(tmp_path, DEADLINE)
     monkeypatch.chdir(root)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     code, out = invoke("run", "machines/deadline.py", "--seed", "0")
     assert code == 1
     assert "Falsifying example (1 step):\nstate = DeadlineMachine()\nchain.sleep(3600)\nstate.rule_poke()\n" in out

@@ -85,10 +85,8 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 @pytest.fixture()
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Path:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     write(
         tmp_path,
         {

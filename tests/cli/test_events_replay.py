@@ -8,11 +8,9 @@ from .helpers import invoke
 TOKENS = Path(__file__).resolve().parents[1] / "projects" / "tokens"
 
 
-def test_replay_prints_each_contracts_transfer_by_its_own_abi(tmp_path, monkeypatch):
+def test_replay_prints_each_contracts_transfer_by_its_own_abi(tmp_path, monkeypatch, cli_env: dict[str, str]):
     copy_project(TOKENS, tmp_path)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     code, out = invoke("run", "machines/transfers.py", "--seed", "1")
     assert code == 1 and "a coin and a collectible both moved" in out
     (record,) = (tmp_path / ".evmstate" / "failures").glob("*.json")

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -20,7 +18,7 @@ from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 
-from ..conftest import copy_example, without_shrinking
+from ..conftest import copy_example, evmstate_exe, without_shrinking
 from .helpers import CTRL_C, invoke
 
 FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
@@ -265,10 +263,10 @@ class SlowShrink:
 
 
 @pytest.mark.processes
-def test_ctrl_c_while_shrinking_saves_the_best_sequence(example):
+def test_ctrl_c_while_shrinking_saves_the_best_sequence(example, cli_env: dict[str, str]):
     (example / "machines" / "slow.py").write_text(SLOW)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
+    exe = evmstate_exe()
+    env = {**cli_env, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([exe, "run", "machines/slow.py", "--seed", "3"], cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
     lines = []
     deadline = time.time() + 120

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from evmstate.errors import UsageError
 from evmstate.scale.pool import ProjectSource
 from evmstate.runner import Overrides
 
-from ..conftest import copy_example
+from ..conftest import copy_example, evmstate_exe
 from .helpers import CTRL_C, invoke
 from .test_parallel import WAITING, wait_for_markers
 
@@ -199,11 +198,11 @@ def test_the_next_campaign_starts_from_the_corpus_the_last_one_kept(example):
 
 @pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
-def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path):
+def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path, cli_env: dict[str, str]):
     project = copy_example(tmp_path / "p")
     (project / "machines" / "waiting.py").write_text(WAITING)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    exe = evmstate_exe()
+    env = cli_env
     proc = subprocess.Popen([exe, "fuzz", "machines/waiting.py", "-n", "1"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **CTRL_C)
     try:
         wait_for_markers(project, proc, 1)  # the worker is searching

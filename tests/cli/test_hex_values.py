@@ -20,6 +20,7 @@ from evmstate import HexBytes, Project, TransactionReverted
 from evmstate.engine.loader import load_module
 from evmstate.failures import FailureStore, decode_value
 
+from ..conftest import plain_output
 from .helpers import invoke
 
 TIMELOCK = Path(__file__).resolve().parents[1] / "projects" / "timelock"
@@ -46,8 +47,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     shutil.copytree(TIMELOCK, root, dirs_exist_ok=True)
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(root)
-        mp.setenv("NO_COLOR", "1")
-        mp.setenv("COLUMNS", "200")
+        plain_output(mp)
         code, out = invoke("run", "--seed", "1", "--json", "report.json", "--junit-xml", "junit.xml")
     report = json.loads((root / "report.json").read_text())
     ids = {r["name"]: r["failure_id"] for r in report["results"]}
@@ -55,9 +55,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 
 @pytest.fixture()
-def in_project(run: Run, monkeypatch: pytest.MonkeyPatch) -> Run:
+def in_project(run: Run, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Run:
     monkeypatch.chdir(run.root)
-    monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "250")
     return run
 

@@ -267,7 +267,7 @@ def _fill(folder: Path) -> None:
 
 
 @pytest.fixture()
-def full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Iterator[Path]:
     """The bundled project (its build cache warm) on a tmpfs of its own, filled: the current folder."""
     from ..conftest import copy_example
 
@@ -278,8 +278,6 @@ def full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
         root = _failing(copy_example(disk / "project"))
         _fill(disk)
         monkeypatch.chdir(root)
-        monkeypatch.setenv("NO_COLOR", "1")
-        monkeypatch.setenv("COLUMNS", "200")
         yield root
     finally:
         monkeypatch.chdir(tmp_path)
@@ -324,14 +322,12 @@ def test_a_campaign_on_a_full_disk_reports_the_failure_it_found_never_no_failure
 
 
 @pytest.fixture()
-def read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Iterator[Path]:
     """The bundled project with one saved failure, a build cache short of Token's build and no example database, mounted read-only: the current folder."""
     from ..conftest import copy_example
 
     source = _failing(copy_example(tmp_path / "source"))
     monkeypatch.chdir(source)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     assert invoke("run", *FAILS_AT_ONCE)[0] == 1
     for stale in (source / ".evmstate" / "build").glob("Token-*.json"):
         stale.unlink()  # compiled again, and its build cannot be kept

@@ -1,17 +1,14 @@
 """Ctrl-C while searching: a real evmstate process gets SIGINT and still writes its reports."""
 
 import json
-import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
 
+from ..conftest import evmstate_exe
 from .helpers import CTRL_C
 
 QUICK = '''
@@ -44,11 +41,11 @@ class Slow:
 
 
 @pytest.mark.processes
-def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example):
+def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example, cli_env: dict[str, str]):
     (example / "machines" / "a_quick.py").write_text(QUICK)
     (example / "machines" / "b_slow.py").write_text(SLOW)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1"}
+    exe = evmstate_exe()
+    env = cli_env
     args = [exe, "run", "machines/a_quick.py", "machines/b_slow.py", "--json", "report.json", "--junit-xml", "report.xml", "--seed", "1"]
     proc = subprocess.Popen(args, cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
     deadline = time.time() + 120

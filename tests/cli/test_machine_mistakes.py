@@ -4,15 +4,13 @@ never exit 3 without a message), an ERROR under pytest, and nothing saved; falsi
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from ..conftest import warm_build
+from ..conftest import evmstate_exe, warm_build
 from .helpers import invoke
 from .test_failures import MACHINE
 
@@ -65,10 +63,10 @@ def test_a_misused_api_is_exit_2_in_process_too(example):
 
 
 @pytest.mark.processes
-def test_sys_exit_and_keyboard_interrupt_in_machine_code_end_the_installed_command_with_exit_2_and_a_summary(example):
+def test_sys_exit_and_keyboard_interrupt_in_machine_code_end_the_installed_command_with_exit_2_and_a_summary(example, cli_env: dict[str, str]):
     (example / "machines" / "exits.py").write_text(EXITS)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    exe = evmstate_exe()
+    env = cli_env
     proc = subprocess.run([exe, "run", "machines/exits.py", "--seed", "1", "--max-examples", "20"], capture_output=True, text=True, env=env, cwd=example, timeout=300)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     out = proc.stdout

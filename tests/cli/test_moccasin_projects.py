@@ -66,9 +66,7 @@ def run_project(name: str, tmp_path: Path, lib: str, monkeypatch: pytest.MonkeyP
 
 
 @pytest.fixture()
-def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Path:
     return tmp_path
 
 

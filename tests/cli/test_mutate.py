@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..conftest import evmstate_exe
 from .helpers import invoke
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
 
 
 @pytest.fixture()
-def vault(tmp_path: Path, monkeypatch) -> Path:
+def vault(tmp_path: Path, monkeypatch, cli_env: dict[str, str]) -> Path:
     shutil.copytree(PROJECT, tmp_path, dirs_exist_ok=True)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     return tmp_path
 
 
@@ -97,10 +94,10 @@ def test_nothing_to_mutate_exits_5(vault):
 
 
 @pytest.mark.processes
-def test_the_installed_command_judges_on_two_worker_processes_and_keeps_every_verdict(vault):
-    exe = Path(sys.executable).parent / "evmstate"
-    env = {**os.environ, "NO_COLOR": "1"}
-    args = [str(exe), "mutate", "--function", "deposit", "-n", "2", "--json", "m.json"]
+def test_the_installed_command_judges_on_two_worker_processes_and_keeps_every_verdict(vault, cli_env: dict[str, str]):
+    exe = evmstate_exe()
+    env = cli_env
+    args = [exe, "mutate", "--function", "deposit", "-n", "2", "--json", "m.json"]
     first = subprocess.run(args, capture_output=True, text=True, env=env, cwd=vault, timeout=600)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "(on 2 local workers)" in first.stdout

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from evmstate.errors import UsageError
 
 from evmstate_cli import launch
 
-from ..conftest import copy_example
+from ..conftest import copy_example, evmstate_exe
 from .helpers import CTRL_C, invoke
 
 SMALL = ("--max-examples", "5", "--steps", "4")
@@ -49,7 +48,7 @@ def test_two_workers_run_every_machine_as_one_process_does_and_save_each_failure
     # a process of its own, as the workers are: Hypothesis draws constants from the modules a
     # process loaded, and this test process has loaded many
     other = copy_example(example / "one")
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
+    exe = evmstate_exe()
     done = subprocess.run([exe, "run", "--seed", "4", *SMALL, "--json", "seq.json"], cwd=other, capture_output=True, text=True)
     assert done.returncode == 1, done.stdout + done.stderr
     sequential = _results(other / "seq.json")
@@ -148,11 +147,11 @@ def wait_for_markers(project: Path, proc: subprocess.Popen, count: int) -> None:
 
 @pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
-def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path):
+def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path, cli_env: dict[str, str]):
     project = copy_example(tmp_path / "p")
     (project / "machines" / "waiting.py").write_text(WAITING)
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    exe = evmstate_exe()
+    env = cli_env
     proc = subprocess.Popen(
         [exe, "run", "machines/waiting.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
         cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **CTRL_C,

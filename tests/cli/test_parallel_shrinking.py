@@ -16,6 +16,7 @@ import pytest
 
 from evmstate.scale import shrinking
 
+from ..conftest import evmstate_exe
 from .helpers import CTRL_C, invoke
 
 needs_revm = pytest.mark.skipif(importlib.util.find_spec("pyrevm") is None, reason="the revm backend needs pyrevm (the revm extra)")
@@ -109,10 +110,10 @@ def test_a_helper_that_dies_leaves_its_candidates_to_the_worker_and_the_program_
 
 @pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
-def test_ctrl_c_while_helpers_shrink_saves_the_best_program_and_ends_them(example):
+def test_ctrl_c_while_helpers_shrink_saves_the_best_program_and_ends_them(example, cli_env: dict[str, str]):
     (example / "machines" / "slow.py").write_text(SLOW.replace("time.sleep(0.005)", "time.sleep(0.05)"))
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
+    exe = evmstate_exe()
+    env = {**cli_env, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [exe, "run", "machines/slow.py", "--seed", "3", "-n", "2"],
         cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, **CTRL_C,

@@ -160,7 +160,7 @@ def _outcomes(junit: Path) -> dict[str, str]:
     return out
 
 
-def test_the_machines_folder_gives_the_same_verdicts_under_pytest_and_evmstate_run(pytester, project_dir, monkeypatch):
+def test_the_machines_folder_gives_the_same_verdicts_under_pytest_and_evmstate_run(pytester, project_dir, monkeypatch, cli_env: dict[str, str]):
     (project_dir / "evmstate.toml").write_text(PARITY_TOML)
     (project_dir / "machines").mkdir()
     shutil.copy(REPO / "machines" / "depositer.py", project_dir / "machines" / "depositer.py")
@@ -170,7 +170,6 @@ def test_the_machines_folder_gives_the_same_verdicts_under_pytest_and_evmstate_r
     (project_dir / "tests" / "test_outside.py").write_text(PARITY_PROPS.replace("def test_", "def test_outside_"))
 
     monkeypatch.chdir(project_dir)
-    monkeypatch.setenv("NO_COLOR", "1")
     code, out = invoke("run", "--json", "run.json")
     assert code == 1, out
     by_run = {r["name"]: r for r in json.loads((project_dir / "run.json").read_text())["results"]}

@@ -3,14 +3,12 @@
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from ..conftest import copy_example, without_shrinking
+from ..conftest import copy_example, evmstate_exe, PLAIN, without_shrinking
 from .helpers import invoke
 
 SEED_LINE = re.compile(r"^seed: (\d+) — rerun with --seed \1$", re.M)
@@ -41,8 +39,8 @@ def test_a_run_without_a_seed_prints_one_that_reproduces_it(example, monkeypatch
 
 
 def _run(cwd: Path, *args: str) -> dict:
-    exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    exe = evmstate_exe()
+    env = {**os.environ, **PLAIN}
     proc = subprocess.run([exe, "run", *args, "--max-examples", "10", "--steps", "20", "--json", "out.json"], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "seed: 1 — rerun with --seed 1" in proc.stdout

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..conftest import evmstate_exe, PLAIN
 from .helpers import invoke
 
 MINIMAL = [
@@ -25,8 +25,8 @@ def saved(root: Path) -> list[Path]:
 
 def command(root: Path, *args: str) -> tuple[int, str]:
     """The installed evmstate command in root: a search pinned to a seed draws from the machine's constants alone in a fresh process."""
-    exe = str(Path(sys.executable).parent / "evmstate")
-    done = subprocess.run([exe, *args], cwd=root, env={**os.environ, "NO_COLOR": "1"}, capture_output=True, text=True, timeout=600)
+    exe = evmstate_exe()
+    done = subprocess.run([exe, *args], cwd=root, env={**os.environ, **PLAIN}, capture_output=True, text=True, timeout=600)
     return done.returncode, done.stdout + done.stderr
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from eth_utils import keccak
 
+from ..conftest import evmstate_exe, PLAIN
 from .nodes import Anvil
 
 LIMITS = """\
@@ -94,6 +94,6 @@ def make_project(root: Path, node: Anvil) -> Forked:
 
 def evmstate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The installed evmstate command, run in root."""
-    exe = str(Path(sys.executable).parent / "evmstate")
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    exe = evmstate_exe()
+    env = {**os.environ, **PLAIN}
     return subprocess.run([exe, *args], cwd=root, env=env, capture_output=True, text=True, timeout=600)

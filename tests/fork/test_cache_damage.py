@@ -139,14 +139,13 @@ def test_a_file_damaged_mid_run_stops_the_machine_naming_it(cached: Path) -> Non
 
 
 @pytest.fixture()
-def project(cached: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def project(cached: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Iterator[Path]:
     (cached / "contracts").mkdir()
     (cached / "machines").mkdir()
     (cached / "contracts" / "C.vy").write_text(SOURCE)
     (cached / "machines" / "m.py").write_text(MACHINE)
     (cached / "evmstate.toml").write_text(f'[hypothesis]\nmax_examples = 2\nphases = ["generate"]\n\n[fork]\nchain_id = {CHAIN}\nblock = {BLOCK}\n')
     monkeypatch.chdir(cached)
-    monkeypatch.setenv("NO_COLOR", "1")
     yield cached
     os.chdir("/")
 

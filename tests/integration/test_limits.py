@@ -343,11 +343,9 @@ def project_with(checks_root: Path, root: Path, machine: str, toml: str) -> Path
 
 
 @pytest.fixture()
-def runaway(checks_root: Path, tmp_path: Path, monkeypatch) -> Path:
+def runaway(checks_root: Path, tmp_path: Path, monkeypatch, cli_env: dict[str, str]) -> Path:
     root = project_with(checks_root, tmp_path / "runaway", RUNAWAY, "[fuzz]\ncall_timeout = 0.5\n")
     monkeypatch.chdir(root)
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
     return root
 
 

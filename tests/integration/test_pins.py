@@ -25,7 +25,7 @@ from evmstate.errors import TransactionReverted
 from ..cli.helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
-from ..conftest import PINNED
+from ..conftest import evmstate_exe, PINNED
 
 COUNTER = """# pragma version {pin}
 from . import bounded
@@ -101,7 +101,7 @@ def _counter_project(root: Path, pin: str = PINNED) -> Path:
 
 
 @pytest.mark.processes
-def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cache: Path, tmp_path: Path):
+def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cache: Path, tmp_path: Path, cli_env: dict[str, str]):
     root = _counter_project(tmp_path / "project")
     (root / "contracts" / "Token.vy").write_text((REPO / "tests" / "contracts" / "Token.vy").read_text())
     build = compile_project(root / "contracts", root / ".evmstate" / "build")
@@ -121,8 +121,8 @@ def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cach
     assert caught.value.reason == "over the cap"
     assert caught.value.source_line == f'{root}/contracts/bounded.vy:12: assert new_total <= self.cap, "over the cap"', caught.value.source_line
 
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
-    done = subprocess.run([str(Path(sys.executable).parent / "evmstate"), "run"], cwd=root, env=env, capture_output=True, text=True)
+    env = cli_env
+    done = subprocess.run([evmstate_exe(), "run"], cwd=root, env=env, capture_output=True, text=True)
     assert done.returncode == 1, done.stdout + done.stderr  # 600 + 600 > 1000: the cap reverts
     assert "over the cap" in done.stdout and "contracts/bounded.vy:12" in done.stdout, done.stdout
 

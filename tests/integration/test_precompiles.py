@@ -271,10 +271,9 @@ def signing_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture()
-def signing_project(signing_source, tmp_path, monkeypatch) -> Path:
+def signing_project(signing_source, tmp_path, monkeypatch, cli_env: dict[str, str]) -> Path:
     root = shutil.copytree(signing_source, tmp_path / "signing")
     monkeypatch.chdir(root)
-    monkeypatch.setenv("NO_COLOR", "1")
     return root
 
 

@@ -11,9 +11,8 @@ from ..cli.helpers import invoke
 pytestmark = pytest.mark.quality
 
 
-def test_the_bundled_invariants_kill_what_they_see_and_a_log_they_do_not_read_survives(example, monkeypatch):
+def test_the_bundled_invariants_kill_what_they_see_and_a_log_they_do_not_read_survives(example, monkeypatch, cli_env: dict[str, str]):
     monkeypatch.chdir(example)
-    monkeypatch.setenv("NO_COLOR", "1")
     code, out = invoke(
         "mutate", "machines/erc20.py", "--contract", "Token", "--function", "transfer", "--function", "approve",
         "-n", "1", "--max-examples", "20", "--steps", "10", "-v", "--json", "mutants.json",

@@ -157,14 +157,13 @@ def test_the_corpus_with_the_settings_corpus_holds_300_cases() -> None:
     assert len(CASES) >= 50 and len(CASES) + len(SETTINGS) + len(_encodings()) >= 300
 
 
-def test_a_machine_asking_for_what_the_project_lacks_is_an_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_machine_asking_for_what_the_project_lacks_is_an_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> None:
     """The cases that need the project compiled (from the bundled one's build cache): a contract or deployment no one defines."""
     from tests.cli.helpers import invoke
     from tests.conftest import copy_example
 
     copy_example(tmp_path)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "missing.py").write_text("class Missing:\n    def __init__(cls, accounts, Nope):\n        pass\n\n" + RULE)

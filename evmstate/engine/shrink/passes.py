@@ -42,7 +42,7 @@ import enum
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ...domains import AddressDomain, Domain, IntDomain
 from . import coupled
@@ -122,7 +122,7 @@ class Shrinker:
 
     def __init__(
         self,
-        steps: list[RecordedStep],
+        steps: Sequence[RecordedStep],
         attempt: Callable[[list[RecordedStep]], Minimized | None],
         *,
         fixed: frozenset[str] = frozenset(),

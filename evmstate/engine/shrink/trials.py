@@ -10,7 +10,7 @@ any attempt(candidate), without argument domains.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ...contracts.project import Project
 from ...errors import CallTimeout
@@ -125,7 +125,7 @@ def shrink_program(
     spec: MachineSpec,
     project: Project,
     base: Any,
-    steps: list[RecordedStep],
+    steps: Sequence[RecordedStep],
     error: BaseException | FailureSignature,
     *,
     deadline: float | None = None,

@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ...files import write_atomic
+
 Account = tuple[int, int, bytes]  # balance, nonce, code
 HEX = re.compile(r"0x(?:[0-9a-fA-F]{2})*\Z")
 
@@ -43,20 +45,6 @@ def loaded(path: Path) -> Any:
         return json.loads(raw)
     except ValueError as e:  # not JSON, or not UTF-8: written atomically, a file is never seen half-written
         raise DamagedFile(path, f"not JSON: {e}") from None
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write text to path through a temporary file renamed over it (evm/ sits below search/, whose corpus has the same helper)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def unwritable(folder: Path) -> OSError | None:

@@ -52,7 +52,7 @@ def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes
             balance, nonce, code = source.account(address)
             if not (balance or nonce or code):
                 return b""
-            code_hash = EMPTY_SHA3
+            code_hash: bytes = EMPTY_SHA3
             if code:
                 code_hash = keccak(code)
                 self._raw_store_db[code_hash] = code  # stored by its hash: no revert needs to take it back

@@ -18,7 +18,8 @@ from ...errors import ForkError, ResourceError
 from . import files
 from .files import DamagedFile, unwritable
 from .rpc import Rpc, RpcFailure
-from .store import ForkSpec, Header, shown_url, write_atomic
+from ...files import write_atomic
+from .store import ForkSpec, Header, shown_url
 
 NODES = "nodes.json"  # URL -> chain id, for the URLs checked before
 

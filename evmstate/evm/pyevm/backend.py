@@ -25,12 +25,14 @@ from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.db.atomic import AtomicDB
 from eth.exceptions import OutOfGas, Revert
+from eth.typing import AccountDetails, HeaderParams
 from eth.vm import opcode_values
 from eth.vm.execution_context import ExecutionContext
 from eth.vm.forks import CancunVM, LondonVM, ParisVM, PragueVM, ShanghaiVM
 from eth.vm.forks.spurious_dragon._utils import collect_touched_accounts
 from eth.vm.message import Message
 from eth._utils.address import generate_contract_address
+from eth_typing import Address
 
 from ...errors import UsageError
 from ..cache import Entry, ReadCache, Reads, compare, replay_coverage
@@ -76,8 +78,9 @@ class PyEVMBackend(StateAccess, BlockTime):
         base_vm = VMS[evm_version]
         base_state = base_vm._state_class
         self._clock = Clock()
-        self._computation_class = computation_class(base_state.computation_class, self._clock)
-        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=state_class(base_state, self._computation_class))
+        self._base_opcodes: dict[int, Any] = base_state.computation_class.opcodes  # Opcodes, whose gas_cost OpcodeAPI lacks
+        computation, self._opcodes = computation_class(base_state.computation_class, self._clock)
+        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=state_class(base_state, computation))
         chain_class = MiningChain.configure(__name__="EvmstateChain", vm_configuration=((0, vm_class),), chain_id=chain_id)
         self.chain_id = chain_id
         self.gas_limit = gas_limit
@@ -89,8 +92,8 @@ class PyEVMBackend(StateAccess, BlockTime):
         self.gas_price = gas_price
         self.evm_version = evm_version
         self.account_keys = account_keys(spec.accounts)
-        genesis_state = {addr: {"balance": spec.balance, "nonce": 0, "code": b"", "storage": {}} for _, addr in self.account_keys}
-        genesis = {
+        genesis_state = {Address(addr): AccountDetails(balance=spec.balance, nonce=0, code=b"", storage={}) for _, addr in self.account_keys}
+        genesis: dict[str, HeaderParams] = {
             "difficulty": 0,
             "nonce": b"\0" * 8,
             "gas_limit": gas_limit,
@@ -219,14 +222,13 @@ class PyEVMBackend(StateAccess, BlockTime):
         self._install_jumps()
 
     def _install_jumps(self) -> None:
-        base = self._computation_class.__mro__[1]
-        opcodes = self._computation_class.opcodes
+        base, opcodes = self._base_opcodes, self._opcodes
         hits = self._hits
         feedback = self._feedback if hits is not None else None
-        opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, self._clock, hits, feedback)
-        opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, hits, feedback)
+        opcodes[opcode_values.JUMP] = jump(base[opcode_values.JUMP].gas_cost, self._clock, hits, feedback)
+        opcodes[opcode_values.JUMPI] = jumpi(base[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, hits, feedback)
         for op in COMPARISONS:
-            opcodes[op] = base.opcodes[op] if feedback is None else comparison(op, base.opcodes[op].gas_cost, feedback)
+            opcodes[op] = base[op] if feedback is None else comparison(op, base[op].gas_cost, feedback)
 
     @contextlib.contextmanager
     def _recording(self) -> Iterator[None]:

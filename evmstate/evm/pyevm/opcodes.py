@@ -17,11 +17,13 @@ import math
 import time
 from typing import Any, Callable
 
+from eth.abc import ComputationAPI
 from eth.exceptions import InvalidInstruction, InvalidJumpDestination
 from eth.vm import opcode_values
 from eth.vm.opcode_values import JUMPDEST
 
 from ..base import INITCODE, Coverage, Feedback, Frame, JumpRecorder
+from ...files import Bounded
 
 # the clock is read once every this many jumps: about every millisecond of execution
 CHECK_EVERY = 256
@@ -325,7 +327,7 @@ def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[
     return words, feeding(msg.code)
 
 
-_feeding: dict[bytes, frozenset[int]] = {}
+_feeding: Bounded[bytes, frozenset[int]] = Bounded(1025)
 
 
 def feeding(code: bytes) -> frozenset[int]:
@@ -351,24 +353,22 @@ def feeding(code: bytes) -> frozenset[int]:
             j += 1
         if j < len(ops) and ops[j][1] == opcode_values.JUMPI:
             pcs.add(pc)
-    if len(_feeding) > 1024:
-        _feeding.clear()
     found = _feeding[code] = frozenset(pcs)
     return found
 
 
-def computation_class(base: type, clock: Clock) -> type:
-    """The fork's computation with JUMP and JUMPI hooked; its opcode table is its own.
+def computation_class(base: type[ComputationAPI], clock: Clock) -> tuple[type, dict[int, Any]]:
+    """The fork's computation with JUMP and JUMPI hooked, and its opcode table, its own (the backend installs more hooks in it).
 
     py-evm 0.12 takes any message whose sender is the transaction's origin for the outermost one
     (is_origin_computation): a CREATE run by the sender's own code (a contract sending, as
     {"from": contract} allows) was charged the initcode cost twice and forgot the contracts the
     transaction had created (EIP-6780). The outermost message is the one at depth 0.
     """
-    opcodes = dict(base.opcodes)
-    opcodes[opcode_values.JUMP] = jump(base.opcodes[opcode_values.JUMP].gas_cost, clock)
-    opcodes[opcode_values.JUMPI] = jumpi(base.opcodes[opcode_values.JUMPI].gas_cost, clock, None)
-    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "is_origin_computation": property(_outermost)})
+    opcodes: dict[int, Any] = dict(base.opcodes)
+    opcodes[opcode_values.JUMP] = jump(opcodes[opcode_values.JUMP].gas_cost, clock)
+    opcodes[opcode_values.JUMPI] = jumpi(opcodes[opcode_values.JUMPI].gas_cost, clock, None)
+    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "is_origin_computation": property(_outermost)}), opcodes
 
 
 def _outermost(computation: Any) -> bool:

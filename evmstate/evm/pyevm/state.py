@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from eth.abc import StateAPI
 from eth.db.storage import CLEAR_COUNT_KEY_NAME, AccountStorageDB
+from eth_typing import Address
 from eth_utils import big_endian_to_int
 
-def state_class(base: type, computation_class: type) -> type:
+def state_class(base: type[StateAPI], computation_class: type) -> type:
     """The fork's State, keeping each storage slot's value at the start of the current call.
 
     SSTORE gas (EIP-2200/3529) prices a write by the slot's original value, which py-evm
@@ -144,7 +146,7 @@ def account_db_class(base: type) -> type:
             self.written.setdefault(address, set()).add(slot)
             super().set_storage(address, slot, value)
 
-        def _get_address_store(self, address: bytes):
+        def _get_address_store(self, address: Address):
             store = self._account_stores.get(address)
             if store is None:
                 store = self._account_stores[address] = StorageDB(self._raw_store_db, self._get_storage_root(address), address)

@@ -42,7 +42,7 @@ from eth_utils import keccak
 
 from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from ..cache import entry as cache_entry
-from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, Log, Snapshot
+from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, Log, SeenStorage, Snapshot
 from ..base import account_keys, contract_address, intrinsic_gas
 from .journal import EMPTY_CODE_HASH, FAILED, halt_message, loaded, read_changes
 from .shadow import Explaining
@@ -91,7 +91,7 @@ class RevmBackend(Explaining, BlockTime):
         self.gas_limit = gas_limit
         self.call_gas_limit = min(spec.call_gas_limit, gas_limit)
         # revm cannot be stopped mid-call: there is no time limit, only the gas cap
-        self.call_timeout = None
+        self.call_timeout: float | None = None
         self.configured_call_timeout = spec.call_timeout or None
         self.gas_price = gas_price
         self.evm_version = evm_version
@@ -377,14 +377,14 @@ class RevmBackend(Explaining, BlockTime):
         self._version += 1
         if success:
             self._logs.extend(logs)
-            if to is None:
+            if create_address is not None:  # a deployment: its output is the code it left
                 output = self._code.get(create_address, b"")
         return self._transacted(success, output, gas_used, logs, error, create_address, gas, at_cap, inner, seen, (sender, to, data, value, asked), undo)
 
     def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
         """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw (given at once, not by a copy), shown to its observer."""
-        seen_storage: dict[str, Any] = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
-        failed: dict[str, Any] = {} if success else {"out_of_gas": (error or "").startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
+        seen_storage: SeenStorage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
+        failed: FailedExtras = {} if success else {"out_of_gas": (error or "").startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
         done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
         return done if seen is None else self.sight.show(done, None)
 

@@ -9,6 +9,7 @@ from eth_utils import keccak
 
 from ..base import Log
 from ..pyevm.opcodes import feeding
+from ...files import Bounded
 
 WORD = 2**256
 MASK = WORD - 1
@@ -89,7 +90,7 @@ class Program:
     feeding: frozenset[int]
 
 
-_programs: dict[bytes, Program] = {}
+_programs: Bounded[bytes, Program] = Bounded(257)
 
 
 def program(code: bytes) -> Program:
@@ -109,8 +110,6 @@ def program(code: bytes) -> Program:
             if op == JUMPDEST:
                 dests.add(i)
             i += 1
-    if len(_programs) > 256:
-        _programs.clear()
     found = _programs[code] = Program(pushes, frozenset(dests), feeding(code))
     return found
 

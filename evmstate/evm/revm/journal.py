@@ -81,7 +81,7 @@ def loaded(journal: str) -> tuple[list[bytes], list[list[tuple[str, str]]]]:
 
 def slots_by_account(journal: str, end: int) -> list[list[tuple[str, str]]]:
     """Per loaded account in the journal's text, in order: the (slot, value) pairs loaded for it."""
-    found = []
+    found: list[list[tuple[str, str]]] = []
     pos = 0
     while True:
         m = ACCOUNT.search(journal, pos, end)

@@ -22,6 +22,7 @@ from .frames import (
     write_memory,
 )
 from ..pyevm.opcodes import COMPARISONS, EQUALITIES
+from ...files import Bounded
 
 # the Tracer (tracer.py) a handler runs in: named, not imported, as tracer.py imports this table
 Tracer = Any
@@ -177,7 +178,7 @@ def _returndatacopy(t: Tracer, f: Frame, pc: int) -> None:
     write_memory(f, dest, f.returndata[offset : offset + size], size)
 
 
-_hashes: dict[bytes, int] = {}
+_hashes: Bounded[bytes, int] = Bounded(4097)
 
 
 def _keccak(t: Tracer, f: Frame, pc: int) -> None:
@@ -187,8 +188,6 @@ def _keccak(t: Tracer, f: Frame, pc: int) -> None:
     found = _hashes.get(data)
     if found is None:
         # the same slots of the same mappings are hashed call after call
-        if len(_hashes) > 4096:
-            _hashes.clear()
         found = _hashes[data] = int.from_bytes(keccak(data), "big")
     s[-1] = found
 

@@ -20,9 +20,10 @@ from ..cache import Entry, Reads, opcodes
 from .journal import EMPTY_CODE_HASH
 from ..pyevm.backend import PyEVMBackend
 from .sight import Outcome
+from ...files import Bounded
 
 EXTCODEHASH = 0x3F
-_reads_a_hash: dict[bytes, bool] = {}  # code -> whether it holds EXTCODEHASH
+_reads_a_hash: Bounded[bytes, bool] = Bounded(4097)  # code -> whether it holds EXTCODEHASH
 
 
 class Explaining:
@@ -77,8 +78,6 @@ class Explaining:
     def _codehash_readable(self) -> bool:
         """Whether any code this chain holds may read a code hash (EXTCODEHASH): then a sender with code runs on py-evm."""
         readers = _reads_a_hash
-        if len(readers) > 4096:
-            readers.clear()
         for code in self._code.values():
             reads = readers.get(code)
             if reads is None:

@@ -39,12 +39,14 @@ from .tracer import Tracer
 class Chain(Protocol):
     """What the sight needs of the backend it sees for: its state and block, and a py-evm chain holding the same (revm.py)."""
 
-    timestamp: int
-    block_number: int
     chain_id: int
     gas_limit: int
     gas_price: int
 
+    @property
+    def timestamp(self) -> int: ...
+    @property
+    def block_number(self) -> int: ...
     def get_storage(self, address: bytes, slot: int) -> int: ...
     def get_balance(self, address: bytes) -> int: ...
     def get_nonce(self, address: bytes) -> int: ...
@@ -218,15 +220,15 @@ class Sight:
         if len(self.memo) >= MEMO:
             self.memo.clear()
         if found is not None:  # only what this call added
-            mine = self.feedback
-            assert mine is not None
+            before = self.feedback
+            assert before is not None
             found = Feedback(
-                operands=found.operands[len(mine.operands) :],
-                equalities=found.equalities[len(mine.equalities) :],
-                matched=found.matched[len(mine.matched) :],
-                sides=found.sides[len(mine.sides) :],
-                times=found.times[len(mine.times) :],
-                blocks=found.blocks[len(mine.blocks) :],
+                operands=found.operands[len(before.operands) :],
+                equalities=found.equalities[len(before.equalities) :],
+                matched=found.matched[len(before.matched) :],
+                sides=found.sides[len(before.sides) :],
+                times=found.times[len(before.times) :],
+                blocks=found.blocks[len(before.blocks) :],
             )
         block = (backend.timestamp, backend.block_number) if tracer.block_read else None
         # a call that recorded many may have been cut short by the cap: it is traced again next time

@@ -27,9 +27,21 @@ from __future__ import annotations
 
 import re
 from random import Random
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
+
+from ...files import Bounded
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 Choice = tuple[str, dict[str, Any], Any]  # (kind, constraints, value), as guidance.Choice
+T = TypeVar("T")
+
+
+def drawn_by(strategy: SearchStrategy[T], draw: Callable[[Any], T]) -> SearchStrategy[T]:
+    """strategy, carrying `evmstate_draw`: draw(draw function) makes its choices and value as Hypothesis would, and NativeData draws it so."""
+    setattr(strategy, "evmstate_draw", draw)
+    return strategy
 
 # Hypothesis's integers() and binary() with a largest size, as their repr() writes them
 _INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
@@ -102,7 +114,7 @@ Found = tuple[Drawer, "Plain | None"]  # a strategy's drawer; its one choice, wh
 # strategies hold its run, and its run its project: a table of them kept every campaign's alive)
 _KEY = "_evmstate_native_drawer"
 # id(strategy) -> (the strategy, kept alive so that its id stays its own; how it is drawn): one without a __dict__
-_drawers: dict[int, tuple[Any, Found]] = {}
+_drawers: Bounded[int, tuple[Any, Found]] = Bounded(10_001)
 
 
 def drawer(strategy: Any) -> Found:
@@ -129,8 +141,6 @@ def drawer(strategy: Any) -> Found:
     if own is not None:
         own[_KEY] = found
     else:
-        if len(_drawers) > 10_000:
-            _drawers.clear()
         _drawers[id(strategy)] = (strategy, found)
     return found
 
