@@ -84,7 +84,10 @@ class CampaignRenderer(Renderer):
                     c.print(Text(f"    evmstate's own loop (the last shard): {t.loop}", style="dim"))
                 if t.status == "running":  # passed so far: what it never tested
                     for name in t.unexercised:
-                        c.print(Text(f"    warning: {name} was checked but never on {t.canaries[name].what or 'the state it checks'}: it passed without testing anything", style="yellow"))
+                        what = t.canaries[name].what or "the state it checks"
+                        text = f"    warning: {name} was checked but never on {what}: it passed without testing"
+                        text += " anything"
+                        c.print(Text(text, style="yellow"))
         errors = len(summary.errors) + len(summary.load_errors)
         parts = [f"{len(summary.failures)} failure{'s' if len(summary.failures) != 1 else ''} found"]
         if errors:

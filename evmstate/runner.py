@@ -285,11 +285,15 @@ def compile_project(config: Config, names: tuple[str, ...] = ()) -> Compiled:
 
 
 def init(target: Path, force: bool = False, machine: str | None = None) -> tuple[list[Path], list[str]]:
-    """Write a new project's files into target (or, given machine, a first machine for that contract): the files written, and what to do next."""
+    """Write a new project's files into target (or, given machine, a first machine for that contract).
+
+    Returns the files written, and what to do next.
+    """
     if machine is not None:
         config = load_config(target)
         path = write_machine(config, machine, force=force)
-        return [path], [f"the machine runs as it is: evmstate run {path.relative_to(config.root).as_posix()}; then decide what it marks DECIDE"]
+        relative = path.relative_to(config.root).as_posix()
+        return [path], [f"the machine runs as it is: evmstate run {relative}; then decide what it marks DECIDE"]
     return scaffold(target, force=force), next_steps(target)
 
 

@@ -297,7 +297,7 @@ class MachineFinished:
         return [name for name, s in self.rules.items() if s.never_changed_state and not self.meant_to_revert(name)]
 
     def meant_to_revert(self, name: str) -> bool:
-        """The rule said (through its canary) that its transactions are meant to revert: a pack's check that a call fails."""
+        """The rule said (through its canary) that its transactions are meant to revert: a check that a call fails."""
         return name in self.canaries and self.canaries[name].reverting
 
     @property
@@ -312,12 +312,13 @@ class MachineFinished:
 
     @property
     def mostly_reverted(self) -> list[str]:
-        """Rules most of whose transactions reverted outside reverts() (caught by the rule itself), though not all, and not meant to."""
+        """Rules most of whose transactions reverted outside reverts(), though not all, nor meant to."""
         return [name for name, s in self.rules.items() if s.mostly_reverted and not self.meant_to_revert(name)]
 
     @property
     def run_warnings(self) -> list[str]:
-        """Rules that never ran, rules whose every transaction reverted, rules most of whose transactions reverted unexpected, and (once passed) properties never checked on the state they exist to check."""
+        """Rules that never ran, whose every transaction reverted, or most of whose transactions reverted
+        unexpected; once passed, properties never checked on the state they exist to check."""
         out = []
         for name in self.never_run:
             out.append(f"{self.name}.{name} never ran: {self.why_never_run(name)}")
@@ -336,7 +337,10 @@ class MachineFinished:
             for name in self.unexercised:
                 c = self.canaries[name]
                 times = "once" if c.checked == 1 else f"{c.checked} times"
-                out.append(f"{self.name}.{name} was checked {times} but never on {c.what or 'the state it checks'}: it passed without testing anything")
+                what = c.what or "the state it checks"
+                out.append(
+                    f"{self.name}.{name} was checked {times} but never on {what}: it passed without testing anything"
+                )
         return out
 
 

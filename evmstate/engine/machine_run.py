@@ -201,7 +201,8 @@ class MachineRun:
         result = MachineFinished(
             name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
-            load_warnings=spec.warnings, phases=dict(self.phases.seconds), canaries=registry.canaries, left_out=registry.left_out, broken=broken and status == "error",
+            load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
+            canaries=registry.canaries, left_out=registry.left_out,
         )
         if status == "interrupted":
             raise Interrupted(result)

@@ -133,7 +133,9 @@ def mutants_of(source: Source) -> list[Mutant]:
 
 
 def listed(path: Path, made: dict[str, list[Mutant]], sources: list[Source]) -> dict[str, list[Mutant]]:
-    """Only the mutants the file at path names, one a line as reports write them (source:line: before  →  after; # comments).
+    """Only the mutants the file at path names, one a line as reports write them.
+
+    A line reads source:line: before  →  after; # starts a comment.
 
     A line naming no mutant of the sources is an error that shows the mutants made on that line.
     """
@@ -148,7 +150,9 @@ def listed(path: Path, made: dict[str, list[Mutant]], sources: list[Source]) -> 
     if unknown:
         where = unknown[0].split(": ", 1)[0]
         near = [k for k in named if k.startswith(where + ": ")]
-        hint = ("; the mutants made on that line: " + " | ".join(near)) if near else f"; no mutant is made at {where} (sources: {', '.join(shown.values())})"
+        hint = "; the mutants made on that line: " + " | ".join(near)
+        if not near:
+            hint = f"; no mutant is made at {where} (sources: {', '.join(shown.values())})"
         raise UsageError(f"--mutants {path}: {len(unknown)} line(s) name no mutant, the first: {unknown[0]!r}{hint}")
     keep = {id(named[w][1]) for w in wanted}
     return {p: [m for m in found if id(m) in keep] for p, found in made.items()}

@@ -1,4 +1,4 @@
-"""Property packs: the ERC standards' properties as mixins a machine inherits, and a first machine written from a contract.
+"""Property packs: the ERC standards' properties as mixins a machine inherits; a first machine written from a contract.
 
     from evmstate.properties import ERC20Adapter, ERC20Properties
 

@@ -43,7 +43,7 @@ class Registry:
 
 
 def exercised(name: str, interesting: bool, what: str = "", *, reverting: bool = False) -> None:
-    """Count one check of the property name (a rule's or an invariant's name); interesting: on the state it exists to check.
+    """Count one check of the property name (a rule's or an invariant's); interesting: on the state it exists to check.
 
     what says which state that is, for the report ("a transfer of a non-zero amount"); reverting
     marks a property whose transactions are meant to revert, which is then not reported as never
