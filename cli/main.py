@@ -192,6 +192,10 @@ def fuzz(
 @click.option("-k", "keyword", metavar="EXPR", help="Only machines and tests whose name matches EXPR judge the mutants.")
 @click.option("--contract", "contracts", multiple=True, metavar="NAME", help="Mutate only this contract, or module (by name or path, as imports write it; an installed package's too); may be repeated.")
 @click.option("--function", "functions", multiple=True, metavar="NAME", help="Mutate only this function (of the sources mutated); may be repeated.")
+@click.option(
+    "--mutants", "mutants_file", type=click.Path(dir_okay=False, path_type=Path),
+    help="Only the mutants this file lists, one a line as the report writes them (source:line: before  →  after).",
+)
 @click.option("--time", "budget", metavar="DURATION", help="How long each machine or test may search each mutant, at most (30s, 2m; default: no limit but the runs).")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs each machine or test searches each mutant (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
@@ -208,6 +212,7 @@ def mutate(
     keyword: str | None,
     contracts: tuple[str, ...],
     functions: tuple[str, ...],
+    mutants_file: Path | None,
     budget: str | None,
     max_examples: int | None,
     steps: int | None,
@@ -228,7 +233,9 @@ def mutate(
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
     cfg = config_mod.load()
-    options = MutateOptions(paths, keyword, contracts, functions, seconds, max_examples, steps, seed, n, cluster)
+    options = MutateOptions(
+        paths, keyword, contracts, functions, seconds, max_examples, steps, seed, n, cluster, mutants_file
+    )
     with MutateRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         report = run_mutate(cfg, options, renderer, json=json_path, html=html_path, min_score=min_score)
     sys.exit(report.exit_code(min_score))
@@ -307,19 +314,24 @@ def failures_prune(unreplayable: bool, dry_run: bool) -> None:
 @cli.command()
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
-def init(folder: Path | None, force: bool) -> None:
+@click.option(
+    "--machine", metavar="CONTRACT",
+    help="Write a first machine for this project contract instead: a rule per function, its ERC pack mixed in.",
+)
+def init(folder: Path | None, force: bool, machine: str | None) -> None:
     """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project, machines/ alone)."""
     from evmstate.runner import init as scaffold
 
     target = folder or Path.cwd()
-    written, next_steps = scaffold(target, force=force)
+    written, next_steps = scaffold(target, force=force, machine=machine)
     console = _console()
     for path in written:
         console.print(f"wrote {path}")
     for line in next_steps:
         console.print(Text(line))
-    where = f"cd {folder} && " if folder else ""
-    console.print(f"next: {where}evmstate run")
+    if machine is None:
+        where = f"cd {folder} && " if folder else ""
+        console.print(f"next: {where}evmstate run")
 
 
 @cli.command("compile")

@@ -200,6 +200,8 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "never_run": r.never_run,
         "all_reverted": r.all_reverted,
         "mostly_reverted": r.mostly_reverted,
+        "unexercised": r.unexercised,
+        "left_out": dict(r.left_out),
         "warnings": r.warnings,
         "failure_id": r.failure_id,
         "error": r.error,

@@ -23,7 +23,7 @@ from . import reports  # noqa: F401
 from .reports import differential_lines, failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (differential_lines, failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
-from .config import Config, parse_mode, shown
+from .config import Config, load as load_config, parse_mode, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
 from .engine.database import check_database, replayed_first
@@ -61,6 +61,7 @@ from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part
 from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
 from .scale.parallel import run_items
 from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
+from .properties.scaffold import write_machine
 from .scaffold.project import init as scaffold, next_steps
 from .hooks import ctrl_c_held
 from .search.session import collector_of
@@ -291,9 +292,18 @@ def compile_project(config: Config, names: tuple[str, ...] = ()) -> Compiled:
     return Compiled(build, frozenset(build.sources) | {m.name for m in build.modules if m.in_project}, VYPER_VERSION, precompiled_note(build))
 
 
-def init(target: Path, force: bool = False) -> tuple[list[Path], list[str]]:
-    """Write a new project's files into target: the files written, and the lines that say what to do next."""
+def init(target: Path, force: bool = False, machine: str | None = None) -> tuple[list[Path], list[str]]:
+    """Write a new project's files into target (or, given machine, a first machine for that contract).
+
+    Returns the files written, and what to do next.
+    """
+    if machine is not None:
+        config = load_config(target)
+        path = write_machine(config, machine, force=force)
+        relative = path.relative_to(config.root).as_posix()
+        return [path], [f"the machine runs as it is: evmstate run {relative}; then decide what it marks DECIDE"]
     return scaffold(target, force=force), next_steps(target)
+
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
     kinds = frozenset({"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"})

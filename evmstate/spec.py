@@ -350,7 +350,7 @@ def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, Sear
                 )
             raise MachineDefinitionError(_no_strategy(where, p.name, strategies))
         params.append(Param(p.name, strategy=strategies[key]))
-    return RuleSpec(name, fn, params)
+    return RuleSpec(name, fn, params, (), getattr(fn, _PRECONDITION, ()))
 
 
 Marker = tuple[tuple[Bundle, ...], dict[str, Any], dict[str, Any]]  # what @rule(...) sets: targets, parameters, options
@@ -418,7 +418,12 @@ def collect(cls: type) -> MachineSpec:
         if klass in (object, StateMachine):
             continue
         for name, fn in vars(klass).items():
-            if name in seen or not inspect.isfunction(fn):
+            if name in seen:
+                continue
+            if fn is None and any(_named(name, kind) for kind in PREFIXES):
+                seen.add(name)  # rule_x = None in a subclass switches off the rule_x it inherits
+                continue
+            if not inspect.isfunction(fn):
                 continue
             seen.add(name)
             if decorator_style:
@@ -440,7 +445,7 @@ def collect(cls: type) -> MachineSpec:
                     check_runnable(f"{cls.__name__}.{name}", "invariant", fn)
                     if _params_of(fn):
                         raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values (move the draw into a rule)")
-                    invariants.append(RuleSpec(name, fn, []))
+                    invariants.append(RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ())))
     order = {name: i for i, name in enumerate(_definition_order(cls))}
     for group in (rules, inits, invariants):
         group.sort(key=lambda r: order.get(r.name, 0))

@@ -261,6 +261,11 @@ class Contract(_AtAddress):
             if not hasattr(Contract, fname) and fname not in self.__dict__:
                 setattr(self, fname, fn)
 
+    @property
+    def abi(self) -> list[dict[str, Any]]:
+        """The contract's ABI, as compiled (a function named abi is still there: .function("abi"))."""
+        return self._artifact.abi
+
     def function(self, name: str) -> ContractFunction:
         """The function called name, even where it clashes with a Contract attribute."""
         try:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compiler.vyper_warnings import CompileWarning
+from ..search.canaries import Canary  # noqa: F401  (a machine's result holds them; importable from here)
 from .tracebacks import ErrorInfo
 from .recorded import RecordedStep
 
@@ -283,10 +284,14 @@ class MachineFinished:
     differential: dict[str, Any] | None = None
     # seconds per phase that ran, in order: search, shrink (Hypothesis), shrink (evmstate), explain, trace
     phases: dict[str, float] = field(default_factory=dict)
+    # the properties that said whether what they checked was interesting, by rule or invariant
+    canaries: dict[str, Canary] = field(default_factory=dict)
+    # rules left out on purpose, and why ("ERC20Mock has no mint()"): not "never ran"
+    left_out: dict[str, str] = field(default_factory=dict)
 
     @property
     def never_run(self) -> list[str]:
-        return [name for name, s in self.rules.items() if s.calls == 0]
+        return [name for name, s in self.rules.items() if s.calls == 0 and name not in self.left_out]
 
     def why_never_run(self, name: str) -> str:
         """Why a rule never ran: the machine ended before a step drew it, or its precondition or bundle kept it out."""
@@ -302,7 +307,16 @@ class MachineFinished:
     @property
     def all_reverted(self) -> list[str]:
         """Rules that ran, sent transactions, and saw every one of them revert: they never changed the state."""
-        return [name for name, s in self.rules.items() if s.never_changed_state]
+        return [name for name, s in self.rules.items() if s.never_changed_state and not self.meant_to_revert(name)]
+
+    def meant_to_revert(self, name: str) -> bool:
+        """The rule said (through its canary) that its transactions are meant to revert: a check that a call fails."""
+        return name in self.canaries and self.canaries[name].reverting
+
+    @property
+    def unexercised(self) -> list[str]:
+        """Properties checked, but never on the state they exist to check: they passed without testing anything."""
+        return [name for name, c in self.canaries.items() if c.checked and not c.interesting]
 
     @property
     def warnings(self) -> list[str]:
@@ -312,13 +326,13 @@ class MachineFinished:
 
     @property
     def mostly_reverted(self) -> list[str]:
-        """Rules most of whose transactions reverted outside reverts() (caught by the rule itself), though not all."""
-        return [name for name, s in self.rules.items() if s.mostly_reverted]
+        """Rules most of whose transactions reverted outside reverts(), though not all, nor meant to."""
+        return [name for name, s in self.rules.items() if s.mostly_reverted and not self.meant_to_revert(name)]
 
     @property
     def run_warnings(self) -> list[str]:
-        """Rules that never ran, rules whose every transaction reverted, and rules most of whose transactions reverted
-        unexpected."""
+        """Rules that never ran, whose every transaction reverted, or most of whose transactions reverted
+        unexpected; once passed, properties never checked on the state they exist to check."""
         out = []
         for name in self.never_run:
             out.append(f"{self.name}.{name} never ran: {self.why_never_run(name)}")
@@ -333,6 +347,14 @@ class MachineFinished:
                 f"{self.name}.{name}: {s.unexpected_reverts} of its {s.transactions} transactions reverted ({share}%) outside reverts(): most of its steps "
                 "changed nothing. Add a precondition for when it can succeed, or narrow its strategies to values that can; a revert it means to check belongs in `with reverts(...)`"
             )
+        if self.status == "passed":
+            for name in self.unexercised:
+                c = self.canaries[name]
+                times = "once" if c.checked == 1 else f"{c.checked} times"
+                what = c.what or "the state it checks"
+                out.append(
+                    f"{self.name}.{name} was checked {times} but never on {what}: it passed without testing anything"
+                )
         return out
 
 

@@ -24,6 +24,7 @@ from ..contracts.project import Project
 from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
+from ..search import canaries
 from . import delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
@@ -173,6 +174,8 @@ class MachineRun:
         failure, error, broken = None, None, False
         self.life.enter()
         class_before = dict(vars(spec.cls))
+        registry, outside = canaries.Registry(), canaries.CURRENT.value
+        canaries.CURRENT.set(registry)  # what the rules and invariants say they exercised
         try:
             try:
                 with reverts.listeners.listening(self.count_revert):
@@ -192,6 +195,7 @@ class MachineRun:
             except DEFINITION_ERRORS as exc:
                 status, error, broken = "error", user_error(spec.name, exc) + self.life.output.shown(), True
         finally:
+            canaries.CURRENT.set(outside)
             try:
                 self.life.exit(lambda: self.teardown_final(status, error))
             except Exception:
@@ -213,6 +217,7 @@ class MachineRun:
             late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
             load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
             differential=differential_notes(self.backend),
+            canaries=registry.canaries, left_out=registry.left_out,
         )
         if status == "interrupted":
             raise Interrupted(result)
