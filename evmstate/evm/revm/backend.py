@@ -44,7 +44,7 @@ from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCac
 from ..cache import entry as cache_entry
 from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, Log, SeenStorage, Snapshot
 from ..base import account_keys, contract_address, intrinsic_gas
-from .journal import EMPTY_CODE_HASH, FAILED, halt_message, loaded, read_changes
+from .journal import EMPTY_CODE_HASH, FAILED, deployed, halt_message, loaded, read_changes
 from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
 from ...errors import UsageError
@@ -359,8 +359,7 @@ class RevmBackend(Explaining, BlockTime):
         seen = None
         if self.sight.on:  # before the changes are written: the sight runs it from the state before it
             changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if success else None
-            deployed = (changes.get(create_address) or (None, None))[1] or b"" if success and create_address else output
-            outcome = Outcome(success, error == "revert", deployed, logs, changed, revm_used + result.gas_refunded, gas - intrinsic, intrinsic)
+            outcome = Outcome(success, error == "revert", deployed(changes, create_address) if success and create_address else output, logs, changed, revm_used + result.gas_refunded, gas - intrinsic, intrinsic)
             seen = self.sight.see(True, sender, to, data, value, asked, False, outcome, created=create_address)
             self.sight.record(seen)
         # what py-evm does differently: it bumps the nonce of a call's sender as well (revm 8
@@ -419,8 +418,9 @@ class RevmBackend(Explaining, BlockTime):
             if found is not None:
                 if not sight.on:
                     return found.result
-                if found.coverage:
-                    replay_coverage(found.coverage, sight.hits)  # type: ignore[arg-type]
+                # kept with coverage, asked now for feedback or an observer alone
+                if found.coverage and sight.hits is not None:
+                    replay_coverage(found.coverage, sight.hits)
                 return sight.show(found.observed, None)
             if not ran.success:
                 ran = dataclasses.replace(ran, explainer=self._explainer("call", (sender, to, data, value, asked, static), []))

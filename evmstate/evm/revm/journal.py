@@ -131,3 +131,9 @@ def read_changes(journal: str, info_of: dict[bytes, list[Any]]) -> dict[bytes, A
             raw = bytes.fromhex(c.group(1))
             code = raw[: int(c.group(2))] if c.group(2) else raw
         changes[address] = (None if same_info else info, code, slots, False)
+
+
+def deployed(changes: dict[bytes, Any], address: bytes) -> bytes:
+    """The code a deployment's changes (read_changes) put at address: what its initcode returned."""
+    change = changes.get(address)
+    return (change[1] if change is not None else None) or b""
