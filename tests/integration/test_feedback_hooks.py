@@ -13,6 +13,8 @@ from evmstate import Project, TransactionReverted
 from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm.base import Feedback
 
+from ..conftest import BACKENDS
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -60,7 +62,7 @@ def test_an_argument_compared_with_a_value_equal_to_it_is_kept_apart(root):
     assert feedback.matched == []
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_while_the_shrinker_asks_each_comparison_keeps_the_argument_with_its_other_side(root, backend):
     # the shrinker replaces a later argument only with what that argument was compared with
     project, feedback, _ = recording(root, backend=backend)
@@ -79,7 +81,7 @@ def test_while_the_shrinker_asks_each_comparison_keeps_the_argument_with_its_oth
     assert 1_000_000 in feedback.operands[:-1]
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_while_the_shrinker_asks_an_argument_compared_with_itself_through_an_and_is_kept(root, backend):
     # Claims.vy: `_code != 0 and _code == self.claim_code[msg.sender]`; the equality feeds an AND,
     # not the branch, so the search records nothing of it; the shrinker's replays (everywhere) do

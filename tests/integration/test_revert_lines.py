@@ -15,6 +15,8 @@ import pytest
 from evmstate import Project, TransactionReverted
 from evmstate.config import CompilerConfig, Config, ProjectConfig
 
+from ..conftest import BACKENDS
+
 # (name, argument that fails the check, the checked statement)
 CHECKS = [
     ("add", 1, "self.x = self.big + a"),
@@ -144,7 +146,7 @@ def blames_the_def_line_of_deposit(p: Project, line: int) -> None:
         assert (to is vault) or (err.via and "contracts/Proxy.vy:" in err.via[0] and "is_delegate_call=True" in err.via[0]), err.via
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_value_sent_to_a_function_that_is_not_payable_is_blamed_on_its_def_line(tmp_path, backend):
     # vyper maps no line to the check at a function's entry: the line is the function's def, through a proxy too
     from evmstate.config import BackendConfig
