@@ -20,6 +20,7 @@ from evmstate.runner import RunOptions, run
 
 from ..conftest import copy_example, evmstate_exe, without_shrinking
 from .helpers import CTRL_C, invoke
+from .machines import COUNTER
 
 FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
 
@@ -363,26 +364,6 @@ def test_a_mistake_in_how_a_call_is_written_is_a_usage_error_and_nothing_is_save
 
 PROPERTY = "from evmstate import given, strategy\n\n@given(x=strategy('uint8'))\ndef test_small(x):\n    assert x < LIMIT\n"
 
-MACHINE = """
-from evmstate import strategy
-
-class Counter:
-    x = strategy("uint8", max_value=3)
-
-    def __init__(cls, accounts):
-        cls.accounts = accounts
-
-    def setup(self):
-        self.total = 0
-
-    def rule_add(self, x):
-        self.total += x
-
-    def invariant(self):
-        assert self.total < 3
-"""
-
-
 def quick(example, name: str, source: str) -> str:
     """Run a small failing machine or property test; return the id of the failure it saved."""
     before = {p.stem for p in saved(example)}
@@ -428,7 +409,7 @@ def test_closest_ids_are_suggested_only_when_close(example):
 
 
 def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_fixed_ones(example):
-    machine = quick(example, "counter.py", MACHINE)
+    machine = quick(example, "counter.py", COUNTER)
     prop = quick(example, "props.py", PROPERTY.replace("LIMIT", "10"))
     (example / "machines" / "props.py").write_text(PROPERTY.replace("LIMIT", "1000"))
     code, out = invoke("failures")
@@ -447,8 +428,8 @@ def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_f
 
 
 def test_records_that_cannot_be_replayed_are_kept_unless_asked(example):
-    rid = quick(example, "counter.py", MACHINE)
-    (example / "machines" / "counter.py").write_text(MACHINE.replace("cls.accounts = accounts", "cls.accounts = accounts\n        1 / 0"))
+    rid = quick(example, "counter.py", COUNTER)
+    (example / "machines" / "counter.py").write_text(COUNTER.replace("cls.accounts = accounts", "cls.accounts = accounts\n        1 / 0"))
     code, out = invoke("replay", rid)
     assert code == 2 and "Counter.__init__ raised ZeroDivisionError: division by zero" in out and "internal error" not in out
     code, out = invoke("failures", "--check")

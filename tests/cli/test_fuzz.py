@@ -22,8 +22,9 @@ from evmstate.scale.pool import ProjectSource
 from evmstate.runner import Overrides
 
 from ..conftest import copy_example, evmstate_exe
-from .helpers import CTRL_C, invoke
-from .test_parallel import WAITING, wait_for_markers
+from .helpers import CTRL_C, invoke, wait_for_markers
+from .machines import WAITING
+from .workers import InlineWorkers
 
 BUG = ["state = StateMachine()", "state.rule_deposit(address=accounts[0], value=1)", "state.rule_withdraw(address=accounts[0], value=0)"]
 
@@ -94,52 +95,6 @@ def test_a_campaign_on_a_dask_local_cluster_with_two_workers_finds_the_bug_and_i
     assert record["error"]["location"].startswith("machines/depositer.py:43 in invariant")
     code, out = invoke("replay", record["id"])
     assert code == 1 and "still fails" in out
-
-
-class InlineWorkers:
-    """Shards run in this process, one per collect(), each reporting branches as the engine would."""
-
-    description = "this process"
-
-    def __init__(self, source: ProjectSource) -> None:
-        self.state = source.open()
-        self.queue: list[Any] = []
-        self.branches = iter([frozenset({1, 2}), frozenset({2, 3}), frozenset({3, 4, 5})])
-
-    def free(self) -> int:
-        return 0 if self.queue else 1
-
-    def submit(self, shard: Any) -> None:
-        self.queue.append(shard)
-
-    def collect(self, timeout: float) -> list[Outcome]:
-        import dataclasses
-
-        if not self.queue:
-            return []
-        shard = self.queue.pop()
-        result = dataclasses.replace(run_shard(self.state, shard), branches=next(self.branches, frozenset()))
-        return [Outcome("done", shard, result)]
-
-    failing: set[str] = set()
-
-    def live(self) -> tuple[int, int]:
-        return 0, 0
-
-    def shrinking_now(self) -> int:
-        return 0
-
-    def running(self) -> int:
-        return len(self.queue)
-
-    def interrupt(self) -> None:
-        self.queue.clear()
-
-    def retire(self, key: str) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 def test_progress_adds_up_shards_and_the_branches_they_hit(example):

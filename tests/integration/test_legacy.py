@@ -19,7 +19,7 @@ from evmstate.errors import TransactionReverted
 
 from ..cli.helpers import invoke
 from ..conftest import BACKENDS
-from .test_revert_lines import PROXY, VAULT, blames_the_def_line_of_deposit
+from .proxied_vault import PROXY, VAULT, blames_the_def_line_of_deposit
 
 pytestmark = pytest.mark.network
 
