@@ -92,12 +92,10 @@ def test_the_backend_check_runs_the_bundled_erc20_machine_without_a_difference(e
 
 
 @needs_revm
-def test_every_command_that_runs_machines_takes_backend(example):
+def test_every_command_that_runs_machines_takes_backend(example, recorded):
     """run, fuzz, replay and shrink run on the backend --backend names (revm refuses london: the option reached the backend)."""
     toml = example / "evmstate.toml"
-    toml.write_text(toml.read_text().replace('evm_version = "prague"', 'evm_version = "london"'))
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--max-examples", "20")
-    assert code == 1, out  # found on py-evm, and saved
+    toml.write_text(toml.read_text().replace('evm_version = "prague"', 'evm_version = "london"'))  # the failure was found on py-evm, and saved
     refused = "evm_version 'london' is not supported by the revm backend"
     for command in (("run", "machines/depositer.py"), ("fuzz", "--time", "1s", "-n", "1", "machines/depositer.py"), ("replay", "--last"), ("shrink", "--last")):
         code, out = invoke(*command, "--backend", "revm")

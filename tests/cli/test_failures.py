@@ -18,7 +18,7 @@ from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 
-from ..conftest import copy_example, evmstate_exe, without_shrinking
+from ..conftest import evmstate_exe, without_shrinking
 from .helpers import CTRL_C, invoke
 from .machines import COUNTER
 
@@ -29,27 +29,8 @@ def saved(root: Path) -> list[Path]:
     return sorted((root / ".evmstate" / "failures").glob("*.json"))
 
 
-@pytest.fixture(scope="module")
-def depositer_failure(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The failure record that `evmstate run machines/depositer.py --seed 1` saves (run once for the module)."""
-    root = copy_example(tmp_path_factory.mktemp("recorded"))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(root)
-        code, out = invoke("run", "machines/depositer.py", "--seed", "1")
-    assert code == 1, out
-    (path,) = saved(root)
-    return path
-
-
-@pytest.fixture()
-def recorded(example: Path, depositer_failure: Path) -> None:
-    """The example project as `evmstate run machines/depositer.py --seed 1` leaves it: its failure saved (a record holds no path of its project)."""
-    (example / ".evmstate" / "failures").mkdir()
-    shutil.copy(depositer_failure, example / ".evmstate" / "failures")
-
-
-def test_run_records_then_replay_still_fails_then_fixed(example):
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+def test_run_records_then_replay_still_fails_then_fixed(example, depositer_run, recorded):
+    code, out = depositer_run.code, depositer_run.out
     assert code == 1
     (path,) = saved(example)
     rid = path.stem
@@ -69,8 +50,10 @@ def test_run_records_then_replay_still_fails_then_fixed(example):
     assert "  1. state.rule_deposit(address=accounts[0], value=1)" in out
     assert "invariant invariant failed: AssertionError: assert 0 == 1" in out
     assert "still fails: AssertionError: assert 0 == 1" in out
-    # the same failure found again keeps its id
-    invoke("run", "machines/depositer.py", "--seed", "2")
+    # the same failure found again keeps its id (seed 2 replays the example seed 1 saved)
+    shutil.copytree(depositer_run.root / ".evmstate" / "examples", example / ".evmstate" / "examples")
+    code, out = invoke("run", "machines/depositer.py", "--seed", "2")
+    assert code == 1, out
     assert [p.stem for p in saved(example)] == [rid]
     dep = example / "contracts" / "Depositer.vy"
     dep.write_text(dep.read_text().replace(*FIX))
