@@ -16,6 +16,7 @@ import pytest
 
 from evmstate import config as config_mod
 from evmstate.scale.campaign import CampaignOptions, CampaignProgress, fuzz, parse_duration
+from evmstate_cli.render_campaign import progress_text
 from evmstate.scale.shards import Outcome, run_shard
 from evmstate.errors import UsageError
 from evmstate.scale.pool import ProjectSource
@@ -189,7 +190,7 @@ class SlowMachine:
 def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     (example / "machines" / "slow.py").write_text(SLOW_RUNS)
     events: list[Any] = []
-    budget = 8.0
+    budget = 4.0
     started = time.monotonic()
     # one shard would take 1000 runs: it is still running when the budget ends
     options = CampaignOptions(("machines/slow.py",), None, Overrides(max_examples=1000, seed=1), budget=budget, workers=1)
@@ -200,11 +201,17 @@ def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     assert summary.elapsed < budget + 3, f"a {budget}s campaign ran {summary.elapsed:.1f}s"
     assert took < budget + 30, f"discovery, compiling and the campaign took {took:.1f}s"
     assert summary.steps > 0 and summary.exit_code == 0
-    final = summary.steps / summary.elapsed
-    late = [e for e in events if isinstance(e, CampaignProgress) and budget / 2 <= e.elapsed <= budget]
+    progress = [e for e in events if isinstance(e, CampaignProgress)]
+    late = [e for e in progress if budget / 2 <= e.elapsed <= budget]
     assert late and all(e.steps > 0 for e in late), "the running shard's steps show before it ends"
-    # the shard tells its counts every quarter second: the line lags the work by about that much
-    assert abs(late[-1].steps_per_second - final) <= 0.1 * final, (late[-1].steps_per_second, final)
+    # the shard tells the runs it finished: the counts only grow, and never pass the campaign's totals
+    assert all(a.steps <= b.steps and a.examples <= b.examples for a, b in zip(progress, progress[1:]))
+    assert progress[-1].steps <= summary.steps and progress[-1].examples <= summary.examples
+    # the rate the status line shows is the campaign's own steps over its own elapsed time (how fast
+    # the steps came depends on the machine's load, which is no part of this test)
+    for e in late:
+        shown = re.search(r"running\), (\d+) runs, (\d+) steps, (\d+) steps/s", progress_text(e))
+        assert shown and (int(shown[1]), int(shown[2]), int(shown[3])) == (e.examples, e.steps, round(e.steps / e.elapsed)), progress_text(e)
 
 
 class TwoShardsWorkers(InlineWorkers):
