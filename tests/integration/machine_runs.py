@@ -7,9 +7,14 @@ import textwrap
 from pathlib import Path
 
 from evmstate import config as config_mod
+from evmstate.compiler.sources import compile_project
 from evmstate.runner import Overrides, RunOptions, run
 
-from ..conftest import HERE
+from ..conftest import BUILDS, HERE, interprocess_lock
+
+# the test contracts' builds, compiled once and shared by every process of every run of the suite
+# (the build cache is keyed on content and root-relative paths)
+SHARED = BUILDS / "build-tests-contracts"
 
 
 def loaded(tmp_path: Path):
@@ -25,7 +30,13 @@ def run_source(tmp_path: Path, source: str, *, toml: str = "", **overrides):
     (tmp_path / "machines").mkdir(exist_ok=True)
     (tmp_path / "machines" / "m.py").write_text(textwrap.dedent(source))
     (tmp_path / "evmstate.toml").write_text(toml)
+    cfg = config_mod.load(tmp_path)
+    (contracts, build), settings = cfg.compile_inputs()
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / f"{SHARED.name}.lock"):
+        compile_project(contracts, SHARED, **settings)  # a cache hit but the first time with these settings
+    shutil.copytree(SHARED, build, dirs_exist_ok=True)
     events: list = []
     overrides.setdefault("seed", 0)
-    summary = run(config_mod.load(tmp_path), RunOptions(overrides=Overrides(**overrides)), events.append)
+    summary = run(cfg, RunOptions(overrides=Overrides(**overrides)), events.append)
     return summary, events

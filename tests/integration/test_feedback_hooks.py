@@ -13,7 +13,7 @@ from evmstate import Project, TransactionReverted
 from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm.base import Feedback
 
-from ..conftest import BACKENDS
+from ..conftest import BACKENDS, warm_build
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("feedback")
     shutil.copytree(REPO / "contracts", root / "contracts")
+    shutil.copytree(warm_build(), root / ".evmstate" / "build")  # the bundled contracts, compiled once for every test process
     return root
 
 
