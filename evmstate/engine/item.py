@@ -23,11 +23,11 @@ from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineF
 from .fork import at_block
 from .database import Fallible, ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
-from .machine_run import run_machine
-from .native import run_native
-from .property_run import run_test
+from .machine_run import MachineRun
+from .native import NativeMachineRun
+from .property_run import PropertyRun
 from .records import failure_record, save_failure, with_id
-from .settings import Overrides, build_settings, run_seed, shard_examples, shard_seed
+from .settings import Overrides, RunSetup, build_settings, run_seed, shard_examples, shard_seed
 
 
 # what a machine's __init__ or a property test may ask for besides contracts
@@ -180,8 +180,8 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
 
 
 def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None], used: set[str]) -> MachineFinished:
-    overrides, shard, shards = request.overrides, request.shard, request.shards
-    seed, capture, position, stop, corpus, deadline = request.seed, request.capture, request.position, request.stop, request.corpus, request.deadline
+    overrides, shard, shards, seed, corpus = request.overrides, request.shard, request.shards, request.seed, request.corpus
+    capture, position, stop, deadline = request.capture, request.position, request.stop, request.deadline
     where = item.id
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
@@ -205,10 +205,11 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
                 saved = Corpus.of(corpus_store(config, warn), project, where)
             elif corpus is not False and corpus is not True:
                 saved = corpus
-            run = run_native if request.native else run_machine
-            result = run(spec, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
+            setup = RunSetup(item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
+            runner = NativeMachineRun if request.native else MachineRun
+            result = runner(spec, project, settings, own, emit, setup).run(position)
         else:
-            result = run_test(item.obj, project, settings, own, emit, item.path, database=database, capture=capture, position=position, stop=stop)
+            result = PropertyRun(item.obj, project, settings, own, emit, RunSetup(item.path, database, capture, stop)).run(position)
     except (MachineDefinitionError, KeyboardInterrupt):
         raise
     except Exception:

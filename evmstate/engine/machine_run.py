@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import hypothesis
 from hypothesis import Phase, given, reporting
@@ -61,14 +61,11 @@ from .program import (
 )
 from .recorded import program_lines
 from .rejections import of_machine
-from .settings import MachineSettings
+from .settings import MachineSettings, RunSetup
 from .shrink.passes import StopReason
 from .shrink.trials import has_domains, shrink_program
 from .swarm import rule_order, swarm_strategy
 from .trace import Trace, trace_machine
-
-if TYPE_CHECKING:
-    from ..search.corpus import Corpus
 
 
 def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, init_args: tuple[Any, ...] | None = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
@@ -77,7 +74,8 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     position is (k, total): the k-th machine or test of a run. Raises Interrupted on Ctrl-C
     before anything failed.
     """
-    return MachineRun(spec, project, settings, seed, emit, path, database, init_args, **options).run(position)
+    setup = RunSetup(path, database, init_args=init_args, **options)
+    return MachineRun(spec, project, settings, seed, emit, setup).run(position)
 
 
 def time_hint(failure: Failure, project: Project) -> str | None:
@@ -107,47 +105,35 @@ def time_hint(failure: Failure, project: Project) -> str | None:
 class MachineRun:
     """One machine under Hypothesis: the test built from it, its examples, and how it ended.
 
-    init_args, when given, are passed to __init__ positionally (Brownie's state_machine
-    fixture); otherwise __init__'s parameters are injected by name. With capture, what the
-    machine prints is kept per run and shown only for the reported program (Failure.trace).
-    stop(), when given, is asked before every run until one fails: once it says True, no more
-    runs start. corpus, when given, holds the machine's saved guidance runs (search.corpus): its
-    search starts from them and adds the runs it keeps.
+    setup (settings.RunSetup) says the rest: init_args, when given, are passed to __init__
+    positionally (Brownie's state_machine fixture); otherwise __init__'s parameters are injected by
+    name. With capture, what the machine prints is kept per run and shown only for the reported
+    program (Failure.trace). stop(), when given, is asked before every run until one fails: once
+    it says True, no more runs start. corpus, when given, holds the machine's saved guidance runs
+    (search.corpus): its search starts from them and adds the runs it keeps.
     """
 
     def __init__(
-        self,
-        spec: MachineSpec,
-        project: Project,
-        settings: Settings,
-        seed: int | None,
-        emit: Callable[[Event], None],
-        path: str = "",
-        database: Any = None,
-        init_args: tuple[Any, ...] | None = None,
-        *,
-        capture: bool = True,
-        stop: Callable[[], bool] | None = None,
-        corpus: Corpus | None = None,
-        deadline: float | None = None,
-        machine_settings: MachineSettings | None = None,
+        self, spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], setup: RunSetup = RunSetup()
     ) -> None:
         self.spec = spec
         # the machine's own settings, read when it was loaded (discovery.Item.settings), else now
-        own = machine_settings if machine_settings is not None else MachineSettings.parse(spec.settings, spec.name)
-        self.deadline = deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
+        own = setup.machine_settings
+        if own is None:
+            own = MachineSettings.parse(spec.settings, spec.name)
+        self.deadline = setup.deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says
         self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
         self.project = project
         self.backend = project.backend
         self.settings = settings
         self.seed = seed
-        self.path = path
-        self.database = database
-        self.init_args = init_args
-        self.capture = capture
-        self.stop = stop
-        self.search = search_session(project, own.search, spec.name, seed, spec.init_params, corpus)
-        self.life = Lifecycle(project, capture, emit, self.search)
+        self.path = setup.path
+        database = self.database = setup.database
+        self.init_args = setup.init_args
+        self.capture = setup.capture
+        self.stop = setup.stop
+        self.search = search_session(project, own.search, spec.name, seed, spec.init_params, setup.corpus)
+        self.life = Lifecycle(project, setup.capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {
             r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None}, gated=bool(r.preconditions) or any(p.bundle is not None for p in r.params))
@@ -177,16 +163,16 @@ class MachineRun:
         self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
         status: Status = "passed"
         failure, error, broken = None, None, False
-        reverts.listeners.add(self.count_revert)
         self.life.enter()
         class_before = dict(vars(spec.cls))
         try:
             try:
-                self.init_class()
-                self.base = self.backend.snapshot()
-                self.search.base_ready()
-                with frozen_heap():
-                    status, failure = self.search_for_failure()
+                with reverts.listeners.listening(self.count_revert):
+                    self.init_class()
+                    self.base = self.backend.snapshot()
+                    self.search.base_ready()
+                    with frozen_heap():
+                        status, failure = self.search_for_failure()
             except MachineDefinitionError as exc:
                 status, error, broken = "error", str(exc), True
             except Diverged as diverged:
@@ -196,7 +182,6 @@ class MachineRun:
             except DEFINITION_ERRORS as exc:
                 status, error, broken = "error", user_error(spec.name, exc) + self.life.output.shown(), True
         finally:
-            reverts.listeners.remove(self.count_revert)
             try:
                 self.life.exit(lambda: self.teardown_final(status, error))
             except Exception:

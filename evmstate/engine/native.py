@@ -39,6 +39,7 @@ from ..search.native.mutations import Mutator
 from .tracebacks import FailureSignature
 from .events import Failure, MachineFinished, Status
 from .machine_run import MachineRun
+from .settings import RunSetup
 from .program import Crashed, OutOfTime, live_program_lines
 
 # share of native runs whose fresh steps now and then repeat the step before, and at which odds
@@ -64,7 +65,7 @@ class Found:
 
 def run_native(spec: Any, project: Any, settings: Settings, seed: int | None, emit: Any, path: str = "", database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
     """run_machine(), with the machine's runs drawn by evmstate's own loop where it can draw them."""
-    return NativeMachineRun(spec, project, settings, seed, emit, path, database, **options).run(position)
+    return NativeMachineRun(spec, project, settings, seed, emit, RunSetup(path, database, **options)).run(position)
 
 
 class NativeMachineRun(MachineRun):

@@ -36,6 +36,7 @@ from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, left_out_note, 
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
 from .recorded import example_line
 from .rejections import Rejections
+from .settings import RunSetup
 from .trace import Trace, trace_test
 
 
@@ -150,7 +151,7 @@ def run_test(fn: Callable, project: Project, settings: Settings, seed: int | Non
 
     Raises Interrupted on Ctrl-C before anything failed.
     """
-    return PropertyRun(fn, project, settings, seed, emit, path, database, **options).run(position)
+    return PropertyRun(fn, project, settings, seed, emit, RunSetup(path, database, **options)).run(position)
 
 
 class PropertyRun:
@@ -163,21 +164,17 @@ class PropertyRun:
         settings: Settings,
         seed: int | None,
         emit: Callable[[Event], None],
-        path: str = "",
-        database: Any = None,
-        *,
-        capture: bool = True,
-        stop: Callable[[], bool] | None = None,
+        setup: RunSetup = RunSetup(),  # path, database, capture and stop: a machine's other fields are not a test's
     ) -> None:
         self.fn = fn
         self.name = fn.__name__
         self.project = project
         self.settings = settings
         self.seed = seed
-        self.path = path
-        self.database = database
-        self.capture = capture
-        self.stop = stop
+        self.path = setup.path
+        database = self.database = setup.database
+        capture = self.capture = setup.capture
+        self.stop = setup.stop
         self.params = inspect.signature(fn).parameters
         # a property test's examples are single calls with nothing to extend: no guidance
         self.search = search_session(project, {"guidance": False}, self.name, seed, self.params)

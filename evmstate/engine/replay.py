@@ -222,14 +222,11 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         else:
             emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught), chain=list(written)))
 
-    reverts.listeners.add(on_revert)
     try:
-        with calls.recording(on_call):
+        with reverts.listeners.listening(on_revert), calls.recording(on_call):
             ran = run_program(spec, project, steps, before=before, after=after)
     except SetupFailed as exc:
         raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
-    finally:
-        reverts.listeners.remove(on_revert)
     if ran.error is None:
         return ReplayResult("fixed", changed=changed)
     not_a_verdict(record, ran.error, ran.at, ran.lines)

@@ -7,7 +7,7 @@ import hashlib
 import os
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as Settings
@@ -37,6 +37,26 @@ class Overrides:
     seed: int | None = None
     phases: tuple[str, ...] | None = None  # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
     fresh: bool = False  # --fresh: no example database and no guidance corpus for this run, nothing read from them or written to them
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What one machine's or property test's run needs besides its project, settings, seed and emit.
+
+    Built once per item (engine.item) and passed whole.
+    """
+
+    path: str = ""  # the file it came from, as reported
+    database: Any = None  # Hypothesis's example database (None: none)
+    capture: bool = True  # keep what it prints, shown only for the reported program
+    stop: Callable[[], bool] | None = None  # asked before every run until one fails: True ends it early
+    # machines only
+    init_args: tuple[Any, ...] | None = None  # passed to __init__ positionally (Brownie's state_machine fixture)
+    corpus: Any = None  # search.corpus.Corpus: the machine's saved guidance runs, to start from and add to
+    # a time.monotonic() by which shrinking ends, whatever shrink_time says (a campaign's end)
+    deadline: float | None = None
+    # read when the machine was loaded (discovery.Item.settings), else read again
+    machine_settings: MachineSettings | None = None
 
 
 @dataclass(frozen=True)

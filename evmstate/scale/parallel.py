@@ -29,7 +29,7 @@ from ..engine.events import (
     ShrinkProgress,
     StoreWarning,
 )
-from ..engine.item import RunRequest, run_item
+from ..engine.item import RunRequest
 from ..engine.records import kept
 from ..engine.settings import Overrides
 from ..engine.events import RunSummary
@@ -39,7 +39,7 @@ from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureRecord, FailureStore
 from ..search.coverage import Collector, Identity
 from ..search.session import collector_of
-from . import shrinking
+from .shards import run_task
 from .pool import Pool, ProjectSource, WorkerCrashed, WorkerState, absolute_paths, loaded_modules, worker_killed
 from .interrupts import Grace, sigint_count
 
@@ -64,21 +64,18 @@ class ItemTask:
     coverage: bool = False  # record coverage, and send what this process reached to the parent
 
     def run(self, state: WorkerState, emit: Callable[[Event], None]) -> tuple[MachineFinished, FailureRecord | None, GasStats | None, Hits | None]:
-        item = state.items[self.key]
         collector = collector_of(state.project)
         if self.coverage:
             collector.wanted = True
             state.project.fast_getters = False  # a getter read from storage runs no code
-        records: list[FailureRecord] = []
         shard = self.shard if self.shards > 1 else None
         stats = GasStats() if self.gas else None
         with calls.recording(stats) if stats is not None else contextlib.nullcontext():
-            request = RunRequest(overrides=self.overrides, seed=self.seed, shard=shard, shards=self.shards, keep=records.append, capture=self.capture, position=self.position)
-            result = run_item(state.config, state.project, item, request, emit)
-        result = shrinking.told(result)
+            request = RunRequest(overrides=self.overrides, seed=self.seed, shard=shard, shards=self.shards, capture=self.capture, position=self.position)
+            result, record = run_task(state, self.key, request, emit)
         # everything this process reached so far: the parent's union makes repeats harmless
         hits = {identity: set(h) for identity, h in collector.hits.items()} if self.coverage else None
-        return result, (records[0] if records else None), stats, hits
+        return result, record, stats, hits
 
 
 # -- shards of one item, merged ---------------------------------------------------------

@@ -97,11 +97,25 @@ def _forwarded(emit: Callable[[Event], None] | None, found: list[tuple[float, in
     return forward
 
 
+def run_task(
+    state: Any, key: str, request: RunRequest, emit: Callable[[Event], None]
+) -> tuple[MachineFinished, FailureRecord | None]:
+    """The body of every worker's task: a shard of a campaign (run_shard) or of `run -n` (parallel.ItemTask).
+
+    Runs the item as request says on the worker's loaded project (a pool.WorkerState) and returns
+    its result, its shrink report saying what helper processes did, and the failure's record,
+    which the parent keeps (a worker saves nothing).
+    """
+    records: list[FailureRecord] = []
+    request = dataclasses.replace(request, keep=records.append)
+    result = run_item(state.config, state.project, state.items[key], request, emit)
+    return shrinking.told(result), (records[0] if records else None)
+
+
 def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = None) -> ShardResult:
     """Run one shard on a loaded project (a pool.WorkerState); emit gets FailureFound when a failure is found, and ExampleFinished now and then."""
     with _shard_lock:
         state.project.activate()
-        item = state.items[shard.key]
         cpu = time.process_time()
         stop: Callable[[], bool] = retired  # the machine failed in another shard
         shrink_by = None
@@ -111,7 +125,6 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             # a failure found near the end is shrunk for at most SHRINK_GRACE more seconds, so that
             # the campaign, its report included, ends within 5 s of its budget
             shrink_by = deadline + SHRINK_GRACE
-        records: list[FailureRecord] = []
         warnings: list[str] = []
 
         def told(event: Event) -> None:
@@ -120,16 +133,17 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             forward(event)
 
         # the machine's saved guidance runs: every shard starts from them and adds to them
-        request = RunRequest(overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, keep=records.append, corpus=True, deadline=shrink_by, native=True)
+        request = RunRequest(
+            overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, corpus=True, deadline=shrink_by, native=True
+        )
         found: list[tuple[float, int]] = []
         forward = _forwarded(emit, found)
-        result = run_item(state.config, state.project, item, request, told)
-        result = shrinking.told(result)
+        result, record = run_task(state, shard.key, request, told)
         # every branch this process reached so far: the campaign's union makes repeats harmless
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
         return ShardResult(
-            shard=shard, result=result, record=records[0] if records else None, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches, warnings=tuple(warnings),
+            shard=shard, result=result, record=record, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches, warnings=tuple(warnings),
             found=found[0] if found and result.failure is not None else None,
         )
 

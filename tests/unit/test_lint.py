@@ -11,10 +11,12 @@ than long-lines.txt (beside this file) counts, a count lowered as lines are wrap
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -23,8 +25,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 BASELINE = Path(__file__).with_name("mypy-baseline.txt")
 LONG_LINES = Path(__file__).with_name("long-lines.txt")
-# mypy's cache, kept between runs of the suite on one machine (a cold run takes about 15 s)
-CACHE = Path(__import__("tempfile").gettempdir()) / "evmstate-mypy-cache"
+# mypy's cache, kept between runs of the suite on one machine (a cold run takes about 15 s), one per
+# checkout: two mypy processes sharing a cache may fail each other
+CACHE = Path(tempfile.gettempdir()) / f"evmstate-mypy-cache-{hashlib.sha256(str(REPO).encode()).hexdigest()[:12]}"
 
 
 def _tool(name: str) -> str:
