@@ -30,6 +30,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+# this process, its children that ended, and its fork servers' workers
+from parallel import process_cpu
+
 REPO = Path(__file__).resolve().parent.parent
 
 TIERS = {
@@ -40,24 +43,6 @@ TIERS = {
 MARKERS = ("quality", "network", "processes")
 # where the plugin writes one JSON line per test (set by the script for its pytest run)
 OUT = "EVMSTATE_SUITE_TIME_OUT"
-
-
-def _fork_server_cpu() -> float:
-    """The CPU seconds of this process's fork servers and of the workers they forked that ended (Linux's /proc; 0 elsewhere)."""
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-            if int(fields[1]) == os.getpid() and b"forkserver" in (stat.parent / "cmdline").read_bytes():
-                total += sum(int(t) for t in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
-
-
-def _cpu() -> float:
-    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime + _fork_server_cpu()
 
 
 # the plugin: pytest imports this module with -p suite_time
@@ -74,11 +59,11 @@ if pytest is not None:
         if not out:
             yield
             return
-        cpu, wall = _cpu(), time.monotonic()
+        cpu, wall = process_cpu(), time.monotonic()
         yield
         record = {
             "id": item.nodeid,
-            "cpu": _cpu() - cpu,
+            "cpu": process_cpu() - cpu,
             "wall": time.monotonic() - wall,
             "markers": sorted({m.name for m in item.iter_markers()} & set(MARKERS)),
         }
