@@ -190,7 +190,7 @@ class SlowMachine:
 def test_the_status_line_counts_running_shards_and_the_budget_is_kept(example):
     (example / "machines" / "slow.py").write_text(SLOW_RUNS)
     events: list[Any] = []
-    budget = 4.0
+    budget = 8.0
     started = time.monotonic()
     # one shard would take 1000 runs: it is still running when the budget ends
     options = CampaignOptions(("machines/slow.py",), None, Overrides(max_examples=1000, seed=1), budget=budget, workers=1)
