@@ -5,7 +5,9 @@
    but the feedback signals beyond new branches (search/feedback.py: hit counts, stored
    values, comparison operands) all off: what the signals cost (aim: at most 10%).
 2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py,
-   puzzle.py, sale.py, staking.py): over several seeds, whether the bug was reported, the time to report it
+   puzzle.py, sale.py, staking.py; and benchmarks/projects/actors/'s crowdfund.py, raffle.py and
+   ether_vault.py, whose bugs need an actor: a funder or winner that rejects ether, a holder
+   that re-enters): over several seeds, whether the bug was reported, the time to report it
    (search, shrinking and the step-deletion pass; compile excluded), the runs to the first
    failure and the printed program's length; the median time per example. With --signals, the
    same against the default signals (stored values and comparison operands): each of them off
@@ -55,6 +57,8 @@ REPO = Path(__file__).resolve().parent.parent
 # the command as this interpreter's environment installed it (the benchmark may run without activating it)
 EVMSTATE = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or "evmstate"
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "safe", "staking", "vesting")
+# benchmarks/projects/actors/: bugs only a contract counterparty shows, with the actors on (docs/actors.md)
+ACTOR_EXAMPLES = ("crowdfund", "raffle", "ether_vault")
 # the feedback signals switched on, by label, each against the default (stored values and
 # comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none
 VARIANTS = {
@@ -81,10 +85,10 @@ def signals(on: str | None) -> "object":
             os.environ[ENVIRONMENT] = before
 
 
-def project(tmp: Path) -> Path:
+def project(tmp: Path, source: Path = REPO) -> Path:
     for name in ("contracts", "machines"):
-        shutil.copytree(REPO / name, tmp / name)
-    (tmp / "evmstate.toml").write_text((REPO / "evmstate.toml").read_text())
+        shutil.copytree(source / name, tmp / name)
+    (tmp / "evmstate.toml").write_text((source / "evmstate.toml").read_text())
     return tmp
 
 
@@ -302,7 +306,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--find-only", action="store_true")
-    parser.add_argument("--examples", default=",".join(EXAMPLES))
+    parser.add_argument("--examples", default=",".join(EXAMPLES + ACTOR_EXAMPLES))
     parser.add_argument("--no-erc20", action="store_true")
     parser.add_argument("--no-times", action="store_true", help="skip the examples' times with every signal on (part 2)")
     parser.add_argument("--guidance-vs-target", action="store_true", help="also run the ladder with target() scores and with neither")
@@ -356,11 +360,20 @@ def main() -> int:
         if args.find_only:
             toml = root / "evmstate.toml"
             toml.write_text(toml.read_text().replace("[hypothesis]", '[hypothesis]\nphases = ["explicit", "generate"]', 1))
-        examples = [e for e in args.examples.split(",") if e]
+        chosen = [e for e in args.examples.split(",") if e]
+        examples = [e for e in chosen if e not in ACTOR_EXAMPLES]
+        with_actors = [e for e in chosen if e in ACTOR_EXAMPLES]
+        actors_root = project(base / "actors", REPO / "benchmarks" / "projects" / "actors")
+        if args.find_only:
+            toml = actors_root / "evmstate.toml"
+            toml.write_text(toml.read_text() + '\n[hypothesis]\nphases = ["explicit", "generate"]\n')
         if args.backend == "revm":
-            backends_times(root, examples, args.seeds)
+            for where, names in ((root, examples), (actors_root, with_actors)):
+                if names:
+                    backends_times(where, names, args.seeds)
         elif not args.no_times:
             examples_times(root, examples, args.seeds)
+            examples_times(actors_root, with_actors, args.seeds, "[actors on] ")
         if args.signals:
             for label, on in VARIANTS.items():
                 if label not in args.variants.split(","):

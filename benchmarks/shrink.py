@@ -2,9 +2,13 @@
 
 Cases: every bundled example that fails (machines/), three snekmate mutants (the projects in
 benchmarks/shrink/, see its README): an ERC20 whose burn is unchecked, an ERC4626 whose
-withdrawal burns assets instead of shares, a timelock that cancels a done operation; and the
+withdrawal burns assets instead of shares, a timelock that cancels a done operation; the
 planted bugs of the vault-class workload whose minimal programs are known (vault_bugs.py: a
-withdrawal that takes more than a strategy's debt, a gain left out of the total debt). Each is run
+withdrawal that takes more than a strategy's debt, a gain left out of the total debt); and three
+protocols with a bug of one line: a reserve auction that takes a bid at exactly its end time, a
+constant-product pool that mints the larger of a deposit's two shares, and wrapped ether forked
+from a local anvil node at a pinned block (started here: npm's @foundry-rs/anvil, as the fork
+tests install it) whose whole balance cannot be withdrawn. Each is run
 on py-evm with its default settings (50 runs x 50 steps, 10 accounts, the default [fuzz] and
 [hypothesis] sections; the ladder machine's own max_examples = 300), a cold example database and
 a warm build cache, one fresh process per machine file and seed, seeds 0-2. A bug a seed does
@@ -19,7 +23,10 @@ other values, "exact": whether the program is one of the minimal programs writte
 one), the largest number left, and what the shrinker says of the program. --passes adds each
 pass's replays and seconds, and the program and its failure when it is not a minimal one.
 
-Run: python benchmarks/shrink.py [--before REV] [--seeds 0,1,2] [--only LABEL,...] [--passes] [--fuzz] [--control] [--workers 1,2]
+Run: python benchmarks/shrink.py [--before REV] [--seeds 0,1,2] [--only LABEL,...] [--passes] [--fuzz] [--control] [--workers 1,2] [--backend revm]
+  --passes also prints what each pass spent and took off the programs over all the cases (steps, and bits of
+  their numbers and waits, per 100 replays): the order the shrinker runs its passes in.
+  --backend revm runs every case on revm instead of py-evm.
   --workers N,M: each case is run with -n N and with -n M (default 1,2): the table is the first's, and
   a second one gives shrinking's wall time with each and whether the programs are the same.
   With -n 2 a machine file of one machine runs on one worker, and the second slot is lent to
@@ -118,6 +125,20 @@ claims, inbox, ladder, puzzle, sale: no waits pass left); shrinking's median 0.4
 longest 7.9 s (erc4626 seed 0), then 4.5 s (erc4626 seed 0; puzzle 4.1 s, its scan 1199 replays as
 before: the least nonces must each be scanned from the bottom). Wall times of one case vary by 1.5x
 between sittings at this load (erc4626 seed 0 after: 2.7 to 4.6 s for the same replays).
+
+With the budget in work, the passes in the order of PASSES, replays on revm (py-evm confirming the
+program) and reroute changing only a step before the one it deletes: `--seeds 0 --workers 1
+--passes`, all 18 cases in one sitting of 1231 s under a load of 15 to 21 (others' work on the 2
+cores): 18 of 18 found, every one minimal with the least numbers, none "not minimal". Shrinking,
+wall (CPU) seconds: auction 0.8 (0.2), amm 2.8 (0.8), ledger 3.8 (1.1), vault a 35.4 (9.5), vault e
+14.8 (4.6), the earlier cases from 1.0 (0.1, fee_vault) to 10.2 (1.9, erc4626). The longest pass's
+share of the passes' time: over half in amm (values, 90%), erc4626 (values, 83%), fee_vault (values,
+86%, one step), sale, inbox, erc20, staking and payments filtered (51 to 57%). What each pass took
+off per 100 replays over the 18 cases, a step counted as 64 bits: chunks 19772, singles 2472, pairs
+305, accounts 131, merge 108, waits 47, reroute 42, values 39, scan 22, rules, order and together 0
+(pairs runs last, on programs already short; run earlier, its candidates grow with the square of
+the program's length). Values first, before reroute, was tried on the vault: vault a then ended at 6
+steps (not its minimal 5) after 15.1 s CPU, so reroute stays before values.
 """
 
 from __future__ import annotations
@@ -132,6 +153,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from math import isqrt
+from typing import Callable
 from pathlib import Path
 
 from eth_utils import keccak
@@ -180,6 +203,9 @@ class Case:
     name: str  # the machine
     minimal: tuple[str, ...]
     others: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # for a failure whose least numbers are a family (values on a curve), not a list: whether a program's numbers are
+    # each the least that fails given the others; such a program is minimal when it is like one of minimal's
+    least: Callable[[list[tuple]], bool] | None = None
 
     def minimal_for(self, message: str | None) -> tuple[str, ...]:
         """The minimal programs of the failure whose message (or output) is given."""
@@ -189,72 +215,26 @@ class Case:
         return calls(parse(self.minimal_for(message)[0].splitlines()))
 
 
-ZERO32 = "HexBytes('0x" + "00" * 32 + "')"
-CASES = [
-    # deposit 1, withdraw 0: the contract's balance is set to 0 instead of lowered by it
-    Case("depositer", "example", "machines/depositer.py", "StateMachine", (
-        "state.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)",)),
-    # authorize an amount the contract authorizes (1 is), void it, capture it
-    Case("payments routed", "example", "machines/payments.py", "PaymentsRouted", (
-        "authorized_0 = state.authorize(amount=1)\nvoided_0 = state.void(payment=authorized_0)\nstate.capture_voided(payment=voided_0)",)),
-    Case("payments filtered", "example", "machines/payments.py", "PaymentsFiltered", (
-        "payments_0 = state.authorize(amount=1)\nstate.void(payment=payments_0)\nstate.capture_refused(payment=payments_0)",)),
-    # fund, stake 1 wei, a week and a second: the reward accrues past the period; then the staker's
-    # claim cannot be paid, or (a failure of its own) after a claim by another account the
-    # invariant sees the pool owe more than it holds; or, two weeks and a second on, a second fund
-    # leaves it owing more than both funds
-    Case("staking", "example", "machines/staking.py", "StakingMachine", tuple(
-        f"state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(604801)\nstate.rule_claim(staker=accounts[{i}])" for i in (0, 1))
-        + ("state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(1209601)\nstate.rule_fund()",)),
-    # the one fee that skips the cap
-    Case("fee_vault", "example", "machines/fee_vault.py", "FeeVaultMachine", ("state.rule_set_fee(fee=84843314297726)",)),
-    # register, then claim twice with the code the contract derived for accounts[0]
-    Case("claims", "example", "machines/claims.py", "ClaimsMachine", (
-        "state.rule_register()\n" + "state.rule_claim(code=98089824643083573293214571647689440406858891577231276115043090024928635288419)\n" * 2,)),
-    # open accounts[0]'s inbox, send 1 to it
-    Case("inbox", "example", "machines/inbox.py", "InboxMachine", (
-        "state.rule_open_inbox(who=accounts[0])\nstate.rule_send(who=accounts[0], to='0xd13311AED2C5bF3621611c3C77C14B7DCf13B64F', amount=1)",)),
-    # the least opener of each rung, in order
-    Case("ladder", "example", "machines/ladder.py", "LadderMachine", ("\n".join(f"state.rule_climb(x={x})" for x in ladder_openers()),)),
-    # the least solving nonce of each level, five levels where four should be all
-    Case("puzzle", "example", "machines/puzzle.py", "PuzzleMachine", ("\n".join(f"state.rule_solve(nonce={n})" for n in puzzle_nonces()),)),
-    # the least price, and a quote of exactly the price with its fee (1_000_000 + 0.3%)
-    Case("sale", "example", "machines/sale.py", "SaleMachine", ("state.rule_set_price(price=1000000)\nstate.rule_buy(quote=1003000)",)),
-    # one burn of one more than the sender holds: the supply + 1 from the deployer, or 1 from any other
-    Case("erc20 unchecked burn", "erc20", "machines/erc20.py", "ERC20Machine", (
-        "state.rule_burn(st_sender=accounts[0], st_amount=255000000000000000001)", "state.rule_burn(st_sender=accounts[1], st_amount=1)",
-        "state.rule_burn(st_sender=_, st_amount=1)")),
-    # deposit 1 asset (10**9 shares), redeem or withdraw 1: 0 or 1 share is burnt where 1 or 10**9 should be,
-    # and the invariant sees the shares the model holds. Or, a failure of its own, the burn reverts: a redeem or
-    # withdrawal burns more shares than the owner holds when a share is worth more than an asset, which takes a
-    # donation (a deposit or mint into an empty vault makes a share worth 10**-9 asset; a donation alone makes
-    # no shares), then shares, then the redeem: 3 steps. No 2-step program reverts so: replayed, any first step
-    # (each rule, accounts 0 and 1, 12 amounts from 0 to 200 ether) then a redeem or withdrawal (the same
-    # amounts and accounts), 10368 programs: none does (1024 fail the invariant). The least donation is
-    # 2 * 10**9 - 1: a share minted for 2 assets is then worth 2 assets on redeem, 1 more than it burns.
-    Case("erc4626 burns assets", "erc4626", "machines/erc4626.py", "ERC4626Machine", tuple(
-        f"state.rule_deposit(st_caller={a}, st_receiver={a}, st_amount=1)\nstate.rule_{r}(st_caller={a}, st_receiver={a}, st_amount=1)"
-        for a in ("accounts[0]", "_") for r in ("redeem", "withdraw")), others=tuple(
-        (f"{r} reverted: 'erc20: burn amount exceeds balance'", tuple(
-            f"state.rule_donate(st_caller={a}, st_amount=1999999999)\nstate.rule_{shares}(st_caller={a}, st_receiver={a}, st_amount={n})\n"
-            f"state.rule_{r}(st_caller={a}, st_receiver={a}, st_amount={amount})"
-            for a in ("accounts[0]", "_") for shares, n in (("mint", 1), ("deposit", 2))))
-        for r, amount in (("redeem", 1), ("withdraw", 2)))),
-    # the vault-class workload's planted bugs whose minimal programs are known (vault_bugs.py says why each is minimal)
-    *(Case(f"vault {bug.name} {bug.label}", f"vault-{bug.name}", vault_bugs.MACHINE, "VaultMachine", bug.minimal, bug.others) for bug in vault_bugs.BUGS.values() if bug.minimal),
-    # schedule with the least delay, wait for it, execute, cancel the done operation
-    Case("timelock cancels done", "timelock", "machines/timelock.py", "TimelockMachine", (
-        f"operations_0 = state.schedule(by=0, salt={ZERO32}, extra=1000, caller=accounts[0], new_delay=False)\n"
-        "chain.sleep(3600)\nstate.execute(op=operations_0, caller=accounts[0])\nstate.cancel(op=operations_0, caller=accounts[0])",)),
-]
-FUZZ = ["erc20 unchecked burn", "erc4626 burns assets", "timelock cancels done", "payments routed"]
+def amm_least(program: list[tuple]) -> bool:
+    """Whether two adds' numbers, (a0, a1) then (b0, b1), are each the least with which the second add mints the larger of its shares
+    (contracts/Pair.vy with the bug: the pool's arithmetic, as machines/amm.py models it)."""
+    numbers = [dict(step[3]) for step in program]
+    values = [numbers[0]["amount0"], numbers[0]["amount1"], numbers[1]["amount0"], numbers[1]["amount1"]]
 
-MUTANTS = {
-    "erc20": ("tokens/erc20.vy", '    assert account_balance >= amount, "erc20: burn amount exceeds balance"\n', ""),
-    "erc4626": ("extensions/erc4626.vy", "    erc20._burn(owner, shares)\n", "    erc20._burn(owner, assets)\n"),
-    "timelock": ("governance/timelock_controller.vy", "    assert self._is_operation_pending(id), \"timelock_controller: operation cannot be cancelled\"\n",
-                 "    assert self._is_operation(id), \"timelock_controller: operation cannot be cancelled\"\n"),
-}
+    def fails(a0: int, a1: int, b0: int, b1: int) -> bool:
+        supply = isqrt(a0 * a1)
+        if supply <= 1000:
+            return False  # the first add reverts
+        shares = (b0 * supply // a0, b1 * supply // a1)
+        return 0 < min(shares) < max(shares)
+
+    return fails(*values) and all(not fails(*values[:k], values[k] - 1, *values[k + 1 :]) for k in range(4) if values[k] > 0)
+
+
+# the ledger's three holders' deposits on the node (anvil's accounts 1, 2, 3), and a transfer from the second to the third
+DEPOSITS = (1234567890123456789012, 42 * 10**18 + 42, 7 * 10**18 + 5 * 10**17)
+MOVED = 5 * 10**17
+LEDGER_BALANCES = (DEPOSITS[0], DEPOSITS[1] - MOVED, DEPOSITS[2] + MOVED)
 
 
 def parse(lines: list[str]) -> list[tuple]:
@@ -312,7 +292,11 @@ def checks(case: Case, program: list[tuple], message: str | None = None) -> tupl
     minimal = [parse(m.splitlines()) for m in case.minimal_for(message)]
     exact = any(program == m for m in minimal if str(ANY) not in str(m))
     like = next((m for m in minimal if same(program, m, numbers=False)), None)
+    if case.least is not None and like is not None:
+        least = case.least(program)
+        return exact or least, least
     return exact, None if like is None else same(program, like, numbers=True)
+
 
 
 def calls(steps: list[tuple]) -> int:
@@ -332,6 +316,7 @@ from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 root, path, seed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 workers = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+backend = sys.argv[5] if len(sys.argv) > 5 else "pyevm"
 cpu = {}  # machine -> process time at its start, first failure and end (the events' names are the same in every revision)
 
 def on(event):
@@ -339,7 +324,9 @@ def on(event):
     if at is not None:
         cpu.setdefault(event.name, {}).setdefault(at, time.process_time())
 
-summary = run(config_mod.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed), save_failures=False, workers=workers), on)
+cfg = config_mod.load(root)
+cfg = cfg.replace(backend=config_mod.BackendConfig(name=backend, named=True))
+summary = run(cfg, RunOptions((str(root / path),), overrides=Overrides(seed=seed), save_failures=False, workers=workers), on)
 out = []
 for r in summary.results:
     f, c = r.failure, cpu.get(r.name, {})
@@ -349,7 +336,7 @@ for r in summary.results:
                 "program": f.program if f else None, "message": f.message if f else r.error,
                 "shrink": s.seconds if s else None, "first_steps": s.first_steps if s else None,
                 "hypothesis_steps": s.hypothesis_steps if s else None, "runs": s.runs if s else None, "replays": s.replays if s else None,
-                "passes": getattr(s, "passes", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None),
+                "passes": getattr(s, "passes", None), "gains": getattr(s, "gains", None), "replayed_on": getattr(s, "replayed_on", None), "minimality": getattr(s, "minimality", None), "stopped": getattr(f, "stopped", None),
                 "workers": getattr(s, "workers", 1), "helped": getattr(s, "helped", 0)})
 print(json.dumps(out))
 '''
@@ -374,10 +361,97 @@ class Tree:
 
     def python(self, code: str, *args: str, cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=self.env(), cwd=cwd, timeout=timeout)
+ZERO32 = "HexBytes('0x" + "00" * 32 + "')"
+CASES = [
+    # deposit 1, withdraw 0: the contract's balance is set to 0 instead of lowered by it
+    Case("depositer", "example", "machines/depositer.py", "StateMachine", (
+        "state.rule_deposit(address=accounts[0], value=1)\nstate.rule_withdraw(address=accounts[0], value=0)",)),
+    # authorize an amount the contract authorizes (1 is), void it, capture it
+    Case("payments routed", "example", "machines/payments.py", "PaymentsRouted", (
+        "authorized_0 = state.authorize(amount=1)\nvoided_0 = state.void(payment=authorized_0)\nstate.capture_voided(payment=voided_0)",)),
+    Case("payments filtered", "example", "machines/payments.py", "PaymentsFiltered", (
+        "payments_0 = state.authorize(amount=1)\nstate.void(payment=payments_0)\nstate.capture_refused(payment=payments_0)",)),
+    # fund, stake 1 wei, a week and a second: the reward accrues past the period; then the staker's
+    # claim cannot be paid, or (a failure of its own) after a claim by another account the
+    # invariant sees the pool owe more than it holds; or, two weeks and a second on, a second fund
+    # leaves it owing more than both funds
+    Case("staking", "example", "machines/staking.py", "StakingMachine", tuple(
+        f"state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(604801)\nstate.rule_claim(staker=accounts[{i}])" for i in (0, 1))
+        + ("state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(1209601)\nstate.rule_fund()",)),
+    # the one fee that skips the cap
+    Case("fee_vault", "example", "machines/fee_vault.py", "FeeVaultMachine", ("state.rule_set_fee(fee=84843314297726)",)),
+    # register, then claim twice with the code the contract derived for accounts[0]
+    Case("claims", "example", "machines/claims.py", "ClaimsMachine", (
+        "state.rule_register()\n" + "state.rule_claim(code=98089824643083573293214571647689440406858891577231276115043090024928635288419)\n" * 2,)),
+    # open accounts[0]'s inbox, send 1 to it
+    Case("inbox", "example", "machines/inbox.py", "InboxMachine", (
+        "state.rule_open_inbox(who=accounts[0])\nstate.rule_send(who=accounts[0], to='0xd13311AED2C5bF3621611c3C77C14B7DCf13B64F', amount=1)",)),
+    # the least opener of each rung, in order
+    Case("ladder", "example", "machines/ladder.py", "LadderMachine", ("\n".join(f"state.rule_climb(x={x})" for x in ladder_openers()),)),
+    # the least solving nonce of each level, five levels where four should be all
+    Case("puzzle", "example", "machines/puzzle.py", "PuzzleMachine", ("\n".join(f"state.rule_solve(nonce={n})" for n in puzzle_nonces()),)),
+    # the least price, and a quote of exactly the price with its fee (1_000_000 + 0.3%)
+    Case("sale", "example", "machines/sale.py", "SaleMachine", ("state.rule_set_price(price=1000000)\nstate.rule_buy(quote=1003000)",)),
+    # one burn of one more than the sender holds: the supply + 1 from the deployer, or 1 from any other
+    Case("erc20 unchecked burn", "erc20", "machines/erc20.py", "ERC20Machine", (
+        "state.rule_burn(st_sender=accounts[0], st_amount=255000000000000000001)", "state.rule_burn(st_sender=accounts[1], st_amount=1)",
+        "state.rule_burn(st_sender=_, st_amount=1)")),
+    # deposit 1 asset (10**9 shares), redeem or withdraw 1: 0 or 1 share is burnt where 1 or 10**9 should be,
+    # and the invariant sees the shares the model holds. Or, a failure of its own, the burn reverts: a redeem or
+    # withdrawal burns more shares than the owner holds when a share is worth more than an asset, which takes a
+    # donation (a deposit or mint into an empty vault makes a share worth 10**-9 asset; a donation alone makes
+    # no shares), then shares, then the redeem: 3 steps. No 2-step program reverts so: replayed, any first step
+    # (each rule, accounts 0 and 1, 12 amounts from 0 to 200 ether) then a redeem or withdrawal (the same
+    # amounts and accounts), 10368 programs: none does (1024 fail the invariant). The least donation is
+    # 2 * 10**9 - 1: a share minted for 2 assets is then worth 2 assets on redeem, 1 more than it burns.
+    Case("erc4626 burns assets", "erc4626", "machines/erc4626.py", "ERC4626Machine", tuple(
+        f"state.rule_deposit(st_caller={a}, st_receiver={a}, st_amount=1)\nstate.rule_{r}(st_caller={a}, st_receiver={a}, st_amount=1)"
+        for a in ("accounts[0]", "_") for r in ("redeem", "withdraw")), others=tuple(
+        (f"{r} reverted: 'erc20: burn amount exceeds balance'", tuple(
+            f"state.rule_donate(st_caller={a}, st_amount=1999999999)\nstate.rule_{shares}(st_caller={a}, st_receiver={a}, st_amount={n})\n"
+            f"state.rule_{r}(st_caller={a}, st_receiver={a}, st_amount={amount})"
+            for a in ("accounts[0]", "_") for shares, n in (("mint", 1), ("deposit", 2))))
+        for r, amount in (("redeem", 1), ("withdraw", 2)))),
+    # the vault-class workload's planted bugs whose minimal programs are known (vault_bugs.py says why each is minimal)
+    *(Case(f"vault {bug.name} {bug.label}", f"vault-{bug.name}", vault_bugs.MACHINE, "VaultMachine", bug.minimal, bug.others) for bug in vault_bugs.BUGS.values() if bug.minimal),
+    # schedule with the least delay, wait for it, execute, cancel the done operation
+    Case("timelock cancels done", "timelock", "machines/timelock.py", "TimelockMachine", (
+        f"operations_0 = state.schedule(by=0, salt={ZERO32}, extra=1000, caller=accounts[0], new_delay=False)\n"
+        "chain.sleep(3600)\nstate.execute(op=operations_0, caller=accounts[0])\nstate.cancel(op=operations_0, caller=accounts[0])",)),
+    # the bid that starts the auction (the reserve), a wait of exactly its duration, then a bid at its end: taken where the
+    # contract ends the auction at that time (and a bid of 0 is refused as too low where the machine expects "auction ended")
+    Case("auction at its end", "auction", "machines/auction.py", "AuctionMachine", (
+        "state.rule_bid(bidder=accounts[0], amount=100000000000000000)\nchain.sleep(86400)\nstate.rule_bid(bidder=accounts[0], amount=0)",)),
+    # two providers' worth of liquidity where the second add is out of the pool's ratio: minted the larger of its two
+    # shares, not the smaller. The first add's numbers are on a hyperbola (isqrt(a0 * a1) > 1000), so its least numbers
+    # are any pair none of which can be lower given the other, and the second add's the least given those
+    Case("amm mints the larger share", "amm", "machines/amm.py", "AMMMachine", (
+        "state.rule_add_liquidity(provider=accounts[0], amount0=1001, amount1=1001)\nstate.rule_add_liquidity(provider=accounts[0], amount0=1, amount1=2)",
+        "state.rule_add_liquidity(provider=accounts[0], amount0=_, amount1=_)\nstate.rule_add_liquidity(provider=accounts[0], amount0=_, amount1=_)"), least=amm_least),
+    # one withdrawal of a holder's whole balance, as the node has it at the pinned block: refused
+    Case("ledger whole balance", "ledger", "machines/ledger.py", "LedgerMachine", (
+        f"state.rule_withdraw(owner=accounts[0], amount={LEDGER_BALANCES[0]})",
+        "state.rule_withdraw(owner=_, amount=_)")),
+]
+FUZZ = ["erc20 unchecked burn", "erc4626 burns assets", "timelock cancels done", "payments routed"]
+
+MUTANTS = {  # project: (the file, in snekmate's package or else in the project itself, the line, what it becomes)
+    "erc20": ("snekmate/tokens/erc20.vy", '    assert account_balance >= amount, "erc20: burn amount exceeds balance"\n', ""),
+    "erc4626": ("snekmate/extensions/erc4626.vy", "    erc20._burn(owner, shares)\n", "    erc20._burn(owner, assets)\n"),
+    "timelock": ("snekmate/governance/timelock_controller.vy", "    assert self._is_operation_pending(id), \"timelock_controller: operation cannot be cancelled\"\n",
+                 "    assert self._is_operation(id), \"timelock_controller: operation cannot be cancelled\"\n"),
+    "auction": ("contracts/Auction.vy", '        assert block.timestamp < self.end_time, "auction ended"\n', '        assert block.timestamp <= self.end_time, "auction ended"\n'),
+    "amm": ("contracts/Pair.vy", "        shares = min(amount0 * supply // self.reserve0, amount1 * supply // self.reserve1)\n",
+            "        shares = max(amount0 * supply // self.reserve0, amount1 * supply // self.reserve1)\n"),
+    "ledger": ("contracts/Ledger.vy", '    assert self.balanceOf[msg.sender] >= amount, "insufficient balance"\n', '    assert self.balanceOf[msg.sender] > amount, "insufficient balance"\n'),
+}
+# projects whose contracts are deployed on a node and forked at a pinned block (ledger_node())
+FORKED = ("ledger",)
 
 
 def make_project(kind: str, dest: Path, mutate: bool = True) -> Path:
-    """A copy of a project; a mutant gets the installed snekmate package, one line changed, beside its evmstate.toml."""
+    """A copy of a project with its one line changed (in the installed snekmate package copied beside its evmstate.toml, or
+    in its own contract); a forked project's contracts deployed on a node of its own, its [fork] section pointing there."""
     if kind == "example":
         for name in ("contracts", "machines"):
             shutil.copytree(REPO / name, dest / name)
@@ -386,21 +460,58 @@ def make_project(kind: str, dest: Path, mutate: bool = True) -> Path:
     if kind.startswith("vault-"):
         return vault_bugs.project(dest, kind.removeprefix("vault-") if mutate else None)
     shutil.copytree(PROJECTS / kind, dest)
-    import snekmate  # the installed package: its modules are copied, not kept in this repository (AGPL-3.0)
-
-    package = Path(snekmate.__path__[0])
-    shutil.copytree(package, dest / "snekmate", ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
     module, old, new = MUTANTS[kind]
-    source = (dest / "snekmate" / module).read_text()
-    assert source.count(old) == 1, f"snekmate {module}: the line to change is not there once: {old!r}"
+    if module.startswith("snekmate/"):
+        import snekmate  # the installed package: its modules are copied, not kept in this repository (AGPL-3.0)
+
+        package = Path(snekmate.__path__[0])
+        shutil.copytree(package, dest / "snekmate", ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
+    source = (dest / module).read_text()
+    assert source.count(old) == 1, f"{kind} {module}: the line to change is not there once: {old!r}"
     if mutate:
-        (dest / "snekmate" / module).write_text(source.replace(old, new))
+        (dest / module).write_text(source.replace(old, new))
+    if kind in FORKED:
+        url, block = ledger_node((dest / module).read_text())
+        with (dest / "evmstate.toml").open("a") as toml:
+            toml.write(f'\n[fork]\nurl = "{url}"\nblock = {block}\n')
     return dest
+
+
+NODES: list = []  # the anvil nodes started, stopped at the end
+
+
+def ledger_node(source: str) -> tuple[str, int]:
+    """A local anvil node where its first account deployed the ledger (source) and accounts 1-3 deposited: its url and the block pinned after."""
+    sys.path.insert(0, str(REPO))
+    from tests.fork.nodes import ANVIL_ENV, Anvil, anvil_in, install_anvil, rpc
+
+    given = os.environ.get(ANVIL_ENV)
+    folder = Path(tempfile.gettempdir()) / f"evmstate-tests-{os.getuid()}" / "anvil"  # where the tests install it (tests/conftest.py)
+    binary = (Path(given) if Path(given).is_file() else anvil_in(Path(given))) if given else anvil_in(folder) or install_anvil(folder)
+    assert binary is not None, f"${ANVIL_ENV} = {given}: no anvil there"
+    node = Anvil(binary)
+    NODES.append(node)
+    ledger = node.deploy(source)
+    holders = rpc(node.url, "eth_accounts")[1:4]
+    assert ledger.lower() == "0x5fbdb2315678afecb367f032d93f642f64180aa3", ledger  # as machines/ledger.py has it
+
+    def send(sender: str, data: str, value: int = 0) -> None:
+        tx = rpc(node.url, "eth_sendTransaction", {"from": sender, "to": ledger, "data": data, "value": hex(value), "gas": hex(200_000)})
+        assert node.receipt(tx)["status"] == "0x1"
+
+    for holder, amount in zip(holders, DEPOSITS):
+        send(holder, "0x" + keccak(text="deposit()")[:4].hex(), amount)
+    send(holders[1], "0x" + keccak(text="transfer(address,uint256)")[:4].hex() + bytes(12).hex() + holders[2][2:] + MOVED.to_bytes(32, "big").hex())
+    return node.url, node.block()
+
+
+BACKEND = "pyevm"  # --backend
 
 
 def measure(tree: Tree, root: Path, path: str, seed: int, workers: int = 1) -> list[dict]:
     shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)  # a cold example database
-    done = tree.python(MEASURE, str(root), path, str(seed), str(workers), cwd=root)
+    shutil.rmtree(root / ".evmstate" / "fork", ignore_errors=True)  # a forked project's first run against its node
+    done = tree.python(MEASURE, str(root), path, str(seed), str(workers), BACKEND, cwd=root)
     if done.returncode != 0:
         raise RuntimeError(f"{tree.label}, {path}, seed {seed}:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -413,7 +524,7 @@ def seconds(text: str | None) -> float | None:
 def row(case: Case, seed: int, r: dict) -> dict:
     """What the table shows of one result."""
     out = {"case": case.label, "seed": seed, "status": r["status"], "found": seconds(r["found"]), "shrink": r["shrink"], "cpu_found": r["cpu_found"], "cpu_shrink": r["cpu_shrink"],
-           "minimal_steps": case.steps(r["message"]), "passes": r["passes"], "minimality": r["minimality"], "stopped": r["stopped"], "program": r["program"],
+           "minimal_steps": case.steps(r["message"]), "passes": r["passes"], "gains": r.get("gains"), "replayed_on": r.get("replayed_on"), "minimality": r["minimality"], "stopped": r["stopped"], "program": r["program"],
            "message": r["message"], "first_steps": r["first_steps"], "runs": r["runs"], "replays": r["replays"],
            "workers": r.get("workers", 1), "helped": r.get("helped", 0)}
     if r["status"] != "failed":
@@ -475,6 +586,12 @@ def describe(r: dict) -> str:
     return f"found {r['found']:.1f}s, shrunk {r['shrink']:.1f}s ({r['cpu_shrink']:.1f}s CPU), {r['steps']}/{r['minimal_steps']} steps, least numbers {yes(r['least'])}, minimal {yes(r['exact'])}"
 
 
+def longest_share(r: dict) -> float:
+    """The longest pass's share of the time all the passes took (the aim: none over half)."""
+    times = [s for _, s in r["passes"].values()]
+    return max(times) / sum(times) if sum(times) else 0.0
+
+
 def table(label: str, rows: list[dict], passes: bool) -> None:
     print(f"\n{label}")
     print(f"{'':<27} {'wall time':^15} {'CPU time':^15}")
@@ -488,7 +605,10 @@ def table(label: str, rows: list[dict], passes: bool) -> None:
         print(f"{r['case']:<22} {r['seed']:>4} {r['found']:>6.1f}s {r['shrink']:>6.1f}s {r['cpu_found']:>6.1f}s {r['cpu_shrink']:>6.1f}s {mark:>1}{r['steps']:>2} of {r['minimal_steps']:<1} "
               f"{yes(r['least']):>5} {yes(r['exact']):>5} {number(r['largest']):>10}  {word}")
         if passes and r["passes"]:
-            print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs")
+            work = sum(w for w, _, _ in (r.get("gains") or {}).values())
+            per = f", {1000 * r['cpu_shrink'] / work:.2f} ms CPU a step of work" if work else ""
+            print("    passes: " + ", ".join(f"{k} {n} replays {s:.1f}s" for k, (n, s) in r["passes"].items()) + f"; from {r['first_steps']} steps, {r['runs']} Hypothesis runs; work {work}{per}"
+                  + (f"; replays on {r['replayed_on']}" if r.get("replayed_on") else "") + f"; the longest pass {longest_share(r):.0%} of the passes' time")
         if passes and not r["exact"]:
             print("    " + "\n    ".join([*r["program"][1:], f"fails with: {r['message']}"]))
     found = [r for r in rows if r["status"] == "failed"]
@@ -497,6 +617,26 @@ def table(label: str, rows: list[dict], passes: bool) -> None:
         print(f"{len(found)} of {len(rows)} found; shrinking: median {shrink[len(shrink) // 2]:.1f}s wall ({cpu[len(cpu) // 2]:.1f}s CPU), longest {shrink[-1]:.1f}s ({cpu[-1]:.1f}s), "
               f"over 10 s: {sum(s > 10 for s in shrink)} wall, {sum(s > 10 for s in cpu)} CPU; "
               f"at the minimal length: {sum(r['at_minimum'] for r in found)}; with the least numbers: {sum(bool(r['least']) for r in found)}; minimal: {sum(r['exact'] for r in found)}")
+
+
+def gains(rows: list[dict]) -> None:
+    """Each pass over every case found: replays, work (replayed steps), seconds, and what it took off the programs, per 100 replays.
+
+    Steps are the program's steps; bits are those of its numbers, account indices and waits (engine/shrink/outcome.size).
+    """
+    total: dict[str, list[float]] = {}
+    for r in rows:
+        for name, (runs, secs) in (r["passes"] or {}).items():
+            work, steps, bits = (r.get("gains") or {}).get(name, (0, 0, 0))
+            t = total.setdefault(name, [0, 0, 0.0, 0, 0])
+            for k, v in enumerate((runs, work, secs, steps, bits)):
+                t[k] += v
+    if not total:
+        return
+    print("\neach pass over the cases: what it spent and what it took off, per 100 replays (ordered by steps, then bits, per replay)")
+    print(f"{'pass':<10} {'replays':>8} {'work':>8} {'seconds':>8} {'steps':>6} {'bits':>8} {'steps/100':>10} {'bits/100':>9}")
+    for name, (runs, work, secs, steps, bits) in sorted(total.items(), key=lambda kv: (-kv[1][3] / max(kv[1][0], 1), -kv[1][4] / max(kv[1][0], 1))):
+        print(f"{name:<10} {runs:>8.0f} {work:>8.0f} {secs:>8.1f} {steps:>6.0f} {bits:>8.0f} {100 * steps / max(runs, 1):>10.2f} {100 * bits / max(runs, 1):>9.1f}")
 
 
 def fuzz(tree: Tree, cases: list[Case], tmp: Path) -> None:
@@ -519,8 +659,8 @@ def fuzz(tree: Tree, cases: list[Case], tmp: Path) -> None:
 
 
 def control(tree: Tree, cases: list[Case], seeds: list[int], tmp: Path) -> None:
-    """The mutant machines against snekmate as installed: each must pass, or what it finds is not the planted bug."""
-    print(f"\n{tree.label}: the mutant machines against snekmate unchanged, seeds {','.join(map(str, seeds))}")
+    """The machines against the code without its planted bug (snekmate as installed, the protocols' own): each must pass, or what it finds is not the planted bug."""
+    print(f"\n{tree.label}: the machines against the code without its planted bug, seeds {','.join(map(str, seeds))}")
     for case in cases:
         if case.project == "example":
             continue
@@ -537,9 +677,12 @@ def main() -> int:
     parser.add_argument("--only", help="comma-separated case labels")
     parser.add_argument("--passes", action="store_true", help="show each shrinker pass, and programs that are not minimal")
     parser.add_argument("--fuzz", action="store_true", help="time evmstate fuzz --time 60s on the mutant and payment machines instead")
-    parser.add_argument("--control", action="store_true", help="run the mutant machines against snekmate unchanged instead (each must pass)")
+    parser.add_argument("--control", action="store_true", help="run the machines against the code without its planted bug instead (each must pass)")
     parser.add_argument("--workers", default="1,2", help="the -n each case is shrunk with (default 1,2); the main table is -n's first")
+    parser.add_argument("--backend", choices=("pyevm", "revm"), default="pyevm", help="the backend every case runs on")
     args = parser.parse_args()
+    global BACKEND
+    BACKEND = args.backend
     seeds = [int(s) for s in args.seeds.split(",")]
     workers = [int(n) for n in args.workers.split(",")]
     cases = [c for c in CASES if args.only is None or c.label in args.only.split(",")]
@@ -561,10 +704,14 @@ def main() -> int:
                     fuzz(tree, cases, tmp)
                 else:
                     rows = run_cases(tree, cases, seeds, tmp, workers)
-                    table(f"{tree.label}: seeds {args.seeds}, default settings, py-evm, -n {workers[0]}", [r for r in rows if r["n"] == workers[0]], args.passes)
+                    table(f"{tree.label}: seeds {args.seeds}, default settings, {BACKEND}, -n {workers[0]}", [r for r in rows if r["n"] == workers[0]], args.passes)
+                    if args.passes:
+                        gains([r for r in rows if r["n"] == workers[0] and r["status"] == "failed"])
                     if len(workers) > 1:
                         by_workers(rows, workers)
         finally:
+            for node in NODES:
+                node.stop()
             if args.before:
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(worktree)], check=False, capture_output=True)
     print(f"\n(took {time.perf_counter() - started:.0f}s, load {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores)")

@@ -44,6 +44,11 @@ def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
 
 BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."
 STEPS_HELP = f"Steps per run (stateful_step_count), at most {config_mod.MAX_STEPS}."
+DIFFERENTIAL_HELP = (
+    "Run every call on two builds in lockstep and fail at the first divergence: codegen (vyper's two code generators), "
+    "compiler:A,B (two vyper releases) or sources:OLD:NEW (two folders or git revisions of the contracts); default: "
+    "[differential] mode."
+)
 FRESH_HELP = "Use no example database and no guidance corpus for this run: nothing saved before is replayed, nothing found is saved there (failure records still are), so --seed alone decides the search."
 FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
 
@@ -82,6 +87,7 @@ def cli() -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 @click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
+@click.option("--differential", metavar="MODE", help=DIFFERENTIAL_HELP)
 @fork_options
 def run(
     paths: tuple[str, ...],
@@ -104,13 +110,16 @@ def run(
     json_path: Path | None,
     backend: str | None,
     backend_check: bool,
+    differential: str | None,
     fork_url: str | None,
     fork_block: str | None,
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
-    from evmstate.runner import Overrides, Reports, RunOptions, parse_workers, run as run_all
+    from evmstate.runner import Overrides, Reports, RunOptions, parse_workers, run as run_all, with_differential
 
-    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block)
+    cfg = with_differential(
+        chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block), differential
+    )
     n = parse_workers(workers)
     options = RunOptions(
         paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
@@ -135,6 +144,7 @@ def run(
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here: the totals, and each failure as run's --json has it.")
+@click.option("--differential", metavar="MODE", help=DIFFERENTIAL_HELP)
 @fork_options
 def fuzz(
     paths: tuple[str, ...],
@@ -150,17 +160,27 @@ def fuzz(
     verbose: bool,
     backend: str | None,
     json_path: Path | None,
+    differential: str | None,
     fork_url: str | None,
     fork_block: str | None,
 ) -> None:
     """Fuzz machines and tests for a time budget: shards of (machine, seed) over workers, failures saved as found."""
-    from evmstate.runner import CampaignOptions, Overrides, fuzz as run_campaign, parse_duration, parse_workers
+    from evmstate.runner import (
+        CampaignOptions,
+        Overrides,
+        fuzz as run_campaign,
+        parse_duration,
+        parse_workers,
+        with_differential,
+    )
 
     from .render_campaign import CampaignRenderer
 
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
-    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block)
+    cfg = with_differential(
+        chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block), differential
+    )
     options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)
@@ -172,6 +192,10 @@ def fuzz(
 @click.option("-k", "keyword", metavar="EXPR", help="Only machines and tests whose name matches EXPR judge the mutants.")
 @click.option("--contract", "contracts", multiple=True, metavar="NAME", help="Mutate only this contract, or module (by name or path, as imports write it; an installed package's too); may be repeated.")
 @click.option("--function", "functions", multiple=True, metavar="NAME", help="Mutate only this function (of the sources mutated); may be repeated.")
+@click.option(
+    "--mutants", "mutants_file", type=click.Path(dir_okay=False, path_type=Path),
+    help="Only the mutants this file lists, one a line as the report writes them (source:line: before  →  after).",
+)
 @click.option("--time", "budget", metavar="DURATION", help="How long each machine or test may search each mutant, at most (30s, 2m; default: no limit but the runs).")
 @click.option("--max-examples", type=click.IntRange(min=1), help="Runs each machine or test searches each mutant (default from evmstate.toml, else 50).")
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
@@ -188,6 +212,7 @@ def mutate(
     keyword: str | None,
     contracts: tuple[str, ...],
     functions: tuple[str, ...],
+    mutants_file: Path | None,
     budget: str | None,
     max_examples: int | None,
     steps: int | None,
@@ -208,7 +233,9 @@ def mutate(
     seconds = parse_duration(budget) if budget is not None else None
     n = parse_workers(workers)
     cfg = config_mod.load()
-    options = MutateOptions(paths, keyword, contracts, functions, seconds, max_examples, steps, seed, n, cluster)
+    options = MutateOptions(
+        paths, keyword, contracts, functions, seconds, max_examples, steps, seed, n, cluster, mutants_file
+    )
     with MutateRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         report = run_mutate(cfg, options, renderer, json=json_path, html=html_path, min_score=min_score)
     sys.exit(report.exit_code(min_score))
@@ -287,19 +314,24 @@ def failures_prune(unreplayable: bool, dry_run: bool) -> None:
 @cli.command()
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
-def init(folder: Path | None, force: bool) -> None:
+@click.option(
+    "--machine", metavar="CONTRACT",
+    help="Write a first machine for this project contract instead: a rule per function, its ERC pack mixed in.",
+)
+def init(folder: Path | None, force: bool, machine: str | None) -> None:
     """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project, machines/ alone)."""
     from evmstate.runner import init as scaffold
 
     target = folder or Path.cwd()
-    written, next_steps = scaffold(target, force=force)
+    written, next_steps = scaffold(target, force=force, machine=machine)
     console = _console()
     for path in written:
         console.print(f"wrote {path}")
     for line in next_steps:
         console.print(Text(line))
-    where = f"cd {folder} && " if folder else ""
-    console.print(f"next: {where}evmstate run")
+    if machine is None:
+        where = f"cd {folder} && " if folder else ""
+        console.print(f"next: {where}evmstate run")
 
 
 @cli.command("compile")

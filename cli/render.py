@@ -34,7 +34,7 @@ from evmstate.engine.events import (
     ShrinkReport,
     StoreWarning,
 )
-from evmstate.runner import failure_text
+from evmstate.runner import differential_lines, failure_text
 
 from .signals import stopped_by
 
@@ -345,6 +345,8 @@ class Renderer(Handler):
                 self._plain(f"replay with: evmstate replay {event.failure_id}")
             if self.verbose and event.failure.traceback:
                 self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+        for line in differential_lines(event.differential):
+            self._plain(Text(line, style="dim" if line.startswith(("gas", "  ")) else "yellow"))
         if event.rules and not self.quiet:
             table = Table(title=None, show_edge=False, box=None, pad_edge=False)
             table.add_column("rule", overflow="fold")
@@ -410,6 +412,8 @@ class Renderer(Handler):
             self._plain(Text("lines never reached:", style="bold"))
             for text in unreached:
                 self._plain(Text(f"  {text}"))
+        if report.unplaced:
+            self._plain(Text(report.unplaced_text()))
 
     def _summary(self, summary: RunSummary, written: tuple[str, ...] = ()) -> None:
         passed = sum(r.status == "passed" for r in summary.results)
@@ -478,6 +482,7 @@ def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) ->
         return f"{saved}shrunk in {r.seconds:.1f}s ({_count(r.runs, 'run')})"
     shortest = f", {r.minimality}{MINIMALITY_NOTE.get(r.minimality, '')}," if minimal and r.minimality else ""
     work = [_count(r.runs, "Hypothesis run")] if r.runs else []
+    work += [f"replays on {r.replayed_on}"] if r.replayed_on else []
     work += [f"{name} {_count(runs, 'replay')} {seconds:.1f}s" for name, (runs, seconds) in r.passes.items()]
     if not r.passes and r.replays:
         work.append(_count(r.replays, "replay"))
@@ -487,6 +492,6 @@ def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) ->
 
 
 # what Failure.stopped begins with when a budget, not an error, ended shrinking
-BUDGETS = ("the shrink budget", "the end of the campaign")
+BUDGETS = ("the shrink budget", "the end of the campaign", "the wall-clock safety stop")
 # what each minimality means, said once in the shrink line
 MINIMALITY_NOTE = {"1-minimal": " (no single step can be removed)", "minimal among programs that delete up to two steps": ""}

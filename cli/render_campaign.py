@@ -82,6 +82,12 @@ class CampaignRenderer(Renderer):
                 c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}", style="dim"))
                 if self.verbose and t.loop is not None:
                     c.print(Text(f"    evmstate's own loop (the last shard): {t.loop}", style="dim"))
+                if t.status == "running":  # passed so far: what it never tested
+                    for name in t.unexercised:
+                        what = t.canaries[name].what or "the state it checks"
+                        text = f"    warning: {name} was checked but never on {what}: it passed without testing"
+                        text += " anything"
+                        c.print(Text(text, style="yellow"))
         errors = len(summary.errors) + len(summary.load_errors)
         parts = [f"{len(summary.failures)} failure{'s' if len(summary.failures) != 1 else ''} found"]
         if errors:

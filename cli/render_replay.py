@@ -84,7 +84,8 @@ class ShrinkRenderer(Handler):
         elif event.verdict == "stopped":
             c.print(Text(f"not minimal: shrinking stopped at {event.stopped}; `evmstate shrink {event.new_id}` continues", style="yellow"))
         elif event.verdict == "minimal":
-            c.print(Text("nothing more could go: the saved program was already as short as these passes make it", style="dim"))
+            tried = f" ({', '.join(event.report.tried)})" if event.report is not None and event.report.tried else ""
+            c.print(Text(f"nothing more could go: a round of the passes{tried} changed nothing; the saved program was already as short as these passes make it", style="dim"))
         if event.unsaved is not None:
             c.print(Text(f"warning: {event.unsaved}", style="yellow"), soft_wrap=True)
             c.print(Text(f"the saved record {event.id} is as it was", style="dim"))

@@ -10,6 +10,7 @@ from .contracts.accounts import Account, Accounts, SignedMessage
 from .contracts.chain import Chain, deal
 from .contracts.contract import Blueprint, Contract, ContractContainer, Receipt, reverts
 from .errors import (
+    BuildsDiverged,
     CallTimeout,
     ForkError,
     ForkUnavailable,
@@ -51,6 +52,7 @@ __all__ = [
     "Account",
     "Accounts",
     "Blueprint",
+    "BuildsDiverged",
     "CallTimeout",
     "ForkError",
     "ForkUnavailable",

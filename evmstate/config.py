@@ -22,14 +22,16 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from hypothesis import HealthCheck
 
-from .config_checks import MAX_STEPS, RUNNING_PHASES, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .config_checks import MAX_STEPS, RUNNING_PHASES, check_actors, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
+from .config_checks import DifferentialMode, check_compiler, check_differential, parse_mode
+# read by the machines' own settings (engine.settings, search.session) through this module
+from .config_checks import DELAY_KEYS, MAX_DELAY, check_delay, check_shrink_time, check_weight  # noqa: F401
 from .errors import ConfigError, UnitError
-from .units import duration_seconds, to_wei
+from .units import to_wei
 
 CONFIG_NAME = "evmstate.toml"
 MOCCASIN_NAME = "moccasin.toml"
 PYPROJECT_NAME = "pyproject.toml"
-EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
 HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 # the environment variables the library reads, here only (cli/launch.py reads the second too: it
@@ -37,6 +39,7 @@ HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 FEEDBACK_VARIABLE = "EVMSTATE_FEEDBACK"
 START_METHOD_VARIABLE = "EVMSTATE_START_METHOD"
 NATIVE_VARIABLE = "EVMSTATE_NATIVE"
+SHRINK_ON_REVM_VARIABLE = "EVMSTATE_SHRINK_ON_REVM"
 
 
 @dataclass(frozen=True)
@@ -47,13 +50,22 @@ class Environment:
     feedback: str | None = None
     # EVMSTATE_START_METHOD: how worker processes start (scale/parallel.py); "": the platform's best
     start_method: str = ""
-    # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for measuring what it pays)
+    # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for
+    # measuring what it pays)
     native: bool = True
+    # EVMSTATE_SHRINK_ON_REVM=0: a py-evm run's shrinking replays its candidates on py-evm, not on revm
+    # (engine/shrink/trials.py; for measuring)
+    shrink_on_revm: bool = True
 
     @classmethod
     def read(cls) -> "Environment":
-        native = os.environ.get(NATIVE_VARIABLE, "1").strip().lower() not in ("0", "off", "false", "")
-        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower(), native)
+        native = _switch(NATIVE_VARIABLE)
+        return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower(), native, _switch(SHRINK_ON_REVM_VARIABLE))
+
+
+def _switch(variable: str) -> bool:
+    """An on/off switch of the environment, on unless set to 0, off, false or nothing."""
+    return os.environ.get(variable, "1").strip().lower() not in ("0", "off", "false", "")
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,12 @@ class CompilerConfig:
     optimize: str = "gas"
     # extra folders to import from, relative to the project root
     search_paths: tuple[str, ...] = ()
+    # build with vyper's Venom code generator (--experimental-codegen): every contract, unless its
+    # own `# pragma experimental-codegen` or a [compiler.contracts] entry says otherwise
+    experimental_codegen: bool = False
+    # per contract (its name or module path): (name, experimental_codegen), over the source's pragma
+    # and the project's setting; [compiler.contracts] Vault = { experimental_codegen = true }
+    contracts: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,6 +164,10 @@ class FuzzConfig:
     # seconds shrinking may take after a failure is found; then the shortest failing program so
     # far is reported (and `evmstate shrink <id>` continues). 0: no limit
     shrink_time: float = 20.0
+    # the actors evmstate deploys for every machine, which strategy("address") draws beside the
+    # funded accounts: contract accounts that refuse ether, re-enter, refuse or re-enter token
+    # callbacks (docs/actors.md); a machine's settings = {"actors": [...]} replaces the list
+    actors: tuple[str, ...] = ()
 
 
 FORK_TAGS = ("latest", "safe", "finalized")
@@ -180,6 +202,27 @@ class DatabaseConfig:
 
 
 @dataclass(frozen=True)
+class DifferentialConfig:
+    # "" (no differential run), "codegen", "compiler:0.4.0,0.4.3" or "sources:OLD:NEW" (docs/differential.md)
+    mode: str = ""
+    # also compare the storage slots either build wrote (the builds must share their storage layout)
+    storage: bool = False
+    # report the gas of both builds per function (gas is never a difference)
+    gas: bool = False
+    # a different revert reason when both builds revert is a finding, not a compiler difference listed apart
+    revert_reasons: bool = False
+    # differences meant to be there: (Contract.function, aspect), aspect one of ASPECTS
+    expected: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def on(self) -> bool:
+        return bool(self.mode)
+
+    def parsed(self) -> DifferentialMode:
+        return parse_mode(self.mode, "[differential] mode")
+
+
+@dataclass(frozen=True)
 class Config:
     root: Path = field(default_factory=Path.cwd)
     path: Path | None = None
@@ -192,6 +235,7 @@ class Config:
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     database: DatabaseConfig = field(default_factory=DatabaseConfig)
     fork: ForkConfig = field(default_factory=ForkConfig)
+    differential: DifferentialConfig = field(default_factory=DifferentialConfig)
     # every file the settings were read from: evmstate.toml first, then moccasin's
     sources: tuple[Path, ...] = ()
     environment: Environment = field(default_factory=Environment.read)
@@ -276,6 +320,8 @@ class Config:
     def compile_inputs(self) -> tuple[tuple[Path, Path], dict[str, Any]]:
         """What compiling the project takes: (contracts folder, build cache folder) and the compiler's settings."""
         settings = {"evm_version": self.compiler.evm_version, "optimize": self.compiler.optimize, "search_paths": self.search_paths, "root": self.root}
+        if self.compiler.experimental_codegen or self.compiler.contracts:
+            settings.update(experimental_codegen=self.compiler.experimental_codegen, codegen=self.compiler.contracts)
         return (self.contracts_dir, self.state_dir / "build"), settings
 
     @property
@@ -297,6 +343,7 @@ SECTIONS: dict[str, type] = {
     "fuzz": FuzzConfig,
     "database": DatabaseConfig,
     "fork": ForkConfig,
+    "differential": DifferentialConfig,
 }
 WEI_KEYS = {("accounts", "balance"), ("chain", "gas_price")}
 GAS_KEYS = {("chain", "gas_limit"), ("fuzz", "call_gas_limit")}
@@ -323,37 +370,6 @@ def _folders_with_sources(root: Path) -> list[Path]:
         if next(folder.rglob("*.vy"), None) is not None:
             found.append(folder)
     return found
-
-
-def check_weight(value: Any, where: str) -> float:
-    """A dictionary weight: a number from 0 (off) to 1 (every draw), else a ConfigError saying so."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ConfigError(f"{where} must be a number from 0 to 1 (the share of draws taken from the dictionary; 0 turns it off), got {value!r}.")
-    return float(value)
-
-
-def check_shrink_time(value: Any, where: str) -> float:
-    """Seconds shrinking may take: a number, or a duration as --time takes one ("30s", "2m"); 0 for no limit, else a ConfigError saying so."""
-    seconds = duration_seconds(value) if isinstance(value, str) else None
-    if seconds is not None:
-        return seconds
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
-        raise ConfigError(
-            f"{where} must be a number of seconds shrinking may take after a failure is found (or a duration such as \"30s\" or \"2m\"), or 0 for no limit; got {value!r}."
-        )
-    return float(value)
-
-
-DELAY_KEYS = ("max_time_delay", "max_block_delay")
-# a hundred years of seconds is more than any deadline worth waiting for between two calls
-MAX_DELAY = 100 * 365 * 86_400
-
-
-def check_delay(value: Any, where: str) -> int:
-    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a hundred years, else a ConfigError."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
-        raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got {value!r}.")
-    return value
 
 
 def check_fork(where: str, key: str, value: Any) -> Any:
@@ -443,24 +459,22 @@ def _names(value: Any, allowed: Any, where: str, what: str, example: str) -> tup
     return tuple(value)
 
 
+# [fuzz] keys checked by a function of their own: (value, where) -> the value read
+FUZZ_CHECKS: dict[str, Any] = {
+    "shrink_time": lambda value, where: check_shrink_time(value, where),
+    "dictionary_weight": lambda value, where: check_weight(value, where),
+    "actors": lambda value, where: check_actors(value, where, ConfigError),
+}
+
+
 def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any:
     if (section, key) in WEI_KEYS:
         try:
             return to_wei(value, what=f"{where}: [{section}] {key}")
         except UnitError as e:
             raise ConfigError(str(e)) from None
-    if section == "compiler" and key == "evm_version":
-        if value not in EVM_VERSIONS:
-            raise ConfigError(f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}.")
-        return value
-    if section == "compiler" and key == "optimize":
-        if value not in ("gas", "codesize", "none"):
-            raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
-        return value
-    if section == "compiler" and key == "search_paths":
-        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-            raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
-        return tuple(value)
+    if section == "compiler" and key in ("evm_version", "optimize", "search_paths", "contracts"):
+        return check_compiler(where, key, value)
     if section == "backend" and key == "name":
         if value not in BACKENDS:
             close = difflib.get_close_matches(str(value), BACKENDS, n=1)
@@ -490,14 +504,12 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
             raise ConfigError(f"{where}: [fuzz] call_timeout must be a number of seconds, or 0 for no limit; got {value!r}.")
         return float(value)
-    if section == "fuzz" and key == "shrink_time":
-        return check_shrink_time(value, f"{where}: [fuzz] shrink_time")
+    if section == "fuzz" and key in FUZZ_CHECKS:
+        return FUZZ_CHECKS[key](value, f"{where}: [fuzz] {key}")
     if section == "fuzz" and key == "call_cache":
         if value not in CALL_CACHE_MODES:
             raise ConfigError(f"{where}: [fuzz] call_cache must be \"on\", \"off\" or \"check\"; got {value!r}.")
         return value
-    if section == "fuzz" and key == "dictionary_weight":
-        return check_weight(value, f"{where}: [fuzz] dictionary_weight")
     if section == "fuzz" and key in DELAY_KEYS:
         return check_delay(value, f"{where}: [fuzz] {key}")
     if section == "database" and key == "url":
@@ -542,7 +554,13 @@ def from_dict(data: dict[str, Any], *, root: Path, path: Path | None = None, bas
             if key not in keys[name]:
                 raise unknown_key(where, name, key, keys)
             try:
-                checked = check_fork(where, key, value) if name == "fork" else _check(where, name, key, value, getattr(defaults, key))
+                checked = (
+                    check_fork(where, key, value)
+                    if name == "fork"
+                    else check_differential(where, key, value)
+                    if name == "differential"
+                    else _check(where, name, key, value, getattr(defaults, key))
+                )
             except ConfigError as e:
                 raise with_default(e, name, key, getattr(defaults, key)) from None
             values[key] = within(where, name, key, checked, getattr(defaults, key))

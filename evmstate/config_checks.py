@@ -8,6 +8,7 @@ settings; this module says what they may be.
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +19,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from packaging.version import InvalidVersion, Version
+
 from .errors import ConfigError
 from .files import Undecodable, decode
+from .units import duration_seconds
 
 INT64 = 2**63 - 1  # TOML's integers are 64-bit (tomllib reads larger ones all the same)
 UINT256 = 2**256 - 1
@@ -34,10 +38,44 @@ MAX_CALL_TIMEOUT = 86_400.0  # seconds: a day
 MAX_FORK_TIMEOUT = 3_600.0  # seconds: an hour
 # the phases that run examples: without one of them nothing runs and every machine passes
 RUNNING_PHASES = ("explicit", "reuse", "generate")
+
+# the actors evmstate deploys when asked (contracts/actors.py): a contract account each, named by how
+# it answers ether and ERC-721, ERC-1155 and ERC-777 callbacks
+ACTOR_KINDS = (
+    "receiver",
+    "rejects-ether",
+    "reenters",
+    "refuses-erc721",
+    "refuses-erc1155",
+    "refuses-erc777",
+    "reenters-erc721",
+    "reenters-erc1155",
+    "reenters-erc777",
+)
+
+
+def check_actors(value: Any, where: str, error: type[Exception]) -> tuple[str, ...]:
+    """A list of actor kinds (true: every kind), each named once and known; error(message) otherwise."""
+    if value is True:
+        return ACTOR_KINDS
+    if value is False:
+        return ()
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise error(
+            f"{where} must be a list of actor kinds such as [\"rejects-ether\", \"reenters\"] (or true for "
+            f"all of them); got {value!r}."
+        )
+    for name in value:
+        if name not in ACTOR_KINDS:
+            close = difflib.get_close_matches(name, ACTOR_KINDS, n=1)
+            hint = f"Did you mean {close[0]!r}?" if close else f"The kinds are {', '.join(ACTOR_KINDS)}."
+            raise error(f"{where}: {name!r} is not an actor evmstate deploys. {hint}")
+    return tuple(dict.fromkeys(value))
 # keys whose value is a folder or file relative to the project root
 PATH_KEYS = {("project", "contracts"), ("project", "machines"), ("project", "deployments"), ("project", "artifacts"), ("compiler", "search_paths"), ("database", "url")}
 
 
+EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
 @dataclass(frozen=True)
 class Bound:
     """The values a numeric key may take, and why."""
@@ -136,7 +174,8 @@ def within(where: str, section: str, key: str, value: Any, default: Any) -> Any:
         _check_text(where, section, key, value, default)
     elif isinstance(value, tuple):
         for item in value:
-            _check_text(where, section, key, item, default)
+            if isinstance(item, str):
+                _check_text(where, section, key, item, default)
         if (section, key) == ("hypothesis", "phases") and not set(value) & set(RUNNING_PHASES):
             raise ConfigError(
                 f"{where}: [hypothesis] phases = {toml_value(value)} runs no example, and every machine would pass: list one of "
@@ -206,3 +245,181 @@ def read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}. Fix the file or delete it to use the defaults.") from None
+
+
+def check_compiler(where: str, key: str, value: Any) -> Any:
+    """A [compiler] value checked."""
+    if key == "evm_version":
+        if value not in EVM_VERSIONS:
+            raise ConfigError(
+                f"{where}: [compiler] evm_version = {value!r} is not supported; use one of {', '.join(EVM_VERSIONS)}."
+            )
+        return value
+    if key == "optimize":
+        if value not in ("gas", "codesize", "none"):
+            raise ConfigError(f"{where}: [compiler] optimize = {value!r}; use \"gas\", \"codesize\" or \"none\".")
+        return value
+    if key == "search_paths":
+        if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+            raise ConfigError(f"{where}: [compiler] search_paths must be a list of folders, e.g. [\"lib\"].")
+        return tuple(value)
+    if key == "contracts":
+        return check_codegen(value, where)
+    return value
+
+
+def check_codegen(value: Any, where: str) -> tuple[tuple[str, bool], ...]:
+    """[compiler.contracts]: contract name -> { experimental_codegen = true | false }, as (name, bool) pairs sorted by
+    name."""
+    example = "[compiler.contracts]\nVault = { experimental_codegen = true }"
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{where}: [compiler] contracts must be a table of contracts, each with its own settings:\n{example}"
+        )
+    found = []
+    for name, body in value.items():
+        if (
+            not isinstance(body, dict)
+            or set(body) - {"experimental_codegen"}
+            or not isinstance(body.get("experimental_codegen"), bool)
+        ):
+            other = sorted(set(body) - {"experimental_codegen"}) if isinstance(body, dict) else []
+            what = (
+                f"unknown key {other[0]!r}.{did_you_mean(other[0], ['experimental_codegen'])}"
+                if other
+                else f"got {body!r}."
+            )
+            raise ConfigError(
+                f"{where}: [compiler] contracts: {name}: {what} Each contract takes experimental_codegen = true or "
+                f"false:\n{example}\n"
+            )
+        _check_text(where, "compiler.contracts", name, name, "")
+        found.append((name, body["experimental_codegen"]))
+    return tuple(sorted(found))
+
+
+MODES = ("codegen", "compiler:A,B", "sources:OLD:NEW")
+# what a declared expected difference may name: one outcome of a call, or any of them
+ASPECTS = ("any", "success", "return data", "logs", "revert reason", "balance", "storage")
+_FUNCTION = re.compile(r"^[A-Za-z_]\w*\.[A-Za-z_]\w*$")
+
+
+@dataclass(frozen=True)
+class DifferentialMode:
+    """A differential mode read: its kind and its two sides as written."""
+
+    kind: str  # "codegen", "compiler" or "sources"
+    a: str = ""  # a release (compiler), a folder or git revision (sources; "" for the contracts folder)
+    b: str = ""
+
+
+def parse_mode(text: str, where: str) -> DifferentialMode:
+    """A mode as written (--differential, [differential] mode) -> DifferentialMode; a ConfigError that shows the forms
+    otherwise."""
+    forms = (
+        "codegen (each contract by both of vyper's code generators), compiler:A,B (two vyper releases, e.g. "
+        "compiler:0.4.0,0.4.3) or sources:OLD:NEW (two folders or git revisions of the contracts; an empty one is "
+        "the contracts folder)"
+    )
+    kind, _, rest = text.partition(":")
+    if kind == "codegen" and not rest:
+        return DifferentialMode("codegen")
+    if kind == "compiler":
+        releases = [r.strip() for r in rest.split(",")]
+        if len(releases) != 2 or not all(releases):
+            raise ConfigError(
+                f"{where}: {text!r} names {len(releases) if rest else 0} releases; compiler takes two, as "
+                f"compiler:0.4.0,0.4.3."
+            )
+        for release in releases:
+            try:
+                Version(release)
+            except InvalidVersion:
+                raise ConfigError(f"{where}: {release!r} in {text!r} is not a vyper release such as 0.4.3.") from None
+        if releases[0] == releases[1]:
+            raise ConfigError(f"{where}: {text!r} names the same release twice: nothing would differ.")
+        return DifferentialMode("compiler", releases[0], releases[1])
+    if kind == "sources":
+        old, sep, new = rest.partition(":")
+        if not sep or old == new:
+            raise ConfigError(
+                f"{where}: {text!r}: sources takes an old and a new folder or git revision of the contracts, as "
+                f"sources:v1.0: (git tag v1.0 against the contracts folder) or sources:old_contracts:contracts."
+            )
+        return DifferentialMode("sources", old, new)
+    raise ConfigError(f"{where}: {text!r} is not a differential mode; use {forms}.")
+
+
+def check_differential(where: str, key: str, value: Any) -> Any:
+    """A [differential] value checked."""
+    if key == "mode":
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: [differential] mode must be a string such as \"codegen\"; got {value!r}.")
+        if value:
+            parse_mode(value, f"{where}: [differential] mode")
+        return value
+    if key == "expected":
+        return _expected(where, value)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: [differential] {key} must be true or false; got {value!r}.")
+    return value
+
+
+def _expected(where: str, value: Any) -> tuple[tuple[str, str], ...]:
+    example = 'expected = [{ function = "Vault.fee" }, { function = "Vault.previewRedeem", aspect = "return data" }]'
+    if not isinstance(value, list):
+        raise ConfigError(
+            f"{where}: [differential] expected must be a list of the differences meant to be there, as {example}."
+        )
+    found = []
+    for item in value:
+        if (
+            not isinstance(item, dict)
+            or set(item) - {"function", "aspect"}
+            or not isinstance(item.get("function"), str)
+            or not _FUNCTION.match(item["function"])
+        ):
+            raise ConfigError(
+                f'{where}: [differential] expected: {item!r} is not a difference: give function = '
+                f'"Contract.function" and, if only one aspect of its calls may differ, aspect = one of '
+                f'{", ".join(map(repr, ASPECTS))}; as {example}.'
+            )
+        aspect = item.get("aspect", "any")
+        if aspect not in ASPECTS:
+            raise ConfigError(
+                f"{where}: [differential] expected: aspect {aspect!r} of {item['function']} is none of "
+                f"{', '.join(map(repr, ASPECTS))}."
+            )
+        found.append((item["function"], aspect))
+    return tuple(found)
+
+
+def check_weight(value: Any, where: str) -> float:
+    """A dictionary weight: a number from 0 (off) to 1 (every draw), else a ConfigError saying so."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ConfigError(f"{where} must be a number from 0 to 1 (the share of draws taken from the dictionary; 0 turns it off), got {value!r}.")
+    return float(value)
+
+
+def check_shrink_time(value: Any, where: str) -> float:
+    """Seconds shrinking may take: a number, or a duration as --time takes one ("30s", "2m"); 0 for no limit, else a ConfigError saying so."""
+    seconds = duration_seconds(value) if isinstance(value, str) else None
+    if seconds is not None:
+        return seconds
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
+        raise ConfigError(
+            f"{where} must be a number of seconds shrinking may take after a failure is found (or a duration such as \"30s\" or \"2m\"), or 0 for no limit; got {value!r}."
+        )
+    return float(value)
+
+
+DELAY_KEYS = ("max_time_delay", "max_block_delay")
+# a hundred years of seconds is more than any deadline worth waiting for between two calls
+MAX_DELAY = 100 * 365 * 86_400
+
+
+def check_delay(value: Any, where: str) -> int:
+    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a hundred years, else a ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
+        raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got {value!r}.")
+    return value

@@ -186,6 +186,23 @@ class CallTimeout(EvmStateError):
         self.source_line = source_line
 
 
+class BuildsDiverged(EvmStateError):
+    """Raised when the two builds of a differential run (--differential) do differently on the same call: success,
+    return data, logs, a balance, storage when compared.
+
+    A verdict on the contract, as a revert nothing expected is: the machine fails (exit 1), and the
+    program is shrunk, saved and replayed. reason names the call and what differed ("Vault.deposit:
+    return data"), the same for every program that meets this divergence.
+    """
+
+    def __init__(self, message: str, *, reason: str, call: str = "", a: str = "", b: str = ""):
+        super().__init__(message)
+        self.reason = reason
+        self.call = call
+        self.a = a  # side A's outcome, as the report shows it
+        self.b = b
+
+
 class ForkError(EvmStateError):
     """Raised when a forked chain cannot be used as asked: the node is unreachable, on another chain, has pruned the
     block, or does not serve old storage; said before any machine runs, with the URL, the block and what to change."""

@@ -14,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator
 
-from .contracts.accounts import Account
+from .contracts.accounts import Account, Actor
 from .contracts.address import checksum
 from .config import Config, shown
 from .errors import FailureRecordError, ResourceError, remedy, why
@@ -46,6 +46,8 @@ def encode_value(value: Any) -> Any:
         return value
     if isinstance(value, Ref):
         return {"ref": value.name}
+    if isinstance(value, Actor):
+        return {"actor": value.kind}
     if isinstance(value, Account):
         return {"account": value.index}
     if isinstance(value, (bytes, bytearray)):
@@ -83,6 +85,14 @@ def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
         if not 0 <= body < len(accounts):
             raise FailureRecordError(f"the program uses accounts[{body}], but the project has {len(accounts)} accounts")
         return accounts[body]
+    if kind == "actor":
+        actors = getattr(accounts, "actors", {})
+        if body not in actors:
+            raise FailureRecordError(
+                f"the program uses accounts.actors[{body!r}], which this machine does not deploy: add "
+                f"{body!r} to its actors (settings = {{\"actors\": [...]}} or [fuzz] actors)"
+            )
+        return actors[body]
     if kind == "bytes":
         return HexBytes(bytes.fromhex(body))
     if kind == "decimal":

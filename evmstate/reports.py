@@ -35,7 +35,8 @@ def _call_text(c: TracedCall) -> list[str]:
 
 
 def numbered(index: int, line: str) -> str:
-    """A program's step under its number; a step that waits shows its chain.sleep()/chain.mine() lines first, aligned."""
+    """A program's step under its number; a step that waits shows its chain.sleep()/chain.mine() lines first,
+    aligned."""
     return f"{index:>3}. " + line.replace("\n", "\n     ")
 
 
@@ -159,7 +160,10 @@ def _failure_json(f: Failure) -> dict[str, Any]:
             "replays": shrink.replays,
             "replayed": shrink.replayed,
             "minimality": shrink.minimality or "not minimal",  # shrinking stopped at its budget ("stopped" says which)
-            "passes": {name: {"replays": runs, "seconds": round(seconds, 3)} for name, (runs, seconds) in shrink.passes.items()},
+            "passes": {name: {"replays": runs, "seconds": round(seconds, 3), "work": shrink.gains.get(name, (0,))[0]} for name, (runs, seconds) in shrink.passes.items()},
+            "work": sum(work for work, _, _ in shrink.gains.values()),  # replayed steps, as the budget counts them (shrink/budget.py)
+            "tried": list(shrink.tried),
+            "replayed_on": shrink.replayed_on or None,
             "workers": shrink.workers,
             "helper_replays": shrink.helped,
         },
@@ -196,12 +200,41 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "never_run": r.never_run,
         "all_reverted": r.all_reverted,
         "mostly_reverted": r.mostly_reverted,
+        "unexercised": r.unexercised,
+        "left_out": dict(r.left_out),
         "warnings": r.warnings,
         "failure_id": r.failure_id,
         "error": r.error,
         "machine_error": r.broken,  # the error is a mistake of the machine's own code (see MachineFinished.broken)
         "failure": None if r.failure is None else _failure_json(r.failure),
+        "differential": r.differential,
     }
+
+
+def differential_lines(notes: dict[str, Any] | None) -> list[str]:
+    """A differential run's notes as a machine's report says them: what was told apart, the expected differences met,
+    both sides' gas."""
+    if not notes:
+        return []
+    a, b = notes.get("labels") or ("A", "B")
+    lines = []
+    for what, count, ours, theirs in notes.get("apart", ()):
+        lines.append(
+            f"told apart, the compiler's and not the contract's: {what} ({count} call{'s' if count != 1 else ''}; "
+            f"first: {ours} on A ({a}), {theirs} on B ({b}))"
+        )
+    for what, count in notes.get("expected", {}).items():
+        lines.append(f"expected difference met: {what} ({count} call{'s' if count != 1 else ''})")
+    gas = notes.get("gas") or {}
+    if gas:
+        lines.append(f"gas per call, mean: A ({a}) / B ({b}):")
+        for function, (calls, on_a, on_b) in sorted(gas.items()):
+            change = f"{100.0 * (on_b - on_a) / on_a:+.1f}%" if on_a else "n/a"
+            lines.append(
+                f"  {function}: {on_a / calls:.0f} / {on_b / calls:.0f} ({change}, {calls} "
+                f"call{'s' if calls != 1 else ''})"
+            )
+    return lines
 
 
 def to_json(summary: RunSummary) -> dict[str, Any]:
@@ -251,7 +284,8 @@ def campaign_json(summary: Any) -> dict[str, Any]:
 
 
 def _sighting(totals: Any) -> dict[str, Any]:
-    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before it."""
+    """A campaign's failure as it was first seen: seconds from the campaign's start, and the machine's runs before
+    it."""
     if totals is None or totals.found_after is None:
         return {}
     return {"found_after": round(totals.found_after, 3), "runs_before": totals.runs_before}

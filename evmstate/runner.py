@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -21,10 +20,10 @@ from typing import Any, Callable
 # (search/constants.py), so which of them are loaded changes no program.
 from .contracts import calls
 from . import reports  # noqa: F401
-from .reports import failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (failure_text, numbered: the texts every report shows)
+from .reports import differential_lines, failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (differential_lines, failure_text, numbered: the texts every report shows)
 from .compiler.build import Build, build as build_project, precompiled_note
 from .compiler.sources import VYPER_VERSION
-from .config import Config, shown
+from .config import Config, load as load_config, parse_mode, shown
 from .contracts.project import Project
 from .engine import discovery, database  # noqa: F401
 from .engine.database import check_database, replayed_first
@@ -62,6 +61,7 @@ from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part
 from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
 from .scale.parallel import run_items
 from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
+from .properties.scaffold import write_machine
 from .scaffold.project import init as scaffold, next_steps
 from .hooks import ctrl_c_held
 from .search.session import collector_of
@@ -74,6 +74,14 @@ class Reports:
     junit_xml: Path | None = None
     json: Path | None = None
     coverage: tuple[tuple[str, Path], ...] = ()  # (lcov, html or json, where)
+
+
+def with_differential(config: Config, mode: str | None) -> Config:
+    """config with --differential MODE over [differential] mode; a ConfigError for a mode that is not one."""
+    if mode is None:
+        return config
+    parse_mode(mode, "--differential")
+    return config.replace(differential=dataclasses.replace(config.differential, mode=mode))
 
 
 def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outputs: Reports = Reports()) -> RunSummary:
@@ -181,7 +189,7 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
-    result = shrink_record(config, record, deadline=time.monotonic() + seconds if seconds is not None else None)
+    result = shrink_record(config, record, seconds=seconds)
     if result.verdict in ("fixed", "fails differently"):
         finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
     else:
@@ -195,8 +203,9 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
             unsaved = str(exc)
         outcome = result.outcome
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
+        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
-            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, minimality=outcome.minimality
+            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, gains=gains, tried=outcome.tried, replayed_on=outcome.replayed_on or "", minimality=outcome.minimality
         )
         finished = ShrinkFinished(
             verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved, interrupted=new.interrupted
@@ -283,9 +292,18 @@ def compile_project(config: Config, names: tuple[str, ...] = ()) -> Compiled:
     return Compiled(build, frozenset(build.sources) | {m.name for m in build.modules if m.in_project}, VYPER_VERSION, precompiled_note(build))
 
 
-def init(target: Path, force: bool = False) -> tuple[list[Path], list[str]]:
-    """Write a new project's files into target: the files written, and the lines that say what to do next."""
+def init(target: Path, force: bool = False, machine: str | None = None) -> tuple[list[Path], list[str]]:
+    """Write a new project's files into target (or, given machine, a first machine for that contract).
+
+    Returns the files written, and what to do next.
+    """
+    if machine is not None:
+        config = load_config(target)
+        path = write_machine(config, machine, force=force)
+        relative = path.relative_to(config.root).as_posix()
+        return [path], [f"the machine runs as it is: evmstate run {relative}; then decide what it marks DECIDE"]
     return scaffold(target, force=force), next_steps(target)
+
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
     kinds = frozenset({"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"})

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from hypothesis.strategies import SearchStrategy
 
+from .config_checks import check_actors
 from .errors import MachineDefinitionError, UsageError
 
 _RULE = "_evmstate_rule"
@@ -103,7 +104,9 @@ class multiple:
 def rule(fn: Callable | None = None, /, *, target: Bundle | None = None, targets: tuple[Bundle, ...] = (), **arguments: Any) -> Any:
     """Mark a method as a rule; keyword arguments give each parameter's strategy or bundle.
 
-    @rule without parentheses is @rule().
+    weight= (a positive number, 1 by default) makes a step draw the rule that many times as often
+    as a rule of weight 1; max_times= (a positive integer) lets a run call it at most that many
+    times. @rule without parentheses is @rule().
     """
     decorate = _marker(_RULE, "rule", target, targets, arguments)
     return decorate if fn is None else decorate(_decorated(fn, "rule"))
@@ -128,13 +131,52 @@ def _marker(attr: str, kind: str, target: Bundle | None, targets: tuple[Bundle, 
         if not isinstance(t, Bundle):
             raise MachineDefinitionError(f"@{kind}(target=...) takes a Bundle, got {t!r}")
 
+    # weight= and max_times= are the rule's own options unless they are a parameter's strategy or bundle
+    options = {k: arguments.pop(k) for k in RULE_OPTIONS if k in arguments and _is_option(arguments[k])}
+    if options and kind != "rule":
+        raise MachineDefinitionError(
+            f"@{kind}() takes no {', '.join(options)}: an initializer runs once per run. Give a rule its "
+            "weight and max_times with @rule(...)"
+        )
+
     def decorate(fn: Callable) -> Callable:
         if hasattr(fn, _RULE) or hasattr(fn, _INIT) or hasattr(fn, _INVARIANT):
             raise MachineDefinitionError(f"{fn.__qualname__}: a method can be only one of rule, initialize and invariant")
-        setattr(fn, attr, (all_targets, dict(arguments)))
+        for name, value in options.items():
+            check_rule_option(f"{fn.__qualname__}: @rule({name}=...)", name, value)
+        setattr(fn, attr, (all_targets, dict(arguments), dict(options)))
         return fn
 
     return decorate
+
+
+# a rule's options beside its parameters: @rule(weight=..., max_times=...), or settings = {"weights": {...},
+# "max_times": {...}}
+RULE_OPTIONS = ("weight", "max_times")
+SETTING_OF = {"weight": "weights", "max_times": "max_times"}
+
+
+def _is_option(value: Any) -> bool:
+    """Whether a keyword of @rule is an option (a number) rather than a parameter's strategy or bundle."""
+    return not isinstance(value, (SearchStrategy, Bundle, FilteredBundle, _Consumed))
+
+
+def check_rule_option(where: str, name: str, value: Any) -> float | int:
+    """A rule's weight (a positive finite number) or max_times (a positive integer); MachineDefinitionError
+    otherwise."""
+    if name == "weight":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise MachineDefinitionError(
+                f"{where}: a weight must be a positive number (1 is the default; 0.1 draws the rule ten "
+                f"times less often), got {value!r}"
+            )
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise MachineDefinitionError(
+            f"{where}: max_times must be a positive whole number of calls per run, got {value!r}. To never "
+            "run a rule, remove it or give it a precondition"
+        )
+    return value
 
 
 def invariant(fn: Callable | None = None, /, *, check_during_init: bool = False) -> Any:
@@ -197,6 +239,8 @@ class RuleSpec:
     params: list[Param]
     targets: tuple[Bundle, ...] = ()
     preconditions: tuple[Callable, ...] = ()
+    weight: float | None = None  # None: 1, and the search may learn to draw it rarely (engine/swarm.py)
+    max_times: int | None = None  # calls per run at most; None: no limit
 
 
 @dataclass
@@ -306,11 +350,14 @@ def _brownie_rule(cls: type, name: str, fn: Callable, strategies: dict[str, Sear
                 )
             raise MachineDefinitionError(_no_strategy(where, p.name, strategies))
         params.append(Param(p.name, strategy=strategies[key]))
-    return RuleSpec(name, fn, params)
+    return RuleSpec(name, fn, params, (), getattr(fn, _PRECONDITION, ()))
 
 
-def _decorated_rule(cls: type, name: str, fn: Callable, marker: tuple[tuple[Bundle, ...], dict[str, Any]]) -> RuleSpec:
-    targets, arguments = marker
+Marker = tuple[tuple[Bundle, ...], dict[str, Any], dict[str, Any]]  # what @rule(...) sets: targets, parameters, options
+
+
+def _decorated_rule(cls: type, name: str, fn: Callable, marker: Marker) -> RuleSpec:
+    targets, arguments, options = marker
     where = f"{cls.__name__}.{name}"
     check_runnable(where, "initializer" if hasattr(fn, _INIT) else "rule", fn)
     names = [p.name for p in _params_of(fn)]
@@ -333,7 +380,30 @@ def _decorated_rule(cls: type, name: str, fn: Callable, marker: tuple[tuple[Bund
             params.append(Param(n, strategy=value))
         else:
             raise MachineDefinitionError(f"{where}: {n}={value!r} is neither a strategy nor a Bundle. Use strategy(\"uint256\"), a Hypothesis strategy, a Bundle, bundle.filter(...) or consumes(bundle).")
-    return RuleSpec(name, fn, params, targets, getattr(fn, _PRECONDITION, ()))
+    preconditions = getattr(fn, _PRECONDITION, ())
+    return RuleSpec(name, fn, params, targets, preconditions, options.get("weight"), options.get("max_times"))
+
+
+def _rule_settings(cls: type, rules: list[RuleSpec], settings: dict[str, Any]) -> None:
+    """settings = {"weights": {rule: weight}, "max_times": {rule: n}}, over what @rule(...) gave: checked, and set
+    on the rules."""
+    by_name = {r.name: r for r in rules}
+    for option, key in SETTING_OF.items():
+        given = settings.get(key)
+        if given is None:
+            continue
+        where = f"{cls.__name__}.settings: {key}"
+        if not isinstance(given, dict):
+            raise MachineDefinitionError(
+                f"{where} must be a dict of rule names, such as "
+                f"{{{next(iter(by_name))!r}: {2 if option == 'weight' else 1}}}, got {type(given).__name__}"
+            )
+        for name, value in given.items():
+            if name not in by_name:
+                close = difflib.get_close_matches(str(name), list(by_name), n=1)
+                hint = f"Did you mean {close[0]!r}?" if close else f"The rules are {', '.join(by_name)}."
+                raise MachineDefinitionError(f"{where}: {name!r} is not a rule of {cls.__name__}. {hint}")
+            setattr(by_name[name], option, check_rule_option(f"{where}[{name!r}]", option, value))
 
 
 def collect(cls: type) -> MachineSpec:
@@ -348,7 +418,12 @@ def collect(cls: type) -> MachineSpec:
         if klass in (object, StateMachine):
             continue
         for name, fn in vars(klass).items():
-            if name in seen or not inspect.isfunction(fn):
+            if name in seen:
+                continue
+            if fn is None and any(_named(name, kind) for kind in PREFIXES):
+                seen.add(name)  # rule_x = None in a subclass switches off the rule_x it inherits
+                continue
+            if not inspect.isfunction(fn):
                 continue
             seen.add(name)
             if decorator_style:
@@ -370,7 +445,7 @@ def collect(cls: type) -> MachineSpec:
                     check_runnable(f"{cls.__name__}.{name}", "invariant", fn)
                     if _params_of(fn):
                         raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values (move the draw into a rule)")
-                    invariants.append(RuleSpec(name, fn, []))
+                    invariants.append(RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ())))
     order = {name: i for i, name in enumerate(_definition_order(cls))}
     for group in (rules, inits, invariants):
         group.sort(key=lambda r: order.get(r.name, 0))
@@ -390,6 +465,10 @@ def collect(cls: type) -> MachineSpec:
         if not isinstance(own, dict):
             raise MachineDefinitionError(f"{klass.__name__}.settings must be a dict such as {{'max_examples': 100}}, got {type(own).__name__}")
         settings.update(own)
+    _rule_settings(cls, rules, settings)
+    if "actors" in settings:
+        where = f"{cls.__name__}.settings: actors"
+        settings["actors"] = check_actors(settings["actors"], where, MachineDefinitionError)
     init = next((k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__ and k not in (object, StateMachine)), None)
     init_params = []
     if init is not None and not inspect.isfunction(init):

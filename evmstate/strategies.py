@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from .contracts.abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
 from .contracts.address import checksum
 from .contracts.api import active
+from .config_checks import check_actors
 from .domains import AddressDomain, ArrayDomain, BoolDomain, BytesDomain, Domain, IntDomain, TextDomain, TupleDomain, domain_of
 from .errors import StrategyError, UnitError
 from .search.dictionary import mixed
@@ -29,7 +30,7 @@ _BOUNDS = {
     "int": {"min_value", "max_value", "exclude"},
     "decimal": {"min_value", "max_value", "exclude", "places"},
     "bool": {"exclude"},
-    "address": {"exclude", "length"},
+    "address": {"exclude", "length", "actors"},
     "bytesN": {"exclude"},
     "bytes": {"min_length", "max_length", "exclude"},
     "string": {"min_length", "max_length", "exclude", "alphabet"},
@@ -130,19 +131,27 @@ def _index(n: int) -> st.SearchStrategy[int]:
     return st.integers(min_value=0, max_value=n - 1)
 
 
-def _account_drawer(length: int | None) -> Any:
-    """draw -> one of the active project's accounts (the first length of them), by one index choice."""
+def _account_drawer(length: int | None, actors: Any = None) -> Any:
+    """draw -> one of the active project's accounts (the first length of them), by one index choice;
+    without length, among the actors deployed for the machine too, as actors says (Accounts.pool)."""
 
-    def draw_account(draw: Any) -> Any:
-        accounts = active().accounts
-        n = len(accounts) if length is None else min(length, len(accounts))
-        return accounts[draw(_index(n))]
+    if length is not None:
 
-    return draw_account
+        def draw_account(draw: Any) -> Any:
+            accounts = active().accounts
+            return accounts[draw(_index(min(length, len(accounts))))]
+
+        return draw_account
+
+    def draw_any(draw: Any) -> Any:
+        pool = active().accounts.pool(actors)
+        return pool[draw(_index(len(pool)))]
+
+    return draw_any
 
 
-def _accounts_strategy(length: int | None) -> st.SearchStrategy:
-    draw_account = _account_drawer(length)
+def _accounts_strategy(length: int | None, actors: Any = None) -> st.SearchStrategy:
+    draw_account = _account_drawer(length, actors)
     return drawn_by(st.composite(draw_account)(), draw_account)  # its one choice, made by whoever draws it
 
 
@@ -158,6 +167,33 @@ def _hex_drawer(plain: st.SearchStrategy) -> Any:
 def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
     draw_hex = _hex_drawer(plain)
     return drawn_by(st.composite(draw_hex)(), draw_hex)  # a machine draws it inside its step's draw, as it drew plain before
+
+
+def _address_strategy(type_str: str, length: Any, actors: Any, exclude: Any) -> st.SearchStrategy:
+    """strategy("address", ...): the funded accounts (the first length of them), the actors asked for, addresses
+    the contracts produced."""
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
+        raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
+    actors = _actors(actors, type_str)
+    if length is not None and actors:
+        raise StrategyError(
+            f"strategy({type_str!r}): length= draws only the first funded accounts, and actors= adds "
+            "actors after them; give one of them"
+        )
+    domain = AddressDomain(length, _excluded(exclude), actors)
+    if length is not None:  # the first accounts only, as asked
+        return _with_domain(_excluding(_accounts_strategy(length), exclude), domain)
+    drawn = mixed(_accounts_strategy(None, actors), _produced_addresses, _account_drawer(None, actors))
+    return _with_domain(_excluding(drawn, exclude), domain)
+
+
+def _actors(value: Any, type_str: str) -> bool | tuple[str, ...] | None:
+    """strategy("address", actors=...): None (the machine's settings say), True (every actor deployed), False
+    (none), or kinds."""
+    if value is None or isinstance(value, bool):
+        return value
+    kinds = list(value) if isinstance(value, (list, tuple)) else value
+    return check_actors(kinds, f"strategy({type_str!r}): actors", StrategyError)
 
 
 def _produced_addresses(d: Any) -> tuple[list[str], list[str], list[str]]:
@@ -208,13 +244,7 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     if kind == "bool":
         return _with_domain(_excluding(st.booleans(), exclude), BoolDomain(_excluded(exclude)))
     if kind == "address":
-        length = bounds.get("length")
-        if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
-            raise StrategyError(f"strategy({type_str!r}): length must be a positive number of accounts, got {length!r}")
-        domain = AddressDomain(length, _excluded(exclude))
-        if length is not None:  # the first accounts only, as asked
-            return _with_domain(_excluding(_accounts_strategy(length), exclude), domain)
-        return _with_domain(_excluding(mixed(_accounts_strategy(None), _produced_addresses, _account_drawer(None)), exclude), domain)
+        return _address_strategy(type_str, bounds.get("length"), bounds.get("actors"), exclude)
     if kind == "bytesN":
         n = int(t[5:])
         plain = st.binary(min_size=n, max_size=n)

@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+
+# method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
+_ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
+
+
+def error_signatures(paths: Any) -> tuple[str, ...]:
+    """The custom errors the sources build with method_id("Name(types)"), each once."""
+    found: list[str] = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for m in _ERROR_SIGNATURE.finditer(text):
+            if m.group(2).replace(" ", "") not in found:
+                found.append(m.group(2).replace(" ", ""))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -53,6 +72,13 @@ class Artifact:
     origin: str = ""  # for a contract compiled elsewhere: its artifact's format ("Foundry", ...; precompiled.py), path its file
     # what vyper warned of while compiling it: {"kind", "message", "path" (resolved), "lineno" (None when it gave none)}
     warnings: tuple[dict[str, Any], ...] = ()
+    # vyper's code generator that built it: "legacy", or "venom" (experimental codegen), whose source
+    # map places too few instructions for source lines (vyper issue #5141): see VENOM_NO_LINES
+    codegen: str = "legacy"
+
+    @property
+    def venom(self) -> bool:
+        return self.codegen == "venom"
 
     def position(self, pc: int, *, deploy: bool = False, walk_back: int = 0) -> SourcePosition | None:
         """The source line that produced pc, when known.
@@ -133,6 +159,7 @@ class Artifact:
             "getters": self.getters,
             "vyper": self.vyper, "origin": self.origin,
             "warnings": list(self.warnings),
+            "codegen": self.codegen,
         }
 
     @classmethod
@@ -157,7 +184,15 @@ class Artifact:
             getters=d.get("getters", {}),
             vyper=d.get("vyper", ""), origin=d.get("origin", ""),
             warnings=tuple(d.get("warnings", ())),
+            codegen=d.get("codegen", "legacy"),
         )
+
+
+# why a Venom build's failures and coverage name no source line
+VENOM_NO_LINES = (
+    "built with Venom (experimental codegen), whose source map places too few instructions to name a line (vyper "
+    "issue #5141)"
+)
 
 
 def _shown_path(path: str) -> str:

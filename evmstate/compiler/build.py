@@ -12,17 +12,28 @@ from pathlib import Path
 from typing import Sequence
 
 from . import precompiled
+from .differential import build_pair, sides
 from .sources import Artifact, Build, compile_project, contract_names, input_hashes
 from ..config import Config
 from ..errors import CompileError
 
 
 def build(config: Config, include: Sequence[str] = ()) -> Build:
-    """The project of config compiled (through the build cache), with its precompiled contracts; include as compile_project takes it."""
-    folders, settings = config.compile_inputs()
-    found = compile_project(*folders, **settings, include=tuple(include))
+    """The project of config compiled (through the build cache), with its precompiled contracts.
+
+    include: as compile_project takes it.
+
+    A differential run's is its side A build, side B's its counterpart (differential.py).
+    """
+    if config.differential.on:
+        found = build_pair(config, include)
+    else:
+        folders, settings = config.compile_inputs()
+        found = compile_project(*folders, **settings, include=tuple(include))
     if config.artifacts_dir is not None:
-        add_precompiled(found, config.artifacts_dir, config.root)
+        for each in (found, found.counterpart):
+            if each is not None:
+                add_precompiled(each, config.artifacts_dir, config.root)
     return found
 
 
@@ -37,8 +48,19 @@ def names(config: Config) -> list[str]:
 
 
 def inputs(config: Config) -> dict[str, str]:
-    """Every file the project's contracts come from, sources as vyper resolves their imports and artifact files: shown path -> sha256."""
-    found = input_hashes(config.contracts_dir, search_paths=config.search_paths, root=config.root)
+    """Every file the project's contracts come from: shown path -> sha256.
+
+    The sources as vyper resolves their imports, and the artifact files.
+
+    A differential run's come from both its builds' contracts folders.
+    """
+    found = {}
+    for folder in (
+        dict.fromkeys(side.config.contracts_dir for side in sides(config))
+        if config.differential.on
+        else (config.contracts_dir,)
+    ):
+        found.update(input_hashes(folder, search_paths=config.search_paths, root=config.root))
     if config.artifacts_dir is not None:
         found.update((_shown(Path(p), config.root), h) for p, h in precompiled.load(config.artifacts_dir)[2].items())
     return found
@@ -83,3 +105,20 @@ def precompiled_note(found: Build) -> str | None:
         f"precompiled: {', '.join(listed)}: read from build artifacts, with no source map; their reverts give their reason"
         " (and custom errors and events are decoded from the ABI), but no source line, and they have no coverage"
     )
+
+
+def differential_note(found: Build) -> str | None:
+    """What a differential run says once of its two builds: which is which, and the contracts whose code is the same on
+    both."""
+    other = found.counterpart
+    if other is None:
+        return None
+    a, b = found.sides
+    alike = sorted(
+        name
+        for name, art in found.artifacts.items()
+        if (theirs := other.artifacts.get(name)) is not None and theirs.bytecode == art.bytecode
+    )
+    note = f"differential: every call runs on build A ({a}) and build B ({b}); the machines see A's results"
+    return note + (f"; built alike on both, so never differing: {', '.join(alike)}" if alike else "")
+

@@ -16,7 +16,7 @@ from ..files import write_atomic
 from .artifacts import Artifact
 from ..errors import CompileError
 
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 KEEP_BUILDS = 4  # cache entries kept per source
 
 # the project root in the build cache: a project copied or moved elsewhere finds its builds

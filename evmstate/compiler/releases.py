@@ -30,6 +30,11 @@ _SCRIPT = Path(__file__).with_name("vyper_outputs.py")
 _LEGACY_SCRIPT = Path(__file__).with_name("legacy_outputs.py")
 # what vyper 0.3.0 and before import from setuptools, which Python 3.12 no longer brings along
 _OLD_SETUPTOOLS = "setuptools<81"
+# what a source pinned against a release a differential run compiles it with must do
+REFUSED = (
+    "a differential run's compiler:A,B compares two releases that both build the same source; compare a port with "
+    "sources:OLD:NEW instead, or widen the pin"
+)
 _COMMENT_PIN = re.compile(r"^\s*(#\s*(pragma\s+version|@version)\s+(.*?))\s*$")
 
 
@@ -301,3 +306,21 @@ def compile_with(folder: Path, version: str, requests: list[dict[str, Any]]) -> 
             path=str(folder),
         ) from None
     return answer["results"]
+
+
+def folder_for(s: Any, installs: dict[str, Any]) -> Path:
+    """The folder of the release a pinned source compiles with, installed once per requirement."""
+    assert s.pin is not None
+    found = cached()
+    if s.release in found:
+        return found[s.release]
+    if s.pin.requirement not in installs:
+        try:
+            installs[s.pin.requirement] = install(s.pin, s.path)
+        except CompileError as e:
+            installs[s.pin.requirement] = e
+    installed = installs[s.pin.requirement]
+    if isinstance(installed, CompileError):
+        raise CompileError(str(installed).replace(str(installed.path), str(s.path), 1), path=str(s.path))
+    s.release = installed[0]
+    return installed[1]

@@ -19,31 +19,15 @@ from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
 from vyper.semantics.analysis import imports as vyper_imports
 
-from . import cache as build_cache, legacy_outputs, releases, vyper_outputs
+from . import cache as build_cache, codegen as venom, legacy_outputs, releases, vyper_outputs
 from .cache import CACHE_FORMAT, portable
 from .vyper_warnings import CompileWarning, compile_warnings, shown
-from .artifacts import Artifact
+from .artifacts import Artifact, error_signatures
 from ..errors import CompileError, ResourceError
 from .releases import Pin
 from ..files import Bounded, Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
-# method_id("Name(types)"): how Vyper code builds a custom error for raw_revert
-_ERROR_SIGNATURE = re.compile(r"""method_id\(\s*(["'])([A-Za-z_]\w*\([^"']*\))\1""")
-
-
-def _error_signatures(paths: Any) -> tuple[str, ...]:
-    found: list[str] = []
-    for path in paths:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        for m in _ERROR_SIGNATURE.finditer(text):
-            if m.group(2).replace(" ", "") not in found:
-                found.append(m.group(2).replace(" ", ""))
-    return tuple(found)
-
 
 
 @dataclass(frozen=True)
@@ -82,6 +66,8 @@ class Build:
     # why the build cache could not be written (a full or read-only disk), None when it could: the build is
     # whole all the same, and the next run compiles again what was not kept
     cache_error: str | None = None
+    counterpart: "Build | None" = None  # a differential run's side B build, compared with this one (side A)
+    sides: tuple[str, str] = ("A", "B")  # what each side is in a differential run: ("legacy", "venom")
 
 
 def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
@@ -133,6 +119,9 @@ class _Source:
     name: str = ""  # its container's name: the file stem, or its module path when stems collide (see _name_sources)
     exposes: bool = True  # it has something to deploy: an external function, an `exports:` or a public variable
     overlay: dict[str, str] = field(default_factory=dict)  # resolved path -> text read instead of the file (a mutant)
+    # built with Venom (experimental codegen): the project's setting, the source's pragma, or its own entry
+    venom: bool = False
+    pragma_venom: bool = False  # the source's own pragma asks for Venom
 
 
 # (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
@@ -191,11 +180,16 @@ def _exposes(module: Any) -> bool:
 
 
 def _request(s: _Source) -> dict[str, Any]:
-    request = {"path": str(s.path), "search": [str(p) for p in s.search], "evm_version": s.evm_version, "optimize": s.optimize}
+    request: dict[str, Any] = {"path": str(s.path), "search": [str(p) for p in s.search]}
+    request.update(evm_version=s.evm_version, optimize=s.optimize)
+    if s.venom or s.pragma_venom:
+        request["experimental_codegen"] = s.venom
     return {**request, "overlay": s.overlay} if s.overlay else request
 
 
-def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hint: str) -> _Source:
+def _resolve(
+    path: Path, search: list[Path], evm_version: str, optimize: str, hint: str, release: str | None = None
+) -> _Source:
     try:
         text = path.read_bytes()
     except OSError as e:
@@ -206,7 +200,14 @@ def _resolve(path: Path, search: list[Path], evm_version: str, optimize: str, hi
     except Undecodable as e:  # said before vyper, which names neither the line nor what to do
         source.error = CompileError(f"{path}{f':{e.line}' if e.line else ''}: cannot read: {e.problem}.", path=str(path), lineno=e.line or None)
         return source
+    source.pragma_venom = venom.PRAGMA.search(text.decode("utf-8", errors="replace")) is not None
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
+    if release is not None:  # every source with this release (a differential run's side)
+        if pin is not None and not pin.admits(release):
+            refused = f"{path}: its version pin ({pin.text}) refuses vyper {release}: {releases.REFUSED}"
+            source.error = CompileError(refused, path=str(path))
+            return source
+        pin = None if release == VYPER_VERSION else releases.pin_of(f"# pragma version {release}\n")
     if pin is not None and not pin.admits(VYPER_VERSION):
         found = releases.newest_cached(pin)
         source.pin, source.release = pin, found[0] if found else ""
@@ -267,12 +268,22 @@ class _Plan:
         assert self.build_dir is not None
         tag = hashlib.sha256(portable(str(s.path.resolve()), self.root).encode()).hexdigest()[:8]
         body = "\n".join(sorted(f"{portable(str(p), self.root)}\0{h}" for p, h in s.inputs.items()))
-        key = hashlib.sha256(f"vyper={s.release};{self.settings_key}\n{body}".encode()).hexdigest()[:24]
+        codegen = "venom" if s.venom else "legacy"
+        keyed = f"vyper={s.release};codegen={codegen};{self.settings_key}\n{body}"
+        key = hashlib.sha256(keyed.encode()).hexdigest()[:24]
         return self.build_dir / f"{s.name}-{tag}-{key}.json"
 
 
 def _plan(
-    contracts_dir: Path, build_dir: Path | None, evm_version: str, optimize: str, extra: Sequence[Path], root: Path | None, include: Sequence[str] = ()
+    contracts_dir: Path,
+    build_dir: Path | None,
+    evm_version: str,
+    optimize: str,
+    extra: Sequence[Path],
+    root: Path | None,
+    include: Sequence[str] = (),
+    codegen: tuple[bool, Sequence[tuple[str, bool]]] = (False, ()),
+    release: str | None = None,
 ) -> _Plan:
     contracts_dir = contracts_dir.resolve()
     root = root.resolve() if root is not None else contracts_dir.parent
@@ -282,8 +293,10 @@ def _plan(
     OptimizationLevel.from_string(optimize)  # a bad level is refused before any compile
     sources = []
     for p in find_sources(contracts_dir):
-        sources.append(_resolve(p, search, evm_version, optimize, hint))
+        sources.append(_resolve(p, search, evm_version, optimize, hint, release))
     _name_sources(sources, contracts_dir)
+    for s in sources:
+        _choose_codegen(s, codegen, contracts_dir)
     by_path = {s.path.resolve(): s for s in sources}
     importers: dict[Path, list[str]] = {}
     for s in sources:
@@ -304,6 +317,15 @@ def _plan(
             if outcome is not None:
                 plan.outcomes[s.path.resolve()] = outcome
     return plan
+
+
+def _choose_codegen(s: _Source, codegen: tuple[bool, Sequence[tuple[str, bool]]], contracts_dir: Path) -> None:
+    """Which code generator builds s (codegen.chosen), and the error of a Venom build it cannot have."""
+    legacy = s.pin is not None and releases.legacy_pin(s.pin, s.release)
+    module = module_path(s.path, contracts_dir)
+    s.venom, error = venom.chosen(s.name, module, s.path, s.pragma_venom, s.release if legacy else None, codegen)
+    if s.error is None:
+        s.error = error
 
 
 def module_path(path: Path, contracts_dir: Path) -> str:
@@ -345,30 +367,12 @@ def _outcome(s: _Source, result: dict[str, Any], hint: str) -> Outcome:
         "name": s.name,
         "path": str(s.path),
         "source_hash": s.source_hash,
-        "error_signatures": _error_signatures(out["sources"].values()),
+        "error_signatures": error_signatures(out["sources"].values()),
         "inputs": {str(k): v for k, v in s.inputs.items()},
         "vyper": s.release,
         "warnings": result.get("warnings", []),
     })
     return artifact, None, False
-
-
-def _release_folder(s: _Source, installs: dict[str, Any]) -> Path:
-    """The folder of the release a pinned source compiles with, installed once per requirement."""
-    assert s.pin is not None
-    found = releases.cached()
-    if s.release in found:
-        return found[s.release]
-    if s.pin.requirement not in installs:
-        try:
-            installs[s.pin.requirement] = releases.install(s.pin, s.path)
-        except CompileError as e:
-            installs[s.pin.requirement] = e
-    installed = installs[s.pin.requirement]
-    if isinstance(installed, CompileError):
-        raise CompileError(str(installed).replace(str(installed.path), str(s.path), 1), path=str(s.path))
-    s.release = installed[0]
-    return installed[1]
 
 
 def _compile_all(sources: list[_Source], hint: str) -> tuple[dict[Path, Outcome], set[Path]]:
@@ -386,7 +390,7 @@ def _compile_all(sources: list[_Source], hint: str) -> tuple[dict[Path, Outcome]
             outcomes[s.path.resolve()] = _outcome(s, vyper_outputs.compile_source(_request(s)), hint)
             continue
         try:
-            groups.setdefault(_release_folder(s, installs), []).append(s)
+            groups.setdefault(releases.folder_for(s, installs), []).append(s)
         except CompileError as e:  # the release cannot be installed now: tried again next time
             outcomes[s.path.resolve()] = (None, e, False)
             passing.add(s.path.resolve())
@@ -407,7 +411,8 @@ def find_sources(contracts_dir: Path) -> list[Path]:
     """Every .vy file in the contracts folder and below it, sorted."""
     if not contracts_dir.is_dir():
         return []
-    return sorted(p for p in contracts_dir.rglob("*.vy") if ".evmstate" not in p.parts and p.is_file())
+    found = contracts_dir.rglob("*.vy")
+    return sorted(p for p in found if ".evmstate" not in p.relative_to(contracts_dir).parts and p.is_file())
 
 
 def _first_line(error: CompileError) -> str:
@@ -425,6 +430,9 @@ def compile_project(
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
     include: Sequence[str] = (),
+    experimental_codegen: bool = False,
+    codegen: Sequence[tuple[str, bool]] = (),
+    release: str | None = None,
 ) -> Build:
     """Compile the contracts under contracts_dir, taking those whose inputs are unchanged from build_dir.
 
@@ -432,8 +440,12 @@ def compile_project(
     defaults to the folder holding contracts_dir). A source that does not compile is kept as an
     error of its own. A library module (a source other sources import, or one with nothing to
     deploy) is compiled only as part of the contracts that import it, unless include names it.
+    experimental_codegen builds with Venom; codegen says it per contract, over the sources' pragmas.
+    release compiles every source with that vyper release, whatever the installed one (a source whose pin
+    refuses it is an error).
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include)
+    codegens = (experimental_codegen, codegen)
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, codegens, release)
     build = Build(included=tuple(s.name for s in plan.sources if s.name in include))
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
     todo = [s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library]
@@ -524,6 +536,8 @@ def compile_variant(
     optimize: str = "gas",
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
+    experimental_codegen: bool = False,
+    codegen: Sequence[tuple[str, bool]] = (),
 ) -> tuple[Artifact | None, CompileError | None]:
     """One contract compiled as compile_project() would, with files it compiles from read from overlay
     (resolved path -> text) instead of from disk: a mutant of it. Nothing is read from or written to the cache."""
@@ -536,6 +550,9 @@ def compile_variant(
     if s.error is not None:
         return None, s.error
     s.name, s.overlay = name, dict(overlay)
+    _choose_codegen(s, (experimental_codegen, codegen), contracts_dir)
+    if s.error is not None:
+        return None, s.error
     own = overlay.get(str(source.resolve()))
     if own is not None:
         s.source_hash = hashlib.sha256(own.encode()).hexdigest()
@@ -552,12 +569,15 @@ def contract_names(
     optimize: str = "gas",
     search_paths: Sequence[Path] = (),
     root: Path | None = None,
+    experimental_codegen: bool = False,
+    codegen: Sequence[tuple[str, bool]] = (),
 ) -> list[str]:
     """The names that may be contracts, without compiling: every source the cache does not know to be a library module.
 
     A library module nothing has asked for yet is among them: asking for it compiles it (Project.provide).
     """
-    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root)
+    codegens = (experimental_codegen, codegen)
+    plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, (), codegens)
     names = []
     for s in plan.sources:
         outcome = plan.outcomes.get(s.path.resolve())

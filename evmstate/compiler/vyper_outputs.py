@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -33,18 +34,25 @@ from vyper.exceptions import VyperException  # noqa: E402
 
 VERSION: str = vyper.__version__
 OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map", "source_map_runtime", "layout")
+# a source's `# pragma experimental-codegen`: the word `pragma` blanked makes it a comment (a build with the legacy code generator)
+_VENOM_PRAGMA = re.compile(
+    r"^([ \t]*#[ \t]*)(pragma)([ \t]+(?:experimental-codegen|venom-experimental)\b)", re.MULTILINE
+)
 
 
-def own_settings(text: str, evm_version: str, optimize: str) -> Any:
+def own_settings(text: str, evm_version: str, optimize: str, experimental_codegen: bool | None = None) -> Any:
     """The project's settings, less those the source sets itself (# pragma optimize, # pragma evm-version): its own win, as with vyper's command line.
 
     A release that does not know the project's evm_version (vyper 0.4.1 stops at cancun)
-    compiles for the newest one it knows.
+    compiles for the newest one it knows. experimental_codegen, when given, builds with Venom
+    (True) or the legacy code generator (False; a source's own pragma is blanked by compiler_data).
     """
     known = list(EVM_VERSIONS)  # oldest first
     if evm_version not in known and known:
         evm_version = known[-1]  # an older release stops before the newest forks: its newest runs on them
     settings = Settings(evm_version=evm_version, optimize=OptimizationLevel.from_string(optimize))
+    if experimental_codegen is not None:
+        settings = dataclasses.replace(settings, experimental_codegen=experimental_codegen)
     try:
         try:
             from vyper.ast.pre_parser import PreParser  # vyper 0.4.1 and later
@@ -58,11 +66,14 @@ def own_settings(text: str, evm_version: str, optimize: str) -> Any:
             pragma = parser.settings
     except Exception:
         return settings  # vyper's own pass says what is wrong with the source
-    return dataclasses.replace(
+    settings = dataclasses.replace(
         settings,
         optimize=None if pragma.optimize is not None else settings.optimize,
         evm_version=None if pragma.evm_version is not None else settings.evm_version,
     )
+    if getattr(pragma, "experimental_codegen", None) is not None:
+        settings = dataclasses.replace(settings, experimental_codegen=None)  # the pragma says it
+    return settings
 
 
 class _OverlaidBundle(FilesystemInputBundle):
@@ -80,16 +91,30 @@ class _OverlaidBundle(FilesystemInputBundle):
         return FileInput(source_id, original_path, resolved_path, text)
 
 
-def compiler_data(path: Path, search: list[str], evm_version: str, optimize: str, overlay: dict[str, str] | None = None) -> tuple[Any, Any, Any]:
+def compiler_data(
+    path: Path,
+    search: list[str],
+    evm_version: str,
+    optimize: str,
+    overlay: dict[str, str] | None = None,
+    experimental_codegen: bool | None = None,
+) -> tuple[Any, Any, Any]:
     """vyper's CompilerData for a source, its input bundle and the source's FileInput.
 
     overlay: resolved path -> text, files read as that text instead of from disk.
+    experimental_codegen: Venom (True) or the legacy code generator (False, the source's own
+    pragma read as a comment, its offsets unchanged), None as the source and vyper say.
     """
     # one bundle per source: source ids stay the same run to run
     bundle = _OverlaidBundle([Path(p) for p in search], overlay) if overlay else FilesystemInputBundle([Path(p) for p in search])
     file_input = bundle.load_file(path)
-    settings = own_settings(file_input.source_code, evm_version, optimize)
-    return CompilerData(file_input, bundle, settings=settings), bundle, file_input
+    compiled = file_input
+    if experimental_codegen is False and _VENOM_PRAGMA.search(file_input.source_code):
+        text = _VENOM_PRAGMA.sub(lambda m: m.group(1) + " " * len(m.group(2)) + m.group(3), file_input.source_code)
+        bundle = _OverlaidBundle([Path(p) for p in search], {**(overlay or {}), str(file_input.resolved_path): text})
+        compiled = bundle.load_file(path)  # the file as given stays the input (its hash keys the build cache)
+    settings = own_settings(compiled.source_code, evm_version, optimize, experimental_codegen)
+    return CompilerData(compiled, bundle, settings=settings), bundle, file_input
 
 
 def resolve(request: dict[str, Any]) -> dict[str, Any]:
@@ -249,7 +274,14 @@ def compile_source(request: dict[str, Any]) -> dict[str, Any]:
 def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"inputs": {}, "error": None, "module_only": False, "outputs": None}
     try:
-        data, bundle, file_input = compiler_data(path, request["search"], request["evm_version"], request["optimize"], request.get("overlay"))
+        data, bundle, file_input = compiler_data(
+            path,
+            request["search"],
+            request["evm_version"],
+            request["optimize"],
+            request.get("overlay"),
+            request.get("experimental_codegen"),
+        )
         result["inputs"] = inputs(data, bundle, file_input)  # from vyper 0.4.1 on: imports resolved, nothing checked yet
         with anchor_settings(data.settings):
             _ = data.annotated_vyper_module  # the whole import graph, type-checked
@@ -284,6 +316,7 @@ def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
         "deploy_pc_source": deploy_pc_source,
         "sources": _loaded_sources(data, bundle, file_input, path),
         "getters": getters,
+        "codegen": "venom" if getattr(data.settings, "experimental_codegen", False) else "legacy",
     }
     return result
 

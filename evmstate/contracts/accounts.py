@@ -92,10 +92,14 @@ class Account(Handle):
     def nonce(self) -> int:
         return self._backend.get_nonce(self.raw_address)
 
+    def sending(self, to: bytes, data: bytes, value: int) -> None:
+        """Called before each transaction the account sends (an actor keeps it as its re-entry call)."""
+
     def transfer(self, to: object, amount: object = 0, gas: int | None = None, data: bytes = b"") -> "Receipt":
         """Send ether (an int or a string such as "1 ether") to an account or contract."""
         value = to_wei(amount, what="transfer amount")
         target = to_raw_address(to, what="transfer to")
+        self.sending(target, bytes(data), value)
         result = self._backend.transact(self.raw_address, target, bytes(data), value, gas)
         calls.sent(result)
         receipt = Receipt(result, sender=self, value=value, contract=None, function=None)
@@ -129,14 +133,66 @@ class Account(Handle):
         return self.address
 
 
+class Actor(Account):
+    """A contract account evmstate deployed for the machine (contracts/actors.py): it sends transactions like a funded
+    account, and answers ether and token callbacks as its kind says. repr is accounts.actors["kind"], so programs
+    paste back."""
+
+    __slots__ = ("kind", "_before")
+
+    def __init__(self, raw_address: bytes, kind: str, backend: "Backend", before: Any = None) -> None:
+        super().__init__(raw_address, -1, backend)
+        self.kind = kind
+        self._before = before  # before(actor, to, data, value): what it does before each transaction it sends
+
+    def sending(self, to: bytes, data: bytes, value: int) -> None:
+        if self._before is not None:
+            self._before(self, to, data, value)
+
+    def __repr__(self) -> str:
+        return f'accounts.actors["{self.kind}"]'
+
+
 class Accounts(Sequence[Account], Handle):
-    """The funded accounts, indexable like a list; accounts[0] deploys by default."""
+    """The funded accounts, indexable like a list; accounts[0] deploys by default.
+
+    It also knows the actors deployed for the machine running now (actors), which strategy("address")
+    draws after the funded accounts (pool()), and as senders.
+    """
 
     def __init__(self, backend: "Backend", addresses: Sequence[bytes]) -> None:
         self._backend = backend
         known = {address: private for private, address in backend.account_keys}
         self._items = [Account(a, i, backend, known.get(a)) for i, a in enumerate(addresses)]
-        self._by_raw = {a.raw_address: a for a in self._items}
+        self._by_raw: dict[bytes, Account] = {a.raw_address: a for a in self._items}
+        self.actors: dict[str, Actor] = {}
+        self._drawn: tuple[str, ...] = ()
+        self._pools: dict[Any, list[Account]] = {}
+
+    def enlist(self, actors: dict[str, Actor], drawn: Sequence[str] = ()) -> None:
+        """The actors of the machine running now (none: {}), and the kinds strategy("address") draws by default."""
+        for actor in self.actors.values():
+            self._by_raw.pop(actor.raw_address, None)
+        self.actors = dict(actors)
+        self._drawn = tuple(k for k in drawn if k in actors)
+        self._by_raw.update((a.raw_address, a) for a in actors.values())
+        self._pools = {}
+
+    def pool(self, which: Any = None) -> list[Account]:
+        """The accounts a strategy draws from: the funded ones, then the actors it draws (None: those the settings name;
+        True: every actor deployed; a tuple of kinds: those of them deployed), repeated so that a draw is an actor a
+        third of the time or more (one of ten funded accounts would otherwise be drawn as often as the actor)."""
+        if not self.actors:
+            return self._items
+        found = self._pools.get(which)
+        if found is None:
+            everyone = tuple(self.actors) if which is True else ()
+            kinds = self._drawn if which is None else everyone if isinstance(which, bool) else which
+            actors = [self.actors[k] for k in kinds if k in self.actors]
+            # the actors are the draws that matter: together about a third of them at least, each as often as the others
+            repeat = -(-len(self._items) // (2 * len(actors))) if actors else 0
+            found = self._pools[which] = [*self._items, *(a for _ in range(repeat) for a in actors)]
+        return found
 
     @overload
     def __getitem__(self, i: int) -> Account: ...

@@ -187,6 +187,7 @@ class ContractFunction:
         sender = self._sender(options)
         value = self._value(options) if "value" in options else 0
         backend = self.contract._project.backend
+        sender.sending(self.contract.raw_address, data, value)
         result = backend.transact(sender.raw_address, self.contract.raw_address, data, value, _gas(options))
         calls.sent(result)
         try:
@@ -259,6 +260,11 @@ class Contract(_AtAddress):
         for fname, fn in self._functions.items():
             if not hasattr(Contract, fname) and fname not in self.__dict__:
                 setattr(self, fname, fn)
+
+    @property
+    def abi(self) -> list[dict[str, Any]]:
+        """The contract's ABI, as compiled (a function named abi is still there: .function("abi"))."""
+        return self._artifact.abi
 
     def function(self, name: str) -> ContractFunction:
         """The function called name, even where it clashes with a Contract attribute."""

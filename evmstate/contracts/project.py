@@ -10,12 +10,16 @@ from .. import config as config_mod
 from ..compiler.build import build as build_project
 from ..compiler.sources import Artifact, Build, Module, module_path
 from ..config import BackendConfig, Config
+from ..config_checks import ACTOR_KINDS, check_actors
 from ..errors import CompileError, EvmStateError, NoSuchContract, UsageError
+from ..evm.base import Backend
 from ..evm.factory import make_backend
-from .accounts import Accounts
+from .accounts import Accounts, Actor
+from .actors import deploy as deploy_actors
 from .api import Handle, current_project
 from .chain import Chain
 from .contract import ContractContainer
+from .differential import check_layouts, codes, lockstep, unmatched
 from .events import EventDecoder
 
 
@@ -49,16 +53,22 @@ class Project(Handle):
         want: names asked for (by machines, tests, deployments); a library module among them is compiled on its own too.
         """
         self.config = config
-        # public getters (vyper's public variables of word type) are read from storage, not run
-        self.fast_getters = True
         if build is None:
             build = build_project(config, include=tuple(sorted(set(want))))
         self.build: Build = build
+        # public getters (vyper's public variables of word type) are read from storage, not run; a differential
+        # run's are run, on both builds
+        self.fast_getters = build.counterpart is None
         self.artifacts: dict[str, Artifact] = self.build.artifacts
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
         self.unavailable: dict[str, Unavailable] = {}
         for name, error in self.build.errors.items():
             self.unavailable[name] = Unavailable(name, CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno))
+        if build.counterpart is not None:
+            for name, usage in unmatched(build).items():
+                self.unavailable[name] = Unavailable(name, usage)
+            if config.differential.storage:
+                check_layouts(build, str(config.path or "evmstate.toml"))
         # library modules under the contracts folder that no one has asked for: compiled when someone does
         self.on_demand: dict[str, OnDemand] = {}
         for m in self.build.modules:
@@ -77,6 +87,8 @@ class Project(Handle):
         self.containers: dict[str, ContractContainer] = {}
         for name, artifact in self.artifacts.items():
             self.event_decoder.add_abi(artifact.abi)
+            if name in self.unavailable:
+                continue
             self.containers[name] = ContractContainer(self, artifact)
         self._reference: Project | None = None
         self._watching: list[set[str]] = []  # see watching()
@@ -95,6 +107,13 @@ class Project(Handle):
         build = build_project(self.config, include=(*self.build.included, name))
         self.build.included = build.included
         artifact = build.artifacts.get(name)
+        if artifact is not None and build.counterpart is not None and self.build.counterpart is not None:
+            theirs = build.counterpart.artifacts.get(name)
+            if theirs is None:
+                self.unavailable[name] = Unavailable(name, unmatched(build)[name])
+                return
+            self.build.counterpart.artifacts[name] = theirs
+            self.backend.codes = codes(build)  # type: ignore[attr-defined]
         if artifact is not None:
             self.artifacts[name] = artifact  # the build's own dict: whoever holds it sees the new contract
             self.build.sources[name] = build.sources[name]
@@ -112,10 +131,27 @@ class Project(Handle):
     def renew_chain(self) -> None:
         """Start again from a new chain (a new backend, its funded accounts, nothing deployed)."""
         self.backend = make_backend(self.config)
+        if self.build.counterpart is not None:  # a differential run: a second chain, for side B's build
+            self.backend = lockstep(self, self.backend, make_backend(self.config))
         self.accounts = Accounts(self.backend, [addr for _, addr in self.backend.account_keys])
         self.chain = Chain(self.backend)
         self._by_address: dict[bytes, Artifact] = {}
         self._labels: dict[bytes, str] = {}
+
+    @contextlib.contextmanager
+    def stand_in(self, backend: Backend) -> Iterator[None]:
+        """While inside, the project's contracts, accounts and chain run on backend, a chain holding the same state (the
+        shrinker replays a py-evm run's programs on revm); then on the project's own backend again."""
+        own = self.backend
+        self.backend = self.chain._backend = backend
+        for account in self.accounts:
+            account._backend = backend
+        try:
+            yield
+        finally:
+            self.backend = self.chain._backend = own
+            for account in self.accounts:
+                account._backend = own
 
     def activate(self) -> "Project":
         """Make this the project whose accounts strategies draw from (the last one loaded, until then)."""
@@ -135,6 +171,13 @@ class Project(Handle):
         if self._reference is None:
             self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False, want=self.build.included)
         return self._reference
+
+    def deploy_actors(self, kinds: Iterable[str] = ACTOR_KINDS) -> dict[str, Actor]:
+        """Deploy evmstate's actors of these kinds on this chain, as a machine that asks for them gets them before its
+        __init__ (docs/actors.md); they are accounts.actors from then on, and strategy("address", actors=True)
+        draws them."""
+        kinds = tuple(kinds)
+        return deploy_actors(self, check_actors(list(kinds), "deploy_actors", UsageError), kinds)
 
     def register(self, raw_address: bytes, artifact: Artifact, label: str | None = None) -> None:
         self._by_address[raw_address] = artifact

@@ -18,6 +18,7 @@ from ..hooks import Current, Listeners
 from ..values import format_value
 from .abi import abi_type, decode, entry_signature, from_abi_value, selector
 from .api import ProjectLike, current_project
+from . import venom
 from .hints import hint, timeout_message
 
 if TYPE_CHECKING:
@@ -163,6 +164,8 @@ class Explanation:
     dev_revert_msg: str | None = None  # the "# dev: ..." comment on the failing line
     contract: str | None = None  # the contract whose code failed
     via: tuple[str, ...] = ()  # the calls that passed the failure up, innermost first
+    # why no source line is named where one would be (a Venom build: VENOM_NO_LINES), as the report says it
+    unplaced: str | None = None
 
     @property
     def kind(self) -> str | None:
@@ -257,6 +260,9 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
             via.insert(0, str(call_site))
     if artifact is None:
         return Explanation(via=tuple(via))
+    if artifact.venom:
+        check = venom.failed_check(result, chosen, artifact)
+        return Explanation(None, check, None, artifact.name, tuple(via), unplaced=venom.unplaced(artifact))
     deploy = chosen.is_create
     emap = artifact.deploy_error_map if deploy else artifact.error_map
     pc_pos = artifact.deploy_pc_pos if deploy else artifact.pc_pos
@@ -341,14 +347,20 @@ def raise_on_failure(
             source_line=why.source_line,
         )
     details = _Details(source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check, kind=why.kind, via=why.via)
+    told = hint(result)
+    if why.unplaced is not None:
+        told = f"  {why.unplaced}" + (f"\n{told}" if told else "")
     if result.error == "revert":
         abi = artifact.abi if artifact else ()
         signatures = _Signatures(project, artifact)
         reason = decode_revert(result.output, abi, signatures)
-        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=hint(result), **details)
+        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=told, **details)
     else:
         block_gas_limit = project.backend.gas_limit if project is not None else None
-        err = VirtualMachineError(result.error, contract=name, function=function, hint=hint(result, block_gas_limit), **details)
+        vm_hint = hint(result, block_gas_limit)
+        if why.unplaced is not None:
+            vm_hint = f"  {why.unplaced}" + (f"\n{vm_hint}" if vm_hint else "")
+        err = VirtualMachineError(result.error, contract=name, function=function, hint=vm_hint, **details)
     if call:
         err.show_call(format_call, *call)
     else:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compiler.vyper_warnings import CompileWarning
+from ..search.canaries import Canary  # noqa: F401  (a machine's result holds them; importable from here)
 from .tracebacks import ErrorInfo
 from .recorded import RecordedStep
 
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
 
 
 class ExitCode(enum.IntEnum):
-    """How a command ends, as its exit status: 0 passed, 1 falsified, 2 the input's fault, 3 evmstate's, and the shell's 130 for Ctrl-C."""
+    """How a command ends, as its exit status: 0 passed, 1 falsified, 2 the input's fault, 3 evmstate's, and the shell's
+    130 for Ctrl-C."""
 
     OK = 0  # passed; a replayed failure is fixed
     FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score
@@ -34,7 +36,8 @@ Status = Literal["passed", "failed", "error", "interrupted"]
 
 @dataclass(frozen=True)
 class RunStarted:
-    """Emitted once, before anything runs: the seed that reproduces this run with --seed, and where the settings came from."""
+    """Emitted once, before anything runs: the seed that reproduces this run with --seed, and where the settings came
+    from."""
 
     seed: int
     settings: str = ""  # Config.origin: "moccasin.toml (contracts in src/)"
@@ -53,7 +56,8 @@ class CompileStarted:
 
 @dataclass(frozen=True)
 class CompileFinished:
-    """Emitted once the contracts are built: how many, how many came from the build cache, how long it took, what vyper warned of."""
+    """Emitted once the contracts are built: how many, how many came from the build cache, how long it took, what vyper
+    warned of."""
 
     contracts: int
     cached: int
@@ -147,12 +151,14 @@ class RuleStats:
 
     @property
     def unexpected_reverts(self) -> int:
-        """Its transactions that reverted outside reverts(): caught by the rule itself (try/except), or not caught at all."""
+        """Its transactions that reverted outside reverts(): caught by the rule itself (try/except), or not caught at
+        all."""
         return max(0, self.transactions_reverted - self.reverts)
 
     @property
     def mostly_reverted(self) -> bool:
-        """Most of its transactions reverted outside reverts(), though not all, over enough of them to tell: most of its steps tested nothing."""
+        """Most of its transactions reverted outside reverts(), though not all, over enough of them to tell: most of its
+        steps tested nothing."""
         return self.transactions >= MOSTLY_MIN and 2 * self.unexpected_reverts > self.transactions and not self.never_changed_state
 
 
@@ -222,6 +228,10 @@ class ShrinkReport:
     replays: int  # the deletion pass's replays
     replayed: bool = False  # the failure came from the example database (already shrunk)
     passes: dict[str, tuple[int, float]] = field(default_factory=dict)  # evmstate's passes: name -> (replays, seconds)
+    # what each pass spent and took off the program: name -> (work, steps, bits of numbers and waits) (shrink.outcome)
+    gains: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    tried: tuple[str, ...] = ()  # the passes that ran; shrinking ends when a round of them changes nothing
+    replayed_on: str = ""  # the backend evmstate's passes replayed candidates on, when not the run's ("revm"); the program is the run's
     # "1-minimal", "minimal among programs that delete up to two steps", or "" when shrinking stopped early
     minimality: str = "1-minimal"
     workers: int = 1  # processes that replayed candidates at once (-n: helpers on idle workers' slots), this one included
@@ -263,17 +273,25 @@ class MachineFinished:
 
     @property
     def still_rising(self) -> bool:
-        """Passed while still reaching new branches or new kinds of state in its last runs: its budget was too small to tell."""
+        """Passed while still reaching new branches or new kinds of state in its last runs: its budget was too small to
+        tell."""
         return self.status == "passed" and bool(self.late_branches or self.late_stages)
 
     # found when the machine was loaded (methods whose names look misspelt); see also warnings
     load_warnings: tuple[str, ...] = ()
+    # a differential run's: the sides' labels, what the comparison told apart (the compiler's, not the contract's),
+    # the expected differences met and, asked for, the gas of both sides per function (evm/differential.py notes())
+    differential: dict[str, Any] | None = None
     # seconds per phase that ran, in order: search, shrink (Hypothesis), shrink (evmstate), explain, trace
     phases: dict[str, float] = field(default_factory=dict)
+    # the properties that said whether what they checked was interesting, by rule or invariant
+    canaries: dict[str, Canary] = field(default_factory=dict)
+    # rules left out on purpose, and why ("ERC20Mock has no mint()"): not "never ran"
+    left_out: dict[str, str] = field(default_factory=dict)
 
     @property
     def never_run(self) -> list[str]:
-        return [name for name, s in self.rules.items() if s.calls == 0]
+        return [name for name, s in self.rules.items() if s.calls == 0 and name not in self.left_out]
 
     def why_never_run(self, name: str) -> str:
         """Why a rule never ran: the machine ended before a step drew it, or its precondition or bundle kept it out."""
@@ -289,21 +307,32 @@ class MachineFinished:
     @property
     def all_reverted(self) -> list[str]:
         """Rules that ran, sent transactions, and saw every one of them revert: they never changed the state."""
-        return [name for name, s in self.rules.items() if s.never_changed_state]
+        return [name for name, s in self.rules.items() if s.never_changed_state and not self.meant_to_revert(name)]
+
+    def meant_to_revert(self, name: str) -> bool:
+        """The rule said (through its canary) that its transactions are meant to revert: a check that a call fails."""
+        return name in self.canaries and self.canaries[name].reverting
+
+    @property
+    def unexercised(self) -> list[str]:
+        """Properties checked, but never on the state they exist to check: they passed without testing anything."""
+        return [name for name, c in self.canaries.items() if c.checked and not c.interesting]
 
     @property
     def warnings(self) -> list[str]:
-        """What a pass (or a failure) should not hide: misspelt conventions, rules that never ran or never changed the state."""
+        """What a pass (or a failure) should not hide: misspelt conventions, rules that never ran or never changed the
+        state."""
         return [*self.load_warnings, *self.run_warnings]
 
     @property
     def mostly_reverted(self) -> list[str]:
-        """Rules most of whose transactions reverted outside reverts() (caught by the rule itself), though not all."""
-        return [name for name, s in self.rules.items() if s.mostly_reverted]
+        """Rules most of whose transactions reverted outside reverts(), though not all, nor meant to."""
+        return [name for name, s in self.rules.items() if s.mostly_reverted and not self.meant_to_revert(name)]
 
     @property
     def run_warnings(self) -> list[str]:
-        """Rules that never ran, rules whose every transaction reverted, and rules most of whose transactions reverted unexpected."""
+        """Rules that never ran, whose every transaction reverted, or most of whose transactions reverted
+        unexpected; once passed, properties never checked on the state they exist to check."""
         out = []
         for name in self.never_run:
             out.append(f"{self.name}.{name} never ran: {self.why_never_run(name)}")
@@ -318,6 +347,14 @@ class MachineFinished:
                 f"{self.name}.{name}: {s.unexpected_reverts} of its {s.transactions} transactions reverted ({share}%) outside reverts(): most of its steps "
                 "changed nothing. Add a precondition for when it can succeed, or narrow its strategies to values that can; a revert it means to check belongs in `with reverts(...)`"
             )
+        if self.status == "passed":
+            for name in self.unexercised:
+                c = self.canaries[name]
+                times = "once" if c.checked == 1 else f"{c.checked} times"
+                what = c.what or "the state it checks"
+                out.append(
+                    f"{self.name}.{name} was checked {times} but never on {what}: it passed without testing anything"
+                )
         return out
 
 
@@ -352,7 +389,8 @@ class NothingFound:
 
 @dataclass
 class RunSummary:
-    """How a whole run went: each machine's and test's result, the load errors, and what was asked for besides (gas, coverage)."""
+    """How a whole run went: each machine's and test's result, the load errors, and what was asked for besides (gas,
+    coverage)."""
 
     results: list[MachineFinished] = field(default_factory=list)
     load_errors: list[LoadFailed] = field(default_factory=list)
@@ -368,7 +406,8 @@ class RunSummary:
 
     @property
     def exit_code(self) -> ExitCode:
-        """Passed, falsified, errors in the user's machines or tests, evmstate failed, nothing found (as pytest), or Ctrl-C."""
+        """Passed, falsified, errors in the user's machines or tests, evmstate failed, nothing found (as pytest), or
+        Ctrl-C."""
         if any(r.internal for r in self.results):
             return ExitCode.INTERNAL_ERROR
         if any(r.status == "failed" for r in self.results):
@@ -384,7 +423,8 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class RunFinished:
-    """Emitted once at the end of a run, after Ctrl-C too: its summary, and the report files written (--junit-xml, --json, coverage)."""
+    """Emitted once at the end of a run, after Ctrl-C too: its summary, and the report files written (--junit-xml,
+    --json, coverage)."""
 
     summary: RunSummary
     written: tuple[str, ...] = ()
@@ -461,7 +501,8 @@ class ShrinkStarted:
 
 @dataclass(frozen=True, kw_only=True)
 class ShrinkFinished:
-    """Emitted when `evmstate shrink` ends: the record saved now (new_id; the old one is gone) and its program, or why nothing was saved."""
+    """Emitted when `evmstate shrink` ends: the record saved now (new_id; the old one is gone) and its program, or why
+    nothing was saved."""
 
     verdict: ShrinkVerdict
     id: str
@@ -494,7 +535,8 @@ class SavedFailure:
 
 @dataclass(frozen=True)
 class FailurePruned:
-    """Emitted by `evmstate failures prune` for each saved failure: removed (or would be, on a dry run) or kept, and why."""
+    """Emitted by `evmstate failures prune` for each saved failure: removed (or would be, on a dry run) or kept, and
+    why."""
 
     id: str
     removed: bool

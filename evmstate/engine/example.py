@@ -27,10 +27,10 @@ from .program import (
     new_machine,
     produced,
     set_up,
+    raise_if_diverged,
     stop_if_diverged,
     tear_down,
 )
-from .swarm import draw_rule
 
 
 class Example:
@@ -46,6 +46,9 @@ class Example:
         self.counters: dict[str, int] = {b: 0 for b in self.bundles}
         self.enabled: set[str] | frozenset[str] = frozenset()
         self.left_out: frozenset[str] = frozenset()  # the rules this run's swarm leaves out
+        self.calls: dict[str, int] = {}  # calls of each rule with a max_times, this run
+        self.exhausted: set[str] = set()  # the rules that ran max_times already
+        self.outcomes: list[tuple[str, int, int]] = []  # (rule, transactions sent, reverted) of each step
         self.delay = delays.NO_DELAY  # what the next step waits before its call
 
     def matching(self, p: Any) -> list[int]:
@@ -111,7 +114,9 @@ class Example:
             clock = (backend.timestamp, backend.block_number)
             self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay, clock, (known.times, known.blocks))
         # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
-        r = draw_rule(draw, self.run.order, (self.enabled - self.left_out) or self.enabled)
+        guide = self.run.search.guide
+        source = guide.current if guide is not None else None  # whose fresh draws a rare rule is moved off
+        r = self.run.rules.draw(draw, (self.enabled - self.left_out) or self.enabled, source)
         return r, self.arguments(draw, r)
 
     def execute(self, r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
@@ -136,8 +141,15 @@ class Example:
             raise wrapped from None
         finally:
             run.state.current = None
-            rs.transactions += tally.sent - sent
-            rs.transactions_reverted += tally.failed - failed
+            sent, failed = tally.sent - sent, tally.failed - failed
+            rs.transactions += sent
+            rs.transactions_reverted += failed
+            self.outcomes.append((r.name, sent, failed))
+            if r.max_times is not None:
+                self.calls[r.name] = self.calls.get(r.name, 0) + 1
+                if self.calls[r.name] >= r.max_times:
+                    self.exhausted.add(r.name)
+        raise_if_diverged(run.backend)
         for bundle, value in produced(r, result) if result is not None or r.targets else ():  # most rules return nothing
             label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
             self.counters[bundle] += 1
@@ -149,6 +161,7 @@ class Example:
     def check_invariants(self) -> None:
         try:
             check_all_invariants(self.spec, self.machine)
+            raise_if_diverged(self.run.backend)
         finally:
             stop_if_diverged(self.run.backend, self.steps)
 
@@ -174,6 +187,8 @@ class Example:
         asked = [r for r in spec.rules if r.name not in always]
         for _ in range(max_steps):
             self.enabled = {*always, *(r.name for r in asked if self.ready(r, count=True))} if asked else always
+            if self.exhausted:
+                self.enabled = self.enabled - self.exhausted
             if not self.enabled:
                 break
             self.run.search.step_started()

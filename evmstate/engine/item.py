@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from hypothesis import settings as Settings
 
-from ..compiler.build import precompiled_note
+from ..compiler.build import differential_note, precompiled_note
 from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError, ResourceError
@@ -137,7 +137,17 @@ def prepare(
     project = prepared.project = Project(config, want=names_asked(config, prepared.items))
     build = project.build
     seconds = time.perf_counter() - compiling
-    emit(CompileFinished(len(build.artifacts), len(set(build.cached) & set(build.artifacts)), seconds, len(build.errors), tuple(build.warnings), precompiled_note(build)))
+    note = "\n".join(n for n in (precompiled_note(build), differential_note(build)) if n) or None
+    emit(
+        CompileFinished(
+            len(build.artifacts),
+            len(set(build.cached) & set(build.artifacts)),
+            seconds,
+            len(build.errors),
+            tuple(build.warnings),
+            note,
+        )
+    )
     if build.cache_error is not None:
         emit(StoreWarning(build.cache_error))
     for err in unavailable_contracts(config, project, prepared.items):

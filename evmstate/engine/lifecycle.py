@@ -63,7 +63,6 @@ class RunState:
         self.current: RuleStats | None = None
         self.best: int | None = None  # the shortest failing program so far
         self.first_failure_at: float | None = None
-        self.failing_since: float | None = None  # time.monotonic() of the first failure: the shrink budget runs from there
         self.first_failure_example: int | None = None
         self.best_failure: tuple[Any, BaseException] | None = None  # kept if shrinking stops before its end
         self.last_error: BaseException | None = None  # what the last failing run raised

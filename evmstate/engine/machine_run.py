@@ -21,9 +21,10 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..errors import CallTimeout, MachineDefinitionError
+from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
+from ..search import canaries
 from . import delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
@@ -44,9 +45,11 @@ from .events import (
 from .example import Example
 from .database import ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session, with_note, with_trace
+from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session
+from .lifecycle import with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
+    differential_notes,
     ShrinkOutOfTime,
     Crashed,
     Diverged,
@@ -62,9 +65,9 @@ from .program import (
 from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings, RunSetup
-from .shrink.passes import StopReason
+from .shrink.budget import Budget, OutOfBudget, StopReason, stopped_at
 from .shrink.trials import has_domains, shrink_program
-from .swarm import rule_order, swarm_strategy
+from .swarm import RuleDraw, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
 
@@ -79,7 +82,8 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
 
 
 def time_hint(failure: Failure, project: Project) -> str | None:
-    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the cause.
+    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the
+    cause.
 
     A contract that expects the clock to stand still between calls (a price feed an off-chain
     keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
@@ -123,6 +127,10 @@ class MachineRun:
             own = MachineSettings.parse(spec.settings, spec.name)
         self.deadline = setup.deadline  # time.monotonic() by which shrinking ends, whatever shrink_time says
         self.shrink_time = own.shrink_seconds(project.config.fuzz.shrink_time)
+        # what shrinking may spend (shrink/budget.py), from the first failure on; why it stopped Hypothesis's shrinking,
+        # if it did
+        self.shrink_budget = Budget.of_seconds(self.shrink_time, deadline=self.deadline)
+        self.shrink_stopped: StopReason | None = None
         self.project = project
         self.backend = project.backend
         self.settings = settings
@@ -146,6 +154,7 @@ class MachineRun:
         self.program: Example | None = None  # the run being drawn
         self.order = rule_order(spec.rules)  # as Hypothesis samples them
         self.swarm = swarm_strategy(self.order)
+        self.rules = RuleDraw(self.order, settings.stateful_step_count)  # each step's rule, by weight
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
@@ -165,6 +174,8 @@ class MachineRun:
         failure, error, broken = None, None, False
         self.life.enter()
         class_before = dict(vars(spec.cls))
+        registry, outside = canaries.Registry(), canaries.CURRENT.value
+        canaries.CURRENT.set(registry)  # what the rules and invariants say they exercised
         try:
             try:
                 with reverts.listeners.listening(self.count_revert):
@@ -177,16 +188,20 @@ class MachineRun:
                 status, error, broken = "error", str(exc), True
             except Diverged as diverged:
                 status, failure = "failed", divergence_failure(spec.name, self.path, self.project, diverged)
+            except InitFailed as failed:
+                status, failure = "failed", self.machine_failure(failed.error, [])
             except Stopped as stop:
                 status, error, broken = "error", stop.message + self.life.output.shown(), stop.mistake
             except DEFINITION_ERRORS as exc:
                 status, error, broken = "error", user_error(spec.name, exc) + self.life.output.shown(), True
         finally:
+            canaries.CURRENT.set(outside)
             try:
                 self.life.exit(lambda: self.teardown_final(status, error))
             except Exception:
                 if not self.crashed:
                     raise
+            self.project.accounts.enlist({})  # the machine's actors were on its chain alone
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
             restore_class(spec.cls, class_before)
@@ -195,9 +210,14 @@ class MachineRun:
             broken = broken or final_mistake
         statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         result = MachineFinished(
-            name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples, steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=self.state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
+            name=spec.name, kind="machine", path=self.path, status=status, examples=self.state.examples,
+            steps=self.state.steps, elapsed=time.perf_counter() - self.started, rules=self.stats, failure=failure,
+            error=error, statistics=statistics, seed=self.seed, runs=self.state.runs,
+            max_examples=self.settings.max_examples, rejected=self.rejections.total,
+            late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
             load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
+            differential=differential_notes(self.backend),
+            canaries=registry.canaries, left_out=registry.left_out,
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -208,6 +228,8 @@ class MachineRun:
         try:
             init_class(self.spec, self.project, self.init_args)
         except InitFailed as failed:
+            if isinstance(failed.error, BuildsDiverged):
+                raise  # the builds of a differential run differ in deploying: a verdict, with no step to shrink
             raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error), mistake=is_mistake(failed.error)) from failed.error
         stop_if_diverged(self.backend, [])
 
@@ -270,7 +292,7 @@ class MachineRun:
         except OutOfTime:
             pass
         except ShrinkOutOfTime:
-            return "failed", self.cut_short(self.budget_reason())
+            return "failed", self.cut_short(self.budget_reason(self.shrink_stopped or StopReason.BUDGET))
         except KeyboardInterrupt:
             if self.state.best_failure is None:
                 return "interrupted", None
@@ -302,12 +324,17 @@ class MachineRun:
             return "failed", self.report(exc)
         return "passed", None
 
-    def past_shrink_deadline(self) -> bool:
-        deadline = self.shrink_deadline()
-        return deadline is not None and time.monotonic() > deadline
+    def shrink_stop(self) -> StopReason | None:
+        """Why shrinking must stop before another run: its budget spent, or a clock (budget.py); None to go on."""
+        try:
+            self.shrink_budget.check(1)
+        except OutOfBudget as exc:
+            return exc.reason
+        return None
 
     def cut_short(self, reason: str, interrupted: bool = False) -> Failure:
-        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved as it stands."""
+        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved
+        as it stands."""
         assert self.state.best_failure is not None
         steps, exc = self.state.best_failure
         failure = self.machine_failure(exc, steps, interrupted=interrupted)
@@ -349,7 +376,8 @@ class MachineRun:
         state, stop = self.state, self.stop
         if stop is not None and not state.failing and stop():
             raise OutOfTime()
-        if state.failing and self.hypothesis_shrinks and self.past_shrink_deadline():
+        if state.failing and self.hypothesis_shrinks and (reason := self.shrink_stop()) is not None:
+            self.shrink_stopped = reason
             raise ShrinkOutOfTime()
         outcome = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
@@ -364,6 +392,8 @@ class MachineRun:
         try:
             with program.machine._evmstate_stack:
                 program.play(self.step, self.settings.stateful_step_count)
+            if not state.failing:
+                self.rules.ends.learn(program.outcomes)
         except Exception as exc:
             stop_if_diverged(self.backend, program.steps)
             mistake = is_mistake(exc)
@@ -406,6 +436,8 @@ class MachineRun:
             raise Stopped(machine_error(self.spec.name, wrapped, live_program_lines(self.spec.name, program.steps)), mistake=True) from exc
         finally:
             state.runs += 1
+            if state.failing:  # Hypothesis's runs once a failure is found spend the shrink budget: their steps, and their start
+                self.shrink_budget.spent += len(program.steps) + 1
             if valid and not counted and not state.failing:
                 state.examples += 1
             self.search.run_finished()
@@ -427,7 +459,7 @@ class MachineRun:
         counted = False
         if not state.failing:
             state.failing = True
-            state.failing_since = time.monotonic()
+            self.shrink_budget = Budget.of_seconds(self.shrink_time, deadline=self.deadline)
             state.first_failure_at = now
             state.first_failure_example = state.runs + 1
             state.first_steps = len(steps)
@@ -461,7 +493,8 @@ class MachineRun:
             return trace_machine(self.spec, self.project, self.base, failure.recorded, exc, capture=self.capture)
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
-        """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller): evmstate's passes, and how shrinking went."""
+        """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller):
+        evmstate's passes, and how shrinking went."""
         state, started = self.state, self.started
         name = self.spec.name
         first_failure_at = state.first_failure_at or 0.0
@@ -473,31 +506,25 @@ class MachineRun:
 
         search = self.search
         hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
-        outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, deadline=self.shrink_deadline(), progress=progress, hints=hints, feedback=search.feedback)
+        outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:
-            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's arguments)
+            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's
+            # arguments)
             failure = dataclasses.replace(failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()), steps=len(found.steps), recorded=tuple(found.steps))
         self.state.left_out += outcome.left_out
         self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
         if outcome.stopped is StopReason.INTERRUPTED:
             failure = dataclasses.replace(failure, interrupted=True)
-        elif outcome.stopped is StopReason.BUDGET:
-            failure = dataclasses.replace(failure, stopped=self.budget_reason())
+        elif outcome.stopped is not None:
+            failure = dataclasses.replace(failure, stopped=self.budget_reason(outcome.stopped))
         report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
         passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}
-        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, minimality=outcome.minimality))
+        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
+        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, gains=gains, tried=outcome.tried, replayed_on=outcome.replayed_on or "", minimality=outcome.minimality))
 
-    def shrink_deadline(self) -> float | None:
-        """When shrinking must end (time.monotonic()): the machine's shrink_time after the first failure, or the caller's deadline if sooner."""
-        found = self.state.failing_since
-        own = found + self.shrink_time if self.shrink_time and found is not None else None
-        if self.deadline is None:
-            return own
-        return self.deadline if own is None else min(own, self.deadline)
-
-    def budget_reason(self) -> str:
-        return f"the shrink budget ({self.shrink_time:g} s, [fuzz] shrink_time)" if self.deadline is None or (self.shrink_deadline() or 0) < self.deadline else "the end of the campaign's time"
+    def budget_reason(self, reason: StopReason) -> str:
+        return stopped_at(reason, self.shrink_time, "[fuzz] shrink_time")
 
     def shrink_report(self, hypothesis_steps: int, steps: int, replays: int) -> ShrinkReport:
         """How shrinking went, from the first failure until now."""
@@ -533,4 +560,5 @@ class MachineRun:
             stats["shrink time"] = f"{r.seconds:.2f}s"
             stats["step-deletion replays"] = r.replays
             stats["program steps"] = f"{r.first_steps} found, {r.hypothesis_steps} after Hypothesis, {r.steps} reported"
+        stats.update(self.rules.statistics())
         return stats

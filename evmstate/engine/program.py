@@ -11,8 +11,12 @@ from typing import Any, Callable, Iterable, Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, InvalidDefinition
 
+from ..config_checks import ACTOR_KINDS
+from ..contracts.actors import deploy as deploy_actors
 from ..contracts.project import Project
+from ..domains import domain_of
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
+from ..evm.base import hooks_of
 from ..failures import Ref, decode_value, encode_value
 from ..spec import MachineSpec, Route, RuleSpec, StateMachine, multiple
 from . import delays
@@ -68,6 +72,20 @@ class Diverged(BaseException):
 def index_strategy(n: int) -> st.SearchStrategy[int]:
     """An index into n values, shrinking toward the first."""
     return st.integers(min_value=0, max_value=n - 1)
+
+
+def raise_if_diverged(backend: Any) -> None:
+    """A differential run's divergence that the machine's code caught and went on from: raised again, the failure it
+    is."""
+    hooks = hooks_of(backend).differential
+    if hooks is not None:
+        hooks.raise_pending()
+
+
+def differential_notes(backend: Any) -> dict[str, Any] | None:
+    """What a differential run's comparison told apart since it last said, None on any other run."""
+    hooks = hooks_of(backend).differential
+    return hooks.notes() if hooks is not None else None
 
 
 def stop_if_diverged(backend: Any, steps: list[Step]) -> None:
@@ -191,8 +209,11 @@ class InitFailed(Exception):
 def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] | None = None) -> None:
     """The class-level __init__, once, as Brownie runs it: init_args positionally, or parameters injected by name.
 
+    The actors the machine asks for are deployed first (contracts/actors.py), the chain before __init__ otherwise
+    untouched.
     Raises MachineDefinitionError for a parameter the project cannot provide, InitFailed when __init__ raises.
     """
+    deploy_actors(project, *actor_kinds(spec, project.config))
     if not spec.has_init:
         return
     kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{spec.name}.__init__")
@@ -203,6 +224,20 @@ def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] |
             run_code(spec.cls.__init__, spec.cls, **kwargs)
     except Exception as exc:
         raise InitFailed(exc) from exc
+
+
+def actor_kinds(spec: MachineSpec, config: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the actors to deploy, those strategy("address") draws by default): the machine's settings' actors, else
+    [fuzz] actors,
+    and every kind a rule's strategy("address", actors=...) names."""
+    drawn = tuple(spec.settings["actors"]) if "actors" in spec.settings else tuple(config.fuzz.actors)
+    named: list[str] = []
+    for r in (*spec.initializers, *spec.rules):
+        for p in r.params:
+            domain = domain_of(p.strategy) if p.strategy is not None else None
+            wanted = getattr(domain, "actors", None)
+            named += ACTOR_KINDS if wanted is True else wanted if isinstance(wanted, tuple) else ()
+    return tuple(dict.fromkeys((*drawn, *named))), drawn
 
 
 def restore_class(cls: type, before: dict[str, Any]) -> None:
@@ -292,6 +327,7 @@ def run_program(
         set_up(machine)
         try:
             check_all_invariants(spec, machine)
+            raise_if_diverged(project.backend)
         except Exception as exc:
             if after is not None:
                 after(0, "setup", None, exc)
@@ -355,6 +391,7 @@ class Player:
             if wrapped is None:
                 raise
             raise wrapped from None
+        raise_if_diverged(project.backend)
         routes = produced(rule, result)
         values = [value for _, value in routes] or [result]
         # labels were given target by target, value by value (as the run loop names them)
@@ -364,4 +401,5 @@ class Player:
                 raise InvalidProgram(f"step {index}: {rule.name} routed {label} to {routes[i % len(routes)][0]}")
             self.refs[label] = values[i % len(values)]
         check_all_invariants(self.spec, machine)
+        raise_if_diverged(project.backend)
         return result

@@ -33,7 +33,7 @@ from .events import (
 from .database import ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
 from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, left_out_note, search_session, with_note, with_trace
-from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, provide
+from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, differential_notes, provide
 from .recorded import example_line
 from .rejections import Rejections
 from .settings import RunSetup
@@ -217,7 +217,7 @@ class PropertyRun:
         result = MachineFinished(
             name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(), phases=dict(self.phases.seconds),
-            broken=self.broken and status == "error",
+            broken=self.broken and status == "error", differential=differential_notes(project.backend),
         )
         if status == "interrupted":
             raise Interrupted(result)

@@ -13,7 +13,7 @@ from hypothesis import settings as Settings
 from .. import __version__
 from ..compiler.build import inputs as input_hashes
 from ..compiler.sources import VYPER_VERSION, find_sources
-from ..config import Config
+from ..config import Config, DifferentialConfig
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id
@@ -63,13 +63,57 @@ def failure_record(config: Config, project: Project, item: Item, result: Machine
         steps=steps,
         program=failure.program,
         versions=versions(),
-        hashes=source_hashes(config, project, item.path, uses=[*contracts_used(item, project), *used], deployments=deployments_used(item_names(item), config)),
-        settings={"max_examples": settings.max_examples, "stateful_step_count": settings.stateful_step_count, "hypothesis_seed": result.seed, **record_fields(project.config)},
+        hashes=source_hashes(
+            config,
+            project,
+            item.path,
+            uses=[*contracts_used(item, project), *used],
+            deployments=deployments_used(item_names(item), config),
+        ),
+        settings={
+            "max_examples": settings.max_examples,
+            "stateful_step_count": settings.stateful_step_count,
+            "hypothesis_seed": result.seed,
+            **record_fields(project.config),
+            **differential_fields(project.config),
+        },
         seed=seed,
         interrupted=failure.interrupted,
         stopped=failure.stopped,
     )
     return record
+
+
+def differential_fields(config: Config) -> dict[str, Any]:
+    """What a failure record keeps of a differential run: its settings, which its replay runs with again."""
+    d = config.differential
+    if not d.on:
+        return {}
+    return {
+        "differential": {
+            "mode": d.mode,
+            "storage": d.storage,
+            "gas": d.gas,
+            "revert_reasons": d.revert_reasons,
+            "expected": [list(e) for e in d.expected],
+        }
+    }
+
+
+def for_differential(config: Config, recorded: dict[str, Any] | None) -> Config:
+    """The config a failure record replays with: the differential run it was found in, or none (whatever [differential] says now)."""
+    if not recorded:
+        return config.replace(differential=DifferentialConfig())
+    expected = tuple((str(f), str(a)) for f, a in recorded.get("expected", ()))
+    return config.replace(
+        differential=DifferentialConfig(
+            str(recorded["mode"]),
+            bool(recorded.get("storage")),
+            bool(recorded.get("gas")),
+            bool(recorded.get("revert_reasons")),
+            expected,
+        )
+    )
 
 
 def versions() -> dict[str, str]:

@@ -38,9 +38,9 @@ from .program import (
 )
 from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
-from .records import source_hashes
+from .records import for_differential, source_hashes
 from .settings import MachineSettings
-from .shrink.passes import StopReason
+from .shrink.budget import Budget, StopReason, stopped_at
 from .shrink.trials import shrink_program
 from .delays import delay_lines
 from .trace import Names, chain_text, event_text, when_text
@@ -54,8 +54,11 @@ def current_inputs(config: Config) -> dict[str, str]:
 def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str] | None = None) -> list[str]:
     """Which contract sources, imported modules and machine module differ from when the record was made.
 
-    inputs: the project's current_inputs(), when the caller checks many records.
+    inputs: the project's current_inputs(), when the caller checks many records (a differential run's record
+    reads both its builds' own).
     """
+    if record.settings.get("differential"):
+        config, inputs = for_differential(config, record.settings["differential"]), None
     now = source_hashes(config, None, record.path, inputs=inputs)
     then = record.hashes or {}
     root = config.root.resolve()
@@ -105,6 +108,7 @@ def _changed_anywhere(then: dict[str, Any], now: dict[str, Any], own: set[str]) 
 
 def replay(config: Config, record: FailureRecord, emit: Callable[[ReplayStep], None]) -> ReplayResult:
     """Rebuild the project, run the recorded steps one by one, and compare the outcome."""
+    config = for_differential(config, record.settings.get("differential"))
     changed = changed_sources(config, record)
     project, target = _loaded(config, record)
     if record.kind == "test":
@@ -124,7 +128,9 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     target = getattr(module, record.name, None)
     if target is None:
         raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
-    return Project(for_record(config, record.settings.get("fork"))), target
+    return Project(
+        for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))
+    ), target
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:
@@ -139,7 +145,8 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
 
 
 def not_a_verdict(record: FailureRecord, exc: BaseException, at: int, lines: list[str]) -> None:
-    """Raise FailureRecordError when the replay met a mistake of the machine (see verdicts): it says nothing of the contract, fixed or not."""
+    """Raise FailureRecordError when the replay met a mistake of the machine (see verdicts): it says nothing of the
+    contract, fixed or not."""
     if not is_mistake(exc):
         return
     if record.kind == "test":
@@ -268,7 +275,8 @@ def _run_test_record(project: Project, record: FailureRecord, fn: Any) -> tuple[
 
 
 def rerun(project: Project, record: FailureRecord, target: Any) -> BaseException | None:
-    """A saved failure's program run quietly on project (its own chain put back after): the error it ends with, None when it passes.
+    """A saved failure's program run quietly on project (its own chain put back after): the error it ends with, None
+    when it passes.
 
     target is the machine class or test function the record names. Raises FailureRecordError when
     the program cannot be run there (a rule gone, the machine's __init__ failing).
@@ -327,7 +335,8 @@ def check(config: Config, store: FailureStore, record_id: str) -> Check:
 
 @dataclass(frozen=True)
 class ShrinkResult:
-    """How `evmstate shrink` ended: "shrunk", "minimal" (nothing went), "stopped" (the budget again), "fixed" or "fails differently"."""
+    """How `evmstate shrink` ended: "shrunk", "minimal" (nothing went), "stopped" (the budget again), "fixed" or "fails
+    differently"."""
 
     verdict: ShrinkVerdict
     record: FailureRecord  # the record as it stands now (the new one when shrunk)
@@ -336,10 +345,12 @@ class ShrinkResult:
     message: str = ""
 
 
-def shrink_record(config: Config, record: FailureRecord, *, deadline: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
-    """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end.
+def shrink_record(config: Config, record: FailureRecord, *, seconds: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
+    """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end
+    (until a round of them changes nothing), or for the work seconds buy (shrink/budget.py).
 
-    A shorter program replaces the record, under the id of its failure (an id an earlier evmstate gave it moves to that one).
+    A shorter program replaces the record, under the id of its failure (an id an earlier evmstate gave it moves to that
+    one).
     """
     if record.kind != "machine":
         raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
@@ -360,13 +371,13 @@ def shrink_record(config: Config, record: FailureRecord, *, deadline: float | No
         search.start()
         try:
             hints = tuple(v for v in search.dictionary.literals if v >= 0)
-            outcome = shrink_program(spec, project, base, steps, ran.error, deadline=deadline, progress=progress, hints=hints, feedback=search.feedback)
+            outcome = shrink_program(spec, project, base, steps, ran.error, budget=Budget.of_seconds(seconds), progress=progress, hints=hints, feedback=search.feedback)
         finally:
             search.stop()
     if outcome.found is None and outcome.stopped is StopReason.INTERRUPTED:
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
-    stopped = "the shrink budget of `evmstate shrink --time`" if outcome.stopped is StopReason.BUDGET else None
+    stopped = stopped_at(outcome.stopped, seconds or 0.0, "`evmstate shrink --time`") if outcome.stopped is not None and outcome.stopped is not StopReason.INTERRUPTED else None
     if outcome.found is None:
         return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
     found = outcome.found

@@ -24,7 +24,7 @@ from ..search.session import SEARCH_KEYS, SearchOptions
 ALWAYS_SUPPRESSED = tuple(h for h in HealthCheck if h is not HealthCheck.filter_too_much)
 
 # read by the engine itself, not given to Hypothesis
-ENGINE_KEYS = ("shrink_time", "fork_block")
+ENGINE_KEYS = ("shrink_time", "fork_block", "weights", "max_times", "actors")
 SETTINGS_KEYS = ("max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob", "report_multiple_bugs", "suppress_health_check", "verbosity")
 
 

@@ -12,10 +12,21 @@ start of the run, the swarm means the same thing while the shrinker edits the st
 
 Rules are sampled in Hypothesis's order: rules without targets first, then by the bundles they
 target, then fewer arguments first, then by name.
+
+Weights (RuleDraw): a step draws one of a few slots, each rule holding as many as its weight
+(@rule(weight=...) or settings = {"weights": {...}}); without weights every rule holds one, so a
+machine without them draws exactly as before. A rule the search learns ends the machine's
+progress (Endings: after its first call that changed the state, almost every later transaction
+of the other rules reverted, far more than before it) is drawn rarely from then on: a fresh draw that
+lands on it is kept at odds that make it about one step in RARE_RUNS runs' steps, and otherwise
+moved to another rule. Only fresh draws are moved (the guided provider's and the native loop's),
+never a choice replayed, so a choice means the same rule in every replay, shrink and saved example.
 """
 
 from __future__ import annotations
 
+import random
+from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Iterable
 
 from hypothesis import strategies as st
@@ -59,17 +70,182 @@ def swarm_strategy(order: list[RuleSpec]) -> st.SearchStrategy[frozenset[str]]:
     return drawn_by(st.composite(swarm)(), swarm)  # its choices, made by whoever draws it
 
 
-def draw_rule(draw: Callable[[Any], Any], order: list[RuleSpec], allowed: Collection[str]) -> RuleSpec:
-    """A rule among the allowed names, drawn from all the rules first, then among the allowed if that one is not.
+# a step draws its rule from at most this many slots: weights that are whole numbers summing to at
+# most this are exact, others are rounded to a share of it (every rule keeps one slot at least).
+# Hypothesis draws an integer range of up to 128 values evenly; a wider one leans to its ends.
+SLOTS = 128
 
-    The first choice means the same rule while the shrinker edits earlier steps (which
-    changes what is allowed later) and while it enables rules the swarm left out; the second,
-    drawn only when the first is not allowed, makes the draw uniform over the allowed rules.
-    Hypothesis's own filtered sampled_from tries up to three times before that: each try is
-    one more choice in every step of a run whose swarm left most rules out.
-    """
-    r = order[draw(index_choice(len(order)))]
-    if r.name in allowed:
-        return r
-    candidates = [r for r in order if r.name in allowed]
-    return candidates[draw(index_choice(len(candidates)))] if len(candidates) > 1 else candidates[0]
+
+def slot_counts(order: list[RuleSpec]) -> list[int]:
+    """How many slots each rule holds: one each when no rule has a weight (or all have the same)."""
+    weights = [1 if r.weight is None else r.weight for r in order]
+    if all(w == weights[0] for w in weights):
+        return [1] * len(order)
+    if all(float(w).is_integer() for w in weights) and sum(weights) <= SLOTS:
+        return [int(w) for w in weights]
+    scale = SLOTS / sum(weights)
+    return [max(1, round(w * scale)) for w in weights]
+
+
+class RuleDraw:
+    """How a step draws its rule: the rules in Hypothesis's order, each holding slots by its weight,
+    and the rules the search learned end the machine's progress, drawn rarely."""
+
+    def __init__(self, order: list[RuleSpec], steps: int) -> None:
+        self.order = order
+        self.slots = [i for i, n in enumerate(slot_counts(order)) for _ in range(n)]
+        self.steps = max(1, steps)  # a run's steps: a rare rule comes about once in RARE_RUNS times as many
+        self.ends = Endings(order)
+
+    def draw(self, draw: Callable[[Any], Any], allowed: Collection[str], source: Any = None) -> RuleSpec:
+        """A rule among the allowed names: a slot of all the rules first, then of the allowed ones if that one is not.
+
+        The first choice means the same rule while the shrinker edits earlier steps (which
+        changes what is allowed later) and while it enables rules the swarm left out; the second,
+        drawn only when the first is not allowed, makes the draw follow the weights of the allowed rules.
+        Hypothesis's own filtered sampled_from tries up to three times before that: each try is
+        one more choice in every step of a run whose swarm left most rules out.
+
+        source: the current run's choices (guidance's provider, the native loop's data), whose fresh
+        draws of the slot are moved off a rule learned to end progress (see Avoid); None draws as Hypothesis does.
+        """
+        order, slots = self.order, self.slots
+        rare = self.ends.rare if source is not None else None
+        if rare:
+            source.avoid = Avoid(slots, order, rare, self.steps)
+        try:
+            r = order[slots[draw(index_choice(len(slots)))]]
+            if r.name in allowed:
+                return r
+            candidates = [i for i in slots if order[i].name in allowed]
+            if len(set(candidates)) == 1:
+                return order[candidates[0]]
+            if rare:
+                source.avoid = Avoid(candidates, order, rare, self.steps)
+            return order[candidates[draw(index_choice(len(candidates)))]]
+        finally:
+            if rare:
+                source.avoid = None
+
+    def statistics(self) -> dict[str, str]:
+        """What -v says of weights and of the rules drawn rarely."""
+        stats = {}
+        weighted = [f"{r.name} {r.weight:g}" for r in self.order if r.weight is not None]
+        if weighted:
+            stats["rule weights"] = ", ".join(weighted)
+        if self.ends.rare:
+            stats["rules drawn rarely"] = "; ".join(self.ends.why(name) for name in sorted(self.ends.rare))
+        return stats
+
+
+# a rule learned to end progress comes about once in this many runs: once a run, it would still come
+# halfway through a run on average, and half of every run's steps would revert after it
+RARE_RUNS = 4
+
+
+class Avoid:
+    """A fresh draw of a rule's slot that lands on a rare rule: kept at odds that make the rare rules about one
+    step in steps * RARE_RUNS, else moved to a slot of another rule (by the run's own random numbers)."""
+
+    def __init__(self, slots: list[int], order: list[RuleSpec], rare: frozenset[str], steps: int) -> None:
+        self.n = len(slots)
+        self.rare = frozenset(k for k, i in enumerate(slots) if order[i].name in rare)
+        self.others = [k for k in range(self.n) if k not in self.rare]
+        self.keep = min(1.0, self.n / (len(self.rare) * steps * RARE_RUNS)) if self.rare else 1.0
+
+    def __call__(self, constraints: dict[str, Any], value: Any, rnd: random.Random) -> Any:
+        whole = constraints.get("min_value") == 0 and constraints.get("max_value") == self.n - 1  # the slot's draw
+        if value not in self.rare or not self.others or not whole:
+            return value
+        if rnd.random() < self.keep:
+            return value
+        return self.others[int(rnd.random() * len(self.others))]
+
+
+@dataclass
+class Counts:
+    """Transactions sent and reverted."""
+
+    sent: int = 0
+    reverted: int = 0
+
+    def add(self, sent: int, reverted: int) -> None:
+        self.sent += sent
+        self.reverted += reverted
+
+    @property
+    def share(self) -> float:
+        return self.reverted / self.sent if self.sent else 0.0
+
+
+@dataclass
+class Endings:
+    """Which rules end a machine's progress: after a rule's first call that changed the state, almost every later
+    transaction of the other rules reverted (a vault's shutdown), far more than before it. Learned from the runs that
+    passed; a rule with a weight of its own is the user's to weigh."""
+
+    order: list[RuleSpec]
+    runs: int = 0
+    rare: frozenset[str] = frozenset()
+    # the other rules' transactions before the rule's first call that changed the state
+    before: dict[str, Counts] = field(default_factory=dict)
+    after: dict[str, Counts] = field(default_factory=dict)  # and of the steps after it
+    seen: dict[str, int] = field(default_factory=dict)  # runs in which such a call had later transactions
+    learned: dict[str, int] = field(default_factory=dict)  # the run at which each rare rule was learned
+
+    # at least this many runs, and this many transactions after it, with at least SHARE of them
+    # reverted and MARGIN more than before it
+    MIN_RUNS = 3
+    MIN_SENT = 20
+    SHARE = 0.9
+    MARGIN = 0.3
+
+    def __post_init__(self) -> None:
+        self.learnable = [r.name for r in self.order if r.weight is None]
+        for name in self.learnable:
+            self.before[name], self.after[name] = Counts(), Counts()
+
+    def learn(self, steps: list[tuple[str, int, int]]) -> None:
+        """A run that passed: (rule, transactions sent, reverted) of each step.
+
+        Only the other rules' transactions count: a rule whose own later calls revert (an inbox
+        opened once per account) has not ended anything.
+        """
+        if not LEARN or not self.learnable:
+            return
+        self.runs += 1
+        firsts: dict[str, int] = {}
+        for i, (rule, sent, reverted) in enumerate(steps):
+            if sent > reverted and rule not in firsts:
+                firsts[rule] = i
+        for name in self.learnable:
+            first = firsts.get(name, len(steps))
+            before, after = Counts(), Counts()
+            for i, (rule, sent, reverted) in enumerate(steps):
+                if rule != name:
+                    (before if i < first else after).add(sent, reverted)
+            self.before[name].add(before.sent, before.reverted)
+            if after.sent:
+                self.after[name].add(after.sent, after.reverted)
+                self.seen[name] = self.seen.get(name, 0) + 1
+        rare = frozenset(name for name in self.learnable if self.ends_progress(name))
+        for name in rare - self.rare:
+            self.learned[name] = self.runs
+        self.rare = rare
+
+    def ends_progress(self, name: str) -> bool:
+        after, before = self.after[name], self.before[name]
+        enough = self.seen.get(name, 0) >= self.MIN_RUNS and after.sent >= self.MIN_SENT
+        return enough and after.share >= self.SHARE and after.share - before.share >= self.MARGIN
+
+    def why(self, name: str) -> str:
+        after, before = self.after[name], self.before[name]
+        return (
+            f"{name} (learned at run {self.learned.get(name, self.runs)}: after its first call that changed the state, "
+            f"{after.reverted} of the other rules' {after.sent} transactions reverted, "
+            f"{100 * before.share:.0f}% before it)"
+        )
+
+
+# whether the search learns which rules end progress (a benchmark compares it with the uniform draw)
+LEARN = True

@@ -37,7 +37,7 @@ class Names:
 
     def __init__(self, project: Any) -> None:
         self.project = project
-        self.by_address = {a.address.lower(): repr(a) for a in project.accounts}
+        self.by_address = {a.address.lower(): repr(a) for a in (*project.accounts, *project.accounts.actors.values())}
 
     def show(self, value: Any) -> str:
         """The value as traces show it: bytes as 0x..., accounts and contracts named, inside containers too."""

@@ -8,12 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..contracts.abi import entry_signature, abi_type, decode, from_abi_value, selector
-from ..contracts.project import Project
+from ..contracts.differential import describe_call  # noqa: F401  (importable from here too)
 from ..contracts.revert import failure_details
-from ..errors import TransactionReverted
+from ..errors import BuildsDiverged, TransactionReverted
 from ..failures import message_shape
-from ..values import format_value
 from .verdicts import LIBRARY_DIRS, Escaped, library_file, message_of, shown_type, why_mistake  # noqa: F401  (LIBRARY_DIRS: importable from here too)
 
 
@@ -76,33 +74,6 @@ def harness_limit(name: str, exc: BaseException, program: list[str]) -> str:
     return f"{name} stopped at a limit of evmstate, not at a failure of the contract:\n{exc}\nThe program that reached it:\n{lines}"
 
 
-def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
-    """A raw call as a reader knows it: Token.transfer(accounts[2], 5) from accounts[1]."""
-    account = project.accounts.at(sender)
-    contract = project.name_at(sender)
-    who = repr(account) if account.index >= 0 else f"<{contract} {account.address}>" if contract else f"0x{sender.hex()}"
-    artifact = project.artifact_at(to) if to is not None else None
-    what = f"0x{to.hex()}" if to is not None else "a deployment"
-    if to is None:
-        for art in project.artifacts.values():
-            if art.bytecode and data.startswith(art.bytecode):
-                what = f"{art.name}.deploy"
-    elif artifact is not None:
-        name = project.name_at(to)
-        what = f"{name} at 0x{to.hex()}"
-        for entry in artifact.abi:
-            if entry.get("type") == "function" and selector(entry_signature(entry)) == data[:4]:
-                types = [abi_type(p) for p in entry.get("inputs", [])]
-                try:
-                    args = ", ".join(format_value(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
-                except Exception:
-                    args = f"0x{data[4:].hex()}"
-                what = f"{name}.{entry['name']}({args})"
-                break
-    return f"{what} from {who}" + (f" with value {value}" if value else "")
-
-
-
 # the attribute an exception raised by an invariant carries: the invariant's name
 _FAILED_INVARIANT = "_evmstate_failed_invariant"
 
@@ -132,7 +103,7 @@ class ErrorInfo:
     @classmethod
     def of(cls, exc: BaseException) -> ErrorInfo:
         error_type, message, location, tb = describe_error(exc)
-        reason = exc.reason if isinstance(exc, TransactionReverted) else None
+        reason = exc.reason if isinstance(exc, (TransactionReverted, BuildsDiverged)) else None
         return cls(error_type, message, failed_invariant(exc), reason, location, tb, failure_details(exc))
 
     @classmethod

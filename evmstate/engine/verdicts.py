@@ -28,7 +28,7 @@ from typing import Any, Callable
 import hypothesis
 from hypothesis.errors import InvalidArgument, InvalidDefinition
 
-from ..errors import CallTimeout, EvmStateError, TransactionReverted
+from ..errors import BuildsDiverged, CallTimeout, EvmStateError, TransactionReverted
 
 # frames in these folders are evmstate's or Hypothesis's, not the user's: the package root, not this module's folder
 LIBRARY_DIRS = (str(Path(__file__).parent.parent), str(Path(hypothesis.__file__).parent))
@@ -129,7 +129,7 @@ def is_mistake(exc: BaseException) -> bool:
     """
     if isinstance(exc, Escaped):
         return not exc.verdict
-    if isinstance(exc, (TransactionReverted, CallTimeout)):
+    if isinstance(exc, (TransactionReverted, CallTimeout, BuildsDiverged)):
         return False
     return isinstance(exc, (*MISTAKES, EvmStateError, InvalidArgument, InvalidDefinition))
 

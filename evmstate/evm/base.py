@@ -180,6 +180,9 @@ class Capabilities:
     feedback: bool = False
     # set_sampling(): the hooks' coverage of a call like one recorded before in the run may be that one's, without its operands (revm's sight)
     sampling: bool = False
+    # two builds in lockstep (differential.py): raise_pending() raises a divergence the machine's code swallowed,
+    # notes() what was told apart
+    differential: bool = False
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,13 @@ class SamplingHooks(Protocol):
     def set_sampling(self, on: bool) -> None: ...
 
 
+class DifferentialHooks(Protocol):
+    """capabilities.differential: the divergence of two builds a call met, and what the comparison told apart."""
+
+    def raise_pending(self) -> None: ...
+    def notes(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Hooks:
     """A backend's optional hooks: each one there only when its capability is declared, else None."""
@@ -286,6 +296,7 @@ class Hooks:
     observer: ObserverHooks | None
     feedback: FeedbackHooks | None
     sampling: SamplingHooks | None
+    differential: DifferentialHooks | None = None
 
 
 def hooks_of(backend: Backend) -> Hooks:
@@ -296,6 +307,7 @@ def hooks_of(backend: Backend) -> Hooks:
         cast(ObserverHooks, backend) if caps.observer else None,
         cast(FeedbackHooks, backend) if caps.feedback else None,
         cast(SamplingHooks, backend) if caps.sampling else None,
+        cast(DifferentialHooks, backend) if caps.differential else None,
     )
 
 
@@ -324,6 +336,10 @@ class Feedback:
     # comparisons that feed a branch, one side the block's time (or number): the other side, a time the contract waits for
     times: list[int] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
+    # with everywhere on, the same as (the clock then, the other side), for the shrinker's waits set to a time compared;
+    # and the value a call sends counts as one of its arguments (a bid compared with a reserve price)
+    time_sides: list[tuple[int, int]] = field(default_factory=list)
+    block_sides: list[tuple[int, int]] = field(default_factory=list)
     active: bool = False  # inside a call that is recorded
 
 

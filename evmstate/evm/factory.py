@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..config import BackendConfig, Config
 from .base import Backend, ChainSpec
@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 
 def chain_spec(config: Config) -> ChainSpec:
-    """The chain every backend of this project starts from: [accounts], [chain], [compiler] evm_version, [fuzz] limits."""
+    """The chain every backend of this project starts from: [accounts], [chain], [compiler] evm_version, [fuzz]
+    limits."""
     return ChainSpec(
         accounts=config.accounts.count,
         balance=config.accounts.balance,
@@ -31,12 +32,14 @@ def chain_spec(config: Config) -> ChainSpec:
 
 
 def make_backend(config: Config) -> Backend:
-    """The backend [backend] asks for: py-evm (finishing on revm what it runs out of time for), revm, or both in lockstep when check is on."""
+    """The backend [backend] asks for: py-evm (finishing on revm what it runs out of time for), revm, or both in
+    lockstep when check is on."""
     spec = chain_spec(config)
     if spec.fork is not None:
         return forked(config, spec)
-    # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for, or when a call runs away;
-    # py-evm only when it runs (importing it takes 0.4 s: a command that runs nothing, or runs on revm, does not wait for it)
+    # revm is an optional dependency (pip install "evmstate[revm]"): imported only when asked for, or when a call runs
+    # away; py-evm only when it runs (importing it takes 0.4 s: a command that runs nothing, or runs on revm, does not
+    # wait for it)
     from .pyevm.backend import PyEVMBackend
 
     if config.backend.check:
@@ -65,7 +68,8 @@ def forked(config: Config, spec: ChainSpec) -> Backend:
 
 
 def for_campaign(config: Config) -> Config:
-    """The config evmstate fuzz runs with: revm when no backend was named, pyrevm is installed and revm runs the project's evm_version.
+    """The config evmstate fuzz runs with: revm when no backend was named, pyrevm is installed and revm runs the
+    project's evm_version.
 
     With every signal recorded on both, revm found each bundled search-power example in less
     time than py-evm (benchmarks/search.py --backend revm): a campaign is about finding the most
@@ -84,3 +88,25 @@ def finishing(backend: PyEVMBackend) -> PyEVMBackend:
     """backend, with the calls it runs out of time for finished on revm when pyrevm is installed (finish.py)."""
     backend.finisher = RevmFinisher(backend.spec)
     return backend
+
+
+def replay_twin(config: Config, backend: Backend) -> Backend | None:
+    """A revm chain holding backend's state as it is now (every account, its time and block), to replay programs on
+    faster; None
+    where revm is not the faster exact stand-in for it: backend is not py-evm's own (revm already, both in lockstep, a
+    forked
+    chain, whose state revm reads through a node of its own), pyrevm is not installed, revm does not run the
+    evm_version, or
+    the environment says EVMSTATE_SHRINK_ON_REVM=0."""
+    from .pyevm.backend import PyEVMBackend
+
+    if type(backend) is not PyEVMBackend or config.backend.check or not config.environment.shrink_on_revm:
+        return None
+    from .revm.backend import SPECS, RevmBackend, available
+
+    spec = chain_spec(config)
+    if spec.fork is not None or not available() or spec.evm_version not in SPECS:
+        return None
+    twin = RevmBackend(spec)
+    twin.load_state(backend.world(), timestamp=backend.timestamp, block_number=backend.block_number)
+    return cast(Backend, twin)

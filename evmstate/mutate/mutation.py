@@ -69,6 +69,7 @@ class MutateOptions:
     seed: int | None = None  # None: [hypothesis] seed, else 0 (a fixed seed keeps verdicts comparable and cached)
     workers: int = 1
     cluster: str | None = None
+    mutants: Path | None = None  # --mutants: only the mutants this file lists
 
 
 # -- keys: what each kept result depends on ---------------------------------------------------
@@ -550,6 +551,8 @@ def _plan_run(config: Config, options: MutateOptions, project: Project, items: d
                 hint = f" Did you mean {close[0]!r}?" if close else ""
                 raise UsageError(f"--function {name}: no function of that name in {', '.join(s.shown for s in sources)}.{hint} Functions: {', '.join(known)}.")
         made = {path: [m for m in found if m.function in options.functions] for path, found in made.items()}
+    if options.mutants is not None:
+        made = plan.listed(options.mutants, made, sources)
     for source in sources:
         for mutant in made[source.path]:
             mutants.append(_Mutant(len(mutants), plan.mutant_id(source, mutant), source, mutant, compile_key(config, project, source, mutant)))

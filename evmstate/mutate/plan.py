@@ -132,6 +132,32 @@ def mutants_of(source: Source) -> list[Mutant]:
     return make_mutants(source.path, text, vyper_outputs.syntax_tree(text))
 
 
+def listed(path: Path, made: dict[str, list[Mutant]], sources: list[Source]) -> dict[str, list[Mutant]]:
+    """Only the mutants the file at path names, one a line as reports write them.
+
+    A line reads source:line: before  →  after; # starts a comment.
+
+    A line naming no mutant of the sources is an error that shows the mutants made on that line.
+    """
+    try:
+        wanted = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    except OSError as exc:
+        raise UsageError(f"--mutants {path}: cannot read it ({exc.strerror or exc})") from None
+    wanted = [w for w in wanted if w and not w.startswith("#")]
+    shown = {s.path: s.shown for s in sources}
+    named = {f"{shown[p]}:{m.line}: {m.diff}": (p, m) for p, found in made.items() for m in found}
+    unknown = [w for w in wanted if w not in named]
+    if unknown:
+        where = unknown[0].split(": ", 1)[0]
+        near = [k for k in named if k.startswith(where + ": ")]
+        hint = "; the mutants made on that line: " + " | ".join(near)
+        if not near:
+            hint = f"; no mutant is made at {where} (sources: {', '.join(shown.values())})"
+        raise UsageError(f"--mutants {path}: {len(unknown)} line(s) name no mutant, the first: {unknown[0]!r}{hint}")
+    keep = {id(named[w][1]) for w in wanted}
+    return {p: [m for m in found if id(m) in keep] for p, found in made.items()}
+
+
 def mutant_id(source: Source, mutant: Mutant) -> str:
     """A short id for a mutant: the same for the same change to the same text, wherever the project lies."""
     text = f"{source.portable}\0{source.sha}\0{mutant.start}\0{mutant.length}\0{mutant.replacement}"

@@ -28,7 +28,9 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "compiler": (
         ("evm_version", "london, paris, shanghai, cancun or prague"),
         ("optimize", "gas, codesize or none"),
-        ("search_paths", "extra folders to import from, e.g. [\"lib\"]; installed packages are searched too"),
+        ("search_paths", 'extra folders to import from, e.g. ["lib"]; installed packages are searched too'),
+        ("experimental_codegen", "build every contract with vyper's Venom code generator (docs/differential.md)"),
+        ("contracts", "one contract's code generator, over its pragma and experimental_codegen"),
     ),
     "accounts": (
         ("count", "funded accounts: accounts[0] .. accounts[{last}]"),
@@ -46,36 +48,58 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("deadline", "milliseconds per example; 0 for none"),
         ("seed", "fix the search; left out, each run picks one and prints it"),
         ("derandomize", ""),
-        ("phases", "add \"explain\" for more detail, slower"),
+        ("phases", 'add "explain" for more detail, slower'),
         ("print_blob", "print Hypothesis's reproduction blob with a failure"),
-        ("suppress_health_check", "[\"filter_too_much\"]: let assume() throw away most runs"),
+        ("suppress_health_check", '["filter_too_much"]: let assume() throw away most runs'),
     ),
     "fuzz": (
         ("call_gas_limit", "gas per call (2**24, EIP-7825's cap) unless a call passes gas="),
         ("call_timeout", "seconds (CPU time) py-evm runs a call before revm runs it to its end; 0 for no limit"),
-        ("call_cache", "view calls answered from a cache while what they read is unchanged; \"off\", \"check\""),
+        ("call_cache", 'view calls answered from a cache while what they read is unchanged; "off", "check"'),
         ("dictionary_weight", "share of strategy() draws taken from values the contracts know; 0 turns it off"),
         ("guidance", "keep and extend the runs that reach code no run reached before"),
         ("max_time_delay", "seconds one step may wait before its call ({time}, log scale); 0 turns it off"),
         ("max_block_delay", "blocks one step may wait before its call ({blocks} of 12 s blocks); 0 turns it off"),
-        ("shrink_time", "seconds shrinking a failure may take; then the shortest program so far is reported (0: no limit)"),
+        (
+            "shrink_time",
+            "seconds of work (1000 replayed steps a second) shrinking a failure may take; then the shortest program so far is reported (0: no limit)",
+        ),
+        (
+            "actors",
+            'contract accounts strategy("address") draws too: ["rejects-ether", "reenters", ...], or true for all',
+        ),
     ),
     "backend": (
-        ("name", "or \"revm\", calls run in Rust: pip install \"evmstate[revm]\" (evmstate fuzz, when no name is set: revm if installed)"),
+        (
+            "name",
+            'or "revm", calls run in Rust: pip install "evmstate[revm]" (evmstate fuzz, when no name is set: revm if installed)',
+        ),
         ("check", "true: every call on revm and py-evm side by side, first difference reported"),
     ),
-    "database": (
-        ("url", "Hypothesis's example database: a folder, or redis://host:6379/0 to share it"),
-    ),
+    "database": (("url", "Hypothesis's example database: a folder, or redis://host:6379/0 to share it"),),
     "fork": (
         ("url", "a node's JSON-RPC URL: runs start from its chain (docs/fork.md); left out, from a fresh chain"),
-        ("block", "the block to fork at: a number, or \"latest\", \"safe\", \"finalized\""),
+        ("block", 'the block to fork at: a number, or "latest", "safe", "finalized"'),
         ("chain_id", "the chain the node must be on; 0: whichever it is"),
         ("timeout", "seconds to wait for each answer of the node"),
     ),
+    "differential": (
+        (
+            "mode",
+            '"codegen", "compiler:A,B" or "sources:OLD:NEW": every call on two builds (docs/differential.md); "": off',
+        ),
+        ("storage", "also compare the storage slots either build wrote"),
+        ("gas", "report the gas of both builds per function"),
+        ("revert_reasons", "a different revert reason when both builds revert is a divergence"),
+        ("expected", 'differences meant to be there, e.g. [{{ function = "Vault.fee", aspect = "return data" }}]'),
+    ),
 }
 # keys shown with an example value: they have no default worth showing
-EXAMPLES: dict[tuple[str, str], Any] = {("hypothesis", "seed"): 1234, ("fork", "url"): "http://127.0.0.1:8545"}
+EXAMPLES: dict[tuple[str, str], Any] = {
+    ("hypothesis", "seed"): 1234,
+    ("fork", "url"): "http://127.0.0.1:8545",
+    ("compiler", "contracts"): {"Vault": {"experimental_codegen": True}},
+}
 ETHER = 10**18
 YEAR = 365 * 86_400
 BLOCKS_PER_DAY = 86_400 // 12
@@ -91,6 +115,8 @@ def toml_value(value: Any) -> str:
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, str):
         return json.dumps(value)
+    if isinstance(value, dict):  # an inline table; its keys are bare names
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
     return repr(value)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from ..compiler.sources import Build
 from ..config import Config
+from ..search import canaries
 from ..engine.database import check_database, replayed_first
 from ..engine.discovery import Item
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
@@ -257,6 +258,7 @@ def _record(
     totals.corpus = result.statistics.get("corpus", totals.corpus)
     totals.loop = result.statistics.get("evmstate's own loop", totals.loop)
     totals.steps += result.steps
+    totals.canaries = canaries.merged([totals.canaries, result.canaries])
     if shard.branches is not None:
         summary.branches = shard.branches if summary.branches is None else summary.branches | shard.branches
     if result.status == "error":

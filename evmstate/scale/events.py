@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine.events import Event, ExitCode, LoadFailed, MachineFinished
+from ..engine.events import Canary, Event, ExitCode, LoadFailed, MachineFinished
 
 
 @dataclass(frozen=True)
@@ -27,11 +27,17 @@ class ItemTotals:
     status: str = "running"  # running, failed, error
     corpus: str | None = None  # the guidance corpus, as the last shard to end saw it (search.corpus)
     loop: str | None = None  # evmstate's own loop, as the last shard to end said (its runs, or "off: " and why)
+    canaries: dict[str, Canary] = field(default_factory=dict)  # the shards' canaries, added up (search/canaries.py)
     # of a failure found: seconds from the campaign's start to when a shard first saw it, and the
     # machine's runs before it (those of its shards that had ended by then, and the finding shard's)
     found_after: float | None = None
     runs_before: int | None = None
     ended: list[tuple[float, int]] = field(default_factory=list, repr=False)  # (time.time(), runs) of each shard that came back
+
+    @property
+    def unexercised(self) -> list[str]:
+        """Properties the shards checked, but never on the state they exist to check."""
+        return [name for name, c in self.canaries.items() if c.checked and not c.interesting]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from ..contracts import calls
 from ..config import Config
 from ..contracts.project import Project
+from ..search import canaries
 from ..engine.discovery import Item
 from ..engine.events import (
     Event,
@@ -122,6 +123,8 @@ def merge_shards(results: dict[int, MachineFinished], shards: int, elapsed: floa
         steps=sum(r.steps for r in ordered),
         elapsed=elapsed,
         rules=merge_rules([r.rules for r in ordered]),
+        canaries=canaries.merged([r.canaries for r in ordered]),
+        left_out={name: why for r in ordered for name, why in r.left_out.items()},
         error="\n".join(r.error for r in errors if r.error) or None,
         statistics=statistics,
     )

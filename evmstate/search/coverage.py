@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from ..compiler.artifacts import VENOM_NO_LINES
 from ..evm.base import INITCODE
 
 if TYPE_CHECKING:
@@ -107,6 +108,9 @@ class CodeMap:
         texts: dict[str, Any] = {}
 
         def site_of(pc: int) -> Site | None:
+            if artifact.venom:
+                # Venom's source map places too few instructions: no line rather than a wrong one (VENOM_NO_LINES)
+                return None
             pos = pc_pos.get(pc)
             if not pos or not isinstance(pos[0], int) or pos[0] < 1:
                 return None
@@ -362,6 +366,8 @@ class CoverageReport:
     contracts: list[ContractCoverage]  # one per deployment, and one per contract never deployed
     files: dict[str, FileCoverage]
     root: Path | None = None
+    # the contracts built with Venom, whose lines and branches are not reported (artifacts.VENOM_NO_LINES)
+    unplaced: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls, collector: Collector, root: Path | None = None) -> "CoverageReport":
@@ -385,7 +391,7 @@ class CoverageReport:
                     if name not in merged.contracts:
                         merged.contracts.append(name)
                 contracts.append(cls._row(collector, label, name, per_file))
-        report = cls(contracts, {}, root)
+        report = cls(contracts, {}, root, sorted(n for n, a in collector.artifacts.items() if a.venom))
         # the project's own files first, then modules of installed packages, each by the path shown
         report.files = dict(sorted(files.items(), key=lambda item: (not report.inside(item[0]), report.shown(item[0]))))
         return report
@@ -405,6 +411,10 @@ class CoverageReport:
             ran=(label, name, False) in collector.hits or (label, name, True) in collector.hits,
             contract=name,
         )
+
+    def unplaced_text(self) -> str:
+        """What the report says of the contracts whose lines it cannot give."""
+        return f"no lines or branches for {', '.join(self.unplaced)}: {VENOM_NO_LINES}" if self.unplaced else ""
 
     def inside(self, path: str) -> bool:
         """Whether path is one of the project's own files (below its root)."""
@@ -481,6 +491,7 @@ class CoverageReport:
                     "lines": {"hit": c.lines_hit, "total": c.lines_total},
                     "branches": {"hit": c.branches_hit, "total": c.branches_total},
                     "unreached": [{"path": self.shown(p), "first": a, "last": b} for p, a, b in c.unreached],
+                    **({"no_lines": VENOM_NO_LINES} if c.contract in self.unplaced else {}),
                 }
                 for c in self.contracts
             },

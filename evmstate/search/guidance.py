@@ -243,6 +243,9 @@ class GuidedProvider(PrimitiveProvider):
         self.record: list[Choice] = []
         self.replayed = 0  # how many of the planned choices this run took
         self._inner = False
+        # set by the engine around a step's draw of its rule: moves a fresh draw off a rule drawn rarely
+        # (engine/swarm.py)
+        self.avoid: Any = None
         self.guide.begin(self, inherited)
 
     _plan: list[Choice]
@@ -267,6 +270,8 @@ class GuidedProvider(PrimitiveProvider):
                 value = self._fresh[kind](**constraints)
             finally:
                 self._inner = False
+            if self.avoid is not None and kind == "integer":
+                value = self.avoid(constraints, value, self.guide.random)
         self.record.append((kind, constraints, value))
         return value
 

@@ -42,7 +42,7 @@ def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_s
     code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--json", "stopped.json")
     assert code == 1, out
     (path,) = saved(example)
-    assert f"not minimal: shrinking stopped at the shrink budget (0.001 s, [fuzz] shrink_time); `evmstate shrink {path.stem}` continues" in out
+    assert f"not minimal: shrinking stopped at the shrink budget (0.001 s of work: 1 replayed steps, [fuzz] shrink_time); `evmstate shrink {path.stem}` continues" in out
     stopped = json.loads((example / "stopped.json").read_text())["results"][0]["failure"]
     assert stopped["steps"] > 2 and stopped["stopped"].startswith("the shrink budget") and stopped["shrink"]["minimality"] == "not minimal"
     record = json.loads(path.read_text())
@@ -57,9 +57,10 @@ def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_s
     assert f"replay with: evmstate replay {new.stem}" in out
     code, out = invoke("replay", new.stem)
     assert code == 1 and "still fails" in out
-    # once minimal, shrinking again changes nothing
+    # once minimal, shrinking again changes nothing: one round of the passes, each named
     code, out = invoke("shrink", new.stem)
     assert code == 1 and "already as short as these passes make it" in out
+    assert "nothing more could go: a round of the passes (chunks, singles, " in out
     assert [p.stem for p in saved(example)] == [new.stem]
 
 

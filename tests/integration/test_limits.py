@@ -276,8 +276,7 @@ ops = st.lists(
 def two_backends():
     """The same chain twice: one with evmstate's jump hooks, one with py-evm's own JUMP and JUMPI."""
     hooked, plain = PyEVMBackend(accounts=1), PyEVMBackend(accounts=1)
-    table = plain._computation_class.opcodes
-    base = plain._computation_class.__mro__[1].opcodes
+    table, base = plain._opcodes, plain._base_opcodes
     table[opcode_values.JUMP], table[opcode_values.JUMPI] = base[opcode_values.JUMP], base[opcode_values.JUMPI]
     return hooked, plain
 

@@ -188,3 +188,40 @@ def test_a_step_goes_while_another_calls_an_earlier_rule():
     program = [RecordedStep("donate", {"amount": 7}), RecordedStep("mint", {"amount": 1}), RecordedStep("redeem", {"amount": 1})]
     outcome = Shrinker(program, attempt, earlier={"mint": [("deposit", frozenset({"amount"}))]}).run()
     assert [s.rule for s in outcome.found.steps] == ["deposit", "redeem"]
+
+
+def test_a_renamed_account_takes_its_own_balance_in_the_same_step():
+    # a ledger that refuses a withdrawal of a holder's whole balance: accounts[2] withdrawing its 8 fails; accounts[0]
+    # fails only with its own balance, 1234, which the replay compared the amount with (larger: a rename may raise it)
+    balances = {0: 1234, 1: 42, 2: 8}
+
+    def attempt(candidate):
+        if len(candidate) != 1:
+            return None
+        (s,) = candidate
+        return failing(candidate) if s.arguments["amount"] == balances[s.arguments["owner"]["account"]] else None
+
+    def operands(candidate, index):
+        (s,) = candidate
+        return Met(sides=[(s.arguments["amount"], balances[s.arguments["owner"]["account"]])])
+
+    domains = {("withdraw", "owner"): AddressDomain(3), ("withdraw", "amount"): IntDomain(0, 2**256 - 1)}
+    program = [RecordedStep("withdraw", {"owner": {"account": 2}, "amount": 8})]
+    outcome = shrink(program, attempt, domains, operands=operands)
+    assert outcome.found.steps == [RecordedStep("withdraw", {"owner": {"account": 0}, "amount": 1234})]
+    # a number lowered in a step never raises another of that step: two amounts compared with each other would take turns
+    pair = {("add", "a"): IntDomain(0, 2**256 - 1), ("add", "b"): IntDomain(0, 2**256 - 1)}
+
+    def both(candidate):
+        if len(candidate) != 1:
+            return None
+        (s,) = candidate
+        return failing(candidate) if s.arguments["a"] >= 10 and s.arguments["b"] >= 10 else None
+
+    def compared(candidate, index):
+        (s,) = candidate
+        return Met(sides=[(s.arguments["a"], s.arguments["b"]), (s.arguments["b"], s.arguments["a"])])
+
+    outcome = shrink([RecordedStep("add", {"a": 500, "b": 70})], both, pair, operands=compared)
+    assert outcome.found.steps == [RecordedStep("add", {"a": 10, "b": 10})]
+    assert outcome.stopped is None and outcome.work < 2000

@@ -20,6 +20,19 @@ def test_every_package_is_listed_so_that_a_wheel_holds_it():
     assert listed == folders | {"evmstate_cli"}
 
 
+def test_every_file_of_a_package_that_is_not_python_is_package_data():
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]
+    for path in (REPO / "evmstate").rglob("*"):
+        if path.is_dir() or path.suffix in (".py", ".pyc", ".typed") or "__pycache__" in path.parts:
+            continue
+        package = path.parent
+        while not (package / "__init__.py").exists():
+            package = package.parent
+        name = ".".join(package.relative_to(REPO).parts)
+        relative = path.relative_to(package)
+        assert any(relative.match(pattern) for pattern in data.get(name, ())), f"add {relative} to [tool.setuptools.package-data] {name!r}"
+
+
 def requirements() -> list[Requirement]:
     project = PYPROJECT["project"]
     found = [Requirement(r) for r in project["dependencies"]]

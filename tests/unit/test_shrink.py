@@ -150,6 +150,22 @@ def test_a_wait_a_deleted_step_passed_on_goes_before_the_values_are_made_smaller
     assert all(s.delay == (0, 0) for c in tried if c and c[-1].rule == "b" and c[-1].arguments["n"] != 200 for s in c)
 
 
+def test_a_huge_number_whose_least_is_small_is_bisected_by_its_bit_length_first():
+    # drawn near 2**80, least 1003 (a pool's first deposit): the powers of two first, then the last octave
+    from evmstate.domains import IntDomain
+
+    asked = []
+
+    def fails(v, repair=False):
+        asked.append(v)
+        return v >= 1003
+
+    assert IntDomain(0, 2**256 - 1).minimize(2**80 + 12345, fails) == 1003
+    assert len(asked) < 40  # target and its neighbour, the small values, one less, 7 powers, 10 in the octave; 80 bisecting
+    asked.clear()
+    assert IntDomain(0, 2**256 - 1).minimize(2**80, lambda v, repair=False: asked.append(v) or v >= 2**79 + 5) == 2**79 + 5
+
+
 def test_merging_two_steps_never_leaves_a_number_below_the_strategys_bound():
     # two bids of 1 (strategy min_value=1): merged into one bid of 2, the first bid would be left at 0, which the strategy
     # never draws; the program reported keeps every number within its bounds

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evmstate import failures
+from evmstate import files
 from evmstate.failures import FailureRecord, FailureStore
 from evmstate.scale import lifeline, pool
 from evmstate.scale.interrupts import sigint_count
@@ -107,7 +107,7 @@ def test_a_record_written_when_ctrl_c_comes_is_written_whole_and_ctrl_c_then_act
         delivered()
         real_fsync(fd)
 
-    monkeypatch.setattr(failures.os, "fsync", fsync_interrupted)
+    monkeypatch.setattr(files.os, "fsync", fsync_interrupted)  # records are written by files.write_atomic
     store = FailureStore(tmp_path / "failures")
     record = FailureRecord(
         id="abc123", kind="machine", path="machines/m.py", name="M", error={"type": "AssertionError", "message": "boom"},

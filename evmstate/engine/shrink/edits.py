@@ -52,17 +52,20 @@ def without(steps: list[RecordedStep], drop: set[int]) -> list[RecordedStep]:
     return out
 
 
-def shorten_waits(steps: list[RecordedStep], attempt: Callable[[list[RecordedStep]], "Minimized | None"]) -> "Minimized | None":
+def shorten_waits(
+    steps: list[RecordedStep], attempt: Callable[[list[RecordedStep]], "Minimized | None"], indices: tuple[int, ...] | None = None, parts: tuple[int, ...] = (0, 1)
+) -> "Minimized | None":
     """Each wait of the program made as short as it can be while the program still fails: none at all, else by bisection.
 
     Hypothesis shrinks each wait it drew, but a wait the deletion pass added up from several,
     or one left when shrinking ran out of time, may be longer than the failure needs. Most such
     waits are not needed at all: no wait is tried first, one replay where bisection takes one per bit.
+    indices: the steps whose waits are shortened (default: every step's); parts: 0 their seconds, 1 their blocks.
     """
     found = None
     best = steps
-    for index in range(len(best)):
-        for which in (0, 1):  # seconds, then blocks
+    for index in range(len(best)) if indices is None else indices:
+        for which in parts:  # seconds, then blocks
             delay = best[index].delay
             low, high = 0, delay[which]
             first = True

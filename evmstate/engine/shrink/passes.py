@@ -38,19 +38,21 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import json
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ...domains import AddressDomain, Domain, IntDomain
-from . import coupled
+from ...domains import SMALL_TRIED, Domain, IntDomain
+from . import compared, coupled, moves
 from .. import delays
+from .budget import Budget, OutOfBudget, StopReason, cost
 from .candidates import InOrder, Tries, probe_in_batches
 # shrink.without, ...: part of its interface
 from .edits import Minimized, fits, relabel, shorten_waits, with_users, without  # noqa: F401
-from ..recorded import RecordedStep, ref_of
+from ..recorded import RecordedStep
+from .outcome import Met, Outcome, PassStats, size
+
+__all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker", "StopReason"]  # shrink.passes' interface, as before
 
 
 # how many times longer every wait is made when looking for steps a longer wait makes unneeded
@@ -58,66 +60,24 @@ LONGER_WAITS = (2, 16)
 # programs of at most this many steps are tried without every pair of steps: "minimal among
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
-# programs of at most this many steps are tried with every two steps of one rule merged into one
-MERGE_UP_TO = 30
-# comparison operands a repair tries, at most
-REPAIRS = 6
-PASSES = ("chunks", "singles", "rules", "order", "values", "accounts", "scan", "together", "merge", "waits", "pairs", "reroute")
+# about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
+# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
+# waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
+# took nothing off there; pairs late, on programs already short (its candidates grow with the square of the length); the
+# scan last, within its share of the budget
+PASSES = ("chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "together", "scan")
 
 
-class OutOfBudget(Exception):
-    """Raised inside the shrinker when its time is up: the best program so far stands."""
-
-
-@dataclass
-class Met:
-    """The comparisons a replay met that feed a branch, one side an argument: the other sides, the (argument, other side) of
-    equalities, the arguments compared with an equal value (those too that feed a branch through an AND: Feedback.matched),
-    and the (argument, other side) of every one."""
-
-    operands: list[int] = field(default_factory=list)
-    equalities: list[tuple[int, int]] = field(default_factory=list)
-    matched: list[int] = field(default_factory=list)  # arguments compared with an equal value
-    sides: list[tuple[int, int]] = field(default_factory=list)
-
-
-@dataclass
-class PassStats:
-    """How one pass spent its time: candidates replayed, seconds, candidates kept."""
-
-    runs: int = 0
-    seconds: float = 0.0
-    kept: int = 0
-
-
-class StopReason(enum.Enum):
-    """Why shrinking ended before its passes ran out of moves."""
-
-    BUDGET = "budget"  # the shrink budget
-    INTERRUPTED = "interrupted"  # Ctrl-C (or a signal taken as one), with a failing program in hand
-
-
-@dataclass
-class Outcome:
-    """What the shrinker ended with: the best failing program (None when nothing changed), how minimal, how it went."""
-
-    found: Minimized | None
-    minimality: str  # "1-minimal", "minimal among programs that delete up to two steps", or "" when stopped early
-    passes: dict[str, PassStats] = field(default_factory=dict)
-    stopped: StopReason | None = None
-    left_out: int = 0  # candidates that met an error of the machine or a limit of evmstate, not the failure
-    left_out_first: str | None = None
-
-    @property
-    def replays(self) -> int:
-        return sum(p.runs for p in self.passes.values())
+class ScanSpent(Exception):
+    """Raised inside the scan when it has spent its share of the budget (budget.SCAN_SHARE)."""
 
 
 class Shrinker:
     """The passes over one failing program, given attempt(candidate): its replay when it fails the same way, else None.
 
     domains maps (rule, argument) to the Domain of the strategy that drew it. Steps whose rule is
-    in fixed always stay. deadline: a time.monotonic() after which the best program so far stands.
+    in fixed always stay. budget: what shrinking may spend (budget.py): each candidate is charged
+    its cost in the order the passes try them, whoever replays it, before it is replayed.
     """
 
     def __init__(
@@ -129,7 +89,7 @@ class Shrinker:
         domains: dict[tuple[str, str], Domain] | None = None,
         earlier: dict[str, list[tuple[str, frozenset[str]]]] | None = None,
         rank: dict[str, int] | None = None,
-        deadline: float | None = None,
+        budget: Budget | None = None,
         progress: Callable[[int], None] = lambda steps: None,
         hints: tuple[int, ...] = (),
         operands: Callable[[list[RecordedStep], int], Met] | None = None,
@@ -140,11 +100,14 @@ class Shrinker:
         self.rank = rank or {}  # rule -> its place in Hypothesis's order
         self.hints = hints  # numbers the contracts know
         # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
-        self.operands = operands
-        self.domains = domains or {}
-        self._attempt = lambda candidate: attempt(candidate) if fits(self.domains, candidate) else None  # within its strategies' bounds
+        self._operands = operands
+        self.operands = self.met if operands is not None else None
+        self._met: set[Any] = set()  # the replays for comparisons charged already
+        self._attempt = attempt
         self.fixed = fixed
-        self.deadline = deadline
+        self.domains = domains or {}
+        self.budget = budget or Budget()
+        self.scan_left = self.budget.scan_allowance()
         self.progress = progress
         self.found: Minimized | None = None
         self.passes = {name: PassStats() for name in PASSES}
@@ -153,14 +116,49 @@ class Shrinker:
         self.tries = tries or InOrder()  # who replays a pass's candidates (candidates.py)
         self.scanned: set[Any] = set()  # the numbers the scan pass tried below: (step, rule, argument, value)
         self.boundaries: dict[tuple[str, ...], frozenset[int]] = {}  # at_boundary()'s operands, by the steps up to the one asked
+        # pass -> the best program (its steps' keys) when the pass last ran to its end and changed nothing: it would
+        # again
+        self.settled: dict[str, tuple[str, ...]] = {}
+        self.rounds = 0
+        self.tried: set[str] = set()  # the passes that ran, in any round
+        self._in_order = 0  # inside first_shorter: its candidates are charged there, in order
 
     # -- candidates ----------------------------------------------------------------------
 
+    def charge(self, work: int) -> None:
+        """Spend work of the budget (and of the scan's share, in the scan); OutOfBudget, or ScanSpent, when there is no
+        room for it."""
+        self.room(work)
+        self.spend(work)
+
+    def spend(self, work: int) -> None:
+        self.budget.spent += work
+        if self.current == "scan":
+            self.scan_left -= work
+        self.passes[self.current].work += work
+
+    def room(self, work: int) -> None:
+        """Raise as charge() would for work more, spending nothing."""
+        if self.current == "scan" and work > self.scan_left:
+            raise ScanSpent()
+        self.budget.check(work)
+
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise OutOfBudget()
+        if not fits(self.domains, candidate):
+            return None  # within its strategies' bounds: a pass that moves numbers (merge, together) never reports one they rule out
+        if not self._in_order:
+            self.charge(cost(candidate, self.best))
         self.passes[self.current].runs += 1
         return self._attempt(candidate)
+
+    def met(self, candidate: list[RecordedStep], index: int) -> Met:
+        """The comparisons candidate's steps from index on met (a replay of it whole, charged once)."""
+        assert self._operands is not None
+        key = (tuple(s.key for s in candidate), index)
+        if key not in self._met:
+            self.charge(len(candidate) + 1)
+            self._met.add(key)
+        return self._operands(candidate, index)
 
     def keep(self, result: Minimized) -> None:
         self.best, self.found = result.steps, result
@@ -178,21 +176,47 @@ class Shrinker:
         return True
 
     def first_shorter(self, candidates: Any) -> Any:
-        """The tag of the first (tag, candidate), made from the best program, that shorter() keeps trying them in order; None if none."""
+        """The tag of the first (tag, candidate), made from the best program, that shorter() keeps trying them in order;
+        None if none.
+
+        Each candidate is charged in that order, up to the one kept, as one process trying them
+        one by one would charge them (helpers may replay some beyond it: those are not charged).
+        """
         best = self.best
+        costs: list[int] = []  # of the candidates handed over, in order
+        stop: list[Exception] = []
 
         def accept(result: Minimized | None) -> bool:
             return result is not None and len(result.steps) <= len(best) and result.steps != best
 
+        def charged() -> Any:
+            for tag, c in candidates:
+                if c == best or not fits(self.domains, c):
+                    continue  # a number its strategy could not draw is never replayed, nor charged
+                work = cost(c, best)
+                try:
+                    self.room(sum(costs) + work)
+                except (OutOfBudget, ScanSpent) as exc:
+                    stop.append(exc)  # one process would stop before replaying it
+                    return
+                costs.append(work)
+                yield (len(costs) - 1, tag), c
+
         before = self.tries.elsewhere
+        self._in_order += 1
         try:
-            found = self.tries.first(((tag, c) for tag, c in candidates if c != best and fits(self.domains, c)), self.attempt, accept)
+            found = self.tries.first(charged(), self.attempt, accept)
         finally:
+            self._in_order -= 1
             self.passes[self.current].runs += self.tries.elsewhere - before  # those replayed by helpers
+        for work in costs if found is None else costs[: found[0][0] + 1]:
+            self.spend(work)  # each found room before its replay
         if found is None:
+            if stop:
+                raise stop[0]
             return None
         self.keep(found[1])
-        return found[0]
+        return found[0][1]
 
     # -- the passes ----------------------------------------------------------------------
 
@@ -202,24 +226,39 @@ class Shrinker:
             changed = True
             while changed:
                 changed = False
+                self.rounds += 1
                 for name in PASSES:
-                    self.current = name
-                    started = time.perf_counter()
-                    try:
-                        changed = getattr(self, f"_{name}")() or changed
-                    finally:
-                        self.passes[name].seconds += time.perf_counter() - started
+                    changed = self._run_pass(name) or changed
             final = self._relabelled()
             if final is not None:
                 self.found = final
-        except OutOfBudget:
-            stopped = StopReason.BUDGET
+        except OutOfBudget as exc:
+            stopped = exc.reason
         except KeyboardInterrupt:
             if self.found is None:
                 raise
             stopped = StopReason.INTERRUPTED
         minimality = "" if stopped else "minimal among programs that delete up to two steps" if self.pairs_done else "1-minimal"
-        return Outcome(self.found, minimality, self.passes, stopped)
+        return Outcome(self.found, minimality, self.passes, stopped, work=self.budget.spent, rounds=self.rounds, tried=tuple(p for p in PASSES if p in self.tried))
+
+    def _run_pass(self, name: str) -> bool:
+        """One pass, unless it changed nothing when it last ran on this same program; whether it changed it."""
+        key = tuple(s.key for s in self.best)
+        if self.settled.get(name) == key:
+            return False
+        self.current = name
+        self.tried.add(name)
+        started, before = time.perf_counter(), size(self.best)
+        try:
+            changed = bool(getattr(self, f"_{name}")())
+        finally:
+            stats, after = self.passes[name], size(self.best)
+            stats.seconds += time.perf_counter() - started
+            stats.steps += before[0] - after[0]
+            stats.bits += before[1] - after[1]
+        if not changed and tuple(s.key for s in self.best) == key:
+            self.settled[name] = key
+        return changed
 
     def _deletable(self, index: int) -> bool:
         return self.best[index].rule not in self.fixed
@@ -284,7 +323,8 @@ class Shrinker:
         return changed
 
     def _order(self) -> bool:
-        """Neighbouring steps swapped so that the rule Hypothesis samples first comes first, where the program still fails."""
+        """Neighbouring steps swapped so that the rule Hypothesis samples first comes first, where the program still
+        fails."""
         changed = False
         rank = self.rank
         for index in range(len(self.best) - 1):
@@ -320,7 +360,8 @@ class Shrinker:
         return changed
 
     def _equal_values(self) -> bool:
-        """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws), made smaller together."""
+        """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws),
+        made smaller together."""
         groups: dict[tuple[Any, str], list[tuple[int, str]]] = {}
         for index, step in enumerate(self.best):
             for name, value in step.arguments.items():
@@ -351,7 +392,8 @@ class Shrinker:
         return changed
 
     def _minimize_value(self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None) -> None:
-        """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time (candidates.py)."""
+        """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time
+        (candidates.py)."""
         probe_in_batches(lambda fails: domain.minimize(value, fails, self.hints), build, self.first_shorter, self.tries.workers, repaired)
 
     def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
@@ -364,42 +406,54 @@ class Shrinker:
             return [*self.best[:index], step.with_arguments({name: candidate_value}), *self.best[index + 1 :]]
 
         before = self.passes[self.current].kept
+        if self._compared(index, name, value, domain):
+            return self.passes[self.current].kept > before  # at a line the contract draws, at a value it compared the argument with
+        if index < len(self.best):
+            value = self.best[index].arguments.get(name, value)
         self._minimize_value(domain, value, fails, (lambda candidate: self.repaired(candidate, index)) if self.operands is not None else None)
         return self.passes[self.current].kept > before
 
+    def _compared(self, index: int, name: str, value: Any, domain: Domain) -> bool:
+        """A number set to what its step's replay compared it with (compared.py), smallest first, where the program
+        still fails;
+        whether it then sits at a line: the next number toward its target does not fail (nothing to bisect)."""
+        operands = self.operands
+        if operands is None or not isinstance(domain, IntDomain) or not isinstance(value, int) or abs(value - domain.target) <= SMALL_TRIED:
+            return False
+        at, nearer_ones = compared.number_candidates(self.best, index, name, value, domain, operands(self.best, index))
+        if self.first_shorter(nearer_ones) is None and not at:
+            return False
+        if index >= len(self.best) or not isinstance(v := self.best[index].arguments.get(name), int):
+            return False
+        nearer = v - 1 if v > domain.target else v + 1
+        if v == domain.target or not domain.contains(nearer):
+            return True
+        return not self.shorter([*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]])
+
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
-        """The candidate (step index changed) with one later argument replaced by the other side of a comparison its replay
-        met it in, as Redqueen does.
+        """The candidate (step index changed) with one argument of that step or a later one replaced by the other side
+        of a
+        comparison its replay met it in, as Redqueen does.
 
         A quote that matched a price computed from the changed step no longer matches: the
         replay compared the quote with the new price, which is the value to try. An address
         compared for equality (an inbox the contract derives from the account that changed)
-        takes the other side. An argument no comparison met is left as it is.
+        takes the other side. An argument no comparison met is left as it is, and so is a comparison the best program's
+        replay
+        met too (a constant of the contract's arithmetic, which the change did not move).
         """
         if self.operands is None:
             return False
         met = self.operands(candidate, index)
-        return bool(self.first_shorter(self._fixes(candidate, index, met)))
-
-    def _fixes(self, candidate: list[RecordedStep], index: int, met: Met) -> Any:
-        for j in range(index + 1, len(candidate)):
-            for name, value in candidate[j].arguments.items():
-                domain = self.domains.get((candidate[j].rule, name))
-                if isinstance(domain, AddressDomain):
-                    values = _addresses_compared(domain, value, met.equalities)
-                elif isinstance(domain, IntDomain) and isinstance(value, int):
-                    word = value % 2**256
-                    others = list(dict.fromkeys(o for a, o in met.sides if a == word))[:REPAIRS]
-                    values = [v for other in others for v in (other, other + 1, other - 1) if domain.contains(v)]
-                else:
-                    continue
-                for v in values:
-                    if v != value:
-                        yield True, [*candidate[:j], candidate[j].with_arguments({name: v}), *candidate[j + 1 :]]
+        before = self.operands(self.best, index) if index < len(self.best) else Met()
+        unmoved = set(before.sides) | set(before.equalities)
+        return bool(self.first_shorter(compared.repairs(self.best, candidate, index, met, unmoved, self.domains)))
 
     def at_boundary(self, index: int, value: int) -> bool | None:
-        """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself (a minimum
-        price, a code that must match), or value is one of the contracts' own numbers: the number sits where the contract draws a
+        """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself
+        (a minimum
+        price, a code that must match), or value is one of the contracts' own numbers: the number sits where the
+        contract draws a
         line. None: no comparisons are recorded."""
         if self.operands is None or index >= len(self.best):
             return None
@@ -410,7 +464,8 @@ class Shrinker:
             if len(self.boundaries) > 256:
                 self.boundaries.clear()
             met = self.operands(self.best[: index + 1], index)
-            self.boundaries[key] = frozenset([*(o + d for o in met.operands for d in (-1, 0, 1)), *met.matched])
+            others = {*met.operands, *(o for _, o in met.sides)}
+            self.boundaries[key] = frozenset([*(o + d for o in others for d in (-1, 0, 1)), *met.matched])
         return value in self.boundaries[key]
 
     def _accounts(self) -> bool:
@@ -420,45 +475,14 @@ class Shrinker:
         return len(self.best) <= PAIRS_UP_TO and coupled.pairs(self)
 
     def _scan(self) -> bool:
-        return coupled.scan(self)
+        kept = self.passes["scan"].kept
+        try:
+            return coupled.scan(self)
+        except ScanSpent:
+            return self.passes["scan"].kept > kept  # its share is spent: what it kept stands (a later round's scan stops at once)
 
     def _merge(self) -> bool:
-        changed = False
-        i = 0
-        while i < len(self.best) and len(self.best) <= MERGE_UP_TO:
-            j = i + 1
-            while j < len(self.best):
-                if self.first_shorter((True, c) for c in self._merged(i, j)):
-                    changed = True
-                    break
-                j += 1
-            else:
-                i += 1
-        return changed
-
-    def _merged(self, i: int, j: int) -> list[list[RecordedStep]]:
-        """Step i's numbers moved onto step j's (same rule, same other arguments): without step i if nothing is left of it, then with what is left."""
-        a, b = self.best[i], self.best[j]
-        if a.rule != b.rule or a.results or b.results or not self._deletable(i):
-            return []
-        moved = {}
-        left = {}
-        for name, value in a.arguments.items():
-            domain = self.domains.get((a.rule, name))
-            other = b.arguments.get(name)
-            if isinstance(domain, IntDomain) and isinstance(value, int) and isinstance(other, int) and value > 0 and other >= 0:
-                total = min(domain.hi, other + value)
-                if total == other:
-                    return []  # step j's number is at its bound: nothing moves
-                moved[name], left[name] = total, value - (total - other)
-            elif value != other:
-                return []
-        if not moved:
-            return []
-        step_j = b.with_arguments(moved)
-        program = [*self.best[:j], step_j, *self.best[j + 1 :]]
-        kept = [*program[:i], a.with_arguments(left), *program[i + 1 :]]
-        return [without(program, {i}), kept] if all(v == 0 for v in left.values()) else [kept]
+        return moves.merge(self)
 
     def _waits(self) -> bool:
         changed = False
@@ -479,7 +503,37 @@ class Shrinker:
                 changed = True
             else:
                 self.best, self.found = saved  # nothing went: the waits stay as they were
-        shorter = shorten_waits(self.best, self.attempt)
+        for index in range(len(self.best)):
+            if index < len(self.best):
+                changed = self._shorten_wait(index) or changed
+        return changed
+
+    def _shorten_wait(self, index: int) -> bool:
+        """Step index's wait made none, else each of its seconds and blocks set to reach a time the contract compared
+        the clock
+        with (compared.py) where that is the least that fails, else bisected (edits.shorten_waits); whether it
+        changed."""
+        if self.best[index].delay == delays.NO_DELAY:
+            return False
+        if self.shorter([s.with_delay(delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):
+            return True
+        changed, lines = False, set()
+        operands = self.operands
+        for which in (0, 1) if operands is not None else ():
+            if not self.best[index].delay[which] or operands is None:
+                continue
+            at, shorter_ones = compared.wait_candidates(self.best, index, operands(self.best, index), which)
+            kept = self.first_shorter(shorter_ones) is not None
+            changed = changed or kept
+            if kept or at:
+                delay = self.best[index].delay
+                less = (delay[0] - 1, delay[1]) if which == 0 else (delay[0], delay[1] - 1)
+                if self.shorter([s.with_delay(less) if j == index else s for j, s in enumerate(self.best)]):
+                    changed = True
+                else:
+                    lines.add(which)  # a second (a block) less does not fail: the time the contract compared is the line
+        rest = tuple(which for which in (0, 1) if which not in lines)
+        shorter = shorten_waits(self.best, self.attempt, (index,), rest) if rest else None
         if shorter is not None and shorter.steps != self.best:
             self.keep(shorter)
             changed = True
@@ -504,55 +558,7 @@ class Shrinker:
                     yield (i, j), without(self.best, with_users(self.best, i) | with_users(self.best, j))
 
     def _reroute(self) -> bool:
-        """Delete a step that took a value from one bundle and put it into another, the value's producer now routing it there itself."""
-        changed = False
-        index = len(self.best) - 1
-        while index > 0:
-            if self.first_shorter((True, c) for c in list(self._rerouted(index))):
-                changed = True
-            index = min(index - 1, len(self.best) - 1)
-        while self.first_shorter(coupled.rule_swaps(self)):
-            changed = True
-        return changed
-
-    def _rerouted(self, index: int) -> Any:
-        yield from self._moved(index)
-        if len(self.best) <= PAIRS_UP_TO and self._deletable(index):
-            # a step that changed a value's state in place (a filtered bundle's payment made
-            # authorized), deleted while another step's argument changes so that it needs no change
-            base = without(self.best, with_users(self.best, index))
-            for k, other in enumerate(base):
-                for name, value in other.arguments.items():
-                    domain = self.domains.get((other.rule, name))
-                    if domain is None or (isinstance(value, dict) and "ref" in value):
-                        continue
-                    for simple in _simple_values(domain, value)[:-1]:
-                        yield [*base[:k], other.with_arguments({name: simple}), *base[k + 1 :]]
-
-    def _moved(self, index: int) -> Any:
-        step = self.best[index]
-        refs = [(k, label) for k, v in step.arguments.items() if (label := ref_of(v)) is not None]
-        results = step.results
-        if len(refs) != 1 or len(results) != 1 or not self._deletable(index):
-            return
-        taken, moved = refs[0][1], results[0]
-        producer = next((i for i in range(index) if taken in self.best[i].results), None)
-        if producer is None:
-            return
-        # the producer's value is named as the deleted step named it; later uses follow the name
-        renamed = [moved if label == taken else label for label in self.best[producer].results]
-        base = list(self.best)
-        base[producer] = dataclasses.replace(base[producer], results=tuple(renamed))
-        base = without(base, {index})
-        if any(_uses(s, taken) for s in base):
-            return  # the value is also used as it was elsewhere: not a plain move
-        step_p = base[producer]
-        for name, value in step_p.arguments.items():
-            domain = self.domains.get((step_p.rule, name))
-            if domain is None or (isinstance(value, dict) and "ref" in value):
-                continue
-            for simple in _simple_values(domain, value):
-                yield [*base[:producer], step_p.with_arguments({name: simple}), *base[producer + 1 :]]
+        return moves.reroute(self)
 
     def _relabelled(self) -> Minimized | None:
         """The best program with its bundle values numbered from 0 again, replayed for its lines."""
@@ -562,36 +568,6 @@ class Shrinker:
         if final is not None and len(final.steps) == len(self.best):
             return final
         return self.found
-
-
-def _addresses_compared(domain: AddressDomain, value: Any, equalities: list[tuple[int, int]]) -> list[Any]:
-    """The values an address argument could take from the equalities a replay met with it on one side, once each, in the order met."""
-    word = domain.word_of(value)
-    if word is None:
-        return []
-    found: list[Any] = []
-    for a, other in equalities:
-        v = domain.value_of(other) if a == word else None
-        if v is not None and v not in found:
-            found.append(v)
-    return found[:REPAIRS]
-
-
-def _uses(step: RecordedStep, label: str) -> bool:
-    return label in step.refs()
-
-
-def _simple_values(domain: Domain, value: Any) -> list[Any]:
-    """A few values of a domain to try in place of value: its smallest, and value itself."""
-    seen: list[Any] = []
-
-    def collect(v: Any, repair: bool = False) -> bool:
-        if v not in seen:
-            seen.append(v)
-        return False  # never "fails": minimize() walks down through its simplest candidates
-
-    domain.minimize(value, collect)
-    return [v for v in seen[:3] if v != value] + [value]
 
 
 def _value_key(value: Any) -> str:

@@ -1,8 +1,10 @@
-"""A machine's failing program shrunk: the shrinker's passes (shrink.py) over candidates replayed from checkpoints (replayer.py).
+"""A machine's failing program shrunk: the shrinker's passes (shrink.py) over candidates replayed from checkpoints
+(replayer.py).
 
 shrink_program() judges each candidate (Trials): it counts when its replay fails with the
 failure's signature, in a program Hypothesis could have run. A candidate replayed before is not
-replayed again. Where this process runs as a worker that may lend helpers (scale/shrinking.py),
+replayed again (it is charged to the budget all the same: budget.py). Where this process runs as a worker that may lend
+helpers (scale/shrinking.py),
 the candidates of a pass are replayed by them too (candidates.py). minimize(): the passes over
 any attempt(candidate), without argument domains.
 """
@@ -13,6 +15,8 @@ import contextlib
 from typing import Any, Callable, Sequence
 
 from ...contracts.project import Project
+from ...evm.base import hooks_of
+from ...evm.factory import replay_twin
 from ...errors import CallTimeout
 from ...spec import MachineSpec
 from ...domains import domain_of
@@ -21,7 +25,8 @@ from ..tracebacks import FailureSignature
 from ..verdicts import is_mistake, message_of, shown_type
 from ..recorded import RecordedStep
 from .replayer import Replayer
-from .passes import Met, Minimized, Outcome, Shrinker, StopReason
+from .budget import Budget, StopReason
+from .passes import Met, Minimized, Outcome, Shrinker
 from ..swarm import rule_order
 
 
@@ -31,7 +36,8 @@ def minimize(
     fixed: frozenset[str] = frozenset(),
     progress: Callable[[int], None] = lambda steps: None,
 ) -> Minimized | None:
-    """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was shorter."""
+    """The passes over steps with attempt(candidate) (no argument domains): the best program, or None when none was
+    shorter."""
     outcome = Shrinker(steps, attempt, fixed=fixed, progress=progress).run()
     if outcome.found is not None and outcome.stopped is StopReason.INTERRUPTED:
         outcome.found.interrupted = True
@@ -41,8 +47,9 @@ def minimize(
 class Trials:
     """A failing program's candidates judged: replayed from checkpoints (once each), errors of the machine noted."""
 
-    def __init__(self, spec: MachineSpec, project: Project, base: Any, target: FailureSignature, feedback: Any) -> None:
+    def __init__(self, spec: MachineSpec, project: Project, base: Any, target: FailureSignature, feedback: Any, hooks: Any = None) -> None:
         self.spec, self.target, self.feedback = spec, target, feedback
+        self.hooks = hooks  # evm.base.Hooks to switch feedback on with for operands() alone (a replay twin's), else None: it is on
         self.replayer = Replayer(spec, project, base)
         self.tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
         self.met: dict[tuple[tuple[str, ...], int], Met] = {}  # operands(): the same candidate meets the same comparisons
@@ -73,7 +80,8 @@ class Trials:
         return result
 
     def judge(self, candidate: list[RecordedStep]) -> tuple[Minimized | None, str | None]:
-        """(the candidate cut where it failed, when it fails the same way; the note when it met an error of the machine)."""
+        """(the candidate cut where it failed, when it fails the same way; the note when it met an error of the
+        machine)."""
         try:
             ran = self.replayer.run(candidate)
         except Exception:
@@ -89,7 +97,8 @@ class Trials:
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
 
     def operands(self, candidate: list[RecordedStep], index: int) -> Met:
-        """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's hooks are on).
+        """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's
+        hooks are on).
 
         Replayed from index's checkpoint, made afresh, into empty lists (the hooks record up to
         MAX_OPERANDS): what a replay meets must not depend on what this process replayed before
@@ -104,9 +113,17 @@ class Trials:
         return self.met[key]
 
     def _operands(self, candidate: list[RecordedStep], index: int) -> Met:
-        lists = (self.feedback.operands, self.feedback.equalities, self.feedback.matched, self.feedback.sides)
+        f = self.feedback
+        # Met's, then the search's own lists the hooks fill (kept as they were: a replay here adds nothing to the
+        # search)
+        lists = (f.operands, f.equalities, f.matched, f.sides, f.time_sides, f.block_sides, f.times, f.blocks)
         kept = [list(recorded) for recorded in lists]
         self.feedback.everywhere = True
+        hooks = self.hooks
+        if hooks is not None and hooks.feedback is not None:
+            if hooks.coverage is not None:
+                hooks.coverage.set_coverage({})  # revm's records of a call come with its coverage (evm/revm/sight.py)
+            hooks.feedback.set_feedback(self.feedback)
         try:
             self.replayer.close()
             with contextlib.suppress(Exception):
@@ -114,9 +131,13 @@ class Trials:
             for recorded in lists:
                 recorded.clear()
             self.replay(candidate)
-            return Met(*(list(recorded) for recorded in lists))
+            return Met(*(list(recorded) for recorded in lists[:6]))
         finally:
             self.feedback.everywhere = False
+            if hooks is not None and hooks.feedback is not None:
+                hooks.feedback.set_feedback(None)
+                if hooks.coverage is not None:
+                    hooks.coverage.set_coverage(None)
             for recorded, before in zip(lists, kept):
                 recorded[:] = before
 
@@ -128,7 +149,7 @@ def shrink_program(
     steps: Sequence[RecordedStep],
     error: BaseException | FailureSignature,
     *,
-    deadline: float | None = None,
+    budget: Budget | None = None,
     progress: Callable[[int, int], None] = lambda steps, replays: None,
     hints: tuple[int, ...] = (),
     feedback: Any = None,
@@ -136,25 +157,68 @@ def shrink_program(
     """Shrink a failing program while it still fails with error's signature.
 
     Each candidate is replayed from a checkpoint of the chain after the class-level __init__
-    (base). hints: numbers the contracts know, tried as arguments; feedback: the search's
-    evm.base.Feedback while its hooks record comparison operands (py-evm), for repairs. Decorator-style initializers always stay: a Hypothesis machine runs each of them
-    once. progress(steps, replays) follows the passes.
+    (base). budget: what shrinking may spend (budget.py; None: no limit). hints: numbers the
+    contracts know, tried as arguments; feedback: the search's evm.base.Feedback, whose hooks
+    record the comparisons a replay meets, for the moves that set values from them.
+    Decorator-style initializers always stay: a Hypothesis machine runs each of them once.
+    progress(steps, replays) follows the passes.
+
+    A py-evm run's candidates are replayed on revm where it is installed (evm.factory.replay_twin:
+    a revm chain holding the state at base), and the program shrinking ends with is replayed on
+    py-evm, whose error and lines are reported; should py-evm not fail the same way on it, the
+    program is shrunk again on py-evm, with what is left of the budget.
     """
     target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
+    budget = budget or Budget()
+    project.backend.revert(base)
+    twin = replay_twin(project.config, project.backend)
+    if twin is None:
+        return _shrink(spec, project, base, steps, target, budget, progress, hints, feedback)
+    with project.stand_in(twin):
+        outcome = _shrink(spec, project, twin.snapshot(), steps, target, budget, progress, hints, feedback, hooks_of(twin))
+    outcome.replayed_on = "revm"
+    if outcome.found is None:
+        return outcome
+    confirm = Trials(spec, project, base, target, None)
+    try:
+        again = confirm.judge(outcome.found.steps)[0]
+    finally:
+        confirm.replayer.close()
+    if again is not None and again.steps == outcome.found.steps:
+        again.interrupted = outcome.found.interrupted
+        outcome.found = again
+        return outcome
+    return _shrink(spec, project, base, steps, target, budget, progress, hints, feedback)
+
+
+def _shrink(
+    spec: MachineSpec,
+    project: Project,
+    base: Any,
+    steps: Sequence[RecordedStep],
+    target: FailureSignature,
+    budget: Budget,
+    progress: Callable[[int, int], None],
+    hints: tuple[int, ...],
+    feedback: Any,
+    hooks: Any = None,
+) -> Outcome:
+    """The passes over steps on the project's backend as it stands (hooks: the backend's hooks, to switch on for the
+    replays that look for comparisons)."""
     fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
     domains = {(r.name, p.name): d for r in (*spec.initializers, *spec.rules) for p in r.params if p.strategy is not None and (d := domain_of(p.strategy)) is not None}
-    trials = Trials(spec, project, base, target, feedback)
+    trials = Trials(spec, project, base, target, feedback, hooks)
     tries = tries_for(Judge(trials.judge, trials.cached, trials.rejected))  # helper processes, where this worker may lend them
     shrinker = Shrinker(
         steps, trials.attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec), rank={r.name: i for i, r in enumerate(rule_order(spec.rules))},
-        deadline=deadline, progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere),
+        budget=budget, progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere),
         hints=hints, operands=trials.operands if feedback is not None else None, tries=tries,
     )
     progress(len(steps), 0)  # the live line shows evmstate's passes from their start
     try:
         outcome = shrinker.run()
     except KeyboardInterrupt:  # before any candidate was kept: the program as it came is the best, interrupted
-        outcome = Outcome(None, "", shrinker.passes, StopReason.INTERRUPTED)
+        outcome = Outcome(None, "", shrinker.passes, StopReason.INTERRUPTED, work=shrinker.budget.spent, rounds=shrinker.rounds)
     finally:
         tries.close()
         trials.replayer.close()
@@ -167,7 +231,8 @@ def shrink_program(
 
 
 def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
-    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from the same strategies."""
+    """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from
+    the same strategies."""
     order = rule_order(spec.rules)
     shape = {r.name: {(p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params} for r in order}
     return {r.name: [(q.name, frozenset(p.name for p in q.params)) for q in order[:i] if not q.targets and shape[q.name] <= shape[r.name]] for i, r in enumerate(order)}

@@ -305,13 +305,13 @@ def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestam
                     feedback.equalities.append((b, a))
                 if feedback.everywhere:
                     feedback.sides.append((b, a))
-    for clock, known in ((timestamp, feedback.times), (number, feedback.blocks)):
-        if len(known) < MAX_OPERANDS:
-            if a == clock:
-                if b != clock:
-                    known.append(b)
-            elif b == clock:
-                known.append(a)
+    for clock, known, sides in ((timestamp, feedback.times, feedback.time_sides), (number, feedback.blocks, feedback.block_sides)):
+        if a == clock or b == clock:
+            other = b if a == clock else a
+            if other != clock and len(known) < MAX_OPERANDS:
+                known.append(other)
+            if feedback.everywhere and len(sides) < MAX_OPERANDS:
+                sides.append((clock, other))  # the clock at the time compared too: the shrinker's line
 
 
 _NOTHING: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
@@ -322,9 +322,16 @@ def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[
     code's comparisons that feed a branch; nothing when the frame is not recorded."""
     if not feedback.active:
         return _NOTHING
-    data = msg.data
-    words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
-    return words, feeding(msg.code)
+    return argument_words(msg.data, msg.value, feedback.everywhere), feeding(msg.code)
+
+
+def argument_words(data: bytes, value: int, everywhere: bool) -> frozenset[int]:
+    """The words of a frame's calldata after the selector; with everywhere on (the shrinker's replays), the value it was
+    sent too."""
+    words = {int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32)}
+    if everywhere and value:
+        words.add(value)
+    return frozenset(words)
 
 
 _feeding: Bounded[bytes, frozenset[int]] = Bounded(1025)
@@ -358,7 +365,8 @@ def feeding(code: bytes) -> frozenset[int]:
 
 
 def computation_class(base: type[ComputationAPI], clock: Clock) -> tuple[type, dict[int, Any]]:
-    """The fork's computation with JUMP and JUMPI hooked, and its opcode table, its own (the backend installs more hooks in it).
+    """The fork's computation with JUMP and JUMPI hooked, and its opcode table, its own (the backend installs more hooks
+    in it).
 
     py-evm 0.12 takes any message whose sender is the transaction's origin for the outermost one
     (is_origin_computation): a CREATE run by the sender's own code (a contract sending, as

@@ -418,8 +418,9 @@ class RevmBackend(Explaining, BlockTime):
             if found is not None:
                 if not sight.on:
                     return found.result
-                if found.coverage:
-                    replay_coverage(found.coverage, sight.hits)  # type: ignore[arg-type]
+                # kept with coverage, asked now for feedback or an observer alone
+                if found.coverage and sight.hits is not None:
+                    replay_coverage(found.coverage, sight.hits)
                 return sight.show(found.observed, None)
             if not ran.success:
                 ran = dataclasses.replace(ran, explainer=self._explainer("call", (sender, to, data, value, asked, static), []))

@@ -200,6 +200,7 @@ class Sight:
                 found.equalities = [(0, 0)] * len(mine.equalities)
                 found.matched = [0] * len(mine.matched)
                 found.sides = [(0, 0)] * len(mine.sides)
+                found.time_sides, found.block_sides = [(0, 0)] * len(mine.time_sides), [(0, 0)] * len(mine.block_sides)
                 found.everywhere = mine.everywhere
             tracer = Tracer(self.world, env, found)
             try:
@@ -229,6 +230,8 @@ class Sight:
                 sides=found.sides[len(before.sides) :],
                 times=found.times[len(before.times) :],
                 blocks=found.blocks[len(before.blocks) :],
+                time_sides=found.time_sides[len(before.time_sides) :],
+                block_sides=found.block_sides[len(before.block_sides) :],
             )
         block = (backend.timestamp, backend.block_number) if tracer.block_read else None
         # a call that recorded many may have been cut short by the cap: it is traced again next time
@@ -286,6 +289,8 @@ class Sight:
             feedback.sides.extend(found.sides[: MAX_OPERANDS - len(feedback.sides)])
             feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])
             feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
+            feedback.time_sides.extend(found.time_sides[: MAX_OPERANDS - len(feedback.time_sides)])
+            feedback.block_sides.extend(found.block_sides[: MAX_OPERANDS - len(feedback.block_sides)])
         return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))
 
     def _unchanged(self, known: "Memo") -> bool:

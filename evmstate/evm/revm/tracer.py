@@ -47,7 +47,7 @@ from .frames import (
     Unsupported,
     World,
 )
-from ..pyevm.opcodes import MAX_OPERANDS, compared
+from ..pyevm.opcodes import MAX_OPERANDS, argument_words, compared
 from .ops import TABLE
 
 _MISSING = object()
@@ -239,8 +239,7 @@ class Tracer:
     def _words(self, f: Frame) -> frozenset[int]:
         words = f.words
         if words is None:
-            data = f.data
-            words = f.words = frozenset(int.from_bytes(data[i : i + 32], "big") for i in range(4, len(data) - 31, 32))
+            words = f.words = argument_words(f.data, f.value, self.feedback is not None and self.feedback.everywhere)
         return words
 
     def call(self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str) -> tuple[bool, bytes]:

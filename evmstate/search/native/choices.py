@@ -195,6 +195,9 @@ class NativeData:
         self.plan = plan
         self.record: list[Choice] = []
         self.replayed = 0  # how many of the planned choices this run took
+        # set by the engine around a step's draw of its rule: moves a fresh draw off a rule drawn rarely
+        # (engine/swarm.py)
+        self.avoid: Any = None
 
     def draw(self, strategy: Any) -> Any:  # a hot path: every value of every step
         """A value of strategy, drawn as Hypothesis's data.draw(strategy) would make its choices."""
@@ -211,6 +214,8 @@ class NativeData:
         if i < len(self.plan):
             return self.choose(kind, constraints, fresh)
         value = fresh(self.random)
+        if self.avoid is not None:
+            value = self.avoid(constraints, value, self.random)
         record.append((kind, constraints, value))
         return value
 
@@ -227,6 +232,8 @@ class NativeData:
                 return value
             self.plan = ()  # the run went another way than the plan's: fresh from here
         value = fresh(self.random)
+        if self.avoid is not None and kind == "integer":
+            value = self.avoid(constraints, value, self.random)
         record.append((kind, constraints, value))
         return value
 

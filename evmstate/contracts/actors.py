@@ -1,0 +1,117 @@
+"""The adversarial actors evmstate deploys for a machine that asks for them (docs/actors.md).
+
+Each actor is one deployment of builtin/EvmstateActor.vy, compiled through the build cache like a
+project's contract, deployed from an address of its own (so the project's deployments keep their
+addresses) and funded as a funded account is. It sends transactions like an account
+({"from": actor}), and its kind says how it answers ether and the ERC-721, ERC-1155 and ERC-777
+receiver callbacks: accept, refuse (revert), or re-enter once. A re-entering actor calls back the
+contract that paid it (for a token, the operator that moved it) with the last call the actor sent
+to that contract: before each transaction it sends, the call is written into the actor's storage
+(its calldata and value), so the call it re-enters with is the one a rule of the program made, and a
+replay of the program re-enters alike.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Iterable
+
+from eth_utils import keccak
+
+from ..compiler.sources import Artifact, compile_project
+from ..config_checks import ACTOR_KINDS
+from ..errors import CompileError, UsageError
+from .accounts import Actor
+
+SOURCE = Path(__file__).resolve().parent / "builtin" / "EvmstateActor.vy"
+# the actors' deployer: an address no key is known for, so no funded account's nonce (and no
+# deployment of the project's) moves when actors are deployed
+DEPLOYER = bytes.fromhex("00000000000000000000000000000000e7a5ac70")
+ACCEPT, REFUSE, REENTER = 0, 1, 2
+# how each kind answers (ether, ERC-721, ERC-1155, ERC-777): the constructor's arguments
+ANSWERS = {
+    "receiver": (ACCEPT, ACCEPT, ACCEPT, ACCEPT),
+    "rejects-ether": (REFUSE, ACCEPT, ACCEPT, ACCEPT),
+    "reenters": (REENTER, ACCEPT, ACCEPT, ACCEPT),
+    "refuses-erc721": (ACCEPT, REFUSE, ACCEPT, ACCEPT),
+    "refuses-erc1155": (ACCEPT, ACCEPT, REFUSE, ACCEPT),
+    "refuses-erc777": (ACCEPT, ACCEPT, ACCEPT, REFUSE),
+    "reenters-erc721": (ACCEPT, REENTER, ACCEPT, ACCEPT),
+    "reenters-erc1155": (ACCEPT, ACCEPT, REENTER, ACCEPT),
+    "reenters-erc777": (ACCEPT, ACCEPT, ACCEPT, REENTER),
+}
+assert tuple(ANSWERS) == ACTOR_KINDS
+# the actor's storage (vyper's layout of EvmstateActor.vy): HashMap[address, uint256] and HashMap[address, Bytes[2048]]
+VALUE_SLOT, DATA_SLOT, MAX_CALL = 0, 1, 2048
+
+# by compiler settings: the same for every project of a process
+_artifacts: dict[tuple[str, str], Artifact] = {}
+
+
+def artifact(config: Any) -> Artifact:
+    """The actor contract, compiled with the project's compiler settings through its build cache (once per process)."""
+    key = (config.compiler.evm_version, config.compiler.optimize)
+    found = _artifacts.get(key)
+    if found is None:
+        folder = config.state_dir / "build" / "evmstate-actors"
+        build = compile_project(SOURCE.parent, folder, evm_version=key[0], optimize=key[1], root=SOURCE.parent)
+        if "EvmstateActor" not in build.artifacts:
+            error = build.errors.get("EvmstateActor")
+            raise CompileError(
+                f"evmstate's actor contract does not compile with [compiler] evm_version = {key[0]!r}: "
+                f"{error}. Use an EVM version of cancun or later, or turn actors off."
+            )
+        found = _artifacts[key] = build.artifacts["EvmstateActor"]
+    return found
+
+
+def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dict[str, Actor]:
+    """Deploy an actor of each kind, funded as the funded accounts are, and enlist them in project.accounts.
+
+    drawn: the kinds strategy("address") draws by default (the others only when a strategy names them).
+    """
+    kinds = tuple(dict.fromkeys(kinds))
+    accounts = project.accounts
+    if not kinds:
+        accounts.enlist({})
+        return {}
+    code = artifact(project.config)
+    backend = project.backend
+    balance = project.config.accounts.balance
+    backend.set_balance(DEPLOYER, 10**24)
+    actors: dict[str, Actor] = {}
+    for kind in kinds:
+        arguments = b"".join(a.to_bytes(32, "big") for a in ANSWERS[kind])
+        result = backend.transact(DEPLOYER, None, code.bytecode + arguments, 0, None)
+        if not result.success or result.contract_address is None:
+            raise UsageError(
+                f"evmstate could not deploy its {kind!r} actor: "
+                f"{result.error or 'the deployment reverted'}. Turn actors off ([fuzz] actors = []) and report this."
+            )
+        address = result.contract_address
+        actor = Actor(address, kind, backend, functools.partial(remember, backend))
+        project.register(address, code, repr(actor))
+        backend.set_balance(address, balance)
+        actors[kind] = actor
+    backend.set_balance(DEPLOYER, 0)
+    accounts.enlist(actors, tuple(drawn))
+    return actors
+
+
+def remember(backend: Any, actor: Actor, to: bytes, data: bytes, value: int) -> None:
+    """Before the actor sends a transaction: write it into the actor's storage as the call it re-enters `to` with."""
+    if actor.kind not in ("reenters", "reenters-erc721", "reenters-erc1155", "reenters-erc777") or len(data) > MAX_CALL:
+        return
+    key = to.rjust(32, b"\x00")
+    backend.set_storage(actor.raw_address, slot_of(VALUE_SLOT, key), value)
+    base = slot_of(DATA_SLOT, key)
+    backend.set_storage(actor.raw_address, base, len(data))
+    for i in range(0, len(data), 32):
+        word = int.from_bytes(data[i : i + 32].ljust(32, b"\x00"), "big")
+        backend.set_storage(actor.raw_address, base + 1 + i // 32, word)
+
+
+def slot_of(slot: int, key: bytes) -> int:
+    """Where vyper keeps HashMap slot's entry for a 32-byte key."""
+    return int.from_bytes(keccak(slot.to_bytes(32, "big") + key), "big")

@@ -1,0 +1,141 @@
+"""Passes that take a step out while another step changes to do its work: merge and reroute.
+
+- merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
+  total matters; nine withdrawals that together empty an account) become one, the later taking
+  the earlier's amount up to its bound (as Hypothesis redistributes between two numbers);
+- reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
+  payment authorized) while an argument of the step that produced the value changes so that it
+  lands where the deleted step put it; or while another step calls an earlier rule
+  (coupled.rule_swaps).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ...domains import Domain, IntDomain
+from . import coupled
+from .edits import with_users, without
+from ..recorded import RecordedStep, ref_of
+
+# programs of at most this many steps are tried with every two steps of one rule merged into one
+MERGE_UP_TO = 30
+# programs of at most this many steps are tried with a step deleted while another's argument is made simple
+REROUTE_UP_TO = 12
+
+
+def merge(shrinker: Any) -> bool:
+    """Each two steps of one rule merged into the later (merged()), the first kept; whether any was."""
+    changed = False
+    i = 0
+    while i < len(shrinker.best) and len(shrinker.best) <= MERGE_UP_TO:
+        j = i + 1
+        while j < len(shrinker.best):
+            if shrinker.first_shorter((True, c) for c in merged(shrinker, i, j)):
+                changed = True
+                break
+            j += 1
+        else:
+            i += 1
+    return changed
+
+
+def merged(shrinker: Any, i: int, j: int) -> list[list[RecordedStep]]:
+    """Step i's numbers moved onto step j's (same rule, same other arguments): without step i if nothing is left of it,
+    then with what is left."""
+    best = shrinker.best
+    a, b = best[i], best[j]
+    if a.rule != b.rule or a.results or b.results or a.rule in shrinker.fixed:
+        return []
+    moved = {}
+    left = {}
+    for name, value in a.arguments.items():
+        domain = shrinker.domains.get((a.rule, name))
+        other = b.arguments.get(name)
+        numbers = isinstance(value, int) and isinstance(other, int)
+        if isinstance(domain, IntDomain) and numbers and value > 0 and other >= 0:
+            total = min(domain.hi, other + value)
+            if total == other:
+                return []  # step j's number is at its bound: nothing moves
+            moved[name], left[name] = total, value - (total - other)
+        elif value != other:
+            return []
+    if not moved:
+        return []
+    step_j = b.with_arguments(moved)
+    program = [*best[:j], step_j, *best[j + 1 :]]
+    kept = [*program[:i], a.with_arguments(left), *program[i + 1 :]]
+    return [without(program, {i}), kept] if all(v == 0 for v in left.values()) else [kept]
+
+
+def reroute(shrinker: Any) -> bool:
+    """Delete a step that took a value from one bundle and put it into another, the value's producer now routing it
+    there itself."""
+    changed = False
+    index = len(shrinker.best) - 1
+    while index > 0:
+        if shrinker.first_shorter((True, c) for c in list(rerouted(shrinker, index))):
+            changed = True
+        index = min(index - 1, len(shrinker.best) - 1)
+    while shrinker.first_shorter(coupled.rule_swaps(shrinker)):
+        changed = True
+    return changed
+
+
+def rerouted(shrinker: Any, index: int) -> Any:
+    yield from _moved(shrinker, index)
+    best = shrinker.best
+    if len(best) <= REROUTE_UP_TO and best[index].rule not in shrinker.fixed:
+        # a step that changed a value's state in place (a filtered bundle's payment made
+        # authorized), deleted while another step's argument changes so that it needs no change
+        gone = with_users(best, index)
+        base = without(best, gone)
+        # a step before it: what the deleted step changed in place, the step that made the value now makes it so itself
+        for k, other in enumerate(base[: index - sum(1 for g in gone if g < index)]):
+            for name, value in other.arguments.items():
+                domain = shrinker.domains.get((other.rule, name))
+                if domain is None or (isinstance(value, dict) and "ref" in value):
+                    continue
+                for simple in simple_values(domain, value)[:-1]:
+                    yield [*base[:k], other.with_arguments({name: simple}), *base[k + 1 :]]
+
+
+def _moved(shrinker: Any, index: int) -> Any:
+    best = shrinker.best
+    step = best[index]
+    refs = [(k, label) for k, v in step.arguments.items() if (label := ref_of(v)) is not None]
+    results = step.results
+    if len(refs) != 1 or len(results) != 1 or step.rule in shrinker.fixed:
+        return
+    taken, moved = refs[0][1], results[0]
+    producer = next((i for i in range(index) if taken in best[i].results), None)
+    if producer is None:
+        return
+    # the producer's value is named as the deleted step named it; later uses follow the name
+    renamed = [moved if label == taken else label for label in best[producer].results]
+    base = list(best)
+    base[producer] = dataclasses.replace(base[producer], results=tuple(renamed))
+    base = without(base, {index})
+    if any(taken in s.refs() for s in base):
+        return  # the value is also used as it was elsewhere: not a plain move
+    step_p = base[producer]
+    for name, value in step_p.arguments.items():
+        domain = shrinker.domains.get((step_p.rule, name))
+        if domain is None or (isinstance(value, dict) and "ref" in value):
+            continue
+        for simple in simple_values(domain, value):
+            yield [*base[:producer], step_p.with_arguments({name: simple}), *base[producer + 1 :]]
+
+
+def simple_values(domain: Domain, value: Any) -> list[Any]:
+    """A few values of a domain to try in place of value: its smallest, and value itself."""
+    seen: list[Any] = []
+
+    def collect(v: Any, repair: bool = False) -> bool:
+        if v not in seen:
+            seen.append(v)
+        return False  # never "fails": minimize() walks down through its simplest candidates
+
+    domain.minimize(value, collect)
+    return [v for v in seen[:3] if v != value] + [value]

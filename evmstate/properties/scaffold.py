@@ -1,0 +1,384 @@
+"""evmstate init --machine CONTRACT: a first machine for a project contract, written from its ABI and source.
+
+The machine deploys the contract (constructor arguments filled by type and name, an ERC-20 of the
+project's for an asset or token it asks for), mixes in the property pack its ABI matches (ERC-20,
+ERC-721, ERC-4626, with EIP-2612 for a permit), and has one rule per other external function that
+changes state, its arguments drawn within sensible bounds: addresses from the accounts, an amount
+at most what the sender holds of an ERC-20. Where the source asserts who may call a function
+(msg.sender against a public variable, or a public mapping of roles) the rule expects a revert
+from anyone else; every other failure is tolerated and marked for a human to decide, as are the
+constructor's arguments. Ghost variables hold what the contract exposes (balances, the supply).
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..compiler.build import build
+from ..compiler.sources import Artifact, Build
+from ..config import Config
+from ..errors import UsageError
+
+ERC20 = {"transfer", "transferFrom", "approve", "balanceOf", "allowance", "totalSupply"}
+ERC721 = {"ownerOf", "balanceOf", "transferFrom", "safeTransferFrom", "approve", "setApprovalForAll", "getApproved", "isApprovedForAll"}
+ERC4626 = {"asset", "totalAssets", "deposit", "mint", "withdraw", "redeem", "previewDeposit", "maxDeposit", "convertToShares"}
+ERC2612 = {"permit", "nonces", "DOMAIN_SEPARATOR"}
+# what each pack's rules call already: no rule of the machine's own for them
+COVERED = {
+    "erc20": {"transfer", "transferFrom", "approve", "mint", "burn"},
+    "erc721": {"transferFrom", "safeTransferFrom", "approve", "setApprovalForAll", "burn"},
+    "erc4626": {"deposit", "mint", "withdraw", "redeem"},
+    "erc2612": {"permit"},
+}
+AMOUNT_NAMES = re.compile(r"^_?(amount|value|wad|assets|shares|qty|quantity)_?$", re.I)
+# the whole condition of an assert: the sender is a public variable, or holds a role in a public mapping
+SENDER_IS = re.compile(r"^\s*assert\s+(?:msg\.sender\s*==\s*self\.(\w+)|self\.(\w+)\s*==\s*msg\.sender)\s*(?:,|$)")
+SENDER_HAS = re.compile(r"^\s*assert\s+self\.(\w+)\[msg\.sender\]\s*(?:,|$)")
+CALLS = re.compile(r"\b(?:self|\w+)\.(_\w+)\(")
+
+
+@dataclass
+class Function:
+    """One external function of the contract, as the machine calls it."""
+
+    name: str
+    inputs: list[tuple[str, str]]  # (name, ABI type)
+    payable: bool
+    checks: list[str] = field(default_factory=list)  # the source's assert/raise lines, for the human
+    sender: str | None = None  # a Python condition true when the sender may call it, when the source says
+
+
+def standards(abi: list[dict[str, Any]]) -> list[str]:
+    """The property packs an ABI matches, the vault's before the token's."""
+    names = {e["name"] for e in abi if e.get("type") == "function"}
+    found = []
+    if ERC4626 <= names:
+        found.append("erc4626")
+    elif ERC721 <= names:
+        found.append("erc721")
+    elif ERC20 <= names:
+        found.append("erc20")
+    if ERC2612 <= names and "erc721" not in found:
+        found.append("erc2612")
+    return found
+
+
+def snake(name: str) -> str:
+    out = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+    return out + "_" if keyword.iskeyword(out) else out
+
+
+def _bodies(artifact: Artifact) -> dict[str, list[str]]:
+    """Every function's lines in the files compiled into the contract, by name (the first definition wins)."""
+    bodies: dict[str, list[str]] = {}
+    for path in [artifact.path, *artifact.inputs]:
+        if not path.endswith(".vy") or not Path(path).is_file():
+            continue
+        current: list[str] | None = None
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            m = re.match(r"def (\w+)\(", line)
+            if m:
+                current = bodies.setdefault(m.group(1), []) if m.group(1) not in bodies else None
+            elif current is not None and line and not line[0].isspace():
+                current = None
+            elif current is not None:
+                current.append(line)
+    return bodies
+
+
+def _checks(name: str, bodies: dict[str, list[str]], getters: set[str], seen: set[str] | None = None) -> tuple[list[str], str | None]:
+    """The assert/raise lines of a function and of the internal functions it calls (one level), and the sender condition they state."""
+    seen = set() if seen is None else seen
+    seen.add(name)
+    checks: list[str] = []
+    sender = None
+    for line in bodies.get(name, []):
+        text = line.strip()
+        if text.startswith(("assert ", "raise")):
+            checks.append(text)
+            top = len(line) - len(line.lstrip()) == 4  # a check every call meets, not one inside a branch
+            is_, has = SENDER_IS.match(line), SENDER_HAS.match(line)
+            if top and sender is None and is_ and (is_.group(1) or is_.group(2)) in getters:
+                sender = f"sender == self.{{c}}.{is_.group(1) or is_.group(2)}()"
+            elif top and sender is None and has and has.group(1) in getters:
+                sender = f"self.{{c}}.{has.group(1)}(sender)"
+        for callee in CALLS.findall(line):
+            if callee not in seen and callee in bodies and len(line) - len(line.lstrip()) == 4:
+                more, inner = _checks(callee, bodies, getters, seen)
+                checks += more
+                sender = sender or inner
+    return checks, sender
+
+
+def functions(artifact: Artifact, covered: set[str]) -> list[Function]:
+    """The external functions that change state, less those a pack covers, with what their source checks."""
+    bodies = _bodies(artifact)
+    getters = {e["name"] for e in artifact.abi if e.get("type") == "function" and e.get("stateMutability") in ("view", "pure")}
+    out: dict[str, Function] = {}
+    for e in artifact.abi:
+        if e.get("type") != "function" or e.get("stateMutability") in ("view", "pure") or e["name"] in covered:
+            continue
+        inputs = [(i.get("name") or f"arg{n}", _abi_type(i)) for n, i in enumerate(e.get("inputs", []))]
+        if e["name"] in out and len(out[e["name"]].inputs) >= len(inputs):
+            continue  # overloads: the one with the most arguments
+        checks, sender = _checks(e["name"], bodies, getters)
+        out[e["name"]] = Function(e["name"], inputs, e.get("stateMutability") == "payable", checks, sender)
+    return list(out.values())
+
+
+def _abi_type(entry: dict[str, Any]) -> str:
+    t = entry["type"]
+    if t.startswith("tuple"):
+        return "(" + ",".join(_abi_type(c) for c in entry.get("components", [])) + ")" + t[len("tuple"):]
+    return t
+
+
+def _param(name: str) -> str:
+    """A rule parameter's name from an ABI input's (owner_ -> owner, _to -> to)."""
+    out = snake(name.strip("_")) or "arg"
+    return out if out not in ("self", "sender", "cls") else f"{out}_arg"
+
+
+# -- strategies and values ----------------------------------------------------------------
+
+def strategy_of(t: str) -> tuple[str, str]:
+    """(class attribute name, strategy expression) for an ABI type."""
+    if t == "address":
+        return "st_address", 'strategy("address", length=ACTORS)'
+    if t.endswith("]"):
+        inner = "dynamic" if t.endswith("[]") else "fixed"
+        name = "st_" + re.sub(r"\W+", "_", t).strip("_") + f"_{inner}"
+        return name, f'strategy("{t}"' + (", max_length=4)" if inner == "dynamic" else ")")
+    if t == "bytes":
+        return "st_bytes", 'strategy("bytes", max_length=64)'
+    if t == "string":
+        return "st_string", 'strategy("string", max_length=32)'
+    return "st_" + re.sub(r"\W+", "_", t).strip("_"), f'strategy("{t}")'
+
+
+def default(name: str, t: str, token: str | None) -> str:
+    """A constructor argument for an input of this name and type, as Python source."""
+    lower = name.lower()
+    if t.endswith("]"):
+        return "[]"
+    if t.startswith("("):
+        return "(" + ", ".join(default("", part, token) for part in _split(t[1:-1])) + ",)"
+    if t == "string":
+        for word, value in (("symbol", '"TKN"'), ("version", '"1"'), ("uri", '"https://example.test/"'), ("url", '"https://example.test/"')):
+            if word in lower:
+                return value
+        return '"Token"'
+    if t == "address":
+        if token is not None and any(w in lower for w in ("asset", "token", "underlying")):
+            return token
+        return "accounts[0]"
+    if t == "bool":
+        return "False"
+    if t == "bytes":
+        return 'b""'
+    if t.startswith("bytes"):
+        return f"bytes({t[5:]})"
+    if t.startswith(("uint", "int")):
+        if "decimal" in lower and "offset" not in lower:
+            return "18"
+        if t.endswith("256") and any(w in lower for w in ("supply", "amount", "value")):
+            return '"1000 ether"'
+        if t.endswith("256") and any(w in lower for w in ("cap", "limit", "max")):
+            return "10**30"
+        return "0" if "offset" in lower or t in ("uint8", "int8") else "1000"
+    return "0"
+
+
+def _split(body: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in body:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return [*parts, current] if current else parts
+
+
+def _constructor(artifact: Artifact) -> list[tuple[str, str]]:
+    entry = next((e for e in artifact.abi if e.get("type") == "constructor"), None)
+    return [(i.get("name") or f"arg{n}", _abi_type(i)) for n, i in enumerate(entry.get("inputs", []))] if entry else []
+
+
+def _fillable(artifact: Artifact) -> bool:
+    return all(t != "address" for _, t in _constructor(artifact))
+
+
+def _token_for(build: Build, exclude: str) -> Artifact | None:
+    """An ERC-20 of the project's the machine can deploy for a constructor's asset or token."""
+    for name in sorted(build.artifacts):
+        a = build.artifacts[name]
+        if name != exclude and a.bytecode and "erc20" in standards(a.abi) and _fillable(a):
+            return a
+    return None
+
+
+# -- the machine's text -----------------------------------------------------------------
+
+PACKS = {"erc20": ("ERC20Adapter", "ERC20Properties"), "erc721": ("ERC721Adapter", "ERC721Properties"), "erc2612": ("ERC2612Adapter", "ERC2612Properties"), "erc4626": ("ERC4626Adapter", "ERC4626Properties")}
+
+
+def _deploy(artifact: Artifact, token: Artifact | None) -> tuple[list[str], list[str]]:
+    """(__init__ parameters besides accounts, __init__ lines deploying the contract as cls.<name>)."""
+    params, lines = [artifact.name], []
+    token_var = None
+    if token is not None and any(t == "address" and any(w in n.lower() for w in ("asset", "token", "underlying")) for n, t in _constructor(artifact)):
+        token_var = "asset"
+        params.append(token.name)
+        args = ", ".join([default(n, t, None) for n, t in _constructor(token)] + ['{"from": accounts[0]}'])
+        lines.append(f"        asset = {token.name}.deploy({args})  # DECIDE: the asset the contract is built on")
+    args = ", ".join([default(n, t, token_var) for n, t in _constructor(artifact)] + ['{"from": accounts[0]}'])
+    note = "  # DECIDE: the constructor's arguments" if _constructor(artifact) else ""
+    lines.append(f"        cls.{snake(artifact.name)} = {artifact.name}.deploy({args}){note}")
+    if token_var:
+        lines.append("        cls.asset = asset")
+    return params, lines
+
+
+def _adapters(artifact: Artifact, packs: list[str], asset: bool) -> list[str]:
+    """The __init__ lines giving each pack its adapter."""
+    c = f"cls.{snake(artifact.name)}"
+    names = {e["name"]: [i["type"] for i in e.get("inputs", [])] for e in artifact.abi if e.get("type") == "function"}
+    lines = []
+    for pack in packs:
+        if pack == "erc20":
+            minter = names.get("mint") == ["address", "uint256"]
+            lines.append(f"        cls.erc20 = ERC20Adapter({c}, accounts[:ACTORS]{', minter=accounts[0]' if minter else ''}){'  # DECIDE: the account allowed to mint' if minter else ''}")
+        elif pack == "erc2612":
+            lines.append(f"        cls.erc2612 = ERC2612Adapter({c}, accounts[:ACTORS])")
+        elif pack == "erc4626":
+            lines.append(f"        cls.erc4626 = ERC4626Adapter({c}, accounts[:ACTORS]{', asset=cls.asset' if asset else ''})")
+        elif pack == "erc721":
+            mint = _nft_mint(c, names)
+            lines.append(f"        cls.erc721 = ERC721Adapter({c}, accounts[:ACTORS], mint={mint})" + ("" if mint != "None" else "  # DECIDE: how to mint a token to an account: mint=lambda to: ..."))
+    return lines
+
+
+def _nft_mint(c: str, names: dict[str, list[str]]) -> str:
+    for name, inputs, call in (
+        ("safe_mint", ["address", "string"], 'safe_mint(to, "", {"from": accounts[0]})'),
+        ("safeMint", ["address", "string"], 'safeMint(to, "", {"from": accounts[0]})'),
+        ("safe_mint", ["address"], 'safe_mint(to, {"from": accounts[0]})'),
+        ("safeMint", ["address"], 'safeMint(to, {"from": accounts[0]})'),
+        ("mint", ["address"], 'mint(to, {"from": accounts[0]})'),
+    ):
+        if names.get(name) == inputs:
+            return f"lambda to: {c}.{call}"
+    return "None"
+
+
+def _rule(f: Function, c: str, amounts: bool) -> list[str]:
+    """One rule calling f from a drawn account; a revert expected where the source says who may call it, tolerated elsewhere."""
+    params = [("sender", "address")] + [(_param(n), t) for n, t in f.inputs] + ([("value", "value")] if f.payable else [])
+    seen: set[str] = set()
+    named = []
+    for n, t in params:
+        n = n if n not in seen else f"{n}_{len(seen)}"
+        seen.add(n)
+        named.append((n, t))
+    sig = ", ".join(["self"] + [f'{n}="{"st_value" if t == "value" else strategy_of(t)[0]}"' for n, t in named])
+    call_args = ", ".join([n for n, t in named[1:] if t != "value"] + ['{"from": sender' + (', "value": value}' if f.payable else "}")])
+    call = f"self.{c}.{f.name}({call_args})"
+    lines = [f"    def rule_{snake(f.name)}({sig}):", f'        """{f.name}({", ".join(n for n, _ in f.inputs)}) from an account."""']
+    for n, t in named[1:]:
+        if amounts and t.startswith("uint") and AMOUNT_NAMES.match(n):
+            lines.append(f"        {n} = min({n}, self.{c}.balanceOf(sender))  # at most what the sender holds")
+    if f.checks:
+        lines.append("        # the source checks (DECIDE which must hold here; where one must fail, expect it with reverts(\"...\")):")
+        lines += [f"        #   {check}" for check in dict.fromkeys(f.checks)]
+    if f.sender is not None:
+        lines += [f"        if not ({f.sender.format(c=c)}):  # only the account the source names may call it", "            with reverts():", f"                {call}", "            return"]
+    lines += ["        try:", f"            {call}", "        except TransactionReverted:", f"            return  # DECIDE: when {f.name} may revert, and when it must not", "        # DECIDE: what it changed: update the ghost variables (setup) it moves"]
+    return lines
+
+
+def _ghosts(artifact: Artifact, c: str) -> list[str]:
+    """setup() lines: a ghost variable per public getter of a number, an address or a flag (per account when it takes one)."""
+    lines = []
+    for e in artifact.abi:
+        if e.get("type") != "function" or e["name"] not in artifact.getters or len(e.get("outputs", [])) != 1:
+            continue
+        out, inputs = e["outputs"][0]["type"], [i["type"] for i in e.get("inputs", [])]
+        if not (out.startswith(("uint", "int")) or out in ("address", "bool")):
+            continue
+        if not inputs:
+            lines.append(f"        self.{snake(e['name'])} = self.{c}.{e['name']}()")
+        elif inputs == ["address"]:
+            lines.append(f"        self.{snake(e['name'])} = {{a: self.{c}.{e['name']}(a) for a in self.accounts[:ACTORS]}}")
+    return lines
+
+
+def machine_text(artifact: Artifact, build: Build) -> str:
+    """The source of a first machine for artifact's contract."""
+    packs = standards(artifact.abi)
+    covered = set().union(*(COVERED[p] for p in packs)) if packs else set()
+    c = snake(artifact.name)
+    token = _token_for(build, artifact.name)
+    params, deploy = _deploy(artifact, token)
+    funcs = functions(artifact, covered)
+    amounts = {"balanceOf"} <= {e["name"] for e in artifact.abi if e.get("type") == "function"} and bool(packs)
+    strategies = {"st_address": 'strategy("address", length=ACTORS)'}
+    for f in funcs:
+        strategies.update(dict(strategy_of(t) for _, t in f.inputs))
+        if f.payable:
+            strategies["st_value"] = 'strategy("uint256", max_value="1 ether")'
+    bases = ", ".join(PACKS[p][1] for p in packs)
+    imports = ", ".join(sorted(n for p in packs for n in PACKS[p]))
+    ghosts = _ghosts(artifact, c)
+    out = [
+        f'"""A first machine for {artifact.name}, written by `evmstate init --machine {artifact.name}` from its ABI and source.',
+        "",
+        *([f"{' and '.join(PACKS[p][1] for p in packs)} check{'s' if len(packs) == 1 else ''} what the standard owes; the rules below call every other function"] if packs else ["The rules below call every function"]),
+        "that changes state. Search for DECIDE: where a human must say who may call what, and what each call changes.",
+        '"""',
+        "",
+        "from evmstate import TransactionReverted, reverts, strategy",
+        *( [f"from evmstate.properties import {imports}"] if packs else [] ),
+        "",
+        "ACTORS = 4  # DECIDE: how many accounts act (at most [accounts] count in evmstate.toml)",
+        "",
+        "",
+        f"class {artifact.name}Machine{f'({bases})' if bases else ''}:",
+        *[f"    {name} = {expr}" for name, expr in strategies.items()],
+        "",
+        f"    def __init__(cls, accounts, {', '.join(params)}):",
+        "        cls.accounts = accounts",
+        *deploy,
+        *_adapters(artifact, packs, "        cls.asset = asset" in deploy),
+        "",
+        "    def setup(self):",
+        "        # ghost variables: what the contract exposes, as the machine expects it (DECIDE how each rule moves them)",
+        *(ghosts or ["        pass"]),
+    ]
+    for f in funcs:
+        out += ["", *_rule(f, c, amounts)]
+    if not funcs and not packs:
+        out += ["", "    def rule_nothing(self):", '        """The contract has no function that changes state: nothing to call."""']
+    return "\n".join(out) + "\n"
+
+
+def write_machine(config: Config, name: str, *, force: bool = False) -> Path:
+    """Write machines/<name>.py for the project contract name; refuse to overwrite it unless force."""
+    found = build(config)
+    artifact = found.artifacts.get(name)
+    if artifact is None or not artifact.bytecode:
+        known = ", ".join(sorted(n for n, a in found.artifacts.items() if a.bytecode)) or "none"
+        why = f"it does not compile: {found.errors[name]}" if name in found.errors else "no deployable contract of that name"
+        raise UsageError(f"evmstate init --machine {name}: {why} in {config.contracts_dir}. Contracts: {known}.")
+    path = config.machines_dir / f"{snake(name)}.py"
+    if path.exists() and not force:
+        raise UsageError(f"{path} already exists; nothing was written. Use --force to overwrite it, or name another contract.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(machine_text(artifact, found), encoding="utf-8")
+    return path

@@ -1,0 +1,136 @@
+"""The actors evmstate deploys: contract accounts strategy("address") draws beside the funded ones,
+that refuse ether, re-enter, and refuse or re-enter ERC-721 and ERC-1155 callbacks (snekmate's tokens)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from eth_utils import keccak
+
+from evmstate import Project, TransactionReverted, strategy
+from evmstate import config as config_mod
+from evmstate.config_checks import ACTOR_KINDS
+from evmstate.contracts import actors
+from evmstate.errors import ConfigError, FailureRecordError, MachineDefinitionError, StrategyError
+from evmstate.failures import decode_value
+from evmstate.runner import Overrides, RunOptions, replay, run
+from evmstate.spec import collect
+from tests.conftest import REPO, SEARCH_ONLY, copy_project
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    return copy_project(REPO / "tests" / "projects" / "actors", tmp_path_factory.mktemp("actors-project"))
+
+
+@pytest.fixture(scope="module")
+def bank_run(root):
+    """BankMachine and PayMachine, once: each fails only through an actor."""
+    # the search alone (no shrinking): the programs name the actors whatever their length
+    summary = run(config_mod.load(root), RunOptions((str(root / "machines" / "bank.py"),), overrides=Overrides(seed=1, phases=SEARCH_ONLY)), lambda e: None)
+    return {r.name: r for r in summary.results}
+
+
+def test_the_reentering_actor_drains_the_bank_and_the_program_names_it(bank_run, root):
+    result = bank_run["BankMachine"]
+    assert result.status == "failed"
+    program = "\n".join(result.failure.program)
+    assert 'rule_withdraw(who=accounts.actors["reenters"])' in program, program
+    # the trace shows the re-entry, by the actor's name
+    trace = "\n".join(strings(result.failure.trace.to_dict()))
+    assert 'accounts.actors["reenters"].Reentered(' in trace and "success=True" in trace, trace
+    # the record keeps the actor by kind, and a replay re-enters alike
+    record = json.loads(next((root / ".evmstate" / "failures").glob(f"{result.failure_id}*.json")).read_text())
+    assert {"actor": "reenters"} in [v for step in record["steps"] for v in step["arguments"].values()]
+    outcome = replay(config_mod.load(root), result.failure_id, lambda e: None)
+    assert outcome.verdict == "still fails", outcome
+
+
+def strings(data) -> list[str]:
+    """Every string in JSON-like data."""
+    if isinstance(data, str):
+        return [data]
+    items = data.values() if isinstance(data, dict) else data if isinstance(data, (list, tuple)) else ()
+    return [s for item in items for s in strings(item)]
+
+
+def test_a_push_payment_to_the_actor_that_rejects_ether_reverts(bank_run):
+    result = bank_run["PayMachine"]
+    assert result.status == "failed"
+    assert result.failure.program[-1] == 'state.rule_pay(to=accounts.actors["rejects-ether"])'
+    assert "send failed" in result.failure.error.message
+    # the trace says why: the actor's refusal, by the actor's name
+    trace = "\n".join(strings(result.failure.trace.to_dict()))
+    assert "'actor refuses ether'" in trace and 'accounts.actors["rejects-ether"]' in trace, trace
+
+
+def test_actors_send_like_accounts_and_leave_the_projects_addresses_alone(root):
+    project = Project(config_mod.load(root))
+    before = project.Bank.deploy().address
+    project = Project(config_mod.load(root))
+    deployed = actors.deploy(project, ACTOR_KINDS, ["rejects-ether"])
+    assert project.Bank.deploy().address == before
+    assert list(deployed) == list(ACTOR_KINDS)
+    # the funded accounts, then the kinds drawn by default; a strategy may ask for all of them or some
+    accounts = project.accounts
+    # an actor is a third of the draws or more: one among ten accounts is repeated five times
+    assert accounts.pool() == [*accounts, *[deployed["rejects-ether"]] * 5]
+    assert accounts.pool(True)[len(accounts):] == list(deployed.values())
+    assert accounts.pool(("reenters",))[-1] is deployed["reenters"]
+    actor = deployed["receiver"]
+    assert actor.balance() == project.config.accounts.balance and repr(actor) == 'accounts.actors["receiver"]'
+    actor.transfer(accounts[1], 5)
+    with pytest.raises(TransactionReverted, match="actor refuses ether"):
+        accounts[1].transfer(deployed["rejects-ether"], 5)
+    assert decode_value({"actor": "reenters"}, accounts=accounts, refs={}) is deployed["reenters"]
+    accounts.enlist({})
+    with pytest.raises(FailureRecordError, match="does not deploy"):
+        decode_value({"actor": "reenters"}, accounts=accounts, refs={})
+
+
+@pytest.fixture(scope="module")
+def snek(tmp_path_factory) -> Project:
+    root = copy_project(REPO / "tests" / "projects" / "snekmate", tmp_path_factory.mktemp("snekmate-actors"))
+    return Project(config_mod.load(root))
+
+
+def test_token_receivers_refuse_and_reenter_snekmates_erc721_and_erc1155(snek):
+    a = snek.accounts
+    deployed = actors.deploy(snek, ACTOR_KINDS)
+    nft = snek.ERC721Mock.deploy("Token", "TKN", "https://x.test/", "Token", "1", {"from": a[0]})
+    with pytest.raises(TransactionReverted, match="actor refuses ERC-721 tokens"):
+        nft.safe_mint(deployed["refuses-erc721"], "", {"from": a[0]})
+    nft.safe_mint(deployed["refuses-erc1155"], "", {"from": a[0]})
+    # a minter that re-enters: the token calls it back inside safe_mint, and it mints again
+    minter = deployed["reenters-erc721"]
+    nft.set_minter(minter, True, {"from": a[0]})
+    receipt = nft.safe_mint(minter, "", {"from": minter})
+    assert nft.balanceOf(minter) == 2
+    (reentered,) = receipt.events["Reentered"]
+    assert (reentered["target"], bytes(reentered["selector"]), reentered["success"]) == (nft.address, keccak(b"safe_mint(address,string)")[:4], True)
+    multi = snek.ERC1155Mock.deploy("https://x.test/", {"from": a[0]})
+    with pytest.raises(TransactionReverted, match="actor refuses ERC-1155 tokens"):
+        multi.safe_mint(deployed["refuses-erc1155"], 1, 1, b"", {"from": a[0]})
+    multi.safe_mint(deployed["refuses-erc721"], 1, 1, b"", {"from": a[0]})
+    assert multi.balanceOf(deployed["refuses-erc721"], 1) == 1
+
+
+def test_asking_for_an_unknown_actor_says_which_there_are(tmp_path):
+    with pytest.raises(StrategyError, match="Did you mean 'rejects-ether'"):
+        strategy("address", actors=["reject-ether"])
+    with pytest.raises(StrategyError, match="give one of them"):
+        strategy("address", length=2, actors=True)
+
+    class M:
+        settings = {"actors": "reenters"}
+
+        def rule_a(self):
+            pass
+
+    with pytest.raises(MachineDefinitionError, match="must be a list of actor kinds"):
+        collect(M)
+    (tmp_path / "evmstate.toml").write_text('[fuzz]\nactors = ["reenter"]\n')
+    with pytest.raises(ConfigError, match="Did you mean 'reenters'"):
+        config_mod.load(tmp_path)

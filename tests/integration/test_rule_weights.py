@@ -1,0 +1,146 @@
+"""Rule weights and limits: @rule(weight=, max_times=), settings' weights and max_times, and the rules
+the search learns end a machine's progress, drawn rarely from then on."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import strategies as st
+
+from evmstate import config as config_mod
+from evmstate.engine.swarm import Endings, RuleDraw, slot_counts
+from evmstate.errors import MachineDefinitionError
+from evmstate.runner import Overrides, RunOptions, run
+from evmstate.spec import Param, RuleSpec, collect, rule
+from tests.conftest import REPO, copy_project
+
+# no contracts: the machine counts the calls of each rule, and fails when max_times is passed
+WEIGHTED = """
+from evmstate import StateMachine, rule
+
+CALLS = {"often": 0, "seldom": 0}
+
+class WeightedMachine(StateMachine):
+    @rule(weight=9)
+    def often(self):
+        CALLS["often"] += 1
+
+    @rule()
+    def seldom(self):
+        CALLS["seldom"] += 1
+
+class LimitedMachine:
+    settings = {"max_times": {"rule_twice": 2}, "weights": {"rule_twice": 20}}
+
+    def setup(self):
+        self.twice = 0
+
+    def rule_twice(self):
+        self.twice += 1
+
+    def rule_other(self):
+        pass
+
+    def invariant_at_most_twice(self):
+        assert self.twice <= 2
+"""
+
+
+def run_source(tmp_path: Path, source: str, **overrides):
+    (tmp_path / "machines").mkdir(exist_ok=True)
+    (tmp_path / "machines" / "m.py").write_text(textwrap.dedent(source))
+    (tmp_path / "evmstate.toml").write_text("")
+    summary = run(config_mod.load(tmp_path), RunOptions(overrides=Overrides(seed=3, **overrides), save_failures=False), lambda e: None)
+    return {r.name: r for r in summary.results}
+
+
+@pytest.fixture(scope="module")
+def weighted(tmp_path_factory):
+    return run_source(tmp_path_factory.mktemp("weights"), WEIGHTED, max_examples=12, stateful_step_count=20)
+
+
+def test_a_weight_draws_its_rule_that_many_times_as_often(weighted):
+    rules = weighted["WeightedMachine"].rules
+    often, seldom = rules["often"].calls, rules["seldom"].calls
+    assert weighted["WeightedMachine"].status == "passed"
+    # 9 to 1 by weight; swarm testing leaves one of them out of some runs
+    assert often > 4 * seldom > 0, (often, seldom)
+    assert weighted["WeightedMachine"].statistics["rule weights"] == "often 9"
+
+
+def test_max_times_caps_a_rule_per_run_and_the_settings_give_both_to_convention_rules(weighted):
+    result = weighted["LimitedMachine"]
+    assert result.status == "passed", result.failure
+    # weight 20 against 1: without its limit it would be most of every run's steps
+    assert 0 < result.rules["rule_twice"].calls <= 2 * result.runs
+    assert result.rules["rule_other"].calls > result.rules["rule_twice"].calls
+
+
+def test_without_weights_every_rule_holds_one_slot_so_a_step_draws_as_before():
+    rules = [RuleSpec(n, lambda self: None, [Param("x", st.none())]) for n in ("a", "b", "c")]
+    assert slot_counts(rules) == [1, 1, 1]
+    assert RuleDraw(rules, 50).slots == [0, 1, 2]
+    rules[0].weight, rules[1].weight = 3, 0.5
+    assert slot_counts(rules) == [85, 14, 28]  # not whole numbers: shares of 128 slots
+    rules[0].weight = 2
+    rules[1].weight = 1
+    assert slot_counts(rules) == [2, 1, 1]
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("@rule(weight=0)\n    def a(self): pass", "a weight must be a positive number"),
+        ("@rule(max_times=0.5)\n    def a(self): pass", "max_times must be a positive whole number"),
+        ('settings = {"weights": {"rule_shutdwn": 0.1}}\n    def rule_shutdown(self): pass', "Did you mean 'rule_shutdown'?"),
+        ('settings = {"max_times": ["rule_a"]}\n    def rule_a(self): pass', "must be a dict of rule names"),
+    ],
+)
+def test_a_bad_weight_or_limit_is_an_error_when_the_machine_loads(body, message):
+    namespace = {"rule": rule}
+    with pytest.raises(MachineDefinitionError, match=message):
+        exec(textwrap.dedent(f"class M:\n    {body}\n"), namespace)  # @rule(...) checks its options
+        collect(namespace["M"])  # the settings are read with the machine
+
+
+def test_an_initializer_takes_no_weight():
+    from evmstate import initialize
+
+    with pytest.raises(MachineDefinitionError, match="takes no weight"):
+        initialize(weight=2)
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory) -> Path:
+    """benchmarks/rule_weights.py's shop, whose shutdown ends every later call, without the invariant its planted bug breaks."""
+    root = copy_project(REPO / "benchmarks" / "projects" / "shutdown", tmp_path_factory.mktemp("shutdown-project"))
+    machine = root / "machines" / "shop.py"
+    machine.write_text(machine.read_text().replace("def invariant_rebates_paid_once(", "def rebates_paid_once("))
+    return root
+
+
+def test_a_rule_after_which_everything_reverts_is_learned_and_drawn_rarely(shop):
+    summary = run(config_mod.load(shop), RunOptions((str(shop / "machines" / "shop.py"),), overrides=Overrides(seed=1, max_examples=12, stateful_step_count=20), save_failures=False), lambda e: None)
+    (result,) = summary.results
+    assert result.status == "passed"
+    learned = result.statistics["rules drawn rarely"]
+    assert learned.startswith("rule_shutdown (learned at run "), learned
+    # about once in four runs from then on: drawn uniformly it would be a third of the steps
+    calls = {name: s.calls for name, s in result.rules.items()}
+    assert calls["rule_shutdown"] < sum(calls.values()) / 5, calls
+
+
+def test_only_the_other_rules_reverting_after_a_rule_make_it_one_that_ends_progress():
+    rules = [RuleSpec(n, lambda self: None, []) for n in ("open", "send")]
+    # an inbox each of three accounts opens once: its own repeats revert, sends go on as before
+    inbox = Endings(rules)
+    for _ in range(5):
+        inbox.learn([("send", 1, 0), ("open", 1, 0)] + [("open", 1, int(i % 3 != 0)) if i % 2 else ("send", 1, 0) for i in range(20)])
+    assert inbox.rare == frozenset()
+    # a shutdown: every send after it reverts
+    shop = Endings(rules)
+    for _ in range(5):
+        shop.learn([("send", 1, 0)] * 3 + [("open", 1, 0)] + [("send", 1, 1)] * 10)
+    assert shop.rare == {"open"} and shop.learned == {"open": 3}

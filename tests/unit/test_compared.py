@@ -1,0 +1,88 @@
+"""Values set from what the contract compared them with (engine/shrink/compared.py): a line found in a replay or two, not bisected."""
+
+from __future__ import annotations
+
+from evmstate.domains import IntDomain
+from evmstate.engine.recorded import RecordedStep
+from evmstate.engine.shrink import compared
+from evmstate.engine.shrink.outcome import Met
+from evmstate.engine.shrink.passes import Minimized, Shrinker
+
+UINT = IntDomain(0, 2**256 - 1)
+BALANCE = 1_234_567_890_123_456_789_012
+END = 1_700_086_401  # an auction's end time
+DAY = 86_400
+
+
+def test_a_number_takes_the_values_it_was_compared_with_nearest_its_target_first():
+    drawn = 5 * 10**21 + 7  # compared with the balance below it, and a bound above it; 99 with 3
+    met = Met(sides=[(drawn, BALANCE), (drawn, 10**30), (99, 3)])
+    assert compared.number_values(met, UINT, drawn) == [BALANCE - 1, BALANCE, BALANCE + 1]
+    assert compared.number_values(met, IntDomain(0, BALANCE), drawn) == [BALANCE - 1, BALANCE]
+    assert compared.number_values(Met(), UINT, 5) == []
+
+
+def test_a_wait_takes_the_time_the_contract_compared_the_clock_with_or_one_past_it():
+    # the clock was a day and 5 seconds past the end when compared: the wait 5 s shorter lands on it
+    met = Met(times=[(END + 5, END)])
+    assert compared.clock_values(met, DAY + 5, 0) == [DAY, DAY + 1]
+    assert compared.clock_values(met, 3, 0) == []  # a wait shorter than the gap cannot land on it
+    steps = [RecordedStep("bid", {"amount": 1}), RecordedStep("bid", {"amount": 0}, delay=(DAY + 5, 7))]
+    at, shorter = compared.wait_candidates(steps, 1, met, 0)
+    assert not at and [c[1].delay for _, c in shorter] == [(DAY, 7), (DAY + 1, 7)]
+    assert compared.wait_candidates(steps, 1, Met(times=[(END, END)]), 0) == (True, [])
+
+
+def shrinker_for(fails, steps, met_of):
+    domains = {(s.rule, name): UINT for s in steps for name in s.arguments}
+    asked = []
+
+    def attempt(candidate):
+        asked.append(candidate)
+        return Minimized(candidate, [], AssertionError("refused")) if fails(candidate) else None
+
+    return Shrinker(steps, attempt, domains=domains, operands=met_of), asked
+
+
+def test_the_whole_balance_compared_is_found_in_a_few_replays_where_bisection_takes_seventy():
+    # a withdrawal of exactly the whole balance is refused (a `>` for `>=`): one value fails, the balance it was compared with
+    def fails(candidate):
+        return [s.arguments["amount"] for s in candidate] == [BALANCE]
+
+    def met_of(candidate, index):
+        return Met(sides=[(candidate[index].arguments["amount"] % 2**256, BALANCE)])
+
+    shrinker, asked = shrinker_for(fails, [RecordedStep("withdraw", {"amount": BALANCE})], met_of)
+    outcome = shrinker.run()
+    assert outcome.found is None  # already least
+    assert outcome.passes["values"].runs <= 4 and len(asked) < 30
+
+
+def test_a_wait_past_an_end_time_is_set_to_it_and_not_bisected():
+    # a bid taken at exactly the end (a `<=` for `<`), the wait drawn a day and an hour: set to the day from the time compared
+    def fails(candidate):
+        return len(candidate) == 1 and candidate[0].delay[0] == DAY
+
+    def met_of(candidate, index):
+        wait = candidate[index].delay[0]
+        return Met(times=[(END - DAY + wait, END)])
+
+    shrinker, asked = shrinker_for(fails, [RecordedStep("bid", {}, delay=(DAY, 0))], met_of)
+    outcome = shrinker.run()
+    # the two longer waits (for steps a longer wait makes unneeded), none, then a second less: the line
+    assert outcome.found is None and outcome.passes["waits"].runs == 4
+
+
+def test_a_value_compared_for_equality_is_not_scanned():
+    # a code that must equal what the contract derived: the equality gives it, no number is tried one by one
+    code = 98_089_824_643_083_573_293_214_571_647_689_440_406_858_891_577_231_276_115_043_090_024_928_635_288_419
+
+    def fails(candidate):
+        return [s.arguments["code"] for s in candidate] == [code]
+
+    def met_of(candidate, index):
+        return Met(sides=[(candidate[index].arguments["code"] % 2**256, code)], equalities=[(candidate[index].arguments["code"], code)])
+
+    shrinker, asked = shrinker_for(fails, [RecordedStep("claim", {"code": code})], met_of)
+    outcome = shrinker.run()
+    assert outcome.found is None and outcome.passes["scan"].runs == 0 and len(asked) < 30
