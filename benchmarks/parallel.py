@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _cpu() -> float:
+def process_cpu() -> float:
     """CPU seconds of this process, of its children that ended, and of the fork server's (its workers, forked by it)."""
     me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime + _fork_server_cpu()
@@ -63,9 +63,9 @@ def measure(cfg: config_mod.Config, machine: str, workers: int, examples: int, s
     from evmstate.runner import Overrides, RunOptions, run
 
     options = RunOptions((machine,), overrides=Overrides(max_examples=examples, stateful_step_count=steps, seed=0), save_failures=False, workers=workers, shards=2)
-    wall, cpu = time.perf_counter(), _cpu()
+    wall, cpu = time.perf_counter(), process_cpu()
     summary = run(cfg, options, lambda e: None)
-    wall, cpu = time.perf_counter() - wall, _cpu() - cpu
+    wall, cpu = time.perf_counter() - wall, process_cpu() - cpu
     (result,) = summary.results
     assert result.status == "passed", result.error or result.failure
     return result.steps, wall, cpu

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, settings
 
 from evmstate import Project
 from evmstate.compiler import releases
-from evmstate.config import Config, ProjectConfig
+from evmstate.config import BackendConfig, Config, ProjectConfig
 from evmstate.errors import CompileError
 
 if TYPE_CHECKING:
@@ -40,6 +41,22 @@ settings.register_profile(
     print_blob=False,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "engine"))
+
+
+# The backends a test runs on: revm only where pyrevm is installed. pyrevm has wheels for CPython
+# 3.10 to 3.12 and the project admits 3.13, where the revm cases are skipped, saying why (CI runs
+# 3.11, where they run). CHECK is py-evm and revm in lockstep ([backend] check), so it needs pyrevm too.
+needs_revm = pytest.mark.skipif(
+    importlib.util.find_spec("pyrevm") is None,
+    reason="pyrevm is not installed (it has wheels for CPython 3.10 to 3.12 only): pip install 'evmstate[revm]' on such a Python",
+)
+BACKENDS = ["pyevm", pytest.param("revm", marks=needs_revm)]
+CHECK = pytest.param("check", marks=needs_revm)
+
+
+def backend_config(name: str) -> BackendConfig:
+    """The [backend] table of a BACKENDS or CHECK name."""
+    return BackendConfig(name="pyevm", check=True) if name == "check" else BackendConfig(name=name)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,9 @@
-"""Invoking the evmstate command in-process, as the console script would."""
+"""Invoking the evmstate command in-process, as the console script would; waiting for the workers of one started as a process."""
 
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import click
 from click.testing import CliRunner
@@ -38,3 +41,11 @@ def interruptible() -> None:
 
 # Popen's arguments for a child that a test sends Ctrl-C
 CTRL_C = {"preexec_fn": interruptible} if sys.platform != "win32" else {}
+
+
+def wait_for_markers(project: Path, proc: subprocess.Popen, count: int) -> None:
+    """Until count worker processes have each run a step of the Waiting machine (or two minutes passed)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and len(list(project.glob("searching-*"))) < count:
+        time.sleep(0.05)
+    assert len(list(project.glob("searching-*"))) >= count, f"{count} workers never started searching"

@@ -12,7 +12,7 @@ import pytest
 
 from evmstate_cli.main import main
 
-from ..conftest import copy_project
+from ..conftest import copy_project, needs_revm
 from .helpers import invoke
 
 
@@ -31,8 +31,8 @@ def test_an_unknown_backend_is_refused(example, monkeypatch, capsys):
     assert "'geth' is not one of 'pyevm', 'revm'" in capsys.readouterr().err
 
 
+@needs_revm
 def test_revm_reports_the_depositer_bug_exactly_as_py_evm(example):
-    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     # revm has no per-opcode hooks: no coverage guidance, and no storage values for the
     # dictionary; with both off, a seed searches the same on either backend
     toml = example / "evmstate.toml"
@@ -49,7 +49,6 @@ def test_revm_reports_the_depositer_bug_exactly_as_py_evm(example):
 
 def same_search(root: Path, *args: str) -> list[tuple[int, str, dict, dict]]:
     """Run `evmstate run --coverage` on both backends: (exit code, the programs printed, the coverage report, each item's runs and steps)."""
-    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     # Hypothesis draws constants from the source of every module loaded: revm's modules are
     # loaded before either run, so that a seed draws the same on both
     import evmstate.evm.revm.backend  # noqa: F401
@@ -67,6 +66,7 @@ def same_search(root: Path, *args: str) -> list[tuple[int, str, dict, dict]]:
 
 
 @pytest.mark.quality
+@needs_revm
 def test_revm_searches_and_covers_as_py_evm_does(example):
     """With guidance, the dictionary and a coverage report, a seed gives the same runs, programs and coverage on both backends."""
     on_py_evm, on_revm = same_search(example, "machines/erc20.py", "machines/fee_vault.py", "machines/claims.py", "--seed", "3", "--max-examples", "20")
@@ -76,6 +76,7 @@ def test_revm_searches_and_covers_as_py_evm_does(example):
 
 
 @pytest.mark.quality
+@needs_revm
 def test_revm_covers_a_snekmate_token_as_py_evm_does(tmp_path, monkeypatch):
     root = copy_project(Path(__file__).parent.parent / "projects" / "snekmate", tmp_path / "snekmate")  # compiled once a session
     monkeypatch.chdir(root)
@@ -84,19 +85,17 @@ def test_revm_covers_a_snekmate_token_as_py_evm_does(tmp_path, monkeypatch):
     assert on_revm == on_py_evm
 
 
+@needs_revm
 def test_the_backend_check_runs_the_bundled_erc20_machine_without_a_difference(example):
-    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     code, out = invoke("run", "machines/erc20.py", "--backend-check", "--max-examples", "5", "--steps", "10")
     assert code == 0 and "1 passed, 0 failed" in out and "differ" not in out
 
 
-def test_every_command_that_runs_machines_takes_backend(example):
+@needs_revm
+def test_every_command_that_runs_machines_takes_backend(example, recorded):
     """run, fuzz, replay and shrink run on the backend --backend names (revm refuses london: the option reached the backend)."""
-    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     toml = example / "evmstate.toml"
-    toml.write_text(toml.read_text().replace('evm_version = "prague"', 'evm_version = "london"'))
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--max-examples", "20")
-    assert code == 1, out  # found on py-evm, and saved
+    toml.write_text(toml.read_text().replace('evm_version = "prague"', 'evm_version = "london"'))  # the failure was found on py-evm, and saved
     refused = "evm_version 'london' is not supported by the revm backend"
     for command in (("run", "machines/depositer.py"), ("fuzz", "--time", "1s", "-n", "1", "machines/depositer.py"), ("replay", "--last"), ("shrink", "--last")):
         code, out = invoke(*command, "--backend", "revm")
@@ -112,8 +111,8 @@ def _searched_or_not(code: int, out: str) -> bool:
     return code == 0 or (code == 2 and "was not searched: the campaign's budget of 1s ended before any run of it started" in out)
 
 
+@needs_revm
 def test_fuzz_prefers_revm_unless_a_backend_is_named(example):
-    pytest.importorskip("pyrevm", reason="pyrevm has no wheel for this Python")
     code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "machines/erc20.py")
     assert _searched_or_not(code, out) and "fuzzing machines/erc20.py::ERC20Machine for 1s on 1 local worker, on revm\n" in out, out
     code, out = invoke("fuzz", "--time", "1s", "-n", "1", "--max-examples", "2", "--steps", "3", "--backend", "pyevm", "machines/erc20.py")

@@ -10,7 +10,7 @@ from evmstate.runner import CampaignOptions, Overrides
 from evmstate.scale.campaign import fuzz
 from evmstate.scale.pool import ProjectSource
 
-from .test_fuzz import InlineWorkers
+from .workers import InlineWorkers
 
 # two steps above 250 fail it: several shards of two runs pass before one finds it
 RARE = """

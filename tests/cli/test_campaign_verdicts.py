@@ -14,7 +14,7 @@ from evmstate.engine.settings import Overrides
 from evmstate.scale.campaign import CampaignOptions, fuzz
 from evmstate.scale.shards import Outcome, ShardResult
 
-from .test_fuzz import InlineWorkers  # running(), interrupt() and the rest, over self.queue
+from .workers import InlineWorkers  # running(), interrupt() and the rest, over self.queue
 
 
 class Workers(InlineWorkers):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ..conftest import BACKENDS
 from .helpers import invoke
 
 DEALT = '''
@@ -30,7 +31,7 @@ class Dealt:
 '''
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_writes_to_the_chain_show_in_the_trace_and_the_replay(example, backend):
     (example / "machines" / "dealt.py").write_text(DEALT)
     code, out = invoke("run", "machines/dealt.py", "--seed", "1", "--backend", backend)

@@ -15,8 +15,8 @@ from .helpers import invoke
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_run_reports_the_shrunk_program_and_exits_1(example):
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+def test_run_reports_the_shrunk_program_and_exits_1(depositer_run):
+    code, out = depositer_run.code, depositer_run.out
     assert code == 1
     assert "FAILED machines/depositer.py::StateMachine" in out
     assert "Invariant StateMachine.invariant failed: AssertionError: assert 0 == 1" in out

@@ -18,8 +18,9 @@ from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 
-from ..conftest import copy_example, evmstate_exe, without_shrinking
+from ..conftest import evmstate_exe, without_shrinking
 from .helpers import CTRL_C, invoke
+from .machines import COUNTER
 
 FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
 
@@ -28,27 +29,8 @@ def saved(root: Path) -> list[Path]:
     return sorted((root / ".evmstate" / "failures").glob("*.json"))
 
 
-@pytest.fixture(scope="module")
-def depositer_failure(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The failure record that `evmstate run machines/depositer.py --seed 1` saves (run once for the module)."""
-    root = copy_example(tmp_path_factory.mktemp("recorded"))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(root)
-        code, out = invoke("run", "machines/depositer.py", "--seed", "1")
-    assert code == 1, out
-    (path,) = saved(root)
-    return path
-
-
-@pytest.fixture()
-def recorded(example: Path, depositer_failure: Path) -> None:
-    """The example project as `evmstate run machines/depositer.py --seed 1` leaves it: its failure saved (a record holds no path of its project)."""
-    (example / ".evmstate" / "failures").mkdir()
-    shutil.copy(depositer_failure, example / ".evmstate" / "failures")
-
-
-def test_run_records_then_replay_still_fails_then_fixed(example):
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+def test_run_records_then_replay_still_fails_then_fixed(example, depositer_run, recorded):
+    code, out = depositer_run.code, depositer_run.out
     assert code == 1
     (path,) = saved(example)
     rid = path.stem
@@ -68,8 +50,10 @@ def test_run_records_then_replay_still_fails_then_fixed(example):
     assert "  1. state.rule_deposit(address=accounts[0], value=1)" in out
     assert "invariant invariant failed: AssertionError: assert 0 == 1" in out
     assert "still fails: AssertionError: assert 0 == 1" in out
-    # the same failure found again keeps its id
-    invoke("run", "machines/depositer.py", "--seed", "2")
+    # the same failure found again keeps its id (seed 2 replays the example seed 1 saved)
+    shutil.copytree(depositer_run.root / ".evmstate" / "examples", example / ".evmstate" / "examples")
+    code, out = invoke("run", "machines/depositer.py", "--seed", "2")
+    assert code == 1, out
     assert [p.stem for p in saved(example)] == [rid]
     dep = example / "contracts" / "Depositer.vy"
     dep.write_text(dep.read_text().replace(*FIX))
@@ -363,26 +347,6 @@ def test_a_mistake_in_how_a_call_is_written_is_a_usage_error_and_nothing_is_save
 
 PROPERTY = "from evmstate import given, strategy\n\n@given(x=strategy('uint8'))\ndef test_small(x):\n    assert x < LIMIT\n"
 
-MACHINE = """
-from evmstate import strategy
-
-class Counter:
-    x = strategy("uint8", max_value=3)
-
-    def __init__(cls, accounts):
-        cls.accounts = accounts
-
-    def setup(self):
-        self.total = 0
-
-    def rule_add(self, x):
-        self.total += x
-
-    def invariant(self):
-        assert self.total < 3
-"""
-
-
 def quick(example, name: str, source: str) -> str:
     """Run a small failing machine or property test; return the id of the failure it saved."""
     before = {p.stem for p in saved(example)}
@@ -428,7 +392,7 @@ def test_closest_ids_are_suggested_only_when_close(example):
 
 
 def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_fixed_ones(example):
-    machine = quick(example, "counter.py", MACHINE)
+    machine = quick(example, "counter.py", COUNTER)
     prop = quick(example, "props.py", PROPERTY.replace("LIMIT", "10"))
     (example / "machines" / "props.py").write_text(PROPERTY.replace("LIMIT", "1000"))
     code, out = invoke("failures")
@@ -447,8 +411,8 @@ def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_f
 
 
 def test_records_that_cannot_be_replayed_are_kept_unless_asked(example):
-    rid = quick(example, "counter.py", MACHINE)
-    (example / "machines" / "counter.py").write_text(MACHINE.replace("cls.accounts = accounts", "cls.accounts = accounts\n        1 / 0"))
+    rid = quick(example, "counter.py", COUNTER)
+    (example / "machines" / "counter.py").write_text(COUNTER.replace("cls.accounts = accounts", "cls.accounts = accounts\n        1 / 0"))
     code, out = invoke("replay", rid)
     assert code == 2 and "Counter.__init__ raised ZeroDivisionError: division by zero" in out and "internal error" not in out
     code, out = invoke("failures", "--check")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..conftest import copy_example
 from .helpers import invoke
+from .workers import InlineWorkers
 
 REPLAYED = "; failing examples saved in .evmstate/examples/ are replayed first (--fresh: the seed alone decides the search)"
 
@@ -70,8 +71,6 @@ def test_a_fresh_campaign_reads_and_writes_no_corpus_nor_example(example):
     from evmstate.runner import CampaignOptions, Overrides
     from evmstate.scale.campaign import fuzz
     from evmstate.scale.pool import ProjectSource
-
-    from .test_fuzz import InlineWorkers
 
     def campaign(fresh: bool) -> RunStarted:
         cfg = config_mod.load()

@@ -12,7 +12,7 @@ import pytest
 
 from ..conftest import evmstate_exe, warm_build
 from .helpers import invoke
-from .test_failures import MACHINE
+from .machines import COUNTER
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,7 +79,7 @@ def test_sys_exit_and_keyboard_interrupt_in_machine_code_end_the_installed_comma
 
 
 # beside the Counter of test_failures, which fails
-BROKEN_MACHINES = MACHINE + """
+BROKEN_MACHINES = COUNTER + """
 
 class Broken:
     x = strategy("uint8")

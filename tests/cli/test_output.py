@@ -164,8 +164,8 @@ def test_the_report_traces_each_step_with_events_gas_and_the_revert_line(example
     assert steps[-1]["calls"][-1]["reverted"].startswith("'Insufficient balance' at contracts/Depositer.vy:11")
 
 
-def test_a_failed_invariant_is_traced_with_the_values_it_read(example):
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+def test_a_failed_invariant_is_traced_with_the_values_it_read(depositer_run):
+    code, out = depositer_run.code, depositer_run.out
     assert code == 1
     assert re.search(
         r"  2\. state\.rule_withdraw\(address=accounts\[0\], value=0\)\n"

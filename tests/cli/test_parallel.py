@@ -23,7 +23,8 @@ from evmstate.errors import UsageError
 from evmstate_cli import launch
 
 from ..conftest import copy_example, evmstate_exe
-from .helpers import CTRL_C, invoke
+from .helpers import CTRL_C, invoke, wait_for_markers
+from .machines import WAITING
 
 SMALL = ("--max-examples", "5", "--steps", "4")
 
@@ -122,29 +123,6 @@ def test_merged_shards_add_up_and_report_the_first_failing_shard():
 
 
 # a machine whose runs say that they are running: one marker file per worker process
-WAITING = """
-import os
-from pathlib import Path
-
-from evmstate import strategy
-
-
-class Waiting:
-    x = strategy("uint8")
-
-    def rule_wait(self, x):
-        Path(f"searching-{os.getpid()}").touch()
-"""
-
-
-def wait_for_markers(project: Path, proc: subprocess.Popen, count: int) -> None:
-    """Until count worker processes have each run a step of the Waiting machine (or two minutes passed)."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and len(list(project.glob("searching-*"))) < count:
-        time.sleep(0.05)
-    assert len(list(project.glob("searching-*"))) >= count, f"{count} workers never started searching"
-
-
 @pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path, cli_env: dict[str, str]):

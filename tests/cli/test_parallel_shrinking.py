@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -16,10 +15,8 @@ import pytest
 
 from evmstate.scale import shrinking
 
-from ..conftest import evmstate_exe
+from ..conftest import BACKENDS, evmstate_exe
 from .helpers import CTRL_C, invoke
-
-needs_revm = pytest.mark.skipif(importlib.util.find_spec("pyrevm") is None, reason="the revm backend needs pyrevm (the revm extra)")
 
 # each invariant check sleeps, so that a replay costs time without costing CPU: helpers replay
 # candidates while the worker replays its own, on a loaded machine too
@@ -59,7 +56,7 @@ def run(project: Path, *args: str) -> tuple[str, dict]:
 
 
 @pytest.mark.processes
-@pytest.mark.parametrize("backend", ["pyevm", pytest.param("revm", marks=needs_revm)])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_helpers_shrink_to_the_program_one_process_reaches(example, backend, monkeypatch):
     alone, one = run(example, "machines/claims.py", "--seed", "0", "--backend", backend, "-n", "1")
     # workers forked from this process take the setting: every candidate handed out, however cheap

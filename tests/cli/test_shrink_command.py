@@ -30,15 +30,12 @@ def command(root: Path, *args: str) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_same_program(example):
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1", "--json", "unbounded.json")
-    assert code == 1, out
-    unbounded = json.loads((example / "unbounded.json").read_text())["results"][0]["failure"]
+def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_same_program(example, depositer_run):
+    assert depositer_run.code == 1, depositer_run.out
+    unbounded = depositer_run.report["results"][0]["failure"]
     assert unbounded["program"] == MINIMAL
     assert unbounded["shrink"]["minimality"] == "minimal among programs that delete up to two steps"
     assert unbounded["shrink"]["passes"]["chunks"]["replays"] > 0
-    for path in saved(example):
-        path.unlink()
     # the same failure, with no time to shrink: the program Hypothesis found stands, saved as stopped
     toml = example / "evmstate.toml"
     toml.write_text(toml.read_text() + "\n[fuzz]\nshrink_time = 0.001\n")
@@ -67,8 +64,7 @@ def test_a_shrink_stopped_by_its_budget_is_continued_by_evmstate_shrink_to_the_s
     assert [p.stem for p in saved(example)] == [new.stem]
 
 
-def test_shrink_of_a_fixed_failure_says_so(example):
-    code, out = invoke("run", "machines/depositer.py", "--seed", "1")
+def test_shrink_of_a_fixed_failure_says_so(example, recorded):
     (path,) = saved(example)
     source = example / "contracts" / "Depositer.vy"
     source.write_text(source.read_text().replace("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ..conftest import BACKENDS
 from .helpers import invoke
 
 CLOCK = """\
@@ -63,7 +64,7 @@ class Clock:
 '''
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_an_invariant_sets_the_clock_earlier_inside_a_scope_that_undoes_it(example, backend):
     (example / "contracts" / "Clock.vy").write_text(CLOCK)
     (example / "machines" / "clock.py").write_text(BACK_IN_AN_ANCHOR)
@@ -71,7 +72,7 @@ def test_an_invariant_sets_the_clock_earlier_inside_a_scope_that_undoes_it(examp
     assert code == 0, out
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_outside_a_scope_the_clock_going_back_is_an_error_naming_the_invariant(example, backend):
     (example / "contracts" / "Clock.vy").write_text(CLOCK)
     (example / "machines" / "clock.py").write_text(BACK_OUTSIDE)

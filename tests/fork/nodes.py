@@ -165,3 +165,31 @@ def proxy(upstream: str) -> Loopback:
 
 def which_npm() -> str | None:
     return shutil.which("npm")
+
+
+# what the recorded node of chain 1 answers for its block
+BLOCK = 1000
+BLOCK_JSON = {
+    "number": hex(BLOCK), "timestamp": hex(1_750_000_000), "baseFeePerGas": hex(7), "miner": "0x" + "ab" * 20,
+    "mixHash": "0x" + "cd" * 32, "gasLimit": hex(30_000_000),
+}
+
+
+def recorded(overrides: dict[str, Any] | None = None) -> Callable[[Any], tuple[int, Any]]:
+    """A node of chain 1 at block BLOCK, every account empty; overrides: method -> error object (or a function of the call)."""
+    normal = {"eth_chainId": "0x1", "eth_getBlockByNumber": BLOCK_JSON, "eth_getBalance": "0x0", "eth_getTransactionCount": "0x0", "eth_getCode": "0x", "eth_getStorageAt": "0x" + "00" * 32}
+    overrides = overrides or {}
+
+    def answer(body: Any) -> tuple[int, Any]:
+        answers = []
+        for call in body if isinstance(body, list) else [body]:
+            special = overrides.get(call["method"])
+            if callable(special):
+                special = special(call)
+            if special is None:
+                answers.append({"jsonrpc": "2.0", "id": call["id"], "result": normal[call["method"]]})
+            else:
+                answers.append({"jsonrpc": "2.0", "id": call["id"], "error": special})
+        return 200, answers
+
+    return answer

@@ -7,21 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from evmstate.config import BackendConfig, ForkConfig
+from evmstate.config import ForkConfig
 from evmstate.errors import ContractError
 from evmstate.contracts.project import Project
 from evmstate.evm.fork.store import forget_sources, loopback_answers, requests_made
 
+from ..conftest import BACKENDS, CHECK, backend_config, needs_revm
 from .nodes import Anvil, rpc
 from .project import Forked, make_project
 
 pytestmark = pytest.mark.processes
 
-BACKENDS = [BackendConfig(name="pyevm"), BackendConfig(name="revm"), BackendConfig(name="pyevm", check=True)]
+WITH_CHECK = [*BACKENDS, CHECK]
 
 
-def forked_project(forked: Forked, url: str, block: int, backend: BackendConfig) -> Project:
-    return Project.load(forked.root, fork=ForkConfig(url=url, block=block), backend=backend)
+def forked_project(forked: Forked, url: str, block: int, backend: str) -> Project:
+    return Project.load(forked.root, fork=ForkConfig(url=url, block=block), backend=backend_config(backend))
 
 
 @pytest.fixture()
@@ -29,8 +30,8 @@ def forked(tmp_path: Path, anvil: Anvil) -> Forked:
     return make_project(tmp_path / "project", anvil)
 
 
-@pytest.mark.parametrize("backend", BACKENDS, ids=["pyevm", "revm", "check"])
-def test_the_state_and_block_are_the_pinned_blocks(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+@pytest.mark.parametrize("backend", WITH_CHECK)
+def test_the_state_and_block_are_the_pinned_blocks(forked: Forked, anvil: Anvil, backend: str) -> None:
     project = forked_project(forked, anvil.url, forked.pinned, backend)
     limits = project.containers["Limits"].at(forked.address)
     assert limits.limit() == 1500 and limits.total() == 0
@@ -44,8 +45,8 @@ def test_the_state_and_block_are_the_pinned_blocks(forked: Forked, anvil: Anvil,
     assert later.containers["Limits"].at(forked.address).limit() == 10**18
 
 
-@pytest.mark.parametrize("backend", BACKENDS, ids=["pyevm", "revm", "check"])
-def test_snapshots_cache_time_and_chain_control_over_forked_state(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+@pytest.mark.parametrize("backend", WITH_CHECK)
+def test_snapshots_cache_time_and_chain_control_over_forked_state(forked: Forked, anvil: Anvil, backend: str) -> None:
     project = forked_project(forked, anvil.url, forked.pinned, backend)
     chain, accounts = project.chain, project.accounts
     limits = project.containers["Limits"].at(forked.address)
@@ -66,12 +67,12 @@ def test_snapshots_cache_time_and_chain_control_over_forked_state(forked: Forked
         chain.set_balance(anvil.account, 0)
         assert project.backend.get_balance(bytes.fromhex(anvil.account[2:])) == 0
     assert project.backend.get_balance(bytes.fromhex(anvil.account[2:])) > 0
-    if backend.check:
+    if backend == "check":
         assert project.backend.divergence is None
 
 
-@pytest.mark.parametrize("backend", BACKENDS[:2], ids=["pyevm", "revm"])
-def test_a_new_process_reads_the_cache_folder_not_the_node(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_process_reads_the_cache_folder_not_the_node(forked: Forked, anvil: Anvil, backend: str) -> None:
     """The cache on disk is enough: with the node stopped (any request would fail), a new source, as in a worker or a later run, reads every value from it."""
     project = forked_project(forked, anvil.url, forked.pinned, backend)
     limits = project.containers["Limits"].at(forked.address)
@@ -84,10 +85,11 @@ def test_a_new_process_reads_the_cache_folder_not_the_node(forked: Forked, anvil
     assert requests_made() == 0
 
 
+@needs_revm
 def test_revm_starts_with_the_cache_in_its_own_database(forked: Forked, anvil: Anvil) -> None:
     """A new revm backend over a cache that holds what its calls read asks its loopback node nothing (the cache was loaded into revm's
     database), and snapshots, reverts, writes by the forked owner and a contract created here behave as they do over the node."""
-    backend = BackendConfig(name="revm")
+    backend = "revm"
     project = forked_project(forked, anvil.url, forked.pinned, backend)
     limits = project.containers["Limits"].at(forked.address)
     limits.add(1000, {"from": project.accounts[0]})
@@ -116,8 +118,8 @@ def test_revm_starts_with_the_cache_in_its_own_database(forked: Forked, anvil: A
     assert made.total() == 5 and requests_made() == 0
 
 
-@pytest.mark.parametrize("backend", BACKENDS, ids=["pyevm", "revm", "check"])
-def test_impersonated_accounts_and_contracts_send_over_the_fork(forked: Forked, anvil: Anvil, backend: BackendConfig) -> None:
+@pytest.mark.parametrize("backend", WITH_CHECK)
+def test_impersonated_accounts_and_contracts_send_over_the_fork(forked: Forked, anvil: Anvil, backend: str) -> None:
     """Any address of the forked chain sends: its owner by accounts.at(address, force=True), with the fork's balance; a contract
     deployed there from its own address (revm refuses senders with code unaided); Name.at() on an empty address says which block."""
     project = forked_project(forked, anvil.url, forked.pinned, backend)
@@ -131,5 +133,5 @@ def test_impersonated_accounts_and_contracts_send_over_the_fork(forked: Forked, 
     assert limits.total() == 5
     with pytest.raises(ContractError, match=rf"there is no code at that address at block {forked.pinned} of the forked chain \(chain id 31337, forked at block {forked.pinned}\)"):
         project.containers["Limits"].at("0x" + "5e" * 20)
-    if backend.check:
+    if backend == "check":
         assert project.backend.divergence is None

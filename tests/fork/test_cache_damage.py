@@ -9,13 +9,10 @@ written by hand, as a replay without the network reads it.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from evmstate.compiler.sources import compile_project
 from evmstate.config import Config, ForkConfig
 from evmstate.errors import ForkError, ForkUnavailable
 from evmstate.evm.fork.start import NODES, resolve
@@ -23,23 +20,7 @@ from evmstate.evm.fork.store import ForkSource, ForkSpec
 
 from tests.cli.helpers import invoke
 
-CHAIN, BLOCK = 1, 1000
-ADDRESS = "0x" + "11" * 20
-# the system contracts a Prague block calls before its transactions (EIP-4788, EIP-2935): empty at this block
-SYSTEM = ("0x000f3df6d732807ef1319fb7b8bb8522d0beac02", "0x0000f90827f1c53a10cb7a02335b175320002935")
-HEADER = {"number": BLOCK, "timestamp": 1_750_000_000, "base_fee": 7, "coinbase": "0x" + "ab" * 20, "prevrandao": "0x" + "cd" * 32, "gas_limit": 30_000_000}
-SOURCE = "# pragma version ~=0.4.0\nx: public(uint256)\n\n@external\ndef set(v: uint256):\n    self.x = v\n"
-MACHINE = f"""
-class M:
-    def __init__(cls, C):
-        cls.c = C.at("{ADDRESS}")
-
-    def rule_a(self):
-        pass
-
-    def invariant_x(self):
-        assert self.c.x() == 1, "x is not 1"
-"""
+from .cache_folder import ADDRESS, BLOCK, CHAIN, HEADER, cache_folder
 
 DAMAGED_HEADERS = [
     (b"", "not JSON"),
@@ -70,34 +51,6 @@ DAMAGED_ACCOUNTS = [
     (b'{"accounts": []}', "not an object with"),
 ]
 DAMAGED_NODES = [(b"[]", "it holds []"), (b'{"http://node": "1"}', 'it holds {"http://node": "1"}'), (b"{", "not JSON"), (b"\x00\x01", "not JSON")]
-
-
-def cache_folder(root: Path) -> Path:
-    return root / ".evmstate" / "fork" / str(CHAIN) / str(BLOCK)
-
-
-def write_cache(root: Path, code: str) -> None:
-    folder = cache_folder(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "block.json").write_text(json.dumps(HEADER))
-    for address in SYSTEM:
-        (folder / f"{address}.json").write_text(json.dumps({"account": ["0x0", 0, "0x"], "storage": {}}))
-    (folder / f"{ADDRESS}.json").write_text(json.dumps({"account": ["0x0", 1, code], "storage": {"0": "0x0"}}))
-
-
-@pytest.fixture(scope="module")
-def runtime_code(tmp_path_factory: pytest.TempPathFactory) -> str:
-    root = tmp_path_factory.mktemp("code")
-    (root / "contracts").mkdir()
-    (root / "contracts" / "C.vy").write_text(SOURCE)
-    code = compile_project(root / "contracts", root / "build", root=root).artifacts["C"].bytecode_runtime
-    return code if isinstance(code, str) else "0x" + code.hex()
-
-
-@pytest.fixture()
-def cached(tmp_path: Path, runtime_code: str) -> Path:
-    write_cache(tmp_path, runtime_code)
-    return tmp_path
 
 
 def offline(root: Path) -> Config:
@@ -138,24 +91,12 @@ def test_a_file_damaged_mid_run_stops_the_machine_naming_it(cached: Path) -> Non
         source.everything()
 
 
-@pytest.fixture()
-def project(cached: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> Iterator[Path]:
-    (cached / "contracts").mkdir()
-    (cached / "machines").mkdir()
-    (cached / "contracts" / "C.vy").write_text(SOURCE)
-    (cached / "machines" / "m.py").write_text(MACHINE)
-    (cached / "evmstate.toml").write_text(f'[hypothesis]\nmax_examples = 2\nphases = ["generate"]\n\n[fork]\nchain_id = {CHAIN}\nblock = {BLOCK}\n')
-    monkeypatch.chdir(cached)
-    yield cached
-    os.chdir("/")
-
-
-def test_replay_of_a_damaged_cache_names_the_file_not_the_machine(project: Path) -> None:
+def test_replay_of_a_damaged_cache_names_the_file_not_the_machine(cached_project: Path) -> None:
     code, out = invoke("run")
     assert code == 1 and "forked from chain 1 at block 1000" in out and "x is not 1" in out, out
-    good = (cache_folder(project) / f"{ADDRESS}.json").read_bytes()
+    good = (cache_folder(cached_project) / f"{ADDRESS}.json").read_bytes()
     for name, content in (("block.json", b'{"number": 1000}'), (f"{ADDRESS}.json", b"[]")):
-        path = cache_folder(project) / name
+        path = cache_folder(cached_project) / name
         kept = path.read_bytes()
         path.write_bytes(content)
         for command in (("replay", "--last"), ("run",)):
@@ -163,6 +104,6 @@ def test_replay_of_a_damaged_cache_names_the_file_not_the_machine(project: Path)
             assert code == 2 and f"error: the fork cache file {path} is damaged" in out and "delete it" in out, out
             assert "__init__" not in out and "Traceback" not in out
         path.write_bytes(kept)
-    assert (cache_folder(project) / f"{ADDRESS}.json").read_bytes() == good
+    assert (cache_folder(cached_project) / f"{ADDRESS}.json").read_bytes() == good
     code, out = invoke("replay", "--last")
     assert code == 1 and "still fails" in out, out

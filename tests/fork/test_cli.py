@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import BACKENDS
 from .nodes import Anvil, proxy
 from .project import evmstate, make_project
 
@@ -28,7 +29,7 @@ class OwnerMachine:
 """
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_found_at_the_pinned_block_then_from_the_cache_then_through_a_failing_node_then_offline(tmp_path: Path, anvil: Anvil, backend: str) -> None:
     forked = make_project(tmp_path / "project", anvil)
     counted = proxy(anvil.url)

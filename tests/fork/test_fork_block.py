@@ -13,7 +13,7 @@ from evmstate.failures import FailureRecord, FailureStore
 
 from tests.cli.helpers import invoke
 
-from .test_cache_damage import BLOCK, cached, project, runtime_code  # noqa: F401  (fixtures)
+from .cache_folder import BLOCK
 
 NO_NODE = "no node to fork is given. Add --fork-url URL, or set url under [fork] in evmstate.toml"
 
@@ -30,8 +30,8 @@ def test_fork_block_without_a_node_is_an_error(tmp_path: Path, monkeypatch: pyte
     assert code == 2 and f"--fork-block latest: {NO_NODE}" in out, out
 
 
-def test_fork_block_of_a_cached_block_runs_from_the_cache(project: Path) -> None:  # noqa: F811
-    (project / "evmstate.toml").write_text('[hypothesis]\nmax_examples = 2\nphases = ["generate"]\n\n[fork]\nchain_id = 1\n')
+def test_fork_block_of_a_cached_block_runs_from_the_cache(cached_project: Path) -> None:
+    (cached_project / "evmstate.toml").write_text('[hypothesis]\nmax_examples = 2\nphases = ["generate"]\n\n[fork]\nchain_id = 1\n')
     code, out = invoke("run", "--fork-block", str(BLOCK))
     assert code == 1 and f"forked from chain 1 at block {BLOCK}" in out and "x is not 1" in out, out
 

@@ -20,8 +20,7 @@ from evmstate.evm.fork.serve import Cache
 from evmstate.evm.fork.start import resolve
 from evmstate.evm.fork.store import ForkSource, ForkSpec
 
-from .nodes import Loopback
-from .test_node_errors import BLOCK, BLOCK_JSON, recorded
+from .nodes import BLOCK, BLOCK_JSON, Loopback, recorded
 
 pytestmark = pytest.mark.processes  # loopback JSON-RPC servers
 

@@ -1,4 +1,4 @@
-"""The py-evm backend: gas as the chain charges it, and snapshots that restore everything."""
+"""Each backend: gas as py-evm's own chain charges it, value, nonces, reverts and time, and snapshots that restore everything."""
 
 from __future__ import annotations
 
@@ -11,8 +11,18 @@ from eth_keys import keys
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
+from evmstate import Project
+from evmstate.config import Config, ProjectConfig
 from evmstate.evm.base import Backend
 from evmstate.evm.pyevm.backend import PyEVMBackend
+
+from ..conftest import BACKENDS, backend_config
+
+
+@pytest.fixture(params=BACKENDS)
+def project(request: pytest.FixtureRequest, contracts_root) -> Project:
+    """A fresh chain over the test contracts on each backend (what revm alone does: test_revm.py)."""
+    return Project(Config(root=contracts_root, project=ProjectConfig(contracts="contracts"), backend=backend_config(request.param)))
 
 
 def test_the_py_evm_backend_implements_the_interface():

@@ -11,13 +11,11 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import Project, TransactionReverted
 from evmstate.config import BackendConfig, Config, FuzzConfig
-from evmstate.evm.revm import backend as revm
 from evmstate.evm.base import contract_address
 
-from ..conftest import copy_project
+from ..conftest import BACKENDS, copy_project, needs_revm
 
 HERE = Path(__file__).parent
-BACKENDS = ["pyevm", pytest.param("revm", marks=pytest.mark.skipif(not revm.available(), reason="pyrevm is not installed"))]
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +241,7 @@ def test_a_snekmate_machine_covers_the_same_code_with_the_cache(tmp_path):
 # -- revm: a revert explained on py-evm once per state that matters
 
 
-@pytest.mark.skipif(not revm.available(), reason="pyrevm is not installed")
+@needs_revm
 def test_revm_explains_a_revert_again_only_when_what_it_read_changed(root):
     from evmstate import reverts
 

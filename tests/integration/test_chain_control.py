@@ -14,8 +14,9 @@ from evmstate.engine.trace import Names, chain_text
 from evmstate.config import BackendConfig, Config, ProjectConfig
 from evmstate.errors import ContractError, UsageError
 
+from ..conftest import BACKENDS
+
 HERE = Path(__file__).resolve().parents[1]
-BACKENDS = ["pyevm", "revm"]
 
 SHARES = """# pragma version ~=0.4.3
 # balanceOf computes its answer (shares times a rate): no slot holds it

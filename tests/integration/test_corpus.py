@@ -10,7 +10,6 @@ with a budget in runs, so that the outcome is the same every time. The machine
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -21,43 +20,22 @@ from typing import Any
 import pytest
 
 from evmstate import config as config_mod
-from evmstate.engine.events import MachineFinished
 from evmstate.engine.database import corpus_store
 from evmstate.search.corpus import FORMAT
 from evmstate.runner import Overrides
-from evmstate.scale.pool import ProjectSource, loaded_modules
-from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard, run_shard
+from evmstate.scale.pool import loaded_modules
+from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard
 
-RUNGS = Path(__file__).parents[1] / "projects" / "rungs"
-KEY = "machines/rungs.py::RungsMachine"
-# a campaign seed whose first invocation of RUNS runs does not find the bug, and whose second
-# (seed + 100, as the next campaign would have another) finds it only from the first's corpus
-# (seeds 6 and 7 of 0-9 do, with runs drawn by evmstate's own loop, as campaigns draw them)
-SEED, RUNS = 6, 20
+from ..conftest import copy_project
+from .rungs import KEY, RUNGS, RUNS, SEED, corpus_counts, invocation
 
 
 @pytest.fixture()
 def rungs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    from ..conftest import copy_project  # here: the script below imports this module in a process of its own
-
     root = tmp_path / "rungs"
     copy_project(RUNGS, root)
     monkeypatch.chdir(root)
     return root
-
-
-def invocation(root: Path, seed: int, runs: int = RUNS, paths: tuple[str, ...] = ("machines/rungs.py",)) -> MachineFinished:
-    """One shard of a campaign on root, as a worker runs it; the example database is emptied first, so that it searches."""
-    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
-    cfg = config_mod.load(root)
-    state = ProjectSource(cfg, tuple(str(root / p) for p in paths)).open()
-    return run_shard(state, Shard(KEY, 0, seed, Overrides(max_examples=runs), None)).result
-
-
-def corpus_counts(result: MachineFinished | dict[str, Any]) -> dict[str, int]:
-    text = (result if isinstance(result, dict) else result.statistics)["corpus"]
-    counts = {what: int(n) for n, what in re.findall(r"(\d+) (kept runs loaded|added|stale removed)", text)}
-    return {"loaded": counts["kept runs loaded"], "added": counts["added"], "stale": counts.get("stale removed", 0)}
 
 
 def saved_runs(root: Path) -> list[dict[str, Any]]:
@@ -75,7 +53,7 @@ def saved_runs(root: Path) -> list[dict[str, Any]]:
 CARRIED = """
 import json, shutil, sys
 from pathlib import Path
-from tests.integration.test_corpus import RUNS, SEED, corpus_counts, invocation
+from tests.integration.rungs import RUNS, SEED, corpus_counts, invocation
 
 root = Path(sys.argv[1])
 out = {}

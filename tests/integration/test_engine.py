@@ -2,38 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
-import textwrap
-from pathlib import Path
-
 import pytest
 
 from evmstate import config as config_mod
 from evmstate.engine.events import CompileFinished, CompileStarted, ExampleFinished, FailureFound, MachineFinished, MachineStarted, RunFinished, RunStarted, ShrinkProgress
 from evmstate.engine.settings import build_settings
-from evmstate.runner import Overrides, RunOptions, run
+from evmstate.runner import Overrides
 from evmstate import MachineDefinitionError
 
-from ..conftest import HERE
-
-
-def loaded(tmp_path: Path):
-    """The machine module that run_source() loaded from tmp_path."""
-    import sys
-
-    target = str(tmp_path / "machines" / "m.py")
-    return next(m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == target)
-
-
-def run_source(tmp_path: Path, source: str, *, toml: str = "", **overrides):
-    shutil.copytree(HERE / "contracts", tmp_path / "contracts", dirs_exist_ok=True)
-    (tmp_path / "machines").mkdir(exist_ok=True)
-    (tmp_path / "machines" / "m.py").write_text(textwrap.dedent(source))
-    (tmp_path / "evmstate.toml").write_text(toml)
-    events: list = []
-    overrides.setdefault("seed", 0)
-    summary = run(config_mod.load(tmp_path), RunOptions(overrides=Overrides(**overrides)), events.append)
-    return summary, events
+from .machine_runs import loaded, run_source
 
 
 LIFECYCLE = """

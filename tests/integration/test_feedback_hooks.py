@@ -13,6 +13,8 @@ from evmstate import Project, TransactionReverted
 from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm.base import Feedback
 
+from ..conftest import BACKENDS, warm_build
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -20,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("feedback")
     shutil.copytree(REPO / "contracts", root / "contracts")
+    shutil.copytree(warm_build(), root / ".evmstate" / "build")  # the bundled contracts, compiled once for every test process
     return root
 
 
@@ -60,7 +63,7 @@ def test_an_argument_compared_with_a_value_equal_to_it_is_kept_apart(root):
     assert feedback.matched == []
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_while_the_shrinker_asks_each_comparison_keeps_the_argument_with_its_other_side(root, backend):
     # the shrinker replaces a later argument only with what that argument was compared with
     project, feedback, _ = recording(root, backend=backend)
@@ -79,7 +82,7 @@ def test_while_the_shrinker_asks_each_comparison_keeps_the_argument_with_its_oth
     assert 1_000_000 in feedback.operands[:-1]
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_while_the_shrinker_asks_an_argument_compared_with_itself_through_an_and_is_kept(root, backend):
     # Claims.vy: `_code != 0 and _code == self.claim_code[msg.sender]`; the equality feeds an AND,
     # not the branch, so the search records nothing of it; the shrinker's replays (everywhere) do

@@ -18,11 +18,10 @@ from evmstate.contracts.revert import complete
 from evmstate.errors import TransactionReverted
 
 from ..cli.helpers import invoke
-from .test_revert_lines import PROXY, VAULT, blames_the_def_line_of_deposit
+from ..conftest import BACKENDS
+from .proxied_vault import PROXY, VAULT, blames_the_def_line_of_deposit
 
 pytestmark = pytest.mark.network
-
-BACKENDS = ["pyevm", "revm"]
 
 
 def _project(root: Path, backend: str = "pyevm") -> Project:

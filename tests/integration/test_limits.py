@@ -22,6 +22,7 @@ from evmstate.config import ChainConfig, Config, FuzzConfig
 from evmstate.reports import failure_text
 from evmstate.runner import Overrides, RunOptions, run
 
+from ..conftest import BACKENDS
 from ..cli.helpers import invoke
 
 CHECKS = Path(__file__).parent / "checks"
@@ -445,7 +446,7 @@ def spin(n: uint256) -> uint256:
 """
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_running_out_of_gas_in_one_costly_step_says_what_it_needed_against_the_block(tmp_path: Path, backend: str):
     (tmp_path / "contracts").mkdir()
     (tmp_path / "contracts" / "Memory.vy").write_text(MEMORY)

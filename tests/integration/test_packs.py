@@ -16,7 +16,7 @@ from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run
 
 from ..cli.helpers import invoke
-from ..conftest import REPO, copy_example, copy_project, warm_build
+from ..conftest import BACKENDS, REPO, copy_example, copy_project, warm_build
 
 PACKS = REPO / "tests" / "projects" / "mutate_packs"
 SNEKMATE = REPO / "tests" / "projects" / "snekmate"  # the same mocks: its build serves this project's
@@ -29,7 +29,7 @@ def packs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_each_pack_passes_on_snekmates_modules(packs, backend):
     config = config_mod.load(packs).replace(backend=config_mod.BackendConfig(name=backend, check=False, named=True))
     summary = run(config, RunOptions((str(packs / "machines" / "packs.py"),), overrides=Overrides(seed=3, max_examples=2, stateful_step_count=10)), lambda event: None)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import sys
 import textwrap
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from evmstate import Project
 from evmstate.config import Config, ProjectConfig
 
 from ..cli.helpers import invoke
+from ..conftest import needs_revm
 
 POKE = """
 n: public(uint256)
@@ -285,7 +285,7 @@ def test_machines_calling_sha256_and_ecrecover_run_on_py_evm_with_coverage(signi
     assert "Wallet" in out and "Hasher" in out
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 13), reason="pyrevm has wheels for CPython 3.10-3.12 only")
+@needs_revm
 def test_machines_calling_precompiles_run_with_the_backend_check(signing_project):
     code, out = invoke("run", "--seed", "1", "--backend-check")
     assert code == 0, out

@@ -24,8 +24,6 @@ from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.contracts.revert import complete  # noqa: E402
 from evmstate.evm.revm.backend import RevmBackend  # noqa: E402
 
-from . import test_backend  # noqa: E402
-
 HERE = Path(__file__).parent
 FRESH = b"\x5a" * 20  # an address no one has used
 
@@ -282,22 +280,6 @@ def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y
     assert records[1] == records[0]
     sight = chains[1].backend.sight
     assert sight.traced + sight.remembered == 4 and not sight.witnessed  # the tracer ran them all
-
-
-def test_the_chains_own_gas_oracle_holds_for_revm(revm_project):
-    """The py-evm backend's test against signed, mined transactions, run on revm."""
-    test_backend.test_gas_matches_the_chains_transaction_path(revm_project)
-
-
-def test_value_nonce_revert_time_and_out_of_gas_as_on_py_evm(revm_project):
-    test_backend.test_value_nonce_and_revert_rollback(revm_project)
-    test_backend.test_out_of_gas_is_reported(revm_project)
-    test_backend.test_block_time_and_number_are_seen_by_contracts_and_reverted(revm_project)
-    test_backend.test_anchor_reverts_even_when_the_block_raises(revm_project)
-
-
-def test_snapshots_restore_everything_on_revm(revm_project):
-    test_backend.test_snapshots_restore_storage_balances_nonces_code_logs_and_time(revm_project)
 
 
 def test_a_snapshot_taken_inside_another_is_dropped_by_reverting_the_outer(revm_project):

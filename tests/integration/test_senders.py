@@ -9,11 +9,13 @@ import pytest
 from eth_utils import keccak
 
 from evmstate import Project, reverts
-from evmstate.config import BackendConfig, Config, ProjectConfig
+from evmstate.config import Config, ProjectConfig
 from evmstate.errors import ContractError, TransactionReverted, UsageError
 
+from ..conftest import BACKENDS, CHECK, backend_config
+
 # "check" runs revm and py-evm side by side and keeps the first call on which they differ
-BACKENDS = {"pyevm": BackendConfig(name="pyevm"), "revm": BackendConfig(name="revm"), "check": BackendConfig(name="pyevm", check=True)}
+WITH_CHECK = [*BACKENDS, CHECK]
 
 # an actor contract: the harness sends from its address; the pool calls it back, and its callback creates a contract
 ACTOR = """# pragma version ~=0.4.3
@@ -88,10 +90,10 @@ def senders_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _project(root: Path, backend: str) -> Project:
-    return Project(Config(root=root, project=ProjectConfig(contracts="contracts"), backend=BACKENDS[backend]))
+    return Project(Config(root=root, project=ProjectConfig(contracts="contracts"), backend=backend_config(backend)))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_CHECK)
 def test_a_contract_sends_transactions_calls_and_deployments(senders_root: Path, backend: str):
     p = _project(senders_root, backend)
     actor, pool = p.Actor.deploy(), p.Pool.deploy()
@@ -116,7 +118,7 @@ def test_a_contract_sends_transactions_calls_and_deployments(senders_root: Path,
     assert p.backend.divergence is None
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_CHECK)
 def test_code_that_reads_a_contract_senders_code_hash_sees_its_own(senders_root: Path, backend: str):
     p = _project(senders_root, backend)
     actor, hasher = p.Actor.deploy(), p.Hasher.deploy()
@@ -129,7 +131,7 @@ def test_code_that_reads_a_contract_senders_code_hash_sees_its_own(senders_root:
     assert p.backend.divergence is None
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_accounts_at_gives_an_account_for_any_address(senders_root: Path, backend: str):
     p = _project(senders_root, backend)
     accounts, pool = p.accounts, p.Pool.deploy()
@@ -152,7 +154,7 @@ def test_accounts_at_gives_an_account_for_any_address(senders_root: Path, backen
         accounts.at("whale")
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_attaching_to_an_address_without_code_is_refused(senders_root: Path, backend: str):
     p = _project(senders_root, backend)
     empty = "0x" + "5e" * 20

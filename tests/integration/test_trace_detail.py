@@ -12,6 +12,8 @@ from evmstate import config as config_mod
 from evmstate.reports import trace_text
 from evmstate.runner import Overrides, RunOptions, run
 
+from ..conftest import BACKENDS
+
 HERE = Path(__file__).resolve().parents[1]
 
 AUCTION = """# pragma version ~=0.4.3
@@ -91,7 +93,7 @@ def outbid_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_the_trace_says_when_each_step_ran_who_emitted_and_what_failed_inside(outbid_root: Path, backend: str):
     config = config_mod.load(outbid_root).replace(backend=config_mod.BackendConfig(name=backend))
     summary = run(config, RunOptions((str(outbid_root / "machines" / "outbid.py"),), overrides=Overrides(seed=1)), lambda e: None)

@@ -8,7 +8,7 @@ import textwrap
 from evmstate.engine.events import FailureFound
 
 from ..cli.helpers import invoke
-from .test_engine import loaded, run_source
+from .machine_runs import loaded, run_source
 
 SETUP_FAILS = """
 from evmstate import strategy

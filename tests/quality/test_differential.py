@@ -8,6 +8,7 @@ import pytest
 
 pytestmark = pytest.mark.quality
 
+from ..conftest import BACKENDS  # noqa: E402
 from .conftest import search  # noqa: E402
 
 PROJECT = Path(__file__).parent.parent / "projects" / "differential"
@@ -22,7 +23,7 @@ PROGRAM = [
 ]
 
 
-@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_the_rounding_divergence_is_shrunk_to_its_three_steps(tmp_path, backend):
     root = tmp_path / "differential"
     shutil.copytree(PROJECT, root, ignore=shutil.ignore_patterns(".evmstate"))

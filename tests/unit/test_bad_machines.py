@@ -152,9 +152,9 @@ def test_a_file_that_declares_its_encoding_is_read_in_it(tmp_path: Path) -> None
 
 
 def test_the_corpus_with_the_settings_corpus_holds_300_cases() -> None:
-    from tests.unit.test_bad_settings import CASES as SETTINGS, _encodings
+    from .bad_settings import CASES as SETTINGS, encodings
 
-    assert len(CASES) >= 50 and len(CASES) + len(SETTINGS) + len(_encodings()) >= 300
+    assert len(CASES) >= 50 and len(CASES) + len(SETTINGS) + len(encodings()) >= 300
 
 
 def test_a_machine_asking_for_what_the_project_lacks_is_an_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]) -> None:

@@ -6,10 +6,12 @@ from copy import deepcopy
 
 import pytest
 
-from evmstate.engine.shrink.candidates import InOrder, probe_in_batches
+from evmstate.engine.shrink.candidates import probe_in_batches
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.passes import Minimized, Shrinker
 from evmstate.domains import ArrayDomain, BytesDomain, IntDomain
+
+from .batches import Batches
 
 # failing sets that are not monotone (a parity, a window, one value), as contracts make them
 PREDICATES = {
@@ -77,22 +79,6 @@ def test_bytes_and_lists_are_minimized_in_batches_as_one_at_a_time(width):
 
     domain = ArrayDomain(IntDomain(0, 1000), 0, None)
     assert in_batches(domain, items, has_big, width) == one_at_a_time(domain, items, has_big)
-
-
-class Batches(InOrder):
-    """A Tries that makes width candidates at a time and replays them all, keeping the first that fails."""
-
-    def __init__(self, width: int) -> None:
-        self.workers, self.elsewhere, self.width = width, 0, width
-
-    def first(self, candidates, attempt, accept):
-        candidates = iter(candidates)
-        while batch := [c for _, c in zip(range(self.width), candidates)]:
-            results = [attempt(c) for _, c in batch]
-            for (tag, _), result in zip(batch, results):
-                if accept(result):
-                    return tag, result
-        return None
 
 
 def test_the_passes_keep_the_same_programs_in_batches():

@@ -14,7 +14,8 @@ from evmstate.engine.shrink.coupled import SCAN_UP_TO, account_places, account_r
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
 from evmstate.domains import SMALL_TRIED, AddressDomain, IntDomain
-from tests.unit.test_candidates import Batches
+
+from .batches import Batches
 
 
 def raw(i: int) -> bytes:

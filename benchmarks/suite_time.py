@@ -1,0 +1,114 @@
+"""What the test suite costs, per tier and per test: wall time, CPU time, and the tests that cost most.
+
+Runs one tier of the suite (`quick`: -m "not quality and not network and not processes";
+`marked`: -m "quality or network or processes"; `all`) with pytest-xdist, as CI does, and prints:
+the wall time, the CPU time of pytest and everything it started and waited for (load-independent,
+unlike the wall time on a shared machine), the machine's load before and after, pytest's summary
+line, and the tests that cost most by CPU time (each with its wall time and its markers).
+
+A test's CPU time is that of the xdist worker that ran it, of the processes it started and waited
+for, and of the workers forked by the worker's multiprocessing fork server (Linux's /proc). A
+process that outlives the test it was started by is counted by none.
+
+This file is also the pytest plugin that measures each test (`-p suite_time`, found on the path
+the script sets).
+
+Run: python benchmarks/suite_time.py [--tier quick|marked|all] [-n 2] [--top 30] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+# this process, its children that ended, and its fork servers' workers
+from parallel import process_cpu
+
+REPO = Path(__file__).resolve().parent.parent
+
+TIERS = {
+    "quick": "not quality and not network and not processes",
+    "marked": "quality or network or processes",
+    "all": "",
+}
+MARKERS = ("quality", "network", "processes")
+# where the plugin writes one JSON line per test (set by the script for its pytest run)
+OUT = "EVMSTATE_SUITE_TIME_OUT"
+
+
+# the plugin: pytest imports this module with -p suite_time
+try:
+    import pytest
+except ImportError:  # pragma: no cover - the script itself needs only the standard library
+    pytest = None  # type: ignore[assignment]
+
+if pytest is not None:
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item: Any, nextitem: Any) -> Iterator[None]:
+        out = os.environ.get(OUT)
+        if not out:
+            yield
+            return
+        cpu, wall = process_cpu(), time.monotonic()
+        yield
+        record = {
+            "id": item.nodeid,
+            "cpu": process_cpu() - cpu,
+            "wall": time.monotonic() - wall,
+            "markers": sorted({m.name for m in item.iter_markers()} & set(MARKERS)),
+        }
+        with open(out, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tier", choices=sorted(TIERS), default="quick")
+    parser.add_argument("-n", default="2", help="pytest-xdist's workers (default 2, as CI's two cores)")
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--json", help="write every test's figures here")
+    parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (after --)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        records = Path(folder) / "tests.jsonl"
+        env = {**os.environ, OUT: str(records), "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))}
+        command = [sys.executable, "-m", "pytest", "-n", args.n, "-p", "suite_time", "-q", *(["-m", TIERS[args.tier]] if TIERS[args.tier] else []), *args.pytest_args]
+        before = _load()
+        started = time.monotonic()
+        done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+        wall = time.monotonic() - started
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = children.ru_utime + children.ru_stime
+        after = _load()
+        tests = [json.loads(line) for line in records.read_text().splitlines()] if records.exists() else []
+    summary = next((line for line in reversed(done.stdout.splitlines()) if re.search(r"\d+ (passed|failed)", line)), "(no summary line)")
+    print(f"tier {args.tier} ({TIERS[args.tier] or 'every test'}), -n {args.n}: {summary.strip('= ')}")
+    print(f"wall {wall:.0f}s, CPU {cpu:.0f}s (pytest and everything it waited for); the tests alone: CPU {sum(t['cpu'] for t in tests):.0f}s")
+    print(f"load before {before}, after {after}")
+    print(f"the {args.top} tests that cost most CPU time:")
+    for t in sorted(tests, key=lambda t: -t["cpu"])[: args.top]:
+        print(f"  {t['cpu']:6.1f}s CPU {t['wall']:6.1f}s wall  {','.join(t['markers']) or '-':18} {t['id']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"tier": args.tier, "wall": wall, "cpu": cpu, "load": [before, after], "summary": summary, "tests": tests}, indent=1))
+    if done.returncode not in (0, 5):
+        print(done.stdout[-3000:], done.stderr[-2000:], sep="\n", file=sys.stderr)
+        sys.exit(done.returncode)
+
+
+if __name__ == "__main__":
+    main()
