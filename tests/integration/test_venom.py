@@ -171,7 +171,7 @@ def test_a_source_pinned_before_0_4_has_no_venom_build():
 
 def test_a_bad_contracts_entry_says_what_to_write(tmp_path):
     (tmp_path / "evmstate.toml").write_text("[compiler.contracts]\nVault = { experimental_codgen = true }\n")
-    with pytest.raises(ConfigError, match=r"\[compiler.contracts\] Vault: unknown key 'experimental_codgen'\. Did you mean 'experimental_codegen'\?"):
+    with pytest.raises(ConfigError, match=r"\[compiler\] contracts: Vault: unknown key 'experimental_codgen'\. Did you mean 'experimental_codegen'\?"):
         config_mod.load(tmp_path)
     (tmp_path / "evmstate.toml").write_text("[compiler.contracts]\nVault = true\n")
     with pytest.raises(ConfigError, match="Each contract takes experimental_codegen = true or false"):
