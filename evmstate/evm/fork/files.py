@@ -13,7 +13,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ...files import write_atomic
+if __package__:
+    from ...files import write_atomic
+else:  # run by serve.py as a script, which imports no package: the ground floor's files.py, by its path
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location("evmstate_files", Path(__file__).resolve().parents[2] / "files.py")
+    assert _spec is not None and _spec.loader is not None
+    _ground = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_ground)
+    write_atomic = _ground.write_atomic
 
 Account = tuple[int, int, bytes]  # balance, nonce, code
 HEX = re.compile(r"0x(?:[0-9a-fA-F]{2})*\Z")
