@@ -18,6 +18,7 @@ from ...contracts.project import Project
 from ...evm.base import hooks_of
 from ...evm.factory import replay_twin
 from ...errors import CallTimeout
+from ...search.session import collector_of
 from ...spec import MachineSpec
 from ...domains import domain_of
 from .candidates import Judge, tries_for
@@ -164,14 +165,15 @@ def shrink_program(
     progress(steps, replays) follows the passes.
 
     A py-evm run's candidates are replayed on revm where it is installed (evm.factory.replay_twin:
-    a revm chain holding the state at base), and the program shrinking ends with is replayed on
+    a revm chain holding the state at base) and no coverage report is asked for, and the program shrinking ends with is replayed on
     py-evm, whose error and lines are reported; should py-evm not fail the same way on it, the
     program is shrunk again on py-evm, with what is left of the budget.
     """
     target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
     budget = budget or Budget()
     project.backend.revert(base)
-    twin = replay_twin(project.config, project.backend)
+    # a coverage report counts what shrinking's replays reach, so they run where coverage is recorded
+    twin = None if collector_of(project).wanted else replay_twin(project.config, project.backend)
     if twin is None:
         return _shrink(spec, project, base, steps, target, budget, progress, hints, feedback)
     with project.stand_in(twin):
