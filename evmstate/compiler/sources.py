@@ -412,7 +412,8 @@ def find_sources(contracts_dir: Path) -> list[Path]:
     if not contracts_dir.is_dir():
         return []
     found = contracts_dir.rglob("*.vy")
-    return sorted(p for p in found if ".evmstate" not in p.relative_to(contracts_dir).parts and p.is_file())
+    # a folder named *.vy is not a source; anything else that can be read is (a pipe too)
+    return sorted(p for p in found if ".evmstate" not in p.relative_to(contracts_dir).parts and not p.is_dir())
 
 
 def _first_line(error: CompileError) -> str:

@@ -266,7 +266,8 @@ def test_evmstate_shrink_stopped_keeps_the_shorter_program_found_sigkill_keeps_t
     assert not left, left
     assert records(project) == [rid]
 
-    # SIGTERM once a shorter program failed: it replaces the record, marked interrupted; the command says so and exits 1
+    # SIGTERM once a shorter program failed: it replaces the record's program under the same id (a record
+    # is one failure), marked interrupted; the command says so and exits 1
     command = Command(project, "shrink", rid)
     try:
         # a shorter program failing for the second time: the first time, it was being replayed; now it is kept
@@ -282,7 +283,7 @@ def test_evmstate_shrink_stopped_keeps_the_shorter_program_found_sigkill_keeps_t
     assert "interrupted by SIGTERM while shrinking: this is the shortest failing program found so far" in out, out
     (new,) = records(project)
     data = json.loads((project / ".evmstate" / "failures" / f"{new}.json").read_text())
-    assert new != rid and data["interrupted"] is True and len(data["steps"]) < steps, data
+    assert new == rid and data["interrupted"] is True and len(data["steps"]) < steps, data
     assert f"replay with: evmstate replay {new}" in out
 
     # replay stopped while it compiles: SIGTERM is Ctrl-C there too
