@@ -91,7 +91,7 @@ def finishing(backend: PyEVMBackend) -> PyEVMBackend:
 
 
 def replay_twin(config: Config, backend: Backend) -> Backend | None:
-    """A revm chain holding backend's state as it is now (every account, its time and block), to replay programs on faster.
+    """A revm chain holding backend's state as it is now (every account, its time and block), to replay on faster.
 
     None where revm is not the faster exact stand-in for it: backend is not py-evm's own (revm already, both in
     lockstep, a forked chain, whose state revm reads through a node of its own), pyrevm is not installed, revm does not

@@ -165,22 +165,23 @@ def shrink_program(
     progress(steps, replays) follows the passes.
 
     A py-evm run's candidates are replayed on revm where it is installed (evm.factory.replay_twin:
-    a revm chain holding the state at base) and no coverage report is asked for, and the program shrinking ends with is replayed on
-    py-evm, whose error and lines are reported; should py-evm not fail the same way on it, the
-    program is shrunk again on py-evm, with what is left of the budget.
+    a revm chain holding the state at base) and no coverage report is asked for, and the program
+    shrinking ends with is replayed on py-evm, whose error and lines are reported; should py-evm
+    not fail the same way on it, the program is shrunk again on py-evm, with what is left of the
+    budget. A shrink interrupted on the twin keeps what the twin found.
     """
     target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
     budget = budget or Budget()
     project.backend.revert(base)
-    # a coverage report counts what shrinking's replays reach, so they run where coverage is recorded
+    # a coverage report counts what shrinking's replays reach: they run where coverage is recorded
     twin = None if collector_of(project).wanted else replay_twin(project.config, project.backend)
     if twin is None:
         return _shrink(spec, project, base, steps, target, budget, progress, hints, feedback)
     with project.stand_in(twin):
         outcome = _shrink(spec, project, twin.snapshot(), steps, target, budget, progress, hints, feedback, hooks_of(twin))
     outcome.replayed_on = "revm"
-    if outcome.found is None:
-        return outcome
+    if outcome.found is None or outcome.stopped is StopReason.INTERRUPTED:
+        return outcome  # interrupted: what the twin found is kept (a replay on py-evm would be interrupted too)
     confirm = Trials(spec, project, base, target, None)
     try:
         again = confirm.judge(outcome.found.steps)[0]
