@@ -172,6 +172,16 @@ def shrink_program(
     """
     target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
     budget = budget or Budget()
+    try:
+        return _shrink_where_fastest(spec, project, base, steps, target, budget, progress, hints, feedback)
+    except KeyboardInterrupt:  # while setting up (the twin, the first replay): the program as it came, interrupted
+        return Outcome(None, "", {}, StopReason.INTERRUPTED)
+
+
+def _shrink_where_fastest(
+    spec: MachineSpec, project: Project, base: Any, steps: Sequence[RecordedStep], target: FailureSignature, budget: Budget,
+    progress: Callable[[int, int], None], hints: tuple[int, ...], feedback: Any,
+) -> Outcome:
     project.backend.revert(base)
     # a coverage report counts what shrinking's replays reach: they run where coverage is recorded
     twin = None if collector_of(project).wanted else replay_twin(project.config, project.backend)
