@@ -179,7 +179,8 @@ def shrink_program(
 
 
 def _shrink_where_fastest(
-    spec: MachineSpec, project: Project, base: Any, steps: Sequence[RecordedStep], target: FailureSignature, budget: Budget,
+    spec: MachineSpec, project: Project, base: Any, steps: Sequence[RecordedStep],
+    target: FailureSignature, budget: Budget,
     progress: Callable[[int, int], None], hints: tuple[int, ...], feedback: Any,
 ) -> Outcome:
     project.backend.revert(base)
