@@ -140,6 +140,11 @@ def run(
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
 @click.option("--fresh", is_flag=True, help=FRESH_HELP)
+@click.option(
+    "--stop-on-failure", is_flag=True,
+    help="Fuzz a machine no further once it failed (by default it keeps going: each other failure found is shrunk and saved, "
+    "and runs that fail as one found before are counted under it).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
@@ -156,6 +161,7 @@ def fuzz(
     steps: int | None,
     seed: int | None,
     fresh: bool,
+    stop_on_failure: bool,
     quiet: bool,
     verbose: bool,
     backend: str | None,
@@ -181,7 +187,7 @@ def fuzz(
     cfg = with_differential(
         chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block), differential
     )
-    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster)
+    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster, stop_on_failure)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)
     sys.exit(summary.exit_code)

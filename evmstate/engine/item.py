@@ -175,6 +175,7 @@ class RunRequest:
     examples: bool = True  # with the example database (False: nothing is replayed from it or saved to it)
     save_failures: bool = True
     native: bool = False  # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
+    known: dict[Any, str] = field(default_factory=dict)  # failures found before, counted and gone past (RunSetup.known)
 
 
 def run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
@@ -215,7 +216,7 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
                 saved = Corpus.of(corpus_store(config, warn), project, where)
             elif corpus is not False and corpus is not True:
                 saved = corpus
-            setup = RunSetup(item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
+            setup = RunSetup(item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings, known=request.known)
             runner = NativeMachineRun if request.native else MachineRun
             result = runner(spec, project, settings, own, emit, setup).run(position)
         else:
