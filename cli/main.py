@@ -70,6 +70,11 @@ def cli() -> None:
 @click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
 @click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
+@click.option(
+    "--keep-going", is_flag=True,
+    help="A machine that failed searches on for other failures: each new one is shrunk, saved and reported, and runs that fail "
+    "as one found before are counted under it.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("-s", "--no-capture", is_flag=True, help="Let what machines and tests print through as they run (by default it is shown only for the reported program).")
@@ -100,6 +105,7 @@ def run(
     fresh: bool,
     workers: str,
     shards: int,
+    keep_going: bool,
     quiet: bool,
     verbose: bool,
     no_capture: bool,
@@ -123,7 +129,7 @@ def run(
     n = parse_workers(workers)
     options = RunOptions(
         paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
-        coverage=coverage or bool(coverage_reports),
+        coverage=coverage or bool(coverage_reports), keep_going=keep_going,
     )
     with Renderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_all(cfg, options, renderer, Reports(junit_xml, json_path, coverage_reports))

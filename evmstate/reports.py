@@ -208,6 +208,8 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "machine_error": r.broken,  # the error is a mistake of the machine's own code (see MachineFinished.broken)
         "failure": None if r.failure is None else _failure_json(r.failure),
         "differential": r.differential,
+        # runs that failed as a failure found before (keep-going), by its id; under run --keep-going, the result's own
+        "hits": dict(r.hits),
     }
 
 
