@@ -437,7 +437,7 @@ class Renderer(Handler):
             if r.failure is not None and r.failure_id in r.hits:
                 what = f"invariant {r.failure.invariant}" if r.failure.invariant else r.failure.error_type
                 hits = r.hits[r.failure_id]
-                self._plain(Text(f"  {r.failure_id}  {r.path}::{r.name}: {what}, {r.failure.steps} steps, hit by {hits} run{'s' if hits != 1 else ''}", style="dim"))
+                self._plain(Text(f"  {r.failure_id}  {r.path}::{r.name}: {what}, {r.failure.steps} step{'s' if r.failure.steps != 1 else ''}, hit by {hits} run{'s' if hits != 1 else ''}", style="dim"))
         rising = [r for r in summary.results if r.still_rising]
         if rising:
             parts.append(f"{len(rising)} still reaching new code when the budget ran out: search longer with {longer_search(rising)}")

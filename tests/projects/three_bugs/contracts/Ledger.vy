@@ -36,8 +36,10 @@ def lock(_amount: uint256):
 
 @external
 def transfer(_to: address, _amount: uint256):
-    # planted: > where >= was meant, so the whole unlocked balance cannot be sent
-    assert self.balanceOf[msg.sender] - self.locked[msg.sender] > _amount, "amount is locked"
+    unlocked: uint256 = self.balanceOf[msg.sender] - self.locked[msg.sender]
+    # planted: < where <= was meant, so the whole unlocked balance cannot be sent (a transfer of nothing passes, as
+    # ERC-20 wants)
+    assert _amount < unlocked or _amount == 0, "amount is locked"
     self.balanceOf[msg.sender] -= _amount
     self.balanceOf[_to] += _amount
 
