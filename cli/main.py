@@ -72,8 +72,8 @@ def cli() -> None:
 @click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
 @click.option(
     "--keep-going", is_flag=True,
-    help="A machine that failed searches on for other failures: each new one is shrunk, saved and reported, and runs that fail "
-    "as one found before are counted under it.",
+    help="A machine that failed searches on for other failures: each new one is shrunk, saved and reported, and "
+    "runs that fail as one found before are counted under it.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
@@ -148,8 +148,8 @@ def run(
 @click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option(
     "--stop-on-failure", is_flag=True,
-    help="Fuzz a machine no further once it failed (by default it keeps going: each other failure found is shrunk and saved, "
-    "and runs that fail as one found before are counted under it).",
+    help="Fuzz a machine no further once it failed (by default it keeps going: each other failure found is shrunk "
+    "and saved, and runs that fail as one found before are counted under it).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
@@ -193,7 +193,8 @@ def fuzz(
     cfg = with_differential(
         chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block), differential
     )
-    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster, stop_on_failure)
+    overrides = Overrides(max_examples, steps, seed, fresh=fresh)
+    options = CampaignOptions(paths, keyword, overrides, seconds, n, cluster, stop_on_failure)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)
     sys.exit(summary.exit_code)

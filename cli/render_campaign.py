@@ -8,7 +8,8 @@ from typing import Any
 from rich.text import Text
 
 from evmstate.engine.events import MachineFinished
-from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, FailureTally, ItemTotals
+from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
+from evmstate.scale.events import FailureTally, ItemTotals
 
 from .render import Renderer, Row
 from .signals import stopped_by
@@ -76,7 +77,8 @@ class CampaignRenderer(Renderer):
         if not self.quiet:
             for key, t in summary.items.items():
                 corpus = f"; the last shard's corpus: {t.corpus}" if t.corpus is not None else ""
-                c.print(Text(f"  {key}: {item_status(t)}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}", style="dim"))
+                line = f"  {key}: {item_status(t)}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}"
+                c.print(Text(line, style="dim"))
                 for tally in t.failures.values():
                     c.print(Text(f"    {failure_line(tally)}", style="dim"))
                 if self.verbose and t.loop is not None:
@@ -111,17 +113,19 @@ def item_status(t: ItemTotals) -> str:
         n = len(t.failures)
         status += f": {n} distinct failure{'s' if n != 1 else ''}, hit by {_runs(t.hits)}"
     if t.found_after is not None:
-        status += f" (the first {_found(t.found_after, t.runs_before)})" if len(t.failures) > 1 else f" ({_found(t.found_after, t.runs_before)})"
+        found = _found(t.found_after, t.runs_before)
+        status += f" (the first {found})" if len(t.failures) > 1 else f" ({found})"
     return status
 
 
 def failure_line(t: FailureTally) -> str:
-    """One distinct failure of a machine: its record, what and where, its program's length, the runs that hit it and when
-    it was found."""
+    """One distinct failure of a machine: its record, what and where, its program's length, the runs that hit it and
+    when it was found."""
     where = t.identity.where.splitlines()[0] if t.identity.where else t.identity.detail
     steps = f"{t.steps} step{'s' if t.steps != 1 else ''}"
     found = _found(t.found_after, t.runs_before)
-    return f"{t.id}  {t.identity.kind} {t.identity.name}{f' at {where}' if where else ''}: {steps}, hit by {_runs(t.hits)}{f', {found}' if found else ''}"
+    at = f" at {where}" if where else ""
+    return f"{t.id}  {t.identity.kind} {t.identity.name}{at}: {steps}, hit by {_runs(t.hits)}{f', {found}' if found else ''}"
 
 
 def progress_text(p: CampaignProgress) -> str:

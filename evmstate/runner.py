@@ -369,8 +369,10 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
             raise KeyboardInterrupt
 
 
-def _keep_going(config: Config, project: Project, item: Any, request: RunRequest, emit: Callable[[Event], None], summary: RunSummary) -> None:
-    """One machine under --keep-going: each new failure reported as its search ends, and in the summary with the runs that hit it."""
+def _keep_going(
+    config: Config, project: Project, item: Any, request: RunRequest, emit: Callable[[Event], None], summary: RunSummary
+) -> None:
+    """One machine under --keep-going: each new failure reported as its search ends, in the summary with its hits."""
     kept, start = KeptGoing(), len(summary.results)
     try:
         for result in kept.searches(config, project, item, request, emit):

@@ -289,8 +289,8 @@ class MachineFinished:
     canaries: dict[str, Canary] = field(default_factory=dict)
     # rules left out on purpose, and why ("ERC20Mock has no mint()"): not "never ran"
     left_out: dict[str, str] = field(default_factory=dict)
-    # runs that failed as a failure known before (RunSetup.known), by the id it is counted under; they ended the run, not
-    # the search
+    # runs that failed as a failure known before (RunSetup.known), by the id it is counted under; they ended the
+    # run, not the search
     hits: dict[str, int] = field(default_factory=dict)
     # the failure's identity (failures.FailureIdentity) as its first run raised it, before shrinking (which may show it
     # to be a known one)

@@ -217,7 +217,9 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
                 saved = Corpus.of(corpus_store(config, warn), project, where)
             elif corpus is not False and corpus is not True:
                 saved = corpus
-            setup = RunSetup(item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings, known=request.known)
+            setup = RunSetup(
+                item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings, known=request.known
+            )
             runner = NativeMachineRun if request.native else MachineRun
             result = runner(spec, project, settings, own, emit, setup).run(position)
         else:
@@ -264,24 +266,27 @@ class KeptGoing:
         self.known: dict[FailureIdentity, str] = {}
         self.hits: dict[str, int] = {}  # by failure id: the runs that failed so, over every search
 
-    def searches(self, config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> Iterator[MachineFinished]:
+    def searches(
+        self, config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]
+    ) -> Iterator[MachineFinished]:
         """The result of each search that found a new failure; and the last search's when none did."""
         found = False
         while True:
             result = run_item(config, project, item, dataclasses.replace(request, known=dict(self.known)), emit)
             for rid, n in result.hits.items():
                 self.hits[rid] = self.hits.get(rid, 0) + n
-            rid, failure = result.failure_id, result.failure
-            if failure is None or rid is None or item.kind != "machine" or failure.interrupted:
+            found_id, failure = result.failure_id, result.failure
+            if failure is None or found_id is None or item.kind != "machine" or failure.interrupted:
                 if not found or result.status != "passed":
                     yield result
                 return
-            identity = FailureIdentity.of(item.path, item.name, item.kind, failure.error.to_data(), recorded.to_data(failure.recorded))
+            error, steps = failure.error.to_data(), recorded.to_data(failure.recorded)
+            identity = FailureIdentity.of(item.path, item.name, item.kind, error, steps)
             new = [i for i in (identity, result.found_as) if i is not None and i not in self.known]
-            self.hits[rid] = self.hits.get(rid, 0) + 1
+            self.hits[found_id] = self.hits.get(found_id, 0) + 1
             for i in new:
-                self.known[i] = rid
-            if self.hits[rid] == 1:  # not merged into one reported before
+                self.known[i] = found_id
+            if self.hits[found_id] == 1:  # not merged into one reported before
                 found = True
                 yield result
             if not new:  # the search could not go past it: nothing more to learn

@@ -385,7 +385,7 @@ class MachineRun:
         if state.failing and self.hypothesis_shrinks and (reason := self.shrink_stop()) is not None:
             self.shrink_stopped = reason
             raise ShrinkOutOfTime()
-        outcome = None  # what this run did, for the example database
+        outcome: Any = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
         self.life.output.reset()
         try:
@@ -423,7 +423,8 @@ class MachineRun:
                 state.rejected += 1
                 if not state.failing:
                     self.rejections.add(exc)
-            if not state.failing and self.known and not isinstance(exc, HypothesisException) and self.known_hit(exc, program.steps):
+            known = not state.failing and self.known and not isinstance(exc, HypothesisException)
+            if known and self.known_hit(exc, program.steps):
                 outcome = KNOWN
                 return  # the run ends, counted under the failure it hit; the search goes on
             if not isinstance(exc, HypothesisException):

@@ -117,9 +117,10 @@ class ErrorInfo:
 
 
 def identity_of(path: str, machine: str, exc: BaseException, rules: list[str]) -> FailureIdentity:
-    """The identity (FailureIdentity) of a machine's failure as a run raised it, before shrinking: rules are the program's
-    steps' rules, of which the identity reads the last."""
-    return FailureIdentity.of(path, machine, "machine", ErrorInfo.of(exc).to_data(), [{"rule": rules[-1]}] if rules else [])
+    """The identity (FailureIdentity) of a machine's failure as a run raised it, before shrinking: rules are the
+    program's steps' rules, of which the identity reads the last."""
+    last = [{"rule": rules[-1]}] if rules else []
+    return FailureIdentity.of(path, machine, "machine", ErrorInfo.of(exc).to_data(), last)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ from ..evm.factory import for_campaign
 from ..failures import FailureIdentity, FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
-from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, FailureTally, ItemTotals  # noqa: F401  (importable from here too)
+from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
+from .events import FailureTally
 from .pool import Pool, WorkerCrashed, worker_killed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .interrupts import Grace, sigint_count
@@ -213,7 +214,8 @@ def _drive(
         if accepting:
             while live and workers.free() > 0:
                 key = min(live, key=lambda k: (submitted[k], keys.index(k)))
-                workers.submit(Shard(key, submitted[key], seed, options.overrides, time_left, known=tuple(known[key].items())))
+                told = tuple(known[key].items())
+                workers.submit(Shard(key, submitted[key], seed, options.overrides, time_left, known=told))
                 submitted[key] += 1
                 summary.items[key].shards += 1
                 summary.shards += 1
@@ -229,7 +231,8 @@ def _drive(
         # a machine with a failure being shrunk gets no more shards until it is known: they would find it again
         live[:] = [k for k in live if k not in workers.failing]
         if keep_going:
-            live[:] = [k for k in keys if (k in live or summary.items[k].status == "failed") and k not in workers.failing]
+            again = [k for k in keys if k in live or summary.items[k].status == "failed"]
+            live[:] = [k for k in again if k not in workers.failing]
         if time.monotonic() - last_progress >= 0.5:
             last_progress = time.monotonic()
             progress()
@@ -237,7 +240,8 @@ def _drive(
 
 
 def _record(
-    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None],
+    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore,
+    saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None],
     known: dict[str, dict[FailureIdentity, str]] | None = None,
 ) -> None:
     """What a shard's outcome adds to the campaign: its counts, its failure reported (once per identity), its errors.
@@ -308,7 +312,8 @@ def _record(
 def _report_once(
     key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None]
 ) -> MachineFinished:
-    """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces the saved one.
+    """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces
+    the saved one.
 
     Returns the result reported for it (with its record's id).
     """
@@ -336,13 +341,17 @@ def _report_once(
     return first
 
 
-def _tally(totals: ItemTotals, record: FailureRecord, result: MachineFinished, reported: MachineFinished, sighting: tuple[float, int] | None, known: dict[FailureIdentity, str]) -> None:
+def _tally(
+    totals: ItemTotals, record: FailureRecord, result: MachineFinished, reported: MachineFinished,
+    sighting: tuple[float, int] | None, known: dict[FailureIdentity, str],
+) -> None:
     """Count a failure a shard found and shrank under the failure it is: a new one, or one found before that its shrunk
     identity shows it to be (merged); known learns both its identities."""
     rid = reported.failure_id or record.id
     tally = totals.failures.get(rid)
     if tally is None:
-        for old in [t for t in totals.failures.values() if t.identity == record.identity]:  # saved again under another id
+        # saved again under another id
+        for old in [t for t in totals.failures.values() if t.identity == record.identity]:
             rid, tally = old.id, old
     steps = reported.failure.steps if reported.failure is not None else len(record.steps)
     if tally is None:

@@ -20,7 +20,8 @@ class CampaignStarted:
 
 @dataclass
 class FailureTally:
-    """One distinct failure of a machine over a campaign (FailureIdentity): its record, the runs that hit it, its first sighting."""
+    """One distinct failure of a machine over a campaign (FailureIdentity): its record, the runs that hit it, its first
+    sighting."""
 
     id: str  # its record's id (the identity's when it could not be saved)
     identity: FailureIdentity  # once shrunk
@@ -46,7 +47,8 @@ class ItemTotals:
     found_after: float | None = None
     runs_before: int | None = None
     ended: list[tuple[float, int]] = field(default_factory=list, repr=False)  # (time.time(), runs) of each shard that came back
-    failures: dict[str, FailureTally] = field(default_factory=dict)  # every distinct failure found, by its id, first found first
+    # every distinct failure found, by its id, first found first
+    failures: dict[str, FailureTally] = field(default_factory=dict)
 
     @property
     def hits(self) -> int:
