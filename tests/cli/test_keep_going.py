@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,9 @@ from evmstate.runner import CampaignOptions, Overrides
 from evmstate.scale.campaign import fuzz
 from evmstate.scale.pool import ProjectSource
 
-from ..conftest import HERE, copy_project
+from ..conftest import HERE, copy_project, evmstate_exe
 from .helpers import invoke
+from .test_one_record_per_bug import TWO_BUGS  # two independent bugs of plain Python, each found within a few runs
 from .workers import InlineWorkers
 
 # every run fails at its first step, the same way
@@ -32,33 +34,6 @@ class Always:
     def rule_poke(self, x):
         assert x < 0, "planted"
 """
-
-# two independent bugs of plain Python, each found within a few runs
-TWO_BUGS = """
-from evmstate import strategy
-
-class Counter:
-    x = strategy("uint8")
-
-    def __init__(cls, accounts):
-        cls.accounts = accounts
-
-    def setup(self):
-        self.big = self.middle = 0
-
-    def rule_add(self, x):
-        self.big += x > 200
-
-    def rule_sub(self, x):
-        self.middle += 100 <= x < 140
-
-    def invariant_big(self):
-        assert self.big < 2
-
-    def invariant_middle(self):
-        assert self.middle < 2
-"""
-
 
 def records(root: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted((root / ".evmstate" / "failures").glob("*.json"))]
@@ -79,11 +54,13 @@ def test_a_failure_hit_by_every_run_is_reported_once_with_its_hits(example):
 
 
 @pytest.mark.quality
-def test_run_keep_going_reports_three_planted_bugs_each_minimal_one_record_each(tmp_path, monkeypatch, cli_env):
+@pytest.mark.processes
+def test_run_keep_going_reports_three_planted_bugs_each_minimal_one_record_each(tmp_path, cli_env):
+    # in a process of its own: what a seed's search finds in this process follows what earlier tests ran in it
     root = copy_project(HERE / "projects" / "three_bugs", tmp_path / "three_bugs")
-    monkeypatch.chdir(root)
-    code, out = invoke("run", "--keep-going", "--seed", "1", "--max-examples", "100", "--steps", "10", "-q", "--json", "out.json")
-    assert code == 1, out
+    command = [evmstate_exe(), "run", "--keep-going", "--seed", "1", "--max-examples", "100", "--steps", "10", "-q", "--json", "out.json"]
+    done = subprocess.run(command, cwd=root, env=cli_env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stdout + done.stderr
     results = json.loads((root / "out.json").read_text())["results"]
     assert [r["status"] for r in results] == ["failed"] * 3
     programs = {r["failure_id"]: r["failure"]["program"][1:] for r in results}
