@@ -45,7 +45,7 @@ from .events import (
 from .example import Example
 from .database import KNOWN, ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session
+from .lifecycle import Lifecycle, Phases, RunState, cleared, frozen_heap, internal_error, left_out_note, search_session
 from .lifecycle import with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
@@ -395,6 +395,7 @@ class MachineRun:
         self.search.run_started()
         program = self.program = Example(self, data)
         state.last_steps = program.steps
+        searching = not state.failing  # a run of the search, not of Hypothesis's shrinking: its known failures count
         try:
             with program.machine._evmstate_stack:
                 program.play(self.step, self.settings.stateful_step_count)
@@ -423,10 +424,9 @@ class MachineRun:
                 state.rejected += 1
                 if not state.failing:
                     self.rejections.add(exc)
-            known = not state.failing and self.known and not isinstance(exc, HypothesisException)
-            if known and self.known_hit(exc, program.steps):
-                outcome = KNOWN
-                return  # the run ends, counted under the failure it hit; the search goes on
+            if isinstance(exc, Exception) and program.past(exc):
+                outcome = KNOWN  # a known failure outside the steps and their checks (teardown): the run ends as a pass
+                return
             if not isinstance(exc, HypothesisException):
                 outcome = (type(exc).__name__, failed_invariant(exc), tuple(live_program_lines(self.spec.name, program.steps)))
                 counted = self.failed(exc, program.steps)
@@ -451,17 +451,23 @@ class MachineRun:
             if valid and not counted and not state.failing:
                 state.examples += 1
             self.search.run_finished()
-            if self.examples is not None:
-                self.examples.outcome = outcome
-            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages, hits=sum(self.hits.values())))
+            self.ended(program, outcome, searching)
 
-    def known_hit(self, exc: BaseException, steps: list[Step]) -> bool:
-        """Whether the run failed as a known failure (RunSetup.known); if so, it is counted under it."""
-        rid = self.known.get(identity_of(self.path, self.spec.name, exc, [s.rule for s in steps]))
-        if rid is None:
-            return False
-        self.hits[rid] = self.hits.get(rid, 0) + 1
-        return True
+    def ended(self, program: Example, outcome: Any, searching: bool) -> None:
+        """After every run: the known failures it met counted (once each, by a run of the search), the example
+        database told what it did, the event."""
+        state = self.state
+        for met in program.met if searching else ():
+            self.hits[met] = self.hits.get(met, 0) + 1
+        if self.examples is not None:
+            # a saved example that now goes past a known failure still fails as it did: kept for the next search
+            self.examples.outcome = KNOWN if outcome is None and program.met else outcome
+        self.emit(ExampleFinished(
+            name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started,
+            shrinking=state.failing, path=self.path, runs=state.runs,
+            branches=self.search.branches if self.search.covering else None, stages=self.search.stages,
+            hits=sum(self.hits.values()),
+        ))
 
     def raised_in(self, exc: BaseException, steps: list[Step]) -> str:
         """Machine.method that raised exc: the invariant it failed in, else the last step's rule."""
@@ -525,6 +531,12 @@ class MachineRun:
 
         search = self.search
         hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
+        example = self.program
+        if example is not None and example.steps is state.last_steps and (example.passed or example.broken):
+            # found past known failures: a fresh run (shrinking's replays, replay) checks them, and meets them first
+            failure, exc, clear = cleared(self, failure, exc, example.passed, example.met)
+            if not clear:
+                return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0))
         outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:
