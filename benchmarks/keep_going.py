@@ -1,11 +1,21 @@
-"""A campaign that keeps going: `evmstate fuzz --time 60s -n 1` on tests/projects/three_bugs (three independent planted bugs).
+"""A campaign that keeps going: `evmstate fuzz --time 60s -n 1` on the planted bugs of tests/projects/three_bugs.
 
-For each seed, in a fresh copy of the project: whether every planted bug was reported, each once, shrunk to its
-minimal program and saved as its own record; when each was first seen (seconds from the campaign's start, and the
-runs before it); how many runs hit each (a run that fails as a failure found before is counted, not reported again).
+--case three (the default): the three independent bugs of machines/ledger.py. For each seed, in a fresh copy of the
+project: whether every planted bug was reported, each once, shrunk to its minimal program and saved as its own record;
+when each was first seen (seconds from the campaign's start, and the runs before it); how many runs hit each (a run
+that meets a failure found before counts it and goes on; it is not reported again).
+
+--case shallow: more/shallow.py, a revert nearly every run meets (a rule drawn at eight steps in ten) and a deeper
+invariant behind three steps of other rules: when the deeper one was first seen (seconds, runs before it). With
+--source DIR, the same with the evmstate of another source tree (e.g. `git archive` of an older commit): before/after.
+
+--case hits: more/whole.py, a revert every run meets at its first step: the one failure reported, one record, and the
+runs that hit it.
+
 Prints the load it ran at: the times are wall-clock seconds on a shared machine.
 
-Run: python benchmarks/keep_going.py [--time 60s] [--seeds 1,2,3] [--backend pyevm|revm]
+Run: python benchmarks/keep_going.py [--case three|shallow|hits] [--time 60s] [--seeds 1,2,3] [--backend pyevm|revm]
+     [--source DIR]
 """
 
 from __future__ import annotations
@@ -37,15 +47,30 @@ MINIMAL = {
 }
 
 
-def campaign(seed: int, budget: str, backend: str | None) -> dict:
-    """One campaign in a fresh copy of the project: its JSON report, and the records it saved."""
+def campaign(
+    seed: int, budget: str, backend: str | None, machine: str | None = None, source: str | None = None
+) -> dict:
+    """One campaign in a fresh copy of the project (machine: a file of more/ fuzzed instead of machines/ledger.py): its
+    JSON report, and the records it saved. source: a source tree whose evmstate runs it."""
     root = Path(tempfile.mkdtemp(prefix="evmstate-keep-going-"))
     try:
         shutil.copytree(PROJECT, root, dirs_exist_ok=True)
+        if machine is not None:
+            (root / "machines" / "ledger.py").unlink()
+            shutil.copy(PROJECT / "more" / machine, root / "machines" / machine)
         command = [shutil.which("evmstate") or "evmstate", "fuzz", "--time", budget, "-n", "1", "--seed", str(seed), "-q", "--json", "out.json"]
+        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+        if source is not None:
+            # the other tree's library and CLI, ahead of the installed ones (the workers inherit the path)
+            paths = root / "source"
+            paths.mkdir()
+            (paths / "evmstate").symlink_to(Path(source).resolve() / "evmstate")
+            (paths / "evmstate_cli").symlink_to(Path(source).resolve() / "cli")
+            env["PYTHONPATH"] = str(paths)
+            command[0:1] = [sys.executable, "-c", "from evmstate_cli.launch import main; main()"]
         if backend:
             command += ["--backend", backend]
-        done = subprocess.run(command, cwd=root, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+        done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
         if done.returncode not in (0, 1):
             sys.exit(f"evmstate fuzz exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
         report = json.loads((root / "out.json").read_text())
@@ -55,15 +80,48 @@ def campaign(seed: int, budget: str, backend: str | None) -> dict:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def shallow(seeds: list[int], budget: str, backend: str | None, source: str | None) -> None:
+    """When the deeper failure of more/shallow.py was first seen, behind the revert nearly every run meets."""
+    for seed in seeds:
+        report = campaign(seed, budget, backend, "shallow.py", source)
+        (item,) = report["items"].values()
+        found = {f["name"]: f for f in item["failures"]}
+        deep, revert = found.get("invariant_locked"), found.get("rule_send_all")
+        seen = f"first seen {deep['found_after']:.1f}s in, after {deep['runs_before']} runs" if deep else "NOT found"
+        hits = f"; the revert hit by {revert['hits']} runs" if revert else ""
+        print(f"seed {seed}: the deeper failure (invariant_locked) {seen}; "
+              f"{report['examples']} runs in {report['elapsed']:.0f}s{hits}")
+
+
+def hits(seeds: list[int], budget: str, backend: str | None) -> None:
+    """A revert every run meets at its first step (more/whole.py): reported once, one record, the runs that hit it."""
+    for seed in seeds:
+        report = campaign(seed, budget, backend, "whole.py")
+        (item,) = report["items"].values()
+        shown = [(f["id"], f["hits"]) for f in item["failures"]]
+        print(f"seed {seed}: {len(report['failures'])} failure reported, {len(report['records'])} record, "
+              f"{report['examples']} runs in {report['elapsed']:.0f}s; failures (id, runs that hit it): {shown}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", choices=["three", "shallow", "hits"], default="three")
     parser.add_argument("--time", default="60s")
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--backend", choices=["pyevm", "revm"])
+    parser.add_argument("--source", help="a source tree (with evmstate/ and cli/) whose evmstate runs --case shallow")
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min) on {os.cpu_count()} cores")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    if args.case != "three":
+        if args.case == "shallow":
+            shallow(seeds, args.time, args.backend, args.source)
+        else:
+            hits(seeds, args.time, args.backend)
+        print(f"load after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+        return
     all_found = True
-    for seed in (int(s) for s in args.seeds.split(",")):
+    for seed in seeds:
         report = campaign(seed, args.time, args.backend)
         (item,) = report["items"].values()
         found = {(f["kind"], f["name"]): f for f in item["failures"]}
