@@ -241,18 +241,21 @@ def cleared(
     run: Any, failure: Failure, exc: BaseException, passed: list[int], met: set[str]
 ) -> tuple[Failure, BaseException, bool]:
     """A failure a keep-going run found past known failures, as a program that fails so in a fresh run (its error), and
-    whether one was found (shrink/trials.py's clear_of_known); else the program as found, with a note that says why."""
-    found = clear_of_known(run.spec, run.project, run.base, failure.recorded, exc, passed, run.shrink_budget)
+    whether one was found (shrink/trials.py's clear_of_known), to be shrunk.
+
+    Else, when a fresh run of it fails first as another failure (a known one, which it then merges into, as a shrink
+    that ends on a known failure does), that failure; or the program as found, with a note that says why.
+    """
+    found, clear = clear_of_known(run.spec, run.project, run.base, failure.recorded, exc, passed, run.shrink_budget)
     if found is not None:
         lines = program_lines(run.spec.name, found.program_lines())
         error, steps = ErrorInfo.of(found.error), tuple(found.steps)
         failure = dataclasses.replace(failure, error=error, program=lines, steps=len(steps), recorded=steps)
-        return failure, found.error, True
+        return failure, found.error, clear
     ids = ", ".join(sorted(met))
     note = (
-        f"found past a known failure ({ids}): a fresh run of this program (replay, an exported test) fails as that one "
-        "first, and no program without it was found, so it is reported as found, not shrunk. Fix that failure, then "
-        "replay this one"
+        f"found past a known failure ({ids}): a fresh run of this program (replay, an exported test) does not fail "
+        "as it did, and no program that does was found, so it is reported as found, not shrunk"
     )
     return with_note(failure, note), exc, False
 

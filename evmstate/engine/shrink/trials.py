@@ -249,14 +249,16 @@ def _shrink(
 def clear_of_known(
     spec: MachineSpec, project: Project, base: Any, steps: Sequence[RecordedStep], error: BaseException,
     passed: Sequence[int], budget: Budget,
-) -> Minimized | None:
+) -> tuple[Minimized | None, bool]:
     """A program that fails with error's signature in a fresh run, from one a keep-going run found it by, past failures
-    known before (the steps in passed failed so; an invariant may have failed so too, and was not checked after).
+    known before (the steps in passed failed so; an invariant may have failed so too, and was not checked after); and
+    whether it was found.
 
     A fresh run checks everything: the program must not meet a known failure first. The steps in passed are left out
     (a known revert left the chain as it was); then, while the program still fails first at another step, one step up
-    to that one at a time (with the steps using what it made), kept out when the program then fails later. None when no
-    such program was found within budget: the failure is reached only past a known one.
+    to that one at a time (with the steps using what it made), kept out when the program then fails later. When no step
+    left out gets it further, the program up to the failure a fresh run meets first (a known one, mostly), and False:
+    the failure is reached only past that one. (None, False) when the budget ran out, or a fresh run does not fail.
     """
     target = FailureSignature.of(error)
     trials = Trials(spec, project, base, target, None)
@@ -267,22 +269,22 @@ def clear_of_known(
             budget.charge(len(current))
             ran = trials.replayer.run(current)
             if ran.error is None or is_mistake(ran.error) or isinstance(ran.error, CallTimeout):
-                return None
+                return None, False
             if FailureSignature.of(ran.error) == target:
-                return Minimized(current[: ran.at], ran.lines[: ran.at], ran.error)
+                return Minimized(current[: ran.at], ran.lines[: ran.at], ran.error), True
             for j in reversed(range(min(ran.at, len(current)))):
                 trial = without(current, with_users(current, j))
                 budget.charge(len(trial))
                 again = trials.replayer.run(trial)
                 if again.error is not None and FailureSignature.of(again.error) == target:
-                    return Minimized(trial[: again.at], again.lines[: again.at], again.error)
+                    return Minimized(trial[: again.at], again.lines[: again.at], again.error), True
                 if again.error is not None and again.at > ran.at - len(current) + len(trial):
                     current = trial  # it gets past where it failed: kept out
                     break
             else:
-                return None
+                return Minimized(current[: ran.at], ran.lines[: ran.at], ran.error), False
     except (OutOfBudget, InvalidProgram):
-        return None
+        return None, False
     finally:
         trials.replayer.close()
 
