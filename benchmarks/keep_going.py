@@ -9,8 +9,8 @@ that meets a failure found before counts it and goes on; it is not reported agai
 invariant behind three steps of other rules: when the deeper one was first seen (seconds, runs before it). With
 --source DIR, the same with the evmstate of another source tree (e.g. `git archive` of an older commit): before/after.
 
---case hits: more/whole.py, a revert every run meets at its first step: the one failure reported, one record, and the
-runs that hit it.
+--case hits: more/whole.py, a revert every run meets at its first step, runs of one step: the one failure reported,
+one record, and the runs that hit it.
 
 Prints the load it ran at: the times are wall-clock seconds on a shared machine.
 
@@ -48,10 +48,11 @@ MINIMAL = {
 
 
 def campaign(
-    seed: int, budget: str, backend: str | None, machine: str | None = None, source: str | None = None
+    seed: int, budget: str, backend: str | None, machine: str | None = None, source: str | None = None, steps: int = 0
 ) -> dict:
     """One campaign in a fresh copy of the project (machine: a file of more/ fuzzed instead of machines/ledger.py): its
-    JSON report, and the records it saved. source: a source tree whose evmstate runs it."""
+    JSON report, and the records it saved. source: a source tree whose evmstate runs it; steps: a run's steps, when
+    not the project's."""
     root = Path(tempfile.mkdtemp(prefix="evmstate-keep-going-"))
     try:
         shutil.copytree(PROJECT, root, dirs_exist_ok=True)
@@ -70,6 +71,8 @@ def campaign(
             command[0:1] = [sys.executable, "-c", "from evmstate_cli.launch import main; main()"]
         if backend:
             command += ["--backend", backend]
+        if steps:
+            command += ["--steps", str(steps)]
         done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
         if done.returncode not in (0, 1):
             sys.exit(f"evmstate fuzz exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
@@ -96,7 +99,7 @@ def shallow(seeds: list[int], budget: str, backend: str | None, source: str | No
 def hits(seeds: list[int], budget: str, backend: str | None) -> None:
     """A revert every run meets at its first step (more/whole.py): reported once, one record, the runs that hit it."""
     for seed in seeds:
-        report = campaign(seed, budget, backend, "whole.py")
+        report = campaign(seed, budget, backend, "whole.py", steps=1)  # short runs: many of them
         (item,) = report["items"].values()
         shown = [(f["id"], f["hits"]) for f in item["failures"]]
         print(f"seed {seed}: {len(report['failures'])} failure reported, {len(report['records'])} record, "
