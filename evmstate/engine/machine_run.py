@@ -288,6 +288,7 @@ class MachineRun:
         """Run the Hypothesis test; (status, failure) as it ended."""
         test = self.hypothesis_test()
         searching = time.perf_counter()
+        failed: BaseException | None = None
         try:
             with reporting.with_reporter(lambda _: None), self.search.running(), ctrl_c_noted() as ctrl_c:
                 try:
@@ -327,8 +328,10 @@ class MachineRun:
             if self.state.best_failure is not None and exc is not self.state.last_error:
                 # raised by the search around the runs, not by the program being shrunk
                 return "failed", self.cut_short(internal_error(exc))
-            return "failed", self.report(exc)
-        return "passed", None
+            failed = exc
+        # reported outside the handler: an error a shrink's replay raises in there would have the search's failure as
+        # its __context__, and so its revert's details (what tells a failure's identity and signature apart)
+        return ("failed", self.report(failed)) if failed is not None else ("passed", None)
 
     def shrink_stop(self) -> StopReason | None:
         """Why shrinking must stop before another run: its budget spent, or a clock (budget.py); None to go on."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,37 @@ def test_a_property_test_keeps_going_past_its_known_failures(example):
     results = json.loads((example / "out.json").read_text())["results"]
     assert len(results) == 2 and all(r["hits"][r["failure_id"]] >= 1 for r in results)
     assert out.count("hit by") == 2 and "0 steps" not in out, out
+
+
+# each invariant check notes the exception being handled around it: none, in the search and in the shrink's replays
+PROBE = """
+import sys
+
+from evmstate import strategy
+
+HANDLED = []
+
+
+class Probe:
+    x = strategy("uint8")
+
+    def __init__(cls, accounts):
+        cls.accounts = accounts
+
+    def rule_poke(self, x):
+        assert x < 200, "planted"
+
+    def invariant_probe(self):
+        HANDLED.append(repr(sys.exc_info()[1]))
+"""
+
+
+def test_a_failure_is_shrunk_outside_the_handler_of_the_search_that_found_it(example):
+    """Else every error a shrink's replay raises has the search's failure as its __context__, and takes its revert's
+    details: a candidate failing another way looked like the failure being shrunk (a revert in rule_mint of the
+    three-bug token shrank to invariant_supply's program)."""
+    (example / "machines" / "probe.py").write_text(PROBE)
+    code, out = invoke("run", "machines/probe.py", "--seed", "1", "--max-examples", "50", "--steps", "4", "--fresh")
+    assert code == 1, out
+    (module,) = [m for name, m in sys.modules.items() if name.startswith("evmstate_machines.probe")]
+    assert module.HANDLED and set(module.HANDLED) == {"None"}, sorted(set(module.HANDLED))
