@@ -3,7 +3,7 @@
 --case three (the default): the three independent bugs of machines/ledger.py. For each seed, in a fresh copy of the
 project: whether every planted bug was reported, each once, shrunk to its minimal program and saved as its own record;
 when each was first seen (seconds from the campaign's start, and the runs before it); how many runs hit each (a run
-that meets a failure found before counts it and goes on; it is not reported again).
+that meets a failure found before counts it and goes on; it is not reported again). With --source DIR, as below.
 
 --case shallow: more/shallow.py, a revert nearly every run meets (a rule drawn at eight steps in ten) and a deeper
 invariant behind three steps of other rules: when the deeper one was first seen (seconds, runs before it). With
@@ -112,7 +112,7 @@ def main() -> None:
     parser.add_argument("--time", default="60s")
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--backend", choices=["pyevm", "revm"])
-    parser.add_argument("--source", help="a source tree (with evmstate/ and cli/) whose evmstate runs --case shallow")
+    parser.add_argument("--source", help="a source tree (with evmstate/ and cli/) whose evmstate runs the campaigns")
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min) on {os.cpu_count()} cores")
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -125,7 +125,7 @@ def main() -> None:
         return
     all_found = True
     for seed in seeds:
-        report = campaign(seed, args.time, args.backend)
+        report = campaign(seed, args.time, args.backend, source=args.source)
         (item,) = report["items"].values()
         found = {(f["kind"], f["name"]): f for f in item["failures"]}
         programs = {(r["identity"]["kind"], r["identity"]["name"]): r["failure"]["program"][1:] for r in report["failures"]}
