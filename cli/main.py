@@ -274,6 +274,37 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
     sys.exit(finished.exit_code)
 
 
+@cli.command()
+@click.argument("failure_id", required=False)
+@click.option("--last", is_flag=True, help="Export the newest saved failure.")
+@click.option("--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a pytest test (to PATH, a file or a folder; default: standard output).")
+@click.option("--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a Foundry test in Solidity (to PATH, a file or a folder; default: standard output).")
+def export(failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None) -> None:
+    """Write a saved failure as a test that fails while the bug is there: a pytest test or a Foundry test."""
+    from evmstate.runner import export as export_failure
+
+    if bool(failure_id) == last:
+        raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
+    if (pytest_path is None) == (foundry_path is None):
+        raise click.UsageError("give one of --pytest [PATH] or --foundry [PATH]")
+    target, where = ("pytest", pytest_path) if pytest_path is not None else ("foundry", foundry_path)
+    assert where is not None
+    exported = export_failure(config_mod.load(), failure_id, target)
+    if where == "-":
+        click.echo(exported.text, nl=False)
+        return
+    path = Path(where)
+    if path.is_dir():
+        path = path / exported.file_name
+    if not path.parent.is_dir():
+        raise click.UsageError(f"--{target} {where}: the folder {path.parent} does not exist; create it or give another path")
+    try:
+        path.write_text(exported.text, encoding="utf-8")
+    except OSError as exc:
+        raise click.UsageError(f"--{target} {where}: cannot write {path} ({exc.strerror or exc}); give another path") from None
+    _console(stderr=True).print(Text(f"wrote {path}: failure {exported.id} as a {target} test"))
+
+
 @cli.group(invoke_without_command=True)
 @click.option("--check", is_flag=True, help="Replay each failure and show whether it still fails.")
 @click.pass_context
