@@ -279,7 +279,13 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
 @click.option("--last", is_flag=True, help="Export the newest saved failure.")
 @click.option("--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a pytest test (to PATH, a file or a folder; default: standard output).")
 @click.option("--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a Foundry test in Solidity (to PATH, a file or a folder; default: standard output).")
-def export(failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None) -> None:
+@click.option(
+    "--compile-with", type=click.Choice(["forge", "vyper"]), default="forge", show_default=True,
+    help="How the Foundry test gets the contracts' deploy code: forge-std's deployCode of the sources forge compiles, or the "
+    "`vyper` on PATH run through vm.ffi with evmstate.toml's compiler settings (for sources forge cannot compile, such as "
+    "those built on snekmate's modules; needs ffi = true).",
+)
+def export(failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None, compile_with: str) -> None:
     """Write a saved failure as a test that fails while the bug is there: a pytest test or a Foundry test."""
     from evmstate.runner import export as export_failure
 
@@ -289,7 +295,7 @@ def export(failure_id: str | None, last: bool, pytest_path: str | None, foundry_
         raise click.UsageError("give one of --pytest [PATH] or --foundry [PATH]")
     target, where = ("pytest", pytest_path) if pytest_path is not None else ("foundry", foundry_path)
     assert where is not None
-    exported = export_failure(config_mod.load(), failure_id, target)
+    exported = export_failure(config_mod.load(), failure_id, target, compile_with=compile_with)
     if where == "-":
         click.echo(exported.text, nl=False)
         return

@@ -265,13 +265,16 @@ def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unr
         emit(FailurePruned(rid, remove, result.shown))
 
 
-def export(config: Config, failure_id: str | None, target: str) -> Exported:
-    """A saved failure (None: the newest) as a test of another framework: target "pytest" or "foundry"."""
+def export(config: Config, failure_id: str | None, target: str, *, compile_with: str = "forge") -> Exported:
+    """A saved failure (None: the newest) as a test of another framework: target "pytest" or "foundry".
+
+    compile_with: how a Foundry test gets the deploy code of the Vyper sources (solidity.foundry_test).
+    """
     record = _record(config, failure_id)
     if target == "pytest":
         return Exported(record.id, pytest_test(record), f"{test_name(record)}.py")
     if target == "foundry":
-        return Exported(record.id, foundry_test(config, record), f"{solidity_name(record)}.t.sol")
+        return Exported(record.id, foundry_test(config, record, compile_with), f"{solidity_name(record)}.t.sol")
     raise UsageError(f"cannot export to {target!r}: give pytest or foundry")
 
 

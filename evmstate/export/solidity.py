@@ -16,6 +16,7 @@ for each call (vm.warp, vm.roll). What the test asserts depends on the failure:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -74,10 +75,11 @@ def _comment(text: str) -> str:
 class _Writer:
     """The test function's body, line by line, keeping the clock and block number the calls ran at."""
 
-    def __init__(self, recording: Recording, sources: dict[str, str], record: FailureRecord) -> None:
+    def __init__(self, recording: Recording, sources: dict[str, str], record: FailureRecord, with_vyper: bool) -> None:
         self.recording = recording
         self.sources = sources
         self.record = record
+        self.with_vyper = with_vyper
         self.lines: list[str] = []
         self.at = (recording.timestamp, recording.number)
 
@@ -111,11 +113,14 @@ class _Writer:
             raise ExportError(f"failure {self.record.id}: the program deploys {sent.contract} and the deployment reverts: a Foundry test cannot express that")
         self.when(sent)
         self.say(f"// {sent.label} from {sent.sender}")
-        if sent.value:
+        if sent.value and not self.with_vyper:
             self.say(f"vm.deal(address(this), {sent.value});")
         self.say(f"vm.setNonce({sent.to}, 1);")
+        if self.with_vyper:
+            self.say(f'_deployAt(_vyper("{source}"), {_hex(sent.data)}, {sent.value}, {sent.to}, {sent.sender});')
+            return
         self.say(f"vm.prank({sent.sender});")
-        self.say(f'deployCodeTo("{source}", {_hex(sent.data)}, {sent.value}, {sent.to});')
+        self.say(f'deployCodeTo("{Path(source).name}", {_hex(sent.data)}, {sent.value}, {sent.to});')
 
     def chain(self, sent: Sent) -> None:
         function, args = sent.function.removeprefix("chain."), sent.args
@@ -176,12 +181,50 @@ def _reverted(recording: Recording, record: FailureRecord) -> bool:
     return isinstance(call, dict) and "timeout" not in call and bool(calls) and calls[-1].kind == "transaction" and not calls[-1].ok
 
 
-def foundry_test(config: Config, record: FailureRecord) -> str:
-    """The text of a Foundry test (Solidity) that makes the record's calls and fails while the failure is there."""
+def _vyper_helpers(config: Config) -> str:
+    """_vyper(path): the deploy code of the Vyper source at path, compiled by the `vyper` on PATH (vm.ffi) with the
+    project's settings; _deployAt: a constructor run at a given address, as forge-std's deployCodeTo does."""
+    flags = ["-f", "bytecode", "--evm-version", config.compiler.evm_version]
+    if config.compiler.optimize:
+        flags += ["-O", config.compiler.optimize]
+    for folder in config.compiler.search_paths:
+        flags += ["-p", folder]
+    command = ["vyper", *flags]
+    filled = "\n".join(f'        command[{i}] = "{_solidity_string(part)}";' for i, part in enumerate(command))
+    return f"""
+    /// The deploy code of the Vyper source at path (from the project's root), compiled now by the `vyper` on PATH.
+    function _vyper(string memory path) internal returns (bytes memory) {{
+        string[] memory command = new string[]({len(command) + 1});
+{filled}
+        command[{len(command)}] = path;
+        return vm.ffi(command);
+    }}
+
+    /// The constructor of `code` run with `args` at `where`, from `from` with `value` wei, as forge-std's deployCodeTo runs it.
+    function _deployAt(bytes memory code, bytes memory args, uint256 value, address where, address from) internal {{
+        vm.etch(where, abi.encodePacked(code, args));
+        vm.deal(address(this), value);
+        vm.prank(from);
+        (bool ok, bytes memory runtime) = where.call{{value: value}}("");
+        require(ok, "the constructor reverted");
+        vm.etch(where, runtime);
+    }}
+"""
+
+
+def foundry_test(config: Config, record: FailureRecord, compile_with: str = "forge") -> str:
+    """The text of a Foundry test (Solidity) that makes the record's calls and fails while the failure is there.
+
+    compile_with: "forge" (forge-std's deployCodeTo, of the sources forge compiles) or "vyper" (each source compiled
+    at test time by the `vyper` on PATH through vm.ffi, with the project's compiler settings).
+    """
+    if compile_with not in COMPILERS:
+        raise ExportError(f"--compile-with {compile_with}: give one of {', '.join(COMPILERS)}")
     machine_record(record, "--foundry")
     body = program_body(record)
     recording = record_program(config, record)
-    sources = {p.stem: p.name for p in find_sources(config.contracts_dir)}
+    root = config.root.resolve()
+    sources = {p.stem: _shown(p, root) for p in find_sources(config.contracts_dir)}
     reverted = _reverted(recording, record)
     failing = recording.failing
     if not reverted and not any(c.kind in ("call", "transaction") for c in failing.calls):
@@ -190,7 +233,8 @@ def foundry_test(config: Config, record: FailureRecord) -> str:
             f"failure {record.id}: {where} made no call to a contract when it failed, so a Foundry test has nothing to check: "
             f"its check is Python alone. Export it with --pytest, which runs the machine's own check"
         )
-    writer = _Writer(recording, sources, record)
+    with_vyper = compile_with == "vyper"
+    writer = _Writer(recording, sources, record, with_vyper)
     writer.start()
     for section in recording.sections:
         is_failing = section is failing
@@ -204,6 +248,11 @@ def foundry_test(config: Config, record: FailureRecord) -> str:
     if not reverted:
         what = "the invariant's calls" if failing.kind == "invariant" else "the last step's calls"
         writer.say(f'assertFalse(same, "{_solidity_string(said)}: {what} returned what they returned when it failed");')
+    names = ", ".join(sorted({sources[c.contract] for s in recording.sections for c in s.calls if c.kind == "deploy" and c.contract in sources}))
+    if with_vyper:
+        deployed = f"The Vyper sources it deploys ({names}) are compiled when it runs, by the `vyper` on PATH through vm.ffi:\n/// run forge from the evmstate project's root with ffi = true. Each is deployed at the address it had under evmstate."
+    else:
+        deployed = f"The Vyper sources it deploys ({names}) must be among the files forge compiles (with the `vyper` on PATH);\n/// each is deployed at the address it had under evmstate."
     found = record.versions.get("evmstate")
     found_with = f", found with evmstate {found}" if found and found != __version__ else ""
     program = "\n".join(f"///     {line}" for line in (f"state = {record.name}()", *body))
@@ -217,13 +266,24 @@ import {{Test}} from "forge-std/Test.sol";
 /// The program evmstate found:
 {program}
 /// It failed with: {_comment(said)}
-/// The Vyper sources it deploys ({", ".join(sorted({sources[c.contract] for s in recording.sections for c in s.calls if c.kind == "deploy" and c.contract in sources}))}) must be
-/// among the files forge compiles (the `vyper` on PATH compiles them); each is deployed at the address it had under evmstate.
+/// {deployed}
 contract {solidity_name(record)} is Test {{
     function test_{re.sub(r"[^0-9A-Za-z_]", "_", record.id)}() public {{
 """
     declarations = "" if reverted else "        bool same = true;\n        bool ok;\n        bytes memory out;\n"
-    return head + declarations + "\n".join(writer.lines) + "\n    }\n" + HELPERS + "}\n"
+    helpers = HELPERS + (_vyper_helpers(config) if with_vyper else "")
+    return head + declarations + "\n".join(writer.lines) + "\n    }\n" + helpers + "}\n"
+
+
+COMPILERS = ("forge", "vyper")
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A source's path from the project's root (as vm.ffi runs vyper there), else as it is."""
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def _solidity_string(text: str) -> str:
