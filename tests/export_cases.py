@@ -68,32 +68,40 @@ PROGRAMS: dict[tuple[str, str], list[dict[str, Any]]] = {
     ],
 }
 
-# contract source -> (the planted bug's text, its correction)
-FIXES: dict[str, tuple[str, str]] = {
-    "contracts/Claims.vy": ("    self.claimed += 1\n", "    self.claimed += 1\n    self.claim_code[msg.sender] = max_value(uint256)\n"),
-    "contracts/Depositer.vy": ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value"),
-    "contracts/FeeVault.vy": ("    if _fee == DEBUG_FEE:\n        self.fee = _fee  # the bug: this branch never checks the cap\n        return\n", ""),
-    "contracts/Inbox.vy": ("self.balances[msg.sender] += 2 * _amount", "self.balances[msg.sender] += _amount"),
-    "contracts/Ladder.vy": ("            self.rung = 4", "            pass"),
-    "contracts/Payments.vy": (" or self.status[_payment_id] == VOIDED", ""),
-    "contracts/Safe.vy": ("    self.base = _base", '    assert msg.sender == self, "the owner\'s alone"\n    self.base = _base'),
-    "contracts/Sale.vy": ("assert _quote > price,", "assert _quote >= price,"),
-    "contracts/StakingRewards.vy": ("    return block.timestamp\n", "    return min(block.timestamp, self.period_finish)\n"),
-    "contracts/Vesting.vy": ("block.timestamp - self.start + self.cliff", "block.timestamp - self.start"),
+# contract source -> the planted bug's texts, each with its correction
+FIXES: dict[str, list[tuple[str, str]]] = {
+    "contracts/Claims.vy": [("    self.claimed += 1\n", "    self.claimed += 1\n    self.claim_code[msg.sender] = max_value(uint256)\n")],
+    "contracts/Depositer.vy": [("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")],
+    "contracts/FeeVault.vy": [("    if _fee == DEBUG_FEE:\n        self.fee = _fee  # the bug: this branch never checks the cap\n        return\n", "")],
+    "contracts/Inbox.vy": [("self.balances[msg.sender] += 2 * _amount", "self.balances[_to] += _amount")],
+    "contracts/Ladder.vy": [("            self.rung = 4", "            pass")],
+    "contracts/Payments.vy": [(" or self.status[_payment_id] == VOIDED", "")],
+    # SafeMachine holds that none of its accounts opens the safe: the fixed safe opens for its owner alone, none of them
+    "contracts/Safe.vy": [
+        ("opened: public(bool)\n", "opened: public(bool)\nowner: public(address)\n"),
+        ("    self.opened = True", '    assert msg.sender == self.owner, "not the owner"\n    self.opened = True'),
+    ],
+    "contracts/Sale.vy": [("assert _quote > price,", "assert _quote >= price,")],
+    "contracts/StakingRewards.vy": [("    return block.timestamp\n", "    return min(block.timestamp, self.period_finish)\n")],
+    "contracts/Vesting.vy": [("block.timestamp - self.start + self.cliff", "block.timestamp - self.start")],
 }
 
-SNEKMATE_FIX = (
-    "    # the bug: the caller's allowance is not spent first (erc20._spend_allowance(owner_, msg.sender, amount_))\n",
-    "    erc20._spend_allowance(owner_, msg.sender, amount_)\n",
-)
+SNEKMATE_FIX = [
+    (
+        "    # the bug: the caller's allowance is not spent first (erc20._spend_allowance(owner_, msg.sender, amount_))\n",
+        "    erc20._spend_allowance(owner_, msg.sender, amount_)\n",
+    )
+]
 
 
-def fix(root: Path, source: str, bug: str, correction: str) -> None:
-    """Correct the planted bug in root/source (the bug's text must be there once)."""
+def fix(root: Path, source: str, changes: list[tuple[str, str]]) -> None:
+    """Correct the planted bug in root/source: each bug's text (there once) replaced by its correction."""
     path = root / source
     text = path.read_text()
-    assert text.count(bug) == 1, f"{source}: the bug's text is not there once"
-    path.write_text(text.replace(bug, correction))
+    for bug, correction in changes:
+        assert text.count(bug) == 1, f"{source}: {bug!r} is not there once"
+        text = text.replace(bug, correction)
+    path.write_text(text)
 
 
 def pinned_record(root: Path, path: str, name: str, steps: list[dict[str, Any]]) -> FailureRecord:

@@ -148,7 +148,7 @@ def test_foundry_export_refuses_a_check_made_in_python_alone(saved):
 def test_foundry_export_refuses_a_failure_the_sources_no_longer_have(saved, tmp_path):
     root = copy_example(tmp_path / "fixed")
     shutil.copytree(saved[0] / ".evmstate" / "failures", root / ".evmstate" / "failures")
-    fix(root, "contracts/Depositer.vy", *FIXES["contracts/Depositer.vy"])
+    fix(root, "contracts/Depositer.vy", FIXES["contracts/Depositer.vy"])
     record = record_of((root, saved[1]), "StateMachine")
     with pytest.raises(ExportError, match="does not fail on the sources as they are now.*`evmstate replay 3b1ecb5758` says whether it does"):
         foundry_test(config_mod.load(root), record)

@@ -1,0 +1,50 @@
+"""The pytest tests `evmstate export --pytest` writes, run by pytest itself: each fails on the bundled code and passes once its bug is fixed.
+
+One record per bundled example's failure (tests/export_cases.py); each exported test in the
+project's tests/ folder; pytest runs them all in one process, on the bundled contracts and then
+on a copy where every planted bug is corrected.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..conftest import PLAIN, copy_example
+from ..export_cases import FIXES, PROGRAMS, fix, pinned_record
+from .helpers import invoke
+
+pytestmark = pytest.mark.processes  # pytest runs the exported tests in a process of its own
+
+
+def test_exported_tests_fail_on_the_bugs_and_pass_once_they_are_fixed(tmp_path, monkeypatch, cli_env):
+    root = copy_example(tmp_path / "project")
+    (root / "tests").mkdir()
+    monkeypatch.chdir(root)
+    expected = {}
+    for (path, name), steps in PROGRAMS.items():
+        record = pinned_record(root, path, name, steps)
+        code, out = invoke("export", record.id, "--pytest", "tests")
+        assert code == 0, out
+        expected[f"test_{name.lower()}_{record.id}"] = record.error["message"].splitlines()[0]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "-W", "ignore"],
+        cwd=root, capture_output=True, text=True, env={**os.environ, **PLAIN},
+    )
+    out = done.stdout
+    assert f"{len(expected)} failed" in out, out + done.stderr
+    for test, message in expected.items():
+        # each fails with its own failure: the line of pytest's short summary names the test and the error
+        assert re.search(rf"^FAILED tests/{test}\.py::{test} - ([\w.]+: )?{re.escape(message[:60])}", out, re.M), (test, out)
+    for source, changes in FIXES.items():
+        fix(root, source, changes)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "-W", "ignore"],
+        cwd=root, capture_output=True, text=True, env={**os.environ, **PLAIN},
+    )
+    assert done.stdout.splitlines()[-1].startswith(f"{len(expected)} passed"), done.stdout + done.stderr
