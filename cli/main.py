@@ -277,8 +277,8 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
 @cli.command()
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Export the newest saved failure.")
-@click.option("--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a pytest test (to PATH, a file or a folder; default: standard output).")
-@click.option("--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a Foundry test in Solidity (to PATH, a file or a folder; default: standard output).")
+@click.option("--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a pytest test (to PATH: a file, or a folder, made if PATH ends with /; default: standard output).")
+@click.option("--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a Foundry test in Solidity (to PATH: a file, or a folder, made if PATH ends with /; default: standard output).")
 @click.option(
     "--compile-with", type=click.Choice(["forge", "vyper"]), default="forge", show_default=True,
     help="How the Foundry test gets the contracts' deploy code: forge-std's deployCode of the sources forge compiles, or the "
@@ -300,7 +300,11 @@ def export(failure_id: str | None, last: bool, pytest_path: str | None, foundry_
         click.echo(exported.text, nl=False)
         return
     path = Path(where)
-    if path.is_dir():
+    if path.is_dir() or where.endswith(("/", os.sep)):  # a folder: the test's own file name in it
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.UsageError(f"--{target} {where}: cannot make the folder ({exc.strerror or exc}); give another path") from None
         path = path / exported.file_name
     if not path.parent.is_dir():
         raise click.UsageError(f"--{target} {where}: the folder {path.parent} does not exist; create it or give another path")
