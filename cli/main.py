@@ -277,15 +277,23 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
 @cli.command()
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Export the newest saved failure.")
-@click.option("--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a pytest test (to PATH: a file, or a folder, made if PATH ends with /; default: standard output).")
-@click.option("--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]", help="Write a Foundry test in Solidity (to PATH: a file, or a folder, made if PATH ends with /; default: standard output).")
+@click.option(
+    "--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]",
+    help="Write a pytest test (to PATH: a file, or a folder, made if PATH ends with /; default: stdout).",
+)
+@click.option(
+    "--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]",
+    help="Write a Foundry test in Solidity (to PATH: a file, or a folder, made if PATH ends with /; default: stdout).",
+)
 @click.option(
     "--compile-with", type=click.Choice(["forge", "vyper"]), default="forge", show_default=True,
-    help="How the Foundry test gets the contracts' deploy code: forge-std's deployCode of the sources forge compiles, or the "
-    "`vyper` on PATH run through vm.ffi with evmstate.toml's compiler settings (for sources forge cannot compile, such as "
-    "those built on snekmate's modules; needs ffi = true).",
+    help="How the Foundry test gets the contracts' deploy code: forge-std's deployCode of the sources forge "
+    "compiles, or the `vyper` on PATH run through vm.ffi with evmstate.toml's compiler settings (for sources "
+    "forge cannot compile, such as those built on snekmate's modules; needs ffi = true).",
 )
-def export(failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None, compile_with: str) -> None:
+def export(
+    failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None, compile_with: str
+) -> None:
     """Write a saved failure as a test that fails while the bug is there: a pytest test or a Foundry test."""
     from evmstate.runner import export as export_failure
 
@@ -304,14 +312,18 @@ def export(failure_id: str | None, last: bool, pytest_path: str | None, foundry_
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise click.UsageError(f"--{target} {where}: cannot make the folder ({exc.strerror or exc}); give another path") from None
+            said = exc.strerror or exc
+            raise click.UsageError(f"--{target} {where}: cannot make the folder ({said}); give another path") from None
         path = path / exported.file_name
     if not path.parent.is_dir():
-        raise click.UsageError(f"--{target} {where}: the folder {path.parent} does not exist; create it or give another path")
+        raise click.UsageError(
+            f"--{target} {where}: the folder {path.parent} does not exist; create it or give another path"
+        )
     try:
         path.write_text(exported.text, encoding="utf-8")
     except OSError as exc:
-        raise click.UsageError(f"--{target} {where}: cannot write {path} ({exc.strerror or exc}); give another path") from None
+        said = exc.strerror or exc
+        raise click.UsageError(f"--{target} {where}: cannot write {path} ({said}); give another path") from None
     _console(stderr=True).print(Text(f"wrote {path}: failure {exported.id} as a {target} test"))
 
 

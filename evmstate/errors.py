@@ -255,4 +255,7 @@ def remedy(exc: BaseException, where: str, elsewhere: str = "run from a copy of 
 
 
 class ExportError(EvmStateError):
-    """Raised when a saved failure cannot be written as a test: not a failure of a machine, or a program the target cannot express."""
+    """Raised when a saved failure cannot be written as a test.
+
+    Not a failure of a state machine, a program the target cannot express, or a failure the sources no longer have.
+    """

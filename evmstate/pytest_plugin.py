@@ -298,7 +298,10 @@ def chain(evmstate_project: Project) -> Any:
 
 @pytest.fixture()
 def evmstate_machine(evmstate_project: Project, _evmstate_isolation: None) -> Iterator[Any]:
-    """evmstate_machine(path, name): the machine `name` of the module at path, set up, its rules run by hand (`evmstate export --pytest`)."""
+    """evmstate_machine(path, name): the machine `name` of the module at path, set up, its rules run by hand.
+
+    What `evmstate export --pytest` writes uses.
+    """
     with driven(evmstate_project) as machine:
         yield machine
 

@@ -26,8 +26,14 @@ ACCOUNT_0 = {"account": 0}
 PROGRAMS: dict[tuple[str, str], list[dict[str, Any]]] = {
     ("machines/claims.py", "ClaimsMachine"): [
         {"rule": "rule_register", "arguments": {}},
-        {"rule": "rule_claim", "arguments": {"code": 98089824643083573293214571647689440406858891577231276115043090024928635288419}},
-        {"rule": "rule_claim", "arguments": {"code": 98089824643083573293214571647689440406858891577231276115043090024928635288419}},
+        {
+            "rule": "rule_claim",
+            "arguments": {"code": 98089824643083573293214571647689440406858891577231276115043090024928635288419},
+        },
+        {
+            "rule": "rule_claim",
+            "arguments": {"code": 98089824643083573293214571647689440406858891577231276115043090024928635288419},
+        },
     ],
     ("machines/depositer.py", "StateMachine"): [
         {"rule": "rule_deposit", "arguments": {"address": ACCOUNT_0, "value": 1}},
@@ -36,7 +42,10 @@ PROGRAMS: dict[tuple[str, str], list[dict[str, Any]]] = {
     ("machines/fee_vault.py", "FeeVaultMachine"): [{"rule": "rule_set_fee", "arguments": {"fee": 84843314297726}}],
     ("machines/inbox.py", "InboxMachine"): [
         {"rule": "rule_open_inbox", "arguments": {"who": ACCOUNT_0}},
-        {"rule": "rule_send", "arguments": {"who": ACCOUNT_0, "to": "0xd13311AED2C5bF3621611c3C77C14B7DCf13B64F", "amount": 1}},
+        {
+            "rule": "rule_send",
+            "arguments": {"who": ACCOUNT_0, "to": "0xd13311AED2C5bF3621611c3C77C14B7DCf13B64F", "amount": 1},
+        },
     ],
     ("machines/ladder.py", "LadderMachine"): [{"rule": "rule_climb", "arguments": {"x": x}} for x in (86, 75, 22, 27)],
     ("machines/payments.py", "PaymentsRouted"): [
@@ -70,9 +79,16 @@ PROGRAMS: dict[tuple[str, str], list[dict[str, Any]]] = {
 
 # contract source -> the planted bug's texts, each with its correction
 FIXES: dict[str, list[tuple[str, str]]] = {
-    "contracts/Claims.vy": [("    self.claimed += 1\n", "    self.claimed += 1\n    self.claim_code[msg.sender] = max_value(uint256)\n")],
+    "contracts/Claims.vy": [
+        ("    self.claimed += 1\n", "    self.claimed += 1\n    self.claim_code[msg.sender] = max_value(uint256)\n")
+    ],
     "contracts/Depositer.vy": [("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")],
-    "contracts/FeeVault.vy": [("    if _fee == DEBUG_FEE:\n        self.fee = _fee  # the bug: this branch never checks the cap\n        return\n", "")],
+    "contracts/FeeVault.vy": [
+        (
+            "    if _fee == DEBUG_FEE:\n        self.fee = _fee  # the bug: this branch never checks the cap\n        return\n",
+            "",
+        )
+    ],
     "contracts/Inbox.vy": [("self.balances[msg.sender] += 2 * _amount", "self.balances[_to] += _amount")],
     "contracts/Ladder.vy": [("            self.rung = 4", "            pass")],
     "contracts/Payments.vy": [(" or self.status[_payment_id] == VOIDED", "")],
@@ -82,7 +98,9 @@ FIXES: dict[str, list[tuple[str, str]]] = {
         ("    self.opened = True", '    assert msg.sender == self.owner, "not the owner"\n    self.opened = True'),
     ],
     "contracts/Sale.vy": [("assert _quote > price,", "assert _quote >= price,")],
-    "contracts/StakingRewards.vy": [("    return block.timestamp\n", "    return min(block.timestamp, self.period_finish)\n")],
+    "contracts/StakingRewards.vy": [
+        ("    return block.timestamp\n", "    return min(block.timestamp, self.period_finish)\n")
+    ],
     "contracts/Vesting.vy": [("block.timestamp - self.start + self.cliff", "block.timestamp - self.start")],
 }
 
@@ -111,7 +129,10 @@ def pinned_record(root: Path, path: str, name: str, steps: list[dict[str, Any]])
     draft = FailureRecord(id="pinned", kind="machine", path=path, name=name, error={}, steps=steps, program=[])
     project, cls = machine_of(cfg, draft)
     spec, recorded = ready_machine(project, draft, cls)
-    with project.backend.anchor(), contextlib.chdir(root):  # where `evmstate run` runs: the error's place is shown from there
+    with (
+        project.backend.anchor(),
+        contextlib.chdir(root),
+    ):  # where `evmstate run` runs: the error's place is shown from there
         ran = run_program(spec, project, recorded)
         assert ran.error is not None, f"{path}::{name}: the pinned program does not fail"
         error = ErrorInfo.of(ran.error).to_data()

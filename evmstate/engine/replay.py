@@ -134,7 +134,10 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
 
 
 def machine_of(config: Config, record: FailureRecord) -> tuple[Project, type]:
-    """The project rebuilt and the machine class a record of a machine's failure names; FailureRecordError when either is gone."""
+    """The project rebuilt and the machine class a record of a machine's failure names.
+
+    FailureRecordError when either is gone.
+    """
     return _loaded(config, record)
 
 

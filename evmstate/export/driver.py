@@ -1,4 +1,4 @@
-"""A machine driven by hand, as an exported pytest test drives it: `state.rule(...)` runs the rule, then every invariant."""
+"""A machine driven by hand, as an exported pytest test drives it: `state.rule(...)` runs a rule, then invariants."""
 
 from __future__ import annotations
 
@@ -10,7 +10,16 @@ from ..contracts.project import Project
 from ..errors import UsageError
 from ..spec import MachineSpec, collect
 from ..engine.loader import load_module
-from ..engine.program import InitFailed, SetupFailed, check_all_invariants, init_class, new_machine, produced, restore_class, set_up
+from ..engine.program import (
+    InitFailed,
+    SetupFailed,
+    check_all_invariants,
+    init_class,
+    new_machine,
+    produced,
+    restore_class,
+    set_up,
+)
 from ..engine.verdicts import escaped
 
 
@@ -31,7 +40,9 @@ class MachineDriver:
         rules = self.__dict__.get("_rules", {})
         if name not in rules:
             known = ", ".join(rules) or "none"
-            raise AttributeError(f"{self._spec.name} has no rule {name!r} (renamed since the test was exported?); its rules: {known}")
+            raise AttributeError(
+                f"{self._spec.name} has no rule {name!r} (renamed since the test was exported?); its rules: {known}"
+            )
         return lambda **arguments: self._step(name, arguments)
 
     def _step(self, name: str, arguments: dict[str, Any]) -> Any:
@@ -52,7 +63,7 @@ class MachineDriver:
 
 @contextlib.contextmanager
 def driven(project: Project) -> Any:
-    """Inside, a function (path, name) -> MachineDriver for the machine `name` of the module at path (from the project's root).
+    """Inside, a function (path, name) -> MachineDriver: the machine `name` of the module at path (from the root).
 
     Its class-level __init__ runs with the project's accounts, contracts and deployments, then a new
     instance's setup() and the invariants; on leaving, the instance's context managers close and the
@@ -66,7 +77,9 @@ def driven(project: Project) -> Any:
             raise UsageError(f"evmstate_machine: no machine module {path} under {project.config.root}")
         cls = getattr(load_module(source), name, None)
         if not isinstance(cls, type):
-            raise UsageError(f"evmstate_machine: {path} has no machine class {name!r} (renamed since the test was exported?)")
+            raise UsageError(
+                f"evmstate_machine: {path} has no machine class {name!r} (renamed since the test was exported?)"
+            )
         spec = collect(cls)
         before = dict(vars(cls))
         instance = new_machine(spec)

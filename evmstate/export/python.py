@@ -26,7 +26,10 @@ def machine_record(record: FailureRecord, what: str) -> None:
             f"{what} exports machines' programs; `evmstate replay {record.id}` replays the test's example"
         )
     if record.kind != "machine" or not isinstance(record.error, dict) or not record.error.get("type"):
-        raise ExportError(f"record {record.id} is not a failure of a state machine (its kind is {record.kind!r}): {what} exports failures only")
+        raise ExportError(
+            f"record {record.id} is not a failure of a state machine (its kind is {record.kind!r}): "
+            f"{what} exports failures only"
+        )
 
 
 def test_name(record: FailureRecord) -> str:
@@ -38,7 +41,10 @@ def program_body(record: FailureRecord) -> list[str]:
     """The record's program without its first line (state = Machine()), as the failure printed it."""
     program = list(record.program)
     if not program or program[0] != f"state = {record.name}()":
-        raise ExportError(f"failure {record.id}: its program does not start with `state = {record.name}()`; it cannot be exported as it stands")
+        raise ExportError(
+            f"failure {record.id}: its program does not start with `state = {record.name}()`; "
+            "it cannot be exported as it stands"
+        )
     return program[1:]
 
 
@@ -58,7 +64,8 @@ def pytest_test(record: FailureRecord) -> str:
     doc = [
         f'"""Failure {record.id} of {record.name} ({record.path}) as a pytest test.',
         "",
-        f"Exported by evmstate {__version__} from failure record {record.id}{found_with}: `evmstate export {record.id} --pytest`.",
+        f"Exported by evmstate {__version__} from failure record {record.id}{found_with}: "
+        f"`evmstate export {record.id} --pytest`.",
         "Each state.<rule>(...) line runs the rule on the project's contracts, then every invariant of the",
         "machine, as a step of `evmstate run` does. While the bug is there the last step fails with:",
         f"    {said}",
@@ -71,7 +78,8 @@ def pytest_test(record: FailureRecord) -> str:
     lines += [
         "",
         f"def {test_name(record)}(evmstate_machine, accounts, chain):",
-        f"    state = evmstate_machine({record.path!r}, {record.name!r})" + ("" if body else f"  # failed here: {_comment(said)}"),
+        f"    state = evmstate_machine({record.path!r}, {record.name!r})"
+        + ("" if body else f"  # failed here: {_comment(said)}"),
     ]
     for i, line in enumerate(body):
         last = i == len(body) - 1

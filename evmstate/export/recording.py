@@ -1,4 +1,7 @@
-"""A saved failure's program replayed while every call it makes is kept, section by section (__init__, setup, each step, each invariant)."""
+"""A saved failure's program replayed while every call it makes is kept.
+
+Section by section: the machine's __init__, setup(), each step, each invariant's check.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ from ..engine.tracebacks import describe_error
 class Sent:
     """One call the program made, as a test elsewhere makes it again: who, to where, what, and what came back."""
 
-    kind: str  # "deploy", "transaction", "call" (changes nothing) or "chain" (a write to the chain: chain.set_balance, ...)
+    # "deploy", "transaction", "call" (changes nothing) or "chain" (a write to the chain: chain.set_balance, ...)
+    kind: str
     label: str  # the call as a trace shows it: Depositer.deposit_for(accounts[0])
     contract: str | None
     function: str
@@ -49,7 +53,7 @@ class Section:
 
 @dataclass
 class Recording:
-    """A program replayed: the chain it started from, its sections in order, and the error it failed with (in the last section)."""
+    """A program replayed: the chain it started from, its sections in order, the error it failed with (in the last)."""
 
     chain_id: int
     timestamp: int
@@ -106,13 +110,21 @@ def _watched(spec: MachineSpec, recording: Recording) -> MachineSpec:
 
 
 def record_program(config: Config, record: FailureRecord) -> Recording:
-    """Replay a machine's saved failure on the sources as they are, keeping every call; ExportError when it does not fail the same way."""
+    """Replay a machine's saved failure on the sources as they are, keeping every call.
+
+    ExportError when it does not fail the same way.
+    """
     for setting in ("fork", "differential"):
         if record.settings.get(setting):
-            raise ExportError(f"failure {record.id} was found on a {'forked chain' if setting == 'fork' else 'differential run'}: only failures on a fresh chain can be exported")
+            raise ExportError(
+                f"failure {record.id} was found on a {'forked chain' if setting == 'fork' else 'differential run'}: "
+                "only failures on a fresh chain can be exported"
+            )
     project, cls = machine_of(config, record)
     backend = project.backend
-    recording = Recording(backend.chain_id, backend.timestamp, backend.block_number, [(a.address, a.balance()) for a in project.accounts])
+    recording = Recording(
+        backend.chain_id, backend.timestamp, backend.block_number, [(a.address, a.balance()) for a in project.accounts]
+    )
     names = Names(project)
 
     def on_call(c: CallRecord) -> None:
@@ -135,15 +147,21 @@ def record_program(config: Config, record: FailureRecord) -> Recording:
         try:
             ran = run_program(_watched(spec, recording), project, steps, before=before, after=after)
         except SetupFailed as exc:
-            raise FailureRecordError(f"failure {record.id} cannot be replayed: {record.name}.setup() raised {describe_error(exc.error)[1]}") from None
+            raise FailureRecordError(
+                f"failure {record.id} cannot be replayed: {record.name}.setup() raised {describe_error(exc.error)[1]}"
+            ) from None
     if ran.error is None:
         raise ExportError(
-            f"failure {record.id} does not fail on the sources as they are now (fixed?): a test exported from them would pass. "
+            f"failure {record.id} does not fail on the sources as they are now (fixed?): "
+            "a test exported from them would pass. "
             f"Export it where it still fails (`evmstate replay {record.id}` says whether it does)"
         )
     not_a_verdict(record, ran.error, ran.at, ran.lines)
     if not same_failure(record, ran.error, ran.at):
         error_type, message, _, _ = describe_error(ran.error)
-        raise ExportError(f"failure {record.id} fails differently on the sources as they are now ({error_type}: {message.splitlines()[0] if message else ''}); `evmstate replay {record.id}` shows how")
+        raise ExportError(
+            f"failure {record.id} fails differently on the sources as they are now "
+            f"({error_type}: {message.splitlines()[0] if message else ''}); `evmstate replay {record.id}` shows how"
+        )
     recording.error = ran.error
     return recording

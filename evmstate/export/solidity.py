@@ -29,7 +29,10 @@ from .recording import Recording, Sent, record_program
 
 HELPERS = """
     /// The call from `from` with `value` wei, which `from` pays; returns whether it succeeded and what it returned.
-    function _send(address from, address to, uint256 value, bytes memory data) internal returns (bool ok, bytes memory out) {
+    function _send(address from, address to, uint256 value, bytes memory data)
+        internal
+        returns (bool ok, bytes memory out)
+    {
         vm.deal(address(this), value);
         vm.prank(from);
         (ok, out) = to.call{value: value}(data);
@@ -53,7 +56,11 @@ HELPERS = """
     }
 
     /// Whether a call ended as it did when the failure was seen, and so did every one before it.
-    function _same(bool before, bool ok, bytes memory out, bool okThen, bytes memory outThen) internal pure returns (bool) {
+    function _same(bool before, bool ok, bytes memory out, bool okThen, bytes memory outThen)
+        internal
+        pure
+        returns (bool)
+    {
         return before && ok == okThen && keccak256(out) == keccak256(outThen);
     }
 """
@@ -106,11 +113,15 @@ class _Writer:
         source = self.sources.get(sent.contract or "")
         if source is None:
             raise ExportError(
-                f"failure {self.record.id}: the program deploys {sent.contract}, which is not a Vyper source of the project's contracts folder "
+                f"failure {self.record.id}: the program deploys {sent.contract}, "
+                "which is not a Vyper source of the project's contracts folder "
                 "(an actor, a precompiled artifact or an interface): a Foundry test cannot deploy it from source"
             )
         if not sent.ok or sent.to is None:
-            raise ExportError(f"failure {self.record.id}: the program deploys {sent.contract} and the deployment reverts: a Foundry test cannot express that")
+            raise ExportError(
+                f"failure {self.record.id}: the program deploys {sent.contract} and the deployment reverts: "
+                "a Foundry test cannot express that"
+            )
         self.when(sent)
         self.say(f"// {sent.label} from {sent.sender}")
         if sent.value and not self.with_vyper:
@@ -136,16 +147,24 @@ class _Writer:
         elif function == "deal":
             self.say(f"deal({args[0]}, {args[1]}, {int(args[2])}{', true' if len(args) > 3 and args[3] else ''});")
         else:
-            raise ExportError(f"failure {self.record.id}: the program calls {sent.label}, which a Foundry test cannot express")
+            raise ExportError(
+                f"failure {self.record.id}: the program calls {sent.label}, which a Foundry test cannot express"
+            )
 
     def call(self, sent: Sent, *, checked: bool) -> None:
         """A call or transaction; checked: it ended as it did when the failure was seen (folded into `same`)."""
         if sent.to is None or sent.sender is None:
-            raise ExportError(f"failure {self.record.id}: the program makes {sent.label}, whose target or sender is not known")
+            raise ExportError(
+                f"failure {self.record.id}: the program makes {sent.label}, whose target or sender is not known"
+            )
         if sent.kind == "call" and not checked:
             return  # it changed nothing and is not what the failing check saw
         self.when(sent)
-        outcome = "returned " + (_hex(sent.output) if sent.output else "nothing") if sent.ok else "reverted" + (f" with {_hex(sent.output)}" if sent.output else "")
+        outcome = (
+            "returned " + (_hex(sent.output) if sent.output else "nothing")
+            if sent.ok
+            else "reverted" + (f" with {_hex(sent.output)}" if sent.output else "")
+        )
         self.say(f"// {sent.label} from {sent.sender}: {outcome}")
         if sent.kind == "call":
             self.say(f"(ok, out) = _view({sent.sender}, {sent.to}, {_hex(sent.data)});")
@@ -154,7 +173,10 @@ class _Writer:
         elif sent.ok:
             self.say(f"_call({sent.sender}, {sent.to}, {sent.value}, {_hex(sent.data)});")
         else:
-            self.say(f"_send({sent.sender}, {sent.to}, {sent.value}, {_hex(sent.data)}); // reverted here too, and the machine went on")
+            self.say(
+                f"_send({sent.sender}, {sent.to}, {sent.value}, {_hex(sent.data)}); "
+                "// reverted here too, and the machine went on"
+            )
             return
         if checked:
             self.say(f"same = _same(same, ok, out, {str(sent.ok).lower()}, {_hex(sent.output)});")
@@ -168,17 +190,25 @@ class _Writer:
                 self.chain(sent)
             elif failing and reverted and i == last:
                 self.when(sent)
-                self.say(f"// {sent.label} from {sent.sender}: reverted with {_hex(sent.output)} when the failure was seen")
+                self.say(
+                    f"// {sent.label} from {sent.sender}: reverted with {_hex(sent.output)} when the failure was seen"
+                )
                 self.say(f"_call({sent.sender}, {sent.to}, {sent.value}, {_hex(sent.data)});")
             else:
                 self.call(sent, checked=failing and not reverted)
 
 
 def _reverted(recording: Recording, record: FailureRecord) -> bool:
-    """Whether the failure is a call of the failing section that reverted (a rule's transaction nothing expected to revert)."""
+    """Whether the failure is a call of the failing section that reverted (a transaction nothing expected to revert)."""
     call = record.error.get("call_failure")
     calls = [c for c in recording.failing.calls if c.kind != "chain"]
-    return isinstance(call, dict) and "timeout" not in call and bool(calls) and calls[-1].kind == "transaction" and not calls[-1].ok
+    return (
+        isinstance(call, dict)
+        and "timeout" not in call
+        and bool(calls)
+        and calls[-1].kind == "transaction"
+        and not calls[-1].ok
+    )
 
 
 def _vyper_helpers(config: Config) -> str:
@@ -200,7 +230,8 @@ def _vyper_helpers(config: Config) -> str:
         return vm.ffi(command);
     }}
 
-    /// The constructor of `code` run with `args` at `where`, from `from` with `value` wei, as forge-std's deployCodeTo runs it.
+    /// The constructor of `code` run with `args` at `where`, from `from` with `value` wei,
+    /// as forge-std's deployCodeTo runs it.
     function _deployAt(bytes memory code, bytes memory args, uint256 value, address where, address from) internal {{
         vm.etch(where, abi.encodePacked(code, args));
         vm.deal(address(this), value);
@@ -230,7 +261,8 @@ def foundry_test(config: Config, record: FailureRecord, compile_with: str = "for
     if not reverted and not any(c.kind in ("call", "transaction") for c in failing.calls):
         where = f"the invariant {failing.label}" if failing.kind == "invariant" else f"the step `{failing.label}`"
         raise ExportError(
-            f"failure {record.id}: {where} made no call to a contract when it failed, so a Foundry test has nothing to check: "
+            f"failure {record.id}: {where} made no call to a contract when it failed, "
+            "so a Foundry test has nothing to check: "
             f"its check is Python alone. Export it with --pytest, which runs the machine's own check"
         )
     with_vyper = compile_with == "vyper"
@@ -238,41 +270,55 @@ def foundry_test(config: Config, record: FailureRecord, compile_with: str = "for
     writer.start()
     for section in recording.sections:
         is_failing = section is failing
-        has_effects = any(c.kind != "call" for c in section.calls)
-        if not (is_failing or has_effects):
-            continue
-        title = {"init": section.label, "setup": "setup()", "invariant": f"invariant {section.label}"}.get(section.kind, section.label)
-        writer.say(f"// {_comment(title)}")
+        if not (is_failing or any(c.kind != "call" for c in section.calls)):
+            continue  # views alone change nothing
+        titles = {"init": section.label, "setup": "setup()", "invariant": f"invariant {section.label}"}
+        writer.say(f"// {_comment(titles.get(section.kind, section.label))}")
         writer.section(section.calls, failing=is_failing, reverted=reverted)
-    said = failure_line(record)
     if not reverted:
         what = "the invariant's calls" if failing.kind == "invariant" else "the last step's calls"
-        writer.say(f'assertFalse(same, "{_solidity_string(said)}: {what} returned what they returned when it failed");')
-    names = ", ".join(sorted({sources[c.contract] for s in recording.sections for c in s.calls if c.kind == "deploy" and c.contract in sources}))
+        said = _solidity_string(failure_line(record))
+        writer.say(f'assertFalse(same, "{said}: {what} returned what they returned when it failed");')
+    made = {sources.get(c.contract or "", "") for s in recording.sections for c in s.calls if c.kind == "deploy"}
+    deployed = sorted(made - {""})
+    declarations = "" if reverted else "        bool same = true;\n        bool ok;\n        bytes memory out;\n"
+    helpers = HELPERS + (_vyper_helpers(config) if with_vyper else "")
+    test = "\n".join(writer.lines)
+    return _head(record, body, deployed, with_vyper) + declarations + test + "\n    }\n" + helpers + "}\n"
+
+
+def _head(record: FailureRecord, body: list[str], deployed: list[str], with_vyper: bool) -> str:
+    """The test's file up to its test function's body: the comment that names the record and evmstate's version."""
+    names = ", ".join(deployed)
     if with_vyper:
-        deployed = f"The Vyper sources it deploys ({names}) are compiled when it runs, by the `vyper` on PATH through vm.ffi:\n/// run forge from the evmstate project's root with ffi = true. Each is deployed at the address it had under evmstate."
+        how = (
+            f"The Vyper sources it deploys ({names}) are compiled when it runs, by the `vyper` on PATH "
+            "through vm.ffi:\n/// run forge from the evmstate project's root with ffi = true. "
+            "Each is deployed at the address it had under evmstate."
+        )
     else:
-        deployed = f"The Vyper sources it deploys ({names}) must be among the files forge compiles (with the `vyper` on PATH);\n/// each is deployed at the address it had under evmstate."
+        how = (
+            f"The Vyper sources it deploys ({names}) must be among the files forge compiles "
+            "(with the `vyper` on PATH);\n/// each is deployed at the address it had under evmstate."
+        )
+    command = f"`evmstate export {record.id} --foundry{' --compile-with vyper' if with_vyper else ''}`"
     found = record.versions.get("evmstate")
     found_with = f", found with evmstate {found}" if found and found != __version__ else ""
     program = "\n".join(f"///     {line}" for line in (f"state = {record.name}()", *body))
-    head = f"""// SPDX-License-Identifier: UNLICENSED
+    return f"""// SPDX-License-Identifier: UNLICENSED
 pragma solidity >=0.8.13;
 
 import {{Test}} from "forge-std/Test.sol";
 
 /// Failure {record.id} of {record.name} ({record.path}) as a Foundry test.
-/// Exported by evmstate {__version__} from failure record {record.id}{found_with}: `evmstate export {record.id} --foundry`.
+/// Exported by evmstate {__version__} from failure record {record.id}{found_with}: {command}.
 /// The program evmstate found:
 {program}
-/// It failed with: {_comment(said)}
-/// {deployed}
+/// It failed with: {_comment(failure_line(record))}
+/// {how}
 contract {solidity_name(record)} is Test {{
     function test_{re.sub(r"[^0-9A-Za-z_]", "_", record.id)}() public {{
 """
-    declarations = "" if reverted else "        bool same = true;\n        bool ok;\n        bytes memory out;\n"
-    helpers = HELPERS + (_vyper_helpers(config) if with_vyper else "")
-    return head + declarations + "\n".join(writer.lines) + "\n    }\n" + helpers + "}\n"
 
 
 COMPILERS = ("forge", "vyper")

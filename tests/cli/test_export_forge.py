@@ -65,14 +65,23 @@ def forge_tools() -> Forge:
     if found is not None:
         return found
     if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.skip(f"the Foundry export tests need forge, solc and forge-std from npm ({', '.join(PACKAGES)}): npm is not installed (install Node.js, or set ${FORGE_ENV} to a folder where npm installed them)")
+        pytest.skip(
+            f"the Foundry export tests need forge, solc and forge-std from npm ({', '.join(PACKAGES)}): npm is not installed (install Node.js, or set ${FORGE_ENV} to a folder where npm installed them)"
+        )
     BUILDS.mkdir(parents=True, exist_ok=True)
     with interprocess_lock(BUILDS / "forge.lock"):
         if forge_in(folder) is None:
             folder.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent", *PACKAGES], check=True, capture_output=True, timeout=600)
+            subprocess.run(
+                ["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--silent", *PACKAGES],
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
     found = forge_in(folder)
-    assert found is not None, f"npm installed {', '.join(PACKAGES)} into {folder}, but forge, solc or forge-std is not there"
+    assert found is not None, (
+        f"npm installed {', '.join(PACKAGES)} into {folder}, but forge, solc or forge-std is not there"
+    )
     return found
 
 
@@ -91,9 +100,18 @@ remappings = ["forge-std/=lib/forge-std/"]
 
 def forge_test(forge: Forge, root: Path) -> dict[str, str]:
     """Run forge test in root: each test's verdict line ([PASS] or [FAIL: reason]), by the test's name."""
-    env = {**os.environ, "SOLCJS": str(forge.solc), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1"}
-    done = subprocess.run([str(forge.binary), "test", "--color", "never"], cwd=root, capture_output=True, text=True, env=env, timeout=600)
-    verdicts = dict((name, verdict) for verdict, name in re.findall(r"^(\[PASS\]|\[FAIL[^\n]*\]) (test_\w+)\(\)", done.stdout, re.M))
+    env = {
+        **os.environ,
+        "SOLCJS": str(forge.solc),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "NO_COLOR": "1",
+    }
+    done = subprocess.run(
+        [str(forge.binary), "test", "--color", "never"], cwd=root, capture_output=True, text=True, env=env, timeout=600
+    )
+    verdicts = dict(
+        (name, verdict) for verdict, name in re.findall(r"^(\[PASS\]|\[FAIL[^\n]*\]) (test_\w+)\(\)", done.stdout, re.M)
+    )
     assert verdicts, done.stdout[-3000:] + done.stderr[-3000:]
     return verdicts
 
@@ -122,7 +140,9 @@ def test_foundry_exports_fail_as_evmstate_saw_and_pass_once_fixed(forge_tools, t
         for source in ("Depositer.vy", "Sale.vy"):
             shutil.copy(example / "contracts" / source, foundry / "src" / source)
         monkeypatch.chdir(snekmate)
-        code, out = invoke("run", "--seed", "1", "-q")  # a search: snekmate's erc20 is found burning without an allowance
+        code, out = invoke(
+            "run", "--seed", "1", "-q"
+        )  # a search: snekmate's erc20 is found burning without an allowance
         assert code == 1, out
         code, out = invoke("export", "--last", "--foundry", str(foundry / "test"), "--compile-with", "vyper")
         assert code == 0, out
@@ -131,7 +151,10 @@ def test_foundry_exports_fail_as_evmstate_saw_and_pass_once_fixed(forge_tools, t
         verdicts = forge_test(forge_tools, foundry)
         depositer, sale = f"test_{failures['StateMachine'].id}", f"test_{failures['SaleMachine'].id}"
         (burn,) = set(verdicts) - {depositer, sale}
-        assert verdicts[depositer] == "[FAIL: invariant StateMachine.invariant failed: AssertionError: assert 0 == 1: the invariant's calls returned what they returned when it failed]"
+        assert (
+            verdicts[depositer]
+            == "[FAIL: invariant StateMachine.invariant failed: AssertionError: assert 0 == 1: the invariant's calls returned what they returned when it failed]"
+        )
         assert verdicts[sale] == "[FAIL: quote below price]"  # the revert, with its data
         assert verdicts[burn] == (
             "[FAIL: AssertionError: BurnToken.burn_for(accounts[0], 1) succeeded where reverts() expected a revert: "

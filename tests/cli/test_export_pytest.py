@@ -46,19 +46,56 @@ def test_exported_tests_fail_on_the_bugs_and_pass_once_they_are_fixed(tmp_path, 
         assert code == 0, out
         expected[f"test_{name.lower()}_{record.id}"] = record.error["message"].splitlines()[0]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "-W", "ignore"],
-        cwd=root, capture_output=True, text=True, env={**os.environ, **PLAIN},
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-n",
+            "0",
+            "-W",
+            "ignore",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **PLAIN},
     )
     out = done.stdout
     assert f"{len(expected)} failed" in out, out + done.stderr
     for test, message in expected.items():
         # each fails with its own failure: the line of pytest's short summary names the test and the error
-        assert re.search(rf"^FAILED tests/{test}\.py::{test} - ([\w.]+: )?{re.escape(message[:60])}", out, re.M), (test, out)
+        assert re.search(rf"^FAILED tests/{test}\.py::{test} - ([\w.]+: )?{re.escape(message[:60])}", out, re.M), (
+            test,
+            out,
+        )
     for source, changes in FIXES.items():
         fix(root, source, changes)
     warm_fixed(root)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "-W", "ignore"],
-        cwd=root, capture_output=True, text=True, env={**os.environ, **PLAIN},
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-n",
+            "0",
+            "-W",
+            "ignore",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **PLAIN},
     )
     assert done.stdout.splitlines()[-1].startswith(f"{len(expected)} passed"), done.stdout + done.stderr
