@@ -45,7 +45,7 @@ from .engine.events import (
     ShrinkStarted,
     StoreWarning,
 )
-from .engine.item import RunRequest, prepare, run_item
+from .engine.item import KeptGoing, RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.events import RunSummary
 from .engine.item import RunOptions, told_once
@@ -94,6 +94,11 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     """
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
+    if options.keep_going and (options.workers > 1 or options.shards > 1):
+        raise UsageError(
+            "--keep-going searches each machine in this process: leave out -n and --shards, or run `evmstate fuzz`, "
+            "whose campaigns keep going on every worker"
+        )
     check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
@@ -369,6 +374,9 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
         summary.stopped_in = item.id
         try:
             request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
+            if options.keep_going:
+                _keep_going(config, project, item, request, emit, summary)
+                continue
             result = run_item(config, project, item, request, emit)
         except MachineDefinitionError as exc:
             err = LoadFailed(item.id, str(exc))
@@ -384,3 +392,17 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
         if result.failure is not None and result.failure.interrupted:
             raise KeyboardInterrupt
 
+
+def _keep_going(
+    config: Config, project: Project, item: Any, request: RunRequest, emit: Callable[[Event], None], summary: RunSummary
+) -> None:
+    """One machine under --keep-going: each new failure reported as its search ends, in the summary with its hits."""
+    kept, start = KeptGoing(), len(summary.results)
+    try:
+        for result in kept.searches(config, project, item, request, emit):
+            emit(result)
+            summary.results.append(result)
+            if result.failure is not None and result.failure.interrupted:
+                raise KeyboardInterrupt
+    finally:  # after Ctrl-C too: what was found is counted
+        summary.results[start:] = [kept.counted(r) for r in summary.results[start:]]
