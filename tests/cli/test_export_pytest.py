@@ -35,6 +35,12 @@ def warm_fixed(root: Path) -> None:
     shutil.copytree(build, root / ".evmstate" / "build", dirs_exist_ok=True)
 
 
+def pytest_in(root: Path) -> subprocess.CompletedProcess[str]:
+    """pytest run on root/tests in a process of its own, as a user runs it, at a fixed width without colour."""
+    command = [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0"]
+    return subprocess.run([*command, "-W", "ignore"], cwd=root, capture_output=True, text=True, env={**os.environ, **PLAIN})
+
+
 def test_exported_tests_fail_on_the_bugs_and_pass_once_they_are_fixed(tmp_path, monkeypatch, cli_env):
     root = copy_example(tmp_path / "project")
     (root / "tests").mkdir()
@@ -45,57 +51,15 @@ def test_exported_tests_fail_on_the_bugs_and_pass_once_they_are_fixed(tmp_path, 
         code, out = invoke("export", record.id, "--pytest", "tests")
         assert code == 0, out
         expected[f"test_{name.lower()}_{record.id}"] = record.error["message"].splitlines()[0]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "tests",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "-n",
-            "0",
-            "-W",
-            "ignore",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **PLAIN},
-    )
+    done = pytest_in(root)
     out = done.stdout
     assert f"{len(expected)} failed" in out, out + done.stderr
     for test, message in expected.items():
         # each fails with its own failure: the line of pytest's short summary names the test and the error
-        assert re.search(rf"^FAILED tests/{test}\.py::{test} - ([\w.]+: )?{re.escape(message[:60])}", out, re.M), (
-            test,
-            out,
-        )
+        summary = rf"^FAILED tests/{test}\.py::{test} - ([\w.]+: )?{re.escape(message[:60])}"
+        assert re.search(summary, out, re.M), (test, out)
     for source, changes in FIXES.items():
         fix(root, source, changes)
     warm_fixed(root)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "tests",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:randomly",
-            "-n",
-            "0",
-            "-W",
-            "ignore",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **PLAIN},
-    )
+    done = pytest_in(root)
     assert done.stdout.splitlines()[-1].startswith(f"{len(expected)} passed"), done.stdout + done.stderr
