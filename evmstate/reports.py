@@ -208,6 +208,15 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "machine_error": r.broken,  # the error is a mistake of the machine's own code (see MachineFinished.broken)
         "failure": None if r.failure is None else _failure_json(r.failure),
         "differential": r.differential,
+        "optima": [optimum_json(o) for o in r.optima],
+    }
+
+
+def optimum_json(o: Any) -> dict[str, Any]:
+    """An optimize method's best value (engine.events.Optimum): the value, the program reaching it, its record."""
+    return {
+        "name": o.name, "value": o.value, "program": o.program, "steps": len(o.recorded), "found_steps": o.found_steps,
+        "found_after": round(o.seconds, 3), "runs_before": o.runs, "stopped": o.stopped, "record_id": o.record_id,
     }
 
 
@@ -277,6 +286,8 @@ def campaign_json(summary: Any) -> dict[str, Any]:
             key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop, **_sighting(t)} for key, t in summary.items.items()
         },
         "failures": [{**result_json(r), **_sighting(summary.items.get(f"{r.path}::{r.name}"))} for r in summary.failures],
+        # each machine's best value of each optimize method, over every shard; found_after from the campaign's start
+        "optima": {key: [optimum_json(o) for o in found.values()] for key, found in summary.optima.items()},
         "errors": [result_json(r) for r in summary.errors],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "store_warnings": summary.store_warnings,
