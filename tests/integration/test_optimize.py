@@ -157,3 +157,24 @@ def test_a_step_that_raised_the_best_queues_runs_with_one_of_its_numbers_changed
     # only the wide number changes (the rule's index stays), larger and smaller
     assert all(choices[0] == Provider.record[0] for choices, _ in guide.pending)
     assert 40 not in changed and any(v > 40 for v in changed) and any(v < 40 for v in changed)
+
+
+@pytest.mark.processes
+def test_a_campaign_keeps_the_best_value_over_its_shards_and_saves_it(tmp_path, cli_env):
+    import subprocess
+
+    from ..conftest import evmstate_exe
+
+    (tmp_path / "machines").mkdir()
+    (tmp_path / "machines" / "m.py").write_text(textwrap.dedent(CLIMB))
+    (tmp_path / "evmstate.toml").write_text("")
+    done = subprocess.run(
+        [evmstate_exe(), "fuzz", "machines/m.py", "--time", "10s", "-n", "1", "--seed", "1", "--json", "f.json"],
+        cwd=tmp_path, capture_output=True, text=True, env=cli_env, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr  # an optimization is not a failure
+    (best,) = json.loads((tmp_path / "f.json").read_text())["optima"]["machines/m.py::Climb"]
+    assert best["value"] == 1000 and best["steps"] == 4 and best["found_after"] >= 0 and best["runs_before"] >= 0
+    assert "optimize_total: best 1000" in done.stdout and f"replay with: evmstate replay {best['record_id']}" in done.stdout
+    saved = FailureStore.of(config_mod.load(tmp_path)).load(best["record_id"])
+    assert saved.optimum == ("optimize_total", 1000)
