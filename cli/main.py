@@ -70,6 +70,11 @@ def cli() -> None:
 @click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
 @click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
+@click.option(
+    "--keep-going", is_flag=True,
+    help="A machine that failed searches on for other failures: each new one is shrunk, saved and reported, and "
+    "runs that fail as one found before are counted under it.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("-s", "--no-capture", is_flag=True, help="Let what machines and tests print through as they run (by default it is shown only for the reported program).")
@@ -100,6 +105,7 @@ def run(
     fresh: bool,
     workers: str,
     shards: int,
+    keep_going: bool,
     quiet: bool,
     verbose: bool,
     no_capture: bool,
@@ -123,7 +129,7 @@ def run(
     n = parse_workers(workers)
     options = RunOptions(
         paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
-        coverage=coverage or bool(coverage_reports),
+        coverage=coverage or bool(coverage_reports), keep_going=keep_going,
     )
     with Renderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_all(cfg, options, renderer, Reports(junit_xml, json_path, coverage_reports))
@@ -140,6 +146,11 @@ def run(
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
 @click.option("--fresh", is_flag=True, help=FRESH_HELP)
+@click.option(
+    "--stop-on-failure", is_flag=True,
+    help="Fuzz a machine no further once it failed (by default it keeps going: each other failure found is shrunk "
+    "and saved, and runs that fail as one found before are counted under it).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
@@ -156,6 +167,7 @@ def fuzz(
     steps: int | None,
     seed: int | None,
     fresh: bool,
+    stop_on_failure: bool,
     quiet: bool,
     verbose: bool,
     backend: str | None,
@@ -181,7 +193,8 @@ def fuzz(
     cfg = with_differential(
         chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, fork_block), differential
     )
-    options = CampaignOptions(paths, keyword, Overrides(max_examples, steps, seed, fresh=fresh), seconds, n, cluster)
+    overrides = Overrides(max_examples, steps, seed, fresh=fresh)
+    options = CampaignOptions(paths, keyword, overrides, seconds, n, cluster, stop_on_failure)
     with CampaignRenderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_campaign(cfg, options, renderer, json=json_path)
     sys.exit(summary.exit_code)
@@ -272,6 +285,59 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
     cfg = _chosen_backend(config_mod.load(), backend)
     finished = shrink_failure(cfg, failure_id, ShrinkRenderer(_console()), seconds=seconds)
     sys.exit(finished.exit_code)
+
+
+@cli.command()
+@click.argument("failure_id", required=False)
+@click.option("--last", is_flag=True, help="Export the newest saved failure.")
+@click.option(
+    "--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]",
+    help="Write a pytest test (to PATH: a file, or a folder, made if PATH ends with /; default: stdout).",
+)
+@click.option(
+    "--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]",
+    help="Write a Foundry test in Solidity (to PATH: a file, or a folder, made if PATH ends with /; default: stdout).",
+)
+@click.option(
+    "--compile-with", type=click.Choice(["forge", "vyper"]), default="forge", show_default=True,
+    help="How the Foundry test gets the contracts' deploy code: forge-std's deployCode of the sources forge "
+    "compiles, or the `vyper` on PATH run through vm.ffi with evmstate.toml's compiler settings (for sources "
+    "forge cannot compile, such as those built on snekmate's modules; needs ffi = true).",
+)
+def export(
+    failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None, compile_with: str
+) -> None:
+    """Write a saved failure as a test that fails while the bug is there: a pytest test or a Foundry test."""
+    from evmstate.runner import export as export_failure
+
+    if bool(failure_id) == last:
+        raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
+    if (pytest_path is None) == (foundry_path is None):
+        raise click.UsageError("give one of --pytest [PATH] or --foundry [PATH]")
+    target, where = ("pytest", pytest_path) if pytest_path is not None else ("foundry", foundry_path)
+    assert where is not None
+    exported = export_failure(config_mod.load(), failure_id, target, compile_with=compile_with)
+    if where == "-":
+        click.echo(exported.text, nl=False)
+        return
+    path = Path(where)
+    if path.is_dir() or where.endswith(("/", os.sep)):  # a folder: the test's own file name in it
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            said = exc.strerror or exc
+            raise click.UsageError(f"--{target} {where}: cannot make the folder ({said}); give another path") from None
+        path = path / exported.file_name
+    if not path.parent.is_dir():
+        raise click.UsageError(
+            f"--{target} {where}: the folder {path.parent} does not exist; create it or give another path"
+        )
+    try:
+        path.write_text(exported.text, encoding="utf-8")
+    except OSError as exc:
+        said = exc.strerror or exc
+        raise click.UsageError(f"--{target} {where}: cannot write {path} ({said}); give another path") from None
+    _console(stderr=True).print(Text(f"wrote {path}: failure {exported.id} as a {target} test"))
 
 
 @cli.group(invoke_without_command=True)

@@ -439,6 +439,14 @@ class Renderer(Handler):
             self._plain(Text(f"interrupted by {stopped_by()} in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
         for path in written:
             self._plain(f"wrote {path}")
+        for r in summary.results:  # --keep-going: each failure with the runs that hit it
+            if r.failure is not None and r.failure_id in r.hits:
+                what = f"invariant {r.failure.invariant}" if r.failure.invariant else r.failure.error_type
+                hits = r.hits[r.failure_id]
+                steps = f"{r.failure.steps} step{'s' if r.failure.steps != 1 else ''}"
+                runs = f"{hits} run{'s' if hits != 1 else ''}"
+                line = f"  {r.failure_id}  {r.path}::{r.name}: {what}, {steps}, hit by {runs}"
+                self._plain(Text(line, style="dim"))
         rising = [r for r in summary.results if r.still_rising]
         if rising:
             parts.append(f"{len(rising)} still reaching new code when the budget ran out: search longer with {longer_search(rising)}")

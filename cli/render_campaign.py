@@ -9,6 +9,7 @@ from rich.text import Text
 
 from evmstate.engine.events import MachineFinished
 from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
+from evmstate.scale.events import FailureTally, ItemTotals
 
 from .render import Renderer, Row, optimum_lines
 from .signals import stopped_by
@@ -75,11 +76,11 @@ class CampaignRenderer(Renderer):
             c.print(Text(f"branches hit: {len(summary.branches)}"))
         if not self.quiet:
             for key, t in summary.items.items():
-                status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
-                if t.found_after is not None:
-                    status += f" (found {_duration(t.found_after)} in, after {t.runs_before} run{'s' if t.runs_before != 1 else ''})"
                 corpus = f"; the last shard's corpus: {t.corpus}" if t.corpus is not None else ""
-                c.print(Text(f"  {key}: {status}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}", style="dim"))
+                line = f"  {key}: {item_status(t)}, {t.shards} shards, {t.examples} runs, {t.steps} steps{corpus}"
+                c.print(Text(line, style="dim"))
+                for tally in t.failures.values():
+                    c.print(Text(f"    {failure_line(tally)}", style="dim"))
                 if self.verbose and t.loop is not None:
                     c.print(Text(f"    evmstate's own loop (the last shard): {t.loop}", style="dim"))
                 if t.status == "running":  # passed so far: what it never tested
@@ -100,6 +101,37 @@ class CampaignRenderer(Renderer):
         c.print(Text(", ".join(parts), style=f"bold {style}"))
 
 
+def _runs(n: int) -> str:
+    return f"{n} run{'s' if n != 1 else ''}"
+
+
+def _found(after: float | None, runs: int | None) -> str:
+    return f"found {_duration(after)} in, after {_runs(runs or 0)}" if after is not None else ""
+
+
+def item_status(t: ItemTotals) -> str:
+    """A machine's state on the summary: no failure, never ran, error, or its failures with the runs that hit them and
+    when the first was found."""
+    status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
+    if t.failures:
+        n = len(t.failures)
+        status += f": {n} distinct failure{'s' if n != 1 else ''}, hit by {_runs(t.hits)}"
+    if t.found_after is not None:
+        found = _found(t.found_after, t.runs_before)
+        status += f" (the first {found})" if len(t.failures) > 1 else f" ({found})"
+    return status
+
+
+def failure_line(t: FailureTally) -> str:
+    """One distinct failure of a machine: its record, what and where, its program's length, the runs that hit it and
+    when it was found."""
+    where = t.identity.where.splitlines()[0] if t.identity.where else t.identity.detail
+    steps = f"{t.steps} step{'s' if t.steps != 1 else ''}"
+    found = _found(t.found_after, t.runs_before)
+    at = f" at {where}" if where else ""
+    return f"{t.id}  {t.identity.kind} {t.identity.name}{at}: {steps}, hit by {_runs(t.hits)}{f', {found}' if found else ''}"
+
+
 def progress_text(p: CampaignProgress) -> str:
     left = f", {_duration(max(0.0, p.budget - p.elapsed))} left" if p.budget is not None else ""
     if p.budget is not None and p.elapsed >= p.budget and p.running:
@@ -110,5 +142,6 @@ def progress_text(p: CampaignProgress) -> str:
     return (
         f"{_duration(p.elapsed)}{left}: {p.shards} shards ({p.running} running), {p.examples} runs, "
         f"{p.steps} steps, {p.steps_per_second:.0f} steps/s{branches}, {p.failures} failure{'s' if p.failures != 1 else ''}"
-        f"{best}"
+        + (f" (hit by {_runs(p.hits)})" if p.hits > p.failures else "")
+        + best
     )

@@ -208,6 +208,8 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "machine_error": r.broken,  # the error is a mistake of the machine's own code (see MachineFinished.broken)
         "failure": None if r.failure is None else _failure_json(r.failure),
         "differential": r.differential,
+        # runs that failed as a failure found before (keep-going), by its id; under run --keep-going, the result's own
+        "hits": dict(r.hits),
         "optima": [optimum_json(o) for o in r.optima],
     }
 
@@ -283,9 +285,13 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "steps": summary.steps,
         "branches": None if summary.branches is None else len(summary.branches),
         "items": {
-            key: {"status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop, **_sighting(t)} for key, t in summary.items.items()
+            key: {
+                "status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop, **_sighting(t),
+                "failures": [_tally_json(f) for f in t.failures.values()],
+            }
+            for key, t in summary.items.items()
         },
-        "failures": [{**result_json(r), **_sighting(summary.items.get(f"{r.path}::{r.name}"))} for r in summary.failures],
+        "failures": [{**result_json(r), **_failure_sighting(summary, r)} for r in summary.failures],
         # each machine's best value of each optimize method, over every shard; found_after from the campaign's start
         "optima": {key: [optimum_json(o) for o in found.values()] for key, found in summary.optima.items()},
         "errors": [result_json(r) for r in summary.errors],
@@ -300,6 +306,19 @@ def _sighting(totals: Any) -> dict[str, Any]:
     if totals is None or totals.found_after is None:
         return {}
     return {"found_after": round(totals.found_after, 3), "runs_before": totals.runs_before}
+
+
+def _failure_sighting(summary: Any, result: Any) -> dict[str, Any]:
+    """A campaign's failure: its first sighting, and how many runs hit it (CampaignSummary.tally)."""
+    tally = summary.tally(result)
+    if tally is None:
+        return _sighting(summary.items.get(f"{result.path}::{result.name}"))
+    return {**_sighting(tally), "hits": tally.hits, "identity": tally.identity.to_dict()}
+
+
+def _tally_json(tally: Any) -> dict[str, Any]:
+    """One distinct failure of a machine over a campaign (scale.events.FailureTally)."""
+    return {"id": tally.id, **tally.identity.to_dict(), "steps": tally.steps, "hits": tally.hits, **_sighting(tally)}
 
 
 def write_campaign_json(summary: Any, path: Path) -> None:

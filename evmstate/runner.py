@@ -1,7 +1,7 @@
 """Runs state machines and property tests against a project and reports typed events; never prints.
 
 The public facade of the library, one entry per command: run(), fuzz(), mutate(), replay(),
-shrink(), and what `evmstate failures`, `compile` and `init` ask for; with their options and
+shrink(), export(), and what `evmstate failures`, `compile` and `init` ask for; with their options and
 results. Each command's events end with a terminal one (RunFinished, CampaignFinished,
 MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 """
@@ -45,7 +45,7 @@ from .engine.events import (
     ShrinkStarted,
     StoreWarning,
 )
-from .engine.item import RunRequest, prepare, run_item
+from .engine.item import KeptGoing, RunRequest, prepare, run_item
 from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
 from .engine.events import RunSummary
 from .engine.item import RunOptions, told_once
@@ -53,6 +53,8 @@ from .engine.trace import GasStats
 from .errors import FailureRecordError, MachineDefinitionError, ResourceError, UsageError
 from .evm.fork.start import is_forked, resolve as resolve_fork, with_fork  # noqa: F401  (is_forked, with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
+from .export.python import pytest_test, test_name
+from .export.solidity import foundry_test, solidity_name
 from .mutate import mutation
 from .mutate.mutation import MutateOptions
 from .mutate.report import MutateEvent, MutateFinished, MutationReport
@@ -92,6 +94,11 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     """
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
+    if options.keep_going and (options.workers > 1 or options.shards > 1):
+        raise UsageError(
+            "--keep-going searches each machine in this process: leave out -n and --shards, or run `evmstate fuzz`, "
+            "whose campaigns keep going on every worker"
+        )
     check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
     config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
@@ -269,6 +276,28 @@ def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unr
         emit(FailurePruned(rid, remove, result.shown))
 
 
+def export(config: Config, failure_id: str | None, target: str, *, compile_with: str = "forge") -> Exported:
+    """A saved failure (None: the newest) as a test of another framework: target "pytest" or "foundry".
+
+    compile_with: how a Foundry test gets the deploy code of the Vyper sources (solidity.foundry_test).
+    """
+    record = _record(config, failure_id)
+    if target == "pytest":
+        return Exported(record.id, pytest_test(record), f"{test_name(record)}.py")
+    if target == "foundry":
+        return Exported(record.id, foundry_test(config, record, compile_with), f"{solidity_name(record)}.t.sol")
+    raise UsageError(f"cannot export to {target!r}: give pytest or foundry")
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A failure written as a test: the record's id, the test's text, and the file name it would have on its own."""
+
+    id: str
+    text: str
+    file_name: str
+
+
 def _record(config: Config, failure_id: str | None) -> FailureRecord:
     store = FailureStore.of(config)
     return store.last() if failure_id is None else store.load(failure_id)
@@ -351,6 +380,9 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
         summary.stopped_in = item.id
         try:
             request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
+            if options.keep_going:
+                _keep_going(config, project, item, request, emit, summary)
+                continue
             result = run_item(config, project, item, request, emit)
         except MachineDefinitionError as exc:
             err = LoadFailed(item.id, str(exc))
@@ -366,3 +398,17 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
         if result.failure is not None and result.failure.interrupted:
             raise KeyboardInterrupt
 
+
+def _keep_going(
+    config: Config, project: Project, item: Any, request: RunRequest, emit: Callable[[Event], None], summary: RunSummary
+) -> None:
+    """One machine under --keep-going: each new failure reported as its search ends, in the summary with its hits."""
+    kept, start = KeptGoing(), len(summary.results)
+    try:
+        for result in kept.searches(config, project, item, request, emit):
+            emit(result)
+            summary.results.append(result)
+            if result.failure is not None and result.failure.interrupted:
+                raise KeyboardInterrupt
+    finally:  # after Ctrl-C too: what was found is counted
+        summary.results[start:] = [kept.counted(r) for r in summary.results[start:]]

@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 import time
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from hypothesis import settings as Settings
 
@@ -14,7 +14,7 @@ from ..compiler.build import differential_note, precompiled_note
 from ..config import Config
 from ..contracts.project import Project
 from ..errors import MachineDefinitionError, ResourceError
-from ..failures import FailureRecord
+from ..failures import FailureIdentity, FailureRecord
 from . import discovery
 from .deployments import contracts_behind, names_behind
 from .tracebacks import shown_path
@@ -26,6 +26,7 @@ from .lifecycle import with_note
 from .machine_run import MachineRun
 from .native import NativeMachineRun
 from .property_run import PropertyRun
+from . import recorded
 from .records import failure_record, save_failure, save_optima, with_id
 from .settings import Overrides, RunSetup, build_settings, run_seed, shard_examples, shard_seed
 
@@ -175,6 +176,7 @@ class RunRequest:
     examples: bool = True  # with the example database (False: nothing is replayed from it or saved to it)
     save_failures: bool = True
     native: bool = False  # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
+    known: dict[Any, str] = field(default_factory=dict)  # failures found before, counted and gone past (RunSetup.known)
 
 
 def run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
@@ -215,7 +217,9 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
                 saved = Corpus.of(corpus_store(config, warn), project, where)
             elif corpus is not False and corpus is not True:
                 saved = corpus
-            setup = RunSetup(item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings)
+            setup = RunSetup(
+                item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings, known=request.known
+            )
             runner = NativeMachineRun if request.native else MachineRun
             result = runner(spec, project, settings, own, emit, setup).run(position)
         else:
@@ -252,6 +256,53 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
             failure = with_note(result.failure, f"not saved, so `evmstate replay` cannot replay it: {type(exc).__name__}: {exc}")
             result = dataclasses.replace(result, failure=failure)
     return result
+
+
+class KeptGoing:
+    """`evmstate run --keep-going` on one machine: run_item() again after each new failure, until a search finds none.
+
+    Each search knows the failures found before (RunRequest.known: their identities as a run raised them and once
+    shrunk), so a run that fails as one of them is counted under it and the search goes past it. Each search runs
+    under the same seed: it makes the runs the one before made, and goes on where that one stopped. A failure whose
+    shrunk identity is a known one's is merged into it (FailureStore.keep keeps one record of it).
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[FailureIdentity, str] = {}
+        self.hits: dict[str, int] = {}  # by failure id: the runs that failed so, over every search
+
+    def searches(
+        self, config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]
+    ) -> Iterator[MachineFinished]:
+        """The result of each search that found a new failure; and the last search's when none did."""
+        found = False
+        while True:
+            result = run_item(config, project, item, dataclasses.replace(request, known=dict(self.known)), emit)
+            for rid, n in result.hits.items():
+                self.hits[rid] = self.hits.get(rid, 0) + n
+            found_id, failure = result.failure_id, result.failure
+            if failure is None or found_id is None or item.kind != "machine" or failure.interrupted:
+                if not found or result.status != "passed":
+                    yield result
+                return
+            error, steps = failure.error.to_data(), recorded.to_data(failure.recorded)
+            identity = FailureIdentity.of(item.path, item.name, item.kind, error, steps)
+            new = [i for i in (identity, result.found_as) if i is not None and i not in self.known]
+            self.hits[found_id] = self.hits.get(found_id, 0) + 1
+            for i in new:
+                self.known[i] = found_id
+            if self.hits[found_id] == 1:  # not merged into one reported before
+                found = True
+                yield result
+            if not new:  # the search could not go past it: nothing more to learn
+                return
+
+    def counted(self, result: MachineFinished) -> MachineFinished:
+        """The result with the runs that hit its failure over every search (MachineFinished.hits)."""
+        rid = result.failure_id
+        if rid is None or result.failure is None:
+            return result
+        return dataclasses.replace(result, hits={rid: self.hits.get(rid, 1)})
 
 
 def database_for(config: Config, key: str, warn: Callable[[str], None] | None = None) -> Any:
@@ -291,3 +342,4 @@ class RunOptions:
     workers: int = 1  # processes running machines and tests at once (evmstate.scale.pool)
     shards: int = 1  # seeds each machine's examples are split over
     coverage: bool = False  # record coverage everywhere, guidance on or off (RunSummary.coverage)
+    keep_going: bool = False  # a machine that failed searches on for other failures (KeptGoing)

@@ -26,7 +26,7 @@ from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
 from ..search import canaries
 from . import delays
-from .tracebacks import ErrorInfo, failed_invariant, harness_limit, machine_error, user_error
+from .tracebacks import ErrorInfo, failed_invariant, harness_limit, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
     Event,
@@ -46,7 +46,7 @@ from .events import (
 from .example import Example
 from .optimize.best import Tracker
 from .optimize.finish import optima
-from .database import ShrunkExamples
+from .database import KNOWN, ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
 from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session
 from .lifecycle import with_note, with_trace
@@ -169,6 +169,9 @@ class MachineRun:
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
         self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
         self.optimum = Tracker(spec) if spec.optimizers else None  # the best value of each optimize method
+        self.known = setup.known  # failures found before: a run that fails as one is counted and the search goes on
+        self.hits: dict[str, int] = {}  # those runs, by the id of the failure they hit
+        self.found_as: Any = None  # the identity of the first run that failed otherwise, as it raised it
 
     # -- the lifecycle --------------------------------------------------------------
 
@@ -226,7 +229,8 @@ class MachineRun:
             late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
             load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
             differential=differential_notes(self.backend),
-            canaries=registry.canaries, left_out=registry.left_out, optima=found,
+            canaries=registry.canaries, left_out=registry.left_out, hits=dict(self.hits), found_as=self.found_as,
+            optima=found,
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -388,7 +392,7 @@ class MachineRun:
         if state.failing and self.hypothesis_shrinks and (reason := self.shrink_stop()) is not None:
             self.shrink_stopped = reason
             raise ShrinkOutOfTime()
-        outcome = None  # what this run did, for the example database
+        outcome: Any = None  # what this run did, for the example database
         valid, counted = True, False  # whether Hypothesis counts this run as an example; whether it is counted yet
         self.life.output.reset()
         try:
@@ -428,6 +432,10 @@ class MachineRun:
                 state.rejected += 1
                 if not state.failing:
                     self.rejections.add(exc)
+            known = not state.failing and self.known and not isinstance(exc, HypothesisException)
+            if known and self.known_hit(exc, program.steps):
+                outcome = KNOWN
+                return  # the run ends, counted under the failure it hit; the search goes on
             if not isinstance(exc, HypothesisException):
                 outcome = (type(exc).__name__, failed_invariant(exc), tuple(live_program_lines(self.spec.name, program.steps)))
                 counted = self.failed(exc, program.steps)
@@ -454,8 +462,16 @@ class MachineRun:
             self.search.run_finished()
             if self.examples is not None:
                 self.examples.outcome = outcome
-            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages,
+            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages, hits=sum(self.hits.values()),
                                      best=self.optimum.shown() if self.optimum is not None else None))
+
+    def known_hit(self, exc: BaseException, steps: list[Step]) -> bool:
+        """Whether the run failed as a known failure (RunSetup.known); if so, it is counted under it."""
+        rid = self.known.get(identity_of(self.path, self.spec.name, exc, [s.rule for s in steps]))
+        if rid is None:
+            return False
+        self.hits[rid] = self.hits.get(rid, 0) + 1
+        return True
 
     def raised_in(self, exc: BaseException, steps: list[Step]) -> str:
         """Machine.method that raised exc: the invariant it failed in, else the last step's rule."""
@@ -477,6 +493,7 @@ class MachineRun:
             state.first_steps = len(steps)
             state.examples += 1  # the failing run is one of Hypothesis's examples
             counted = True
+            self.found_as = identity_of(self.path, self.spec.name, exc, [s.rule for s in steps])
             self.search.failure_found()
             self.emit(FailureFound(self.spec.name, state.examples, self.path))
         if state.best is None or len(steps) <= state.best:

@@ -134,6 +134,24 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     ), target
 
 
+def machine_of(config: Config, record: FailureRecord) -> tuple[Project, type]:
+    """The project rebuilt and the machine class a record of a machine's failure names.
+
+    FailureRecordError when either is gone.
+    """
+    return _loaded(config, record)
+
+
+def ready_machine(project: Project, record: FailureRecord, cls: type) -> tuple[MachineSpec, tuple[RecordedStep, ...]]:
+    """The machine's class-level __init__ run on the project, and the record's steps checked against its rules."""
+    return _ready(project, record, cls)
+
+
+def same_failure(record: FailureRecord, exc: BaseException, at: int) -> bool:
+    """Whether exc, raised at step at of a replay, is the record's failure (as replay's verdict "still fails" says)."""
+    return _outcome(record, exc, [], min(at, len(record.steps))).verdict == "still fails"
+
+
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:
     """Same failure: the same signature, the line aside, at the same step.
 

@@ -66,6 +66,9 @@ class RunSetup:
     deadline: float | None = None
     # read when the machine was loaded (discovery.Item.settings), else read again
     machine_settings: MachineSettings | None = None
+    # failures known already (failures.FailureIdentity as a run raises it -> the id they are counted under): a run that
+    # fails so is counted (MachineFinished.hits) and ends as if it passed, and the search goes on (keep-going)
+    known: dict[Any, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

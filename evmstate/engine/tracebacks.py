@@ -11,7 +11,7 @@ from typing import Any
 from ..contracts.differential import describe_call  # noqa: F401  (importable from here too)
 from ..contracts.revert import failure_details
 from ..errors import BuildsDiverged, TransactionReverted
-from ..failures import message_shape
+from ..failures import FailureIdentity, message_shape
 from .verdicts import LIBRARY_DIRS, Escaped, library_file, message_of, shown_type, why_mistake  # noqa: F401  (LIBRARY_DIRS: importable from here too)
 
 
@@ -114,6 +114,13 @@ class ErrorInfo:
     def to_data(self) -> dict[str, Any]:
         """The error as a failure record stores it (no traceback)."""
         return {"type": self.type, "message": self.message, "revert_reason": self.revert_reason, "call_failure": self.call_failure, "invariant": self.invariant, "location": self.location}
+
+
+def identity_of(path: str, machine: str, exc: BaseException, rules: list[str]) -> FailureIdentity:
+    """The identity (FailureIdentity) of a machine's failure as a run raised it, before shrinking: rules are the
+    program's steps' rules, of which the identity reads the last."""
+    last = [{"rule": rules[-1]}] if rules else []
+    return FailureIdentity.of(path, machine, "machine", ErrorInfo.of(exc).to_data(), last)
 
 
 @dataclass(frozen=True)

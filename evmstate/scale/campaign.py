@@ -31,6 +31,7 @@ from ..failures import FailureIdentity, FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
 from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
+from .events import FailureTally
 from .pool import Pool, WorkerCrashed, worker_killed
 from .shards import Outcome, ProjectBundle, Shard, Workers
 from .interrupts import Grace, sigint_count
@@ -118,6 +119,9 @@ class CampaignOptions:
     budget: float | None = None  # seconds; None runs until Ctrl-C
     workers: int = 1  # local processes
     cluster: str | None = None  # a Dask scheduler's address
+    # a machine that failed is fuzzed no further (--stop-on-failure); by default it keeps going: a run that fails as a
+    # failure found before is counted under it and the search goes on, and each new failure is shrunk and saved
+    stop_on_failure: bool = False
 
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
@@ -171,8 +175,12 @@ def _drive(
     deadline = started + options.budget if options.budget is not None else None
     submitted = {k: 0 for k in keys}
     summary.items = {k: ItemTotals() for k in keys}
-    live = list(keys)  # still fuzzed: not failed, not in error
+    live = list(keys)  # still fuzzed: not in error (and, with stop_on_failure, not failed)
     saved: dict[tuple[str, FailureIdentity], MachineFinished] = {}  # the failure reported, per machine and identity
+    # per machine, the failures found so far by identity, both as a run raises it and once shrunk: the id each is
+    # counted under. Every shard started gets them, and goes past a run that fails so (keep-going)
+    known: dict[str, dict[FailureIdentity, str]] = {k: {} for k in keys}
+    keep_going = not options.stop_on_failure
     last_progress = 0.0
 
     def stop() -> None:
@@ -194,6 +202,7 @@ def _drive(
                 shrinking=workers.shrinking_now(),
                 failures=len(summary.failures),
                 branches=len(summary.branches) if summary.branches is not None else None,
+                hits=sum(t.hits for t in summary.items.values()),
                 best={
                     f"{key.rpartition('::')[2]}.{name}": o.value for key, found in summary.optima.items()
                     for name, o in found.items()
@@ -209,7 +218,8 @@ def _drive(
         if accepting:
             while live and workers.free() > 0:
                 key = min(live, key=lambda k: (submitted[k], keys.index(k)))
-                workers.submit(Shard(key, submitted[key], seed, options.overrides, time_left))
+                told = tuple(known[key].items())
+                workers.submit(Shard(key, submitted[key], seed, options.overrides, time_left, known=told))
                 submitted[key] += 1
                 summary.items[key].shards += 1
                 summary.shards += 1
@@ -218,9 +228,15 @@ def _drive(
         else:
             workers.lend()  # no shard is left to start: idle workers help shrink
         for outcome in workers.collect(0.2):
-            _record(outcome, summary, live, store, saved, emit, workers.retire)
-        # a machine with a failure being shrunk gets no more shards: they would find it again
+            _record(outcome, summary, live, store, saved, emit, workers.retire, known if keep_going else None)
+            if keep_going and outcome.kind == "done" and outcome.shard.key in known:
+                # its failure is known now: the machine's next shards go past it
+                workers.failing.discard(outcome.shard.key)
+        # a machine with a failure being shrunk gets no more shards until it is known: they would find it again
         live[:] = [k for k in live if k not in workers.failing]
+        if keep_going:
+            again = [k for k in keys if k in live or summary.items[k].status == "failed"]
+            live[:] = [k for k in again if k not in workers.failing]
         if time.monotonic() - last_progress >= 0.5:
             last_progress = time.monotonic()
             progress()
@@ -228,8 +244,14 @@ def _drive(
 
 
 def _record(
-    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None]
+    outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore,
+    saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None],
+    known: dict[str, dict[FailureIdentity, str]] | None = None,
 ) -> None:
+    """What a shard's outcome adds to the campaign: its counts, its failure reported (once per identity), its errors.
+
+    known, when the campaign keeps going: per machine, the failures found so far (see _drive), which this adds to.
+    """
     key = outcome.shard.key
     totals = summary.items[key]
     if outcome.kind == "warning":
@@ -249,11 +271,16 @@ def _record(
     result = shard.result
     for message in shard.warnings:  # from a cluster's workers, which tell nothing before the shard ends
         emit(StoreWarning(message))
-    if shard.found is not None and totals.found_after is None:
+    sighting: tuple[float, int] | None = None
+    if shard.found is not None:
         # when its first sighting was, and the runs before it: of the shards that had ended, and of this one
         when, runs = shard.found
-        totals.found_after = max(0.0, when - summary.started_at)
-        totals.runs_before = runs + sum(n for ended, n in totals.ended if ended <= when)
+        sighting = (max(0.0, when - summary.started_at), runs + sum(n for ended, n in totals.ended if ended <= when))
+        if totals.found_after is None:
+            totals.found_after, totals.runs_before = sighting
+    for rid, n in result.hits.items():  # runs that failed as a failure the shard was told of
+        if rid in totals.failures:
+            totals.failures[rid].hits += n
     if result.optima:
         _best_kept(key, result, summary, store, emit, runs_before=totals.examples)
     totals.ended.append((time.time(), result.examples))
@@ -277,19 +304,25 @@ def _record(
             summary.errors.append(result)
             emit(result)
     elif result.status == "failed" and shard.record is not None:
-        # a machine that failed is not fuzzed further: every later shard would replay the
-        # saved failure first and find it again
-        if key in live:
-            live.remove(key)
-            retire(key)
+        if known is None:
+            # stop_on_failure: the machine is fuzzed no further (every later shard would replay the saved failure first
+            # and find it again)
+            if key in live:
+                live.remove(key)
+                retire(key)
         totals.status = "failed"
-        _report_once(key, result, shard.record, summary, store, saved, emit)
+        reported = _report_once(key, result, shard.record, summary, store, saved, emit)
+        _tally(totals, shard.record, result, reported, sighting, known.setdefault(key, {}) if known is not None else {})
 
 
 def _report_once(
     key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None]
-) -> None:
-    """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces the saved one."""
+) -> MachineFinished:
+    """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces
+    the saved one.
+
+    Returns the result reported for it (with its record's id).
+    """
     assert result.failure is not None
     same = (key, record.identity)
     first = saved.get(same)
@@ -300,15 +333,42 @@ def _report_once(
         emit(reported)
         if problem is not None:  # after the failure: what could not be written never hides it
             emit(StoreWarning(problem))
-    elif first.failure is not None and result.failure.steps < first.failure.steps:
+        return reported
+    if first.failure is not None and result.failure.steps < first.failure.steps:
         # two shards shrank the same failure: keep the shorter program, report it once
         reported, problem = _saved(store, record, result)
         if problem is not None:
             emit(StoreWarning(problem))
-            return
+            return first
         saved[same] = reported
         summary.failures[summary.failures.index(first)] = reported
         emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=reported.failure_id or record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
+        return reported
+    return first
+
+
+def _tally(
+    totals: ItemTotals, record: FailureRecord, result: MachineFinished, reported: MachineFinished,
+    sighting: tuple[float, int] | None, known: dict[FailureIdentity, str],
+) -> None:
+    """Count a failure a shard found and shrank under the failure it is: a new one, or one found before that its shrunk
+    identity shows it to be (merged); known learns both its identities."""
+    rid = reported.failure_id or record.id
+    tally = totals.failures.get(rid)
+    if tally is None:
+        # saved again under another id
+        for old in [t for t in totals.failures.values() if t.identity == record.identity]:
+            rid, tally = old.id, old
+    steps = reported.failure.steps if reported.failure is not None else len(record.steps)
+    if tally is None:
+        found_after, runs_before = sighting if sighting is not None else (None, None)
+        totals.failures[rid] = FailureTally(rid, record.identity, steps, 1, found_after, runs_before)
+    else:
+        tally.hits += 1
+        tally.steps = min(tally.steps, steps)
+    known[record.identity] = rid
+    if result.found_as is not None:
+        known[result.found_as] = rid
 
 
 def _best_kept(

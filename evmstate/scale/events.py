@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..engine.events import Canary, Event, ExitCode, LoadFailed, MachineFinished, Optimum
+from ..failures import FailureIdentity
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,19 @@ class CampaignStarted:
     workers: str
     items: tuple[str, ...]
     backend: str = "pyevm"
+
+
+@dataclass
+class FailureTally:
+    """One distinct failure of a machine over a campaign (FailureIdentity): its record, the runs that hit it, its first
+    sighting."""
+
+    id: str  # its record's id (the identity's when it could not be saved)
+    identity: FailureIdentity  # once shrunk
+    steps: int  # of the shortest program reported
+    hits: int = 1  # runs that failed so: the one that found it, those that hit it after, programs shrunk to it
+    found_after: float | None = None  # seconds from the campaign's start to when a shard first saw it
+    runs_before: int | None = None  # the machine's runs before that one
 
 
 @dataclass
@@ -33,6 +47,13 @@ class ItemTotals:
     found_after: float | None = None
     runs_before: int | None = None
     ended: list[tuple[float, int]] = field(default_factory=list, repr=False)  # (time.time(), runs) of each shard that came back
+    # every distinct failure found, by its id, first found first
+    failures: dict[str, FailureTally] = field(default_factory=dict)
+
+    @property
+    def hits(self) -> int:
+        """Runs that failed, over every failure found."""
+        return sum(t.hits for t in self.failures.values())
 
     @property
     def unexercised(self) -> list[str]:
@@ -54,6 +75,7 @@ class CampaignProgress:
     branches: int | None  # distinct branches hit over all shards; None until the engine reports them
     shrinking: int = 0  # running shards shrinking a failure they found (they finish after the budget)
     best: dict[str, int] = field(default_factory=dict)  # "machine.method" -> the best value of the shards that ended
+    hits: int = 0  # runs of the shards ended that failed, over the failures found (each counted under its failure)
 
     @property
     def steps_per_second(self) -> float:
@@ -82,6 +104,13 @@ class CampaignSummary:
     store_warnings: list[str] = field(default_factory=list)  # each StoreWarning's message, once
     # machine -> optimize method -> its best value over every shard, and the shortest program found reaching it
     optima: dict[str, dict[str, Optimum]] = field(default_factory=dict)
+
+    def tally(self, result: MachineFinished) -> FailureTally | None:
+        """The failure a result in failures reports, counted over the campaign."""
+        totals = self.items.get(f"{result.path}::{result.name}")
+        if totals is None or result.failure_id is None:
+            return None
+        return totals.failures.get(result.failure_id)
 
     @property
     def exit_code(self) -> ExitCode:

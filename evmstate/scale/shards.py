@@ -46,6 +46,9 @@ class Shard:
     seed: int  # the campaign's seed; the shard's own is shard_seed(seed, key, index)
     overrides: Overrides  # max_examples is the shard's examples
     budget: float | None  # seconds it may start runs for, from when it starts; None for no limit
+    # the machine's failures found before (failures.FailureIdentity, the id each is counted under): a run that fails so
+    # is counted and the shard goes on (RunSetup.known)
+    known: tuple[tuple[Any, str], ...] = ()
 
     def run(self, state: Any, emit: Callable[[Event], None]) -> "ShardResult":
         return run_shard(state, self, emit)
@@ -134,7 +137,8 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
 
         # the machine's saved guidance runs: every shard starts from them and adds to them
         request = RunRequest(
-            overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, corpus=True, deadline=shrink_by, native=True
+            overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, corpus=True, deadline=shrink_by, native=True,
+            known=dict(shard.known),
         )
         found: list[tuple[float, int]] = []
         forward = _forwarded(emit, found)

@@ -51,7 +51,7 @@ class Workers(InlineWorkers):
         pass
 
 
-OPTIONS = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=5, seed=1), budget=30.0)
+OPTIONS = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=5, seed=1), budget=30.0, stop_on_failure=True)
 
 
 def test_a_shard_that_could_not_run_after_its_machine_found_a_failure_is_an_error_never_no_failure(example):

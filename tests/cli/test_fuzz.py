@@ -63,7 +63,7 @@ def test_a_campaign_shows_its_compile_progress_as_a_run_does(example):
 
 @pytest.mark.processes
 def test_a_campaign_on_local_workers_finds_the_planted_bug_saves_it_and_it_replays(example):
-    code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "-n", "2", "--steps", "5", "--seed", "4", "--json", "campaign.json")
+    code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "-n", "2", "--steps", "5", "--seed", "4", "--json", "campaign.json", "--stop-on-failure")
     assert code == 1, out
     assert "fuzzing machines/depositer.py::StateMachine for 2m00s on 2 local workers" in out
     (record,) = _saved(example)
@@ -77,7 +77,7 @@ def test_a_campaign_on_local_workers_finds_the_planted_bug_saves_it_and_it_repla
     (failed,) = report["failures"]
     assert failed["failure_id"] == record["id"] and failed["failure"]["program"] == record["program"]
     assert failed["failure"]["shrink"]["passes"] and failed["failure"]["shrink"]["minimality"]
-    # a machine that failed is not fuzzed further: the campaign ends long before its budget
+    # --stop-on-failure: a machine that failed is fuzzed no further, so the campaign ends long before its budget
     code, out = invoke("replay", record["id"])
     assert code == 1 and "still fails" in out
 
@@ -87,7 +87,7 @@ def test_a_campaign_on_a_dask_local_cluster_with_two_workers_finds_the_bug_and_i
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "--cluster", cluster.scheduler_address, "--steps", "5", "--seed", "4")
+        code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "--cluster", cluster.scheduler_address, "--steps", "5", "--seed", "4", "--stop-on-failure")
     assert code == 1, out
     assert f"on Dask cluster at {cluster.scheduler_address}" in out
     (record,) = _saved(example)  # saved by the client, in its own project
@@ -241,7 +241,7 @@ def test_the_same_failure_from_two_shards_is_reported_once_and_the_shortest_is_k
 
     cfg = config_mod.load()
     events: list[Any] = []
-    options = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=20, stateful_step_count=5, seed=2), budget=30.0)
+    options = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=20, stateful_step_count=5, seed=2), budget=30.0, stop_on_failure=True)
     summary = fuzz(cfg, options, events.append, TwoShardsWorkers(ProjectSource(cfg, (str(example / "machines/depositer.py"),))))
     assert summary.exit_code == 1 and len(summary.failures) == 1
     (kept,) = summary.failures

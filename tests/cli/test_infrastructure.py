@@ -70,8 +70,8 @@ def test_a_redis_database_that_refuses_connections_stops_every_command_before_an
     for command in (
         ("run", *FAILS_AT_ONCE),
         ("run", "-n", "2", *FAILS_AT_ONCE),
-        ("fuzz", "machines/fails_at_once.py", "--time", "10s", "-n", "1"),
-        ("fuzz", "machines/fails_at_once.py", "--time", "10s", "-n", "2"),
+        ("fuzz", "machines/fails_at_once.py", "--time", "10s", "-n", "1", "--stop-on-failure"),
+        ("fuzz", "machines/fails_at_once.py", "--time", "10s", "-n", "2", "--stop-on-failure"),
         ("mutate", "machines/fails_at_once.py", "-n", "1", "--max-examples", "5"),
         ("replay", saved["id"]),
         ("shrink", saved["id"]),
@@ -221,7 +221,7 @@ def test_a_redis_server_that_dies_mid_campaign_is_a_warning_and_every_machine_is
         (example / "killed").touch()
 
     watcher = _meanwhile(lambda: (example / "held-a").exists() and (example / "held-b").exists(), kill)
-    code, out = invoke("fuzz", "machines/a_hold.py", "machines/depositer.py", "machines/fails_at_once.py", "-n", "2", "--time", "3m", "--steps", "10", "--seed", "3")
+    code, out = invoke("fuzz", "machines/a_hold.py", "machines/depositer.py", "machines/fails_at_once.py", "-n", "2", "--time", "3m", "--steps", "10", "--seed", "3", "--stop-on-failure")
     watcher.join(5)
     assert (example / "killed").exists(), out
     assert code == 1, out
@@ -310,7 +310,7 @@ def test_a_failure_found_on_a_full_disk_is_shown_and_what_could_not_be_written_i
 
 @pytest.mark.processes
 def test_a_campaign_on_a_full_disk_reports_the_failure_it_found_never_no_failure(full_disk):
-    code, out = invoke("fuzz", "machines/fails_at_once.py", "-n", "2", "--time", "2m", "--steps", "3")
+    code, out = invoke("fuzz", "machines/fails_at_once.py", "-n", "2", "--time", "2m", "--steps", "3", "--stop-on-failure")
     assert code == 1, out
     assert "1 failure found" in out and "0 failures found" not in out and "no failure" not in out, out
     assert "FAILED machines/fails_at_once.py::FailsAtOnce" in out and "Falsifying example" in out
