@@ -178,3 +178,11 @@ def test_a_campaign_keeps_the_best_value_over_its_shards_and_saves_it(tmp_path, 
     assert "optimize_total: best 1000" in done.stdout and f"replay with: evmstate replay {best['record_id']}" in done.stdout
     saved = FailureStore.of(config_mod.load(tmp_path)).load(best["record_id"])
     assert saved.optimum == ("optimize_total", 1000)
+
+
+def test_an_optimum_is_not_exported_as_a_failing_test(climbed):
+    from evmstate.runner import export
+
+    root, _, result = climbed
+    with pytest.raises(UsageError, match="not a failure: there is no failure to export"):
+        export(config_mod.load(root), result.optima[0].record_id, "pytest")
