@@ -284,8 +284,8 @@ def export(config: Config, failure_id: str | None, target: str, *, compile_with:
     record = _record(config, failure_id)
     if record.optimum is not None:
         raise UsageError(
-            f"{record.id} holds the best value of {record.name}.{record.optimum[0]}, not a failure: there is no failure "
-            "to export as a test. `evmstate replay` replays it and prints the value it reaches"
+            f"{record.id} holds the best value of {record.name}.{record.optimum[0]}, not a failure: there is no "
+            "failure to export as a test. `evmstate replay` replays it and prints the value it reaches"
         )
     if target == "pytest":
         return Exported(record.id, pytest_test(record), f"{test_name(record)}.py")
