@@ -39,7 +39,10 @@ def test_run_records_then_replay_still_fails_then_fixed(example, depositer_run, 
     assert data["format"] == FORMAT and data["kind"] == "machine" and data["name"] == "StateMachine"
     assert data["path"] == "machines/depositer.py"
     assert set(data["versions"]) == {"evmstate", "vyper", "py-evm", "hypothesis"}
-    assert set(data["hashes"]["contracts"]) == {"Claims", "Depositer", "FeeVault", "Inbox", "Ladder", "Payments", "Puzzle", "Safe", "Sale", "StakingRewards", "Token", "Vesting"} and data["hashes"]["module"]
+    assert set(data["hashes"]["contracts"]) == {
+        "Claims", "Depositer", "FeeVault", "Inbox", "Ladder", "Payments", "Puzzle", "Safe", "Sale", "ShareVault", "StakingRewards",
+        "Token", "Vesting",
+    } and data["hashes"]["module"]
     assert data["error"]["type"] == "AssertionError" and data["error"]["invariant"] == "invariant"
     assert data["steps"] == [
         {"rule": "rule_deposit", "arguments": {"address": {"account": 0}, "value": 1}, "results": []},
