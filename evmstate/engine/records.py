@@ -17,6 +17,7 @@ from ..config import Config, DifferentialConfig
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id
+from ..errors import ResourceError
 from ..hooks import ctrl_c_held
 from . import recorded
 from .deployments import contracts_behind, deployments_used
@@ -55,6 +56,31 @@ def save_optima(
                 optimum = dataclasses.replace(optimum, record_id=record.id, record=record)
             optima.append(optimum)
     return dataclasses.replace(result, optima=tuple(optima))
+
+
+def best_of(optima: Iterable[Optimum]) -> tuple[Optimum, ...]:
+    """The best of each optimize method among several shards' (the higher value, then the shorter program)."""
+    best: dict[str, Optimum] = {}
+    for o in optima:
+        known = best.get(o.name)
+        if known is None or (o.value, -len(o.recorded)) > (known.value, -len(known.recorded)):
+            best[o.name] = o
+    return tuple(best.values())
+
+
+def keep_optima(store: FailureStore, optima: Iterable[Optimum]) -> tuple[tuple[Optimum, ...], list[str]]:
+    """The records a worker built for its best values, kept in store (FailureStore.keep): the optima with their
+    ids, and what could not be written."""
+    found: list[Optimum] = []
+    problems: list[str] = []
+    for o in optima:
+        if o.record is not None:
+            try:
+                o = dataclasses.replace(o, record_id=store.keep(o.record).id, record=None)
+            except ResourceError as exc:  # a full or read-only disk: the value is reported all the same
+                o, problems = dataclasses.replace(o, record_id=None, record=None), [*problems, str(exc)]
+        found.append(o)
+    return tuple(found), problems
 
 
 def kept(result: MachineFinished, record: FailureRecord, saved: FailureRecord) -> MachineFinished:
