@@ -28,7 +28,7 @@ from .errors import (
     UsageError,
     VirtualMachineError,
 )
-from .spec import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, route, rule
+from .spec import Bundle, StateMachine, consumes, initialize, invariant, multiple, optimize, precondition, route, rule
 from .contracts.project import Project
 from . import files
 from .strategies import strategy
@@ -47,6 +47,7 @@ __all__ = [
     "initialize",
     "invariant",
     "multiple",
+    "optimize",
     "precondition",
     "route",
     "rule",

@@ -195,6 +195,12 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     check_database(config)
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)
+    if record.optimum is not None:
+        raise UsageError(
+            f"{record.id} holds the best value of {record.name}.{record.optimum[0]}, not a failure: its program "
+            "was made as short as it could be when it was found. Run `evmstate run` or `evmstate fuzz` again to "
+            "look for a higher value"
+        )
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
     result = shrink_record(config, record, seconds=seconds)
     if result.verdict in ("fixed", "fails differently"):
@@ -276,6 +282,11 @@ def export(config: Config, failure_id: str | None, target: str, *, compile_with:
     compile_with: how a Foundry test gets the deploy code of the Vyper sources (solidity.foundry_test).
     """
     record = _record(config, failure_id)
+    if record.optimum is not None:
+        raise UsageError(
+            f"{record.id} holds the best value of {record.name}.{record.optimum[0]}, not a failure: there is no "
+            "failure to export as a test. `evmstate replay` replays it and prints the value it reaches"
+        )
     if target == "pytest":
         return Exported(record.id, pytest_test(record), f"{test_name(record)}.py")
     if target == "foundry":

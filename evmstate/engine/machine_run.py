@@ -25,7 +25,6 @@ from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
 from ..search import canaries
-from . import delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
@@ -36,6 +35,7 @@ from .events import (
     FilterStats,
     Interrupted,
     MachineFinished,
+    Optimum,
     MachineStarted,
     RuleStats,
     ShrinkProgress,
@@ -43,8 +43,10 @@ from .events import (
     Status,
 )
 from .example import Example
+from .optimize.best import Tracker
+from .optimize.finish import optima
 from .database import KNOWN, ShrunkExamples
-from .explain import divergence_failure, explained_on_py_evm
+from .explain import divergence_failure, explained_on_py_evm, time_hint
 from .lifecycle import Lifecycle, Phases, RunState, cleared, frozen_heap, internal_error, left_out_note, search_session
 from .lifecycle import with_note, with_trace
 from .program import (
@@ -79,31 +81,6 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     """
     setup = RunSetup(path, database, init_args=init_args, **options)
     return MachineRun(spec, project, settings, seed, emit, setup).run(position)
-
-
-def time_hint(failure: Failure, project: Project) -> str | None:
-    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the
-    cause.
-
-    A contract that expects the clock to stand still between calls (a price feed an off-chain
-    keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
-    """
-    waits = [step.delay for step in failure.recorded]
-    if all(w == delays.NO_DELAY for w in waits) or failure.call_failure is None or "contract" not in failure.call_failure:
-        return None
-    contract, function = failure.call_failure.get("contract"), failure.call_failure.get("function")
-    artifact = project.artifacts.get(contract) if contract else None
-    view = artifact is not None and any(e.get("name") == function and e.get("stateMutability") in ("view", "pure") for e in artifact.abi if e.get("type") == "function")
-    if failure.invariant is None and not view:
-        return None
-    seconds, blocks = sum(w[0] for w in waits), sum(w[1] for w in waits)
-    moved = " and ".join(x for x in (f"{seconds} s" if seconds else "", f"{blocks} blocks" if blocks else "") if x)
-    needs = "needs" if failure.stopped is None else "may need"
-    return (
-        f"this failure {needs} the program's waits (the clock moved {moved}): a revert in "
-        f"{'an invariant' if failure.invariant else 'a view call'} after time passed. If the contract expects the clock to stand "
-        "still between calls (a price feed refreshed off-chain), set settings = {\"max_time_delay\": 0, \"max_block_delay\": 0} on the machine"
-    )
 
 
 class MachineRun:
@@ -165,6 +142,7 @@ class MachineRun:
         self.final_status: tuple[Status, str | None, bool] | None = None  # set by teardown_final when it raises: status, error, a mistake of the machine
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
         self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
+        self.optimum = Tracker(spec) if spec.optimizers else None  # the best value of each optimize method
         self.known = setup.known  # failures found before: a run that fails as one is counted and the search goes on
         self.hits: dict[str, int] = {}  # those runs, by the id of the failure they hit
         self.found_as: Any = None  # the identity of the first run that failed otherwise, as it raised it
@@ -178,6 +156,7 @@ class MachineRun:
         self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
         status: Status = "passed"
         failure, error, broken = None, None, False
+        found: tuple[Optimum, ...] = ()
         self.life.enter()
         class_before = dict(vars(spec.cls))
         registry, outside = canaries.Registry(), canaries.CURRENT.value
@@ -190,6 +169,7 @@ class MachineRun:
                     self.search.base_ready()
                     with frozen_heap():
                         status, failure = self.search_for_failure()
+                    found = optima(self.optimum, spec, self.project, self.base, self.shrink_time, self.deadline)
             except MachineDefinitionError as exc:
                 status, error, broken = "error", str(exc), True
             except Diverged as diverged:
@@ -224,6 +204,7 @@ class MachineRun:
             load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
             differential=differential_notes(self.backend),
             canaries=registry.canaries, left_out=registry.left_out, hits=dict(self.hits), found_as=self.found_as,
+            optima=found,
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -396,6 +377,8 @@ class MachineRun:
         except Exception as exc:
             raise Crashed() from exc
         self.search.run_started()
+        if self.optimum is not None:
+            self.optimum.run_started()
         program = self.program = Example(self, data)
         state.last_steps = program.steps
         searching = not state.failing  # a run of the search, not of Hypothesis's shrinking: its known failures count
@@ -469,7 +452,7 @@ class MachineRun:
             name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started,
             shrinking=state.failing, path=self.path, runs=state.runs,
             branches=self.search.branches if self.search.covering else None, stages=self.search.stages,
-            hits=sum(self.hits.values()),
+            hits=sum(self.hits.values()), best=self.optimum.shown() if self.optimum is not None else None,
         ))
 
     def raised_in(self, exc: BaseException, steps: list[Step]) -> str:

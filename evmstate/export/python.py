@@ -6,6 +6,7 @@ import re
 
 from .. import __version__
 from ..errors import ExportError
+from ..engine.recorded import instance_line
 from ..failures import FailureRecord
 
 
@@ -40,9 +41,9 @@ def test_name(record: FailureRecord) -> str:
 def program_body(record: FailureRecord) -> list[str]:
     """The record's program without its first line (state = Machine()), as the failure printed it."""
     program = list(record.program)
-    if not program or program[0] != f"state = {record.name}()":
+    if not program or program[0] != instance_line(record.name):
         raise ExportError(
-            f"failure {record.id}: its program does not start with `state = {record.name}()`; "
+            f"failure {record.id}: its program does not start with `{instance_line(record.name)}`; "
             "it cannot be exported as it stands"
         )
     return program[1:]

@@ -23,6 +23,7 @@ from .. import __version__
 from ..config import Config
 from ..compiler.sources import find_sources
 from ..errors import ExportError
+from ..engine.recorded import program_lines
 from ..failures import FailureRecord
 from .python import failure_line, machine_record, program_body
 from .recording import Recording, Sent, record_program
@@ -304,7 +305,7 @@ def _head(record: FailureRecord, body: list[str], deployed: list[str], with_vype
     command = f"`evmstate export {record.id} --foundry{' --compile-with vyper' if with_vyper else ''}`"
     found = record.versions.get("evmstate")
     found_with = f", found with evmstate {found}" if found and found != __version__ else ""
-    program = "\n".join(f"///     {line}" for line in (f"state = {record.name}()", *body))
+    program = "\n".join(f"///     {line}" for line in program_lines(record.name, body))
     return f"""// SPDX-License-Identifier: UNLICENSED
 pragma solidity >=0.8.13;
 
