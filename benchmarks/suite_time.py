@@ -1,7 +1,8 @@
 """What the test suite costs, per tier and per test: wall time, CPU time, and the tests that cost most.
 
-Runs one tier of the suite (`quick`: -m "not quality and not network and not processes";
-`marked`: -m "quality or network or processes"; `all`) with pytest-xdist, as CI does, and prints:
+Runs one tier of the suite (`quick`: -m "not quality and not network and not processes and not slow";
+`in-process`: the quick tier and the slow tests; `marked`: -m "quality or network or processes or slow";
+`all`) with pytest-xdist, as CI does, and prints:
 the wall time, the CPU time of pytest and everything it started and waited for (load-independent,
 unlike the wall time on a shared machine), the machine's load before and after, pytest's summary
 line, and the tests that cost most by CPU time (each with its wall time and its markers).
@@ -13,7 +14,10 @@ process that outlives the test it was started by is counted by none.
 This file is also the pytest plugin that measures each test (`-p suite_time`, found on the path
 the script sets).
 
-Run: python benchmarks/suite_time.py [--tier quick|marked|all] [-n 2] [--top 30] [--json out.json]
+`--slow tests/slow.txt` (with `--tier in-process`) writes the in-process tests that cost a second of CPU
+or more: the list the `slow` marker is read from (tests/conftest.py).
+
+Run: python benchmarks/suite_time.py [--tier quick|in-process|marked|all] [-n 2] [--top 30] [--json out.json] [--slow FILE]
 """
 
 from __future__ import annotations
@@ -36,11 +40,14 @@ from parallel import process_cpu
 REPO = Path(__file__).resolve().parent.parent
 
 TIERS = {
-    "quick": "not quality and not network and not processes",
-    "marked": "quality or network or processes",
+    "quick": "not quality and not network and not processes and not slow",
+    "in-process": "not quality and not network and not processes",  # the quick tier and the slow tests
+    "marked": "quality or network or processes or slow",
     "all": "",
 }
-MARKERS = ("quality", "network", "processes")
+MARKERS = ("quality", "network", "processes", "slow")
+# tests/slow.txt: the in-process tests that cost at least this much CPU (seconds) when measured
+SLOW_ABOVE = 1.0
 # where the plugin writes one JSON line per test (set by the script for its pytest run)
 OUT = "EVMSTATE_SUITE_TIME_OUT"
 
@@ -82,6 +89,7 @@ def main() -> None:
     parser.add_argument("-n", default="2", help="pytest-xdist's workers (default 2, as CI's two cores)")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--json", help="write every test's figures here")
+    parser.add_argument("--slow", metavar="FILE", help=f"write the in-process tests that cost {SLOW_ABOVE} s of CPU or more here (tests/slow.txt; run the in-process tier)")
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (after --)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -105,6 +113,11 @@ def main() -> None:
         print(f"  {t['cpu']:6.1f}s CPU {t['wall']:6.1f}s wall  {','.join(t['markers']) or '-':18} {t['id']}")
     if args.json:
         Path(args.json).write_text(json.dumps({"tier": args.tier, "wall": wall, "cpu": cpu, "load": [before, after], "summary": summary, "tests": tests}, indent=1))
+    if args.slow:
+        slow = sorted((t for t in tests if set(t["markers"]) <= {"slow"} and t["cpu"] >= SLOW_ABOVE), key=lambda t: -t["cpu"])
+        head = f"# in-process tests that cost {SLOW_ABOVE} s of CPU or more: CPU seconds, then the test (benchmarks/suite_time.py --tier in-process --slow, load {before})\n"
+        Path(args.slow).write_text(head + "".join(f"{t['cpu']:.1f} {t['id']}\n" for t in slow), encoding="utf-8")
+        print(f"{len(slow)} slow tests written to {args.slow}")
     if done.returncode not in (0, 5):
         print(done.stdout[-3000:], done.stderr[-2000:], sep="\n", file=sys.stderr)
         sys.exit(done.returncode)

@@ -287,6 +287,59 @@ def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str 
     sys.exit(finished.exit_code)
 
 
+@cli.command()
+@click.argument("failure_id", required=False)
+@click.option("--last", is_flag=True, help="Export the newest saved failure.")
+@click.option(
+    "--pytest", "pytest_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]",
+    help="Write a pytest test (to PATH: a file, or a folder, made if PATH ends with /; default: stdout).",
+)
+@click.option(
+    "--foundry", "foundry_path", is_flag=False, flag_value="-", default=None, metavar="[PATH]",
+    help="Write a Foundry test in Solidity (to PATH: a file, or a folder, made if PATH ends with /; default: stdout).",
+)
+@click.option(
+    "--compile-with", type=click.Choice(["forge", "vyper"]), default="forge", show_default=True,
+    help="How the Foundry test gets the contracts' deploy code: forge-std's deployCode of the sources forge "
+    "compiles, or the `vyper` on PATH run through vm.ffi with evmstate.toml's compiler settings (for sources "
+    "forge cannot compile, such as those built on snekmate's modules; needs ffi = true).",
+)
+def export(
+    failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None, compile_with: str
+) -> None:
+    """Write a saved failure as a test that fails while the bug is there: a pytest test or a Foundry test."""
+    from evmstate.runner import export as export_failure
+
+    if bool(failure_id) == last:
+        raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
+    if (pytest_path is None) == (foundry_path is None):
+        raise click.UsageError("give one of --pytest [PATH] or --foundry [PATH]")
+    target, where = ("pytest", pytest_path) if pytest_path is not None else ("foundry", foundry_path)
+    assert where is not None
+    exported = export_failure(config_mod.load(), failure_id, target, compile_with=compile_with)
+    if where == "-":
+        click.echo(exported.text, nl=False)
+        return
+    path = Path(where)
+    if path.is_dir() or where.endswith(("/", os.sep)):  # a folder: the test's own file name in it
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            said = exc.strerror or exc
+            raise click.UsageError(f"--{target} {where}: cannot make the folder ({said}); give another path") from None
+        path = path / exported.file_name
+    if not path.parent.is_dir():
+        raise click.UsageError(
+            f"--{target} {where}: the folder {path.parent} does not exist; create it or give another path"
+        )
+    try:
+        path.write_text(exported.text, encoding="utf-8")
+    except OSError as exc:
+        said = exc.strerror or exc
+        raise click.UsageError(f"--{target} {where}: cannot write {path} ({said}); give another path") from None
+    _console(stderr=True).print(Text(f"wrote {path}: failure {exported.id} as a {target} test"))
+
+
 @cli.group(invoke_without_command=True)
 @click.option("--check", is_flag=True, help="Replay each failure and show whether it still fails.")
 @click.pass_context

@@ -70,6 +70,7 @@ class Row:
         self.shrink_elapsed = 0.0
         self.status: str | None = None  # set when finished
         self.rejected = 0  # runs thrown away by assume() or reject(), as the finished event says
+        self.optimum: dict[str, int] = {}  # the best value of each optimize method so far
 
     @property
     def label(self) -> str:
@@ -91,6 +92,7 @@ class Row:
                 parts.append(_count(self.steps, "step"))
             if self.branches is not None:
                 parts.append(f"{self.branches} branch{'' if self.branches == 1 else 'es'} hit")
+            parts += [f"best {name} {value}" for name, value in self.optimum.items()]
         elif self.best is not None:
             parts += [f"best {_count(self.best, 'step')}", f"{self.shrink_runs} runs tried"]
         if self.kind == "machine":
@@ -253,6 +255,8 @@ class Renderer(Handler):
         row.failing = event.shrinking
         if event.branches is not None:
             row.branches = event.branches
+        if event.best:
+            row.optimum = event.best
         if row.failing and row.phase == "searching":
             row.phase = "shrinking"
         self._tick(row)
@@ -345,6 +349,8 @@ class Renderer(Handler):
                 self._plain(f"replay with: evmstate replay {event.failure_id}")
             if self.verbose and event.failure.traceback:
                 self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+        for line in optimum_lines(event.optima):
+            self._plain(Text(line, style="dim" if line.startswith("    ") else "cyan"))
         for line in differential_lines(event.differential):
             self._plain(Text(line, style="dim" if line.startswith(("gas", "  ")) else "yellow"))
         if event.rules and not self.quiet:
@@ -445,6 +451,21 @@ class Renderer(Handler):
         if rising:
             parts.append(f"{len(rising)} still reaching new code when the budget ran out: search longer with {longer_search(rising)}")
         self._plain(Text(", ".join(parts), style=f"bold {style}"))
+
+
+def optimum_lines(optima: Any) -> list[str]:
+    """Each optimize method's best value, the shortest program found reaching it, and how to replay it."""
+    lines = []
+    for o in optima:
+        steps = _count(len(o.recorded), "step")
+        steps += f", shrunk from {o.found_steps}" if o.found_steps != len(o.recorded) else ""
+        steps += f"; shrinking stopped by {o.stopped}" if o.stopped else ""
+        when = f"first reached after {_count(o.runs, 'run')} ({o.seconds:.1f}s)"
+        lines.append(f"{o.name}: best {o.value}, {when}, by ({steps}):")
+        lines += [f"    {line}" for line in o.program]
+        if o.record_id:
+            lines.append(f"  replay with: evmstate replay {o.record_id}")
+    return lines
 
 
 def seed_line(event: RunStarted) -> str:

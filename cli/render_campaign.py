@@ -11,7 +11,7 @@ from evmstate.engine.events import MachineFinished
 from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
 from evmstate.scale.events import FailureTally, ItemTotals
 
-from .render import Renderer, Row
+from .render import Renderer, Row, optimum_lines
 from .signals import stopped_by
 
 
@@ -89,6 +89,10 @@ class CampaignRenderer(Renderer):
                         text = f"    warning: {name} was checked but never on {what}: it passed without testing"
                         text += " anything"
                         c.print(Text(text, style="yellow"))
+        for key, found in summary.optima.items():
+            c.print(Text(f"{key}:", style="cyan"))
+            for line in optimum_lines(found.values()):
+                self._plain(Text(f"  {line}", style="dim" if line.startswith("    ") else "cyan"))
         errors = len(summary.errors) + len(summary.load_errors)
         parts = [f"{len(summary.failures)} failure{'s' if len(summary.failures) != 1 else ''} found"]
         if errors:
@@ -134,8 +138,10 @@ def progress_text(p: CampaignProgress) -> str:
         # no shard starts a run any more; a failure being shrunk is finished first
         left = f", time is up: {p.shrinking} shrinking a failure" if p.shrinking else ", time is up: shards ending"
     branches = f", {p.branches} branches" if p.branches is not None else ""
+    best = "".join(f", best {name} {value}" for name, value in p.best.items())
     return (
         f"{_duration(p.elapsed)}{left}: {p.shards} shards ({p.running} running), {p.examples} runs, "
         f"{p.steps} steps, {p.steps_per_second:.0f} steps/s{branches}, {p.failures} failure{'s' if p.failures != 1 else ''}"
         + (f" (hit by {_runs(p.hits)})" if p.hits > p.failures else "")
+        + best
     )

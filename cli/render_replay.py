@@ -49,7 +49,12 @@ class ReplayRenderer(Handler):
         result = event.result
         if result.changed:
             self.console.print(Text("sources changed since the failure was recorded: " + ", ".join(result.changed), style="yellow"))
-        if result.verdict == "fixed":
+        if result.verdict in ("reaches", "falls short"):
+            reached = "no value" if result.value is None else f"{result.value}"
+            how = "reaches the saved value" if result.verdict == "reaches" else "falls short of the saved value"
+            style = "bold green" if result.verdict == "reaches" else "bold yellow"
+            self.console.print(Text(f"{how}: {event.id} reaches {reached} (saved: {result.saved})", style=style))
+        elif result.verdict == "fixed":
             self.console.print(Text(f"fixed: {event.id} no longer fails", style="bold green"))
         elif result.verdict == "still fails":
             self.console.print(Text(f"still fails: {result.error_type}: {result.message}", style="bold red"))

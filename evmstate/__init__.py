@@ -18,6 +18,7 @@ from .errors import (
     ConfigError,
     ContractError,
     EvmStateError,
+    ExportError,
     FailureRecordError,
     MachineDefinitionError,
     ResourceError,
@@ -27,7 +28,7 @@ from .errors import (
     UsageError,
     VirtualMachineError,
 )
-from .spec import Bundle, StateMachine, consumes, initialize, invariant, multiple, precondition, route, rule
+from .spec import Bundle, StateMachine, consumes, initialize, invariant, multiple, optimize, precondition, route, rule
 from .contracts.project import Project
 from . import files
 from .strategies import strategy
@@ -46,6 +47,7 @@ __all__ = [
     "initialize",
     "invariant",
     "multiple",
+    "optimize",
     "precondition",
     "route",
     "rule",
@@ -64,6 +66,7 @@ __all__ = [
     "ContractContainer",
     "ContractError",
     "EvmStateError",
+    "ExportError",
     "FailureRecordError",
     "HexBytes",
     "MachineDefinitionError",

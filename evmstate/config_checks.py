@@ -434,3 +434,21 @@ def check_interval(value: Any, where: str) -> int:
             f"got {value!r}."
         )
     return value
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn a into b."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def near_miss(word: str, target: str) -> bool:
+    """Whether word is a near miss of target: another case, or a small edit away (1 for short words, 2 for long)."""
+    if word == target:
+        return False
+    return word.lower() == target or edit_distance(word.lower(), target) <= (1 if len(target) <= 5 else 2)

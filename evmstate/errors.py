@@ -252,3 +252,10 @@ def remedy(exc: BaseException, where: str, elsewhere: str = "run from a copy of 
     if code in (errno.EROFS, errno.EACCES, errno.EPERM):
         return f"Make {where} writable (or {elsewhere})."
     return f"Check that {where} can be written."
+
+
+class ExportError(EvmStateError):
+    """Raised when a saved failure cannot be written as a test.
+
+    Not a failure of a state machine, a program the target cannot express, or a failure the sources no longer have.
+    """

@@ -118,7 +118,7 @@ class FailureRecord:
     """Everything needed to replay a falsified machine or property test."""
 
     id: str
-    kind: str  # "machine" or "test"
+    kind: str  # "machine" or "test"; an optimum's record is a machine's, its error {"type": "Optimum", ...}
     path: str
     name: str
     error: dict[str, Any]
@@ -151,6 +151,17 @@ class FailureRecord:
             **({"stopped": self.stopped} if self.stopped else {}),
             "identity": self.identity.to_dict(),  # what makes it this failure (FailureIdentity); read back from the rest
         }
+
+    @property
+    def optimum(self) -> tuple[str, int] | None:
+        """(the optimize method, the value its program reaches) of an optimum's record; None for a failure's."""
+        name, value = self.error.get("optimize"), self.error.get("value")
+        return (str(name), int(value)) if name and isinstance(value, int) else None
+
+    def rank(self) -> tuple[int, int]:
+        """Which of two records of one identity to keep, the lower: the higher value of an optimum, then the shorter."""
+        optimum = self.optimum
+        return (-optimum[1] if optimum else 0, len(self.steps))
 
     @property
     def identity(self) -> FailureIdentity:
@@ -231,6 +242,8 @@ class FailureIdentity:
     def of(cls, path: str, machine: str, kind: str, error: dict[str, Any], steps: list[dict[str, Any]]) -> FailureIdentity:
         """The identity of a failure as a record holds it: kind is the record's ("machine" or "test"), error and steps as saved."""
         error_type = error.get("type") or ""
+        if error.get("optimize"):  # the best value of an optimize method: one record per method
+            return cls(path, machine, "optimum", str(error["optimize"]), "", error_type)
         invariant = error.get("invariant")
         call = error.get("call_failure") if isinstance(error.get("call_failure"), dict) else None
         reverted = call is not None and "timeout" not in call
@@ -331,10 +344,10 @@ class FailureStore:
 
     def _keep(self, record: FailureRecord, identity: FailureIdentity) -> FailureRecord:
         same = [r for r in self._readable() if r.id == record.id or (r.id != r.identity.id and r.identity == identity)]
-        best = min(same, key=lambda r: (len(r.steps), -r.created), default=None)
+        best = min(same, key=lambda r: (r.rank(), -r.created), default=None)
         target = record.id if best is None or any(r.id == record.id for r in same) else best.id
         kept = record
-        if best is not None and len(best.steps) < len(record.steps) and _sources(best) == _sources(record):
+        if best is not None and best.rank() < record.rank() and _sources(best) == _sources(record):
             kept = best
         if kept.id != target:
             kept = dataclasses.replace(kept, id=target)
@@ -356,7 +369,7 @@ class FailureStore:
             groups.setdefault(record.identity, []).append(record)
         found = []
         for same in groups.values():
-            best = min(same, key=lambda r: (len(r.steps), -r.created))
+            best = min(same, key=lambda r: (r.rank(), -r.created))
             found += [(r.id, best) for r in same if r is not best]
         return found
 

@@ -37,6 +37,7 @@ from .engine.property_run import isolate_examples, property_failure
 from .engine.records import save_failure
 from .engine.settings import build_settings, keep_hypothesis_storage, run_seed
 from .engine.verdicts import is_mistake
+from .export.driver import driven
 from .reports import result_text
 from .runner import Overrides
 
@@ -199,7 +200,7 @@ def evmstate_project(pytestconfig: Any) -> Project:
         pytest.fail(str(e), pytrace=False)
 
 
-_OURS = {"accounts", "chain", "state_machine", "evmstate_project"}
+_OURS = {"accounts", "chain", "state_machine", "evmstate_project", "evmstate_machine"}
 
 
 def _uses_evmstate(request: Any) -> bool:
@@ -293,6 +294,16 @@ def accounts(evmstate_project: Project) -> Any:
 def chain(evmstate_project: Project) -> Any:
     """The chain: time(), sleep(), mine(), height, snapshots."""
     return evmstate_project.chain
+
+
+@pytest.fixture()
+def evmstate_machine(evmstate_project: Project, _evmstate_isolation: None) -> Iterator[Any]:
+    """evmstate_machine(path, name): the machine `name` of the module at path, set up, its rules run by hand.
+
+    What `evmstate export --pytest` writes uses.
+    """
+    with driven(evmstate_project) as machine:
+        yield machine
 
 
 @pytest.fixture()

@@ -210,6 +210,15 @@ def result_json(r: MachineFinished) -> dict[str, Any]:
         "differential": r.differential,
         # runs that failed as a failure found before (keep-going), by its id; under run --keep-going, the result's own
         "hits": dict(r.hits),
+        "optima": [optimum_json(o) for o in r.optima],
+    }
+
+
+def optimum_json(o: Any) -> dict[str, Any]:
+    """An optimize method's best value (engine.events.Optimum): the value, the program reaching it, its record."""
+    return {
+        "name": o.name, "value": o.value, "program": o.program, "steps": len(o.recorded), "found_steps": o.found_steps,
+        "found_after": round(o.seconds, 3), "runs_before": o.runs, "stopped": o.stopped, "record_id": o.record_id,
     }
 
 
@@ -283,6 +292,8 @@ def campaign_json(summary: Any) -> dict[str, Any]:
             for key, t in summary.items.items()
         },
         "failures": [{**result_json(r), **_failure_sighting(summary, r)} for r in summary.failures],
+        # each machine's best value of each optimize method, over every shard; found_after from the campaign's start
+        "optima": {key: [optimum_json(o) for o in found.values()] for key, found in summary.optima.items()},
         "errors": [result_json(r) for r in summary.errors],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "store_warnings": summary.store_warnings,

@@ -1,7 +1,7 @@
 """Runs state machines and property tests against a project and reports typed events; never prints.
 
 The public facade of the library, one entry per command: run(), fuzz(), mutate(), replay(),
-shrink(), and what `evmstate failures`, `compile` and `init` ask for; with their options and
+shrink(), export(), and what `evmstate failures`, `compile` and `init` ask for; with their options and
 results. Each command's events end with a terminal one (RunFinished, CampaignFinished,
 MutateFinished, ReplayFinished, ShrinkFinished), after Ctrl-C too.
 """
@@ -53,6 +53,8 @@ from .engine.trace import GasStats
 from .errors import FailureRecordError, MachineDefinitionError, ResourceError, UsageError
 from .evm.fork.start import is_forked, resolve as resolve_fork, with_fork  # noqa: F401  (is_forked, with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
+from .export.python import pytest_test, test_name
+from .export.solidity import foundry_test, solidity_name
 from .mutate import mutation
 from .mutate.mutation import MutateOptions
 from .mutate.report import MutateEvent, MutateFinished, MutationReport
@@ -193,6 +195,12 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     check_database(config)
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)
+    if record.optimum is not None:
+        raise UsageError(
+            f"{record.id} holds the best value of {record.name}.{record.optimum[0]}, not a failure: its program "
+            "was made as short as it could be when it was found. Run `evmstate run` or `evmstate fuzz` again to "
+            "look for a higher value"
+        )
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
     result = shrink_record(config, record, seconds=seconds)
     if result.verdict in ("fixed", "fails differently"):
@@ -266,6 +274,33 @@ def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unr
         if remove and not dry_run:
             store.remove(rid)
         emit(FailurePruned(rid, remove, result.shown))
+
+
+def export(config: Config, failure_id: str | None, target: str, *, compile_with: str = "forge") -> Exported:
+    """A saved failure (None: the newest) as a test of another framework: target "pytest" or "foundry".
+
+    compile_with: how a Foundry test gets the deploy code of the Vyper sources (solidity.foundry_test).
+    """
+    record = _record(config, failure_id)
+    if record.optimum is not None:
+        raise UsageError(
+            f"{record.id} holds the best value of {record.name}.{record.optimum[0]}, not a failure: there is no "
+            "failure to export as a test. `evmstate replay` replays it and prints the value it reaches"
+        )
+    if target == "pytest":
+        return Exported(record.id, pytest_test(record), f"{test_name(record)}.py")
+    if target == "foundry":
+        return Exported(record.id, foundry_test(config, record, compile_with), f"{solidity_name(record)}.t.sol")
+    raise UsageError(f"cannot export to {target!r}: give pytest or foundry")
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A failure written as a test: the record's id, the test's text, and the file name it would have on its own."""
+
+    id: str
+    text: str
+    file_name: str
 
 
 def _record(config: Config, failure_id: str | None) -> FailureRecord:

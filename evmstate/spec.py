@@ -17,14 +17,17 @@ from typing import Any, Callable
 
 from hypothesis.strategies import SearchStrategy
 
-from .config_checks import check_actors
+from .config_checks import check_actors, near_miss
 from .errors import MachineDefinitionError, UsageError
 
 _RULE = "_evmstate_rule"
 _INIT = "_evmstate_initialize"
 _INVARIANT = "_evmstate_invariant"
 _PRECONDITION = "_evmstate_preconditions"
+_OPTIMIZE = "_evmstate_optimize"
 LIFECYCLE = ("setup", "teardown", "teardown_final")
+_MARKERS = (_RULE, _INIT, _INVARIANT, _OPTIMIZE)
+_ONE_OF = "a method can be only one of rule, initialize, invariant and optimize"
 
 
 class Bundle:
@@ -140,8 +143,8 @@ def _marker(attr: str, kind: str, target: Bundle | None, targets: tuple[Bundle, 
         )
 
     def decorate(fn: Callable) -> Callable:
-        if hasattr(fn, _RULE) or hasattr(fn, _INIT) or hasattr(fn, _INVARIANT):
-            raise MachineDefinitionError(f"{fn.__qualname__}: a method can be only one of rule, initialize and invariant")
+        if any(hasattr(fn, m) for m in _MARKERS):
+            raise MachineDefinitionError(f"{fn.__qualname__}: {_ONE_OF}")
         for name, value in options.items():
             check_rule_option(f"{fn.__qualname__}: @rule({name}=...)", name, value)
         setattr(fn, attr, (all_targets, dict(arguments), dict(options)))
@@ -181,14 +184,23 @@ def check_rule_option(where: str, name: str, value: Any) -> float | int:
 
 def invariant(fn: Callable | None = None, /, *, check_during_init: bool = False) -> Any:
     """Mark a method as an invariant, checked after every initializer and rule. @invariant without parentheses is @invariant()."""
+    return _only(_INVARIANT, "invariant", fn)
 
+
+def optimize(fn: Callable | None = None, /) -> Any:
+    """Mark a method as a value to maximize: read after every step, the best value and the shortest program reaching it
+    reported. @optimize without parentheses is @optimize()."""
+    return _only(_OPTIMIZE, "optimize", fn)
+
+
+def _only(marker: str, kind: str, fn: Callable | None) -> Any:
     def decorate(fn: Callable) -> Callable:
-        if hasattr(fn, _RULE) or hasattr(fn, _INIT):
-            raise MachineDefinitionError(f"{fn.__qualname__}: a method can be only one of rule, initialize and invariant")
-        setattr(fn, _INVARIANT, True)
+        if any(hasattr(fn, m) for m in _MARKERS if m != marker):
+            raise MachineDefinitionError(f"{fn.__qualname__}: {_ONE_OF}")
+        setattr(fn, marker, True)
         return fn
 
-    return decorate if fn is None else decorate(_decorated(fn, "invariant"))
+    return decorate if fn is None else decorate(_decorated(fn, kind))
 
 
 def precondition(predicate: Callable[[Any], bool]) -> Callable[[Callable], Callable]:
@@ -257,6 +269,7 @@ class MachineSpec:
     has_init: bool = False
     # methods whose names look like a misspelt convention (invarient_supply): they never run
     warnings: tuple[str, ...] = ()
+    optimizers: list[RuleSpec] = field(default_factory=list)  # optimize_<name> or @optimize: values to maximize
 
     @property
     def name(self) -> str:
@@ -283,6 +296,7 @@ _INSTEAD_OF_YIELD = {
     "rule": "to put values into a bundle, return them (several: return multiple(a, b))",
     "initializer": "to put values into a bundle, return them (several: return multiple(a, b))",
     "invariant": "check the state with assert",
+    "optimize": "return the value as an int",
     "setup": "to keep a context manager open for the run, write self.enter(cm)",
     "teardown": "clean up in the body itself",
     "teardown_final": "clean up in the body itself",
@@ -406,12 +420,24 @@ def _rule_settings(cls: type, rules: list[RuleSpec], settings: dict[str, Any]) -
             setattr(by_name[name], option, check_rule_option(f"{where}[{name!r}]", option, value))
 
 
+def _check(cls: type, name: str, fn: Callable, kind: str) -> RuleSpec:
+    """An invariant or a value to maximize: runnable, and taking only self."""
+    check_runnable(f"{cls.__name__}.{name}", kind, fn)
+    if _params_of(fn):
+        what = "an invariant" if kind == "invariant" else "an optimize method"
+        raise MachineDefinitionError(
+            f"{cls.__name__}.{name}: {what} takes only self; it cannot draw values (move the draw into a rule)"
+        )
+    return RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ()))
+
+
 def collect(cls: type) -> MachineSpec:
     """Read a machine class's rules, initializers, invariants and settings; raise definition errors now."""
     decorator_style = isinstance(cls, type) and issubclass(cls, StateMachine)
     rules: list[RuleSpec] = []
     inits: list[RuleSpec] = []
     invariants: list[RuleSpec] = []
+    optimizers: list[RuleSpec] = []
     strategies = _strategies(cls)
     seen: set[str] = set()
     for klass in cls.__mro__:
@@ -431,23 +457,19 @@ def collect(cls: type) -> MachineSpec:
                     rules.append(_decorated_rule(cls, name, fn, getattr(fn, _RULE)))
                 elif hasattr(fn, _INIT):
                     inits.append(_decorated_rule(cls, name, fn, getattr(fn, _INIT)))
-                elif hasattr(fn, _INVARIANT):
-                    check_runnable(f"{cls.__name__}.{name}", "invariant", fn)
-                    if _params_of(fn):
-                        raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values")
-                    invariants.append(RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ())))
+                elif hasattr(fn, _INVARIANT) or hasattr(fn, _OPTIMIZE):
+                    kind = "invariant" if hasattr(fn, _INVARIANT) else "optimize"
+                    (invariants if kind == "invariant" else optimizers).append(_check(cls, name, fn, kind))
             else:
                 if name == "rule" or name.startswith("rule_"):
                     rules.append(_brownie_rule(cls, name, fn, strategies))
                 elif name == "initialize" or name.startswith("initialize_"):
                     inits.append(_brownie_rule(cls, name, fn, strategies))
-                elif name == "invariant" or name.startswith("invariant_"):
-                    check_runnable(f"{cls.__name__}.{name}", "invariant", fn)
-                    if _params_of(fn):
-                        raise MachineDefinitionError(f"{cls.__name__}.{name}: an invariant takes only self; it cannot draw values (move the draw into a rule)")
-                    invariants.append(RuleSpec(name, fn, [], (), getattr(fn, _PRECONDITION, ())))
+                elif _named(name, "invariant") or _named(name, "optimize"):
+                    kind = "invariant" if _named(name, "invariant") else "optimize"
+                    (invariants if kind == "invariant" else optimizers).append(_check(cls, name, fn, kind))
     order = {name: i for i, name in enumerate(_definition_order(cls))}
-    for group in (rules, inits, invariants):
+    for group in (rules, inits, invariants, optimizers):
         group.sort(key=lambda r: order.get(r.name, 0))
     if not rules:
         raise MachineDefinitionError(_no_rules(cls, decorator_style, [k for k, group in (("invariants", invariants), ("initializers", inits)) if group]))
@@ -475,46 +497,27 @@ def collect(cls: type) -> MachineSpec:
         raise MachineDefinitionError(f"{cls.__name__}.__init__ must be a plain method: def __init__(cls, accounts, ...)")
     if init is not None:
         check_runnable(f"{cls.__name__}.__init__", "__init__", init)
-    if init is not None:
         params = list(inspect.signature(init).parameters.values())
         init_params = [p.name for p in params[1:] if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     warnings = tuple(misspelt(cls, decorator_style))
-    return MachineSpec(cls, "decorator" if decorator_style else "brownie", rules, inits, invariants, init_params, dict(settings), init is not None, warnings)
+    return MachineSpec(cls, "decorator" if decorator_style else "brownie", rules, inits, invariants, init_params, dict(settings), init is not None, warnings, optimizers)
 
 
 # the naming convention: prefixes (rule_<name>, ...) and the lifecycle's exact names
-PREFIXES = ("rule", "initialize", "invariant")
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Edits (insert, delete, replace, swap two neighbours) that turn a into b."""
-    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
-    for i in range(1, len(a) + 1):
-        for j in range(1, len(b) + 1):
-            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
-    return d[len(a)][len(b)]
-
-
-def _near(word: str, target: str) -> bool:
-    """Whether word is a near miss of target: another case, or a small edit away (1 for short words, 2 for long)."""
-    if word == target:
-        return False
-    return word.lower() == target or edit_distance(word.lower(), target) <= (1 if len(target) <= 5 else 2)
+PREFIXES = ("rule", "initialize", "invariant", "optimize")
 
 
 def misspelt(cls: type, decorator_style: bool) -> list[str]:
     """A warning for each method whose name is close to a convention's but not it, naming the convention it resembles."""
     found = []
     for name, fn in _methods(cls).items():
-        if name.startswith("_") or any(hasattr(fn, marker) for marker in (_RULE, _INIT, _INVARIANT)):
+        if name.startswith("_") or any(hasattr(fn, marker) for marker in _MARKERS):
             continue
-        like = next((f"{kind}" for kind in LIFECYCLE if _near(name, kind)), None)
+        like = next((f"{kind}" for kind in LIFECYCLE if near_miss(name, kind)), None)
         if like is None and not decorator_style and not any(_named(name, kind) for kind in PREFIXES):
             head, sep, _ = name.partition("_")
             for kind in PREFIXES:
-                if _near(head, kind) or (not sep and name.startswith(kind) and name[len(kind) :][:1].isupper()):
+                if near_miss(head, kind) or (not sep and name.startswith(kind) and name[len(kind) :][:1].isupper()):
                     like = f"{kind}_" if sep else kind
                     break
         if like is not None:
@@ -578,7 +581,7 @@ def is_machine(obj: Any) -> bool:
         return True
     if any(_named(name, kind) for name in methods for kind in ("invariant", "initialize")):
         return True
-    if any(hasattr(fn, marker) for fn in methods.values() for marker in (_RULE, _INIT, _INVARIANT)):
+    if any(hasattr(fn, marker) for fn in methods.values() for marker in _MARKERS):
         return True
     return bool(_strategies(obj)) and any(name.startswith("test_") for name in methods)
 
@@ -586,7 +589,7 @@ def is_machine(obj: Any) -> bool:
 def _no_rules(cls: type, decorator_style: bool, others: list[str]) -> str:
     name = cls.__name__
     methods = _methods(cls)
-    if not decorator_style and any(hasattr(fn, marker) for fn in methods.values() for marker in (_RULE, _INIT, _INVARIANT)):
+    if not decorator_style and any(hasattr(fn, marker) for fn in methods.values() for marker in _MARKERS):
         return f"{name} uses @rule/@initialize/@invariant but does not subclass StateMachine: write class {name}(StateMachine) and import StateMachine from evmstate."
     tests = [m for m in methods if m.startswith("test_")]
     if tests and not decorator_style:

@@ -323,11 +323,27 @@ def redis_url(redis_server: "RedisServer") -> str:
 TIER_OF_FIXTURE = {"release_cache": "network", "legacy_cache": "network", "redis_server": "processes", "redis_url": "processes", "anvil_binary": "processes"}
 
 
+# in-process tests that cost a second of CPU or more each (a whole project run, a docs page's
+# commands, a compile of many contracts): the quick tier leaves them out, the whole suite runs them;
+# one test id per line, as pytest names it, after the CPU seconds it cost when measured
+# (`python benchmarks/suite_time.py --tier quick --slow tests/slow.txt` writes it)
+SLOW = Path(__file__).parent / "slow.txt"
+
+
+def slow_ids() -> set[str]:
+    """The ids tests/slow.txt lists."""
+    lines = SLOW.read_text(encoding="utf-8").splitlines() if SLOW.exists() else []
+    return {line.split(None, 1)[1] for line in lines if line.strip() and not line.startswith("#")}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow = slow_ids()
     for item in items:
         for fixture, tier in TIER_OF_FIXTURE.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(tier)
+        if item.nodeid in slow:
+            item.add_marker("slow")
 
 
 @pytest.fixture()

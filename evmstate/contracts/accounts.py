@@ -107,10 +107,20 @@ class Account(Handle):
             raise_on_failure(result, "transfer", None)
         except Exception as exc:
             if calls.listeners:
-                calls.notify(calls.CallRecord(None, "transfer", (to, value), "transaction", self, value, result, error=exc))
+                calls.notify(
+                    calls.CallRecord(
+                        None, "transfer", (to, value), "transaction", self, value,
+                        result, error=exc, to=target, data=bytes(data),
+                    )
+                )
             raise
         if calls.listeners:
-            calls.notify(calls.CallRecord(None, "transfer", (to, value), "transaction", self, value, result, receipt))
+            calls.notify(
+                calls.CallRecord(
+                    None, "transfer", (to, value), "transaction", self, value,
+                    result, receipt, to=target, data=bytes(data),
+                )
+            )
         return receipt
 
     def deploy(self, container: object, *args: Any, **kwargs: Any) -> Any:

@@ -29,6 +29,8 @@ class CallRecord:
     result: "ExecResult"
     return_value: Any = None
     error: BaseException | None = None  # TransactionReverted, CallTimeout, ...: raised to the caller
+    to: bytes | None = None  # the address called, or where a deployment was made (None when it failed)
+    data: bytes = b""  # the calldata; a deployment's encoded constructor arguments
 
     @property
     def gas_used(self) -> int:

@@ -175,10 +175,20 @@ class ContractFunction:
             decoded = codec.decode(result.output)
         except Exception as exc:
             if calls.listeners:
-                calls.notify(calls.CallRecord(self.contract._name, self.name, args, "call", sender, value, result, error=exc))
+                calls.notify(
+                    calls.CallRecord(
+                        self.contract._name, self.name, args, "call", sender, value, result,
+                        error=exc, to=self.contract.raw_address, data=data,
+                    )
+                )
             raise
         if calls.listeners:
-            calls.notify(calls.CallRecord(self.contract._name, self.name, args, "call", sender, value, result, decoded))
+            calls.notify(
+                calls.CallRecord(
+                    self.contract._name, self.name, args, "call", sender, value, result,
+                    decoded, to=self.contract.raw_address, data=data,
+                )
+            )
         return decoded
 
     def transact(self, *args: Any, **kwargs: Any) -> Receipt:
@@ -195,10 +205,20 @@ class ContractFunction:
             receipt = Receipt(result, sender=sender, value=value, contract=self.contract, function=self, return_value=codec.decode(result.output))
         except Exception as exc:
             if calls.listeners:
-                calls.notify(calls.CallRecord(self.contract._name, self.name, args, "transaction", sender, value, result, error=exc))
+                calls.notify(
+                    calls.CallRecord(
+                        self.contract._name, self.name, args, "transaction", sender, value, result,
+                        error=exc, to=self.contract.raw_address, data=data,
+                    )
+                )
             raise
         if calls.listeners:
-            calls.notify(calls.CallRecord(self.contract._name, self.name, args, "transaction", sender, value, result, receipt))
+            calls.notify(
+                calls.CallRecord(
+                    self.contract._name, self.name, args, "transaction", sender, value, result,
+                    receipt, to=self.contract.raw_address, data=data,
+                )
+            )
         return receipt
 
     def encode_input(self, *args: Any) -> bytes:
@@ -361,11 +381,23 @@ class ContractContainer(Handle):
             contract = self._attach(result.contract_address, name)
         except Exception as exc:
             if calls.listeners:
-                calls.notify(calls.CallRecord(self._name, "deploy", args, "deploy", sender, value, result, error=exc))
+                ctor = data[len(self._artifact.bytecode) :]
+                calls.notify(
+                    calls.CallRecord(
+                        self._name, "deploy", args, "deploy", sender, value, result,
+                        error=exc, data=ctor,
+                    )
+                )
             raise
         self._deployed.append(contract)
         if calls.listeners:
-            calls.notify(calls.CallRecord(self._name, "deploy", args, "deploy", sender, value, result, contract))
+            ctor = data[len(self._artifact.bytecode) :]
+            calls.notify(
+                calls.CallRecord(
+                    self._name, "deploy", args, "deploy", sender, value, result,
+                    contract, to=result.contract_address, data=ctor,
+                )
+            )
         return contract
 
     def deploy_as_blueprint(self, *args: Any, **kwargs: Any) -> "Blueprint":

@@ -99,6 +99,7 @@ class ExampleFinished:
     runs: int = 0
     branches: int | None = None  # branch outcomes reached so far; None when coverage is not recorded
     stages: int | None = None  # new small values stored in declared variables so far (search/feedback.py); None without guidance
+    best: dict[str, int] | None = None  # the best value of each optimize method so far; None when the machine has none
     hits: int = 0  # runs so far that failed as a known failure (MachineFinished.hits), each ended and counted
 
 
@@ -240,6 +241,22 @@ class ShrinkReport:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Optimum:
+    """The best value an optimize method reached, and the shortest program found reaching it (engine/optimize)."""
+
+    name: str  # the method
+    value: int
+    program: list[str]
+    recorded: list[RecordedStep]
+    seconds: float  # when a run first reached it, from the machine's start
+    runs: int  # the runs before that one
+    found_steps: int  # the program's steps before shrinking
+    stopped: str | None = None  # what ended its shrinking early, if anything
+    record_id: str | None = None  # its record in the failure store
+    record: Any = None  # in a campaign's worker, the failures.FailureRecord the campaign keeps (a worker saves nothing)
+
+
+@dataclass(frozen=True, kw_only=True)
 class MachineFinished:
     """Emitted when a machine or test is done: passed, failed or errored."""
 
@@ -289,6 +306,7 @@ class MachineFinished:
     canaries: dict[str, Canary] = field(default_factory=dict)
     # rules left out on purpose, and why ("ERC20Mock has no mint()"): not "never ran"
     left_out: dict[str, str] = field(default_factory=dict)
+    optima: tuple[Optimum, ...] = ()  # the best value of each optimize method (engine/optimize)
     # runs that failed as a failure known before (RunSetup.known), by the id it is counted under; they ended the
     # run, not the search
     hits: dict[str, int] = field(default_factory=dict)
@@ -440,9 +458,12 @@ class RunFinished:
 # -- replaying and shrinking saved failures (evmstate replay, shrink, failures) ---------------------
 
 # how a replayed failure ends
-Verdict = Literal["still fails", "fails differently", "fixed"]
+# an optimum's record: "reaches" its saved value (or more) again, or "falls short" of it
+Verdict = Literal["still fails", "fails differently", "fixed", "reaches", "falls short"]
 # a saved failure checked by replaying it quietly: a Verdict, or why it could not be replayed
-CheckVerdict = Literal["still fails", "fails differently", "fixed", "cannot replay", "unreadable"]
+CheckVerdict = Literal[
+    "still fails", "fails differently", "fixed", "reaches", "falls short", "cannot replay", "unreadable"
+]
 # how `evmstate shrink` ends: "minimal" when nothing went, "stopped" when the budget ended it again
 ShrinkVerdict = Literal["shrunk", "minimal", "stopped", "fixed", "fails differently"]
 
@@ -481,10 +502,13 @@ class ReplayResult:
     error_type: str | None = None
     message: str | None = None
     changed: list[str] = field(default_factory=list)
+    value: int | None = None  # an optimum's record: the highest value its program reached now (None: none)
+    saved: int | None = None  # and the value saved with it
 
     @property
     def exit_code(self) -> ExitCode:
-        return ExitCode.OK if self.verdict == "fixed" else ExitCode.FAILED
+        """0 when fixed, or for an optimum (not a failure, whatever value it reaches); 1 when it still fails."""
+        return ExitCode.OK if self.verdict in ("fixed", "reaches", "falls short") else ExitCode.FAILED
 
 
 @dataclass(frozen=True)

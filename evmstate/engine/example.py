@@ -178,6 +178,11 @@ class Example:
             stop_if_diverged(run.backend, self.steps)
         if not self.replaying:
             run.search.step_finished()
+            optimum = run.optimum
+            # a step that raised an optimize method's best: the guide keeps the run up to here, to extend it
+            if optimum is not None and not run.state.failing:
+                if optimum.observe(self.machine, self.steps, run.state.runs) and run.search.guide is not None:
+                    run.search.guide.raised()
 
     def check_invariants(self) -> None:
         self.unchecked = 0
@@ -234,6 +239,8 @@ class Example:
             if not self.skipped:
                 raise
             self.recheck(error)
+        if self.run.optimum is not None and not self.run.state.failing:
+            self.run.optimum.run_finished()  # the run's highest values, to Hypothesis's target()
         tear_down(self.machine)
 
     def play_steps(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:

@@ -27,7 +27,7 @@ from .machine_run import MachineRun
 from .native import NativeMachineRun
 from .property_run import PropertyRun
 from . import recorded
-from .records import failure_record, save_failure, with_id
+from .records import failure_record, save_failure, save_optima, with_id
 from .settings import Overrides, RunSetup, build_settings, run_seed, shard_examples, shard_seed
 
 
@@ -235,6 +235,11 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
             error=f"internal error in evmstate while running {where}:\n{traceback.format_exc().rstrip()}",
             seed=own, max_examples=settings.max_examples, internal=True,
         )
+    if result.optima and request.save_failures:
+        try:
+            result = save_optima(config, project, item, result, settings, seed, used, here=request.keep is None)
+        except ResourceError as exc:  # a full or read-only disk: the best values are reported all the same
+            warn(str(exc))
     # a difference between backends is a finding about evmstate's backends, not a program to replay
     replayable = result.failure is not None and result.failure.error_type != "BackendDivergence"
     if replayable and request.keep is not None:

@@ -36,6 +36,7 @@ from .events import (
     FilterStats,
     Interrupted,
     MachineFinished,
+    Optimum,
     MachineStarted,
     RuleStats,
     ShrinkProgress,
@@ -43,6 +44,8 @@ from .events import (
     Status,
 )
 from .example import Example
+from .optimize.best import Tracker
+from .optimize.finish import optima
 from .database import KNOWN, ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm
 from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session
@@ -165,6 +168,7 @@ class MachineRun:
         self.final_status: tuple[Status, str | None, bool] | None = None  # set by teardown_final when it raises: status, error, a mistake of the machine
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
         self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
+        self.optimum = Tracker(spec) if spec.optimizers else None  # the best value of each optimize method
         self.known = setup.known  # failures found before: a run that fails as one is counted and the search goes on
         self.hits: dict[str, int] = {}  # those runs, by the id of the failure they hit
         self.found_as: Any = None  # the identity of the first run that failed otherwise, as it raised it
@@ -178,6 +182,7 @@ class MachineRun:
         self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
         status: Status = "passed"
         failure, error, broken = None, None, False
+        found: tuple[Optimum, ...] = ()
         self.life.enter()
         class_before = dict(vars(spec.cls))
         registry, outside = canaries.Registry(), canaries.CURRENT.value
@@ -190,6 +195,7 @@ class MachineRun:
                     self.search.base_ready()
                     with frozen_heap():
                         status, failure = self.search_for_failure()
+                    found = optima(self.optimum, spec, self.project, self.base, self.shrink_time, self.deadline)
             except MachineDefinitionError as exc:
                 status, error, broken = "error", str(exc), True
             except Diverged as diverged:
@@ -224,6 +230,7 @@ class MachineRun:
             load_warnings=spec.warnings, phases=dict(self.phases.seconds), broken=broken and status == "error",
             differential=differential_notes(self.backend),
             canaries=registry.canaries, left_out=registry.left_out, hits=dict(self.hits), found_as=self.found_as,
+            optima=found,
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -393,6 +400,8 @@ class MachineRun:
         except Exception as exc:
             raise Crashed() from exc
         self.search.run_started()
+        if self.optimum is not None:
+            self.optimum.run_started()
         program = self.program = Example(self, data)
         state.last_steps = program.steps
         try:
@@ -453,7 +462,8 @@ class MachineRun:
             self.search.run_finished()
             if self.examples is not None:
                 self.examples.outcome = outcome
-            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages, hits=sum(self.hits.values())))
+            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages, hits=sum(self.hits.values()),
+                                     best=self.optimum.shown() if self.optimum is not None else None))
 
     def known_hit(self, exc: BaseException, steps: list[Step]) -> bool:
         """Whether the run failed as a known failure (RunSetup.known); if so, it is counted under it."""

@@ -35,9 +35,14 @@ def step_lines(rule: str, values: Mapping[str, Any], results: Iterable[str] = ()
     return [*delays.delay_lines(delay), call_line(rule, values, results)]
 
 
+def instance_line(name: str) -> str:
+    """A machine's program's first line: the instance its steps call."""
+    return f"state = {name}()"
+
+
 def program_lines(name: str, lines: Iterable[str]) -> list[str]:
     """A machine's program as a failure shows it: the instance, then every step's lines."""
-    return [f"state = {name}()", *lines]
+    return [instance_line(name), *lines]
 
 
 def example_line(name: str, drawn: Mapping[str, Any] | None) -> str:

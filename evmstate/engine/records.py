@@ -17,11 +17,12 @@ from ..config import Config, DifferentialConfig
 from ..contracts.project import Project
 from ..evm.fork.start import record_fields
 from ..failures import FailureRecord, FailureStore, record_id
+from ..errors import ResourceError
 from ..hooks import ctrl_c_held
 from . import recorded
 from .deployments import contracts_behind, deployments_used
 from .discovery import Item
-from .events import MachineFinished
+from .events import MachineFinished, Optimum
 from .lifecycle import with_note
 
 
@@ -39,6 +40,49 @@ def save_failure(config: Config, project: Project, item: Item, result: MachineFi
         return kept(result, record, FailureStore.of(config).keep(record))
 
 
+def save_optima(
+    config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None,
+    used: Iterable[str], here: bool,
+) -> MachineFinished:
+    """The result with a record of each optimize method's best value: saved (here), else carried for the campaign to
+    keep. Ctrl-C waits until they are saved."""
+    optima = []
+    with ctrl_c_held():
+        for optimum in result.optima:
+            record = optimum_record(config, project, item, result, optimum, settings, seed, used)
+            if here:
+                optimum = dataclasses.replace(optimum, record_id=FailureStore.of(config).keep(record).id)
+            else:
+                optimum = dataclasses.replace(optimum, record_id=record.id, record=record)
+            optima.append(optimum)
+    return dataclasses.replace(result, optima=tuple(optima))
+
+
+def best_of(optima: Iterable[Optimum]) -> tuple[Optimum, ...]:
+    """The best of each optimize method among several shards' (the higher value, then the shorter program)."""
+    best: dict[str, Optimum] = {}
+    for o in optima:
+        known = best.get(o.name)
+        if known is None or (o.value, -len(o.recorded)) > (known.value, -len(known.recorded)):
+            best[o.name] = o
+    return tuple(best.values())
+
+
+def keep_optima(store: FailureStore, optima: Iterable[Optimum]) -> tuple[tuple[Optimum, ...], list[str]]:
+    """The records a worker built for its best values, kept in store (FailureStore.keep): the optima with their
+    ids, and what could not be written."""
+    found: list[Optimum] = []
+    problems: list[str] = []
+    for o in optima:
+        if o.record is not None:
+            try:
+                o = dataclasses.replace(o, record_id=store.keep(o.record).id, record=None)
+            except ResourceError as exc:  # a full or read-only disk: the value is reported all the same
+                o, problems = dataclasses.replace(o, record_id=None, record=None), [*problems, str(exc)]
+        found.append(o)
+    return tuple(found), problems
+
+
 def kept(result: MachineFinished, record: FailureRecord, saved: FailureRecord) -> MachineFinished:
     """The result with its record's id, and a note when the store kept a shorter program saved before for the same failure."""
     result = with_id(result, saved.id)
@@ -54,14 +98,35 @@ def failure_record(config: Config, project: Project, item: Item, result: Machine
     failure = result.failure
     assert failure is not None
     error, steps = failure.error.to_data(), recorded.to_data(failure.recorded)
-    record = FailureRecord(
+    record = _record(config, project, item, result, settings, seed, used, error, steps, failure.program)
+    return dataclasses.replace(record, interrupted=failure.interrupted, stopped=failure.stopped)
+
+
+def optimum_record(
+    config: Config, project: Project, item: Item, result: MachineFinished, optimum: Optimum, settings: Settings,
+    seed: int | None, used: Iterable[str] = (),
+) -> FailureRecord:
+    """The record of an optimize method's best value (one per method: FailureStore.keep keeps the highest value, then
+    the shortest program), beside the failures."""
+    message = f"{optimum.name} reached {optimum.value}"
+    error = {"type": "Optimum", "message": message, "optimize": optimum.name, "value": optimum.value}
+    steps = recorded.to_data(optimum.recorded)
+    record = _record(config, project, item, result, settings, seed, used, error, steps, optimum.program)
+    return dataclasses.replace(record, stopped=optimum.stopped)
+
+
+def _record(
+    config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None,
+    used: Iterable[str], error: dict[str, Any], steps: list[dict[str, Any]], program: list[str],
+) -> FailureRecord:
+    return FailureRecord(
         id=record_id(item.kind, item.path, item.name, error, steps),
         kind=item.kind,
         path=item.path,
         name=item.name,
         error=error,
         steps=steps,
-        program=failure.program,
+        program=program,
         versions=versions(),
         hashes=source_hashes(
             config,
@@ -78,10 +143,7 @@ def failure_record(config: Config, project: Project, item: Item, result: Machine
             **differential_fields(project.config),
         },
         seed=seed,
-        interrupted=failure.interrupted,
-        stopped=failure.stopped,
     )
-    return record
 
 
 def differential_fields(config: Config) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ..values import format_value
 from . import recorded
 from .tracebacks import ErrorInfo, FailureSignature, describe_error, failed_invariant, machine_error, user_error
 from .verdicts import is_mistake, message_of, run_code, shown_type
-from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
+from .events import CheckVerdict, ReplayResult, ReplayStep, ShrinkVerdict, Verdict  # noqa: F401  (ReplayResult, ReplayStep: importable from here too)
 from .loader import load_module
 from .program import (
     InitFailed,
@@ -38,6 +38,7 @@ from .program import (
 )
 from .recorded import RecordedStep, example_line, program_lines
 from .lifecycle import search_session
+from .optimize.best import read
 from .records import for_differential, source_hashes
 from .settings import MachineSettings
 from .shrink.budget import Budget, StopReason, stopped_at
@@ -131,6 +132,24 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     return Project(
         for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))
     ), target
+
+
+def machine_of(config: Config, record: FailureRecord) -> tuple[Project, type]:
+    """The project rebuilt and the machine class a record of a machine's failure names.
+
+    FailureRecordError when either is gone.
+    """
+    return _loaded(config, record)
+
+
+def ready_machine(project: Project, record: FailureRecord, cls: type) -> tuple[MachineSpec, tuple[RecordedStep, ...]]:
+    """The machine's class-level __init__ run on the project, and the record's steps checked against its rules."""
+    return _ready(project, record, cls)
+
+
+def same_failure(record: FailureRecord, exc: BaseException, at: int) -> bool:
+    """Whether exc, raised at step at of a replay, is the record's failure (as replay's verdict "still fails" says)."""
+    return _outcome(record, exc, [], min(at, len(record.steps))).verdict == "still fails"
 
 
 def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step: int) -> ReplayResult:
@@ -229,16 +248,43 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         else:
             emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught), chain=list(written)))
 
+    run_spec, values = watching_optimum(spec, record)
     try:
         with reverts.listeners.listening(on_revert), calls.recording(on_call):
-            ran = run_program(spec, project, steps, before=before, after=after)
+            ran = run_program(run_spec, project, steps, before=before, after=after)
     except SetupFailed as exc:
         raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
+    if record.optimum is not None and ran.error is None:
+        value, saved = max(values, default=None), record.optimum[1]
+        verdict: Verdict = "reaches" if value is not None and value >= saved else "falls short"
+        return ReplayResult(verdict, changed=changed, value=value, saved=saved)
     if ran.error is None:
         return ReplayResult("fixed", changed=changed)
     not_a_verdict(record, ran.error, ran.at, ran.lines)
     # a failure in teardown ran the whole program, as a failure at its last step did
     return _outcome(record, ran.error, changed, min(ran.at, len(record.steps)))
+
+
+def watching_optimum(spec: MachineSpec, record: FailureRecord) -> tuple[MachineSpec, list[int]]:
+    """For an optimum's record, the spec with its optimize method read after setup and every step (into the list
+    returned), as a last invariant; the spec as it is for a failure's."""
+    values: list[int] = []
+    optimum = record.optimum
+    method = next((m for m in spec.optimizers if optimum is not None and m.name == optimum[0]), None)
+    if optimum is None:
+        return spec, values
+    if method is None:
+        raise FailureRecordError(
+            f"record {record.id}: {record.name} has no optimize method {optimum[0]!r} any more (renamed?)"
+        )
+
+    def read_value(machine: Any) -> None:
+        value = read(dataclasses.replace(spec, optimizers=[method]), machine).get(method.name)
+        if value is not None:
+            values.append(value)
+
+    watcher = dataclasses.replace(method, name=method.name, function=read_value, params=[])
+    return dataclasses.replace(spec, invariants=[*spec.invariants, watcher]), values
 
 
 def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:

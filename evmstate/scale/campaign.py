@@ -203,6 +203,10 @@ def _drive(
                 failures=len(summary.failures),
                 branches=len(summary.branches) if summary.branches is not None else None,
                 hits=sum(t.hits for t in summary.items.values()),
+                best={
+                    f"{key.rpartition('::')[2]}.{name}": o.value for key, found in summary.optima.items()
+                    for name, o in found.items()
+                },
             )
         )
 
@@ -277,6 +281,8 @@ def _record(
     for rid, n in result.hits.items():  # runs that failed as a failure the shard was told of
         if rid in totals.failures:
             totals.failures[rid].hits += n
+    if result.optima:
+        _best_kept(key, result, summary, store, emit, runs_before=totals.examples)
     totals.ended.append((time.time(), result.examples))
     summary.examples += result.examples
     summary.steps += result.steps
@@ -363,6 +369,28 @@ def _tally(
     known[record.identity] = rid
     if result.found_as is not None:
         known[result.found_as] = rid
+
+
+def _best_kept(
+    key: str, result: MachineFinished, summary: CampaignSummary, store: FailureStore,
+    emit: Callable[[CampaignEvent], None], runs_before: int,
+) -> None:
+    """A shard's best value of each optimize method, kept where it beats the campaign's (higher, or as high and
+    shorter), its record saved; when it was first reached counted from the campaign's start."""
+    best = summary.optima.setdefault(key, {})
+    started = time.time() - result.elapsed  # the shard's machine started about then
+    for optimum in result.optima:
+        known = best.get(optimum.name)
+        if known is not None and (known.value, -len(known.recorded)) >= (optimum.value, -len(optimum.recorded)):
+            continue
+        seconds = max(0.0, started + optimum.seconds - summary.started_at)
+        found = dataclasses.replace(optimum, seconds=seconds, runs=runs_before + optimum.runs, record=None)
+        if optimum.record is not None:
+            try:
+                found = dataclasses.replace(found, record_id=store.keep(optimum.record).id)
+            except ResourceError as exc:
+                emit(StoreWarning(str(exc)))
+        best[optimum.name] = found
 
 
 def _not_searched(items: list[Item], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine.events import Canary, Event, ExitCode, LoadFailed, MachineFinished
+from ..engine.events import Canary, Event, ExitCode, LoadFailed, MachineFinished, Optimum
 from ..failures import FailureIdentity
 
 
@@ -74,6 +74,7 @@ class CampaignProgress:
     failures: int
     branches: int | None  # distinct branches hit over all shards; None until the engine reports them
     shrinking: int = 0  # running shards shrinking a failure they found (they finish after the budget)
+    best: dict[str, int] = field(default_factory=dict)  # "machine.method" -> the best value of the shards that ended
     hits: int = 0  # runs of the shards ended that failed, over the failures found (each counted under its failure)
 
     @property
@@ -101,6 +102,8 @@ class CampaignSummary:
     nothing: str | None = None
     workers: str = ""
     store_warnings: list[str] = field(default_factory=list)  # each StoreWarning's message, once
+    # machine -> optimize method -> its best value over every shard, and the shortest program found reaching it
+    optima: dict[str, dict[str, Optimum]] = field(default_factory=dict)
 
     def tally(self, result: MachineFinished) -> FailureTally | None:
         """The failure a result in failures reports, counted over the campaign."""

@@ -31,7 +31,7 @@ from ..engine.events import (
     StoreWarning,
 )
 from ..engine.item import RunRequest
-from ..engine.records import kept
+from ..engine.records import best_of, keep_optima, kept
 from ..engine.settings import Overrides
 from ..engine.events import RunSummary
 from ..engine.item import RunOptions
@@ -231,9 +231,14 @@ class Board:
                     merged, problem = replace(merged, failure_id=None), str(exc)
             else:
                 merged = replace(merged, failure_id=None)
+        optima = best_of(o for r, _ in run.results.values() for o in r.optima)
+        problems: list[str] = []
+        if optima:  # each shard's best values: the best of each kept, its record saved here
+            optima, problems = keep_optima(FailureStore.of(self.config), optima)
+            merged = replace(merged, optima=optima)
         self.emit(merged)
-        if problem is not None:
-            self.emit(StoreWarning(problem))
+        for message in [problem, *problems] if problem is not None else problems:
+            self.emit(StoreWarning(message))
         self.finished.append((run.index, merged))
         if merged.failure is not None and merged.failure.interrupted:
             self.summary.interrupted = True

@@ -62,6 +62,11 @@ EARLIER = 0.25
 REPLACEMENTS = 4
 TRIED = 4096
 PENDING = 64  # replacements waiting to run at most
+# runs queued when a run raised an optimize method's best value: its choices up to that step with one wide integer
+# choice changed (a number between it and its bound, it times one of GROWTH, or divided by it), then fresh steps
+CLIMBS = 12
+GROWTH = (2, 16, 2**16)
+WIDE = 2**32
 WORD = 2**256
 
 
@@ -117,6 +122,7 @@ class Guide:
         self._met: list[tuple[int, int, list[tuple[int, int]]]] = []  # (step start, end, equalities of an argument) of this run
         self.pending: list[tuple[list[Choice], list[tuple[int, int]]]] = []  # replacements to run next
         self._tried: set[int] = set()
+        self._climb: int | None = None  # the choices up to the step that raised an optimize method's best, this run
 
     def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
         """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
@@ -169,6 +175,33 @@ class Guide:
             self._cut = len(self.current.record)
             self._novel.append((self._step, self._cut))
 
+    def raised(self) -> None:
+        """The step that just ended raised an optimize method's best value: keep the run up to here, and climb from it
+        (runs that make one of its numbers larger, queued when it ends)."""
+        self.reached_new_code(stage=True)
+        if self.current is not None:
+            self._climb = len(self.current.record)
+
+    def _queue_climbs(self, record: list[Choice]) -> None:
+        r = self.random
+        # the wide numbers: an argument's value, not a rule's index or a swarm's choice; each made larger and smaller
+        numbers = [
+            i for i, (kind, c, _) in enumerate(record) if kind == "integer" and (c.get("max_value") or WIDE) >= WIDE
+        ]
+        r.shuffle(numbers)
+        queued = 0
+        for i in numbers:
+            kind, constraints, value = record[i]
+            low, high = constraints.get("min_value"), constraints.get("max_value")
+            top = high if high is not None else max(value, 1) * 2**64
+            bottom = low if low is not None else min(value, 0)
+            growth = r.choice(GROWTH)
+            larger, times = r.randint(value, max(value, top)), min(top, max(value, 1) * growth)
+            for other in (larger, times, max(bottom, value // growth)):
+                if queued < CLIMBS and other != value and len(self.pending) < PENDING:
+                    self.pending.append((record[:i] + [(kind, constraints, other)] + record[i + 1 :], []))
+                    queued += 1
+
     def compared(self, equalities: list[tuple[int, int]]) -> None:
         """The step that just ended compared these arguments for equality with these values: (argument, other side)."""
         if self.current is not None:
@@ -197,6 +230,9 @@ class Guide:
         if self._met:
             self._replace()
             self._met = []
+        if current is not None and self._climb is not None:
+            self._queue_climbs(current.record[: self._climb])
+        self._climb = None
         if current is not None and self._cut is not None and self._cut > 0:
             head = self._head if self._head is not None else 0
             # the replayed steps count only as far as the run followed the kept one

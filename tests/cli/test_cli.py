@@ -103,15 +103,18 @@ def test_compile_lists_contracts_and_library_modules_and_their_errors(example):
     assert code == 2
     assert out.splitlines()[0] == "settings: evmstate.toml (contracts in contracts/)"
     lines = out.splitlines()[1:]
-    assert [line.split()[0] for line in lines[:14]] == ["Bad", "Claims", "Depositer", "FeeVault", "Inbox", "Ladder", "Owned", "Payments", "Puzzle", "Safe", "Sale", "StakingRewards", "Token", "Vesting"]
+    assert [line.split()[0] for line in lines[:15]] == [
+        "Bad", "Claims", "Depositer", "FeeVault", "Inbox", "Ladder", "Owned", "Payments", "Puzzle", "Safe", "Sale", "ShareVault",
+        "StakingRewards", "Token", "Vesting",
+    ]
     assert lines[0] == "Bad                         error  compiled  does not compile (below)"
     assert lines[6].startswith("Owned") and lines[6].endswith("compiled  check")
-    assert lines[14:16] == [
+    assert lines[15:17] == [
         "module shared        contracts/lib/shared.vy  imported by Owned",
         "module ownable       snekmate/auth/ownable.vy  imported by Owned, shared",
     ]
-    assert lines[17] == "error: contract 'Bad' does not compile:"
-    assert lines[18].endswith("contracts/Bad.vy:3: UndeclaredDefinition: Storage variable 'nope' has not been declared.")
+    assert lines[18] == "error: contract 'Bad' does not compile:"
+    assert lines[19].endswith("contracts/Bad.vy:3: UndeclaredDefinition: Storage variable 'nope' has not been declared.")
     code, again = invoke("compile")
     assert code == 2 and again.splitlines()[1:4] == ["Bad                         error  cached    does not compile (below)", lines[1].replace("compiled  ", "cached    "), lines[2].replace("compiled  ", "cached    ")]
 

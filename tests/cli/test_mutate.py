@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import evmstate_exe
+from ..conftest import evmstate_exe, plain_output
 from .helpers import invoke
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
@@ -23,14 +23,34 @@ def vault(tmp_path: Path, monkeypatch, cli_env: dict[str, str]) -> Path:
     return tmp_path
 
 
+@pytest.fixture(scope="module")
+def withdraw_judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+    """The project after `evmstate mutate --function withdraw -n 1 --json m.json --html m.html` judged its mutants by a search, and what it printed."""
+    root = tmp_path_factory.mktemp("judged")
+    shutil.copytree(PROJECT, root, dirs_exist_ok=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        plain_output(mp)
+        code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "--json", "m.json", "--html", "m.html")
+    return root, code, out
+
+
+@pytest.fixture()
+def judged(withdraw_judged: tuple[Path, int, str], tmp_path: Path, monkeypatch, cli_env: dict[str, str]) -> Path:
+    """A copy of that project, its verdicts kept: the current folder."""
+    shutil.copytree(withdraw_judged[0], tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
 def _timeless(out: str) -> str:
     """The output without its times and the progress lines printed every 30 s off a terminal."""
     return re.sub(r"in \d+\.\d+s", "in …s", "".join(line for line in out.splitlines(keepends=True) if not line.startswith("… ")))
 
 
-@pytest.mark.quality  # mutants judged by a search
-def test_the_report_lists_survivors_by_function_then_the_table_and_the_score(vault):
-    code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "--json", "m.json", "--html", "m.html")
+@pytest.mark.quality  # mutants judged by a search (once for the module: the tests below read its kept verdicts)
+def test_the_report_lists_survivors_by_function_then_the_table_and_the_score(withdraw_judged):
+    vault, code, out = withdraw_judged
     assert code == 0, out
     assert _timeless(out) == (
         "settings: evmstate.toml (contracts in contracts/)\n"
@@ -59,9 +79,10 @@ def test_the_report_lists_survivors_by_function_then_the_table_and_the_score(vau
 
 
 @pytest.mark.quality  # mutants judged by a search
-def test_verbose_says_what_killed_each_mutant_and_how(vault):
+def test_verbose_says_what_killed_each_mutant_and_how(judged):
     code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "-v")
     assert code == 0, out
+    assert "10 verdicts kept from the last run" in out  # as the search gave them
     killed = out.split("\nkilled:\n", 1)[1].split("\nkilled by:\n", 1)[0]
     steps = r" \(search, [1-6] steps?\)$"  # as found, not shrunk: at most the machine's stateful_step_count
     assert re.search(r'^    33: assert self\.balances\[msg\.sender\] >= amount, "insufficient"  →  pass  killed by VaultMachine\.rule_withdraw_too_much' + steps, killed, re.M), out
@@ -70,7 +91,7 @@ def test_verbose_says_what_killed_each_mutant_and_how(vault):
 
 
 @pytest.mark.quality  # mutants judged by a search
-def test_min_score_fails_the_command_below_it(vault):
+def test_min_score_fails_the_command_below_it(judged):
     code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "-q", "--min-score", "85")
     assert code == 1, out
     assert out.endswith("the mutation score is below --min-score 85%\n")

@@ -220,7 +220,7 @@ def test_every_command_option_and_exit_code_is_documented() -> None:
 
 def test_the_pytest_plugin_is_documented() -> None:
     text = (DOCS / "pytest.md").read_text(encoding="utf-8")
-    for name in ("accounts", "chain", "state_machine", "evmstate_project", "--only-stateful", "--no-stateful", "-p no:evmstate"):
+    for name in ("accounts", "chain", "state_machine", "evmstate_machine", "evmstate_project", "--only-stateful", "--no-stateful", "-p no:evmstate"):
         assert name in text, f"docs/pytest.md: {name} is not documented"
 
 
