@@ -62,10 +62,11 @@ EARLIER = 0.25
 REPLACEMENTS = 4
 TRIED = 4096
 PENDING = 64  # replacements waiting to run at most
-# runs queued when a run raised an optimize method's best value: its choices up to that step with one wide integer
-# choice changed, then fresh steps. The step that raised it comes first: each of its numbers at its bounds, 1, times
-# and divided by each of GROWTH, and one between it and its bound; then that step after a copy of an earlier step of
-# the run (a call the raise may need first, made once more); then the run's other numbers, as far as CLIMBS allows
+# runs queued when a run raised an optimize method's best value, its choices up to that step with one change, then
+# fresh steps; run before any other, and replaced by those of a higher best. The step that raised it comes first: each
+# of its numbers at its bounds, 1, one between it and its bound, times and divided by each of GROWTH; the run with
+# only its steps that raised a best; that step moved earlier (the steps between left out); a copy of an earlier step
+# made again before it; then the run's other numbers, larger and smaller, as far as CLIMBS allows
 CLIMBS = 24
 GROWTH = (2, 16, 2**16)
 MOVES = 3  # runs that move the step that raised the best earlier, beside the one right after the first step
@@ -224,7 +225,7 @@ class Guide:
         if len(raises) > 1:  # only the steps that raised a best (the others may have spent what the last one needed)
             runs.insert(1 if runs else 0, record[:head] + [c for a, b in raises for c in record[a:b]])
         earlier = [(a, b) for a, b in zip(starts, starts[1:] + [step]) if b <= step and a < b]
-        # the raising step moved earlier: right after the first step, and after a few others (the steps between left out)
+        # the raising step moved earlier: right after the first step, and after a few others (the steps between out)
         cuts = sorted({earlier[0][1]} | {b for _, b in r.sample(earlier, min(MOVES, len(earlier)))}) if earlier else []
         for cut in cuts:
             if cut < step:
