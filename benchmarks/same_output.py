@@ -7,8 +7,9 @@ evmstate.toml), each command in a fresh process:
 
 - `evmstate run --seed 1 --json run.json`, then `evmstate run --seed 1 -v` (the example database warm);
 - `evmstate replay ID` and `evmstate shrink ID` for every failure saved, and `evmstate failures`;
-- `evmstate fuzz --time 20s --seed 1 -n 1 -v` on a fresh copy: the records of the machines both
-  campaigns found a failure in (how many they get to in 20 s follows the machine's load);
+- `evmstate fuzz --time 20s --seed 1 -n 1 -v --stop-on-failure` on a fresh copy: the records of the machines
+  both campaigns found a failure in (how many they get to in 20 s follows the machine's load; each machine stops at
+  its first failure, as before fuzz kept going: an evmstate without the flag is run without it);
 - the saved failure records (their JSON, the `created` time aside) and the names of the
   example-database entries (Hypothesis's keys, `.evmstate/hypothesis` and `.evmstate/examples`).
 
@@ -59,6 +60,9 @@ class Tree:
         self.path.mkdir()
         (self.path / "evmstate").symlink_to(source / "evmstate")
         (self.path / "evmstate_cli").symlink_to(source / "cli")
+        # fuzz keeps going after a machine's first failure unless told to stop (an evmstate from before had no flag)
+        knows = "--stop-on-failure" in (source / "cli" / "main.py").read_text()
+        self.stop_on_failure: tuple[str, ...] = ("--stop-on-failure",) if knows else ()
 
     def evmstate(self, *args: str, cwd: Path) -> str:
         env = {**os.environ, "PYTHONPATH": str(self.path), "NO_COLOR": "1", "COLUMNS": "160"}
@@ -134,7 +138,7 @@ def capture(tree: Tree, tmp: Path) -> dict[str, str]:
     out["records after shrink"] = json.dumps(records(root), indent=1, sort_keys=True)
     out["database keys"] = "\n".join(database_keys(root))
     root = example_project(tmp / f"fuzz-{tree.label}")
-    tree.evmstate("fuzz", "--time", "20s", "--seed", "1", "-n", "1", "-v", cwd=root)
+    tree.evmstate("fuzz", "--time", "20s", "--seed", "1", "-n", "1", "-v", *tree.stop_on_failure, cwd=root)
     # how many machines a 20 s campaign gets to follows the machine's speed: compared where both found one
     out["fuzz records"] = {v["path"] + "::" + v["name"]: json.dumps({"id": k, "program": v["program"], "error": v["error"], "steps": v["steps"]}, indent=1, sort_keys=True) for k, v in records(root).items()}  # type: ignore[index,assignment]
     return out

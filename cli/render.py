@@ -443,9 +443,9 @@ class Renderer(Handler):
             if r.failure is not None and r.failure_id in r.hits:
                 what = f"invariant {r.failure.invariant}" if r.failure.invariant else r.failure.error_type
                 hits = r.hits[r.failure_id]
-                steps = f"{r.failure.steps} step{'s' if r.failure.steps != 1 else ''}"
-                runs = f"{hits} run{'s' if hits != 1 else ''}"
-                line = f"  {r.failure_id}  {r.path}::{r.name}: {what}, {steps}, hit by {runs}"
+                steps = f"{r.failure.steps} step{'s' if r.failure.steps != 1 else ''}, " if r.kind == "machine" else ""
+                runs = f"{hits} {'run' if r.kind == 'machine' else 'example'}{'s' if hits != 1 else ''}"
+                line = f"  {r.failure_id}  {r.path}::{r.name}: {what}, {steps}hit by {runs}"
                 self._plain(Text(line, style="dim"))
         rising = [r for r in summary.results if r.still_rising]
         if rising:

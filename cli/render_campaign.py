@@ -105,6 +105,11 @@ def _runs(n: int) -> str:
     return f"{n} run{'s' if n != 1 else ''}"
 
 
+def _hits(n: int) -> str:
+    """Hits over several failures: a run that met two counts under each."""
+    return f"{n} hit{'s' if n != 1 else ''}"
+
+
 def _found(after: float | None, runs: int | None) -> str:
     return f"found {_duration(after)} in, after {_runs(runs or 0)}" if after is not None else ""
 
@@ -115,7 +120,7 @@ def item_status(t: ItemTotals) -> str:
     status = t.status if t.status != "running" else "no failure" if t.shards else "never ran"
     if t.failures:
         n = len(t.failures)
-        status += f": {n} distinct failure{'s' if n != 1 else ''}, hit by {_runs(t.hits)}"
+        status += f": {n} distinct failure{'s' if n != 1 else ''}, {_hits(t.hits)}"
     if t.found_after is not None:
         found = _found(t.found_after, t.runs_before)
         status += f" (the first {found})" if len(t.failures) > 1 else f" ({found})"
@@ -142,6 +147,6 @@ def progress_text(p: CampaignProgress) -> str:
     return (
         f"{_duration(p.elapsed)}{left}: {p.shards} shards ({p.running} running), {p.examples} runs, "
         f"{p.steps} steps, {p.steps_per_second:.0f} steps/s{branches}, {p.failures} failure{'s' if p.failures != 1 else ''}"
-        + (f" (hit by {_runs(p.hits)})" if p.hits > p.failures else "")
+        + (f" ({_hits(p.hits)})" if p.hits > p.failures else "")
         + best
     )

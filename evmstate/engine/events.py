@@ -100,7 +100,7 @@ class ExampleFinished:
     branches: int | None = None  # branch outcomes reached so far; None when coverage is not recorded
     stages: int | None = None  # new small values stored in declared variables so far (search/feedback.py); None without guidance
     best: dict[str, int] | None = None  # the best value of each optimize method so far; None when the machine has none
-    hits: int = 0  # runs so far that failed as a known failure (MachineFinished.hits), each ended and counted
+    hits: int = 0  # runs so far that met a known failure (MachineFinished.hits), counted once each and gone past
 
 
 @dataclass(frozen=True)
@@ -307,8 +307,8 @@ class MachineFinished:
     # rules left out on purpose, and why ("ERC20Mock has no mint()"): not "never ran"
     left_out: dict[str, str] = field(default_factory=dict)
     optima: tuple[Optimum, ...] = ()  # the best value of each optimize method (engine/optimize)
-    # runs that failed as a failure known before (RunSetup.known), by the id it is counted under; they ended the
-    # run, not the search
+    # runs that met a failure known before (RunSetup.known), by the id it is counted under, once per run: the run went
+    # on past it
     hits: dict[str, int] = field(default_factory=dict)
     # the failure's identity (failures.FailureIdentity) as its first run raised it, before shrinking (which may show it
     # to be a known one)

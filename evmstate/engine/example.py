@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
 
 from ..contracts import calls
+from ..errors import CallTimeout
 from ..failures import Ref
 from ..spec import RuleSpec
 from . import delays
-from .tracebacks import user_error
+from .tracebacks import identity_of, user_error
 from .verdicts import escaped, is_mistake
 from .program import (
     SetupFailed,
@@ -37,6 +38,14 @@ from .program import (
     stop_if_diverged,
     tear_down,
 )
+
+
+def known_as(run: Any, exc: Exception, steps: list[Step]) -> str | None:
+    """The id of the known failure (the machines.MachineRun's known) exc is, else None: an error of the machine, a limit
+    of evmstate or a run Hypothesis threw away never is."""
+    if not run.known or isinstance(exc, (HypothesisException, CallTimeout)) or is_mistake(exc):
+        return None
+    return run.known.get(identity_of(run.path, run.spec.name, exc, [s.rule for s in steps]))
 
 
 class Example:
@@ -62,6 +71,11 @@ class Example:
         self.skipped = False  # a check was left out: a failure is played again (recheck)
         self.replaying = False
         self.played: list[tuple[RuleSpec, dict[str, Any], Any]] = []  # each step's rule, values as drawn and wait
+        # keep-going (MachineRun.known): the known failures this run went past, by id; the steps whose rule failed as
+        # one (the run went on after them); the invariants that failed as one, not checked again in this run
+        self.met: set[str] = set()
+        self.passed: list[int] = []
+        self.broken: set[str] = set()
 
     def matching(self, p: Any) -> list[int]:
         """Indexes of the bundle values the parameter may take now."""
@@ -147,13 +161,18 @@ class Example:
         run.state.current = rs
         tally = calls.tally
         sent, failed = tally.sent, tally.failed
+        result, went_past = None, False
         try:
             result = r.function(self.machine, **kwargs)
         except BaseException as exc:
             wrapped = escaped(exc)
-            if wrapped is None:
+            if wrapped is not None:
+                raise wrapped from None
+            if not (isinstance(exc, Exception) and self.past(exc)):
                 raise
-            raise wrapped from None
+            # a known failure (a revert leaves the chain as it was): counted, and the run goes on
+            went_past = True
+            self.passed.append(len(self.steps) - 1)
         finally:
             run.state.current = None
             sent, failed = tally.sent - sent, tally.failed - failed
@@ -165,7 +184,8 @@ class Example:
                 if self.calls[r.name] >= r.max_times:
                     self.exhausted.add(r.name)
         raise_if_diverged(run.backend)
-        for bundle, value in produced(r, result) if result is not None or r.targets else ():  # most rules return nothing
+        makes = (result is not None or r.targets) and not went_past  # most rules return nothing
+        for bundle, value in produced(r, result) if makes else ():
             label = f"{bundle}_{self.counters.setdefault(bundle, 0)}"
             self.counters[bundle] += 1
             self.bundles.setdefault(bundle, []).append((label, value))
@@ -184,10 +204,18 @@ class Example:
                 if optimum.observe(self.machine, self.steps, run.state.runs) and run.search.guide is not None:
                     run.search.guide.raised()
 
+    def past(self, error: Exception) -> bool:
+        """Whether error is a failure found before (MachineRun.known): if so, the run counts it and goes past it."""
+        rid = known_as(self.run, error, self.steps)
+        if rid is None:
+            return False
+        self.met.add(rid)
+        return True
+
     def check_invariants(self) -> None:
         self.unchecked = 0
         try:
-            check_all_invariants(self.spec, self.machine)
+            check_all_invariants(self.spec, self.machine, self.past if self.run.known else None, self.broken)
             raise_if_diverged(self.run.backend)
         finally:
             stop_if_diverged(self.run.backend, self.steps)
@@ -203,6 +231,7 @@ class Example:
         self.bundles = {b.name: [] for b in self.spec.bundles}
         self.counters = {b: 0 for b in self.bundles}
         self.interval, self.unchecked, self.replaying = 1, 0, True
+        self.passed, self.broken = [], set()
         with self.machine._evmstate_stack:
             self.start()
             for r, raw, delay in played:

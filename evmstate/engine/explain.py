@@ -10,6 +10,7 @@ from typing import Any
 from ..contracts.project import Project
 from ..failures import decode_value
 from ..spec import MachineSpec
+from . import delays
 from .tracebacks import ErrorInfo, FailureSignature, describe_call, describe_error
 from .events import Failure
 from .program import Diverged, InitFailed, init_class, live_program_lines, provide, run_program
@@ -100,3 +101,27 @@ def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, i
                 setattr(cls, key, value)
     return with_reference_error(failure, ran.error if ran is not None else None, problem)
 
+
+def time_hint(failure: Failure, project: Project) -> str | None:
+    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the
+    cause.
+
+    A contract that expects the clock to stand still between calls (a price feed an off-chain
+    keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
+    """
+    waits = [step.delay for step in failure.recorded]
+    if all(w == delays.NO_DELAY for w in waits) or failure.call_failure is None or "contract" not in failure.call_failure:
+        return None
+    contract, function = failure.call_failure.get("contract"), failure.call_failure.get("function")
+    artifact = project.artifacts.get(contract) if contract else None
+    view = artifact is not None and any(e.get("name") == function and e.get("stateMutability") in ("view", "pure") for e in artifact.abi if e.get("type") == "function")
+    if failure.invariant is None and not view:
+        return None
+    seconds, blocks = sum(w[0] for w in waits), sum(w[1] for w in waits)
+    moved = " and ".join(x for x in (f"{seconds} s" if seconds else "", f"{blocks} blocks" if blocks else "") if x)
+    needs = "needs" if failure.stopped is None else "may need"
+    return (
+        f"this failure {needs} the program's waits (the clock moved {moved}): a revert in "
+        f"{'an invariant' if failure.invariant else 'a view call'} after time passed. If the contract expects the clock to stand "
+        "still between calls (a price feed refreshed off-chain), set settings = {\"max_time_delay\": 0, \"max_block_delay\": 0} on the machine"
+    )

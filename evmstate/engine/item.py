@@ -223,7 +223,8 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
             runner = NativeMachineRun if request.native else MachineRun
             result = runner(spec, project, settings, own, emit, setup).run(position)
         else:
-            result = PropertyRun(item.obj, project, settings, own, emit, RunSetup(item.path, database, capture, stop)).run(position)
+            setup = RunSetup(item.path, database, capture, stop, known=request.known)
+            result = PropertyRun(item.obj, project, settings, own, emit, setup).run(position)
     except (MachineDefinitionError, KeyboardInterrupt):
         raise
     except Exception:
@@ -281,7 +282,7 @@ class KeptGoing:
             for rid, n in result.hits.items():
                 self.hits[rid] = self.hits.get(rid, 0) + n
             found_id, failure = result.failure_id, result.failure
-            if failure is None or found_id is None or item.kind != "machine" or failure.interrupted:
+            if failure is None or found_id is None or failure.interrupted:
                 if not found or result.status != "passed":
                     yield result
                 return

@@ -16,6 +16,9 @@ from ..search.session import Search, SearchOptions, collector_of
 from .deployments import contracts_behind
 from .events import Event, ExampleFinished, Failure, RuleStats
 from .program import Step
+from .recorded import program_lines
+from .shrink.trials import clear_of_known
+from .tracebacks import ErrorInfo, identity_of
 from .trace import Trace
 
 if TYPE_CHECKING:
@@ -232,6 +235,33 @@ def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
 def with_note(failure: Failure, note: str) -> Failure:
     """The failure with one more line for its report."""
     return dataclasses.replace(failure, notes=(*failure.notes, note))
+
+
+def cleared(
+    run: Any, failure: Failure, exc: BaseException, passed: list[int], met: set[str]
+) -> tuple[Failure, BaseException, bool]:
+    """A failure a keep-going run found past known failures, as a program that fails so in a fresh run (its error), and
+    whether one was found (shrink/trials.py's clear_of_known), to be shrunk.
+
+    When a fresh run of it fails first as another failure, that failure: to be shrunk when it is a new one, else a known
+    one, which it then merges into (as a shrink that ends on a known failure does), not shrunk again. When a fresh run
+    does not fail, the program as found, with a note that says why.
+    """
+    found, clear = clear_of_known(run.spec, run.project, run.base, failure.recorded, exc, passed, run.shrink_budget)
+    if found is not None and not clear:
+        # a fresh run of it fails first as another failure: a known one it merges into, else a new one to shrink
+        clear = identity_of(run.path, run.spec.name, found.error, [s.rule for s in found.steps]) not in run.known
+    if found is not None:
+        lines = program_lines(run.spec.name, found.program_lines())
+        error, steps = ErrorInfo.of(found.error), tuple(found.steps)
+        failure = dataclasses.replace(failure, error=error, program=lines, steps=len(steps), recorded=steps)
+        return failure, found.error, clear
+    ids = ", ".join(sorted(met))
+    note = (
+        f"found past a known failure ({ids}): a fresh run of this program (replay, an exported test) does not fail "
+        "as it did, and no program that does was found, so it is reported as found, not shrunk"
+    )
+    return with_note(failure, note), exc, False
 
 
 def left_out_note(count: int, first: str | None) -> str:

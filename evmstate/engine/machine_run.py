@@ -25,7 +25,6 @@ from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..hooks import ctrl_c_noted
 from ..spec import MachineSpec
 from ..search import canaries
-from . import delays
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
@@ -47,8 +46,8 @@ from .example import Example
 from .optimize.best import Tracker
 from .optimize.finish import optima
 from .database import KNOWN, ShrunkExamples
-from .explain import divergence_failure, explained_on_py_evm
-from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, internal_error, left_out_note, search_session
+from .explain import divergence_failure, explained_on_py_evm, time_hint
+from .lifecycle import Lifecycle, Phases, RunState, cleared, frozen_heap, internal_error, left_out_note, search_session
 from .lifecycle import with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
@@ -82,31 +81,6 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     """
     setup = RunSetup(path, database, init_args=init_args, **options)
     return MachineRun(spec, project, settings, seed, emit, setup).run(position)
-
-
-def time_hint(failure: Failure, project: Project) -> str | None:
-    """A line for a revert in a view call or an invariant that the program's waits lead to: the clock moving may be the
-    cause.
-
-    A contract that expects the clock to stand still between calls (a price feed an off-chain
-    keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
-    """
-    waits = [step.delay for step in failure.recorded]
-    if all(w == delays.NO_DELAY for w in waits) or failure.call_failure is None or "contract" not in failure.call_failure:
-        return None
-    contract, function = failure.call_failure.get("contract"), failure.call_failure.get("function")
-    artifact = project.artifacts.get(contract) if contract else None
-    view = artifact is not None and any(e.get("name") == function and e.get("stateMutability") in ("view", "pure") for e in artifact.abi if e.get("type") == "function")
-    if failure.invariant is None and not view:
-        return None
-    seconds, blocks = sum(w[0] for w in waits), sum(w[1] for w in waits)
-    moved = " and ".join(x for x in (f"{seconds} s" if seconds else "", f"{blocks} blocks" if blocks else "") if x)
-    needs = "needs" if failure.stopped is None else "may need"
-    return (
-        f"this failure {needs} the program's waits (the clock moved {moved}): a revert in "
-        f"{'an invariant' if failure.invariant else 'a view call'} after time passed. If the contract expects the clock to stand "
-        "still between calls (a price feed refreshed off-chain), set settings = {\"max_time_delay\": 0, \"max_block_delay\": 0} on the machine"
-    )
 
 
 class MachineRun:
@@ -295,6 +269,7 @@ class MachineRun:
         """Run the Hypothesis test; (status, failure) as it ended."""
         test = self.hypothesis_test()
         searching = time.perf_counter()
+        failed: BaseException | None = None
         try:
             with reporting.with_reporter(lambda _: None), self.search.running(), ctrl_c_noted() as ctrl_c:
                 try:
@@ -334,8 +309,10 @@ class MachineRun:
             if self.state.best_failure is not None and exc is not self.state.last_error:
                 # raised by the search around the runs, not by the program being shrunk
                 return "failed", self.cut_short(internal_error(exc))
-            return "failed", self.report(exc)
-        return "passed", None
+            failed = exc
+        # reported outside the handler: an error a shrink's replay raises in there would have the search's failure as
+        # its __context__, and so its revert's details (what tells a failure's identity and signature apart)
+        return ("failed", self.report(failed)) if failed is not None else ("passed", None)
 
     def shrink_stop(self) -> StopReason | None:
         """Why shrinking must stop before another run: its budget spent, or a clock (budget.py); None to go on."""
@@ -404,6 +381,7 @@ class MachineRun:
             self.optimum.run_started()
         program = self.program = Example(self, data)
         state.last_steps = program.steps
+        searching = not state.failing  # a run of the search, not of Hypothesis's shrinking: its known failures count
         try:
             with program.machine._evmstate_stack:
                 program.play(self.step, self.settings.stateful_step_count)
@@ -432,10 +410,9 @@ class MachineRun:
                 state.rejected += 1
                 if not state.failing:
                     self.rejections.add(exc)
-            known = not state.failing and self.known and not isinstance(exc, HypothesisException)
-            if known and self.known_hit(exc, program.steps):
-                outcome = KNOWN
-                return  # the run ends, counted under the failure it hit; the search goes on
+            if isinstance(exc, Exception) and program.past(exc):
+                outcome = KNOWN  # a known failure outside the steps and their checks (teardown): the run ends as a pass
+                return
             if not isinstance(exc, HypothesisException):
                 outcome = (type(exc).__name__, failed_invariant(exc), tuple(live_program_lines(self.spec.name, program.steps)))
                 counted = self.failed(exc, program.steps)
@@ -460,18 +437,23 @@ class MachineRun:
             if valid and not counted and not state.failing:
                 state.examples += 1
             self.search.run_finished()
-            if self.examples is not None:
-                self.examples.outcome = outcome
-            self.emit(ExampleFinished(name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=self.path, runs=state.runs, branches=self.search.branches if self.search.covering else None, stages=self.search.stages, hits=sum(self.hits.values()),
-                                     best=self.optimum.shown() if self.optimum is not None else None))
+            self.ended(program, outcome, searching)
 
-    def known_hit(self, exc: BaseException, steps: list[Step]) -> bool:
-        """Whether the run failed as a known failure (RunSetup.known); if so, it is counted under it."""
-        rid = self.known.get(identity_of(self.path, self.spec.name, exc, [s.rule for s in steps]))
-        if rid is None:
-            return False
-        self.hits[rid] = self.hits.get(rid, 0) + 1
-        return True
+    def ended(self, program: Example, outcome: Any, searching: bool) -> None:
+        """After every run: the known failures it met counted (once each, by a run of the search), the example
+        database told what it did, the event."""
+        state = self.state
+        for met in program.met if searching else ():
+            self.hits[met] = self.hits.get(met, 0) + 1
+        if self.examples is not None:
+            # a saved example that now goes past a known failure still fails as it did: kept for the next search
+            self.examples.outcome = KNOWN if outcome is None and program.met else outcome
+        self.emit(ExampleFinished(
+            name=self.spec.name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started,
+            shrinking=state.failing, path=self.path, runs=state.runs,
+            branches=self.search.branches if self.search.covering else None, stages=self.search.stages,
+            hits=sum(self.hits.values()), best=self.optimum.shown() if self.optimum is not None else None,
+        ))
 
     def raised_in(self, exc: BaseException, steps: list[Step]) -> str:
         """Machine.method that raised exc: the invariant it failed in, else the last step's rule."""
@@ -535,6 +517,12 @@ class MachineRun:
 
         search = self.search
         hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
+        example = self.program
+        if example is not None and example.steps is state.last_steps and (example.passed or example.broken):
+            # found past known failures: a fresh run (shrinking's replays, replay) checks them, and meets them first
+            failure, exc, clear = cleared(self, failure, exc, example.passed, example.met)
+            if not clear:
+                return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0))
         outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:

@@ -150,9 +150,17 @@ def holds(r: RuleSpec, machine: Any) -> bool:
     return True
 
 
-def check_all_invariants(spec: MachineSpec, machine: Any) -> None:
-    """Check every invariant whose precondition holds; a failure names its invariant."""
+def check_all_invariants(
+    spec: MachineSpec, machine: Any, past: Callable[[Exception], bool] | None = None, broken: set[str] | None = None
+) -> None:
+    """Check every invariant whose precondition holds; a failure names its invariant.
+
+    Keep-going (example.py): invariants in broken are not checked; one that fails so that past(error) says it is a known
+    failure joins them, and the others are checked on.
+    """
     for inv in spec.invariants:
+        if broken and inv.name in broken:
+            continue
         if not holds(inv, machine):
             continue
         try:
@@ -161,6 +169,9 @@ def check_all_invariants(spec: MachineSpec, machine: Any) -> None:
             wrapped = escaped(e)
             mark_invariant(wrapped or e, inv.name)
             if wrapped is None:
+                if past is not None and broken is not None and isinstance(e, Exception) and past(e):
+                    broken.add(inv.name)
+                    continue
                 raise
             raise wrapped from None
 

@@ -17,6 +17,7 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 
 from ..contracts.project import Project
 from ..errors import CallTimeout, MachineDefinitionError
+from ..failures import FailureIdentity
 from .tracebacks import ErrorInfo, harness_limit, machine_error, user_error
 from .verdicts import is_mistake, message_of, run_code, shown_type
 from .events import (
@@ -30,7 +31,7 @@ from .events import (
     ShrinkReport,
     Status,
 )
-from .database import ShrunkExamples
+from .database import KNOWN, ShrunkExamples
 from .explain import divergence_failure, test_explained_on_py_evm
 from .lifecycle import Lifecycle, Phases, RunState, frozen_heap, left_out_note, search_session, with_note, with_trace
 from .program import DEFINITION_ERRORS, Diverged, OutOfTime, Step, Stopped, differential_notes, provide
@@ -52,6 +53,7 @@ class ExampleLog:
     left_out: int = 0  # examples tried while shrinking that met an error of the test, not the failure
     left_out_first: str | None = None
     mistake: bool = False  # the last example that failed met a mistake of the test (verdicts.is_mistake), not a verdict
+    known: bool = False  # the last example failed as a failure known before (keep-going): counted, and ended as a pass
 
 
 @contextlib.contextmanager
@@ -63,6 +65,7 @@ def isolate_examples(
     stop: Callable[[], bool] | None = None,
     before_revert: Callable[[], object] | None = None,
     stop_at_limits: bool = False,
+    past: Callable[[Exception], bool] | None = None,
 ) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
 
@@ -72,7 +75,8 @@ def isolate_examples(
     before_revert() at the end of each, while what it deployed is still there. With
     stop_at_limits (evmstate's runs, not pytest's), a CallTimeout (a limit of evmstate) or a mistake
     of the test (verdicts.is_mistake) stops the test at once as Stopped, and a BaseException the
-    test raises that is not an Exception is told as one (verdicts.Escaped).
+    test raises that is not an Exception is told as one (verdicts.Escaped). past(error), when given, says whether an
+    example's error is a failure known before (keep-going): that example ends as a pass, and the search goes on.
     """
     log = ExampleLog()
     injected = set(injected)
@@ -86,6 +90,7 @@ def isolate_examples(
         log.examples += 1
         log.valid = True
         log.rejection = None
+        log.known = False
         failed = False
         try:
             with backend.anchor():
@@ -107,6 +112,9 @@ def isolate_examples(
                 drawn = {k: v for k, v in kwargs.items() if k not in injected}
                 lines = [example_line(fn.__name__, drawn)]
                 raise Stopped(machine_error(fn.__name__, exc, lines) if mistake else harness_limit(fn.__name__, exc, lines), mistake=mistake) from exc
+            if past is not None and not isinstance(exc, HypothesisException) and past(exc):
+                log.known = True
+                return None
             if not isinstance(exc, HypothesisException):
                 failed = True
                 log.failing = {k: v for k, v in kwargs.items() if k not in injected}
@@ -186,6 +194,8 @@ class PropertyRun:
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.started = 0.0
         self.broken = False  # how an error ended it: a mistake of the test (MachineFinished.broken)
+        self.known = setup.known  # failures found before: an example that fails as one is counted and passes
+        self.hits: dict[str, int] = {}  # those examples, by the id of the failure they hit
 
     def run(self, position: tuple[int, int] = (0, 0)) -> MachineFinished:
         """Run the test start to finish; raises Interrupted on Ctrl-C before anything failed."""
@@ -218,6 +228,7 @@ class PropertyRun:
             name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
             seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(), phases=dict(self.phases.seconds),
             broken=self.broken and status == "error", differential=differential_notes(project.backend),
+            hits=dict(self.hits),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -243,7 +254,12 @@ class PropertyRun:
         lines: list[object] = []  # what Hypothesis reports: objects, written with str()
         status: Status = "passed"
         failure, error = None, None
-        with isolate_examples(self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb, stop_at_limits=True) as log:
+        past = self.past if self.known else None
+        isolated = isolate_examples(
+            self.fn, self.project.backend, kwargs, self.counted, self.stop, before_revert=self.search.absorb,
+            stop_at_limits=True, past=past,
+        )
+        with isolated as log:
             try:
                 with reporting.with_reporter(lines.append), self.search.running():
                     searching = time.perf_counter()
@@ -298,13 +314,23 @@ class PropertyRun:
         search.run_finished()
         search.run_started()  # the next example draws from what the test's fixtures left
         if self.examples is not None:
-            self.examples.outcome = (log.error_type, example_line(name, log.failing)) if failed else None
+            known = KNOWN if log.known else None  # passed as a known failure: its saved example is kept
+            self.examples.outcome = (log.error_type, example_line(name, log.failing)) if failed else known
         if failed and not state.failing:
             state.failing = True
             state.first_failure_at = time.perf_counter() - self.started
             state.first_failure_example = state.runs
             self.emit(FailureFound(name, state.examples, path))
         self.emit(ExampleFinished(name=name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=path, runs=state.runs, branches=search.branches if search.covering else None, stages=search.stages))
+
+    def past(self, exc: Exception) -> bool:
+        """Whether an example's error is a failure known before (RunSetup.known); counted under it while searching."""
+        if isinstance(exc, CallTimeout) or is_mistake(exc):
+            return False
+        rid = self.known.get(FailureIdentity.of(self.path, self.name, "test", ErrorInfo.of(exc).to_data(), []))
+        if rid is not None and not self.state.failing:
+            self.hits[rid] = self.hits.get(rid, 0) + 1
+        return rid is not None
 
     def statistics(self, failure: Failure | None) -> dict[str, Any]:
         state = self.state

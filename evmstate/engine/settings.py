@@ -67,7 +67,7 @@ class RunSetup:
     # read when the machine was loaded (discovery.Item.settings), else read again
     machine_settings: MachineSettings | None = None
     # failures known already (failures.FailureIdentity as a run raises it -> the id they are counted under): a run that
-    # fails so is counted (MachineFinished.hits) and ends as if it passed, and the search goes on (keep-going)
+    # meets one counts it (MachineFinished.hits) and goes on past it (example.py), and so does the search (keep-going)
     known: dict[Any, str] = field(default_factory=dict)
 
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from evmstate import config as config_mod
+from evmstate.contracts.project import Project
+from evmstate.engine.discovery import discover
+from evmstate.engine.item import KeptGoing, RunRequest
 from evmstate.reports import campaign_json
 from evmstate.runner import CampaignOptions, Overrides
 from evmstate.scale.campaign import fuzz
@@ -120,54 +124,175 @@ def test_stop_on_failure_fuzzes_a_failed_machine_no_further(example):
     assert totals.examples == totals.runs_before + 1
 
 
-# every run fails at its first step, at the planted revert of Ledger.transfer (the whole unlocked balance)
-WHOLE = """
+SHALLOW = (HERE / "projects" / "three_bugs" / "more" / "shallow.py").read_text()
+
+# a known invariant every run breaks at its first step, and a second failure only a program past it reaches
+DEPENDENT = """
 from evmstate import strategy
 
-class Whole:
-    amount = strategy("uint256")
+class Dependent:
+    x = strategy("uint8")
 
-    def __init__(cls, accounts, Ledger):
+    def __init__(cls, accounts):
         cls.accounts = accounts
-        cls.ledger = Ledger.deploy({"from": accounts[0]})
 
-    def rule_send_all(self, amount):
-        amount = amount % 2**128 + 1
-        self.ledger.mint(self.accounts[1], amount, {"from": self.accounts[0]})
-        self.ledger.transfer(self.accounts[2], amount, {"from": self.accounts[1]})
+    def setup(self):
+        self.n = 0
+
+    def rule_add(self, x):
+        self.n += 1
+
+    def invariant_small(self):
+        assert self.n < 1
+
+    def invariant_deep(self):
+        assert self.n < 3
 """
 
 
 @pytest.fixture(scope="module")
-def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def shallow(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = copy_project(HERE / "projects" / "three_bugs", tmp_path_factory.mktemp("three_bugs"))
-    (root / "machines" / "whole.py").write_text(WHOLE)
+    (root / "machines" / "ledger.py").unlink()
+    (root / "machines" / "shallow.py").write_text(SHALLOW)
+    (root / "machines" / "dependent.py").write_text(DEPENDENT)
     return root
+
+
+def fresh(root: Path) -> None:
+    shutil.rmtree(root / ".evmstate" / "failures", ignore_errors=True)
+    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
 
 
 @pytest.mark.parametrize("backend", ["pyevm", "revm"])
 @pytest.mark.parametrize("loop", ["fuzz", "run"])
-def test_a_known_revert_ends_its_run_not_the_search_on_both_loops_and_backends(whole, monkeypatch, cli_env, backend, loop):
-    """evmstate's own loop (fuzz's shards) and Hypothesis's (run --keep-going): each run failing as the known revert is
-    counted under it, and the search goes on to its end."""
-    monkeypatch.chdir(whole)
-    shutil.rmtree(whole / ".evmstate" / "failures", ignore_errors=True)
-    shutil.rmtree(whole / ".evmstate" / "examples", ignore_errors=True)
+def test_a_run_goes_past_a_known_revert_to_a_deeper_failure_on_both_loops(shallow, monkeypatch, backend, loop):
+    """evmstate's own loop (fuzz's shards') and Hypothesis's (run --keep-going): a step that fails as the known revert is
+    counted and the run goes on, so the deeper failure behind it is found, and shrunk to a program without the
+    revert."""
+    monkeypatch.chdir(shallow)
+    fresh(shallow)
     if loop == "run":
-        code, out = invoke("run", "machines/whole.py", "--keep-going", "--backend", backend, "--seed", "1", "--max-examples", "20", "--steps", "1", "-q", "--json", "out.json")
+        code, out = invoke(
+            "run", "machines/shallow.py", "--keep-going", "--backend", backend, "--seed", "1", "--max-examples", "20",
+            "--steps", "10", "-q", "--json", "out.json",
+        )
         assert code == 1, out
-        (result,) = json.loads((whole / "out.json").read_text())["results"]
-        (rid, hits), = result["hits"].items()
-        assert rid == result["failure_id"] and hits > 20
+        results = json.loads((shallow / "out.json").read_text())["results"]
+        found = {r["failure_id"]: (r["failure"]["program"][1:], r["hits"][r["failure_id"]]) for r in results}
     else:
-        cfg = config_mod.load()
-        cfg = cfg.replace(backend=config_mod.BackendConfig(name=backend, named=True))
-        overrides = Overrides(max_examples=10, stateful_step_count=1, seed=1)
-        summary = fuzz(cfg, CampaignOptions(("machines/whole.py",), None, overrides, budget=1.0), lambda e: None, InlineWorkers(ProjectSource(cfg, (str(whole / "machines/whole.py"),))))
-        (totals,) = summary.items.values()
-        (tally,) = totals.failures.values()
-        assert totals.shards > 1 and tally.hits == totals.examples, "every run after the first shard failed so"
-        rid = tally.id
-    (record,) = records(whole)
-    assert record["id"] == rid and record["identity"]["kind"] == "revert" and record["identity"]["name"] == "rule_send_all"
-    assert "_amount < unlocked" in record["identity"]["where"]
+        # a campaign's shards: evmstate's own loop, each search told the failures found before
+        config = config_mod.load().replace(backend=config_mod.BackendConfig(name=backend, named=True))
+        (item,) = discover(config, ("machines/shallow.py",)).items
+        project = Project(config)
+        project.activate()
+        request = RunRequest(overrides=Overrides(max_examples=20, stateful_step_count=10, seed=1, fresh=True), seed=1, native=True)
+        kept = KeptGoing()
+        results = [kept.counted(r) for r in list(kept.searches(config, project, item, request, lambda e: None))]
+        assert all("evmstate's own loop" in r.statistics and "off" not in r.statistics["evmstate's own loop"] for r in results)
+        found = {r.failure_id: (r.failure.program[1:], r.hits[r.failure_id]) for r in results if r.failure is not None}
+    saved = {r["id"]: r for r in records(shallow)}
+    assert sorted(found) == sorted(saved)
+    kinds = {(r["identity"]["kind"], r["identity"]["name"]): found[rid] for rid, r in saved.items()}
+    assert kinds[("revert", "rule_send_all")][0] == ["state.rule_send_all(amount=0)"]
+    assert kinds[("invariant", "invariant_locked")][0] == [
+        "state.rule_mint(amount=1)", "state.rule_lock(amount=1)", "state.rule_lock(amount=0)",
+    ]
+    # the runs after it met the known revert and went on: more of them than the searches' first runs
+    assert kinds[("revert", "rule_send_all")][1] > 3
+
+
+def test_a_failure_reached_only_past_a_known_invariant_is_counted_under_it(shallow, monkeypatch):
+    """invariant_deep fails only once invariant_small is broken: a fresh run of its program fails as invariant_small
+    first, so it is that failure (one record), and the runs that meet it are counted under it."""
+    monkeypatch.chdir(shallow)
+    fresh(shallow)
+    config = config_mod.load()
+    (item,) = discover(config, ("machines/dependent.py",)).items
+    project = Project(config)
+    project.activate()
+    request = RunRequest(overrides=Overrides(max_examples=10, stateful_step_count=4, seed=1, fresh=True), seed=1)
+    kept = KeptGoing()
+    results = [kept.counted(r) for r in list(kept.searches(config, project, item, request, lambda e: None))]
+    (result,) = results
+    assert result.failure is not None and result.failure.invariant == "invariant_small" and result.failure.steps == 1
+    (record,) = records(shallow)
+    assert record["id"] == result.failure_id
+    # invariant_small was not checked again in the runs after it, and invariant_deep failed past it: known from then
+    # on, under invariant_small's record
+    known = {i.name: rid for i, rid in kept.known.items()}
+    assert known == {"invariant_small": record["id"], "invariant_deep": record["id"]}
+    assert result.hits[record["id"]] > 10
+
+
+# a property test with two failures of its own: x in (950, 1000], and x = 5 (mod 97)
+TWO_ASSERTS = """
+from hypothesis import given, strategies as st
+
+
+@given(x=st.integers(0, 1000))
+def test_two_bugs(x):
+    if x > 900:
+        assert x < 950, "high"
+    assert x % 97 != 5, "five"
+"""
+
+
+def test_a_property_test_keeps_going_past_its_known_failures(example):
+    (example / "machines" / "test_two.py").write_text(TWO_ASSERTS)
+    cfg = config_mod.load()
+    overrides = Overrides(max_examples=100, seed=1)
+    workers = InlineWorkers(ProjectSource(cfg, (str(example / "machines/test_two.py"),)))
+    options = CampaignOptions(("machines/test_two.py",), None, overrides, budget=3.0)  # both are found in well under a second on a quiet machine
+    summary = fuzz(cfg, options, lambda e: None, workers)
+    (totals,) = summary.items.values()
+    lines = sorted(t.identity.where.splitlines()[-1].strip() for t in totals.failures.values())
+    assert lines == ['assert x % 97 != 5, "five"', 'assert x < 950, "high"']
+    assert len(records(example)) == 2 and len(summary.failures) == 2
+    # the shards that knew a failure counted the examples that failed so, and passed them: a shard that found and shrank
+    # it again would have added one hit, not dozens
+    first = next(iter(totals.failures.values()))
+    assert first.hits > totals.shards, (first.hits, totals.shards)
+    # run --keep-going does the same for run's search
+    code, out = invoke(
+        "run", "machines/test_two.py", "--keep-going", "--seed", "1", "--max-examples", "300", "--fresh",
+        "--json", "out.json",
+    )
+    assert code == 1, out
+    results = json.loads((example / "out.json").read_text())["results"]
+    assert len(results) == 2 and all(r["hits"][r["failure_id"]] >= 1 for r in results)
+    assert out.count("hit by") == 2 and "0 steps" not in out, out
+
+
+# each invariant check notes the exception being handled around it: none, in the search and in the shrink's replays
+PROBE = """
+import sys
+
+from evmstate import strategy
+
+HANDLED = []
+
+
+class Probe:
+    x = strategy("uint8")
+
+    def __init__(cls, accounts):
+        cls.accounts = accounts
+
+    def rule_poke(self, x):
+        assert x < 200, "planted"
+
+    def invariant_probe(self):
+        HANDLED.append(repr(sys.exc_info()[1]))
+"""
+
+
+def test_a_failure_is_shrunk_outside_the_handler_of_the_search_that_found_it(example):
+    """Else every error a shrink's replay raises has the search's failure as its __context__, and takes its revert's
+    details: a candidate failing another way looked like the failure being shrunk (a revert in rule_mint of the
+    three-bug token shrank to invariant_supply's program)."""
+    (example / "machines" / "probe.py").write_text(PROBE)
+    code, out = invoke("run", "machines/probe.py", "--seed", "1", "--max-examples", "50", "--steps", "4", "--fresh")
+    assert code == 1, out
+    (module,) = [m for name, m in sys.modules.items() if name.startswith("evmstate_machines.probe")]
+    assert module.HANDLED and set(module.HANDLED) == {"None"}, sorted(set(module.HANDLED))

@@ -220,11 +220,12 @@ def verdicts(root: Path, mode: str, backend: str = "pyevm", coverage: bool = Fal
 def test_every_bundled_machine_runs_the_same_with_the_cache_checked(tmp_path, backend):
     from tests.conftest import copy_example
 
-    # each in its own copy: the second run must not replay what the first saved. Searches of 10
+    # each in its own copy: the second run must not replay what the first saved. Searches of 5
     # runs a machine, not shrunk: shrinking is most of a run that finds a bug, and its runs replay
-    # variations of the programs the search ran
-    checked = verdicts(copy_example(tmp_path / "checked"), "check", backend, max_examples=10, shrink=False)
-    assert checked == verdicts(copy_example(tmp_path / "plain"), "off", backend, max_examples=10, shrink=False)
+    # variations of the programs the search ran; 5 runs of 20 steps find some machines' bugs and
+    # call every view the machines call
+    checked = verdicts(copy_example(tmp_path / "checked"), "check", backend, max_examples=5, shrink=False)
+    assert checked == verdicts(copy_example(tmp_path / "plain"), "off", backend, max_examples=5, shrink=False)
     assert {status for _, status, *_ in checked} == {"passed", "failed"}
 
 
@@ -234,7 +235,8 @@ def test_a_snekmate_machine_covers_the_same_code_with_the_cache(tmp_path):
     runs = []
     for mode in ("check", "off"):
         root = copy_project(HERE.parent / "projects" / "snekmate", tmp_path / mode)
-        runs.append(verdicts(root, mode, coverage=True, paths=(str(root / "machines" / "erc20.py"),)))
+        # 4 runs of 20 steps: each view the machine calls, called many times, answered and covered
+        runs.append(verdicts(root, mode, coverage=True, paths=(str(root / "machines" / "erc20.py"),), max_examples=4))
     assert runs[0] == runs[1]
 
 

@@ -7,7 +7,7 @@ import pytest
 from evmstate.reports import failure_text
 
 from ..seed_machine import SEED_MACHINE
-from .conftest import run_project
+from .conftest import FASTEST, run_project
 
 pytestmark = pytest.mark.quality
 
@@ -38,7 +38,8 @@ def test_corrected_machine_passes_against_a_fixed_contract(example):
     fixed = source.replace("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
     assert fixed != source
     (example / "contracts" / "Depositer.vy").write_text(fixed)
-    summary, _ = run_project(example, "machines/depositer.py")
+    # at the default budget, on revm: whether the fixed contract passes does not depend on the EVM
+    summary, _ = run_project(example, "machines/depositer.py", backend=FASTEST)
     assert summary.exit_code == 0
     (result,) = summary.results
     assert result.status == "passed" and result.examples >= 50

@@ -21,7 +21,7 @@ from evmstate.engine.tracebacks import FailureSignature
 from evmstate.spec import collect
 
 from ..conftest import REPO, SEARCH_ONLY, copy_project
-from .conftest import search
+from .conftest import FASTEST, search
 
 pytestmark = pytest.mark.quality
 
@@ -29,7 +29,7 @@ PROJECT = REPO / "benchmarks" / "projects" / "vault"
 # the one line changed, as benchmarks/vault_bugs.py plants it (not imported: Hypothesis draws constants from the local
 # modules a process loads)
 PLANTED = ("        current_debt += gain\n        self.total_debt += gain\n", "        current_debt += gain\n")
-SEED = 2  # finds it at run 10 of the 50
+SEED = 2  # finds it at run 10 of the 50, on revm as on py-evm
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,9 @@ def signatures(root: Path, programs: list[list[RecordedStep]]) -> list[FailureSi
 
 
 def test_the_pinned_seed_finds_it_at_the_default_budget(planted):
-    (found,) = search(planted, "machines/vault.py", [SEED], save=False, phases=list(SEARCH_ONLY))
+    # on revm: whether the search finds it does not depend on the EVM, and a run of the vault's invariants costs about
+    # half as much there (the failure found is replayed on py-evm for its report)
+    (found,) = search(planted, "machines/vault.py", [SEED], save=False, backend=FASTEST, phases=list(SEARCH_ONLY))
     assert found["status"] == "failed", found
     assert found["message"].startswith("idle and debt: "), found["message"]
     assert any("rule_process_report" in line for line in found["program"])

@@ -24,9 +24,11 @@ from ...domains import domain_of
 from .candidates import Judge, tries_for
 from ..tracebacks import FailureSignature
 from ..verdicts import is_mistake, message_of, shown_type
+from ..program import InvalidProgram
 from ..recorded import RecordedStep
 from .replayer import Replayer
-from .budget import Budget, StopReason
+from .budget import Budget, OutOfBudget, StopReason
+from .edits import with_users, without
 from .passes import Met, Minimized, Outcome, Shrinker
 from ..swarm import rule_order
 
@@ -242,6 +244,49 @@ def _shrink(
         outcome.found = again if again is not None else outcome.found
     outcome.left_out, outcome.left_out_first = len(trials.left_out), trials.left_out[0] if trials.left_out else None
     return outcome
+
+
+def clear_of_known(
+    spec: MachineSpec, project: Project, base: Any, steps: Sequence[RecordedStep], error: BaseException,
+    passed: Sequence[int], budget: Budget,
+) -> tuple[Minimized | None, bool]:
+    """A program that fails with error's signature in a fresh run, from one a keep-going run found it by, past failures
+    known before (the steps in passed failed so; an invariant may have failed so too, and was not checked after); and
+    whether it was found.
+
+    A fresh run checks everything: the program must not meet a known failure first. The steps in passed are left out
+    (a known revert left the chain as it was); then, while the program still fails first at another step, one step up
+    to that one at a time (with the steps using what it made), kept out when the program then fails later. When no step
+    left out gets it further, the program up to the failure a fresh run meets first (a known one, mostly), and False:
+    the failure is reached only past that one. (None, False) when the budget ran out, or a fresh run does not fail.
+    """
+    target = FailureSignature.of(error)
+    trials = Trials(spec, project, base, target, None)
+    gone = set(passed)
+    current = without(list(steps), {i for i in gone if i < len(steps)})
+    try:
+        while True:
+            budget.charge(len(current))
+            ran = trials.replayer.run(current)
+            if ran.error is None or is_mistake(ran.error) or isinstance(ran.error, CallTimeout):
+                return None, False
+            if FailureSignature.of(ran.error) == target:
+                return Minimized(current[: ran.at], ran.lines[: ran.at], ran.error), True
+            for j in reversed(range(min(ran.at, len(current)))):
+                trial = without(current, with_users(current, j))
+                budget.charge(len(trial))
+                again = trials.replayer.run(trial)
+                if again.error is not None and FailureSignature.of(again.error) == target:
+                    return Minimized(trial[: again.at], again.lines[: again.at], again.error), True
+                if again.error is not None and again.at > ran.at - len(current) + len(trial):
+                    current = trial  # it gets past where it failed: kept out
+                    break
+            else:
+                return Minimized(current[: ran.at], ran.lines[: ran.at], ran.error), False
+    except (OutOfBudget, InvalidProgram):
+        return None, False
+    finally:
+        trials.replayer.close()
 
 
 def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
