@@ -62,10 +62,15 @@ EARLIER = 0.25
 REPLACEMENTS = 4
 TRIED = 4096
 PENDING = 64  # replacements waiting to run at most
-# runs queued when a run raised an optimize method's best value: its choices up to that step with one wide integer
-# choice changed (a number between it and its bound, it times one of GROWTH, or divided by it), then fresh steps
-CLIMBS = 12
+# runs queued when a run raised an optimize method's best value, its choices up to that step with one change, then
+# fresh steps; run before any other, and replaced by those of a higher best. The step that raised it comes first: each
+# of its numbers at its bounds, 1, one between it and its bound, times and divided by each of GROWTH; the run with
+# only its steps that raised a best; that step moved earlier (the steps between left out); a copy of an earlier step
+# made again before it; then the run's other numbers, larger and smaller, as far as CLIMBS allows
+CLIMBS = 24
 GROWTH = (2, 16, 2**16)
+MOVES = 3  # runs that move the step that raised the best earlier, beside the one right after the first step
+COPIES = 2  # runs that copy an earlier step before the one that raised the best
 WIDE = 2**32
 WORD = 2**256
 
@@ -82,6 +87,7 @@ class Stats:
     kept: int = 0
     replaced: int = 0  # runs that repeated a step with an argument replaced by what it was compared with
     replayed: int = 0  # queued runs replayed whole
+    climbed: int = 0  # runs that changed the run that raised an optimize method's best value
 
 
 @dataclass
@@ -123,6 +129,10 @@ class Guide:
         self.pending: list[tuple[list[Choice], list[tuple[int, int]]]] = []  # replacements to run next
         self._tried: set[int] = set()
         self._climb: int | None = None  # the choices up to the step that raised an optimize method's best, this run
+        self._climb_step = 0  # where that step's choices start
+        self._starts: list[int] = []  # where each step of the current run starts
+        self._raises: list[tuple[int, int]] = []  # the current run's steps that raised a best
+        self.climbs: list[list[Choice]] = []  # runs that change the run that raised the newest best, to run first
 
     def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
         """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
@@ -132,6 +142,10 @@ class Guide:
             entry = self.queued.pop(0)
             self.stats.replayed += 1
             return list(entry.choices), list(entry.spans)
+        if self.climbs:
+            self.stats.climbed += 1
+            self._extending = True
+            return self.climbs.pop(0), []
         if self.pending:
             self.stats.replaced += 1
             self._extending = True
@@ -159,12 +173,15 @@ class Guide:
         self._cut = self._head = None
         self._stage = False
         self._step = 0
+        self._starts = []
+        self._raises = []
         self._novel = []
         self._inherited = inherited
 
     def step_started(self) -> None:
         if self.current is not None:
             self._step = len(self.current.record)
+            self._starts.append(self._step)
             if self._head is None:
                 self._head = self._step
 
@@ -180,27 +197,50 @@ class Guide:
         (runs that make one of its numbers larger, queued when it ends)."""
         self.reached_new_code(stage=True)
         if self.current is not None:
-            self._climb = len(self.current.record)
+            self._climb, self._climb_step = len(self.current.record), self._step
+            self._raises.append((self._step, self._climb))
 
-    def _queue_climbs(self, record: list[Choice]) -> None:
+    def _queue_climbs(self, record: list[Choice], step: int, starts: list[int], raises: list[tuple[int, int]]) -> None:
+        """Queue runs that replay record (up to the step that raised a best, which starts at step) with one change, in
+        place of those queued for an earlier, lower best."""
         r = self.random
-        # the wide numbers: an argument's value, not a rule's index or a swarm's choice; each made larger and smaller
+        # the wide numbers: an argument's value, not a rule's index or a swarm's choice
         numbers = [
             i for i, (kind, c, _) in enumerate(record) if kind == "integer" and (c.get("max_value") or WIDE) >= WIDE
         ]
-        r.shuffle(numbers)
-        queued = 0
-        for i in numbers:
+        own, others = [i for i in numbers if i >= step], [i for i in numbers if i < step]
+        r.shuffle(others)
+        runs: list[list[Choice]] = []
+        for i in own:  # the raising step's numbers at their boundaries, and grown and shrunk
             kind, constraints, value = record[i]
-            low, high = constraints.get("min_value"), constraints.get("max_value")
-            top = high if high is not None else max(value, 1) * 2**64
-            bottom = low if low is not None else min(value, 0)
+            low, high, top, bottom = _bounds(constraints, value)
+            tried = {value}
+            wider = [top, bottom, 1, r.randint(value, max(value, top))]
+            wider += [v for g in GROWTH for v in (min(top, max(value, 1) * g), max(bottom, value // g))]
+            for other in wider:
+                if other not in tried and (low is None or other >= low) and (high is None or other <= high):
+                    tried.add(other)
+                    runs.append(record[:i] + [(kind, constraints, other)] + record[i + 1 :])
+        head = starts[0] if starts else step
+        if len(raises) > 1:  # only the steps that raised a best (the others may have spent what the last one needed)
+            runs.insert(1 if runs else 0, record[:head] + [c for a, b in raises for c in record[a:b]])
+        earlier = [(a, b) for a, b in zip(starts, starts[1:] + [step]) if b <= step and a < b]
+        # the raising step moved earlier: right after the first step, and after a few others (the steps between out)
+        cuts = sorted({earlier[0][1]} | {b for _, b in r.sample(earlier, min(MOVES, len(earlier)))}) if earlier else []
+        for cut in cuts:
+            if cut < step:
+                runs.append(record[:cut] + record[step:])
+        for a, b in r.sample(earlier, min(COPIES, len(earlier))):  # a call made once more before the raising step
+            runs.append(record[:step] + record[a:b] + record[step:])
+        for i in others:  # the run's other numbers: each made larger and smaller
+            kind, constraints, value = record[i]
+            _, _, top, bottom = _bounds(constraints, value)
             growth = r.choice(GROWTH)
             larger, times = r.randint(value, max(value, top)), min(top, max(value, 1) * growth)
             for other in (larger, times, max(bottom, value // growth)):
-                if queued < CLIMBS and other != value and len(self.pending) < PENDING:
-                    self.pending.append((record[:i] + [(kind, constraints, other)] + record[i + 1 :], []))
-                    queued += 1
+                if other != value:
+                    runs.append(record[:i] + [(kind, constraints, other)] + record[i + 1 :])
+        self.climbs = runs[:CLIMBS]
 
     def compared(self, equalities: list[tuple[int, int]]) -> None:
         """The step that just ended compared these arguments for equality with these values: (argument, other side)."""
@@ -231,7 +271,7 @@ class Guide:
             self._replace()
             self._met = []
         if current is not None and self._climb is not None:
-            self._queue_climbs(current.record[: self._climb])
+            self._queue_climbs(current.record[: self._climb], self._climb_step, self._starts, self._raises)
         self._climb = None
         if current is not None and self._cut is not None and self._cut > 0:
             head = self._head if self._head is not None else 0
@@ -244,6 +284,14 @@ class Guide:
             self.climbing = self.climbing or self._extending or self._stage
         self.current = None
         self._cut = None
+
+
+def _bounds(constraints: dict[str, Any], value: int) -> tuple[int | None, int | None, int, int]:
+    """An integer choice's (min_value, max_value, the largest value to try, the smallest)."""
+    low, high = constraints.get("min_value"), constraints.get("max_value")
+    top = high if high is not None else max(value, 1) * 2**64
+    bottom = low if low is not None else min(value, 0)
+    return low, high, top, bottom
 
 
 def _replaced(step: list[Choice], argument: int, value: int) -> list[Choice] | None:

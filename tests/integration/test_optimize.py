@@ -140,23 +140,47 @@ def test_optimize_methods_are_found_by_name_and_by_decorator():
         collect(type("Bad", (), {"rule_a": lambda self: None, "optimize_x": lambda self, y: y}))
 
 
-def test_a_step_that_raised_the_best_queues_runs_with_one_of_its_numbers_changed():
+def test_a_step_that_raised_the_best_queues_runs_that_change_it_and_replace_those_of_a_lower_best():
     from evmstate.search.guidance import CLIMBS, Guide
 
+    rule, wide = {"min_value": 0, "max_value": 3}, {"min_value": 0, "max_value": 2**256 - 1}
+    # three steps of (a rule's index, its number); the first and the third raised the best
+    record = [("integer", rule, 2), ("integer", wide, 7), ("integer", rule, 1), ("integer", wide, 9),
+              ("integer", rule, 2), ("integer", wide, 40)]
+
     class Provider:
-        record = [("integer", {"min_value": 0, "max_value": 3}, 2), ("integer", {"min_value": 0, "max_value": 2**256 - 1}, 40)]
         replayed = 0
 
+        def __init__(self, record):
+            self.record = record
+
+    def run(guide, record, raising):
+        guide.begin(Provider(record), [])  # type: ignore[arg-type]
+        for start in range(0, len(record), 2):
+            guide.current.record = record[: start]  # type: ignore[union-attr]
+            guide.step_started()
+            guide.current.record = record[: start + 2]  # type: ignore[union-attr]
+            if start // 2 in raising:
+                guide.raised()
+        guide.run_finished()
+
     guide = Guide(seed=1)
-    guide.begin(Provider(), [])  # type: ignore[arg-type]
-    guide.step_started()
-    guide.raised()
-    guide.run_finished()
-    assert guide.corpus and 0 < len(guide.pending) <= CLIMBS
-    changed = {choices[1][2] for choices, _ in guide.pending}
-    # only the wide number changes (the rule's index stays), larger and smaller
-    assert all(choices[0] == Provider.record[0] for choices, _ in guide.pending)
-    assert 40 not in changed and any(v > 40 for v in changed) and any(v < 40 for v in changed)
+    run(guide, record, {0, 2})
+    climbs = list(guide.climbs)
+    assert guide.corpus and 0 < len(climbs) <= CLIMBS and not guide.pending
+    # the raising step's number at its bounds, 1, larger and smaller; the rules' indexes never change
+    last = {c[5][2] for c in climbs if len(c) == 6 and c[:5] == record[:5]}
+    assert {2**256 - 1, 0, 1} <= last and any(40 < v < 2**256 - 1 for v in last) and any(1 < v < 40 for v in last)
+    assert all(choice[1] == rule for c in climbs for choice in c[0::2])
+    assert record[:2] + record[4:] in climbs  # only the steps that raised; the raising step right after the first
+    assert any(len(c) == 8 and c[:4] == record[:4] and c[6:] == record[4:] for c in climbs)  # an earlier step copied
+    assert any(len(c) == 6 and c[:3] == record[:3] and c[3][2] != 9 and c[4:] == record[4:] for c in climbs)
+    # the runs queue first; a higher best's run replaces what is left of them
+    assert guide.plan() == (climbs[0], []) and guide.stats.climbed == 1
+    higher = record[:5] + [("integer", wide, 2**200)]
+    run(guide, higher, {2})
+    assert 2**201 in {c[5][2] for c in guide.climbs if len(c) == 6 and c[:5] == higher[:5]}
+    assert not any(c[5][2] in (40, 80) for c in guide.climbs if len(c) == 6)  # nothing of the lower best's left
 
 
 @pytest.mark.processes
