@@ -27,7 +27,7 @@ def test_an_empty_machines_folder_exits_5_saying_what_was_looked_for(example):
 def test_nothing_matching_k_or_a_filter_exits_5_and_names_them(example):
     code, out = invoke("run", "-k", "nothing_is_named_so")
     assert code == 5, out
-    assert "matching -k 'nothing_is_named_so'" in out and "15 found, none selected" in out
+    assert "matching -k 'nothing_is_named_so'" in out and "16 found, none selected" in out
     code, out = invoke("run", "machines/erc20.py", "--no-stateful")
     assert code == 5 and "in machines/erc20.py" in out and "--no-stateful" in out
 
