@@ -312,7 +312,14 @@ class MachineRun:
             failed = exc
         # reported outside the handler: an error a shrink's replay raises in there would have the search's failure as
         # its __context__, and so its revert's details (what tells a failure's identity and signature apart)
-        return ("failed", self.report(failed)) if failed is not None else ("passed", None)
+        if failed is None:
+            return "passed", None
+        try:
+            return "failed", self.report(failed)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM before the shrink's own guard took over: the failure is kept
+            if self.state.best_failure is None:
+                raise
+            return "failed", self.cut_short("Ctrl-C", interrupted=True)
 
     def shrink_stop(self) -> StopReason | None:
         """Why shrinking must stop before another run: its budget spent, or a clock (budget.py); None to go on."""
