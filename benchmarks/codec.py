@@ -1,20 +1,23 @@
-"""Codec figures: the one-word path against eth-abi, alone and inside contract calls.
+"""Codec figures: the direct path against eth-abi, alone and inside contract calls.
 
-The codec encodes arguments word by word when every type is a uint, int, address or bool,
-and goes through eth-abi otherwise. These figures say what that buys.
+The codec encodes arguments and decodes outputs word by word when every type is static (uints, ints,
+addresses, bools, bytesN, decimals, fixed arrays and tuples of them: contracts/codec.py), and goes through
+eth-abi otherwise. These figures say what that buys.
 
 Run: python benchmarks/codec.py   (prints one line per figure)
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 from evmstate import Project
-from evmstate.contracts.abi import Codec
+from evmstate.contracts.abi import parse_type
+from evmstate.contracts.codec import Codec
 from evmstate.config import Config
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,7 +36,7 @@ def per_call_us(fn, rounds: int = 7) -> float:
 
 
 def with_codec(function, words: bool) -> None:
-    """Give a contract function codecs with or without the one-word path."""
+    """Give a contract function codecs with or without the direct path."""
     for arity, (entry, sel, codec) in list(function._by_arity.items()):
         function._by_arity[arity] = (entry, sel, Codec.for_entry(codec.label, entry, words=words))
 
@@ -47,10 +50,18 @@ def main() -> int:
     general = Codec.for_entry("Token.transfer", entry, words=False)
     args = (a[1], 10**18)
     out = (1).to_bytes(32, "big")
-    for name, codec in (("one-word path", fast), ("eth-abi", general)):
+    for name, codec in (("direct path", fast), ("eth-abi", general)):
         enc = per_call_us(lambda: codec.encode(args))
         dec = per_call_us(lambda: codec.decode(out))
         print(f"transfer(address,uint256)->bool via {name:13}: encode {enc:6.1f} us, decode {dec:6.1f} us")
+    types = [parse_type(t) for t in ("(address,uint256)[2]", "bytes32", "(int8,decimal,bool)")]
+    static = (((a[1], 10**18), (a[2], 5)), b"\x11" * 32, (-3, "1.5", True))
+    for words, name in ((True, "direct path"), (False, "eth-abi")):
+        codec = Codec("f", types, types, words=words)
+        data = codec.encode(static)
+        enc = per_call_us(lambda: codec.encode(static))
+        dec = per_call_us(lambda: codec.decode(data))
+        print(f"((address,uint256)[2],bytes32,(int8,decimal,bool)) both ways via {name:13}: encode {enc:6.1f} us, decode {dec:6.1f} us")
 
     # whole calls: short alternating batches, so that the machine's drift weighs on both alike
     for label, call, fn in (
@@ -67,7 +78,7 @@ def main() -> int:
                 times[words].append((time.perf_counter() - t) / 50 * 1e6)
         fast_us, general_us = statistics.median(times[True]), statistics.median(times[False])
         ratio = statistics.median(g / f for f, g in zip(times[True], times[False]))
-        print(f"{label}: {fast_us:7.0f} us per call via one-word path, {general_us:7.0f} us via eth-abi (median ratio {ratio:.3f})")
+        print(f"{label}: {fast_us:7.0f} us per call via the direct path, {general_us:7.0f} us via eth-abi (median ratio {ratio:.3f})  (load {os.getloadavg()[0]:.2f})")
     return 0
 
 

@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterator
 from evmstate import config as config_mod
 from evmstate import hooks
 from evmstate.config import BackendConfig
-from evmstate.contracts import abi, contract, events, receipt
+from evmstate.contracts import codec, contract, events, receipt
 from evmstate.engine import example
 from evmstate.evm.revm import backend as revm, sight
 from evmstate.evm.pyevm.backend import PyEVMBackend
@@ -133,8 +133,8 @@ def _patches(timers: Timers) -> list[tuple[Any, str, Any]]:
         (example.Example, "draw_step", w("draws", example.Example.draw_step)),
         (example.Example, "execute", w("machine code", example.Example.execute)),
         (example.Example, "check_invariants", timers.in_phase("invariants", w("machine code", example.Example.check_invariants))),
-        (abi.Codec, "encode", w("encode", abi.Codec.encode)),
-        (abi.Codec, "decode", w("decode", abi.Codec.decode)),
+        (codec.Codec, "encode", w("encode", codec.Codec.encode)),
+        (codec.Codec, "decode", w("decode", codec.Codec.decode)),
         (contract.ContractFunction, "call", w("contract layer", contract.ContractFunction.call)),
         (contract.ContractFunction, "transact", w("contract layer", contract.ContractFunction.transact)),
         (contract, "Receipt", w("receipt and events", contract.Receipt)),

@@ -73,7 +73,8 @@ def _split_top(body: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def _struct_class(fields: tuple[str, ...]) -> type:
+def struct_class(fields: tuple[str, ...]) -> type:
+    """The named tuple a struct with these member names decodes to (one class per set of names)."""
     return collections.namedtuple("Struct", fields, rename=True)
 
 
@@ -244,7 +245,7 @@ class AbiType:
     def _from_tuple(self, value: Sequence[Any]) -> tuple[Any, ...]:
         values = tuple(p.from_abi(v) for p, v in zip(self.parts, value))
         if self.fields:
-            return _struct_class(self.fields)(*values)
+            return struct_class(self.fields)(*values)
         return values
 
 
@@ -352,161 +353,6 @@ def encode_values(types: Sequence[AbiType], values: Sequence[Any], what: str) ->
         return eth_abi.encode([t.name for t in types], abi_values)
     except Exception as e:  # the conversions above check every value; this is a last line of defence
         raise ContractError(f"{what}: cannot encode {format_value(list(values))} as ({', '.join(t.display for t in types)}): {e}") from None
-
-
-# -- one word at a time -------------------------------------------------------
-#
-# Most calls take and return only uints, ints, addresses and bools: each is one 32-byte
-# word, and building the word directly costs a fraction of eth-abi's general path.
-# benchmarks/codec.py measures the difference; tests/unit/test_abi.py checks that both
-# paths give the same bytes and values.
-
-_ZERO12 = b"\0" * 12
-_FALSE_WORD = b"\0" * 32
-_TRUE_WORD = b"\0" * 31 + b"\1"
-
-
-class NotAWord(Exception):
-    """Raised when a word is not a valid encoding of its type; the general path then reports it."""
-
-
-def word_encoder(t: AbiType) -> Callable[[Any, str], bytes] | None:
-    """A direct encoder of t to one 32-byte word, for the one-word types; None for the others."""
-    if t.kind == "uint":
-        limit = 1 << t.bits
-
-        def enc_uint(v: Any, what: str) -> bytes:
-            if type(v) is not int or not 0 <= v < limit:
-                v = t.to_abi(v, what)
-            return v.to_bytes(32, "big")
-
-        return enc_uint
-    if t.kind == "int":
-        half = 1 << (t.bits - 1)
-
-        def enc_int(v: Any, what: str) -> bytes:
-            if type(v) is not int or not -half <= v < half:
-                v = t.to_abi(v, what)
-            return v.to_bytes(32, "big", signed=True)
-
-        return enc_int
-    if t.kind == "address":
-
-        def enc_address(v: Any, what: str) -> bytes:
-            raw = getattr(v, "raw_address", None)
-            return _ZERO12 + (raw if type(raw) is bytes else to_raw_address(v, what=what))
-
-        return enc_address
-    if t.kind == "bool":
-
-        def enc_bool(v: Any, what: str) -> bytes:
-            if v is True:
-                return _TRUE_WORD
-            if v is False:
-                return _FALSE_WORD
-            raise ContractError(f"{what}: expected True or False for bool, got {format_value(v)}")
-
-        return enc_bool
-    return None
-
-
-def word_decoder(t: AbiType) -> Callable[[bytes], Any] | None:
-    """A direct decoder of one 32-byte word of t, for the one-word types; None for the others."""
-    if t.kind == "uint":
-        limit = 1 << t.bits
-
-        def dec_uint(w: bytes) -> int:
-            v = int.from_bytes(w, "big")
-            if v >= limit:
-                raise NotAWord
-            return v
-
-        return dec_uint
-    if t.kind == "int":
-        half = 1 << (t.bits - 1)
-
-        def dec_int(w: bytes) -> int:
-            v = int.from_bytes(w, "big", signed=True)
-            if not -half <= v < half:
-                raise NotAWord
-            return v
-
-        return dec_int
-    if t.kind == "address":
-
-        def dec_address(w: bytes) -> str:
-            if w[:12] != _ZERO12:
-                raise NotAWord
-            return checksum(w[12:])
-
-        return dec_address
-    if t.kind == "bool":
-
-        def dec_bool(w: bytes) -> bool:
-            if w == _TRUE_WORD:
-                return True
-            if w == _FALSE_WORD:
-                return False
-            raise NotAWord
-
-        return dec_bool
-    return None
-
-
-class Codec:
-    """Encodes one function's arguments and decodes its outputs.
-
-    Where every type is one word (uints, ints, addresses, bools) it works word by word;
-    otherwise, and for every error, it goes through eth-abi.
-    """
-
-    def __init__(self, label: str, inputs: Sequence[AbiType], outputs: Sequence[AbiType], *, words: bool = True, names: Sequence[str] = ()) -> None:
-        self.label = label
-        self.inputs = tuple(inputs)
-        self.outputs = tuple(outputs)
-        # several outputs, each named (vyper 0.2's struct getters and struct returns, a Solidity function's named
-        # returns): a named tuple of them, as a struct returned as one tuple is
-        named = len(outputs) > 1 and len(names) == len(outputs) and all(names) and len(set(names)) == len(names)
-        self._struct = _struct_class(tuple(names)) if named else None
-        self.in_types = [t.name for t in inputs]
-        self.out_types = [t.name for t in outputs]
-        self._labels = [f"{label} argument {i + 1} ({t.display})" for i, t in enumerate(inputs)]
-        encoders = [e for e in (word_encoder(t) for t in inputs) if e is not None] if words else None
-        self._encoders = encoders if encoders is not None and len(encoders) == len(inputs) else None
-        decoders = [d for d in (word_decoder(t) for t in outputs) if d is not None] if words else None
-        self._decoders = decoders if decoders is not None and len(decoders) == len(outputs) else None
-
-    @classmethod
-    def for_entry(cls, label: str, entry: Mapping[str, Any], *, words: bool = True) -> "Codec":
-        """The codec of a JSON ABI function or constructor entry."""
-        outputs = entry.get("outputs", [])
-        return cls(label, [param_type(p) for p in entry.get("inputs", [])], [param_type(p) for p in outputs], words=words, names=[p.get("name") or "" for p in outputs])
-
-    def encode(self, args: Sequence[Any]) -> bytes:
-        """The arguments (as users pass them) ABI-encoded, without a selector."""
-        if self._encoders is not None:
-            return b"".join([enc(v, what) for enc, v, what in zip(self._encoders, args, self._labels)])
-        return encode_values(self.inputs, args, self.label)
-
-    def decode(self, output: bytes) -> Any:
-        """The decoded return value: None, the one value, or a tuple of them."""
-        if not self.outputs:
-            return None
-        values: tuple[Any, ...] | None = None
-        if self._decoders is not None and len(output) >= 32 * len(self._decoders):
-            try:
-                values = tuple([dec(output[32 * i : 32 * i + 32]) for i, dec in enumerate(self._decoders)])
-            except NotAWord:
-                values = None
-        if values is None:
-            try:
-                values = decode_values(self.outputs, output)
-            except Exception as e:
-                shown = ", ".join(t.display for t in self.outputs)
-                raise ContractError(f"{self.label} returned {len(output)} bytes that do not decode as ({shown}): {e}") from None
-        if len(values) == 1:
-            return values[0]
-        return values if self._struct is None else self._struct(*values)
 
 
 def entry_signature(entry: Mapping[str, Any]) -> str:

@@ -13,7 +13,6 @@ from ..errors import CallUsageError, ContractError, NoSuchFunction
 from ..units import to_wei
 from ..values import HexBytes
 from .abi import (
-    Codec,
     describe_inputs,
     encode_values,
     entry_signature,
@@ -21,6 +20,7 @@ from .abi import (
     selector,
 )
 from .accounts import Account
+from .codec import Codec
 from .address import checksum, same_address, to_raw_address
 from .api import Handle, ProjectLike
 from .getters import NOT_READ, Getter, reader

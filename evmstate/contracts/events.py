@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from eth_utils import keccak
 
-from .abi import NotAWord, decode_values, entry_signature, param_type, word_decoder
+from .abi import decode_values, entry_signature, param_type
+from .codec import NotAWord, word_decoder
 from ..values import HexBytes, format_value
 from .address import checksum
 

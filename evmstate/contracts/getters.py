@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from .abi import AbiType, Codec
+from .abi import AbiType
+from .codec import Codec
 from .address import checksum
 
 # a storage value a getter returns as one ABI word, and a HashMap key hashed as one

@@ -11,14 +11,13 @@ from eth_utils import keccak
 from hypothesis import given, settings, strategies as st
 
 from evmstate import ContractError, Project, UsageError, strategy
-from evmstate.contracts.abi import Codec, parse_type, param_type
+from evmstate.contracts.abi import parse_type, param_type
+from evmstate.contracts.codec import Codec
 from evmstate.contracts.typed_data import typed_data_hash
 from evmstate.contracts.accounts import eip191_hash
 from evmstate.config import Config, ProjectConfig
 
-from ..abi_grammar import UINTS, INTS, _split_top, abi_types, assert_same, expected_output
-
-WORD_TYPES = UINTS + INTS + ["address", "bool"]
+from ..abi_grammar import COMPOSITES, LEAVES, MIXED, _split_top, abi_types, assert_same, expected_output
 
 
 @pytest.fixture(scope="module")
@@ -59,39 +58,117 @@ def test_codec_agrees_with_eth_abi_over_the_grammar(accounts, data):
         assert_same(got if len(types) > 1 else (got,), tuple(expected_output(t, v) for t, v in zip(types, values)))
 
 
-@given(data=st.data())
-def test_one_word_path_gives_eth_abis_bytes_and_values(accounts, data):
-    types = data.draw(st.lists(st.sampled_from(WORD_TYPES), min_size=1, max_size=4), label="types")
-    values = data.draw(st.tuples(*(strategy(t) for t in types)), label="values")
+# every static type the echo contracts declare (tests/integration/test_codec.py runs them through Vyper)
+STATIC_TYPES = [t for t in dict.fromkeys([*LEAVES, *COMPOSITES, *MIXED]) if not parse_type(t).dynamic]
+# and what Vyper cannot declare but the ABI has: static tuples inside arrays inside tuples
+STATIC_TYPES += ["((uint8,bool)[2],address)", "(bytes3,(int16,decimal))[2]"]
+
+
+def test_the_static_types_cover_every_kind():
+    kinds = {parse_type(t).kind for t in STATIC_TYPES} | {parse_type(t).item.kind for t in STATIC_TYPES if parse_type(t).kind == "array"}
+    assert kinds == {"uint", "int", "address", "bool", "bytesN", "decimal", "array", "tuple"}
+    assert {"int64[2][3]", "(int8,decimal,bytes32[2])", "decimal[2]", "bytes1[2]"} <= set(STATIC_TYPES)
+
+
+_STRATEGIES: dict[str, st.SearchStrategy] = {}
+
+
+def _strategy(t: str) -> st.SearchStrategy:
+    """strategy(t), built once per type (addresses draw from the accounts fixture's project, module-wide)."""
+    if t not in _STRATEGIES:
+        _STRATEGIES[t] = strategy(t)
+    return _STRATEGIES[t]
+
+
+def both_paths(types: list[str]) -> tuple[Codec, Codec]:
     parsed = [parse_type(t) for t in types]
-    fast, general = Codec("f", parsed, parsed, words=True), Codec("f", parsed, parsed, words=False)
-    assert fast._encoders is not None and general._encoders is None
-    encoded = fast.encode(values)
-    assert encoded == general.encode(values) == eth_abi.encode(types, [eth_abi_value(t, v) for t, v in zip(types, values)])
-    assert fast.decode(encoded) == general.decode(encoded)
-    # any words at all, most of them not a valid encoding: both paths agree or both refuse
-    words = data.draw(st.lists(st.one_of(st.binary(min_size=32, max_size=32), st.sampled_from([b"\0" * 31 + b"\1", b"\xff" * 32, b"\0" * 12 + b"\xff" * 20])), min_size=len(types), max_size=len(types)), label="words")
+    direct, general = Codec("f", parsed, parsed, words=True), Codec("f", parsed, parsed, words=False)
+    assert direct._encoders is not None and direct._decoders is not None and general._encoders is None
+    return direct, general
+
+
+def outcome(run):
+    try:
+        return run()
+    except ContractError as e:
+        return ("refused", str(e))
+
+
+@given(data=st.data())
+def test_direct_path_gives_eth_abis_bytes_and_values(accounts, data):
+    """Every static type in one signature, or a few side by side."""
+    types = data.draw(st.one_of(st.just(STATIC_TYPES), st.lists(st.sampled_from(STATIC_TYPES), min_size=1, max_size=4)), label="types")
+    values = data.draw(st.tuples(*(_strategy(t) for t in types)), label="values")
+    direct, general = both_paths(types)
+    encoded = direct.encode(values)
+    assert encoded == general.encode(values) == eth_abi.encode([eth_abi_type(t) for t in types], [eth_abi_value(t, v) for t, v in zip(types, values)])
+    got = direct.decode(encoded)
+    assert_same(got, general.decode(encoded))
+    assert_same(got if len(types) > 1 else (got,), tuple(expected_output(t, v) for t, v in zip(types, values)))
+
+
+_EDGE_WORDS = [b"\0" * 31 + b"\1", b"\xff" * 32, b"\0" * 12 + b"\xff" * 20, b"\x80" + b"\0" * 31, b"\xab" * 4 + b"\0" * 28, b"\0" * 31 + b"\2"]
+
+
+@settings(max_examples=100)
+@given(data=st.data())
+def test_direct_path_decodes_any_words_as_eth_abi_does(data):
+    """Words of every kind, most of them no valid encoding (dirty padding, out of range, a bool of 2): both paths
+    give the same value, or both refuse."""
+    types = data.draw(st.lists(st.sampled_from(STATIC_TYPES), min_size=1, max_size=3), label="types")
+    direct, general = both_paths(types)
+    count = direct._out_size // 32
+    words = data.draw(st.lists(st.one_of(st.binary(min_size=32, max_size=32), st.sampled_from(_EDGE_WORDS)), min_size=count, max_size=count + 1), label="words")
     raw = b"".join(words)
-    outcomes = []
-    for codec in (fast, general):
-        try:
-            outcomes.append(codec.decode(raw))
-        except ContractError:
-            outcomes.append("refused")
-    assert outcomes[0] == outcomes[1]
+    fast, slow = outcome(lambda: direct.decode(raw)), outcome(lambda: general.decode(raw))
+    if isinstance(slow, tuple) and slow[:1] == ("refused",):
+        assert fast == slow
+    else:
+        assert_same(fast, slow)
 
 
-def test_one_word_path_reports_bad_values_as_the_general_path_does():
-    parsed = [parse_type("uint8"), parse_type("bool"), parse_type("address")]
+@given(data=st.data())
+def test_direct_path_takes_or_refuses_any_value_as_the_general_path_does(accounts, data):
+    """A value of any type, given where a static type is wanted: the same bytes, or the same error."""
+    target = data.draw(st.sampled_from(STATIC_TYPES), label="type")
+    other = data.draw(st.sampled_from([*LEAVES, *COMPOSITES]), label="value's type")
+    value = data.draw(_strategy(other), label="value")
+    direct, general = both_paths([target])
+    assert outcome(lambda: direct.encode([value])) == outcome(lambda: general.encode([value]))
+
+
+@pytest.mark.parametrize(
+    "t, value, message",
+    [
+        ("uint8", 256, r"T.f argument 1 \(uint8\): 256 does not fit in uint8"),
+        ("bool", 1, r"T.f argument 1 \(bool\): expected True or False for bool, got 1"),
+        ("address", "0x11", r"T.f argument 1 \(address\): expected an account"),
+        ("bytes4", b"\0\0", r"T.f argument 1 \(bytes4\): bytes4 takes exactly 4 bytes, got 2"),
+        ("uint8[2]", [1, 256], r"T.f argument 1 \(uint8\[2\]\)\[1\]: 256 does not fit in uint8"),
+        ("uint8[2]", [1], r"uint8\[2\] needs exactly 2 items, got 1"),
+        ("int64[2][3]", [[1, 2]] * 2, r"int64\[2\]\[3\] needs exactly 3 items, got 2"),
+        ("(uint256,bool)", {"f0": 1}, r"expected a tuple of 2 for \(uint256,bool\)"),
+        ("(int8,decimal,bytes32[2])", (1, "0.00000000001", [b"\0" * 32] * 2), r"argument 1 \(\(int8,decimal,bytes32\[2\]\)\).1: '0.00000000001' has more than 10 decimal places"),
+    ],
+)
+def test_direct_path_reports_bad_values_as_the_general_path_does(t, value, message):
+    parsed = [parse_type(t)]
     for words in (True, False):
-        codec = Codec("T.f", parsed, [], words=words)
-        with pytest.raises(ContractError, match=r"T.f argument 1 \(uint8\): 256 does not fit in uint8"):
-            codec.encode([256, True, "0x" + "11" * 20])
-        with pytest.raises(ContractError, match=r"T.f argument 2 \(bool\): expected True or False for bool, got 1"):
-            codec.encode([1, 1, "0x" + "11" * 20])
-        with pytest.raises(ContractError, match=r"T.f argument 3 \(address\): expected an account"):
-            codec.encode([1, True, "0x11"])
-        assert codec.encode(["100 wei", False, "0x" + "11" * 20])[:32] == (100).to_bytes(32, "big")
+        with pytest.raises(ContractError, match=message):
+            Codec("T.f", parsed, [], words=words).encode([value])
+
+
+def test_structs_go_in_as_dicts_and_come_back_named_on_the_direct_path():
+    param = {"name": "s", "type": "tuple", "components": [{"name": "a", "type": "uint8"}, {"name": "b", "type": "int168[2]", "internalType": "decimal"}]}
+    t = param_type(param)
+    codec = Codec("f", [t], [t])
+    assert codec._encoders is not None and codec._decoders is not None
+    encoded = codec.encode([{"a": 7, "b": ["1.5", "-2"]}])
+    assert encoded == eth_abi.encode(["(uint8,int168[2])"], [(7, [15 * 10**9, -2 * 10**10])])
+    value = codec.decode(encoded)
+    assert value.a == 7 and value.b == [Decimal("1.5"), Decimal("-2")]
+    with pytest.raises(ContractError, match=r"a \(uint8,decimal\[2\]\) struct has the fields a, b; missing \['b'\], unknown \['c'\]"):
+        codec.encode([{"a": 7, "c": 1}])
 
 
 def test_output_that_does_not_decode_is_a_contract_error():

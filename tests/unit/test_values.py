@@ -12,7 +12,8 @@ import pytest
 from hypothesis import Phase, given, seed, settings, strategies as st
 
 from evmstate import HexBytes, UsageError, strategy
-from evmstate.contracts.abi import Codec, param_type, parse_type
+from evmstate.contracts.abi import param_type, parse_type
+from evmstate.contracts.codec import Codec
 from evmstate.contracts.events import Event
 from evmstate.failures import decode_value, encode_value
 from evmstate.search.dictionary import mixed
