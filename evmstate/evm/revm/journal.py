@@ -16,6 +16,7 @@ from eth_utils import keccak
 from ..base import OUT_OF_MEMORY_GAS, Log
 
 EMPTY_CODE_HASH = keccak(b"")
+_EMPTY_HEX = EMPTY_CODE_HASH.hex()
 
 # the journal's debug text: each account loaded by the call, its storage slots, its status
 ACCOUNT = re.compile(r"0x([0-9a-f]{40}): Account \{ info: AccountInfo \{ balance: (\d+), nonce: (\d+), code_hash: 0x([0-9a-f]{64}), code: ")
@@ -72,25 +73,48 @@ def logs_in(journal: str) -> tuple[Log, ...]:
     )
 
 
+# Reading an account's storage means finding "storage: {" past its code, whose hex the text repeats for every
+# account loaded with code (tens of kilobytes a call on a real protocol): searching for it cost more than the
+# rest of the reading. Code is known by its hash, so the distance is kept per hash and trusted only where the
+# text says the same: code follows ("Some(Bytecode { bytecode: 0x", then the hex of the code with that hash, of
+# one length), kept Raw, and the storage right after it. The empty code's hash is never trusted: a sender with
+# code runs with it (backend.py, _let_code_send).
+_SOME = "Some(Bytecode { bytecode: 0x"
+_RAW_END = ", state: Raw }) }, " + STORAGE
+_TO_STORAGE: dict[str, int] = {}
+
+
+def _storage_at(journal: str, m: "re.Match[str]", end: int) -> int:
+    """Where the storage of the account whose header m matched starts (-1: nowhere before end)."""
+    after = m.end()
+    code_hash = m.group(4)
+    if not journal.startswith(_SOME, after) or code_hash == _EMPTY_HEX:
+        return journal.find(STORAGE, after, end)
+    known = _TO_STORAGE.get(code_hash)
+    if known is not None and journal.startswith(_RAW_END, after + known):
+        return after + known + len(_RAW_END) - len(STORAGE)
+    start = journal.find(STORAGE, after, end)
+    if start >= 0 and journal.startswith(_RAW_END, start + len(STORAGE) - len(_RAW_END)) and len(_TO_STORAGE) < 4096:
+        _TO_STORAGE[code_hash] = start + len(STORAGE) - len(_RAW_END) - after
+    return start
+
+
 def loaded(journal: str) -> tuple[list[bytes], list[list[tuple[str, str]]]]:
     """The accounts the call loaded, in order, and per account the (slot, value) pairs loaded for it."""
     end = journal.find(STATE_END)
-    addresses = [bytes.fromhex(m.group(1)) for m in ACCOUNT.finditer(journal, 0, end)]
-    return addresses, slots_by_account(journal, end)
-
-
-def slots_by_account(journal: str, end: int) -> list[list[tuple[str, str]]]:
-    """Per loaded account in the journal's text, in order: the (slot, value) pairs loaded for it."""
+    addresses: list[bytes] = []
     found: list[list[tuple[str, str]]] = []
     pos = 0
     while True:
         m = ACCOUNT.search(journal, pos, end)
         if m is None:
-            return found
-        start = journal.find(STORAGE, m.end(), end)
+            return addresses, found
+        start = _storage_at(journal, m, end)
         status = STATUS.search(journal, start, end)
         assert start >= 0 and status is not None, "unexpected journal text from pyrevm"
-        found.append([(k, v) for k, _, v in SLOT.findall(journal, start, status.start())])
+        addresses.append(bytes.fromhex(m.group(1)))
+        slots = [] if journal.startswith(NO_STORAGE, start) else SLOT.findall(journal, start, status.start())
+        found.append([(k, v) for k, _, v in slots])
         pos = status.end()
 
 
@@ -104,12 +128,12 @@ def read_changes(journal: str, info_of: dict[bytes, list[Any]]) -> dict[bytes, A
     end = journal.rfind(STATE_END)
     changes: dict[bytes, Any] = {}
     pos = 0
-    account, status_of, slot_pairs, find, starts = ACCOUNT.search, STATUS.search, SLOT.findall, journal.find, journal.startswith
+    account, status_of, slot_pairs, starts, storage_at = ACCOUNT.search, STATUS.search, SLOT.findall, journal.startswith, _storage_at
     while True:
         m = account(journal, pos, end)
         if m is None:
             return changes
-        start = find(STORAGE, m.end(), end)
+        start = storage_at(journal, m, end)
         status = status_of(journal, start, end)
         assert start >= 0 and status is not None, "unexpected journal text from pyrevm"
         pos = status.end()
