@@ -167,7 +167,7 @@ class ContractFunction:
         """The call run on the chain (eth_call), its value decoded."""
         args, options, data, codec = self._prepare(args, kwargs)
         sender = self._sender(options)
-        value = self._value(options)
+        value = self._value(options) if "value" in options else 0
         backend = self.contract._project.backend
         result = backend.call(sender.raw_address, self.contract.raw_address, data, value, _gas(options), static=self.is_view)
         try:

@@ -422,8 +422,6 @@ class RevmBackend(Explaining, BlockTime):
                 if found.coverage and sight.hits is not None:
                     replay_coverage(found.coverage, sight.hits)
                 return sight.show(found.observed, None)
-            if not ran.success:
-                ran = dataclasses.replace(ran, explainer=self._explainer("call", (sender, to, data, value, asked, static), []))
             if sight.on:
                 sight.record(seen)  # type: ignore[arg-type]
                 return sight.show(ran, seen)
@@ -482,7 +480,11 @@ class RevmBackend(Explaining, BlockTime):
         if success:
             ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
         else:
-            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=(error or "").startswith("Out of gas"))
+            explainer = self._explainer("call", (sender, to, data, 0, asked, True), [])  # made here, not copied in after
+            ran = ExecResult(
+                success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap,
+                out_of_gas=(error or "").startswith("Out of gas"), explainer=explainer,
+            )
         seen = None
         if self.sight.on:
             intrinsic = intrinsic_gas(data, False)[0]
