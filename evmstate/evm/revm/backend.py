@@ -481,10 +481,7 @@ class RevmBackend(Explaining, BlockTime):
             ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
         else:
             explainer = self._explainer("call", (sender, to, data, 0, asked, True), [])  # made here, not copied in after
-            ran = ExecResult(
-                success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap,
-                out_of_gas=(error or "").startswith("Out of gas"), explainer=explainer,
-            )
+            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=(error or "").startswith("Out of gas"), explainer=explainer)
         seen = None
         if self.sight.on:
             intrinsic = intrinsic_gas(data, False)[0]
