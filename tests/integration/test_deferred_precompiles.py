@@ -12,7 +12,8 @@ import pytest
 from evmstate.evm.pyevm.deferred import MODULE, STAND_INS, real_module
 
 # in a fresh process (this one may have imported py-evm before evmstate's backend): a chain made, the
-# BLS modules it loaded, then G1ADD(G, G) and a pairing check called at 0x0b and 0x0f, with py_ecc's answer
+# BLS modules it loaded, then G1ADD(G, G) called at 0x0b, with py_ecc's answer (a pairing check, 0x0f, costs
+# seconds of py_ecc's pure-Python arithmetic and goes through the same stand-in)
 CALLS = textwrap.dedent(
     """
     import json, sys
@@ -28,25 +29,18 @@ CALLS = textwrap.dedent(
     def word(n):
         return n.to_bytes(64, "big")
 
-    from py_ecc.optimized_bls12_381 import G1, G2, add, neg, normalize
+    from py_ecc.optimized_bls12_381 import G1, add, normalize
 
     def g1(p):
         x, y = normalize(p)
         return word(int(x)) + word(int(y))
 
-    def g2(p):
-        x, y = normalize(p)
-        return b"".join(word(int(c)) for c in (x.coeffs[0], x.coeffs[1], y.coeffs[0], y.coeffs[1]))
-
     added = backend.call(sender, (0x0B).to_bytes(20, "big"), g1(G1) + g1(G1))
-    # e(G1, G2) * e(-G1, G2) == 1
-    paired = backend.call(sender, (0x0F).to_bytes(20, "big"), g1(G1) + g2(G2) + g1(neg(G1)) + g2(G2))
     print(json.dumps({
         "loaded": loaded,
         "stand_in": stand_in,
         "added": [added.success, added.output.hex(), added.gas_used],
         "expected": g1(add(G1, G1)).hex(),
-        "paired": [paired.success, paired.output.hex()],
         "real_after": not getattr(sys.modules["eth.precompiles.bls12_381"], "deferred_by_evmstate", False),
     }))
     """
@@ -72,7 +66,6 @@ def test_a_chain_loads_no_bls12_381_until_a_bls_precompile_runs_and_then_gives_p
     success, output, _ = deferred["added"]
     assert success and output == deferred["expected"]
     assert deferred["added"] == own["added"]  # the same output and the same gas
-    assert deferred["paired"] == own["paired"] == [True, (1).to_bytes(32, "big").hex()]
     assert deferred["real_after"]
 
 
