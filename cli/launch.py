@@ -11,17 +11,23 @@ reading them wrong costs only time (a server started for nothing, or started lat
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import signal
 import sys
 
 from .signals import STOPS, as_ctrl_c, stopped_by
 
-# what the fork server imports: modules that `run`, `fuzz` and `mutate` import in this process too (a worker
-# must load no local module that the parent does not: Hypothesis draws constants from them), after
-# evmstate.scale.pool.TIE, which ties the server to this process
-PRELOAD = ("evmstate.scale.forkserver_tie", "evmstate_cli.main", "evmstate.runner")
+# what the fork server imports, after evmstate.scale.pool.TIE, which ties the server to this process: the
+# modules a worker of `run -n`, `fuzz` and `mutate` runs its tasks with (the facade imports each command's
+# own when it runs, so it is not enough)
+PRELOAD = (
+    "evmstate.scale.forkserver_tie",
+    "evmstate_cli.main",
+    "evmstate.runner",
+    "evmstate.scale.parallel",
+    "evmstate.scale.campaign",
+    "evmstate.mutate.mutation",
+)
 
 
 def _cores() -> int:
@@ -67,6 +73,8 @@ def local_workers(args: list[str]) -> int:
 
 def forkserver_chosen() -> bool:
     """Whether workers start from a fork server here (evmstate.scale.pool.start_method)."""
+    import multiprocessing
+
     chosen = os.environ.get("EVMSTATE_START_METHOD", "").strip().lower()
     return chosen in ("", "forkserver") and "forkserver" in multiprocessing.get_all_start_methods()
 
@@ -80,6 +88,7 @@ def start_fork_server() -> None:
     folder, first on its path while it imports (not this folder, where a project's files could
     stand for a package).
     """
+    import multiprocessing
     from multiprocessing import forkserver
 
     multiprocessing.set_forkserver_preload(list(PRELOAD))

@@ -1,4 +1,9 @@
-"""The evmstate command: run, fuzz, mutate, replay, shrink, failures, init, compile. Thin: all work is done by the evmstate library."""
+"""The evmstate command: run, fuzz, mutate, replay, shrink, failures, init, compile. Thin: all work is done by the evmstate library.
+
+Each command imports what it uses when it runs (the library's facade, the renderers, rich), so that
+`evmstate --help`, `--version`, a command's `--help` and a mistyped option cost only click's import:
+tests/cli/test_startup.py checks which modules they load.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +11,18 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.text import Text
 
 from evmstate import config as config_mod
-from evmstate.engine.events import ExitCode
-from evmstate.errors import EvmStateError
+from evmstate.errors import EvmStateError, ExitCode
 
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
-from .render import Renderer
-from .render_replay import PruneRenderer, ReplayRenderer, ShrinkRenderer, compile_listing, failures_table
 from .signals import as_ctrl_c, stopped_by
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 # off a terminal (CI logs, pipes, files) lines are never wrapped nor cut: as wide as they are
@@ -28,6 +31,8 @@ UNLIMITED = 1_000_000
 
 def _console(stderr: bool = False) -> Console:
     """A console bound to the stream as it is now: the terminal's width, or unlimited when not a terminal."""
+    from rich.console import Console
+
     stream = sys.stderr if stderr else sys.stdout
     console = Console(file=stream, no_color=bool(os.environ.get("NO_COLOR")), highlight=False)
     if not console.is_terminal:
@@ -122,6 +127,8 @@ def run(
 ) -> None:
     """Compile contracts/ and run the state machines and property tests in machines/ (or PATHS)."""
     from evmstate.runner import Overrides, Reports, RunOptions, parse_workers, run as run_all, with_differential
+
+    from .render import Renderer
 
     cfg = with_differential(
         chosen_fork(_chosen_backend(config_mod.load(), backend, backend_check), fork_url, fork_block), differential
@@ -263,6 +270,8 @@ def replay(failure_id: str | None, last: bool, backend: str | None, fork_url: st
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
     from evmstate.runner import replay as replay_failure
 
+    from .render_replay import ReplayRenderer
+
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
     cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, None, resolve=False)  # the record names its chain and block
@@ -278,6 +287,8 @@ def replay(failure_id: str | None, last: bool, backend: str | None, fork_url: st
 def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str | None) -> None:
     """Continue shrinking a saved failure (one a budget stopped): the shorter program replaces the record."""
     from evmstate.runner import parse_duration, shrink as shrink_failure
+
+    from .render_replay import ShrinkRenderer
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
@@ -308,6 +319,8 @@ def export(
     failure_id: str | None, last: bool, pytest_path: str | None, foundry_path: str | None, compile_with: str
 ) -> None:
     """Write a saved failure as a test that fails while the bug is there: a pytest test or a Foundry test."""
+    from rich.text import Text
+
     from evmstate.runner import export as export_failure
 
     if bool(failure_id) == last:
@@ -349,6 +362,8 @@ def failures(ctx: click.Context, check: bool) -> None:
         return
     from evmstate.runner import saved_failures
 
+    from .render_replay import failures_table
+
     failures_table(_console(), saved_failures(config_mod.load(), check), check)
 
 
@@ -372,6 +387,8 @@ def failures_prune(unreplayable: bool, dry_run: bool) -> None:
     """Replay every saved failure and remove those that no longer fail."""
     from evmstate.runner import prune_failures
 
+    from .render_replay import PruneRenderer
+
     renderer = PruneRenderer(_console(), dry_run)
     prune_failures(config_mod.load(), renderer, unreplayable=unreplayable, dry_run=dry_run)
     renderer.counts()
@@ -386,6 +403,8 @@ def failures_prune(unreplayable: bool, dry_run: bool) -> None:
 )
 def init(folder: Path | None, force: bool, machine: str | None) -> None:
     """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project, machines/ alone)."""
+    from rich.text import Text
+
     from evmstate.runner import init as scaffold
 
     target = folder or Path.cwd()
@@ -407,7 +426,11 @@ def compile_cmd(names: tuple[str, ...]) -> None:
 
     NAMES are library modules under contracts/ to compile on their own too, as when a machine asks for one.
     """
+    from rich.text import Text
+
     from evmstate.runner import compile_project
+
+    from .render_replay import compile_listing
 
     cfg = config_mod.load()
     console = _console()

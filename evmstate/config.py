@@ -20,8 +20,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-from hypothesis import HealthCheck
-
 from .config_checks import MAX_STEPS, RUNNING_PHASES, check_actors, check_kinds, check_together, did_you_mean, is_settings_file, read_toml, toml_value, unknown_key, unknown_section, with_default, within  # noqa: F401  (MAX_STEPS, RUNNING_PHASES: for --steps and a machine's settings)
 from .config_checks import DifferentialMode, check_compiler, check_differential, parse_mode
 # read by the machines' own settings (engine.settings, search.session) through this module
@@ -33,7 +31,6 @@ CONFIG_NAME = "evmstate.toml"
 MOCCASIN_NAME = "moccasin.toml"
 PYPROJECT_NAME = "pyproject.toml"
 PHASES = ("explicit", "reuse", "generate", "target", "shrink", "explain")
-HEALTH_CHECKS = tuple(h.name for h in HealthCheck)
 # the environment variables the library reads, here only (cli/launch.py reads the second too: it
 # runs before evmstate is imported)
 FEEDBACK_VARIABLE = "EVMSTATE_FEEDBACK"
@@ -61,6 +58,13 @@ class Environment:
     def read(cls) -> "Environment":
         native = _switch(NATIVE_VARIABLE)
         return cls(os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower(), native, _switch(SHRINK_ON_REVM_VARIABLE))
+
+
+def health_checks() -> tuple[str, ...]:
+    """Hypothesis's health checks by name, imported only when a setting names some."""
+    from hypothesis import HealthCheck
+
+    return tuple(h.name for h in HealthCheck)
 
 
 def _switch(variable: str) -> bool:
@@ -487,7 +491,7 @@ def _check(where: str, section: str, key: str, value: Any, expected: Any) -> Any
             raise ConfigError(f"{where}: [backend] name = {value!r} is not a backend; use \"pyevm\" (the default) or \"revm\".{hint}")
         return value
     if section == "hypothesis" and key == "suppress_health_check":
-        return _names(value, HEALTH_CHECKS, f"{where}: [hypothesis] suppress_health_check", "health check", '["filter_too_much"]')
+        return _names(value, health_checks(), f"{where}: [hypothesis] suppress_health_check", "health check", '["filter_too_much"]')
     if section == "hypothesis" and key == "phases":
         return _names(value, PHASES, f"{where}: [hypothesis] phases", "phase", '["generate", "shrink"]')
     if section == "hypothesis" and key == "deadline":

@@ -8,6 +8,7 @@ settings; this module says what they may be.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 from packaging.version import InvalidVersion, Version
 
-from .errors import ConfigError
+from .errors import ConfigError, UsageError
 from .files import Undecodable, decode
 from .units import duration_seconds
 
@@ -452,3 +453,29 @@ def near_miss(word: str, target: str) -> bool:
     if word == target:
         return False
     return word.lower() == target or edit_distance(word.lower(), target) <= (1 if len(target) <= 5 else 2)
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def parse_workers(text: str | int) -> int:
+    """-n: a number of worker processes, or "auto" for one per core."""
+    if isinstance(text, int):
+        value = text
+    elif text.strip().lower() == "auto":
+        return cores()
+    else:
+        try:
+            value = int(text)
+        except ValueError:
+            raise UsageError(
+                f"-n {text}: give a number of worker processes, or auto for one per core ({cores()} here)"
+            ) from None
+    if value < 1:
+        raise UsageError(f"-n {value}: give at least 1 worker process, or auto for one per core ({cores()} here)")
+    return value

@@ -1,9 +1,22 @@
-"""Every public error evmstate raises. One root: EvmStateError."""
+"""Every public error evmstate raises (one root: EvmStateError), and the exit status each outcome of a command gives."""
 
 from __future__ import annotations
 
+import enum
 import errno
 from typing import Any
+
+
+class ExitCode(enum.IntEnum):
+    """How a command ends, as its exit status: 0 passed, 1 falsified, 2 the input's fault, 3 evmstate's, and the shell's
+    130 for Ctrl-C."""
+
+    OK = 0  # passed; a replayed failure is fixed
+    FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score
+    USAGE_ERROR = 2  # bad input: usage, settings, the user's machines, tests or contracts
+    INTERNAL_ERROR = 3  # evmstate itself failed (the traceback is shown)
+    NOTHING_FOUND = 5  # no machine or test to run (pytest's NO_TESTS_COLLECTED)
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
 class EvmStateError(Exception):

@@ -14,8 +14,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator
 
-from .contracts.accounts import Account, Actor
-from .contracts.address import checksum
 from .config import Config, shown
 from .errors import FailureRecordError, ResourceError, remedy, why
 from .files import write_atomic
@@ -40,6 +38,8 @@ class Ref:
 
 def encode_value(value: Any) -> Any:
     """A JSON-able form of a drawn value: ints, bytes, strings, accounts by index, tuples, lists."""
+    from .contracts.accounts import Account, Actor  # here: listing or removing records loads no eth-keys
+
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -104,6 +104,8 @@ def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
     if kind == "dict":
         return {decode_value(k, accounts=accounts, refs=refs): decode_value(v, accounts=accounts, refs=refs) for k, v in body}
     if kind == "address":
+        from .contracts.address import checksum
+
         return checksum(bytes.fromhex(body[2:]))
     if kind == "repr":
         raise FailureRecordError(f"the value {body} was recorded only as text and cannot be rebuilt")

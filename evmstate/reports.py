@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from .engine.events import Failure, MachineFinished
 from .engine.events import RunSummary
-from .engine.records import versions
 from .files import write_atomic
-from .engine.trace import Trace, TracedCall
+
+# types only: the texts of a failure load neither Hypothesis nor vyper (`evmstate failures`, replay's renderer)
+if TYPE_CHECKING:
+    from .engine.trace import Trace, TracedCall
 
 
 def _call_text(c: TracedCall) -> list[str]:
@@ -255,7 +257,7 @@ def to_json(summary: RunSummary) -> dict[str, Any]:
         "interrupted": summary.interrupted,
         "stopped_in": summary.stopped_in,
         "seed": summary.seed,
-        "versions": versions(),
+        "versions": _versions(),
         "results": [result_json(r) for r in summary.results],
         "load_errors": [{"path": e.path, "message": e.message} for e in summary.load_errors],
         "gas": None if summary.gas is None else summary.gas.to_dict(),
@@ -276,7 +278,7 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "exit_code": summary.exit_code,
         "interrupted": summary.interrupted,
         "seed": summary.seed,
-        "versions": versions(),
+        "versions": _versions(),
         "workers": summary.workers,
         "elapsed": round(summary.elapsed, 3),
         "cpu": round(summary.cpu, 3),
@@ -323,3 +325,9 @@ def _tally_json(tally: Any) -> dict[str, Any]:
 
 def write_campaign_json(summary: Any, path: Path) -> None:
     write_atomic(path, json.dumps(campaign_json(summary), indent=2) + "\n")
+
+
+def _versions() -> dict[str, str]:
+    from .engine.records import versions
+
+    return versions()

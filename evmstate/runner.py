@@ -11,27 +11,19 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-# Every module a run may need, loaded before anything runs (the fork server preloads this module,
-# cli/launch.py). evmstate's own modules add nothing to the constants Hypothesis draws from
-# (search/constants.py), so which of them are loaded changes no program.
-from .contracts import calls
-from . import reports  # noqa: F401
-from .reports import differential_lines, failure_text, numbered, write_campaign_json, write_json, write_junit  # noqa: F401  (differential_lines, failure_text, numbered: the texts every report shows)
-from .compiler.build import Build, build as build_project, precompiled_note
-from .compiler.sources import VYPER_VERSION
+# Each command imports what it runs when it runs (importing this module loads no Hypothesis, vyper,
+# py-evm or eth-abi: `evmstate failures` and `evmstate init` need none of them). The fork server of
+# `run -n`/`fuzz`/`mutate` preloads what their workers need (cli/launch.py, scale/pool.py).
 from .config import Config, load as load_config, parse_mode, shown
-from .contracts.project import Project
-from .engine import discovery, database  # noqa: F401
-from .engine.database import check_database, replayed_first
-from .engine.replay import changed_sources, check as check_record, current_inputs, replay as replay_record, shrink_record
 from .engine.events import (
     Event,
-    Interrupted,
     FailurePruned,
+    Interrupted,
     LoadFailed,
     ReplayFinished,
     ReplayResult,
@@ -39,34 +31,51 @@ from .engine.events import (
     ReplayStep,
     RunFinished,
     RunStarted,
+    RunSummary,
     SavedFailure,
     ShrinkFinished,
     ShrinkReport,
     ShrinkStarted,
     StoreWarning,
 )
-from .engine.item import KeptGoing, RunRequest, prepare, run_item
-from .engine.settings import Overrides, keep_hypothesis_storage, run_seed  # noqa: F401  (Overrides: part of the facade)
-from .engine.events import RunSummary
-from .engine.item import RunOptions, told_once
-from .engine.trace import GasStats
 from .errors import FailureRecordError, MachineDefinitionError, ResourceError, UsageError
-from .evm.fork.start import is_forked, resolve as resolve_fork, with_fork  # noqa: F401  (is_forked, with_fork: part of the facade)
 from .failures import FailureRecord, FailureStore
-from .export.python import pytest_test, test_name
-from .export.solidity import foundry_test, solidity_name
-from .mutate import mutation
-from .mutate.mutation import MutateOptions
-from .mutate.report import MutateEvent, MutateFinished, MutationReport
-from .scale import campaign
-from .scale.campaign import CampaignOptions, parse_duration  # noqa: F401  (part of the facade)
-from .scale.events import CampaignEvent, CampaignFinished, CampaignSummary
-from .scale.parallel import run_items
-from .scale.pool import parse_workers, start_early  # noqa: F401  (parse_workers: part of the facade)
-from .properties.scaffold import write_machine
-from .scaffold.project import init as scaffold, next_steps
 from .hooks import ctrl_c_held
-from .search.session import collector_of
+
+if TYPE_CHECKING:
+    from .compiler.build import Build
+    from .contracts.project import Project
+    from .engine.item import RunOptions, RunRequest
+    from .mutate.mutation import MutateOptions
+    from .mutate.report import MutateEvent, MutationReport
+    from .scale.campaign import CampaignOptions
+    from .scale.events import CampaignEvent, CampaignSummary
+
+# the rest of the facade, imported when first asked for (PEP 562): name -> the module it comes from
+_FACADE = {
+    "Overrides": "engine.settings",
+    "RunOptions": "engine.item",
+    "CampaignOptions": "scale.campaign",
+    "parse_duration": "scale.campaign",
+    "parse_workers": "config_checks",
+    "MutateOptions": "mutate.mutation",
+    "is_forked": "evm.fork.start",
+    "with_fork": "evm.fork.start",
+    "resolve_fork": "evm.fork.start",
+    "differential_lines": "reports",
+    "failure_text": "reports",
+    "numbered": "reports",
+}
+_RENAMED = {"resolve_fork": "resolve"}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the facade defined elsewhere (the options of each command, and the texts every report shows)."""
+    if name not in _FACADE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"evmstate.{_FACADE[name]}"), _RENAMED.get(name, name))
+    globals()[name] = value
+    return value
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,15 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
     and where (a failure found before is kept).
     """
+    from .contracts import calls
+    from .engine.database import check_database, replayed_first
+    from .engine.item import told_once
+    from .engine.settings import keep_hypothesis_storage, run_seed
+    from .engine.trace import GasStats
+    from .evm.fork.start import resolve as resolve_fork
+
+    if options.workers > 1 or options.shards > 1:
+        from .scale import parallel  # noqa: F401  (loaded before the fork server starts, which preloads what is loaded)
     if options.only_stateful and options.no_stateful:
         raise UsageError("--only-stateful and --no-stateful exclude each other; give at most one")
     if options.keep_going and (options.workers > 1 or options.shards > 1):
@@ -103,6 +121,8 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     keep_hypothesis_storage(config)
     config = resolve_fork(config)  # the block pinned and the node checked before anything runs (no request when cached)
     if options.workers > 1:
+        from .scale.pool import start_early
+
         start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
@@ -123,6 +143,8 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
 
 
 def _write(summary: RunSummary, outputs: Reports, emit: Callable[[Event], None]) -> tuple[str, ...]:
+    from .reports import write_json, write_junit
+
     todo: list[tuple[Path, Callable[[Path], None]]] = []
     if outputs.junit_xml is not None:
         todo.append((outputs.junit_xml, lambda p: write_junit(summary, p)))
@@ -150,6 +172,10 @@ def _written(path: Path, write: Callable[[Path], None], emit: Callable[[Any], No
 
 def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], *, json: Path | None = None) -> CampaignSummary:
     """Fuzz for a time budget over workers (scale/campaign.py); write the JSON report (json: where); CampaignFinished ends the events."""
+    from .reports import write_campaign_json
+    from .scale import campaign
+    from .scale.events import CampaignFinished
+
     summary = campaign.fuzz(config, options, emit)
     written: tuple[str, ...] = ()
     if json is not None and summary.nothing is None and _written(json, lambda p: write_campaign_json(summary, p), emit):
@@ -160,6 +186,9 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
 
 def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None], *, json: Path | None = None, html: Path | None = None, min_score: float | None = None) -> MutationReport:
     """Judge the contracts' mutants (mutate/); write the report's files; MutateFinished ends the events, with the exit code (min_score: percent)."""
+    from .mutate import mutation
+    from .mutate.report import MutateFinished
+
     report = mutation.mutate(config, options, emit)
     written = []
     if report.nothing is None:
@@ -178,8 +207,11 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
     fork_block: a forked failure replayed at this block instead of the one it was recorded at.
     """
+    record = _record(config, failure_id)  # first: a failure that is not saved is said before the engine is imported
+    from .engine.database import check_database
+    from .engine.replay import replay as replay_record
+
     check_database(config)  # evmstate.toml's database is checked as by every command that runs machines
-    record = _record(config, failure_id)
     if fork_block is not None and not record.settings.get("fork"):
         raise UsageError(f"--fork-block {fork_block}: failure {record.id} was found on a fresh chain, not on a fork, and replays on one: leave out --fork-block")
     if fork_block is not None:
@@ -192,9 +224,12 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
 def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted | ShrinkFinished], None], *, seconds: float | None = None) -> ShrinkFinished:
     """Go on shrinking a saved failure (None: the newest) for at most seconds; a shorter program replaces the record."""
-    check_database(config)
     store = FailureStore.of(config)
-    record = store.last() if failure_id is None else store.load(failure_id)
+    record = store.last() if failure_id is None else store.load(failure_id)  # first, as replay() does
+    from .engine.database import check_database
+    from .engine.replay import shrink_record
+
+    check_database(config)
     if record.optimum is not None:
         raise UsageError(
             f"{record.id} holds the best value of {record.name}.{record.optimum[0]}, not a failure: its program "
@@ -231,7 +266,11 @@ def saved_failures(config: Config, check: bool = False) -> list[SavedFailure]:
     """The saved failures, newest last, as `evmstate failures` lists them; check: replay each quietly and say whether it still fails."""
     store = FailureStore.of(config)
     ids = store.ids()
-    inputs = current_inputs(config) if ids else {}
+    if not ids:
+        return []
+    from .engine.replay import changed_sources, check as check_record, current_inputs
+
+    inputs = current_inputs(config)
     found = []
     for rid in ids:
         try:
@@ -259,6 +298,8 @@ def remove_failure(config: Config, failure_id: str | None) -> str:
 def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False) -> None:
     """Remove the records of a failure another record holds a shorter program of, then replay every saved failure and
     remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
+    from .engine.replay import check as check_record
+
     store = FailureStore.of(config)
     merged = set()
     for rid, kept in store.duplicates():
@@ -281,6 +322,9 @@ def export(config: Config, failure_id: str | None, target: str, *, compile_with:
 
     compile_with: how a Foundry test gets the deploy code of the Vyper sources (solidity.foundry_test).
     """
+    from .export.python import pytest_test, test_name
+    from .export.solidity import foundry_test, solidity_name
+
     record = _record(config, failure_id)
     if record.optimum is not None:
         raise UsageError(
@@ -327,6 +371,9 @@ class Compiled:
 
 def compile_project(config: Config, names: tuple[str, ...] = ()) -> Compiled:
     """Compile the project's contracts (through the build cache), and the library modules named too."""
+    from .compiler.build import build as build_project, precompiled_note
+    from .compiler.sources import VYPER_VERSION
+
     config.check_sources()
     build = build_project(config, include=names)
     return Compiled(build, frozenset(build.sources) | {m.name for m in build.modules if m.in_project}, VYPER_VERSION, precompiled_note(build))
@@ -338,14 +385,20 @@ def init(target: Path, force: bool = False, machine: str | None = None) -> tuple
     Returns the files written, and what to do next.
     """
     if machine is not None:
+        from .properties.scaffold import write_machine
+
         config = load_config(target)
         path = write_machine(config, machine, force=force)
         relative = path.relative_to(config.root).as_posix()
         return [path], [f"the machine runs as it is: evmstate run {relative}; then decide what it marks DECIDE"]
+    from .scaffold.project import init as scaffold, next_steps
+
     return scaffold(target, force=force), next_steps(target)
 
 
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
+    from .engine.item import prepare
+
     kinds = frozenset({"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"})
     flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
 
@@ -361,6 +414,8 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
         return
     summary.warnings = list(project.build.warnings)
     if options.coverage:
+        from .search.session import collector_of
+
         if not project.backend.capabilities.coverage:
             raise UsageError("coverage is not recorded while --backend-check runs every call on both backends; run with --backend pyevm or --backend revm")
         collector = collector_of(project)
@@ -375,9 +430,13 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
 
 
 def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
+    from .engine.item import RunRequest, run_item
+
     seed = summary.seed
     assert seed is not None  # run() chose it before anything ran
     if options.workers > 1 or options.shards > 1:
+        from .scale.parallel import run_items
+
         summary.stopped_in = "the machines and tests running"
         run_items(config, project, items, options, seed, summary, emit)
         return
@@ -408,6 +467,8 @@ def _keep_going(
     config: Config, project: Project, item: Any, request: RunRequest, emit: Callable[[Event], None], summary: RunSummary
 ) -> None:
     """One machine under --keep-going: each new failure reported as its search ends, in the summary with its hits."""
+    from .engine.item import KeptGoing
+
     kept, start = KeptGoing(), len(summary.results)
     try:
         for result in kept.searches(config, project, item, request, emit):

@@ -9,10 +9,9 @@ artifacts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from . import precompiled
-from .differential import build_pair, sides
 from .sources import Artifact, Build, compile_project, contract_names, input_hashes
 from ..config import Config
 from ..errors import CompileError
@@ -26,6 +25,8 @@ def build(config: Config, include: Sequence[str] = ()) -> Build:
     A differential run's is its side A build, side B's its counterpart (differential.py).
     """
     if config.differential.on:
+        from .differential import build_pair  # a differential run's alone
+
         found = build_pair(config, include)
     else:
         folders, settings = config.compile_inputs()
@@ -54,12 +55,13 @@ def inputs(config: Config) -> dict[str, str]:
 
     A differential run's come from both its builds' contracts folders.
     """
+    folders: Iterable[Path] = (config.contracts_dir,)
+    if config.differential.on:
+        from .differential import sides
+
+        folders = dict.fromkeys(side.config.contracts_dir for side in sides(config))
     found = {}
-    for folder in (
-        dict.fromkeys(side.config.contracts_dir for side in sides(config))
-        if config.differential.on
-        else (config.contracts_dir,)
-    ):
+    for folder in folders:
         found.update(input_hashes(folder, search_paths=config.search_paths, root=config.root))
     if config.artifacts_dir is not None:
         found.update((_shown(Path(p), config.root), h) for p, h in precompiled.load(config.artifacts_dir)[2].items())

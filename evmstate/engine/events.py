@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..compiler.vyper_warnings import CompileWarning
+from ..errors import ExitCode  # noqa: F401  (every command's exit status; importable from here)
 from ..search.canaries import Canary  # noqa: F401  (a machine's result holds them; importable from here)
-from .tracebacks import ErrorInfo
-from .recorded import RecordedStep
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: importing the events loads neither Hypothesis nor the contract layer
+    from .recorded import RecordedStep
+    from .tracebacks import ErrorInfo
     from ..search.coverage import CoverageReport
     from .trace import GasStats, Trace
-
-
-
-class ExitCode(enum.IntEnum):
-    """How a command ends, as its exit status: 0 passed, 1 falsified, 2 the input's fault, 3 evmstate's, and the shell's
-    130 for Ctrl-C."""
-
-    OK = 0  # passed; a replayed failure is fixed
-    FAILED = 1  # a property was falsified, or still fails; the mutation score is below --min-score
-    USAGE_ERROR = 2  # bad input: usage, settings, the user's machines, tests or contracts
-    INTERNAL_ERROR = 3  # evmstate itself failed (the traceback is shown)
-    NOTHING_FOUND = 5  # no machine or test to run (pytest's NO_TESTS_COLLECTED)
-    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
 Kind = Literal["machine", "test"]

@@ -50,6 +50,7 @@ from typing import Any, Callable, Iterator
 
 from ..compiler.sources import Build
 from ..config import START_METHOD_VARIABLE, Config, Environment
+from ..config_checks import cores, parse_workers  # noqa: F401  (parse_workers: importable from here; -n is read before evmstate.scale is imported)
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.settings import keep_hypothesis_storage
@@ -58,28 +59,6 @@ from .lifeline import STOP_SIGNALS, watch_parent
 from .shrinking import Lend, Loans, lending
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def parse_workers(text: str | int) -> int:
-    """-n: a number of worker processes, or "auto" for one per core."""
-    if isinstance(text, int):
-        value = text
-    elif text.strip().lower() == "auto":
-        return cores()
-    else:
-        try:
-            value = int(text)
-        except ValueError:
-            raise UsageError(f"-n {text}: give a number of worker processes, or auto for one per core ({cores()} here)") from None
-    if value < 1:
-        raise UsageError(f"-n {value}: give at least 1 worker process, or auto for one per core ({cores()} here)")
-    return value
 
 
 # -- what a worker holds ---------------------------------------------------------

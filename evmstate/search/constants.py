@@ -10,18 +10,20 @@ evmstate's modules (nor the CLI's), however evmstate was installed: what a wheel
 Hypothesis has no public way to choose the pool. The providers module (the alternative-backend
 interface, guidance.py's too) asks one function, `is_local_module_file(path)`, whether a
 loaded module's file counts; this wraps it to say no for evmstate's files. It must be in place
-before Hypothesis first reads a module of evmstate's: evmstate/__init__.py calls it before it
-imports anything else, and Hypothesis reads modules only when a test draws (or when pytest
-collects). tests/unit/test_constants.py checks the pool, and tests/cli/test_wheel_install.py
-compares the programs a seed gives from a wheel and from a checkout.
+before Hypothesis first reads a module of evmstate's, which it does only when a test draws (or
+when pytest collects). Importing this module imports no Hypothesis (`evmstate --help` loads it);
+the wrap is made by Hypothesis itself as it is imported, through its documented "hypothesis" entry
+point (pyproject.toml names leave_evmstate_out), and again by evmstate/__init__.py where Hypothesis
+was imported first or an entry point was not installed. tests/unit/test_constants.py checks the
+pool, and tests/cli/test_wheel_install.py compares the programs a seed gives from a wheel and from
+a checkout.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-
-from hypothesis.internal.conjecture import providers
+import sys
 
 
 def _folders() -> tuple[str, ...]:
@@ -41,8 +43,18 @@ def is_evmstate_file(path: str) -> bool:
 FOLDERS = _folders()
 
 
-def leave_evmstate_out() -> None:
-    """Keep evmstate's own modules out of Hypothesis's local constants, however it was installed."""
+PROVIDERS = "hypothesis.internal.conjecture.providers"
+
+
+def leave_evmstate_out(only_if_loaded: bool = False) -> None:
+    """Keep evmstate's own modules out of Hypothesis's local constants, however it was installed.
+
+    only_if_loaded: only where Hypothesis's providers module is loaded already (no import of it).
+    """
+    if only_if_loaded and PROVIDERS not in sys.modules:
+        return
+    from hypothesis.internal.conjecture import providers
+
     check = getattr(providers, "is_local_module_file", None)
     if check is None or getattr(check, "leaves_evmstate_out", False):
         return  # a Hypothesis without local constants, or done already

@@ -22,7 +22,10 @@ POOL = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    import evmstate.runner, evmstate_cli.main  # every module a run loads, the CLI's too
+    import importlib
+    from evmstate_cli.launch import PRELOAD
+    for name in PRELOAD[1:]:  # every module a run loads, the CLI's too (what the fork server preloads, but its tie)
+        importlib.import_module(name)
     from evmstate.engine.loader import load_module
     from hypothesis.internal.conjecture import providers
     from hypothesis.internal.constants_ast import constants_from_module

@@ -13,6 +13,8 @@ import dataclasses
 from typing import Any
 
 import rlp
+
+from ..pyevm import deferred  # noqa: F401  (first: py-evm's BLS12-381 precompiles load on first call)
 from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
 from eth.db.backends.memory import MemoryDB
 from eth.db.journal import JournalDB

@@ -1,1 +1,6 @@
-"""The py-evm backend: backend.py (execution, snapshots, hooks), accounts.py (state access), opcodes.py (hooked jumps, comparisons), state.py (the state class)."""
+"""The py-evm backend: backend.py (execution, snapshots, hooks), accounts.py (state access), opcodes.py (hooked jumps, comparisons), state.py (the state class), deferred.py (the BLS12-381 precompiles, imported on first call)."""
+
+from .deferred import defer
+
+# before py-evm is first imported: its BLS12-381 precompiles load on their first call (deferred.py)
+defer()
