@@ -8,7 +8,8 @@
    puzzle.py, sale.py, staking.py; and benchmarks/projects/actors/'s crowdfund.py, raffle.py and
    ether_vault.py, whose bugs need an actor: a funder or winner that rejects ether, a holder
    that re-enters; benchmarks/projects/compared/'s combination.py, an equality hidden in a
-   compound condition, `seed != 0 and combination == 3 * seed + 7`): over several seeds,
+   compound condition, `seed != 0 and combination == 3 * seed + 7`, and scaled.py, the argument
+   on the other side, `3 * combination + 7 == seed`): over several seeds,
    whether the bug was reported, the time to report it (search, shrinking and the step-deletion
    pass; compile excluded), the runs to the first
    failure and the printed program's length; the median time per example. With --signals, the
@@ -63,7 +64,7 @@ EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "safe", 
 # benchmarks/projects/actors/: bugs only a contract counterparty shows, with the actors on (docs/actors.md)
 ACTOR_EXAMPLES = ("crowdfund", "raffle", "ether_vault")
 # benchmarks/projects/compared/: a value only the comparisons show, at the tool's defaults (docs/guidance.md)
-COMPARED_EXAMPLES = ("combination",)
+COMPARED_EXAMPLES = ("combination", "scaled")
 # the feedback signals switched on, by label, each against the default (stored values and
 # comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none
 VARIANTS = {

@@ -257,7 +257,7 @@ COMPARISONS: dict[int, tuple[str, Callable[[int, int], int]]] = {
     opcode_values.GT: ("GT", lambda a, b: 1 if a > b else 0),
     opcode_values.SLT: ("SLT", lambda a, b: 1 if _signed(a) < _signed(b) else 0),
     opcode_values.SGT: ("SGT", lambda a, b: 1 if _signed(a) > _signed(b) else 0),
-    # vyper tests `a == b` as XOR feeding a JUMPI (SUB in other code), `a != b` the same under ISZERO
+    # vyper writes `a != b` as an XOR (a SUB in other code) a JUMPI takes, `a == b` as the same under an ISZERO
     opcode_values.XOR: ("XOR", lambda a, b: a ^ b),
     opcode_values.SUB: ("SUB", lambda a, b: (a - b) % WORD),
 }
