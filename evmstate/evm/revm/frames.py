@@ -119,7 +119,7 @@ class Frame:
 
     __slots__ = (
         "code", "prog", "address", "code_address", "caller", "value", "data", "static", "depth", "stack", "mem",
-        "returndata", "words", "derived", "seen", "counts",
+        "returndata", "words", "derived", "tracked", "seen", "counts",
     )
 
     def __init__(self, code: bytes, address: bytes, code_address: bytes, caller: bytes, value: int, data: bytes, static: bool, depth: int) -> None:
@@ -131,6 +131,7 @@ class Frame:
         self.returndata = b""
         self.words: frozenset[int] | None = None  # the words of its calldata after the selector, once a comparison asks
         self.derived: Derived = {}  # values computed from them (pyevm/opcodes.py derive())
+        self.tracked: set[int] | None = None  # the words and the values derived, while feedback records (the hot check)
         self.seen: set[int] | None = None
         self.counts: dict[int, int] | None = None
 

@@ -51,10 +51,9 @@ def _comparison(fn: Callable[[int, int], int], equal: bool, subtracts: bool) -> 
             if pc in f.prog.recorded:
                 t.compared(f, a, b, equal)
             elif subtracts:
-                words = t.words(f)
-                derived = f.derived
-                if words and (a in words or b in words or (derived and (a in derived or b in derived))):
-                    derive(derived, words, SUB, a, b, result)
+                tracked = f.tracked
+                if tracked and (a in tracked or b in tracked):
+                    _derive(t, f, SUB, a, b, result)
             elif a == b and t.feedback.everywhere:
                 t.matched(f, a)
 
@@ -69,13 +68,19 @@ def _arithmetic(op: int, fn: Callable[[int, int], int]) -> Callable[[Tracer, Fra
         a = s.pop()
         b = s[-1]
         result = s[-1] = fn(a, b)
-        if t.feedback is not None:
-            words = f.words if f.words is not None else t.words(f)
-            derived = f.derived
-            if words and (a in words or b in words or (derived and (a in derived or b in derived))):
-                derive(derived, words, op, a, b, result)
+        tracked = f.tracked
+        if tracked and (a in tracked or b in tracked):
+            _derive(t, f, op, a, b, result)
 
     return handler
+
+
+def _derive(t: Tracer, f: Frame, op: int, a: int, b: int, result: int) -> None:
+    """An operation on a tracked value (an argument, or a value derived from one): noted as py-evm's hook notes it."""
+    derived = f.derived
+    derive(derived, t.words(f), op, a, b, result)
+    if result in derived:
+        f.tracked.add(result)  # type: ignore[union-attr]
 
 
 def _sdiv(a: int, b: int) -> int:

@@ -164,6 +164,8 @@ class Tracer:
         """Run a frame to its end: its output, or Reverted / Fault / IndexError when it fails."""
         code, prog, stack = f.code, f.prog, f.stack
         pushes, dests = prog.pushes, prog.dests
+        if self.feedback is not None:
+            f.tracked = set(self.words(f))
         table = TABLE
         n = len(code)
         pc = 0
