@@ -348,32 +348,16 @@ def solve(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
     return t
 
 
-def arithmetic(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
-    """ADD, MUL, DIV, SHL or SHR that notes the values a frame derives from its arguments (derive())."""
-    mnemonic, compute = ARITHMETIC[opcode]
-
-    def arithmetic(computation: Any) -> None:
-        computation.consume_gas(gas, mnemonic)
-        a, b = computation.stack_pop_ints(2)
-        result = compute(a, b)
-        computation.stack_push_int(result)
-        try:
-            words, _, derived = computation._evmstate_words
-        except AttributeError:
-            words, _, derived = computation._evmstate_words = _arguments(feedback, computation.msg)
-        if words and (a in words or b in words or (derived and (a in derived or b in derived))):
-            derive(derived, words, opcode, a, b, result)
-
-    return arithmetic
-
-
-def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
-    """A comparison (COMPARISONS) that records its operands for feedback (recorded() says which)."""
-    mnemonic, compute = COMPARISONS[opcode]
+def hooked(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
+    """A comparison (COMPARISONS) that records its operands for feedback (recorded() says which), or an arithmetic
+    operation (ARITHMETIC, and SUB where it is not tested) that notes the values a frame derives from its arguments
+    (derive()): one hook for both, as they share the hot path."""
+    compares = opcode in COMPARISONS
+    mnemonic, compute = COMPARISONS[opcode] if compares else ARITHMETIC[opcode]
     equal = opcode in EQUALITIES
-    subtracts = opcode == SUB
+    derives = opcode in ARITHMETIC or opcode == SUB
 
-    def compare(computation: Any) -> None:
+    def hook(computation: Any) -> None:
         computation.consume_gas(gas, mnemonic)
         a, b = computation.stack_pop_ints(2)
         result = compute(a, b)
@@ -382,24 +366,21 @@ def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]
             words, tests, derived = computation._evmstate_words
         except AttributeError:
             words, tests, derived = computation._evmstate_words = _arguments(feedback, computation.msg)
-        if computation.code.program_counter - 1 in tests:
+        if compares and computation.code.program_counter - 1 in tests:
             context = computation.state.execution_context
             compared(feedback, words, a, b, context.timestamp, context.block_number, equal, derived)
         elif not words:
             return
-        elif subtracts and (a in words or b in words or (derived and (a in derived or b in derived))):
-            derive(derived, words, SUB, a, b, result)
-        elif a == b and feedback.everywhere and a in words and len(feedback.matched) < MAX_OPERANDS:
+        elif derives and (a in words or b in words or (derived and (a in derived or b in derived))):
+            derive(derived, words, opcode, a, b, result)
+        elif compares and a == b and feedback.everywhere and a in words and len(feedback.matched) < MAX_OPERANDS:
             feedback.matched.append(a)
 
-    return compare
+    return hook
 
 
-# the hooks set_feedback() installs (pyevm/backend.py), by opcode
-FEEDBACK_HOOKS: dict[int, Callable[[int, int, Feedback], Callable[..., None]]] = {
-    **{op: comparison for op in COMPARISONS},
-    **{op: arithmetic for op in ARITHMETIC},
-}
+# the opcodes set_feedback() hooks (pyevm/backend.py)
+HOOKED = (*COMPARISONS, *ARITHMETIC)
 
 
 def compared(

@@ -40,7 +40,7 @@ def _binary(fn: Callable[[int, int], int]) -> Callable[[Tracer, Frame, int], Non
 
 
 def _comparison(fn: Callable[[int, int], int], equal: bool, subtracts: bool) -> Callable[[Tracer, Frame, int], None]:
-    """A comparison that records as py-evm's hook does (pyevm/opcodes.py comparison())."""
+    """A comparison that records as py-evm's hook does (pyevm/opcodes.py hooked())."""
 
     def handler(t: Tracer, f: Frame, pc: int) -> None:
         s = f.stack
@@ -61,7 +61,7 @@ def _comparison(fn: Callable[[int, int], int], equal: bool, subtracts: bool) -> 
 
 
 def _arithmetic(op: int, fn: Callable[[int, int], int]) -> Callable[[Tracer, Frame, int], None]:
-    """ADD, MUL, DIV, SHL or SHR, noting what a frame derives from its arguments as py-evm's hook (arithmetic())."""
+    """ADD, MUL, DIV, SHL or SHR, noting what a frame derives from its arguments as py-evm's hook (hooked())."""
 
     def handler(t: Tracer, f: Frame, pc: int) -> None:
         s = f.stack
