@@ -15,9 +15,11 @@ This file is also the pytest plugin that measures each test (`-p suite_time`, fo
 the script sets).
 
 `--slow tests/slow.txt` (with `--tier in-process`) writes the in-process tests that cost a second of CPU
-or more: the list the `slow` marker is read from (tests/conftest.py).
+or more: the list the `slow` marker is read from (tests/conftest.py). `--costs tests/costs.txt` (with
+`--tier all`) writes what each test module cost in all: the order the suite runs its modules in, costliest
+first (tests/conftest.py), so that the last tests xdist hands out are short ones.
 
-Run: python benchmarks/suite_time.py [--tier quick|in-process|marked|all] [-n 2] [--top 30] [--json out.json] [--slow FILE]
+Run: python benchmarks/suite_time.py [--tier quick|in-process|marked|all] [-n 2] [--top 30] [--json out.json] [--slow FILE] [--costs FILE]
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--json", help="write every test's figures here")
     parser.add_argument("--slow", metavar="FILE", help=f"write the in-process tests that cost {SLOW_ABOVE} s of CPU or more here (tests/slow.txt; run the in-process tier)")
+    parser.add_argument("--costs", metavar="FILE", help="write each test module's CPU seconds here (tests/costs.txt; run the whole suite)")
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (after --)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -118,6 +121,15 @@ def main() -> None:
         head = f"# in-process tests that cost {SLOW_ABOVE} s of CPU or more: CPU seconds, then the test (benchmarks/suite_time.py --tier in-process --slow, load {before})\n"
         Path(args.slow).write_text(head + "".join(f"{t['cpu']:.1f} {t['id']}\n" for t in slow), encoding="utf-8")
         print(f"{len(slow)} slow tests written to {args.slow}")
+    if args.costs:
+        modules: dict[str, float] = {}
+        for t in tests:
+            module = t["id"].split("::", 1)[0]
+            modules[module] = modules.get(module, 0.0) + t["cpu"]
+        head = f"# what each test module cost, CPU seconds (benchmarks/suite_time.py --tier all --costs, load {before}): the suite runs the costliest first\n"
+        ranked = sorted(modules.items(), key=lambda kv: -kv[1])
+        Path(args.costs).write_text(head + "".join(f"{cpu:.1f} {module}\n" for module, cpu in ranked), encoding="utf-8")
+        print(f"{len(ranked)} modules' costs written to {args.costs}")
     if done.returncode not in (0, 5):
         print(done.stdout[-3000:], done.stderr[-2000:], sep="\n", file=sys.stderr)
         sys.exit(done.returncode)

@@ -336,7 +336,22 @@ def slow_ids() -> set[str]:
     return {line.split(None, 1)[1] for line in lines if line.strip() and not line.startswith("#")}
 
 
+# what each test module cost when the whole suite was measured (`python benchmarks/suite_time.py --tier all --costs
+# tests/costs.txt` writes it): the modules run costliest first, each module's tests in their order, so that the
+# tests pytest-xdist hands out last are short ones and no worker waits on another's long test at the end
+COSTS = Path(__file__).parent / "costs.txt"
+
+
+def module_costs() -> dict[str, float]:
+    """Each module's CPU seconds as tests/costs.txt gives them (a module it does not list costs nothing)."""
+    lines = COSTS.read_text(encoding="utf-8").splitlines() if COSTS.exists() else []
+    return {line.split(None, 1)[1]: float(line.split(None, 1)[0]) for line in lines if line.strip() and not line.startswith("#")}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    costs = module_costs()
+    # a stable sort: the tests of one module stay together and in order (its module-scoped fixtures are set up once)
+    items.sort(key=lambda item: -costs.get(item.nodeid.split("::", 1)[0], 0.0))
     slow = slow_ids()
     for item in items:
         for fixture, tier in TIER_OF_FIXTURE.items():

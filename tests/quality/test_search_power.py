@@ -1,5 +1,5 @@
-"""The four search-power examples: each bug is found with the default settings in every seed
-tried and printed as its minimal program; the reported program replays without the dictionary."""
+"""The four search-power examples: each bug is found with the default settings on a pinned seed
+and printed as its minimal program; the reported program replays without the dictionary."""
 
 import shutil
 from pathlib import Path
@@ -16,10 +16,11 @@ from .conftest import run_project, search
 
 pytestmark = pytest.mark.quality
 
-# two seeds, pinned, for each example: seeds 0 to 4 find each of them but the ladder, which seeds
-# 0 and 2 to 7 find in its 300 runs (not 1), with waits drawn on a log scale; on seed 2 the inbox is
-# shrunk to 3 steps (its derived address cannot follow a change of the account that opened it)
-SEEDS = (0, 3)
+# one seed, pinned, for each example: how many seeds find each (seeds 0 to 4 find each of them but the
+# ladder, which seeds 0 and 2 to 7 find in its 300 runs, not 1) is benchmarks/search.py's figure, not
+# this test's; on seed 2 the inbox is shrunk to 3 steps (its derived address cannot follow a change of
+# the account that opened it)
+SEEDS = (0,)
 
 PROGRAMS = {
     "fee_vault": """\
@@ -54,7 +55,7 @@ def example_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("example", sorted(PROGRAMS))
-def test_found_in_every_seed_and_shrunk_to_the_minimal_program(example_root, example):
+def test_found_on_a_pinned_seed_and_shrunk_to_the_minimal_program(example_root, example):
     results = search(example_root, f"machines/{example}.py", SEEDS)
     expected = PROGRAMS[example].splitlines()[1:]
     for r in results:

@@ -1,4 +1,5 @@
-"""tests/slow.txt, which the `slow` marker is read from, names tests that exist and are in-process.
+"""tests/slow.txt, which the `slow` marker is read from, names tests that exist and are in-process; tests/costs.txt,
+which orders the modules, names modules that exist.
 
 A renamed or deleted test would drop out of the list without a word, and the quick tier would slow
 down; a listed test that carries a tier's marker of its own is in that tier already.
@@ -10,7 +11,7 @@ import ast
 import re
 from pathlib import Path
 
-from ..conftest import SLOW, slow_ids
+from ..conftest import COSTS, SLOW, module_costs, slow_ids
 
 REPO = Path(__file__).resolve().parents[2]
 TIERS = ("quality", "network", "processes")
@@ -39,3 +40,15 @@ def test_each_line_gives_the_cost_then_the_test() -> None:
         if line.strip() and not line.startswith("#"):
             cost, _, nodeid = line.partition(" ")
             assert re.fullmatch(r"\d+\.\d", cost) and "::" in nodeid, f"{SLOW}:{number}: write the CPU seconds, a space, then the test's id: {line!r}"
+
+
+def test_every_module_the_costs_list_is_a_test_module_and_the_costliest_run_first(request) -> None:
+    costs = module_costs()
+    assert costs, f"{COSTS} lists no module"
+    for module, cpu in costs.items():
+        assert (REPO / module).is_file() and Path(module).name.startswith("test_"), f"{COSTS}: no test module {module}"
+        assert cpu >= 0, f"{COSTS}: {module}: a cost is CPU seconds"
+    # the session's order (tests/conftest.py): no test of a listed module runs after one of a module listed as cheaper
+    order = [item.nodeid.split("::", 1)[0] for item in request.session.items]
+    ranks = [costs.get(module, 0.0) for module in order]
+    assert ranks == sorted(ranks, reverse=True)
