@@ -7,8 +7,11 @@
 2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py,
    puzzle.py, sale.py, staking.py; and benchmarks/projects/actors/'s crowdfund.py, raffle.py and
    ether_vault.py, whose bugs need an actor: a funder or winner that rejects ether, a holder
-   that re-enters): over several seeds, whether the bug was reported, the time to report it
-   (search, shrinking and the step-deletion pass; compile excluded), the runs to the first
+   that re-enters; benchmarks/projects/compared/'s combination.py, an equality hidden in a
+   compound condition, `seed != 0 and combination == 3 * seed + 7`, and scaled.py, the argument
+   on the other side, `3 * combination + 7 == seed`): over several seeds,
+   whether the bug was reported, the time to report it (search, shrinking and the step-deletion
+   pass; compile excluded), the runs to the first
    failure and the printed program's length; the median time per example. With --signals, the
    same against the default signals (stored values and comparison operands): each of them off
    in turn, hit counts (off by default) on too, and none (--variants picks some of these).
@@ -60,6 +63,8 @@ EVMSTATE = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or "e
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "safe", "staking", "vesting")
 # benchmarks/projects/actors/: bugs only a contract counterparty shows, with the actors on (docs/actors.md)
 ACTOR_EXAMPLES = ("crowdfund", "raffle", "ether_vault")
+# benchmarks/projects/compared/: a value only the comparisons show, at the tool's defaults (docs/guidance.md)
+COMPARED_EXAMPLES = ("combination", "scaled")
 # the feedback signals switched on, by label, each against the default (stored values and
 # comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none
 VARIANTS = {
@@ -309,7 +314,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--find-only", action="store_true")
-    parser.add_argument("--examples", default=",".join(EXAMPLES + ACTOR_EXAMPLES))
+    parser.add_argument("--examples", default=",".join(EXAMPLES + ACTOR_EXAMPLES + COMPARED_EXAMPLES))
     parser.add_argument("--no-erc20", action="store_true")
     parser.add_argument("--no-times", action="store_true", help="skip the examples' times with every signal on (part 2)")
     parser.add_argument("--guidance-vs-target", action="store_true", help="also run the ladder with target() scores and with neither")
@@ -364,19 +369,22 @@ def main() -> int:
             toml = root / "evmstate.toml"
             toml.write_text(toml.read_text().replace("[hypothesis]", '[hypothesis]\nphases = ["explicit", "generate"]', 1))
         chosen = [e for e in args.examples.split(",") if e]
-        examples = [e for e in chosen if e not in ACTOR_EXAMPLES]
+        examples = [e for e in chosen if e not in ACTOR_EXAMPLES + COMPARED_EXAMPLES]
         with_actors = [e for e in chosen if e in ACTOR_EXAMPLES]
+        compared = [e for e in chosen if e in COMPARED_EXAMPLES]
         actors_root = project(base / "actors", REPO / "benchmarks" / "projects" / "actors")
+        compared_root = project(base / "compared", REPO / "benchmarks" / "projects" / "compared")
         if args.find_only:
-            toml = actors_root / "evmstate.toml"
-            toml.write_text(toml.read_text() + '\n[hypothesis]\nphases = ["explicit", "generate"]\n')
+            for toml in (actors_root / "evmstate.toml", compared_root / "evmstate.toml"):
+                toml.write_text(toml.read_text() + '\n[hypothesis]\nphases = ["explicit", "generate"]\n')
         if args.backend == "revm":
-            for where, names in ((root, examples), (actors_root, with_actors)):
+            for where, names in ((root, examples), (actors_root, with_actors), (compared_root, compared)):
                 if names:
                     backends_times(where, names, args.seeds)
         elif not args.no_times:
             examples_times(root, examples, args.seeds)
             examples_times(actors_root, with_actors, args.seeds, "[actors on] ")
+            examples_times(compared_root, compared, args.seeds)
         if args.signals:
             for label, on in VARIANTS.items():
                 if label not in args.variants.split(","):

@@ -321,19 +321,21 @@ class Feedback:
 
     # per code (Coverage's keys): 2*pc + taken of each JUMPI -> how often it went that way
     counts: dict[bytes, dict[int, int]] = field(default_factory=dict)
-    # comparisons that feed a branch, one side a word of the frame's calldata (an argument): the other side
+    # comparisons (wherever their result goes: pyevm/opcodes.py recorded()), one side a word of the frame's calldata (an
+    # argument): the other side; one side computed from an argument by simple arithmetic (3 * x + 7, x // 4): the
+    # argument that would make it the other side
     operands: list[int] = field(default_factory=list)
     # of those, the equalities (EQ, and the XOR and SUB vyper writes for == and !=): (argument, other side)
     equalities: list[tuple[int, int]] = field(default_factory=list)
-    # comparisons that feed a branch, an argument on both sides (a code compared with what it must match, and matching):
-    # the argument; for the shrinker, which leaves such a number where it is. With everywhere on (the shrinker's
-    # replays), also those that feed no branch directly (`a != 0 and a == code`: an AND between)
+    # comparisons with an argument on both sides (a code compared with what it must match, and matching): the argument;
+    # for the shrinker, which leaves such a number where it is. With everywhere on (the shrinker's replays), also an
+    # XOR or SUB of an argument with itself whose result is not tested
     matched: list[int] = field(default_factory=list)
     everywhere: bool = False
     # with everywhere on, every comparison of operands: (argument, other side), so that the shrinker replaces an
     # argument only with what it was compared with (input-to-state, as Redqueen), not with any other side met
     sides: list[tuple[int, int]] = field(default_factory=list)
-    # comparisons that feed a branch, one side the block's time (or number): the other side, a time the contract waits for
+    # comparisons with the block's time (or number) on one side: the other side, a time the contract waits for
     times: list[int] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
     # with everywhere on, the same as (the clock then, the other side), for the shrinker's waits set to a time compared;

@@ -27,8 +27,9 @@ phase, a level, a flag: few values, all small, changed by one or two sizes), not
 KINDS; benchmarks/still_rising.py measures how often the warning is right).
 
 A third signal, comparison operands (CmpLog), feeds the dictionary rather than the corpus: the
-py-evm hooks record the other side of each comparison of an argument that feeds a branch
-(evm/pyevm/opcodes.py), and the dictionary offers it, with its neighbours, to later draws.
+hooks record the other side of each comparison of an argument, wherever its result goes, and the
+argument that would meet it when the argument went through `* k + c`, `// k` or `+ c` first
+(evm/pyevm/opcodes.py); the dictionary offers it, with its neighbours, to later draws.
 
 The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
 SIGNALS). Stored values and comparison operands are on by default; hit counts are off: measured

@@ -28,7 +28,9 @@ them: when a step's call compared an argument for equality with another value (`
 7`, the right side computed from what an earlier call stored), later runs replay the run up to
 that step and repeat the step with the argument's choice replaced by the other side (then by its
 neighbours). The repeated call meets the same state, so the comparison now holds. Each value is
-tried once per machine, and at most REPLACEMENTS new ones a run.
+tried once per machine, and at most REPLACEMENTS new ones a run. An argument compared after
+simple arithmetic (`3 * x + 7 == base`) comes with the value solved for it, not the other side
+(evm/pyevm/opcodes.py derive()).
 
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
 choice at a time, so a run that reached a rare branch at step 10 gets one new try per run at

@@ -83,21 +83,18 @@ def test_while_the_shrinker_asks_each_comparison_keeps_the_argument_with_its_oth
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_while_the_shrinker_asks_an_argument_compared_with_itself_through_an_and_is_kept(root, backend):
-    # Claims.vy: `_code != 0 and _code == self.claim_code[msg.sender]`; the equality feeds an AND,
-    # not the branch, so the search records nothing of it; the shrinker's replays (everywhere) do
+def test_an_argument_compared_with_itself_through_an_and_is_kept(root, backend):
+    # Claims.vy: `_code != 0 and _code == self.claim_code[msg.sender]`; the equality feeds the AND's join, not the
+    # branch, and is recorded all the same: the right code as matched, a wrong one with the code as its other side
     project, feedback, _ = recording(root, backend=backend)
     claims = project.Claims.deploy()
     claims.register()
     code = int.from_bytes(keccak(project.accounts[0].raw_address + b"claim"), "big")
     claims.claim(code)
-    assert feedback.matched == []
-    feedback.everywhere = True
-    claims.claim(code)
     assert feedback.matched == [code]
     with pytest.raises(TransactionReverted):
         claims.claim(code - 1)
-    assert feedback.matched == [code]
+    assert feedback.matched == [code] and feedback.equalities[-1] == (code - 1, code)
 
 
 def test_the_same_branch_taken_again_is_counted(root):
@@ -139,3 +136,67 @@ def test_without_feedback_the_comparisons_are_py_evms_own(root):
     sale.buy(2_006_001)
     assert feedback.operands == [] and feedback.counts == {}
     assert sale.bought(project.accounts[0]) == 1
+
+
+WHEREVER = """# pragma version ~=0.4.3
+seed: public(uint256)
+hit: public(bool)
+
+
+@external
+def set_seed(_seed: uint256):
+    self.seed = _seed
+
+
+@external
+def both(_x: uint256):
+    if self.seed != 0 and _x == 3 * self.seed + 7:
+        self.hit = True
+
+
+@external
+def scaled(_x: uint256):
+    if self.seed != 0 and 3 * _x + 7 == self.seed:
+        self.hit = True
+
+
+@external
+def quarter(_x: uint256):
+    if _x // 4 == self.seed:
+        self.hit = True
+
+
+@external
+def same(_x: uint256) -> bool:
+    return _x == self.seed
+"""
+
+
+@pytest.fixture(scope="module")
+def wherever_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("wherever")
+    (root / "contracts").mkdir()
+    (root / "contracts" / "Wherever.vy").write_text(WHEREVER)
+    return root
+
+
+def test_every_comparison_of_an_argument_is_recorded_wherever_its_result_goes_on_both_backends(wherever_root):
+    # the equality reaches the `if` through the `and`'s join, or is returned: recorded all the same; an argument
+    # compared after `3 * x + 7` or `x // 4` is solved for
+    records = []
+    for backend in ("pyevm", "revm"):
+        project, feedback, _ = recording(wherever_root, backend=backend)
+        box = project.Wherever.deploy()
+        box.set_seed(1000)
+        feedback.operands.clear(), feedback.equalities.clear()
+        box.both(5)
+        assert (5, 3007) in feedback.equalities and 3007 in feedback.operands
+        box.scaled(5)
+        assert (5, 331) in feedback.equalities  # 3 * 331 + 7 == 1000
+        box.quarter(5)
+        assert (5, 4000) in feedback.equalities  # 4000 // 4 == 1000
+        box.same(5, {"from": project.accounts[0]})  # a transaction: its result is only returned
+        assert feedback.equalities[-1] == (5, 1000)
+        records.append((list(feedback.operands), list(feedback.equalities), dict(feedback.counts)))
+        assert not box.hit()
+    assert records[1] == records[0]

@@ -13,7 +13,7 @@ from eth_utils import keccak
 
 from evmstate.search.feedback import ENVIRONMENT
 
-from ..conftest import copy_example
+from ..conftest import REPO, copy_example, copy_project
 from .conftest import search
 
 pytestmark = pytest.mark.quality
@@ -32,6 +32,17 @@ def test_a_price_computed_on_the_stack_is_drawn_from_the_comparison(example_root
     (blind,) = search(example_root, "machines/sale.py", [0], save=False, env={ENVIRONMENT: "counts,storage"})
     assert blind["status"] == "passed" and blind["examples"] == 50, blind
     assert blind["progress"].endswith(" 0 comparison operands")
+
+
+def test_an_equality_inside_a_compound_condition_is_met_on_revm(tmp_path):
+    # benchmarks/projects/compared: `seed != 0 and combination == 3 * seed + 7`, the equality carried to the `and`'s
+    # join before any branch takes it; recorded all the same, and replayed with the combination in the argument's place
+    root = copy_project(REPO / "benchmarks" / "projects" / "compared", tmp_path / "compared")
+    (found,) = search(root, "machines/combination.py", [0], save=False, backend="revm")
+    assert found["status"] == "failed", found
+    assert found["program"] == [
+        "state = CombinationMachine()", "state.rule_set_seed(seed=1)", "state.rule_open(combination=10, caller=accounts[1])",
+    ]
 
 
 def solves(level: int, nonce: int) -> bool:

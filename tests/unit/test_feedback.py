@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evmstate.evm.pyevm.opcodes import feeding
+from evmstate.evm.pyevm.opcodes import ADD, DIV, MUL, SHR, SUB, derive, recorded, solve
 from evmstate import config as config_mod
 from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
@@ -75,16 +75,66 @@ def test_the_signals_are_switched_by_the_environment(monkeypatch, tmp_path, text
     assert feedback.signals(environment.feedback) == on
 
 
-def test_a_comparison_feeds_a_branch_when_a_jumpi_takes_its_result():
-    PUSH1, PUSH2, EQ, LT, GT, XOR, ISZERO, JUMPI, CALLVALUE, OR, ADD = 0x60, 0x61, 0x14, 0x10, 0x11, 0x18, 0x15, 0x57, 0x34, 0x17, 0x01
+def test_every_comparison_is_recorded_and_an_xor_or_sub_where_its_result_is_tested():
+    PUSH1, PUSH2, EQ, LT, GT, XOR, SUB_, ISZERO = 0x60, 0x61, 0x14, 0x10, 0x11, 0x18, 0x03, 0x15
+    JUMPI, JUMP, CALLVALUE, OR, ADD_, MSTORE = 0x57, 0x56, 0x34, 0x17, 0x01, 0x52
     code = bytes(
-        [PUSH1, 5, PUSH1, 4, XOR, PUSH2, 0, 40, JUMPI]  # `==` as vyper writes it: XOR, the destination, JUMPI (XOR at 4)
+        [PUSH1, 5, PUSH1, 4, XOR, PUSH2, 0, 40, JUMPI]  # `!=` as vyper writes it: XOR, destination, JUMPI (XOR at 4)
         + [PUSH1, 5, PUSH1, 4, LT, ISZERO, PUSH2, 0, 40, JUMPI]  # `>=`: LT ISZERO (LT at 13)
-        + [PUSH1, 5, PUSH1, 4, LT, CALLVALUE, OR, PUSH2, 0, 40, JUMPI]  # a calldata size check joined to another: no (LT at 23)
+        + [PUSH1, 5, PUSH1, 4, LT, CALLVALUE, OR, PUSH2, 0, 40, JUMPI]  # a size check joined to another (LT at 23)
         + [PUSH1, 5, PUSH1, 4, GT, JUMPI]  # GT at 34
-        + [PUSH1, 1, PUSH1, 2, EQ, PUSH1, 1, ADD]  # a comparison whose result is a value (EQ at 40)
+        + [PUSH1, 1, PUSH1, 2, EQ, PUSH1, 1, ADD_]  # a comparison whose result is a value (EQ at 40)
+        + [PUSH1, 1, PUSH1, 2, XOR, ISZERO, PUSH2, 0, 40, JUMP]  # `==` carried to an `and`'s join (XOR at 48)
+        + [PUSH1, 1, PUSH1, 2, SUB_, PUSH2, 0, 40, JUMP]  # `!=` carried to a join (SUB at 58)
+        + [PUSH1, 1, PUSH1, 2, XOR, PUSH1, 0, MSTORE]  # an XOR that is arithmetic (XOR at 67): not recorded
+        + [PUSH1, 1, PUSH1, 2, SUB_, JUMP]  # a SUB whose result is where to jump (SUB at 75): not recorded
     )
-    assert feeding(code) == {4, 13, 34}
+    assert recorded(code) == {4, 13, 23, 34, 40, 48, 58}
+
+
+@pytest.mark.parametrize(
+    "steps, result",
+    [
+        # 3 * x + 7: vyper's MUL then ADD (the constant on top of the stack or below it)
+        ([(MUL, 3, 5), (ADD, 7, 15)], 22),
+        ([(MUL, 5, 3), (ADD, 15, 7)], 22),
+        # x // 4 as vyper writes it (SHR 2), and x // 10
+        ([(SHR, 2, 4000)], 1000),
+        ([(DIV, 50_000, 10)], 5000),
+        # x - fee and total - x
+        ([(SUB, 50, 30)], 20),
+        ([(SUB, 70, 50)], 20),
+    ],
+)
+def test_a_value_computed_from_an_argument_is_solved_back_to_it(steps, result):
+    words = frozenset({5, 4000, 50_000, 50})
+    derived: dict = {}
+    value = None
+    for op, a, b in steps:
+        value = {ADD: a + b, MUL: a * b, SHR: b >> a, DIV: a // b, SUB: a - b}[op]
+        derive(derived, words, op, a, b, value)
+    assert value == result and value in derived
+    argument, path = derived[value]
+    assert solve(path, value) == argument  # the steps undone give the argument back
+
+
+def test_solving_undoes_each_step_and_gives_up_past_the_word():
+    assert solve(((MUL, 3), (ADD, 7)), 1000) == 331  # 3 * 331 + 7 == 1000
+    assert solve(((MUL, 3), (ADD, 7)), 1001) == 331  # no exact one: the nearest below, with its neighbours tried too
+    assert solve(((SHR, 2),), 1000) == 4000
+    assert solve(((DIV, 10),), 2**255) is None  # 10 * 2**255 is no word
+    assert solve(((-SUB, 50),), 20) == 30  # 50 - x == 20
+
+
+def test_arithmetic_of_two_arguments_or_of_none_derives_nothing():
+    words = frozenset({5, 9})
+    derived: dict = {}
+    derive(derived, words, ADD, 5, 9, 14)  # both sides arguments: no single one to solve for
+    derive(derived, words, ADD, 3, 4, 7)  # neither
+    derive(derived, words, MUL, 1, 5, 5)  # times one: the argument itself
+    derive(derived, words, DIV, 5, 1, 5)
+    derive(derived, words, DIV, 100, 5, 20)  # c // x: not followed
+    assert derived == {}
 
 
 def test_the_dictionary_takes_an_operand_last_after_its_neighbours():

@@ -11,12 +11,9 @@ from .edits import Minimized
 
 @dataclass
 class Met:
-    """The comparisons a replay met that feed a branch, one side an argument: the other sides, the (argument, other
-    side) of
-    equalities, the arguments compared with an equal value (those too that feed a branch through an AND:
-    Feedback.matched),
-    and the (argument, other side) of every one; and the (clock, other side) of every comparison of the block's time and
-    of
+    """The comparisons a replay met with an argument on one side (Feedback's, wherever their result went): the other
+    sides, the (argument, other side) of equalities, the arguments compared with an equal value (Feedback.matched), and
+    the (argument, other side) of every one; and the (clock, other side) of every comparison of the block's time and of
     its number (a time the contract waits for, and when it was compared)."""
 
     operands: list[int] = field(default_factory=list)

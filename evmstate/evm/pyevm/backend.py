@@ -56,7 +56,7 @@ from ..base import (
     account_keys,
     intrinsic_gas,
 )
-from .opcodes import COMPARISONS, Clock, TimedOut, comparison, computation_class, cpu_time, frame_of, jump, jumpi
+from .opcodes import HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, jump, jumpi
 from .accounts import StateAccess
 from .state import state_class
 
@@ -227,8 +227,8 @@ class PyEVMBackend(StateAccess, BlockTime):
         feedback = self._feedback if hits is not None else None
         opcodes[opcode_values.JUMP] = jump(base[opcode_values.JUMP].gas_cost, self._clock, hits, feedback)
         opcodes[opcode_values.JUMPI] = jumpi(base[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, hits, feedback)
-        for op in COMPARISONS:
-            opcodes[op] = base[op] if feedback is None else comparison(op, base[op].gas_cost, feedback)
+        for op in HOOKED:
+            opcodes[op] = base[op] if feedback is None else hooked(op, base[op].gas_cost, feedback)
 
     @contextlib.contextmanager
     def _recording(self) -> Iterator[None]:

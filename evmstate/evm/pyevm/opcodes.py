@@ -4,11 +4,14 @@ JUMP and JUMPI are replaced by hooked copies in the backend's own computation cl
 remembers its last taken jump (the only clue to which check sent it to vyper's shared REVERT),
 and every few hundred jumps the call's CPU time is checked against its limit. With coverage on,
 the same hooks record every branch taken or not and every jump destination. With feedback on
-(base.Feedback), they count how often each branch went each way, and the comparisons (EQ, LT,
-GT, SLT, SGT, and the XOR and SUB vyper writes for `==` and `!=`) are hooked too: when one
-whose result feeds a branch (a JUMPI takes it, after an ISZERO or the push of the destination)
-has a word of the frame's calldata, an argument, on one side, the other side is recorded
-(comparison operand logging).
+(base.Feedback), they count how often each branch went each way, and the comparisons are hooked
+too (comparison operand logging, as AFL++'s CmpLog): every EQ, LT, GT, SLT and SGT wherever its
+result goes (a branch, the join of an `and` or `or`, a stored bool, a return value), and the XOR
+and SUB vyper writes for `==` and `!=` where their result is tested (recorded()). When one side
+is a word of the frame's calldata, an argument, the other side is recorded. When one side was
+computed from an argument by simple arithmetic with a value that is not one (`3 * x + 7`,
+`x // 4`, `x - fee`: ADD, SUB, MUL, DIV and the shifts, hooked too; see derive()), the argument
+that would make the two sides equal is solved for and recorded in the other side's place.
 """
 
 from __future__ import annotations
@@ -234,10 +237,14 @@ def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage 
 
 
 WORD = 2**256
+MASK = WORD - 1
 SIGN = 2**255
 PUSH1, PUSH32 = opcode_values.PUSH1, opcode_values.PUSH32
 # operands one step records at most (a loop that compares its counter with an argument records each turn)
 MAX_OPERANDS = 1024
+# values a frame derives from its arguments at most, and the operations one goes through (derive())
+MAX_DERIVED = 64
+MAX_STEPS = 4
 
 
 def _signed(v: int) -> int:
@@ -250,7 +257,7 @@ COMPARISONS: dict[int, tuple[str, Callable[[int, int], int]]] = {
     opcode_values.GT: ("GT", lambda a, b: 1 if a > b else 0),
     opcode_values.SLT: ("SLT", lambda a, b: 1 if _signed(a) < _signed(b) else 0),
     opcode_values.SGT: ("SGT", lambda a, b: 1 if _signed(a) > _signed(b) else 0),
-    # vyper tests `a == b` as XOR feeding a JUMPI (SUB in other code), `a != b` the same under ISZERO
+    # vyper writes `a != b` as an XOR (a SUB in other code) a JUMPI takes, `a == b` as the same under an ISZERO
     opcode_values.XOR: ("XOR", lambda a, b: a ^ b),
     opcode_values.SUB: ("SUB", lambda a, b: (a - b) % WORD),
 }
@@ -258,32 +265,130 @@ COMPARISONS: dict[int, tuple[str, Callable[[int, int], int]]] = {
 
 # the comparisons that test equality: input-to-state replacement tries the other side in the argument's place
 EQUALITIES = frozenset({opcode_values.EQ, opcode_values.XOR, opcode_values.SUB})
+# XOR and SUB are arithmetic too: recorded only where their result is tested (recorded())
+_ARITHMETIC_TOO = frozenset({opcode_values.XOR, opcode_values.SUB})
+
+ADD, MUL, SUB, DIV = opcode_values.ADD, opcode_values.MUL, opcode_values.SUB, opcode_values.DIV
+SHL, SHR = opcode_values.SHL, opcode_values.SHR
+# SUB with the argument on the right (c - x), as a step of a derived value
+RSUB = -SUB
+# the arithmetic an argument is followed through (SUB is hooked as a comparison, and derives where it is not one)
+ARITHMETIC: dict[int, tuple[str, Callable[[int, int], int]]] = {
+    ADD: ("ADD", lambda a, b: (a + b) & MASK),
+    MUL: ("MUL", lambda a, b: (a * b) & MASK),
+    DIV: ("DIV", lambda a, b: a // b if b else 0),
+    # the shift on top of the stack, then the value
+    SHL: ("SHL", lambda a, b: (b << a) & MASK if a < 256 else 0),
+    SHR: ("SHR", lambda a, b: b >> a if a < 256 else 0),
+}
+
+Derived = dict[int, tuple[int, tuple[tuple[int, int], ...]]]
 
 
-def comparison(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
-    """A comparison (COMPARISONS) that records its operands for feedback when its result feeds a branch."""
-    mnemonic, compute = COMPARISONS[opcode]
+def derive(derived: Derived, words: frozenset[int], op: int, a: int, b: int, result: int) -> None:
+    """Note that result came from an argument (a word of words, or a value derived from one) by op with a value
+    that is neither: derived maps it to (the argument, its steps: (op, the other value) each). a is the operand on
+    top of the stack.
+
+    Only `x + c`, `x * c`, `x - c`, `c - x`, `x // c` and the shifts of x by c are followed: what vyper emits for
+    `* k + c`, `// k`, `+ c` (a division by a power of two as SHR). A result that is 0, an argument itself or known
+    already is not noted, nor more than MAX_DERIVED per frame: a frame whose arguments are small numbers (an offset,
+    a length) meets them in memory arithmetic, and each noted value costs a look-up at every comparison after it.
+    """
+    if not result or result in words or result in derived or len(derived) >= MAX_DERIVED:
+        return
+    a_known = a in words or a in derived
+    b_known = b in words or b in derived
+    if a_known == b_known:
+        return
+    if op == SHL or op == SHR:
+        if a_known or not 0 < a < 256:  # the value shifted must be the argument's, by a fixed amount
+            return
+        x, step = b, (op, a)
+    elif op == DIV:
+        if b_known or b < 2:  # x // c
+            return
+        x, step = a, (op, b)
+    elif op == SUB:
+        x, step = (a, (SUB, b)) if a_known else (b, (RSUB, a))
+    else:  # ADD, MUL: either side
+        x, c = (a, b) if a_known else (b, a)
+        if op == MUL and c < 2:
+            return
+        step = (op, c)
+    if x in words:
+        derived[result] = (x, (step,))
+    else:
+        argument, steps = derived[x]
+        if len(steps) < MAX_STEPS:
+            derived[result] = (argument, steps + (step,))
+
+
+def solve(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
+    """The argument whose steps (derive()) come to target, or the nearest below it (an inexact division); None when no
+    word does."""
+    t = target
+    for op, c in reversed(steps):
+        if op == ADD:
+            t = (t - c) & MASK
+        elif op == SUB:
+            t = (t + c) & MASK
+        elif op == RSUB:
+            t = (c - t) & MASK
+        elif op == MUL:
+            t //= c
+        elif op == DIV:
+            t *= c
+        elif op == SHL:
+            t >>= c
+        else:  # SHR
+            t <<= c
+        if t > MASK:
+            return None
+    return t
+
+
+def hooked(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
+    """A comparison (COMPARISONS) that records its operands for feedback (recorded() says which), or an arithmetic
+    operation (ARITHMETIC, and SUB where it is not tested) that notes the values a frame derives from its arguments
+    (derive()): one hook for both, as they share the hot path."""
+    compares = opcode in COMPARISONS
+    mnemonic, compute = COMPARISONS[opcode] if compares else ARITHMETIC[opcode]
     equal = opcode in EQUALITIES
+    derives = opcode in ARITHMETIC or opcode == SUB
 
-    def compare(computation: Any) -> None:
+    def hook(computation: Any) -> None:
         computation.consume_gas(gas, mnemonic)
         a, b = computation.stack_pop_ints(2)
-        computation.stack_push_int(compute(a, b))
+        result = compute(a, b)
+        computation.stack_push_int(result)
         try:
-            words, feeds = computation._evmstate_words
+            words, tests, derived = computation._evmstate_words
         except AttributeError:
-            words, feeds = computation._evmstate_words = _arguments(feedback, computation.msg)
-        if computation.code.program_counter - 1 in feeds:
+            words, tests, derived = computation._evmstate_words = _arguments(feedback, computation.msg)
+        if compares and computation.code.program_counter - 1 in tests:
             context = computation.state.execution_context
-            compared(feedback, words, a, b, context.timestamp, context.block_number, equal)
-        elif a == b and feedback.everywhere and a in words and len(feedback.matched) < MAX_OPERANDS:
+            compared(feedback, words, a, b, context.timestamp, context.block_number, equal, derived)
+        elif not words:
+            return
+        elif derives and (a in words or b in words or (derived and (a in derived or b in derived))):
+            derive(derived, words, opcode, a, b, result)
+        elif compares and a == b and feedback.everywhere and a in words and len(feedback.matched) < MAX_OPERANDS:
             feedback.matched.append(a)
 
-    return compare
+    return hook
 
 
-def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestamp: int, number: int, equal: bool) -> None:
-    """A comparison of a and b that feeds a branch: record the other side of an argument, of the block's time or number.
+# the opcodes set_feedback() hooks (pyevm/backend.py)
+HOOKED = (*COMPARISONS, *ARITHMETIC)
+
+
+def compared(
+    feedback: Feedback, words: frozenset[int], a: int, b: int, timestamp: int, number: int, equal: bool,
+    derived: Derived | None = None,
+) -> None:
+    """A comparison of a and b: record the other side of an argument, of the block's time or number; and, for a side
+    derived from an argument (derive()), the argument that would meet the other side.
 
     The tracer (evm/revm/tracer.py) records through this too, so that both backends record alike.
     """
@@ -305,6 +410,12 @@ def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestam
                     feedback.equalities.append((b, a))
                 if feedback.everywhere:
                     feedback.sides.append((b, a))
+            if derived:
+                if a in derived:
+                    if b not in derived:
+                        _solved(feedback, derived[a], b, equal)
+                elif b in derived:
+                    _solved(feedback, derived[b], a, equal)
     for clock, known, sides in ((timestamp, feedback.times, feedback.time_sides), (number, feedback.blocks, feedback.block_sides)):
         if a == clock or b == clock:
             other = b if a == clock else a
@@ -314,15 +425,30 @@ def compared(feedback: Feedback, words: frozenset[int], a: int, b: int, timestam
                 sides.append((clock, other))  # the clock at the time compared too: the shrinker's line
 
 
-_NOTHING: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+def _solved(feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ...]], other: int, equal: bool) -> None:
+    """A side derived from an argument compared with other: record the argument that comes to other in other's place."""
+    argument, steps = origin
+    if other == argument or other == steps[-1][1]:  # the operation's own overflow check (`x + c < x`, `c - x > c`)
+        return
+    value = solve(steps, other)
+    if value is None or value == argument:
+        return
+    feedback.operands.append(value)
+    if equal:
+        feedback.equalities.append((argument, value))
+    if feedback.everywhere:
+        feedback.sides.append((argument, value))
 
 
-def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[int]]:
-    """The words of a frame's calldata after the selector (its arguments), and the pcs of its
-    code's comparisons that feed a branch; nothing when the frame is not recorded."""
+_NOTHING: tuple[frozenset[int], frozenset[int], Derived] = (frozenset(), frozenset(), {})
+
+
+def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[int], Derived]:
+    """The words of a frame's calldata after the selector (its arguments), the pcs of its code's comparisons that are
+    recorded, and the values it derives from its arguments (empty, to fill); nothing when the frame is not recorded."""
     if not feedback.active:
         return _NOTHING
-    return argument_words(msg.data, msg.value, feedback.everywhere), feeding(msg.code)
+    return argument_words(msg.data, msg.value, feedback.everywhere), recorded(msg.code), {}
 
 
 def argument_words(data: bytes, value: int, everywhere: bool) -> frozenset[int]:
@@ -334,13 +460,15 @@ def argument_words(data: bytes, value: int, everywhere: bool) -> frozenset[int]:
     return frozenset(words)
 
 
-_feeding: Bounded[bytes, frozenset[int]] = Bounded(1025)
+_recorded: Bounded[bytes, frozenset[int]] = Bounded(1025)
 
 
-def feeding(code: bytes) -> frozenset[int]:
-    """The pcs of the comparisons (COMPARISONS) whose result a JUMPI takes: next, or after ISZEROs
-    and the push of the destination (remembered per code)."""
-    found = _feeding.get(code)
+def recorded(code: bytes) -> frozenset[int]:
+    """The pcs of the comparisons (COMPARISONS) whose operands are recorded (remembered per code): every EQ, LT, GT, SLT
+    and SGT, and the XOR and SUB whose result is tested: an ISZERO takes it, or a JUMPI (after the push of its
+    destination), or it is carried to a join (the push of a destination and a JUMP: the `and` of vyper's legacy code).
+    An XOR or SUB whose result goes on as a number is arithmetic: recording its operands would flood the dictionary."""
+    found = _recorded.get(code)
     if found is not None:
         return found
     ops = []  # (pc, opcode), push data skipped
@@ -353,14 +481,19 @@ def feeding(code: bytes) -> frozenset[int]:
     for k, (pc, op) in enumerate(ops):
         if op not in COMPARISONS:
             continue
-        j = k + 1
-        while j < len(ops) and ops[j][1] == opcode_values.ISZERO:
-            j += 1
-        if j < len(ops) and PUSH1 <= ops[j][1] <= PUSH32:
-            j += 1
-        if j < len(ops) and ops[j][1] == opcode_values.JUMPI:
+        if op not in _ARITHMETIC_TOO:
             pcs.add(pc)
-    found = _feeding[code] = frozenset(pcs)
+            continue
+        j = k + 1
+        if j < len(ops) and ops[j][1] == opcode_values.ISZERO:
+            pcs.add(pc)
+            continue
+        pushed = j < len(ops) and PUSH1 <= ops[j][1] <= PUSH32
+        if pushed:
+            j += 1
+        if j < len(ops) and (ops[j][1] == opcode_values.JUMPI or (pushed and ops[j][1] == opcode_values.JUMP)):
+            pcs.add(pc)
+    found = _recorded[code] = frozenset(pcs)
     return found
 
 

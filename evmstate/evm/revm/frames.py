@@ -8,7 +8,7 @@ from typing import Any, Callable
 from eth_utils import keccak
 
 from ..base import Log
-from ..pyevm.opcodes import feeding
+from ..pyevm.opcodes import Derived, recorded
 from ...files import Bounded
 
 WORD = 2**256
@@ -83,11 +83,11 @@ class Trace:
 
 @dataclass
 class Program:
-    """One code's instructions as the interpreter needs them: push values by pc, jump destinations, comparisons feeding a branch."""
+    """One code's instructions as the interpreter needs them: push values by pc, jump destinations, what is recorded."""
 
     pushes: list[int]
     dests: frozenset[int]
-    feeding: frozenset[int]
+    recorded: frozenset[int]
 
 
 _programs: Bounded[bytes, Program] = Bounded(257)
@@ -110,14 +110,17 @@ def program(code: bytes) -> Program:
             if op == JUMPDEST:
                 dests.add(i)
             i += 1
-    found = _programs[code] = Program(pushes, frozenset(dests), feeding(code))
+    found = _programs[code] = Program(pushes, frozenset(dests), recorded(code))
     return found
 
 
 class Frame:
     """One call frame: its code and context, stack, memory and the return data of its last sub-call."""
 
-    __slots__ = ("code", "prog", "address", "code_address", "caller", "value", "data", "static", "depth", "stack", "mem", "returndata", "words", "seen", "counts")
+    __slots__ = (
+        "code", "prog", "address", "code_address", "caller", "value", "data", "static", "depth", "stack", "mem",
+        "returndata", "words", "derived", "tracked", "seen", "counts",
+    )
 
     def __init__(self, code: bytes, address: bytes, code_address: bytes, caller: bytes, value: int, data: bytes, static: bool, depth: int) -> None:
         self.code, self.prog = code, program(code)
@@ -127,6 +130,8 @@ class Frame:
         self.mem = bytearray()
         self.returndata = b""
         self.words: frozenset[int] | None = None  # the words of its calldata after the selector, once a comparison asks
+        self.derived: Derived = {}  # values computed from them (pyevm/opcodes.py derive())
+        self.tracked: set[int] | None = None  # the words and the values derived, while feedback records (the hot check)
         self.seen: set[int] | None = None
         self.counts: dict[int, int] | None = None
 

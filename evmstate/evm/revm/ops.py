@@ -21,7 +21,7 @@ from .frames import (
     signed,
     write_memory,
 )
-from ..pyevm.opcodes import COMPARISONS, EQUALITIES
+from ..pyevm.opcodes import ARITHMETIC, COMPARISONS, EQUALITIES, SUB, derive
 from ...files import Bounded
 
 # the Tracer (tracer.py) a handler runs in: named, not imported, as tracer.py imports this table
@@ -39,19 +39,48 @@ def _binary(fn: Callable[[int, int], int]) -> Callable[[Tracer, Frame, int], Non
     return handler
 
 
-def _comparison(fn: Callable[[int, int], int], equal: bool) -> Callable[[Tracer, Frame, int], None]:
+def _comparison(fn: Callable[[int, int], int], equal: bool, subtracts: bool) -> Callable[[Tracer, Frame, int], None]:
+    """A comparison that records as py-evm's hook does (pyevm/opcodes.py hooked())."""
+
     def handler(t: Tracer, f: Frame, pc: int) -> None:
         s = f.stack
         a = s.pop()
         b = s[-1]
-        s[-1] = fn(a, b)
+        result = s[-1] = fn(a, b)
         if t.feedback is not None:
-            if pc in f.prog.feeding:
+            if pc in f.prog.recorded:
                 t.compared(f, a, b, equal)
+            elif subtracts:
+                tracked = f.tracked
+                if tracked and (a in tracked or b in tracked):
+                    _derive(t, f, SUB, a, b, result)
             elif a == b and t.feedback.everywhere:
                 t.matched(f, a)
 
     return handler
+
+
+def _arithmetic(op: int, fn: Callable[[int, int], int]) -> Callable[[Tracer, Frame, int], None]:
+    """ADD, MUL, DIV, SHL or SHR, noting what a frame derives from its arguments as py-evm's hook (hooked())."""
+
+    def handler(t: Tracer, f: Frame, pc: int) -> None:
+        s = f.stack
+        a = s.pop()
+        b = s[-1]
+        result = s[-1] = fn(a, b)
+        tracked = f.tracked
+        if tracked and (a in tracked or b in tracked):
+            _derive(t, f, op, a, b, result)
+
+    return handler
+
+
+def _derive(t: Tracer, f: Frame, op: int, a: int, b: int, result: int) -> None:
+    """An operation on a tracked value (an argument, or a value derived from one): noted as py-evm's hook notes it."""
+    derived = f.derived
+    derive(derived, t.words(f), op, a, b, result)
+    if result in derived:
+        f.tracked.add(result)  # type: ignore[union-attr]
 
 
 def _sdiv(a: int, b: int) -> int:
@@ -309,7 +338,9 @@ def _table() -> list[Callable[[Tracer, Frame, int], Any] | None]:
     for op, fn in BINARY.items():
         table[op] = _binary(fn)
     for op, (_, fn) in COMPARISONS.items():
-        table[op] = _comparison(fn, op in EQUALITIES)
+        table[op] = _comparison(fn, op in EQUALITIES, op == SUB)
+    for op, (_, fn) in ARITHMETIC.items():
+        table[op] = _arithmetic(op, fn)
     table[0x08] = _ternary(lambda a, b, m: (a + b) % m if m else 0)
     table[0x09] = _ternary(lambda a, b, m: (a * b) % m if m else 0)
     table[0x15] = _unary(lambda t, f, v: 0 if v else 1)

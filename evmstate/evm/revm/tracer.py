@@ -6,8 +6,8 @@ search needs branch coverage, comparison operands or the storage a call read and
 backend runs each call again here, from the same state, and records what py-evm's hooks would
 record (pyevm/opcodes.py): per code, 2*pc + taken of each JUMPI and ~dest of each jump
 destination; how often each JUMPI went each way; the other side of each comparison of an
-argument that feeds a branch; every storage read and write in order, SSTORE reading the slot
-first, as py-evm does.
+argument (and the argument solved for, through the arithmetic it went through); every storage
+read and write in order, SSTORE reading the slot first, as py-evm does.
 
 Gas is not modelled: a path depends on it only through GAS, running out of gas and the gas a
 sub-call is given. GAS pushes a value that only a CALL's gas argument may take (meaning all of
@@ -164,6 +164,8 @@ class Tracer:
         """Run a frame to its end: its output, or Reverted / Fault / IndexError when it fails."""
         code, prog, stack = f.code, f.prog, f.stack
         pushes, dests = prog.pushes, prog.dests
+        if self.feedback is not None:
+            f.tracked = set(self.words(f))
         table = TABLE
         n = len(code)
         pc = 0
@@ -236,19 +238,20 @@ class Tracer:
         return seen
 
     def compared(self, f: Frame, a: Any, b: Any, equal: bool) -> None:
-        """A comparison of a and b that feeds a branch: recorded as py-evm's hook records it."""
-        words = self._words(f)
+        """A comparison of a and b whose operands are recorded: recorded as py-evm's hook records it."""
+        words = self.words(f)
         env = self.env
         self.block_read = True  # what it records depends on whether a or b is the block's time or number
-        compared(self.feedback, words, a, b, env.timestamp, env.number, equal)  # type: ignore[arg-type]
+        compared(self.feedback, words, a, b, env.timestamp, env.number, equal, f.derived)  # type: ignore[arg-type]
 
     def matched(self, f: Frame, a: int) -> None:
-        """A comparison of a with itself that feeds no branch, while Feedback.everywhere asks: kept as py-evm's hook keeps it."""
+        """An XOR or SUB of a with itself that is not tested, while Feedback.everywhere asks: kept as py-evm's does."""
         feedback = self.feedback
-        if feedback is not None and a in self._words(f) and len(feedback.matched) < MAX_OPERANDS:
+        if feedback is not None and a in self.words(f) and len(feedback.matched) < MAX_OPERANDS:
             feedback.matched.append(a)
 
-    def _words(self, f: Frame) -> frozenset[int]:
+    def words(self, f: Frame) -> frozenset[int]:
+        """The frame's arguments: the words of its calldata after the selector (and its value, for the shrinker)."""
         words = f.words
         if words is None:
             words = f.words = argument_words(f.data, f.value, self.feedback is not None and self.feedback.everywhere)
