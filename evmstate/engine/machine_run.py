@@ -474,6 +474,11 @@ class MachineRun:
         state = self.state
         now = time.perf_counter() - self.started
         counted = False
+        # kept before anything is said of it: a Ctrl-C or SIGTERM that follows "falsified ... shrinking" keeps
+        # this program
+        shorter = state.best is None or len(steps) < state.best
+        if shorter:
+            state.best_failure = (list(steps), exc)
         if not state.failing:
             state.failing = True
             self.shrink_budget = Budget.of_seconds(self.shrink_time, deadline=self.deadline)
@@ -485,9 +490,7 @@ class MachineRun:
             self.found_as = identity_of(self.path, self.spec.name, exc, [s.rule for s in steps])
             self.search.failure_found()
             self.emit(FailureFound(self.spec.name, state.examples, self.path))
-        if state.best is None or len(steps) <= state.best:
-            if state.best is None or len(steps) < state.best:
-                state.best_failure = (list(steps), exc)
+        if shorter or len(steps) == state.best:
             state.best = len(steps)
             runs = state.runs + 1 - (state.first_failure_example or 0)
             self.emit(ShrinkProgress(name=self.spec.name, steps=len(steps), examples=state.examples, runs=runs, elapsed=now - (state.first_failure_at or now), path=self.path))
