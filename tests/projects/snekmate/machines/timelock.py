@@ -49,7 +49,7 @@ class TimelockMachine(StateMachine):
         else:
             target, payload, effect = self.counter, self.counter.increment.encode_input(by), ("count", by)
         salt = salt.to_bytes(32, "big")
-        delay = self.min_delay + extra - 1000
+        delay = max(0, self.min_delay + extra - 1000)  # below the minimum delay by up to 1000 seconds, never below zero (a uint256)
         args = (target, 0, payload, ZERO, salt, delay)
         op_id = self.timelock.hash_operation(target, 0, payload, ZERO, salt)
         known = self.scheduled.get(op_id)
