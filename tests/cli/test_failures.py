@@ -199,10 +199,11 @@ def test_junit_and_json_reports(example):
         "test_transfer_moves_exactly_the_amount",
         "test_withdraw_beyond_deposit_reverts",
     }
-    # the report counts the failed cases; the quick bugs are among them (FeeVault, Inbox, Ladder, Puzzle, Safe, Sale, Staking and Vesting may need more runs)
+    # the report counts the failed cases; the quick bugs are among them (Claims, FeeVault, Inbox, Ladder, Puzzle, Safe, Sale,
+    # Staking and Vesting may need more runs than 5: which of them a seed finds in 5 follows what the search records)
     failed = {name for name, case in cases.items() if case.find("failure") is not None}
     assert suite.get("tests") == "16" and suite.get("failures") == str(len(failed))
-    assert {"StateMachine", "ClaimsMachine", "PaymentsRouted"} <= failed
+    assert {"StateMachine", "PaymentsRouted"} <= failed
     summary = json.loads((example / "out" / "summary.json").read_text())
     by_name = {r["name"]: r for r in summary["results"]}
     failure = cases["StateMachine"].find("failure")
