@@ -25,7 +25,7 @@ from evmstate.errors import TransactionReverted
 from ..cli.helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
-from ..conftest import evmstate_exe, PINNED
+from ..conftest import PINNED
 
 COUNTER = """# pragma version {pin}
 from . import bounded
@@ -101,7 +101,7 @@ def _counter_project(root: Path, pin: str = PINNED) -> Path:
 
 
 @pytest.mark.processes
-def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cache: Path, tmp_path: Path, cli_env: dict[str, str]):
+def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cache: Path, tmp_path: Path, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch):
     root = _counter_project(tmp_path / "project")
     (root / "contracts" / "Token.vy").write_text((REPO / "tests" / "contracts" / "Token.vy").read_text())
     build = compile_project(root / "contracts", root / ".evmstate" / "build")
@@ -121,10 +121,10 @@ def test_a_pinned_source_compiles_with_its_release_and_a_machine_runs_on_it(cach
     assert caught.value.reason == "over the cap"
     assert caught.value.source_line == f'{root}/contracts/bounded.vy:12: assert new_total <= self.cap, "over the cap"', caught.value.source_line
 
-    env = cli_env
-    done = subprocess.run([evmstate_exe(), "run"], cwd=root, env=env, capture_output=True, text=True)
-    assert done.returncode == 1, done.stdout + done.stderr  # 600 + 600 > 1000: the cap reverts
-    assert "over the cap" in done.stdout and "contracts/bounded.vy:12" in done.stdout, done.stdout
+    monkeypatch.chdir(root)
+    code, out = invoke("run")
+    assert code == 1, out  # 600 + 600 > 1000: the cap reverts
+    assert "over the cap" in out and "contracts/bounded.vy:12" in out, out
 
 
 def test_warnings_of_a_pinned_release_are_shown_as_the_installed_ones_are(cache: Path, tmp_path: Path):
@@ -210,7 +210,8 @@ def _requests(paths: list[Path], search: list[Path]) -> list[dict]:
 def test_the_script_answers_as_this_process_does():
     """For the installed release, the outputs the script prints in a python of its own equal those of an in-process compile."""
     snekmate = REPO / "tests" / "projects" / "snekmate" / "contracts"
-    paths = [*sorted((REPO / "contracts").glob("*.vy")), snekmate / "ERC20Mock.vy"]
+    # a token with events, a vault that imports a built-in interface, and snekmate's modules
+    paths = [REPO / "contracts" / "Token.vy", REPO / "contracts" / "ShareVault.vy", snekmate / "ERC20Mock.vy"]
     search = [Path(p) for p in reversed(sys.path)] + [REPO / "contracts"]  # snekmate is found among the installed packages
     requests = _requests(paths, search)
     requests.append({**requests[0], "path": str(REPO / "tests" / "integration" / "no_such_source.vy")})  # and one that fails
