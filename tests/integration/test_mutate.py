@@ -159,8 +159,11 @@ def test_an_edited_machine_judges_again_without_compiling_again(tmp_path, judged
     assert [m.status for m in report.mutants] == [m.status for m in judged[1].mutants if m.function == "withdraw"]
 
 
-def test_saved_failures_and_the_corpus_are_replayed_first_and_left_as_they_were(tmp_path):
+def test_saved_failures_and_the_corpus_are_replayed_first_and_left_as_they_were(tmp_path, judged):
     root = copy_project(tmp_path)
+    # the project's build and the mutants compiled by the first run (kept by content); not its baselines or verdicts
+    for kept in ("build", "mutants/compiled", "mutants/build"):
+        shutil.copytree(judged[0] / ".evmstate" / kept, root / ".evmstate" / kept)
     config = config_mod.load(root)
     # a failure saved once and fixed since: on the real code its program passes
     steps = [
@@ -175,6 +178,7 @@ def test_saved_failures_and_the_corpus_are_replayed_first_and_left_as_they_were(
     corpus = sorted(p.read_bytes() for p in (root / ".evmstate" / "corpus").rglob("*.run"))
     assert corpus
     report, _ = run(root, functions=("withdraw", "deposit"))
+    assert report.timing["compile"] == 0.0 and not any(m.cached for m in report.mutants)
     stages = {m.kill.stage for m in report.mutants if m.kill is not None}
     assert "saved failure" in stages and "corpus" in stages
     debit = outcome(report, 34, "pass")  # self.balances[msg.sender] -= amount, gone: the saved program sees it at once
