@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from decimal import Decimal
 from pathlib import Path
 
@@ -10,8 +12,10 @@ from hypothesis import given, settings, strategies as st
 
 from evmstate import ContractError, Project, strategy
 from evmstate.contracts.abi import DECIMAL_MAX, DECIMAL_MIN
+from evmstate.compiler.sources import compile_project
 from evmstate.config import Config, ProjectConfig
 
+from ..conftest import interprocess_lock
 from ..abi_grammar import ECHO_COMPOSITES, ECHO_LEAVES, LEAVES, assert_same, echo_contract, expected_output
 
 SIGNATURES = {**ECHO_LEAVES, **ECHO_COMPOSITES}
@@ -19,11 +23,24 @@ SIGNATURES = {**ECHO_LEAVES, **ECHO_COMPOSITES}
 
 @pytest.fixture(scope="session")
 def echo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A project holding the echo contracts; its build cache makes every later load free."""
+    """A project holding the echo contracts, compiled once per test run; each copy starts from its build cache.
+
+    The xdist workers of a run share the compiled folder beside their own temporary folders (as
+    release_folder does), so that the two contracts are compiled by one worker, not by each.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "evmstate-echo-project"
+    with interprocess_lock(shared.with_suffix(".lock")):
+        if not (shared / "done").exists():
+            shutil.rmtree(shared, ignore_errors=True)
+            (shared / "contracts").mkdir(parents=True)
+            (shared / "contracts" / "EchoLeaves.vy").write_text(echo_contract(ECHO_LEAVES))
+            (shared / "contracts" / "EchoComposites.vy").write_text(echo_contract(ECHO_COMPOSITES))
+            built = compile_project(shared / "contracts", shared / ".evmstate" / "build", root=shared)
+            assert not built.errors, built.errors
+            (shared / "done").write_text("")
     root = tmp_path_factory.mktemp("echo-project")
-    (root / "contracts").mkdir()
-    (root / "contracts" / "EchoLeaves.vy").write_text(echo_contract(ECHO_LEAVES))
-    (root / "contracts" / "EchoComposites.vy").write_text(echo_contract(ECHO_COMPOSITES))
+    shutil.copytree(shared, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("done"))
     return root
 
 
