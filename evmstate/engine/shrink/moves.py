@@ -92,8 +92,8 @@ def rerouted(shrinker: Any, index: int) -> Any:
         gone = with_users(best, index)
         base = without(best, gone)
         taken = best[index].refs()
-        # a step before it that made a value the deleted step took: what the deleted step changed in place, that step now
-        # makes it so itself (a step that took no value changed nothing another step made: none is tried)
+        # a step before it that made a value the deleted step took: what the deleted step changed in place, that step
+        # now makes it so itself (a step that took no value changed nothing another step made: none is tried)
         for k, other in enumerate(base[: index - sum(1 for g in gone if g < index)]):
             if not taken.intersection(other.results):
                 continue
