@@ -15,12 +15,13 @@ import pytest
 
 from evmstate import FailureRecordError
 from evmstate import config as config_mod
-from evmstate.failures import FORMAT, FailureRecord, FailureStore, Ref, decode_value, encode_value
+from evmstate.failures import FORMAT, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 
 from ..conftest import evmstate_exe, without_shrinking
 from .helpers import CTRL_C, invoke
 from .machines import COUNTER
+from .record_writer import write_records
 
 FIX = ("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
 
@@ -149,19 +150,16 @@ def test_values_round_trip_as_data(project):
         decode_value({"ref": "payments_1"}, accounts=accounts, refs={})
 
 
-def _writer(folder: str, n: int, tag: int) -> None:
-    store = FailureStore(Path(folder))
-    for i in range(n):
-        store.save(FailureRecord(id="same", kind="machine", path="p.py", name="M", error={"type": "E", "message": str(tag)}, steps=[{"rule": "r", "arguments": {"x": "y" * 5000}, "results": []}] * 20, program=[f"{tag}-{i}"]))
-
-
 @pytest.mark.processes
 def test_two_processes_writing_at_once_never_corrupt_a_record(tmp_path):
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(str(tmp_path), 150, t)) for t in (1, 2)]
+    procs = [ctx.Process(target=write_records, args=(str(tmp_path), 150, t)) for t in (1, 2)]
     for p in procs:
         p.start()
     store = FailureStore(tmp_path)
+    # until the first record is written the writers are starting: wait without spinning, then read as often as possible
+    while any(p.is_alive() for p in procs) and not store.path_of("same").exists():
+        time.sleep(0.005)
     reads = 0
     while any(p.is_alive() for p in procs):
         if store.path_of("same").exists():
