@@ -105,7 +105,8 @@ def import_error(path: Path, shown: str, exc: BaseException) -> str:
         where = f"{shown}:{exc.lineno}" if exc.lineno else shown
         return f"{where}: cannot import: SyntaxError: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text and exc.text.strip() else "")
     # the last of the file's frames only (walked, not extracted: a recursion holds thousands)
-    mine = [(frame, line) for frame, line in traceback.walk_tb(exc.__traceback__) if frame.f_code.co_filename == str(path)]
+    walked = traceback.walk_tb(exc.__traceback__)
+    mine = [(frame, line) for frame, line in walked if frame.f_code.co_filename == str(path)]
     frames = traceback.StackSummary.extract(iter(mine[-1:]))
     head = f"{shown}:{frames[-1].lineno}: cannot import: " if frames else f"{shown}: cannot import: "
     error_type, message, _, tb = describe_error(exc)
