@@ -18,39 +18,34 @@ import inspect
 import types
 import warnings
 from pathlib import Path
-from typing import Any, Generator, Iterator
+from typing import TYPE_CHECKING, Any, Generator, Iterator
 
 import pytest
 
+# what every pytest process that has evmstate installed imports: nothing heavy (no Hypothesis, vyper, py-evm or
+# eth-abi; tests/cli/test_startup.py checks it); the rest is imported where a fixture or a machine needs it
 from . import config as config_mod
-from .compiler.build import names as contract_names
-from .engine.deployments import Resolver, load_deployments
-from .engine.discovery import Found, Item, discover
-from .errors import EvmStateError, ResourceError
-from .spec import collect
-from .contracts.project import Project, Unavailable
-from .engine.database import check_database
 from .engine.events import Event, MachineFinished, StoreWarning
-from .engine.item import RunRequest, database_for, run_item
-from .engine.machine_run import run_machine
-from .engine.property_run import isolate_examples, property_failure
-from .engine.records import save_failure
-from .engine.settings import build_settings, keep_hypothesis_storage, run_seed
-from .engine.verdicts import is_mistake
-from .export.driver import driven
+from .errors import EvmStateError, ResourceError
 from .reports import result_text
-from .runner import Overrides
+
+if TYPE_CHECKING:
+    from .contracts.project import Project
+    from .engine.deployments import Resolver
+    from .engine.discovery import Found, Item
 
 _CONFIG = pytest.StashKey["config_mod.Config | None"]()
-_PROJECT = pytest.StashKey[Project]()
-_FOUND = pytest.StashKey[Found]()
+_PROJECT: pytest.StashKey[Project] = pytest.StashKey()
+_FOUND: pytest.StashKey[Found] = pytest.StashKey()
 _COLLECTED = pytest.StashKey["set[Path]"]()
 _EXAMPLES = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("evmstate")
-    group.addoption("--only-stateful", action="store_true", default=False, help="evmstate: run only tests that use state_machine")
+    group.addoption(
+        "--only-stateful", action="store_true", default=False, help="evmstate: run only tests that use state_machine"
+    )
     group.addoption("--no-stateful", action="store_true", default=False, help="evmstate: skip tests that use state_machine")
 
 
@@ -61,6 +56,10 @@ def _config(pytestconfig: Any) -> config_mod.Config:
 def _project(pytestconfig: Any) -> Project:
     """One project per pytest session, shared by the fixtures and the machines folder's items."""
     if _PROJECT not in pytestconfig.stash:
+        from .contracts.project import Project
+        from .engine.database import check_database
+        from .engine.settings import keep_hypothesis_storage
+
         cfg = _config(pytestconfig)
         check_database(cfg)  # a Redis server that does not answer: every test that needs the project errs, none fails
         keep_hypothesis_storage(cfg)
@@ -76,6 +75,8 @@ def _told(event: Event) -> None:
 
 def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int | None, used: Any = ()) -> MachineFinished:
     """The failure saved for `evmstate replay`; a folder that cannot be written is a warning, and the failure is reported all the same."""
+    from .engine.records import save_failure
+
     try:
         return save_failure(cfg, project, item, result, settings, seed, used)
     except ResourceError as exc:
@@ -90,6 +91,8 @@ def _capture(config: Any) -> bool:
 
 def _container_fixture(name: str) -> Any:
     def container(evmstate_project: Project) -> Any:
+        from .contracts.project import Unavailable
+
         value = evmstate_project.provide(name)
         if value is None:
             pytest.fail(f"evmstate: the project has no contract {name!r} any more", pytrace=False)
@@ -139,6 +142,8 @@ _SEED = pytest.StashKey[int]()
 def _session_seed(config: Any) -> int:
     """One seed for the session's machines folder, as `evmstate run` has one per run."""
     if _SEED not in config.stash:
+        from .engine.settings import Overrides, run_seed
+
         config.stash[_SEED] = run_seed(_project(config).config.hypothesis, Overrides())
     return config.stash[_SEED]
 
@@ -155,6 +160,8 @@ def pytest_configure(config: Any) -> None:
     # go to .evmstate/hypothesis, not .hypothesis/
     cfg = _machines_config(config)
     if cfg is not None:
+        from .engine.settings import keep_hypothesis_storage
+
         keep_hypothesis_storage(cfg)
 
 
@@ -165,6 +172,12 @@ def pytest_sessionstart(session: Any) -> None:
         cfg = config_mod.load(Path(str(session.config.invocation_params.dir)))
     except EvmStateError:
         return  # reported when a fixture is used
+    deployments_file = cfg.deployments_file
+    if cfg.path is None and not cfg.contracts_dir.is_dir() and not (deployments_file and deployments_file.is_file()):
+        return  # no evmstate project here (no evmstate.toml, no contracts folder, no deployments): no fixtures to make
+    from .compiler.build import names as contract_names
+    from .engine.deployments import load_deployments
+
     # library modules (known from imports, or from the build cache) get no fixture
     try:
         names = contract_names(cfg)
@@ -228,6 +241,8 @@ def _evmstate_isolation(request: Any) -> Iterator[None]:
             yield
             return
         # a @given test: every example starts from the chain as the fixtures left it
+        from .engine.property_run import isolate_examples
+
         with isolate_examples(fn, project.backend, request.fixturenames) as log:
             request.node.stash[_EXAMPLES] = log
             yield
@@ -251,6 +266,12 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
     fn = getattr(item, "function", None)
     if project is None or fn is None or getattr(item, "cls", None) is not None or getattr(item, "callspec", None) is not None:
         return None
+    from .engine.deployments import load_deployments
+    from .engine.discovery import Item
+    from .engine.property_run import property_failure
+    from .engine.settings import Overrides, build_settings
+    from .engine.verdicts import is_mistake
+
     if is_mistake(exc):
         return "not saved for replay: an error in the test itself (see verdicts in docs/machines.md), not a failure of the contract"
     cfg = project.config
@@ -277,6 +298,8 @@ def _relative(path: Path, root: Path) -> str:
 @pytest.fixture()
 def _evmstate_deployments(evmstate_project: Project, _evmstate_isolation: None) -> Resolver:
     """The test's deployments: each runs once, however many of its fixtures ask for it, on the test's own chain."""
+    from .engine.deployments import Resolver
+
     try:
         return Resolver(evmstate_project)
     except EvmStateError as e:
@@ -302,6 +325,8 @@ def evmstate_machine(evmstate_project: Project, _evmstate_isolation: None) -> It
 
     What `evmstate export --pytest` writes uses.
     """
+    from .export.driver import driven
+
     with driven(evmstate_project) as machine:
         yield machine
 
@@ -309,6 +334,12 @@ def evmstate_machine(evmstate_project: Project, _evmstate_isolation: None) -> It
 @pytest.fixture()
 def state_machine(evmstate_project: Project, request: Any) -> Any:
     """state_machine(MachineClass, *args, settings=None): run a machine, Brownie's way."""
+    from .engine.discovery import Item
+    from .engine.item import database_for
+    from .engine.machine_run import run_machine
+    from .engine.settings import Overrides, build_settings
+    from .spec import collect
+
     project = evmstate_project
     cfg = project.config
 
@@ -377,6 +408,8 @@ class MachinesFile(pytest.File):
         cfg = _machines_config(self.config)
         assert cfg is not None
         if _FOUND not in self.config.stash:
+            from .engine.discovery import discover
+
             # the whole folder at once, as `evmstate run` sees it (a base class in one file, its machine in another)
             self.config.stash[_FOUND] = discover(cfg)
         found = self.config.stash[_FOUND]
@@ -396,12 +429,16 @@ class MachineError(Exception):
 class MachineItem(pytest.Item):
     """One machine or property test, run by evmstate's runner with the settings `evmstate run` uses."""
 
-    def __init__(self, *, item: Item, **kwargs: Any) -> None:
+    def __init__(self, *, item: "Item", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.item = item
         self.result: MachineFinished | None = None  # how the machine or test ran (in setup)
 
     def setup(self) -> None:
+        from .engine.item import RunRequest, run_item
+        from .engine.settings import Overrides, build_settings
+        from .spec import collect
+
         # a machine that cannot run as written is an error (as under `evmstate run`), not a failure
         if self.item.kind == "machine":
             try:

@@ -104,7 +104,10 @@ def import_error(path: Path, shown: str, exc: BaseException) -> str:
     if isinstance(exc, SyntaxError) and exc.filename == str(path):
         where = f"{shown}:{exc.lineno}" if exc.lineno else shown
         return f"{where}: cannot import: SyntaxError: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text and exc.text.strip() else "")
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    # the last of the file's frames only (walked, not extracted: a recursion holds thousands)
+    walked = traceback.walk_tb(exc.__traceback__)
+    mine = [(frame, line) for frame, line in walked if frame.f_code.co_filename == str(path)]
+    frames = traceback.StackSummary.extract(iter(mine[-1:]))
     head = f"{shown}:{frames[-1].lineno}: cannot import: " if frames else f"{shown}: cannot import: "
     error_type, message, _, tb = describe_error(exc)
     text = f"{head}{error_type}: {message}"

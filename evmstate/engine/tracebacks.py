@@ -38,11 +38,39 @@ def describe_error(exc: BaseException) -> tuple[str, str, str | None, str]:
     message = message_of(exc)
     if not message and isinstance(exc, AssertionError) and frames and frames[-1].line:
         message = frames[-1].line
-    for f in frames:
-        f.filename = shown_path(f.filename)
     error_type = shown_type(exc)
-    tb = "".join(traceback.format_list(frames)) + f"{error_type}: {message}\n"
-    return error_type, message, location, tb
+    return error_type, message, location, format_frames(frames) + f"{error_type}: {message}\n"
+
+
+# the times a line repeated in a row (a recursion) is shown before "[Previous line repeated N more times]", as in
+# Python's own tracebacks
+_REPEATS_SHOWN = 3
+
+
+def format_frames(frames: list[traceback.FrameSummary]) -> str:
+    """traceback.format_list of the frames, each file shown relative to the current folder.
+
+    A recursion's run of one line is formatted _REPEATS_SHOWN times, then counted, as Python does: a
+    machine that recursed until Python's limit (100,000 frames once py-evm is loaded) is reported at
+    once, not after seconds of formatting frames that are never shown.
+    """
+    shown: dict[str, str] = {}
+    runs: list[tuple[traceback.FrameSummary, int]] = []
+    for f in frames:
+        if runs and (runs[-1][0].filename, runs[-1][0].lineno, runs[-1][0].name) == (f.filename, f.lineno, f.name):
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((f, 1))
+    text = []
+    for f, count in runs:
+        if f.filename not in shown:
+            shown[f.filename] = shown_path(f.filename)
+        f.filename = shown[f.filename]
+        text += traceback.format_list([f] * min(count, _REPEATS_SHOWN))
+        more = count - _REPEATS_SHOWN
+        if more > 0:
+            text.append(f"  [Previous line repeated {more} more time{'s' if more > 1 else ''}]\n")
+    return "".join(text)
 
 
 def _raised(where: str, exc: BaseException) -> str:

@@ -56,6 +56,7 @@ def test_corrected_machine_passes_with_settings_and_fixtures_are_isolated(pytest
     pytester.makepyfile(
         test_things='''
 from depositer_machine import StateMachine
+from hypothesis import settings
 from evmstate import given, strategy
 
 def test_stateful(Depositer, accounts, state_machine):
@@ -70,6 +71,7 @@ def test_b_sees_a_fresh_chain(accounts, chain):
     assert accounts[1].balance() == 100 * 10**18
     assert accounts[0].nonce == 0
 
+@settings(max_examples=10)  # each example deploys: ten show the fixtures serve a @given test
 @given(amount=strategy("uint256", max_value=100))
 def test_property_with_fixtures(Token, accounts, amount):
     token = Token.deploy("T", "T", 18, 100)
@@ -133,7 +135,7 @@ from evmstate import given, strategy
 # deadline), which a loaded machine can miss; evmstate.toml's deadline (none) applies to the rest
 
 
-@settings(deadline=None)
+@settings(deadline=None, max_examples=30)  # as evmstate.toml gives the machines folder
 @given(amount=strategy("uint256", max_value=100))
 def test_every_example_starts_fresh(Token, accounts, amount):
     token = Token.deploy("T", "T", 18, 1000, {"from": accounts[0]})
@@ -212,7 +214,7 @@ def test_machines_folder_errors_under_pytest_are_errors_and_do_not_stop_the_othe
     (project_dir / "machines" / "broken.py").write_text("from evmstate import nothing_here\n")
     (project_dir / "machines" / "defs.py").write_text(
         "from evmstate import strategy\n\nclass OnlyInvariants:\n    def invariant(self):\n        pass\n\n"
-        "class Fine:\n    x = strategy('uint8')\n    def rule_a(self, x):\n        pass\n"
+        "class Fine:\n    settings = {'max_examples': 5, 'stateful_step_count': 5}\n    x = strategy('uint8')\n    def rule_a(self, x):\n        pass\n"
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--continue-on-collection-errors")
     result.assert_outcomes(passed=1, errors=2)

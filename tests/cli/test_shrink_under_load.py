@@ -24,11 +24,15 @@ STOPPED, RUNNING = 0.03, 0.03
 
 
 def reported(root: Path, name: str, busy: bool = False) -> dict:
-    """The failure `evmstate run --seed 0` reports for machines/sale.py, run in a process of its own (held back as on a loaded machine if busy)."""
+    """The failure `evmstate run --seed 1` reports for machines/sale.py, run in a process of its own (held back as on a loaded machine if busy)."""
     exe = str(Path(sys.executable).parent / "evmstate")
-    shutil.rmtree(root / ".evmstate", ignore_errors=True)  # no example saved by the other run: both shrink the failure the search finds
+    # no example or record saved by the other run: both shrink the failure the search finds (the build
+    # cache stays: compiling is not what is compared)
+    for kept in (root / ".evmstate").glob("*"):
+        if kept.name != "build":
+            shutil.rmtree(kept)
     proc = subprocess.Popen(
-        [exe, "run", "machines/sale.py", "--seed", "0", "--json", name], cwd=root, env={**os.environ, "NO_COLOR": "1"},
+        [exe, "run", "machines/sale.py", "--seed", "1", "--json", name], cwd=root, env={**os.environ, "NO_COLOR": "1"},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
     ended = threading.Event()
@@ -58,7 +62,9 @@ def hold_back(pid: int, ended: threading.Event) -> None:
 
 def test_a_seed_shrinks_to_the_same_program_under_load(example):
     # a budget that ends shrinking part way (a tenth of a second of work: 100 replayed steps): where it ends
-    # must not depend on how fast the replays go
+    # must not depend on how fast the replays go. Seed 1 finds the bug at example 11 (seed 0 at 27), and its
+    # shrinking runs Hypothesis's and then evmstate's passes (chunks, singles, reroute, values: 8 steps to 2)
+    # before the budget stops it, so the program compared is one that each pass changed
     toml = example / "evmstate.toml"
     toml.write_text(toml.read_text() + "\n[fuzz]\nshrink_time = 0.1\n")
     quiet = reported(example, "quiet.json")

@@ -125,3 +125,31 @@ def test_failures_lists_and_run_of_one_machine_imports_only_what_it_uses(tmp_pat
     assert code == 0, err
     assert {"hypothesis", "eth", "evmstate.evm.pyevm.backend", "evmstate.engine.item"} <= modules  # it ran a machine on py-evm
     assert sorted(m for m in modules if m.startswith(NOT_FOR_A_RUN)) == []
+
+
+# a pytest process, its modules written at exit as ENTRY writes the command's
+PYTEST = textwrap.dedent(
+    """
+    import atexit, json, sys
+    out = sys.argv[1]
+    atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+    import pytest
+    sys.exit(pytest.main(sys.argv[2:]))
+    """
+)
+
+
+def test_pytest_outside_an_evmstate_project_pays_nothing_for_the_plugin(tmp_path: Path):
+    # the plugin is registered wherever evmstate is installed (pytest11): in a suite that is no evmstate project it
+    # loads no engine and none of the heavy dependencies (Hypothesis's own plugin loads Hypothesis either way)
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert 1 + 1 == 2\n")
+    loaded = {}
+    for name, extra in (("with", []), ("without", ["-p", "no:evmstate"])):
+        out = tmp_path / f"{name}.json"
+        done = subprocess.run([sys.executable, "-c", PYTEST, str(out), "-q", "-p", "no:cacheprovider", *extra, "test_plain.py"], cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        loaded[name] = set(json.loads(out.read_text()))
+    assert "evmstate.pytest_plugin" in loaded["with"] and "evmstate.pytest_plugin" not in loaded["without"]
+    assert heavy_of(loaded["with"]) == heavy_of(loaded["without"])
+    added = loaded["with"] - loaded["without"]
+    assert not {m for m in added if m.startswith(("evmstate.engine.", "evmstate.search.", "evmstate.contracts", "evmstate.evm"))} - {"evmstate.engine.events", "evmstate.search.canaries"}

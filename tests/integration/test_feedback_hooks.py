@@ -197,6 +197,11 @@ def test_every_comparison_of_an_argument_is_recorded_wherever_its_result_goes_on
         assert (5, 4000) in feedback.equalities  # 4000 // 4 == 1000
         box.same(5, {"from": project.accounts[0]})  # a transaction: its result is only returned
         assert feedback.equalities[-1] == (5, 1000)
+        # an equality with the added constant itself is no overflow check: 3 * 0 + 7 == 7
+        box.set_seed(7)
+        box.scaled(5)
+        assert (5, 0) in feedback.equalities
         records.append((list(feedback.operands), list(feedback.equalities), dict(feedback.counts)))
         assert not box.hit()
+        box.set_seed(1000)
     assert records[1] == records[0]

@@ -24,33 +24,45 @@ class MonthCliffMachine(VestingMachine):
     cliff = 30 * 86400
 """
 
-# a fresh process, as evmstate run would (Hypothesis draws constants from the modules loaded)
+# a fresh process, as evmstate run would (Hypothesis draws constants from the modules loaded); one for both machines,
+# the month's last: it imports the year's, so each search sees the constants of the same modules as in a process of
+# its own
 SEARCH = """
 import json, shutil, sys
 from pathlib import Path
 from evmstate import config
 from evmstate.runner import Overrides, RunOptions, run
 
-root, path, seeds = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+root, paths, seeds = Path(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
 sys.path.insert(0, str(root / "machines"))
-out = []
-for seed in seeds:
-    shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
-    summary = run(config.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed)), lambda e: None)
-    (r,) = summary.results
-    f = r.failure
-    out.append({"seed": seed, "status": r.status, "program": f and f.program, "message": f and f.message})
+out = {}
+for path in paths:
+    for seed in seeds:
+        shutil.rmtree(root / ".evmstate" / "examples", ignore_errors=True)
+        summary = run(config.load(root), RunOptions((str(root / path),), overrides=Overrides(seed=seed)), lambda e: None)
+        (r,) = summary.results
+        f = r.failure
+        out.setdefault(path, []).append({"seed": seed, "status": r.status, "program": f and f.program, "message": f and f.message})
 print(json.dumps(out))
 """
+MACHINES = [("machines/vesting.py", "VestingMachine", 365 * 86400), ("machines/month_cliff.py", "MonthCliffMachine", 30 * 86400)]
 
 
-@pytest.mark.parametrize(("path", "machine", "cliff"), [("machines/vesting.py", "VestingMachine", 365 * 86400), ("machines/month_cliff.py", "MonthCliffMachine", 30 * 86400)])
-def test_a_release_after_the_cliff_is_found_on_every_seed_with_the_exact_wait(tmp_path, path, machine, cliff):
-    root = copy_example(tmp_path)
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
+    """What each machine's search found on each seed: {path: [result per seed]}."""
+    root = copy_example(tmp_path_factory.mktemp("deadlines"))
     (root / "machines" / "month_cliff.py").write_text(MONTH_CLIFF)
-    done = subprocess.run([sys.executable, "-c", SEARCH, str(root), path, json.dumps(list(SEEDS))], capture_output=True, text=True, cwd=root)
+    paths = [path for path, _, _ in MACHINES]
+    done = subprocess.run([sys.executable, "-c", SEARCH, str(root), json.dumps(paths), json.dumps(list(SEEDS))], capture_output=True, text=True, cwd=root)
     assert done.returncode == 0, done.stderr
-    for r in json.loads(done.stdout.splitlines()[-1]):
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize(("path", "machine", "cliff"), MACHINES)
+def test_a_release_after_the_cliff_is_found_on_every_seed_with_the_exact_wait(found, path, machine, cliff):
+    assert [r["seed"] for r in found[path]] == list(SEEDS)
+    for r in found[path]:
         assert r["status"] == "failed", f"{machine} not found with seed {r['seed']}"
         assert r["program"] == [f"state = {machine}()", "state.rule_grant()", f"chain.sleep({cliff})", "state.rule_release()"], r
         assert r["message"] == "released more than has vested"

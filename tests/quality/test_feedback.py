@@ -14,7 +14,7 @@ from eth_utils import keccak
 from evmstate.search.feedback import ENVIRONMENT
 
 from ..conftest import REPO, copy_example, copy_project
-from .conftest import search
+from .conftest import FASTEST, search
 
 pytestmark = pytest.mark.quality
 
@@ -25,11 +25,13 @@ def example_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_price_computed_on_the_stack_is_drawn_from_the_comparison(example_root):
-    (found,) = search(example_root, "machines/sale.py", [0], save=False)
+    # both searches on revm, where 50 runs cost half what they cost on py-evm (tests/integration/test_feedback_hooks.py
+    # checks that each backend records the comparisons)
+    (found,) = search(example_root, "machines/sale.py", [0], save=False, backend=FASTEST)
     assert found["status"] == "failed", found
     assert found["program"] == ["state = SaleMachine()", "state.rule_set_price(price=1000000)", "state.rule_buy(quote=1003000)"]
     # the same search without comparison operands: the price is nowhere else to be drawn
-    (blind,) = search(example_root, "machines/sale.py", [0], save=False, env={ENVIRONMENT: "counts,storage"})
+    (blind,) = search(example_root, "machines/sale.py", [0], save=False, env={ENVIRONMENT: "counts,storage"}, backend=FASTEST)
     assert blind["status"] == "passed" and blind["examples"] == 50, blind
     assert blind["progress"].endswith(" 0 comparison operands")
 
@@ -55,7 +57,8 @@ def test_levels_passed_through_one_branch_are_climbed(example_root):
     # Seed 2: what a seed draws depends on the constants of every machine module of the project
     # (docs/keep-going.md), and seed 1 stopped finding it at 300 runs once machines/share_vault.py
     # was added (seeds 2 and 3 find it)
-    (found,) = search(example_root, "machines/puzzle.py", [2], save=False, max_examples=300)
+    # On revm (seed 2 finds it there at run 47 as on py-evm): the same stored values, at about 60% of the CPU
+    (found,) = search(example_root, "machines/puzzle.py", [2], save=False, max_examples=300, backend=FASTEST)
     assert found["status"] == "failed", found
     head, *steps = found["program"]
     assert head == "state = PuzzleMachine()" and len(steps) == 5, found["program"]

@@ -93,6 +93,8 @@ CASES: list[tuple[str, str | bytes, str]] = [
     ("signature-decorator-positional", IMPORT + "class M(StateMachine):\n    @rule(5)\n    def a(self):\n        pass\n", "m.py:4: cannot import: MachineDefinitionError: @rule() takes keyword arguments only"),
     ("signature-only-invariants", IMPORT + "class M:\n    def invariant_x(self):\n        pass\n", "M"),
 ]
+# what a case's traceback must show beyond its message: a recursion as Python shows it, its line three times and a count
+TRACEBACKS = {"recursion-at-import": r'(  File "[^"]+/m\.py", line 2, in f\n    return f\(\)\n +\^+\n){3}  \[Previous line repeated \d+ more times\]\nRecursionError: '}
 # a module beside the file that it imports, broken in its own way (its name starts with "_": not a machine file)
 HELPER = "raise RuntimeError('the helper is broken')\n"
 
@@ -127,6 +129,7 @@ def test_a_broken_machine_file_is_an_error_naming_the_file_and_where(project: Pa
     message = said[0]
     assert message.startswith(f"machines/{name}/m.py"), message  # the file
     assert expected in message, message
+    assert re.search(TRACEBACKS.get(name, ""), message), message
     # the user's words, not evmstate's insides
     assert not re.search(r'File "[^"]*/evmstate/', message), message
 

@@ -91,8 +91,12 @@ def rerouted(shrinker: Any, index: int) -> Any:
         # authorized), deleted while another step's argument changes so that it needs no change
         gone = with_users(best, index)
         base = without(best, gone)
-        # a step before it: what the deleted step changed in place, the step that made the value now makes it so itself
+        taken = best[index].refs()
+        # a step before it that made a value the deleted step took: what the deleted step changed in place, that step
+        # now makes it so itself (a step that took no value changed nothing another step made: none is tried)
         for k, other in enumerate(base[: index - sum(1 for g in gone if g < index)]):
+            if not taken.intersection(other.results):
+                continue
             for name, value in other.arguments.items():
                 domain = shrinker.domains.get((other.rule, name))
                 if domain is None or (isinstance(value, dict) and "ref" in value):

@@ -428,8 +428,8 @@ def compared(
 def _solved(feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ...]], other: int, equal: bool) -> None:
     """A side derived from an argument compared with other: record the argument that comes to other in other's place."""
     argument, steps = origin
-    if other == argument or other == steps[-1][1]:  # the operation's own overflow check (`x + c < x`, `c - x > c`)
-        return
+    if other == argument or (other == steps[-1][1] and not equal):  # the operation's own overflow check (`x + c < x`,
+        return  # `c - x > c`), never an equality: `3 * x + 7 == 7` is met by x = 0
     value = solve(steps, other)
     if value is None or value == argument:
         return
