@@ -26,6 +26,7 @@ from evmstate.engine.events import (
     LoadFailed,
     MachineFinished,
     MachineStarted,
+    NOT_SHRUNK,
     NothingFound,
     RunFinished,
     RunStarted,
@@ -337,12 +338,14 @@ class Renderer(Handler):
             assert event.failure is not None
             self._plain(Text(failure_text(event.failure)))
             failure = event.failure
-            if failure.shrink is not None:
+            if failure.shrink is not None and failure.stopped != NOT_SHRUNK:
                 self._plain(Text(shrink_text(failure.shrink, event.kind, minimal=not (failure.interrupted or failure.stopped)), style="dim"))
             if failure.interrupted:
                 self._plain(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
             elif failure.stopped and event.failure_id and failure.stopped.startswith(BUDGETS):
                 self._plain(Text(f"not minimal: shrinking stopped at {failure.stopped}; `evmstate shrink {event.failure_id}` continues", style="yellow"))
+            elif failure.stopped == NOT_SHRUNK:
+                self._plain(Text(f"not shrunk: {NOT_SHRUNK} (add it to get the shortest program)", style="yellow"))
             elif failure.stopped:
                 self._plain(Text(f"shrinking stopped by {failure.stopped}: this is the shortest failing program found so far, and it may not be minimal", style="yellow"))
             if event.failure_id:

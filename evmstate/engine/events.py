@@ -205,6 +205,10 @@ class Failure:
         return self.error.call_failure
 
 
+# Failure.stopped when the settings leave Hypothesis's shrink phase out: the program is reported as the search found it
+NOT_SHRUNK = '[hypothesis] phases, which leaves out "shrink"'
+
+
 @dataclass(frozen=True, kw_only=True)
 class ShrinkReport:
     """How the reported program was shrunk: from how many steps, in how long, in how many runs."""

@@ -28,6 +28,7 @@ from ..search import canaries
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
+    NOT_SHRUNK,
     Event,
     ExampleFinished,
     Failure,
@@ -81,6 +82,7 @@ def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: i
     """
     setup = RunSetup(path, database, init_args=init_args, **options)
     return MachineRun(spec, project, settings, seed, emit, setup).run(position)
+
 
 
 class MachineRun:
@@ -335,7 +337,8 @@ class MachineRun:
         assert self.state.best_failure is not None
         steps, exc = self.state.best_failure
         failure = self.machine_failure(exc, steps, interrupted=interrupted)
-        failure = dataclasses.replace(failure, stopped=reason, shrink=self.shrink_report(failure.steps, failure.steps, 0))
+        shrink = self.shrink_report(failure.steps, failure.steps, 0, minimal=False)
+        failure = dataclasses.replace(failure, stopped=reason, shrink=shrink)
         if self.crashed:
             return with_note(failure, "no trace: evmstate's chain failed, so the program was not replayed")
         return with_trace(failure, lambda: self.trace(failure, exc))
@@ -352,7 +355,8 @@ class MachineRun:
             with self.phases.timed("shrink (evmstate)"):
                 failure = self.finish_shrinking(failure, exc)
         except Exception as error:
-            failure = dataclasses.replace(failure, stopped=internal_error(error), shrink=self.shrink_report(failure.steps, failure.steps, 0))
+            shrink = self.shrink_report(failure.steps, failure.steps, 0, minimal=False)
+            failure = dataclasses.replace(failure, stopped=internal_error(error), shrink=shrink)
         if not self.backend.capabilities.frames:
             try:
                 with self.phases.timed("explain"):
@@ -533,6 +537,8 @@ class MachineRun:
             failure, exc, clear = cleared(self, failure, exc, example.passed, example.met)
             if not clear:
                 return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0))
+        if Phase.shrink not in self.settings.phases:  # the settings leave shrinking out: the program as it was found
+            return dataclasses.replace(failure, stopped=NOT_SHRUNK, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0, False))
         outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
         if found is not None:
@@ -553,8 +559,9 @@ class MachineRun:
     def budget_reason(self, reason: StopReason) -> str:
         return stopped_at(reason, self.shrink_time, "[fuzz] shrink_time")
 
-    def shrink_report(self, hypothesis_steps: int, steps: int, replays: int) -> ShrinkReport:
-        """How shrinking went, from the first failure until now."""
+    def shrink_report(self, hypothesis_steps: int, steps: int, replays: int, minimal: bool = True) -> ShrinkReport:
+        """How shrinking went, from the first failure until now (minimal=False: it stopped, or never ran, before the
+        program was minimal)."""
         state, examples = self.state, self.examples
         return ShrinkReport(
             first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
@@ -564,6 +571,7 @@ class MachineRun:
             runs=state.runs - (state.first_failure_example or state.runs),
             replays=replays,
             replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
+            minimality="1-minimal" if minimal else "",
         )
 
     def statistics(self, failure: Failure | None = None) -> dict[str, Any]:

@@ -217,6 +217,11 @@ def test_junit_and_json_reports(example):
     assert by_name["StateMachine"]["failure_id"] in {p.stem for p in saved(example)}
     assert by_name["PaymentsFiltered"]["rules"]["void"]["filters"]["payment"]["enabled"] > 0
     assert by_name["ERC20Machine"]["rules"]["rule_transfer"]["calls"] > 0
+    # the settings leave the shrink phase out: each program is reported as the search found it, and says so
+    for name in failed & {n for n in by_name if by_name[n]["kind"] == "machine"}:
+        found = by_name[name]["failure"]
+        assert found["stopped"] == '[hypothesis] phases, which leaves out "shrink"', (name, found["stopped"])
+        assert found["shrink"]["replays"] == 0 and found["shrink"]["minimality"] == "not minimal", (name, found["shrink"])
 
 
 def test_second_run_tries_the_saved_example_first(example):
