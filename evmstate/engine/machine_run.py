@@ -116,6 +116,7 @@ class MachineRun:
         self.project = project
         self.backend = project.backend
         self.settings = settings
+        self.shrinks = Phase.shrink in settings.phases  # as given: a phase of the search narrows self.settings
         self.seed = seed
         self.path = setup.path
         database = self.database = setup.database
@@ -537,7 +538,7 @@ class MachineRun:
             failure, exc, clear = cleared(self, failure, exc, example.passed, example.met)
             if not clear:
                 return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0))
-        if Phase.shrink not in self.settings.phases:  # the settings leave shrinking out: the program as it was found
+        if not self.shrinks:  # the settings leave shrinking out: the program as it was found
             return dataclasses.replace(failure, stopped=NOT_SHRUNK, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0, False))
         outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
         found = outcome.found
