@@ -188,8 +188,10 @@ class MachineRun:
             try:
                 self.life.exit(lambda: self.teardown_final(status, error))
             except Exception:
-                if not self.crashed:
+                # a Ctrl-C inside a snapshot or revert may lose the machine's first snapshot: a new chain, as on a crash
+                if not (self.crashed or status == "interrupted" or (failure is not None and failure.interrupted)):
                     raise
+                self.crashed = True
             self.project.accounts.enlist({})  # the machine's actors were on its chain alone
             if self.crashed:  # the chain may be left anywhere: the next machine starts on a new one
                 self.project.renew_chain()
@@ -333,8 +335,7 @@ class MachineRun:
         return None
 
     def cut_short(self, reason: str, interrupted: bool = False) -> Failure:
-        """The shortest failing program found so far, when shrinking stopped before its end: reported, traced and saved
-        as it stands."""
+        """The shortest failing program found where shrinking stopped early: reported, traced, saved as it is."""
         assert self.state.best_failure is not None
         steps, exc = self.state.best_failure
         failure = self.machine_failure(exc, steps, interrupted=interrupted)
@@ -561,8 +562,7 @@ class MachineRun:
         return stopped_at(reason, self.shrink_time, "[fuzz] shrink_time")
 
     def shrink_report(self, hypothesis_steps: int, steps: int, replays: int, minimal: bool = True) -> ShrinkReport:
-        """How shrinking went, from the first failure until now (minimal=False: it stopped, or never ran, before the
-        program was minimal)."""
+        """How shrinking went, from the first failure until now (minimal=False: it stopped or never ran)."""
         state, examples = self.state, self.examples
         return ShrinkReport(
             first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
