@@ -164,9 +164,10 @@ class AddressDomain(Domain):
         return None if any(str(x).lower() == address.lower() for x in self.excluded) else address
 
     def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
-        if not isinstance(value, dict):
+        if not isinstance(value, (dict, str)):
             return value
-        current = value.get("account")
+        # an address the dictionary gave is recorded as its text: every account is tried in its place
+        current = value.get("account") if isinstance(value, dict) else None
         count = active().accounts.__len__()
         last = count if self.length is None else min(self.length, count)
         upto = last if current is None else current

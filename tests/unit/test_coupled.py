@@ -231,3 +231,19 @@ def test_a_renamed_account_takes_its_own_balance_in_the_same_step():
     outcome = shrink([RecordedStep("add", {"a": 500, "b": 70})], both, pair, operands=compared)
     assert outcome.found.steps == [RecordedStep("add", {"a": 10, "b": 10})]
     assert outcome.stopped is None and outcome.work < 2000
+
+
+def test_an_address_the_dictionary_gave_shrinks_to_the_first_account_that_still_fails():
+    # recorded as its text (an address the contracts produced, drawn from the dictionary): each account is tried
+    # in its place, first to last, as for a recorded account
+    given = "0x00000000FfFfFffffFFffFfFfFfFFFFfFFffFFFD"
+    tried = []
+
+    def fails(candidate, repair=False):
+        tried.append(candidate)
+        return candidate == {"account": 2}
+
+    assert AddressDomain(None).minimize(given, fails) == {"account": 2}
+    assert tried == [{"account": 0}, {"account": 1}, {"account": 2}]
+    # where no account fails the same way, the address stays
+    assert AddressDomain(None).minimize(given, lambda candidate, repair=False: False) == given
