@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from eth_utils import keccak
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -219,7 +221,7 @@ def bare_replay(rec: Recorder, cost: float, between: Callable[[], Any] | None = 
     evm = pyrevm.EVM(env=pyrevm.Env(cfg=pyrevm.CfgEnv(chain_id=backend.chain_id)), gas_limit=backend.gas_limit, spec_id=revm_mod.SPECS[backend.evm_version])
     h = {a: "0x" + a.hex() for a in state}
     for address, (balance, nonce, code, storage) in state.items():
-        code_hash = revm_mod.keccak(code) if code else revm_mod.EMPTY_CODE_HASH
+        code_hash = keccak(code) if code else revm_mod.EMPTY_CODE_HASH
         evm.insert_account_info(h[address], pyrevm.AccountInfo(balance=balance, nonce=nonce, code_hash=code_hash, code=code or None))
         for slot, value in storage.items():
             evm.insert_account_storage(h[address], slot, value)

@@ -12,7 +12,8 @@ from ..cache import Reads
 
 
 class StateAccess:
-    """Reading and writing the chain's accounts outside any call; every write marks the state dirty (a snapshot then persists first)."""
+    """Reading and writing the chain's accounts outside any call; every write marks the state dirty (a snapshot then
+    persists first)."""
 
     _state: Any
     _account_db: Any
@@ -59,7 +60,9 @@ class StateAccess:
         self._state._writes = []
         return writes
 
-    def load_state(self, accounts: dict[bytes, tuple[int, int, bytes, dict[int, int]]], *, timestamp: int, block_number: int) -> None:
+    def load_state(
+        self, accounts: dict[bytes, tuple[int, int, bytes, dict[int, int]]], *, timestamp: int, block_number: int
+    ) -> None:
         """Make the chain hold exactly these accounts (balance, nonce, code, storage) at this block.
 
         Accounts other than the funded ones must not exist yet: run it on a fresh chain, inside anchor().
@@ -78,7 +81,8 @@ class StateAccess:
         self._set_block(timestamp, block_number)
 
     def world(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
-        """Every account holding anything: address -> (balance, nonce, code, nonzero storage), as load_state() takes it."""
+        """Every account holding anything: address -> (balance, nonce, code, nonzero storage), as load_state() takes
+        it."""
         db = self._account_db
         world = {}
         for address in dict.fromkeys([*(a for _, a in self.account_keys), *db.written]):
@@ -90,15 +94,20 @@ class StateAccess:
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Reads]:
-        """Record what the messages of calls and transactions made inside the block read (the call cache stays out of it)."""
+        """Record what the messages of calls and transactions made inside the block read (the call cache stays out of
+        it)."""
         reads = self._reading = Reads()
         try:
             yield reads
         finally:
             self._reading = None
 
-    def write_state(self, accounts: dict[bytes, tuple[int, int, bytes] | None], slots: dict[tuple[bytes, int], int], *, block: tuple[int, int] | None = None) -> None:
-        """Set these accounts (balance, nonce, code; None: no account, its storage wiped) and then these slots; block: (timestamp, number)."""
+    def write_state(
+        self, accounts: dict[bytes, tuple[int, int, bytes] | None], slots: dict[tuple[bytes, int], int], *,
+        block: tuple[int, int] | None = None,
+    ) -> None:
+        """Set these accounts (balance, nonce, code; None: no account, its storage wiped) and then these slots; block:
+        (timestamp, number)."""
         self._dirty = True
         state = self._state
         for address, info in accounts.items():

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator
 
 from eth.chains.base import MiningChain
 from eth.constants import CREATE_CONTRACT_ADDRESS
@@ -48,7 +48,6 @@ from ..base import (
     ExecResult,
     Feedback,
     Frame,
-    InnerFailure,
     JumpRecorder,
     Log,
     Snapshot,
@@ -58,6 +57,7 @@ from ..base import (
 )
 from .opcodes import HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, jump, jumpi
 from .accounts import StateAccess
+from .failed import failure_chain, inner_failures
 from .state import state_class
 
 VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": CancunVM, "prague": PragueVM}
@@ -66,22 +66,32 @@ VMS = {"london": LondonVM, "paris": ParisVM, "shanghai": ShanghaiVM, "cancun": C
 class PyEVMBackend(StateAccess, BlockTime):
     """An in-process py-evm chain with funded accounts and cheap snapshots."""
 
-    capabilities = Capabilities(frames=True, coverage=True, observer=True, time_limit=True, divergence=False, feedback=True)
+    capabilities = Capabilities(
+        frames=True, coverage=True, observer=True, time_limit=True, divergence=False, feedback=True
+    )
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
         """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
         spec = spec if spec is not None else ChainSpec(**options)
         self.spec = spec
-        evm_version, chain_id, gas_limit, gas_price, timestamp = spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp
+        evm_version, chain_id, gas_limit, gas_price, timestamp = (
+            spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp,
+        )
         if evm_version not in VMS:
-            raise UsageError(f"evm_version {evm_version!r} is not supported by the py-evm backend; use one of {', '.join(VMS)}")
+            raise UsageError(
+                f"evm_version {evm_version!r} is not supported by the py-evm backend; use one of {', '.join(VMS)}"
+            )
         base_vm = VMS[evm_version]
         base_state = base_vm._state_class
         self._clock = Clock()
-        self._base_opcodes: dict[int, Any] = base_state.computation_class.opcodes  # Opcodes, whose gas_cost OpcodeAPI lacks
+        # Opcodes, whose gas_cost OpcodeAPI lacks
+        self._base_opcodes: dict[int, Any] = base_state.computation_class.opcodes
         computation, self._opcodes = computation_class(base_state.computation_class, self._clock)
-        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=state_class(base_state, computation))
-        chain_class = MiningChain.configure(__name__="EvmstateChain", vm_configuration=((0, vm_class),), chain_id=chain_id)
+        evmstate_state = state_class(base_state, computation)
+        vm_class = base_vm.configure(__name__=f"Evmstate{base_vm.__name__}", _state_class=evmstate_state)
+        chain_class = MiningChain.configure(
+            __name__="EvmstateChain", vm_configuration=((0, vm_class),), chain_id=chain_id
+        )
         self.chain_id = chain_id
         self.gas_limit = gas_limit
         # the gas a call gets unless it asks for less; never more than the block holds
@@ -92,7 +102,10 @@ class PyEVMBackend(StateAccess, BlockTime):
         self.gas_price = gas_price
         self.evm_version = evm_version
         self.account_keys = account_keys(spec.accounts)
-        genesis_state = {Address(addr): AccountDetails(balance=spec.balance, nonce=0, code=b"", storage={}) for _, addr in self.account_keys}
+        genesis_state = {
+            Address(addr): AccountDetails(balance=spec.balance, nonce=0, code=b"", storage={})
+            for _, addr in self.account_keys
+        }
         genesis: dict[str, HeaderParams] = {
             "difficulty": 0,
             "nonce": b"\0" * 8,
@@ -120,7 +133,8 @@ class PyEVMBackend(StateAccess, BlockTime):
         )
         self._set_block(timestamp + 1, 1)
         # EIP-1153 transient storage exists from Cancun on; earlier states refuse to clear it
-        self._clear_transient = self._state.clear_transient_storage if evm_version in ("cancun", "prague") else (lambda: None)
+        clear_transient = self._state.clear_transient_storage
+        self._clear_transient = clear_transient if evm_version in ("cancun", "prague") else (lambda: None)
         self._tx_context_class = self._state.get_transaction_context_class()
         self._computation = self._state.computation_class
         self._tx_contexts: dict[bytes, object] = {}
@@ -147,7 +161,8 @@ class PyEVMBackend(StateAccess, BlockTime):
     # -- state access -----------------------------------------------------
 
     def storage_reads(self, sender: bytes, to: bytes, data: bytes) -> tuple[ExecResult, list[tuple[bytes, int]]]:
-        """Run a view call outside the call cache, observers and coverage: its result, and each (address, slot) it read, in order, once."""
+        """Run a view call outside the call cache, observers and coverage: its result, and each (address, slot) it read,
+        in order, once."""
         state = self._state
         reads: list[tuple[bytes, int, int]] = []
         hits, self._hits = self._hits, None
@@ -187,7 +202,8 @@ class PyEVMBackend(StateAccess, BlockTime):
     # -- limits -------------------------------------------------------------
 
     def reset_time_limit(self) -> None:
-        """Give calls the configured time limit again (after a timeout shortened it), and run on py-evm those finished elsewhere."""
+        """Give calls the configured time limit again (after a timeout shortened it), and run on py-evm those finished
+        elsewhere."""
         self._time_limit = self.call_timeout or math.inf
         self._slowest = 0.0
         self._runaways.clear()
@@ -198,7 +214,8 @@ class PyEVMBackend(StateAccess, BlockTime):
         self._install_jumps()
 
     def set_inner_failures(self, on: bool) -> None:
-        """From now on (until off), each result carries the calls inside it that failed (ExecResult.inner_failures); view calls skip the cache."""
+        """From now on (until off), each result carries the calls inside it that failed (ExecResult.inner_failures);
+        view calls skip the cache."""
         self._inner = on
 
     def set_coverage(self, hits: Coverage | None) -> None:
@@ -214,7 +231,8 @@ class PyEVMBackend(StateAccess, BlockTime):
         self._observer = observer
 
     def set_feedback(self, feedback: Feedback | None) -> None:
-        """Count branches and record comparison operands into feedback from now on (see Feedback), with coverage on; None stops it.
+        """Count branches and record comparison operands into feedback from now on (see Feedback), with coverage on;
+        None stops it.
 
         The caller owns feedback: it may read and clear its counts and operands between calls.
         """
@@ -226,7 +244,9 @@ class PyEVMBackend(StateAccess, BlockTime):
         hits = self._hits
         feedback = self._feedback if hits is not None else None
         opcodes[opcode_values.JUMP] = jump(base[opcode_values.JUMP].gas_cost, self._clock, hits, feedback)
-        opcodes[opcode_values.JUMPI] = jumpi(base[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, hits, feedback)
+        opcodes[opcode_values.JUMPI] = jumpi(
+            base[opcode_values.JUMPI].gas_cost, self._clock, self._recorder, hits, feedback
+        )
         for op in HOOKED:
             opcodes[op] = base[op] if feedback is None else hooked(op, base[op].gas_cost, feedback)
 
@@ -259,8 +279,12 @@ class PyEVMBackend(StateAccess, BlockTime):
         return Message(gas=gas, to=to, sender=sender, value=value, data=data, code=self._state.get_code(to))
 
     def _run(self, message: Message, sender: bytes):
-        """Run one message under the time limit; raises TimedOut with the state left mid-call, at once for a known runaway."""
-        key = (sender, message.to, message.data, message.code if message.is_create else b"", message.value, message.gas, message.is_static)
+        """Run one message under the time limit; raises TimedOut with the state left mid-call, at once for a known
+        runaway."""
+        key = (
+            sender, message.to, message.data, message.code if message.is_create else b"", message.value, message.gas,
+            message.is_static,
+        )
         if key in self._runaways:
             raise TimedOut(self._runaways[key], key)
         state = self._state
@@ -322,7 +346,8 @@ class PyEVMBackend(StateAccess, BlockTime):
         return result
 
     def _finish(self, stop: TimedOut, timed_out: ExecResult, kind: str, args: tuple[Any, ...]) -> ExecResult:
-        """A call py-evm ran out of time for, the state as before it: finished by the finisher, which later runs it at once."""
+        """A call py-evm ran out of time for, the state as before it: finished by the finisher, which later runs it at
+        once."""
         result = timed_out if self.finisher is None else self.finisher.finish(self, kind, args, timed_out)
         if result.error != "timeout":
             self._runaways[stop.key] = stop.frame
@@ -331,14 +356,18 @@ class PyEVMBackend(StateAccess, BlockTime):
             return self._transact(*args) if kind == "transact" else self._call(*args)
         return result
 
-    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+    def transact(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None
+    ) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
         with self._recording():
             if self._observer is None:
                 return self._transact(sender, to, data, value, gas)
             return self._observed(self._transact, sender, to, data, value, gas)
 
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
+    def call(
+        self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False
+    ) -> ExecResult:
         """Execute a call and discard every change it made (eth_call).
 
         static=True runs it as a STATICCALL, which the EVM forbids to change state: no
@@ -466,7 +495,10 @@ class PyEVMBackend(StateAccess, BlockTime):
         except TimedOut as stop:
             state.revert(before)
             self._clear_transient()
-            return self._finish(stop, self._timed_out(stop, started, gas, at_cap), "transact", (sender, to, data, value, None if at_cap else gas))
+            return self._finish(
+                stop, self._timed_out(stop, started, gas, at_cap), "transact",
+                (sender, to, data, value, None if at_cap else gas),
+            )
         except BaseException:
             state.revert(before)
             raise
@@ -489,12 +521,20 @@ class PyEVMBackend(StateAccess, BlockTime):
         intrinsic, _ = intrinsic_gas(data, False)
         started = cpu_time()
         if static and not value:
-            message = Message(gas=max(gas - intrinsic, 0), to=to, sender=sender, value=0, data=data, code=state.get_code(to), is_static=True)
+            message = Message(
+                gas=max(gas - intrinsic, 0), to=to, sender=sender, value=0, data=data, code=state.get_code(to),
+                is_static=True,
+            )
             try:
                 computation = self._run(message, sender)
             except TimedOut as stop:
-                return self._finish(stop, self._timed_out(stop, started, gas, at_cap), "call", (sender, to, data, value, None if at_cap else gas, static))
-            return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
+                return self._finish(
+                    stop, self._timed_out(stop, started, gas, at_cap), "call",
+                    (sender, to, data, value, None if at_cap else gas, static),
+                )
+            return self._result(
+                computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False
+            )
         checkpoint = state.snapshot()
         try:
             if value and state.get_balance(sender) < value:
@@ -505,7 +545,9 @@ class PyEVMBackend(StateAccess, BlockTime):
             except TimedOut as stop:
                 timed_out = stop, self._timed_out(stop, started, gas, at_cap)
             else:
-                return self._result(computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False)
+                return self._result(
+                    computation, gas - computation.get_gas_remaining(), message, gas, at_cap, commit_logs=False
+                )
         finally:
             state.revert(checkpoint)
             self._clear_transient()
@@ -517,7 +559,9 @@ class PyEVMBackend(StateAccess, BlockTime):
             if self._state.account_exists(address) and self._state.account_is_empty(address):
                 self._state.delete_account(address)
 
-    def _result(self, computation, gas_used: int, message: Message, gas: int, at_cap: bool, *, commit_logs: bool) -> ExecResult:
+    def _result(
+        self, computation, gas_used: int, message: Message, gas: int, at_cap: bool, *, commit_logs: bool
+    ) -> ExecResult:
         if computation.is_success:
             logs = tuple(Log(a, tuple(t), d) for a, t, d in computation.get_log_entries())
             if commit_logs:
@@ -549,51 +593,4 @@ class PyEVMBackend(StateAccess, BlockTime):
             out_of_gas=isinstance(error, OutOfGas),
             inner_failures=inner_failures(computation, chain) if self._inner else (),
         )
-
-
-def failure_chain(computation: Any) -> list[Any]:
-    """A failed computation and the failed children that passed the same failure up, outermost first.
-
-    Which of them holds the check that failed is for the layer that knows the code.
-    """
-    chain = [computation]
-    frame = computation
-    while True:
-        failed = [c for c in frame.children if c.is_error]
-        if not failed or failed[-1].output != frame.output:
-            return chain
-        frame = failed[-1]
-        chain.append(frame)
-
-
-def inner_failures(computation: Any, chain: Sequence[Any] = ()) -> tuple[InnerFailure, ...]:
-    """The failed calls inside a computation, in the order they ran, each once: a failure passed up whole is its caller's."""
-    found: list[InnerFailure] = []
-    shown = {id(c) for c in chain}
-
-    def visit(parent: Any) -> None:
-        for child in parent.children:
-            if child.is_error and id(child) not in shown:
-                own = failure_chain(child)
-                shown.update(id(c) for c in own)
-                msg = child.msg
-                error = child.error
-                found.append(
-                    InnerFailure(
-                        depth=msg.depth,
-                        sender=msg.sender,
-                        to=msg.storage_address if msg.is_create else msg.code_address,
-                        data=msg.code if msg.is_create else msg.data_as_bytes,
-                        value=msg.value,
-                        is_create=msg.is_create,
-                        error="revert" if isinstance(error, Revert) else (str(error) or type(error).__name__),
-                        output=child.output if isinstance(error, Revert) else b"",
-                        frames=tuple(frame_of(c) for c in own),
-                    )
-                )
-            visit(child)
-
-    visit(computation)
-    return tuple(found)
-
 

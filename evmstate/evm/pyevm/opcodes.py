@@ -135,7 +135,10 @@ def _frame(hits: Coverage, feedback: Feedback | None, computation: Any) -> set[i
     return seen
 
 
-def jumpi(gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage | None = None, feedback: Feedback | None = None) -> Callable[..., None]:
+def jumpi(
+    gas: int, clock: Clock, recorder: JumpRecorder | None, hits: Coverage | None = None,
+    feedback: Feedback | None = None,
+) -> Callable[..., None]:
     """JUMPI, plus the clock and the frame's last taken jump.
 
     vyper sends every failed check without a reason to one shared REVERT, so the REVERT's pc
@@ -416,7 +419,10 @@ def compared(
                         _solved(feedback, derived[a], b, equal)
                 elif b in derived:
                     _solved(feedback, derived[b], a, equal)
-    for clock, known, sides in ((timestamp, feedback.times, feedback.time_sides), (number, feedback.blocks, feedback.block_sides)):
+    for clock, known, sides in (
+        (timestamp, feedback.times, feedback.time_sides),
+        (number, feedback.blocks, feedback.block_sides),
+    ):
         if a == clock or b == clock:
             other = b if a == clock else a
             if other != clock and len(known) < MAX_OPERANDS:
@@ -509,7 +515,9 @@ def computation_class(base: type[ComputationAPI], clock: Clock) -> tuple[type, d
     opcodes: dict[int, Any] = dict(base.opcodes)
     opcodes[opcode_values.JUMP] = jump(opcodes[opcode_values.JUMP].gas_cost, clock)
     opcodes[opcode_values.JUMPI] = jumpi(opcodes[opcode_values.JUMPI].gas_cost, clock, None)
-    return type(f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "is_origin_computation": property(_outermost)}), opcodes
+    return type(
+        f"Evmstate{base.__name__}", (base,), {"opcodes": opcodes, "is_origin_computation": property(_outermost)}
+    ), opcodes
 
 
 def _outermost(computation: Any) -> bool:

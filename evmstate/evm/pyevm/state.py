@@ -1,4 +1,5 @@
-"""py-evm's State and AccountDB as the backend needs them: original values per call, observed and recorded reads, storage wipes a revert may take back."""
+"""py-evm's State and AccountDB as the backend needs them: original values per call, observed and recorded reads,
+storage wipes a revert may take back."""
 
 from __future__ import annotations
 
@@ -149,7 +150,9 @@ def account_db_class(base: type) -> type:
         def _get_address_store(self, address: Address):
             store = self._account_stores.get(address)
             if store is None:
-                store = self._account_stores[address] = StorageDB(self._raw_store_db, self._get_storage_root(address), address)
+                store = self._account_stores[address] = StorageDB(
+                    self._raw_store_db, self._get_storage_root(address), address
+                )
             return store
 
     AccountDB.__name__ = f"Evmstate{base.__name__}"

@@ -38,13 +38,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from eth_utils import keccak
 
 from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from ..cache import entry as cache_entry
-from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, Log, SeenStorage, Snapshot
+from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, Log, SeenStorage
 from ..base import account_keys, contract_address, intrinsic_gas
 from .journal import EMPTY_CODE_HASH, FAILED, deployed, halt_message, loaded, read_changes
+from .mirror import Mirror
 from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
 from ...errors import UsageError
@@ -68,25 +68,34 @@ def available() -> bool:
 def require() -> None:
     """Raise a UsageError saying how to install pyrevm when it is missing."""
     if pyrevm is None:
-        raise UsageError(f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm")
+        raise UsageError(
+            f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm"
+        )
 
 
-class RevmBackend(Explaining, BlockTime):
+class RevmBackend(Mirror, Explaining, BlockTime):
     """An in-process revm chain with the py-evm backend's interface, gas and outcomes."""
 
     # failed calls carry no frames (pcs): reported failures are replayed on py-evm for them; what
     # py-evm's hooks record (coverage, feedback, the storage a call read and wrote) comes from
     # running the call again where its path can be seen (sight.py)
-    capabilities = Capabilities(frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True)
+    capabilities = Capabilities(
+        frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True
+    )
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
         """A new chain as spec describes it (or ChainSpec(**options)): funded accounts, nothing deployed."""
         spec = spec if spec is not None else ChainSpec(**options)
         self.spec = spec
-        evm_version, chain_id, gas_limit, gas_price, timestamp, balance = spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp, spec.balance
+        evm_version, chain_id, gas_limit, gas_price, timestamp, balance = (
+            spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp, spec.balance,
+        )
         require()
         if evm_version not in SPECS:
-            raise UsageError(f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the pyevm backend")
+            raise UsageError(
+                f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the "
+                "pyevm backend"
+            )
         self.chain_id = chain_id
         self.gas_limit = gas_limit
         self.call_gas_limit = min(spec.call_gas_limit, gas_limit)
@@ -110,7 +119,8 @@ class RevmBackend(Explaining, BlockTime):
         self._init_snapshots()
         self._version = 0  # changes whenever the state or the block does
         self._shadow: Any = None  # a py-evm backend that explains failures
-        self._shadow_dirty: set[tuple[bytes, int | None]] | None = None  # (address, slot or None) changed since the shadow was written
+        # (address, slot or None) changed since the shadow was written
+        self._shadow_dirty: set[tuple[bytes, int | None]] | None = None
         self._explained: dict[tuple[Any, ...], Entry] = {}  # failed calls run on py-evm, with what they read
         self.shadow_runs = 0  # failed calls run again on py-evm to explain them
         self.call_cache = ReadCache(spec.call_cache) if spec.call_cache != "off" else None
@@ -151,23 +161,6 @@ class RevmBackend(Explaining, BlockTime):
             self._known_code.add(code_hash)
         self._evm.insert_account_info(self._h(address), pyrevm.AccountInfo(**kwargs))
 
-    def _write_slot(self, address: bytes, slot: int, value: int) -> None:
-        storage = self._storage.setdefault(address, {})
-        if self._order:
-            self._undo.append(("s", address, slot, storage.get(slot, 0)))
-        if self._shadow_dirty is not None:
-            self._shadow_dirty.add((address, slot))
-        if value:
-            storage[slot] = value
-        else:
-            storage.pop(slot, None)
-        # pyrevm writes a slot to the database only while the account is not loaded, and loads
-        # it as it writes: loaded at depth 0 it would stay warm for good, so the load is reverted
-        evm = self._evm
-        checkpoint = evm.snapshot()
-        evm.insert_account_storage(self._h(address), slot, value)
-        evm.revert(checkpoint)
-
     # -- block time -------------------------------------------------------
 
     def _set_block(self, timestamp: int, number: int) -> None:
@@ -175,36 +168,17 @@ class RevmBackend(Explaining, BlockTime):
         self._number = number
         self._version += 1
         self._evm.set_block_env(
-            pyrevm.BlockEnv(number=number, timestamp=timestamp, coinbase=self._h(ZERO), difficulty=0, prevrandao=b"\0" * 32, basefee=0, gas_limit=self.gas_limit)
+            pyrevm.BlockEnv(
+                number=number, timestamp=timestamp, coinbase=self._h(ZERO), difficulty=0, prevrandao=b"\0" * 32,
+                basefee=0, gas_limit=self.gas_limit,
+            )
         )
 
     # -- state access -----------------------------------------------------
 
-    def get_balance(self, address: bytes) -> int:
-        info = self._info.get(address)
-        return info[0] if info else 0
-
-    def set_balance(self, address: bytes, value: int) -> None:
-        info = self._info.get(address)
-        new = [value, 0, EMPTY_CODE_HASH] if info is None else [value, info[1], info[2]]
-        self._version += 1
-        self._write_info(address, None if new == [0, 0, EMPTY_CODE_HASH] and not self._storage.get(address) else new)
-
-    def set_storage(self, address: bytes, slot: int, value: int) -> None:
-        """Write one storage word, as if the contract had (chain.set_storage); a snapshot revert takes it back."""
-        self._version += 1
-        self._write_slot(address, slot, value)
-
-    def set_code(self, address: bytes, code: bytes) -> None:
-        """Replace the code at an address (chain.set_code), its storage, balance and nonce kept."""
-        info = self._info.get(address)
-        code_hash = keccak(code) if code else EMPTY_CODE_HASH
-        new = [0, 0, code_hash] if info is None else [info[0], info[1], code_hash]
-        self._version += 1
-        self._write_info(address, None if new == [0, 0, EMPTY_CODE_HASH] and not self._storage.get(address) else new, code)
-
     def storage_reads(self, sender: bytes, to: bytes, data: bytes) -> tuple[ExecResult, list[tuple[bytes, int]]]:
-        """Run a view call outside the call cache: its result, and each (address, slot) it read, once (in no set order)."""
+        """Run a view call outside the call cache: its result, and each (address, slot) it read, once (in no set
+        order)."""
         gas, at_cap = self._gas(None)
         evm = self._evm
         checkpoint = evm.snapshot()
@@ -213,52 +187,11 @@ class RevmBackend(Explaining, BlockTime):
             journal = evm.journal_str
         finally:
             evm.revert(checkpoint)
-        ran = ExecResult(success=success, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap)
+        ran = ExecResult(
+            success=success, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap
+        )
         addresses, slots_of = loaded(journal)
         return ran, [(address, int(slot)) for address, slots in zip(addresses, slots_of) for slot, _ in slots]
-
-    def get_nonce(self, address: bytes) -> int:
-        info = self._info.get(address)
-        return info[1] if info else 0
-
-    def get_code(self, address: bytes) -> bytes:
-        return self._code.get(address, b"")
-
-    def get_storage(self, address: bytes, slot: int) -> int:
-        storage = self._storage.get(address)
-        return storage.get(slot, 0) if storage else 0
-
-    @property
-    def logs(self) -> list[Log]:
-        return self._logs
-
-    # -- snapshots ----------------------------------------------------------
-
-    def _mark(self) -> Any:
-        return len(self._undo)
-
-    def _go_back(self, snap: Snapshot) -> None:
-        undo = self._undo
-        # an account or slot goes back to its oldest entry's value: the newer entries of it are not written
-        oldest: dict[Any, int] = {}
-        for i in range(len(undo) - 1, snap.mark - 1, -1):
-            oldest[undo[i][1:3] if undo[i][0] == "s" else undo[i][1]] = i
-        order, self._order = self._order, []  # writes below are not logged
-        try:
-            while len(undo) > snap.mark:
-                entry = undo.pop()
-                if entry[0] == "s":
-                    if oldest[entry[1:3]] == len(undo):
-                        self._write_slot(entry[1], entry[2], entry[3])
-                elif oldest[entry[1]] == len(undo):
-                    self._write_info(entry[1], entry[2], entry[3])
-        finally:
-            self._order = order
-        self._version += 1
-
-    def _released(self, snap: Snapshot) -> None:
-        if not self._order:
-            self._undo.clear()
 
     # -- limits -------------------------------------------------------------
 
@@ -268,14 +201,19 @@ class RevmBackend(Explaining, BlockTime):
     def set_jump_recorder(self, recorder: Any) -> None:
         """Every JUMPI as it runs, in order, needs per-opcode hooks, which revm does not offer."""
         if recorder is not None:
-            raise UsageError("a jump recorder needs per-opcode hooks, which the revm backend does not have; run with the pyevm backend (--backend pyevm)")
+            raise UsageError(
+                "a jump recorder needs per-opcode hooks, which the revm backend does not have; run with the pyevm "
+                "backend (--backend pyevm)"
+            )
 
     def set_coverage(self, hits: Any) -> None:
-        """Record every branch and jump into hits from now on, as py-evm's hooks do (see base.Coverage); None stops it."""
+        """Record every branch and jump into hits from now on, as py-evm's hooks do (see base.Coverage); None stops
+        it."""
         self.sight.hits = hits
 
     def set_feedback(self, feedback: Any) -> None:
-        """Count branches and record comparison operands into feedback from now on (base.Feedback), with coverage on; None stops it."""
+        """Count branches and record comparison operands into feedback from now on (base.Feedback), with coverage on;
+        None stops it."""
         self.sight.feedback = feedback
 
     def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
@@ -283,12 +221,16 @@ class RevmBackend(Explaining, BlockTime):
         self.sight.observer = observer
 
     def set_sampling(self, on: bool) -> None:
-        """Run a call again for the hooks' records only now and then when a call of its shape ran before (sight.py), counted from now (a run's start); off: every call."""
+        """Run a call again for the hooks' records only now and then when a call of its shape ran before (sight.py),
+        counted from now (a run's start); off: every call."""
         self.sight.sampling, self.sight.run_seen = on, {}
 
     # -- execution --------------------------------------------------------
 
-    def _execute(self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None, bump: int = 0) -> tuple[bool, bytes, Any, str | None]:
+    def _execute(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None,
+        bump: int = 0,
+    ) -> tuple[bool, bytes, Any, str | None]:
         """Run one call on revm inside the current checkpoint: (success, output, revm's result, error).
 
         bump: what a sender with code has added to its nonce before the code runs (1 for a
@@ -315,14 +257,20 @@ class RevmBackend(Explaining, BlockTime):
         return True, output, evm.result, None
 
     def _let_code_send(self, sender: bytes, code: bytes, bump: int) -> None:
-        """Let an address with code send ({"from": contract}) past revm's EIP-3607 check, inside the call's checkpoint (see the module's docstring).
+        """Let an address with code send ({"from": contract}) past revm's EIP-3607 check, inside the call's checkpoint
+        (see the module's docstring).
 
         (pyrevm's stub of AccountInfo lacks balance; the binding takes it.)"""
         evm, h = self._evm, self._h(sender)
         account = evm.basic(h)
-        evm.insert_account_info(h, pyrevm.AccountInfo(balance=account.balance, nonce=account.nonce + bump, code_hash=EMPTY_CODE_HASH, code=code))  # type: ignore[call-arg]
+        info = pyrevm.AccountInfo(  # type: ignore[call-arg]
+            balance=account.balance, nonce=account.nonce + bump, code_hash=EMPTY_CODE_HASH, code=code
+        )
+        evm.insert_account_info(h, info)
 
-    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+    def transact(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None
+    ) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
         asked = gas
         gas, at_cap = self._gas(gas)
@@ -331,7 +279,9 @@ class RevmBackend(Explaining, BlockTime):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
         cost = value + gas * self.gas_price
         if cost and self.get_balance(sender) < cost:
-            raise UsageError(f"sender 0x{sender.hex()} has {self.get_balance(sender)} wei, needs {cost} for value and gas")
+            raise UsageError(
+                f"sender 0x{sender.hex()} has {self.get_balance(sender)} wei, needs {cost} for value and gas"
+            )
         create_address = None
         if to is None:
             create_address = contract_address(sender, self.get_nonce(sender))
@@ -342,7 +292,10 @@ class RevmBackend(Explaining, BlockTime):
         evm = self._evm
         checkpoint = evm.snapshot()
         try:
-            success, output, result, error = self._execute(sender, to, data, value, gas, False, self.gas_price or None, int(to is not None))  # see _let_code_send
+            # see _let_code_send
+            success, output, result, error = self._execute(
+                sender, to, data, value, gas, False, self.gas_price or None, int(to is not None)
+            )
             revm_used = result.gas_used
             if success or to is None or self.gas_price:
                 logs = self._logs_of(result) if success else ()
@@ -358,37 +311,70 @@ class RevmBackend(Explaining, BlockTime):
         gas_used = max(revm_used, floor)
         seen = None
         if self.sight.on:  # before the changes are written: the sight runs it from the state before it
-            changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if success else None
-            outcome = Outcome(success, error == "revert", deployed(changes, create_address) if success and create_address else output, logs, changed, revm_used + result.gas_refunded, gas - intrinsic, intrinsic)
+            changed = (
+                {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if success else None
+            )
+            outcome = Outcome(
+                success, error == "revert", deployed(changes, create_address) if success and create_address else output,
+                logs, changed, revm_used + result.gas_refunded, gas - intrinsic, intrinsic,
+            )
             seen = self.sight.see(True, sender, to, data, value, asked, False, outcome, created=create_address)
             self.sight.record(seen)
         # what py-evm does differently: it bumps the nonce of a call's sender as well (revm 8
         # only a creator's), charges the floor, and pays the coinbase nothing
         adjust: dict[bytes, list[int]] = {}
         if own_code and (mine := changes.get(sender)) is not None and mine[0] is not None:
-            mine[0][2] = self._info[sender][2]  # its code hash, emptied for revm's check alone; its nonce bumped already
+            # its code hash, emptied for revm's check alone; its nonce bumped already
+            mine[0][2] = self._info[sender][2]
         elif to is not None:
             adjust[sender] = [0, 1]
         if self.gas_price:
             adjust.setdefault(sender, [0, 0])[0] -= (gas_used - revm_used) * self.gas_price
             adjust.setdefault(ZERO, [0, 0])[0] -= revm_used * self.gas_price
-        inner = self._on_py_evm("transact", (sender, to, data, value, asked), inner=True).inner_failures if self._inner else ()
+        inner = (
+            self._on_py_evm("transact", (sender, to, data, value, asked), inner=True).inner_failures
+            if self._inner
+            else ()
+        )
         undo = self._apply(changes, adjust)
         self._version += 1
         if success:
             self._logs.extend(logs)
             if create_address is not None:  # a deployment: its output is the code it left
                 output = self._code.get(create_address, b"")
-        return self._transacted(success, output, gas_used, logs, error, create_address, gas, at_cap, inner, seen, (sender, to, data, value, asked), undo)
+        return self._transacted(
+            success, output, gas_used, logs, error, create_address, gas, at_cap, inner, seen,
+            (sender, to, data, value, asked), undo,
+        )
 
-    def _transacted(self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None, gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any]) -> ExecResult:
-        """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the sight saw (given at once, not by a copy), shown to its observer."""
-        seen_storage: SeenStorage = {} if seen is None or not (seen.reads or seen.writes) else {"storage_writes": seen.writes, "storage_reads": seen.reads}
-        failed: FailedExtras = {} if success else {"out_of_gas": (error or "").startswith("Out of gas"), "explainer": self._explainer("transact", args, undo)}
-        done = ExecResult(success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap, inner_failures=inner, **seen_storage, **failed)
+    def _transacted(
+        self, success: bool, output: bytes, gas_used: int, logs: Any, error: str | None, created: bytes | None,
+        gas: int, at_cap: bool, inner: Any, seen: Seen | None, args: tuple[Any, ...], undo: list[Any],
+    ) -> ExecResult:
+        """A transaction's result, made once (one is made for every transaction): a failure's explainer, the storage the
+        sight saw (given at once, not by a copy), shown to its observer."""
+        seen_storage: SeenStorage = (
+            {}
+            if seen is None or not (seen.reads or seen.writes)
+            else {"storage_writes": seen.writes, "storage_reads": seen.reads}
+        )
+        failed: FailedExtras = (
+            {}
+            if success
+            else {
+                "out_of_gas": (error or "").startswith("Out of gas"),
+                "explainer": self._explainer("transact", args, undo),
+            }
+        )
+        done = ExecResult(
+            success, output, gas_used, logs, error, created if success else None, gas_limit=gas, at_gas_cap=at_cap,
+            inner_failures=inner, **seen_storage, **failed,
+        )
         return done if seen is None else self.sight.show(done, None)
 
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
+    def call(
+        self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False
+    ) -> ExecResult:
         """Execute a call and discard every change it made (eth_call)."""
         asked = gas
         gas, at_cap = self._gas(gas)
@@ -397,35 +383,22 @@ class RevmBackend(Explaining, BlockTime):
             # py-evm runs the message with no gas at all: it fails at its first instruction
             if not self.get_code(to):
                 return ExecResult(success=True, output=b"", gas_used=gas, gas_limit=gas, at_gas_cap=at_cap)
-            return ExecResult(success=False, output=b"", gas_used=gas, error="Out of gas", gas_limit=gas, at_gas_cap=at_cap, out_of_gas=True)
-        cache = self.call_cache
+            return ExecResult(
+                success=False, output=b"", gas_used=gas, error="Out of gas", gas_limit=gas, at_gas_cap=at_cap,
+                out_of_gas=True,
+            )
         sight = self.sight
         own_code = bool(self._code.get(sender))
         # code that can call other code is never kept (see _recorded): not worth recording
-        if static and not value and cache is not None and not own_code and not self._inner and not opcodes(self._code.get(to, b"")) & CALL_OPCODES:
-            key = (sender, to, data, asked)
-            found = cache.find(key, self._unchanged)
-            if found is not None and found.coverage is None and sight.hits is not None:
-                found = None  # kept while coverage was off: run it for its coverage
-            seen = None
-            if found is None or cache.check:
-                ran, new, seen = self._recorded(key, gas, at_cap)
-                if found is not None:
-                    compare(found.result, ran, key, found.coverage, None if new is None else new.coverage)
-                if new is not None:
-                    cache.keep(key, new)
-                found = new
-            if found is not None:
-                if not sight.on:
-                    return found.result
-                # kept with coverage, asked now for feedback or an observer alone
-                if found.coverage and sight.hits is not None:
-                    replay_coverage(found.coverage, sight.hits)
-                return sight.show(found.observed, None)
-            if sight.on:
-                sight.record(seen)  # type: ignore[arg-type]
-                return sight.show(ran, seen)
-            return ran
+        if (
+            static
+            and not value
+            and self.call_cache is not None
+            and not own_code
+            and not self._inner
+            and not opcodes(self._code.get(to, b"")) & CALL_OPCODES
+        ):
+            return self._cached_call((sender, to, data, asked), gas, at_cap)
         evm = self._evm
         checkpoint = evm.snapshot()
         try:
@@ -440,9 +413,13 @@ class RevmBackend(Explaining, BlockTime):
             evm.revert(checkpoint)
         if own_code and self._codehash_readable():  # see _let_code_send
             on_py_evm = self._on_py_evm("call", (sender, to, data, value, asked, static))
-            success, output, gas_used, logs, error = on_py_evm.success, on_py_evm.output, on_py_evm.gas_used, on_py_evm.logs, on_py_evm.error
+            success, output, gas_used, logs, error = (
+                on_py_evm.success, on_py_evm.output, on_py_evm.gas_used, on_py_evm.logs, on_py_evm.error,
+            )
         if success:
-            ran = ExecResult(success=True, output=output, gas_used=gas_used, logs=logs, gas_limit=gas, at_gas_cap=at_cap)
+            ran = ExecResult(
+                success=True, output=output, gas_used=gas_used, logs=logs, gas_limit=gas, at_gas_cap=at_cap
+            )
         else:
             ran = ExecResult(
                 success=False,
@@ -455,16 +432,55 @@ class RevmBackend(Explaining, BlockTime):
                 explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
             )
         if self._inner:
-            ran = dataclasses.replace(ran, inner_failures=self._on_py_evm("call", (sender, to, data, value, asked, static), inner=True).inner_failures)
+            ran = dataclasses.replace(
+                ran,
+                inner_failures=self._on_py_evm(
+                    "call", (sender, to, data, value, asked, static), inner=True
+                ).inner_failures,
+            )
         if not sight.on:
             return ran
-        seen = sight.see(False, sender, to, data, value, asked, static, Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic, intrinsic), uncached=True)
+        seen = sight.see(
+            False, sender, to, data, value, asked, static,
+            Outcome(success, error == "revert", output, logs, None, gas_used, gas - intrinsic, intrinsic),
+            uncached=True,
+        )
         sight.record(seen)
         return sight.show(ran, seen)
 
-    def _recorded(self, key: tuple[bytes, bytes, bytes, int | None], gas: int, at_cap: bool) -> tuple[ExecResult, Entry | None, Seen | None]:
-        """Run a view call, and an entry of what it read (the accounts and slots revm loaded for it) when it can be kept;
-        with the hooks' records of it (what it covered, the storage it read) while the search asks for them.
+    def _cached_call(self, key: tuple[bytes, bytes, bytes, int | None], gas: int, at_cap: bool) -> ExecResult:
+        """A view call that may be kept: answered from the call cache when it holds it, else run (and kept if it
+        can be)."""
+        cache, sight = self.call_cache, self.sight
+        assert cache is not None
+        found = cache.find(key, self._unchanged)
+        if found is not None and found.coverage is None and sight.hits is not None:
+            found = None  # kept while coverage was off: run it for its coverage
+        seen = None
+        if found is None or cache.check:
+            ran, new, seen = self._recorded(key, gas, at_cap)
+            if found is not None:
+                compare(found.result, ran, key, found.coverage, None if new is None else new.coverage)
+            if new is not None:
+                cache.keep(key, new)
+            found = new
+        if found is not None:
+            if not sight.on:
+                return found.result
+            # kept with coverage, asked now for feedback or an observer alone
+            if found.coverage and sight.hits is not None:
+                replay_coverage(found.coverage, sight.hits)
+            return sight.show(found.observed, None)
+        if sight.on:
+            sight.record(seen)  # type: ignore[arg-type]
+            return sight.show(ran, seen)
+        return ran
+
+    def _recorded(
+        self, key: tuple[bytes, bytes, bytes, int | None], gas: int, at_cap: bool
+    ) -> tuple[ExecResult, Entry | None, Seen | None]:
+        """Run a view call, and an entry of what it read (the accounts and slots revm loaded for it) when it can be
+        kept; with the hooks' records of it (what it covered, the storage it read) while the search asks for them.
 
         revm forgets what a frame loaded when the frame fails: a failed call, or one whose code
         can call other code (whose frames may fail while the call succeeds), is never kept.
@@ -478,21 +494,33 @@ class RevmBackend(Explaining, BlockTime):
         finally:
             evm.revert(checkpoint)
         if success:
-            ran = ExecResult(success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result), gas_limit=gas, at_gas_cap=at_cap)
+            ran = ExecResult(
+                success=True, output=output, gas_used=result.gas_used + result.gas_refunded, logs=self._logs_of(result),
+                gas_limit=gas, at_gas_cap=at_cap,
+            )
         else:
-            explainer = self._explainer("call", (sender, to, data, 0, asked, True), [])  # made here, not copied in after
-            ran = ExecResult(success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap, out_of_gas=(error or "").startswith("Out of gas"), explainer=explainer)
+            # made here, not copied in after
+            explainer = self._explainer("call", (sender, to, data, 0, asked, True), [])
+            ran = ExecResult(
+                success=False, output=output, gas_used=result.gas_used, error=error, gas_limit=gas, at_gas_cap=at_cap,
+                out_of_gas=(error or "").startswith("Out of gas"), explainer=explainer,
+            )
         seen = None
         if self.sight.on:
             intrinsic = intrinsic_gas(data, False)[0]
-            seen = self.sight.see(False, sender, to, data, 0, asked, True, Outcome(success, error == "revert", output, ran.logs, None, ran.gas_used, gas - intrinsic, intrinsic))
+            seen = self.sight.see(
+                False, sender, to, data, 0, asked, True,
+                Outcome(success, error == "revert", output, ran.logs, None, ran.gas_used, gas - intrinsic, intrinsic),
+            )
         if not success:
             return ran, None, seen
         addresses, slots_of = loaded(journal)
         ops = frozenset().union(*(opcodes(self._code.get(a, b"")) for a in addresses))
         if ops & CALL_OPCODES:
             return ran, None, seen
-        reads = [(address, int(slot), int(value)) for address, slots in zip(addresses, slots_of) for slot, value in slots]
+        reads = [
+            (address, int(slot), int(value)) for address, slots in zip(addresses, slots_of) for slot, value in slots
+        ]
         # an account's code always matters; its balance, and whether its nonce is 0 (which makes
         # an account empty), only to code that can see them; the nonce's value never
         whole = bool(ops & BALANCE_OPCODES)
@@ -502,7 +530,10 @@ class RevmBackend(Explaining, BlockTime):
         if seen is not None:
             # the hooks' view of it: every read in order, what it covered
             observed = dataclasses.replace(ran, storage_reads=seen.reads) if seen.reads else ran
-            kept = dataclasses.replace(kept, observed=observed, coverage={k: frozenset(v) for k, v in seen.hits.items()} if self.sight.hits is not None else None)
+            kept = dataclasses.replace(
+                kept, observed=observed,
+                coverage={k: frozenset(v) for k, v in seen.hits.items()} if self.sight.hits is not None else None,
+            )
         return ran, kept, seen
 
     def _account_state(self, address: bytes, whole: bool) -> Any:
@@ -533,67 +564,7 @@ class RevmBackend(Explaining, BlockTime):
         logs = []
         for entry in result.logs:
             topics, data = entry.data
-            logs.append(Log(bytes.fromhex(entry.address[2:]), tuple(int.from_bytes(t, "big") for t in topics), bytes(data)))
+            logs.append(
+                Log(bytes.fromhex(entry.address[2:]), tuple(int.from_bytes(t, "big") for t in topics), bytes(data))
+            )
         return tuple(logs)
-
-    def _apply(self, changes: dict[bytes, Any], adjust: dict[bytes, list[int]]) -> list[tuple[Any, ...]]:
-        """Write a transaction's changes into the mirror and revm's database; returns how to undo them.
-
-        adjust: address -> [balance delta, nonce delta] applied on top of the changes.
-        """
-        order, self._order = self._order, [0]  # log every write, to return this transaction's undo list
-        mark = len(self._undo)
-        writes = []
-        for address in adjust:
-            changes.setdefault(address, (None, None, {}, False))
-        try:
-            for address, (info, code, slots, destroyed) in changes.items():
-                if destroyed:
-                    for slot in list(self._storage.get(address, {})):
-                        self._write_slot(address, slot, 0)
-                    if address in self._info:
-                        self._write_info(address, None)
-                    continue
-                delta = adjust.get(address)
-                if delta is not None:
-                    if info is None:
-                        old = self._info.get(address)
-                        info = list(old) if old is not None else [0, 0, EMPTY_CODE_HASH]
-                    info[0] += delta[0]
-                    info[1] += delta[1]
-                if info is not None:
-                    # EIP-161: an account the transaction left empty is deleted
-                    empty = info[0] == 0 and info[1] == 0 and info[2] == EMPTY_CODE_HASH
-                    self._write_info(address, None if empty else info, code)
-                for slot, value in slots.items():
-                    self._write_slot(address, slot, value)
-                    writes.append((address, slot, value))
-        finally:
-            self._order = order
-        undo = self._undo[mark:]
-        if not order:
-            del self._undo[mark:]
-        self.last_writes = tuple(writes)
-        return undo
-
-    def state(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
-        """The whole world state: address -> (balance, nonce, code, storage)."""
-        return {
-            address: (info[0], info[1], self._code.get(address, b""), dict(self._storage.get(address, {})))
-            for address, info in self._info.items()
-        } | {address: (0, 0, b"", dict(slots)) for address, slots in self._storage.items() if slots and address not in self._info}
-
-    def load_state(self, accounts: dict[bytes, tuple[int, int, bytes, dict[int, int]]], *, timestamp: int, block_number: int) -> None:
-        """Make the chain hold exactly these accounts (balance, nonce, code, storage) at this block, as PyEVMBackend.load_state().
-
-        Accounts other than the funded ones must not exist yet: run it on a fresh chain, inside anchor().
-        """
-        for _, address in self.account_keys:
-            if address not in accounts:
-                self._write_info(address, None)
-        for address, (balance, nonce, code, storage) in accounts.items():
-            self._write_info(address, [balance, nonce, keccak(code) if code else EMPTY_CODE_HASH], code)
-            for slot, value in storage.items():
-                self._write_slot(address, slot, value)
-        self._version += 1
-        self._set_block(timestamp, block_number)

@@ -30,7 +30,8 @@ class Unsupported(Exception):
 
 
 class Fault(Exception):
-    """Raised inside a frame for an exceptional halt: invalid opcode or jump, a write in a static call, returndata out of bounds."""
+    """Raised inside a frame for an exceptional halt: invalid opcode or jump, a write in a static call, returndata out
+    of bounds."""
 
 
 class Gas:
@@ -53,14 +54,22 @@ class Env:
 
     __slots__ = ("timestamp", "number", "chain_id", "gas_limit", "gas_price", "origin")
 
-    def __init__(self, timestamp: int, number: int, chain_id: int, gas_limit: int, gas_price: int, origin: bytes) -> None:
-        self.timestamp, self.number, self.chain_id, self.gas_limit, self.gas_price, self.origin = timestamp, number, chain_id, gas_limit, gas_price, origin
+    def __init__(
+        self, timestamp: int, number: int, chain_id: int, gas_limit: int, gas_price: int, origin: bytes
+    ) -> None:
+        self.timestamp, self.number, self.chain_id, self.gas_limit, self.gas_price, self.origin = (
+            timestamp, number, chain_id, gas_limit, gas_price, origin,
+        )
 
 
 class World:
-    """The state before the call: storage, balance, nonce and code of each account (functions of the backend's mirror)."""
+    """The state before the call: storage, balance, nonce and code of each account (functions of the backend's
+    mirror)."""
 
-    def __init__(self, storage: Callable[[bytes, int], int], balance: Callable[[bytes], int], nonce: Callable[[bytes], int], code: Callable[[bytes], bytes]) -> None:
+    def __init__(
+        self, storage: Callable[[bytes, int], int], balance: Callable[[bytes], int], nonce: Callable[[bytes], int],
+        code: Callable[[bytes], bytes],
+    ) -> None:
         self.storage, self.balance, self.nonce, self.code = storage, balance, nonce, code
 
 
@@ -122,7 +131,10 @@ class Frame:
         "returndata", "words", "derived", "tracked", "seen", "counts",
     )
 
-    def __init__(self, code: bytes, address: bytes, code_address: bytes, caller: bytes, value: int, data: bytes, static: bool, depth: int) -> None:
+    def __init__(
+        self, code: bytes, address: bytes, code_address: bytes, caller: bytes, value: int, data: bytes, static: bool,
+        depth: int,
+    ) -> None:
         self.code, self.prog = code, program(code)
         self.address, self.code_address, self.caller, self.value, self.data = address, code_address, caller, value, data
         self.static, self.depth = static, depth

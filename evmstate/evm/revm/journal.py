@@ -19,7 +19,10 @@ EMPTY_CODE_HASH = keccak(b"")
 _EMPTY_HEX = EMPTY_CODE_HASH.hex()
 
 # the journal's debug text: each account loaded by the call, its storage slots, its status
-ACCOUNT = re.compile(r"0x([0-9a-f]{40}): Account \{ info: AccountInfo \{ balance: (\d+), nonce: (\d+), code_hash: 0x([0-9a-f]{64}), code: ")
+ACCOUNT = re.compile(
+    r"0x([0-9a-f]{40}): Account \{ info: AccountInfo \{ balance: (\d+), nonce: (\d+), code_hash: 0x([0-9a-f]{64}), "
+    r"code: "
+)
 STATUS = re.compile(r"\}, status: AccountStatus\(([^)]*)\) \}")
 SLOT = re.compile(r"(\d+): StorageSlot \{ previous_or_original_value: (\d+), present_value: (\d+) \}")
 CODE = re.compile(r"Some\(Bytecode \{ bytecode: 0x([0-9a-f]*), state: (?:Raw|\w+ \{ len: (\d+))")
@@ -53,7 +56,8 @@ MEMORY_HALTS = ("OutOfGas(Memory)", "OutOfGas(MemoryLimit)")
 
 
 def halt_message(reason: str) -> str:
-    """A halt reason of revm's (OutOfGas(Basic)) as py-evm words it (Out of gas); a memory expansion no gas could pay is said apart."""
+    """A halt reason of revm's (OutOfGas(Basic)) as py-evm words it (Out of gas); a memory expansion no gas could pay is
+    said apart."""
     if reason in MEMORY_HALTS:
         return OUT_OF_MEMORY_GAS
     name = reason.split("(", 1)[0]
@@ -128,7 +132,9 @@ def read_changes(journal: str, info_of: dict[bytes, list[Any]]) -> dict[bytes, A
     end = journal.rfind(STATE_END)
     changes: dict[bytes, Any] = {}
     pos = 0
-    account, status_of, slot_pairs, starts, storage_at = ACCOUNT.search, STATUS.search, SLOT.findall, journal.startswith, _storage_at
+    account, status_of, slot_pairs, starts, storage_at = (
+        ACCOUNT.search, STATUS.search, SLOT.findall, journal.startswith, _storage_at,
+    )
     while True:
         m = account(journal, pos, end)
         if m is None:
@@ -142,7 +148,11 @@ def read_changes(journal: str, info_of: dict[bytes, list[Any]]) -> dict[bytes, A
         if "SelfDestructed" in status.group(1):
             changes[address] = (None, None, {}, True)
             continue
-        slots = {} if starts(NO_STORAGE, start) else {int(k): int(v) for k, old, v in slot_pairs(journal, start, status.start()) if old != v}
+        slots = (
+            {}
+            if starts(NO_STORAGE, start)
+            else {int(k): int(v) for k, old, v in slot_pairs(journal, start, status.start()) if old != v}
+        )
         old_info = info_of.get(address)
         info = [int(balance), int(nonce), bytes.fromhex(code_hash)]
         same_info = info == old_info if old_info is not None else info == [0, 0, EMPTY_CODE_HASH]

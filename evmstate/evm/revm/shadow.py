@@ -59,7 +59,8 @@ class Explaining:
     # -- calls inside a call that failed ---------------------------------------------
 
     def set_inner_failures(self, on: bool) -> None:
-        """From now on (until off), each result carries the calls inside it that failed: revm does not tell them, so each call runs on py-evm too."""
+        """From now on (until off), each result carries the calls inside it that failed: revm does not tell them, so
+        each call runs on py-evm too."""
         self._inner = on
 
     def _on_py_evm(self, kind: str, args: tuple[Any, ...], inner: bool = False) -> ExecResult:
@@ -76,7 +77,8 @@ class Explaining:
     # -- senders with code whose code hash may be read ---------------------------------
 
     def _codehash_readable(self) -> bool:
-        """Whether any code this chain holds may read a code hash (EXTCODEHASH): then a sender with code runs on py-evm."""
+        """Whether any code this chain holds may read a code hash (EXTCODEHASH): then a sender with code runs on
+        py-evm."""
         readers = _reads_a_hash
         for code in self._code.values():
             reads = readers.get(code)
@@ -86,8 +88,11 @@ class Explaining:
                 return True
         return False
 
-    def _transact_on_py_evm(self, sender: bytes, to: bytes | None, data: bytes, value: int, asked: int | None, gas: int, at_cap: bool) -> ExecResult:
-        """A transaction from an address with code that may read its code hash, run on py-evm and its changes written here."""
+    def _transact_on_py_evm(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int, asked: int | None, gas: int, at_cap: bool
+    ) -> ExecResult:
+        """A transaction from an address with code that may read its code hash, run on py-evm and its changes written
+        here."""
         shadow = self.py_evm()
         with shadow.anchor():
             shadow.set_block(self._timestamp, self._number)
@@ -105,8 +110,15 @@ class Explaining:
         seen = None
         if self.sight.on:  # from the state before it, which the mirror still holds
             intrinsic = intrinsic_gas(data, to is None)[0]
-            changed = {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()} if ran.success else None
-            outcome = Outcome(ran.success, ran.error == "revert", ran.output, ran.logs, changed, ran.gas_used, gas - intrinsic, intrinsic)
+            changed = (
+                {(a, k): v for a, (_, _, slots, _) in changes.items() for k, v in slots.items()}
+                if ran.success
+                else None
+            )
+            outcome = Outcome(
+                ran.success, ran.error == "revert", ran.output, ran.logs, changed, ran.gas_used, gas - intrinsic,
+                intrinsic,
+            )
             seen = self.sight.see(True, sender, to, data, value, asked, False, outcome)
             self.sight.record(seen)
         undo = self._apply(changes, {})
@@ -114,10 +126,14 @@ class Explaining:
         if ran.success:
             self._logs.extend(ran.logs)
         args = (sender, to, data, value, asked)
-        return self._transacted(ran.success, ran.output, ran.gas_used, ran.logs, ran.error, ran.contract_address, gas, at_cap, ran.inner_failures, seen, args, undo)
+        return self._transacted(
+            ran.success, ran.output, ran.gas_used, ran.logs, ran.error, ran.contract_address, gas, at_cap,
+            ran.inner_failures, seen, args, undo,
+        )
 
     def _changes_on(self, shadow: Any, addresses: list[bytes], written: list[tuple[bytes, int]]) -> dict[bytes, Any]:
-        """What the shadow holds that differs from the mirror, among these accounts and slots: as journal.read_changes() gives it."""
+        """What the shadow holds that differs from the mirror, among these accounts and slots: as journal.read_changes()
+        gives it."""
         changes: dict[bytes, Any] = {}
         for address in dict.fromkeys(addresses):
             balance, nonce, code = shadow.get_balance(address), shadow.get_nonce(address), shadow.get_code(address)
@@ -137,7 +153,9 @@ class Explaining:
 
     # -- explaining failures -------------------------------------------------------------
 
-    def _explainer(self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]) -> Callable[[], ExecResult | None]:
+    def _explainer(
+        self, kind: str, args: tuple[Any, ...], undo: list[tuple[Any, ...]]
+    ) -> Callable[[], ExecResult | None]:
         """A function that runs this failed call again on py-evm, for its failing frames.
 
         It works while the state is as the call left it; after any change it returns None.
@@ -202,7 +220,9 @@ class Explaining:
                 result = shadow.transact(*args) if kind == "transact" else shadow.call(*args)
         return result, reads
 
-    def _shadow_changes(self, dirty: set[tuple[bytes, int | None]]) -> tuple[dict[bytes, Any], dict[tuple[bytes, int], int]]:
+    def _shadow_changes(
+        self, dirty: set[tuple[bytes, int | None]]
+    ) -> tuple[dict[bytes, Any], dict[tuple[bytes, int], int]]:
         """The accounts and slots that changed since the shadow was written, as they are now."""
         accounts: dict[bytes, Any] = {}
         slots: dict[tuple[bytes, int], int] = {}
@@ -218,7 +238,8 @@ class Explaining:
 
 
 class Before:
-    """The revm state as it was before the last call: what is now, with that call's own changes (its undo list) taken back."""
+    """The revm state as it was before the last call: what is now, with that call's own changes (its undo list) taken
+    back."""
 
     def __init__(self, backend: Any, undo: list[tuple[Any, ...]]) -> None:
         self.backend = backend

@@ -1,4 +1,5 @@
-"""What py-evm's hooks would record of the calls revm runs: coverage, branch counts, comparison operands, storage reads and writes.
+"""What py-evm's hooks would record of the calls revm runs: coverage, branch counts, comparison operands, storage reads
+and writes.
 
 revm has no per-opcode hooks (revm.py), so while the search asks for these (set_coverage,
 set_feedback, set_observer), each call revm ran is run again from the state before it where its
@@ -37,7 +38,8 @@ from .tracer import Tracer
 
 
 class Chain(Protocol):
-    """What the sight needs of the backend it sees for: its state and block, and a py-evm chain holding the same (revm.py)."""
+    """What the sight needs of the backend it sees for: its state and block, and a py-evm chain holding the same
+    (revm.py)."""
 
     chain_id: int
     gas_limit: int
@@ -160,7 +162,8 @@ class Sight:
         static = static and not value
         view = static and not transaction
         recording = self.feedback is not None and not view
-        everywhere = recording and self.feedback is not None and self.feedback.everywhere  # the shrinker's replays record more
+        # the shrinker's replays record more
+        everywhere = recording and self.feedback is not None and self.feedback.everywhere
         # a view call the cache may hold is seen whole: whether the cache answers it (and it is never seen) follows from
         # earlier runs; and so is every call of the shrinker's replays, whose comparisons its passes read
         if not self.sampling or everywhere or to is None or (view and not uncached):
@@ -191,7 +194,10 @@ class Sight:
             self.sampled += 1
         return self._as_known(kind, recording, outcome)
 
-    def _exact(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome, created: bytes | None = None) -> Seen:
+    def _exact(
+        self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int,
+        gas: int | None, static: bool, recording: bool, outcome: Outcome, created: bytes | None = None,
+    ) -> Seen:
         """Every record of the call: a remembered call's, else the tracer's (or py-evm's)."""
         known = self.memo.get(key)
         if known is not None and self._unchanged(known):
@@ -200,7 +206,10 @@ class Sight:
             return self._seen(known.trace, known.found)
         return self._trace(key, transaction, sender, to, data, value, gas, static, recording, outcome, created)
 
-    def _trace(self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool, recording: bool, outcome: Outcome, created: bytes | None = None) -> Seen:
+    def _trace(
+        self, key: tuple[Any, ...], transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int,
+        gas: int | None, static: bool, recording: bool, outcome: Outcome, created: bytes | None = None,
+    ) -> Seen:
         """The call run by the tracer (or by py-evm where the tracer cannot): its records."""
         trace, why = None, None
         if to is None and created is None:
@@ -213,7 +222,9 @@ class Sight:
             found = None
             if recording and self.feedback is not None:
                 mine = self.feedback
-                found = Feedback(operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks))
+                found = Feedback(
+                    operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks)
+                )
                 found.equalities = [(0, 0)] * len(mine.equalities)
                 found.matched = [0] * len(mine.matched)
                 found.sides = [(0, 0)] * len(mine.sides)
@@ -221,7 +232,10 @@ class Sight:
                 found.everywhere = mine.everywhere
             tracer = Tracer(self.world, env, found)
             try:
-                trace = tracer.run(sender, to, data, value, static) if to is not None else tracer.deploy(sender, created, data, value)  # type: ignore[arg-type]
+                if to is not None:
+                    trace = tracer.run(sender, to, data, value, static)
+                else:
+                    trace = tracer.deploy(sender, created, data, value)  # type: ignore[arg-type]
             except Unsupported as e:
                 why = str(e)
             except (TypeError, AttributeError, RecursionError) as e:  # GAS taken as a number, and the like
@@ -257,7 +271,8 @@ class Sight:
         return self._seen(trace, found)
 
     def _learn(self, shape: tuple[Any, ...], seen: Seen, recording: bool) -> None:
-        """Remember what a traced call of this shape covered; a shape whose calls covered different code is traced from now on for its coverage."""
+        """Remember what a traced call of this shape covered; a shape whose calls covered different code is traced from
+        now on for its coverage."""
         kind = self.shapes.get(shape)
         if kind is None:
             if len(self.shapes) >= SHAPES:
@@ -288,7 +303,9 @@ class Sight:
         if env is None:
             if len(self._envs) > 64:
                 self._envs.clear()
-            env = self._envs[key] = Env(key[0], key[1], backend.chain_id, backend.gas_limit, backend.gas_price if transaction else 0, sender)
+            env = self._envs[key] = Env(
+                key[0], key[1], backend.chain_id, backend.gas_limit, backend.gas_price if transaction else 0, sender
+            )
         return env
 
     def _seen(self, trace: Trace, found: Feedback | None) -> Seen:
@@ -341,7 +358,9 @@ class Sight:
         changed = {key: v for key, v in trace.written.items() if v != get(*key)}
         return changed == outcome.changed
 
-    def _witness(self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool) -> Seen:
+    def _witness(
+        self, transaction: bool, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int | None, static: bool
+    ) -> Seen:
         """Run the call on py-evm with its hooks, from the state before it."""
         backend = self.backend
         shadow = backend.py_evm()
@@ -379,14 +398,23 @@ class Sight:
         return result
 
     def statistics(self) -> dict[str, Any]:
-        return {"traced": self.traced, "remembered": self.remembered, "witnessed": dict(self.witnessed), "sampled": self.sampled}
+        return {
+            "traced": self.traced, "remembered": self.remembered, "witnessed": dict(self.witnessed),
+            "sampled": self.sampled,
+        }
 
 
-def _shape(transaction: bool, to: bytes, data: bytes, value: int, static: bool, recording: bool, outcome: Outcome) -> tuple[Any, ...]:
-    """What revm tells of a call at no cost, as a key: calls with the same took the same path (see the module's docstring)."""
+def _shape(
+    transaction: bool, to: bytes, data: bytes, value: int, static: bool, recording: bool, outcome: Outcome
+) -> tuple[Any, ...]:
+    """What revm tells of a call at no cost, as a key: calls with the same took the same path (see the module's
+    docstring)."""
     # the gas its code used: revm's, less the calldata's intrinsic cost (which its argument values change)
     used = outcome.spent - outcome.intrinsic
     logs = tuple((log.address, log.topics[:1], len(log.topics), len(log.data)) for log in outcome.logs)
     output = len(outcome.output) if outcome.success else outcome.output
     changed = None if outcome.changed is None else len(outcome.changed)
-    return (transaction, to, data[:4], bool(value), static, recording, outcome.success, outcome.reverted, used, output, logs, changed)
+    return (
+        transaction, to, data[:4], bool(value), static, recording, outcome.success, outcome.reverted, used, output,
+        logs, changed,
+    )

@@ -121,7 +121,8 @@ class Tracer:
     # -- running -------------------------------------------------------------------------
 
     def run(self, sender: bytes, to: bytes, data: bytes, value: int, static: bool) -> Trace:
-        """Run the call as a transaction (static=False) or an eth_call; raises Unsupported for what it does not model."""
+        """Run the call as a transaction (static=False) or an eth_call; raises Unsupported for what it does not
+        model."""
         if int.from_bytes(to, "big") in PRECOMPILES:
             raise Unsupported("a call to a precompile")
         if value and static:
@@ -257,7 +258,9 @@ class Tracer:
             words = f.words = argument_words(f.data, f.value, self.feedback is not None and self.feedback.everywhere)
         return words
 
-    def call(self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str) -> tuple[bool, bytes]:
+    def call(
+        self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str
+    ) -> tuple[bool, bytes]:
         """A sub-call (CALL, STATICCALL, DELEGATECALL): (success, return data)."""
         if int.from_bytes(code_address, "big") in PRECOMPILES:
             raise Unsupported("a call to a precompile")
