@@ -91,7 +91,10 @@ class AbiType:
     display: str
     dynamic: bool
 
-    def __init__(self, name: str, kind: str, *, bits: int = 0, size: int | None = None, item: "AbiType | None" = None, parts: Sequence["AbiType"] = (), fields: Sequence[str] = ()) -> None:
+    def __init__(
+        self, name: str, kind: str, *, bits: int = 0, size: int | None = None, item: "AbiType | None" = None,
+        parts: Sequence["AbiType"] = (), fields: Sequence[str] = (),
+    ) -> None:
         self.name = name
         self.kind = kind
         self.bits = bits
@@ -129,7 +132,9 @@ class AbiType:
                 raise ContractError(str(e)) from None
         if isinstance(value, int) and not isinstance(value, bool):
             return int(value)
-        raise ContractError(f"{what}: expected an integer for {self.name}, got {type(value).__name__} {format_value(value)}")
+        raise ContractError(
+            f"{what}: expected an integer for {self.name}, got {type(value).__name__} {format_value(value)}"
+        )
 
     def _to_uint(self, value: Any, what: str) -> int:
         v = self._int_value(value, what)
@@ -141,14 +146,20 @@ class AbiType:
         v = self._int_value(value, what)
         half = 1 << (self.bits - 1)
         if not -half <= v < half:
-            raise ContractError(f"{what}: {v} does not fit in {self.name} (-2**{self.bits - 1} to 2**{self.bits - 1}-1)")
+            raise ContractError(
+                f"{what}: {v} does not fit in {self.name} (-2**{self.bits - 1} to 2**{self.bits - 1}-1)"
+            )
         return v
 
     def _to_decimal(self, value: Any, what: str) -> int:
         if isinstance(value, float):
-            raise ContractError(f"{what}: a float is inexact; pass Decimal({str(value)!r}) or the string {str(value)!r} for a decimal")
+            raise ContractError(
+                f"{what}: a float is inexact; pass Decimal({str(value)!r}) or the string {str(value)!r} for a decimal"
+            )
         if isinstance(value, bool) or not isinstance(value, (Decimal, int, str)):
-            raise ContractError(f"{what}: expected a Decimal for decimal, got {type(value).__name__} {format_value(value)}")
+            raise ContractError(
+                f"{what}: expected a Decimal for decimal, got {type(value).__name__} {format_value(value)}"
+            )
         try:
             d = Decimal(value.strip()) if isinstance(value, str) else Decimal(value)
         except decimal.InvalidOperation:
@@ -156,11 +167,16 @@ class AbiType:
         if not d.is_finite():
             raise ContractError(f"{what}: {format_value(value)} is not a finite decimal")
         if not DECIMAL_MIN <= d <= DECIMAL_MAX:
-            raise ContractError(f"{what}: {format_value(value)} does not fit in a decimal ({DECIMAL_MIN} to {DECIMAL_MAX})")
+            raise ContractError(
+                f"{what}: {format_value(value)} does not fit in a decimal ({DECIMAL_MIN} to {DECIMAL_MAX})"
+            )
         try:
             return int(_EXACT.multiply(d, DECIMAL_SCALE).to_integral_exact(context=_EXACT))
         except decimal.Inexact:
-            raise ContractError(f"{what}: {format_value(value)} has more than {DECIMAL_PLACES} decimal places, which a Vyper decimal cannot hold") from None
+            raise ContractError(
+                f"{what}: {format_value(value)} has more than {DECIMAL_PLACES} decimal places, which a Vyper decimal "
+                "cannot hold"
+            ) from None
 
     def _to_address(self, value: Any, what: str) -> bytes:
         return to_raw_address(value, what=what)
@@ -178,7 +194,10 @@ class AbiType:
                 return bytes.fromhex(value[2:])
             except ValueError:
                 raise ContractError(f"{what}: {format_value(value)} is not valid hex for {self.name}") from None
-        raise ContractError(f"{what}: expected bytes or a 0x-prefixed hex string for {self.name}, got {type(value).__name__} {format_value(value)}")
+        raise ContractError(
+            f"{what}: expected bytes or a 0x-prefixed hex string for {self.name}, got {type(value).__name__} "
+            f"{format_value(value)}"
+        )
 
     def _to_bytesN(self, value: Any, what: str) -> bytes:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -188,7 +207,10 @@ class AbiType:
             return value.to_bytes(self.size or 0, "big")
         b = self._bytes_value(value, what)
         if len(b) != self.size:
-            raise ContractError(f"{what}: {self.name} takes exactly {self.size} bytes, got {len(b)} ({format_value(b)}); pad it to {self.size} bytes")
+            raise ContractError(
+                f"{what}: {self.name} takes exactly {self.size} bytes, got {len(b)} ({format_value(b)}); pad it to "
+                f"{self.size} bytes"
+            )
         return b
 
     def _to_bytes(self, value: Any, what: str) -> bytes:
@@ -201,7 +223,9 @@ class AbiType:
 
     def _to_array(self, value: Any, what: str) -> list[Any]:
         if not isinstance(value, (list, tuple)):
-            raise ContractError(f"{what}: expected a list for {self.display}, got {type(value).__name__} {format_value(value)}")
+            raise ContractError(
+                f"{what}: expected a list for {self.display}, got {type(value).__name__} {format_value(value)}"
+            )
         if self.size is not None and len(value) != self.size:
             raise ContractError(f"{what}: {self.display} needs exactly {self.size} items, got {len(value)}")
         item = self.item
@@ -213,10 +237,15 @@ class AbiType:
             missing = [f for f in self.fields if f not in value]
             extra = [k for k in value if k not in self.fields]
             if missing or extra:
-                raise ContractError(f"{what}: a {self.display} struct has the fields {', '.join(self.fields)}; missing {missing or 'none'}, unknown {extra or 'none'}")
+                raise ContractError(
+                    f"{what}: a {self.display} struct has the fields {', '.join(self.fields)}; missing "
+                    f"{missing or 'none'}, unknown {extra or 'none'}"
+                )
             value = [value[f] for f in self.fields]
         if not isinstance(value, (list, tuple)) or len(value) != len(self.parts):
-            raise ContractError(f"{what}: expected a tuple of {len(self.parts)} for {self.display}, got {format_value(value)}")
+            raise ContractError(
+                f"{what}: expected a tuple of {len(self.parts)} for {self.display}, got {format_value(value)}"
+            )
         labels = self.fields or tuple(str(i) for i in range(len(self.parts)))
         return tuple(p.to_abi(v, f"{what}.{label}") for p, v, label in zip(self.parts, value, labels))
 
@@ -352,7 +381,9 @@ def encode_values(types: Sequence[AbiType], values: Sequence[Any], what: str) ->
     try:
         return eth_abi.encode([t.name for t in types], abi_values)
     except Exception as e:  # the conversions above check every value; this is a last line of defence
-        raise ContractError(f"{what}: cannot encode {format_value(list(values))} as ({', '.join(t.display for t in types)}): {e}") from None
+        raise ContractError(
+            f"{what}: cannot encode {format_value(list(values))} as ({', '.join(t.display for t in types)}): {e}"
+        ) from None
 
 
 def entry_signature(entry: Mapping[str, Any]) -> str:

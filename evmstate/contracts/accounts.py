@@ -39,7 +39,9 @@ def eip191_hash(message: bytes | str) -> bytes:
 def _sign(private_key: bytes, digest: bytes) -> SignedMessage:
     sig = keys.PrivateKey(private_key).sign_msg_hash(digest)
     v = sig.v + 27
-    return SignedMessage(HexBytes(digest), v, sig.r, sig.s, HexBytes(sig.r.to_bytes(32, "big") + sig.s.to_bytes(32, "big") + bytes([v])))
+    return SignedMessage(
+        HexBytes(digest), v, sig.r, sig.s, HexBytes(sig.r.to_bytes(32, "big") + sig.s.to_bytes(32, "big") + bytes([v]))
+    )
 
 
 class Account(Handle):
@@ -58,15 +60,19 @@ class Account(Handle):
     def _key(self, what: str) -> bytes:
         if self._private_key is None:
             raise UsageError(
-                f"{what}: the private key of {self.address} is not known, so it cannot sign: an address outside the funded accounts "
-                f"(accounts.at(address), {{\"from\": address}}) sends without a key; sign with a funded account (accounts[0] ...)"
+                f"{what}: the private key of {self.address} is not known, so it cannot sign: an address outside the "
+                "funded accounts "
+                '(accounts.at(address), {"from": address}) sends without a key; sign with a funded account '
+                '(accounts[0] ...)'
             )
         return self._private_key
 
     def sign_message(self, message: bytes | str) -> SignedMessage:
         """Sign a message as personal_sign does (EIP-191 version 0x45); a str is signed as UTF-8 text."""
         if not isinstance(message, (bytes, bytearray, str)):
-            raise UsageError(f"sign_message: expected bytes or a str, got {type(message).__name__} {format_value(message)}")
+            raise UsageError(
+                f"sign_message: expected bytes or a str, got {type(message).__name__} {format_value(message)}"
+            )
         return _sign(self._key("sign_message"), eip191_hash(message))
 
     def sign_typed_data(
@@ -128,7 +134,10 @@ class Account(Handle):
         name = getattr(container, "name", None) if not isinstance(container, type) else None
         name = name if isinstance(name, str) else "Contract"
         shown = ", ".join([*(format_value(a, code=True) for a in args), f'{{"from": {self!r}}}'])
-        raise UsageError(f"{self!r}.deploy({name}, ...) is Brownie's spelling; evmstate deploys from the contract: write {name}.deploy({shown})")
+        raise UsageError(
+            f"{self!r}.deploy({name}, ...) is Brownie's spelling; evmstate deploys from the contract: write "
+            f"{name}.deploy({shown})"
+        )
 
     def __eq__(self, other: object) -> bool:
         return same_address(self.raw_address, self.address, other)  # type: ignore[return-value]
@@ -215,7 +224,8 @@ class Accounts(Sequence[Account], Handle):
         return len(self._items)
 
     def at(self, address: object, force: bool = False) -> Account:
-        """The account at an address: the funded one, or an account for any other address (a whale, a contract, a pool on a fork).
+        """The account at an address: the funded one, or an account for any other address (a whale, a contract, a pool
+        on a fork).
 
         Such an account sends without a key ({"from": account}, account.transfer()) and holds the
         ether the chain gives that address (the fork's balance, or chain.set_balance's); it cannot
@@ -226,7 +236,8 @@ class Accounts(Sequence[Account], Handle):
         return self.sender(address, what="accounts.at")
 
     def sender(self, address: object, *, what: str = "from") -> Account:
-        """The account to send from: a funded one, or any other address (it holds no ether unless sent some, and cannot sign)."""
+        """The account to send from: a funded one, or any other address (it holds no ether unless sent some, and cannot
+        sign)."""
         if isinstance(address, Account):
             return address
         raw = to_raw_address(address, what=what)

@@ -32,7 +32,9 @@ def to_raw_address(value: object, *, what: str = "address") -> bytes:
             return bytes.fromhex(text)
     elif isinstance(value, (bytes, bytearray)) and len(value) == 20:
         return bytes(value)
-    raise ContractError(f"{what}: expected an account, a contract or a 0x-prefixed 40-digit hex address, got {format_value(value)}")
+    raise ContractError(
+        f"{what}: expected an account, a contract or a 0x-prefixed 40-digit hex address, got {format_value(value)}"
+    )
 
 
 def same_address(raw_address: bytes, address: str, other: object) -> bool | type(NotImplemented):  # type: ignore[valid-type]

@@ -35,7 +35,8 @@ class ProjectLike(Protocol):
 
 
 class Handle:
-    """A handle on the chain (a contract, an account, the project): copying a machine's state shares it, never copies it.
+    """A handle on the chain (a contract, an account, the project): copying a machine's state shares it, never copies
+    it.
 
     A checkpoint of a run copies the machine's own Python state with copy.deepcopy; what such
     a state holds of evmstate's objects points at the chain, which the checkpoint's snapshot keeps.
@@ -55,5 +56,8 @@ def active() -> ProjectLike:
     """The project whose accounts strategies draw from."""
     project = current_project.get()
     if project is None:
-        raise UsageError("no evmstate project is loaded: strategies that draw accounts need one. Run through `evmstate run`, or call evmstate.Project.load() first.")
+        raise UsageError(
+            "no evmstate project is loaded: strategies that draw accounts need one. Run through `evmstate run`, or "
+            "call evmstate.Project.load() first."
+        )
     return project

@@ -51,7 +51,8 @@ def _word(value: Any, what: str) -> int:
 
 
 def _code(value: Any, backend: "Backend") -> bytes:
-    """Runtime code from bytes, a hex string, a deployed contract (the code at its address) or a container (its runtime code)."""
+    """Runtime code from bytes, a hex string, a deployed contract (the code at its address) or a container (its runtime
+    code)."""
     if isinstance(value, (bytes, bytearray)):
         return bytes(value)
     if isinstance(value, str):
@@ -66,7 +67,9 @@ def _code(value: Any, backend: "Backend") -> bytes:
     artifact = getattr(value, "_artifact", None)
     if artifact is not None:
         return artifact.bytecode_runtime
-    raise UsageError(f"chain.set_code: expected the code as bytes or hex, a deployed contract or a contract container, got {value!r}")
+    raise UsageError(
+        f"chain.set_code: expected the code as bytes or hex, a deployed contract or a contract container, got {value!r}"
+    )
 
 
 class _Code:
@@ -185,24 +188,29 @@ class Chain(Handle):
 
     def get_storage(self, address: object, slot: object) -> int:
         """The storage word at slot of an address, as an int (vm.load)."""
-        return self._backend.get_storage(to_raw_address(address, what="chain.get_storage"), _word(slot, "chain.get_storage slot"))
+        return self._backend.get_storage(
+            to_raw_address(address, what="chain.get_storage"), _word(slot, "chain.get_storage slot")
+        )
 
     def set_storage(self, address: object, slot: object, value: object) -> None:
-        """Write a storage word of an address (vm.store): an int (a negative one in two's complement), a bool or 32 bytes."""
+        """Write a storage word of an address (vm.store): an int (a negative one in two's complement), a bool or 32
+        bytes."""
         raw = to_raw_address(address, what="chain.set_storage")
         key, word = _word(slot, "chain.set_storage slot"), _word(value, "chain.set_storage value")
         self._backend.set_storage(raw, key, word)
         _told("set_storage", checksum(raw), key, word)
 
     def set_code(self, address: object, code: object) -> None:
-        """Put runtime code at an address (vm.etch): bytes, hex, a deployed contract's code or a container's runtime code."""
+        """Put runtime code at an address (vm.etch): bytes, hex, a deployed contract's code or a container's runtime
+        code."""
         raw = to_raw_address(address, what="chain.set_code")
         found = _code(code, self._backend)
         self._backend.set_code(raw, found)
         _told("set_code", checksum(raw), _Code(found))
 
     def deal(self, token: object, to: object, amount: object, adjust_total_supply: bool = False) -> None:
-        """Set an ERC20-like token's balance of an address, as forge's deal does; adjust_total_supply moves totalSupply() by the difference.
+        """Set an ERC20-like token's balance of an address, as forge's deal does; adjust_total_supply moves
+        totalSupply() by the difference.
 
         The slot is found by probing: balanceOf(to) runs, and each slot it read is written in turn
         until balanceOf answers what was written. A token whose balanceOf computes its answer
@@ -221,7 +229,10 @@ class Chain(Handle):
             supply = self._backend.get_storage(at, supply_slot) - before + wei
             if not 0 <= supply < WORD:
                 self._backend.set_storage(where, slot, before)
-                raise UsageError(f"deal: the total supply would become {supply}, outside a uint256; give adjust_total_supply=False to leave it")
+                raise UsageError(
+                    f"deal: the total supply would become {supply}, outside a uint256; give adjust_total_supply=False "
+                    "to leave it"
+                )
             self._backend.set_storage(at, supply_slot, supply)
         _told("deal", checksum(raw_token), checksum(raw_to), wei, *((True,) if adjust_total_supply else ()))
 
@@ -232,8 +243,17 @@ class Chain(Handle):
         result, reads = backend.storage_reads(sender, token, data)
         if not result.success or len(result.output) < 32:
             has_code = bool(backend.get_code(token))
-            why = "it reverted" if not result.success else "it returned no uint256" if has_code else "there is no code at that address"
-            raise UsageError(f"deal: {what} on 0x{token.hex()} failed ({why}): deal needs an ERC20-like token, whose balanceOf(address) and totalSupply() return a uint256")
+            why = (
+                "it reverted"
+                if not result.success
+                else "it returned no uint256"
+                if has_code
+                else "there is no code at that address"
+            )
+            raise UsageError(
+                f"deal: {what} on 0x{token.hex()} failed ({why}): deal needs an ERC20-like token, whose "
+                "balanceOf(address) and totalSupply() return a uint256"
+            )
         for address, slot in reversed(reads):
             old = backend.get_storage(address, slot)
             probe = next(p for p in _PROBES if p != old)
@@ -245,9 +265,12 @@ class Chain(Handle):
             if again.success and len(again.output) >= 32 and int.from_bytes(again.output[:32], "big") == probe:
                 return address, slot
         raise UsageError(
-            f"deal: {what} on 0x{token.hex()} does not return a word held in one storage slot (it read {len(reads)} slot(s), and writing each"
-            " did not change its answer to what was written): a token that computes balances (rebasing, shares times a rate)."
-            " Set its state with chain.set_storage(token, slot, value), or transfer from a holder with {'from': holder}."
+            f"deal: {what} on 0x{token.hex()} does not return a word held in one storage slot (it read {len(reads)} "
+            "slot(s), and writing each"
+            " did not change its answer to what was written): a token that computes balances (rebasing, shares times a "
+            "rate)."
+            " Set its state with chain.set_storage(token, slot, value), or transfer from a holder with {'from': "
+            "holder}."
         )
 
     def __repr__(self) -> str:
@@ -258,5 +281,7 @@ def deal(token: object, to: object, amount: object, adjust_total_supply: bool = 
     """forge's deal: set an ERC20-like token's balance of an address on the token's chain (chain.deal)."""
     project = getattr(token, "_project", None) or current_project.get()
     if project is None:
-        raise UsageError("deal: no project is loaded; call chain.deal(token, to, amount) on the chain a machine is given")
+        raise UsageError(
+            "deal: no project is loaded; call chain.deal(token, to, amount) on the chain a machine is given"
+        )
     getattr(project, "chain").deal(token, to, amount, adjust_total_supply)

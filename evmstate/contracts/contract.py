@@ -61,23 +61,35 @@ def _did_you_mean(names: Sequence[str], known: Sequence[str] | dict[str, Any]) -
 
 
 def _split_options(
-    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], n_inputs_choices: Collection[int], allowed: Sequence[str] = TX_OPTIONS
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    n_inputs_choices: Collection[int],
+    allowed: Sequence[str] = TX_OPTIONS,
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     options: dict[str, Any] = {}
     # a trailing dict of transaction options only is the options even when the argument count is
     # wrong, so that the count error counts the arguments given (not the options as one more)
-    tx_dict = bool(args) and isinstance(args[-1], dict) and (_TX_KEYS if allowed is TX_OPTIONS else frozenset(allowed)).issuperset(args[-1])
+    tx_dict = (
+        bool(args)
+        and isinstance(args[-1], dict)
+        and (_TX_KEYS if allowed is TX_OPTIONS else frozenset(allowed)).issuperset(args[-1])
+    )
     if tx_dict and ((len(args) - 1) in n_inputs_choices or args[-1]):
         options = dict(args[-1])
         args = args[:-1]
     elif args and isinstance(args[-1], dict) and (len(args) - 1) in n_inputs_choices:
         unknown = sorted(set(args[-1]) - set(allowed))
         usable = ", ".join(repr(o) for o in allowed[:-1]) + f" and {allowed[-1]!r}"
-        raise CallUsageError(f"{name}: unknown transaction option(s) {', '.join(map(repr, unknown))}{_did_you_mean(unknown, allowed)}; use {usable}")
+        raise CallUsageError(
+            f"{name}: unknown transaction option(s) {', '.join(map(repr, unknown))}{_did_you_mean(unknown, allowed)}; "
+            f"use {usable}"
+        )
     for key, value in kwargs.items():
         if key not in _KW_OPTIONS or _KW_OPTIONS[key] not in allowed:
             raise CallUsageError(
-                f"{name}: unexpected keyword {key!r}{_did_you_mean([key], _KW_OPTIONS)}; pass arguments by position and options as sender=, value=, gas= (or a trailing {{'from': ..., 'value': ...}} dict)"
+                f"{name}: unexpected keyword {key!r}{_did_you_mean([key], _KW_OPTIONS)}; pass arguments by position "
+                "and options as sender=, value=, gas= (or a trailing {'from': ..., 'value': ...} dict)"
             )
         options[_KW_OPTIONS[key]] = value
     return args, options
@@ -98,13 +110,19 @@ class ContractFunction:
         self.is_view = self.mutability in ("view", "pure")
         self.payable = self.mutability == "payable"
         self._getter = Getter.find(contract._artifact.getters, entries) if contract._project.fast_getters else None
-        self._read = None if self._getter is None or not self.is_view else reader(self._getter, contract, self._by_arity[self._getter.keys][2], FAST_PATHS.value)
+        self._read = (
+            None
+            if self._getter is None or not self.is_view
+            else reader(self._getter, contract, self._by_arity[self._getter.keys][2], FAST_PATHS.value)
+        )
 
     @property
     def _label(self) -> str:
         return f"{self.contract._name}.{self.name}"
 
-    def _prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
+    def _prepare(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any], bytes, Codec]:
         last = args[-1] if args else None
         chosen: tuple[dict[str, Any], bytes, Codec] | None
         if not kwargs and type(last) is dict and len(args) - 1 in self._by_arity and _TX_KEYS.issuperset(last):
@@ -141,7 +159,8 @@ class ContractFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """A view function returns its value; any other sends a transaction and returns a Receipt."""
         read = self._read
-        if read is not None:  # a public getter (a view): call()'s read from storage, inlined (an invariant reads getters after every step)
+        # a public getter (a view): call()'s read from storage, inlined (an invariant reads getters after every step)
+        if read is not None:
             if not kwargs and not calls.listeners:
                 value = read(args)
                 if value is not NOT_READ:
@@ -169,9 +188,14 @@ class ContractFunction:
         sender = self._sender(options)
         value = self._value(options) if "value" in options else 0
         backend = self.contract._project.backend
-        result = backend.call(sender.raw_address, self.contract.raw_address, data, value, _gas(options), static=self.is_view)
+        result = backend.call(
+            sender.raw_address, self.contract.raw_address, data, value, _gas(options), static=self.is_view
+        )
         try:
-            raise_on_failure(result, self.name, self.contract._artifact, (self.contract._name, self.name, args), project=self.contract._project, contract=self.contract._name)
+            raise_on_failure(
+                result, self.name, self.contract._artifact, (self.contract._name, self.name, args),
+                project=self.contract._project, contract=self.contract._name,
+            )
             decoded = codec.decode(result.output)
         except Exception as exc:
             if calls.listeners:
@@ -201,14 +225,20 @@ class ContractFunction:
         result = backend.transact(sender.raw_address, self.contract.raw_address, data, value, _gas(options))
         calls.sent(result)
         try:
-            raise_on_failure(result, self.name, self.contract._artifact, (self.contract._name, self.name, args), project=self.contract._project, contract=self.contract._name)
-            receipt = Receipt(result, sender=sender, value=value, contract=self.contract, function=self, return_value=codec.decode(result.output))
+            raise_on_failure(
+                result, self.name, self.contract._artifact, (self.contract._name, self.name, args),
+                project=self.contract._project, contract=self.contract._name,
+            )
+            receipt = Receipt(
+                result, sender=sender, value=value, contract=self.contract, function=self,
+                return_value=codec.decode(result.output),
+            )
         except Exception as exc:
             if calls.listeners:
                 calls.notify(
                     calls.CallRecord(
-                        self.contract._name, self.name, args, "transaction", sender, value, result,
-                        error=exc, to=self.contract.raw_address, data=data,
+                        self.contract._name, self.name, args, "transaction", sender, value, result, error=exc,
+                        to=self.contract.raw_address, data=data,
                     )
                 )
             raise
@@ -291,7 +321,10 @@ class Contract(_AtAddress):
         try:
             return self._functions[name]
         except KeyError:
-            raise NoSuchFunction(f"{self._name} has no function {name!r}{_did_you_mean([name], self._functions)}; it has {', '.join(sorted(self._functions)) or 'none'}") from None
+            raise NoSuchFunction(
+                f"{self._name} has no function {name!r}{_did_you_mean([name], self._functions)}; it has "
+                f"{', '.join(sorted(self._functions)) or 'none'}"
+            ) from None
 
     def balance(self) -> int:
         return self._project.backend.get_balance(self.raw_address)
@@ -304,7 +337,10 @@ class Contract(_AtAddress):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        raise NoSuchFunction(f"{self._name} has no function {name!r}{_did_you_mean([name], self._functions)}; it has {', '.join(sorted(self._functions)) or 'none'}")
+        raise NoSuchFunction(
+            f"{self._name} has no function {name!r}{_did_you_mean([name], self._functions)}; it has "
+            f"{', '.join(sorted(self._functions)) or 'none'}"
+        )
 
     def __repr__(self) -> str:
         return f"<{self._name} {self.address}>"
@@ -360,13 +396,16 @@ class ContractContainer(Handle):
         label = f"{self._name}.deploy"
         if not self._artifact.bytecode:
             raise ContractError(
-                f"{label}: {self._name} has no deploy code ({self._artifact.origin or 'an interface'}: {self._artifact.path}); "
+                f"{label}: {self._name} has no deploy code ({self._artifact.origin or 'an interface'}: "
+                f"{self._artifact.path}); "
                 f"attach it to a deployed contract with {self._name}.at(address), or give its artifact the deploy code"
             )
         args, options = _split_options(label, args, kwargs, [len(self._ctor_types)], DEPLOY_OPTIONS)
         name = _label(options.get("label"), label)
         if len(args) != len(self._ctor_types):
-            raise CallUsageError(f"{label} takes {len(self._ctor_types)} arguments ({self._ctor_desc}), got {len(args)}")
+            raise CallUsageError(
+                f"{label} takes {len(self._ctor_types)} arguments ({self._ctor_desc}), got {len(args)}"
+            )
         data = self._artifact.bytecode + (encode_values(self._ctor_types, args, label) if self._ctor_types else b"")
         sender = self._sender(options)
         value = to_wei(options.get("value", 0), what=f"{label} value")
@@ -409,7 +448,10 @@ class ContractContainer(Handle):
         label = f"{self._name}.deploy_as_blueprint"
         args, options = _split_options(label, args, kwargs, [0])
         if args:
-            raise CallUsageError(f"{label} takes no constructor arguments, got {len(args)}; pass them to create_from_blueprint in the contract that deploys from the blueprint")
+            raise CallUsageError(
+                f"{label} takes no constructor arguments, got {len(args)}; pass them to create_from_blueprint in the "
+                "contract that deploys from the blueprint"
+            )
         if options.get("value"):
             raise ContractError(f"{label}: a blueprint cannot be sent a value")
         code = ERC5202_PREAMBLE + self._artifact.bytecode
@@ -425,12 +467,16 @@ class ContractContainer(Handle):
                 raise_on_failure(result, "deploy_as_blueprint", self._artifact, (self._name, "deploy_as_blueprint", ()))
         except Exception as exc:
             if calls.listeners:
-                calls.notify(calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, error=exc))
+                calls.notify(
+                    calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, error=exc)
+                )
             raise
         assert result.contract_address is not None
         blueprint = Blueprint(self, result.contract_address)
         if calls.listeners:
-            calls.notify(calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, blueprint))
+            calls.notify(
+                calls.CallRecord(self._name, "deploy_as_blueprint", (), "deploy", sender, 0, result, blueprint)
+            )
         return blueprint
 
     def _sender(self, options: dict[str, Any]) -> Account:
@@ -438,7 +484,8 @@ class ContractContainer(Handle):
         return self._project.accounts.sender(sender)
 
     def at(self, address: object, label: str | None = None) -> Contract:
-        """This contract's interface bound to an existing contract's address; label names it in traces, events and reports.
+        """This contract's interface bound to an existing contract's address; label names it in traces, events and
+        reports.
 
         An address without code is refused (calls to it would succeed and return nothing): deploy
         first, or plant code there with chain.set_code().
@@ -449,11 +496,17 @@ class ContractContainer(Handle):
         if not backend.get_code(raw):
             fork = backend.spec.fork
             if fork is not None:
-                where = f"at block {backend.block_number} of the forked chain (chain id {fork.chain_id}, forked at block {fork.block})"
+                where = (
+                    f"at block {backend.block_number} of the forked chain (chain id {fork.chain_id}, forked at block "
+                    f"{fork.block})"
+                )
                 hint = "check the address and [fork] block: a contract deployed after the fork's block is not there yet"
             else:
                 where = f"on this chain (block {backend.block_number})"
-                hint = f"deploy one with {self._name}.deploy(...) and use what it returns, or plant code there first with chain.set_code(address, code)"
+                hint = (
+                    f"deploy one with {self._name}.deploy(...) and use what it returns, or plant code there first with "
+                    "chain.set_code(address, code)"
+                )
             raise ContractError(f"{self._name}.at({checksum(raw)}): there is no code at that address {where}; {hint}")
         return self._attach(raw, label)
 

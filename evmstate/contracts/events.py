@@ -120,7 +120,10 @@ class _EventSpec:
     def __init__(self, entry: Mapping[str, Any], words: bool = True) -> None:
         self.name = entry["name"]
         self.topic = int.from_bytes(keccak(text=entry_signature(entry)), "big")
-        self.inputs = [(p.get("name") or f"_{i}", param_type(p), bool(p.get("indexed"))) for i, p in enumerate(entry.get("inputs", []))]
+        self.inputs = [
+            (p.get("name") or f"_{i}", param_type(p), bool(p.get("indexed")))
+            for i, p in enumerate(entry.get("inputs", []))
+        ]
         self.n_topics = 1 + sum(indexed for *_, indexed in self.inputs)
         self.data_types = [t for _, t, indexed in self.inputs if not indexed]
         # two ABIs may hold the same event; it is one candidate, not an ambiguity
@@ -163,7 +166,8 @@ class _EventSpec:
             if indexed:
                 raw = next(topics).to_bytes(32, "big")
                 if t.dynamic or t.kind in ("array", "tuple"):
-                    fields[field_name] = HexBytes(raw)  # indexed arrays, structs, bytes and strings are stored as their hash
+                    # indexed arrays, structs, bytes and strings are stored as their hash
+                    fields[field_name] = HexBytes(raw)
                 else:
                     fields[field_name] = decode_values([t], raw)[0]
             else:
@@ -185,7 +189,10 @@ def _specs_by_topic(abi: Sequence[Mapping[str, Any]], words: bool = True) -> dic
 
 def raw_event(log: "Log") -> Event:
     """A log no ABI explains: named "(unknown)", with its topics and data as hex."""
-    return Event("(unknown)", checksum(log.address), {"topics": [f"0x{t:064x}" for t in log.topics], "data": f"0x{log.data.hex()}"})
+    return Event(
+        "(unknown)", checksum(log.address),
+        {"topics": [f"0x{t:064x}" for t in log.topics], "data": f"0x{log.data.hex()}"},
+    )
 
 
 class EventDecoder:

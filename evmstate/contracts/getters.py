@@ -80,7 +80,8 @@ class Getter:
 
 
 def key_of(t: AbiType) -> Callable[[Any], Any] | None:
-    """A function giving what determines a key's encoding (a raw address, an int, a bool), or None when the codec must say."""
+    """A function giving what determines a key's encoding (a raw address, an int, a bool), or None when the codec must
+    say."""
     if t.kind == "address":
 
         def address_key(v: Any) -> Any:
@@ -97,7 +98,8 @@ def key_of(t: AbiType) -> Callable[[Any], Any] | None:
 
 
 def value_of(t: AbiType) -> Callable[[int], Any] | None:
-    """The getter's value from its storage word as an int, NOT_READ when the word is not a valid encoding; None for types it leaves to the codec."""
+    """The getter's value from its storage word as an int, NOT_READ when the word is not a valid encoding; None for
+    types it leaves to the codec."""
     if t.kind == "uint":
         limit = 1 << t.bits
         return lambda w: w if w < limit else NOT_READ

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 def timeout_message(result: "ExecResult", description: str, source: str | None) -> str:
-    """A call py-evm stopped at its time limit: how long, where it was, why the limit, and that it is evmstate's limit, not the contract's failure."""
+    """A call py-evm stopped at its time limit: how long, where it was, why the limit, and that it is evmstate's limit,
+    not the contract's failure."""
     timeout = result.timeout
     assert timeout is not None
     configured = f"[fuzz] call_timeout = {timeout.configured:g} s"
@@ -28,7 +29,8 @@ def timeout_message(result: "ExecResult", description: str, source: str | None) 
     if timeout.shortened:
         why = (
             f"An earlier call ran past {configured} (evmstate.toml); since then calls get {SHORT_LIMIT_FACTOR} times "
-            f"the slowest call that finished (at least {SHORT_LIMIT_FLOOR:g} s), so that runaway calls cost little time."
+            f"the slowest call that finished (at least {SHORT_LIMIT_FLOOR:g} s), so that runaway calls cost little "
+            "time."
         )
     else:
         why = f"The limit is {configured} of CPU time per call (evmstate.toml)."
@@ -50,7 +52,10 @@ def _finished_note(result: ExecResult) -> str | None:
     if result.timeout is None:
         return None
     where = ", and the line is where py-evm was running" if result.frames else ""
-    return f"This call ran past [fuzz] call_timeout on py-evm (now or before): revm ran it to its end, as the chain would{where}."
+    return (
+        "This call ran past [fuzz] call_timeout on py-evm (now or before): revm ran it to its end, as the chain "
+        f"would{where}."
+    )
 
 
 # py-evm's out-of-gas error: the cost of the one step that could not be paid, what was left, and what the step was
@@ -59,12 +64,23 @@ _MEMORY = re.compile(r"Expanding memory (\d+) -> (\d+)")
 
 
 def _one_step_hint(result: "ExecResult", block_gas_limit: int | None) -> str | None:
-    """For a call that ran out of gas at one step costing more than it ever had (a huge memory expansion): what it needed, against the block's gas limit."""
+    """For a call that ran out of gas at one step costing more than it ever had (a huge memory expansion): what it
+    needed, against the block's gas limit."""
     error = result.error or ""
-    block = f"the block's gas limit ([chain] gas_limit) is {block_gas_limit:,}" if block_gas_limit else "the block's gas limit is [chain] gas_limit"
-    cause = "Memory that large comes from a value out of range used as an offset or a length (an index, an amount), or from a local array or copy that big."
+    block = (
+        f"the block's gas limit ([chain] gas_limit) is {block_gas_limit:,}"
+        if block_gas_limit
+        else "the block's gas limit is [chain] gas_limit"
+    )
+    cause = (
+        "Memory that large comes from a value out of range used as an offset or a length (an index, an amount), or "
+        "from a local array or copy that big."
+    )
     if error == OUT_OF_MEMORY_GAS:  # revm: the step's cost is not told
-        return f"It ran out of gas in one step, expanding memory past what the call's {result.gas_limit:,} gas pays for; {block}. {cause} (py-evm, --backend pyevm, says how much it asked for.)"
+        return (
+            f"It ran out of gas in one step, expanding memory past what the call's {result.gas_limit:,} gas pays for; "
+            f"{block}. {cause} (py-evm, --backend pyevm, says how much it asked for.)"
+        )
     m = _NEEDED.search(error)
     if m is None or int(m.group(1)) <= result.gas_limit:
         return None  # the gas went step by step: a long loop, not one costly step
@@ -72,10 +88,16 @@ def _one_step_hint(result: "ExecResult", block_gas_limit: int | None) -> str | N
     memory = _MEMORY.fullmatch(step)
     what = f"expanding memory from {int(memory.group(1)):,} to {int(memory.group(2)):,} bytes" if memory else step
     if block_gas_limit and needed > block_gas_limit:
-        verdict = f"more than the block's gas limit ([chain] gas_limit), {block_gas_limit:,}: no gas limit lets it run. {cause if memory else ''}".rstrip()
+        verdict = (
+            f"more than the block's gas limit ([chain] gas_limit), {block_gas_limit:,}: no gas limit lets it run. "
+            f"{cause if memory else ''}"
+        ).rstrip()
     else:
         verdict = f"{block}: raise [fuzz] call_gas_limit (at most the block's gas limit) if the call must do this."
-    return f"It needed {needed:,} gas for one step ({what}) with {left:,} left of the call's {result.gas_limit:,}; that is {verdict}"
+    return (
+        f"It needed {needed:,} gas for one step ({what}) with {left:,} left of the call's {result.gas_limit:,}; that "
+        f"is {verdict}"
+    )
 
 
 def _gas_cap_hint(result: "ExecResult") -> str | None:
@@ -89,7 +111,8 @@ def _gas_cap_hint(result: "ExecResult") -> str | None:
 
 
 def hint(result: ExecResult, block_gas_limit: int | None = None) -> str | None:
-    """What the report of a failed call adds: the one costly step it could not pay, the gas cap it used up, that revm finished it."""
+    """What the report of a failed call adds: the one costly step it could not pay, the gas cap it used up, that revm
+    finished it."""
     if not result.out_of_gas and result.timeout is None:
         return None  # most failed calls: nothing to add
     gas = (_one_step_hint(result, block_gas_limit) or _gas_cap_hint(result)) if result.out_of_gas else None

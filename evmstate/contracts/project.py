@@ -47,8 +47,11 @@ class OnDemand:
 class Project(Handle):
     """Everything a machine's __init__ can ask for by name: accounts, chain, one container per contract."""
 
-    def __init__(self, config: Config, *, activate: bool = True, build: Build | None = None, want: Iterable[str] = ()) -> None:
-        """The project of config, compiled (through the build cache), or from build when given (one compiled for this config).
+    def __init__(
+        self, config: Config, *, activate: bool = True, build: Build | None = None, want: Iterable[str] = ()
+    ) -> None:
+        """The project of config, compiled (through the build cache), or from build when given (one compiled for this
+        config).
 
         want: names asked for (by machines, tests, deployments); a library module among them is compiled on its own too.
         """
@@ -63,7 +66,10 @@ class Project(Handle):
         # a contract that does not compile, or a library module, is an error only for whoever asks for it
         self.unavailable: dict[str, Unavailable] = {}
         for name, error in self.build.errors.items():
-            self.unavailable[name] = Unavailable(name, CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno))
+            self.unavailable[name] = Unavailable(
+                name,
+                CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno),
+            )
         if build.counterpart is not None:
             for name, usage in unmatched(build).items():
                 self.unavailable[name] = Unavailable(name, usage)
@@ -96,13 +102,15 @@ class Project(Handle):
             current_project.set(self)
 
     def provide(self, name: str) -> Any:
-        """What the namespace holds under name (None when nothing), a library module asked for compiled on its own first."""
+        """What the namespace holds under name (None when nothing), a library module asked for compiled on its own
+        first."""
         if name in self.on_demand:
             self._compile_module(name)
         return self.namespace().get(name)
 
     def _compile_module(self, name: str) -> None:
-        """Compile a library module under the contracts folder on its own: a container when it compiles, else why not."""
+        """Compile a library module under the contracts folder on its own: a container when it compiles, else why
+        not."""
         del self.on_demand[name]
         build = build_project(self.config, include=(*self.build.included, name))
         self.build.included = build.included
@@ -126,7 +134,10 @@ class Project(Handle):
         if module is not None:
             self.unavailable[name] = Unavailable(name, UsageError(_library_message(module)))
         elif error is not None:
-            self.unavailable[name] = Unavailable(name, CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno))
+            self.unavailable[name] = Unavailable(
+                name,
+                CompileError(f"contract {name!r} does not compile:\n{error}", path=error.path, lineno=error.lineno),
+            )
 
     def renew_chain(self) -> None:
         """Start again from a new chain (a new backend, its funded accounts, nothing deployed)."""
@@ -169,7 +180,9 @@ class Project(Handle):
     def reference(self) -> "Project":
         """The same project on a py-evm chain, where failures are explained to the source line; built once."""
         if self._reference is None:
-            self._reference = Project(self.config.replace(backend=BackendConfig()), activate=False, want=self.build.included)
+            self._reference = Project(
+                self.config.replace(backend=BackendConfig()), activate=False, want=self.build.included
+            )
         return self._reference
 
     def deploy_actors(self, kinds: Iterable[str] = ACTOR_KINDS) -> dict[str, Actor]:
@@ -190,7 +203,8 @@ class Project(Handle):
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[set[str]]:
-        """While inside, the set it gives fills with the names of the contracts deployed or attached (.at) on this project."""
+        """While inside, the set it gives fills with the names of the contracts deployed or attached (.at) on this
+        project."""
         used: set[str] = set()
         self._watching.append(used)
         try:
@@ -202,21 +216,25 @@ class Project(Handle):
         return self._by_address.get(raw_address)
 
     def deployment_at(self, raw_address: bytes) -> tuple[str, Artifact] | None:
-        """(its label, else its contract's name; its contract) of what the project deployed or attached at an address."""
+        """(its label, else its contract's name; its contract) of what the project deployed or attached at an
+        address."""
         artifact = self._by_address.get(raw_address)
         return (self._labels.get(raw_address, artifact.name), artifact) if artifact is not None else None
 
     def deployments(self) -> dict[bytes, str]:
-        """Every address the project deployed or attached, with what traces call it (its label, else its contract's name)."""
+        """Every address the project deployed or attached, with what traces call it (its label, else its contract's
+        name)."""
         return {address: self._labels.get(address, artifact.name) for address, artifact in self._by_address.items()}
 
     def name_at(self, raw_address: bytes) -> str | None:
-        """What traces call the contract at an address: its deployment's label, else its contract's name; None when unknown."""
+        """What traces call the contract at an address: its deployment's label, else its contract's name; None when
+        unknown."""
         artifact = self._by_address.get(raw_address)
         return self._labels.get(raw_address, artifact.name) if artifact is not None else None
 
     def namespace(self) -> dict[str, Any]:
-        """The names a machine's __init__ or a property test may ask for (OnDemand for a library module not compiled yet: see provide)."""
+        """The names a machine's __init__ or a property test may ask for (OnDemand for a library module not compiled
+        yet: see provide)."""
         return {"accounts": self.accounts, "chain": self.chain, **self.on_demand, **self.unavailable, **self.containers}
 
     def __getitem__(self, key: str) -> ContractContainer:
@@ -229,7 +247,12 @@ class Project(Handle):
             return self.containers[name]
         if name in self.unavailable:
             raise self.unavailable[name].error
-        known = ", ".join(f"{n} ({p})" if p != n else n for p, n in sorted(self.module_paths.items()) if n in self.containers) or "none"
+        known = (
+            ", ".join(
+                f"{n} ({p})" if p != n else n for p, n in sorted(self.module_paths.items()) if n in self.containers
+            )
+            or "none"
+        )
         raise NoSuchContract(f"project has no contract {key!r}; contracts: {known}")
 
     def __getattr__(self, name: str) -> Any:
@@ -250,4 +273,7 @@ def _library_message(m: Module) -> str:
         if m.importers
         else "import it from a contract (which `initializes:` what it `uses:`) and deploy that contract"
     )
-    return f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import it and has no container; {instead}."
+    return (
+        f"{m.name!r} ({m.shown}) is a library module ({m.reason}): it is compiled as part of the contracts that import "
+        f"it and has no container; {instead}."
+    )

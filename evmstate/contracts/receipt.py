@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 class Receipt(Handle):
     """The outcome of a state-changing call: return_value, events, gas_used, sender, value."""
 
-    def __init__(self, result: "ExecResult", *, sender: Any, value: int, contract: Any, function: Any, return_value: Any = None) -> None:
+    def __init__(
+        self, result: "ExecResult", *, sender: Any, value: int, contract: Any, function: Any, return_value: Any = None
+    ) -> None:
         self._result = result
         self.sender = sender
         self.value = value
@@ -51,13 +53,20 @@ class Receipt(Handle):
 
     @property
     def _call(self) -> str:
-        return f"{self.contract._name}.{self.function.name}" if self.contract is not None and self.function is not None else "transfer"
+        return (
+            f"{self.contract._name}.{self.function.name}"
+            if self.contract is not None and self.function is not None
+            else "transfer"
+        )
 
     def _used_as_value(self, how: str) -> NoReturn:
-        """Raise what a direct port from titanoboa needs to read: the call returned a Receipt, its value is .return_value."""
+        """Raise what a direct port from titanoboa needs to read: the call returned a Receipt, its value is
+        .return_value."""
         call = self._call
         if self.function is None:
-            raise ReceiptUsedAsValue(f"{how}: a transfer returns a Receipt, not a value (gas_used, events and sender are on it)")
+            raise ReceiptUsedAsValue(
+                f"{how}: a transfer returns a Receipt, not a value (gas_used, events and sender are on it)"
+            )
         raise ReceiptUsedAsValue(
             f"{how}: {call} is not a view function: calling it sends a transaction and returns a Receipt "
             f"(as Brownie does; titanoboa returns the value). Write {call}(...).return_value for the value it returned "

@@ -1,4 +1,5 @@
-"""Revert reasons: decoding revert data, explaining a failure to the source line, raising TransactionReverted, and reverts()."""
+"""Revert reasons: decoding revert data, explaining a failure to the source line, raising TransactionReverted, and
+reverts()."""
 
 from __future__ import annotations
 
@@ -224,7 +225,8 @@ def _checks_a_value(check: str) -> bool:
 
 
 def _nearest(artifact: Artifact, deploy: bool, pcs: Sequence[int]) -> SourcePosition | None:
-    """The position of the first of pcs that has one on a statement's line (not a def line, which maps a whole function)."""
+    """The position of the first of pcs that has one on a statement's line (not a def line, which maps a whole
+    function)."""
     for pc in pcs:
         if pc < 0:
             continue
@@ -237,7 +239,9 @@ def _nearest(artifact: Artifact, deploy: bool, pcs: Sequence[int]) -> SourcePosi
 _UNEXPLAINED = Explanation()  # a failure without frames (revm's): nothing to tell yet (frozen, so shared)
 
 
-def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: "Artifact | None" = None) -> Explanation:
+def explain(
+    result: "ExecResult", project: ProjectLike | None = None, deployed: "Artifact | None" = None
+) -> Explanation:
     """Find the failing frame's contract, the source line of the failing check, its kind and dev comment.
 
     deployed is the artifact being deployed, when the call is its constructor.
@@ -271,7 +275,10 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
     if result.error == "revert" and result.output:
         # a reason or a custom error: its own REVERT is in place, after the code that encodes
         # the reason; the instruction right after it may belong to the function's entry
-        position = _nearest(artifact, deploy, [chosen.pc, *range(chosen.pc - 1, chosen.pc - _WALK_BACK_REASON, -1), *range(chosen.pc + 1, chosen.pc + 8)])
+        position = _nearest(
+            artifact, deploy,
+            [chosen.pc, *range(chosen.pc - 1, chosen.pc - _WALK_BACK_REASON, -1), *range(chosen.pc + 1, chosen.pc + 8)],
+        )
     elif result.error == "revert":
         if emap.get(chosen.pc) is not None or chosen.pc in pc_pos:
             # a revert of its own, such as the fallback's or a bare raise
@@ -288,7 +295,10 @@ def explain(result: "ExecResult", project: ProjectLike | None = None, deployed: 
             if check is not None and _checks_a_value(check):
                 # the checked value is used right after the check, by the check's own statement;
                 # what comes before may be shared with later lines by the optimizer
-                position = _nearest(artifact, deploy, [*range(jump + 1, jump + _WALK_BACK), jump, *range(jump - 1, jump - _WALK_BACK, -1)])
+                position = _nearest(
+                    artifact, deploy,
+                    [*range(jump + 1, jump + _WALK_BACK), jump, *range(jump - 1, jump - _WALK_BACK, -1)],
+                )
             else:
                 position = artifact.position(jump, deploy=deploy, walk_back=_WALK_BACK)
             if check is None and _is_lock_check(chosen.code, jump, position):
@@ -346,7 +356,10 @@ def raise_on_failure(
             configured=result.timeout.configured if result.timeout else 0.0,
             source_line=why.source_line,
         )
-    details = _Details(source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check, kind=why.kind, via=why.via)
+    details = _Details(
+        source_line=why.source_line, gas_used=result.gas_used, dev_revert_msg=why.dev_revert_msg, check=why.check,
+        kind=why.kind, via=why.via,
+    )
     told = hint(result)
     if why.unplaced is not None:
         told = f"  {why.unplaced}" + (f"\n{told}" if told else "")
@@ -354,7 +367,9 @@ def raise_on_failure(
         abi = artifact.abi if artifact else ()
         signatures = _Signatures(project, artifact)
         reason = decode_revert(result.output, abi, signatures)
-        err: TransactionReverted = TransactionReverted(reason, contract=name, function=function, revert_data=result.output, hint=told, **details)
+        err: TransactionReverted = TransactionReverted(
+            reason, contract=name, function=function, revert_data=result.output, hint=told, **details
+        )
     else:
         block_gas_limit = project.backend.gas_limit if project is not None else None
         vm_hint = hint(result, block_gas_limit)
@@ -406,7 +421,9 @@ def failure_details(exc: BaseException) -> dict[str, Any] | None:
     """Why a call failed, for JSON reports and failure records: the revert or timeout behind exc, if any."""
     for err in (exc, exc.__cause__, exc.__context__):
         if isinstance(err, CallTimeout):
-            return {"timeout": err.limit, "call_timeout": err.configured, "call": err.call, "source_line": err.source_line}
+            return {
+                "timeout": err.limit, "call_timeout": err.configured, "call": err.call, "source_line": err.source_line,
+            }
         if isinstance(err, TransactionReverted):
             return {
                 "contract": err.contract,
@@ -495,7 +512,9 @@ class reverts:
             return True
         if self.revert_msg is not None:
             return self.revert_msg != exc.reason
-        return self.revert_pattern is not None and (exc.reason is None or re.fullmatch(self.revert_pattern, exc.reason) is None)
+        return self.revert_pattern is not None and (
+            exc.reason is None or re.fullmatch(self.revert_pattern, exc.reason) is None
+        )
 
     def __enter__(self) -> "reverts":
         last_call.set(None)
@@ -515,7 +534,11 @@ class reverts:
             if dev is None or (self.dev_revert_msg is not None and dev != self.dev_revert_msg) or (
                 self.dev_revert_pattern is not None and not re.fullmatch(self.dev_revert_pattern, dev)
             ):
-                want = self.dev_revert_msg if self.dev_revert_msg is not None else f"a match of {self.dev_revert_pattern!r}"
+                want = (
+                    self.dev_revert_msg
+                    if self.dev_revert_msg is not None
+                    else f"a match of {self.dev_revert_pattern!r}"
+                )
                 raise AssertionError(self._unexpected(exc, want)) from exc
         if self.revert_msg is not None or self.revert_pattern is not None:
             # Brownie's revert_msg falls back to the dev comment when the revert carried no reason
@@ -532,7 +555,8 @@ class reverts:
         return True
 
     def _unexpected(self, exc: TransactionReverted, want: str) -> str:
-        """What a revert other than the one expected says (made only when it fails: the call's text is formatted then)."""
+        """What a revert other than the one expected says (made only when it fails: the call's text is formatted
+        then)."""
         call = getattr(exc, "call", None) or "the call"
         return f"{call} reverted with {_got(exc)}, but {self._expected()} expected {want!r}{_where(exc)}"
 

@@ -10,14 +10,20 @@ from ..errors import ContractError, UsageError
 from ..values import format_value
 from .abi import encode, parse_type, split_array
 
-EIP712_DOMAIN_FIELDS = (("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address"), ("salt", "bytes32"))
+EIP712_DOMAIN_FIELDS = (
+    ("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address"),
+    ("salt", "bytes32"),
+)
 
 
 def _domain_fields(domain: Mapping[str, Any]) -> list[dict[str, str]]:
     known = dict(EIP712_DOMAIN_FIELDS)
     unknown = [k for k in domain if k not in known]
     if unknown:
-        raise UsageError(f"typed data domain: unknown field(s) {', '.join(map(repr, unknown))}; EIP-712 domains take {', '.join(known)}")
+        raise UsageError(
+            f"typed data domain: unknown field(s) {', '.join(map(repr, unknown))}; EIP-712 domains take "
+            f"{', '.join(known)}"
+        )
     return [{"name": n, "type": t} for n, t in EIP712_DOMAIN_FIELDS if n in domain]
 
 
@@ -50,14 +56,21 @@ class _TypedData:
 
     def hash_struct(self, name: str, value: Any, what: str) -> bytes:
         if not isinstance(value, Mapping):
-            raise UsageError(f"{what}: expected a dict of {name}'s fields, got {type(value).__name__} {format_value(value)}")
+            raise UsageError(
+                f"{what}: expected a dict of {name}'s fields, got {type(value).__name__} {format_value(value)}"
+            )
         fields = self.types[name]
         names = [f for f, _ in fields]
         missing = [f for f in names if f not in value]
         extra = [k for k in value if k not in names]
         if missing or extra:
-            raise UsageError(f"{what}: {name} has the fields {', '.join(names)}; missing {missing or 'none'}, unknown {extra or 'none'}")
-        words = [keccak(text=self.encode_type(name))] + [self.encode_field(t, value[f], f"{what}.{f}") for f, t in fields]
+            raise UsageError(
+                f"{what}: {name} has the fields {', '.join(names)}; missing {missing or 'none'}, unknown "
+                f"{extra or 'none'}"
+            )
+        words = [keccak(text=self.encode_type(name))] + [
+            self.encode_field(t, value[f], f"{what}.{f}") for f, t in fields
+        ]
         return keccak(b"".join(words))
 
     def encode_field(self, t: str, value: Any, what: str) -> bytes:
@@ -73,7 +86,9 @@ class _TypedData:
         try:
             atomic = parse_type(t)
         except ContractError:
-            raise UsageError(f"{what}: unknown type {t!r}; it is neither an ABI type nor one of the struct types given") from None
+            raise UsageError(
+                f"{what}: unknown type {t!r}; it is neither an ABI type nor one of the struct types given"
+            ) from None
         if t == "string":
             return keccak(text=atomic.to_abi(value, what))
         if t == "bytes":
@@ -81,7 +96,10 @@ class _TypedData:
         return encode([atomic.name], [atomic.to_abi(value, what)])
 
 
-def typed_data_hash(domain: Mapping[str, Any], types: Mapping[str, Sequence[Mapping[str, str]]], message: Mapping[str, Any], primary_type: str | None = None) -> bytes:
+def typed_data_hash(
+    domain: Mapping[str, Any], types: Mapping[str, Sequence[Mapping[str, str]]], message: Mapping[str, Any],
+    primary_type: str | None = None,
+) -> bytes:
     """The EIP-712 digest keccak256(0x1901 || domainSeparator || hashStruct(message)).
 
     types maps each struct name to its fields ([{"name": ..., "type": ...}, ...]); the
@@ -95,9 +113,13 @@ def typed_data_hash(domain: Mapping[str, Any], types: Mapping[str, Sequence[Mapp
         used = {data.struct_name(t) for fields in data.types.values() for _, t in fields}
         roots = [n for n in data.types if n != "EIP712Domain" and n not in used]
         if len(roots) != 1:
-            raise UsageError(f"typed data: cannot tell the primary type among {', '.join(roots) or 'no types'}; pass primary_type=")
+            raise UsageError(
+                f"typed data: cannot tell the primary type among {', '.join(roots) or 'no types'}; pass primary_type="
+            )
         primary_type = roots[0]
     if primary_type not in data.types:
-        raise UsageError(f"typed data: primary type {primary_type!r} is not among the types given ({', '.join(data.types)})")
+        raise UsageError(
+            f"typed data: primary type {primary_type!r} is not among the types given ({', '.join(data.types)})"
+        )
     separator = data.hash_struct("EIP712Domain", domain, "typed data domain")
     return keccak(b"\x19\x01" + separator + data.hash_struct(primary_type, message, f"typed data {primary_type}"))
