@@ -1,4 +1,5 @@
-"""Compiling: a project's Vyper sources and its precompiled artifacts, each to a contract; importers name the module they use.
+"""Compiling: a project's Vyper sources and its precompiled artifacts, each to a contract; importers name the module
+they use.
 
 sources (import resolution, release choice, compile_project), build (a project's Build: the
 callers' entry), cache (the build cache's files), artifacts, precompiled, releases (pinned vyper

@@ -69,7 +69,8 @@ class Artifact:
     # its modules': function name -> {"slot": the variable's first slot, "type": its vyper type}
     getters: dict[str, dict[str, Any]] = field(default_factory=dict)
     vyper: str = ""  # the vyper release that compiled it
-    origin: str = ""  # for a contract compiled elsewhere: its artifact's format ("Foundry", ...; precompiled.py), path its file
+    # for a contract compiled elsewhere: its artifact's format ("Foundry", ...; precompiled.py), path its file
+    origin: str = ""
     # what vyper warned of while compiling it: {"kind", "message", "path" (resolved), "lineno" (None when it gave none)}
     warnings: tuple[dict[str, Any], ...] = ()
     # vyper's code generator that built it: "legacy", or "venom" (experimental codegen), whose source
@@ -103,7 +104,8 @@ class Artifact:
         return SourcePosition(_shown_path(path), pos[0], text[pos[0] - 1].strip(), end)
 
     def _lines(self, pc: int, deploy: bool) -> tuple[str, list[str]] | None:
-        """The file the code at pc comes from (the source, or a module it imports) and its lines; None when it cannot be read."""
+        """The file the code at pc comes from (the source, or a module it imports) and its lines; None when it cannot be
+        read."""
         source = (self.deploy_pc_source if deploy else self.pc_source).get(pc)
         path = self.sources.get(source, self.path) if source is not None else self.path
         try:
@@ -112,7 +114,8 @@ class Artifact:
             return None
 
     def function_at(self, pc: int, *, deploy: bool = False, ahead: int = 64) -> SourcePosition | None:
-        """The `def` line of the function whose code follows pc (a check at a function's entry, before its body), when known.
+        """The `def` line of the function whose code follows pc (a check at a function's entry, before its body), when
+        known.
 
         The first pc after it with a position is the function's first statement (or its def line);
         its def is the nearest line above that starts a top-level `def`.

@@ -76,7 +76,8 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def add_precompiled(found: Build, folder: Path, root: Path) -> None:
-    """Add the contracts of the artifacts folder to a build, as compiled ones are; a name a source gives too is an error of that name."""
+    """Add the contracts of the artifacts folder to a build, as compiled ones are; a name a source gives too is an error
+    of that name."""
     contracts, unread, files = precompiled.load(folder)
     for file, h in files.items():
         found.inputs[_shown(Path(file), root)] = h
@@ -89,7 +90,8 @@ def add_precompiled(found: Build, folder: Path, root: Path) -> None:
         if name in found.sources:
             found.artifacts.pop(name, None)
             found.errors[name] = CompileError(
-                f"two contracts are named {name!r}: {found.sources[name]} and {path}. Rename the source or the artifact (an artifact is named after its contract, else its file).",
+                f"two contracts are named {name!r}: {found.sources[name]} and {path}. Rename the source or the "
+                "artifact (an artifact is named after its contract, else its file).",
                 path=str(path),
             )
             continue
@@ -100,11 +102,14 @@ def add_precompiled(found: Build, folder: Path, root: Path) -> None:
 
 def precompiled_note(found: Build) -> str | None:
     """What a run says once about the contracts read from artifacts: they have no source lines."""
-    listed = [f"{name} ({_shown(Path(a.path), Path.cwd())}, {a.origin})" for name, a in found.artifacts.items() if a.origin]
+    listed = [
+        f"{name} ({_shown(Path(a.path), Path.cwd())}, {a.origin})" for name, a in found.artifacts.items() if a.origin
+    ]
     if not listed:
         return None
     return (
-        f"precompiled: {', '.join(listed)}: read from build artifacts, with no source map; their reverts give their reason"
+        f"precompiled: {', '.join(listed)}: read from build artifacts, with no source map; their reverts give their "
+        "reason"
         " (and custom errors and events are decoded from the ABI), but no source line, and they have no coverage"
     )
 

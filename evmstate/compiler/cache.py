@@ -40,11 +40,15 @@ def local(path: str, root: Path) -> str:
 
 def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
     """An artifact's dict with every file path it holds passed through move."""
-    return {**d, "path": move(d["path"]), "sources": {k: move(v) for k, v in d["sources"].items()}, "inputs": {move(k): v for k, v in d["inputs"].items()}}
+    return {
+        **d, "path": move(d["path"]), "sources": {k: move(v) for k, v in d["sources"].items()},
+        "inputs": {move(k): v for k, v in d["inputs"].items()},
+    }
 
 
 def portable_artifact(artifact: Artifact, root: Path) -> dict[str, Any]:
-    """An artifact as data, its paths below root written with ROOT_MARK: for a process whose copy of the project lies elsewhere."""
+    """An artifact as data, its paths below root written with ROOT_MARK: for a process whose copy of the project lies
+    elsewhere."""
     return _relocated(artifact.to_dict(), lambda p: portable(p, root))
 
 
@@ -68,7 +72,11 @@ def read(path: Path, source: Path, name: str, root: Path) -> tuple[Artifact | No
         else:
             e = d["error"]
             message = e["message"].replace(ROOT_MARK, str(root.resolve()))
-            outcome = (None, CompileError(message, path=local(e["path"], root) if e["path"] else e["path"], lineno=e["lineno"]), bool(d["module_only"]))
+            outcome = (
+                None,
+                CompileError(message, path=local(e["path"], root) if e["path"] else e["path"], lineno=e["lineno"]),
+                bool(d["module_only"]),
+            )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # a damaged cache entry is rebuilt, never trusted
     with contextlib.suppress(OSError):
@@ -83,7 +91,12 @@ def write(path: Path, source: Path, outcome: tuple[Artifact | None, CompileError
         "format": CACHE_FORMAT,
         "path": portable(str(source.resolve()), root),
         "artifact": _relocated(artifact.to_dict(), lambda p: portable(p, root)) if artifact is not None else None,
-        "error": {"message": str(error).replace(here, ROOT_MARK), "path": portable(error.path, root) if error.path else error.path, "lineno": error.lineno} if error is not None else None,
+        "error": {
+            "message": str(error).replace(here, ROOT_MARK),
+            "path": portable(error.path, root) if error.path else error.path, "lineno": error.lineno,
+        }
+        if error is not None
+        else None,
         "module_only": module_only,
     }
     write_atomic(path, json.dumps(d))

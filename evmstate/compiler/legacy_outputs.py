@@ -83,7 +83,8 @@ def scan(path: Path, search: list[str]) -> tuple[dict[str, str], dict[str, Path]
 
 
 def inputs_of(path: Path, search: list[Path]) -> dict[Path, str]:
-    """Every file a 0.2.x/0.3.x source compiles from (itself and the interfaces it imports, found as its release finds them): path -> sha256."""
+    """Every file a 0.2.x/0.3.x source compiles from (itself and the interfaces it imports, found as its release finds
+    them): path -> sha256."""
     return {Path(p): h for p, h in scan(path, [str(p) for p in search])[0].items()}
 
 
@@ -121,7 +122,10 @@ def _settings(text: str, evm_version: str, optimize: str, accepted: Any) -> dict
         evm_version = default
     if "settings" not in accepted:
         # every release before 0.3.10 takes evm_version (through its evm_wrapper); from 0.3.1 no_optimize
-        return {"evm_version": evm_version, **({"no_optimize": optimize == "none"} if "no_optimize" in accepted else {})}
+        return {
+            "evm_version": evm_version,
+            **({"no_optimize": optimize == "none"} if "no_optimize" in accepted else {}),
+        }
     from vyper.ast.pre_parser import pre_parse
     from vyper.compiler.settings import OptimizationLevel, Settings
 
@@ -137,7 +141,8 @@ def _settings(text: str, evm_version: str, optimize: str, accepted: Any) -> dict
 
 
 def _deploy_map(data: Any) -> dict[str, Any]:
-    """The deploy code's pc -> position and pc -> check, with the code they belong to, from the compile's deploy assembly."""
+    """The deploy code's pc -> position and pc -> check, with the code they belong to, from the compile's deploy
+    assembly."""
     try:
         from vyper.ir import compile_ir as assembler
     except ImportError:
@@ -150,7 +155,13 @@ def _deploy_map(data: Any) -> dict[str, Any]:
     for flag in ("insert_compiler_metadata", "insert_vyper_signature", None):
         if flag is None or flag in accepted:
             code, maps = assembler.assembly_to_evm(data.assembly, **({flag: True} if flag else {}))
-            made.append({"code": code.hex(), "pc_pos_map": {str(k): list(v) for k, v in maps.get("pc_pos_map", {}).items() if v}, "error_map": {str(k): v for k, v in maps.get("error_map", {}).items()}})
+            made.append(
+                {
+                    "code": code.hex(),
+                    "pc_pos_map": {str(k): list(v) for k, v in maps.get("pc_pos_map", {}).items() if v},
+                    "error_map": {str(k): v for k, v in maps.get("error_map", {}).items()},
+                }
+            )
     return {"candidates": made}
 
 
@@ -168,7 +179,10 @@ def error(exc: BaseException, path: Path) -> dict[str, Any]:
     """vyper's error as {"message", "path", "lineno", "type"}, the message led by file:line."""
     lineno = _location(exc)
     where = f"{path}:{lineno}" if lineno else str(path)
-    return {"message": f"{where}: {type(exc).__name__}: {str(exc).strip()}", "path": str(path), "lineno": lineno, "type": type(exc).__name__}
+    return {
+        "message": f"{where}: {type(exc).__name__}: {str(exc).strip()}", "path": str(path), "lineno": lineno,
+        "type": type(exc).__name__,
+    }
 
 
 def _hex(code: str) -> bytes:
@@ -192,15 +206,24 @@ def getters(layout: dict[str, Any], abi: list[dict[str, Any]]) -> dict[str, dict
     functions = {e.get("name"): e for e in abi if e.get("type") == "function"}
     found = {}
     for name, var in storage.items():
-        if name in functions and isinstance(var, dict) and isinstance(var.get("slot"), int) and var.get("location", "storage") == "storage":
+        if (
+            name in functions
+            and isinstance(var, dict)
+            and isinstance(var.get("slot"), int)
+            and var.get("location", "storage") == "storage"
+        ):
             found[name] = {"slot": var["slot"], "type": _as_returned(str(var.get("type", "")), functions[name])}
     return found
 
 
 def _as_returned(typ: str, entry: dict[str, Any]) -> str:
-    """The variable's type with its value as the getter returns it: an interface-typed variable (`IThing`) holds an address, an enum a uint256."""
+    """The variable's type with its value as the getter returns it: an interface-typed variable (`IThing`) holds an
+    address, an enum a uint256."""
     keys = []
-    typ = re.sub(r"^(HashMap\[.*\])(\[[^\[\]]*\])$", lambda m: m.group(1) if m.group(1).endswith(m.group(2)[:-1] + "]") else m.group(0), typ)
+    typ = re.sub(
+        r"^(HashMap\[.*\])(\[[^\[\]]*\])$",
+        lambda m: m.group(1) if m.group(1).endswith(m.group(2)[:-1] + "]") else m.group(0), typ,
+    )
     while typ.startswith("HashMap[") and typ.endswith("]") and ", " in typ:
         key, _, typ = typ[len("HashMap[") : -1].partition(", ")
         keys.append(key)
@@ -213,7 +236,8 @@ def _as_returned(typ: str, entry: dict[str, Any]) -> str:
 
 
 def compile_source(request: dict[str, Any]) -> dict[str, Any]:
-    """Compile one source: request {"path", "search", "evm_version", "optimize"} -> {"inputs", "error", "module_only", "outputs"}."""
+    """Compile one source: request {"path", "search", "evm_version", "optimize"} -> {"inputs", "error", "module_only",
+    "outputs"}."""
     import vyper
     from vyper.compiler import OUTPUT_FORMATS
 
@@ -230,10 +254,18 @@ def compile_source(request: dict[str, Any]) -> dict[str, Any]:
         accepted = inspect.signature(vyper.compile_codes).parameters
         name = str(path)
         kwargs = _settings(text, request["evm_version"], request["optimize"], accepted)
-        out = vyper.compile_codes({name: text}, [*formats, "evmstate_deploy_map"], interface_codes={name: interfaces}, **kwargs)[name]
+        out = vyper.compile_codes(
+            {name: text}, [*formats, "evmstate_deploy_map"], interface_codes={name: interfaces}, **kwargs
+        )[name]
     except Exception as e:
         if missing is not None and "interface" in str(e).lower():
-            return {**result, "error": {"message": f"{path}: ModuleNotFound: cannot find the interface {missing!r} (.vy or .json)", "path": str(path), "lineno": None, "type": "ModuleNotFound"}}
+            return {
+                **result,
+                "error": {
+                    "message": f"{path}: ModuleNotFound: cannot find the interface {missing!r} (.vy or .json)",
+                    "path": str(path), "lineno": None, "type": "ModuleNotFound",
+                },
+            }
         return {**result, "error": error(e, path)}
     code, runtime = _hex(out["bytecode"]), _hex(out["bytecode_runtime"])
     pc_pos, error_map = _positions(out["source_map"])

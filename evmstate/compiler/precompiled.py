@@ -41,7 +41,11 @@ def find(folder: Path) -> list[Path]:
         return []
     found = []
     for path in sorted(folder.rglob("*")):
-        if path.suffix in (".json", ".abi") and path.is_file() and not (_SKIPPED & set(path.relative_to(folder).parts[:-1])):
+        if (
+            path.suffix in (".json", ".abi")
+            and path.is_file()
+            and not (_SKIPPED & set(path.relative_to(folder).parts[:-1]))
+        ):
             found.append(path)
     return found
 
@@ -54,7 +58,9 @@ def _code(value: Any, what: str) -> bytes:
         raise ArtifactError(f"{what} is not a hex string")
     text = "".join(value.split())
     if "__" in text or "$" in text:
-        raise ArtifactError(f"{what} has unlinked library placeholders: link the libraries before evmstate can deploy it")
+        raise ArtifactError(
+            f"{what} has unlinked library placeholders: link the libraries before evmstate can deploy it"
+        )
     if not _HEX.match(text) or len(text.removeprefix("0x")) % 2:
         raise ArtifactError(f"{what} is not hex")
     return bytes.fromhex(text.removeprefix("0x"))
@@ -97,7 +103,10 @@ def _combined(path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
     for source, out in data.items():
         if source == "version" or not isinstance(out, dict):
             continue
-        entry = _entry(Path(source).stem, path, "vyper combined_json", out.get("abi"), out.get("bytecode"), out.get("bytecode_runtime"), out.get("layout"))
+        entry = _entry(
+            Path(source).stem, path, "vyper combined_json", out.get("abi"), out.get("bytecode"),
+            out.get("bytecode_runtime"), out.get("layout"),
+        )
         # the runtime code's checks name a reasonless revert's kind ("safesub") without its source
         smap = out.get("source_map_runtime") or (out.get("source_map") if legacy else None)
         if isinstance(smap, dict) and isinstance(smap.get("error_map"), dict):
@@ -109,7 +118,9 @@ def _combined(path: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
 def _ape_type(name: str, path: Path, data: dict[str, Any], kind: str) -> dict[str, Any]:
     deploy = data.get("deploymentBytecode") or {}
     runtime = data.get("runtimeBytecode") or {}
-    return _entry(data.get("contractName") or name, path, kind, data.get("abi"), deploy.get("bytecode"), runtime.get("bytecode"))
+    return _entry(
+        data.get("contractName") or name, path, kind, data.get("abi"), deploy.get("bytecode"), runtime.get("bytecode")
+    )
 
 
 def read(path: Path) -> list[dict[str, Any]]:
@@ -123,20 +134,37 @@ def read(path: Path) -> list[dict[str, Any]]:
     if not isinstance(data, dict):
         raise ArtifactError("it is neither a JSON object nor an ABI")
     if isinstance(data.get("contractTypes"), dict):
-        return [_ape_type(name, path, t, "ape (ethPM manifest)") for name, t in data["contractTypes"].items() if isinstance(t, dict)]
+        return [
+            _ape_type(name, path, t, "ape (ethPM manifest)")
+            for name, t in data["contractTypes"].items()
+            if isinstance(t, dict)
+        ]
     if "deploymentBytecode" in data or "runtimeBytecode" in data:
         return [_ape_type(path.stem, path, data, "ape")]
     if isinstance(data.get("bytecode"), dict):
         bytecode, deployed = data["bytecode"], data.get("deployedBytecode") or {}
-        return [_entry(path.stem, path, "Foundry", data.get("abi"), bytecode.get("object"), deployed.get("object") if isinstance(deployed, dict) else None)]
+        return [
+            _entry(
+                path.stem, path, "Foundry", data.get("abi"), bytecode.get("object"),
+                deployed.get("object") if isinstance(deployed, dict) else None,
+            )
+        ]
     if "abi" in data and isinstance(data.get("bytecode"), str):
         kind = "Hardhat" if str(data.get("_format", "")).startswith("hh") else "Brownie"
-        return [_entry(data.get("contractName") or path.stem, path, kind, data["abi"], data["bytecode"], data.get("deployedBytecode"))]
+        return [
+            _entry(
+                data.get("contractName") or path.stem, path, kind, data["abi"], data["bytecode"],
+                data.get("deployedBytecode"),
+            )
+        ]
     if "abi" in data and "bytecode" not in data:
         return [_pair(path, data["abi"])]
     if any(isinstance(v, dict) and "bytecode" in v and "abi" in v for v in data.values()):
         return _combined(path, data)
-    raise ArtifactError("it is not an artifact evmstate reads (Foundry, ape, Brownie, Hardhat, vyper's combined_json, or an ABI with a .bin beside it)")
+    raise ArtifactError(
+        "it is not an artifact evmstate reads (Foundry, ape, Brownie, Hardhat, vyper's combined_json, or an ABI with a "
+        ".bin beside it)"
+    )
 
 
 def _pair(path: Path, abi: Any) -> dict[str, Any]:
@@ -150,7 +178,8 @@ def _pair(path: Path, abi: Any) -> dict[str, Any]:
 
 
 def load(folder: Path) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str]], dict[str, str]]:
-    """Every contract in the artifacts folder: (contracts, {file stem: (file, why it was not read)}, {file: sha256 of it and of its .bin files})."""
+    """Every contract in the artifacts folder: (contracts, {file stem: (file, why it was not read)}, {file: sha256 of it
+    and of its .bin files})."""
     contracts: list[dict[str, Any]] = []
     errors: dict[str, tuple[str, str]] = {}
     inputs: dict[str, str] = {}

@@ -65,7 +65,11 @@ class Pin:
             version = spec.version.removesuffix(".*")
             if spec.operator in ("<", "<=") and _before(version, MODULES_FROM, or_equal=spec.operator == "<"):
                 return True
-            if spec.operator in ("==", "~=") and _before(version, MODULES_FROM) and (spec.operator == "==" or version.count(".") >= 2):
+            if (
+                spec.operator in ("==", "~=")
+                and _before(version, MODULES_FROM)
+                and (spec.operator == "==" or version.count(".") >= 2)
+            ):
                 return True
         return False
 
@@ -88,7 +92,8 @@ def legacy(release: str) -> bool:
 
 
 def legacy_pin(pin: Pin, release: str) -> bool:
-    """Whether a pinned source compiles with a 0.2.x/0.3.x release: the one chosen, or, none installed yet, every one the pin admits."""
+    """Whether a pinned source compiles with a 0.2.x/0.3.x release: the one chosen, or, none installed yet, every one
+    the pin admits."""
     return legacy(release) if release else pin.legacy
 
 
@@ -111,12 +116,15 @@ def _version_comments(text: str) -> list[tuple[tuple[int, int], tuple[int, int],
         if contents.startswith("@version"):
             found.append((tok.start, tok.end, contents.removeprefix("@version").strip()))
         elif contents.startswith("pragma ") and contents.removeprefix("pragma ").strip().startswith("version "):
-            found.append((tok.start, tok.end, contents.removeprefix("pragma ").strip().removeprefix("version ").strip()))
+            found.append(
+                (tok.start, tok.end, contents.removeprefix("pragma ").strip().removeprefix("version ").strip())
+            )
     return found
 
 
 def pin_of(text: str) -> Pin | None:
-    """The source's version pin read as vyper reads it (`0.4.1` means `==0.4.1`, `^0.4.1` means `~=0.4.1`); None when it has none or vyper would refuse it."""
+    """The source's version pin read as vyper reads it (`0.4.1` means `==0.4.1`, `^0.4.1` means `~=0.4.1`); None when it
+    has none or vyper would refuse it."""
     found = _version_comments(text)
     if len(found) != 1:
         return None  # none, or pinned twice: vyper says so itself
@@ -129,7 +137,8 @@ def pin_of(text: str) -> Pin | None:
 
 
 def without_version_pragmas(text: str) -> str:
-    """The source with its version pragmas blanked (same lines and columns), for reading its imports under any release."""
+    """The source with its version pragmas blanked (same lines and columns), for reading its imports under any
+    release."""
     lines = text.splitlines(keepends=True)
     for (row, col), (end_row, end_col), _ in _version_comments(text):
         if row == end_row:
@@ -139,7 +148,8 @@ def without_version_pragmas(text: str) -> str:
 
 
 def cache_folder() -> Path:
-    """evmstate's folder in the user's cache: $EVMSTATE_CACHE_DIR, else $XDG_CACHE_HOME/evmstate, else ~/.cache/evmstate (%LOCALAPPDATA% on Windows)."""
+    """evmstate's folder in the user's cache: $EVMSTATE_CACHE_DIR, else $XDG_CACHE_HOME/evmstate, else ~/.cache/evmstate
+    (%LOCALAPPDATA% on Windows)."""
     if os.environ.get("EVMSTATE_CACHE_DIR"):
         return Path(os.environ["EVMSTATE_CACHE_DIR"]).expanduser()
     if os.environ.get("XDG_CACHE_HOME"):
@@ -200,8 +210,10 @@ def install_command(pin: Pin) -> str:
 def unsupported(source: Path, pin: Pin, version: str) -> CompileError:
     chosen = "" if pin.exact == version else f" (pip installs vyper {version})"
     return CompileError(
-        f"{source}: pins vyper {pin.text}{chosen}; evmstate compiles with vyper {OLDEST} and later only: older releases do not run on"
-        f" Python 3.9 and later. Pin {OLDEST} or a later release (e.g. `# @version 0.2.16`, or `# pragma version ~=0.4.0` for the current language).",
+        f"{source}: pins vyper {pin.text}{chosen}; evmstate compiles with vyper {OLDEST} and later only: older "
+        "releases do not run on"
+        f" Python 3.9 and later. Pin {OLDEST} or a later release (e.g. `# @version 0.2.16`, or `# pragma version "
+        "~=0.4.0` for the current language).",
         path=str(source),
     )
 
@@ -235,13 +247,19 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
         versions = [p.name.removeprefix("vyper-").removesuffix(".dist-info") for p in work.glob("vyper-*.dist-info")]
         if done.returncode == 0 and len(versions) == 1 and _imports_pkg_resources(work):
             # vyper 0.3.0 and before import pkg_resources, which newer setuptools no longer has
-            done = subprocess.run([*command[:-1], _OLD_SETUPTOOLS], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                [*command[:-1], _OLD_SETUPTOOLS], capture_output=True, text=True, stdin=subprocess.DEVNULL
+            )
         if done.returncode != 0 or len(versions) != 1:
             raise CompileError(
-                f"{source}: pins vyper {pin.text}, which is not installed (evmstate runs vyper {_installed()}), and pip could not"
-                f" install {pin.requirement} from the package index:\n  {_pip_said(done.stderr + done.stdout, done.returncode)}\n"
-                f"  Install it where evmstate looks for it, once the index can be reached:\n    {install_command(pin)}\n"
-                f"  or set EVMSTATE_CACHE_DIR to a folder whose vyper/ subfolder holds such an install, or change the pragma"
+                f"{source}: pins vyper {pin.text}, which is not installed (evmstate runs vyper {_installed()}), and "
+                "pip could not"
+                f" install {pin.requirement} from the package index:\n  "
+                f"{_pip_said(done.stderr + done.stdout, done.returncode)}\n"
+                "  Install it where evmstate looks for it, once the index can be reached:\n    "
+                f"{install_command(pin)}\n"
+                "  or set EVMSTATE_CACHE_DIR to a folder whose vyper/ subfolder holds such an install, or change the "
+                "pragma"
                 f" to admit vyper {_installed()}.",
                 path=str(source),
             )
@@ -259,14 +277,27 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
 
 def _imports_pkg_resources(folder: Path) -> bool:
     init = folder / "vyper" / "__init__.py"
-    return init.is_file() and "pkg_resources" in init.read_text(encoding="utf-8", errors="replace") and not (folder / "pkg_resources").is_dir()
+    return (
+        init.is_file()
+        and "pkg_resources" in init.read_text(encoding="utf-8", errors="replace")
+        and not (folder / "pkg_resources").is_dir()
+    )
 
 
 def _pip_said(output: str, code: int) -> str:
     """pip's errors, and why the index could not be reached when that is why."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     said = [line for line in lines if line.startswith("ERROR:")][-2:] or lines[-2:] or [f"pip exited {code}"]
-    unreachable = [m.group(1) for line in lines if (m := re.search(r"(Failed to establish a new connection: [^')\"]*|Name or service not known|Network is unreachable)", line))]
+    unreachable = [
+        m.group(1)
+        for line in lines
+        if (
+            m := re.search(
+                r"(Failed to establish a new connection: [^')\"]*|Name or service not known|Network is unreachable)",
+                line,
+            )
+        )
+    ]
     if unreachable:
         said.append(f"(the index could not be reached: {unreachable[-1]})")
     elif any("(from versions: none)" in line for line in said):
@@ -281,7 +312,8 @@ def _installed() -> str:
 
 
 def compile_with(folder: Path, version: str, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Compile with the release in folder, in a python of its own that sees nothing but that folder and the standard library.
+    """Compile with the release in folder, in a python of its own that sees nothing but that folder and the standard
+    library.
 
     A 0.2.x or 0.3.x release is read by legacy_outputs, any other by vyper_outputs.
     """
@@ -290,19 +322,26 @@ def compile_with(folder: Path, version: str, requests: list[dict[str, Any]]) -> 
     try:
         answer = json.loads(done.stdout)
         if answer["vyper"] != version or len(answer["results"]) != len(requests):
-            raise ValueError(f"vyper {answer['vyper']} answered for {len(answer['results'])} of {len(requests)} sources")
+            raise ValueError(
+                f"vyper {answer['vyper']} answered for {len(answer['results'])} of {len(requests)} sources"
+            )
     except (ValueError, KeyError, TypeError) as e:
         said = "\n  ".join(done.stderr.strip().splitlines()[-5:]) or str(e)
-        if re.search(r"^(ModuleNotFoundError|ImportError|SyntaxError|AttributeError): ", done.stderr, re.M) and "vyper" in done.stderr:
+        if (
+            re.search(r"^(ModuleNotFoundError|ImportError|SyntaxError|AttributeError): ", done.stderr, re.M)
+            and "vyper" in done.stderr
+        ):
             # the release's own code fails to load under this Python: installing it again would not help
             python = ".".join(map(str, sys.version_info[:3]))
             raise CompileError(
                 f"vyper {version} does not run on Python {python}, which evmstate runs on: {said}\n"
-                f"  Pin a release that runs on it (the releases checked are in docs/vyper-0.3.md), or run evmstate with the Python the release supports.",
+                "  Pin a release that runs on it (the releases checked are in docs/vyper-0.3.md), or run evmstate "
+                "with the Python the release supports.",
                 path=str(folder),
             ) from None
         raise CompileError(
-            f"vyper {version} in {folder} did not compile: {said}\n  Remove that folder and evmstate installs the release again.",
+            f"vyper {version} in {folder} did not compile: {said}\n  Remove that folder and evmstate installs the "
+            "release again.",
             path=str(folder),
         ) from None
     return answer["results"]

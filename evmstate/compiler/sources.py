@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact, error_signatures
 from ..errors import CompileError, ResourceError
 from .releases import Pin
+from .search import not_found_hint, search_paths
 from ..files import Bounded, Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
@@ -70,31 +70,7 @@ class Build:
     sides: tuple[str, str] = ("A", "B")  # what each side is in a differential run: ("legacy", "venom")
 
 
-def search_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
-    """Where imports are looked for, lowest precedence first, as vyper's input bundle takes them.
-
-    The same list `vyper -p <extra>... -p <contracts>` builds when run from the project root
-    (vyper/cli/vyper_compile.py, get_search_paths): the installed packages (sys.path, its first
-    entry winning), then the project's folders (project_paths). vyper itself searches the
-    importing file's own folder before all of them.
-    """
-    return [*(Path(p) for p in reversed(sys.path)), *project_paths(contracts_dir, root, extra)]
-
-
 _all_search_paths = search_paths  # for functions whose search_paths parameter hides it
-
-
-def project_paths(contracts_dir: Path, root: Path, extra: Sequence[Path] = ()) -> list[Path]:
-    """The project's own search folders, lowest precedence first: the root, the extra folders (the
-    first listed winning), the contracts folder.
-
-    A root or contracts folder that extra lists takes the place it has there instead: moccasin's
-    search path, [root, src, lib/github, lib/pypi, lib], puts the root first.
-    """
-    listed = {Path(p).resolve() for p in extra}
-    head = [] if root.resolve() in listed else [root]
-    tail = [] if contracts_dir.resolve() in listed else [contracts_dir]
-    return [*head, *reversed(list(extra)), *tail]
 
 
 def _settings_key(evm_version: str, optimize: str, folders: Sequence[Path], root: Path) -> str:
@@ -139,7 +115,9 @@ class _ImportScan(vyper_imports.ImportAnalyzer):
         key = (str(file.resolved_path), file.sha256sum)
         if key not in _PARSED:
             # read past the version pragmas: a source pinned to another release has the same imports
-            _PARSED[key] = super()._ast_from_file(dataclasses.replace(file, contents=releases.without_version_pragmas(file.contents)))
+            _PARSED[key] = super()._ast_from_file(
+                dataclasses.replace(file, contents=releases.without_version_pragmas(file.contents))
+            )
         return _PARSED[key]
 
 
@@ -152,7 +130,8 @@ def _inputs_of(file_input: Any, imports: Any) -> dict[Path, str]:
 
 
 def _scan(path: Path, search: list[Path]) -> tuple[dict[Path, str], bool]:
-    """Every file path compiles from, found as CompilerData finds them (the file's own folder first), and whether it exposes anything."""
+    """Every file path compiles from, found as CompilerData finds them (the file's own folder first), and whether it
+    exposes anything."""
     bundle = FilesystemInputBundle(list(search))
     file_input = bundle.load_file(path)
     with warnings.catch_warnings():
@@ -174,7 +153,9 @@ def _exposes(module: Any) -> bool:
         kind = type(node).__name__
         if kind == "ExportsDecl" or (kind == "VariableDecl" and getattr(node, "is_public", False)):
             return True
-        if kind == "FunctionDef" and any(getattr(d, "id", None) == "external" for d in getattr(node, "decorator_list", ())):
+        if kind == "FunctionDef" and any(
+            getattr(d, "id", None) == "external" for d in getattr(node, "decorator_list", ())
+        ):
             return True
     return False
 
@@ -193,12 +174,20 @@ def _resolve(
     try:
         text = path.read_bytes()
     except OSError as e:
-        return _Source(path, "", {}, search, evm_version, optimize, CompileError(f"{path}: cannot read: {e.strerror}. Make it readable.", path=str(path)), name=path.stem)
-    source = _Source(path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, evm_version, optimize, name=path.stem)
+        return _Source(
+            path, "", {}, search, evm_version, optimize,
+            CompileError(f"{path}: cannot read: {e.strerror}. Make it readable.", path=str(path)), name=path.stem,
+        )
+    source = _Source(
+        path, hashlib.sha256(text).hexdigest(), {path.resolve(): hashlib.sha256(text).hexdigest()}, search, evm_version,
+        optimize, name=path.stem,
+    )
     try:
         decode(text)
     except Undecodable as e:  # said before vyper, which names neither the line nor what to do
-        source.error = CompileError(f"{path}{f':{e.line}' if e.line else ''}: cannot read: {e.problem}.", path=str(path), lineno=e.line or None)
+        source.error = CompileError(
+            f"{path}{f':{e.line}' if e.line else ''}: cannot read: {e.problem}.", path=str(path), lineno=e.line or None
+        )
         return source
     source.pragma_venom = venom.PRAGMA.search(text.decode("utf-8", errors="replace")) is not None
     pin = releases.pin_of(text.decode("utf-8", errors="replace"))
@@ -212,7 +201,11 @@ def _resolve(
         found = releases.newest_cached(pin)
         source.pin, source.release = pin, found[0] if found else ""
     try:
-        source.inputs, source.exposes = (legacy_outputs.inputs_of(path, search), True) if source.pin and releases.legacy_pin(source.pin, source.release) else _scan(path, search)
+        source.inputs, source.exposes = (
+            (legacy_outputs.inputs_of(path, search), True)
+            if source.pin and releases.legacy_pin(source.pin, source.release)
+            else _scan(path, search)
+        )
         return source
     except Exception:
         pass  # let vyper's own pass say what is wrong, in its words
@@ -228,22 +221,15 @@ def _resolve(
 
 def _error(found: dict[str, Any], hint: str = "") -> CompileError:
     message = found["message"]
-    if found["type"] == "CompilerPanic" and "codec can't decode" in message:  # vyper panics on an imported file that is not UTF-8
+    # vyper panics on an imported file that is not UTF-8
+    if found["type"] == "CompilerPanic" and "codec can't decode" in message:
         head, _, rest = message.partition("\n")
         where = f"{found['path']}:{found['lineno']}" if found["lineno"] else str(found["path"])
-        message = f"{where}: a file this one imports is not UTF-8 text ({head.rsplit('unhandled exception ', 1)[-1]}); save it as UTF-8\n{rest.split('This is an unhandled internal compiler error')[0].rstrip()}"
+        message = (
+            f"{where}: a file this one imports is not UTF-8 text ({head.rsplit('unhandled exception ', 1)[-1]}); save "
+            f"it as UTF-8\n{rest.split('This is an unhandled internal compiler error')[0].rstrip()}"
+        )
     return CompileError(message + hint, path=found["path"], lineno=found["lineno"])
-
-
-def _not_found_hint(contracts_dir: Path, root: Path, extra: Sequence[Path]) -> str:
-    order = list(dict.fromkeys(p.resolve() for p in reversed(project_paths(contracts_dir, root, extra))))
-    folders = ", ".join("the project root" if p == root.resolve() else shown(p, root, ()) + "/" for p in order)
-    return (
-        f"\n  evmstate searched the importing file's folder, {folders}, then the installed"
-        " packages (sys.path). Install the package that provides the module (e.g. `pip install snekmate`,"
-        " or `mox install` in a moccasin project, which puts it in lib/pypi or lib/github),"
-        " or add the folder holding it to search_paths under [compiler] in evmstate.toml."
-    )
 
 
 @dataclass
@@ -264,7 +250,8 @@ class _Plan:
     library: dict[Path, str] = field(default_factory=dict)
 
     def cache_file(self, s: _Source) -> Path:
-        """The cache entry of s: named after its path and every input's path and hash, below the root by their place in it."""
+        """The cache entry of s: named after its path and every input's path and hash, below the root by their place in
+        it."""
         assert self.build_dir is not None
         tag = hashlib.sha256(portable(str(s.path.resolve()), self.root).encode()).hexdigest()[:8]
         body = "\n".join(sorted(f"{portable(str(p), self.root)}\0{h}" for p, h in s.inputs.items()))
@@ -289,7 +276,7 @@ def _plan(
     root = root.resolve() if root is not None else contracts_dir.parent
     extra = [Path(p) if Path(p).is_absolute() else root / p for p in extra]
     search = search_paths(contracts_dir, root, extra)
-    hint = _not_found_hint(contracts_dir, root, extra)
+    hint = not_found_hint(contracts_dir, root, extra)
     OptimizationLevel.from_string(optimize)  # a bad level is refused before any compile
     sources = []
     for p in find_sources(contracts_dir):
@@ -303,7 +290,10 @@ def _plan(
         for dep in list(s.inputs)[1:]:
             if dep in by_path and dep != s.path.resolve():
                 importers.setdefault(dep, []).append(s.name)
-    plan = _Plan(root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra], root), sources, hint, importers)
+    plan = _Plan(
+        root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra], root), sources,
+        hint, importers,
+    )
     for s in sources:
         if s.name in include:
             continue
@@ -353,14 +343,18 @@ def _name_sources(sources: list[_Source], contracts_dir: Path) -> None:
             s.name = s.path.stem
 
 
-Outcome = tuple[Artifact | None, CompileError | None, bool]  # (artifact, error, whether it failed only for being a module)
+# (artifact, error, whether it failed only for being a module)
+Outcome = tuple[Artifact | None, CompileError | None, bool]
 
 
 def _outcome(s: _Source, result: dict[str, Any], hint: str) -> Outcome:
     """A compile's result as an Artifact or an error; s.inputs become the files the compile read."""
     s.inputs = {Path(p): h for p, h in result["inputs"].items()} or s.inputs
     if result["error"] is not None:
-        return None, _error(result["error"], hint if result["error"]["type"] == "ModuleNotFound" else ""), result["module_only"]
+        return (
+            None, _error(result["error"], hint if result["error"]["type"] == "ModuleNotFound" else ""),
+            result["module_only"],
+        )
     out = result["outputs"]
     artifact = Artifact.from_dict({
         **out,
@@ -449,7 +443,10 @@ def compile_project(
     plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, codegens, release)
     build = Build(included=tuple(s.name for s in plan.sources if s.name in include))
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
-    todo = [s for s in plan.sources if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library]
+    todo = [
+        s for s in plan.sources
+        if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library
+    ]
     # resolved again as vyper compiles: s.inputs become what it used
     fresh, passing = _compile_all(todo, plan.hint)
     for s in plan.sources:
@@ -460,7 +457,8 @@ def compile_project(
                 where = shown(dep, plan.root, plan.search)
                 build.inputs[where] = own[where] = h
             importers = tuple(plan.importers.get(key, []))
-            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), importers, True, plan.library[key], on_demand=True))
+            where = shown(key, plan.root, plan.search)
+            build.modules.append(Module(s.name, str(key), where, importers, True, plan.library[key], on_demand=True))
             continue
         if s.error is not None:
             outcome: Outcome = (None, s.error, False)
@@ -474,7 +472,9 @@ def compile_project(
                     build_cache.write(plan.cache_file(s), s.path, outcome, plan.root)
                 except OSError as exc:
                     folder = plan.cache_file(s).parent
-                    build.cache_error = str(ResourceError.unwritable("the build cache", shown(folder.resolve(), plan.root, ()) + "/", exc, "the contracts are compiled all the same, and compiled again by the next run"))
+                    where = shown(folder.resolve(), plan.root, ()) + "/"
+                    then = "the contracts are compiled all the same, and compiled again by the next run"
+                    build.cache_error = str(ResourceError.unwritable("the build cache", where, exc, then))
             build.compiled.append(s.name)
         for dep, h in s.inputs.items():
             where = shown(dep, plan.root, plan.search)
@@ -482,7 +482,10 @@ def compile_project(
         artifact, error, module_only = outcome
         importers = tuple(plan.importers.get(key, ()))
         if artifact is None and (importers or module_only):
-            reason = f"imported by {', '.join(importers)}" if importers else f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
+            if importers:
+                reason = f"imported by {', '.join(importers)}"
+            else:
+                reason = f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
             build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), importers, True, reason))
             continue
         claims.setdefault(s.name, []).append((s, artifact, error))
@@ -523,7 +526,9 @@ def _outside_modules(build: Build, plan: _Plan, contracts_dir: Path) -> None:
         if str(dep) in seen:
             continue
         inside = dep.is_relative_to(contracts)
-        build.modules.append(Module(names.get(dep, dep.stem), str(dep), shown(dep, plan.root, plan.search), tuple(importers), inside))
+        build.modules.append(
+            Module(names.get(dep, dep.stem), str(dep), shown(dep, plan.root, plan.search), tuple(importers), inside)
+        )
     build.modules.sort(key=lambda m: (not m.in_project, m.shown))
 
 
@@ -546,7 +551,7 @@ def compile_variant(
     root = root.resolve() if root is not None else contracts_dir.parent
     extra = [Path(p) if Path(p).is_absolute() else root / p for p in search_paths]
     search = _all_search_paths(contracts_dir, root, extra)
-    hint = _not_found_hint(contracts_dir, root, extra)
+    hint = not_found_hint(contracts_dir, root, extra)
     s = _resolve(source, search, evm_version, optimize, hint)
     if s.error is not None:
         return None, s.error

@@ -34,14 +34,16 @@ from vyper.exceptions import VyperException  # noqa: E402
 
 VERSION: str = vyper.__version__
 OUTPUTS = ("abi", "bytecode", "bytecode_runtime", "source_map", "source_map_runtime", "layout")
-# a source's `# pragma experimental-codegen`: the word `pragma` blanked makes it a comment (a build with the legacy code generator)
+# a source's `# pragma experimental-codegen`: the word `pragma` blanked makes it a comment (a build with the legacy
+# code generator)
 _VENOM_PRAGMA = re.compile(
     r"^([ \t]*#[ \t]*)(pragma)([ \t]+(?:experimental-codegen|venom-experimental)\b)", re.MULTILINE
 )
 
 
 def own_settings(text: str, evm_version: str, optimize: str, experimental_codegen: bool | None = None) -> Any:
-    """The project's settings, less those the source sets itself (# pragma optimize, # pragma evm-version): its own win, as with vyper's command line.
+    """The project's settings, less those the source sets itself (# pragma optimize, # pragma evm-version): its own win,
+    as with vyper's command line.
 
     A release that does not know the project's evm_version (vyper 0.4.1 stops at cancun)
     compiles for the newest one it knows. experimental_codegen, when given, builds with Venom
@@ -106,7 +108,11 @@ def compiler_data(
     pragma read as a comment, its offsets unchanged), None as the source and vyper say.
     """
     # one bundle per source: source ids stay the same run to run
-    bundle = _OverlaidBundle([Path(p) for p in search], overlay) if overlay else FilesystemInputBundle([Path(p) for p in search])
+    bundle = (
+        _OverlaidBundle([Path(p) for p in search], overlay)
+        if overlay
+        else FilesystemInputBundle([Path(p) for p in search])
+    )
     file_input = bundle.load_file(path)
     compiled = file_input
     if experimental_codegen is False and _VENOM_PRAGMA.search(file_input.source_code):
@@ -137,10 +143,14 @@ def _resolve(data: Any) -> None:
 
 
 def _compiler_inputs(data: Any, bundle: Any) -> list[tuple[int, str, str | None]]:
-    """(source id, resolved path, sha256 or None for a builtin interface) of every file a compile read, once vyper has resolved the imports."""
+    """(source id, resolved path, sha256 or None for a builtin interface) of every file a compile read, once vyper has
+    resolved the imports."""
     resolved: Any = getattr(data, "resolved_imports", None)
     if hasattr(resolved, "compiler_inputs"):  # vyper 0.4.2 and later
-        return [(i.source_id, str(i.resolved_path), None if i.from_builtin else i.sha256sum) for i in resolved.compiler_inputs]
+        return [
+            (i.source_id, str(i.resolved_path), None if i.from_builtin else i.sha256sum)
+            for i in resolved.compiler_inputs
+        ]
     # vyper 0.4.0 and 0.4.1 load builtins through a bundle of their own: this one holds the project's files
     found: list[tuple[int, str, str | None]] = []
     for resolved_path, source_id in dict(getattr(bundle, "_source_ids", {})).items():
@@ -149,7 +159,8 @@ def _compiler_inputs(data: Any, bundle: Any) -> list[tuple[int, str, str | None]
 
 
 def inputs(data: Any, bundle: Any, file_input: Any) -> dict[str, str]:
-    """Every file a compile read, resolved, with its sha256: the source first, then its imports (not vyper's builtins)."""
+    """Every file a compile read, resolved, with its sha256: the source first, then its imports (not vyper's
+    builtins)."""
     found = {str(file_input.resolved_path): file_input.sha256sum}
     with contextlib.suppress(Exception):  # the imports are not resolved when the source does not parse
         for _, path, sha in _compiler_inputs(data, bundle):
@@ -167,7 +178,9 @@ def _loaded_sources(data: Any, bundle: Any, file_input: Any, path: Path) -> dict
     return found
 
 
-def _source_maps(smap: dict[str, Any], main_source: int, limit: int | None = None) -> tuple[dict[str, Any], dict[str, str], dict[str, int]]:
+def _source_maps(
+    smap: dict[str, Any], main_source: int, limit: int | None = None
+) -> tuple[dict[str, Any], dict[str, str], dict[str, int]]:
     """(pc -> position, pc -> check description, pc -> source id of imported code) from one vyper source map.
 
     limit drops pcs at or past it.
@@ -175,7 +188,11 @@ def _source_maps(smap: dict[str, Any], main_source: int, limit: int | None = Non
     keep = (lambda pc: pc < limit) if limit is not None else (lambda pc: True)
     pc_pos = {str(k): list(v) for k, v in smap.get("pc_pos_map", {}).items() if keep(int(k))}
     errors = {str(k): v for k, v in smap.get("error_map", {}).items() if keep(int(k))}
-    sources = {str(k): v[0] for k, v in smap.get("pc_ast_map", {}).items() if keep(int(k)) and v and v[0] != main_source and v[0] >= 0}
+    sources = {
+        str(k): v[0]
+        for k, v in smap.get("pc_ast_map", {}).items()
+        if keep(int(k)) and v and v[0] != main_source and v[0] >= 0
+    }
     return pc_pos, errors, sources
 
 
@@ -219,7 +236,10 @@ def _location(exc: Any) -> tuple[str | None, int | None]:
 def error(exc: BaseException, path: Path) -> dict[str, Any]:
     """vyper's error as {"message", "path", "lineno", "type"}, the message led by file:line."""
     if not isinstance(exc, VyperException):  # vyper raises plain exceptions for some inputs (e.g. pragma conflicts)
-        return {"message": f"{path}: {type(exc).__name__}: {exc}", "path": str(path), "lineno": None, "type": type(exc).__name__}
+        return {
+            "message": f"{path}: {type(exc).__name__}: {exc}", "path": str(path), "lineno": None,
+            "type": type(exc).__name__,
+        }
     where_path, lineno = _location(exc)
     if where_path is None or Path(where_path) == path.resolve():
         where_path = str(path)  # the source itself, named as it was given
@@ -233,7 +253,8 @@ _VYPER_DIR = os.path.dirname(os.path.abspath(vyper.__file__))
 
 @contextlib.contextmanager
 def vyper_warnings(path: Path) -> Any:
-    """Collect what vyper warns of (a deprecation, a large array) as {"kind", "message", "path", "lineno"}, never printed.
+    """Collect what vyper warns of (a deprecation, a large array) as {"kind", "message", "path", "lineno"}, never
+    printed.
 
     Yields the list it fills. Warnings raised outside vyper's own code are passed on as they came.
     """
@@ -250,7 +271,9 @@ def vyper_warnings(path: Path) -> Any:
         where_path, lineno = _location(exc) if isinstance(exc, Exception) else (None, None)
         # vyper sets a suggested fix apart in a ``` block: one line reads better
         message = " ".join(line.strip() for line in str(text).splitlines() if line.strip() and line.strip() != "```")
-        found.append({"kind": w.category.__name__, "message": message, "path": where_path or str(path), "lineno": lineno})
+        found.append(
+            {"kind": w.category.__name__, "message": message, "path": where_path or str(path), "lineno": lineno}
+        )
 
 
 def _hex(code: str) -> str:
@@ -258,7 +281,8 @@ def _hex(code: str) -> str:
 
 
 def compile_source(request: dict[str, Any]) -> dict[str, Any]:
-    """Compile one source: request {"path", "search", "evm_version", "optimize"} -> {"inputs", "error", "module_only", "outputs", "warnings"}.
+    """Compile one source: request {"path", "search", "evm_version", "optimize"} -> {"inputs", "error", "module_only",
+    "outputs", "warnings"}.
 
     outputs holds the compile's part of an Artifact, in Artifact.to_dict's form; warnings, what
     vyper warned of (vyper_warnings). The request's optional "overlay" ({resolved path: text})
@@ -282,7 +306,8 @@ def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
             request.get("overlay"),
             request.get("experimental_codegen"),
         )
-        result["inputs"] = inputs(data, bundle, file_input)  # from vyper 0.4.1 on: imports resolved, nothing checked yet
+        # from vyper 0.4.1 on: imports resolved, nothing checked yet
+        result["inputs"] = inputs(data, bundle, file_input)
         with anchor_settings(data.settings):
             _ = data.annotated_vyper_module  # the whole import graph, type-checked
             result["inputs"] = inputs(data, bundle, file_input)  # vyper 0.4.0 knows them only now
@@ -302,7 +327,9 @@ def _compile(path: Path, request: dict[str, Any]) -> dict[str, Any]:
     pc_pos, error_map, pc_source = _source_maps(out["source_map_runtime"], main)
     # the deploy map also covers the runtime code that the initcode copies out of itself
     initcode_size = code.find(runtime_code) if runtime_code else len(code)
-    deploy_pc_pos, deploy_error_map, deploy_pc_source = _source_maps(out["source_map"], main, limit=initcode_size if initcode_size >= 0 else len(code))
+    deploy_pc_pos, deploy_error_map, deploy_pc_source = _source_maps(
+        out["source_map"], main, limit=initcode_size if initcode_size >= 0 else len(code)
+    )
     result["outputs"] = {
         "abi": json.loads(json.dumps(out["abi"])),
         "bytecode": bytecode,

@@ -22,7 +22,8 @@ def shown(path: Path, root: Path, search: Sequence[Path]) -> str:
 
 @dataclass(frozen=True)
 class CompileWarning:
-    """What vyper warned of in one source file, once per file and warning: where first, and the other lines it was met on."""
+    """What vyper warned of in one source file, once per file and warning: where first, and the other lines it was met
+    on."""
 
     path: str  # relative to the project root, or to the search path holding it (snekmate/tokens/erc20.vy)
     line: int | None
@@ -36,7 +37,9 @@ class CompileWarning:
         return f"{where}: {self.kind}: {self.message}{more}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "kind": self.kind, "message": self.message, "also": list(self.also)}
+        return {
+            "path": self.path, "line": self.line, "kind": self.kind, "message": self.message, "also": list(self.also),
+        }
 
 
 def compile_warnings(artifacts: Iterable[Artifact], root: Path, search: Sequence[Path]) -> list[CompileWarning]:
