@@ -6,8 +6,13 @@ from typing import Any, Callable
 
 import click
 
-URL_HELP = "Fork the chain of this node (JSON-RPC URL): machines start from its state at --fork-block (default: [fork] url)."
-BLOCK_HELP = "The block to fork at: a number, or latest / safe / finalized, asked once at the start (default: [fork] block, else latest)."
+URL_HELP = (
+    "Fork the chain of this node (JSON-RPC URL): machines start from its state at --fork-block (default: [fork] url)."
+)
+BLOCK_HELP = (
+    "The block to fork at: a number, or latest / safe / finalized, asked once at the start (default: [fork] block, "
+    "else latest)."
+)
 
 
 def fork_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -30,7 +35,8 @@ def fork_block(value: str | None) -> int | str | None:
 
 
 def chosen_fork(cfg: Any, url: str | None, block: str | None, *, resolve: bool = True) -> Any:
-    """cfg with --fork-url and --fork-block over [fork], the block pinned and the node checked (exit 2 on a problem) unless resolve is False."""
+    """cfg with --fork-url and --fork-block over [fork], the block pinned and the node checked (exit 2 on a problem)
+    unless resolve is False."""
     from evmstate.config import check_fork
     from evmstate.runner import is_forked, resolve_fork, with_fork
 
@@ -39,7 +45,8 @@ def chosen_fork(cfg: Any, url: str | None, block: str | None, *, resolve: bool =
     cfg = with_fork(cfg, url=url, block=fork_block(block))
     if block is not None and not is_forked(cfg):
         raise click.UsageError(
-            f"--fork-block {block}: no node to fork is given. Add --fork-url URL, or set url under [fork] in evmstate.toml "
+            f"--fork-block {block}: no node to fork is given. Add --fork-url URL, or set url under [fork] in "
+            "evmstate.toml "
             "(without a node, a numbered block the fork cache holds is forked when [fork] chain_id names its chain)"
         )
     return resolve_fork(cfg) if resolve else cfg

@@ -1,4 +1,5 @@
-"""The evmstate command: run, fuzz, mutate, replay, shrink, failures, init, compile. Thin: all work is done by the evmstate library.
+"""The evmstate command: run, fuzz, mutate, replay, shrink, failures, init, compile. Thin: all work is done by the
+evmstate library.
 
 Each command imports what it uses when it runs (the library's facade, the renderers, rich), so that
 `evmstate --help`, `--version`, a command's `--help` and a mistyped option cost only click's import:
@@ -44,7 +45,12 @@ def _chosen_backend(cfg: Any, backend: str | None, check: bool = False) -> Any:
     """cfg with --backend and --backend-check applied over [backend]."""
     if backend is None and not check:
         return cfg
-    return cfg.replace(backend=config_mod.BackendConfig(name=backend or cfg.backend.name, check=check or cfg.backend.check, named=backend is not None or cfg.backend.named))
+    return cfg.replace(
+        backend=config_mod.BackendConfig(
+            name=backend or cfg.backend.name, check=check or cfg.backend.check,
+            named=backend is not None or cfg.backend.named,
+        )
+    )
 
 
 BACKEND_HELP = "The EVM to run on: pyevm or revm (pip install \"evmstate[revm]\"); default: [backend] name, else pyevm."
@@ -54,8 +60,49 @@ DIFFERENTIAL_HELP = (
     "compiler:A,B (two vyper releases) or sources:OLD:NEW (two folders or git revisions of the contracts); default: "
     "[differential] mode."
 )
-FRESH_HELP = "Use no example database and no guidance corpus for this run: nothing saved before is replayed, nothing found is saved there (failure records still are), so --seed alone decides the search."
-FUZZ_BACKEND_HELP = "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
+FRESH_HELP = (
+    "Use no example database and no guidance corpus for this run: nothing saved before is replayed, nothing found is "
+    "saved there (failure records still are), so --seed alone decides the search."
+)
+FUZZ_BACKEND_HELP = (
+    "The EVM the shards run on: pyevm or revm; default: [backend] name, else revm when pyrevm is installed, else pyevm."
+)
+RUN_MAX_EXAMPLES_HELP = "Runs per machine (default from evmstate.toml, else 50)."
+RUN_WORKERS_HELP = "Run machines and tests in N worker processes at once (auto: one per core)."
+SHARDS_HELP = "Split each machine's examples over this many seeds, run as separate tasks (with -n, at once)."
+NO_CAPTURE_HELP = (
+    "Let what machines and tests print through as they run (by default it is shown only for the reported program)."
+)
+COVERAGE_HELP = "Report the contracts' Vyper lines and branches reached, and the lines never reached."
+COVERAGE_REPORT_HELP = (
+    "Also write the coverage as an lcov tracefile (genhtml, editors' gutters), an HTML page or JSON; implies "
+    "--coverage; may be repeated."
+)
+BACKEND_CHECK_HELP = "Run every call on revm and py-evm side by side and report the first difference."
+FUZZ_TIME_HELP = "How long to fuzz: 30s, 10m, 1h, 1h30m (default: until Ctrl-C)."
+FUZZ_WORKERS_HELP = "Local worker processes (default auto: one per core)."
+FUZZ_CLUSTER_HELP = "Run shards on the Dask scheduler at ADDRESS (tcp://host:8786) instead of local processes."
+FUZZ_MAX_EXAMPLES_HELP = "Runs per shard (default from evmstate.toml, else 50)."
+SEED_HELP = "The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i."
+FUZZ_JSON_HELP = "Write a JSON summary here: the totals, and each failure as run's --json has it."
+KEYWORD_HELP = "Only machines and tests whose name matches EXPR judge the mutants."
+CONTRACT_HELP = (
+    "Mutate only this contract, or module (by name or path, as imports write it; an installed package's too); may be "
+    "repeated."
+)
+FUNCTION_HELP = "Mutate only this function (of the sources mutated); may be repeated."
+MUTATE_TIME_HELP = (
+    "How long each machine or test may search each mutant, at most (30s, 2m; default: no limit but the runs)."
+)
+MUTATE_MAX_EXAMPLES_HELP = "Runs each machine or test searches each mutant (default from evmstate.toml, else 50)."
+MUTATE_WORKERS_HELP = "Local worker processes (default auto: one per core; 1 runs in this process)."
+MUTATE_CLUSTER_HELP = "Compile and judge the mutants on the Dask scheduler at ADDRESS (tcp://host:8786)."
+MUTATE_JSON_HELP = "Write the report as JSON here."
+HTML_HELP = "Write the report as an HTML page here: each source with its mutants under their lines."
+MIN_SCORE_HELP = "Exit 1 when the mutation score is below PERCENT."
+VERBOSE_HELP = "Also each killed and dropped mutant, and each mutant as it is judged."
+SHRINK_TIME_HELP = "Stop after this long (30s, 5m) with the shortest program so far (default: until done)."
+UNREPLAYABLE_HELP = "Also remove failures that can no longer be replayed (machine, rule or file gone)."
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -69,12 +116,12 @@ def cli() -> None:
 @click.option("-k", "keyword", metavar="EXPR", help="Only run machines and tests whose name matches EXPR.")
 @click.option("--only-stateful", is_flag=True, help="Run only state machines.")
 @click.option("--no-stateful", is_flag=True, help="Run only property tests.")
-@click.option("--max-examples", type=click.IntRange(min=1), help="Runs per machine (default from evmstate.toml, else 50).")
+@click.option("--max-examples", type=click.IntRange(min=1), help=RUN_MAX_EXAMPLES_HELP)
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="Seed the search; every run prints its seed, give it back to reproduce the run.")
 @click.option("--fresh", is_flag=True, help=FRESH_HELP)
-@click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help="Run machines and tests in N worker processes at once (auto: one per core).")
-@click.option("--shards", type=click.IntRange(min=1), default=1, help="Split each machine's examples over this many seeds, run as separate tasks (with -n, at once).")
+@click.option("-n", "--workers", "workers", default="1", metavar="N|auto", help=RUN_WORKERS_HELP)
+@click.option("--shards", type=click.IntRange(min=1), default=1, help=SHARDS_HELP)
 @click.option(
     "--keep-going", is_flag=True,
     help="A machine that failed searches on for other failures: each new one is shrunk, saved and reported, and "
@@ -82,21 +129,21 @@ def cli() -> None:
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
-@click.option("-s", "--no-capture", is_flag=True, help="Let what machines and tests print through as they run (by default it is shown only for the reported program).")
+@click.option("-s", "--no-capture", is_flag=True, help=NO_CAPTURE_HELP)
 @click.option("--gas", is_flag=True, help="Report gas per contract function: calls, min / mean / median / max.")
-@click.option("--coverage", is_flag=True, help="Report the contracts' Vyper lines and branches reached, and the lines never reached.")
+@click.option("--coverage", is_flag=True, help=COVERAGE_HELP)
 @click.option(
     "--coverage-report",
     "coverage_reports",
     type=(click.Choice(["lcov", "html", "json"]), click.Path(dir_okay=False, path_type=Path)),
     multiple=True,
     metavar="lcov|html|json PATH",
-    help="Also write the coverage as an lcov tracefile (genhtml, editors' gutters), an HTML page or JSON; implies --coverage; may be repeated.",
+    help=COVERAGE_REPORT_HELP,
 )
 @click.option("--junit-xml", type=click.Path(dir_okay=False, path_type=Path), help="Write a JUnit XML report here.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
-@click.option("--backend-check", is_flag=True, help="Run every call on revm and py-evm side by side and report the first difference.")
+@click.option("--backend-check", is_flag=True, help=BACKEND_CHECK_HELP)
 @click.option("--differential", metavar="MODE", help=DIFFERENTIAL_HELP)
 @fork_options
 def run(
@@ -135,8 +182,9 @@ def run(
     )
     n = parse_workers(workers)
     options = RunOptions(
-        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh), capture=not no_capture, gas=gas, workers=n, shards=shards,
-        coverage=coverage or bool(coverage_reports), keep_going=keep_going,
+        paths, keyword, only_stateful, no_stateful, Overrides(max_examples, steps, seed, fresh=fresh),
+        capture=not no_capture, gas=gas, workers=n, shards=shards, coverage=coverage or bool(coverage_reports),
+        keep_going=keep_going,
     )
     with Renderer(_console(), quiet=quiet, verbose=verbose) as renderer:
         summary = run_all(cfg, options, renderer, Reports(junit_xml, json_path, coverage_reports))
@@ -145,13 +193,13 @@ def run(
 
 @cli.command()
 @click.argument("paths", nargs=-1)
-@click.option("--time", "budget", metavar="DURATION", help="How long to fuzz: 30s, 10m, 1h, 1h30m (default: until Ctrl-C).")
+@click.option("--time", "budget", metavar="DURATION", help=FUZZ_TIME_HELP)
 @click.option("-k", "keyword", metavar="EXPR", help="Only fuzz machines and tests whose name matches EXPR.")
-@click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core).")
-@click.option("--cluster", metavar="ADDRESS", help="Run shards on the Dask scheduler at ADDRESS (tcp://host:8786) instead of local processes.")
-@click.option("--max-examples", type=click.IntRange(min=1), help="Runs per shard (default from evmstate.toml, else 50).")
+@click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help=FUZZ_WORKERS_HELP)
+@click.option("--cluster", metavar="ADDRESS", help=FUZZ_CLUSTER_HELP)
+@click.option("--max-examples", type=click.IntRange(min=1), help=FUZZ_MAX_EXAMPLES_HELP)
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
-@click.option("--seed", type=int, help="The campaign's seed: shard i of a machine runs under a seed made of it, the machine and i.")
+@click.option("--seed", type=int, help=SEED_HELP)
 @click.option("--fresh", is_flag=True, help=FRESH_HELP)
 @click.option(
     "--stop-on-failure", is_flag=True,
@@ -161,7 +209,7 @@ def run(
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of user code and Hypothesis statistics.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=FUZZ_BACKEND_HELP)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write a JSON summary here: the totals, and each failure as run's --json has it.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help=FUZZ_JSON_HELP)
 @click.option("--differential", metavar="MODE", help=DIFFERENTIAL_HELP)
 @fork_options
 def fuzz(
@@ -209,24 +257,24 @@ def fuzz(
 
 @cli.command()
 @click.argument("paths", nargs=-1)
-@click.option("-k", "keyword", metavar="EXPR", help="Only machines and tests whose name matches EXPR judge the mutants.")
-@click.option("--contract", "contracts", multiple=True, metavar="NAME", help="Mutate only this contract, or module (by name or path, as imports write it; an installed package's too); may be repeated.")
-@click.option("--function", "functions", multiple=True, metavar="NAME", help="Mutate only this function (of the sources mutated); may be repeated.")
+@click.option("-k", "keyword", metavar="EXPR", help=KEYWORD_HELP)
+@click.option("--contract", "contracts", multiple=True, metavar="NAME", help=CONTRACT_HELP)
+@click.option("--function", "functions", multiple=True, metavar="NAME", help=FUNCTION_HELP)
 @click.option(
     "--mutants", "mutants_file", type=click.Path(dir_okay=False, path_type=Path),
     help="Only the mutants this file lists, one a line as the report writes them (source:line: before  →  after).",
 )
-@click.option("--time", "budget", metavar="DURATION", help="How long each machine or test may search each mutant, at most (30s, 2m; default: no limit but the runs).")
-@click.option("--max-examples", type=click.IntRange(min=1), help="Runs each machine or test searches each mutant (default from evmstate.toml, else 50).")
+@click.option("--time", "budget", metavar="DURATION", help=MUTATE_TIME_HELP)
+@click.option("--max-examples", type=click.IntRange(min=1), help=MUTATE_MAX_EXAMPLES_HELP)
 @click.option("--steps", type=click.IntRange(min=1, max=config_mod.MAX_STEPS), help=STEPS_HELP)
 @click.option("--seed", type=int, help="The seed every judge searches under (default: [hypothesis] seed, else 0).")
-@click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help="Local worker processes (default auto: one per core; 1 runs in this process).")
-@click.option("--cluster", metavar="ADDRESS", help="Compile and judge the mutants on the Dask scheduler at ADDRESS (tcp://host:8786).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as JSON here.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as an HTML page here: each source with its mutants under their lines.")
-@click.option("--min-score", type=click.FloatRange(0, 100), metavar="PERCENT", help="Exit 1 when the mutation score is below PERCENT.")
+@click.option("-n", "--workers", "workers", default="auto", metavar="N|auto", help=MUTATE_WORKERS_HELP)
+@click.option("--cluster", metavar="ADDRESS", help=MUTATE_CLUSTER_HELP)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help=MUTATE_JSON_HELP)
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help=HTML_HELP)
+@click.option("--min-score", type=click.FloatRange(0, 100), metavar="PERCENT", help=MIN_SCORE_HELP)
 @click.option("-q", "--quiet", is_flag=True, help="Print only the survivors, the table and the score.")
-@click.option("-v", "--verbose", is_flag=True, help="Also each killed and dropped mutant, and each mutant as it is judged.")
+@click.option("-v", "--verbose", is_flag=True, help=VERBOSE_HELP)
 def mutate(
     paths: tuple[str, ...],
     keyword: str | None,
@@ -245,7 +293,8 @@ def mutate(
     quiet: bool,
     verbose: bool,
 ) -> None:
-    """Mutate the contracts the machines deploy and report which invariant or rule kills each mutant, survivors first."""
+    """Mutate the contracts the machines deploy and report which invariant or rule kills each mutant, survivors
+    first."""
     from evmstate.runner import MutateOptions, mutate as run_mutate, parse_duration, parse_workers
 
     from .render_mutate import MutateRenderer
@@ -266,7 +315,9 @@ def mutate(
 @click.option("--last", is_flag=True, help="Replay the newest saved failure.")
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 @fork_options
-def replay(failure_id: str | None, last: bool, backend: str | None, fork_url: str | None, fork_block: str | None) -> None:
+def replay(
+    failure_id: str | None, last: bool, backend: str | None, fork_url: str | None, fork_block: str | None
+) -> None:
     """Re-run a saved failure step by step: exit 1 if it still fails, 0 if fixed."""
     from evmstate.runner import replay as replay_failure
 
@@ -274,7 +325,8 @@ def replay(failure_id: str | None, last: bool, backend: str | None, fork_url: st
 
     if bool(failure_id) == last:
         raise click.UsageError("give a failure id or --last (see `evmstate failures`)")
-    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, None, resolve=False)  # the record names its chain and block
+    # the record names its chain and block
+    cfg = chosen_fork(_chosen_backend(config_mod.load(), backend), fork_url, None, resolve=False)
     result = replay_failure(cfg, failure_id, ReplayRenderer(_console()), fork_block=parsed_block(fork_block))
     sys.exit(result.exit_code)
 
@@ -282,7 +334,7 @@ def replay(failure_id: str | None, last: bool, backend: str | None, fork_url: st
 @cli.command()
 @click.argument("failure_id", required=False)
 @click.option("--last", is_flag=True, help="Shrink the newest saved failure.")
-@click.option("--time", "budget", metavar="DURATION", help="Stop after this long (30s, 5m) with the shortest program so far (default: until done).")
+@click.option("--time", "budget", metavar="DURATION", help=SHRINK_TIME_HELP)
 @click.option("--backend", type=click.Choice(config_mod.BACKENDS), help=BACKEND_HELP)
 def shrink(failure_id: str | None, last: bool, budget: str | None, backend: str | None) -> None:
     """Continue shrinking a saved failure (one a budget stopped): the shorter program replaces the record."""
@@ -357,7 +409,8 @@ def export(
 @click.option("--check", is_flag=True, help="Replay each failure and show whether it still fails.")
 @click.pass_context
 def failures(ctx: click.Context, check: bool) -> None:
-    """List saved failures (id, machine, error, age, whether sources changed; with --check, whether each still fails)."""
+    """List saved failures (id, machine, error, age, whether sources changed; with --check, whether each still
+    fails)."""
     if ctx.invoked_subcommand is not None:
         return
     from evmstate.runner import saved_failures
@@ -381,7 +434,7 @@ def failures_rm(failure_id: str | None, all_: bool) -> None:
 
 
 @failures.command("prune")
-@click.option("--unreplayable", is_flag=True, help="Also remove failures that can no longer be replayed (machine, rule or file gone).")
+@click.option("--unreplayable", is_flag=True, help=UNREPLAYABLE_HELP)
 @click.option("--dry-run", is_flag=True, help="Only say what would be removed.")
 def failures_prune(unreplayable: bool, dry_run: bool) -> None:
     """Replay every saved failure and remove those that no longer fail."""
@@ -402,7 +455,8 @@ def failures_prune(unreplayable: bool, dry_run: bool) -> None:
     help="Write a first machine for this project contract instead: a rule per function, its ERC pack mixed in.",
 )
 def init(folder: Path | None, force: bool, machine: str | None) -> None:
-    """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project, machines/ alone)."""
+    """Create a project: evmstate.toml, an example contract, machines and a property test (in a moccasin project,
+    machines/ alone)."""
     from rich.text import Text
 
     from evmstate.runner import init as scaffold
@@ -438,14 +492,18 @@ def compile_cmd(names: tuple[str, ...]) -> None:
     compiled = compile_project(cfg, names)
     unknown = [n for n in names if n not in compiled.known]
     if unknown:
-        raise click.UsageError(f"evmstate compile: no source under {cfg.contracts_dir.name}/ is named {', '.join(map(repr, unknown))}; contracts and modules: {', '.join(sorted(compiled.known))}")
+        raise click.UsageError(
+            f"evmstate compile: no source under {cfg.contracts_dir.name}/ is named {', '.join(map(repr, unknown))}; "
+            f"contracts and modules: {', '.join(sorted(compiled.known))}"
+        )
     compile_listing(console, compiled)
     if compiled.build.errors:
         sys.exit(ExitCode.USAGE_ERROR)
 
 
 def main() -> None:
-    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3); SIGTERM and SIGHUP are Ctrl-C."""
+    """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3); SIGTERM and SIGHUP are
+    Ctrl-C."""
     as_ctrl_c()
     try:
         cli.main(standalone_mode=False)

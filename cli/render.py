@@ -32,12 +32,12 @@ from evmstate.engine.events import (
     RunStarted,
     RunSummary,
     ShrinkProgress,
-    ShrinkReport,
     StoreWarning,
 )
 from evmstate.runner import differential_lines, failure_text
 
 from .signals import stopped_by
+from .texts import BUDGETS, count, late_progress, longer_search, optimum_lines, seed_line, shrink_text
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
@@ -46,10 +46,6 @@ CTRL_C_NOTE = "Ctrl-C keeps the shortest failing program found so far"
 def spinner(now: float) -> str:
     """The spinner's frame at a moment: it turns with the clock, not with the events."""
     return SPINNER[int(now * 10) % len(SPINNER)]
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 class Row:
@@ -79,7 +75,9 @@ class Row:
         return f"{where}{self.path}::{self.name}"
 
     def examples_text(self) -> str:
-        return f"examples {self.examples}/{self.max_examples}" if self.max_examples else _count(self.examples, "example")
+        return (
+            f"examples {self.examples}/{self.max_examples}" if self.max_examples else count(self.examples, "example")
+        )
 
     def rate(self) -> float:
         return self.steps / self.elapsed if self.elapsed > 0 else 0.0
@@ -90,12 +88,12 @@ class Row:
         parts = [self.phase, self.examples_text()]
         if self.phase == "searching":
             if self.kind == "machine":
-                parts.append(_count(self.steps, "step"))
+                parts.append(count(self.steps, "step"))
             if self.branches is not None:
                 parts.append(f"{self.branches} branch{'' if self.branches == 1 else 'es'} hit")
             parts += [f"best {name} {value}" for name, value in self.optimum.items()]
         elif self.best is not None:
-            parts += [f"best {_count(self.best, 'step')}", f"{self.shrink_runs} runs tried"]
+            parts += [f"best {count(self.best, 'step')}", f"{self.shrink_runs} runs tried"]
         if self.kind == "machine":
             parts.append(f"{self.rate():.0f} steps/s")
         parts.append(f"{elapsed:.1f}s")
@@ -118,12 +116,12 @@ class Row:
             parts.append("interrupted")
         parts.append(self.examples_text())
         if self.rejected and self.status != "failed":
-            parts.append(f"{_count(self.rejected, 'run')} rejected by assume()/reject()")
+            parts.append(f"{count(self.rejected, 'run')} rejected by assume()/reject()")
         shrink = self.runs - self.examples if self.status == "failed" else 0
         if shrink > 0:
-            parts.append(_count(shrink, "shrink run"))
+            parts.append(count(shrink, "shrink run"))
         if self.kind == "machine":
-            parts += [_count(self.steps, "step"), f"{self.rate():.0f} steps/s"]
+            parts += [count(self.steps, "step"), f"{self.rate():.0f} steps/s"]
         parts.append(f"{self.elapsed:.1f}s")
         return parts
 
@@ -137,7 +135,8 @@ class Row:
 
 
 class Handler:
-    """Feeds each event to the method named for its type, schemathesis's way: CompileFinished goes to _on_compile_finished; an event without one is ignored."""
+    """Feeds each event to the method named for its type, schemathesis's way: CompileFinished goes to
+    _on_compile_finished; an event without one is ignored."""
 
     def __call__(self, event: Any) -> None:
         method = getattr(self, _method_name(type(event)), None)
@@ -161,7 +160,9 @@ class _Board:
         r = self.renderer
         lines: list[Text] = []
         if r.compiling is not None:
-            lines.append(Text(f"{spinner(now)} compiling {r.compiling[0]}  {now - r.compiling[1]:.1f}s", style="yellow"))
+            lines.append(
+                Text(f"{spinner(now)} compiling {r.compiling[0]}  {now - r.compiling[1]:.1f}s", style="yellow")
+            )
         for row in list(r.rows.values()):
             if row.status is None:
                 lines += row.live(now)
@@ -176,7 +177,9 @@ class Renderer(Handler):
     progress_every: seconds between the progress lines of a long machine when not on a terminal.
     """
 
-    def __init__(self, console: Console, *, quiet: bool = False, verbose: bool = False, progress_every: float = 30.0) -> None:
+    def __init__(
+        self, console: Console, *, quiet: bool = False, verbose: bool = False, progress_every: float = 30.0
+    ) -> None:
         self.console = console
         self.quiet = quiet
         self.verbose = verbose
@@ -236,15 +239,22 @@ class Renderer(Handler):
         self.compiling = None
         if not self.quiet:
             cached = f" ({event.cached} from the build cache)" if event.cached else ""
-            errors = f", {_count(event.errors, 'contract')} failed to compile" if event.errors else ""
-            self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}", style="dim"))
+            errors = f", {count(event.errors, 'contract')} failed to compile" if event.errors else ""
+            self._plain(
+                Text(
+                    f"compiled {count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}{errors}",
+                    style="dim",
+                )
+            )
             if event.note:
                 self._plain(Text(event.note, style="dim"))
         for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
             self._plain(Text(str(warning), style="yellow"))
 
     def _on_machine_started(self, event: MachineStarted) -> None:
-        self.rows[(event.path, event.name)] = Row(event.name, event.path, event.kind, event.index, event.total, event.max_examples)
+        self.rows[(event.path, event.name)] = Row(
+            event.name, event.path, event.kind, event.index, event.total, event.max_examples
+        )
         for warning in event.warnings:
             self._plain(Text(f"warning: {warning}", style="yellow"))
 
@@ -252,7 +262,9 @@ class Renderer(Handler):
         row = self._row(event.name, event.path)
         if row is None:
             return
-        row.examples, row.steps, row.elapsed, row.runs = event.examples, event.steps, event.elapsed, event.runs or event.examples
+        row.examples, row.steps, row.elapsed, row.runs = (
+            event.examples, event.steps, event.elapsed, event.runs or event.examples,
+        )
         row.failing = event.shrinking
         if event.branches is not None:
             row.branches = event.branches
@@ -268,7 +280,10 @@ class Renderer(Handler):
             return
         row.failing, row.phase, row.examples = True, "shrinking", event.examples
         if self.live is None and not self.quiet:
-            self._plain(f"{row.label}: falsified at example {row.examples_text().removeprefix('examples ')}; shrinking ({CTRL_C_NOTE})")
+            self._plain(
+                f"{row.label}: falsified at example {row.examples_text().removeprefix('examples ')}; shrinking "
+                f"({CTRL_C_NOTE})"
+            )
 
     def _on_shrink_progress(self, event: ShrinkProgress) -> None:
         row = self._row(event.name, event.path)
@@ -281,7 +296,9 @@ class Renderer(Handler):
         self._tick(row)
 
     def _on_machine_finished(self, event: MachineFinished) -> None:
-        row = self.rows.get((event.path, event.name)) or Row(event.name, event.path, event.kind, max_examples=event.max_examples)
+        row = self.rows.get((event.path, event.name)) or Row(
+            event.name, event.path, event.kind, max_examples=event.max_examples
+        )
         row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
         row.runs = event.runs or event.examples
         row.max_examples = event.max_examples or row.max_examples
@@ -290,7 +307,8 @@ class Renderer(Handler):
         self._flush()
 
     def _on_store_warning(self, event: StoreWarning) -> None:
-        """A store that failed (-q too): once, and after the report of the machine that met it, so a failure is shown first."""
+        """A store that failed (-q too): once, and after the report of the machine that met it, so a failure is shown
+        first."""
         if event.message in self._told:
             return
         self._told.add(event.message)
@@ -322,59 +340,98 @@ class Renderer(Handler):
             self._summary(summary, event.written)
 
     def finished(self, event: MachineFinished, row: Row) -> None:
-        c = self.console
         if event.status in ("passed", "interrupted"):
             if not self.quiet:
                 self._plain(row.final())
                 if event.still_rising:
-                    self._plain(Text(f"  still reaching new code: {late_progress(event)} first reached in the last quarter of its runs", style="yellow"))
+                    self._plain(
+                        Text(
+                            f"  still reaching new code: {late_progress(event)} first reached in the last quarter of "
+                            "its runs",
+                            style="yellow",
+                        )
+                    )
         elif event.status == "error":
             self._plain(Text(f"ERROR {event.path}::{event.name}", style="bold red"))
             self._plain(Text(event.error or ""))
             return
         else:
-            self._plain(row.final())
-            self._plain(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
-            assert event.failure is not None
-            self._plain(Text(failure_text(event.failure)))
-            failure = event.failure
-            if failure.shrink is not None and failure.stopped != NOT_SHRUNK:
-                self._plain(Text(shrink_text(failure.shrink, event.kind, minimal=not (failure.interrupted or failure.stopped)), style="dim"))
-            if failure.interrupted:
-                self._plain(Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow"))
-            elif failure.stopped and event.failure_id and failure.stopped.startswith(BUDGETS):
-                self._plain(Text(f"not minimal: shrinking stopped at {failure.stopped}; `evmstate shrink {event.failure_id}` continues", style="yellow"))
-            elif failure.stopped == NOT_SHRUNK:
-                self._plain(Text(f"not shrunk: {NOT_SHRUNK} (add it to get the shortest program)", style="yellow"))
-            elif failure.stopped:
-                self._plain(Text(f"shrinking stopped by {failure.stopped}: this is the shortest failing program found so far, and it may not be minimal", style="yellow"))
-            if event.failure_id:
-                self._plain(f"replay with: evmstate replay {event.failure_id}")
-            if self.verbose and event.failure.traceback:
-                self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+            self._failed(event, row)
         for line in optimum_lines(event.optima):
             self._plain(Text(line, style="dim" if line.startswith("    ") else "cyan"))
         for line in differential_lines(event.differential):
             self._plain(Text(line, style="dim" if line.startswith(("gas", "  ")) else "yellow"))
         if event.rules and not self.quiet:
-            table = Table(title=None, show_edge=False, box=None, pad_edge=False)
-            table.add_column("rule", overflow="fold")
-            table.add_column("calls", justify="right")
-            table.add_column("reverted", justify="right")
-            table.add_column("expected", justify="right")
-            for name, s in event.rules.items():
-                # reverted: its transactions that reverted, however it caught them; expected: inside reverts()
-                table.add_row(name, str(s.calls), str(s.transactions_reverted), str(s.reverts))
-            c.print(table)
-            for name, s in event.rules.items():
-                for arg, fs in s.filters.items():
-                    self._plain(Text(f"  {name}({arg}=<filtered>): enabled at {fs.enabled} steps, skipped at {fs.skipped} for lack of a matching value", style="dim"))
-            for warning in event.run_warnings:
-                self._plain(Text(f"warning: {warning}", style="yellow"))
+            self._rules(event)
         if self.verbose and event.statistics:
             self._plain(Text("Hypothesis statistics:", style="dim"))
             for key, value in event.statistics.items():
                 self._plain(Text(f"  {key}: {value}", style="dim"))
+
+    def _failed(self, event: MachineFinished, row: Row) -> None:
+        """A failure: its program, how it was shrunk and how minimal it is, and how to replay it."""
+        self._plain(row.final())
+        self._plain(Text(f"FAILED {event.path}::{event.name}", style="bold red"))
+        assert event.failure is not None
+        self._plain(Text(failure_text(event.failure)))
+        failure = event.failure
+        if failure.shrink is not None and failure.stopped != NOT_SHRUNK:
+            self._plain(
+                Text(
+                    shrink_text(failure.shrink, event.kind, minimal=not (failure.interrupted or failure.stopped)),
+                    style="dim",
+                )
+            )
+        if failure.interrupted:
+            self._plain(
+                Text("interrupted while shrinking: this is the shortest failing program found so far", style="yellow")
+            )
+        elif failure.stopped and event.failure_id and failure.stopped.startswith(BUDGETS):
+            self._plain(
+                Text(
+                    f"not minimal: shrinking stopped at {failure.stopped}; `evmstate shrink {event.failure_id}` "
+                    "continues",
+                    style="yellow",
+                )
+            )
+        elif failure.stopped == NOT_SHRUNK:
+            self._plain(Text(f"not shrunk: {NOT_SHRUNK} (add it to get the shortest program)", style="yellow"))
+        elif failure.stopped:
+            self._plain(
+                Text(
+                    f"shrinking stopped by {failure.stopped}: this is the shortest failing program found so far, "
+                    "and it may not be minimal",
+                    style="yellow",
+                )
+            )
+        if event.failure_id:
+            self._plain(f"replay with: evmstate replay {event.failure_id}")
+        if self.verbose and event.failure.traceback:
+            self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
+
+    def _rules(self, event: MachineFinished) -> None:
+        """Each rule's calls and reverts, the filters that skipped a rule, and the run's warnings."""
+        c = self.console
+        table = Table(title=None, show_edge=False, box=None, pad_edge=False)
+        table.add_column("rule", overflow="fold")
+        table.add_column("calls", justify="right")
+        table.add_column("reverted", justify="right")
+        table.add_column("expected", justify="right")
+        for name, s in event.rules.items():
+            # reverted: its transactions that reverted, however it caught them; expected: inside reverts()
+            table.add_row(name, str(s.calls), str(s.transactions_reverted), str(s.reverts))
+        c.print(table)
+        for name, s in event.rules.items():
+            for arg, fs in s.filters.items():
+                self._plain(
+                    Text(
+                        f"  {name}({arg}=<filtered>): enabled at {fs.enabled} steps, skipped at {fs.skipped} for "
+                        "lack of a matching value",
+                        style="dim",
+                    )
+                )
+        for warning in event.run_warnings:
+            self._plain(Text(f"warning: {warning}", style="yellow"))
 
     def _gas(self, summary: RunSummary) -> None:
         """The gas report: per contract function, calls and min / mean / median / max gas of those that succeeded."""
@@ -388,7 +445,9 @@ class Renderer(Handler):
             table.add_column(column, justify="left" if column == "contract.function" else "right", overflow="fold")
         for label in sorted(stats.functions):
             f = stats.functions[label]
-            table.add_row(label, str(f.calls), str(f.reverted), str(f.min), f"{f.mean:.0f}", f"{f.median:.0f}", str(f.max))
+            table.add_row(
+                label, str(f.calls), str(f.reverted), str(f.min), f"{f.mean:.0f}", f"{f.median:.0f}", str(f.max)
+            )
         self._plain(Text("gas used per call (of calls that did not revert):", style="bold"))
         self.console.print(table)
 
@@ -403,15 +462,32 @@ class Renderer(Handler):
             for column in (head, "lines", "%", "branches", "%"):
                 t.add_column(column, justify="left" if column == head else "right", overflow="fold")
             for name, lh, lt, bh, bt in rows:
-                t.add_row(name, f"{lh}/{lt}", f"{100.0 * lh / lt if lt else 100.0:.1f}%", f"{bh}/{bt}", f"{100.0 * bh / bt if bt else 100.0:.1f}%")
+                t.add_row(
+                    name, f"{lh}/{lt}", f"{100.0 * lh / lt if lt else 100.0:.1f}%", f"{bh}/{bt}",
+                    f"{100.0 * bh / bt if bt else 100.0:.1f}%",
+                )
             return t
 
-        files = [(report.shown(p), f.lines_hit, len(f.lines), f.branches_hit, len(f.branches)) for p, f in report.files.items()]
-        self._plain(Text("coverage by source file (a module once, over every contract compiled from it; constructors included):", style="bold"))
+        files = [
+            (report.shown(p), f.lines_hit, len(f.lines), f.branches_hit, len(f.branches))
+            for p, f in report.files.items()
+        ]
+        self._plain(
+            Text(
+                "coverage by source file (a module once, over every contract compiled from it; constructors included):",
+                style="bold",
+            )
+        )
         self.console.print(table("file", files))
-        contracts = [(c.shown_name, c.lines_hit, c.lines_total, c.branches_hit, c.branches_total) for c in report.contracts if c.ran]
+        contracts = [
+            (c.shown_name, c.lines_hit, c.lines_total, c.branches_hit, c.branches_total)
+            for c in report.contracts
+            if c.ran
+        ]
         if contracts:
-            self._plain(Text("coverage by deployed contract (its source and the modules compiled into it):", style="bold"))
+            self._plain(
+                Text("coverage by deployed contract (its source and the modules compiled into it):", style="bold")
+            )
             self.console.print(table("contract", contracts))
         idle = [c.shown_name for c in report.contracts if not c.ran]
         if idle:
@@ -439,7 +515,13 @@ class Renderer(Handler):
                 if r.status == "interrupted":
                     where = f"{r.path}::{r.name} at example {r.examples}/{r.max_examples}"
             kept = " (the failure found is kept)" if failed else ""
-            self._plain(Text(f"interrupted by {stopped_by()} in {where}: {finished} of {summary.total} machines and tests finished{kept}", style="yellow"))
+            self._plain(
+                Text(
+                    f"interrupted by {stopped_by()} in {where}: {finished} of {summary.total} machines and tests "
+                    f"finished{kept}",
+                    style="yellow",
+                )
+            )
         for path in written:
             self._plain(f"wrote {path}")
         for r in summary.results:  # --keep-going: each failure with the runs that hit it
@@ -452,78 +534,8 @@ class Renderer(Handler):
                 self._plain(Text(line, style="dim"))
         rising = [r for r in summary.results if r.still_rising]
         if rising:
-            parts.append(f"{len(rising)} still reaching new code when the budget ran out: search longer with {longer_search(rising)}")
+            parts.append(
+                f"{len(rising)} still reaching new code when the budget ran out: search longer with "
+                f"{longer_search(rising)}"
+            )
         self._plain(Text(", ".join(parts), style=f"bold {style}"))
-
-
-def optimum_lines(optima: Any) -> list[str]:
-    """Each optimize method's best value, the shortest program found reaching it, and how to replay it."""
-    lines = []
-    for o in optima:
-        steps = _count(len(o.recorded), "step")
-        steps += f", shrunk from {o.found_steps}" if o.found_steps != len(o.recorded) else ""
-        steps += f"; shrinking stopped by {o.stopped}" if o.stopped else ""
-        when = f"first reached after {_count(o.runs, 'run')} ({o.seconds:.1f}s)"
-        lines.append(f"{o.name}: best {o.value}, {when}, by ({steps}):")
-        lines += [f"    {line}" for line in o.program]
-        if o.record_id:
-            lines.append(f"  replay with: evmstate replay {o.record_id}")
-    return lines
-
-
-def seed_line(event: RunStarted) -> str:
-    """The seed that reruns the search, and what else decides it: saved examples replayed first, or --fresh."""
-    if event.fresh:
-        return f"seed: {event.seed} — rerun with --seed {event.seed} --fresh (no saved examples are read or written: the seed alone decides the search)"
-    line = f"seed: {event.seed} — rerun with --seed {event.seed}"
-    if event.replayed_first:
-        line += f"; {event.replayed_first} are replayed first (--fresh: the seed alone decides the search)"
-    return line
-
-
-# what the summary suggests to a run whose coverage was still rising: a campaign of a few minutes
-LONGER = "5m"
-
-
-def late_progress(event: MachineFinished) -> str:
-    """What a passing run still reached in its last quarter: '2 branches', '1 new kind of state (...)', or both."""
-    parts = []
-    if event.late_branches:
-        parts.append(f"{event.late_branches} branch{'' if event.late_branches == 1 else 'es'}")
-    if event.late_stages:
-        kinds = "1 new kind" if event.late_stages == 1 else f"{event.late_stages} new kinds"
-        parts.append(f"{kinds} of state (a variable holding a phase, a level or a flag took a value it never held)")
-    return " and ".join(parts)
-
-
-def longer_search(results: list[MachineFinished]) -> str:
-    """The command that searches the given machines and tests longer: a timed campaign of their files (-k when one of several in a file)."""
-    paths = sorted({r.path for r in results})
-    command = f"evmstate fuzz --time {LONGER} {' '.join(paths)}"
-    return command + (f" -k {results[0].name}" if len(results) == 1 else "")
-
-
-def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) -> str:
-    """One line on how the reported program (or a property test's example) was shrunk, how minimal it is, and where the time went.
-
-    minimal: shrinking ran to its end (otherwise the report says why it stopped).
-    """
-    # Hypothesis does not shrink again a saved example that replays exactly
-    saved = "replayed a saved example; " if r.replayed else ""
-    if kind == "test":
-        return f"{saved}shrunk in {r.seconds:.1f}s ({_count(r.runs, 'run')})"
-    shortest = f", {r.minimality}{MINIMALITY_NOTE.get(r.minimality, '')}," if minimal and r.minimality else ""
-    work = [_count(r.runs, "Hypothesis run")] if r.runs else []
-    work += [f"replays on {r.replayed_on}"] if r.replayed_on else []
-    work += [f"{name} {_count(runs, 'replay')} {seconds:.1f}s" for name, (runs, seconds) in r.passes.items()]
-    if not r.passes and r.replays:
-        work.append(_count(r.replays, "replay"))
-    if r.workers > 1:  # -n: idle workers' slots replayed candidates too
-        work.append(f"on {r.workers} workers: {r.helped} of the replays by helpers")
-    return f"{saved}shrunk from {r.first_steps} to {_count(r.steps, 'step')}{shortest} in {r.seconds:.1f}s ({', '.join(work) or 'nothing to try'})"
-
-
-# what Failure.stopped begins with when a budget, not an error, ended shrinking
-BUDGETS = ("the shrink budget", "the end of the campaign", "the wall-clock safety stop")
-# what each minimality means, said once in the shrink line
-MINIMALITY_NOTE = {"1-minimal": " (no single step can be removed)", "minimal among programs that delete up to two steps": ""}

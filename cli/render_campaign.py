@@ -11,7 +11,8 @@ from evmstate.engine.events import MachineFinished
 from evmstate.scale.events import CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced
 from evmstate.scale.events import FailureTally, ItemTotals
 
-from .render import Renderer, Row, optimum_lines
+from .render import Renderer, Row
+from .texts import optimum_lines
 from .signals import stopped_by
 
 
@@ -56,8 +57,14 @@ class CampaignRenderer(Renderer):
             self._plain(f"wrote {path}")
 
     def _on_failure_replaced(self, event: FailureReplaced) -> None:
-        saved = f"record {event.new_id} holds it now" if event.new_id == event.old_id else f"{event.new_id} replaces {event.old_id}"
-        self._plain(Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {saved}", style="yellow"))
+        saved = (
+            f"record {event.new_id} holds it now"
+            if event.new_id == event.old_id
+            else f"{event.new_id} replaces {event.old_id}"
+        )
+        self._plain(
+            Text(f"{event.key}: another shard shrank the same failure to {event.steps} steps; {saved}", style="yellow")
+        )
         for line in event.program:
             self._plain(Text(f"  {line}"))
         self._plain(Text(f"replay with: evmstate replay {event.new_id}", style="dim"))
@@ -71,7 +78,12 @@ class CampaignRenderer(Renderer):
         c = self.console
         rate = summary.steps / summary.elapsed if summary.elapsed > 0 else 0.0
         stopped = f" (stopped by {stopped_by()})" if summary.interrupted else ""
-        c.print(Text(f"{_duration(summary.elapsed)}{stopped}: {summary.shards} shards, {summary.examples} runs, {summary.steps} steps ({rate:.0f} steps/s)"))
+        c.print(
+            Text(
+                f"{_duration(summary.elapsed)}{stopped}: {summary.shards} shards, {summary.examples} runs, "
+                f"{summary.steps} steps ({rate:.0f} steps/s)"
+            )
+        )
         if summary.branches is not None:
             c.print(Text(f"branches hit: {len(summary.branches)}"))
         if not self.quiet:
@@ -134,7 +146,10 @@ def failure_line(t: FailureTally) -> str:
     steps = f"{t.steps} step{'s' if t.steps != 1 else ''}"
     found = _found(t.found_after, t.runs_before)
     at = f" at {where}" if where else ""
-    return f"{t.id}  {t.identity.kind} {t.identity.name}{at}: {steps}, hit by {_runs(t.hits)}{f', {found}' if found else ''}"
+    return (
+        f"{t.id}  {t.identity.kind} {t.identity.name}{at}: {steps}, hit by "
+        f"{_runs(t.hits)}{f', {found}' if found else ''}"
+    )
 
 
 def progress_text(p: CampaignProgress) -> str:
@@ -146,7 +161,8 @@ def progress_text(p: CampaignProgress) -> str:
     best = "".join(f", best {name} {value}" for name, value in p.best.items())
     return (
         f"{_duration(p.elapsed)}{left}: {p.shards} shards ({p.running} running), {p.examples} runs, "
-        f"{p.steps} steps, {p.steps_per_second:.0f} steps/s{branches}, {p.failures} failure{'s' if p.failures != 1 else ''}"
+        f"{p.steps} steps, {p.steps_per_second:.0f} steps/s{branches}, {p.failures} "
+        f"failure{'s' if p.failures != 1 else ''}"
         + (f" ({_hits(p.hits)})" if p.hits > p.failures else "")
         + best
     )

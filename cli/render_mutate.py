@@ -11,7 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from evmstate.engine.events import CompileFinished, ExitCode, LoadFailed, NothingFound, RunStarted, StoreWarning
-from evmstate.mutate.report import STATUSES, BaselineFinished, MutantFinished, MutateFinished, MutateStarted, MutationReport, grouped, percent, score
+from evmstate.mutate.report import (
+    STATUSES, BaselineFinished, MutantFinished, MutateFinished, MutateStarted, MutationReport, grouped, percent, score,
+)
 
 from .render import Handler
 from .signals import stopped_by
@@ -26,7 +28,9 @@ def _count(n: int, what: str) -> str:
 
 def kill_text(kill: Any) -> str:
     """What killed a mutant: "ERC20Machine.invariant_balances (search, 3 steps)"."""
-    how = {"saved failure": "a saved failure", "corpus": "the corpus replayed", "search": "search"}.get(kill.stage, kill.stage)
+    how = {"saved failure": "a saved failure", "corpus": "the corpus replayed", "search": "search"}.get(
+        kill.stage, kill.stage
+    )
     steps = f", {_count(kill.steps, 'step')}" if kill.kind != "error" else f": {kill.error}"
     return f"{kill.by} ({how}{steps})"
 
@@ -68,7 +72,9 @@ class MutateRenderer(Handler):
     def _on_compile_finished(self, event: CompileFinished) -> None:
         if not self.quiet:
             cached = f" ({event.cached} from the build cache)" if event.cached else ""
-            self._plain(Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}", style="dim"))
+            self._plain(
+                Text(f"compiled {_count(event.contracts, 'contract')} in {event.seconds:.1f}s{cached}", style="dim")
+            )
         for warning in event.warnings:  # -q too: vyper's warnings are the user's to act on
             self._plain(Text(str(warning), style="yellow"))
 
@@ -80,7 +86,10 @@ class MutateRenderer(Handler):
         judges = event.judges[0] if len(event.judges) == 1 else f"{len(event.judges)} machines and tests"
         self._plain(f"mutating {', '.join(event.sources)}: {_count(event.mutants, 'mutant')}, judged by {judges}")
         if self.console.is_terminal and not self.quiet:
-            self.progress = Progress(TextColumn("mutants"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=self.console, transient=True)
+            self.progress = Progress(
+                TextColumn("mutants"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                TimeElapsedColumn(), console=self.console, transient=True,
+            )
             self.progress.start()
             self.task = self.progress.add_task("", total=event.mutants)
 
@@ -89,9 +98,21 @@ class MutateRenderer(Handler):
         if o.status != "passed":
             path, _, name = o.key.partition("::")
             what = "failed" if o.status == "failed" else "ended in an error"
-            self._plain(Text(f"{o.key} {what} on the real contracts, so it judges no mutant: {o.message} (`evmstate run {path} -k {name}` shows it)", style="yellow"))
+            self._plain(
+                Text(
+                    f"{o.key} {what} on the real contracts, so it judges no mutant: {o.message} (`evmstate run {path} "
+                    f"-k {name}` shows it)",
+                    style="yellow",
+                )
+            )
         elif self.verbose:
-            self._plain(Text(f"{o.key} passes on the real contracts{' (kept from the last run)' if o.cached else f' in {o.seconds:.1f}s'}", style="dim"))
+            self._plain(
+                Text(
+                    f"{o.key} passes on the real "
+                    f"contracts{' (kept from the last run)' if o.cached else f' in {o.seconds:.1f}s'}",
+                    style="dim",
+                )
+            )
 
     def _on_load_failed(self, event: LoadFailed) -> None:
         self._plain(Text(f"ERROR {event.path}", style="bold red"))
@@ -108,10 +129,15 @@ class MutateRenderer(Handler):
             self._last_plain = time.monotonic()
             self._plain(Text(f"… {event.done}/{event.total} mutants judged", style="dim"))
         if self.verbose:
-            self._plain(Text(f"  {o.id} {o.source}:{o.line} {o.operator}: {o.status}{' (kept)' if o.cached else ''}", style="dim"))
+            self._plain(
+                Text(
+                    f"  {o.id} {o.source}:{o.line} {o.operator}: {o.status}{' (kept)' if o.cached else ''}", style="dim"
+                )
+            )
 
     def _on_mutate_finished(self, event: MutateFinished) -> None:
-        """The end: the report, the files written, and why the command fails, if it does (nothing when nothing was mutated)."""
+        """The end: the report, the files written, and why the command fails, if it does (nothing when nothing was
+        mutated)."""
         self._stop_bar()
         report = event.report
         if report.nothing is not None:
@@ -120,7 +146,13 @@ class MutateRenderer(Handler):
         for path in event.written:
             self.console.print(f"wrote {path}")
         if event.exit_code == ExitCode.USAGE_ERROR:
-            self.console.print(Text("error: no machine or test that deploys these contracts passes on the real contracts, so none judged a mutant: fix them first", style="bold red"))
+            self.console.print(
+                Text(
+                    "error: no machine or test that deploys these contracts passes on the real contracts, so none "
+                    "judged a mutant: fix them first",
+                    style="bold red",
+                )
+            )
         elif event.exit_code == ExitCode.FAILED:
             self.console.print(Text(f"the mutation score is below --min-score {event.min_score:g}%", style="bold red"))
 
@@ -130,16 +162,31 @@ class MutateRenderer(Handler):
         """Survivors first, grouped by function; then the not covered, the killed (-v: each), the table, the score."""
         alive = report.by_status("survived")
         if alive:
-            self._plain(Text(f"survived: {len(alive)} mutant{'s' if len(alive) != 1 else ''} no invariant or rule noticed", style="bold red"))
+            self._plain(
+                Text(
+                    f"survived: {len(alive)} mutant{'s' if len(alive) != 1 else ''} no invariant or rule noticed",
+                    style="bold red",
+                )
+            )
             self._list(alive, lambda m: f"({m.operator})")
         uncovered = report.by_status("not covered")
         if uncovered:
-            self._plain(Text(f"not covered: {len(uncovered)} mutant{'s' if len(uncovered) != 1 else ''} on lines no run reached", style="bold yellow"))
+            self._plain(
+                Text(
+                    f"not covered: {len(uncovered)} mutant{'s' if len(uncovered) != 1 else ''} on lines no run reached",
+                    style="bold yellow",
+                )
+            )
             if self.verbose or len(uncovered) <= 10:
                 self._list(uncovered, lambda m: f"({m.reason})" if m.reason else "")
         errors = report.by_status("error")
         if errors:
-            self._plain(Text(f"errors: {len(errors)} mutant{'s' if len(errors) != 1 else ''} could not be judged", style="bold red"))
+            self._plain(
+                Text(
+                    f"errors: {len(errors)} mutant{'s' if len(errors) != 1 else ''} could not be judged",
+                    style="bold red",
+                )
+            )
             self._list(errors, lambda m: m.reason.splitlines()[0] if m.reason else "")
         killed = report.by_status("killed")
         if killed and self.verbose:
@@ -177,8 +224,13 @@ class MutateRenderer(Handler):
         dropped = f", {found['dropped']} dropped" if found["dropped"] else ""
         kept = sum(1 for m in report.mutants if m.cached)
         cached = f", {kept} verdicts kept from the last run" if kept else ""
-        where = {"none needed": "no worker needed", "this process": "in this process"}.get(report.workers, f"on {report.workers}")
-        line = f"mutation score {percent(report.score)}: {found['killed']} of {judged} killed{dropped}{cached}, in {report.elapsed:.1f}s ({where})"
+        where = {"none needed": "no worker needed", "this process": "in this process"}.get(
+            report.workers, f"on {report.workers}"
+        )
+        line = (
+            f"mutation score {percent(report.score)}: {found['killed']} of {judged} killed{dropped}{cached}, in "
+            f"{report.elapsed:.1f}s ({where})"
+        )
         if report.interrupted:
             line += f" (interrupted by {stopped_by()}: the mutants judged so far)"
         self._plain(Text(line, style=f"bold {style}"))

@@ -10,10 +10,13 @@ from rich.table import Table
 from rich.text import Text
 
 from evmstate import config as config_mod
-from evmstate.engine.events import FailurePruned, ReplayFinished, ReplayStarted, ReplayStep, SavedFailure, ShrinkFinished, ShrinkStarted
+from evmstate.engine.events import (
+    FailurePruned, ReplayFinished, ReplayStarted, ReplayStep, SavedFailure, ShrinkFinished, ShrinkStarted,
+)
 from evmstate.runner import Compiled, numbered
 
-from .render import Handler, shrink_text
+from .render import Handler
+from .texts import shrink_text
 from .signals import stopped_by
 
 
@@ -26,9 +29,19 @@ class ReplayRenderer(Handler):
     def _on_replay_started(self, event: ReplayStarted) -> None:
         self.console.print(f"replaying {event.id}: {event.path}::{event.name}")
         if event.interrupted:
-            self.console.print(Text("saved from a run stopped by Ctrl-C while shrinking: the program may not be the shortest", style="yellow"))
+            self.console.print(
+                Text(
+                    "saved from a run stopped by Ctrl-C while shrinking: the program may not be the shortest",
+                    style="yellow",
+                )
+            )
         elif event.stopped:
-            self.console.print(Text(f"saved when shrinking was stopped by {event.stopped}: the program may not be the shortest", style="yellow"))
+            self.console.print(
+                Text(
+                    f"saved when shrinking was stopped by {event.stopped}: the program may not be the shortest",
+                    style="yellow",
+                )
+            )
 
     def _on_replay_step(self, step: ReplayStep) -> None:
         c = self.console
@@ -48,7 +61,9 @@ class ReplayRenderer(Handler):
     def _on_replay_finished(self, event: ReplayFinished) -> None:
         result = event.result
         if result.changed:
-            self.console.print(Text("sources changed since the failure was recorded: " + ", ".join(result.changed), style="yellow"))
+            self.console.print(
+                Text("sources changed since the failure was recorded: " + ", ".join(result.changed), style="yellow")
+            )
         if result.verdict in ("reaches", "falls short"):
             reached = "no value" if result.value is None else f"{result.value}"
             how = "reaches the saved value" if result.verdict == "reaches" else "falls short of the saved value"
@@ -59,7 +74,12 @@ class ReplayRenderer(Handler):
         elif result.verdict == "still fails":
             self.console.print(Text(f"still fails: {result.error_type}: {result.message}", style="bold red"))
         else:
-            self.console.print(Text(f"fails differently: {result.error_type}: {result.message}\n  recorded: {event.recorded}", style="bold red"))
+            self.console.print(
+                Text(
+                    f"fails differently: {result.error_type}: {result.message}\n  recorded: {event.recorded}",
+                    style="bold red",
+                )
+            )
 
 
 class ShrinkRenderer(Handler):
@@ -83,14 +103,35 @@ class ShrinkRenderer(Handler):
         for line in event.program:
             c.print(Text(line))
         if event.report is not None:
-            c.print(Text(shrink_text(event.report, minimal=event.verdict != "stopped" and not event.interrupted), style="dim"))
+            c.print(
+                Text(
+                    shrink_text(event.report, minimal=event.verdict != "stopped" and not event.interrupted), style="dim"
+                )
+            )
         if event.interrupted:
-            c.print(Text(f"interrupted by {stopped_by()} while shrinking: this is the shortest failing program found so far; `evmstate shrink {event.new_id}` continues", style="yellow"))
+            c.print(
+                Text(
+                    f"interrupted by {stopped_by()} while shrinking: this is the shortest failing program found so "
+                    f"far; `evmstate shrink {event.new_id}` continues",
+                    style="yellow",
+                )
+            )
         elif event.verdict == "stopped":
-            c.print(Text(f"not minimal: shrinking stopped at {event.stopped}; `evmstate shrink {event.new_id}` continues", style="yellow"))
+            c.print(
+                Text(
+                    f"not minimal: shrinking stopped at {event.stopped}; `evmstate shrink {event.new_id}` continues",
+                    style="yellow",
+                )
+            )
         elif event.verdict == "minimal":
             tried = f" ({', '.join(event.report.tried)})" if event.report is not None and event.report.tried else ""
-            c.print(Text(f"nothing more could go: a round of the passes{tried} changed nothing; the saved program was already as short as these passes make it", style="dim"))
+            c.print(
+                Text(
+                    f"nothing more could go: a round of the passes{tried} changed nothing; the saved program was "
+                    "already as short as these passes make it",
+                    style="dim",
+                )
+            )
         if event.unsaved is not None:
             c.print(Text(f"warning: {event.unsaved}", style="yellow"), soft_wrap=True)
             c.print(Text(f"the saved record {event.id} is as it was", style="dim"))
@@ -139,7 +180,8 @@ class PruneRenderer(Handler):
 
 
 def compile_listing(console: Console, compiled: Compiled) -> None:
-    """`evmstate compile`: each contract (size, where it came from, its functions), then the modules, vyper's warnings and errors."""
+    """`evmstate compile`: each contract (size, where it came from, its functions), then the modules, vyper's warnings
+    and errors."""
     build = compiled.build
     for name in build.sources:
         art = build.artifacts.get(name)

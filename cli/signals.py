@@ -1,4 +1,5 @@
-"""SIGTERM and SIGHUP are Ctrl-C: what `timeout`, a cancelled CI job, `docker stop` or a closed terminal send stops evmstate as Ctrl-C does.
+"""SIGTERM and SIGHUP are Ctrl-C: what `timeout`, a cancelled CI job, `docker stop` or a closed terminal send stops
+evmstate as Ctrl-C does.
 
 Whatever Ctrl-C does at the moment one arrives, it does: while compiling or searching, the run
 stops and reports what finished; while shrinking, the shortest program so far is kept and
@@ -21,7 +22,8 @@ _received: list[str] = []
 
 
 def as_ctrl_c() -> None:
-    """From now on, SIGTERM and SIGHUP do what Ctrl-C does when they arrive; one this process started ignoring (nohup) stays ignored.
+    """From now on, SIGTERM and SIGHUP do what Ctrl-C does when they arrive; one this process started ignoring (nohup)
+    stays ignored.
 
     A Ctrl-C that Python could not raise where it came (in a garbage-collector callback, a
     __del__: it would only print a traceback) comes again, where it can be raised.

@@ -21,7 +21,8 @@ from evmstate.engine.events import (
     ShrinkReport,
 )
 from evmstate.engine.trace import GasStats
-from evmstate_cli.render import CTRL_C_NOTE, Renderer, Row, shrink_text, spinner
+from evmstate_cli.render import CTRL_C_NOTE, Renderer, Row, spinner
+from evmstate_cli.texts import shrink_text
 
 
 def _renderer(**kwargs) -> tuple[Renderer, io.StringIO]:
