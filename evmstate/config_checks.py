@@ -73,7 +73,10 @@ def check_actors(value: Any, where: str, error: type[Exception]) -> tuple[str, .
             raise error(f"{where}: {name!r} is not an actor evmstate deploys. {hint}")
     return tuple(dict.fromkeys(value))
 # keys whose value is a folder or file relative to the project root
-PATH_KEYS = {("project", "contracts"), ("project", "machines"), ("project", "deployments"), ("project", "artifacts"), ("compiler", "search_paths"), ("database", "url")}
+PATH_KEYS = {
+    ("project", "contracts"), ("project", "machines"), ("project", "deployments"), ("project", "artifacts"),
+    ("compiler", "search_paths"), ("database", "url"),
+}
 
 
 EVM_VERSIONS = ("london", "paris", "shanghai", "cancun", "prague")
@@ -91,7 +94,10 @@ class Bound:
             return
         high, low = self.high_shown or _number(self.high), _number(self.low)
         side = f"is more than {high}" if value > self.high else f"is less than {low}"
-        raise ConfigError(f"{where}: [{section}] {key} = {value!r} {side}: {self.why}. Use a value from {low} to {high} (the default is {toml_value(default)}).")
+        raise ConfigError(
+            f"{where}: [{section}] {key} = {value!r} {side}: {self.why}. Use a value from {low} to {high} (the default "
+            f"is {toml_value(default)})."
+        )
 
 
 def _number(value: float) -> str:
@@ -99,15 +105,27 @@ def _number(value: float) -> str:
 
 
 BOUNDS: dict[tuple[str, str], Bound] = {
-    ("accounts", "count"): Bound(1, MAX_ACCOUNTS, "each funded account costs a key derivation (about 2.5 ms) every time a chain starts, so a few thousand hang every run"),
+    ("accounts", "count"): Bound(
+        1,
+        MAX_ACCOUNTS,
+        "each funded account costs a key derivation (about 2.5 ms) every time a chain starts, so a few thousand hang "
+        "every run",
+    ),
     ("accounts", "balance"): Bound(0, UINT256, "a balance is a uint256", "2**256 - 1 wei"),
     ("chain", "gas_price"): Bound(0, UINT256, "a gas price is a uint256", "2**256 - 1 wei"),
     ("hypothesis", "stateful_step_count"): Bound(
-        1, MAX_STEPS, "Hypothesis keeps at most 8192 choices of one run, a few per step: a longer run does not fit (one of rules with arguments may not fit past a few hundred steps) and the search never ends"
+        1,
+        MAX_STEPS,
+        "Hypothesis keeps at most 8192 choices of one run, a few per step: a longer run does not fit (one of rules "
+        "with arguments may not fit past a few hundred steps) and the search never ends",
     ),
     ("hypothesis", "deadline"): Bound(0, MAX_DEADLINE, "it is milliseconds per example, a day at most (0 for none)"),
-    ("fuzz", "call_timeout"): Bound(0, MAX_CALL_TIMEOUT, "it is seconds of CPU time per call, a day at most (0 for no limit)"),
-    ("fork", "timeout"): Bound(0, MAX_FORK_TIMEOUT, "it is seconds to wait for each answer of the node, an hour at most"),
+    ("fuzz", "call_timeout"): Bound(
+        0, MAX_CALL_TIMEOUT, "it is seconds of CPU time per call, a day at most (0 for no limit)"
+    ),
+    ("fork", "timeout"): Bound(
+        0, MAX_FORK_TIMEOUT, "it is seconds to wait for each answer of the node, an hour at most"
+    ),
 }
 TOML_INTEGER = Bound(-INT64 - 1, INT64, "TOML's integers are 64-bit", "9223372036854775807 (2**63 - 1)")
 
@@ -124,7 +142,10 @@ def toml_value(value: Any) -> str:
 
 
 # defaults that are not values a file would write
-SHOWN_DEFAULTS = {("hypothesis", "deadline"): "0 (none)", ("hypothesis", "seed"): "none: each run picks one and prints it"}
+SHOWN_DEFAULTS = {
+    ("hypothesis", "deadline"): "0 (none)",
+    ("hypothesis", "seed"): "none: each run picks one and prints it",
+}
 
 
 def with_default(error: ConfigError, section: str, key: str, default: Any) -> ConfigError:
@@ -143,10 +164,14 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
 
 
 def unknown_section(where: str, name: str, value: Any, keys: dict[str, set[str]]) -> ConfigError:
-    """The error for a top-level name that is not a section: a key written above every section heading is told where it belongs."""
+    """The error for a top-level name that is not a section: a key written above every section heading is told where it
+    belongs."""
     owners = [section for section, known in keys.items() if name in known]
     if owners and not isinstance(value, dict):
-        return ConfigError(f"{where}: {name} = {toml_value(value)} is outside any section; it is a key of [{owners[0]}]: write it under a [{owners[0]}] line.")
+        return ConfigError(
+            f"{where}: {name} = {toml_value(value)} is outside any section; it is a key of [{owners[0]}]: write it "
+            f"under a [{owners[0]}] line."
+        )
     return ConfigError(f"{where}: unknown section [{name}].{did_you_mean(name, keys)}")
 
 
@@ -154,21 +179,30 @@ def unknown_key(where: str, section: str, key: str, keys: dict[str, set[str]]) -
     """The error for a key its section does not have, naming the section that has it, if one does."""
     owners = [other for other, known in keys.items() if key in known]
     if owners:
-        return ConfigError(f"{where}: unknown key {key!r} in [{section}]: it is a key of [{owners[0]}]; move it under [{owners[0]}].")
+        return ConfigError(
+            f"{where}: unknown key {key!r} in [{section}]: it is a key of [{owners[0]}]; move it under [{owners[0]}]."
+        )
     return ConfigError(f"{where}: unknown key {key!r} in [{section}].{did_you_mean(key, keys[section])}")
 
 
 def _check_text(where: str, section: str, key: str, value: str, default: Any) -> None:
     bad = next((i for i, c in enumerate(value) if ord(c) < 32 or ord(c) == 127), None)
     if bad is not None:
-        raise ConfigError(f"{where}: [{section}] {key} = {value!r} holds the control character {value[bad]!r} at position {bad + 1}: delete it.")
+        raise ConfigError(
+            f"{where}: [{section}] {key} = {value!r} holds the control character {value[bad]!r} at position {bad + 1}: "
+            "delete it."
+        )
     if (section, key) in PATH_KEYS and not value.strip():
         example = default[0] if isinstance(default, tuple) and default else default or "lib"
-        raise ConfigError(f"{where}: [{section}] {key} names no folder or file: write one relative to the project root, such as {toml_value(example)} (\".\" is the root itself).")
+        raise ConfigError(
+            f'{where}: [{section}] {key} names no folder or file: write one relative to the project root, such as '
+            f'{toml_value(example)} ("." is the root itself).'
+        )
 
 
 def within(where: str, section: str, key: str, value: Any, default: Any) -> Any:
-    """value, checked against the key's bounds (BOUNDS, else TOML's integers) and for control characters; a ConfigError otherwise."""
+    """value, checked against the key's bounds (BOUNDS, else TOML's integers) and for control characters; a ConfigError
+    otherwise."""
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, str):
@@ -179,7 +213,8 @@ def within(where: str, section: str, key: str, value: Any, default: Any) -> Any:
                 _check_text(where, section, key, item, default)
         if (section, key) == ("hypothesis", "phases") and not set(value) & set(RUNNING_PHASES):
             raise ConfigError(
-                f"{where}: [hypothesis] phases = {toml_value(value)} runs no example, and every machine would pass: list one of "
+                f"{where}: [hypothesis] phases = {toml_value(value)} runs no example, and every machine would pass: "
+                "list one of "
                 f"{', '.join(map(toml_value, RUNNING_PHASES))} (the default is {toml_value(default)})."
             )
     elif isinstance(value, (int, float)):
@@ -190,53 +225,77 @@ def within(where: str, section: str, key: str, value: Any, default: Any) -> Any:
 
 
 def check_together(where: str, given: dict[str, Any], accounts: Any, chain: Any, fuzz: Any) -> None:
-    """The keys that must agree, checked when this file sets one of them: gas per call and per block, the ether of all accounts, a call's gas and a balance."""
+    """The keys that must agree, checked when this file sets one of them: gas per call and per block, the ether of all
+    accounts, a call's gas and a balance."""
     said = {(section, key) for section, body in given.items() if isinstance(body, dict) for key in body}
     if ("fuzz", "call_gas_limit") in said and fuzz.call_gas_limit > chain.gas_limit:
         raise ConfigError(
-            f"{where}: [fuzz] call_gas_limit = {fuzz.call_gas_limit} is more than [chain] gas_limit = {chain.gas_limit}: "
+            f"{where}: [fuzz] call_gas_limit = {fuzz.call_gas_limit} is more than [chain] gas_limit = "
+            f"{chain.gas_limit}: "
             "a call cannot use more gas than its block holds. Lower call_gas_limit or raise gas_limit."
         )
     if said & {("accounts", "count"), ("accounts", "balance")} and accounts.count * accounts.balance > UINT256:
         raise ConfigError(
-            f"{where}: [accounts] balance = {accounts.balance} wei for each of count = {accounts.count} accounts: together they exceed a uint256, "
-            f"so a transfer between them could overflow a balance. Give each at most {UINT256 // accounts.count} wei, or fewer accounts."
+            f"{where}: [accounts] balance = {accounts.balance} wei for each of count = {accounts.count} accounts: "
+            "together they exceed a uint256, "
+            f"so a transfer between them could overflow a balance. Give each at most {UINT256 // accounts.count} wei, "
+            "or fewer accounts."
         )
     gas = min(fuzz.call_gas_limit, chain.gas_limit)
-    if said & {("chain", "gas_price"), ("accounts", "balance"), ("fuzz", "call_gas_limit"), ("chain", "gas_limit")} and chain.gas_price * gas > accounts.balance:
+    if (
+        said & {("chain", "gas_price"), ("accounts", "balance"), ("fuzz", "call_gas_limit"), ("chain", "gas_limit")}
+        and chain.gas_price * gas > accounts.balance
+    ):
         raise ConfigError(
-            f"{where}: [chain] gas_price = {chain.gas_price} wei: a call's {gas} gas costs {chain.gas_price * gas} wei, more than an account's "
-            f"[accounts] balance = {accounts.balance} wei, so no account could pay for a call. Lower gas_price (at most {accounts.balance // gas}), or raise balance."
+            f"{where}: [chain] gas_price = {chain.gas_price} wei: a call's {gas} gas costs {chain.gas_price * gas} "
+            "wei, more than an account's "
+            f"[accounts] balance = {accounts.balance} wei, so no account could pay for a call. Lower gas_price (at "
+            f"most {accounts.balance // gas}), or raise balance."
         )
 
 
 def check_kinds(where: str, root: Path, deployments: str, database: str | None) -> None:
-    """The deployments file is not a folder and the example database's folder is not a file: said when the settings are loaded, not mid-run."""
+    """The deployments file is not a folder and the example database's folder is not a file: said when the settings are
+    loaded, not mid-run."""
     if (root / deployments).is_dir():
-        raise ConfigError(f"{where}: [project] deployments = {toml_value(deployments)} is a folder: name the Python file of the deployments, such as \"deployments.py\" (the default).")
+        raise ConfigError(
+            f'{where}: [project] deployments = {toml_value(deployments)} is a folder: name the Python file of the '
+            'deployments, such as "deployments.py" (the default).'
+        )
     if database is not None and (root / database).exists() and not (root / database).is_dir():
         raise ConfigError(
-            f"{where}: [database] url = {toml_value(database)} is a file, not a folder: name a folder for the example database, such as \".evmstate/examples\" (the default), or a Redis URL."
+            f'{where}: [database] url = {toml_value(database)} is a file, not a folder: name a folder for the example '
+            'database, such as ".evmstate/examples" (the default), or a Redis URL.'
         )
 
 
 def is_settings_file(path: Path) -> bool:
-    """Whether path is a settings file; a folder of that name is a ConfigError (it would be passed over for a parent's settings)."""
+    """Whether path is a settings file; a folder of that name is a ConfigError (it would be passed over for a parent's
+    settings)."""
     if path.is_file():
         return True
     if path.is_dir():
-        raise ConfigError(f"{path} is a folder, not a file: evmstate reads its settings from a file of that name. Rename or remove the folder.")
+        raise ConfigError(
+            f"{path} is a folder, not a file: evmstate reads its settings from a file of that name. Rename or remove "
+            "the folder."
+        )
     return False
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """A settings file parsed: UTF-8 TOML (a byte order mark allowed); a ConfigError that says what is wrong and where otherwise."""
+    """A settings file parsed: UTF-8 TOML (a byte order mark allowed); a ConfigError that says what is wrong and where
+    otherwise."""
     try:
         data = path.read_bytes()
     except IsADirectoryError:
-        raise ConfigError(f"{path} is a folder, not a file: evmstate reads its settings from a file of that name. Rename or remove the folder.") from None
+        raise ConfigError(
+            f"{path} is a folder, not a file: evmstate reads its settings from a file of that name. Rename or remove "
+            "the folder."
+        ) from None
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}. Make it readable, or delete it to use the defaults.") from None
+        raise ConfigError(
+            f"{path}: cannot read: {e.strerror}. Make it readable, or delete it to use the defaults."
+        ) from None
     try:
         text = decode(data)
     except Undecodable as e:
@@ -398,18 +457,29 @@ def _expected(where: str, value: Any) -> tuple[tuple[str, str], ...]:
 def check_weight(value: Any, where: str) -> float:
     """A dictionary weight: a number from 0 (off) to 1 (every draw), else a ConfigError saying so."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ConfigError(f"{where} must be a number from 0 to 1 (the share of draws taken from the dictionary; 0 turns it off), got {value!r}.")
+        raise ConfigError(
+            f"{where} must be a number from 0 to 1 (the share of draws taken from the dictionary; 0 turns it off), got "
+            f"{value!r}."
+        )
     return float(value)
 
 
 def check_shrink_time(value: Any, where: str) -> float:
-    """Seconds shrinking may take: a number, or a duration as --time takes one ("30s", "2m"); 0 for no limit, else a ConfigError saying so."""
+    """Seconds shrinking may take: a number, or a duration as --time takes one ("30s", "2m"); 0 for no limit, else a
+    ConfigError saying so."""
     seconds = duration_seconds(value) if isinstance(value, str) else None
     if seconds is not None:
         return seconds
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value or value == float("inf"):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or value < 0
+        or value != value
+        or value == float("inf")
+    ):
         raise ConfigError(
-            f"{where} must be a number of seconds shrinking may take after a failure is found (or a duration such as \"30s\" or \"2m\"), or 0 for no limit; got {value!r}."
+            f'{where} must be a number of seconds shrinking may take after a failure is found (or a duration such as '
+            f'"30s" or "2m"), or 0 for no limit; got {value!r}.'
         )
     return float(value)
 
@@ -420,9 +490,13 @@ MAX_DELAY = 100 * 365 * 86_400
 
 
 def check_delay(value: Any, where: str) -> int:
-    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a hundred years, else a ConfigError."""
+    """The most time (or blocks) one step may wait: a whole number from 0 (off) up to a hundred years, else a
+    ConfigError."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY:
-        raise ConfigError(f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got {value!r}.")
+        raise ConfigError(
+            f"{where} must be a whole number from 0 (no delays) to {MAX_DELAY} (a hundred years of seconds), got "
+            f"{value!r}."
+        )
     return value
 
 

@@ -1,4 +1,5 @@
-"""The values a strategy() may draw, as the shrinker sees them: a failing program's recorded arguments made smaller within them.
+"""The values a strategy() may draw, as the shrinker sees them: a failing program's recorded arguments made smaller
+within them.
 
 The shrinker (engine/shrink/passes.py) minimizes a failing program's arguments on the program itself,
 as recorded (failures.encode_value: ints, bools and strings as they are, {"bytes": hex},
@@ -30,7 +31,8 @@ class Domain:
         return value
 
     def key(self) -> Any:
-        """Equal for domains that draw the same values (two rules' strategy("address")): their equal values shrink together."""
+        """Equal for domains that draw the same values (two rules' strategy("address")): their equal values shrink
+        together."""
         return id(self)
 
 
@@ -67,7 +69,10 @@ class IntDomain(Domain):
         for simple in (target, target + (1 if value > target else -1)):
             if simple != value and self.contains(simple) and fails(simple, repair=True):
                 return simple
-        between = sorted((h for h in hints if min(target, value) < h < max(target, value) and self.contains(h)), key=lambda h: abs(h - target))
+        between = sorted(
+            (h for h in hints if min(target, value) < h < max(target, value) and self.contains(h)),
+            key=lambda h: abs(h - target),
+        )
         good, bad = -1, len(between)
         while bad - good > 1:
             middle = (good + bad) // 2
@@ -149,8 +154,8 @@ class AddressDomain(Domain):
         return None
 
     def value_of(self, word: int) -> Any:
-        """The recorded value this strategy could have drawn for an address word: an account, or (without length=) an address the
-        contracts produced, written as they are; None for a word that is neither (a precompile's, zero)."""
+        """The recorded value this strategy could have drawn for an address word: an account, or (without length=) an
+        address the contracts produced, written as they are; None for a word that is neither (a precompile's, zero)."""
         accounts = active().accounts
         for i, account in enumerate(accounts):
             if int.from_bytes(account.raw_address, "big") == word:
@@ -212,7 +217,9 @@ class BytesDomain(Domain):
         elif data:
             # the least that still fails, read as a big-endian number of the same width (a salt of 0x..01)
             n = len(data)
-            least = IntDomain(0, 2 ** (8 * n) - 1).minimize(int.from_bytes(data, "big"), lambda v, repair=False: ok(v.to_bytes(n, "big")))
+            least = IntDomain(0, 2 ** (8 * n) - 1).minimize(
+                int.from_bytes(data, "big"), lambda v, repair=False: ok(v.to_bytes(n, "big"))
+            )
             data = least.to_bytes(n, "big")
         return {"bytes": data.hex()}
 
@@ -257,7 +264,9 @@ class ArrayDomain(Domain):
             index = min(index - 1, len(items) - 1)
         if self.inner is not None:
             for i in range(len(items)):
-                items[i] = self.inner.minimize(items[i], lambda v, repair=False, i=i: fails(items[:i] + [v] + items[i + 1 :], repair=repair), hints)
+                items[i] = self.inner.minimize(
+                    items[i], lambda v, repair=False, i=i: fails(items[:i] + [v] + items[i + 1 :], repair=repair), hints
+                )
         return items
 
 
@@ -273,7 +282,11 @@ class TupleDomain(Domain):
         items = list(value["tuple"])
         for i, domain in enumerate(self.members):
             if domain is not None and i < len(items):
-                items[i] = domain.minimize(items[i], lambda v, repair=False, i=i: fails({"tuple": items[:i] + [v] + items[i + 1 :]}, repair=repair), hints)
+                items[i] = domain.minimize(
+                    items[i],
+                    lambda v, repair=False, i=i: fails({"tuple": items[:i] + [v] + items[i + 1 :]}, repair=repair),
+                    hints,
+                )
         return {"tuple": items}
 
 
@@ -282,7 +295,8 @@ _PLAIN_INTEGERS = re.compile(r"^integers\((?:min_value=(-?[\d_]+))?(?:, )?(?:max
 
 
 def domain_of(strategy: Any) -> Domain | None:
-    """The Domain a strategy() carries; for Hypothesis's plain integers() and booleans(), one read from their repr; else None."""
+    """The Domain a strategy() carries; for Hypothesis's plain integers() and booleans(), one read from their repr; else
+    None."""
     found = getattr(strategy, "evmstate_domain", None)
     if found is not None or strategy is None:
         return found

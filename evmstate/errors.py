@@ -76,7 +76,8 @@ class CallUsageError(ContractError):
 
 
 class ReceiptUsedAsValue(CallUsageError, TypeError):
-    """Raised when a Receipt is used as the value its function returned (int(), arithmetic, a comparison, a test of truth).
+    """Raised when a Receipt is used as the value its function returned (int(), arithmetic, a comparison, a test of
+    truth).
 
     A function that is not view or pure sends a transaction and returns a Receipt (Brownie's
     way), where titanoboa returns the value: the message says to read .return_value.
@@ -133,7 +134,11 @@ class TransactionReverted(EvmStateError):
         where = f"{contract}.{function}" if contract and function else (contract or function or "call")
         if reason is not None:
             # a reason string is quoted; a custom error shows as the call it reads like
-            shown = repr(reason) if revert_data[:4] in (b"", _ERROR_SELECTOR) or type(self) is not TransactionReverted else reason
+            shown = (
+                repr(reason)
+                if revert_data[:4] in (b"", _ERROR_SELECTOR) or type(self) is not TransactionReverted
+                else reason
+            )
         elif dev_revert_msg:
             shown = repr(dev_revert_msg) + (f" ({kind})" if kind else "")
         else:
@@ -191,7 +196,10 @@ class CallTimeout(EvmStateError):
     gas. A machine or test that raises it stops as an error (exit 2), not as a falsified property.
     """
 
-    def __init__(self, message: str, *, call: str | None = None, limit: float = 0.0, configured: float = 0.0, source_line: str | None = None):
+    def __init__(
+        self, message: str, *, call: str | None = None, limit: float = 0.0, configured: float = 0.0,
+        source_line: str | None = None,
+    ):
         super().__init__(message)
         self.call = call
         self.limit = limit
@@ -244,14 +252,21 @@ class ResourceError(EvmStateError):
         self.where = where
 
     @classmethod
-    def unwritable(cls, what: str, where: str, exc: BaseException, then: str = "", elsewhere: str = "run from a copy of the project that is") -> "ResourceError":
-        """The error of what (in the folder where) that could not be written because of exc; then says what follows from it."""
+    def unwritable(
+        cls, what: str, where: str, exc: BaseException, then: str = "",
+        elsewhere: str = "run from a copy of the project that is",
+    ) -> "ResourceError":
+        """The error of what (in the folder where) that could not be written because of exc; then says what follows from
+        it."""
         then = f": {then}" if then else ""
-        return cls(f"{what} could not be written in {where} ({why(exc)}){then}. {remedy(exc, where, elsewhere)}", where=where)
+        return cls(
+            f"{what} could not be written in {where} ({why(exc)}){then}. {remedy(exc, where, elsewhere)}", where=where
+        )
 
 
 def why(exc: BaseException) -> str:
-    """What went wrong, as a reader wants it: the system's words for an OSError ("No space left on device"), else the error."""
+    """What went wrong, as a reader wants it: the system's words for an OSError ("No space left on device"), else the
+    error."""
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -102,7 +102,10 @@ def decode_value(data: Any, *, accounts: Any, refs: dict[str, Any]) -> Any:
     if kind == "tuple":
         return tuple(decode_value(v, accounts=accounts, refs=refs) for v in body)
     if kind == "dict":
-        return {decode_value(k, accounts=accounts, refs=refs): decode_value(v, accounts=accounts, refs=refs) for k, v in body}
+        return {
+            decode_value(k, accounts=accounts, refs=refs): decode_value(v, accounts=accounts, refs=refs)
+            for k, v in body
+        }
     if kind == "address":
         from .contracts.address import checksum
 
@@ -151,7 +154,8 @@ class FailureRecord:
             "program": self.program,
             "interrupted": self.interrupted,
             **({"stopped": self.stopped} if self.stopped else {}),
-            "identity": self.identity.to_dict(),  # what makes it this failure (FailureIdentity); read back from the rest
+            # what makes it this failure (FailureIdentity); read back from the rest
+            "identity": self.identity.to_dict(),
         }
 
     @property
@@ -241,8 +245,11 @@ class FailureIdentity:
     detail: str = ""
 
     @classmethod
-    def of(cls, path: str, machine: str, kind: str, error: dict[str, Any], steps: list[dict[str, Any]]) -> FailureIdentity:
-        """The identity of a failure as a record holds it: kind is the record's ("machine" or "test"), error and steps as saved."""
+    def of(
+        cls, path: str, machine: str, kind: str, error: dict[str, Any], steps: list[dict[str, Any]]
+    ) -> FailureIdentity:
+        """The identity of a failure as a record holds it: kind is the record's ("machine" or "test"), error and steps
+        as saved."""
         error_type = error.get("type") or ""
         if error.get("optimize"):  # the best value of an optimize method: one record per method
             return cls(path, machine, "optimum", str(error["optimize"]), "", error_type)
@@ -279,7 +286,8 @@ class FailureIdentity:
 
 
 def record_id(kind: str, path: str, name: str, error: dict[str, Any], steps: list[dict[str, Any]]) -> str:
-    """The id of a failure's record: its identity's, so the same failure found again, by another program too, keeps its id."""
+    """The id of a failure's record: its identity's, so the same failure found again, by another program too, keeps its
+    id."""
     return FailureIdentity.of(path, name, kind, error, steps).id
 
 
@@ -309,9 +317,11 @@ class FailureStore:
         return self.folder / f"{record_id}.json"
 
     def save(self, record: FailureRecord) -> Path:
-        """Write the record atomically: a reader sees the old file or the new one, never half; Ctrl-C waits until it is written.
+        """Write the record atomically: a reader sees the old file or the new one, never half; Ctrl-C waits until it is
+        written.
 
-        A folder that cannot be written (a full or read-only disk) is a ResourceError that names it; nothing is left half written.
+        A folder that cannot be written (a full or read-only disk) is a ResourceError that names it; nothing is left
+        half written.
         """
         target = self.path_of(record.id)
         with ctrl_c_held():
@@ -324,7 +334,11 @@ class FailureStore:
     def unwritable(self, record_id: str, exc: OSError) -> ResourceError:
         """The error of a record that could not be written here: what is lost, and what to do."""
         return ResourceError.unwritable(
-            f"the failure record {record_id}", shown(self.folder) + "/", exc, "it is not saved, so `evmstate replay` cannot replay it (the program printed with the failure is all that is kept of it)"
+            f"the failure record {record_id}",
+            shown(self.folder) + "/",
+            exc,
+            "it is not saved, so `evmstate replay` cannot replay it (the program printed with the failure is all that "
+            "is kept of it)",
         )
 
     def keep(self, record: FailureRecord) -> FailureRecord:
@@ -361,7 +375,8 @@ class FailureStore:
         return kept
 
     def duplicates(self) -> list[tuple[str, FailureRecord]]:
-        """Records of a failure that another record holds a shorter program of, each with that record: (its id, the one kept).
+        """Records of a failure that another record holds a shorter program of, each with that record: (its id, the one
+        kept).
 
         Saved by an earlier evmstate, which kept one record per program. The shortest (the newest of
         equals) is the one kept.
@@ -410,7 +425,9 @@ class FailureStore:
     def resolve(self, text: str) -> str:
         """The id of the one saved failure whose id is text or starts with it; a clear error otherwise."""
         if not _ID.fullmatch(text or "") or text.strip(".") == "":
-            raise FailureRecordError(f"{text!r} is not a failure id: ids are letters and digits, as `evmstate failures` lists them")
+            raise FailureRecordError(
+                f"{text!r} is not a failure id: ids are letters and digits, as `evmstate failures` lists them"
+            )
         known = self.ids()
         if text in known:
             return text
@@ -418,7 +435,9 @@ class FailureStore:
         if len(matches) == 1:
             return matches[0]
         if matches:
-            raise FailureRecordError(f"{text!r} matches {len(matches)} saved failures: {', '.join(matches)}. Give more of the id.")
+            raise FailureRecordError(
+                f"{text!r} matches {len(matches)} saved failures: {', '.join(matches)}. Give more of the id."
+            )
         close = difflib.get_close_matches(text, known, n=3, cutoff=0.6)
         if close:
             hint = f" Closest: {', '.join(close)}."
@@ -426,7 +445,9 @@ class FailureStore:
             hint = f" Saved failures: {', '.join(known[-5:])}{' (newest 5)' if len(known) > 5 else ''}."
         else:
             hint = " No failures are saved."
-        raise FailureRecordError(f"no saved failure {text!r} in {self.folder}.{hint} List them with `evmstate failures`.")
+        raise FailureRecordError(
+            f"no saved failure {text!r} in {self.folder}.{hint} List them with `evmstate failures`."
+        )
 
     def load(self, record_id: str) -> FailureRecord:
         """The record with this id, or with the one id that starts with it."""
@@ -436,15 +457,22 @@ class FailureStore:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             # removed (or replaced by a shorter program) since it was found: another process is at work on the folder
-            raise FailureRecordError(f"no saved failure {record_id!r} in {self.folder} any more: it was removed while it was read. List them with `evmstate failures`.") from None
+            raise FailureRecordError(
+                f"no saved failure {record_id!r} in {self.folder} any more: it was removed while it was read. List "
+                "them with `evmstate failures`."
+            ) from None
         except (ValueError, UnicodeDecodeError) as e:
-            raise FailureRecordError(f"{path}: the record is corrupt ({e}); delete it with `evmstate failures rm {record_id}`") from None
+            raise FailureRecordError(
+                f"{path}: the record is corrupt ({e}); delete it with `evmstate failures rm {record_id}`"
+            ) from None
         return FailureRecord.from_dict(data, where=str(path))
 
     def last(self) -> FailureRecord:
         ids = self.ids()
         if not ids:
-            raise FailureRecordError(f"no failures are saved in {self.folder}; `evmstate run` saves one when a property fails")
+            raise FailureRecordError(
+                f"no failures are saved in {self.folder}; `evmstate run` saves one when a property fails"
+            )
         return self.load(ids[-1])
 
     def remove(self, record_id: str) -> str:
@@ -464,4 +492,7 @@ class FailureStore:
             self.path_of(record_id).unlink(missing_ok=True)
         except OSError as exc:
             where = shown(self.folder) + "/"
-            raise ResourceError(f"the failure record {record_id} could not be removed from {where} ({why(exc)}). {remedy(exc, where)}", where=where) from None
+            raise ResourceError(
+                f"the failure record {record_id} could not be removed from {where} ({why(exc)}). {remedy(exc, where)}",
+                where=where,
+            ) from None

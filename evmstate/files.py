@@ -1,4 +1,5 @@
-"""Files, on the ground floor: the user's files read as text, evmstate's own files written whole, evmstate's own version and a digest of its modules' code for the caches keyed on it.
+"""Files, on the ground floor: the user's files read as text, evmstate's own files written whole, evmstate's own version
+and a digest of its modules' code for the caches keyed on it.
 
 The user's files read as text: UTF-8 (a byte order mark allowed), or where they are not, the line
 and column that is not. evmstate.toml, machine files and Vyper sources are all read through
@@ -26,7 +27,8 @@ V = TypeVar("V")
 
 @functools.lru_cache(maxsize=1)
 def version() -> str:
-    """evmstate's installed version, read once from the package's metadata (pyproject.toml is its one source: about 1 ms a read)."""
+    """evmstate's installed version, read once from the package's metadata (pyproject.toml is its one source: about 1 ms
+    a read)."""
     return importlib.metadata.version("evmstate")
 
 
@@ -39,7 +41,9 @@ def module_file(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     origin = spec.origin if spec is not None else None
     if origin is None or not Path(origin).is_file():
-        raise LookupError(f"{name} is not a module with a source file: a list of modules to hash names it, update the list")
+        raise LookupError(
+            f"{name} is not a module with a source file: a list of modules to hash names it, update the list"
+        )
     return Path(origin)
 
 
@@ -57,11 +61,15 @@ def code_digest(names: Iterable[str], *, salt: str = "") -> str:
 
 
 # byte order marks of encodings other than UTF-8: a file saved as UTF-16 (PowerShell's `>`, Notepad's "Unicode")
-OTHER_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+OTHER_MARKS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
 
 
 class Undecodable(ValueError):
-    """Raised when a file's bytes are not text evmstate can read; line and column (from 1) say where, 0 when the whole file is."""
+    """Raised when a file's bytes are not text evmstate can read; line and column (from 1) say where, 0 when the whole
+    file is."""
 
     def __init__(self, problem: str, line: int = 0, column: int = 0) -> None:
         super().__init__(problem)
@@ -87,11 +95,18 @@ def decode(data: bytes, encoding: str = "utf-8") -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
         line, column = position(data, e.start)
-        raise Undecodable(f"byte 0x{data[e.start]:02x} at line {line}, column {column} is not {encoding.removesuffix('-sig').upper()} text; save the file as UTF-8", line, column) from None
+        raise Undecodable(
+            f"byte 0x{data[e.start]:02x} at line {line}, column {column} is not "
+            f"{encoding.removesuffix('-sig').upper()} text; save the file as UTF-8",
+            line,
+            column,
+        ) from None
     null = data.find(b"\0")
     if null >= 0:
         line, column = position(data, null)
-        raise Undecodable(f"a null byte (\\x00) at line {line}, column {column}; delete it (a text file holds none)", line, column)
+        raise Undecodable(
+            f"a null byte (\\x00) at line {line}, column {column}; delete it (a text file holds none)", line, column
+        )
     return text
 
 
@@ -128,7 +143,8 @@ def write_atomic(path: Path, data: bytes | str, *, durable: bool = False) -> Non
 
 
 class Bounded(dict[K, V]):
-    """A cache of derived values that forgets them all once it holds limit entries, so that a long run's memory stays bounded.
+    """A cache of derived values that forgets them all once it holds limit entries, so that a long run's memory stays
+    bounded.
 
     Emptying at once, not evicting one by one, keeps a hit as fast as a dict's (no bookkeeping on
     reads); what was forgotten is derived again when next asked for.

@@ -83,7 +83,8 @@ FAST_PATHS = Current(True)
 
 @contextlib.contextmanager
 def ctrl_c_held() -> Iterator[None]:
-    """While inside, Ctrl-C (and what the CLI takes as Ctrl-C: SIGTERM, SIGHUP) waits; it acts on the way out, as it would have.
+    """While inside, Ctrl-C (and what the CLI takes as Ctrl-C: SIGTERM, SIGHUP) waits; it acts on the way out, as it
+    would have.
 
     Each signal that came is then handed to the Ctrl-C handler that was in force, in order (a
     second one still counts as a second). Outside the main thread, where Python runs no signal

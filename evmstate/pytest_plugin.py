@@ -46,7 +46,9 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption(
         "--only-stateful", action="store_true", default=False, help="evmstate: run only tests that use state_machine"
     )
-    group.addoption("--no-stateful", action="store_true", default=False, help="evmstate: skip tests that use state_machine")
+    group.addoption(
+        "--no-stateful", action="store_true", default=False, help="evmstate: skip tests that use state_machine"
+    )
 
 
 def _config(pytestconfig: Any) -> config_mod.Config:
@@ -68,13 +70,18 @@ def _project(pytestconfig: Any) -> Project:
 
 
 def _told(event: Event) -> None:
-    """What the runner tells a pytest run: a store that failed (a full disk, a Redis server that died), as a warning in pytest's summary."""
+    """What the runner tells a pytest run: a store that failed (a full disk, a Redis server that died), as a warning in
+    pytest's summary."""
     if isinstance(event, StoreWarning):
         warnings.warn(f"evmstate: {event.message}", stacklevel=2)
 
 
-def _saved(cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int | None, used: Any = ()) -> MachineFinished:
-    """The failure saved for `evmstate replay`; a folder that cannot be written is a warning, and the failure is reported all the same."""
+def _saved(
+    cfg: config_mod.Config, project: Project, item: Item, result: MachineFinished, settings: Any, seed: int | None,
+    used: Any = (),
+) -> MachineFinished:
+    """The failure saved for `evmstate replay`; a folder that cannot be written is a warning, and the failure is
+    reported all the same."""
     from .engine.records import save_failure
 
     try:
@@ -150,7 +157,10 @@ def _session_seed(config: Any) -> int:
 
 def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
     if _SEED in config.stash:
-        terminalreporter.write_line(f"evmstate seed: {config.stash[_SEED]} (seed = {config.stash[_SEED]} under [hypothesis] in evmstate.toml reruns it)")
+        terminalreporter.write_line(
+            f"evmstate seed: {config.stash[_SEED]} (seed = {config.stash[_SEED]} under [hypothesis] in evmstate.toml "
+            "reruns it)"
+        )
 
 
 def pytest_configure(config: Any) -> None:
@@ -264,7 +274,12 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
     """Save a failing @given test's example for `evmstate replay`, when evmstate alone can replay it."""
     project = item.config.stash.get(_PROJECT, None)
     fn = getattr(item, "function", None)
-    if project is None or fn is None or getattr(item, "cls", None) is not None or getattr(item, "callspec", None) is not None:
+    if (
+        project is None
+        or fn is None
+        or getattr(item, "cls", None) is not None
+        or getattr(item, "callspec", None) is not None
+    ):
         return None
     from .engine.deployments import load_deployments
     from .engine.discovery import Item
@@ -273,16 +288,25 @@ def _save_test_failure(item: Any, exc: BaseException, log: Any) -> str | None:
     from .engine.verdicts import is_mistake
 
     if is_mistake(exc):
-        return "not saved for replay: an error in the test itself (see verdicts in docs/machines.md), not a failure of the contract"
+        return (
+            "not saved for replay: an error in the test itself (see verdicts in docs/machines.md), not a failure of "
+            "the contract"
+        )
     cfg = project.config
-    # @given hides the parameters it draws: what is left are fixtures (evmstate replay provides its own, deployments too)
+    # @given hides the parameters it draws: what is left are fixtures (evmstate replay provides its own, deployments
+    # too)
     deployments = load_deployments(cfg).functions
     needed = [n for n in inspect.signature(fn).parameters if n not in project.namespace() and n not in deployments]
     if needed:
-        return f"not saved for replay: it uses pytest fixtures ({', '.join(needed)}) that `evmstate replay` cannot provide"
+        return (
+            f"not saved for replay: it uses pytest fixtures ({', '.join(needed)}) that `evmstate replay` cannot provide"
+        )
     path = _relative(Path(str(item.path)), cfg.root)
     failure = property_failure(fn.__name__, path, exc, log, [])
-    result = MachineFinished(name=fn.__name__, kind="test", path=path, status="failed", examples=log.examples, steps=log.examples, elapsed=0.0, failure=failure)
+    result = MachineFinished(
+        name=fn.__name__, kind="test", path=path, status="failed", examples=log.examples, steps=log.examples,
+        elapsed=0.0, failure=failure,
+    )
     settings, seed = build_settings(cfg.hypothesis, {}, Overrides(), fn.__name__)
     saved = _saved(cfg, project, Item("test", path, fn.__name__, fn), result, settings, seed)
     return f"replay with: evmstate replay {saved.failure_id}" if saved.failure_id else None
@@ -351,13 +375,26 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
         path = _relative(Path(str(request.node.path)), cfg.root)
         with project.watching() as used:
             result = run_machine(
-                spec, project, hyp_settings, seed, _told, path, database=database_for(cfg, where, lambda message: _told(StoreWarning(message))), init_args=args, capture=_capture(request.config)
+                spec,
+                project,
+                hyp_settings,
+                seed,
+                _told,
+                path,
+                database=database_for(cfg, where, lambda message: _told(StoreWarning(message))),
+                init_args=args,
+                capture=_capture(request.config),
             )
         if result.status == "error":
             # an error, not a falsified property: nothing is saved (pytest can only fail the test that called this)
-            pytest.fail(f"error in {spec.name} (not a failure of the contract):\n{result.error or 'machine error'}", pytrace=False)
+            pytest.fail(
+                f"error in {spec.name} (not a failure of the contract):\n{result.error or 'machine error'}",
+                pytrace=False,
+            )
         if result.failure is not None:
-            result = _saved(cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed, used)
+            result = _saved(
+                cfg, project, Item("machine", path, spec.name, machine_cls), result, hyp_settings, seed, used
+            )
             pytest.fail(result_text(result), pytrace=False)
 
     return run
@@ -454,7 +491,10 @@ class MachineItem(pytest.Item):
         # run here, so that a machine that ends as an error (its own mistake, a limit of evmstate)
         # is one under pytest too, and only a falsified property fails the test
         project = _project(self.config)
-        self.result = run_item(project.config, project, self.item, RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), _told)
+        self.result = run_item(
+            project.config, project, self.item,
+            RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), _told,
+        )
         if self.result.status == "error":
             raise MachineError(self.result.error or "error")
 

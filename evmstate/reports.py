@@ -116,14 +116,22 @@ def write_junit(summary: RunSummary, path: Path) -> None:
         if summary.interrupted:
             ET.SubElement(properties, "property", name="interrupted", value=summary.stopped_in or "yes")
     for r in summary.results:
-        case = ET.SubElement(suite, "testcase", classname=r.path.replace("/", ".").removesuffix(".py"), name=r.name, time=f"{r.elapsed:.3f}")
+        case = ET.SubElement(
+            suite, "testcase", classname=r.path.replace("/", ".").removesuffix(".py"), name=r.name,
+            time=f"{r.elapsed:.3f}",
+        )
         if r.status == "failed" and r.failure is not None:
-            el = ET.SubElement(case, "failure", type=r.failure.error_type, message=r.failure.message.splitlines()[0] if r.failure.message else "")
+            el = ET.SubElement(
+                case, "failure", type=r.failure.error_type,
+                message=r.failure.message.splitlines()[0] if r.failure.message else "",
+            )
             el.text = result_text(r)
             if r.failure.trace is not None and r.failure.trace.output:
                 ET.SubElement(case, "system-out").text = r.failure.trace.output
         elif r.status == "interrupted":
-            ET.SubElement(case, "skipped", message=f"interrupted by Ctrl-C after {r.examples}/{r.max_examples} examples")
+            ET.SubElement(
+                case, "skipped", message=f"interrupted by Ctrl-C after {r.examples}/{r.max_examples} examples"
+            )
         elif r.status == "error":
             el = ET.SubElement(case, "error", message=(r.error or "").splitlines()[0] if r.error else "")
             el.text = r.error
@@ -162,8 +170,13 @@ def _failure_json(f: Failure) -> dict[str, Any]:
             "replays": shrink.replays,
             "replayed": shrink.replayed,
             "minimality": shrink.minimality or "not minimal",  # shrinking stopped at its budget ("stopped" says which)
-            "passes": {name: {"replays": runs, "seconds": round(seconds, 3), "work": shrink.gains.get(name, (0,))[0]} for name, (runs, seconds) in shrink.passes.items()},
-            "work": sum(work for work, _, _ in shrink.gains.values()),  # replayed steps, as the budget counts them (shrink/budget.py)
+            "passes": {
+                name: {"replays": runs, "seconds": round(seconds, 3), "work": shrink.gains.get(name, (0,))[0]}
+                for name, (runs, seconds) in shrink.passes.items()
+            },
+            "work": sum(
+                work for work, _, _ in shrink.gains.values()
+            ),  # replayed steps, as the budget counts them (shrink/budget.py)
             "tried": list(shrink.tried),
             "replayed_on": shrink.replayed_on or None,
             "workers": shrink.workers,
@@ -288,7 +301,12 @@ def campaign_json(summary: Any) -> dict[str, Any]:
         "branches": None if summary.branches is None else len(summary.branches),
         "items": {
             key: {
-                "status": t.status, "shards": t.shards, "examples": t.examples, "steps": t.steps, "own loop": t.loop, **_sighting(t),
+                "status": t.status,
+                "shards": t.shards,
+                "examples": t.examples,
+                "steps": t.steps,
+                "own loop": t.loop,
+                **_sighting(t),
                 "failures": [_tally_json(f) for f in t.failures.values()],
             }
             for key, t in summary.items.items()

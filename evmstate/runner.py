@@ -96,7 +96,8 @@ def with_differential(config: Config, mode: str | None) -> Config:
 
 
 def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outputs: Reports = Reports()) -> RunSummary:
-    """Compile the project, discover machines and tests, run each and emit events; write the reports; RunFinished ends the events.
+    """Compile the project, discover machines and tests, run each and emit events; write the reports; RunFinished ends
+    the events.
 
     Ctrl-C at any point ends the run with what finished: the summary says it was interrupted,
     and where (a failure found before is kept).
@@ -161,17 +162,23 @@ def _coverage_to(coverage: Any, kind: str, path: Path) -> None:
 
 
 def _written(path: Path, write: Callable[[Path], None], emit: Callable[[Any], None]) -> bool:
-    """Write a report: a disk that is full or read-only is a warning naming the file (the results were shown; the exit code stands)."""
+    """Write a report: a disk that is full or read-only is a warning naming the file (the results were shown; the exit
+    code stands)."""
     try:
         write(path)
     except OSError as exc:
-        emit(StoreWarning(str(ResourceError.unwritable(f"the report {shown(path)}", shown(path.parent) + "/", exc, "the results shown above are all there is of this run"))))
+        then = "the results shown above are all there is of this run"
+        error = ResourceError.unwritable(f"the report {shown(path)}", shown(path.parent) + "/", exc, then)
+        emit(StoreWarning(str(error)))
         return False
     return True
 
 
-def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], *, json: Path | None = None) -> CampaignSummary:
-    """Fuzz for a time budget over workers (scale/campaign.py); write the JSON report (json: where); CampaignFinished ends the events."""
+def fuzz(
+    config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], *, json: Path | None = None
+) -> CampaignSummary:
+    """Fuzz for a time budget over workers (scale/campaign.py); write the JSON report (json: where); CampaignFinished
+    ends the events."""
     from .reports import write_campaign_json
     from .scale import campaign
     from .scale.events import CampaignFinished
@@ -184,8 +191,12 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     return summary
 
 
-def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None], *, json: Path | None = None, html: Path | None = None, min_score: float | None = None) -> MutationReport:
-    """Judge the contracts' mutants (mutate/); write the report's files; MutateFinished ends the events, with the exit code (min_score: percent)."""
+def mutate(
+    config: Config, options: MutateOptions, emit: Callable[[MutateEvent], None], *, json: Path | None = None,
+    html: Path | None = None, min_score: float | None = None,
+) -> MutationReport:
+    """Judge the contracts' mutants (mutate/); write the report's files; MutateFinished ends the events, with the exit
+    code (min_score: percent)."""
     from .mutate import mutation
     from .mutate.report import MutateFinished
 
@@ -202,7 +213,10 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
 # -- saved failures: replay, shrink, list, prune ------------------------------------------------
 
 
-def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted | ReplayStep | ReplayFinished], None], *, fork_block: int | str | None = None) -> ReplayResult:
+def replay(
+    config: Config, failure_id: str | None, emit: Callable[[ReplayStarted | ReplayStep | ReplayFinished], None], *,
+    fork_block: int | str | None = None,
+) -> ReplayResult:
     """Replay a saved failure (None: the newest) step by step, without Hypothesis; ReplayFinished ends the events.
 
     fork_block: a forked failure replayed at this block instead of the one it was recorded at.
@@ -213,7 +227,10 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
 
     check_database(config)  # evmstate.toml's database is checked as by every command that runs machines
     if fork_block is not None and not record.settings.get("fork"):
-        raise UsageError(f"--fork-block {fork_block}: failure {record.id} was found on a fresh chain, not on a fork, and replays on one: leave out --fork-block")
+        raise UsageError(
+            f"--fork-block {fork_block}: failure {record.id} was found on a fresh chain, not on a fork, and replays on "
+            "one: leave out --fork-block"
+        )
     if fork_block is not None:
         record.settings["fork"] = {**record.settings["fork"], "block": fork_block}
     emit(ReplayStarted(record.id, record.path, record.name, record.interrupted, record.stopped))
@@ -222,7 +239,10 @@ def replay(config: Config, failure_id: str | None, emit: Callable[[ReplayStarted
     return result
 
 
-def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted | ShrinkFinished], None], *, seconds: float | None = None) -> ShrinkFinished:
+def shrink(
+    config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted | ShrinkFinished], None], *,
+    seconds: float | None = None,
+) -> ShrinkFinished:
     """Go on shrinking a saved failure (None: the newest) for at most seconds; a shorter program replaces the record."""
     store = FailureStore.of(config)
     record = store.last() if failure_id is None else store.load(failure_id)  # first, as replay() does
@@ -239,7 +259,9 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
     emit(ShrinkStarted(record.id, record.path, record.name, len(record.steps)))
     result = shrink_record(config, record, seconds=seconds)
     if result.verdict in ("fixed", "fails differently"):
-        finished = ShrinkFinished(verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record))
+        finished = ShrinkFinished(
+            verdict=result.verdict, id=record.id, new_id=record.id, message=result.message, recorded=_recorded(record)
+        )
     else:
         new, unsaved = result.record, None
         try:
@@ -253,17 +275,36 @@ def shrink(config: Config, failure_id: str | None, emit: Callable[[ShrinkStarted
         passes = {k: (v.runs, v.seconds) for k, v in outcome.passes.items() if v.runs}
         gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
         report = ShrinkReport(
-            first_steps=len(record.steps), hypothesis_steps=len(record.steps), steps=len(new.steps), seconds=result.seconds, runs=0, replays=outcome.replays, passes=passes, gains=gains, tried=outcome.tried, replayed_on=outcome.replayed_on or "", minimality=outcome.minimality
+            first_steps=len(record.steps),
+            hypothesis_steps=len(record.steps),
+            steps=len(new.steps),
+            seconds=result.seconds,
+            runs=0,
+            replays=outcome.replays,
+            passes=passes,
+            gains=gains,
+            tried=outcome.tried,
+            replayed_on=outcome.replayed_on or "",
+            minimality=outcome.minimality,
         )
         finished = ShrinkFinished(
-            verdict=result.verdict, id=record.id, new_id=new.id if unsaved is None else record.id, program=tuple(new.program), steps=len(new.steps), report=report, stopped=new.stopped, unsaved=unsaved, interrupted=new.interrupted
+            verdict=result.verdict,
+            id=record.id,
+            new_id=new.id if unsaved is None else record.id,
+            program=tuple(new.program),
+            steps=len(new.steps),
+            report=report,
+            stopped=new.stopped,
+            unsaved=unsaved,
+            interrupted=new.interrupted,
         )
     emit(finished)
     return finished
 
 
 def saved_failures(config: Config, check: bool = False) -> list[SavedFailure]:
-    """The saved failures, newest last, as `evmstate failures` lists them; check: replay each quietly and say whether it still fails."""
+    """The saved failures, newest last, as `evmstate failures` lists them; check: replay each quietly and say whether it
+    still fails."""
     store = FailureStore.of(config)
     ids = store.ids()
     if not ids:
@@ -279,11 +320,17 @@ def saved_failures(config: Config, check: bool = False) -> list[SavedFailure]:
             found.append(SavedFailure(rid, f"unreadable: {e}"))
             continue
         message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
-        cut = " (interrupted while shrinking)" if rec.interrupted else " (shrinking stopped early)" if rec.stopped else ""
+        cut = (
+            " (interrupted while shrinking)" if rec.interrupted else " (shrinking stopped early)" if rec.stopped else ""
+        )
         found.append(
             SavedFailure(
-                rec.id, f"{rec.error.get('type')}: {message}", f"{rec.path}::{rec.name}{cut}", rec.created,
-                "changed" if changed_sources(config, rec, inputs) else "same", check_record(config, store, rid).shown if check else "-",
+                rec.id,
+                f"{rec.error.get('type')}: {message}",
+                f"{rec.path}::{rec.name}{cut}",
+                rec.created,
+                "changed" if changed_sources(config, rec, inputs) else "same",
+                check_record(config, store, rid).shown if check else "-",
             )
         )
     return found
@@ -295,7 +342,9 @@ def remove_failure(config: Config, failure_id: str | None) -> str:
     return f"removed {store.remove_all()} failures" if failure_id is None else f"removed {store.remove(failure_id)}"
 
 
-def prune_failures(config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False) -> None:
+def prune_failures(
+    config: Config, emit: Callable[[FailurePruned], None], *, unreplayable: bool = False, dry_run: bool = False
+) -> None:
     """Remove the records of a failure another record holds a shorter program of, then replay every saved failure and
     remove those that no longer fail (unreplayable: those that cannot be replayed too)."""
     from .engine.replay import check as check_record
@@ -361,7 +410,8 @@ def _recorded(record: FailureRecord) -> str:
 
 @dataclass(frozen=True)
 class Compiled:
-    """What `evmstate compile` shows: the build, the names it can compile, vyper's own release, and what precompiled contracts cannot show."""
+    """What `evmstate compile` shows: the build, the names it can compile, vyper's own release, and what precompiled
+    contracts cannot show."""
 
     build: Build
     known: frozenset[str]
@@ -376,7 +426,10 @@ def compile_project(config: Config, names: tuple[str, ...] = ()) -> Compiled:
 
     config.check_sources()
     build = build_project(config, include=names)
-    return Compiled(build, frozenset(build.sources) | {m.name for m in build.modules if m.in_project}, VYPER_VERSION, precompiled_note(build))
+    return Compiled(
+        build, frozenset(build.sources) | {m.name for m in build.modules if m.in_project}, VYPER_VERSION,
+        precompiled_note(build),
+    )
 
 
 def init(target: Path, force: bool = False, machine: str | None = None) -> tuple[list[Path], list[str]]:
@@ -399,7 +452,9 @@ def init(target: Path, force: bool = False, machine: str | None = None) -> tuple
 def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary) -> None:
     from .engine.item import prepare
 
-    kinds = frozenset({"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"})
+    kinds = frozenset(
+        {"machine"} if options.only_stateful else {"test"} if options.no_stateful else {"machine", "test"}
+    )
     flag = "--only-stateful" if options.only_stateful else "--no-stateful" if options.no_stateful else None
 
     def stage(name: str) -> None:
@@ -417,7 +472,10 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
         from .search.session import collector_of
 
         if not project.backend.capabilities.coverage:
-            raise UsageError("coverage is not recorded while --backend-check runs every call on both backends; run with --backend pyevm or --backend revm")
+            raise UsageError(
+                "coverage is not recorded while --backend-check runs every call on both backends; run with --backend "
+                "pyevm or --backend revm"
+            )
         collector = collector_of(project)
         collector.wanted = True
         project.fast_getters = False  # a getter read from storage runs no code: its line would look unreached
@@ -429,7 +487,10 @@ def _run_items(config: Config, options: RunOptions, emit: Callable[[Event], None
     _run_each(config, options, emit, summary, project, items)
 
 
-def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary, project: Project, items: list[Any]) -> None:
+def _run_each(
+    config: Config, options: RunOptions, emit: Callable[[Event], None], summary: RunSummary, project: Project,
+    items: list[Any],
+) -> None:
     from .engine.item import RunRequest, run_item
 
     seed = summary.seed
@@ -443,7 +504,10 @@ def _run_each(config: Config, options: RunOptions, emit: Callable[[Event], None]
     for k, item in enumerate(items, 1):
         summary.stopped_in = item.id
         try:
-            request = RunRequest(overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture, position=(k, len(items)))
+            request = RunRequest(
+                overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture,
+                position=(k, len(items)),
+            )
             if options.keep_going:
                 _keep_going(config, project, item, request, emit, summary)
                 continue

@@ -13,7 +13,9 @@ from .contracts.abi import DECIMAL_MAX, DECIMAL_MIN, DECIMAL_PLACES
 from .contracts.address import checksum
 from .contracts.api import active
 from .config_checks import check_actors
-from .domains import AddressDomain, ArrayDomain, BoolDomain, BytesDomain, Domain, IntDomain, TextDomain, TupleDomain, domain_of
+from .domains import (
+    AddressDomain, ArrayDomain, BoolDomain, BytesDomain, Domain, IntDomain, TextDomain, TupleDomain, domain_of,
+)
 from .errors import StrategyError, UnitError
 from .search.dictionary import mixed
 from .search.native.choices import drawn_by
@@ -74,12 +76,16 @@ def _kind(t: str, type_str: str) -> str:
     if m:
         bits = int(m.group(2) or 256)
         if bits % 8 or not 8 <= bits <= 256:
-            raise StrategyError(f"strategy({type_str!r}): {t} is not an ABI type; integer sizes run from 8 to 256 in steps of 8")
+            raise StrategyError(
+                f"strategy({type_str!r}): {t} is not an ABI type; integer sizes run from 8 to 256 in steps of 8"
+            )
         return "int"
     m = _BYTES_N.match(t)
     if m:
         if not 1 <= int(m.group(1)) <= 32:
-            raise StrategyError(f"strategy({type_str!r}): {t} is not an ABI type; fixed bytes run from bytes1 to bytes32")
+            raise StrategyError(
+                f"strategy({type_str!r}): {t} is not an ABI type; fixed bytes run from bytes1 to bytes32"
+            )
         return "bytesN"
     if t in ("bool", "address", "bytes", "string", "decimal"):
         return t
@@ -166,7 +172,8 @@ def _hex_drawer(plain: st.SearchStrategy) -> Any:
 
 def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
     draw_hex = _hex_drawer(plain)
-    return drawn_by(st.composite(draw_hex)(), draw_hex)  # a machine draws it inside its step's draw, as it drew plain before
+    # a machine draws it inside its step's draw, as it drew plain before
+    return drawn_by(st.composite(draw_hex)(), draw_hex)
 
 
 def _address_strategy(type_str: str, length: Any, actors: Any, exclude: Any) -> st.SearchStrategy:
@@ -198,16 +205,76 @@ def _actors(value: Any, type_str: str) -> bool | tuple[str, ...] | None:
 
 def _produced_addresses(d: Any) -> tuple[list[str], list[str], list[str]]:
     # checksummed once per change of the dictionary, not on every draw
-    return d.memo("checksummed addresses", lambda: tuple([checksum(a) for a in pool] for pool in d.produced_addresses()))
+    return d.memo(
+        "checksummed addresses", lambda: tuple([checksum(a) for a in pool] for pool in d.produced_addresses())
+    )
+
+
+def _int_strategy(t: str, type_str: str, bounds: dict[str, Any], exclude: Any) -> st.SearchStrategy:
+    """intN and uintN within their bounds."""
+    lo, hi = _int_bounds(t)
+    min_v = lo if bounds.get("min_value") is None else _amount(bounds["min_value"], "min_value", type_str)
+    max_v = hi if bounds.get("max_value") is None else _amount(bounds["max_value"], "max_value", type_str)
+    if min_v < lo or max_v > hi:
+        raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] are outside {t}'s range [{lo}, {hi}]")
+    if min_v > max_v:
+        raise StrategyError(f"strategy({type_str!r}): min_value {min_v} is greater than max_value {max_v}")
+    return _with_domain(
+        _excluding(
+            mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude
+        ),
+        IntDomain(min_v, max_v, _excluded(exclude)),
+    )
+
+
+def _decimal_strategy(type_str: str, bounds: dict[str, Any], exclude: Any) -> st.SearchStrategy:
+    """Vyper decimals within their bounds, at most places decimal places."""
+    places = bounds.get("places", DECIMAL_PLACES)
+    if not isinstance(places, int) or not 0 <= places <= DECIMAL_PLACES:
+        raise StrategyError(f"strategy({type_str!r}): places must be an integer from 0 to {DECIMAL_PLACES}")
+    least = Decimal(str(bounds.get("min_value", DECIMAL_MIN)))
+    most = Decimal(str(bounds.get("max_value", DECIMAL_MAX)))
+    if least < DECIMAL_MIN or most > DECIMAL_MAX or least > most:
+        raise StrategyError(
+            f"strategy({type_str!r}): bounds [{least}, {most}] must lie within [{DECIMAL_MIN}, {DECIMAL_MAX}] with "
+            "min <= max"
+        )
+    return _excluding(
+        st.decimals(min_value=least, max_value=most, places=places, allow_nan=False, allow_infinity=False), exclude
+    )
+
+
+def _array_strategy(t: str, type_str: str, bounds: dict[str, Any]) -> st.SearchStrategy:
+    """Fixed and dynamic arrays of any item type."""
+    inner, _, dim = t[:-1].rpartition("[")
+    unique = bool(bounds.get("unique", False))
+    if dim:
+        size = int(dim)
+        if bounds.get("min_length") is not None or bounds.get("max_length") is not None:
+            raise StrategyError(
+                f"strategy({type_str!r}): a fixed array has exactly {size} items; min_length/max_length apply to "
+                "dynamic arrays"
+            )
+        item = strategy(inner)
+        return _with_domain(
+            st.lists(item, min_size=size, max_size=size, unique=unique),
+            None if unique else ArrayDomain(domain_of(item), size, size),
+        )
+    lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 8)
+    item = strategy(inner)
+    return _with_domain(
+        st.lists(item, min_size=lo, max_size=hi, unique=unique),
+        None if unique else ArrayDomain(domain_of(item), lo, hi),
+    )
 
 
 def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     """A Hypothesis strategy for values of an ABI type, shrinking toward zero / the first account.
 
-    bytes and bytesN values are HexBytes, which print as 0x... . While a machine or test runs, integers, addresses and fixed-size bytes now and then take a
-    value from the dictionary of values its contracts know (evmstate.search.dictionary): constants,
-    values stored, returned or logged, addresses the contracts produced. Those draws shrink
-    toward plain draws. address with length= draws only the first accounts.
+    bytes and bytesN values are HexBytes, which print as 0x... . While a machine or test runs, integers, addresses and
+    fixed-size bytes now and then take a value from the dictionary of values its contracts know
+    (evmstate.search.dictionary): constants, values stored, returned or logged, addresses the contracts produced. Those
+    draws shrink toward plain draws. address with length= draws only the first accounts.
 
     Bounds: min_value, max_value (ints or amounts such as "1 ether"), exclude (a value or a
     list of values), min_length / max_length (bytes, string, dynamic arrays), unique (arrays).
@@ -220,27 +287,15 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     unknown = set(bounds) - _BOUNDS[kind]
     if unknown:
         allowed = ", ".join(sorted(_BOUNDS[kind])) or "no bounds"
-        raise StrategyError(f"strategy({type_str!r}): {', '.join(sorted(unknown))} does not apply to {t}; it takes {allowed}")
+        raise StrategyError(
+            f"strategy({type_str!r}): {', '.join(sorted(unknown))} does not apply to {t}; it takes {allowed}"
+        )
     exclude = bounds.get("exclude")
 
     if kind == "int":
-        lo, hi = _int_bounds(t)
-        min_v = lo if bounds.get("min_value") is None else _amount(bounds["min_value"], "min_value", type_str)
-        max_v = hi if bounds.get("max_value") is None else _amount(bounds["max_value"], "max_value", type_str)
-        if min_v < lo or max_v > hi:
-            raise StrategyError(f"strategy({type_str!r}): bounds [{min_v}, {max_v}] are outside {t}'s range [{lo}, {hi}]")
-        if min_v > max_v:
-            raise StrategyError(f"strategy({type_str!r}): min_value {min_v} is greater than max_value {max_v}")
-        return _with_domain(_excluding(mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude), IntDomain(min_v, max_v, _excluded(exclude)))
+        return _int_strategy(t, type_str, bounds, exclude)
     if kind == "decimal":
-        places = bounds.get("places", DECIMAL_PLACES)
-        if not isinstance(places, int) or not 0 <= places <= DECIMAL_PLACES:
-            raise StrategyError(f"strategy({type_str!r}): places must be an integer from 0 to {DECIMAL_PLACES}")
-        least = Decimal(str(bounds.get("min_value", DECIMAL_MIN)))
-        most = Decimal(str(bounds.get("max_value", DECIMAL_MAX)))
-        if least < DECIMAL_MIN or most > DECIMAL_MAX or least > most:
-            raise StrategyError(f"strategy({type_str!r}): bounds [{least}, {most}] must lie within [{DECIMAL_MIN}, {DECIMAL_MAX}] with min <= max")
-        return _excluding(st.decimals(min_value=least, max_value=most, places=places, allow_nan=False, allow_infinity=False), exclude)
+        return _decimal_strategy(type_str, bounds, exclude)
     if kind == "bool":
         return _with_domain(_excluding(st.booleans(), exclude), BoolDomain(_excluded(exclude)))
     if kind == "address":
@@ -248,28 +303,26 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     if kind == "bytesN":
         n = int(t[5:])
         plain = st.binary(min_size=n, max_size=n)
-        return _with_domain(_excluding(mixed(plain, lambda d: d.fixed_bytes(n), _hex_drawer(plain)), exclude), BytesDomain(n, n, _excluded(exclude)))
+        return _with_domain(
+            _excluding(mixed(plain, lambda d: d.fixed_bytes(n), _hex_drawer(plain)), exclude),
+            BytesDomain(n, n, _excluded(exclude)),
+        )
     if kind == "bytes":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
-        return _with_domain(_excluding(_hex_strategy(st.binary(min_size=lo, max_size=hi)), exclude), BytesDomain(lo, hi, _excluded(exclude)))
+        return _with_domain(
+            _excluding(_hex_strategy(st.binary(min_size=lo, max_size=hi)), exclude),
+            BytesDomain(lo, hi, _excluded(exclude)),
+        )
     if kind == "string":
         lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 64)
         alphabet = bounds.get("alphabet")
         chars = st.characters(codec="utf-8") if alphabet is None else alphabet
         # a shorter prefix keeps to the alphabet
-        return _with_domain(_excluding(st.text(alphabet=chars, min_size=lo, max_size=hi), exclude), TextDomain(lo, _excluded(exclude)))
+        return _with_domain(
+            _excluding(st.text(alphabet=chars, min_size=lo, max_size=hi), exclude), TextDomain(lo, _excluded(exclude))
+        )
     if kind == "array":
-        inner, _, dim = t[:-1].rpartition("[")
-        unique = bool(bounds.get("unique", False))
-        if dim:
-            size = int(dim)
-            if bounds.get("min_length") is not None or bounds.get("max_length") is not None:
-                raise StrategyError(f"strategy({type_str!r}): a fixed array has exactly {size} items; min_length/max_length apply to dynamic arrays")
-            item = strategy(inner)
-            return _with_domain(st.lists(item, min_size=size, max_size=size, unique=unique), None if unique else ArrayDomain(domain_of(item), size, size))
-        lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 8)
-        item = strategy(inner)
-        return _with_domain(st.lists(item, min_size=lo, max_size=hi, unique=unique), None if unique else ArrayDomain(domain_of(item), lo, hi))
+        return _array_strategy(t, type_str, bounds)
     # tuple
     parts = _split_top(t[1:-1], type_str)
     members = [strategy(p) for p in parts]

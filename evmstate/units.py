@@ -31,9 +31,13 @@ def to_wei(amount: object, *, what: str = "amount") -> int:
         return amount
     if isinstance(amount, float):
         if amount != amount or amount in (float("inf"), float("-inf")):
-            raise UnitError(f"{what}: {amount!r} is not an amount; give a whole number of wei or a string such as \"1 ether\"")
+            raise UnitError(
+                f'{what}: {amount!r} is not an amount; give a whole number of wei or a string such as "1 ether"'
+            )
         if amount != int(amount):
-            raise UnitError(f"{what}: {amount!r} is not a whole number of wei; write it as a string, e.g. \"{amount} ether\"")
+            raise UnitError(
+                f'{what}: {amount!r} is not a whole number of wei; write it as a string, e.g. "{amount} ether"'
+            )
         return int(amount)
     if isinstance(amount, Decimal):
         if amount != amount.to_integral_value():
@@ -47,9 +51,12 @@ def to_wei(amount: object, *, what: str = "amount") -> int:
         elif len(parts) == 2:
             number, unit = parts
         else:
-            raise UnitError(f"{what}: cannot read {amount!r}; write a number and a unit, e.g. \"1 ether\" or \"10 gwei\"")
+            raise UnitError(f'{what}: cannot read {amount!r}; write a number and a unit, e.g. "1 ether" or "10 gwei"')
         if unit not in UNITS:
-            raise UnitError(f"{what}: unknown unit {unit!r} in {amount!r}; use one of {', '.join(sorted(UNITS, key=UNITS.__getitem__))}")
+            raise UnitError(
+                f"{what}: unknown unit {unit!r} in {amount!r}; use one of "
+                f"{', '.join(sorted(UNITS, key=UNITS.__getitem__))}"
+            )
         try:
             value = Decimal(number) * (Decimal(10) ** UNITS[unit])
         except InvalidOperation:
@@ -67,7 +74,8 @@ _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
 
 
 def duration_seconds(text: str) -> float | None:
-    """Seconds in "30s", "10m", "1h", "1h30m" or "90" (seconds); None when text is not such a duration (or is none long)."""
+    """Seconds in "30s", "10m", "1h", "1h30m" or "90" (seconds); None when text is not such a duration (or is none
+    long)."""
     compact = text.strip().lower().replace(" ", "")
     pos, total = 0, 0.0
     while pos < len(compact):

@@ -31,11 +31,19 @@ class HexBytes(bytes):
             try:
                 return super().__new__(cls, bytes.fromhex(value[2:]))
             except ValueError:
-                raise UsageError(f"HexBytes({value!r}): not hex; write two hex digits a byte after the 0x, e.g. HexBytes('0x00ff')") from None
+                raise UsageError(
+                    f"HexBytes({value!r}): not hex; write two hex digits a byte after the 0x, e.g. HexBytes('0x00ff')"
+                ) from None
         if isinstance(value, str):
-            raise UsageError(f"HexBytes({value!r}): a hex string starts with 0x, e.g. HexBytes('0x{value}'); for text, write HexBytes({value!r}.encode())")
+            raise UsageError(
+                f"HexBytes({value!r}): a hex string starts with 0x, e.g. HexBytes('0x{value}'); for text, write "
+                f"HexBytes({value!r}.encode())"
+            )
         if isinstance(value, int) and not isinstance(value, bool):
-            raise UsageError(f"HexBytes({value!r}): an int has no width; write HexBytes(({value}).to_bytes(32, 'big')) for a bytes32, or pass the int itself to a bytesN argument")
+            raise UsageError(
+                f"HexBytes({value!r}): an int has no width; write HexBytes(({value}).to_bytes(32, 'big')) for a "
+                "bytes32, or pass the int itself to a bytesN argument"
+            )
         raise UsageError(f"HexBytes() takes bytes or a 0x-prefixed hex string, got {type(value).__name__} {value!r}")
 
     def __str__(self) -> str:
@@ -82,7 +90,8 @@ def _format(value: Any, code: bool, name: Callable[[Any], str | None] | None, op
         open_.add(id(value))
         try:
             if kind is dict:
-                return f"{{{', '.join(f'{_format(k, code, name, open_)}: {_format(v, code, name, open_)}' for k, v in value.items())}}}"
+                pairs = (f"{_format(k, code, name, open_)}: {_format(v, code, name, open_)}" for k, v in value.items())
+                return f"{{{', '.join(pairs)}}}"
             items = [_format(v, code, name, open_) for v in value]
         finally:
             open_.discard(id(value))
