@@ -46,7 +46,7 @@ def chosen_fork(cfg: Any, url: str | None, block: str | None, *, resolve: bool =
     if block is not None and not is_forked(cfg):
         raise click.UsageError(
             f"--fork-block {block}: no node to fork is given. Add --fork-url URL, or set url under [fork] in "
-            "evmstate.toml "
-            "(without a node, a numbered block the fork cache holds is forked when [fork] chain_id names its chain)"
+            "evmstate.toml (without a node, a numbered block the fork cache holds is forked when [fork] chain_id names "
+            "its chain)"
         )
     return resolve_fork(cfg) if resolve else cfg

@@ -214,8 +214,7 @@ def within(where: str, section: str, key: str, value: Any, default: Any) -> Any:
         if (section, key) == ("hypothesis", "phases") and not set(value) & set(RUNNING_PHASES):
             raise ConfigError(
                 f"{where}: [hypothesis] phases = {toml_value(value)} runs no example, and every machine would pass: "
-                "list one of "
-                f"{', '.join(map(toml_value, RUNNING_PHASES))} (the default is {toml_value(default)})."
+                f"list one of {', '.join(map(toml_value, RUNNING_PHASES))} (the default is {toml_value(default)})."
             )
     elif isinstance(value, (int, float)):
         bound = BOUNDS.get((section, key)) or (TOML_INTEGER if isinstance(value, int) else None)
@@ -231,8 +230,8 @@ def check_together(where: str, given: dict[str, Any], accounts: Any, chain: Any,
     if ("fuzz", "call_gas_limit") in said and fuzz.call_gas_limit > chain.gas_limit:
         raise ConfigError(
             f"{where}: [fuzz] call_gas_limit = {fuzz.call_gas_limit} is more than [chain] gas_limit = "
-            f"{chain.gas_limit}: "
-            "a call cannot use more gas than its block holds. Lower call_gas_limit or raise gas_limit."
+            f"{chain.gas_limit}: a call cannot use more gas than its block holds. Lower call_gas_limit or raise "
+            "gas_limit."
         )
     if said & {("accounts", "count"), ("accounts", "balance")} and accounts.count * accounts.balance > UINT256:
         raise ConfigError(

@@ -109,8 +109,7 @@ def precompiled_note(found: Build) -> str | None:
         return None
     return (
         f"precompiled: {', '.join(listed)}: read from build artifacts, with no source map; their reverts give their "
-        "reason"
-        " (and custom errors and events are decoded from the ABI), but no source line, and they have no coverage"
+        "reason (and custom errors and events are decoded from the ABI), but no source line, and they have no coverage"
     )
 
 

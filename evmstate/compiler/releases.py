@@ -211,8 +211,8 @@ def unsupported(source: Path, pin: Pin, version: str) -> CompileError:
     chosen = "" if pin.exact == version else f" (pip installs vyper {version})"
     return CompileError(
         f"{source}: pins vyper {pin.text}{chosen}; evmstate compiles with vyper {OLDEST} and later only: older "
-        "releases do not run on"
-        f" Python 3.9 and later. Pin {OLDEST} or a later release (e.g. `# @version 0.2.16`, or `# pragma version "
+        f"releases do not run on Python 3.9 and later. Pin {OLDEST} or a later release (e.g. `# @version 0.2.16`, or "
+        "`# pragma version "
         "~=0.4.0` for the current language).",
         path=str(source),
     )
@@ -253,13 +253,11 @@ def install(pin: Pin, source: Path) -> tuple[str, Path]:
         if done.returncode != 0 or len(versions) != 1:
             raise CompileError(
                 f"{source}: pins vyper {pin.text}, which is not installed (evmstate runs vyper {_installed()}), and "
-                "pip could not"
-                f" install {pin.requirement} from the package index:\n  "
+                f"pip could not install {pin.requirement} from the package index:\n  "
                 f"{_pip_said(done.stderr + done.stdout, done.returncode)}\n"
                 "  Install it where evmstate looks for it, once the index can be reached:\n    "
-                f"{install_command(pin)}\n"
-                "  or set EVMSTATE_CACHE_DIR to a folder whose vyper/ subfolder holds such an install, or change the "
-                "pragma"
+                f"{install_command(pin)}\n  or set EVMSTATE_CACHE_DIR to a folder whose vyper/ subfolder holds such an "
+                "install, or change the pragma"
                 f" to admit vyper {_installed()}.",
                 path=str(source),
             )

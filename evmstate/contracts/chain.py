@@ -268,8 +268,7 @@ class Chain(Handle):
             f"deal: {what} on 0x{token.hex()} does not return a word held in one storage slot (it read {len(reads)} "
             "slot(s), and writing each"
             " did not change its answer to what was written): a token that computes balances (rebasing, shares times a "
-            "rate)."
-            " Set its state with chain.set_storage(token, slot, value), or transfer from a holder with {'from': "
+            "rate). Set its state with chain.set_storage(token, slot, value), or transfer from a holder with {'from': "
             "holder}."
         )
 

@@ -397,8 +397,8 @@ class ContractContainer(Handle):
         if not self._artifact.bytecode:
             raise ContractError(
                 f"{label}: {self._name} has no deploy code ({self._artifact.origin or 'an interface'}: "
-                f"{self._artifact.path}); "
-                f"attach it to a deployed contract with {self._name}.at(address), or give its artifact the deploy code"
+                f"{self._artifact.path}); attach it to a deployed contract with {self._name}.at(address), or give its "
+                "artifact the deploy code"
             )
         args, options = _split_options(label, args, kwargs, [len(self._ctor_types)], DEPLOY_OPTIONS)
         name = _label(options.get("label"), label)
