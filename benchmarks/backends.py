@@ -156,7 +156,7 @@ def where_the_time_goes(root: Path) -> None:
             layer = "revm backend (pyrevm and the journal reading)"
         elif filename.endswith(("evmstate/contract.py", "evmstate/abi.py", "evmstate/revert.py", "evmstate/events.py", "evmstate/units.py", "evmstate/accounts.py")) or "eth_abi" in filename or "eth_utils" in filename or "eth_hash" in filename:
             layer = "contract layer (encoding, decoding, receipts, events)"
-        elif filename.endswith(("evmstate/runner.py", "evmstate/spec.py", "evmstate/strategies.py")):
+        elif filename.endswith(("evmstate/runner.py", "evmstate/spec/machine.py", "evmstate/spec/markers.py", "evmstate/strategies.py")):
             layer = "runner"
         elif "/machines/" in filename:
             layer = "the machine's own code"

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .contracts.chain import Chain, deal
     from .contracts.contract import Blueprint, Contract, ContractContainer, Receipt, reverts
     from .contracts.project import Project
-    from .spec import (
+    from .spec.markers import (
         Bundle,
         StateMachine,
         consumes,
@@ -65,7 +65,7 @@ _LAZY = {
             "Bundle", "StateMachine", "consumes", "initialize", "invariant", "multiple", "optimize", "precondition",
             "route", "rule",
         ),
-        "spec",
+        "spec.markers",
     ),
     "strategy": "strategies",
     "to_wei": "units",

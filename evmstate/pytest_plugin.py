@@ -362,7 +362,7 @@ def state_machine(evmstate_project: Project, request: Any) -> Any:
     from .engine.item import database_for
     from .engine.machine_run import run_machine
     from .engine.settings import Overrides, build_settings
-    from .spec import collect
+    from .spec.machine import collect
 
     project = evmstate_project
     cfg = project.config
@@ -474,7 +474,7 @@ class MachineItem(pytest.Item):
     def setup(self) -> None:
         from .engine.item import RunRequest, run_item
         from .engine.settings import Overrides, build_settings
-        from .spec import collect
+        from .spec.machine import collect
 
         # a machine that cannot run as written is an error (as under `evmstate run`), not a failure
         if self.item.kind == "machine":

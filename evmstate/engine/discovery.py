@@ -12,7 +12,7 @@ from typing import Any
 
 from ..config import Config
 from ..errors import UsageError
-from ..spec import MachineSpec, collect, has_rules, is_machine
+from ..spec.machine import MachineSpec, collect, has_rules, is_machine
 from .deployments import deployments_file_error
 from .loader import import_error, load_module
 from .events import Kind, LoadFailed

@@ -20,7 +20,7 @@ from hypothesis.errors import HypothesisException
 from ..contracts import calls
 from ..errors import CallTimeout
 from ..failures import Ref
-from ..spec import RuleSpec
+from ..spec.machine import RuleSpec
 from . import delays
 from .tracebacks import identity_of, user_error
 from .verdicts import escaped, is_mistake

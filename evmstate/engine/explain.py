@@ -9,7 +9,7 @@ from typing import Any
 
 from ..contracts.project import Project
 from ..failures import decode_value
-from ..spec import MachineSpec
+from ..spec.machine import MachineSpec
 from . import delays
 from .tracebacks import ErrorInfo, FailureSignature, describe_call, describe_error
 from .events import Failure

@@ -23,7 +23,7 @@ from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..hooks import ctrl_c_noted
-from ..spec import MachineSpec
+from ..spec.machine import MachineSpec
 from ..search import canaries
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type

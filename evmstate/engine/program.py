@@ -18,7 +18,8 @@ from ..domains import domain_of
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..evm.base import hooks_of
 from ..failures import Ref, decode_value, encode_value
-from ..spec import MachineSpec, Route, RuleSpec, StateMachine, multiple
+from ..spec.machine import MachineSpec, RuleSpec
+from ..spec.markers import Route, StateMachine, multiple
 from . import delays
 from .deployments import Resolver
 from .tracebacks import mark_invariant

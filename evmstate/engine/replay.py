@@ -22,7 +22,7 @@ from ..contracts.revert import describe_revert
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
 from ..evm.fork.start import for_record
 from ..failures import FailureRecord, FailureStore, decode_value, record_id
-from ..spec import MachineSpec, collect
+from ..spec.machine import MachineSpec, collect
 from ..values import format_value
 from . import recorded
 from .tracebacks import ErrorInfo, FailureSignature, describe_error, failed_invariant, machine_error, user_error

@@ -31,7 +31,7 @@ from typing import Any, Callable, Collection, Iterable
 
 from hypothesis import strategies as st
 
-from ..spec import RuleSpec
+from ..spec.machine import RuleSpec
 from ..search.dictionary import index_choice
 from ..search.native.choices import drawn_by
 

@@ -22,7 +22,7 @@ from ..contracts.address import checksum
 from ..contracts.revert import describe_revert, raise_on_failure
 from ..errors import TransactionReverted
 from ..evm.base import ExecResult, InnerFailure
-from ..spec import Route, multiple
+from ..spec.markers import Route, multiple
 from ..values import format_value
 from .delays import delay_lines
 from .tracebacks import FailureSignature, describe_call, describe_error, failed_invariant

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from ..contracts.project import Project
 from ..errors import UsageError
-from ..spec import MachineSpec, collect
+from ..spec.machine import MachineSpec, collect
 from ..engine.loader import load_module
 from ..engine.program import (
     InitFailed,

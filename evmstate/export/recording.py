@@ -15,7 +15,7 @@ from ..contracts.address import checksum
 from ..contracts.calls import CallRecord
 from ..errors import ExportError, FailureRecordError
 from ..failures import FailureRecord
-from ..spec import MachineSpec
+from ..spec.machine import MachineSpec
 from ..engine.program import SetupFailed, run_program
 from ..engine.replay import machine_of, not_a_verdict, ready_machine, same_failure
 from ..engine.trace import Names, chain_text

@@ -23,7 +23,7 @@ from ..contracts.project import Project
 from ..engine.deployments import contracts_behind
 from ..engine.discovery import Item
 from ..errors import MachineDefinitionError, UsageError
-from ..spec import collect
+from ..spec.machine import collect
 from ..search.coverage import CodeMap
 from .operators import Mutant, make_mutants
 

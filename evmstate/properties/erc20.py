@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..errors import UsageError
-from ..spec import invariant, precondition, rule
+from ..spec.markers import invariant, precondition, rule
 from .base import (
     ACTOR,
     AMOUNT,

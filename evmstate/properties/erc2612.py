@@ -13,7 +13,7 @@ from eth_utils import keccak
 
 from ..contracts.abi import encode
 from ..errors import MachineDefinitionError
-from ..spec import rule
+from ..spec.markers import rule
 from .base import ACTOR, AMOUNT, FLAG, Adapter, Pack, adapter_of, events, exercised, expect, send, shown
 
 PERMIT_TYPES = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import TransactionReverted
-from ..spec import invariant, precondition, rule
+from ..spec.markers import invariant, precondition, rule
 from . import vault as v
 from .base import ACTOR, AMOUNT, Pack, adapter_of, clamp, events, exercised, expect, leave_out, send, shown
 from .scenarios import ERC4626Scenarios

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from ..contracts.abi import decode
 from ..errors import TransactionReverted
-from ..spec import invariant, precondition, rule
+from ..spec.markers import invariant, precondition, rule
 from .base import ACTOR, AMOUNT, FLAG, ZERO_ADDRESS, Adapter, Pack, Sent, adapter_of, events, exercised, expect, leave_out, same, send, shown
 
 MAGIC = bytes.fromhex("150b7a02")  # bytes4(keccak256("onERC721Received(address,address,uint256,bytes)"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..spec import initialize, rule
+from ..spec.markers import initialize, rule
 from . import vault as v
 from .base import ACTOR, AMOUNT, MAX_UINT, Pack, clamp, exercised, expect, send, shown
 

@@ -13,7 +13,8 @@ from evmstate import config as config_mod
 from evmstate.engine.swarm import Endings, RuleDraw, slot_counts
 from evmstate.errors import MachineDefinitionError
 from evmstate.runner import Overrides, RunOptions, run
-from evmstate.spec import Param, RuleSpec, collect, rule
+from evmstate.spec.machine import Param, RuleSpec, collect
+from evmstate.spec.markers import rule
 from tests.conftest import REPO, copy_project
 
 # no contracts: the machine counts the calls of each rule, and fails when max_times is passed

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from evmstate import config as config_mod
 from evmstate.engine.swarm import SWARM_LEVELS, left_out, rule_order, swarm_strategy
-from evmstate.spec import Param, RuleSpec
+from evmstate.spec.machine import Param, RuleSpec
 from evmstate.runner import Overrides, RunOptions, run
 
 # three rules, no contracts: each run records the rules it called

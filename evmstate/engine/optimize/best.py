@@ -21,7 +21,7 @@ import hypothesis
 from hypothesis.errors import InvalidArgument
 
 from ...errors import MachineDefinitionError, TransactionReverted
-from ...spec import MachineSpec
+from ...spec.machine import MachineSpec
 from ..program import Stopped, holds, live_program_lines
 from ..tracebacks import machine_error
 from ..recorded import RecordedStep

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...contracts.project import Project
-from ...spec import MachineSpec
+from ...spec.machine import MachineSpec
 from ..events import Optimum
 from ..recorded import program_lines
 from ..shrink.budget import Budget, OutOfBudget

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 from ...contracts.project import Project
 from ...domains import domain_of
-from ...spec import MachineSpec
+from ...spec.machine import MachineSpec
 from ..program import InvalidProgram, Player, check_all_invariants, new_machine, set_up
 from ..recorded import RecordedStep
 from ..shrink.budget import Budget

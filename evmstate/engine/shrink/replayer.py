@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...contracts.project import Project
-from ...spec import MachineSpec
+from ...spec.machine import MachineSpec
 from ..program import InvalidProgram, Player, ProgramOutcome, check_all_invariants, new_machine, set_up, tear_down
 from ..recorded import RecordedStep
 

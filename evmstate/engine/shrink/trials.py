@@ -19,7 +19,7 @@ from ...evm.base import hooks_of
 from ...evm.factory import replay_twin
 from ...errors import CallTimeout
 from ...search.session import collector_of
-from ...spec import MachineSpec
+from ...spec.machine import MachineSpec
 from ...domains import domain_of
 from .candidates import Judge, tries_for
 from ..tracebacks import FailureSignature
