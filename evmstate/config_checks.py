@@ -1,7 +1,7 @@
 """evmstate.toml read and its values checked beyond their type: the file as UTF-8 TOML, the bounds of
 each key, the keys that must agree, and where a misplaced key belongs.
 
-Every problem is a ConfigError that names the file, the key and what to write. config.py builds the
+Every problem is a ConfigError that names the file, the key and what to write. config/ builds the
 settings; this module says what they may be.
 """
 

@@ -15,7 +15,7 @@ from .. import config as config_mod
 from ..errors import ResourceError, UsageError
 
 # What init's evmstate.toml says of each key, section by section, in this order. The values are
-# not written here: each line shows the key's default, read from config.py's dataclasses, so that
+# not written here: each line shows the key's default, read from config/sections.py's dataclasses, so that
 # the file cannot say another value than the one evmstate uses; EXAMPLES gives a value to the keys
 # that have none worth showing (left out, evmstate picks or needs nothing).
 KEYS: dict[str, tuple[tuple[str, str], ...]] = {

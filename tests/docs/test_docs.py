@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 
 import click
@@ -185,7 +186,7 @@ def test_every_setting_is_documented_in_a_loaded_evmstate_toml() -> None:
                 for section, values in tomllib.loads(code).items():
                     documented.setdefault(section, set()).update(values)
     for section, cls in config_mod.SECTIONS.items():
-        missing = {f.name for f in config_mod.fields(cls) if not f.metadata.get("internal")} - documented.get(section, set())
+        missing = {f.name for f in fields(cls) if not f.metadata.get("internal")} - documented.get(section, set())
         assert not missing, f"docs/: [{section}] {', '.join(sorted(missing))} appear in no evmstate.toml example"
 
 
