@@ -212,8 +212,7 @@ def unsupported(source: Path, pin: Pin, version: str) -> CompileError:
     return CompileError(
         f"{source}: pins vyper {pin.text}{chosen}; evmstate compiles with vyper {OLDEST} and later only: older "
         f"releases do not run on Python 3.9 and later. Pin {OLDEST} or a later release (e.g. `# @version 0.2.16`, or "
-        "`# pragma version "
-        "~=0.4.0` for the current language).",
+        "`# pragma version ~=0.4.0` for the current language).",
         path=str(source),
     )
 
@@ -286,16 +285,8 @@ def _pip_said(output: str, code: int) -> str:
     """pip's errors, and why the index could not be reached when that is why."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     said = [line for line in lines if line.startswith("ERROR:")][-2:] or lines[-2:] or [f"pip exited {code}"]
-    unreachable = [
-        m.group(1)
-        for line in lines
-        if (
-            m := re.search(
-                r"(Failed to establish a new connection: [^')\"]*|Name or service not known|Network is unreachable)",
-                line,
-            )
-        )
-    ]
+    offline = r"(Failed to establish a new connection: [^')\"]*|Name or service not known|Network is unreachable)"
+    unreachable = [m.group(1) for line in lines if (m := re.search(offline, line))]
     if unreachable:
         said.append(f"(the index could not be reached: {unreachable[-1]})")
     elif any("(from versions: none)" in line for line in said):
