@@ -71,6 +71,13 @@ def require() -> None:
         raise UsageError(f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm")
 
 
+def check_spec(evm_version: str) -> None:
+    """Raise a UsageError where pyrevm is missing or revm does not run evm_version, saying what to use instead."""
+    require()
+    if evm_version not in SPECS:
+        raise UsageError(f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the pyevm backend")
+
+
 class RevmBackend(Explaining, BlockTime):
     """An in-process revm chain with the py-evm backend's interface, gas and outcomes."""
 
@@ -84,9 +91,7 @@ class RevmBackend(Explaining, BlockTime):
         spec = spec if spec is not None else ChainSpec(**options)
         self.spec = spec
         evm_version, chain_id, gas_limit, gas_price, timestamp, balance = spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp, spec.balance
-        require()
-        if evm_version not in SPECS:
-            raise UsageError(f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the pyevm backend")
+        check_spec(evm_version)
         self.chain_id = chain_id
         self.gas_limit = gas_limit
         self.call_gas_limit = min(spec.call_gas_limit, gas_limit)
