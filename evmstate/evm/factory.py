@@ -58,9 +58,9 @@ def check_backend(config: Config) -> None:
     """Raise the UsageError that making the backend [backend] names would raise (pyrevm missing, an evm_version revm
     does not run), without making it: before a command compiles the project for a chain it cannot run."""
     if config.backend.check or config.backend.name == "revm":
-        from .revm.backend import check_spec
+        from .revm.backend import require
 
-        check_spec(config.compiler.evm_version)
+        require(config.compiler.evm_version)
 
 
 def forked(config: Config, spec: ChainSpec) -> Backend:
