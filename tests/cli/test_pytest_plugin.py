@@ -18,6 +18,11 @@ from .helpers import invoke
 
 pytestmark = pytest.mark.processes  # each run is a pytest process of its own
 
+if FASTEST == "revm":
+    # imported with this module, before any test: pytester takes out of sys.modules what a test imported, and
+    # pyrevm, a native module, cannot be imported again in this process (revm would then be "not installed")
+    import evmstate.evm.revm.backend  # noqa: F401
+
 REPO = Path(__file__).resolve().parents[2]
 
 SEED_TEST = SEED_MACHINE + '''
