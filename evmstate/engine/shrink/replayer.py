@@ -47,7 +47,8 @@ class Replayer:
         self.steps = 0
 
     def run(self, steps: list[RecordedStep]) -> ProgramOutcome:
-        """The program's outcome, as run_program(strict=True) gives it; raises InvalidProgram where a step may not run."""
+        """The program's outcome, as run_program(strict=True) gives it; raises InvalidProgram where a step may not run.
+        """
         self.runs += 1
         keys = tuple(s.key for s in steps)
         player, machine, start, error = self._resume(keys)
@@ -75,7 +76,8 @@ class Replayer:
         self.backend.revert(self.base)
 
     def _resume(self, keys: tuple[str, ...]) -> tuple[Player, Any, int, BaseException | None]:
-        """(player, machine, steps already run, None) from the deepest checkpoint that is a prefix of keys, else from base.
+        """(player, machine, steps already run, None) from the deepest checkpoint that is a prefix of keys, else from
+        base.
 
         The last item is the error of the first invariant check, when it fails (nothing to resume then).
         """
