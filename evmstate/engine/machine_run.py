@@ -40,7 +40,6 @@ from .events import (
     MachineStarted,
     RuleStats,
     ShrinkProgress,
-    ShrinkReport,
     Status,
 )
 from .example import Example
@@ -65,11 +64,11 @@ from .program import (
     live_program_lines,
     stop_if_diverged,
 )
-from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings, RunSetup
 from .shrink.budget import Budget, OutOfBudget, StopReason, stopped_at
-from .shrink.trials import has_domains, shrink_program
+from .shrink.finish import shrink_report, shrunk
+from .shrink.trials import has_domains
 from .swarm import RuleDraw, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
@@ -358,7 +357,7 @@ class MachineRun:
         assert self.state.best_failure is not None
         steps, exc = self.state.best_failure
         failure = self.machine_failure(exc, steps, interrupted=interrupted)
-        shrink = self.shrink_report(failure.steps, failure.steps, 0, minimal=False)
+        shrink = shrink_report(self, failure.steps, failure.steps, 0, minimal=False)
         failure = dataclasses.replace(failure, stopped=reason, shrink=shrink)
         if self.crashed:
             return with_note(failure, "no trace: evmstate's chain failed, so the program was not replayed")
@@ -376,7 +375,7 @@ class MachineRun:
             with self.phases.timed("shrink (evmstate)"):
                 failure = self.finish_shrinking(failure, exc)
         except Exception as error:
-            shrink = self.shrink_report(failure.steps, failure.steps, 0, minimal=False)
+            shrink = shrink_report(self, failure.steps, failure.steps, 0, minimal=False)
             failure = dataclasses.replace(failure, stopped=internal_error(error), shrink=shrink)
         if not self.backend.capabilities.frames:
             try:
@@ -556,78 +555,22 @@ class MachineRun:
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
         """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller):
-        evmstate's passes, and how shrinking went."""
-        state, started = self.state, self.started
-        name = self.spec.name
-        first_failure_at = state.first_failure_at or 0.0
-        runs = state.runs - (state.first_failure_example or state.runs)
+        evmstate's passes (shrink/finish.py), and how shrinking went."""
         hypothesis_steps = failure.steps
-
-        def progress(steps: int, replays: int) -> None:
-            self.emit(
-                ShrinkProgress(
-                    name=name, steps=steps, examples=state.examples, runs=runs + replays,
-                    elapsed=time.perf_counter() - started - first_failure_at, phase="removing steps", path=failure.path,
-                )
-            )
-
-        search = self.search
-        hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
         example = self.program
-        if example is not None and example.steps is state.last_steps and (example.passed or example.broken):
+        if example is not None and example.steps is self.state.last_steps and (example.passed or example.broken):
             # found past known failures: a fresh run (shrinking's replays, replay) checks them, and meets them first
             failure, exc, clear = cleared(self, failure, exc, example.passed, example.met)
             if not clear:
-                return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0))
+                return dataclasses.replace(failure, shrink=shrink_report(self, hypothesis_steps, failure.steps, 0))
         if not self.shrinks:  # the settings leave shrinking out: the program as it was found
             return dataclasses.replace(
-                failure, stopped=NOT_SHRUNK, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0, False)
+                failure, stopped=NOT_SHRUNK, shrink=shrink_report(self, hypothesis_steps, failure.steps, 0, False)
             )
-        outcome = shrink_program(
-            self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress,
-            hints=hints, feedback=search.feedback,
-        )
-        found = outcome.found
-        if found is not None:
-            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's
-            # arguments)
-            failure = dataclasses.replace(
-                failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()),
-                steps=len(found.steps), recorded=tuple(found.steps),
-            )
-        self.state.left_out += outcome.left_out
-        self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
-        if outcome.stopped is StopReason.INTERRUPTED:
-            failure = dataclasses.replace(failure, interrupted=True)
-        elif outcome.stopped is not None:
-            failure = dataclasses.replace(failure, stopped=self.budget_reason(outcome.stopped))
-        report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
-        passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}
-        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
-        return dataclasses.replace(
-            failure,
-            shrink=dataclasses.replace(
-                report, passes=passes, gains=gains, tried=outcome.tried, replayed_on=outcome.replayed_on or "",
-                minimality=outcome.minimality,
-            ),
-        )
+        return shrunk(self, failure, exc, hypothesis_steps)
 
     def budget_reason(self, reason: StopReason) -> str:
         return stopped_at(reason, self.shrink_time, "[fuzz] shrink_time")
-
-    def shrink_report(self, hypothesis_steps: int, steps: int, replays: int, minimal: bool = True) -> ShrinkReport:
-        """How shrinking went, from the first failure until now (minimal=False: it stopped or never ran)."""
-        state, examples = self.state, self.examples
-        return ShrinkReport(
-            first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
-            hypothesis_steps=hypothesis_steps,
-            steps=steps,
-            seconds=time.perf_counter() - self.started - (state.first_failure_at or 0.0),
-            runs=state.runs - (state.first_failure_example or state.runs),
-            replays=replays,
-            replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
-            minimality="1-minimal" if minimal else "",
-        )
 
     def statistics(self, failure: Failure | None = None) -> dict[str, Any]:
         state, settings, seed = self.state, self.settings, self.seed
