@@ -24,7 +24,7 @@ changed suffix. Its passes, repeated until none makes progress:
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
-- waits: waits made longer where that lets steps go (LONGER_WAITS); then each wait made
+- waits: waits made longer where that lets steps go (waits.py); then each wait made
   none where the program still fails, else bisected down to the least that still fails;
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
@@ -43,7 +43,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from ...domains import SMALL_TRIED, Domain, IntDomain
-from . import compared, coupled, moves
+from . import compared, coupled, moves, waits
 from .. import delays
 from .budget import Budget, OutOfBudget, StopReason, cost
 from .candidates import InOrder, Tries, probe_in_batches
@@ -56,8 +56,6 @@ from .outcome import Met, Outcome, PassStats, size
 __all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker", "StopReason"]
 
 
-# how many times longer every wait is made when looking for steps a longer wait makes unneeded
-LONGER_WAITS = (2, 16)
 # programs of at most this many steps are tried without every pair of steps: "minimal among
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
@@ -516,60 +514,7 @@ class Shrinker:
         return moves.merge(self)
 
     def _waits(self) -> bool:
-        changed = False
-        # A wait left as drawn (or as short as fails with the steps around it) can leave steps
-        # needed only because the wait is short (ten rewards funded where one would do, had
-        # the clock run longer). With every wait longer, the same deletions are tried again;
-        # the bisection below takes the waits back down.
-        for factor in LONGER_WAITS:
-            if all(s.delay == delays.NO_DELAY for s in self.best):
-                break
-            longer = self.attempt([s.with_delay(delays.scale(s.delay, factor)) for s in self.best])
-            if longer is None:
-                continue
-            saved = self.best, self.found
-            self.best, self.found = longer.steps, longer
-            self._singles()
-            if len(self.best) < len(saved[0]):
-                changed = True
-            else:
-                self.best, self.found = saved  # nothing went: the waits stay as they were
-        for index in range(len(self.best)):
-            if index < len(self.best):
-                changed = self._shorten_wait(index) or changed
-        return changed
-
-    def _shorten_wait(self, index: int) -> bool:
-        """Step index's wait made none, else each of its seconds and blocks set to reach a time the contract compared
-        the clock
-        with (compared.py) where that is the least that fails, else bisected (edits.shorten_waits); whether it
-        changed."""
-        if self.best[index].delay == delays.NO_DELAY:
-            return False
-        if self.shorter([s.with_delay(delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):
-            return True
-        changed, lines = False, set()
-        operands = self.operands
-        for which in (0, 1) if operands is not None else ():
-            if not self.best[index].delay[which] or operands is None:
-                continue
-            at, shorter_ones = compared.wait_candidates(self.best, index, operands(self.best, index), which)
-            kept = self.first_shorter(shorter_ones) is not None
-            changed = changed or kept
-            if kept or at:
-                delay = self.best[index].delay
-                less = (delay[0] - 1, delay[1]) if which == 0 else (delay[0], delay[1] - 1)
-                if self.shorter([s.with_delay(less) if j == index else s for j, s in enumerate(self.best)]):
-                    changed = True
-                else:
-                    # a second (a block) less does not fail: the time the contract compared is the line
-                    lines.add(which)
-        rest = tuple(which for which in (0, 1) if which not in lines)
-        shorter = shorten_waits(self.best, self.attempt, (index,), rest) if rest else None
-        if shorter is not None and shorter.steps != self.best:
-            self.keep(shorter)
-            changed = True
-        return changed
+        return waits.waits(self, self._singles)
 
     def _pairs(self) -> bool:
         if len(self.best) > PAIRS_UP_TO:
