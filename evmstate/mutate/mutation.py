@@ -20,19 +20,14 @@ second run does again only what changed; with nothing changed it starts no worke
 from __future__ import annotations
 
 import difflib
-import functools
-import hashlib
-import pkgutil
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import hypothesis
 
 from ..compiler.cache import local_artifact
-from ..compiler.sources import VYPER_VERSION
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
@@ -40,7 +35,6 @@ from ..engine.events import NothingFound, RunStarted, StoreWarning
 from ..engine.database import check_database, corpus_store
 from ..engine.item import prepare
 from ..engine.settings import keep_hypothesis_storage
-from ..files import code_digest
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import FailureRecord, FailureStore
 from ..scale import pool
@@ -48,9 +42,9 @@ from ..scale.campaign import LocalWorkers
 from ..scale.cluster import DaskWorkers
 from ..scale.shards import Outcome, ProjectBundle, Workers
 from ..scale.interrupts import Grace, sigint_count
-from ..search import corpus as corpus_mod
 from . import plan
 from .cache import MutationCache
+from .keys import compile_key, judge_key, python_files
 from .operators import Mutant
 from .plan import Source
 from .report import (  # noqa: F401  (the events: importable from here too)
@@ -72,67 +66,6 @@ class MutateOptions:
     workers: int = 1
     cluster: str | None = None
     mutants: Path | None = None  # --mutants: only the mutants this file lists
-
-
-# -- keys: what each kept result depends on ---------------------------------------------------
-
-
-# besides this package's own modules: what compiles a mutant and what runs a machine on it
-JUDGING = ("evmstate.compiler.sources", "evmstate.compiler.vyper_outputs", "evmstate.engine.machine_run")
-
-
-@functools.lru_cache(maxsize=1)
-def evmstate_code() -> str:
-    """What decides a kept result besides its inputs: the code of evmstate's compiler, of this package and of the
-    machine runner, and what decides a run's draws.
-    """
-    return plan.digest(corpus_mod.evmstate_code(), [code_digest([name]) for name in (*mutate_modules(), *JUDGING)])
-
-
-def mutate_modules() -> list[str]:
-    """The modules of this package, by name."""
-    return sorted(f"{__package__}.{m.name}" for m in pkgutil.iter_modules([str(Path(__file__).parent)]))
-
-
-def _sha(path: Path) -> str:
-    """A user's file's sha256, "-" when it is not there (a project without deployments.py)."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "-"
-
-
-def _python_files(config: Config, items: list[Item]) -> str:
-    """A digest of the Python the machines run besides their own module: deployments.py and the machines folder's
-    helpers.
-    """
-    own = {(config.root / i.path).resolve() for i in items}
-    helpers = (
-        sorted(p for p in config.machines_dir.rglob("*.py") if p.resolve() not in own)
-        if config.machines_dir.is_dir()
-        else []
-    )
-    return plan.digest(_sha(config.deployments_file), [(p.name, _sha(p)) for p in helpers])
-
-
-def judge_key(
-    config: Config, project: Project, item: Item, judge: Judge, deploys: list[str], budget: Budget, python: str
-) -> str:
-    inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in deploys)
-    return plan.digest(
-        "judge", item.id, _sha(config.root / item.path), python, inputs, budget, [r.get("id") for r in judge.records],
-        hashlib.sha256(b"".join(sorted(judge.corpus))).hexdigest(), evmstate_code(), hypothesis.__version__,
-        repr(config.accounts), repr(config.chain), repr(config.fuzz), repr(config.backend), repr(config.compiler),
-    )
-
-
-def compile_key(config: Config, project: Project, source: Source, mutant: Mutant) -> str:
-    inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in source.contracts)
-    vyper = sorted({project.build.artifacts[n].vyper for n in source.contracts if n in project.build.artifacts})
-    return plan.digest(
-        "compiled", source.portable, source.sha, mutant.start, mutant.length, mutant.replacement, inputs,
-        repr(config.compiler), VYPER_VERSION, vyper, evmstate_code(),
-    )
 
 
 # -- the workers --------------------------------------------------------------------------------
@@ -590,7 +523,7 @@ def _plan_run(
     sources: list[Source], budget: Budget, emit: Callable[[MutateEvent], None],
 ) -> _Run:
     records = _records(config)
-    python = _python_files(config, list(items.values()))
+    python = python_files(config, list(items.values()))
     judges, keys = {}, {}
     for key, item in items.items():
         judges[key] = Judge(key, tuple(records.get(key, ())), _corpus(config, key) if item.kind == "machine" else ())
