@@ -209,3 +209,31 @@ def test_a_kept_verdict_needs_no_build_and_a_lost_build_is_compiled_again(tmp_pa
     again, _ = run(root, functions=("withdraw",))
     assert again.timing["compile"] > 0 and not any(m.cached for m in again.mutants)
     assert [m.status for m in again.mutants] == [m.status for m in kept.mutants]
+
+
+FAILING_TEST = '''from evmstate import given, strategy
+
+
+@given(amount=strategy("uint256", max_value=100))
+def test_small(amount):
+    assert amount < 5
+'''
+
+
+def test_a_run_asked_for_no_trace_reports_the_same_failure_without_one(tmp_path):
+    """What mutate's judges ask for (RunRequest.trace=False): the verdict, program and message of a traced run, and no replay for a trace."""
+    from ..conftest import copy_example
+
+    root = copy_example(tmp_path)
+    (root / "machines" / "test_small.py").write_text(FAILING_TEST)
+    config = config_mod.load(root)
+    items = {item.id: item for item in discover(config).items}
+    for key in ("machines/fee_vault.py::FeeVaultMachine", "machines/test_small.py::test_small"):
+        found = []
+        for trace in (True, False):
+            request = RunRequest(overrides=Overrides(seed=0), save_failures=False, examples=False, trace=trace)
+            result = run_item(config, Project(config), items[key], request, lambda event: None)
+            assert result.status == "failed", (key, result.error)
+            found.append((result.failure.program, result.failure.message, result.failure.steps, result.failure.trace is None))
+        assert found[0][:3] == found[1][:3], key
+        assert (found[0][3], found[1][3]) == (False, True), key
