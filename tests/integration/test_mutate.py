@@ -25,11 +25,14 @@ from evmstate.failures import FailureRecord, FailureStore
 from evmstate.mutate.report import BaselineFinished, MutantFinished, MutateFinished, MutateStarted
 from evmstate.runner import MutateOptions, mutate
 
+from ..conftest import warm_build
+
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
 
 
 def copy_project(dest: Path) -> Path:
     shutil.copytree(PROJECT, dest, dirs_exist_ok=True)
+    shutil.copytree(warm_build(PROJECT), dest / ".evmstate" / "build")  # the real vault's build: only the mutants are compiled
     if importlib.util.find_spec("pyrevm") is not None:  # the verdicts do not depend on the EVM; revm's searches cost less
         with open(dest / "evmstate.toml", "a") as f:
             f.write('\n[backend]\nname = "revm"\n')
@@ -163,7 +166,7 @@ def test_saved_failures_and_the_corpus_are_replayed_first_and_left_as_they_were(
     root = copy_project(tmp_path)
     # the project's build and the mutants compiled by the first run (kept by content); not its baselines or verdicts
     for kept in ("build", "mutants/compiled", "mutants/build"):
-        shutil.copytree(judged[0] / ".evmstate" / kept, root / ".evmstate" / kept)
+        shutil.copytree(judged[0] / ".evmstate" / kept, root / ".evmstate" / kept, dirs_exist_ok=True)
     config = config_mod.load(root)
     # a failure saved once and fixed since: on the real code its program passes
     steps = [
