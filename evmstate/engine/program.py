@@ -151,15 +151,17 @@ def holds(r: RuleSpec, machine: Any) -> bool:
 
 
 def check_all_invariants(
-    spec: MachineSpec, machine: Any, past: Callable[[Exception], bool] | None = None, broken: set[str] | None = None
+    spec: MachineSpec, machine: Any, past: Callable[[Exception], bool] | None = None, broken: set[str] | None = None,
+    only: frozenset[str] | None = None,
 ) -> None:
     """Check every invariant whose precondition holds; a failure names its invariant.
 
     Keep-going (example.py): invariants in broken are not checked; one that fails so that past(error) says it is a known
-    failure joins them, and the others are checked on.
+    failure joins them, and the others are checked on. only: the invariants checked, the others left out (None: all;
+    the shrinker's focused replays, shrink/trials.py).
     """
     for inv in spec.invariants:
-        if broken and inv.name in broken:
+        if (broken and inv.name in broken) or (only is not None and inv.name not in only):
             continue
         if not holds(inv, machine):
             continue
@@ -370,10 +372,13 @@ class Player:
     side of a program's state besides the machine itself; a checkpoint (replayer.py) copies them.
     """
 
-    def __init__(self, spec: MachineSpec, project: Project, *, strict: bool = False) -> None:
+    def __init__(
+        self, spec: MachineSpec, project: Project, *, strict: bool = False, only: frozenset[str] | None = None
+    ) -> None:
         self.spec = spec
         self.project = project
         self.strict = strict
+        self.only = only  # the invariants checked after each step (None: all of them)
         self.by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
         self.refs: dict[str, Any] = {}
         self.lines: list[str] = []
@@ -411,6 +416,6 @@ class Player:
                 # the contract answered otherwise: the value went to another bundle than the program says
                 raise InvalidProgram(f"step {index}: {rule.name} routed {label} to {routes[i % len(routes)][0]}")
             self.refs[label] = values[i % len(values)]
-        check_all_invariants(self.spec, machine)
+        check_all_invariants(self.spec, machine, only=self.only)
         raise_if_diverged(project.backend)
         return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 from evmstate import config as config_mod
@@ -114,3 +115,111 @@ def test_the_comparisons_a_candidate_met_come_with_their_arguments_and_are_repla
     runs = trials.replayer.runs
     assert trials.operands(candidate, 1) == met and trials.replayer.runs == runs
     assert feedback.sides == [] and not feedback.everywhere  # the search's lists as they were
+
+
+# two invariants beside the one a failure names: one that fails on its own (a program may meet it first), one that only
+# counts its checks (module-wide, so that the machine's state is as it would be)
+FOCUSED = MACHINE.replace("class Ledger:", "CHECKS = []\n\n\nclass Ledger:") + '''
+    def invariant_short(self):
+        assert len(self.log) < 7, ("long", len(self.log))
+
+    def invariant_counted(self):
+        CHECKS.append(len(self.log))
+'''
+
+
+def _random_candidates(rng, n):
+    program, out = [], []
+    for _ in range(n):
+        candidate = list(program)
+        if candidate and rng.random() < 0.3:
+            del candidate[rng.randrange(len(candidate))]
+        else:
+            rule = rng.choice(["rule_send", "rule_back"])
+            step = RecordedStep(rule, {"who": {"account": rng.randrange(3)}, "amount": rng.randrange(21)})
+            candidate.insert(rng.randrange(len(candidate) + 1), step)
+        out.append(candidate)
+        if rng.random() < 0.7:
+            program = candidate
+    return out
+
+
+def _trials(tmp_path, source, failing):
+    """The machine of source, and Trials for the failure the program failing meets."""
+    from evmstate.engine.shrink.trials import Trials
+    from evmstate.engine.tracebacks import FailureSignature
+
+    root = copy_example(tmp_path)
+    (root / "machines" / "ledger.py").write_text(source)
+    project = Project(config_mod.load(root))
+    module = load_module(root / "machines" / "ledger.py")
+    spec = collect(module.Ledger)
+    init_class(spec, project)
+    base = project.backend.snapshot()
+    signature = FailureSignature.of(run_program(spec, project, failing, strict=True).error)
+    project.backend.revert(base)
+    return module, spec, project, base, lambda: Trials(spec, project, base, signature, None)
+
+
+def _where(minimized):
+    return None if minimized is None else ([s.key for s in minimized.steps], str(minimized.error))
+
+
+def test_a_focused_replay_judges_every_candidate_as_a_replay_in_full_and_checks_fewer_invariants(tmp_path):
+    sends = [RecordedStep("rule_send", {"who": {"account": 1}, "amount": 20})] * 2  # 40 sent: the books' failure
+    module, spec, project, base, trials_for = _trials(tmp_path, FOCUSED, sends)
+    assert trials_for().target.invariant == "invariant_books"
+    candidates = _random_candidates(random.Random(3), 150)
+    full, in_full = trials_for(), []
+    for c in candidates:
+        with contextlib.suppress(InvalidProgram):
+            in_full.append((_where(full.judge(c, focused=False)[0]), full.replayer.run(c).error is None))
+            continue
+        in_full.append((None, False))
+    full.replayer.close()
+    focused, judged, checks = trials_for(), [], []
+    for c in candidates:
+        module.CHECKS.clear()
+        judged.append(_where(focused.judge(c)[0]))
+        checks.append(len(module.CHECKS))
+    focused.replayer.close()
+    assert judged == [j for j, _ in in_full]
+    # some candidates fail as the target does, some pass: a focused replay clears those without the other invariants
+    passing = [n for n, (_, passed) in zip(checks, in_full) if passed]
+    assert sum(j is not None for j in judged) >= 10 and len(passing) >= 10
+    assert passing == [0] * len(passing)
+
+
+def test_what_a_focused_replay_keeps_fails_so_in_a_fresh_run_though_an_invariant_changes_the_machine(tmp_path):
+    # an invariant that writes the machine's state, which a rule reads: unchecked in a focused replay, it leaves a
+    # state a replay in full would not; a candidate is kept only as a replay in full from checkpoints in full judges it
+    source = FOCUSED.replace("CHECKS.append(len(self.log))", "self.seen = getattr(self, 'seen', 0) + 1").replace(
+        "    def rule_back(self, who, amount):\n",
+        "    def rule_back(self, who, amount):\n        assert amount != 7 or getattr(self, 'seen', 0) % 2, 'seven'\n",
+    )
+    seven = [RecordedStep("rule_back", {"who": {"account": 1}, "amount": 7})] * 2  # its second step meets seen = 2
+    module, spec, project, base, trials_for = _trials(tmp_path, source, seven)
+    trials = trials_for()
+    confirmed = []
+    run = trials.replayer.run
+    def counting(steps, only=None, counted=True):
+        confirmed.append(counted)
+        return run(steps, only, counted=counted)
+
+    trials.replayer.run = counting
+
+    def judged(*rules):
+        confirmed.clear()
+        found = trials.judge([RecordedStep(f"rule_{r}", {"who": {"account": 1}, "amount": 7}) for r in rules])[0]
+        return None if found is None else [s.rule.removeprefix("rule_") for s in found.steps], confirmed.count(False)
+
+    # unchecked, seen stays 0 in a focused replay: its third step fails there; in full seen is 3 at the third step (odd)
+    # and it passes, though the focused replay left its checkpoints along the very same steps
+    assert judged("send", "send", "back") == (None, 1)
+    # in full, the second step meets seen = 2: kept, cut there
+    assert judged("send", "back", "send") == (["send", "back"], 1)
+    trials.replayer.close()
+    project.backend.revert(base)
+    send = RecordedStep("rule_send", {"who": {"account": 1}, "amount": 7})
+    fresh = run_program(spec, project, [send, seven[0]], strict=True)
+    assert str(fresh.error) == "seven" and fresh.at == 2

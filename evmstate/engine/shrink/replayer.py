@@ -7,6 +7,12 @@ Python state (its attributes and the bundle values; evmstate's handles on the ch
 contracts and accounts, are shared, not copied: contracts.base.Handle). A machine whose state
 cannot be copied, or that keeps a context manager open (self.enter()), is replayed from the
 start every time, as before.
+
+A focused replay checks only some of the invariants (shrink/trials.py: the one the failure names,
+or none for a rule's failure), which is most of a replay's cost on a machine with several: a
+candidate that does not fail so is not the failure either way. A checkpoint says whether every
+step before it was checked in full (exact); a replay in full resumes only from an exact one, so
+what it finds does not rest on a focused replay's state, whatever the invariants do.
 """
 
 from __future__ import annotations
@@ -27,13 +33,15 @@ class _Checkpoint:
     keys: tuple[str, ...]  # the steps run before it
     snapshot: int
     state: tuple[dict[str, Any], dict[str, Any], list[str]]  # the machine's attributes, the bundle values, the lines
+    exact: bool  # every step before it checked every invariant
 
 
 class Replayer:
     """Runs recorded programs of one machine (strictly, as the shrinker needs) from the deepest checkpoint each shares.
 
-    base is the chain after the class-level __init__. runs counts the programs run, steps the
-    steps actually executed (those shared with a checkpoint are not).
+    base is the chain after the class-level __init__. runs counts the programs run (a focused one
+    confirmed in full counts once), steps the steps actually executed (those shared with a
+    checkpoint are not).
     """
 
     def __init__(self, spec: MachineSpec, project: Project, base: Any) -> None:
@@ -46,16 +54,22 @@ class Replayer:
         self.runs = 0
         self.steps = 0
 
-    def run(self, steps: list[RecordedStep]) -> ProgramOutcome:
-        """The program's outcome, as run_program(strict=True) gives it; raises InvalidProgram where a step may not run."""
-        self.runs += 1
+    def run(
+        self, steps: list[RecordedStep], only: frozenset[str] | None = None, *, counted: bool = True
+    ) -> ProgramOutcome:
+        """The program's outcome, as run_program(strict=True) gives it; raises InvalidProgram where a step may not run.
+
+        only: the invariants checked (None: all, as a run checks them). counted=False: a replay that confirms one
+        counted before.
+        """
+        self.runs += counted
         keys = tuple(s.key for s in steps)
-        player, machine, start, error = self._resume(keys)
+        player, machine, start, error, exact = self._resume(keys, only)
         if error is not None:
             return ProgramOutcome(error, 0, [])
         with machine._evmstate_stack:
             for index in range(start, len(steps)):
-                self._checkpoint(keys[:index], player, machine)
+                self._checkpoint(keys[:index], player, machine, exact)
                 self.steps += 1
                 try:
                     player.step(machine, index + 1, steps[index])
@@ -74,36 +88,39 @@ class Replayer:
         self.checkpoints.clear()
         self.backend.revert(self.base)
 
-    def _resume(self, keys: tuple[str, ...]) -> tuple[Player, Any, int, BaseException | None]:
-        """(player, machine, steps already run, None) from the deepest checkpoint that is a prefix of keys, else from base.
+    def _resume(
+        self, keys: tuple[str, ...], only: frozenset[str] | None
+    ) -> tuple[Player, Any, int, BaseException | None, bool]:
+        """(player, machine, steps already run, None, exact) from the deepest checkpoint that is a prefix of keys (an
+        exact one for a replay in full), else from base; exact: the checkpoints this replay takes are.
 
-        The last item is the error of the first invariant check, when it fails (nothing to resume then).
+        The fourth item is the error of the first invariant check, when it fails (nothing to resume then).
         """
+        player = Player(self.spec, self.project, strict=True, only=only)
         while self.checkpoints:
             point = self.checkpoints[-1]
             n = len(point.keys)
-            if n <= len(keys) and keys[:n] == point.keys and self.backend.has_snapshot(point.snapshot):
+            usable = point.exact or only is not None
+            if usable and n <= len(keys) and keys[:n] == point.keys and self.backend.has_snapshot(point.snapshot):
                 self.backend.revert(point.snapshot)  # later snapshots (and their checkpoints) are gone
                 attributes, refs, lines = copy.deepcopy(point.state)
                 machine = new_machine(self.spec)
                 machine.__dict__.update(attributes)
-                player = Player(self.spec, self.project, strict=True)
                 player.refs, player.lines = refs, lines
-                return player, machine, n, None
+                return player, machine, n, None, point.exact and only is None
             self.checkpoints.pop()
         self.backend.revert(self.base)
         machine = new_machine(self.spec)
-        player = Player(self.spec, self.project, strict=True)
         set_up(machine)
         try:
-            check_all_invariants(self.spec, machine)
+            check_all_invariants(self.spec, machine, only=only)
         except Exception as exc:
             with contextlib.suppress(Exception):
                 machine._evmstate_stack.close()
-            return player, machine, 0, exc
-        return player, machine, 0, None
+            return player, machine, 0, exc, only is None
+        return player, machine, 0, None, only is None
 
-    def _checkpoint(self, keys: tuple[str, ...], player: Player, machine: Any) -> None:
+    def _checkpoint(self, keys: tuple[str, ...], player: Player, machine: Any, exact: bool) -> None:
         """Keep the state after keys, unless it is kept already or cannot be copied."""
         if not self.copyable:
             return
@@ -120,4 +137,4 @@ class Replayer:
             self.copyable = False
             self.checkpoints.clear()
             return
-        self.checkpoints.append(_Checkpoint(keys, self.backend.snapshot(), state))
+        self.checkpoints.append(_Checkpoint(keys, self.backend.snapshot(), state, exact))

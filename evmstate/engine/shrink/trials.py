@@ -57,6 +57,10 @@ class Trials:
         self.tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
         self.met: dict[tuple[tuple[str, ...], int], Met] = {}  # operands(): the same candidate meets the same comparisons
         self.left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
+        # the invariants a focused replay checks (judge()): the one the failure names, none for a rule's
+        self.focus = frozenset({target.invariant}) if target.invariant is not None else frozenset()
+        # a machine whose invariants are all in the focus: its replays are in full at once
+        self.focuses = not {inv.name for inv in spec.invariants} <= self.focus
 
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
         key = tuple(s.key for s in candidate)
@@ -82,11 +86,24 @@ class Trials:
             self.left_out.append(note)
         return result
 
-    def judge(self, candidate: list[RecordedStep]) -> tuple[Minimized | None, str | None]:
+    def judge(self, candidate: list[RecordedStep], *, focused: bool = True) -> tuple[Minimized | None, str | None]:
         """(the candidate cut where it failed, when it fails the same way; the note when it met an error of the
-        machine)."""
+        machine).
+
+        focused: replayed first checking only the invariant the failure names (none for a rule's failure), then, when
+        that replay fails the same way or meets an error of the machine, again in full, whose outcome is the answer. A
+        candidate the focused replay clears is cleared in full too: checking more invariants can only make it fail
+        sooner, with another invariant's failure.
+        """
         try:
-            ran = self.replayer.run(candidate)
+            if focused and self.focuses:
+                ran = self.replayer.run(candidate, self.focus)
+                met = ran.error
+                if met is None or not (self._same(met) or is_mistake(met) or isinstance(met, CallTimeout)):
+                    return None, None
+                ran = self.replayer.run(candidate, counted=False)
+            else:
+                ran = self.replayer.run(candidate)
         except Exception:
             # InvalidProgram, a value that cannot be rebuilt, or an error outside any step
             # (leaving a context manager): not a program that fails the same way
@@ -94,10 +111,13 @@ class Trials:
         if ran.error is not None and (is_mistake(ran.error) or isinstance(ran.error, CallTimeout)):
             # an error of the machine or a limit of evmstate, not the failure: counted for the report
             return None, f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {shown_type(ran.error)}: {message_of(ran.error)}"
-        if ran.error is None or FailureSignature.of(ran.error) != self.target:
+        if ran.error is None or not self._same(ran.error):
             return None, None
         # it may now fail before its last step: what follows is not needed
         return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
+
+    def _same(self, error: BaseException) -> bool:
+        return FailureSignature.of(error) == self.target
 
     def operands(self, candidate: list[RecordedStep], index: int) -> Met:
         """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's
@@ -133,7 +153,10 @@ class Trials:
                 self.replayer.run(candidate[: index + 1])  # its checkpoint before step index
             for recorded in lists:
                 recorded.clear()
-            self.replay(candidate)
+            # in full: the comparisons the invariants' calls meet count too
+            result, note = self.judge(candidate, focused=False)
+            if note is not None:
+                self.left_out.append(note)
             return Met(*(list(recorded) for recorded in lists[:6]))
         finally:
             self.feedback.everywhere = False
