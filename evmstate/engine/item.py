@@ -177,7 +177,7 @@ class RunRequest:
     save_failures: bool = True
     native: bool = False  # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
     known: dict[Any, str] = field(default_factory=dict)  # failures found before, counted and gone past (RunSetup.known)
-    trace: bool = True  # the failure reported with its trace (False: evmstate mutate, which reads only who killed a mutant)
+    trace: bool = True  # the failure with its trace (False: mutate, which reads only who killed a mutant)
 
 
 def run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
@@ -219,7 +219,8 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
             elif corpus is not False and corpus is not True:
                 saved = corpus
             setup = RunSetup(
-                item.path, database, capture, stop, trace=request.trace, corpus=saved, deadline=deadline, machine_settings=item.settings, known=request.known
+                item.path, database, capture, stop, trace=request.trace, corpus=saved, deadline=deadline, machine_settings=item.settings,
+                known=request.known,
             )
             runner = NativeMachineRun if request.native else MachineRun
             result = runner(spec, project, settings, own, emit, setup).run(position)

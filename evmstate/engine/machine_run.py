@@ -121,8 +121,7 @@ class MachineRun:
         self.path = setup.path
         database = self.database = setup.database
         self.init_args = setup.init_args
-        self.capture = setup.capture
-        self.traced = setup.trace
+        self.capture, self.traced = setup.capture, setup.trace
         self.stop = setup.stop
         self.search = search_session(project, own.search, spec.name, seed, spec.init_params, setup.corpus)
         self.life = Lifecycle(project, setup.capture, emit, self.search)

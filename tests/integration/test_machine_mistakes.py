@@ -5,7 +5,6 @@ never verdicts on the contract; a property that fails is a verdict however unusu
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
