@@ -13,7 +13,7 @@ evmstate.toml), each command in a fresh process:
 - the saved failure records (their JSON, the `created` time aside) and the names of the
   example-database entries (Hypothesis's keys, `.evmstate/hypothesis` and `.evmstate/examples`).
 
-Timings are blanked (`0.52s`, `171 steps/s`, `2m ago`, the JSON's elapsed/seconds/created), and a
+Timings are blanked (`0.52s`, `171 steps/s`, `2m ago`, the JSON's elapsed/seconds/created/found_after), and a
 statistics line whose value is only a time is left out, so that a phase timed in one evmstate and not
 in the other is no difference; so are the live progress lines, printed every so many seconds.
 
@@ -38,7 +38,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 COMMAND = "import sys; from evmstate_cli.launch import main; sys.argv[0] = 'evmstate'; main()"
-TIME_KEYS = {"elapsed", "seconds", "created", "first_failure_at", "shrink_seconds"}
+TIME_KEYS = {"elapsed", "seconds", "created", "first_failure_at", "found_after", "shrink_seconds"}
 TIMES = [
     (re.compile(r"\b(\d+[smhd] ago|just now)"), "<age>"),
     (re.compile(r"\b\d+(\.\d+)?(s|ms)\b"), "<t>"),

@@ -200,7 +200,9 @@ def shown_url(url: str) -> str:
 
 
 def url_problem(url: str) -> str | None:
-    """Why url is not a Redis URL evmstate can use (no host, a port or database that is not a number), None when it is one."""
+    """Why url is not a Redis URL evmstate can use (no host, a port or database that is not a number), None when it is
+    one.
+    """
     parts = urlsplit(url)
     if parts.scheme == "unix":
         return None if parts.path else "it names no socket file"
@@ -239,8 +241,10 @@ def check_database(config: Config) -> None:
         _client(url).ping()
     except Exception as exc:
         raise ResourceError(
-            f"the example database at {shown_url(url)} ([database] url in {where}) does not answer ({why(exc)}). Nothing was run. "
-            "Start the Redis server (or correct the URL), or set url to a folder such as \".evmstate/examples\" to run without one.",
+            f"the example database at {shown_url(url)} ([database] url in {where}) "
+            f"does not answer ({why(exc)}). Nothing was run. "
+            "Start the Redis server (or correct the URL), "
+            'or set url to a folder such as ".evmstate/examples" to run without one.',
             where=shown_url(url),
         ) from None
 
@@ -259,7 +263,9 @@ class Fallible:
     written to it. Nothing in a store call is the machine's doing, so no error of it is a verdict.
     """
 
-    def __init__(self, where: str, said: Callable[[BaseException], str], warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, where: str, said: Callable[[BaseException], str], warn: Callable[[str], None] | None = None
+    ) -> None:
         self.where = where
         self.said = said  # the warning an error of the store gives
         self.warn = warn
@@ -295,10 +301,15 @@ class Fallible:
             return cls.redis(config, warn)
         assert config.examples_dir is not None
         folder = shown(config.examples_dir) + "/"
-        return cls(folder, lambda exc: (
-            f"the example database in {folder} could not be used ({why(exc)}): the run goes on without it, so the next run "
-            f"does not start from the examples of this one. {remedy(exc, folder)}"
-        ), warn)
+        return cls(
+            folder,
+            lambda exc: (
+                f"the example database in {folder} could not be used ({why(exc)}): "
+                "the run goes on without it, so the next run "
+                f"does not start from the examples of this one. {remedy(exc, folder)}"
+            ),
+            warn,
+        )
 
     @classmethod
     def corpus(cls, config: Config, folder: Path, warn: Callable[[str], None] | None = None) -> "Fallible":
@@ -306,20 +317,31 @@ class Fallible:
         if config.database.is_redis:
             return cls.redis(config, warn)
         where = shown(folder) + "/"
-        return cls(where, lambda exc: (
-            f"the guidance corpus in {where} could not be used ({why(exc)}): the campaign goes on without it, so the runs "
-            f"its shards keep from now on are not saved for the next shard or campaign. {remedy(exc, where)}"
-        ), warn)
+        return cls(
+            where,
+            lambda exc: (
+                f"the guidance corpus in {where} could not be used ({why(exc)}): "
+                "the campaign goes on without it, so the runs "
+                f"its shards keep from now on are not saved for the next shard or campaign. {remedy(exc, where)}"
+            ),
+            warn,
+        )
 
     @classmethod
     def redis(cls, config: Config, warn: Callable[[str], None] | None = None) -> "Fallible":
         """The Redis server of [database] url: the example database and the guidance corpus, which fail together."""
         url = shown_url(config.database.url)
-        return cls(url, lambda exc: (
-            f"the Redis server of the example database, {url}, stopped answering ({why(exc)}): the run goes on without it, so "
-            "nothing more is replayed from it or saved to it (examples, a campaign's corpus); failure records are still saved in "
-            ".evmstate/failures/. Start the server again for the next run."
-        ), warn)
+        return cls(
+            url,
+            lambda exc: (
+                f"the Redis server of the example database, {url}, stopped answering ({why(exc)}): "
+                "the run goes on without it, so "
+                "nothing more is replayed from it or saved to it (examples, a campaign's corpus); "
+                "failure records are still saved in "
+                ".evmstate/failures/. Start the server again for the next run."
+            ),
+            warn,
+        )
 
 
 class FallibleStore:
@@ -357,8 +379,9 @@ def open_database(config: Config) -> ExampleDatabase:
 
 
 def replayed_first(config: Config, *, corpus: bool = False) -> str | None:
-    """Where a run would replay saved examples from before its seed's own search (corpus: a campaign's guidance runs too), as the
-    seed line names it; None when nothing is saved. A folder is looked into; a Redis server is named, not asked."""
+    """Where a run would replay saved examples from before its seed's own search (corpus: a campaign's guidance runs
+    too), as the seed line names it; None when nothing is saved. A folder is looked into; a Redis server is named, not
+    asked."""
     from ..search import corpus as corpora  # only to name its folder
 
     places = []
@@ -403,7 +426,11 @@ class ShrunkExamples(ExampleDatabase):
         super().__init__()
         self.inner = inner
         # every call of inner goes through it: an error of the database is a warning, never the machine's failure
-        self.guard = guard if guard is not None else Fallible(repr(inner), lambda exc: f"the example database {inner!r} failed: {why(exc)}")
+        self.guard = (
+            guard
+            if guard is not None
+            else Fallible(repr(inner), lambda exc: f"the example database {inner!r} failed: {why(exc)}")
+        )
         self.prefix = self.FORMAT + b"\0" + prefix + b"\0"
         self.outcome: Any = None  # what the run that just ended did; the runner sets it
         self.fetched = 0  # saved examples handed to Hypothesis, which replays them first
@@ -451,7 +478,9 @@ class RedisCorpusStore:
         try:
             import redis  # noqa: F401  (only whether the client is installed)
         except ImportError:
-            raise ConfigError(f"[database] url = {url!r} needs the redis client: pip install \"evmstate[redis]\"") from None
+            raise ConfigError(
+                f'[database] url = {url!r} needs the redis client: pip install "evmstate[redis]"'
+            ) from None
         self.url, self.prefix, self.expiry, self.aside = url, prefix, expiry, aside
         self.client = _client(url)
 
@@ -494,5 +523,7 @@ def corpus_store(config: Config, warn: Callable[[str], None] | None = None) -> A
     key = (os.getpid(), config.database.url)  # a client's connections must not cross into a forked child
     with _redis_lock:
         if key not in _corpus_stores:
-            _corpus_stores[key] = RedisCorpusStore(config.database.url, corpus.REDIS_PREFIX, corpus.REDIS_EXPIRY, corpus.REDIS_ASIDE)
+            _corpus_stores[key] = RedisCorpusStore(
+                config.database.url, corpus.REDIS_PREFIX, corpus.REDIS_EXPIRY, corpus.REDIS_ASIDE
+            )
         return FallibleStore(_corpus_stores[key], guard)

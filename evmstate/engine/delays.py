@@ -59,7 +59,10 @@ def draw_wait(draw: Callable[[Any], Any], limit: int, now: int, known: Sequence[
     return draw(_within(low, min(2 * low - 1, limit)))
 
 
-def draw_delay(draw: Callable[[Any], Any], max_seconds: int, max_blocks: int, clock: tuple[int, int] = (0, 0), known: tuple[Sequence[int], Sequence[int]] = ((), ())) -> Delay:
+def draw_delay(
+    draw: Callable[[Any], Any], max_seconds: int, max_blocks: int, clock: tuple[int, int] = (0, 0),
+    known: tuple[Sequence[int], Sequence[int]] = ((), ()),
+) -> Delay:
     """Whether this step waits and, if it does, for how many seconds and blocks.
 
     clock: the chain's (time, block number) now; known: the times and block numbers the contract knows.
@@ -98,7 +101,9 @@ def of_record(step: dict[str, Any]) -> Delay:
     for key in ("sleep", "mine"):
         value = step.get(key, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise FailureRecordError(f"cannot read the recorded step's {key} = {value!r}: a delay is a whole number, 0 or more")
+            raise FailureRecordError(
+                f"cannot read the recorded step's {key} = {value!r}: a delay is a whole number, 0 or more"
+            )
         values.append(value)
     return values[0], values[1]
 

@@ -83,8 +83,10 @@ def deployments_of(project: Project) -> Deployments:
         if name in taken:
             what = "a contract" if name not in ("accounts", "chain") else "what evmstate injects"
             raise MachineDefinitionError(
-                f"{found.shown}: the deployment {name!r} has the name of {what} ({name}); a machine asking for {name!r} could mean either. "
-                f"Rename the function (e.g. {name}_deployed), and label what it deploys: Container.deploy(..., {{'from': ..., 'label': {name!r}}})."
+                f"{found.shown}: the deployment {name!r} has the name of {what} ({name}); "
+                f"a machine asking for {name!r} could mean either. "
+                f"Rename the function (e.g. {name}_deployed), and label what it deploys: Container.deploy(..., "
+                f"{{'from': ..., 'label': {name!r}}})."
             )
     _OF_PROJECT[project] = found
     return found
@@ -115,7 +117,9 @@ class Resolver:
                 if isinstance(self.namespace[name], OnDemand):
                     self.namespace[name] = self.project.provide(name)
                 if isinstance(self.namespace[name], Unavailable):
-                    raise MachineDefinitionError(f"{where}: cannot provide parameter {name!r}: {self.namespace[name].error}")
+                    raise MachineDefinitionError(
+                        f"{where}: cannot provide parameter {name!r}: {self.namespace[name].error}"
+                    )
                 kwargs[name] = self.namespace[name]
             else:
                 raise MachineDefinitionError(self._unknown(name, where))
@@ -131,7 +135,10 @@ class Resolver:
         close = difflib.get_close_matches(name, self.known(), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
         if self.deployments.error is not None:
-            hint += f"\n{self.deployments.shown} defines the deployments, but it cannot be imported:\n{self.deployments.error}"
+            hint += (
+                f"\n{self.deployments.shown} defines the deployments, "
+                f"but it cannot be imported:\n{self.deployments.error}"
+            )
         elif self.deployments.path is None and not close:
             hint += f" A deployment is a function of {_file_name(self.project.config)} that returns what it deployed."
         return f"{where}: cannot provide parameter {name!r}. Available: {', '.join(self.known())}.{hint}"
@@ -140,7 +147,10 @@ class Resolver:
         if name in self.made:
             return self.made[name]
         if name in asking[:-1]:
-            raise MachineDefinitionError(f"{self.deployments.shown}: the deployments {' -> '.join(asking)} ask for each other; one of them must not.")
+            raise MachineDefinitionError(
+                f"{self.deployments.shown}: the deployments {' -> '.join(asking)} ask for each "
+                "other; one of them must not."
+            )
         fn = self.deployments.functions[name]
         where = f"{self.deployments.shown}::{name}"
         kwargs = self.provide(inspect.signature(fn).parameters, where, asking)
@@ -149,7 +159,9 @@ class Resolver:
         except Exception as exc:
             error_type, message, _, tb = describe_error(exc)
             chain = f" (asked for by {' -> '.join(asking[:-1])})" if len(asking) > 1 else ""
-            raise MachineDefinitionError(f"the deployment {where}{chain} raised {error_type}: {message}\nTraceback (user code):\n{tb.rstrip()}") from exc
+            raise MachineDefinitionError(
+                f"the deployment {where}{chain} raised {error_type}: {message}\nTraceback (user code):\n{tb.rstrip()}"
+            ) from exc
         if isinstance(value, Contract):
             label_deployment(value, name)
         self.made[name] = value
@@ -169,7 +181,9 @@ def contracts_behind(names: Iterable[str], project: Project) -> list[str]:
 
 
 def names_behind(names: Iterable[str], config: Config) -> list[str]:
-    """names, and the names the deployments named there ask for, directly or not: what may be contracts, before compiling."""
+    """names, and the names the deployments named there ask for, directly or not: what may be contracts, before
+    compiling.
+    """
     try:
         functions = load_deployments(config).functions
     except OSError:
@@ -187,7 +201,9 @@ def names_behind(names: Iterable[str], config: Config) -> list[str]:
 
 
 def deployments_used(names: Iterable[str], config: Config) -> dict[str, str]:
-    """{the deployments file as the project shows it: its sha256} when names, or what they ask for, hold a deployment; else {}."""
+    """{the deployments file as the project shows it: its sha256} when names, or what they ask for, hold a deployment;
+    else {}.
+    """
     try:
         found = load_deployments(config)
     except OSError:

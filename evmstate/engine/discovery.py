@@ -66,7 +66,10 @@ def _files(config: Config, paths: tuple[str, ...]) -> list[tuple[Path, str | Non
     if not paths:
         folder = config.machines_dir
         if not folder.is_dir():
-            raise UsageError(f"no machines folder at {folder}. Create it and put state machines in it, or give paths: evmstate run path/to/machines.py")
+            raise UsageError(
+                f"no machines folder at {folder}. Create it and put state machines in it, or give paths: "
+                "evmstate run path/to/machines.py"
+            )
         return [(p, None) for p in sorted(folder.rglob("*.py")) if not p.name.startswith("_")]
     out: list[tuple[Path, str | None]] = []
     for raw in paths:
@@ -79,7 +82,9 @@ def _files(config: Config, paths: tuple[str, ...]) -> list[tuple[Path, str | Non
         elif p.is_file() and p.suffix == ".py":
             out.append((p, selector or None))
         else:
-            raise UsageError(f"{raw}: no such machine file or folder. Give a .py file, a folder, or file.py::MachineName.")
+            raise UsageError(
+                f"{raw}: no such machine file or folder. Give a .py file, a folder, or file.py::MachineName."
+            )
     return out
 
 
@@ -132,7 +137,10 @@ def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = 
             elif name.startswith("test_") and inspect.isfunction(obj):
                 near.append(f"{shown}::{name} is not decorated with @given(...), so it is not a property test")
             elif inspect.isclass(obj) and any(m.startswith("test_") for m in vars(obj)):
-                near.append(f"{shown}::{name} has test_* methods: a test class for pytest, not a state machine (rules are named rule_<name>)")
+                near.append(
+                    f"{shown}::{name} has test_* methods: a test class for pytest, "
+                    "not a state machine (rules are named rule_<name>)"
+                )
         per_file.append((shown, selector, found))
     # a rule-less class that a machine subclasses is a base (say, shared invariants), not a machine
     bases = {_key(k) for _, _, found in per_file for i in found if i.kind == "machine" for k in i.obj.__mro__[1:]}
@@ -170,7 +178,10 @@ def nothing_found(config: Config, found: Found, paths: tuple[str, ...], keyword:
         if not inside:
             listed = "no .py files"
         else:
-            listed = f"{len(inside)} file{'s' if len(inside) != 1 else ''}: {', '.join(inside[:5])}{', ...' if len(inside) > 5 else ''}"
+            listed = (
+                f"{len(inside)} file{'s' if len(inside) != 1 else ''}: "
+                f"{', '.join(inside[:5])}{', ...' if len(inside) > 5 else ''}"
+            )
         where = f"{folder} ({listed})"
     lines = [f"no state machines or property tests found in {where}"]
     filters = ([f"matching -k {keyword!r}"] if keyword else []) + ([f"with {flag}"] if flag else [])

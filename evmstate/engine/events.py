@@ -52,7 +52,8 @@ class CompileFinished:
     errors: int = 0
     # once per source file and warning, from the build cache too (the artifacts keep them)
     warnings: tuple[CompileWarning, ...] = ()
-    note: str | None = None  # said once: what the run cannot show of some contracts (precompiled ones have no source lines)
+    # said once: what the run cannot show of some contracts (precompiled ones have no source lines)
+    note: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +86,8 @@ class ExampleFinished:
     path: str = ""
     runs: int = 0
     branches: int | None = None  # branch outcomes reached so far; None when coverage is not recorded
-    stages: int | None = None  # new small values stored in declared variables so far (search/feedback.py); None without guidance
+    # new small values stored in declared variables so far (search/feedback.py); None without guidance
+    stages: int | None = None
     best: dict[str, int] | None = None  # the best value of each optimize method so far; None when the machine has none
     hits: int = 0  # runs so far that met a known failure (MachineFinished.hits), counted once each and gone past
 
@@ -148,7 +150,10 @@ class RuleStats:
     def mostly_reverted(self) -> bool:
         """Most of its transactions reverted outside reverts(), though not all, over enough of them to tell: most of its
         steps tested nothing."""
-        return self.transactions >= MOSTLY_MIN and 2 * self.unexpected_reverts > self.transactions and not self.never_changed_state
+        return (
+            self.transactions >= MOSTLY_MIN and 2 * self.unexpected_reverts > self.transactions
+            and not self.never_changed_state
+        )
 
 
 # the transactions a rule must have sent before most of them reverting is worth a warning
@@ -224,10 +229,12 @@ class ShrinkReport:
     # what each pass spent and took off the program: name -> (work, steps, bits of numbers and waits) (shrink.outcome)
     gains: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     tried: tuple[str, ...] = ()  # the passes that ran; shrinking ends when a round of them changes nothing
-    replayed_on: str = ""  # the backend evmstate's passes replayed candidates on, when not the run's ("revm"); the program is the run's
+    # the backend evmstate's passes replayed candidates on, when not the run's ("revm"); the program is the run's
+    replayed_on: str = ""
     # "1-minimal", "minimal among programs that delete up to two steps", or "" when shrinking stopped early
     minimality: str = "1-minimal"
-    workers: int = 1  # processes that replayed candidates at once (-n: helpers on idle workers' slots), this one included
+    # processes that replayed candidates at once (-n: helpers on idle workers' slots), this one included
+    workers: int = 1
     helped: int = 0  # of the replays, those the helpers ran
 
 
@@ -315,7 +322,9 @@ class MachineFinished:
         if ended is not None and self.steps == 0:
             return f"the machine {ended} before its first step"
         if ended is not None and not self.rules[name].gated:
-            return f"the machine {ended} after {self.steps} step{'' if self.steps == 1 else 's'}, before any step drew it"
+            return (
+                f"the machine {ended} after {self.steps} step{'' if self.steps == 1 else 's'}, before any step drew it"
+            )
         if self.rules[name].gated:
             return "its precondition never held or its bundle stayed empty"
         return "no step drew it in the runs it had (raise max_examples or stateful_step_count)"
@@ -355,13 +364,18 @@ class MachineFinished:
         for name in self.all_reverted:
             s = self.rules[name]
             runs = "once" if s.calls == 1 else f"{s.calls} times"
-            out.append(f"{self.name}.{name} ran {runs} and every transaction it sent reverted ({s.transactions} of {s.transactions}): it never changed the state")
+            out.append(
+                f"{self.name}.{name} ran {runs} and every transaction it sent reverted ({s.transactions} of "
+                f"{s.transactions}): it never changed the state"
+            )
         for name in self.mostly_reverted:
             s = self.rules[name]
             share = 100 * s.unexpected_reverts // s.transactions
             out.append(
-                f"{self.name}.{name}: {s.unexpected_reverts} of its {s.transactions} transactions reverted ({share}%) outside reverts(): most of its steps "
-                "changed nothing. Add a precondition for when it can succeed, or narrow its strategies to values that can; a revert it means to check belongs in `with reverts(...)`"
+                f"{self.name}.{name}: {s.unexpected_reverts} of its {s.transactions} transactions reverted ({share}%) "
+                "outside reverts(): most of its steps "
+                "changed nothing. Add a precondition for when it can succeed, "
+                "or narrow its strategies to values that can; a revert it means to check belongs in `with reverts(...)`"
             )
         if self.status == "passed":
             for name in self.unexercised:
@@ -417,7 +431,8 @@ class RunSummary:
     coverage: CoverageReport | None = None  # with RunOptions.coverage: lines and branches reached over the whole run
     stopped_in: str | None = None  # what Ctrl-C interrupted: "discovery", "compiling", or a machine's path::name
     total: int = 0  # machines and tests selected to run
-    warnings: list[CompileWarning] = field(default_factory=list)  # what vyper warned of, once per source file and warning
+    # what vyper warned of, once per source file and warning
+    warnings: list[CompileWarning] = field(default_factory=list)
     store_warnings: list[str] = field(default_factory=list)  # each StoreWarning's message, once: what the run kept not
 
     @property
@@ -573,7 +588,10 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-Event = RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress | MachineFinished | LoadFailed | NothingFound | RunFinished | StoreWarning
+Event = (
+    RunStarted | CompileStarted | CompileFinished | MachineStarted | ExampleFinished | FailureFound | ShrinkProgress
+    | MachineFinished | LoadFailed | NothingFound | RunFinished | StoreWarning
+)
 # what engine.item.prepare, the prologue every command shares, emits
 PrologueEvent = LoadFailed | NothingFound | CompileStarted | CompileFinished | StoreWarning
 # what `evmstate replay`, `shrink` and `failures prune` emit

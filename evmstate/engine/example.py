@@ -132,13 +132,17 @@ class Example:
         return kwargs, raw
 
     def draw_step(self, draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
-        """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more than the choices in it)."""
+        """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more
+        than the choices in it).
+        """
         options = self.run.search.options
         if options.max_time_delay or options.max_block_delay:
             # the time and blocks the chain moves on before the step's call (see delays)
             backend, known = self.run.backend, self.run.search.dictionary
             clock = (backend.timestamp, backend.block_number)
-            self.delay = delays.draw_delay(draw, options.max_time_delay, options.max_block_delay, clock, (known.times, known.blocks))
+            self.delay = delays.draw_delay(
+                draw, options.max_time_delay, options.max_block_delay, clock, (known.times, known.blocks)
+            )
         # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
         guide = self.run.search.guide
         source = guide.current if guide is not None else None  # whose fresh draws a rare rule is moved off
@@ -254,7 +258,9 @@ class Example:
         try:
             set_up(self.machine)
         except SetupFailed as failed:
-            raise Stopped(user_error(f"{self.spec.name}.setup", failed.error), mistake=is_mistake(failed.error)) from failed.error
+            raise Stopped(
+                user_error(f"{self.spec.name}.setup", failed.error), mistake=is_mistake(failed.error)
+            ) from failed.error
         self.check_invariants()
 
     def play(self, steps: st.SearchStrategy[tuple[RuleSpec, tuple[Any, ...]]], max_steps: int) -> None:
@@ -286,7 +292,9 @@ class Example:
                     self.execute(init)
         self.left_out = data.draw(self.run.swarm)
         # rules without preconditions or bundle arguments are always ready: the others are asked each step
-        always = frozenset(r.name for r in spec.rules if not r.preconditions and all(p.bundle is None for p in r.params))
+        always = frozenset(
+            r.name for r in spec.rules if not r.preconditions and all(p.bundle is None for p in r.params)
+        )
         asked = [r for r in spec.rules if r.name not in always]
         for _ in range(max_steps):
             self.enabled = {*always, *(r.name for r in asked if self.ready(r, count=True))} if asked else always

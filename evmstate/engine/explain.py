@@ -25,7 +25,10 @@ def divergence_failure(name: str, path: str, project: Project, diverged: Diverge
     kind = {"transact": "transaction", "call": "call"}.get(d.kind, "read")
     message = f"revm and py-evm differ at {where}, in its call {index} (a {kind}): {call}\n  {d.what}"
     lines = live_program_lines(name, steps)
-    return Failure(name=name, path=path, error=ErrorInfo("BackendDivergence", message), program=lines, steps=len(steps), recorded=tuple(s.recorded() for s in steps))
+    return Failure(
+        name=name, path=path, error=ErrorInfo("BackendDivergence", message), program=lines, steps=len(steps),
+        recorded=tuple(s.recorded() for s in steps),
+    )
 
 
 def with_message(failure: Failure, message: str) -> Failure:
@@ -39,7 +42,9 @@ def test_explained_on_py_evm(fn: Any, project: Project, failure: Failure) -> Fai
     reference = project.reference()
     error = None
     try:
-        args = {k: decode_value(v, accounts=reference.accounts, refs={}) for k, v in failure.recorded[0].arguments.items()}
+        args = {
+            k: decode_value(v, accounts=reference.accounts, refs={}) for k, v in failure.recorded[0].arguments.items()
+        }
         kwargs = provide([n for n in inspect.signature(fn).parameters if n not in args], reference, failure.name)
         with reference.backend.anchor():
             fn.hypothesis.inner_test(**kwargs, **args)
@@ -53,15 +58,25 @@ def with_reference_error(failure: Failure, error: BaseException | None, problem:
     if error is not None and FailureSignature.of(error) == FailureSignature.of_error(failure.error):
         # py-evm's message, location and explained call; the revert reason stays the first backend's
         again = ErrorInfo.of(error)
-        return dataclasses.replace(failure, error=dataclasses.replace(again, type=failure.error_type, invariant=failure.invariant, revert_reason=failure.revert_reason))
+        return dataclasses.replace(
+            failure,
+            error=dataclasses.replace(
+                again, type=failure.error_type, invariant=failure.invariant, revert_reason=failure.revert_reason
+            ),
+        )
     if problem is None:
         first_line = (describe_error(error)[1].splitlines() or [""])[0] if error is not None else ""
         problem = "it passes" if error is None else f"it fails differently: {type(error).__name__}: {first_line}"
-    note = f"\n(Replayed on py-evm for its source lines, the program does not fail the same way: {problem}. The backends differ here: run with --backend-check.)"
+    note = (
+        f"\n(Replayed on py-evm for its source lines, the program does not fail the same way: {problem}. "
+        "The backends differ here: run with --backend-check.)"
+    )
     return with_message(failure, failure.message + note)
 
 
-def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, init_args: tuple[Any, ...] | None) -> Failure:
+def explained_on_py_evm(
+    spec: MachineSpec, project: Project, failure: Failure, init_args: tuple[Any, ...] | None
+) -> Failure:
     """The failure's program replayed on py-evm, whose failed calls name their source line, check and dev comment.
 
     A backend without per-opcode hooks (revm) reports reverts by their data alone; the replay
@@ -75,7 +90,10 @@ def explained_on_py_evm(spec: MachineSpec, project: Project, failure: Failure, i
         same.update({id(c): reference.provide(name) for name, c in project.containers.items()})
         others = [type(a).__name__ for a in init_args if id(a) not in same]
         if others:
-            note = f"\n(Not replayed on py-evm, so reverts show no source lines: __init__ takes objects that exist only on this chain: {', '.join(others)}.)"
+            note = (
+                "\n(Not replayed on py-evm, so reverts show no source lines: "
+                f"__init__ takes objects that exist only on this chain: {', '.join(others)}.)"
+            )
             return with_message(failure, failure.message + note)
         init_args = tuple(same[id(a)] for a in init_args)
     cls = spec.cls
@@ -110,11 +128,18 @@ def time_hint(failure: Failure, project: Project) -> str | None:
     keeper refreshes) fails once evmstate lets time pass, where a test that never moves the clock passes.
     """
     waits = [step.delay for step in failure.recorded]
-    if all(w == delays.NO_DELAY for w in waits) or failure.call_failure is None or "contract" not in failure.call_failure:
+    if (
+        all(w == delays.NO_DELAY for w in waits) or failure.call_failure is None
+        or "contract" not in failure.call_failure
+    ):
         return None
     contract, function = failure.call_failure.get("contract"), failure.call_failure.get("function")
     artifact = project.artifacts.get(contract) if contract else None
-    view = artifact is not None and any(e.get("name") == function and e.get("stateMutability") in ("view", "pure") for e in artifact.abi if e.get("type") == "function")
+    view = artifact is not None and any(
+        e.get("name") == function and e.get("stateMutability") in ("view", "pure")
+        for e in artifact.abi
+        if e.get("type") == "function"
+    )
     if failure.invariant is None and not view:
         return None
     seconds, blocks = sum(w[0] for w in waits), sum(w[1] for w in waits)
@@ -122,6 +147,8 @@ def time_hint(failure: Failure, project: Project) -> str | None:
     needs = "needs" if failure.stopped is None else "may need"
     return (
         f"this failure {needs} the program's waits (the clock moved {moved}): a revert in "
-        f"{'an invariant' if failure.invariant else 'a view call'} after time passed. If the contract expects the clock to stand "
-        "still between calls (a price feed refreshed off-chain), set settings = {\"max_time_delay\": 0, \"max_block_delay\": 0} on the machine"
+        f"{'an invariant' if failure.invariant else 'a view call'} after time passed. "
+        "If the contract expects the clock to stand "
+        'still between calls (a price feed refreshed off-chain), set settings = {"max_time_delay": 0, '
+        '"max_block_delay": 0} on the machine'
     )

@@ -15,7 +15,9 @@ CHAIN_ATTRIBUTES = ("config", "backend", "accounts", "chain", "_by_address", "_l
 
 @contextlib.contextmanager
 def at_block(project: Project, settings: dict[str, Any] | None, where: str) -> Iterator[None]:
-    """Inside, the project's chain is the fork at the machine's fork_block (when it names one); the chain before is put back after."""
+    """Inside, the project's chain is the fork at the machine's fork_block (when it names one); the chain before is put
+    back after.
+    """
     block = (settings or {}).get("fork_block")
     if block is None or project.config.fork.block == block:
         yield
@@ -24,7 +26,8 @@ def at_block(project: Project, settings: dict[str, Any] | None, where: str) -> I
         raise MachineDefinitionError(f"{where}.settings: fork_block must be a block number; got {block!r}.")
     if not is_forked(project.config):
         raise MachineDefinitionError(
-            f"{where}.settings: fork_block = {block} forks a chain, but no node is given: set [fork] url in evmstate.toml or pass --fork-url URL"
+            f"{where}.settings: fork_block = {block} forks a chain, but no node is given: "
+            "set [fork] url in evmstate.toml or pass --fork-url URL"
         )
     saved = {name: getattr(project, name) for name in CHAIN_ATTRIBUTES}
     project.config = resolve(with_fork(project.config, block=block))

@@ -19,7 +19,9 @@ from . import discovery
 from .deployments import contracts_behind, names_behind
 from .tracebacks import shown_path
 from .discovery import Item
-from .events import CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, PrologueEvent, StoreWarning
+from .events import (
+    CompileFinished, CompileStarted, Event, LoadFailed, MachineFinished, NothingFound, PrologueEvent, StoreWarning,
+)
 from .fork import at_block
 from .database import Fallible, ShrunkExamples, corpus_store, open_database
 from .lifecycle import with_note
@@ -49,7 +51,9 @@ def asks_for_contracts(items: list[Item]) -> bool:
 
 
 def names_asked(config: Config, items: list[Item]) -> list[str]:
-    """The names the items ask for, and those the deployments they ask for ask for: the library modules among them are compiled on their own."""
+    """The names the items ask for, and those the deployments they ask for ask for: the library modules among them are
+    compiled on their own.
+    """
     names: list[str] = []
     for item in items:
         try:
@@ -78,7 +82,10 @@ def unavailable_contracts(config: Config, project: Project, items: list[Item]) -
             shown = str(path)
         needed = [n for n, params in asks if name in params]
         if needed:
-            message = f"contract {name!r} does not compile; needed by {', '.join(needed)} (they end as errors, the others run)"
+            message = (
+                f"contract {name!r} does not compile; needed by {', '.join(needed)} (they end "
+                "as errors, the others run)"
+            )
         else:
             message = f"contract {name!r} does not compile (no machine or test here asks for it):\n{error}"
         errors.append(LoadFailed(shown, message, counted=not needed))
@@ -105,7 +112,8 @@ def prepare(
     flag: str | None = None,
     stage: Callable[[str], None] = lambda name: None,
 ) -> Prepared:
-    """The prologue of `evmstate run` and `evmstate fuzz`: discovery, its errors, the project compiled, the contracts that do not compile.
+    """The prologue of `evmstate run` and `evmstate fuzz`: discovery, its errors, the project compiled, the contracts
+    that do not compile.
 
     kinds: the kinds of items kept (flag: the option that chose them, for the nothing-found
     message). stage("compiling") is called before the contracts are compiled (a Ctrl-C there is
@@ -159,28 +167,36 @@ def prepare(
 
 @dataclass(frozen=True, kw_only=True)
 class RunRequest:
-    """How one machine or property test is to run: everything run_item() needs besides the project, the item and where its events go."""
+    """How one machine or property test is to run: everything run_item() needs besides the project, the item and where
+    its events go.
+    """
 
     overrides: Overrides = Overrides()  # the command line's settings
-    seed: int | None = None  # the run's seed (one is chosen when None); the item runs under one derived from it and its id, unless it pins its own
+    # the run's seed (one is chosen when None); the item runs
+    # under one derived from it and its id, unless it pins its own
+    seed: int | None = None
     position: tuple[int, int] = (0, 0)  # (k, total): the k-th machine or test of a run
     capture: bool = True  # keep what the machine prints, shown only for the reported program
     stop: Callable[[], bool] | None = None  # asked before every run until one fails: True ends the item early
     shard: int | None = None  # numbers one of several runs of the item, each under a seed of its own (shard_seed)
     shards: int = 1  # with shards > 1, a shard runs its part of the item's examples (shard_examples)
-    keep: Callable[[FailureRecord], Any] | None = None  # gets the failure record instead of the failure store (a worker's)
+    # gets the failure record instead of the failure store (a worker's)
+    keep: Callable[[FailureRecord], Any] | None = None
     # True: a machine starts from its saved guidance runs and adds those it keeps (campaigns); or the
     # search.corpus.Corpus to use (evmstate mutate's, read only)
     corpus: bool | Any = False
     deadline: float | None = None  # a time.monotonic() by which a machine's shrinking ends, whatever its shrink_time
     examples: bool = True  # with the example database (False: nothing is replayed from it or saved to it)
     save_failures: bool = True
-    native: bool = False  # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
+    # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
+    native: bool = False
     known: dict[Any, str] = field(default_factory=dict)  # failures found before, counted and gone past (RunSetup.known)
     trace: bool = True  # the failure with its trace (False: mutate, which reads only who killed a mutant)
 
 
-def run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]) -> MachineFinished:
+def run_item(
+    config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None]
+) -> MachineFinished:
     """Run one discovered machine or property test as request says, and save its failure; the same under pytest.
 
     Raises MachineDefinitionError, before running anything, when the item cannot be run as
@@ -192,14 +208,20 @@ def run_item(config: Config, project: Project, item: Item, request: RunRequest, 
         return _run_item(forked, project, item, request, emit, used)
 
 
-def _run_item(config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None], used: set[str]) -> MachineFinished:
-    overrides, shard, shards, seed, corpus = request.overrides, request.shard, request.shards, request.seed, request.corpus
+def _run_item(
+    config: Config, project: Project, item: Item, request: RunRequest, emit: Callable[[Event], None], used: set[str]
+) -> MachineFinished:
+    overrides, shard, shards, seed, corpus = (
+        request.overrides, request.shard, request.shards, request.seed, request.corpus,
+    )
     capture, position, stop, deadline = request.capture, request.position, request.stop, request.deadline
     where = item.id
     if seed is None:
         seed = run_seed(config.hypothesis, overrides)
     spec = item.spec
-    settings, pinned = build_settings(config.hypothesis, item.settings.hypothesis, overrides, spec.name if spec is not None else item.name)
+    settings, pinned = build_settings(
+        config.hypothesis, item.settings.hypothesis, overrides, spec.name if spec is not None else item.name
+    )
     if shard is not None and shards > 1:
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
@@ -219,7 +241,8 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
             elif corpus is not False and corpus is not True:
                 saved = corpus
             setup = RunSetup(
-                item.path, database, capture, stop, trace=request.trace, corpus=saved, deadline=deadline, machine_settings=item.settings,
+                item.path, database, capture, stop, trace=request.trace, corpus=saved, deadline=deadline,
+                machine_settings=item.settings,
                 known=request.known,
             )
             runner = NativeMachineRun if request.native else MachineRun
@@ -234,9 +257,10 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
         # on a fresh chain (the old one may be left anywhere), and the run exits 3
         project.renew_chain()
         return MachineFinished(
-            name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0, elapsed=time.perf_counter() - started,
-            error=f"internal error in evmstate while running {where}:\n{traceback.format_exc().rstrip()}",
-            seed=own, max_examples=settings.max_examples, internal=True,
+            name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0,
+            elapsed=time.perf_counter() - started,
+            error=f"internal error in evmstate while running {where}:\n{traceback.format_exc().rstrip()}", seed=own,
+            max_examples=settings.max_examples, internal=True,
         )
     if result.optima and request.save_failures:
         try:
@@ -256,7 +280,9 @@ def _run_item(config: Config, project: Project, item: Item, request: RunRequest,
             warn(str(exc))
         except Exception as exc:  # the failure is still reported: only its record is missing
             assert result.failure is not None
-            failure = with_note(result.failure, f"not saved, so `evmstate replay` cannot replay it: {type(exc).__name__}: {exc}")
+            failure = with_note(
+                result.failure, f"not saved, so `evmstate replay` cannot replay it: {type(exc).__name__}: {exc}"
+            )
             result = dataclasses.replace(result, failure=failure)
     return result
 
@@ -320,7 +346,9 @@ def database_for(config: Config, key: str, warn: Callable[[str], None] | None = 
 
 
 def told_once(told: list[str], emit: Callable[[Any], None]) -> Callable[[Any], None]:
-    """emit, passing each StoreWarning on once (workers each tell a store that failed them) and adding its message to told."""
+    """emit, passing each StoreWarning on once (workers each tell a store that failed them) and adding its message to
+    told.
+    """
 
     def emit_once(event: Any) -> None:
         if isinstance(event, StoreWarning):

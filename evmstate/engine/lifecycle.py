@@ -77,8 +77,8 @@ class RunState:
 
 
 class Growth:
-    """The branch outcomes reached after each run of the search (not of shrinking), from the runs' events; and the kinds of
-    state the search's stored-value progress first reached late."""
+    """The branch outcomes reached after each run of the search (not of shrinking), from the runs' events; and the kinds
+    of state the search's stored-value progress first reached late."""
 
     # fewer runs than this say nothing about a trend
     MIN_RUNS = 8
@@ -209,7 +209,9 @@ class Phases:
             self.add(name, time.perf_counter() - started)
 
     def searched(self, started: float, first_failure: float | None) -> None:
-        """The search ran from started (time.perf_counter()) until now; Hypothesis shrank from first_failure (the same clock), if any."""
+        """The search ran from started (time.perf_counter()) until now; Hypothesis shrank from first_failure (the same
+        clock), if any.
+        """
         now = time.perf_counter()
         # a failure replayed from the example database is found before the search's clock starts: no time searched
         self.add("search", max(0.0, (first_failure if first_failure is not None else now) - started))
@@ -228,7 +230,11 @@ def with_trace(failure: Failure, make: Callable[[], Trace]) -> Failure:
     except KeyboardInterrupt:
         return dataclasses.replace(failure, interrupted=True)
     except Exception as exc:
-        return with_note(failure, f"no trace: replaying the program for its trace failed with an internal error of evmstate ({type(exc).__name__}: {exc})")
+        return with_note(
+            failure,
+            "no trace: replaying the program for its trace failed with an internal error of evmstate "
+            f"({type(exc).__name__}: {exc})",
+        )
     return dataclasses.replace(failure, trace=trace)
 
 
@@ -268,7 +274,10 @@ def left_out_note(count: int, first: str | None) -> str:
     """The report's line for the programs shrinking left out because they met an error that is not the failure."""
     programs = "1 program" if count == 1 else f"{count} programs"
     were = "was" if count == 1 else "were"
-    return f"while shrinking, {programs} met an error of the machine or test, or a limit of evmstate, instead of this failure, and {were} left out; the first: {first}"
+    return (
+        f"while shrinking, {programs} met an error of the machine or test, or a limit of evmstate, "
+        f"instead of this failure, and {were} left out; the first: {first}"
+    )
 
 
 def internal_error(exc: BaseException) -> str:
@@ -278,8 +287,13 @@ def internal_error(exc: BaseException) -> str:
     return f"an internal error of evmstate ({type(exc).__name__}: {exc}{where})"
 
 
-def search_session(project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str], corpus: Corpus | None = None) -> Search:
-    """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for; corpus: its saved runs, if kept."""
+def search_session(
+    project: Project, machine_settings: dict[str, Any], where: str, seed: int | None, names: Iterable[str],
+    corpus: Corpus | None = None,
+) -> Search:
+    """The coverage, dictionary and guidance of one machine or test; names: the contracts it asks for; corpus: its saved
+    runs, if kept.
+    """
     options = SearchOptions.of(project.config.fuzz, machine_settings, where, report=collector_of(project).wanted)
     return Search(project, options, seed, contracts_behind(names, project), corpus)
 

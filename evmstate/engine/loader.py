@@ -25,7 +25,10 @@ def _compare_message(left: Any, op: str, right: Any) -> str:
     return f"assert {format_value(left)} {op} {format_value(right)}"
 
 
-_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+_OPS = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is",
+    ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}
 
 
 class _AssertRewriter(ast.NodeTransformer):
@@ -36,7 +39,10 @@ class _AssertRewriter(ast.NodeTransformer):
 
     def visit_Assert(self, node: ast.Assert) -> ast.AST:
         test = node.test
-        if node.msg is not None or not isinstance(test, ast.Compare) or len(test.ops) != 1 or type(test.ops[0]) not in _OPS:
+        if (
+            node.msg is not None or not isinstance(test, ast.Compare) or len(test.ops) != 1
+            or type(test.ops[0]) not in _OPS
+        ):
             return node
         self.count += 1
         left_name, right_name = f"_evmstate_l{self.count}", f"_evmstate_r{self.count}"
@@ -47,7 +53,10 @@ class _AssertRewriter(ast.NodeTransformer):
         )
         msg = ast.Call(
             func=ast.Name("_evmstate_compare_message", ast.Load()),
-            args=[ast.Name(left_name, ast.Load()), ast.Constant(_OPS[type(test.ops[0])]), ast.Name(right_name, ast.Load())],
+            args=[
+                ast.Name(left_name, ast.Load()), ast.Constant(_OPS[type(test.ops[0])]),
+                ast.Name(right_name, ast.Load()),
+            ],
             keywords=[],
         )
         return ast.copy_location(ast.Assert(test=new_test, msg=msg), node)
@@ -86,14 +95,19 @@ def load_module(path: Path) -> Any:
 
 
 def read_source(path: Path) -> str:
-    """A machine file's text, in the encoding it declares (PEP 263; else UTF-8): a SyntaxError at the line that cannot be read, as Python's own import raises."""
+    """A machine file's text, in the encoding it declares (PEP 263; else UTF-8): a SyntaxError at the line that cannot
+    be read, as Python's own import raises.
+    """
     data = path.read_bytes()
     try:
         try:
             encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-        except SyntaxError as e:  # its first lines are not UTF-8 (decode() says where), or declare an encoding Python does not know
+        # its first lines are not UTF-8 (decode() says where), or declare an encoding Python does not know
+        except SyntaxError as e:
             decode(data)
-            raise SyntaxError(f"cannot read: {e}; declare an encoding Python knows, or none (UTF-8)", (str(path), None, None, None)) from None
+            raise SyntaxError(
+                f"cannot read: {e}; declare an encoding Python knows, or none (UTF-8)", (str(path), None, None, None)
+            ) from None
         return decode(data, encoding)
     except Undecodable as e:
         raise SyntaxError(f"cannot read: {e.problem}", (str(path), e.line or None, e.column or None, None)) from None
@@ -103,7 +117,9 @@ def import_error(path: Path, shown: str, exc: BaseException) -> str:
     """Where the import failed in the machine file, and the user's traceback when it went deeper."""
     if isinstance(exc, SyntaxError) and exc.filename == str(path):
         where = f"{shown}:{exc.lineno}" if exc.lineno else shown
-        return f"{where}: cannot import: SyntaxError: {exc.msg}" + (f"\n    {exc.text.strip()}" if exc.text and exc.text.strip() else "")
+        return f"{where}: cannot import: SyntaxError: {exc.msg}" + (
+            f"\n    {exc.text.strip()}" if exc.text and exc.text.strip() else ""
+        )
     # the last of the file's frames only (walked, not extracted: a recursion holds thousands)
     walked = traceback.walk_tb(exc.__traceback__)
     mine = [(frame, line) for frame, line in walked if frame.f_code.co_filename == str(path)]

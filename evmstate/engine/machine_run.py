@@ -40,7 +40,6 @@ from .events import (
     MachineStarted,
     RuleStats,
     ShrinkProgress,
-    ShrinkReport,
     Status,
 )
 from .example import Example
@@ -65,16 +64,20 @@ from .program import (
     live_program_lines,
     stop_if_diverged,
 )
-from .recorded import program_lines
 from .rejections import of_machine
 from .settings import MachineSettings, RunSetup
 from .shrink.budget import Budget, OutOfBudget, StopReason, stopped_at
-from .shrink.trials import has_domains, shrink_program
+from .shrink.finish import shrink_report, shrunk
+from .shrink.trials import has_domains
 from .swarm import RuleDraw, rule_order, swarm_strategy
 from .trace import Trace, trace_machine
 
 
-def run_machine(spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, init_args: tuple[Any, ...] | None = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
+def run_machine(
+    spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None],
+    path: str = "", database: Any = None, init_args: tuple[Any, ...] | None = None, *,
+    position: tuple[int, int] = (0, 0), **options: Any,
+) -> MachineFinished:
     """Run one machine's lifecycle under Hypothesis and return how it ended (see MachineRun; options: capture, stop).
 
     position is (k, total): the k-th machine or test of a run. Raises Interrupted on Ctrl-C
@@ -97,7 +100,8 @@ class MachineRun:
     """
 
     def __init__(
-        self, spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], setup: RunSetup = RunSetup()
+        self, spec: MachineSpec, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None],
+        setup: RunSetup = RunSetup(),
     ) -> None:
         self.spec = spec
         # the machine's own settings, read when it was loaded (discovery.Item.settings), else now
@@ -127,7 +131,10 @@ class MachineRun:
         self.life = Lifecycle(project, setup.capture, emit, self.search)
         self.emit = self.life.emit
         self.stats = {
-            r.name: RuleStats(filters={p.name: FilterStats() for p in r.params if p.predicate is not None}, gated=bool(r.preconditions) or any(p.bundle is not None for p in r.params))
+            r.name: RuleStats(
+                filters={p.name: FilterStats() for p in r.params if p.predicate is not None},
+                gated=bool(r.preconditions) or any(p.bundle is not None for p in r.params),
+            )
             for r in (*spec.initializers, *spec.rules)
         }
         self.state = RunState()
@@ -142,7 +149,8 @@ class MachineRun:
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
         self.started = 0.0
-        self.final_status: tuple[Status, str | None, bool] | None = None  # set by teardown_final when it raises: status, error, a mistake of the machine
+        # set by teardown_final when it raises: status, error, a mistake of the machine
+        self.final_status: tuple[Status, str | None, bool] | None = None
         self.crashed = False  # evmstate's chain failed while shrinking: renewed once the machine ends
         self.hypothesis_shrinks = False  # whether Hypothesis's own shrink phase runs (see hypothesis_test)
         self.optimum = Tracker(spec) if spec.optimizers else None  # the best value of each optimize method
@@ -156,7 +164,12 @@ class MachineRun:
         """Run the machine start to finish; raises Interrupted on Ctrl-C before anything failed."""
         spec = self.spec
         self.started = time.perf_counter()
-        self.emit(MachineStarted(name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1], max_examples=self.settings.max_examples, warnings=spec.warnings))
+        self.emit(
+            MachineStarted(
+                name=spec.name, kind="machine", path=self.path, index=position[0], total=position[1],
+                max_examples=self.settings.max_examples, warnings=spec.warnings,
+            )
+        )
         status: Status = "passed"
         failure, error, broken = None, None, False
         found: tuple[Optimum, ...] = ()
@@ -222,7 +235,9 @@ class MachineRun:
         except InitFailed as failed:
             if isinstance(failed.error, BuildsDiverged):
                 raise  # the builds of a differential run differ in deploying: a verdict, with no step to shrink
-            raise Stopped(user_error(f"{self.spec.name}.__init__", failed.error), mistake=is_mistake(failed.error)) from failed.error
+            raise Stopped(
+                user_error(f"{self.spec.name}.__init__", failed.error), mistake=is_mistake(failed.error)
+            ) from failed.error
         stop_if_diverged(self.backend, [])
 
     def teardown_final(self, status: Status, error: str | None) -> None:
@@ -239,7 +254,10 @@ class MachineRun:
                 run_code(final, cls)
         except Exception as exc:
             message = user_error(f"{self.spec.name}.teardown_final", exc)
-            self.final_status = ("error" if status == "passed" else status, message if error is None else f"{error}\n{message}", is_mistake(exc))
+            self.final_status = (
+                "error" if status == "passed" else status, message if error is None else f"{error}\n{message}",
+                is_mistake(exc),
+            )
 
     def count_revert(self, _: Any) -> None:
         if self.state.current is not None:
@@ -339,7 +357,7 @@ class MachineRun:
         assert self.state.best_failure is not None
         steps, exc = self.state.best_failure
         failure = self.machine_failure(exc, steps, interrupted=interrupted)
-        shrink = self.shrink_report(failure.steps, failure.steps, 0, minimal=False)
+        shrink = shrink_report(self, failure.steps, failure.steps, 0, minimal=False)
         failure = dataclasses.replace(failure, stopped=reason, shrink=shrink)
         if self.crashed:
             return with_note(failure, "no trace: evmstate's chain failed, so the program was not replayed")
@@ -357,7 +375,7 @@ class MachineRun:
             with self.phases.timed("shrink (evmstate)"):
                 failure = self.finish_shrinking(failure, exc)
         except Exception as error:
-            shrink = self.shrink_report(failure.steps, failure.steps, 0, minimal=False)
+            shrink = shrink_report(self, failure.steps, failure.steps, 0, minimal=False)
             failure = dataclasses.replace(failure, stopped=internal_error(error), shrink=shrink)
         if not self.backend.capabilities.frames:
             try:
@@ -412,12 +430,8 @@ class MachineRun:
                     state.left_out_first = f"{where} raised {shown_type(exc)}: {message_of(exc)}"
                 valid = False
                 hypothesis.reject()
-            if mistake:
-                where = self.raised_in(exc, program.steps)
-                raise Stopped(machine_error(where, exc, live_program_lines(self.spec.name, program.steps)), mistake=True) from exc
-            if isinstance(exc, CallTimeout):
-                # evmstate could not tell how the call ends: not a failure to shrink or save
-                raise Stopped(harness_limit(self.spec.name, exc, live_program_lines(self.spec.name, program.steps))) from exc
+            if (stopped := self.stop_error(exc, program, mistake)) is not None:
+                raise stopped from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
                 state.rejected += 1
@@ -427,7 +441,9 @@ class MachineRun:
                 outcome = KNOWN  # a known failure outside the steps and their checks (teardown): the run ends as a pass
                 return
             if not isinstance(exc, HypothesisException):
-                outcome = (type(exc).__name__, failed_invariant(exc), tuple(live_program_lines(self.spec.name, program.steps)))
+                outcome = (
+                    type(exc).__name__, failed_invariant(exc), tuple(live_program_lines(self.spec.name, program.steps)),
+                )
                 counted = self.failed(exc, program.steps)
                 state.last_error = exc
             else:
@@ -442,15 +458,28 @@ class MachineRun:
             wrapped = escaped(exc)
             if wrapped is None:
                 raise
-            raise Stopped(machine_error(self.spec.name, wrapped, live_program_lines(self.spec.name, program.steps)), mistake=True) from exc
+            raise Stopped(
+                machine_error(self.spec.name, wrapped, live_program_lines(self.spec.name, program.steps)), mistake=True
+            ) from exc
         finally:
             state.runs += 1
-            if state.failing:  # Hypothesis's runs once a failure is found spend the shrink budget: their steps, and their start
+            # Hypothesis's runs once a failure is found spend the shrink budget: their steps, and their start
+            if state.failing:
                 self.shrink_budget.spent += len(program.steps) + 1
             if valid and not counted and not state.failing:
                 state.examples += 1
             self.search.run_finished()
             self.ended(program, outcome, searching)
+
+    def stop_error(self, exc: Exception, program: Example, mistake: bool) -> Stopped | None:
+        """What stops the run when exc is a mistake of the machine or a limit of evmstate's; None when it is neither."""
+        if mistake:
+            where = self.raised_in(exc, program.steps)
+            return Stopped(machine_error(where, exc, live_program_lines(self.spec.name, program.steps)), mistake=True)
+        if isinstance(exc, CallTimeout):
+            # evmstate could not tell how the call ends: not a failure to shrink or save
+            return Stopped(harness_limit(self.spec.name, exc, live_program_lines(self.spec.name, program.steps)))
+        return None
 
     def ended(self, program: Example, outcome: Any, searching: bool) -> None:
         """After every run: the known failures it met counted (once each, by a run of the search), the example
@@ -499,7 +528,12 @@ class MachineRun:
         if shorter or len(steps) == state.best:
             state.best = len(steps)
             runs = state.runs + 1 - (state.first_failure_example or 0)
-            self.emit(ShrinkProgress(name=self.spec.name, steps=len(steps), examples=state.examples, runs=runs, elapsed=now - (state.first_failure_at or now), path=self.path))
+            self.emit(
+                ShrinkProgress(
+                    name=self.spec.name, steps=len(steps), examples=state.examples, runs=runs,
+                    elapsed=now - (state.first_failure_at or now), path=self.path,
+                )
+            )
         return counted
 
     # -- the report -------------------------------------------------------------------
@@ -521,59 +555,22 @@ class MachineRun:
 
     def finish_shrinking(self, failure: Failure, exc: BaseException) -> Failure:
         """After Hypothesis's search (and its shrinking, where evmstate's cannot make every argument smaller):
-        evmstate's passes, and how shrinking went."""
-        state, started = self.state, self.started
-        name = self.spec.name
-        first_failure_at = state.first_failure_at or 0.0
-        runs = state.runs - (state.first_failure_example or state.runs)
+        evmstate's passes (shrink/finish.py), and how shrinking went."""
         hypothesis_steps = failure.steps
-
-        def progress(steps: int, replays: int) -> None:
-            self.emit(ShrinkProgress(name=name, steps=steps, examples=state.examples, runs=runs + replays, elapsed=time.perf_counter() - started - first_failure_at, phase="removing steps", path=failure.path))
-
-        search = self.search
-        hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
         example = self.program
-        if example is not None and example.steps is state.last_steps and (example.passed or example.broken):
+        if example is not None and example.steps is self.state.last_steps and (example.passed or example.broken):
             # found past known failures: a fresh run (shrinking's replays, replay) checks them, and meets them first
             failure, exc, clear = cleared(self, failure, exc, example.passed, example.met)
             if not clear:
-                return dataclasses.replace(failure, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0))
+                return dataclasses.replace(failure, shrink=shrink_report(self, hypothesis_steps, failure.steps, 0))
         if not self.shrinks:  # the settings leave shrinking out: the program as it was found
-            return dataclasses.replace(failure, stopped=NOT_SHRUNK, shrink=self.shrink_report(hypothesis_steps, failure.steps, 0, False))
-        outcome = shrink_program(self.spec, self.project, self.base, failure.recorded, exc, budget=self.shrink_budget, progress=progress, hints=hints, feedback=search.feedback)
-        found = outcome.found
-        if found is not None:
-            # the same failure (the same type and invariant), with the values of the shrunk program (a custom error's
-            # arguments)
-            failure = dataclasses.replace(failure, error=ErrorInfo.of(found.error), program=program_lines(name, found.program_lines()), steps=len(found.steps), recorded=tuple(found.steps))
-        self.state.left_out += outcome.left_out
-        self.state.left_out_first = self.state.left_out_first or outcome.left_out_first
-        if outcome.stopped is StopReason.INTERRUPTED:
-            failure = dataclasses.replace(failure, interrupted=True)
-        elif outcome.stopped is not None:
-            failure = dataclasses.replace(failure, stopped=self.budget_reason(outcome.stopped))
-        report = self.shrink_report(hypothesis_steps, failure.steps, outcome.replays)
-        passes = {k: (v.runs, round(v.seconds, 3)) for k, v in outcome.passes.items() if v.runs}
-        gains = {k: (v.work, v.steps, v.bits) for k, v in outcome.passes.items() if v.runs}
-        return dataclasses.replace(failure, shrink=dataclasses.replace(report, passes=passes, gains=gains, tried=outcome.tried, replayed_on=outcome.replayed_on or "", minimality=outcome.minimality))
+            return dataclasses.replace(
+                failure, stopped=NOT_SHRUNK, shrink=shrink_report(self, hypothesis_steps, failure.steps, 0, False)
+            )
+        return shrunk(self, failure, exc, hypothesis_steps)
 
     def budget_reason(self, reason: StopReason) -> str:
         return stopped_at(reason, self.shrink_time, "[fuzz] shrink_time")
-
-    def shrink_report(self, hypothesis_steps: int, steps: int, replays: int, minimal: bool = True) -> ShrinkReport:
-        """How shrinking went, from the first failure until now (minimal=False: it stopped or never ran)."""
-        state, examples = self.state, self.examples
-        return ShrinkReport(
-            first_steps=state.first_steps if state.first_steps is not None else hypothesis_steps,
-            hypothesis_steps=hypothesis_steps,
-            steps=steps,
-            seconds=time.perf_counter() - self.started - (state.first_failure_at or 0.0),
-            runs=state.runs - (state.first_failure_example or state.runs),
-            replays=replays,
-            replayed=examples is not None and (state.first_failure_example or 0) <= examples.fetched,
-            minimality="1-minimal" if minimal else "",
-        )
 
     def statistics(self, failure: Failure | None = None) -> dict[str, Any]:
         state, settings, seed = self.state, self.settings, self.seed

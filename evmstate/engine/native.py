@@ -48,7 +48,9 @@ STICKINESS = (0.25, 0.5, 0.8)
 
 
 class NotReproduced(Exception):
-    """Raised when Hypothesis, given the choices of a run evmstate's own loop saw fail, ran a program that does not fail so."""
+    """Raised when Hypothesis, given the choices of a run evmstate's own loop saw fail, ran a program that does not fail
+    so.
+    """
 
 
 @dataclasses.dataclass
@@ -60,10 +62,14 @@ class Found:
     lines: list[str]
     cut: tuple[int, int] | None = None  # (bytes of choices, bytes left): steps removed to fit Hypothesis's buffer
     checked: bool = False  # Hypothesis replayed it
-    replayed: tuple[list[str], BaseException | None] | None = None  # what Hypothesis's replay did, when it did not fail the same way
+    # what Hypothesis's replay did, when it did not fail the same way
+    replayed: tuple[list[str], BaseException | None] | None = None
 
 
-def run_native(spec: Any, project: Any, settings: Settings, seed: int | None, emit: Any, path: str = "", database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
+def run_native(
+    spec: Any, project: Any, settings: Settings, seed: int | None, emit: Any, path: str = "", database: Any = None, *,
+    position: tuple[int, int] = (0, 0), **options: Any,
+) -> MachineFinished:
     """run_machine(), with the machine's runs drawn by evmstate's own loop where it can draw them."""
     return NativeMachineRun(spec, project, settings, seed, emit, RunSetup(path, database, **options)).run(position)
 
@@ -85,7 +91,9 @@ class NativeMachineRun(MachineRun):
         self.reusing = False  # Hypothesis replays the example database (its reuse phase alone)
 
     def draw_step(self, draw: Any) -> Any:
-        """A step's rule and arguments; in a native run, now and then the step before it again (a call made many times in a row)."""
+        """A step's rule and arguments; in a native run, now and then the step before it again (a call made many times
+        in a row).
+        """
         data = getattr(draw, "__self__", None)
         if not isinstance(data, native.NativeData):
             return self.program.draw_step(draw)  # type: ignore[union-attr]
@@ -168,11 +176,14 @@ class NativeMachineRun(MachineRun):
             except OutOfTime:
                 return None
             except Crashed as crashed:
-                raise (crashed.__cause__ or crashed) from None  # evmstate's chain failed, not the machine: an internal error
+                # evmstate's chain failed, not the machine: an internal error
+                raise (crashed.__cause__ or crashed) from None
             except HypothesisException:
                 continue  # assume() or reject(): counted by run_one
             except Exception as exc:
-                return Found(data.record, exc, live_program_lines(self.spec.name, self.program.steps if self.program else []))
+                return Found(
+                    data.record, exc, live_program_lines(self.spec.name, self.program.steps if self.program else [])
+                )
         return None
 
     def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[Status, Failure | None]:
@@ -195,17 +206,36 @@ class NativeMachineRun(MachineRun):
             return status, failure  # Ctrl-C before Hypothesis replayed it: nothing to judge
         if replayed is not None or (not found.checked and not self.same(failure)):
             # the replay's program, else the program of the last run Hypothesis made (it never drew the queued one)
-            shown = "\n".join(replayed[0] if replayed is not None else failure.program if failure is not None else live_program_lines(self.spec.name, self.state.last_steps))
-            how = f"{type(replayed[1]).__name__}: {replayed[1]}" if replayed is not None and replayed[1] is not None else "passed" if replayed is not None else status
+            shown = "\n".join(
+                replayed[0]
+                if replayed is not None
+                else failure.program
+                if failure is not None
+                else live_program_lines(self.spec.name, self.state.last_steps)
+            )
+            how = (
+                f"{type(replayed[1]).__name__}: {replayed[1]}"
+                if replayed is not None and replayed[1] is not None
+                else "passed"
+                if replayed is not None
+                else status
+            )
             raise NotReproduced(
-                f"{self.spec.name}: Hypothesis did not reproduce a failure of evmstate's own search loop (seed {self.seed}, run {self.native_runs}).\n"
-                f"evmstate's loop ran, and it raised {type(found.error).__name__}: {found.error}\n{chr(10).join(found.lines)}\n"
+                f"{self.spec.name}: Hypothesis did not reproduce a failure of evmstate's own search loop (seed "
+                f"{self.seed}, run {self.native_runs}).\n"
+                f"evmstate's loop ran, and it raised {type(found.error).__name__}: "
+                f"{found.error}\n{chr(10).join(found.lines)}\n"
                 f"Hypothesis, given the same {len(found.choices)} choices, ran ({how})\n{shown}"
             )
         return status, failure
 
     def same(self, failure: Failure | None) -> bool:
-        return failure is not None and FailureSignature.of(self.found.error).same(FailureSignature.of_error(failure.error), where=False) if self.found else False
+        return (
+            failure is not None
+            and FailureSignature.of(self.found.error).same(FailureSignature.of_error(failure.error), where=False)
+            if self.found
+            else False
+        )
 
     def run_one(self, data: Any) -> None:
         """One run; the run Hypothesis draws from the queued failing choices is checked against the native one."""
@@ -227,7 +257,10 @@ class NativeMachineRun(MachineRun):
         """The replay ended with error: unless it is the native run's failure, stop the search (hand_over raises)."""
         found.checked = True
         lines = live_program_lines(self.spec.name, self.program.steps if self.program else [])
-        ok = isinstance(error, Exception) and not isinstance(error, HypothesisException) and lines == found.lines and FailureSignature.of(error).same(FailureSignature.of(found.error), where=False)
+        ok = (
+            isinstance(error, Exception) and not isinstance(error, HypothesisException) and lines == found.lines
+            and FailureSignature.of(error).same(FailureSignature.of(found.error), where=False)
+        )
         if not ok:
             found.replayed = (lines, error)
             raise OutOfTime()
@@ -235,7 +268,9 @@ class NativeMachineRun(MachineRun):
     # -- Hypothesis's buffer ------------------------------------------------------------
 
     def fitted(self, found: Found) -> list[native.Choice]:
-        """The failing run's choices within Hypothesis's buffer: steps removed, first to last, while it still fails within the choices left."""
+        """The failing run's choices within Hypothesis's buffer: steps removed, first to last, while it still fails
+        within the choices left.
+        """
         choices = found.choices
         if native.size(choices) <= native.BUFFER_LIMIT:
             return choices
@@ -256,15 +291,21 @@ class NativeMachineRun(MachineRun):
             except Exception as exc:
                 # it failed the same way within the planned choices (not in fresh steps drawn after them)
                 within = len(data.record) <= len(plan) and data.replayed == len(data.record)
-                if within and not isinstance(exc, HypothesisException) and FailureSignature.of(exc).same(FailureSignature.of(found.error), where=False):
+                if (
+                    within and not isinstance(exc, HypothesisException)
+                    and FailureSignature.of(exc).same(FailureSignature.of(found.error), where=False)
+                ):
                     kept, choices = trial, data.record
-                    found.error, found.lines = exc, live_program_lines(self.spec.name, self.program.steps if self.program else [])
+                    found.error, found.lines = (
+                        exc, live_program_lines(self.spec.name, self.program.steps if self.program else []),
+                    )
             finally:
                 guide.current = None
         return choices
 
     def step_spans(self, choices: list[native.Choice]) -> list[tuple[int, int]]:
-        """Where each step's choices start and end, from a run replayed with the choices (its steps' record positions)."""
+        """Where each step's choices start and end, from a run replayed with the choices (its steps' record positions).
+        """
         starts: list[int] = []
         guide = self.search.guide
         assert guide is not None
@@ -296,7 +337,12 @@ class NativeMachineRun(MachineRun):
 
     def cut_note(self) -> str:
         cut = self.found.cut if self.found is not None else None
-        return f" (steps removed first: {cut[0]} bytes of choices, {cut[1]} left, within Hypothesis's {native.BUFFER_LIMIT})" if cut else ""
+        return (
+            f" (steps removed first: {cut[0]} bytes of choices, {cut[1]} left, "
+            f"within Hypothesis's {native.BUFFER_LIMIT})"
+            if cut
+            else ""
+        )
 
     def statistics(self, failure: Failure | None = None) -> dict[str, Any]:
         stats = super().statistics(failure)
@@ -304,5 +350,8 @@ class NativeMachineRun(MachineRun):
             stats["evmstate's own loop"] = f"off: {self.off}; Hypothesis drew every run"
         else:
             mutated = ", ".join(f"{n} {k}" for k, n in self.mutator.counts.items() if n)
-            stats["evmstate's own loop"] = f"{self.native_runs} run{'' if self.native_runs == 1 else 's'}" + (f" ({mutated} mutated)" if mutated else "") + self.handed_over() + self.cut_note()
+            stats["evmstate's own loop"] = (
+                f"{self.native_runs} run{'' if self.native_runs == 1 else 's'}"
+                + (f" ({mutated} mutated)" if mutated else "") + self.handed_over() + self.cut_note()
+            )
         return stats

@@ -36,7 +36,8 @@ class OutOfTime(KeyboardInterrupt):
 
 
 class ShrinkOutOfTime(KeyboardInterrupt):
-    """Raised before a run of Hypothesis's shrinking once the shrink budget is spent: the shortest failing program so far is reported.
+    """Raised before a run of Hypothesis's shrinking once the shrink budget is spent: the shortest failing program so
+    far is reported.
 
     A KeyboardInterrupt, for the reason OutOfTime is one.
     """
@@ -100,7 +101,9 @@ DEFINITION_ERRORS = (UsageError, MachineDefinitionError, InvalidArgument, Invali
 
 @dataclass
 class Step:
-    """A step being run under Hypothesis: its rule, the values drawn for it (a Ref for a bundle value), the bundle values it produced."""
+    """A step being run under Hypothesis: its rule, the values drawn for it (a Ref for a bundle value), the bundle
+    values it produced.
+    """
 
     rule: str
     values: dict[str, Any] = field(default_factory=dict)  # raw values, Ref for bundle entries
@@ -110,7 +113,9 @@ class Step:
 
     def recorded(self) -> RecordedStep:
         """The step as a recorded program holds it."""
-        return RecordedStep(self.rule, {k: encode_value(v) for k, v in self.values.items()}, tuple(self.results), self.delay)
+        return RecordedStep(
+            self.rule, {k: encode_value(v) for k, v in self.values.items()}, tuple(self.results), self.delay
+        )
 
     def line(self) -> str:
         """The step's call as a program shows it."""
@@ -312,7 +317,9 @@ class ProgramOutcome:
 def _enabled(rule: Any, machine: Any, args: dict[str, Any], labels: dict[str, str]) -> bool:
     """Whether the rule's preconditions and the filters of its bundle arguments hold now."""
     try:
-        return holds(rule, machine) and all(p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels)
+        return holds(rule, machine) and all(
+            p.predicate is None or p.predicate(args[p.name]) for p in rule.params if p.name in labels
+        )
     except BaseException as exc:
         if escaped(exc) is None and not isinstance(exc, Exception):
             raise
@@ -384,7 +391,8 @@ class Player:
         self.lines: list[str] = []
 
     def step(self, machine: Any, index: int, step: RecordedStep, before: Callable[[int], None] | None = None) -> Any:
-        """Play one recorded step (its wait, its rule, its results into bundles, the invariants) and return the rule's result.
+        """Play one recorded step (its wait, its rule, its results into bundles, the invariants) and return the rule's
+        result.
 
         Raises InvalidProgram (strict) when the rule may not run here; anything the step raises.
         """

@@ -58,14 +58,9 @@ class ExampleLog:
 
 @contextlib.contextmanager
 def isolate_examples(
-    fn: Any,
-    backend: Any,
-    injected: Iterable[str],
-    on_example: Callable[[ExampleLog, bool], None] | None = None,
-    stop: Callable[[], bool] | None = None,
-    before_revert: Callable[[], object] | None = None,
-    stop_at_limits: bool = False,
-    past: Callable[[Exception], bool] | None = None,
+    fn: Any, backend: Any, injected: Iterable[str], on_example: Callable[[ExampleLog, bool], None] | None = None,
+    stop: Callable[[], bool] | None = None, before_revert: Callable[[], object] | None = None,
+    stop_at_limits: bool = False, past: Callable[[Exception], bool] | None = None,
 ) -> Iterator[ExampleLog]:
     """While inside, every example of the @given test fn starts from the same chain and leaves it as it was.
 
@@ -111,7 +106,10 @@ def isolate_examples(
             if stop_at_limits and (mistake or isinstance(exc, CallTimeout)):
                 drawn = {k: v for k, v in kwargs.items() if k not in injected}
                 lines = [example_line(fn.__name__, drawn)]
-                raise Stopped(machine_error(fn.__name__, exc, lines) if mistake else harness_limit(fn.__name__, exc, lines), mistake=mistake) from exc
+                raise Stopped(
+                    machine_error(fn.__name__, exc, lines) if mistake else harness_limit(fn.__name__, exc, lines),
+                    mistake=mistake,
+                ) from exc
             if past is not None and not isinstance(exc, HypothesisException) and past(exc):
                 log.known = True
                 return None
@@ -138,7 +136,10 @@ def isolate_examples(
         fn.hypothesis.inner_test = original
 
 
-def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[object], shrink: ShrinkReport | None = None) -> Failure:
+def property_failure(
+    name: str, path: str, exc: BaseException, log: ExampleLog, reported: list[object],
+    shrink: ShrinkReport | None = None,
+) -> Failure:
     """A falsified property test: the error, and the example as name(arg=value, ...) with its drawn arguments only.
 
     reported (what Hypothesis printed) stands in only when the failing example was not seen.
@@ -154,8 +155,12 @@ def property_failure(name: str, path: str, exc: BaseException, log: ExampleLog, 
     return Failure(name=name, path=path, error=error, program=program, steps=0, recorded=recorded, shrink=shrink)
 
 
-def run_test(fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "", database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any) -> MachineFinished:
-    """Run one @given property test, injecting accounts, chain and contracts by name (see PropertyRun; options: capture, stop).
+def run_test(
+    fn: Callable, project: Project, settings: Settings, seed: int | None, emit: Callable[[Event], None], path: str = "",
+    database: Any = None, *, position: tuple[int, int] = (0, 0), **options: Any,
+) -> MachineFinished:
+    """Run one @given property test, injecting accounts, chain and contracts by name (see PropertyRun; options: capture,
+    stop).
 
     Raises Interrupted on Ctrl-C before anything failed.
     """
@@ -191,7 +196,8 @@ class PropertyRun:
         self.emit = self.life.emit
         self.state = RunState()
         self.phases = Phases()  # seconds per phase, for the statistics
-        self.rejections = Rejections.of([(self.name, fn.hypothesis.inner_test)])  # the examples assume() threw away before any failed
+        # the examples assume() threw away before any failed
+        self.rejections = Rejections.of([(self.name, fn.hypothesis.inner_test)])
         self.examples = database if isinstance(database, ShrunkExamples) else None
         self.started = 0.0
         self.broken = False  # how an error ended it: a mistake of the test (MachineFinished.broken)
@@ -202,7 +208,12 @@ class PropertyRun:
         """Run the test start to finish; raises Interrupted on Ctrl-C before anything failed."""
         name, path, project = self.name, self.path, self.project
         self.started = time.perf_counter()
-        self.emit(MachineStarted(name=name, kind="test", path=path, index=position[0], total=position[1], max_examples=self.settings.max_examples))
+        self.emit(
+            MachineStarted(
+                name=name, kind="test", path=path, index=position[0], total=position[1],
+                max_examples=self.settings.max_examples,
+            )
+        )
         status: Status = "passed"
         failure, error = None, None
         self.life.enter()
@@ -226,10 +237,12 @@ class PropertyRun:
         statistics = {**self.statistics(failure), **self.search.statistics(), **self.phases.statistics()}
         state = self.state
         result = MachineFinished(
-            name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
-            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total, late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(), phases=dict(self.phases.seconds),
-            broken=self.broken and status == "error", differential=differential_notes(project.backend),
-            hits=dict(self.hits),
+            name=name, kind="test", path=path, status=status, examples=state.examples, steps=state.steps,
+            elapsed=time.perf_counter() - self.started, rules={}, failure=failure, error=error, statistics=statistics,
+            seed=self.seed, runs=state.runs, max_examples=self.settings.max_examples, rejected=self.rejections.total,
+            late_branches=self.life.growth.late(), late_stages=self.life.growth.late_stages(),
+            phases=dict(self.phases.seconds), broken=self.broken and status == "error",
+            differential=differential_notes(project.backend), hits=dict(self.hits),
         )
         if status == "interrupted":
             raise Interrupted(result)
@@ -300,7 +313,9 @@ class PropertyRun:
         if failure is not None and log.failing is not None and self.traced:
             drawn = log.failing
             with self.phases.timed("trace"):
-                failure = with_trace(failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture))
+                failure = with_trace(
+                    failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture)
+                )
         return status, failure, error
 
     def counted(self, log: ExampleLog, failed: bool) -> None:
@@ -322,7 +337,13 @@ class PropertyRun:
             state.first_failure_at = time.perf_counter() - self.started
             state.first_failure_example = state.runs
             self.emit(FailureFound(name, state.examples, path))
-        self.emit(ExampleFinished(name=name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started, shrinking=state.failing, path=path, runs=state.runs, branches=search.branches if search.covering else None, stages=search.stages))
+        self.emit(
+            ExampleFinished(
+                name=name, examples=state.examples, steps=state.steps, elapsed=time.perf_counter() - self.started,
+                shrinking=state.failing, path=path, runs=state.runs,
+                branches=search.branches if search.covering else None, stages=search.stages,
+            )
+        )
 
     def past(self, exc: Exception) -> bool:
         """Whether an example's error is a failure known before (RunSetup.known); counted under it while searching."""
@@ -335,7 +356,10 @@ class PropertyRun:
 
     def statistics(self, failure: Failure | None) -> dict[str, Any]:
         state = self.state
-        stats: dict[str, Any] = {"max_examples": self.settings.max_examples, "seed": self.seed if self.seed is not None else "random", "examples": state.examples, "runs": state.runs}
+        stats: dict[str, Any] = {
+            "max_examples": self.settings.max_examples, "seed": self.seed if self.seed is not None else "random",
+            "examples": state.examples, "runs": state.runs,
+        }
         if failure is not None and failure.shrink is not None:
             stats["first failure at run"] = state.first_failure_example
             stats["shrink runs"] = failure.shrink.runs
@@ -343,5 +367,8 @@ class PropertyRun:
         return stats
 
 
-def _trace_test(name: str, fn: Any, project: Project, injected: dict[str, Any], drawn: dict[str, Any], exc: BaseException, capture: bool) -> Trace:
+def _trace_test(
+    name: str, fn: Any, project: Project, injected: dict[str, Any], drawn: dict[str, Any], exc: BaseException,
+    capture: bool,
+) -> Trace:
     return trace_test(name, fn.hypothesis.inner_test, project, injected, drawn, exc, capture=capture)

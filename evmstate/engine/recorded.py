@@ -24,13 +24,17 @@ from . import delays
 
 
 def call_line(rule: str, values: Mapping[str, Any], results: Iterable[str] = (), *, receiver: str = "state.") -> str:
-    """One call as a program shows it: [results = ]state.rule(name=value, ...); receiver "" for a property test's example."""
+    """One call as a program shows it: [results = ]state.rule(name=value, ...); receiver "" for a property test's
+    example.
+    """
     call = f"{receiver}{rule}({', '.join(f'{k}={format_value(v, code=True)}' for k, v in values.items())})"
     results = list(results)
     return f"{', '.join(results)} = {call}" if results else call
 
 
-def step_lines(rule: str, values: Mapping[str, Any], results: Iterable[str] = (), delay: delays.Delay = delays.NO_DELAY) -> list[str]:
+def step_lines(
+    rule: str, values: Mapping[str, Any], results: Iterable[str] = (), delay: delays.Delay = delays.NO_DELAY
+) -> list[str]:
     """A step as a program shows it: the chain.sleep()/chain.mine() lines of its wait, then its call."""
     return [*delays.delay_lines(delay), call_line(rule, values, results)]
 
@@ -67,13 +71,19 @@ class RecordedStep:
     @classmethod
     def from_data(cls, data: Any) -> RecordedStep:
         """A step as a failure record stores it; FailureRecordError when it cannot be read."""
-        if not isinstance(data, dict) or not isinstance(data.get("rule"), str) or not isinstance(data.get("arguments"), dict):
+        if (
+            not isinstance(data, dict) or not isinstance(data.get("rule"), str)
+            or not isinstance(data.get("arguments"), dict)
+        ):
             raise FailureRecordError(f"cannot read the recorded step {data!r}: it needs a rule and its arguments")
         return cls(data["rule"], data["arguments"], tuple(data.get("results") or ()), delays.of_record(data))
 
     def to_data(self) -> dict[str, Any]:
         """The step as a failure record stores it (the delay's keys only when not 0)."""
-        return {"rule": self.rule, "arguments": dict(self.arguments), "results": list(self.results), **delays.to_data(self.delay)}
+        return {
+            "rule": self.rule, "arguments": dict(self.arguments), "results": list(self.results),
+            **delays.to_data(self.delay),
+        }
 
     @functools.cached_property
     def key(self) -> str:

@@ -30,8 +30,12 @@ def with_id(result: MachineFinished, rid: str) -> MachineFinished:
     return dataclasses.replace(result, failure_id=rid)
 
 
-def save_failure(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None, used: Iterable[str] = ()) -> MachineFinished:
-    """Save the failure as a record (one per failure: see FailureStore.keep) and return the result carrying its id; seed is the run's. Ctrl-C waits until it is saved.
+def save_failure(
+    config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None,
+    used: Iterable[str] = (),
+) -> MachineFinished:
+    """Save the failure as a record (one per failure: see FailureStore.keep) and return the result carrying its id; seed
+    is the run's. Ctrl-C waits until it is saved.
 
     used: the contracts deployed or attached while it ran.
     """
@@ -84,17 +88,27 @@ def keep_optima(store: FailureStore, optima: Iterable[Optimum]) -> tuple[tuple[O
 
 
 def kept(result: MachineFinished, record: FailureRecord, saved: FailureRecord) -> MachineFinished:
-    """The result with its record's id, and a note when the store kept a shorter program saved before for the same failure."""
+    """The result with its record's id, and a note when the store kept a shorter program saved before for the same
+    failure.
+    """
     result = with_id(result, saved.id)
     if len(saved.steps) < len(record.steps) and result.failure is not None:
         steps = "1 step" if len(saved.steps) == 1 else f"{len(saved.steps)} steps"
-        note = f"a shorter program for this failure ({steps}) was saved before: `evmstate replay {saved.id}` replays that one"
+        note = (
+            f"a shorter program for this failure ({steps}) was saved before: "
+            f"`evmstate replay {saved.id}` replays that one"
+        )
         result = dataclasses.replace(result, failure=with_note(result.failure, note))
     return result
 
 
-def failure_record(config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None, used: Iterable[str] = ()) -> FailureRecord:
-    """The record saving the result's failure would write; seed is the run's, used the contracts deployed or attached while it ran."""
+def failure_record(
+    config: Config, project: Project, item: Item, result: MachineFinished, settings: Settings, seed: int | None,
+    used: Iterable[str] = (),
+) -> FailureRecord:
+    """The record saving the result's failure would write; seed is the run's, used the contracts deployed or attached
+    while it ran.
+    """
     failure = result.failure
     assert failure is not None
     error, steps = failure.error.to_data(), recorded.to_data(failure.recorded)
@@ -163,7 +177,9 @@ def differential_fields(config: Config) -> dict[str, Any]:
 
 
 def for_differential(config: Config, recorded: dict[str, Any] | None) -> Config:
-    """The config a failure record replays with: the differential run it was found in, or none (whatever [differential] says now)."""
+    """The config a failure record replays with: the differential run it was found in, or none (whatever [differential]
+    says now).
+    """
     if not recorded:
         return config.replace(differential=DifferentialConfig())
     expected = tuple((str(f), str(a)) for f, a in recorded.get("expected", ()))
@@ -180,11 +196,15 @@ def for_differential(config: Config, recorded: dict[str, Any] | None) -> Config:
 
 def versions() -> dict[str, str]:
     """The versions of evmstate, vyper, py-evm and Hypothesis, as records and reports carry them."""
-    return {"evmstate": __version__, "vyper": VYPER_VERSION, "py-evm": version("py-evm"), "hypothesis": hypothesis.__version__}
+    return {
+        "evmstate": __version__, "vyper": VYPER_VERSION, "py-evm": version("py-evm"),
+        "hypothesis": hypothesis.__version__,
+    }
 
 
 def source_hashes(
-    config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None, uses: Iterable[str] = (), deployments: dict[str, str] | None = None
+    config: Config, project: Project | None, path: str, inputs: dict[str, str] | None = None, uses: Iterable[str] = (),
+    deployments: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Hashes of every contract source, of every file they import and of the machine module, to tell when they changed.
 
@@ -199,9 +219,14 @@ def source_hashes(
     elif inputs is None:
         inputs = input_hashes(config)
     module = config.root / path
-    hashes: dict[str, Any] = {"contracts": contracts, "inputs": inputs, "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None}
+    hashes: dict[str, Any] = {
+        "contracts": contracts, "inputs": inputs,
+        "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None,
+    }
     if project is not None:
-        hashes["uses"] = {name: project.build.inputs_of.get(name, {}) for name in sorted(set(uses)) if name in project.build.sources}
+        hashes["uses"] = {
+            name: project.build.inputs_of.get(name, {}) for name in sorted(set(uses)) if name in project.build.sources
+        }
         hashes["deployments"] = deployments or {}
     return hashes
 

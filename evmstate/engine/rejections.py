@@ -95,12 +95,18 @@ class Rejections:
             # another of Hypothesis's checks, on in a property test's own @settings
             return MachineDefinitionError(f"{name}: Hypothesis's health check failed: {exc}")
         if health_check:
-            head = f"{name}: Hypothesis's filter_too_much health check failed: {self.total} runs were rejected and {kept} kept"
+            head = (
+                f"{name}: Hypothesis's filter_too_much health check failed: "
+                f"{self.total} runs were rejected and {kept} kept"
+            )
         else:
             head = f"{name}: no run satisfied the assumptions: {self.total} runs were rejected and {kept} kept"
         lines = [f"{head}, so the {kind} checked almost nothing."]
         if not self.sites:
-            lines.append("  The runs were thrown away while drawing values: a strategy's .filter() (or exclude=) rejects most of them.")
+            lines.append(
+                "  The runs were thrown away while drawing values: a strategy's .filter() "
+                "(or exclude=) rejects most of them."
+            )
         for site in self.most():
             lines.append(f"  {site.count} rejected {site.text()}")
         instead = 'Draw values that pass instead (strategy("uint256", max_value=...) rather than assume(x <= ...))'
@@ -108,8 +114,15 @@ class Rejections:
             instead += ", or give the rule a precondition, which skips it without throwing the run away"
         lines.append(f"{instead}.")
         if health_check:
-            where = 'settings = {"suppress_health_check": ["filter_too_much"]} in the machine, or ' if kind == "machine" else ""
-            lines[-1] += f' If this much rejection is expected, turn the check off: {where}suppress_health_check = ["filter_too_much"] under [hypothesis] in evmstate.toml.'
+            where = (
+                'settings = {"suppress_health_check": ["filter_too_much"]} in the machine, or '
+                if kind == "machine"
+                else ""
+            )
+            lines[-1] += (
+                " If this much rejection is expected, turn the check off: "
+                f'{where}suppress_health_check = ["filter_too_much"] under [hypothesis] in evmstate.toml.'
+            )
         return MachineDefinitionError("\n".join(lines))
 
 

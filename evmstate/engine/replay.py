@@ -125,10 +125,15 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
     try:
         module = load_module(path)
     except Exception as exc:
-        raise FailureRecordError(f"failure {record.id}: cannot import {record.path}: {type(exc).__name__}: {exc}") from None
+        raise FailureRecordError(
+            f"failure {record.id}: cannot import {record.path}: {type(exc).__name__}: {exc}"
+        ) from None
     target = getattr(module, record.name, None)
     if target is None:
-        raise FailureRecordError(f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); the record cannot be replayed")
+        raise FailureRecordError(
+            f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); "
+            "the record cannot be replayed"
+        )
     return Project(
         for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))
     ), target
@@ -159,7 +164,9 @@ def _outcome(record: FailureRecord, exc: BaseException, changed: list[str], step
     returned differently in this replay; nor is the line, which may have moved since.
     """
     error = ErrorInfo.of(exc)
-    same = FailureSignature.of_error(error).same(FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False) and step == len(record.steps)
+    same = FailureSignature.of_error(error).same(
+        FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False
+    ) and step == len(record.steps)
     return ReplayResult("still fails" if same else "fails differently", error.type, error.message, changed)
 
 
@@ -172,7 +179,10 @@ def not_a_verdict(record: FailureRecord, exc: BaseException, at: int, lines: lis
         where, program = record.name, lines
     else:
         rule = record.steps[at - 1].get("rule") if 0 < at <= len(record.steps) else "setup"
-        where, program = f"{record.name}.{failed_invariant(exc) or rule}", program_lines(record.name, (line for step in lines for line in step.splitlines()))
+        where, program = (
+            f"{record.name}.{failed_invariant(exc) or rule}",
+            program_lines(record.name, (line for step in lines for line in step.splitlines())),
+        )
     raise FailureRecordError(f"failure {record.id} cannot be replayed: {machine_error(where, exc, program)}")
 
 
@@ -195,18 +205,23 @@ def _ready(project: Project, record: FailureRecord, cls: type) -> tuple[MachineS
     for step in steps:
         if step.rule not in by_name:
             raise FailureRecordError(
-                f"failure {record.id}: {record.name} has no rule {step.rule!r} any more (renamed?); it has {', '.join(by_name)}"
+                f"failure {record.id}: {record.name} has no rule {step.rule!r} any more (renamed?); "
+                f"it has {', '.join(by_name)}"
             )
     try:
         init_class(spec, project)
     except MachineDefinitionError as exc:
         raise FailureRecordError(f"failure {record.id}: {exc}") from None
     except InitFailed as failed:
-        raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', failed.error)}") from None
+        raise FailureRecordError(
+            f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.__init__', failed.error)}"
+        ) from None
     return spec, steps
 
 
-def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
+def _replay_machine(
+    project: Project, record: FailureRecord, cls: type, emit: Callable[[ReplayStep], None], changed: list[str]
+) -> ReplayResult:
     spec, steps = _ready(project, record, cls)
     backend = project.backend
     caught: list[str] = []
@@ -235,7 +250,11 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
     def after(index: int, line: str, result: Any, exc: BaseException | None) -> None:
         if index == 0:  # setup: told only when it failed
             if exc is not None:
-                emit(ReplayStep(0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)))
+                emit(
+                    ReplayStep(
+                        0, "setup", error=f"{shown_type(exc)}: {message_of(exc)}", invariant=failed_invariant(exc)
+                    )
+                )
             return
         if index > len(record.steps):  # teardown
             if exc is not None:
@@ -244,16 +263,28 @@ def _replay_machine(project: Project, record: FailureRecord, cls: type, emit: Ca
         line = when_text(line, len(delay_lines(steps[index - 1].delay)), at)
         events = [event_text(project, log, names) for log in backend.logs[logs_before:]]
         if exc is not None:
-            emit(ReplayStep(index, line, None, events, list(caught), f"{shown_type(exc)}: {describe_error(exc)[1]}", failed_invariant(exc), list(written)))
+            emit(
+                ReplayStep(
+                    index, line, None, events, list(caught), f"{shown_type(exc)}: {describe_error(exc)[1]}",
+                    failed_invariant(exc), list(written),
+                )
+            )
         else:
-            emit(ReplayStep(index, line, None if result is None else format_value(result), events, list(caught), chain=list(written)))
+            emit(
+                ReplayStep(
+                    index, line, None if result is None else format_value(result), events, list(caught),
+                    chain=list(written),
+                )
+            )
 
     run_spec, values = watching_optimum(spec, record)
     try:
         with reverts.listeners.listening(on_revert), calls.recording(on_call):
             ran = run_program(run_spec, project, steps, before=before, after=after)
     except SetupFailed as exc:
-        raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
+        raise FailureRecordError(
+            f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}"
+        ) from None
     if record.optimum is not None and ran.error is None:
         value, saved = max(values, default=None), record.optimum[1]
         verdict: Verdict = "reaches" if value is not None and value >= saved else "falls short"
@@ -287,7 +318,9 @@ def watching_optimum(spec: MachineSpec, record: FailureRecord) -> tuple[MachineS
     return dataclasses.replace(spec, invariants=[*spec.invariants, watcher]), values
 
 
-def _replay_test(project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]) -> ReplayResult:
+def _replay_test(
+    project: Project, record: FailureRecord, fn: Any, emit: Callable[[ReplayStep], None], changed: list[str]
+) -> ReplayResult:
     line, exc = _run_test_record(project, record, fn)
     if exc is not None:
         not_a_verdict(record, exc, 1, [line])
@@ -340,7 +373,9 @@ def rerun(project: Project, record: FailureRecord, target: Any) -> BaseException
             try:
                 ran = run_program(spec, project, steps)
             except SetupFailed as exc:
-                raise FailureRecordError(f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}") from None
+                raise FailureRecordError(
+                    f"failure {record.id} cannot be replayed: {user_error(f'{spec.name}.setup', exc.error)}"
+                ) from None
             if ran.error is not None:
                 not_a_verdict(record, ran.error, ran.at, ran.lines)
             return ran.error
@@ -374,7 +409,9 @@ def check(config: Config, store: FailureStore, record_id: str) -> Check:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             result = replay(config, record, lambda _: None)
     except EvmStateError as exc:
-        reason = str(exc).removeprefix(f"failure {record.id}: ").removeprefix(f"failure {record.id} cannot be replayed: ")
+        reason = (
+            str(exc).removeprefix(f"failure {record.id}: ").removeprefix(f"failure {record.id} cannot be replayed: ")
+        )
         return Check(record.id, record, "cannot replay", reason.splitlines()[0])
     return Check(record.id, record, result.verdict, "", result.changed)
 
@@ -391,7 +428,10 @@ class ShrinkResult:
     message: str = ""
 
 
-def shrink_record(config: Config, record: FailureRecord, *, seconds: float | None = None, progress: Callable[[int, int], None] = lambda steps, replays: None) -> ShrinkResult:
+def shrink_record(
+    config: Config, record: FailureRecord, *, seconds: float | None = None,
+    progress: Callable[[int, int], None] = lambda steps, replays: None,
+) -> ShrinkResult:
     """Continue shrinking a saved failure from its program: the same passes a run's shrinking makes, to their end
     (until a round of them changes nothing), or for the work seconds buy (shrink/budget.py).
 
@@ -399,7 +439,10 @@ def shrink_record(config: Config, record: FailureRecord, *, seconds: float | Non
     one).
     """
     if record.kind != "machine":
-        raise FailureRecordError(f"failure {record.id} is a property test's example: Hypothesis shrinks those; there is nothing more to shrink")
+        raise FailureRecordError(
+            f"failure {record.id} is a property test's example: Hypothesis shrinks those; "
+            "there is nothing more to shrink"
+        )
     project, cls = _loaded(config, record)
     spec, steps = _ready(project, record, cls)
     started = time.perf_counter()  # the shrinking's time, as a run reports it: loading the project is not part of it
@@ -410,22 +453,37 @@ def shrink_record(config: Config, record: FailureRecord, *, seconds: float | Non
         if ran.error is None:
             return ShrinkResult("fixed", record)
         not_a_verdict(record, ran.error, ran.at, ran.lines)
-        if not FailureSignature.of(ran.error).same(FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False):
-            return ShrinkResult("fails differently", record, message=f"{shown_type(ran.error)}: {describe_error(ran.error)[1]}")
+        if not FailureSignature.of(ran.error).same(
+            FailureSignature.of_error(ErrorInfo.from_data(record.error)), where=False
+        ):
+            return ShrinkResult(
+                "fails differently", record, message=f"{shown_type(ran.error)}: {describe_error(ran.error)[1]}"
+            )
         # the contracts' numbers and the comparisons the replays meet, as a run's shrinking has them from its search
-        search = search_session(project, MachineSettings.parse(spec.settings, spec.name).search, spec.name, None, spec.init_params)
+        search = search_session(
+            project, MachineSettings.parse(spec.settings, spec.name).search, spec.name, None, spec.init_params
+        )
         search.start()
         try:
             hints = tuple(v for v in search.dictionary.literals if v >= 0)
-            outcome = shrink_program(spec, project, base, steps, ran.error, budget=Budget.of_seconds(seconds), progress=progress, hints=hints, feedback=search.feedback)
+            outcome = shrink_program(
+                spec, project, base, steps, ran.error, budget=Budget.of_seconds(seconds), progress=progress,
+                hints=hints, feedback=search.feedback,
+            )
         finally:
             search.stop()
     if outcome.found is None and outcome.stopped is StopReason.INTERRUPTED:
         raise KeyboardInterrupt  # the saved record stands as it is
     seconds = time.perf_counter() - started
-    stopped = stopped_at(outcome.stopped, seconds or 0.0, "`evmstate shrink --time`") if outcome.stopped is not None and outcome.stopped is not StopReason.INTERRUPTED else None
+    stopped = (
+        stopped_at(outcome.stopped, seconds or 0.0, "`evmstate shrink --time`")
+        if outcome.stopped is not None and outcome.stopped is not StopReason.INTERRUPTED
+        else None
+    )
     if outcome.found is None:
-        return ShrinkResult("stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds)
+        return ShrinkResult(
+            "stopped" if stopped else "minimal", dataclasses.replace(record, stopped=stopped), outcome, seconds
+        )
     found = outcome.found
     error = ErrorInfo.of(found.error)
     program = program_lines(record.name, found.program_lines())

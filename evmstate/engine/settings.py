@@ -34,7 +34,10 @@ ALWAYS_SUPPRESSED = tuple(h for h in HealthCheck if h is not HealthCheck.filter_
 
 # read by the engine itself, not given to Hypothesis
 ENGINE_KEYS = ("shrink_time", "fork_block", "weights", "max_times", "actors", "invariant_interval")
-SETTINGS_KEYS = ("max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob", "report_multiple_bugs", "suppress_health_check", "verbosity")
+SETTINGS_KEYS = (
+    "max_examples", "stateful_step_count", "deadline", "derandomize", "phases", "seed", "print_blob",
+    "report_multiple_bugs", "suppress_health_check", "verbosity",
+)
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,10 @@ class Overrides:
     max_examples: int | None = None
     stateful_step_count: int | None = None
     seed: int | None = None
-    phases: tuple[str, ...] | None = None  # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
-    fresh: bool = False  # --fresh: no example database and no guidance corpus for this run, nothing read from them or written to them
+    # Hypothesis's phases by name, over every other setting (evmstate mutate: no shrinking)
+    phases: tuple[str, ...] | None = None
+    # --fresh: no example database and no guidance corpus for this run, nothing read from them or written to them
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,11 +109,15 @@ class MachineSettings:
         return default if self.invariant_interval is None else self.invariant_interval
 
     def shrink_seconds(self, default: float) -> float:
-        """The seconds the machine's shrinking may take: its own shrink_time, else default ([fuzz] shrink_time); 0 for no limit."""
+        """The seconds the machine's shrinking may take: its own shrink_time, else default ([fuzz] shrink_time); 0 for
+        no limit.
+        """
         return default if self.shrink_time is None else self.shrink_time
 
 
-def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: Overrides, where: str) -> tuple[Settings, int | None]:
+def build_settings(
+    base: HypothesisConfig, machine: dict[str, Any], overrides: Overrides, where: str
+) -> tuple[Settings, int | None]:
     """Hypothesis settings from evmstate.toml, then the machine's own, then the command line.
 
     The seed returned is the machine's own seed setting, else --seed, else evmstate.toml's;
@@ -155,16 +164,21 @@ def build_settings(base: HypothesisConfig, machine: dict[str, Any], overrides: O
         raise MachineDefinitionError(f"{where}.settings: {e}") from None
     if built.stateful_step_count > MAX_STEPS:
         raise MachineDefinitionError(
-            f"{where}.settings: stateful_step_count = {built.stateful_step_count} is more than {MAX_STEPS}: Hypothesis keeps at most 8192 choices of one run, "
+            f"{where}.settings: stateful_step_count = {built.stateful_step_count} is more than {MAX_STEPS}: "
+            "Hypothesis keeps at most 8192 choices of one run, "
             f"a few per step, so a longer run does not fit and the search never ends. Use at most {MAX_STEPS}."
         )
     if not {p.name for p in built.phases} & set(RUNNING_PHASES):
-        raise MachineDefinitionError(f"{where}.settings: phases = {[p.name for p in built.phases]} runs no example, and the machine would pass: list one of {', '.join(RUNNING_PHASES)}.")
+        raise MachineDefinitionError(
+            f"{where}.settings: phases = {[p.name for p in built.phases]} runs no example, "
+            f"and the machine would pass: list one of {', '.join(RUNNING_PHASES)}."
+        )
     return built, seed
 
 
 def shrink_time(default: float, machine: dict[str, Any], where: str) -> float:
-    """The seconds a machine's shrinking may take: its settings' shrink_time, else [fuzz] shrink_time; 0 for no limit."""
+    """The seconds a machine's shrinking may take: its settings' shrink_time, else [fuzz] shrink_time; 0 for no limit.
+    """
     if "shrink_time" not in machine:
         return default
     try:
@@ -175,11 +189,16 @@ def shrink_time(default: float, machine: dict[str, Any], where: str) -> float:
 
 def health_checks(value: Any, where: str) -> list[HealthCheck]:
     """A machine's suppress_health_check: HealthCheck members or their names."""
-    return members(HealthCheck, value, f"{where}.settings: suppress_health_check", "health check", '[HealthCheck.filter_too_much] or ["filter_too_much"]')
+    return members(
+        HealthCheck, value, f"{where}.settings: suppress_health_check", "health check",
+        '[HealthCheck.filter_too_much] or ["filter_too_much"]',
+    )
 
 
 def members(kind: Any, value: Any, where: str, what: str, example: str) -> list[Any]:
-    """A machine's list of kind's members (Phase, HealthCheck), or their names; a MachineDefinitionError that says what to write otherwise."""
+    """A machine's list of kind's members (Phase, HealthCheck), or their names; a MachineDefinitionError that says what
+    to write otherwise.
+    """
     if isinstance(value, (str, kind)) or not hasattr(value, "__iter__"):
         value = [value]
     found = []
@@ -225,7 +244,8 @@ def keep_hypothesis_storage(config: Config) -> None:
 
 
 def shard_seed(seed: int, machine_id: str, shard: int | None = None) -> int:
-    """The Hypothesis seed of one shard of a machine's examples: machine_seed() of the machine alone when shard is None."""
+    """The Hypothesis seed of one shard of a machine's examples: machine_seed() of the machine alone when shard is None.
+    """
     return machine_seed(seed, machine_id if shard is None else f"{machine_id}#{shard}")
 
 

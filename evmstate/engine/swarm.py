@@ -6,9 +6,9 @@ can mint the same account eleven times), never all of them, and shrinking goes t
 enabled. The swarm is drawn once, before the first step, with Hypothesis's public strategies:
 whether this run has one at all (half the runs keep every rule: unlike Hypothesis's runner,
 a bug that needs two rules of a small machine is not found less often), then a level, 0 ..
-254, then one choice per rule in the same range; a rule is left out when its choice is above 254 minus the level, so that a rule is left out with odds level / 255 (as
-Hypothesis's feature flags are), and every choice shrinks toward the rule enabled. Drawn at the
-start of the run, the swarm means the same thing while the shrinker edits the steps after it.
+254, then one choice per rule in the same range; a rule is left out when its choice is above 254 minus the level, so
+that a rule is left out with odds level / 255 (as Hypothesis's feature flags are), and every choice shrinks toward the
+rule enabled. Drawn at the start of the run, the swarm means the same thing while the shrinker edits the steps after it.
 
 Rules are sampled in Hypothesis's order: rules without targets first, then by the bundles they
 target, then fewer arguments first, then by name.

@@ -44,7 +44,8 @@ class Names:
         return format_value(value, name=self.name)
 
     def name(self, value: Any) -> str | None:
-        """accounts[i] for a funded account's address, <Name 0x...> for a deployed contract's; None for any other value."""
+        """accounts[i] for a funded account's address, <Name 0x...> for a deployed contract's; None for any other value.
+        """
         if not isinstance(value, str):
             return None
         if value.lower() in self.by_address:
@@ -60,7 +61,9 @@ class Names:
 
 
     def emitter(self, raw_address: bytes) -> str:
-        """Who emitted a log: its deployment's label or contract's name, with its address when another deployment shares the name."""
+        """Who emitted a log: its deployment's label or contract's name, with its address when another deployment shares
+        the name.
+        """
         name = self.project.name_at(raw_address)
         address = checksum(raw_address)
         if name is None:
@@ -71,28 +74,41 @@ class Names:
 
 
 def event_text(project: Any, log: Any, names: Names) -> str:
-    """A log decoded by its emitter's ABI, as Emitter.Event(field=value, ...) with accounts named: weth.Transfer(...), Token.Approval(...)."""
+    """A log decoded by its emitter's ABI, as Emitter.Event(field=value, ...) with accounts named: weth.Transfer(...),
+    Token.Approval(...).
+    """
     event = project.event_decoder.decode(log)
     return f"{names.emitter(log.address)}.{event.name}({', '.join(f'{k}={names.show(v)}' for k, v in event.items())})"
 
 
 def inner_text(project: Any, failure: InnerFailure) -> str:
-    """A call inside a call that failed, as a reader knows it: what was called, from where, and why it failed, to the source line."""
+    """A call inside a call that failed, as a reader knows it: what was called, from where, and why it failed, to the
+    source line.
+    """
     to = None if failure.is_create else failure.to
     call = describe_call(project, failure.sender, to, failure.data, failure.value)
     result = ExecResult(False, failure.output, 0, error=failure.error, frames=failure.frames)
     artifact = project.artifact_at(failure.to) if to is not None else None
     try:
-        raise_on_failure(result, None, artifact, None, project=project, contract=project.name_at(failure.to) if to is not None else None)
+        raise_on_failure(
+            result, None, artifact, None, project=project,
+            contract=project.name_at(failure.to) if to is not None else None,
+        )
     except TransactionReverted as exc:
-        why = describe_revert(exc) if failure.error == "revert" else f"{failure.error}" + (f" at {exc.source_line}" if exc.source_line else "")
+        why = (
+            describe_revert(exc)
+            if failure.error == "revert"
+            else f"{failure.error}" + (f" at {exc.source_line}" if exc.source_line else "")
+        )
     else:  # pragma: no cover - a failure always raises
         why = failure.error
     return f"{call}: {'reverted ' if failure.error == 'revert' else ''}{why}"
 
 
 def when_text(line: str, waits: int, at: tuple[int, int]) -> str:
-    """A step's line with its last wait line saying when the step ran: chain.mine(3)  # now block 5, time 1700086405 (2023-11-15 22:13:25 UTC)."""
+    """A step's line with its last wait line saying when the step ran: chain.mine(3) # now block 5, time 1700086405
+    (2023-11-15 22:13:25 UTC).
+    """
     lines = line.split("\n")
     if waits <= 0 or len(lines) <= waits:
         return line
@@ -152,7 +168,10 @@ class Trace:
         return sum(c.gas_used for s in self.steps for c in s.calls if c.kind != "call")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"steps": [s.to_dict() for s in self.steps], "output": self.output, "reproduced": self.reproduced, "note": self.note}
+        return {
+            "steps": [s.to_dict() for s in self.steps], "output": self.output, "reproduced": self.reproduced,
+            "note": self.note,
+        }
 
 
 def chain_text(record: CallRecord, names: Names) -> str:
@@ -181,7 +200,10 @@ def _traced(record: CallRecord, project: Any, names: Names) -> TracedCall:
     elif record.error is not None:
         reverted = str(record.error).splitlines()[0]
     inner = tuple(inner_text(project, failure) for failure in record.result.inner_failures)
-    return TracedCall(call, record.kind, names.show(record.sender), record.value, record.gas_used, returned, tuple(events), reverted, inner)
+    return TracedCall(
+        call, record.kind, names.show(record.sender), record.value, record.gas_used, returned, tuple(events), reverted,
+        inner,
+    )
 
 
 class _Recorder:
@@ -238,7 +260,9 @@ def _captured(capture: bool) -> Any:
         yield buffer
 
 
-def trace_machine(spec: Any, project: Any, base: Any, steps: Sequence[RecordedStep], expected: BaseException, *, capture: bool = True) -> Trace:
+def trace_machine(
+    spec: Any, project: Any, base: Any, steps: Sequence[RecordedStep], expected: BaseException, *, capture: bool = True
+) -> Trace:
     """Replay a machine's recorded program from base (the chain after __init__) and trace it.
 
     expected is the error the program was reported with: the trace says whether the replay
@@ -296,24 +320,41 @@ def trace_machine(spec: Any, project: Any, base: Any, steps: Sequence[RecordedSt
     reproduced = ran.error is not None and FailureSignature.of(ran.error) == FailureSignature.of(expected)
     note = None
     if not reproduced:
-        note = "replayed without Hypothesis, the program " + (f"failed differently: {_error_text(ran.error)}" if ran.error is not None else "passed")
+        note = "replayed without Hypothesis, the program " + (
+            f"failed differently: {_error_text(ran.error)}" if ran.error is not None else "passed"
+        )
     return Trace(tuple(kept), out.getvalue(), reproduced, note)
 
 
-def trace_test(name: str, inner: Callable[..., Any], project: Any, injected: dict[str, Any], drawn: dict[str, Any], expected: BaseException, *, capture: bool = True) -> Trace:
+def trace_test(
+    name: str, inner: Callable[..., Any], project: Any, injected: dict[str, Any], drawn: dict[str, Any],
+    expected: BaseException, *, capture: bool = True,
+) -> Trace:
     """Run a property test's failing example once more, from the chain as it is, and trace it."""
     recorder = _Recorder(project)
     section = recorder.open("test", 1, example_line(name, drawn))
     error: BaseException | None = None
-    with _captured(capture) as out, calls.recording(recorder), project.backend.anchor(), _inner_failures(project.backend):
+    with (
+        _captured(capture) as out, calls.recording(recorder), project.backend.anchor(),
+        _inner_failures(project.backend),
+    ):
         try:
             inner(**injected, **drawn)
         except Exception as exc:
             error = exc
             section["error"] = _error_text(exc)
-    steps = tuple(TracedStep(s["kind"], s["index"], s["line"], tuple(s["calls"]), s["returned"], s["error"]) for s in recorder.sections if s["kind"] == "test" or s["calls"])
+    steps = tuple(
+        TracedStep(s["kind"], s["index"], s["line"], tuple(s["calls"]), s["returned"], s["error"])
+        for s in recorder.sections
+        if s["kind"] == "test" or s["calls"]
+    )
     reproduced = error is not None and type(error) is type(expected)
-    note = None if reproduced else "run once more, the example " + (f"failed differently: {_error_text(error)}" if error is not None else "passed")
+    note = (
+        None
+        if reproduced
+        else "run once more, the example "
+        + (f"failed differently: {_error_text(error)}" if error is not None else "passed")
+    )
     return Trace(steps, out.getvalue(), reproduced, note)
 
 
@@ -357,7 +398,10 @@ class GasFigures:
         return float(nth(middle)) if self.calls % 2 else (nth(middle - 1) + nth(middle)) / 2
 
     def to_dict(self) -> dict[str, Any]:
-        return {"calls": self.calls, "reverted": self.reverted, "min": self.min, "mean": round(self.mean, 1), "median": self.median, "max": self.max}
+        return {
+            "calls": self.calls, "reverted": self.reverted, "min": self.min, "mean": round(self.mean, 1),
+            "median": self.median, "max": self.max,
+        }
 
 
 class GasStats:

@@ -89,17 +89,27 @@ def user_error(where: str, exc: BaseException) -> str:
 
 
 def machine_error(where: str, exc: BaseException, program: list[str]) -> str:
-    """A mistake of the machine met in a run (see verdicts): what raised it, the user's traceback, what to write instead, the program that reached it."""
+    """A mistake of the machine met in a run (see verdicts): what raised it, the user's traceback, what to write
+    instead, the program that reached it.
+    """
     text = _raised(where, exc)
     hint = why_mistake(exc)
     lines = "\n".join(f"  {line}" for line in program)
-    return f"{text}\nAn error in the machine, not a failure of the contract: nothing is saved.{' ' + hint if hint else ''}\nThe program that reached it:\n{lines}"
+    return (
+        f"{text}\nAn error in the machine, not a failure of the contract: "
+        f"nothing is saved.{' ' + hint if hint else ''}\nThe program that reached it:\n{lines}"
+    )
 
 
 def harness_limit(name: str, exc: BaseException, program: list[str]) -> str:
-    """A call evmstate could not run to its end (CallTimeout), which stops a machine or test: an error, with the program that reached it."""
+    """A call evmstate could not run to its end (CallTimeout), which stops a machine or test: an error, with the program
+    that reached it.
+    """
     lines = "\n".join(f"  {line}" for line in program)
-    return f"{name} stopped at a limit of evmstate, not at a failure of the contract:\n{exc}\nThe program that reached it:\n{lines}"
+    return (
+        f"{name} stopped at a limit of evmstate, not at a failure of the contract:\n{exc}\nThe program "
+        f"that reached it:\n{lines}"
+    )
 
 
 # the attribute an exception raised by an invariant carries: the invariant's name
@@ -137,11 +147,17 @@ class ErrorInfo:
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> ErrorInfo:
         """A failure record's error."""
-        return cls(data.get("type") or "", data.get("message") or "", data.get("invariant"), data.get("revert_reason"), data.get("location"), "", data.get("call_failure"))
+        return cls(
+            data.get("type") or "", data.get("message") or "", data.get("invariant"), data.get("revert_reason"),
+            data.get("location"), "", data.get("call_failure"),
+        )
 
     def to_data(self) -> dict[str, Any]:
         """The error as a failure record stores it (no traceback)."""
-        return {"type": self.type, "message": self.message, "revert_reason": self.revert_reason, "call_failure": self.call_failure, "invariant": self.invariant, "location": self.location}
+        return {
+            "type": self.type, "message": self.message, "revert_reason": self.revert_reason,
+            "call_failure": self.call_failure, "invariant": self.invariant, "location": self.location,
+        }
 
 
 def identity_of(path: str, machine: str, exc: BaseException, rules: list[str]) -> FailureIdentity:
@@ -179,7 +195,9 @@ class FailureSignature:
         """Whether the two are the same failure; where=False leaves the line out."""
         if where:
             return self == other
-        return (self.error_type, self.invariant, self.revert_reason) == (other.error_type, other.invariant, other.revert_reason)
+        return (self.error_type, self.invariant, self.revert_reason) == (
+            other.error_type, other.invariant, other.revert_reason,
+        )
 
 
 def _shape(reason: Any) -> str | None:

@@ -1,4 +1,5 @@
-"""What an exception raised by a machine's or test's own code means: a verdict on the contract, or a mistake of the machine.
+"""What an exception raised by a machine's or test's own code means: a verdict on the contract, or a mistake of the
+machine.
 
 The line, as docs/machines.md ("Failures, and errors in the machine") gives it to users:
 
@@ -33,13 +34,17 @@ from ..errors import BuildsDiverged, CallTimeout, EvmStateError, TransactionReve
 # frames in these folders are evmstate's or Hypothesis's, not the user's: the package root, not this module's folder
 LIBRARY_DIRS = (str(Path(__file__).parent.parent), str(Path(hypothesis.__file__).parent))
 
-# Python's errors for code that is wrong whatever values it meets (subclasses too: UnboundLocalError, ModuleNotFoundError)
+# Python's errors for code that is wrong whatever values it
+# meets (subclasses too: UnboundLocalError, ModuleNotFoundError)
 MISTAKES: tuple[type[BaseException], ...] = (NameError, AttributeError, TypeError, ImportError, NotImplementedError)
 
 
 def library_file(filename: str) -> bool:
     """Whether a frame's file is evmstate's, Hypothesis's, an installed package's or Python's own, not the user's."""
-    return filename.startswith(LIBRARY_DIRS) or "site-packages" in filename or filename.startswith(("<hypothesis", "<frozen"))
+    return (
+        filename.startswith(LIBRARY_DIRS) or "site-packages" in filename
+        or filename.startswith(("<hypothesis", "<frozen"))
+    )
 
 
 class Escaped(Exception):
@@ -89,8 +94,8 @@ def raised_by_code(exc: BaseException) -> bool:
 
 
 def escaped(exc: BaseException) -> Escaped | None:
-    """exc as Escaped, when a machine's or test's code raised it and it is not an Exception; None when it goes on as it is:
-    an Exception, a Ctrl-C, or a signal of evmstate's or Hypothesis's own (a run stopped, a test case ended).
+    """exc as Escaped, when a machine's or test's code raised it and it is not an Exception; None when it goes on as it
+    is: an Exception, a Ctrl-C, or a signal of evmstate's or Hypothesis's own (a run stopped, a test case ended).
     """
     if isinstance(exc, Exception):
         return None
@@ -107,7 +112,9 @@ def escaped(exc: BaseException) -> Escaped | None:
 
 
 def run_code(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """fn(*args, **kwargs), where fn is a machine's or test's code: what it raises that is not an Exception comes out as Escaped."""
+    """fn(*args, **kwargs), where fn is a machine's or test's code: what it raises that is not an Exception comes out as
+    Escaped.
+    """
     try:
         return fn(*args, **kwargs)
     except BaseException as exc:
@@ -123,7 +130,8 @@ def original(exc: BaseException) -> BaseException:
 
 
 def is_mistake(exc: BaseException) -> bool:
-    """Whether exc, raised by a machine's or test's code, is a mistake of the machine (an error, exit 2) rather than a verdict on the contract.
+    """Whether exc, raised by a machine's or test's code, is a mistake of the machine (an error, exit 2) rather than a
+    verdict on the contract.
 
     A limit of evmstate (CallTimeout) is neither: callers ask for it first.
     """
@@ -156,17 +164,29 @@ def repr_of(exc: BaseException) -> str:
 
 
 def why_mistake(exc: BaseException) -> str:
-    """What to write instead, for a mistake of the machine (a line for its message); empty when the error's own message says it."""
+    """What to write instead, for a mistake of the machine (a line for its message); empty when the error's own message
+    says it.
+    """
     raised = original(exc)
     if isinstance(raised, SystemExit):
-        return "sys.exit() (SystemExit) in a machine's code would end evmstate itself, with no report. Fail a property with assert, or raise an exception of your own."
+        return (
+            "sys.exit() (SystemExit) in a machine's code would end evmstate itself, with no report. "
+            "Fail a property with assert, or raise an exception of your own."
+        )
     if isinstance(raised, KeyboardInterrupt):
-        return "KeyboardInterrupt is Ctrl-C's: evmstate stops on it. Fail a property with assert, or raise an exception of your own."
+        return (
+            "KeyboardInterrupt is Ctrl-C's: evmstate stops on it. Fail a property with assert, "
+            "or raise an exception of your own."
+        )
     if isinstance(exc, Escaped):
-        return f"{type(raised).__name__} is a BaseException but not an Exception, which stops a run rather than failing it. Derive it from Exception to make it a failure."
+        return (
+            f"{type(raised).__name__} is a BaseException but not an Exception, "
+            "which stops a run rather than failing it. Derive it from Exception to make it a failure."
+        )
     if isinstance(exc, MISTAKES) and not isinstance(exc, EvmStateError):
         return (
-            "A NameError, AttributeError, TypeError, ImportError or NotImplementedError says the machine's own code is wrong, "
+            "A NameError, AttributeError, TypeError, ImportError or NotImplementedError says the "
+            "machine's own code is wrong, "
             "whatever the contract does; fix it, or fail a property with assert (or an exception of your own)."
         )
     return ""

@@ -77,7 +77,14 @@ class MutationCache:
             self.failed = True
             where = shown(self.folder) + "/"
             if self.warn is not None:
-                self.warn(str(ResourceError.unwritable("what evmstate mutate found", where, exc, "the run goes on, and the next one judges every mutant again")))
+                self.warn(
+                    str(
+                        ResourceError.unwritable(
+                            "what evmstate mutate found", where, exc,
+                            "the run goes on, and the next one judges every mutant again",
+                        )
+                    )
+                )
             return
         self.used.add(path)
 

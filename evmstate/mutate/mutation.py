@@ -20,19 +20,14 @@ second run does again only what changed; with nothing changed it starts no worke
 from __future__ import annotations
 
 import difflib
-import functools
-import hashlib
-import pkgutil
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import hypothesis
 
 from ..compiler.cache import local_artifact
-from ..compiler.sources import VYPER_VERSION
 from ..config import Config
 from ..contracts.project import Project
 from ..engine.discovery import Item
@@ -40,7 +35,6 @@ from ..engine.events import NothingFound, RunStarted, StoreWarning
 from ..engine.database import check_database, corpus_store
 from ..engine.item import prepare
 from ..engine.settings import keep_hypothesis_storage
-from ..files import code_digest
 from ..errors import FailureRecordError, MachineDefinitionError, UsageError
 from ..failures import FailureRecord, FailureStore
 from ..scale import pool
@@ -48,12 +42,14 @@ from ..scale.campaign import LocalWorkers
 from ..scale.cluster import DaskWorkers
 from ..scale.shards import Outcome, ProjectBundle, Workers
 from ..scale.interrupts import Grace, sigint_count
-from ..search import corpus as corpus_mod
 from . import plan
 from .cache import MutationCache
+from .keys import compile_key, judge_key, python_files
 from .operators import Mutant
 from .plan import Source
-from .report import BaselineFinished, JudgeOutcome, MutantFinished, MutantOutcome, MutateEvent, MutateStarted, MutationReport  # noqa: F401  (the events: importable from here too)
+from .report import (  # noqa: F401  (the events: importable from here too)
+    BaselineFinished, JudgeOutcome, MutantFinished, MutantOutcome, MutateEvent, MutateStarted, MutationReport,
+)
 from .tasks import Baseline, BaselineTask, Budget, Compiled, CompileTask, Judge, Kill, MutantTask, Verdict
 
 
@@ -70,54 +66,6 @@ class MutateOptions:
     workers: int = 1
     cluster: str | None = None
     mutants: Path | None = None  # --mutants: only the mutants this file lists
-
-
-# -- keys: what each kept result depends on ---------------------------------------------------
-
-
-# besides this package's own modules: what compiles a mutant and what runs a machine on it
-JUDGING = ("evmstate.compiler.sources", "evmstate.compiler.vyper_outputs", "evmstate.engine.machine_run")
-
-
-@functools.lru_cache(maxsize=1)
-def evmstate_code() -> str:
-    """What decides a kept result besides its inputs: the code of evmstate's compiler, of this package and of the machine runner, and what decides a run's draws."""
-    return plan.digest(corpus_mod.evmstate_code(), [code_digest([name]) for name in (*mutate_modules(), *JUDGING)])
-
-
-def mutate_modules() -> list[str]:
-    """The modules of this package, by name."""
-    return sorted(f"{__package__}.{m.name}" for m in pkgutil.iter_modules([str(Path(__file__).parent)]))
-
-
-def _sha(path: Path) -> str:
-    """A user's file's sha256, "-" when it is not there (a project without deployments.py)."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "-"
-
-
-def _python_files(config: Config, items: list[Item]) -> str:
-    """A digest of the Python the machines run besides their own module: deployments.py and the machines folder's helpers."""
-    own = {(config.root / i.path).resolve() for i in items}
-    helpers = sorted(p for p in config.machines_dir.rglob("*.py") if p.resolve() not in own) if config.machines_dir.is_dir() else []
-    return plan.digest(_sha(config.deployments_file), [(p.name, _sha(p)) for p in helpers])
-
-
-def judge_key(config: Config, project: Project, item: Item, judge: Judge, deploys: list[str], budget: Budget, python: str) -> str:
-    inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in deploys)
-    return plan.digest(
-        "judge", item.id, _sha(config.root / item.path), python, inputs, budget, [r.get("id") for r in judge.records],
-        hashlib.sha256(b"".join(sorted(judge.corpus))).hexdigest(), evmstate_code(), hypothesis.__version__,
-        repr(config.accounts), repr(config.chain), repr(config.fuzz), repr(config.backend), repr(config.compiler),
-    )
-
-
-def compile_key(config: Config, project: Project, source: Source, mutant: Mutant) -> str:
-    inputs = sorted((name, sorted(project.build.inputs_of.get(name, {}).items())) for name in source.contracts)
-    vyper = sorted({project.build.artifacts[n].vyper for n in source.contracts if n in project.build.artifacts})
-    return plan.digest("compiled", source.portable, source.sha, mutant.start, mutant.length, mutant.replacement, inputs, repr(config.compiler), VYPER_VERSION, vyper, evmstate_code())
 
 
 # -- the workers --------------------------------------------------------------------------------
@@ -174,10 +122,14 @@ class InProcess:
 
 def open_workers(config: Config, options: MutateOptions, project: Project, items: list[Item]) -> Workers:
     if options.cluster is not None:
-        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
+        return DaskWorkers(
+            options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules())
+        )
     if options.workers <= 1:
         return InProcess(pool.WorkerState(config, project, {i.id: i for i in items}))
-    source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), project.build)
+    source = pool.ProjectSource(
+        config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), project.build
+    )
     return LocalWorkers(source, options.workers)
 
 
@@ -225,7 +177,9 @@ class _Run:
     done: int = 0
     code_lines: dict[str, set[int]] = field(default_factory=dict)
     # seconds: the real code's runs and the judgements (wall, and CPU of the workers), the compiles (CPU)
-    timing: dict[str, float] = field(default_factory=lambda: {"baseline": 0.0, "baseline_cpu": 0.0, "compile": 0.0, "judge": 0.0, "judge_cpu": 0.0})
+    timing: dict[str, float] = field(
+        default_factory=lambda: {"baseline": 0.0, "baseline_cpu": 0.0, "compile": 0.0, "judge": 0.0, "judge_cpu": 0.0}
+    )
 
     # -- the real code ---------------------------------------------------------------------
 
@@ -308,11 +262,19 @@ class _Run:
             self._finish(m, "dropped", "equivalent: compiles to the same code as the real contract")
         elif first != m.id:
             twin = self._by_key(f"mutant:{first}").mutant
-            self._finish(m, "dropped", f"duplicate of {first} (line {twin.line}: {twin.after}): compiles to the same code")
+            self._finish(
+                m, "dropped", f"duplicate of {first} (line {twin.line}: {twin.after}): compiles to the same code"
+            )
         else:
             found = self.cache.get("verdict", self._verdict_key(m))
             if found is not None:
-                self._verdict(m, Verdict(m.id, Kill.from_dict(found["kill"]) if found["kill"] else None, found["error"], found["seconds"]), cached=True)
+                self._verdict(
+                    m,
+                    Verdict(
+                        m.id, Kill.from_dict(found["kill"]) if found["kill"] else None, found["error"], found["seconds"]
+                    ),
+                    cached=True,
+                )
             else:
                 artifacts = m.artifacts or (self.cache.get("build", m.compile_key) or {}).get("artifacts")
                 if artifacts is None:  # the kept build is gone: compiled again, and judged then
@@ -320,7 +282,11 @@ class _Run:
                     self.queue.append(CompileTask(f"compile:{m.id}", m.index, m.source, m.mutant))
                     return False
                 m.judging = True
-                self.queue.append(MutantTask(f"mutant:{m.id}", m.index, artifacts, tuple(self.judges[k] for k in m.judges), self.budget))
+                self.queue.append(
+                    MutantTask(
+                        f"mutant:{m.id}", m.index, artifacts, tuple(self.judges[k] for k in m.judges), self.budget
+                    )
+                )
         return True
 
     def _judges_of(self, m: _Mutant, deployers: list[str]) -> tuple[tuple[str, ...], str]:
@@ -333,7 +299,8 @@ class _Run:
         lines = set(range(first, last + 1))
         code = self.code_lines.get(m.source.path, set())
         if not lines & code or not all(self.baselines[k].coverage for k in passing):
-            return tuple(passing), ""  # no code of its own to tell by (a constant), or no coverage: every deployer judges
+            # no code of its own to tell by (a constant), or no coverage: every deployer judges
+            return tuple(passing), ""
         reaching = [k for k in passing if lines & set(self.baselines[k].reached.get(m.source.portable, ()))]
         if not reaching:
             return (), f"line {first} is never reached by {', '.join(k.rpartition('::')[2] for k in passing)}"
@@ -375,7 +342,9 @@ class _Run:
             self.timing["judge"] += verdict.seconds
             self.timing["judge_cpu"] += verdict.cpu
             if verdict.error is None:
-                entry = {"kill": verdict.kill.to_dict() if verdict.kill else None, "error": None, "seconds": verdict.seconds}
+                entry = {
+                    "kill": verdict.kill.to_dict() if verdict.kill else None, "error": None, "seconds": verdict.seconds,
+                }
                 self.cache.put("verdict", self._verdict_key(m), entry)
         if verdict.error is not None:
             self._finish(m, "error", verdict.error, seconds=verdict.seconds, broken=verdict.broken)
@@ -397,11 +366,14 @@ class _Run:
         ident = key.split(":", 1)[1]
         return next(m for m in self.mutants if m.id == ident)
 
-    def _finish(self, m: _Mutant, status: str, reason: str, *, kill: Kill | None = None, seconds: float = 0.0, cached: bool = False, broken: bool = False) -> None:
+    def _finish(
+        self, m: _Mutant, status: str, reason: str, *, kill: Kill | None = None, seconds: float = 0.0,
+        cached: bool = False, broken: bool = False,
+    ) -> None:
         mutant, source = m.mutant, m.source
         m.outcome = MutantOutcome(
-            m.id, source.shown, source.group, mutant.function, mutant.line, mutant.operator, mutant.before, mutant.after, status, reason,
-            kill, seconds, m.compile_seconds, cached, m.judges, broken,
+            m.id, source.shown, source.group, mutant.function, mutant.line, mutant.operator, mutant.before,
+            mutant.after, status, reason, kill, seconds, m.compile_seconds, cached, m.judges, broken,
         )
         self.done += 1
         self.emit(MutantFinished(m.outcome, self.done, len(self.mutants)))
@@ -461,9 +433,11 @@ class _Run:
         budget = {"max_examples": self.budget.max_examples, "steps": self.budget.steps, "seconds": self.budget.seconds}
         covering = all(b.coverage for b in self.baselines.values()) if self.baselines else True
         return MutationReport(
-            seed=seed, budget=budget, sources=[s.shown for s in self.sources], mutants=[m.outcome for m in self.mutants if m.outcome is not None],
+            seed=seed, budget=budget, sources=[s.shown for s in self.sources],
+            mutants=[m.outcome for m in self.mutants if m.outcome is not None],
             judges=[self.judged[k] for k in self.items if k in self.judged], elapsed=elapsed,
-            workers=self.workers.description if self.workers is not None else "none needed", interrupted=interrupted, coverage=covering, timing=dict(self.timing),
+            workers=self.workers.description if self.workers is not None else "none needed", interrupted=interrupted,
+            coverage=covering, timing=dict(self.timing),
         )
 
 
@@ -498,11 +472,17 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
     # not run's random seed when none is given: a mutant's verdict is kept, keyed by what decided
     # it (the seed among them), and a second mutate of the same code reuses every one
-    seed = options.seed if options.seed is not None else (config.hypothesis.seed if config.hypothesis.seed is not None else 0)
+    seed = (
+        options.seed
+        if options.seed is not None
+        else (config.hypothesis.seed if config.hypothesis.seed is not None else 0)
+    )
     budget = Budget(options.max_examples or config.hypothesis.max_examples, options.steps, options.seconds, seed)
     emit(RunStarted(seed, config.origin))
     started, cpu = time.monotonic(), time.process_time()
-    report = MutationReport(seed=seed, budget={"max_examples": budget.max_examples, "steps": budget.steps, "seconds": budget.seconds})
+    report = MutationReport(
+        seed=seed, budget={"max_examples": budget.max_examples, "steps": budget.steps, "seconds": budget.seconds}
+    )
     prepared = prepare(config, options.paths, options.keyword, emit)
     if not prepared.items or prepared.project is None:
         report.nothing = prepared.nothing or "no machine or test could be loaded"
@@ -514,7 +494,10 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
     deploys = {k: plan.asked_for(i, project) for k, i in items.items()}
     sources = plan.sources_of(config, project, {c for names in deploys.values() for c in names}, options.contracts)
     if not sources:
-        report.nothing = "nothing to mutate: the selected machines and tests deploy no contract of the project's own (name one with --contract)"
+        report.nothing = (
+            "nothing to mutate: the selected machines and tests deploy no contract of the project's own "
+            "(name one with --contract)"
+        )
         emit(NothingFound(report.nothing))
         return report
     run = _plan_run(config, options, project, items, deploys, sources, budget, emit)
@@ -528,15 +511,19 @@ def mutate(config: Config, options: MutateOptions, emit: Callable[[MutateEvent],
             if run.workers is not None:
                 run.workers.close()
     report = run.report(seed, time.monotonic() - started, interrupted)
-    report.timing["parent_cpu"] = time.process_time() - cpu  # this process: discovery, compiling the project, the judges in this process with -n 1
+    # this process: discovery, compiling the project, the judges in this process with -n 1
+    report.timing["parent_cpu"] = time.process_time() - cpu
     if not interrupted:
         run.cache.prune()
     return report
 
 
-def _plan_run(config: Config, options: MutateOptions, project: Project, items: dict[str, Item], deploys: dict[str, list[str]], sources: list[Source], budget: Budget, emit: Callable[[MutateEvent], None]) -> _Run:
+def _plan_run(
+    config: Config, options: MutateOptions, project: Project, items: dict[str, Item], deploys: dict[str, list[str]],
+    sources: list[Source], budget: Budget, emit: Callable[[MutateEvent], None],
+) -> _Run:
     records = _records(config)
-    python = _python_files(config, list(items.values()))
+    python = python_files(config, list(items.values()))
     judges, keys = {}, {}
     for key, item in items.items():
         judges[key] = Judge(key, tuple(records.get(key, ())), _corpus(config, key) if item.kind == "machine" else ())
@@ -549,21 +536,35 @@ def _plan_run(config: Config, options: MutateOptions, project: Project, items: d
             if name not in known:
                 close = difflib.get_close_matches(name, known, n=1)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
-                raise UsageError(f"--function {name}: no function of that name in {', '.join(s.shown for s in sources)}.{hint} Functions: {', '.join(known)}.")
+                raise UsageError(
+                    f"--function {name}: no function of that name in {', '.join(s.shown for s in sources)}.{hint} "
+                    f"Functions: {', '.join(known)}."
+                )
         made = {path: [m for m in found if m.function in options.functions] for path, found in made.items()}
     if options.mutants is not None:
         made = plan.listed(options.mutants, made, sources)
     for source in sources:
         for mutant in made[source.path]:
-            mutants.append(_Mutant(len(mutants), plan.mutant_id(source, mutant), source, mutant, compile_key(config, project, source, mutant)))
-    run = _Run(config, options, project, items, deploys, judges, keys, budget, MutationCache(config.state_dir / "mutants", lambda message: emit(StoreWarning(message))), emit, mutants, sources)
+            mutants.append(
+                _Mutant(
+                    len(mutants), plan.mutant_id(source, mutant), source, mutant,
+                    compile_key(config, project, source, mutant),
+                )
+            )
+    run = _Run(
+        config, options, project, items, deploys, judges, keys, budget,
+        MutationCache(config.state_dir / "mutants", lambda message: emit(StoreWarning(message))), emit, mutants,
+        sources,
+    )
     for source in sources:
         for path, lines in plan.code_lines(project.build, source.contracts).items():
             run.code_lines.setdefault(path, set()).update(lines)
     users = tuple(k for k in items if run._deploys_a_source(k))
     emit(MutateStarted(tuple(s.shown for s in sources), len(mutants), users))
     if not users:
-        raise UsageError("no selected machine or test deploys the contracts to mutate; select one that does (PATHS, -k)")
+        raise UsageError(
+            "no selected machine or test deploys the contracts to mutate; select one that does (PATHS, -k)"
+        )
     return run
 
 

@@ -39,7 +39,9 @@ _COMPARISONS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!="]
 _ARITHMETIC = {"+": ["-"], "-": ["+"], "*": ["//"], "//": ["*"]}
 _AUGMENTED = {"+=": ["-="], "-=": ["+="], "*=": ["//="], "//=": ["*="]}
 # every binary operator token: the one before an operand is found among them, then mutated if it has mutants
-_EVERY_OPERATOR = ("<", "<=", ">", ">=", "==", "!=", "+", "-", "*", "//", "/", "%", "**", "&", "|", "^", "<<", ">>", "in", "not in")
+_EVERY_OPERATOR = (
+    "<", "<=", ">", ">=", "==", "!=", "+", "-", "*", "//", "/", "%", "**", "&", "|", "^", "<<", ">>", "in", "not in",
+)
 _REMOVABLE_DECORATORS = ("nonreentrant", "payable")
 _SENDERS = {"msg.sender": "tx.origin", "tx.origin": "msg.sender"}
 # mutating methods of a storage DynArray: a call of one is a state write
@@ -139,13 +141,20 @@ class _Maker:
         """A mutant replacing text[start:end]; the replacement keeps the number of lines."""
         first, last = self.line_of(start), self.line_of(max(start, end - 1))
         replacement += "\n" * max(0, self.text.count("\n", start, end) - replacement.count("\n"))
-        line_start, line_end = self.starts[first - 1], self.starts[last] - 1 if last < len(self.starts) else len(self.text)
+        line_start, line_end = (
+            self.starts[first - 1], self.starts[last] - 1 if last < len(self.starts) else len(self.text),
+        )
         before = " ".join(s.strip() for s in self.text[line_start:line_end].splitlines() if s.strip())
         changed = self.text[line_start:start] + replacement + self.text[end:line_end]
         after = " ".join(s.strip() for s in changed.splitlines() if s.strip() and not s.strip().startswith("#"))
         if after == before:
             return
-        self.found.append(Mutant(self.path, start, end - start, replacement, operator, first, last, self.function, before, after, reach or (first, last)))
+        self.found.append(
+            Mutant(
+                self.path, start, end - start, replacement, operator, first, last, self.function, before, after,
+                reach or (first, last),
+            )
+        )
 
     def before(self, right: Node, tokens: Iterable[str]) -> tuple[str, int] | None:
         """The operator token written just before an operand (brackets and blanks between them), and where it stands.
@@ -201,7 +210,8 @@ class _Maker:
             self.statement(statement, scope)
 
     def whole_lines(self, start: int, end: int) -> bool:
-        """Whether text[start:end] is whole statements: only blanks before it on its first line, only blanks or a comment after it on its last.
+        """Whether text[start:end] is whole statements: only blanks before it on its first line, only blanks or a
+        comment after it on its last.
 
         vyper's positions are off inside some statements (a log's arguments): a span that is not
         where the text says it is makes no mutant.
@@ -259,7 +269,9 @@ class _Maker:
         if node["ast_type"] == "Name":
             return
         for key, child in children(node):
-            if node["ast_type"] == "Tuple" or (key == "value" and child["ast_type"] in ("Name", "Attribute", "Subscript")):
+            if node["ast_type"] == "Tuple" or (
+                key == "value" and child["ast_type"] in ("Name", "Attribute", "Subscript")
+            ):
                 self.target(child, scope)
             else:
                 self.expression(child, scope)
@@ -274,7 +286,10 @@ class _Maker:
         if target["ast_type"] == "Tuple":
             return any(self.writes_state(t) for t in target.get("elements", []))
         root = self.root(target)
-        return root is not None and root is not target and root.get("ast_type") == "Name" and (root.get("id") == "self" or root.get("id") in self.modules)
+        return (
+            root is not None and root is not target and root.get("ast_type") == "Name"
+            and (root.get("id") == "self" or root.get("id") in self.modules)
+        )
 
     def appends_to_state(self, call: Node | None) -> bool:
         if not call or call["ast_type"] != "Call" or call["func"]["ast_type"] != "Attribute":
@@ -300,7 +315,9 @@ class _Maker:
             self.operator(node, _COMPARISONS, "comparison")
         elif kind == "BinOp" and node["op"]["ast_type"] != "Pow":
             self.operator(node, _ARITHMETIC, "arithmetic")
-        elif kind == "Int" and not (parent is not None and parent["ast_type"] == "BinOp" and parent["op"]["ast_type"] == "Pow"):
+        elif kind == "Int" and not (
+            parent is not None and parent["ast_type"] == "BinOp" and parent["op"]["ast_type"] == "Pow"
+        ):
             value = node["value"]
             if value < 0 and start > 0 and self.text[start - 1] == "-":
                 start -= 1
@@ -316,7 +333,10 @@ class _Maker:
         elif kind == "Attribute" and self.text[start:end] in _SENDERS:
             self.add(start, end, _SENDERS[self.text[start:end]], "sender swapped")
             return
-        elif kind == "Name" and node.get("id") in scope.names and self.text[start : start + len(node["id"])] == node["id"]:
+        elif (
+            kind == "Name" and node.get("id") in scope.names
+            and self.text[start : start + len(node["id"])] == node["id"]
+        ):
             end = start + len(node["id"])  # vyper's end is off inside a log's arguments
             own = scope.names[node["id"]]
             for other, typ in sorted(scope.names.items()):
@@ -330,7 +350,10 @@ class _Maker:
                 if child["ast_type"] == "Attribute":  # a method's object is read: x.f() of an interface value
                     self.expression(child["value"], scope, child)
                 continue
-            if kind == "Attribute" and key == "value" and child["ast_type"] == "Name" and child.get("id") not in scope.names:
+            if (
+                kind == "Attribute" and key == "value" and child["ast_type"] == "Name"
+                and child.get("id") not in scope.names
+            ):
                 continue  # self.x, module.x, msg.value: not a value to swap
             self.expression(child, scope, node)
 

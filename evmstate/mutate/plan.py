@@ -53,7 +53,9 @@ def asked_for(item: Item, project: Project) -> list[str]:
 
 
 def shown_source(path: Path, root: Path) -> str:
-    """A file as reports name it: relative to the project root, else to the deepest import folder holding it (snekmate/tokens/erc20.vy)."""
+    """A file as reports name it: relative to the project root, else to the deepest import folder holding it
+    (snekmate/tokens/erc20.vy).
+    """
     resolved = path.resolve()
     bases = [root.resolve(), *sorted((Path(p).resolve() for p in sys.path if p), key=lambda p: -len(p.parts))]
     for base in bases:
@@ -65,13 +67,19 @@ def shown_source(path: Path, root: Path) -> str:
 
 
 def _own(path: Path, config: Config) -> bool:
-    """Whether a file is the project's own: under the contracts folder, or under the root outside its dependency folders."""
+    """Whether a file is the project's own: under the contracts folder, or under the root outside its dependency
+    folders.
+    """
     resolved = path.resolve()
     if resolved.is_relative_to(config.contracts_dir.resolve()):
         return True
     if not resolved.is_relative_to(config.root.resolve()):
         return False
-    elsewhere = [p.resolve() for p in config.search_paths if p.resolve() not in (config.root.resolve(), config.contracts_dir.resolve())]
+    elsewhere = [
+        p.resolve()
+        for p in config.search_paths
+        if p.resolve() not in (config.root.resolve(), config.contracts_dir.resolve())
+    ]
     return not any(resolved.is_relative_to(folder) for folder in elsewhere)
 
 
@@ -111,7 +119,10 @@ def _names(source: Source, name: str) -> bool:
     bare = name[:-3] if name.endswith(".vy") else name
     shown = source.shown[:-3] if source.shown.endswith(".vy") else source.shown
     dotted = shown.replace("/", ".")
-    return name in (source.group, source.shown) or bare in (shown, dotted, Path(shown).name) or (Path(name).exists() and str(Path(name).resolve()) == source.path)
+    return (
+        name in (source.group, source.shown) or bare in (shown, dotted, Path(shown).name)
+        or (Path(name).exists() and str(Path(name).resolve()) == source.path)
+    )
 
 
 def _unknown_contract(name: str, candidates: list[Source], build: Build) -> str:
@@ -119,9 +130,13 @@ def _unknown_contract(name: str, candidates: list[Source], build: Build) -> str:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     if name in build.artifacts:
-        return f"--contract {name}: no selected machine or test deploys {name}; select one that does (PATHS, -k) or leave --contract out."
+        return (
+            f"--contract {name}: no selected machine or test deploys {name}; select one that does (PATHS, "
+            "-k) or leave --contract out."
+        )
     return (
-        f"--contract {name}: no contract or module of that name is compiled into what the selected machines and tests deploy.{hint} "
+        f"--contract {name}: no contract or module of that name is compiled into what the selected "
+        f"machines and tests deploy.{hint} "
         f"Name a contract, or a module by its name or path as imports write it ({', '.join(known) or 'none'})."
     )
 

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..engine.events import CompileFinished, CompileStarted, ExitCode, LoadFailed, NothingFound, RunStarted, StoreWarning
+from ..engine.events import (
+    CompileFinished, CompileStarted, ExitCode, LoadFailed, NothingFound, RunStarted, StoreWarning,
+)
 from .tasks import Kill
 
 STATUSES = ("killed", "survived", "not covered", "dropped", "error")
@@ -37,7 +39,8 @@ class MutantOutcome:
     before: str
     after: str
     status: str  # one of STATUSES
-    reason: str = ""  # dropped: equivalent, duplicate of <id>, does not compile: ...; not covered: why; error: what failed
+    # dropped: equivalent, duplicate of <id>, does not compile: ...; not covered: why; error: what failed
+    reason: str = ""
     kill: Kill | None = None
     seconds: float = 0.0  # judging it
     compile_seconds: float = 0.0  # CPU seconds compiling it
@@ -157,7 +160,13 @@ class MutationReport:
             "coverage": self.coverage,
             "timing": {k: round(v, 3) for k, v in self.timing.items()},
             "sources": self.sources,
-            "judges": [{"id": j.key, "status": j.status, "message": j.message, "seconds": round(j.seconds, 3), "cached": j.cached} for j in self.judges],
+            "judges": [
+                {
+                    "id": j.key, "status": j.status, "message": j.message, "seconds": round(j.seconds, 3),
+                    "cached": j.cached,
+                }
+                for j in self.judges
+            ],
             "table": [{"contract": g, "function": f or None, **c, "score": score(c)} for g, f, c in self.table()],
             "mutants": [m.to_dict() for m in self.mutants],
         }
@@ -166,7 +175,9 @@ class MutationReport:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     def exit_code(self, min_score: float | None = None) -> ExitCode:
-        """Nothing to mutate, Ctrl-C, no judge passes on the real code, a mutant evmstate failed to judge (3), one a judge broke on (2), a score below min_score (percent), else OK."""
+        """Nothing to mutate, Ctrl-C, no judge passes on the real code, a mutant evmstate failed to judge (3), one a
+        judge broke on (2), a score below min_score (percent), else OK.
+        """
         if self.nothing is not None:
             return ExitCode.NOTHING_FOUND
         if self.interrupted:
@@ -192,12 +203,16 @@ class MutationReport:
     # -- the page ----------------------------------------------------------------------------
 
     def html(self, root: Path | None = None) -> str:
-        """One self-contained page: the table, the survivors by function, then each source with its mutants under their lines."""
+        """One self-contained page: the table, the survivors by function, then each source with its mutants under their
+        lines.
+        """
         rows = []
         for group, function, c in self.table():
             name = html.escape(function) if function else f"<b>{html.escape(group)}</b>"
             cells = "".join(f"<td>{c[s]}</td>" for s in STATUSES)
-            rows.append(f"<tr class=\"{'fn' if function else 'group'}\"><td>{name}</td>{cells}<td>{percent(score(c))}</td></tr>")
+            rows.append(
+                f'<tr class="{"fn" if function else "group"}"><td>{name}</td>{cells}<td>{percent(score(c))}</td></tr>'
+            )
         head = "".join(f"<th>{s}</th>" for s in STATUSES)
         survivors = self._survivors_html()
         sections = [self._source_html(source, root) for source in self.sources]
@@ -207,12 +222,17 @@ class MutationReport:
             "table.sum td,table.sum th{padding:0 1em}tr.group td{border-top:1px solid #ccc}ul.m{margin:0;font-size:90%}"
         )
         found = self.counts
-        summary = f"score {percent(self.score)}: {found['killed']} killed, {found['survived']} survived, {found['not covered']} not covered, {found['dropped']} dropped"
+        summary = (
+            f"score {percent(self.score)}: {found['killed']} killed, {found['survived']} survived, "
+            f"{found['not covered']} not covered, {found['dropped']} dropped"
+        )
         return (
-            f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>evmstate mutants</title><style>{style}</style></head><body>"
+            '<!DOCTYPE html><html><head><meta charset="utf-8"><title>evmstate '
+            f"mutants</title><style>{style}</style></head><body>"
             f"<h1>evmstate mutants</h1><p>{html.escape(summary)}</p>"
-            "<p>red: a mutant of this line survived; green: every mutant of it was killed; grey: no run reached it; yellow: some of each</p>"
-            f"<table class=\"sum\"><tr><th></th>{head}<th>score</th></tr>{''.join(rows)}</table>"
+            "<p>red: a mutant of this line survived; green: every mutant of it was killed; grey: "
+            "no run reached it; yellow: some of each</p>"
+            f'<table class="sum"><tr><th></th>{head}<th>score</th></tr>{"".join(rows)}</table>'
             f"{survivors}{''.join(sections)}</body></html>\n"
         )
 
@@ -222,8 +242,13 @@ class MutationReport:
             return "<h2>No mutant survived</h2>"
         items = []
         for (source, function), group in grouped(alive):
-            lines = "".join(f"<li><code>{m.line}: {html.escape(m.diff)}</code> <small>({html.escape(m.operator)})</small></li>" for m in group)
-            items.append(f"<li>{html.escape(source)} <b>{html.escape(function or '(module level)')}</b><ul>{lines}</ul></li>")
+            lines = "".join(
+                f"<li><code>{m.line}: {html.escape(m.diff)}</code> <small>({html.escape(m.operator)})</small></li>"
+                for m in group
+            )
+            items.append(
+                f"<li>{html.escape(source)} <b>{html.escape(function or '(module level)')}</b><ul>{lines}</ul></li>"
+            )
         return f"<h2>Survived: what the invariants do not check</h2><ul>{''.join(items)}</ul>"
 
     def _source_html(self, source: str, root: Path | None) -> str:
@@ -251,7 +276,9 @@ class MutationReport:
                 cls = "mixed"
             notes = "".join(f"<li>{html.escape(_note(m))}</li>" for m in found)
             listed = f"<ul class=\"m\">{notes}</ul>" if notes else ""
-            body.append(f'<tr class="{cls}"><td class="n">{n}</td><td><pre>{html.escape(line) or " "}</pre>{listed}</td></tr>')
+            body.append(
+                f'<tr class="{cls}"><td class="n">{n}</td><td><pre>{html.escape(line) or " "}</pre>{listed}</td></tr>'
+            )
         return f"<h2>{html.escape(source)}</h2><table class=\"src\">{''.join(body)}</table>"
 
 
@@ -302,7 +329,9 @@ class MutantFinished:
 
 @dataclass(frozen=True)
 class MutateFinished:
-    """Emitted once at the end, after Ctrl-C and when nothing was mutated too: the report, the files written, how the command ends."""
+    """Emitted once at the end, after Ctrl-C and when nothing was mutated too: the report, the files written, how the
+    command ends.
+    """
 
     report: MutationReport
     written: tuple[str, ...] = ()
@@ -310,4 +339,7 @@ class MutateFinished:
     min_score: float | None = None  # --min-score, in percent
 
 
-MutateEvent = RunStarted | CompileStarted | CompileFinished | LoadFailed | NothingFound | StoreWarning | MutateStarted | BaselineFinished | MutantFinished | MutateFinished
+MutateEvent = (
+    RunStarted | CompileStarted | CompileFinished | LoadFailed | NothingFound | StoreWarning | MutateStarted
+    | BaselineFinished | MutantFinished | MutateFinished
+)

@@ -45,12 +45,15 @@ class Budget:
 
     def overrides(self, max_examples: int | None = None) -> Overrides:
         # generate only: no example database to replay, no shrinking
-        return Overrides(max_examples if max_examples is not None else self.max_examples, self.steps, self.seed, phases=("generate",))
+        return Overrides(
+            max_examples if max_examples is not None else self.max_examples, self.steps, self.seed, phases=("generate",)
+        )
 
 
 @dataclass(frozen=True)
 class Judge:
-    """A machine or test that judges mutants: its id, its saved failures that pass on the real code, its saved corpus."""
+    """A machine or test that judges mutants: its id, its saved failures that pass on the real code, its saved corpus.
+    """
 
     key: str  # path::name
     records: tuple[dict[str, Any], ...] = ()  # FailureRecord.to_dict()
@@ -69,7 +72,10 @@ class Kill:
     error: str  # its type and the first line of its message
 
     def to_dict(self) -> dict[str, Any]:
-        return {"judge": self.judge, "by": self.by, "kind": self.kind, "stage": self.stage, "steps": self.steps, "error": self.error}
+        return {
+            "judge": self.judge, "by": self.by, "kind": self.kind, "stage": self.stage, "steps": self.steps,
+            "error": self.error,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Kill":
@@ -81,7 +87,9 @@ def _first_line(text: str) -> str:
 
 
 def kill_of(result: MachineFinished, judge: str, stage: str) -> Kill | None:
-    """The kill a machine's or test's result stands for: None when it passed (an internal error, or a mistake of the machine, raises)."""
+    """The kill a machine's or test's result stands for: None when it passed (an internal error, or a mistake of the
+    machine, raises).
+    """
     if result.status in ("passed", "interrupted"):
         return None
     if result.status == "error":
@@ -104,12 +112,13 @@ def kill_of(result: MachineFinished, judge: str, stage: str) -> Kill | None:
 
 
 class InternalError(Exception):
-    """Raised in a task when evmstate itself failed while a machine ran: the mutant's outcome is an error, not a kill."""
+    """Raised in a task when evmstate itself failed while a machine ran: the mutant's outcome is an error, not a kill.
+    """
 
 
 class MachineBroke(Exception):
-    """Raised in a task when a machine's or test's own code went wrong (engine.verdicts.is_mistake): on a mutant, no kill,
-    for a broken machine says nothing of the contract; the mutant's outcome is an error of the machine."""
+    """Raised in a task when a machine's or test's own code went wrong (engine.verdicts.is_mistake): on a mutant, no
+    kill, for a broken machine says nothing of the contract; the mutant's outcome is an error of the machine."""
 
 
 def _quiet(event: Any) -> None:
@@ -141,9 +150,18 @@ def _replayed(state: Any, project: Project, judge: Judge) -> tuple[Kill | None, 
         error_type, message, _, _ = describe_error(error)
         invariant = failed_invariant(error)
         if record.kind == "test":
-            return Kill(judge.key, record.name, "test", "saved failure", 1, f"{error_type}: {_first_line(message)}"), passing
-        by = f"{record.name}.{invariant}" if invariant else f"{record.name}.{record.steps[-1]['rule'] if record.steps else 'setup'}"
-        return Kill(judge.key, by, "invariant" if invariant else "rule", "saved failure", len(record.steps), f"{error_type}: {_first_line(message)}"), passing
+            return Kill(
+                judge.key, record.name, "test", "saved failure", 1, f"{error_type}: {_first_line(message)}"
+            ), passing
+        by = (
+            f"{record.name}.{invariant}"
+            if invariant
+            else f"{record.name}.{record.steps[-1]['rule'] if record.steps else 'setup'}"
+        )
+        return Kill(
+            judge.key, by, "invariant" if invariant else "rule", "saved failure", len(record.steps),
+            f"{error_type}: {_first_line(message)}",
+        ), passing
     return None, passing
 
 
@@ -159,8 +177,11 @@ def _stop(seconds: float | None) -> Callable[[], bool] | None:
     return lambda: time.monotonic() >= deadline
 
 
-def _examine(state: Any, project: Project, judges: tuple[Judge, ...], budget: Budget, *, mutant: bool) -> tuple[Kill | None, dict[str, list[str]]]:
-    """Run the judges' three passes on project until the first failure: that kill (None: all passed), and per judge its saved failures that pass.
+def _examine(
+    state: Any, project: Project, judges: tuple[Judge, ...], budget: Budget, *, mutant: bool
+) -> tuple[Kill | None, dict[str, list[str]]]:
+    """Run the judges' three passes on project until the first failure: that kill (None: all passed), and per judge its
+    saved failures that pass.
 
     mutant: project holds a mutant, on which an error in how a machine is defined (its runs all
     thrown away by assume(), say) is a kill; on the real code it is the machine's error, raised.
@@ -189,9 +210,9 @@ def _run(state: Any, project: Project, judge: Judge, budget: Budget, stage: str,
     corpus = _corpus(state, judge, replay=replay) if item.kind == "machine" and judge.corpus else False
     try:
         request = RunRequest(
-            overrides=budget.overrides(len(judge.corpus) + 1 if replay else None), save_failures=False, seed=budget.seed,
-            stop=None if replay else _stop(budget.seconds), corpus=corpus, deadline=time.monotonic(), examples=False,
-            trace=False,  # a kill is who failed and how: the failure's trace is not read
+            overrides=budget.overrides(len(judge.corpus) + 1 if replay else None), save_failures=False,
+            seed=budget.seed, stop=None if replay else _stop(budget.seconds), corpus=corpus, deadline=time.monotonic(),
+            examples=False, trace=False,  # a kill is who failed and how: the failure's trace is not read
         )
         result = run_item(state.config, project, item, request, _quiet)
     except MachineDefinitionError as e:
@@ -227,11 +248,17 @@ class Baseline:
     cpu: float = 0.0  # CPU seconds of the worker
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) if k != "records" else list(self.records) for k in ("key", "status", "message", "reached", "records", "seconds", "coverage", "cpu")}
+        return {
+            k: getattr(self, k) if k != "records" else list(self.records)
+            for k in ("key", "status", "message", "reached", "records", "seconds", "coverage", "cpu")
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Baseline":
-        return cls(d["key"], d["status"], d["message"], {k: list(v) for k, v in d["reached"].items()}, tuple(d["records"]), d["seconds"], d["coverage"], d.get("cpu", 0.0))
+        return cls(
+            d["key"], d["status"], d["message"], {k: list(v) for k, v in d["reached"].items()}, tuple(d["records"]),
+            d["seconds"], d["coverage"], d.get("cpu", 0.0),
+        )
 
 
 @dataclass(frozen=True)
@@ -253,7 +280,9 @@ class BaselineTask:
         try:
             kill, passing = _examine(state, project, (self.judge,), self.budget, mutant=False)
         except (InternalError, MachineBroke) as e:
-            return Baseline(key, "error", str(e), {}, (), time.perf_counter() - started, covering, time.process_time() - cpu)
+            return Baseline(
+                key, "error", str(e), {}, (), time.perf_counter() - started, covering, time.process_time() - cpu
+            )
         finally:
             state.project.activate()  # strategies draw accounts from the worker's own project again
         reached: dict[str, set[int]] = {}
@@ -266,10 +295,16 @@ class BaselineTask:
         if kill is not None:
             k = kill
             status = "error" if k.kind == "error" else "failed"
-            how = {"saved failure": "a saved failure still fails", "corpus": "a run of its saved corpus fails", "search": "it fails"}[k.stage]
+            how = {
+                "saved failure": "a saved failure still fails", "corpus": "a run of its saved corpus fails",
+                "search": "it fails",
+            }[k.stage]
             message = f"{how}: {k.by}: {k.error}" if k.kind != "error" else f"{k.error}"
         reached_lines = {p: sorted(ls) for p, ls in reached.items()}
-        return Baseline(key, status, message, reached_lines, tuple(passing.get(key, ())), time.perf_counter() - started, covering, time.process_time() - cpu)
+        return Baseline(
+            key, status, message, reached_lines, tuple(passing.get(key, ())), time.perf_counter() - started, covering,
+            time.process_time() - cpu,
+        )
 
 
 # -- mutants --------------------------------------------------------------------------------
@@ -313,15 +348,22 @@ class CompileTask:
         path = locate(self.source, config.root)
         text = path.read_text(encoding="utf-8")
         if self.source.sha and hashlib.sha256(text.encode()).hexdigest() != self.source.sha:
-            return Compiled(self.key, None, f"{self.source.shown} changed while it was being mutated", time.process_time() - started)
+            return Compiled(
+                self.key, None, f"{self.source.shown} changed while it was being mutated", time.process_time() - started
+            )
         overlay = {str(path.resolve()): self.mutant.apply(text)}
         (contracts_dir, _), settings = config.compile_inputs()
         artifacts = {}
         for name in self.source.contracts:
-            artifact, error = compile_variant(contracts_dir, state.project.build.sources[name], name, overlay, **settings)
+            artifact, error = compile_variant(
+                contracts_dir, state.project.build.sources[name], name, overlay, **settings
+            )
             if artifact is None:
                 message = str(error).replace(str(path.resolve()), self.source.shown)
-                return Compiled(self.key, None, _first_line(message.split(": ", 1)[-1] if ": " in message else message), time.process_time() - started)
+                return Compiled(
+                    self.key, None, _first_line(message.split(": ", 1)[-1] if ": " in message else message),
+                    time.process_time() - started,
+                )
             artifacts[name] = portable_artifact(artifact, config.root)
         return Compiled(self.key, artifacts, None, time.process_time() - started)
 
@@ -351,7 +393,9 @@ class MutantTask:
     def run(self, state: Any, emit: Any) -> Verdict:
         started, cpu = time.perf_counter(), time.process_time()
         real = state.project.build
-        changed: dict[str, Artifact] = {name: local_artifact(data, state.config.root) for name, data in self.artifacts.items()}
+        changed: dict[str, Artifact] = {
+            name: local_artifact(data, state.config.root) for name, data in self.artifacts.items()
+        }
         build = replace(real, artifacts={**real.artifacts, **changed})
         project = _fresh(state, build)
         try:
@@ -359,7 +403,10 @@ class MutantTask:
         except InternalError as e:
             return Verdict(self.key, None, str(e), time.perf_counter() - started, time.process_time() - cpu)
         except MachineBroke as e:
-            return Verdict(self.key, None, f"a judge broke on it (an error in the machine, not a kill): {e}", time.perf_counter() - started, time.process_time() - cpu, broken=True)
+            return Verdict(
+                self.key, None, f"a judge broke on it (an error in the machine, not a kill): {e}",
+                time.perf_counter() - started, time.process_time() - cpu, broken=True,
+            )
         finally:
             state.project.activate()  # strategies draw accounts from the worker's own project again
         return Verdict(self.key, kill, None, time.perf_counter() - started, time.process_time() - cpu)

@@ -13,8 +13,10 @@ call it too. May import: the engine and every layer below it; never scale, runne
 """
 
 from .base import exercised
-from .erc20 import ERC20Adapter, ERC20Properties
-from .erc721 import ERC721Adapter, ERC721Properties
+from .erc20 import ERC20Properties
+from .erc20_transfers import ERC20Adapter
+from .erc721 import ERC721Properties
+from .erc721_transfers import ERC721Adapter
 from .erc2612 import ERC2612Adapter, ERC2612Properties
 from .erc4626 import ERC4626Adapter, ERC4626Properties
 

@@ -1,4 +1,5 @@
-"""What the property packs share: the adapters' common part, actors and amounts, calls that may fail, checks that quote the EIP.
+"""What the property packs share: the adapters' common part, actors and amounts, calls that may fail, checks that quote
+the EIP.
 
 A pack's rules draw an actor (an account: never an address the contracts produced) and a raw
 uint256 amount, which a rule bounds by what the actor can do (its balance, the vault's max*), so
@@ -54,7 +55,8 @@ exercised = canaries.exercised  # the packs' canaries, and any machine's: see se
 
 
 def leave_out(name: str, why: str) -> bool:
-    """Say that the rule name does not run in this machine on purpose (search/canaries.py); False, for a precondition."""
+    """Say that the rule name does not run in this machine on purpose (search/canaries.py); False, for a precondition.
+    """
     canaries.left_out(name, why)
     return False
 
@@ -108,14 +110,18 @@ class Adapter:
     def __init__(self, contract: Any, actors: Iterable[Any] | None) -> None:
         if not isinstance(contract, Contract):
             raise MachineDefinitionError(
-                f"{type(self).__name__}() takes a deployed contract first (Token.deploy(...) or Token.at(address)), got {shown(contract)}"
+                f"{type(self).__name__}() takes a deployed contract first (Token.deploy(...) or Token.at(address)), "
+                f"got {shown(contract)}"
             )
         project = current_project.get()
         self.contract = contract
         self.chain = project.chain
         chosen = list(project.accounts if actors is None else actors)
         if not chosen or not all(isinstance(a, Account) for a in chosen):
-            raise MachineDefinitionError(f"{type(self).__name__}(actors=...) takes the accounts that act (accounts, or accounts[:4]), got {shown(chosen)}")
+            raise MachineDefinitionError(
+                f"{type(self).__name__}(actors=...) takes the accounts that act (accounts, or accounts[:4]), "
+                f"got {shown(chosen)}"
+            )
         self.actors: list[Any] = chosen
         self._functions = {e["name"]: e for e in contract.abi if e.get("type") == "function"}
 
@@ -161,7 +167,8 @@ def adapter_of(machine: Any, attribute: str, kind: type, pack: str, example: str
         return found
     got = "no" if found is None else f"{type(found).__name__} as its"
     raise MachineDefinitionError(
-        f"{type(machine).__name__} mixes in {pack} but has {got} {attribute}: in __init__, write cls.{attribute} = {example}"
+        f"{type(machine).__name__} mixes in {pack} but has {got} {attribute}: in __init__, "
+        f"write cls.{attribute} = {example}"
     )
 
 
@@ -182,11 +189,16 @@ class Pack:
             if value is None and name.startswith(prefixes) and name not in known:
                 close = difflib.get_close_matches(name, sorted(known), n=1)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
-                raise MachineDefinitionError(f"{cls.__name__}.{name} = None switches off no property: no pack it mixes in has one of that name.{hint} docs/properties.md lists them.")
+                raise MachineDefinitionError(
+                    f"{cls.__name__}.{name} = None switches off no property: "
+                    f"no pack it mixes in has one of that name.{hint} docs/properties.md lists them."
+                )
 
 
 def pack_prefixes(cls: type) -> list[str]:
-    return [k.__dict__["prefix"] for k in cls.__mro__ if isinstance(k.__dict__.get("prefix"), str) and k.__dict__["prefix"]]
+    return [
+        k.__dict__["prefix"] for k in cls.__mro__ if isinstance(k.__dict__.get("prefix"), str) and k.__dict__["prefix"]
+    ]
 
 
 def _pack_classes(cls: type) -> list[type]:
@@ -196,16 +208,26 @@ def _pack_classes(cls: type) -> list[type]:
 
 def property_names(cls: type) -> set[str]:
     """Every property of the packs cls mixes in, switched off or not."""
-    return {name for klass in _pack_classes(cls) for name, fn in vars(klass).items() if name.startswith(PREFIXES) and callable(fn)}
+    return {
+        name
+        for klass in _pack_classes(cls)
+        for name, fn in vars(klass).items()
+        if name.startswith(PREFIXES) and callable(fn)
+    }
 
 
 def properties(pack: type) -> list[tuple[str, str, str]]:
-    """A pack's properties: (name, what it checks, the EIP sentence it enforces), read from their docstrings."""
+    """A pack's properties: (name, what it checks, the EIP sentence it enforces), read from their docstrings.
+
+    What it checks is the docstring's first paragraph, the sentence the rest, each joined into one line.
+    """
     out = []
     for klass in _pack_classes(pack):
         for name, fn in vars(klass).items():
             if name.startswith(PREFIXES) and callable(fn):
                 lines = [line.strip() for line in (fn.__doc__ or "").strip().splitlines()]
-                clause = " ".join(line for line in lines[1:] if line)
-                out.append((name, lines[0] if lines else "", clause))
+                blank = lines.index("") if "" in lines else len(lines)
+                what = " ".join(lines[:blank])
+                clause = " ".join(line for line in lines[blank:] if line)
+                out.append((name, what, clause))
     return out

@@ -4,25 +4,22 @@ Each rule sends one kind of call and checks one property of it against the state
 (balances, allowances, the supply), so the pack holds whatever else the machine's own rules do.
 The adapter (cls.erc20 = ERC20Adapter(token, accounts)) names the token, the actors and how to give
 an actor tokens; what the token's ABI has switches the optional behaviours: mint (with a minter),
-burn, paused().
+burn, paused(). The adapter and the transfer properties are in erc20_transfers.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
-from ..errors import UsageError
 from ..spec import invariant, precondition, rule
 from .base import (
     ACTOR,
     AMOUNT,
     MAX_UINT,
     ZERO_ADDRESS,
-    Adapter,
     Pack,
     Sent,
-    adapter_of,
     clamp,
     events,
     exercised,
@@ -31,95 +28,28 @@ from .base import (
     send,
     shown,
 )
+from .erc20_transfers import BALANCE, SUPPLY, ERC20Adapter, ERC20Transfers, Move
 
 FUND_CAP = 10**30  # the most one funding step gives: supplies stay far from overflowing
 
-TRANSFER = 'EIP-20, transfer: "Transfers _value amount of tokens to address _to, and MUST fire the Transfer event."'
-TRANSFER_EVENT = 'EIP-20, Transfer: "MUST trigger when tokens are transferred, including zero value transfers."'
-BALANCE = 'EIP-20, transfer: "The function SHOULD throw if the message caller\'s account balance does not have enough tokens to spend."'
-TRANSFER_FROM = 'EIP-20, transferFrom: "Transfers _value amount of tokens from address _from to address _to, and MUST fire the Transfer event."'
-ZERO_VALUE = 'EIP-20, transfer: "Transfers of 0 values MUST be treated as normal transfers and fire the Transfer event."'
-AUTHORIZED = 'EIP-20, transferFrom: "The function SHOULD throw unless the _from account has deliberately authorized the sender of the message via some mechanism."'
-APPROVE = 'EIP-20, approve: "Allows _spender to withdraw from your account multiple times, up to the _value amount. If this function is called again it overwrites the current allowance with _value."'
+TRANSFER_FROM = (
+    'EIP-20, transferFrom: "Transfers _value amount of tokens from address _from to address _to, '
+    'and MUST fire the Transfer event."'
+)
+AUTHORIZED = (
+    'EIP-20, transferFrom: "The function SHOULD throw unless the _from account has deliberately authorized '
+    'the sender of the message via some mechanism."'
+)
+APPROVE = (
+    'EIP-20, approve: "Allows _spender to withdraw from your account multiple times, up to the _value amount. '
+    'If this function is called again it overwrites the current allowance with _value."'
+)
 APPROVAL = 'EIP-20, Approval: "MUST trigger on any successful call to approve(address _spender, uint256 _value)."'
 ALLOWANCE = 'EIP-20, allowance: "Returns the amount which _spender is still allowed to withdraw from _owner."'
-SUPPLY = 'EIP-20, totalSupply: "Returns the total token supply."'
-MINTED = 'EIP-20, Transfer: "A token contract which creates new tokens SHOULD trigger a Transfer event with the _from address set to 0x0 when tokens are created."'
-
-
-class ERC20Adapter(Adapter):
-    """The token under test, the actors, and how to give an actor tokens.
-
-    fund(actor, amount) gives actor amount more tokens (default: forge's deal on the balance's
-    slot, the supply adjusted); holders are addresses besides the actors and the zero address that
-    may hold tokens (a fee recipient, a contract of the machine's); minter is the account that may
-    call mint(address,uint256), which switches the mint properties on.
-    """
-
-    kind = "ERC-20 token"
-
-    def __init__(self, token: Any, actors: Iterable[Any] | None = None, *, fund: Callable[[Any, int], Any] | None = None, holders: Iterable[Any] = (), minter: Any = None) -> None:
-        super().__init__(token, actors)
-        self.require(
-            "ERC20Properties",
-            ("transfer", ["address", "uint256"]),
-            ("transferFrom", ["address", "address", "uint256"]),
-            ("approve", ["address", "uint256"]),
-            ("balanceOf", ["address"]),
-            ("allowance", ["address", "address"]),
-            ("totalSupply", []),
-        )
-        self.token = token
-        self.holders = list(dict.fromkeys([*self.actors, *holders, ZERO_ADDRESS]))
-        self.minter = minter
-        self.funder = fund
-        self.mintable = self.has("mint", ["address", "uint256"])
-        self.burnable = self.has("burn", ["uint256"])
-        self.pausable = self.has("paused", [])
-        self.fundable = fund is not None or self._dealable()
-
-    def _dealable(self) -> bool:
-        """Whether deal finds the slot of a balance (a rebasing token's balances have none)."""
-        try:
-            self.chain.deal(self.token, self.actors[0], self.token.balanceOf(self.actors[0]), adjust_total_supply=True)
-        except UsageError:
-            return False
-        return True
-
-    def fund(self, actor: Any, amount: int) -> None:
-        if self.funder is not None:
-            self.funder(actor, amount)
-        else:
-            self.chain.deal(self.token, actor, self.token.balanceOf(actor) + amount, adjust_total_supply=True)
-
-    def paused(self) -> bool:
-        return self.pausable and bool(self.token.paused())
-
-
-@dataclass
-class Move:
-    """One transfer (or transferFrom) sent by a rule, and the state read around it."""
-
-    sender: Any  # the account that sent the transaction
-    owner: Any  # whose tokens moved
-    receiver: Any
-    amount: int
-    sent: Sent
-    before: dict[Any, int] = field(default_factory=dict)
-    after: dict[Any, int] = field(default_factory=dict)
-    supply: tuple[int, int] = (0, 0)
-    allowance: tuple[int, int] = (0, 0)
-
-    @property
-    def call(self) -> str:
-        if self.sender == self.owner:
-            return f"transfer({shown(self.receiver)}, {self.amount}) from {shown(self.sender)}"
-        return f"transferFrom({shown(self.owner)}, {shown(self.receiver)}, {self.amount}) from {shown(self.sender)}"
-
-    @property
-    def moving(self) -> bool:
-        """A transfer of a non-zero amount between two accounts: what a transfer property exists to check."""
-        return self.amount > 0 and self.owner != self.receiver
+MINTED = (
+    'EIP-20, Transfer: "A token contract which creates new tokens SHOULD trigger a Transfer event with the _from '
+    'address set to 0x0 when tokens are created."'
+)
 
 
 @dataclass
@@ -134,7 +64,7 @@ class Supplied:
     supply: tuple[int, int]
 
 
-class ERC20Properties(Pack):
+class ERC20Properties(ERC20Transfers, Pack):
     """EIP-20: transfers, allowances, events and the supply, from the EIP's own sentences (docs/properties.md).
 
     Switch a property off with `rule_erc20_<name> = None` in the machine's class body (a
@@ -145,37 +75,10 @@ class ERC20Properties(Pack):
     erc20_actor = ACTOR
     erc20_amount = AMOUNT
 
-    def _erc20(self) -> ERC20Adapter:
-        return adapter_of(self, "erc20", ERC20Adapter, "ERC20Properties", "ERC20Adapter(token, accounts)")
-
-    def _erc20_move(self, sender: Any, owner: Any, receiver: Any, amount: int) -> Move:
-        """Send transfer (sender is owner) or transferFrom, reading balances, supply and allowance around it."""
-        a = self._erc20()
-        token = a.token
-        watched = list(dict.fromkeys([owner, receiver, sender, *a.actors]))
-        move = Move(sender, owner, receiver, amount, Sent())
-        move.before = {x: token.balanceOf(x) for x in watched}
-        allowance = token.allowance(owner, sender)
-        supply = token.totalSupply()
-        if sender == owner:
-            move.sent = send(token.transfer, receiver, amount, sender=sender)
-        else:
-            move.sent = send(token.transferFrom, owner, receiver, amount, sender=sender)
-        move.after = {x: token.balanceOf(x) for x in watched}
-        move.supply = (supply, token.totalSupply())
-        move.allowance = (allowance, token.allowance(owner, sender))
-        return move
-
-    def _erc20_transfer(self, sender: Any, receiver: Any, amount: int) -> Move | None:
-        """A transfer of at most the sender's balance; None while the token is paused (nothing is owed then)."""
-        a = self._erc20()
-        if a.paused():
-            return None
-        sender, receiver = a.actor(sender), a.actor(receiver)
-        return self._erc20_move(sender, sender, receiver, clamp(amount, a.token.balanceOf(sender)))
-
     def _erc20_spend(self, spender: Any, owner: Any, receiver: Any, amount: int) -> Move | None:
-        """A transferFrom within the owner's balance and the spender's allowance; the owner approves one first when there is none."""
+        """A transferFrom within the owner's balance and the spender's allowance; the owner approves one first when
+        there is none.
+        """
         a = self._erc20()
         if a.paused():
             return None
@@ -185,136 +88,9 @@ class ERC20Properties(Pack):
         balance = a.token.balanceOf(owner)
         if spender != owner and a.token.allowance(owner, spender) == 0 and balance:
             send(a.token.approve, spender, clamp(amount, balance), sender=owner)
-        return self._erc20_move(spender, owner, receiver, clamp(amount, min(balance, a.token.allowance(owner, spender))))
-
-    def _erc20_moved_exactly(self, move: Move, clause: str) -> None:
-        for account, before in move.before.items():
-            change = (move.amount if account == move.receiver else 0) - (move.amount if account == move.owner else 0)
-            expect(
-                move.after[account] == before + change,
-                lambda: f"{move.call}: the balance of {shown(account)} went from {before} to {move.after[account]}, not {before + change}",
-                clause,
-            )
-
-    # -- transfer -------------------------------------------------------------------
-
-    @rule(sender=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_succeeds_within_balance(self, sender="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transfer of at most the sender's balance neither reverts nor returns false (unless the token is paused).
-
-        EIP-20, transfer: "Transfers _value amount of tokens to address _to, and MUST fire the Transfer event."
-        """
-        move = self._erc20_transfer(sender, receiver, amount)
-        if move is None:
-            return exercised("rule_erc20_transfer_succeeds_within_balance", False, "a transfer of a non-zero amount")
-        expect(not move.sent.refused, lambda: f"{move.call} {'reverted' if move.sent.reverted else 'returned false'} though the sender holds {move.before[move.owner]}: {move.sent.error or ''}", TRANSFER)
-        if self._erc20().returns("transfer"):
-            expect(move.sent.value is True, lambda: f"{move.call} returned {shown(move.sent.value)}, not True", TRANSFER)
-        exercised("rule_erc20_transfer_succeeds_within_balance", move.amount > 0, "a transfer of a non-zero amount")
-
-    @rule(sender=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_moves_exact_amount(self, sender="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transfer takes exactly the amount from the sender and gives it to the receiver, and no other actor's balance changes.
-
-        EIP-20, transfer: "Transfers _value amount of tokens to address _to, and MUST fire the Transfer event."
-        """
-        move = self._erc20_transfer(sender, receiver, amount)
-        if move is None or move.sent.refused:
-            return exercised("rule_erc20_transfer_moves_exact_amount", False, "a transfer of a non-zero amount between two accounts")
-        self._erc20_moved_exactly(move, TRANSFER)
-        exercised("rule_erc20_transfer_moves_exact_amount", move.moving, "a transfer of a non-zero amount between two accounts")
-
-    @rule(sender=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_emits_transfer_event(self, sender="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transfer emits Transfer(sender, receiver, amount) from the token.
-
-        EIP-20, Transfer: "MUST trigger when tokens are transferred, including zero value transfers."
-        """
-        move = self._erc20_transfer(sender, receiver, amount)
-        if move is None or move.sent.refused:
-            return exercised("rule_erc20_transfer_emits_transfer_event", False, "a transfer of a non-zero amount between two accounts")
-        token = self._erc20().token
-        found = events(move.sent.receipt, token, "Transfer")
-        expect((move.owner, move.receiver, move.amount) in found, lambda: f"{move.call} emitted Transfer events {shown(found)}, none of them ({shown(move.owner)}, {shown(move.receiver)}, {move.amount})", TRANSFER_EVENT)
-        exercised("rule_erc20_transfer_emits_transfer_event", move.moving, "a transfer of a non-zero amount between two accounts")
-
-    @rule(sender=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_keeps_total_supply(self, sender="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transfer neither creates nor destroys tokens: the total supply stays as it was.
-
-        EIP-20, totalSupply: "Returns the total token supply."
-        """
-        move = self._erc20_transfer(sender, receiver, amount)
-        if move is None or move.sent.refused:
-            return exercised("rule_erc20_transfer_keeps_total_supply", False, "a transfer of a non-zero amount between two accounts")
-        expect(move.supply[0] == move.supply[1], lambda: f"{move.call}: the total supply went from {move.supply[0]} to {move.supply[1]}", SUPPLY)
-        exercised("rule_erc20_transfer_keeps_total_supply", move.moving, "a transfer of a non-zero amount between two accounts")
-
-    @rule(sender=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_beyond_balance_fails(self, sender="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transfer of more than the sender's balance reverts or returns false, and moves nothing.
-
-        EIP-20, transfer: "The function SHOULD throw if the message caller's account balance does not have enough tokens
-        to spend."
-        """
-        a = self._erc20()
-        sender, receiver = a.actor(sender), a.actor(receiver)
-        balance = a.token.balanceOf(sender)
-        if balance == MAX_UINT:
-            return
-        move = self._erc20_move(sender, sender, receiver, balance + 1 + clamp(amount, MAX_UINT - balance - 1))
-        expect(move.sent.refused, lambda: f"{move.call} succeeded though the sender holds only {balance}", BALANCE)
-        expect(move.after == move.before, lambda: f"{move.call} returned false but balances changed: {shown(move.before)} -> {shown(move.after)}", BALANCE)
-        exercised("rule_erc20_transfer_beyond_balance_fails", balance > 0, "a sender holding tokens", reverting=True)
-
-    @rule(sender=ACTOR, amount=AMOUNT)
-    def rule_erc20_self_transfer_keeps_balance(self, sender="erc20_actor", amount="erc20_amount"):
-        """A transfer to oneself of at most one's balance leaves every balance as it was.
-
-        EIP-20, transfer: "Transfers _value amount of tokens to address _to, and MUST fire the Transfer event."
-        """
-        move = self._erc20_transfer(sender, sender, amount)
-        if move is None or move.sent.refused:
-            return exercised("rule_erc20_self_transfer_keeps_balance", False, "a transfer of a non-zero amount to oneself")
-        expect(move.after == move.before, lambda: f"{move.call}: balances went from {shown(move.before)} to {shown(move.after)}", TRANSFER)
-        exercised("rule_erc20_self_transfer_keeps_balance", move.amount > 0, "a transfer of a non-zero amount to oneself")
-
-    @rule(sender=ACTOR, receiver=ACTOR)
-    def rule_erc20_zero_transfer_is_normal(self, sender="erc20_actor", receiver="erc20_actor"):
-        """A transfer of 0 succeeds, changes no balance and emits Transfer(sender, receiver, 0).
-
-        EIP-20, transfer: "Transfers of 0 values MUST be treated as normal transfers and fire the Transfer event."
-        """
-        a = self._erc20()
-        if a.paused():
-            return
-        sender, receiver = a.actor(sender), a.actor(receiver)
-        move = self._erc20_move(sender, sender, receiver, 0)
-        expect(not move.sent.refused, lambda: f"{move.call} {'reverted' if move.sent.reverted else 'returned false'}: {move.sent.error or ''}", ZERO_VALUE)
-        expect(move.after == move.before, lambda: f"{move.call}: balances went from {shown(move.before)} to {shown(move.after)}", ZERO_VALUE)
-        found = events(move.sent.receipt, a.token, "Transfer")
-        expect((sender, receiver, 0) in found, lambda: f"{move.call} emitted Transfer events {shown(found)}, none of them ({shown(sender)}, {shown(receiver)}, 0)", ZERO_VALUE)
-        exercised("rule_erc20_zero_transfer_is_normal", move.before[sender] > 0 and sender != receiver, "a zero transfer between two accounts, from one holding tokens")
-
-    @rule(sender=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_to_zero_address_is_consistent(self, sender="erc20_actor", amount="erc20_amount"):
-        """A transfer to the zero address either fails and moves nothing, or takes exactly the amount: held by the zero address, or burnt from the supply.
-
-        EIP-20, transfer: "Transfers _value amount of tokens to address _to, and MUST fire the Transfer event."
-        """
-        a = self._erc20()
-        if a.paused():
-            return
-        sender = a.actor(sender)
-        move = self._erc20_move(sender, sender, ZERO_ADDRESS, clamp(amount, a.token.balanceOf(sender)))
-        if move.sent.refused:
-            expect(move.after == move.before and move.supply[0] == move.supply[1], lambda: f"{move.call} failed but balances or the supply changed", TRANSFER)
-        else:
-            expect(move.after[sender] == move.before[sender] - move.amount, lambda: f"{move.call}: the sender's balance went from {move.before[sender]} to {move.after[sender]}", TRANSFER)
-            held = move.after[ZERO_ADDRESS] - move.before[ZERO_ADDRESS]
-            burnt = move.supply[0] - move.supply[1]
-            expect((held, burnt) in ((move.amount, 0), (0, move.amount)), lambda: f"{move.call}: the zero address gained {held} and the supply fell by {burnt}; one of them must be {move.amount}, the other 0", TRANSFER)
-        exercised("rule_erc20_transfer_to_zero_address_is_consistent", move.amount > 0, "a transfer of a non-zero amount to the zero address", reverting=True)
+        return self._erc20_move(
+            spender, owner, receiver, clamp(amount, min(balance, a.token.allowance(owner, spender)))
+        )
 
     # -- allowances -------------------------------------------------------------------
 
@@ -332,13 +108,27 @@ class ERC20Properties(Pack):
         if sent.refused:
             return exercised("rule_erc20_approve_sets_allowance", False, "an approval that changes an allowance")
         after = a.token.allowance(owner, spender)
-        expect(after == amount, lambda: f"approve({shown(spender)}, {amount}) from {shown(owner)}: the allowance went from {before} to {after}", APPROVE)
+        expect(
+            after == amount,
+            lambda: (
+                f"approve({shown(spender)}, {amount}) from {shown(owner)}: the allowance went from {before} to {after}"
+            ),
+            APPROVE,
+        )
         if a.returns("approve"):
-            expect(sent.value is True, lambda: f"approve({shown(spender)}, {amount}) from {shown(owner)} returned {shown(sent.value)}, not True", APPROVE)
+            expect(
+                sent.value is True,
+                lambda: (
+                    f"approve({shown(spender)}, {amount}) from {shown(owner)} returned {shown(sent.value)}, not True"
+                ),
+                APPROVE,
+            )
         exercised("rule_erc20_approve_sets_allowance", before != amount, "an approval that changes an allowance")
 
     @rule(owner=ACTOR, spender=ACTOR, amount=AMOUNT)
-    def rule_erc20_approve_emits_approval_event(self, owner="erc20_actor", spender="erc20_actor", amount="erc20_amount"):
+    def rule_erc20_approve_emits_approval_event(
+        self, owner="erc20_actor", spender="erc20_actor", amount="erc20_amount"
+    ):
         """An approve emits Approval(owner, spender, amount) from the token.
 
         EIP-20, Approval: "MUST trigger on any successful call to approve(address _spender, uint256 _value)."
@@ -349,12 +139,22 @@ class ERC20Properties(Pack):
         if sent.refused:
             return exercised("rule_erc20_approve_emits_approval_event", False, "an approval of a non-zero amount")
         found = events(sent.receipt, a.token, "Approval")
-        expect((owner, spender, amount) in found, lambda: f"approve({shown(spender)}, {amount}) from {shown(owner)} emitted Approval events {shown(found)}, none of them ({shown(owner)}, {shown(spender)}, {amount})", APPROVAL)
+        expect(
+            (owner, spender, amount) in found,
+            lambda: (
+                f"approve({shown(spender)}, {amount}) from {shown(owner)} emitted Approval events {shown(found)}, "
+                f"none of them ({shown(owner)}, {shown(spender)}, {amount})"
+            ),
+            APPROVAL,
+        )
         exercised("rule_erc20_approve_emits_approval_event", amount > 0, "an approval of a non-zero amount")
 
     @rule(spender=ACTOR, owner=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_from_moves_exact_amount(self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transferFrom within the owner's balance and the spender's allowance succeeds, and moves exactly the amount from the owner to the receiver.
+    def rule_erc20_transfer_from_moves_exact_amount(
+        self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"
+    ):
+        """A transferFrom within the owner's balance and the spender's allowance succeeds, and moves exactly the amount
+        from the owner to the receiver.
 
         EIP-20, transferFrom: "Transfers _value amount of tokens from address _from to address _to, and MUST fire the
         Transfer event."
@@ -362,26 +162,50 @@ class ERC20Properties(Pack):
         move = self._erc20_spend(spender, owner, receiver, amount)
         if move is None:
             return
-        expect(not move.sent.refused, lambda: f"{move.call} {'reverted' if move.sent.reverted else 'returned false'} within the owner's balance {move.before[move.owner]} and allowance {move.allowance[0]}: {move.sent.error or ''}", TRANSFER_FROM)
+        expect(
+            not move.sent.refused,
+            lambda: (
+                f"{move.call} {'reverted' if move.sent.reverted else 'returned false'} within the owner's balance "
+                f"{move.before[move.owner]} and allowance {move.allowance[0]}: {move.sent.error or ''}"
+            ),
+            TRANSFER_FROM,
+        )
         self._erc20_moved_exactly(move, TRANSFER_FROM)
-        exercised("rule_erc20_transfer_from_moves_exact_amount", move.moving and move.sender != move.owner, "a transferFrom of a non-zero amount by a spender")
+        exercised(
+            "rule_erc20_transfer_from_moves_exact_amount", move.moving and move.sender != move.owner,
+            "a transferFrom of a non-zero amount by a spender",
+        )
 
     @rule(spender=ACTOR, owner=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_from_spends_allowance(self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transferFrom lowers the spender's allowance by exactly the amount (an allowance of 2**256 - 1 may stay: the usual unlimited one).
+    def rule_erc20_transfer_from_spends_allowance(
+        self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"
+    ):
+        """A transferFrom lowers the spender's allowance by exactly the amount (an allowance of 2**256 - 1 may stay: the
+        usual unlimited one).
 
         EIP-20, allowance: "Returns the amount which _spender is still allowed to withdraw from _owner."
         """
         move = self._erc20_spend(spender, owner, receiver, amount)
         if move is None or move.sent.refused or move.sender == move.owner:
-            return exercised("rule_erc20_transfer_from_spends_allowance", False, "a transferFrom of a non-zero amount against a limited allowance")
+            return exercised(
+                "rule_erc20_transfer_from_spends_allowance", False,
+                "a transferFrom of a non-zero amount against a limited allowance",
+            )
         before, after = move.allowance
         allowed = (before - move.amount,) + ((MAX_UINT,) if before == MAX_UINT else ())
-        expect(after in allowed, lambda: f"{move.call}: the allowance went from {before} to {after}, not {before - move.amount}", ALLOWANCE)
-        exercised("rule_erc20_transfer_from_spends_allowance", move.amount > 0 and before != MAX_UINT, "a transferFrom of a non-zero amount against a limited allowance")
+        expect(
+            after in allowed,
+            lambda: f"{move.call}: the allowance went from {before} to {after}, not {before - move.amount}", ALLOWANCE,
+        )
+        exercised(
+            "rule_erc20_transfer_from_spends_allowance", move.amount > 0 and before != MAX_UINT,
+            "a transferFrom of a non-zero amount against a limited allowance",
+        )
 
     @rule(spender=ACTOR, owner=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_from_emits_transfer_event(self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
+    def rule_erc20_transfer_from_emits_transfer_event(
+        self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"
+    ):
         """A transferFrom emits Transfer(owner, receiver, amount) from the token.
 
         EIP-20, transferFrom: "Transfers _value amount of tokens from address _from to address _to, and MUST fire the
@@ -389,14 +213,30 @@ class ERC20Properties(Pack):
         """
         move = self._erc20_spend(spender, owner, receiver, amount)
         if move is None or move.sent.refused:
-            return exercised("rule_erc20_transfer_from_emits_transfer_event", False, "a transferFrom of a non-zero amount between two accounts")
+            return exercised(
+                "rule_erc20_transfer_from_emits_transfer_event", False,
+                "a transferFrom of a non-zero amount between two accounts",
+            )
         found = events(move.sent.receipt, self._erc20().token, "Transfer")
-        expect((move.owner, move.receiver, move.amount) in found, lambda: f"{move.call} emitted Transfer events {shown(found)}, none of them ({shown(move.owner)}, {shown(move.receiver)}, {move.amount})", TRANSFER_FROM)
-        exercised("rule_erc20_transfer_from_emits_transfer_event", move.moving, "a transferFrom of a non-zero amount between two accounts")
+        expect(
+            (move.owner, move.receiver, move.amount) in found,
+            lambda: (
+                f"{move.call} emitted Transfer events {shown(found)}, none of them ({shown(move.owner)}, "
+                f"{shown(move.receiver)}, {move.amount})"
+            ),
+            TRANSFER_FROM,
+        )
+        exercised(
+            "rule_erc20_transfer_from_emits_transfer_event", move.moving,
+            "a transferFrom of a non-zero amount between two accounts",
+        )
 
     @rule(spender=ACTOR, owner=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_from_beyond_allowance_fails(self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transferFrom of more than the spender's allowance (within the owner's balance) reverts or returns false, and moves nothing.
+    def rule_erc20_transfer_from_beyond_allowance_fails(
+        self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"
+    ):
+        """A transferFrom of more than the spender's allowance (within the owner's balance) reverts or returns false,
+        and moves nothing.
 
         EIP-20, transferFrom: "The function SHOULD throw unless the _from account has deliberately authorized the sender
         of the message via some mechanism."
@@ -406,15 +246,27 @@ class ERC20Properties(Pack):
         spender = a.other(spender, owner) or spender
         allowance, balance = a.token.allowance(owner, spender), a.token.balanceOf(owner)
         if spender == owner or allowance >= balance:
-            return exercised("rule_erc20_transfer_from_beyond_allowance_fails", False, "an owner holding more than the spender may take", reverting=True)
+            return exercised(
+                "rule_erc20_transfer_from_beyond_allowance_fails", False,
+                "an owner holding more than the spender may take", reverting=True,
+            )
         move = self._erc20_move(spender, owner, receiver, allowance + 1 + clamp(amount, balance - allowance - 1))
         expect(move.sent.refused, lambda: f"{move.call} succeeded though the allowance is only {allowance}", AUTHORIZED)
-        expect(move.after == move.before and move.allowance[1] == allowance, lambda: f"{move.call} returned false but balances or the allowance changed", AUTHORIZED)
-        exercised("rule_erc20_transfer_from_beyond_allowance_fails", True, "an owner holding more than the spender may take", reverting=True)
+        expect(
+            move.after == move.before and move.allowance[1] == allowance,
+            lambda: f"{move.call} returned false but balances or the allowance changed", AUTHORIZED,
+        )
+        exercised(
+            "rule_erc20_transfer_from_beyond_allowance_fails", True, "an owner holding more than the spender may take",
+            reverting=True,
+        )
 
     @rule(spender=ACTOR, owner=ACTOR, receiver=ACTOR, amount=AMOUNT)
-    def rule_erc20_transfer_from_beyond_balance_fails(self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"):
-        """A transferFrom of more than the owner's balance (within the allowance) reverts or returns false, and moves nothing.
+    def rule_erc20_transfer_from_beyond_balance_fails(
+        self, spender="erc20_actor", owner="erc20_actor", receiver="erc20_actor", amount="erc20_amount"
+    ):
+        """A transferFrom of more than the owner's balance (within the allowance) reverts or returns false, and moves
+        nothing.
 
         EIP-20, transfer: "The function SHOULD throw if the message caller's account balance does not have enough tokens
         to spend."
@@ -431,21 +283,32 @@ class ERC20Properties(Pack):
         move = self._erc20_move(spender, owner, receiver, value)
         expect(move.sent.refused, lambda: f"{move.call} succeeded though the owner holds only {balance}", BALANCE)
         expect(move.after == move.before, lambda: f"{move.call} returned false but balances changed", BALANCE)
-        exercised("rule_erc20_transfer_from_beyond_balance_fails", balance > 0, "an owner holding tokens", reverting=True)
+        exercised(
+            "rule_erc20_transfer_from_beyond_balance_fails", balance > 0, "an owner holding tokens", reverting=True
+        )
 
     # -- supply: funding, minting, burning --------------------------------------------
 
-    @precondition(lambda self: self._erc20().fundable or leave_out("rule_erc20_fund", "deal finds no balance slot in this token: give ERC20Adapter(fund=...)"))
+    @precondition(
+        lambda self: (
+            self._erc20().fundable
+            or leave_out("rule_erc20_fund", "deal finds no balance slot in this token: give ERC20Adapter(fund=...)")
+        )
+    )
     @rule(receiver=ACTOR, amount=AMOUNT)
     def rule_erc20_fund(self, receiver="erc20_actor", amount="erc20_amount"):
-        """Gives an actor tokens, as the adapter says (default: deal): not a property, what the others need to see balances."""
+        """Gives an actor tokens, as the adapter says (default: deal): not a property, what the others need to see
+        balances.
+        """
         a = self._erc20()
         amount %= FUND_CAP + 1
         if a.token.totalSupply() + amount < 2**255:
             a.fund(a.actor(receiver), amount)
 
     def _erc20_supply(self, kind: str, account: Any, amount: int, beyond: bool = False) -> Supplied | None:
-        """mint (to account, by the minter) or burn (by account, at most its balance; more than it, beyond), the balance and supply read around it."""
+        """mint (to account, by the minter) or burn (by account, at most its balance; more than it, beyond), the balance
+        and supply read around it.
+        """
         a = self._erc20()
         account = a.actor(account)
         balance, supply = a.token.balanceOf(account), a.token.totalSupply()
@@ -461,11 +324,19 @@ class ERC20Properties(Pack):
             amount = clamp(amount, balance)
             sent = send(a.token.burn, amount, sender=account)
         call = f"mint({shown(account)}, {amount})" if kind == "mint" else f"burn({amount}) from {shown(account)}"
-        return Supplied(call, account, amount, sent, (balance, a.token.balanceOf(account)), (supply, a.token.totalSupply()))
+        return Supplied(
+            call, account, amount, sent, (balance, a.token.balanceOf(account)), (supply, a.token.totalSupply())
+        )
 
     def _erc20_supplied_exactly(self, s: Supplied, change: int) -> None:
-        expect(s.balance[1] == s.balance[0] + change, lambda: f"{s.call}: the balance went from {s.balance[0]} to {s.balance[1]}", SUPPLY)
-        expect(s.supply[1] == s.supply[0] + change, lambda: f"{s.call}: the total supply went from {s.supply[0]} to {s.supply[1]}", SUPPLY)
+        expect(
+            s.balance[1] == s.balance[0] + change,
+            lambda: f"{s.call}: the balance went from {s.balance[0]} to {s.balance[1]}", SUPPLY,
+        )
+        expect(
+            s.supply[1] == s.supply[0] + change,
+            lambda: f"{s.call}: the total supply went from {s.supply[0]} to {s.supply[1]}", SUPPLY,
+        )
 
     @precondition(lambda self: _mintable(self._erc20(), "rule_erc20_mint_credits_exact_amount"))
     @rule(receiver=ACTOR, amount=AMOUNT)
@@ -492,10 +363,20 @@ class ERC20Properties(Pack):
         if s is None or s.sent.refused:
             return exercised("rule_erc20_mint_emits_transfer_from_zero", False, "a mint of a non-zero amount")
         found = events(s.sent.receipt, self._erc20().token, "Transfer")
-        expect((ZERO_ADDRESS, s.account, s.amount) in found, lambda: f"{s.call} emitted Transfer events {shown(found)}, none of them (0x0, {shown(s.account)}, {s.amount})", MINTED)
+        expect(
+            (ZERO_ADDRESS, s.account, s.amount) in found,
+            lambda: (
+                f"{s.call} emitted Transfer events {shown(found)}, none of them (0x0, {shown(s.account)}, {s.amount})"
+            ),
+            MINTED,
+        )
         exercised("rule_erc20_mint_emits_transfer_from_zero", s.amount > 0, "a mint of a non-zero amount")
 
-    @precondition(lambda self: self._erc20().burnable or leave_out("rule_erc20_burn_debits_exact_amount", "the token has no burn(uint256)"))
+    @precondition(
+        lambda self: (
+            self._erc20().burnable or leave_out("rule_erc20_burn_debits_exact_amount", "the token has no burn(uint256)")
+        )
+    )
     @rule(owner=ACTOR, amount=AMOUNT)
     def rule_erc20_burn_debits_exact_amount(self, owner="erc20_actor", amount="erc20_amount"):
         """A burn of at most one's balance takes exactly the amount from the balance and from the total supply.
@@ -508,7 +389,12 @@ class ERC20Properties(Pack):
         self._erc20_supplied_exactly(s, -s.amount)
         exercised("rule_erc20_burn_debits_exact_amount", s.amount > 0, "a burn of a non-zero amount")
 
-    @precondition(lambda self: self._erc20().burnable or leave_out("rule_erc20_burn_beyond_balance_fails", "the token has no burn(uint256)"))
+    @precondition(
+        lambda self: (
+            self._erc20().burnable
+            or leave_out("rule_erc20_burn_beyond_balance_fails", "the token has no burn(uint256)")
+        )
+    )
     @rule(owner=ACTOR, amount=AMOUNT)
     def rule_erc20_burn_beyond_balance_fails(self, owner="erc20_actor", amount="erc20_amount"):
         """A burn of more than one's balance reverts, and neither the balance nor the total supply changes.
@@ -518,14 +404,22 @@ class ERC20Properties(Pack):
         s = self._erc20_supply("burn", owner, amount, beyond=True)
         if s is None:
             return
-        expect(s.sent.refused, lambda: f"{s.call} succeeded though {shown(s.account)} holds only {s.balance[0]}", SUPPLY)
+        expect(
+            s.sent.refused, lambda: f"{s.call} succeeded though {shown(s.account)} holds only {s.balance[0]}", SUPPLY
+        )
         self._erc20_supplied_exactly(s, 0)
         exercised("rule_erc20_burn_beyond_balance_fails", s.balance[0] > 0, "an owner holding tokens", reverting=True)
 
-    @precondition(lambda self: self._erc20().burnable or leave_out("rule_erc20_burn_emits_transfer_to_zero", "the token has no burn(uint256)"))
+    @precondition(
+        lambda self: (
+            self._erc20().burnable
+            or leave_out("rule_erc20_burn_emits_transfer_to_zero", "the token has no burn(uint256)")
+        )
+    )
     @rule(owner=ACTOR, amount=AMOUNT)
     def rule_erc20_burn_emits_transfer_to_zero(self, owner="erc20_actor", amount="erc20_amount"):
-        """A burn emits Transfer(owner, 0x0, amount), the mirror of minting's event (switch it off for a token that logs burns otherwise).
+        """A burn emits Transfer(owner, 0x0, amount), the mirror of minting's event (switch it off for a token that logs
+        burns otherwise).
 
         EIP-20, Transfer: "A token contract which creates new tokens SHOULD trigger a Transfer event with the _from
         address set to 0x0 when tokens are created."
@@ -534,22 +428,40 @@ class ERC20Properties(Pack):
         if s is None or s.sent.refused:
             return exercised("rule_erc20_burn_emits_transfer_to_zero", False, "a burn of a non-zero amount")
         found = events(s.sent.receipt, self._erc20().token, "Transfer")
-        expect((s.account, ZERO_ADDRESS, s.amount) in found, lambda: f"{s.call} emitted Transfer events {shown(found)}, none of them ({shown(s.account)}, 0x0, {s.amount})", MINTED)
+        expect(
+            (s.account, ZERO_ADDRESS, s.amount) in found,
+            lambda: (
+                f"{s.call} emitted Transfer events {shown(found)}, none of them ({shown(s.account)}, 0x0, {s.amount})"
+            ),
+            MINTED,
+        )
         exercised("rule_erc20_burn_emits_transfer_to_zero", s.amount > 0, "a burn of a non-zero amount")
 
     # -- invariants -------------------------------------------------------------------
 
     @invariant()
     def invariant_erc20_balances_sum_to_total_supply(self):
-        """The balances of every holder (the actors, the adapter's holders, the zero address) add up to the total supply.
+        """The balances of every holder (the actors, the adapter's holders, the zero address) add up to the total
+        supply.
 
         EIP-20, totalSupply: "Returns the total token supply."
         """
         a = self._erc20()
         balances = {h: a.token.balanceOf(h) for h in a.holders}
         supply = a.token.totalSupply()
-        expect(sum(balances.values()) == supply, lambda: f"the balances add up to {sum(balances.values())} ({', '.join(f'{shown(h)}: {b}' for h, b in balances.items() if b)}), the total supply is {supply}; a holder the pack does not know of is given to ERC20Adapter(holders=...)", SUPPLY)
-        exercised("invariant_erc20_balances_sum_to_total_supply", sum(1 for b in balances.values() if b) >= 2, "tokens spread over two holders or more")
+        expect(
+            sum(balances.values()) == supply,
+            lambda: (
+                f"the balances add up to {sum(balances.values())} "
+                f"({', '.join(f'{shown(h)}: {b}' for h, b in balances.items() if b)}), the total supply is {supply}; "
+                "a holder the pack does not know of is given to ERC20Adapter(holders=...)"
+            ),
+            SUPPLY,
+        )
+        exercised(
+            "invariant_erc20_balances_sum_to_total_supply", sum(1 for b in balances.values() if b) >= 2,
+            "tokens spread over two holders or more",
+        )
 
 
 def _mintable(a: ERC20Adapter, name: str) -> bool:

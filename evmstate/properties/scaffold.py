@@ -24,8 +24,13 @@ from ..config import Config
 from ..errors import UsageError
 
 ERC20 = {"transfer", "transferFrom", "approve", "balanceOf", "allowance", "totalSupply"}
-ERC721 = {"ownerOf", "balanceOf", "transferFrom", "safeTransferFrom", "approve", "setApprovalForAll", "getApproved", "isApprovedForAll"}
-ERC4626 = {"asset", "totalAssets", "deposit", "mint", "withdraw", "redeem", "previewDeposit", "maxDeposit", "convertToShares"}
+ERC721 = {
+    "ownerOf", "balanceOf", "transferFrom", "safeTransferFrom", "approve", "setApprovalForAll", "getApproved",
+    "isApprovedForAll",
+}
+ERC4626 = {
+    "asset", "totalAssets", "deposit", "mint", "withdraw", "redeem", "previewDeposit", "maxDeposit", "convertToShares",
+}
 ERC2612 = {"permit", "nonces", "DOMAIN_SEPARATOR"}
 # what each pack's rules call already: no rule of the machine's own for them
 COVERED = {
@@ -90,8 +95,12 @@ def _bodies(artifact: Artifact) -> dict[str, list[str]]:
     return bodies
 
 
-def _checks(name: str, bodies: dict[str, list[str]], getters: set[str], seen: set[str] | None = None) -> tuple[list[str], str | None]:
-    """The assert/raise lines of a function and of the internal functions it calls (one level), and the sender condition they state."""
+def _checks(
+    name: str, bodies: dict[str, list[str]], getters: set[str], seen: set[str] | None = None
+) -> tuple[list[str], str | None]:
+    """The assert/raise lines of a function and of the internal functions it calls (one level), and the sender condition
+    they state.
+    """
     seen = set() if seen is None else seen
     seen.add(name)
     checks: list[str] = []
@@ -117,7 +126,9 @@ def _checks(name: str, bodies: dict[str, list[str]], getters: set[str], seen: se
 def functions(artifact: Artifact, covered: set[str]) -> list[Function]:
     """The external functions that change state, less those a pack covers, with what their source checks."""
     bodies = _bodies(artifact)
-    getters = {e["name"] for e in artifact.abi if e.get("type") == "function" and e.get("stateMutability") in ("view", "pure")}
+    getters = {
+        e["name"] for e in artifact.abi if e.get("type") == "function" and e.get("stateMutability") in ("view", "pure")
+    }
     out: dict[str, Function] = {}
     for e in artifact.abi:
         if e.get("type") != "function" or e.get("stateMutability") in ("view", "pure") or e["name"] in covered:
@@ -226,14 +237,20 @@ def _token_for(build: Build, exclude: str) -> Artifact | None:
 
 # -- the machine's text -----------------------------------------------------------------
 
-PACKS = {"erc20": ("ERC20Adapter", "ERC20Properties"), "erc721": ("ERC721Adapter", "ERC721Properties"), "erc2612": ("ERC2612Adapter", "ERC2612Properties"), "erc4626": ("ERC4626Adapter", "ERC4626Properties")}
+PACKS = {
+    "erc20": ("ERC20Adapter", "ERC20Properties"), "erc721": ("ERC721Adapter", "ERC721Properties"),
+    "erc2612": ("ERC2612Adapter", "ERC2612Properties"), "erc4626": ("ERC4626Adapter", "ERC4626Properties"),
+}
 
 
 def _deploy(artifact: Artifact, token: Artifact | None) -> tuple[list[str], list[str]]:
     """(__init__ parameters besides accounts, __init__ lines deploying the contract as cls.<name>)."""
     params, lines = [artifact.name], []
     token_var = None
-    if token is not None and any(t == "address" and any(w in n.lower() for w in ("asset", "token", "underlying")) for n, t in _constructor(artifact)):
+    if token is not None and any(
+        t == "address" and any(w in n.lower() for w in ("asset", "token", "underlying"))
+        for n, t in _constructor(artifact)
+    ):
         token_var = "asset"
         params.append(token.name)
         args = ", ".join([default(n, t, None) for n, t in _constructor(token)] + ['{"from": accounts[0]}'])
@@ -254,14 +271,23 @@ def _adapters(artifact: Artifact, packs: list[str], asset: bool) -> list[str]:
     for pack in packs:
         if pack == "erc20":
             minter = names.get("mint") == ["address", "uint256"]
-            lines.append(f"        cls.erc20 = ERC20Adapter({c}, accounts[:ACTORS]{', minter=accounts[0]' if minter else ''}){'  # DECIDE: the account allowed to mint' if minter else ''}")
+            lines.append(
+                f"        cls.erc20 = ERC20Adapter({c}, "
+                f"accounts[:ACTORS]{', minter=accounts[0]' if minter else ''})"
+                f"{'  # DECIDE: the account allowed to mint' if minter else ''}"
+            )
         elif pack == "erc2612":
             lines.append(f"        cls.erc2612 = ERC2612Adapter({c}, accounts[:ACTORS])")
         elif pack == "erc4626":
-            lines.append(f"        cls.erc4626 = ERC4626Adapter({c}, accounts[:ACTORS]{', asset=cls.asset' if asset else ''})")
+            lines.append(
+                f"        cls.erc4626 = ERC4626Adapter({c}, accounts[:ACTORS]{', asset=cls.asset' if asset else ''})"
+            )
         elif pack == "erc721":
             mint = _nft_mint(c, names)
-            lines.append(f"        cls.erc721 = ERC721Adapter({c}, accounts[:ACTORS], mint={mint})" + ("" if mint != "None" else "  # DECIDE: how to mint a token to an account: mint=lambda to: ..."))
+            lines.append(
+                f"        cls.erc721 = ERC721Adapter({c}, accounts[:ACTORS], mint={mint})"
+                + ("" if mint != "None" else "  # DECIDE: how to mint a token to an account: mint=lambda to: ...")
+            )
     return lines
 
 
@@ -279,8 +305,12 @@ def _nft_mint(c: str, names: dict[str, list[str]]) -> str:
 
 
 def _rule(f: Function, c: str, amounts: bool) -> list[str]:
-    """One rule calling f from a drawn account; a revert expected where the source says who may call it, tolerated elsewhere."""
-    params = [("sender", "address")] + [(_param(n), t) for n, t in f.inputs] + ([("value", "value")] if f.payable else [])
+    """One rule calling f from a drawn account; a revert expected where the source says who may call it, tolerated
+    elsewhere.
+    """
+    params = (
+        [("sender", "address")] + [(_param(n), t) for n, t in f.inputs] + ([("value", "value")] if f.payable else [])
+    )
     seen: set[str] = set()
     named = []
     for n, t in params:
@@ -288,23 +318,44 @@ def _rule(f: Function, c: str, amounts: bool) -> list[str]:
         seen.add(n)
         named.append((n, t))
     sig = ", ".join(["self"] + [f'{n}="{"st_value" if t == "value" else strategy_of(t)[0]}"' for n, t in named])
-    call_args = ", ".join([n for n, t in named[1:] if t != "value"] + ['{"from": sender' + (', "value": value}' if f.payable else "}")])
+    call_args = ", ".join(
+        [n for n, t in named[1:] if t != "value"] + ['{"from": sender' + (', "value": value}' if f.payable else "}")]
+    )
     call = f"self.{c}.{f.name}({call_args})"
-    lines = [f"    def rule_{snake(f.name)}({sig}):", f'        """{f.name}({", ".join(n for n, _ in f.inputs)}) from an account."""']
+    lines = [
+        f"    def rule_{snake(f.name)}({sig}):",
+        f'        """{f.name}({", ".join(n for n, _ in f.inputs)}) from an account."""',
+    ]
     for n, t in named[1:]:
         if amounts and t.startswith("uint") and AMOUNT_NAMES.match(n):
             lines.append(f"        {n} = min({n}, self.{c}.balanceOf(sender))  # at most what the sender holds")
     if f.checks:
-        lines.append("        # the source checks (DECIDE which must hold here; where one must fail, expect it with reverts(\"...\")):")
+        lines.append(
+            "        # the source checks (DECIDE which must hold here; where one must fail, "
+            'expect it with reverts("...")):'
+        )
         lines += [f"        #   {check}" for check in dict.fromkeys(f.checks)]
     if f.sender is not None:
-        lines += [f"        if not ({f.sender.format(c=c)}):  # only the account the source names may call it", "            with reverts():", f"                {call}", "            return"]
-    lines += ["        try:", f"            {call}", "        except TransactionReverted:", f"            return  # DECIDE: when {f.name} may revert, and when it must not", "        # DECIDE: what it changed: update the ghost variables (setup) it moves"]
+        lines += [
+            f"        if not ({f.sender.format(c=c)}):  # only the account the source names may call it",
+            "            with reverts():",
+            f"                {call}",
+            "            return",
+        ]
+    lines += [
+        "        try:",
+        f"            {call}",
+        "        except TransactionReverted:",
+        f"            return  # DECIDE: when {f.name} may revert, and when it must not",
+        "        # DECIDE: what it changed: update the ghost variables (setup) it moves",
+    ]
     return lines
 
 
 def _ghosts(artifact: Artifact, c: str) -> list[str]:
-    """setup() lines: a ghost variable per public getter of a number, an address or a flag (per account when it takes one)."""
+    """setup() lines: a ghost variable per public getter of a number, an address or a flag (per account when it takes
+    one).
+    """
     lines = []
     for e in artifact.abi:
         if e.get("type") != "function" or e["name"] not in artifact.getters or len(e.get("outputs", [])) != 1:
@@ -315,7 +366,9 @@ def _ghosts(artifact: Artifact, c: str) -> list[str]:
         if not inputs:
             lines.append(f"        self.{snake(e['name'])} = self.{c}.{e['name']}()")
         elif inputs == ["address"]:
-            lines.append(f"        self.{snake(e['name'])} = {{a: self.{c}.{e['name']}(a) for a in self.accounts[:ACTORS]}}")
+            lines.append(
+                f"        self.{snake(e['name'])} = {{a: self.{c}.{e['name']}(a) for a in self.accounts[:ACTORS]}}"
+            )
     return lines
 
 
@@ -337,14 +390,22 @@ def machine_text(artifact: Artifact, build: Build) -> str:
     imports = ", ".join(sorted(n for p in packs for n in PACKS[p]))
     ghosts = _ghosts(artifact, c)
     out = [
-        f'"""A first machine for {artifact.name}, written by `evmstate init --machine {artifact.name}` from its ABI and source.',
+        f'"""A first machine for {artifact.name}, '
+        f"written by `evmstate init --machine {artifact.name}` from its ABI and source.",
         "",
-        *([f"{' and '.join(PACKS[p][1] for p in packs)} check{'s' if len(packs) == 1 else ''} what the standard owes; the rules below call every other function"] if packs else ["The rules below call every function"]),
+        *(
+            [
+                f"{' and '.join(PACKS[p][1] for p in packs)} check{'s' if len(packs) == 1 else ''} what the standard "
+                "owes; the rules below call every other function"
+            ]
+            if packs
+            else ["The rules below call every function"]
+        ),
         "that changes state. Search for DECIDE: where a human must say who may call what, and what each call changes.",
         '"""',
         "",
         "from evmstate import TransactionReverted, reverts, strategy",
-        *( [f"from evmstate.properties import {imports}"] if packs else [] ),
+        *([f"from evmstate.properties import {imports}"] if packs else []),
         "",
         "ACTORS = 4  # DECIDE: how many accounts act (at most [accounts] count in evmstate.toml)",
         "",
@@ -358,13 +419,17 @@ def machine_text(artifact: Artifact, build: Build) -> str:
         *_adapters(artifact, packs, "        cls.asset = asset" in deploy),
         "",
         "    def setup(self):",
-        "        # ghost variables: what the contract exposes, as the machine expects it (DECIDE how each rule moves them)",
+        "        # ghost variables: what the contract exposes, "
+        "as the machine expects it (DECIDE how each rule moves them)",
         *(ghosts or ["        pass"]),
     ]
     for f in funcs:
         out += ["", *_rule(f, c, amounts)]
     if not funcs and not packs:
-        out += ["", "    def rule_nothing(self):", '        """The contract has no function that changes state: nothing to call."""']
+        out += [
+            "", "    def rule_nothing(self):",
+            '        """The contract has no function that changes state: nothing to call."""',
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -374,11 +439,17 @@ def write_machine(config: Config, name: str, *, force: bool = False) -> Path:
     artifact = found.artifacts.get(name)
     if artifact is None or not artifact.bytecode:
         known = ", ".join(sorted(n for n, a in found.artifacts.items() if a.bytecode)) or "none"
-        why = f"it does not compile: {found.errors[name]}" if name in found.errors else "no deployable contract of that name"
+        why = (
+            f"it does not compile: {found.errors[name]}"
+            if name in found.errors
+            else "no deployable contract of that name"
+        )
         raise UsageError(f"evmstate init --machine {name}: {why} in {config.contracts_dir}. Contracts: {known}.")
     path = config.machines_dir / f"{snake(name)}.py"
     if path.exists() and not force:
-        raise UsageError(f"{path} already exists; nothing was written. Use --force to overwrite it, or name another contract.")
+        raise UsageError(
+            f"{path} already exists; nothing was written. Use --force to overwrite it, or name another contract."
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(machine_text(artifact, found), encoding="utf-8")
     return path

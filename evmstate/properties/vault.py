@@ -53,7 +53,15 @@ class ERC4626Adapter(Adapter):
             "ERC4626Properties",
             *(((name, ["uint256", "address"]) for name in ("deposit", "mint"))),
             *(((name, ["uint256", "address", "address"]) for name in ("withdraw", "redeem"))),
-            *(((name, ["uint256"]) for name in ("previewDeposit", "previewMint", "previewWithdraw", "previewRedeem", "convertToShares", "convertToAssets"))),
+            *(
+                (
+                    (name, ["uint256"])
+                    for name in (
+                        "previewDeposit", "previewMint", "previewWithdraw", "previewRedeem", "convertToShares",
+                        "convertToAssets",
+                    )
+                )
+            ),
             *(((name, ["address"]) for name in ("maxDeposit", "maxMint", "maxWithdraw", "maxRedeem", "balanceOf"))),
             ("totalAssets", []),
             ("totalSupply", []),
@@ -81,7 +89,10 @@ class ERC4626Adapter(Adapter):
         try:
             self.chain.deal(self.asset, actor, self.asset.balanceOf(actor) + amount, adjust_total_supply=True)
         except UsageError as exc:
-            raise MachineDefinitionError(f"ERC4626Adapter cannot give actors the asset by deal ({exc}); give ERC4626Adapter(fund=...) a function (actor, amount) that does") from exc
+            raise MachineDefinitionError(
+                f"ERC4626Adapter cannot give actors the asset by deal ({exc}); give ERC4626Adapter(fund=...) "
+                "a function (actor, amount) that does"
+            ) from exc
 
     def shares(self, owner: Any) -> int:
         return self.vault.balanceOf(owner)
@@ -96,7 +107,10 @@ def _asset_of(vault: Any) -> Contract:
     raw = to_raw_address(vault.asset(), what="asset()")
     artifact = project.artifact_at(raw)
     if artifact is None:
-        raise MachineDefinitionError(f"{vault!r}.asset() is {shown(vault.asset())}, a contract the project did not deploy: give ERC4626Adapter(asset=Token.at(address))")
+        raise MachineDefinitionError(
+            f"{vault!r}.asset() is {shown(vault.asset())}, a contract the project did not deploy: "
+            "give ERC4626Adapter(asset=Token.at(address))"
+        )
     return Contract(project, project.name_at(raw) or artifact.name, raw, artifact)
 
 
@@ -120,7 +134,9 @@ class Flow:
 
     @property
     def call(self) -> str:
-        args = [str(self.amount), shown(self.receiver)] + ([shown(self.owner)] if self.kind in ("withdraw", "redeem") else [])
+        args = [str(self.amount), shown(self.receiver)] + (
+            [shown(self.owner)] if self.kind in ("withdraw", "redeem") else []
+        )
         return f"{self.kind}({', '.join(args)}) from {shown(self.caller)}"
 
     @property

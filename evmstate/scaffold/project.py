@@ -20,34 +20,26 @@ from ..errors import ResourceError, UsageError
 # that have none worth showing (left out, evmstate picks or needs nothing).
 KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "project": (
-        ("contracts", "folder of .vy sources"),
-        ("machines", "folder of state machines and property tests"),
+        ("contracts", "folder of .vy sources"), ("machines", "folder of state machines and property tests"),
         ("deployments", "functions deploying what machines ask for by name"),
         ("artifacts", "contracts compiled elsewhere: Foundry, ape, Brownie build files"),
     ),
     "compiler": (
-        ("evm_version", "london, paris, shanghai, cancun or prague"),
-        ("optimize", "gas, codesize or none"),
+        ("evm_version", "london, paris, shanghai, cancun or prague"), ("optimize", "gas, codesize or none"),
         ("search_paths", 'extra folders to import from, e.g. ["lib"]; installed packages are searched too'),
         ("experimental_codegen", "build every contract with vyper's Venom code generator (docs/differential.md)"),
         ("contracts", "one contract's code generator, over its pragma and experimental_codegen"),
     ),
-    "accounts": (
-        ("count", "funded accounts: accounts[0] .. accounts[{last}]"),
-        ("balance", "each account's balance"),
-    ),
+    "accounts": (("count", "funded accounts: accounts[0] .. accounts[{last}]"), ("balance", "each account's balance")),
     "chain": (
-        ("chain_id", ""),
-        ("gas_limit", "gas per block"),
+        ("chain_id", ""), ("gas_limit", "gas per block"),
         ("gas_price", "transactions are charged gas_used * gas_price"),
         ("timestamp", "genesis time; every run starts from the same chain"),
     ),
     "hypothesis": (
-        ("max_examples", "runs per machine"),
-        ("stateful_step_count", "steps per run"),
+        ("max_examples", "runs per machine"), ("stateful_step_count", "steps per run"),
         ("deadline", "milliseconds per example; 0 for none"),
-        ("seed", "fix the search; left out, each run picks one and prints it"),
-        ("derandomize", ""),
+        ("seed", "fix the search; left out, each run picks one and prints it"), ("derandomize", ""),
         ("phases", 'add "explain" for more detail, slower'),
         ("print_blob", "print Hypothesis's reproduction blob with a failure"),
         ("suppress_health_check", '["filter_too_much"]: let assume() throw away most runs'),
@@ -62,7 +54,8 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("max_block_delay", "blocks one step may wait before its call ({blocks} of 12 s blocks); 0 turns it off"),
         (
             "shrink_time",
-            "seconds of work (1000 replayed steps a second) shrinking a failure may take; then the shortest program so far is reported (0: no limit)",
+            "seconds of work (1000 replayed steps a second) shrinking a failure may take; "
+            "then the shortest program so far is reported (0: no limit)",
         ),
         (
             "actors",
@@ -77,7 +70,8 @@ KEYS: dict[str, tuple[tuple[str, str], ...]] = {
     "backend": (
         (
             "name",
-            'or "revm", calls run in Rust: pip install "evmstate[revm]" (evmstate fuzz, when no name is set: revm if installed)',
+            'or "revm", calls run in Rust: pip install "evmstate[revm]" (evmstate fuzz, '
+            "when no name is set: revm if installed)",
         ),
         ("check", "true: every call on revm and py-evm side by side, first difference reported"),
     ),
@@ -144,7 +138,10 @@ def _shown(section: str, key: str, value: Any) -> str:
 
 def config_template() -> str:
     """The evmstate.toml init writes: every key, commented out, with its default (EXAMPLES: an example)."""
-    lines = ["# evmstate project settings. Every key is optional; the values shown are the defaults (\"e.g.\": an example, the key has none)."]
+    lines = [
+        '# evmstate project settings. Every key is optional; the values shown are the defaults ("e.g.": '
+        "an example, the key has none)."
+    ]
     for section, keys in KEYS.items():
         defaults = config_mod.SECTIONS[section]()
         lines += ["", f"[{section}]"]
@@ -281,7 +278,8 @@ def test_only_the_owner_resets(Counter, accounts, caller):
             counter.reset({"from": caller})
 '''
 
-MOCCASIN_MACHINE = '''"""A state machine for the Counter of `mox init` (src/Counter.vy): methods named rule_*, invariant_*."""
+MOCCASIN_MACHINE = '''\
+"""A state machine for the Counter of `mox init` (src/Counter.vy): methods named rule_*, invariant_*."""
 
 from evmstate import strategy
 
@@ -308,7 +306,9 @@ class CounterMachine:
         assert self.counter.number() == self.number
 '''
 
-MOCCASIN_PROPERTIES = '''"""Property tests: each example runs on a fresh chain. Not named test_*.py, so that `mox test` leaves them to evmstate."""
+MOCCASIN_PROPERTIES = '''\
+"""Property tests: each example runs on a fresh chain. Not named test_*.py, so that `mox test` leaves them to \
+evmstate."""
 
 from evmstate import given, strategy
 
@@ -376,17 +376,24 @@ def files_for(folder: Path) -> dict[str, str]:
     cfg = config_mod.moccasin_config(folder.resolve(), config_mod.moccasin_files(folder))
     machines = cfg.project.machines
     counter = cfg.contracts_dir / "Counter.vy"
-    if counter.is_file() and all(f"def {name}(" in counter.read_text(encoding="utf-8") for name in ("set_number", "increment")):
+    if counter.is_file() and all(
+        f"def {name}(" in counter.read_text(encoding="utf-8") for name in ("set_number", "increment")
+    ):
         return {f"{machines}/counter.py": MOCCASIN_MACHINE, f"{machines}/counter_properties.py": MOCCASIN_PROPERTIES}
     return {f"{machines}/my_machine.py": MOCCASIN_TEMPLATE}
 
 
 def init(folder: Path, *, force: bool = False) -> list[Path]:
-    """Write a new project into folder (in a moccasin project, its machines folder); refuse to overwrite existing files unless force."""
+    """Write a new project into folder (in a moccasin project, its machines folder); refuse to overwrite existing files
+    unless force.
+    """
     files = files_for(folder)
     existing = [name for name in files if (folder / name).exists()]
     if existing and not force:
-        raise UsageError(f"{folder}: {', '.join(existing)} already exist{'s' if len(existing) == 1 else ''}; nothing was written. Use --force to overwrite them.")
+        raise UsageError(
+            f"{folder}: {', '.join(existing)} already exist{'s' if len(existing) == 1 else ''}; nothing was written. "
+            "Use --force to overwrite them."
+        )
     written: list[Path] = []
     for name, text in files.items():
         path = folder / name
@@ -395,7 +402,10 @@ def init(folder: Path, *, force: bool = False) -> list[Path]:
             path.write_text(text, encoding="utf-8")
         except OSError as exc:  # a read-only or full disk: say where, and what was written before
             done = f"; written before it: {', '.join(str(p) for p in written)}" if written else "; nothing was written"
-            raise ResourceError.unwritable("the new project", f"{folder}/", exc, f"{path} could not be made{done}", "give evmstate init a folder that is") from None
+            raise ResourceError.unwritable(
+                "the new project", f"{folder}/", exc, f"{path} could not be made{done}",
+                "give evmstate init a folder that is",
+            ) from None
         written.append(path)
     return written
 
@@ -407,7 +417,8 @@ def next_steps(folder: Path) -> list[str]:
     cfg = config_mod.moccasin_config(folder.resolve(), config_mod.moccasin_files(folder))
     names = " and ".join(f.name for f in cfg.sources)
     return [
-        f"a moccasin project: evmstate reads {names} as it is (contracts in {cfg.project.contracts}/, imports from lib/); "
+        f"a moccasin project: evmstate reads {names} as it is (contracts in "
+        f"{cfg.project.contracts}/, imports from lib/); "
         "no evmstate.toml was written, nor anything outside machines/",
         "add .evmstate/ (evmstate's build cache, examples and saved failures) to your .gitignore",
     ]

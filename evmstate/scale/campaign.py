@@ -30,7 +30,9 @@ from ..evm.factory import for_campaign
 from ..failures import FailureIdentity, FailureRecord, FailureStore
 from . import pool
 from .cluster import DaskWorkers
-from .events import CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals  # noqa: F401  (importable from here too)
+from .events import (  # noqa: F401  (importable from here too)
+    CampaignEvent, CampaignFinished, CampaignProgress, CampaignStarted, CampaignSummary, FailureReplaced, ItemTotals,
+)
 from .events import FailureTally
 from .pool import Pool, WorkerCrashed, worker_killed
 from .shards import Outcome, ProjectBundle, Shard, Workers
@@ -86,7 +88,9 @@ class LocalWorkers:
             self.counts.pop(m.worker, None)
             if task is None:
                 continue
-            out.append(Outcome(m.kind, task, m.payload if m.kind == "done" else None, m.payload if m.kind == "refused" else ""))
+            out.append(
+                Outcome(m.kind, task, m.payload if m.kind == "done" else None, m.payload if m.kind == "refused" else "")
+            )
         return out
 
     def running(self) -> int:
@@ -124,7 +128,9 @@ class CampaignOptions:
     stop_on_failure: bool = False
 
 
-def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None) -> CampaignSummary:
+def fuzz(
+    config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent], None], workers: Workers | None = None
+) -> CampaignSummary:
     """Run a campaign: discover, start the workers, hand them shards until the budget ends or Ctrl-C."""
     check_database(config)  # a Redis server that does not answer is an error before anything runs
     keep_hypothesis_storage(config)
@@ -136,7 +142,8 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
     emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config, corpus=True)))
     summary = CampaignSummary(seed=seed)
     emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it
-    prepared = prepare(config, options.paths, options.keyword, emit)  # local workers build their projects from its compiled contracts
+    # local workers build their projects from its compiled contracts
+    prepared = prepare(config, options.paths, options.keyword, emit)
     summary.load_errors.extend(prepared.load_errors)
     summary.nothing = prepared.nothing
     project = prepared.project
@@ -163,13 +170,18 @@ def fuzz(config: Config, options: CampaignOptions, emit: Callable[[CampaignEvent
 def open_workers(config: Config, options: CampaignOptions, build: Build | None = None) -> Workers:
     """Dask's workers, or local ones (which build the project from build, when given: the contracts compiled here)."""
     if options.cluster is not None:
-        return DaskWorkers(options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules()))
-    source = pool.ProjectSource(config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), build)
+        return DaskWorkers(
+            options.cluster, ProjectBundle.of(config, options.paths, options.keyword, pool.loaded_modules())
+        )
+    source = pool.ProjectSource(
+        config, pool.absolute_paths(options.paths), options.keyword, pool.loaded_modules(), build
+    )
     return LocalWorkers(source, options.workers)
 
 
 def _drive(
-    config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary, emit: Callable[[CampaignEvent], None], started: float, seed: int, sigints: list[int]
+    config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary,
+    emit: Callable[[CampaignEvent], None], started: float, seed: int, sigints: list[int],
 ) -> None:
     store = FailureStore.of(config)
     deadline = started + options.budget if options.budget is not None else None
@@ -245,8 +257,8 @@ def _drive(
 
 def _record(
     outcome: Outcome, summary: CampaignSummary, live: list[str], store: FailureStore,
-    saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None], retire: Callable[[str], None],
-    known: dict[str, dict[FailureIdentity, str]] | None = None,
+    saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None],
+    retire: Callable[[str], None], known: dict[str, dict[FailureIdentity, str]] | None = None,
 ) -> None:
     """What a shard's outcome adds to the campaign: its counts, its failure reported (once per identity), its errors.
 
@@ -316,7 +328,8 @@ def _record(
 
 
 def _report_once(
-    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore, saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None]
+    key: str, result: MachineFinished, record: FailureRecord, summary: CampaignSummary, store: FailureStore,
+    saved: dict[tuple[str, FailureIdentity], MachineFinished], emit: Callable[[CampaignEvent], None],
 ) -> MachineFinished:
     """Report a failure the first time its machine fails with its identity; a shorter program for it later replaces
     the saved one.
@@ -342,7 +355,12 @@ def _report_once(
             return first
         saved[same] = reported
         summary.failures[summary.failures.index(first)] = reported
-        emit(FailureReplaced(key=key, old_id=first.failure_id, new_id=reported.failure_id or record.id, steps=result.failure.steps, program=tuple(result.failure.program)))
+        emit(
+            FailureReplaced(
+                key=key, old_id=first.failure_id, new_id=reported.failure_id or record.id, steps=result.failure.steps,
+                program=tuple(result.failure.program),
+            )
+        )
         return reported
     return first
 
@@ -393,8 +411,12 @@ def _best_kept(
         best[optimum.name] = found
 
 
-def _not_searched(items: list[Item], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None) -> None:
-    """Each machine or test no run of which started (the budget ended while the workers were starting): an error, never "no failure"."""
+def _not_searched(
+    items: list[Item], summary: CampaignSummary, emit: Callable[[CampaignEvent], None], budget: float | None
+) -> None:
+    """Each machine or test no run of which started (the budget ended while the workers were starting): an error, never
+    "no failure".
+    """
     for item in items:
         key = item.id
         totals = summary.items.get(key)
@@ -403,16 +425,22 @@ def _not_searched(items: list[Item], summary: CampaignSummary, emit: Callable[[C
         totals.status = "error"
         spent = f"budget of {budget:g}s" if budget is not None else "time"
         message = (
-            f"{key} was not searched: the campaign's {spent} ended before any run of it started (worker processes start and load "
+            f"{key} was not searched: the campaign's {spent} ended before any run of it started (worker "
+            "processes start and load "
             "the project first, which takes seconds on a busy machine). Give a longer --time."
         )
-        result = MachineFinished(name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0, elapsed=0.0, error=message)
+        result = MachineFinished(
+            name=item.name, kind=item.kind, path=item.path, status="error", examples=0, steps=0, elapsed=0.0,
+            error=message,
+        )
         summary.errors.append(result)
         emit(result)
 
 
 def _saved(store: FailureStore, record: FailureRecord, result: MachineFinished) -> tuple[MachineFinished, str | None]:
-    """Keep the record (one per failure: FailureStore.keep): the result with its id, or without one and why, when the folder cannot be written."""
+    """Keep the record (one per failure: FailureStore.keep): the result with its id, or without one and why, when the
+    folder cannot be written.
+    """
     try:
         kept_now = store.keep(record)
     except ResourceError as exc:

@@ -23,20 +23,27 @@ def _import_distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise UsageError('--cluster runs shards on Dask distributed, which is not installed: pip install "evmstate[dask]"') from None
+        raise UsageError(
+            '--cluster runs shards on Dask distributed, which is not installed: pip install "evmstate[dask]"'
+        ) from None
     return distributed
 
 
 class DaskWorkers:
     """Shards as Dask tasks, on the scheduler at address (or on the client given)."""
 
-    def __init__(self, address: str | None, bundle: ProjectBundle, *, client: Any = None, timeout: float = 10.0) -> None:
+    def __init__(
+        self, address: str | None, bundle: ProjectBundle, *, client: Any = None, timeout: float = 10.0
+    ) -> None:
         distributed = _import_distributed()
         if client is None:
             try:
                 client = distributed.Client(address, timeout=timeout)
             except (OSError, TimeoutError) as e:
-                raise UsageError(f"--cluster {address}: cannot reach a Dask scheduler there ({e}). Start one with `dask scheduler` and give its address, e.g. tcp://host:8786") from None
+                raise UsageError(
+                    f"--cluster {address}: cannot reach a Dask scheduler there ({e}). "
+                    "Start one with `dask scheduler` and give its address, e.g. tcp://host:8786"
+                ) from None
             self._own_client = True
         else:
             self._own_client = False
@@ -79,7 +86,9 @@ class DaskWorkers:
                     except MachineDefinitionError as e:
                         out.append(Outcome("refused", shard, None, str(e)))
                     except Exception:
-                        raise WorkerCrashed(f"the shard {shard.key} #{shard.index} failed on the cluster:\n{traceback.format_exc()}") from None
+                        raise WorkerCrashed(
+                            f"the shard {shard.key} #{shard.index} failed on the cluster:\n{traceback.format_exc()}"
+                        ) from None
             if out or time.monotonic() >= end:
                 return out
             time.sleep(0.05)

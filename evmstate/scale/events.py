@@ -46,7 +46,8 @@ class ItemTotals:
     # machine's runs before it (those of its shards that had ended by then, and the finding shard's)
     found_after: float | None = None
     runs_before: int | None = None
-    ended: list[tuple[float, int]] = field(default_factory=list, repr=False)  # (time.time(), runs) of each shard that came back
+    # (time.time(), runs) of each shard that came back
+    ended: list[tuple[float, int]] = field(default_factory=list, repr=False)
     # every distinct failure found, by its id, first found first
     failures: dict[str, FailureTally] = field(default_factory=dict)
 
@@ -128,7 +129,8 @@ class CampaignSummary:
 
 @dataclass(frozen=True)
 class CampaignFinished:
-    """Emitted once at the end, after Ctrl-C and when nothing was found too: the summary, and the report files written."""
+    """Emitted once at the end, after Ctrl-C and when nothing was found too: the summary, and the report files written.
+    """
 
     summary: CampaignSummary
     written: tuple[str, ...] = ()
@@ -136,7 +138,8 @@ class CampaignFinished:
 
 @dataclass(frozen=True, kw_only=True)
 class FailureReplaced:
-    """Emitted when another shard brings a shorter program for a failure already reported: the saved record is replaced."""
+    """Emitted when another shard brings a shorter program for a failure already reported: the saved record is replaced.
+    """
 
     key: str
     old_id: str | None

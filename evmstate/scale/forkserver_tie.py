@@ -1,4 +1,5 @@
-"""Imported by multiprocessing's fork server, as the first module it preloads: the server dies with the process that started it.
+"""Imported by multiprocessing's fork server, as the first module it preloads: the server dies with the process that
+started it.
 
 The fork server exits by itself once every process holding its pipe is gone (the run and its
 workers), but only after it has imported what it preloads, and then slowly (a whole interpreter

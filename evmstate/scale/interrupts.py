@@ -19,7 +19,9 @@ GRACE = 15.0
 
 @contextlib.contextmanager
 def sigint_count() -> Iterator[list[int]]:
-    """While inside, a first Ctrl-C only counts (in the list's one element), for the caller to act on; a second raises KeyboardInterrupt."""
+    """While inside, a first Ctrl-C only counts (in the list's one element), for the caller to act on; a second raises
+    KeyboardInterrupt.
+    """
     count = [0]
     if threading.current_thread() is not threading.main_thread():
         yield count

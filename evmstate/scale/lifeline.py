@@ -26,18 +26,22 @@ from multiprocessing.connection import wait
 
 # what a terminal's Ctrl-C, `timeout`, a cancelled CI job and a closed terminal send: each stops a
 # run as Ctrl-C does, and a child leaves it to its parent
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = (
+    (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGINT, signal.SIGTERM)
+)
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # a worker whose parent is gone ends with this code (nobody is left to read it)
 ORPHANED = 1
 
-# resolved here, not in the child: looking a symbol up after os.fork in a process with threads could wait on a lock no thread will release
+# resolved here, not in the child: looking a symbol up after os.fork
+# in a process with threads could wait on a lock no thread will release
 _libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 
 def die_with_parent(parent: int) -> bool:
-    """In a child just forked from parent (its pid): the kernel kills this process when parent ends; False where it cannot (not Linux).
+    """In a child just forked from parent (its pid): the kernel kills this process when parent ends; False where it
+    cannot (not Linux).
 
     Ends this process at once when parent has already ended (between the fork and now).
     """
@@ -51,7 +55,9 @@ def die_with_parent(parent: int) -> bool:
 
 
 def watch_parent() -> bool:
-    """In a process started by multiprocessing: a thread ends it at once when the process that started it ends; False in the main process."""
+    """In a process started by multiprocessing: a thread ends it at once when the process that started it ends; False in
+    the main process.
+    """
     parent = multiprocessing.parent_process()
     if parent is None:
         return False

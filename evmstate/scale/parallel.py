@@ -1,4 +1,5 @@
-"""evmstate run -n / --shards: each machine's shards as tasks over the worker pool (pool.py), their events forwarded and their results merged; never prints.
+"""evmstate run -n / --shards: each machine's shards as tasks over the worker pool (pool.py), their events forwarded and
+their results merged; never prints.
 
 Everything a worker says (its events, then the task's result) goes back over one queue, so the
 parent sees each worker's messages in order and feeds them to one renderer (Board). A machine's
@@ -64,7 +65,9 @@ class ItemTask:
     gas: bool = False  # gather gas per contract function in this task (a worker's calls, for the parent)
     coverage: bool = False  # record coverage, and send what this process reached to the parent
 
-    def run(self, state: WorkerState, emit: Callable[[Event], None]) -> tuple[MachineFinished, FailureRecord | None, GasStats | None, Hits | None]:
+    def run(
+        self, state: WorkerState, emit: Callable[[Event], None]
+    ) -> tuple[MachineFinished, FailureRecord | None, GasStats | None, Hits | None]:
         collector = collector_of(state.project)
         if self.coverage:
             collector.wanted = True
@@ -72,7 +75,10 @@ class ItemTask:
         shard = self.shard if self.shards > 1 else None
         stats = GasStats() if self.gas else None
         with calls.recording(stats) if stats is not None else contextlib.nullcontext():
-            request = RunRequest(overrides=self.overrides, seed=self.seed, shard=shard, shards=self.shards, capture=self.capture, position=self.position)
+            request = RunRequest(
+                overrides=self.overrides, seed=self.seed, shard=shard, shards=self.shards, capture=self.capture,
+                position=self.position,
+            )
             result, record = run_task(state, self.key, request, emit)
         # everything this process reached so far: the parent's union makes repeats harmless
         hits = {identity: set(h) for identity, h in collector.hits.items()} if self.coverage else None
@@ -147,7 +153,10 @@ class _ItemRun:
 class Board:
     """The parent's view of a run over shards and workers: one event stream per machine, failures saved once."""
 
-    def __init__(self, config: Config, items: list[Item], shards: int, options: RunOptions, summary: RunSummary, emit: Callable[[Event], None]) -> None:
+    def __init__(
+        self, config: Config, items: list[Item], shards: int, options: RunOptions, summary: RunSummary,
+        emit: Callable[[Event], None],
+    ) -> None:
         self.config = config
         self.shards = shards
         self.options = options
@@ -181,7 +190,12 @@ class Board:
             examples, steps, runs = (sum(p[i] for p in run.progress.values()) for i in range(3))
             if event.branches is not None:  # each shard counts its own: the most any reached
                 run.branches = max(run.branches or 0, event.branches)
-            self.emit(ExampleFinished(name=event.name, examples=examples, steps=steps, elapsed=now - (run.started or now), shrinking=run.failing is not None, path=event.path, runs=runs, branches=run.branches))
+            self.emit(
+                ExampleFinished(
+                    name=event.name, examples=examples, steps=steps, elapsed=now - (run.started or now),
+                    shrinking=run.failing is not None, path=event.path, runs=runs, branches=run.branches,
+                )
+            )
         elif isinstance(event, FailureFound):
             if run.failing is None:
                 run.failing = task.shard
@@ -192,7 +206,9 @@ class Board:
         else:
             self.emit(event)
 
-    def done(self, task: ItemTask, value: tuple[MachineFinished, FailureRecord | None, GasStats | None, Hits | None]) -> None:
+    def done(
+        self, task: ItemTask, value: tuple[MachineFinished, FailureRecord | None, GasStats | None, Hits | None]
+    ) -> None:
         run = self.runs[task.key]
         result, record, stats, hits = value
         run.results[task.shard] = (result, record)
@@ -219,7 +235,11 @@ class Board:
         run.finished = True
         if not run.results:
             return  # it could not run: reported as a load error
-        elapsed = time.perf_counter() - run.started if run.started is not None else max(r.elapsed for r, _ in run.results.values())
+        elapsed = (
+            time.perf_counter() - run.started
+            if run.started is not None
+            else max(r.elapsed for r, _ in run.results.values())
+        )
         at, merged = merge_shards({i: r for i, (r, _) in run.results.items()}, self.shards, elapsed)
         problem = None
         if merged.failure is not None:
@@ -227,7 +247,8 @@ class Board:
             if self.options.save_failures and record is not None:
                 try:
                     merged = kept(merged, record, FailureStore.of(self.config).keep(record))
-                except ResourceError as exc:  # a full or read-only disk: the failure is shown all the same, then why it was not kept
+                # a full or read-only disk: the failure is shown all the same, then why it was not kept
+                except ResourceError as exc:
                     merged, problem = replace(merged, failure_id=None), str(exc)
             else:
                 merged = replace(merged, failure_id=None)
@@ -254,7 +275,10 @@ class Board:
         return self.summary
 
 
-def run_items(config: Config, project: Project, items: list[Item], options: RunOptions, seed: int, summary: RunSummary, emit: Callable[[Event], None]) -> RunSummary:
+def run_items(
+    config: Config, project: Project, items: list[Item], options: RunOptions, seed: int, summary: RunSummary,
+    emit: Callable[[Event], None],
+) -> RunSummary:
     """Run items split into options.shards shards each, over options.workers processes (in this one when 1)."""
     shards = max(1, options.shards)
     # in this process, the run's own gas recording sees every call; workers gather theirs for it

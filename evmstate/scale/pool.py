@@ -126,8 +126,8 @@ def absolute_paths(paths: tuple[str, ...]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Message:
-    """What a worker says: ready, event, done, interrupted, refused (a definition error) or crashed; killed (payload: its
-    exit code) is said for it by the pool when a signal ended its process."""
+    """What a worker says: ready, event, done, interrupted, refused (a definition error) or crashed; killed (payload:
+    its exit code) is said for it by the pool when a signal ended its process."""
 
     kind: str
     worker: int
@@ -145,7 +145,8 @@ RETIRE_SIGNAL = getattr(signal, "SIGUSR1", None)
 
 
 class _Interrupts:
-    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it); ignored while idle.
+    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it);
+    ignored while idle.
 
     RETIRE_SIGNAL: retired() says so until the next task.
     """
@@ -165,7 +166,9 @@ class _Interrupts:
             raise KeyboardInterrupt
 
     def unraisable(self, unraisable: Any, previous: Callable[[Any], Any]) -> None:
-        """sys.unraisablehook: a KeyboardInterrupt Python could not raise (it came in a garbage-collector callback, a __del__) comes again, where it can be raised."""
+        """sys.unraisablehook: a KeyboardInterrupt Python could not raise (it came in a garbage-collector callback, a
+        __del__) comes again, where it can be raised.
+        """
         if type(unraisable.exc_value) is KeyboardInterrupt and self.armed:
             threading.Timer(AGAIN, self.again).start()  # from another thread: handled once this hook has returned
             return
@@ -201,14 +204,18 @@ def retired() -> bool:
     return _worker_interrupts is not None and _worker_interrupts.retired
 
 
-def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None, stops: tuple[int, ...] = (signal.SIGINT,)) -> None:
+def _worker_main(
+    index: int, source: Any, inbox: Any, out: Any, environ: dict[str, str] | None = None,
+    stops: tuple[int, ...] = (signal.SIGINT,),
+) -> None:
     global _worker_interrupts
     watch_parent()
     interrupts = _worker_interrupts = _Interrupts()
     signal.signal(signal.SIGINT, interrupts.handler)
     if RETIRE_SIGNAL is not None:
         signal.signal(RETIRE_SIGNAL, interrupts.retire)
-    for signum in stops:  # the stop signals the parent takes as Ctrl-C, to whatever handles Ctrl-C now; the others stay ignored
+    # the stop signals the parent takes as Ctrl-C, to whatever handles Ctrl-C now; the others stay ignored
+    for signum in stops:
         if signum != signal.SIGINT:
             signal.signal(signum, _as_ctrl_c)
     sys.unraisablehook = functools.partial(interrupts.unraisable, previous=sys.unraisablehook)
@@ -220,7 +227,9 @@ def _worker_main(index: int, source: Any, inbox: Any, out: Any, environ: dict[st
         try:
             data = pickle.dumps(Message(kind, index, key, payload))
         except Exception:
-            data = pickle.dumps(Message("crashed", index, key, f"cannot send the {kind} message:\n{traceback.format_exc()}"))
+            data = pickle.dumps(
+                Message("crashed", index, key, f"cannot send the {kind} message:\n{traceback.format_exc()}")
+            )
         out.put(data)
 
     started = time.perf_counter()
@@ -254,7 +263,9 @@ START_METHOD = START_METHOD_VARIABLE  # the environment variable that chooses ho
 
 
 def start_method(environment: Environment) -> str:
-    """How worker processes start: forkserver where the platform has it, else spawn; EVMSTATE_START_METHOD (Config.environment) chooses."""
+    """How worker processes start: forkserver where the platform has it, else spawn; EVMSTATE_START_METHOD
+    (Config.environment) chooses.
+    """
     available = multiprocessing.get_all_start_methods()
     chosen = environment.start_method
     if chosen:
@@ -266,7 +277,9 @@ def start_method(environment: Environment) -> str:
 
 @contextlib.contextmanager
 def _stops_ignored() -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP ignored while inside: a process started now starts ignoring them (an inherited SIG_IGN is kept)."""
+    """Ctrl-C, SIGTERM and SIGHUP ignored while inside: a process started now starts ignoring them (an inherited SIG_IGN
+    is kept).
+    """
     previous = {}
     if threading.current_thread() is threading.main_thread():
         previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in STOP_SIGNALS}
@@ -279,7 +292,9 @@ def _stops_ignored() -> Iterator[None]:
 
 def _stops_taken() -> tuple[int, ...]:
     """The stop signals a worker takes as Ctrl-C: those this process does not ignore (nohup ignores SIGHUP)."""
-    return tuple(signum for signum in STOP_SIGNALS if signum == signal.SIGINT or signal.getsignal(signum) != signal.SIG_IGN)
+    return tuple(
+        signum for signum in STOP_SIGNALS if signum == signal.SIGINT or signal.getsignal(signum) != signal.SIG_IGN
+    )
 
 
 def start_early(environment: Environment) -> None:
@@ -318,7 +333,9 @@ def start_fork_server(preload: tuple[str, ...]) -> None:
 
 @contextlib.contextmanager
 def _in_folder(folder: str) -> Iterator[None]:
-    """In folder while inside (a process started now starts there), then back; nowhere else if this folder cannot be opened."""
+    """In folder while inside (a process started now starts there), then back; nowhere else if this folder cannot be
+    opened.
+    """
     try:
         here = os.open(".", os.O_RDONLY)
     except OSError:
@@ -337,22 +354,27 @@ class WorkerCrashed(RuntimeError):
 
 
 def worker_killed(message: Message, pid: int | None) -> ResourceError:
-    """The error of a worker whose process a signal ended (message.kind "killed"): neither the machine's doing nor evmstate's."""
+    """The error of a worker whose process a signal ended (message.kind "killed"): neither the machine's doing nor
+    evmstate's.
+    """
     try:
         name = signal.Signals(-message.payload).name
     except ValueError:
         name = f"signal {-message.payload}"
     where = f"while running {message.key}" if message.key else "while loading the project"
     return ResourceError(
-        f"worker process {message.worker} (pid {pid}) was killed by {name} {where}: something outside evmstate ended it (the "
-        "kernel's out-of-memory killer sends SIGKILL). The run stops here; failures saved before it are kept. Run again, "
+        f"worker process {message.worker} (pid {pid}) was killed by {name} {where}: "
+        "something outside evmstate ended it (the "
+        "kernel's out-of-memory killer sends SIGKILL). The run stops here; "
+        "failures saved before it are kept. Run again, "
         "with fewer worker processes (-n) if memory is short.",
         where=f"worker process {message.worker}",
     )
 
 
 class Pool:
-    """Worker processes (started by start_method()), each loading source once; tasks go to idle workers one at a time."""
+    """Worker processes (started by start_method()), each loading source once; tasks go to idle workers one at a time.
+    """
 
     def __init__(self, source: Any, workers: int, slots: int | None = None) -> None:
         method = start_method(source.config.environment)
@@ -362,7 +384,10 @@ class Pool:
         environ = dict(os.environ) if method == "forkserver" else None
         stops = _stops_taken()
         self.processes = [
-            ctx.Process(target=_worker_main, args=(i, source, self.inboxes[i], self.out, environ, stops), name=f"evmstate-worker-{i}", daemon=True)
+            ctx.Process(
+                target=_worker_main, args=(i, source, self.inboxes[i], self.out, environ, stops),
+                name=f"evmstate-worker-{i}", daemon=True,
+            )
             for i in range(workers)
         ]
         self.ready: set[int] = set()
@@ -396,7 +421,9 @@ class Pool:
         self.inboxes[worker].put(task)
 
     def lend(self) -> None:
-        """The slots no worker uses, to the workers shrinking a failure (scale/shrinking.py): call once no task is left to start."""
+        """The slots no worker uses, to the workers shrinking a failure (scale/shrinking.py): call once no task is left
+        to start.
+        """
         self.loans.lend(self.slots - len(self.busy), lambda worker, loan: self.inboxes[worker].put(loan))
 
     def receive(self, timeout: float) -> list[tuple[Message, Any]]:
@@ -439,7 +466,9 @@ class Pool:
                     os.kill(self.processes[i].pid, signum)
 
     def retire(self, workers: list[int]) -> None:
-        """Ask these workers to stop searching at their next run (see retired()); where the platform has no RETIRE_SIGNAL, SIGINT."""
+        """Ask these workers to stop searching at their next run (see retired()); where the platform has no
+        RETIRE_SIGNAL, SIGINT.
+        """
         self.interrupt(workers, RETIRE_SIGNAL if RETIRE_SIGNAL is not None else signal.SIGINT)
 
     def close(self, timeout: float = 5.0) -> None:

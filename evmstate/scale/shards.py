@@ -116,7 +116,9 @@ def run_task(
 
 
 def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = None) -> ShardResult:
-    """Run one shard on a loaded project (a pool.WorkerState); emit gets FailureFound when a failure is found, and ExampleFinished now and then."""
+    """Run one shard on a loaded project (a pool.WorkerState); emit gets FailureFound when a failure is found, and
+    ExampleFinished now and then.
+    """
     with _shard_lock:
         state.project.activate()
         cpu = time.process_time()
@@ -137,8 +139,8 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
 
         # the machine's saved guidance runs: every shard starts from them and adds to them
         request = RunRequest(
-            overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, corpus=True, deadline=shrink_by, native=True,
-            known=dict(shard.known),
+            overrides=shard.overrides, seed=shard.seed, shard=shard.index, stop=stop, corpus=True, deadline=shrink_by,
+            native=True, known=dict(shard.known),
         )
         found: list[tuple[float, int]] = []
         forward = _forwarded(emit, found)
@@ -147,7 +149,8 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
         collector = collector_of(state.project)
         branches = collector.branch_ids() if collector.hits else None
         return ShardResult(
-            shard=shard, result=result, record=record, cpu=time.process_time() - cpu, worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches, warnings=tuple(warnings),
+            shard=shard, result=result, record=record, cpu=time.process_time() - cpu,
+            worker=f"{socket.gethostname()}:{os.getpid()}", branches=branches, warnings=tuple(warnings),
             found=found[0] if found and result.failure is not None else None,
         )
 
@@ -174,9 +177,12 @@ class ProjectBundle:
     digest: str
 
     @classmethod
-    def of(cls, config: Config, paths: tuple[str, ...], keyword: str | None, modules: tuple[str, ...] = ()) -> "ProjectBundle":
+    def of(
+        cls, config: Config, paths: tuple[str, ...], keyword: str | None, modules: tuple[str, ...] = ()
+    ) -> "ProjectBundle":
         root = config.root.resolve()
-        # the root itself (first on moccasin's search path) is not sent whole: what it holds beyond these folders is not the project's
+        # the root itself (first on moccasin's search path) is not sent
+        # whole: what it holds beyond these folders is not the project's
         folders = [config.contracts_dir, config.machines_dir, *(p for p in config.search_paths if p.resolve() != root)]
         relative = []
         for raw in paths:
@@ -185,7 +191,10 @@ class ProjectBundle:
             try:
                 rel = p.relative_to(root)
             except ValueError:
-                raise UsageError(f"{raw}: with --cluster, machine files must be inside the project folder ({root}), which is sent to the workers") from None
+                raise UsageError(
+                    f"{raw}: with --cluster, machine files must be inside the project folder ({root}), "
+                    "which is sent to the workers"
+                ) from None
             folders.append(p)
             relative.append(rel.as_posix() + sep + selector)
         found: dict[str, bytes] = {}
@@ -196,16 +205,24 @@ class ProjectBundle:
             folder = folder.resolve()
             candidates = [folder] if folder.is_file() else sorted(folder.rglob("*")) if folder.is_dir() else []
             for f in candidates:
-                if not f.is_file() or any(part in _SKIP for part in f.relative_to(root).parts if f.is_relative_to(root)):
+                if not f.is_file() or any(
+                    part in _SKIP for part in f.relative_to(root).parts if f.is_relative_to(root)
+                ):
                     continue
                 if not f.is_relative_to(root):
-                    raise UsageError(f"{f}: with --cluster, every file the project uses must be inside the project folder ({root}); move it there")
+                    raise UsageError(
+                        f"{f}: with --cluster, every file the project uses must be inside the project "
+                        f"folder ({root}); move it there"
+                    )
                 name = f.relative_to(root).as_posix()
                 if name not in found:
                     found[name] = f.read_bytes()
                     size += len(found[name])
         if size > MAX_BUNDLE:
-            raise UsageError(f"the project's files add up to {size // 2**20} MiB, more than the {MAX_BUNDLE // 2**20} MiB sent to a cluster's workers")
+            raise UsageError(
+                f"the project's files add up to {size // 2**20} MiB, "
+                f"more than the {MAX_BUNDLE // 2**20} MiB sent to a cluster's workers"
+            )
         files = tuple(sorted(found.items()))
         h = hashlib.sha256()
         for name, data in files:
@@ -232,13 +249,16 @@ class ProjectBundle:
 
     def open(self) -> Any:
         root = self.materialize()
-        config = dataclasses.replace(self.config, root=root, path=root / self.config.path.name if self.config.path is not None else None)
+        config = dataclasses.replace(
+            self.config, root=root, path=root / self.config.path.name if self.config.path is not None else None
+        )
         paths = tuple(str(root / p) for p in self.paths)
         return ProjectSource(config, paths, self.keyword, self.modules).open()
 
 
 def run_bundle_shard(bundle: ProjectBundle, shard: Any) -> Any:
-    """A shard (or any task with run(state, emit)) as a cluster runs it: the project loaded from its bundle, once per process.
+    """A shard (or any task with run(state, emit)) as a cluster runs it: the project loaded from its bundle, once per
+    process.
 
     It runs in the project's folder, so that failures name files as they would where the
     campaign was started (from the project's root), and get the same ids.

@@ -8,7 +8,8 @@ sent from its own snapshots and answers whether each fails the same way (engine/
 Judge). The shrinker's passes hand over their candidates in the order they would try them; a
 batch goes out at once, one here and one to each helper, and the first of the batch in that
 order that fails the same way is kept (with the error the helper raised, pickled; replayed here
-when it does not pickle), the answers after it dropped. So the program is the one a single process reaches, byte for byte.
+when it does not pickle), the answers after it dropped. So the program is the one a single process reaches, byte for
+byte.
 
 The shrink budget still bounds it (the candidate replayed here checks it, once a batch), and so
 does Ctrl-C: helpers ignore SIGINT, SIGTERM and SIGHUP (a terminal or `timeout` sends them to the
@@ -136,7 +137,9 @@ class _Helper:
             return False
 
     def answer(self) -> tuple[int | None, str | None, bytes | None] | None:
-        """(steps kept of the candidate when it fails the same way, else None; the note; its lines and error, pickled), or None when the helper died."""
+        """(steps kept of the candidate when it fails the same way, else None; the note; its lines and error, pickled),
+        or None when the helper died.
+        """
         try:
             return pickle.loads(self.conn.recv_bytes())
         except (OSError, EOFError, ValueError):
@@ -173,7 +176,9 @@ def _serve(conn: Any, judge: Callable[[Program], tuple[Any, str | None]]) -> Non
 
 
 def _found(candidate: Program, kept: int, found: bytes | None) -> Minimized | None:
-    """A helper's find as the shrinker's result, its error as the helper raised it (without its traceback: shrink_program replays the program it ends with)."""
+    """A helper's find as the shrinker's result, its error as the helper raised it (without its traceback:
+    shrink_program replays the program it ends with).
+    """
     if found is None:
         return None
     try:
@@ -217,7 +222,9 @@ class Helpers:
             self.helpers.append(_Helper(pid, ours))
         self.workers = max(self.workers, 1 + sum(h.alive for h in self.helpers))
 
-    def first(self, candidates: Iterable[tuple[Any, Program]], attempt: Attempt, accept: Accept) -> tuple[Any, Any] | None:
+    def first(
+        self, candidates: Iterable[tuple[Any, Program]], attempt: Attempt, accept: Accept
+    ) -> tuple[Any, Any] | None:
         if self.replay_time is not None and self.replay_time >= WORTH_A_HELPER:
             self._grow()
         pending = iter(candidates)
@@ -231,7 +238,9 @@ class Helpers:
             if found is not None:
                 return found
 
-    def _batch(self, pending: Iterator[tuple[Any, Program]], attempt: Attempt, accept: Accept) -> tuple[list[_Entry], tuple[Any, Any] | None]:
+    def _batch(
+        self, pending: Iterator[tuple[Any, Program]], attempt: Attempt, accept: Accept
+    ) -> tuple[list[_Entry], tuple[Any, Any] | None]:
         """The next candidates: one to replay here, one for each live helper (sent now), and those replayed before.
 
         Those replayed before the one here are answered at once, (tag, result) when one is kept.

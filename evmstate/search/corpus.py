@@ -48,7 +48,8 @@ from .guidance import Choice, Entry
 if TYPE_CHECKING:
     from ..contracts.project import Project
 
-FORMAT = 2  # bumped whenever what a saved run means changes (how draws are made, what is saved); 2: coverage per deployment
+# bumped whenever what a saved run means changes (how draws are made, what is saved); 2: coverage per deployment
+FORMAT = 2
 MAGIC = b"evmstate-corpus"
 MAX_ENTRIES = 256  # kept runs per machine
 MAX_BYTES = 1 << 20  # one saved run, compressed
@@ -127,12 +128,18 @@ def fingerprint(project: "Project", machine_id: str, module: Path | None) -> str
     """What a saved run depends on (see the module's docstring): runs saved under another are stale."""
     h = hashlib.sha256()
     config = project.config
-    parts = [str(FORMAT), evmstate_code(), hypothesis.__version__, machine_id, repr(config.accounts), repr(config.chain), repr(config.fuzz)]
+    parts = [
+        str(FORMAT), evmstate_code(), hypothesis.__version__, machine_id, repr(config.accounts), repr(config.chain),
+        repr(config.fuzz),
+    ]
     for part in parts:
         h.update(part.encode() + b"\0")
     h.update(hashlib.sha256(module.read_bytes()).digest() if module is not None and module.is_file() else b"-")
     for name, artifact in sorted(project.artifacts.items()):
-        h.update(name.encode() + b"\0" + hashlib.sha256(artifact.bytecode).digest() + hashlib.sha256(artifact.bytecode_runtime).digest())
+        h.update(
+            name.encode() + b"\0" + hashlib.sha256(artifact.bytecode).digest()
+            + hashlib.sha256(artifact.bytecode_runtime).digest()
+        )
     return h.hexdigest()[:32]
 
 
@@ -194,7 +201,9 @@ def _decode(value: Any) -> Any:
     raise ValueError(f"unknown tag {tag!r}")
 
 
-def encode(entry: Entry, features: Iterable[Feature], fingerprint: str, at: float | None = None, by: str | None = None) -> bytes:
+def encode(
+    entry: Entry, features: Iterable[Feature], fingerprint: str, at: float | None = None, by: str | None = None
+) -> bytes:
     """One kept run as saved; TypeError when a choice holds what the format cannot hold."""
     # a strategy's choices share one constraints object: each is encoded once
     shared: dict[int, Any] = {}
@@ -251,7 +260,9 @@ def decode(value: bytes, fingerprint: str) -> Saved:
 
 
 def over_bound(saved: list[Saved], limit: int) -> list[Saved]:
-    """The runs to drop so that limit remain: first those whose coverage the others all reach (oldest first), then the oldest."""
+    """The runs to drop so that limit remain: first those whose coverage the others all reach (oldest first), then the
+    oldest.
+    """
     if len(saved) <= limit:
         return []
     order = sorted(saved, key=lambda s: (s.at, s.value))
@@ -294,9 +305,14 @@ class Corpus:
 
     @classmethod
     def of(cls, store: Store, project: "Project", machine_id: str, *, replay: bool = False) -> "Corpus":
-        """The corpus of the machine machine_id (path::name, path relative to the project's root), saved for project's code."""
+        """The corpus of the machine machine_id (path::name, path relative to the project's root), saved for project's
+        code.
+        """
         path = machine_id.rpartition("::")[0]
-        return cls(store, machine_id, fingerprint(project, machine_id, project.config.root / path if path else None), replay=replay)
+        return cls(
+            store, machine_id, fingerprint(project, machine_id, project.config.root / path if path else None),
+            replay=replay,
+        )
 
     def load(self) -> list[Saved]:
         """The machine's saved runs, oldest first; stale ones removed, unreadable ones set aside, the rest bounded."""

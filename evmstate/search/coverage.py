@@ -186,7 +186,8 @@ class CodeMap:
 # (deployment, contract, deploy code): the deployment is its label, else its contract's name; for
 # code no one contract has, ("0x<address>", "", deploy)
 Identity = tuple[str, str, bool]
-Deployment = Callable[[bytes], "tuple[str, Artifact] | None"]  # address -> (label or contract name, artifact) of what is deployed there
+# address -> (label or contract name, artifact) of what is deployed there
+Deployment = Callable[[bytes], "tuple[str, Artifact] | None"]
 
 
 class Collector:
@@ -260,7 +261,9 @@ class Collector:
         return len(self.branch_ids())
 
     def branch_ids(self) -> frozenset[tuple[str, str, bool, int]]:
-        """The branch outcomes reached so far that the report counts, as (deployment, contract, deploy code, 2*pc + taken)."""
+        """The branch outcomes reached so far that the report counts, as (deployment, contract, deploy code, 2*pc +
+        taken).
+        """
         found: set[tuple[str, str, bool, int]] = set()
         for identity, hits in self.hits.items():
             cmap = self.code_map(identity)
@@ -274,12 +277,15 @@ class Collector:
 
 # -- the report ------------------------------------------------------------------------------
 
-BranchKey = tuple[int, str, int]  # (line, "column-end line:end column" of the code that decides it, outcome 0 not taken / 1 taken)
+# (line, "column-end line:end column" of the code that decides it, outcome 0 not taken / 1 taken)
+BranchKey = tuple[int, str, int]
 
 
 @dataclass
 class FileCoverage:
-    """One source file, over every contract compiled from it: its lines that code was compiled from, those reached, and its branches."""
+    """One source file, over every contract compiled from it: its lines that code was compiled from, those reached, and
+    its branches.
+    """
 
     path: str
     lines: dict[int, bool] = field(default_factory=dict)  # line -> reached
@@ -301,7 +307,9 @@ class FileCoverage:
             self.branches[key] = self.branches.get(key, False) or hit
 
     def unreached(self) -> list[tuple[int, int]]:
-        """Runs of lines compiled into code that never ran, as (first, last); lines in between that hold no code do not break a run."""
+        """Runs of lines compiled into code that never ran, as (first, last); lines in between that hold no code do not
+        break a run.
+        """
         ranges: list[tuple[int, int]] = []
         for line in sorted(self.lines):
             if self.lines[line]:
@@ -315,7 +323,9 @@ class FileCoverage:
 
 @dataclass
 class ContractCoverage:
-    """One deployment (or a contract never deployed): lines and branches of its code, constructor and imported modules included."""
+    """One deployment (or a contract never deployed): lines and branches of its code, constructor and imported modules
+    included.
+    """
 
     name: str  # the deployment's label, else its contract's name
     path: str
@@ -341,7 +351,9 @@ def _branch_key(site: Site, outcome: int) -> BranchKey:
     return (site[1], f"{site[2]}-{site[3]}:{site[4]}", outcome)
 
 
-def _reached(collector: Collector, identity: Identity) -> tuple[dict[str, dict[int, bool]], dict[str, dict[BranchKey, bool]]]:
+def _reached(
+    collector: Collector, identity: Identity
+) -> tuple[dict[str, dict[int, bool]], dict[str, dict[BranchKey, bool]]]:
     """One deployment's code (runtime or deploy) per file: lines and branches, reached or not."""
     cmap = collector.code_map(identity)
     assert cmap is not None
@@ -421,7 +433,8 @@ class CoverageReport:
         return self.root is not None and Path(path).resolve().is_relative_to(self.root.resolve())
 
     def shown(self, path: str) -> str:
-        """path relative to the project root when it is below it, else as an import names it (snekmate/tokens/erc20.vy)."""
+        """path relative to the project root when it is below it, else as an import names it (snekmate/tokens/erc20.vy).
+        """
         resolved = Path(path).resolve()
         bases = [self.root] if self.root is not None else []
         # a module from an installed package: relative to the deepest import folder holding it
@@ -478,16 +491,16 @@ class CoverageReport:
                     "branches_hit": f.branches_hit,
                     "branches_total": len(f.branches),
                     "lines": {str(line): hit for line, hit in sorted(f.lines.items())},
-                    "branches": [{"line": line, "branch": site, "taken": bool(outcome), "hit": hit} for (line, site, outcome), hit in sorted(f.branches.items())],
+                    "branches": [
+                        {"line": line, "branch": site, "taken": bool(outcome), "hit": hit}
+                        for (line, site, outcome), hit in sorted(f.branches.items())
+                    ],
                 }
                 for path, f in self.files.items()
             },
             "contracts": {
                 c.shown_name: {
-                    "deployment": c.name,
-                    "contract": c.contract,
-                    "path": self.shown(c.path),
-                    "ran": c.ran,
+                    "deployment": c.name, "contract": c.contract, "path": self.shown(c.path), "ran": c.ran,
                     "lines": {"hit": c.lines_hit, "total": c.lines_total},
                     "branches": {"hit": c.branches_hit, "total": c.branches_total},
                     "unreached": [{"path": self.shown(p), "first": a, "last": b} for p, a, b in c.unreached],
@@ -511,8 +524,13 @@ class CoverageReport:
             )
 
         head = "<tr><th>{}</th><th>lines</th><th></th><th>branches</th><th></th></tr>"
-        by_file = [row(self.shown(p), (f.lines_hit, len(f.lines)), (f.branches_hit, len(f.branches))) for p, f in self.files.items()]
-        by_contract = [row(c.shown_name, (c.lines_hit, c.lines_total), (c.branches_hit, c.branches_total)) for c in self.contracts]
+        by_file = [
+            row(self.shown(p), (f.lines_hit, len(f.lines)), (f.branches_hit, len(f.branches)))
+            for p, f in self.files.items()
+        ]
+        by_contract = [
+            row(c.shown_name, (c.lines_hit, c.lines_total), (c.branches_hit, c.branches_total)) for c in self.contracts
+        ]
         sections = []
         for path, f in self.files.items():
             try:
@@ -527,20 +545,26 @@ class CoverageReport:
                     cls = "hit" if f.lines[n] else "miss"
                     if f.lines[n] and n in partial:
                         cls = "part"
-                body.append(f'<tr class="{cls}"><td class="n">{n}</td><td><pre>{html.escape(source) or " "}</pre></td></tr>')
+                body.append(
+                    f'<tr class="{cls}"><td class="n">{n}</td><td><pre>{html.escape(source) or " "}</pre></td></tr>'
+                )
             sections.append(
-                f"<h2>{html.escape(self.shown(path))}</h2><p>lines {f.lines_hit}/{len(f.lines)}, branches {f.branches_hit}/{len(f.branches)}"
-                f" (in {html.escape(', '.join(f.contracts))})</p><table class=\"src\">{''.join(body)}</table>"
+                f"<h2>{html.escape(self.shown(path))}</h2><p>lines {f.lines_hit}/{len(f.lines)}, "
+                f"branches {f.branches_hit}/{len(f.branches)}"
+                f' (in {html.escape(", ".join(f.contracts))})</p><table class="src">{"".join(body)}</table>'
             )
         style = (
             "body{font-family:sans-serif}pre{margin:0}td.n{color:#888;text-align:right;padding-right:1em}"
-            "tr.hit{background:#dfd}tr.miss{background:#fdd}tr.part{background:#ffd}table.sum td,table.sum th{padding:0 1em}"
+            "tr.hit{background:#dfd}tr.miss{background:#fdd}tr.part{background:#ffd}table.sum "
+            "td,table.sum th{padding:0 1em}"
         )
         return (
-            f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>evmstate coverage</title><style>{style}</style></head><body>"
-            "<h1>evmstate coverage</h1><p>green: reached; red: never reached; yellow: reached, with a branch never taken</p>"
-            f"<h2>By source file</h2><table class=\"sum\">{head.format('file')}{''.join(by_file)}</table>"
-            f"<h2>By deployed contract</h2><table class=\"sum\">{head.format('contract')}{''.join(by_contract)}</table>"
+            '<!DOCTYPE html><html><head><meta charset="utf-8"><title>evmstate '
+            f"coverage</title><style>{style}</style></head><body>"
+            "<h1>evmstate coverage</h1><p>green: reached; red: never reached; yellow: reached, "
+            "with a branch never taken</p>"
+            f'<h2>By source file</h2><table class="sum">{head.format("file")}{"".join(by_file)}</table>'
+            f'<h2>By deployed contract</h2><table class="sum">{head.format("contract")}{"".join(by_contract)}</table>'
             f"{''.join(sections)}</body></html>\n"
         )
 

@@ -72,7 +72,9 @@ def source_literals(text: str) -> set[int]:
 
 @functools.lru_cache(maxsize=64)
 def code_constants(code: bytes) -> frozenset[int]:
-    """The values code pushes, except jump destinations (each code read once per process: every shard of a campaign asks)."""
+    """The values code pushes, except jump destinations (each code read once per process: every shard of a campaign
+    asks).
+    """
     ops = instructions(code)
     dests = {pc for pc, op, _ in ops if op == JUMPDEST}
     found = set()
@@ -111,7 +113,9 @@ class Dictionary:
     latest first.
     """
 
-    def __init__(self, weight: float, accounts: Iterable[bytes] = (), has_code: Callable[[bytes], bool] | None = None) -> None:
+    def __init__(
+        self, weight: float, accounts: Iterable[bytes] = (), has_code: Callable[[bytes], bool] | None = None
+    ) -> None:
         self.weight = weight
         # a gate (0 .. GATES - 1) at or above the threshold takes a value from the dictionary; weight
         # in hundredths, and any weight above 0 takes at least one gate
@@ -127,7 +131,8 @@ class Dictionary:
         self.observed: list[int] = []  # in the order seen, each once
         self.addresses: list[bytes] = []  # in the order seen: fixed ones first
         self.clock: Callable[[], tuple[int, int]] = lambda: (0, 0)  # the chain's (time, block number) now
-        self.times: list[int] = []  # timestamps the contracts stored or compared block.timestamp with, in the order seen
+        # timestamps the contracts stored or compared block.timestamp with, in the order seen
+        self.times: list[int] = []
         self.blocks: list[int] = []  # block numbers they compared block.number with
         self._fixed_times: list[int] = []
         self._fixed_blocks: list[int] = []
@@ -260,7 +265,9 @@ class Dictionary:
         return found
 
     def fixed_bytes(self, size: int) -> tuple[list[bytes], list[bytes], list[bytes]]:
-        """bytesN values (HexBytes): words whose last 32 - N bytes are zero, as ABI-encoded bytesN are (any word for bytes32)."""
+        """bytesN values (HexBytes): words whose last 32 - N bytes are zero, as ABI-encoded bytesN are (any word for
+        bytes32).
+        """
         key = ("bytes", size)
         found = self._cache.get(key)
         if found is None:
@@ -281,7 +288,8 @@ class Dictionary:
         return found
 
     def produced_addresses(self) -> tuple[list[bytes], list[bytes], list[bytes]]:
-        """Addresses the contracts produced that no account or contract holds: ((), fixed ones, the run's latest first)."""
+        """Addresses the contracts produced that no account or contract holds: ((), fixed ones, the run's latest first).
+        """
         n = len(self._fixed_addresses)
         return [], self.addresses[:n], self.addresses[n:][::-1]
 
@@ -319,7 +327,10 @@ def index_choice(n: int) -> st.SearchStrategy[int]:
     return st.integers(min_value=0, max_value=n - 1)
 
 
-def mixed(plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]], plain_draw: Callable[[Any], Any] | None = None) -> Any:
+def mixed(
+    plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]],
+    plain_draw: Callable[[Any], Any] | None = None,
+) -> Any:
     """A strategy that draws from plain, or now and then a value pick() finds in the active dictionary.
 
     pick returns three pools: the sources' literals, other fixed values, values observed in

@@ -72,7 +72,9 @@ ENVIRONMENT = FEEDBACK_VARIABLE
 
 
 def signals(text: str | None) -> frozenset[str]:
-    """The signals switched on by EVMSTATE_FEEDBACK's text (Config.environment): a comma-separated subset of SIGNALS ("" for none), or DEFAULT when unset."""
+    """The signals switched on by EVMSTATE_FEEDBACK's text (Config.environment): a comma-separated subset of SIGNALS (""
+    for none), or DEFAULT when unset.
+    """
     if text is None:
         return DEFAULT
     return frozenset(s.strip() for s in text.split(",") if s.strip() in SIGNALS)
@@ -125,7 +127,8 @@ class Progress:
         return new
 
     def stored(self, writes: Iterable[tuple[bytes, int, int]]) -> bool:
-        """Add one transaction's storage writes (address, slot, value); True if a slot took a small value it never held."""
+        """Add one transaction's storage writes (address, slot, value); True if a slot took a small value it never held.
+        """
         if "storage" not in self.on:
             return False
         new = False
@@ -150,7 +153,9 @@ class Progress:
         return new
 
     def _moved(self, key: tuple[bytes, int], value: int) -> None:
-        """Note by how much a slot's value changed since this run last wrote it: a slot moved by many sizes holds amounts."""
+        """Note by how much a slot's value changed since this run last wrote it: a slot moved by many sizes holds
+        amounts.
+        """
         before = self.last.get(key)
         self.last[key] = value
         if before is None or before == value:
@@ -161,8 +166,8 @@ class Progress:
             self.amounts.add(key)
 
     def kind_of_state(self, slot: tuple[bytes, int]) -> bool:
-        """Whether a slot held kinds of state over the search (a phase, a level, a flag): at most KINDS values, each below
-        KIND_VALUES, that changed by at most MOVES sizes; not amounts."""
+        """Whether a slot held kinds of state over the search (a phase, a level, a flag): at most KINDS values, each
+        below KIND_VALUES, that changed by at most MOVES sizes; not amounts."""
         return slot not in self.amounts and len(self.slots.get(slot, ())) <= KINDS
 
     def kinds(self) -> int:
@@ -170,8 +175,8 @@ class Progress:
         return sum(len(held) for slot, held in self.slots.items() if self.kind_of_state(slot))
 
     def late_kinds(self, min_runs: int) -> int | None:
-        """New kinds of state first stored in the last quarter of the runs: values of the slots that, over the whole search,
-        held kinds of state, not amounts. None before min_runs runs, or when stored values are not watched."""
+        """New kinds of state first stored in the last quarter of the runs: values of the slots that, over the whole
+        search, held kinds of state, not amounts. None before min_runs runs, or when stored values are not watched."""
         n = self.runs
         if n < min_runs or "storage" not in self.on:
             return None

@@ -127,7 +127,8 @@ class Guide:
         self.climbing = False  # a kept run reached a new stage, or extended a kept run (or a saved corpus was loaded)
         self._stage = False  # the current run stored a small value never held
         self.replaying = False  # the current run replays a queued run
-        self._met: list[tuple[int, int, list[tuple[int, int]]]] = []  # (step start, end, equalities of an argument) of this run
+        # (step start, end, equalities of an argument) of this run
+        self._met: list[tuple[int, int, list[tuple[int, int]]]] = []
         self.pending: list[tuple[list[Choice], list[tuple[int, int]]]] = []  # replacements to run next
         self._tried: set[int] = set()
         self._climb: int | None = None  # the choices up to the step that raised an optimize method's best, this run
@@ -137,7 +138,9 @@ class Guide:
         self.climbs: list[list[Choice]] = []  # runs that change the run that raised the newest best, to run first
 
     def plan(self) -> tuple[list[Choice], list[tuple[int, int]]]:
-        """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new code."""
+        """The choices a new run replays before drawing afresh (none for a plain run), and its steps that reached new
+        code.
+        """
         self.stats.runs += 1
         self.replaying = bool(self.queued)
         if self.queued:
@@ -188,7 +191,9 @@ class Guide:
                 self._head = self._step
 
     def reached_new_code(self, stage: bool = False) -> None:
-        """The step that just ended made progress (new code, a new hit count, a new stored value: a stage): keep the run up to here."""
+        """The step that just ended made progress (new code, a new hit count, a new stored value: a stage): keep the run
+        up to here.
+        """
         if self.current is not None:
             self._stage = self._stage or stage
             self._cut = len(self.current.record)
@@ -250,13 +255,18 @@ class Guide:
             self._met.append((self._step, len(self.current.record), list(equalities)))
 
     def _replace(self) -> None:
-        """Queue the current run's steps that met an equality, repeated with the argument replaced by the other side (and its neighbours)."""
+        """Queue the current run's steps that met an equality, repeated with the argument replaced by the other side
+        (and its neighbours).
+        """
         record = self.current.record if self.current is not None else []
         queued = 0
         for start, end, equalities in self._met:
             for argument, other in equalities:
                 for value in (other, other + 1, other - 1):
-                    if queued >= REPLACEMENTS or len(self.pending) >= PENDING or value in self._tried or not 0 <= value < WORD:
+                    if (
+                        queued >= REPLACEMENTS or len(self.pending) >= PENDING or value in self._tried
+                        or not 0 <= value < WORD
+                    ):
                         continue
                     step = _replaced(record[start:end], argument, value)
                     if step is not None:
@@ -297,7 +307,9 @@ def _bounds(constraints: dict[str, Any], value: int) -> tuple[int | None, int | 
 
 
 def _replaced(step: list[Choice], argument: int, value: int) -> list[Choice] | None:
-    """The step's choices with the integer choice that drew argument (as a calldata word) set to value, or None when none did or value does not fit."""
+    """The step's choices with the integer choice that drew argument (as a calldata word) set to value, or None when
+    none did or value does not fit.
+    """
     for i, (kind, constraints, drawn) in enumerate(step):
         if kind != "integer" or drawn % WORD != argument:
             continue

@@ -58,7 +58,9 @@ class SearchOptions:
                 raise MachineDefinitionError(str(e)) from None
         if "guidance" in machine:
             if not isinstance(machine["guidance"], bool):
-                raise MachineDefinitionError(f"{where}.settings: guidance must be True or False, got {machine['guidance']!r}")
+                raise MachineDefinitionError(
+                    f"{where}.settings: guidance must be True or False, got {machine['guidance']!r}"
+                )
             guidance = machine["guidance"]
         delays = {key: getattr(fuzz, key) for key in DELAY_KEYS}
         for key in DELAY_KEYS:
@@ -93,7 +95,11 @@ def collector_of(project: "Project") -> Collector:
 class Search:
     """Coverage, dictionary and guidance of one machine or property test while it runs."""
 
-    def __init__(self, project: "Project", options: SearchOptions, seed: int | None, contracts: list[str] = (), corpus: Corpus | None = None) -> None:  # type: ignore[assignment]
+    def __init__(
+        self, project: "Project", options: SearchOptions, seed: int | None,
+        contracts: list[str] = (),  # type: ignore[assignment]
+        corpus: Corpus | None = None,
+    ) -> None:
         self.project = project
         self.options = options
         self.backend = backend = project.backend
@@ -121,7 +127,8 @@ class Search:
         self._stored_new = False  # a transaction of this step stored a new small value
         self.operands = 0  # comparison operands taken into the dictionary
         self._cmplog = False
-        # for guidance alone, calls like earlier ones may be seen through those (a coverage report wants every call seen)
+        # for guidance alone, calls like earlier ones may be seen
+        # through those (a coverage report wants every call seen)
         self.sampling = False
         if options.guidance and self.covering:
             self.guide = Guide(seed if seed is not None else 0)
@@ -318,7 +325,8 @@ class Search:
 
     @property
     def stages(self) -> int | None:
-        """Small values stored so far in declared variables that never held them (feedback.py); None when not watched."""
+        """Small values stored so far in declared variables that never held them (feedback.py); None when not watched.
+        """
         return self.progress.new_values if self.guide is not None and "storage" in self.progress.on else None
 
     def statistics(self) -> dict[str, Any]:
@@ -327,9 +335,15 @@ class Search:
             stats["branches reached"] = self.branches
         if self.guide is not None:
             g = self.guide.stats
-            stats["guided runs"] = f"{g.extended} extended a kept run, {g.kept} kept for progress, {g.replaced} repeated a step with an argument replaced"
+            stats["guided runs"] = (
+                f"{g.extended} extended a kept run, {g.kept} kept for progress, "
+                f"{g.replaced} repeated a step with an argument replaced"
+            )
             p = self.progress
-            stats["progress"] = f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values ({p.kinds()} of kinds of state), {self.operands} comparison operands"
+            stats["progress"] = (
+                f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values ({p.kinds()} of "
+                f"kinds of state), {self.operands} comparison operands"
+            )
         cache = self.backend.call_cache
         if cache is not None and self._cache_start is not None:
             hits, misses = cache.hits - self._cache_start[0], cache.misses - self._cache_start[1]
@@ -342,5 +356,8 @@ class Search:
         if self._failed:
             stats["first failure from"] = "corpus" if self.replayed_first else "search"
         if self.dictionary.on:
-            stats["dictionary"] = f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, {len(self.dictionary.fixed)} fixed values"
+            stats["dictionary"] = (
+                f"weight {self.options.dictionary_weight:g}, {len(self.dictionary.literals)} literals, "
+                f"{len(self.dictionary.fixed)} fixed values"
+            )
         return stats

@@ -69,7 +69,7 @@ def test_an_internal_error_in_evmstates_shrinking_keeps_the_program_found(exampl
         raise RuntimeError("the deletion pass broke")
 
     with monkeypatch.context() as patched:
-        patched.setattr("evmstate.engine.machine_run.shrink_program", broken)
+        patched.setattr("evmstate.engine.shrink.finish.shrink_program", broken)
         code, out = invoke("run", "machines/lending.py", "--seed", "1")
     assert code == 1, out
     assert "Falsifying example (" in out and "state.rule_add(x=" in out  # as the search found it

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from evmstate.files import code_digest, module_file
-from evmstate.mutate import mutation
+from evmstate.mutate import keys
 from evmstate.search import corpus
 
 
-@pytest.mark.parametrize("name", [*corpus.DRAWING, *mutation.JUDGING, *mutation.mutate_modules()])
+@pytest.mark.parametrize("name", [*corpus.DRAWING, *keys.JUDGING, *keys.mutate_modules()])
 def test_every_hashed_module_resolves(name):
     assert module_file(name).suffix == ".py"
 

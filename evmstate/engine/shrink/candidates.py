@@ -31,7 +31,9 @@ class Tries(Protocol):
     workers: int  # processes replaying candidates, this one included
     elsewhere: int  # candidates replayed by the others
 
-    def first(self, candidates: Iterable[tuple[Any, Program]], attempt: Attempt, accept: Accept) -> tuple[Any, Any] | None:
+    def first(
+        self, candidates: Iterable[tuple[Any, Program]], attempt: Attempt, accept: Accept
+    ) -> tuple[Any, Any] | None:
         """(tag, result) of the first (tag, candidate) whose result accept() takes, else None."""
         ...
 
@@ -44,7 +46,9 @@ class InOrder:
     workers = 1
     elsewhere = 0
 
-    def first(self, candidates: Iterable[tuple[Any, Program]], attempt: Attempt, accept: Accept) -> tuple[Any, Any] | None:
+    def first(
+        self, candidates: Iterable[tuple[Any, Program]], attempt: Attempt, accept: Accept
+    ) -> tuple[Any, Any] | None:
         for tag, candidate in candidates:
             result = attempt(candidate)
             if accept(result):
@@ -63,7 +67,8 @@ class Judge:
     # met an error of the machine instead); no caching, no counting
     judge: Callable[[Program], tuple[Any, str | None]]
     cached: Callable[[Program], tuple[bool, Any]]  # (whether it was replayed before, its result)
-    rejected: Callable[[Program, str | None], None]  # a candidate replayed elsewhere did not fail the same way (and its note)
+    # a candidate replayed elsewhere did not fail the same way (and its note)
+    rejected: Callable[[Program, str | None], None]
 
 
 helpers = Current()  # Callable[[Judge], Tries | None], or None
@@ -123,4 +128,6 @@ def probe_in_batches(
             answers += [False] * kept + [True]
             continue
         last, repair = programs[-1], asked[-1][1]
-        answers += [False] * (len(asked) - 1) + [bool(repair and repaired is not None and last is not None and repaired(last))]
+        answers += [False] * (len(asked) - 1) + [
+            bool(repair and repaired is not None and last is not None and repaired(last))
+        ]

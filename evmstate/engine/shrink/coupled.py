@@ -79,13 +79,19 @@ def account_places(steps: list[RecordedStep], domains: dict[tuple[str, str], Any
     places = []
     for index, step in enumerate(steps):
         for name, value in step.arguments.items():
-            if isinstance(domains.get((step.rule, name)), AddressDomain) and isinstance(value, dict) and isinstance(value.get("account"), int):
+            if (
+                isinstance(domains.get((step.rule, name)), AddressDomain) and isinstance(value, dict)
+                and isinstance(value.get("account"), int)
+            ):
                 places.append((index, name, value["account"]))
     return places
 
 
-def renamed(steps: list[RecordedStep], domains: dict[tuple[str, str], Any], mapping: dict[int, int]) -> list[RecordedStep] | None:
-    """The program with each account i made mapping[i]; None where an argument's strategy cannot draw the new account."""
+def renamed(
+    steps: list[RecordedStep], domains: dict[tuple[str, str], Any], mapping: dict[int, int]
+) -> list[RecordedStep] | None:
+    """The program with each account i made mapping[i]; None where an argument's strategy cannot draw the new account.
+    """
     out = list(steps)
     for index, name, account in account_places(steps, domains):
         new = mapping.get(account, account)
@@ -97,8 +103,11 @@ def renamed(steps: list[RecordedStep], domains: dict[tuple[str, str], Any], mapp
     return out
 
 
-def account_renames(steps: list[RecordedStep], domains: dict[tuple[str, str], Any]) -> Iterator[tuple[int, list[RecordedStep]]]:
-    """(first step changed, program): the accounts renamed in order of first use, then each swap of two, then each merged into a lower one.
+def account_renames(
+    steps: list[RecordedStep], domains: dict[tuple[str, str], Any]
+) -> Iterator[tuple[int, list[RecordedStep]]]:
+    """(first step changed, program): the accounts renamed in order of first use, then each swap of two, then each
+    merged into a lower one.
 
     Each is smaller than steps: its accounts, read in program order, come first lexicographically.
     """
@@ -123,7 +132,9 @@ def account_renames(steps: list[RecordedStep], domains: dict[tuple[str, str], An
 
 
 def accounts(shrinker: Shrinker) -> bool:
-    """The accounts pass: renames, swaps and merges of the accounts the best program uses, each repaired where it does not fail alone."""
+    """The accounts pass: renames, swaps and merges of the accounts the best program uses, each repaired where it does
+    not fail alone.
+    """
     changed = False
     while True:
         kept = shrinker.first_shorter((True, c) for _, c in account_renames(shrinker.best, shrinker.domains))
@@ -163,7 +174,9 @@ def large(shrinker: Shrinker, place: Place) -> bool:
     return abs(step.arguments[place[1]] - shrinker.domains[(step.rule, place[1])].target) > SCAN_UP_TO
 
 
-def pair_candidates(steps: list[RecordedStep], domains: dict[tuple[str, str], Any], a: Place, b: Place, new_x: int) -> Iterator[tuple[bool, list[RecordedStep]]]:
+def pair_candidates(
+    steps: list[RecordedStep], domains: dict[tuple[str, str], Any], a: Place, b: Place, new_x: int
+) -> Iterator[tuple[bool, list[RecordedStep]]]:
     (i, name_a), (j, name_b) = a, b
     x, y = steps[i].arguments[name_a], steps[j].arguments[name_b]
     domain_b = domains[(steps[j].rule, name_b)]
@@ -176,7 +189,9 @@ def pair_candidates(steps: list[RecordedStep], domains: dict[tuple[str, str], An
 
 
 def lower_pair(shrinker: Shrinker, a: Place, b: Place) -> bool:
-    """Lower a's number with b's moving along (moved_along): its bound, the contracts' numbers, then by bisection; whether it changed."""
+    """Lower a's number with b's moving along (moved_along): its bound, the contracts' numbers, then by bisection;
+    whether it changed.
+    """
     length = len(shrinker.best)
     (i, name_a) = a
     domain = shrinker.domains[(shrinker.best[i].rule, name_a)]
@@ -185,12 +200,17 @@ def lower_pair(shrinker: Shrinker, a: Place, b: Place) -> bool:
         return shrinker.best[i].arguments.get(name_a) if len(shrinker.best) == length else None
 
     def fails(new_x: int) -> bool:
-        return value() is not None and domain.contains(new_x) and bool(shrinker.first_shorter(pair_candidates(shrinker.best, shrinker.domains, a, b, new_x)))
+        return (
+            value() is not None and domain.contains(new_x)
+            and bool(shrinker.first_shorter(pair_candidates(shrinker.best, shrinker.domains, a, b, new_x)))
+        )
 
     x = value()
     if not isinstance(x, int) or x <= domain.target:
         return False  # only toward the bound from above: numbers below 0 are left to the values pass
-    tried = [domain.target, *sorted(h for h in shrinker.hints if domain.target < h < x and domain.contains(h))[:PAIR_HINTS]]
+    tried = [
+        domain.target, *sorted(h for h in shrinker.hints if domain.target < h < x and domain.contains(h))[:PAIR_HINTS],
+    ]
     below = None  # the highest value tried that did not fail
     for v in tried:
         if fails(v):
@@ -209,7 +229,8 @@ def lower_pair(shrinker: Shrinker, a: Place, b: Place) -> bool:
 
 
 def pairs(shrinker: Shrinker) -> bool:
-    """The together pass: each two numbers of two steps lowered together, the first PAIRS pairs of numbers above SCAN_UP_TO.
+    """The together pass: each two numbers of two steps lowered together, the first PAIRS pairs of numbers above
+    SCAN_UP_TO.
 
     (Numbers up to SCAN_UP_TO the values pass and the scan try one by one.)
     """
@@ -219,7 +240,10 @@ def pairs(shrinker: Shrinker) -> bool:
     couples = [(a, b) for k, a in enumerate(places) for b in places[k + 1 :] if a[0] != b[0] and a in free][:PAIRS]
     changed = False
     for a, b in couples:
-        if max(a[0], b[0]) >= len(shrinker.best) or a not in number_places(shrinker.best, shrinker.domains) or b not in number_places(shrinker.best, shrinker.domains):
+        if (
+            max(a[0], b[0]) >= len(shrinker.best) or a not in number_places(shrinker.best, shrinker.domains)
+            or b not in number_places(shrinker.best, shrinker.domains)
+        ):
             continue
         changed = lower_pair(shrinker, a, b) or changed
     return changed
@@ -229,7 +253,8 @@ def pairs(shrinker: Shrinker) -> bool:
 
 
 def scan(shrinker: Shrinker) -> bool:
-    """The scan pass: each number not at a boundary its step compared it with tried from SMALL_TRIED up, the least that fails kept.
+    """The scan pass: each number not at a boundary its step compared it with tried from SMALL_TRIED up, the least that
+    fails kept.
 
     Only where comparisons are recorded (guidance on): without them a boundary (a minimum price)
     cannot be told from a lucky value, and the scan would pay SCAN_UP_TO replays for each.
@@ -247,13 +272,27 @@ def scan(shrinker: Shrinker) -> bool:
         shrinker.scanned.add(key)
         if shrinker.at_boundary(index, value) is not False:
             continue
-        if domain.contains(value + 1) and shrinker.attempt([*shrinker.best[:index], step.with_arguments({name: value + 1}), *shrinker.best[index + 1 :]]) is not None:
+        if (
+            domain.contains(value + 1)
+            and shrinker.attempt(
+                [*shrinker.best[:index], step.with_arguments({name: value + 1}), *shrinker.best[index + 1 :]]
+            )
+            is not None
+        ):
             continue  # one more fails too: a line the contract draws (an amount above a balance), not a lucky value
 
-        def candidates(index: int = index, name: str = name, value: int = value, target: int = target) -> Iterator[tuple[int, list[RecordedStep]]]:
+        def candidates(
+            index: int = index, name: str = name, value: int = value, target: int = target
+        ) -> Iterator[tuple[int, list[RecordedStep]]]:
             for v in range(target + SMALL_TRIED, min(value, target + SCAN_UP_TO + 1)):
                 if domain.contains(v):
-                    yield v, [*shrinker.best[:index], shrinker.best[index].with_arguments({name: v}), *shrinker.best[index + 1 :]]
+                    yield (
+                        v,
+                        [
+                            *shrinker.best[:index], shrinker.best[index].with_arguments({name: v}),
+                            *shrinker.best[index + 1 :],
+                        ],
+                    )
 
         found = shrinker.first_shorter(candidates())
         if found is not None:
@@ -266,7 +305,9 @@ def scan(shrinker: Shrinker) -> bool:
 
 
 def rule_swaps(shrinker: Shrinker) -> Iterator[tuple[bool, list[RecordedStep]]]:
-    """Each deletable step deleted (with its users) while another step without results calls a rule Hypothesis samples before its own."""
+    """Each deletable step deleted (with its users) while another step without results calls a rule Hypothesis samples
+    before its own.
+    """
     best = shrinker.best
     if len(best) > RULE_SWAPS_UP_TO:
         return

@@ -53,9 +53,11 @@ def without(steps: list[RecordedStep], drop: set[int]) -> list[RecordedStep]:
 
 
 def shorten_waits(
-    steps: list[RecordedStep], attempt: Callable[[list[RecordedStep]], "Minimized | None"], indices: tuple[int, ...] | None = None, parts: tuple[int, ...] = (0, 1)
+    steps: list[RecordedStep], attempt: Callable[[list[RecordedStep]], "Minimized | None"],
+    indices: tuple[int, ...] | None = None, parts: tuple[int, ...] = (0, 1),
 ) -> "Minimized | None":
-    """Each wait of the program made as short as it can be while the program still fails: none at all, else by bisection.
+    """Each wait of the program made as short as it can be while the program still fails: none at all, else by
+    bisection.
 
     Hypothesis shrinks each wait it drew, but a wait the deletion pass added up from several,
     or one left when shrinking ran out of time, may be longer than the failure needs. Most such
@@ -87,7 +89,10 @@ def relabel(steps: list[RecordedStep]) -> list[RecordedStep]:
     names: dict[str, str] = {}
     out = []
     for step in steps:
-        arguments = {k: {"ref": names.get(label, label)} if (label := ref_of(v)) is not None else v for k, v in step.arguments.items()}
+        arguments = {
+            k: {"ref": names.get(label, label)} if (label := ref_of(v)) is not None else v
+            for k, v in step.arguments.items()
+        }
         results = []
         for label in step.results:
             bundle = label.rsplit("_", 1)[0]
@@ -100,5 +105,11 @@ def relabel(steps: list[RecordedStep]) -> list[RecordedStep]:
 
 
 def fits(domains: Mapping[tuple[str, str], Any], candidate: list[RecordedStep]) -> bool:
-    """Whether each number a strategy drew is one it could draw: a pass that moves numbers (merge, together) never reports one its bounds rule out."""
-    return all(not isinstance(d := domains.get((s.rule, k)), IntDomain) or type(v) is not int or d.contains(v) for s in candidate for k, v in s.arguments.items())
+    """Whether each number a strategy drew is one it could draw: a pass that moves numbers (merge, together) never
+    reports one its bounds rule out.
+    """
+    return all(
+        not isinstance(d := domains.get((s.rule, k)), IntDomain) or type(v) is not int or d.contains(v)
+        for s in candidate
+        for k, v in s.arguments.items()
+    )

@@ -24,7 +24,7 @@ changed suffix. Its passes, repeated until none makes progress:
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
-- waits: waits made longer where that lets steps go (LONGER_WAITS); then each wait made
+- waits: waits made longer where that lets steps go (waits.py); then each wait made
   none where the program still fails, else bisected down to the least that still fails;
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
@@ -43,7 +43,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from ...domains import SMALL_TRIED, Domain, IntDomain
-from . import compared, coupled, moves
+from . import compared, coupled, moves, waits
 from .. import delays
 from .budget import Budget, OutOfBudget, StopReason, cost
 from .candidates import InOrder, Tries, probe_in_batches
@@ -52,11 +52,10 @@ from .edits import Minimized, fits, relabel, shorten_waits, with_users, without 
 from ..recorded import RecordedStep
 from .outcome import Met, Outcome, PassStats, size
 
-__all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker", "StopReason"]  # shrink.passes' interface, as before
+# shrink.passes' interface, as before
+__all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker", "StopReason"]
 
 
-# how many times longer every wait is made when looking for steps a longer wait makes unneeded
-LONGER_WAITS = (2, 16)
 # programs of at most this many steps are tried without every pair of steps: "minimal among
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
@@ -65,7 +64,10 @@ PAIRS_UP_TO = 12
 # waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
 # took nothing off there; pairs late, on programs already short (its candidates grow with the square of the length); the
 # scan last, within its share of the budget
-PASSES = ("chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "together", "scan")
+PASSES = (
+    "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "together",
+    "scan",
+)
 
 
 class ScanSpent(Exception):
@@ -115,7 +117,8 @@ class Shrinker:
         self.pairs_done = False
         self.tries = tries or InOrder()  # who replays a pass's candidates (candidates.py)
         self.scanned: set[Any] = set()  # the numbers the scan pass tried below: (step, rule, argument, value)
-        self.boundaries: dict[tuple[str, ...], frozenset[int]] = {}  # at_boundary()'s operands, by the steps up to the one asked
+        # at_boundary()'s operands, by the steps up to the one asked
+        self.boundaries: dict[tuple[str, ...], frozenset[int]] = {}
         # pass -> the best program (its steps' keys) when the pass last ran to its end and changed nothing: it would
         # again
         self.settled: dict[str, tuple[str, ...]] = {}
@@ -145,7 +148,8 @@ class Shrinker:
 
     def attempt(self, candidate: list[RecordedStep]) -> Minimized | None:
         if not fits(self.domains, candidate):
-            return None  # within its strategies' bounds: a pass that moves numbers (merge, together) never reports one they rule out
+            # within its strategies' bounds: a pass that moves numbers (merge, together) never reports one they rule out
+            return None
         if not self._in_order:
             self.charge(cost(candidate, self.best))
         self.passes[self.current].runs += 1
@@ -238,8 +242,13 @@ class Shrinker:
             if self.found is None:
                 raise
             stopped = StopReason.INTERRUPTED
-        minimality = "" if stopped else "minimal among programs that delete up to two steps" if self.pairs_done else "1-minimal"
-        return Outcome(self.found, minimality, self.passes, stopped, work=self.budget.spent, rounds=self.rounds, tried=tuple(p for p in PASSES if p in self.tried))
+        minimality = (
+            "" if stopped else "minimal among programs that delete up to two steps" if self.pairs_done else "1-minimal"
+        )
+        return Outcome(
+            self.found, minimality, self.passes, stopped, work=self.budget.spent, rounds=self.rounds,
+            tried=tuple(p for p in PASSES if p in self.tried),
+        )
 
     def _run_pass(self, name: str) -> bool:
         """One pass, unless it changed nothing when it last ran on this same program; whether it changed it."""
@@ -317,7 +326,12 @@ class Shrinker:
                 continue
             for other, params in self.earlier.get(step.rule, ()):
                 arguments = {k: v for k, v in step.arguments.items() if k in params}
-                if self.shorter([*self.best[:index], dataclasses.replace(step, rule=other, arguments=arguments), *self.best[index + 1 :]]):
+                if self.shorter(
+                    [
+                        *self.best[:index], dataclasses.replace(step, rule=other, arguments=arguments),
+                        *self.best[index + 1 :],
+                    ]
+                ):
                     changed = True
                     break
         return changed
@@ -391,10 +405,15 @@ class Shrinker:
             changed = changed or self.passes[self.current].kept > before
         return changed
 
-    def _minimize_value(self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None) -> None:
+    def _minimize_value(
+        self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None
+    ) -> None:
         """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time
         (candidates.py)."""
-        probe_in_batches(lambda fails: domain.minimize(value, fails, self.hints), build, self.first_shorter, self.tries.workers, repaired)
+        probe_in_batches(
+            lambda fails: domain.minimize(value, fails, self.hints), build, self.first_shorter, self.tries.workers,
+            repaired,
+        )
 
     def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
         """Make one argument as small as its domain allows while the program still fails; whether it changed."""
@@ -407,10 +426,14 @@ class Shrinker:
 
         before = self.passes[self.current].kept
         if self._compared(index, name, value, domain):
-            return self.passes[self.current].kept > before  # at a line the contract draws, at a value it compared the argument with
+            # at a line the contract draws, at a value it compared the argument with
+            return self.passes[self.current].kept > before
         if index < len(self.best):
             value = self.best[index].arguments.get(name, value)
-        self._minimize_value(domain, value, fails, (lambda candidate: self.repaired(candidate, index)) if self.operands is not None else None)
+        self._minimize_value(
+            domain, value, fails,
+            (lambda candidate: self.repaired(candidate, index)) if self.operands is not None else None,
+        )
         return self.passes[self.current].kept > before
 
     def _compared(self, index: int, name: str, value: Any, domain: Domain) -> bool:
@@ -418,7 +441,10 @@ class Shrinker:
         still fails;
         whether it then sits at a line: the next number toward its target does not fail (nothing to bisect)."""
         operands = self.operands
-        if operands is None or not isinstance(domain, IntDomain) or not isinstance(value, int) or abs(value - domain.target) <= SMALL_TRIED:
+        if (
+            operands is None or not isinstance(domain, IntDomain) or not isinstance(value, int)
+            or abs(value - domain.target) <= SMALL_TRIED
+        ):
             return False
         at, nearer_ones = compared.number_candidates(self.best, index, name, value, domain, operands(self.best, index))
         if self.first_shorter(nearer_ones) is None and not at:
@@ -428,7 +454,9 @@ class Shrinker:
         nearer = v - 1 if v > domain.target else v + 1
         if v == domain.target or not domain.contains(nearer):
             return True
-        return not self.shorter([*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]])
+        return not self.shorter(
+            [*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]]
+        )
 
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
         """The candidate (step index changed) with one argument of that step or a later one replaced by the other side
@@ -479,65 +507,14 @@ class Shrinker:
         try:
             return coupled.scan(self)
         except ScanSpent:
-            return self.passes["scan"].kept > kept  # its share is spent: what it kept stands (a later round's scan stops at once)
+            # its share is spent: what it kept stands (a later round's scan stops at once)
+            return self.passes["scan"].kept > kept
 
     def _merge(self) -> bool:
         return moves.merge(self)
 
     def _waits(self) -> bool:
-        changed = False
-        # A wait left as drawn (or as short as fails with the steps around it) can leave steps
-        # needed only because the wait is short (ten rewards funded where one would do, had
-        # the clock run longer). With every wait longer, the same deletions are tried again;
-        # the bisection below takes the waits back down.
-        for factor in LONGER_WAITS:
-            if all(s.delay == delays.NO_DELAY for s in self.best):
-                break
-            longer = self.attempt([s.with_delay(delays.scale(s.delay, factor)) for s in self.best])
-            if longer is None:
-                continue
-            saved = self.best, self.found
-            self.best, self.found = longer.steps, longer
-            self._singles()
-            if len(self.best) < len(saved[0]):
-                changed = True
-            else:
-                self.best, self.found = saved  # nothing went: the waits stay as they were
-        for index in range(len(self.best)):
-            if index < len(self.best):
-                changed = self._shorten_wait(index) or changed
-        return changed
-
-    def _shorten_wait(self, index: int) -> bool:
-        """Step index's wait made none, else each of its seconds and blocks set to reach a time the contract compared
-        the clock
-        with (compared.py) where that is the least that fails, else bisected (edits.shorten_waits); whether it
-        changed."""
-        if self.best[index].delay == delays.NO_DELAY:
-            return False
-        if self.shorter([s.with_delay(delays.NO_DELAY) if j == index else s for j, s in enumerate(self.best)]):
-            return True
-        changed, lines = False, set()
-        operands = self.operands
-        for which in (0, 1) if operands is not None else ():
-            if not self.best[index].delay[which] or operands is None:
-                continue
-            at, shorter_ones = compared.wait_candidates(self.best, index, operands(self.best, index), which)
-            kept = self.first_shorter(shorter_ones) is not None
-            changed = changed or kept
-            if kept or at:
-                delay = self.best[index].delay
-                less = (delay[0] - 1, delay[1]) if which == 0 else (delay[0], delay[1] - 1)
-                if self.shorter([s.with_delay(less) if j == index else s for j, s in enumerate(self.best)]):
-                    changed = True
-                else:
-                    lines.add(which)  # a second (a block) less does not fail: the time the contract compared is the line
-        rest = tuple(which for which in (0, 1) if which not in lines)
-        shorter = shorten_waits(self.best, self.attempt, (index,), rest) if rest else None
-        if shorter is not None and shorter.steps != self.best:
-            self.keep(shorter)
-            changed = True
-        return changed
+        return waits.waits(self, self._singles)
 
     def _pairs(self) -> bool:
         if len(self.best) > PAIRS_UP_TO:

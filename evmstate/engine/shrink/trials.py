@@ -50,12 +50,16 @@ def minimize(
 class Trials:
     """A failing program's candidates judged: replayed from checkpoints (once each), errors of the machine noted."""
 
-    def __init__(self, spec: MachineSpec, project: Project, base: Any, target: FailureSignature, feedback: Any, hooks: Any = None) -> None:
+    def __init__(
+        self, spec: MachineSpec, project: Project, base: Any, target: FailureSignature, feedback: Any, hooks: Any = None
+    ) -> None:
         self.spec, self.target, self.feedback = spec, target, feedback
-        self.hooks = hooks  # evm.base.Hooks to switch feedback on with for operands() alone (a replay twin's), else None: it is on
+        # evm.base.Hooks to switch feedback on with for operands() alone (a replay twin's), else None: it is on
+        self.hooks = hooks
         self.replayer = Replayer(spec, project, base)
         self.tried: dict[tuple[str, ...], Minimized | None] = {}  # a candidate tried before is not replayed again
-        self.met: dict[tuple[tuple[str, ...], int], Met] = {}  # operands(): the same candidate meets the same comparisons
+        # operands(): the same candidate meets the same comparisons
+        self.met: dict[tuple[tuple[str, ...], int], Met] = {}
         self.left_out: list[str] = []  # candidates that met an error of the machine instead of the failure
         # the invariants a focused replay checks (judge()): the one the failure names, none for a rule's
         self.focus = frozenset({target.invariant}) if target.invariant is not None else frozenset()
@@ -110,7 +114,11 @@ class Trials:
             return None, None
         if ran.error is not None and (is_mistake(ran.error) or isinstance(ran.error, CallTimeout)):
             # an error of the machine or a limit of evmstate, not the failure: counted for the report
-            return None, f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised {shown_type(ran.error)}: {message_of(ran.error)}"
+            return (
+                None,
+                f"{self.spec.name}.{candidate[ran.at - 1].rule if 0 < ran.at <= len(candidate) else 'setup'} raised "
+                f"{shown_type(ran.error)}: {message_of(ran.error)}",
+            )
         if ran.error is None or not self._same(ran.error):
             return None, None
         # it may now fail before its last step: what follows is not needed
@@ -214,7 +222,9 @@ def _shrink_where_fastest(
     if twin is None:
         return _shrink(spec, project, base, steps, target, budget, progress, hints, feedback)
     with project.stand_in(twin):
-        outcome = _shrink(spec, project, twin.snapshot(), steps, target, budget, progress, hints, feedback, hooks_of(twin))
+        outcome = _shrink(
+            spec, project, twin.snapshot(), steps, target, budget, progress, hints, feedback, hooks_of(twin)
+        )
     outcome.replayed_on = "revm"
     if outcome.found is None or outcome.stopped is StopReason.INTERRUPTED:
         return outcome  # interrupted: what the twin found is kept (a replay on py-evm would be interrupted too)
@@ -245,19 +255,28 @@ def _shrink(
     """The passes over steps on the project's backend as it stands (hooks: the backend's hooks, to switch on for the
     replays that look for comparisons)."""
     fixed = frozenset(r.name for r in spec.initializers) if spec.style == "decorator" else frozenset()
-    domains = {(r.name, p.name): d for r in (*spec.initializers, *spec.rules) for p in r.params if p.strategy is not None and (d := domain_of(p.strategy)) is not None}
+    domains = {
+        (r.name, p.name): d
+        for r in (*spec.initializers, *spec.rules)
+        for p in r.params
+        if p.strategy is not None and (d := domain_of(p.strategy)) is not None
+    }
     trials = Trials(spec, project, base, target, feedback, hooks)
-    tries = tries_for(Judge(trials.judge, trials.cached, trials.rejected))  # helper processes, where this worker may lend them
+    # helper processes, where this worker may lend them
+    tries = tries_for(Judge(trials.judge, trials.cached, trials.rejected))
     shrinker = Shrinker(
-        steps, trials.attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec), rank={r.name: i for i, r in enumerate(rule_order(spec.rules))},
-        budget=budget, progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere),
-        hints=hints, operands=trials.operands if feedback is not None else None, tries=tries,
+        steps, trials.attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec),
+        rank={r.name: i for i, r in enumerate(rule_order(spec.rules))}, budget=budget,
+        progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere), hints=hints,
+        operands=trials.operands if feedback is not None else None, tries=tries,
     )
     progress(len(steps), 0)  # the live line shows evmstate's passes from their start
     try:
         outcome = shrinker.run()
     except KeyboardInterrupt:  # before any candidate was kept: the program as it came is the best, interrupted
-        outcome = Outcome(None, "", shrinker.passes, StopReason.INTERRUPTED, work=shrinker.budget.spent, rounds=shrinker.rounds)
+        outcome = Outcome(
+            None, "", shrinker.passes, StopReason.INTERRUPTED, work=shrinker.budget.spent, rounds=shrinker.rounds
+        )
     finally:
         tries.close()
         trials.replayer.close()
@@ -316,10 +335,27 @@ def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]
     """For each rule, the rules Hypothesis samples before it that target nothing and take only arguments it takes, from
     the same strategies."""
     order = rule_order(spec.rules)
-    shape = {r.name: {(p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume) for p in r.params} for r in order}
-    return {r.name: [(q.name, frozenset(p.name for p in q.params)) for q in order[:i] if not q.targets and shape[q.name] <= shape[r.name]] for i, r in enumerate(order)}
+    shape = {
+        r.name: {
+            (p.name, id(p.strategy), p.bundle.name if p.bundle else None, p.predicate is not None, p.consume)
+            for p in r.params
+        }
+        for r in order
+    }
+    return {
+        r.name: [
+            (q.name, frozenset(p.name for p in q.params))
+            for q in order[:i]
+            if not q.targets and shape[q.name] <= shape[r.name]
+        ]
+        for i, r in enumerate(order)
+    }
 
 
 def has_domains(spec: MachineSpec) -> bool:
     """Whether every argument a rule draws from a strategy has a domain the shrinker can make smaller."""
-    return all(p.bundle is not None or domain_of(p.strategy) is not None for r in (*spec.initializers, *spec.rules) for p in r.params)
+    return all(
+        p.bundle is not None or domain_of(p.strategy) is not None
+        for r in (*spec.initializers, *spec.rules)
+        for p in r.params
+    )

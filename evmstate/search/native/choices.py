@@ -39,7 +39,9 @@ T = TypeVar("T")
 
 
 def drawn_by(strategy: SearchStrategy[T], draw: Callable[[Any], T]) -> SearchStrategy[T]:
-    """strategy, carrying `evmstate_draw`: draw(draw function) makes its choices and value as Hypothesis would, and NativeData draws it so."""
+    """strategy, carrying `evmstate_draw`: draw(draw function) makes its choices and value as Hypothesis would, and
+    NativeData draws it so.
+    """
     setattr(strategy, "evmstate_draw", draw)
     return strategy
 
@@ -85,7 +87,14 @@ def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
     bits = max(abs(lo), abs(hi)).bit_length()
 
     # Hypothesis takes 1 draw in 20 from its constants (0, 1, the limits of each width): they find off-by-ones
-    constants = sorted(v for v in {0, 1, -1, 2, *(2**k - 1 for k in range(8, 257, 8)), *(-(2 ** (k - 1)) for k in range(8, 257, 8)), *(2 ** (k - 1) - 1 for k in range(8, 257, 8))} if lo <= v <= hi)
+    constants = sorted(
+        v
+        for v in {
+            0, 1, -1, 2, *(2**k - 1 for k in range(8, 257, 8)), *(-(2 ** (k - 1)) for k in range(8, 257, 8)),
+            *(2 ** (k - 1) - 1 for k in range(8, 257, 8)),
+        }
+        if lo <= v <= hi
+    )
 
     def draw(r: Random) -> int:
         x = r.random()
@@ -257,7 +266,9 @@ BUFFER_LIMIT = 8 * 1024
 
 
 def size(choices: Sequence[Choice]) -> int:
-    """The choices' size as Hypothesis counts it against its buffer (the length of its serialized form, as its database writes it)."""
+    """The choices' size as Hypothesis counts it against its buffer (the length of its serialized form, as its database
+    writes it).
+    """
     total = 0
     for kind, _, value in choices:
         if kind == "boolean":

@@ -46,7 +46,9 @@ class Mutator:
             mutated = self.toward_known(plan)
         else:
             a, b = r.choice(corpus), r.choice(corpus)
-            mutated = splice(a, b, r) if kind == "splice" else interleave(a, b) if kind == "interleave" else repeat(a, r)
+            mutated = (
+                splice(a, b, r) if kind == "splice" else interleave(a, b) if kind == "interleave" else repeat(a, r)
+            )
         if mutated is None:
             return plan
         self.counts[kind] += 1
