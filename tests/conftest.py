@@ -52,6 +52,8 @@ needs_revm = pytest.mark.skipif(
 )
 BACKENDS = ["pyevm", pytest.param("revm", marks=needs_revm)]
 CHECK = pytest.param("check", marks=needs_revm)
+# the cheaper backend for a test whose claim is not about py-evm: revm where pyrevm is installed
+FASTEST = "revm" if importlib.util.find_spec("pyrevm") is not None else "pyevm"
 
 
 def backend_config(name: str) -> BackendConfig:

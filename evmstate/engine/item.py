@@ -13,6 +13,7 @@ from hypothesis import settings as Settings
 from ..compiler.build import differential_note, precompiled_note
 from ..config import Config
 from ..contracts.project import Project
+from ..evm.factory import check_backend
 from ..errors import MachineDefinitionError, ResourceError
 from ..failures import FailureIdentity, FailureRecord
 from . import discovery
@@ -140,6 +141,7 @@ def prepare(
         return prepared
     if asks_for_contracts(prepared.items):
         config.check_sources()
+    check_backend(config)  # a backend that cannot run this chain is refused before the compile, not after it
     stage("compiling")
     emit(CompileStarted(shown_path(str(config.contracts_dir))))
     compiling = time.perf_counter()

@@ -20,6 +20,7 @@ from ..contracts.contract import reverts
 from ..contracts.project import Project
 from ..contracts.revert import describe_revert
 from ..errors import EvmStateError, FailureRecordError, MachineDefinitionError
+from ..evm.factory import check_backend
 from ..evm.fork.start import for_record
 from ..failures import FailureRecord, FailureStore, decode_value, record_id
 from ..spec import MachineSpec, collect
@@ -134,9 +135,9 @@ def _loaded(config: Config, record: FailureRecord) -> tuple[Project, Any]:
             f"failure {record.id}: {record.path} has no {record.name} any more (renamed?); "
             "the record cannot be replayed"
         )
-    return Project(
-        for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))
-    ), target
+    config = for_differential(for_record(config, record.settings.get("fork")), record.settings.get("differential"))
+    check_backend(config)  # refused before the project is compiled for a chain the backend cannot run
+    return Project(config), target
 
 
 def machine_of(config: Config, record: FailureRecord) -> tuple[Project, type]:

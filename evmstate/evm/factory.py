@@ -54,6 +54,15 @@ def make_backend(config: Config) -> Backend:
     return finishing(PyEVMBackend(spec))
 
 
+def check_backend(config: Config) -> None:
+    """Raise the UsageError that making the backend [backend] names would raise (pyrevm missing, an evm_version revm
+    does not run), without making it: before a command compiles the project for a chain it cannot run."""
+    if config.backend.check or config.backend.name == "revm":
+        from .revm.backend import require
+
+        require(config.compiler.evm_version)
+
+
 def forked(config: Config, spec: ChainSpec) -> Backend:
     """The backend [backend] asks for, over the state of the chain [fork] names (fork/)."""
     from .fork.pyevm import ForkedPyEVMBackend

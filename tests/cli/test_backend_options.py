@@ -105,9 +105,12 @@ def test_every_command_that_runs_machines_takes_backend(example, recorded):
     toml = example / "evmstate.toml"
     toml.write_text(toml.read_text().replace('evm_version = "prague"', 'evm_version = "london"'))  # the failure was found on py-evm, and saved
     refused = "evm_version 'london' is not supported by the revm backend"
+    build = sorted((example / ".evmstate" / "build").rglob("*"))
     for command in (("run", "machines/depositer.py"), ("fuzz", "--time", "1s", "-n", "1", "machines/depositer.py"), ("replay", "--last"), ("shrink", "--last")):
         code, out = invoke(*command, "--backend", "revm")
         assert code == 2 and refused in out, (command, out)
+        # each compiles the whole project first: refused before that, nothing is compiled for london
+        assert sorted((example / ".evmstate" / "build").rglob("*")) == build, command
     code, out = invoke("replay", "--last", "--backend", "pyevm")
     assert code == 1 and "still fails" in out
     code, out = invoke("shrink", "--last", "--backend", "pyevm")

@@ -20,7 +20,7 @@ from evmstate.runner import CampaignOptions, Overrides
 from evmstate.scale.campaign import fuzz
 from evmstate.scale.pool import ProjectSource
 
-from ..conftest import HERE, copy_project, evmstate_exe
+from ..conftest import FASTEST, HERE, copy_project, evmstate_exe
 from .helpers import invoke
 from .test_one_record_per_bug import TWO_BUGS  # two independent bugs of plain Python, each found within a few runs
 from .workers import InlineWorkers
@@ -62,9 +62,11 @@ def test_a_failure_hit_by_every_run_is_reported_once_with_its_hits(example):
 def test_run_keep_going_reports_three_planted_bugs_each_minimal_one_record_each(tmp_path, cli_env):
     # in a process of its own: what a seed's search finds in this process follows what earlier tests ran in it
     root = copy_project(HERE / "projects" / "three_bugs", tmp_path / "three_bugs")
-    # seed 2: seed 1 found two of the three once every comparison was recorded (what a seed draws follows what the search
-    # records; seeds 2 and 3 find the three)
-    command = [evmstate_exe(), "run", "--keep-going", "--seed", "2", "--max-examples", "100", "--steps", "10", "-q", "--json", "out.json"]
+    # on revm where installed, at 40% of py-evm's CPU: the planted bugs are the contract's, whichever EVM runs it. What a
+    # seed draws follows what the search records, and so the backend: on revm seed 4 finds the three (seed 2 two of
+    # them); on py-evm seeds 2 and 3 do (seed 1 found two once every comparison was recorded)
+    seed = {"revm": "4", "pyevm": "2"}[FASTEST]
+    command = [evmstate_exe(), "run", "--keep-going", "--seed", seed, "--max-examples", "100", "--steps", "10", "--backend", FASTEST, "-q", "--json", "out.json"]
     done = subprocess.run(command, cwd=root, env=cli_env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stdout + done.stderr
     results = json.loads((root / "out.json").read_text())["results"]

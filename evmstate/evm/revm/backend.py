@@ -65,10 +65,12 @@ def available() -> bool:
     return pyrevm is not None
 
 
-def require() -> None:
-    """Raise a UsageError saying how to install pyrevm when it is missing."""
+def require(evm_version: str | None = None) -> None:
+    """Raise a UsageError saying how to install pyrevm when missing, or what to use where revm cannot run it."""
     if pyrevm is None:
         raise UsageError(f"the revm backend needs pyrevm, which is not installed: {INSTALL_HINT}; or use the default backend, pyevm")
+    if evm_version is not None and evm_version not in SPECS:
+        raise UsageError(f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the pyevm backend")
 
 
 class RevmBackend(Explaining, BlockTime):
@@ -84,9 +86,7 @@ class RevmBackend(Explaining, BlockTime):
         spec = spec if spec is not None else ChainSpec(**options)
         self.spec = spec
         evm_version, chain_id, gas_limit, gas_price, timestamp, balance = spec.evm_version, spec.chain_id, spec.gas_limit, spec.gas_price, spec.timestamp, spec.balance
-        require()
-        if evm_version not in SPECS:
-            raise UsageError(f"evm_version {evm_version!r} is not supported by the revm backend; use {' or '.join(SPECS)}, or the pyevm backend")
+        require(evm_version)
         self.chain_id = chain_id
         self.gas_limit = gas_limit
         self.call_gas_limit = min(spec.call_gas_limit, gas_limit)
