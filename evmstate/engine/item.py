@@ -193,6 +193,7 @@ class RunRequest:
     # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
     native: bool = False
     known: dict[Any, str] = field(default_factory=dict)  # failures found before, counted and gone past (RunSetup.known)
+    trace: bool = True  # the failure with its trace (False: mutate, which reads only who killed a mutant)
 
 
 def run_item(
@@ -242,13 +243,14 @@ def _run_item(
             elif corpus is not False and corpus is not True:
                 saved = corpus
             setup = RunSetup(
-                item.path, database, capture, stop, corpus=saved, deadline=deadline, machine_settings=item.settings,
+                item.path, database, capture, stop, trace=request.trace, corpus=saved, deadline=deadline,
+                machine_settings=item.settings,
                 known=request.known,
             )
             runner = NativeMachineRun if request.native else MachineRun
             result = runner(spec, project, settings, own, emit, setup).run(position)
         else:
-            setup = RunSetup(item.path, database, capture, stop, known=request.known)
+            setup = RunSetup(item.path, database, capture, stop, trace=request.trace, known=request.known)
             result = PropertyRun(item.obj, project, settings, own, emit, setup).run(position)
     except (MachineDefinitionError, KeyboardInterrupt):
         raise

@@ -125,7 +125,7 @@ class MachineRun:
         self.path = setup.path
         database = self.database = setup.database
         self.init_args = setup.init_args
-        self.capture = setup.capture
+        self.capture, self.traced = setup.capture, setup.trace
         self.stop = setup.stop
         self.search = search_session(project, own.search, spec.name, seed, spec.init_params, setup.corpus)
         self.life = Lifecycle(project, setup.capture, emit, self.search)
@@ -361,7 +361,7 @@ class MachineRun:
         failure = dataclasses.replace(failure, stopped=reason, shrink=shrink)
         if self.crashed:
             return with_note(failure, "no trace: evmstate's chain failed, so the program was not replayed")
-        return with_trace(failure, lambda: self.trace(failure, exc))
+        return with_trace(failure, lambda: self.trace(failure, exc)) if self.traced else failure
 
     def report(self, exc: BaseException) -> Failure:
         """The failure Hypothesis reported, made 1-minimal, explained and traced.
@@ -388,7 +388,7 @@ class MachineRun:
         hint = time_hint(failure, self.project)
         if hint is not None:
             failure = with_note(failure, hint)
-        return with_trace(failure, lambda: self.trace(failure, exc))
+        return with_trace(failure, lambda: self.trace(failure, exc)) if self.traced else failure
 
     # -- one example ------------------------------------------------------------------
 

@@ -187,6 +187,7 @@ class PropertyRun:
         self.path = setup.path
         database = self.database = setup.database
         capture = self.capture = setup.capture
+        self.traced = setup.trace
         self.stop = setup.stop
         self.params = inspect.signature(fn).parameters
         # a property test's examples are single calls with nothing to extend: no guidance
@@ -309,7 +310,7 @@ class PropertyRun:
                 if log.left_out:
                     failure = with_note(failure, left_out_note(log.left_out, log.left_out_first))
                 raised = exc
-        if failure is not None and log.failing is not None:
+        if failure is not None and log.failing is not None and self.traced:
             drawn = log.failing
             with self.phases.timed("trace"):
                 failure = with_trace(

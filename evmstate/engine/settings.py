@@ -64,6 +64,7 @@ class RunSetup:
     database: Any = None  # Hypothesis's example database (None: none)
     capture: bool = True  # keep what it prints, shown only for the reported program
     stop: Callable[[], bool] | None = None  # asked before every run until one fails: True ends it early
+    trace: bool = True  # replay the reported program for its trace (False: a caller that reads only the verdict)
     # machines only
     init_args: tuple[Any, ...] | None = None  # passed to __init__ positionally (Brownie's state_machine fixture)
     corpus: Any = None  # search.corpus.Corpus: the machine's saved guidance runs, to start from and add to

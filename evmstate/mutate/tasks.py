@@ -212,7 +212,7 @@ def _run(state: Any, project: Project, judge: Judge, budget: Budget, stage: str,
         request = RunRequest(
             overrides=budget.overrides(len(judge.corpus) + 1 if replay else None), save_failures=False,
             seed=budget.seed, stop=None if replay else _stop(budget.seconds), corpus=corpus, deadline=time.monotonic(),
-            examples=False,
+            examples=False, trace=False,  # a kill is who failed and how: the failure's trace is not read
         )
         result = run_item(state.config, project, item, request, _quiet)
     except MachineDefinitionError as e:

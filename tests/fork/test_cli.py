@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ..cli.helpers import invoke
 from ..conftest import BACKENDS
 from .nodes import Anvil, proxy
 from .project import evmstate, make_project
@@ -30,8 +31,13 @@ class OwnerMachine:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_found_at_the_pinned_block_then_from_the_cache_then_through_a_failing_node_then_offline(tmp_path: Path, anvil: Anvil, backend: str) -> None:
+def test_found_at_the_pinned_block_then_from_the_cache_then_through_a_failing_node_then_offline(
+    tmp_path: Path, anvil: Anvil, backend: str, monkeypatch: pytest.MonkeyPatch, cli_env: dict[str, str]
+) -> None:
     forked = make_project(tmp_path / "project", anvil)
+    # the installed command runs the first search and the one in two worker processes; the runs after
+    # them ask the same of the library in this process (CliRunner), without starting Python again
+    monkeypatch.chdir(forked.root)
     counted = proxy(anvil.url)
     try:
         first = evmstate(forked.root, "run", "--backend", backend, "--fork-url", counted.url, "--fork-block", str(forked.pinned))
@@ -52,26 +58,26 @@ def test_found_at_the_pinned_block_then_from_the_cache_then_through_a_failing_no
         assert "total above the limit" in second.stdout
         assert len(counted.requests) == fetched
         # the same failure replayed at the later block, where the limit is 10**18, no longer fails
-        later = evmstate(forked.root, "replay", "--last", "--backend", backend, "--fork-url", counted.url, "--fork-block", str(forked.later))
-        assert later.returncode == 0 and "fixed" in later.stdout, later.stdout + later.stderr
+        code, later = invoke("replay", "--last", "--backend", backend, "--fork-url", counted.url, "--fork-block", str(forked.later))
+        assert code == 0 and "fixed" in later, later
 
         # every request fails from now on: Limits' owner slot was never read, so OwnerMachine needs the node
         # (a node failing mid-run ends that machine as an error and keeps the failures found)
         (forked.root / "machines" / "owner.py").write_text(OWNER_MACHINE.replace("{address}", forked.address))
         counted.down = True
-        ran = evmstate(forked.root, "run", "--backend", backend, "-k", "LimitsMachine or OwnerMachine", "--fork-url", counted.url, "--fork-block", str(forked.pinned))
+        code, out = invoke("run", "--backend", backend, "-k", "LimitsMachine or OwnerMachine", "--fork-url", counted.url, "--fork-block", str(forked.pinned))
     finally:
         counted.close()
-    out = ran.stdout + ran.stderr
     assert "LimitsMachine" in out and "total above the limit" in out  # found from the cache, and saved
     assert "OwnerMachine stopped at a limit of evmstate" in out, out
     assert f"the node at {counted.url} failed while evmstate fetched storage slot 2" in out and f"at block {forked.pinned}" in out
-    assert ran.returncode == 1 and "1 failed, 1 errors" in out  # a falsified property wins over an error (RunSummary.exit_code)
-    assert "LimitsMachine" in evmstate(forked.root, "failures").stdout
+    assert code == 1 and "1 failed, 1 errors" in out  # a falsified property wins over an error (RunSummary.exit_code)
+    code, listed = invoke("failures")
+    assert code == 0 and "LimitsMachine" in listed, listed
 
     anvil.stop()  # no node at all from here on
-    replayed = evmstate(forked.root, "replay", "--last", "--backend", backend)
-    assert replayed.returncode == 1, replayed.stdout + replayed.stderr
-    assert "still fails" in replayed.stdout
+    code, replayed = invoke("replay", "--last", "--backend", backend)
+    assert code == 1, replayed
+    assert "still fails" in replayed
     record = json.loads(next((forked.root / ".evmstate" / "failures").glob("*.json")).read_text())
     assert record["settings"]["fork"]["chain_id"] == 31337

@@ -240,15 +240,32 @@ PROXY_0_3 = PROXY.replace("# pragma version ~=0.4.3", "# @version 0.3.10").repla
 VAULT_0_3 = VAULT.replace("# pragma version ~=0.4.3", "# @version 0.3.10")
 
 
-@pytest.fixture()
-def old_structs(tmp_path: Path, legacy_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(scope="module")
+def old_structs_root(tmp_path_factory: pytest.TempPathFactory, legacy_cache: Path) -> Path:
+    """A project of Old.vy, one folder for the module: the first backend's chain compiles it with 0.2.16, the other reads its build cache."""
     from ..conftest import install_release
 
     install_release(legacy_cache, "0.2.16")
+    root = tmp_path_factory.mktemp("old-structs")
+    (root / "contracts").mkdir()
+    (root / "contracts" / "Old.vy").write_text(OLD_STRUCTS)
+    return root
+
+
+@pytest.fixture()
+def old_structs(old_structs_root: Path, legacy_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
-    (tmp_path / "contracts").mkdir()
-    (tmp_path / "contracts" / "Old.vy").write_text(OLD_STRUCTS)
-    return tmp_path
+    return old_structs_root
+
+
+@pytest.fixture(scope="module")
+def proxy_0_3_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The proxy and implementation in vyper 0.3.10, one folder for the module (compiled once, by the first backend's chain)."""
+    root = tmp_path_factory.mktemp("proxy-0-3")
+    (root / "contracts").mkdir()
+    (root / "contracts" / "Proxy.vy").write_text(PROXY_0_3)
+    (root / "contracts" / "Vault.vy").write_text(VAULT_0_3)
+    return root
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -268,13 +285,10 @@ def test_vyper_0_2_struct_getters_and_returns_are_named_tuples(old_structs: Path
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_value_sent_through_a_proxy_to_a_0_3_function_that_is_not_payable_names_its_def_line(tmp_path: Path, legacy_cache: Path, monkeypatch: pytest.MonkeyPatch, backend: str):
+def test_value_sent_through_a_proxy_to_a_0_3_function_that_is_not_payable_names_its_def_line(proxy_0_3_root: Path, legacy_cache: Path, monkeypatch: pytest.MonkeyPatch, backend: str):
     # vyper 0.3.10 maps no line to the check at a function's entry; the nearest line before it is a getter's
     # (totalDeposits: public(uint256)), which was reported: the function's def line is
     monkeypatch.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
-    (tmp_path / "contracts").mkdir()
-    (tmp_path / "contracts" / "Proxy.vy").write_text(PROXY_0_3)
-    (tmp_path / "contracts" / "Vault.vy").write_text(VAULT_0_3)
-    p = Project(config.Config(root=tmp_path, project=config.ProjectConfig(contracts="contracts"), backend=BackendConfig(name=backend)))
+    p = Project(config.Config(root=proxy_0_3_root, project=config.ProjectConfig(contracts="contracts"), backend=BackendConfig(name=backend)))
     assert {a.vyper for a in p.artifacts.values()} == {"0.3.10"}
     blames_the_def_line_of_deposit(p, 7)

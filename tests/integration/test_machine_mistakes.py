@@ -5,7 +5,6 @@ never verdicts on the contract; a property that fails is a verdict however unusu
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from evmstate.errors import FailureRecordError
 from evmstate.failures import FailureStore
 from evmstate.runner import MutateOptions, Overrides, RunOptions, mutate, replay, run
 
-from ..conftest import copy_example
+from ..conftest import copy_example, copy_project
 
 
 def run_source(root: Path, source: str, **overrides):
@@ -340,7 +339,7 @@ class VaultMachine:
 
 @pytest.mark.quality  # mutants compiled and judged by searches
 def test_a_machine_that_breaks_on_a_mutant_does_not_kill_it(tmp_path):
-    shutil.copytree(MUTATE_PROJECT, tmp_path, dirs_exist_ok=True)
+    copy_project(MUTATE_PROJECT, tmp_path)  # with the vault's build: only the mutants are compiled
     (tmp_path / "machines" / "vault.py").write_text(BREAKS_ON_MUTANTS)
     report = mutate(config_mod.load(tmp_path), MutateOptions(workers=1, functions=("deposit",), max_examples=10, steps=4), lambda e: None)
     (judge,) = report.judges

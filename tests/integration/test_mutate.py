@@ -25,11 +25,14 @@ from evmstate.failures import FailureRecord, FailureStore
 from evmstate.mutate.report import BaselineFinished, MutantFinished, MutateFinished, MutateStarted
 from evmstate.runner import MutateOptions, mutate
 
+from ..conftest import warm_build
+
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
 
 
 def copy_project(dest: Path) -> Path:
     shutil.copytree(PROJECT, dest, dirs_exist_ok=True)
+    shutil.copytree(warm_build(PROJECT), dest / ".evmstate" / "build")  # the real vault's build: only the mutants are compiled
     if importlib.util.find_spec("pyrevm") is not None:  # the verdicts do not depend on the EVM; revm's searches cost less
         with open(dest / "evmstate.toml", "a") as f:
             f.write('\n[backend]\nname = "revm"\n')
@@ -163,7 +166,7 @@ def test_saved_failures_and_the_corpus_are_replayed_first_and_left_as_they_were(
     root = copy_project(tmp_path)
     # the project's build and the mutants compiled by the first run (kept by content); not its baselines or verdicts
     for kept in ("build", "mutants/compiled", "mutants/build"):
-        shutil.copytree(judged[0] / ".evmstate" / kept, root / ".evmstate" / kept)
+        shutil.copytree(judged[0] / ".evmstate" / kept, root / ".evmstate" / kept, dirs_exist_ok=True)
     config = config_mod.load(root)
     # a failure saved once and fixed since: on the real code its program passes
     steps = [
@@ -209,3 +212,31 @@ def test_a_kept_verdict_needs_no_build_and_a_lost_build_is_compiled_again(tmp_pa
     again, _ = run(root, functions=("withdraw",))
     assert again.timing["compile"] > 0 and not any(m.cached for m in again.mutants)
     assert [m.status for m in again.mutants] == [m.status for m in kept.mutants]
+
+
+FAILING_TEST = '''from evmstate import given, strategy
+
+
+@given(amount=strategy("uint256", max_value=100))
+def test_small(amount):
+    assert amount < 5
+'''
+
+
+def test_a_run_asked_for_no_trace_reports_the_same_failure_without_one(tmp_path):
+    """What mutate's judges ask for (RunRequest.trace=False): the verdict, program and message of a traced run, and no replay for a trace."""
+    from ..conftest import copy_example
+
+    root = copy_example(tmp_path)
+    (root / "machines" / "test_small.py").write_text(FAILING_TEST)
+    config = config_mod.load(root)
+    items = {item.id: item for item in discover(config).items}
+    for key in ("machines/fee_vault.py::FeeVaultMachine", "machines/test_small.py::test_small"):
+        found = []
+        for trace in (True, False):
+            request = RunRequest(overrides=Overrides(seed=0), save_failures=False, examples=False, trace=trace)
+            result = run_item(config, Project(config), items[key], request, lambda event: None)
+            assert result.status == "failed", (key, result.error)
+            found.append((result.failure.program, result.failure.message, result.failure.steps, result.failure.trace is None))
+        assert found[0][:3] == found[1][:3], key
+        assert (found[0][3], found[1][3]) == (False, True), key

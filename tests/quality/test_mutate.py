@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
-from ..cli.helpers import invoke
+from ..conftest import evmstate_exe
 from .conftest import FASTEST
 
-pytestmark = pytest.mark.quality
+pytestmark = [pytest.mark.quality, pytest.mark.processes]
 
 
 def test_the_bundled_invariants_kill_what_they_see_and_a_log_they_do_not_read_survives(example, monkeypatch, cli_env: dict[str, str]):
@@ -17,10 +18,14 @@ def test_the_bundled_invariants_kill_what_they_see_and_a_log_they_do_not_read_su
     if FASTEST == "revm":  # what kills a mutant does not depend on the EVM; the searches cost less on revm
         with open(example / "evmstate.toml", "a") as f:
             f.write('\n[backend]\nname = "revm"\n')
-    code, out = invoke(
-        "mutate", "machines/erc20.py", "--contract", "Token", "--function", "transfer", "--function", "approve",
-        "-n", "1", "--max-examples", "20", "--steps", "10", "-v", "--json", "mutants.json",
+    # a process of its own, as the quality tier's searches run: Hypothesis draws some values from the literals of the
+    # machines loaded in the process (its local constants), and a test process holds other tests' machines too
+    done = subprocess.run(
+        [evmstate_exe(), "mutate", "machines/erc20.py", "--contract", "Token", "--function", "transfer", "--function",
+         "approve", "-n", "1", "--max-examples", "20", "--steps", "10", "-v", "--json", "mutants.json"],
+        capture_output=True, text=True, cwd=example, env=cli_env,
     )
+    code, out = done.returncode, done.stdout + done.stderr
     assert code == 0, out
     # the receiver is never credited: the balances invariant sees it, and the report names it
     assert "    36: self.balanceOf[_to] += _value  →  pass  killed by ERC20Machine.invariant_balances (" in out

@@ -32,17 +32,19 @@ BUGS = runpy.run_path(str(VAULTS / "bugs.py"))  # the bug classes, each one line
 
 
 def vaults(root: Path, bugs: list[str]) -> Path:
-    """A copy of the vault project with a copy of the vault per bug, each bug one line changed, and the build of them all.
+    """A copy of the vault project with a copy of the vault per bug, each bug one line changed, and the build of them.
 
     The copies are compiled once into the tests' shared build folder (as conftest.warm_build does
     for the repository's projects): the build cache is keyed on content and root-relative paths.
+    Only the bugs asked for are compiled (each variant is a whole vault to compile).
     """
     variants = BUGS["variants"]((VAULTS / "contracts" / "Vault.vy").read_text())
     shared = BUILDS / "vault-bugs"
     with interprocess_lock(BUILDS / "vault-bugs.lock"):
+        shutil.rmtree(shared / "contracts", ignore_errors=True)  # the variants an earlier call asked for
         copy_project(VAULTS, shared, warm=False)
-        for name, text in variants.items():
-            (shared / "contracts" / f"{name}.vy").write_text(text)
+        for name in bugs:
+            (shared / "contracts" / f"{name}.vy").write_text(variants[name])
         (contracts, _), settings = config_mod.load(shared).compile_inputs()
         compile_project(contracts, shared / ".evmstate" / "build", **settings)
     copy_project(VAULTS, root, warm=False)

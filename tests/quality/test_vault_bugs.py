@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from evmstate import config as config_mod
+from evmstate.config import BackendConfig
 from evmstate.contracts.project import Project
 from evmstate.engine.loader import load_module
 from evmstate.engine.program import init_class, run_program
@@ -60,7 +61,7 @@ def minimal(first: str = "deposit", assets: int = 1, debt: int = 1, gain: int = 
 
 def signatures(root: Path, programs: list[list[RecordedStep]]) -> list[FailureSignature | None]:
     """Each program replayed on a fresh deployment: the signature of its failure, None when it passes."""
-    project = Project(config_mod.load(root))
+    project = Project(config_mod.load(root).replace(backend=BackendConfig(name=FASTEST)))  # the signatures do not depend on the EVM
     spec = collect(load_module(root / "machines" / "vault.py").VaultMachine)
     init_class(spec, project)
     base = project.backend.snapshot()
