@@ -122,7 +122,8 @@ class ExecResult:
     # for a failure without frames (a backend without per-opcode hooks): runs the call again where
     # frames are kept and returns that result; None once the state has moved on
     explainer: Callable[[], "ExecResult | None"] | None = field(default=None, compare=False, repr=False)
-    # the calls inside it that failed and whose failure is not the result's own (set_inner_failures), in the order they ran
+    # the calls inside it that failed and whose failure is not the result's own (set_inner_failures), in the order they
+    # ran
     inner_failures: tuple[InnerFailure, ...] = field(default=(), compare=False, repr=False)
 
     def __init__(
@@ -146,9 +147,10 @@ class ExecResult:
         inner_failures: tuple[InnerFailure, ...] = (),
     ) -> None:
         self.__dict__.update(
-            success=success, output=output, gas_used=gas_used, logs=logs, error=error, contract_address=contract_address,
-            error_address=error_address, error_pc=error_pc, frames=frames, gas_limit=gas_limit, at_gas_cap=at_gas_cap,
-            out_of_gas=out_of_gas, timeout=timeout, storage_writes=storage_writes, storage_reads=storage_reads, explainer=explainer,
+            success=success, output=output, gas_used=gas_used, logs=logs, error=error,
+            contract_address=contract_address, error_address=error_address, error_pc=error_pc, frames=frames,
+            gas_limit=gas_limit, at_gas_cap=at_gas_cap, out_of_gas=out_of_gas, timeout=timeout,
+            storage_writes=storage_writes, storage_reads=storage_reads, explainer=explainer,
             inner_failures=inner_failures,
         )
 
@@ -178,7 +180,8 @@ class Capabilities:
     divergence: bool  # two backends in lockstep: divergence is the first difference, calls counts calls
     # set_feedback(): per-branch counts and comparison operands of the calls that are not view calls
     feedback: bool = False
-    # set_sampling(): the hooks' coverage of a call like one recorded before in the run may be that one's, without its operands (revm's sight)
+    # set_sampling(): the hooks' coverage of a call like one recorded before in the run may be that one's, without its
+    # operands (revm's sight)
     sampling: bool = False
     # two builds in lockstep (differential.py): raise_pending() raises a divergence the machine's code swallowed,
     # notes() what was told apart
@@ -221,8 +224,12 @@ class Backend(Protocol):
     calls: int  # calls made, counted by a backend with capabilities.divergence; 0 otherwise
     call_cache: Any  # the view calls' cache (cache.ReadCache), or None when it is off or the backend has none
 
-    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult: ...
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult: ...
+    def transact(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None
+    ) -> ExecResult: ...
+    def call(
+        self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False
+    ) -> ExecResult: ...
     def get_balance(self, address: bytes) -> int: ...
     def set_balance(self, address: bytes, value: int) -> None: ...
     def get_nonce(self, address: bytes) -> int: ...
@@ -313,7 +320,8 @@ def hooks_of(backend: Backend) -> Hooks:
 
 @dataclass
 class Feedback:
-    """What the hooks record for the search besides coverage, while on (set_feedback), in the calls that are not view calls.
+    """What the hooks record for the search besides coverage, while on (set_feedback), in the calls that are not view
+    calls.
 
     Only transactions and calls that may write are recorded: a view call may be answered from
     the call cache, which runs no hooks, so what is recorded never depends on whether it was.
@@ -359,7 +367,9 @@ def _account_key(i: int) -> tuple[bytes, bytes]:
 
 
 def contract_address(sender: bytes, nonce: int) -> bytes:
-    """The address of the contract that sender creates with this nonce (CREATE): py-evm's rule, without importing py-evm."""
+    """The address of the contract that sender creates with this nonce (CREATE): py-evm's rule, without importing
+    py-evm.
+    """
     return keccak(rlp.encode([sender, nonce]))[-20:]
 
 
@@ -379,7 +389,9 @@ def intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
 
 @dataclass
 class Snapshot:
-    """One snapshot: the backend's own mark of its state (a journal checkpoint, an undo log's length), the block and the logs."""
+    """One snapshot: the backend's own mark of its state (a journal checkpoint, an undo log's length), the block and the
+    logs.
+    """
 
     mark: Any
     timestamp: int
@@ -497,13 +509,20 @@ class BlockTime(Snapshots):
         if blocks < 0:
             raise UsageError(f"chain.mine({blocks}): the number of blocks cannot be negative{BACK_IN_A_SCOPE}")
         if timestamp is not None and timestamp < self._timestamp:
-            raise UsageError(f"chain.mine(timestamp={timestamp}): earlier than the current block time {self._timestamp}{BACK_IN_A_SCOPE}")
+            raise UsageError(
+                f"chain.mine(timestamp={timestamp}): earlier than the current block time "
+                f"{self._timestamp}{BACK_IN_A_SCOPE}"
+            )
         self._set_block(self._timestamp if timestamp is None else timestamp, self._number + blocks)
 
     def set_block(self, timestamp: int, number: int) -> None:
-        """Set the block time and number, either way: only for a caller that will revert to a snapshot taken before (chain.anchor())."""
+        """Set the block time and number, either way: only for a caller that will revert to a snapshot taken before
+        (chain.anchor()).
+        """
         if timestamp < 0 or number < 0:
-            raise UsageError(f"the block time and number cannot be negative (asked for time {timestamp}, block {number})")
+            raise UsageError(
+                f"the block time and number cannot be negative (asked for time {timestamp}, block {number})"
+            )
         self._set_block(timestamp, number)
 
     def _gas(self, gas: int | None) -> tuple[int, bool]:
@@ -511,6 +530,10 @@ class BlockTime(Snapshots):
         if gas is None:
             return self.call_gas_limit, True
         if gas > self.call_gas_limit:
-            where = "the block gas limit" if self.call_gas_limit == self.gas_limit else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
+            where = (
+                "the block gas limit"
+                if self.call_gas_limit == self.gas_limit
+                else "the per-call gas cap ([fuzz] call_gas_limit in evmstate.toml)"
+            )
             raise UsageError(f"gas {gas} exceeds {where}, {self.call_gas_limit}")
         return gas, False

@@ -36,7 +36,9 @@ CALL_OPCODES = frozenset({0xF1, 0xF2, 0xF4, 0xFA})  # CALL, CALLCODE, DELEGATECA
 
 
 class CallCacheMismatch(AssertionError):
-    """Raised in check mode when a cached result differs from the call run again: a bug in evmstate, never in the contract."""
+    """Raised in check mode when a cached result differs from the call run again: a bug in evmstate, never in the
+    contract.
+    """
 
 
 @dataclass(frozen=True)
@@ -115,20 +117,27 @@ def replay_coverage(kept: dict[bytes, frozenset[int]], hits: dict[bytes, set[int
             known |= seen
 
 
-def compare(cached: ExecResult, fresh: ExecResult, key: tuple[Any, ...], cached_coverage: Any = None, fresh_coverage: Any = None) -> None:
+def compare(
+    cached: ExecResult, fresh: ExecResult, key: tuple[Any, ...], cached_coverage: Any = None, fresh_coverage: Any = None
+) -> None:
     """Raise CallCacheMismatch when a cached result (or its coverage) is not what running the call gave."""
     if fresh.error == "timeout":
         return  # the run again was stopped by the time limit: nothing to compare
     if cached == fresh and cached_coverage == fresh_coverage:
         return
     sender, to, data = key[0], key[1], key[2]
-    fields = [f.name for f in dataclasses.fields(ExecResult) if f.compare and getattr(cached, f.name) != getattr(fresh, f.name)]
+    fields = [
+        f.name
+        for f in dataclasses.fields(ExecResult)
+        if f.compare and getattr(cached, f.name) != getattr(fresh, f.name)
+    ]
     if cached_coverage != fresh_coverage:
         fields.append("coverage")
     raise CallCacheMismatch(
         f"the call cache returned a result that differs from running the call (fields: {', '.join(fields)}): "
         f"call from 0x{sender.hex()} to 0x{to.hex()} with calldata 0x{data.hex()[:80]}; "
-        f"cached {cached!r}, ran {fresh!r}. This is a bug in evmstate: set [fuzz] call_cache = \"off\" to run without the cache."
+        f'cached {cached!r}, ran {fresh!r}. This is a bug in evmstate: set [fuzz] call_cache = "off" to run without '
+        'the cache.'
     )
 
 

@@ -31,7 +31,12 @@ class Divergence:
 
 
 def _logs(logs: tuple[Log, ...]) -> str:
-    return "; ".join(f"0x{log.address.hex()} topics={[hex(t) for t in log.topics]} data=0x{log.data.hex()}" for log in logs) or "none"
+    return (
+        "; ".join(
+            f"0x{log.address.hex()} topics={[hex(t) for t in log.topics]} data=0x{log.data.hex()}" for log in logs
+        )
+        or "none"
+    )
 
 
 def compare(fast: ExecResult, reference: ExecResult) -> str | None:
@@ -77,7 +82,9 @@ class CheckedBackend(Snapshots):
 
     # -- execution --------------------------------------------------------
 
-    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+    def transact(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None
+    ) -> ExecResult:
         self.calls += 1
         self.reference.written()
         result = self.reference.transact(sender, to, data, value, gas)
@@ -93,12 +100,16 @@ class CheckedBackend(Snapshots):
             return result
         what = compare(fast, result)
         if what is None:
-            what = self._compare_state(sender, to, result.contract_address, self.reference.written(), self.fast.last_writes)
+            what = self._compare_state(
+                sender, to, result.contract_address, self.reference.written(), self.fast.last_writes
+            )
         if what is not None:
             self._differ("transact", sender, to, data, value, what)
         return result
 
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
+    def call(
+        self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False
+    ) -> ExecResult:
         self.calls += 1
         result = self.reference.call(sender, to, data, value, gas, static)
         if result.error == "timeout":
@@ -108,7 +119,10 @@ class CheckedBackend(Snapshots):
             self._differ("call", sender, to, data, value, what)
         return result
 
-    def _compare_state(self, sender: bytes, to: bytes | None, created: bytes | None, written: list[tuple[bytes, int]], fast_written: Any) -> str | None:
+    def _compare_state(
+        self, sender: bytes, to: bytes | None, created: bytes | None, written: list[tuple[bytes, int]],
+        fast_written: Any,
+    ) -> str | None:
         slots = dict.fromkeys([*written, *((a, s) for a, s, _ in fast_written)])
         for address, slot in slots:
             ours, theirs = self.fast.get_storage(address, slot), self.reference.get_storage(address, slot)
@@ -118,7 +132,9 @@ class CheckedBackend(Snapshots):
             for what, get in (("balance", "get_balance"), ("nonce", "get_nonce"), ("code", "get_code")):
                 ours, theirs = getattr(self.fast, get)(address), getattr(self.reference, get)(address)
                 if ours != theirs:
-                    return f"{what} of 0x{address.hex()}: {format_value(ours)} on revm, {format_value(theirs)} on py-evm"
+                    return (
+                        f"{what} of 0x{address.hex()}: {format_value(ours)} on revm, {format_value(theirs)} on py-evm"
+                    )
         return None
 
     # -- state access -----------------------------------------------------
@@ -126,7 +142,11 @@ class CheckedBackend(Snapshots):
     def _read(self, name: str, *args: Any) -> Any:
         ours, theirs = getattr(self.fast, name)(*args), getattr(self.reference, name)(*args)
         if ours != theirs:
-            self._differ(name, args[0], None, b"", 0, f"{name}({', '.join(format_value(a) for a in args)}): {format_value(ours)} on revm, {format_value(theirs)} on py-evm")
+            self._differ(
+                name, args[0], None, b"", 0,
+                f"{name}({', '.join(format_value(a) for a in args)}): {format_value(ours)} on revm, "
+                f"{format_value(theirs)} on py-evm",
+            )
         return theirs
 
     def get_balance(self, address: bytes) -> int:

@@ -51,14 +51,17 @@ class RevmFinisher:
         if not revm.available():
             self._unavailable = f"pyrevm is not installed: {revm.INSTALL_HINT}"
         elif self.spec.evm_version not in revm.SPECS:
-            self._unavailable = f"revm does not run evm_version {self.spec.evm_version!r} (only {' and '.join(revm.SPECS)})"
+            self._unavailable = (
+                f"revm does not run evm_version {self.spec.evm_version!r} (only {' and '.join(revm.SPECS)})"
+            )
         else:
             # its own memory is enough: the revm chain's call cache is off
             self._revm = revm.RevmBackend(dataclasses.replace(self.spec, call_cache="off"))
         return self._unavailable
 
     def finish(self, backend: Any, kind: str, args: tuple[Any, ...], timed_out: ExecResult) -> ExecResult:
-        """The outcome of the call py-evm ran out of time for, its changes written into backend; else timed_out, saying why not.
+        """The outcome of the call py-evm ran out of time for, its changes written into backend; else timed_out, saying
+        why not.
 
         kind is "transact" or "call", args the arguments of backend.transact() or backend.call().
         """
@@ -86,7 +89,9 @@ class RevmFinisher:
             backend.logs.extend(result.logs)
         return dataclasses.replace(result, timeout=timed_out.timeout)
 
-    def _run(self, world: World, kind: str, args: tuple[Any, ...], timestamp: int, block_number: int) -> tuple[ExecResult, Changes]:
+    def _run(
+        self, world: World, kind: str, args: tuple[Any, ...], timestamp: int, block_number: int
+    ) -> tuple[ExecResult, Changes]:
         revm = self._revm
         self.runs += 1
         found: Changes
@@ -116,12 +121,19 @@ def located(result: ExecResult, timed_out: ExecResult) -> ExecResult:
     """
     if not result.out_of_gas or result.frames or not timed_out.frames:
         return result
-    return dataclasses.replace(result, frames=timed_out.frames, error_address=timed_out.error_address, error_pc=timed_out.error_pc)
+    return dataclasses.replace(
+        result, frames=timed_out.frames, error_address=timed_out.error_address, error_pc=timed_out.error_pc
+    )
 
 
 def frozen(world: World) -> tuple[Any, ...]:
     """The world as one hashable value: equal worlds give equal values."""
-    return tuple(sorted((address, balance, nonce, code, tuple(sorted(storage.items()))) for address, (balance, nonce, code, storage) in world.items()))
+    return tuple(
+        sorted(
+            (address, balance, nonce, code, tuple(sorted(storage.items())))
+            for address, (balance, nonce, code, storage) in world.items()
+        )
+    )
 
 
 def changes(before: World, after: World) -> Changes:

@@ -29,11 +29,14 @@ HEX = re.compile(r"0x(?:[0-9a-fA-F]{2})*\Z")
 
 
 class DamagedFile(ValueError):
-    """Raised when a file of the fork cache does not hold what evmstate wrote there; names the file and says to delete it."""
+    """Raised when a file of the fork cache does not hold what evmstate wrote there; names the file and says to delete
+    it.
+    """
 
     def __init__(self, path: Path, problem: str) -> None:
         super().__init__(
-            f"the fork cache file {path} is damaged ({problem}): delete it, and run again with a node (--fork-url URL, or [fork] url "
+            f"the fork cache file {path} is damaged ({problem}): delete it, and run again with a node (--fork-url URL, "
+            "or [fork] url "
             "in evmstate.toml), which fetches what it held again"
         )
         self.path = path
@@ -57,7 +60,9 @@ def loaded(path: Path) -> Any:
 
 
 def unwritable(folder: Path) -> OSError | None:
-    """Why a file cannot be written in folder (a read-only or full disk), None when one can: a byte written, synced and removed."""
+    """Why a file cannot be written in folder (a read-only or full disk), None when one can: a byte written, synced and
+    removed.
+    """
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".probe.", suffix=".tmp")
@@ -80,7 +85,9 @@ def file_of(folder: Path, address: bytes) -> Path:
 
 
 def read(folder: Path, address: bytes) -> tuple[Account | None, dict[int, int]]:
-    """What the cache holds of address: its account (None: not fetched) and the slots fetched; DamagedFile when its file is not as written."""
+    """What the cache holds of address: its account (None: not fetched) and the slots fetched; DamagedFile when its file
+    is not as written.
+    """
     path = file_of(folder, address)
     data = loaded(path)
     if data is ABSENT:
@@ -89,18 +96,29 @@ def read(folder: Path, address: bytes) -> tuple[Account | None, dict[int, int]]:
         raise DamagedFile(path, f"it holds {_kind(data)}, not an object with \"account\" and \"storage\"")
     account = data.get("account")
     if account is not None and not (
-        isinstance(account, list) and len(account) == 3 and _hex_number(account[0]) and _natural(account[1]) and isinstance(account[2], str) and HEX.match(account[2])
+        isinstance(account, list)
+        and len(account) == 3
+        and _hex_number(account[0])
+        and _natural(account[1])
+        and isinstance(account[2], str)
+        and HEX.match(account[2])
     ):
-        raise DamagedFile(path, f"its account is {json.dumps(account)[:80]}, not [balance, nonce, code] such as [\"0x0\", 0, \"0x\"]")
+        raise DamagedFile(
+            path, f'its account is {json.dumps(account)[:80]}, not [balance, nonce, code] such as ["0x0", 0, "0x"]'
+        )
     storage = data.get("storage", {})
     if not isinstance(storage, dict) or not all(key.isdigit() and _hex_number(value) for key, value in storage.items()):
-        raise DamagedFile(path, f"its storage is {json.dumps(storage)[:80]}, not slots and hex values such as {{\"0\": \"0x5dc\"}}")
+        raise DamagedFile(
+            path, f'its storage is {json.dumps(storage)[:80]}, not slots and hex values such as {{"0": "0x5dc"}}'
+        )
     found = None if account is None else (int(account[0], 16), account[1], bytes.fromhex(account[2][2:]))
     return found, {int(slot): int(value, 16) for slot, value in storage.items()}
 
 
 def _kind(value: Any) -> str:
-    return {list: "a JSON list", str: "a JSON string", bool: "true or false", int: "a number", float: "a number"}.get(type(value), "null" if value is None else "an object with other keys")
+    return {list: "a JSON list", str: "a JSON string", bool: "true or false", int: "a number", float: "a number"}.get(
+        type(value), "null" if value is None else "an object with other keys"
+    )
 
 
 def _hex_number(value: Any) -> bool:
@@ -112,7 +130,9 @@ def _natural(value: Any) -> bool:
 
 
 def write(folder: Path, address: bytes, account: Account | None, slots: dict[int, int]) -> None:
-    """Write what is known of address, merged with what another process wrote meanwhile (the values of a past block never differ)."""
+    """Write what is known of address, merged with what another process wrote meanwhile (the values of a past block
+    never differ).
+    """
     known, on_disk = read(folder, address)
     account = account if account is not None else known
     data: dict[str, Any] = {}

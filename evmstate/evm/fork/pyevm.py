@@ -28,8 +28,23 @@ from .store import ForkSource, source_for
 LOCAL = b"l"
 
 
+def encoded_fork_account(source: ForkSource, address: bytes, codes: dict[bytes, bytes], raw_store_db: Any) -> bytes:
+    """The fork's account at address, RLP-encoded as py-evm keeps it; its code stored by its hash in both."""
+    balance, nonce, code = source.account(address)
+    if not (balance or nonce or code):
+        return b""
+    code_hash: bytes = EMPTY_SHA3
+    if code:
+        code_hash = keccak(code)
+        raw_store_db[code_hash] = code  # stored by its hash: no revert needs to take it back
+        codes[code_hash] = code
+    account = Account(nonce=nonce, balance=balance, storage_root=BLANK_ROOT_HASH, code_hash=code_hash)
+    return rlp.encode(account, sedes=Account)
+
+
 def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes]) -> type:
-    """base (the backend's AccountDB) with the fork's accounts and slots under what is written here; local: addresses that start as py-evm's."""
+    """base (the backend's AccountDB) with the fork's accounts and slots under what is written here; local: addresses
+    that start as py-evm's."""
 
     forked: dict[bytes, bytes] = {}  # address -> the fork's account, RLP-encoded as py-evm keeps it (it never changes)
     codes: dict[bytes, bytes] = {}  # code hash -> code, of the fork's accounts
@@ -47,22 +62,12 @@ def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes
                 return super()._get_encoded_account(address, from_journal)
             encoded = forked.get(address)
             if encoded is None:
-                encoded = forked[address] = self._encoded_fork_account(address)
+                encoded = forked[address] = encoded_fork_account(source, address, codes, self._raw_store_db)
             return encoded
 
-        def _encoded_fork_account(self, address: bytes) -> bytes:
-            balance, nonce, code = source.account(address)
-            if not (balance or nonce or code):
-                return b""
-            code_hash: bytes = EMPTY_SHA3
-            if code:
-                code_hash = keccak(code)
-                self._raw_store_db[code_hash] = code  # stored by its hash: no revert needs to take it back
-                codes[code_hash] = code
-            return rlp.encode(Account(nonce=nonce, balance=balance, storage_root=BLANK_ROOT_HASH, code_hash=code_hash), sedes=Account)
-
         def get_code(self, address: bytes) -> bytes:
-            # the fork's code (by its hash: a touched account is marked) at once, not through the databases below the journal
+            # the fork's code (by its hash: a touched account is marked) at once, not through the databases below the
+            # journal
             code = codes.get(self._get_account(address).code_hash)
             return code if code is not None else super().get_code(address)
 
@@ -111,7 +116,9 @@ def fork_account_db_class(base: type, source: ForkSource, local: frozenset[bytes
 
 
 class ForkedPyEVMBackend(PyEVMBackend):
-    """A py-evm chain holding a forked chain's state at its pinned block, read lazily; the funded accounts are evmstate's own."""
+    """A py-evm chain holding a forked chain's state at its pinned block, read lazily; the funded accounts are
+    evmstate's own.
+    """
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
         spec = spec if spec is not None else ChainSpec(**options)
@@ -122,7 +129,10 @@ class ForkedPyEVMBackend(PyEVMBackend):
         # the state py-evm built, rebuilt over the same database with the forked AccountDB
         built = self._state
         local = frozenset(address for _, address in self.account_keys)
-        state_class = type(f"Forked{type(built).__name__}", (type(built),), {"account_db_class": fork_account_db_class(type(built).account_db_class, self.fork, local)})
+        state_class = type(
+            f"Forked{type(built).__name__}", (type(built),),
+            {"account_db_class": fork_account_db_class(type(built).account_db_class, self.fork, local)},
+        )
         self._state = state = state_class(built._db, built.execution_context, built.state_root)
         state._originals = {}
         self._account_db = state._account_db

@@ -1,4 +1,5 @@
-"""The revm backend over a forked chain: revm's own fork mode, pointed at a loopback node that answers from the fork cache.
+"""The revm backend over a forked chain: revm's own fork mode, pointed at a loopback node that answers from the fork
+cache.
 
 pyrevm's EVM(fork_url=...) reads every account and slot it lacks from a node as the call runs,
 reverted calls included (a reverted frame leaves no trace of what it read in the journal, so
@@ -43,12 +44,16 @@ class ForkedRevmBackend(RevmBackend):
         self.header = self.fork.header()
         self._seeded: set[bytes] = set()  # addresses whose account is the fork's or was written here first
         self._seeded_slots: set[tuple[bytes, int]] = set()
-        self._fresh: set[bytes] = set()  # accounts empty at the block (contracts created here among them): every slot starts at zero
+        # accounts empty at the block (contracts created here among them): every slot starts at zero
+        self._fresh: set[bytes] = set()
         self._seeded.update(address for _, address in revm_backend.account_keys(spec.accounts))
         super().__init__(dataclasses.replace(spec, chain_id=spec.fork.chain_id, timestamp=self.header.timestamp))
         pyrevm = revm_backend.pyrevm
         env = pyrevm.Env(cfg=pyrevm.CfgEnv(chain_id=self.chain_id))
-        self._evm = pyrevm.EVM(env=env, fork_url=self.fork.proxy_url(), fork_block=str(self.header.number), gas_limit=self.gas_limit, spec_id=revm_backend.SPECS[self.evm_version])
+        self._evm = pyrevm.EVM(
+            env=env, fork_url=self.fork.proxy_url(), fork_block=str(self.header.number), gas_limit=self.gas_limit,
+            spec_id=revm_backend.SPECS[self.evm_version],
+        )
         self._answered = self.fork.answered()[0]  # where this EVM's reads start in the loopback node's log
         self._known_code.clear()
         for address, info in list(self._info.items()):  # the funded accounts, into the new EVM
@@ -65,14 +70,22 @@ class ForkedRevmBackend(RevmBackend):
         pyrevm = revm_backend.pyrevm
         self._evm.set_block_env(
             pyrevm.BlockEnv(
-                number=number, timestamp=timestamp, coinbase=self._h(header.coinbase), difficulty=0, prevrandao=header.prevrandao, basefee=header.base_fee, gas_limit=self.gas_limit
+                number=number,
+                timestamp=timestamp,
+                coinbase=self._h(header.coinbase),
+                difficulty=0,
+                prevrandao=header.prevrandao,
+                basefee=header.base_fee,
+                gas_limit=self.gas_limit,
             )
         )
 
     # -- seeding ------------------------------------------------------------
 
     def _preload(self) -> None:
-        """Put every account and slot the fork cache holds into revm's database and the mirror: revm asks the loopback node only for what the cache lacks."""
+        """Put every account and slot the fork cache holds into revm's database and the mirror: revm asks the loopback
+        node only for what the cache lacks.
+        """
         accounts, slots = self.fork.everything()
         evm, account_info = self._evm, revm_backend.pyrevm.AccountInfo
         for address, (balance, nonce, code) in list(accounts.items()):
@@ -130,7 +143,15 @@ class ForkedRevmBackend(RevmBackend):
                 self._storage.setdefault(address, {}).setdefault(slot, value)
 
     def _execute(
-        self, sender: bytes, to: bytes | None, data: bytes, value: int, gas: int, static: bool, gas_price: int | None, bump: int = 0
+        self,
+        sender: bytes,
+        to: bytes | None,
+        data: bytes,
+        value: int,
+        gas: int,
+        static: bool,
+        gas_price: int | None,
+        bump: int = 0,
     ) -> tuple[bool, bytes, Any, str | None]:
         seeded = self._seeded
         if sender not in seeded or (to is not None and to not in seeded):
@@ -146,7 +167,9 @@ class ForkedRevmBackend(RevmBackend):
         return outcome
 
     def _seed_answered(self) -> None:
-        """Seed what revm read from the loopback node since last time (a reverted frame's reads too): all else it holds is seeded already."""
+        """Seed what revm read from the loopback node since last time (a reverted frame's reads too): all else it holds
+        is seeded already.
+        """
         self._answered, keys = self.fork.answered(self._answered)
         if keys:
             self.seed([a for a, slot in keys if slot is None])
@@ -187,13 +210,17 @@ class ForkedRevmBackend(RevmBackend):
         self.seed_slots([(address, slot)])
         super().set_storage(address, slot, value)
 
-    def transact(self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None) -> ExecResult:
+    def transact(
+        self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None
+    ) -> ExecResult:
         seeded = self._seeded
         if sender not in seeded or (to is not None and to not in seeded):
             self.seed([sender] if to is None else [sender, to])
         return super().transact(sender, to, data, value, gas)
 
-    def call(self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False) -> ExecResult:
+    def call(
+        self, sender: bytes, to: bytes, data: bytes, value: int = 0, gas: int | None = None, static: bool = False
+    ) -> ExecResult:
         seeded = self._seeded
         if sender not in seeded or to not in seeded:
             self.seed([sender, to])

@@ -21,15 +21,19 @@ from typing import Any, Callable
 # calls per HTTP request: most providers accept batches of 100 or more; 50 stays under every one
 BATCH = 50
 # what a node says when it no longer holds the state of an old block
-PRUNED = ("missing trie node", "pruned", "state not available", "state is not available", "historical state", "header not found", "unknown block", "required historical")
+PRUNED = (
+    "missing trie node", "pruned", "state not available", "state is not available", "historical state",
+    "header not found", "unknown block", "required historical",
+)
 # what a provider says when it limits the rate of requests
 LIMITED = ("rate limit", "limit exceeded", "too many requests", "exceeded the", "capacity", "try again")
 UNSUPPORTED = ("method not found", "not supported", "does not exist/is not available", "unsupported")
 
 
 class RpcFailure(Exception):
-    """Raised when a request to the node fails for good; kind is "unreachable", "pruned", "unsupported", "limited", "timeout", "error",
-    or "invalid" (an answer that is not what the method returns)."""
+    """Raised when a request to the node fails for good; kind is "unreachable", "pruned", "unsupported", "limited",
+    "timeout", "error", or "invalid" (an answer that is not what the method returns).
+    """
 
     def __init__(self, kind: str, message: str, method: str | None = None) -> None:
         super().__init__(message)
@@ -52,7 +56,9 @@ def kind_of(message: str) -> str:
 class Rpc:
     """A JSON-RPC client of one node: call() and batch(), counted in requests."""
 
-    def __init__(self, url: str, *, timeout: float = 20.0, retries: int = 5, backoff: float = 0.5, concurrency: int = 4) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 20.0, retries: int = 5, backoff: float = 0.5, concurrency: int = 4
+    ) -> None:
         self.url = url
         self.timeout = timeout
         self.retries = retries
@@ -68,7 +74,9 @@ class Rpc:
         return self.batch([(method, params)])[0]
 
     def fetch(self, calls: list[tuple[str, list[Any]]]) -> list[Any]:
-        """The results of these calls, each checked and decoded as its method returns it (see DECODERS); RpcFailure "invalid" for one that is not."""
+        """The results of these calls, each checked and decoded as its method returns it (see DECODERS); RpcFailure
+        "invalid" for one that is not.
+        """
         return [decoded(method, result) for (method, _), result in zip(calls, self.batch(calls))]
 
     def batch(self, calls: list[tuple[str, list[Any]]]) -> list[Any]:
@@ -99,7 +107,9 @@ class Rpc:
 
     def _post(self, body: list[dict[str, Any]]) -> Any:
         data = json.dumps(body).encode()
-        request = urllib.request.Request(self.url, data=data, headers={"Content-Type": "application/json", "User-Agent": "evmstate"})
+        request = urllib.request.Request(
+            self.url, data=data, headers={"Content-Type": "application/json", "User-Agent": "evmstate"}
+        )
         with self._gate:
             with self._lock:
                 self.requests += 1
@@ -130,7 +140,12 @@ class Rpc:
             answers = [answers]
         if not isinstance(answers, list) or not all(isinstance(a, dict) for a in answers):
             method = calls[0][0] if calls else None
-            raise RpcFailure("invalid", f"the answer to {method} is not JSON-RPC (a list of objects with an id and a result): {shown_value(answers)}", method)
+            raise RpcFailure(
+                "invalid",
+                f"the answer to {method} is not JSON-RPC (a list of objects with an id and a result): "
+                f"{shown_value(answers)}",
+                method,
+            )
         by_id = {a.get("id"): a for a in answers if isinstance(a.get("id"), (int, str))}
         results = []
         for i, (method, _) in enumerate(calls):
@@ -160,7 +175,9 @@ def shown_value(value: Any) -> str:
 
 def _invalid(method: str, value: Any, wanted: str, field: str | None = None) -> RpcFailure:
     said = f"a block whose {field} is" if field else ""
-    return RpcFailure("invalid", f"{method} returned {said}{' ' if said else ''}{shown_value(value)}, not {wanted}", method)
+    return RpcFailure(
+        "invalid", f"{method} returned {said}{' ' if said else ''}{shown_value(value)}, not {wanted}", method
+    )
 
 
 def quantity(method: str, value: Any, field: str | None = None) -> int:
@@ -172,7 +189,12 @@ def quantity(method: str, value: Any, field: str | None = None) -> int:
 
 def hex_bytes(method: str, value: Any, size: int | None = None, field: str | None = None) -> bytes:
     """Hex bytes ("0x6080..."), of size bytes when size is given."""
-    if isinstance(value, str) and HEX.match(value) and len(value) % 2 == 0 and (size is None or len(value) == 2 + 2 * size):
+    if (
+        isinstance(value, str)
+        and HEX.match(value)
+        and len(value) % 2 == 0
+        and (size is None or len(value) == 2 + 2 * size)
+    ):
         return bytes.fromhex(value[2:])
     raise _invalid(method, value, f"{size} hex bytes" if size else 'hex bytes such as "0x6080"', field)
 
@@ -186,7 +208,10 @@ def block(method: str, value: Any) -> dict[str, Any] | None:
     for name in ("number", "timestamp", "gasLimit", "miner"):
         if name not in value:
             raise RpcFailure("invalid", f"{method} returned a block without {name!r}: {shown_value(value)}", method)
-    found: dict[str, Any] = {ours: quantity(method, value[theirs], theirs) for ours, theirs in (("number", "number"), ("timestamp", "timestamp"), ("gas_limit", "gasLimit"))}
+    found: dict[str, Any] = {
+        ours: quantity(method, value[theirs], theirs)
+        for ours, theirs in (("number", "number"), ("timestamp", "timestamp"), ("gas_limit", "gasLimit"))
+    }
     found["base_fee"] = quantity(method, value.get("baseFeePerGas") or "0x0", "baseFeePerGas")  # none before London
     found["coinbase"] = hex_bytes(method, value["miner"], 20, "miner")
     found["prevrandao"] = hex_bytes(method, value.get("mixHash") or "0x" + "00" * 32, 32, "mixHash")

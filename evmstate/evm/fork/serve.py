@@ -50,20 +50,29 @@ class Cache:
             os.write(self.log, line.encode() + b"\n")  # one write of a short line: appended whole
 
     def _fetch(self, calls: list[tuple[str, list[Any]]], what: str, raw: bool = False) -> list[Any]:
-        """The node's answers, checked and decoded (rpc.DECODERS); as they came when raw (passed on to revm as they are)."""
+        """The node's answers, checked and decoded (rpc.DECODERS); as they came when raw (passed on to revm as they
+        are).
+        """
         if self.rpc is None:
             raise LookupError(
-                f"{MARK}the fork cache {self.folder} lacks {what} (chain {self.chain_id}, block {self.block}) and no node is given: run again with "
-                f"--fork-url URL (a node of chain {self.chain_id} that serves block {self.block}), or [fork] url in evmstate.toml"
+                f"{MARK}the fork cache {self.folder} lacks {what} (chain {self.chain_id}, block {self.block}) and no "
+                "node is given: run again with "
+                f"--fork-url URL (a node of chain {self.chain_id} that serves block {self.block}), or [fork] url in "
+                "evmstate.toml"
             )
         try:
             return self.rpc.batch(calls) if raw else self.rpc.fetch(calls)
         except RpcFailure as failure:
             if failure.kind == "invalid":
-                raise LookupError(f"{MARK}the node at {self.shown} answered wrongly while evmstate fetched {what} at block {self.block}: {failure}. Use another node (--fork-url)") from None
+                raise LookupError(
+                    f"{MARK}the node at {self.shown} answered wrongly while evmstate fetched {what} at block "
+                    f"{self.block}: {failure}. Use another node (--fork-url)"
+                ) from None
             raise LookupError(
-                f"{MARK}the node at {self.shown} failed while evmstate fetched {what} at block {self.block}: {failure} ({failure.kind}, after "
-                f"{self.rpc.retries} retries where a retry could help). Run again later, with another node (--fork-url), or from a cache that already holds these values"
+                f"{MARK}the node at {self.shown} failed while evmstate fetched {what} at block {self.block}: {failure} "
+                f"({failure.kind}, after "
+                f"{self.rpc.retries} retries where a retry could help). Run again later, with another node "
+                "(--fork-url), or from a cache that already holds these values"
             ) from None
 
     def _known(self, address: bytes) -> None:
@@ -88,12 +97,15 @@ class Cache:
         with self.lock:
             self._known(address)
             slots = self.slots[address]
-            if self.accounts.get(address) == (0, 0, b""):  # an empty account has no storage: a contract created there asks the node nothing
+            # an empty account has no storage: a contract created there asks the node nothing
+            if self.accounts.get(address) == (0, 0, b""):
                 self._logged(f"0x{address.hex()} {slot}")
                 return 0
             if slot not in slots:
                 h = "0x" + address.hex()
-                (value,) = self._fetch([("eth_getStorageAt", [h, hex(slot), hex(self.block)])], f"storage slot {slot} of {h}")
+                (value,) = self._fetch(
+                    [("eth_getStorageAt", [h, hex(slot), hex(self.block)])], f"storage slot {slot} of {h}"
+                )
                 slots[slot] = value
                 files.write(self.folder, address, self.accounts.get(address), slots)
             self._logged(f"0x{address.hex()} {slot}")
@@ -106,7 +118,9 @@ class Cache:
             return hex(self.block)
         if method in ACCOUNT_METHODS:
             balance, nonce, code = self.account(bytes.fromhex(params[0][2:]))
-            return {"eth_getBalance": hex(balance), "eth_getTransactionCount": hex(nonce), "eth_getCode": "0x" + code.hex()}[method]
+            return {
+                "eth_getBalance": hex(balance), "eth_getTransactionCount": hex(nonce), "eth_getCode": "0x" + code.hex(),
+            }[method]
         if method == "eth_getStorageAt":
             return "0x" + self.storage(bytes.fromhex(params[0][2:]), int(params[1], 16)).to_bytes(32, "big").hex()
         return self._fetch([(method, params)], f"{method} {params}", raw=True)[0]
@@ -128,7 +142,10 @@ def handler(cache: Cache) -> type:
 
         def one(self, call: dict[str, Any]) -> dict[str, Any]:
             try:
-                return {"jsonrpc": "2.0", "id": call.get("id"), "result": cache.answer(call["method"], call.get("params", []))}
+                return {
+                    "jsonrpc": "2.0", "id": call.get("id"),
+                    "result": cache.answer(call["method"], call.get("params", [])),
+                }
             except (LookupError, RpcFailure, files.DamagedFile) as e:
                 text = str(e) if str(e).startswith(MARK) else f"{MARK}{e}"
                 return {"jsonrpc": "2.0", "id": call.get("id"), "error": {"code": -32000, "message": text}}

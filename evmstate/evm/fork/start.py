@@ -44,7 +44,9 @@ def fork_spec(config: Config) -> ForkSpec | None:
     return ForkSpec(fork.url, fork.block, fork.chain_id, str(cache_folder(config)), fork.timeout)
 
 
-def with_fork(config: Config, url: str | None = None, block: int | str | None = None, chain_id: int | None = None) -> Config:
+def with_fork(
+    config: Config, url: str | None = None, block: int | str | None = None, chain_id: int | None = None
+) -> Config:
     """config with these [fork] values (from --fork-url and --fork-block, or a failure record) over evmstate.toml's."""
     fork = config.fork
     changes: dict[str, Any] = {}
@@ -58,7 +60,9 @@ def with_fork(config: Config, url: str | None = None, block: int | str | None = 
 
 
 def for_record(config: Config, fork: dict[str, Any] | None) -> Config:
-    """The config a failure record found on a fork replays with: its chain and block, the node of [fork] url or --fork-url, if any."""
+    """The config a failure record found on a fork replays with: its chain and block, the node of [fork] url or
+    --fork-url, if any.
+    """
     if not fork:  # found on a fresh chain: replayed on one, whatever [fork] says now
         return config.replace(fork=ForkConfig())
     chain_id = int(fork["chain_id"])
@@ -85,12 +89,17 @@ def _nodes(folder: Path) -> dict[str, int]:
     if found is files.ABSENT:
         return {}
     if not isinstance(found, dict) or not all(isinstance(k, str) and type(v) is int for k, v in found.items()):
-        raise ForkError(f"the fork cache file {path} is damaged (it holds {json.dumps(found)[:80]}, not node URLs and their chain ids): delete it; it only remembers which chain each node is on")
+        raise ForkError(
+            f"the fork cache file {path} is damaged (it holds {json.dumps(found)[:80]}, not node URLs and their chain "
+            "ids): delete it; it only remembers which chain each node is on"
+        )
     return found
 
 
 def check_cache(folder: Path) -> None:
-    """Read every file of a block's cache folder before anything runs: a damaged one is a ForkError that names it and says to delete it."""
+    """Read every file of a block's cache folder before anything runs: a damaged one is a ForkError that names it and
+    says to delete it.
+    """
     try:
         Header.load(folder / "block.json")
         for path in sorted(folder.glob("0x*.json")) if folder.is_dir() else ():
@@ -114,7 +123,10 @@ def resolve(config: Config, needed_by: str | None = None) -> Config:
     problem = unwritable(folder)
     if problem is not None:  # a read-only or full disk: said before anything runs, not by the first call that fetches
         raise ResourceError.unwritable(
-            "the fork cache", shown(folder) + "/", problem, "a forked run keeps there what it fetches from the node, and revm's fork reads it back from there"
+            "the fork cache",
+            shown(folder) + "/",
+            problem,
+            "a forked run keeps there what it fetches from the node, and revm's fork reads it back from there",
         )
     chain_id = fork.chain_id or (_nodes(folder).get(fork.url) if isinstance(fork.block, int) else 0) or 0
     if isinstance(fork.block, int) and chain_id and (folder / str(chain_id) / str(fork.block) / "block.json").is_file():
@@ -123,8 +135,10 @@ def resolve(config: Config, needed_by: str | None = None) -> Config:
     if not fork.url:
         where = f" (it was found on {needed_by})" if needed_by else ""
         raise ForkError(
-            f"the fork cache {folder / str(fork.chain_id) / str(fork.block)} does not hold block {fork.block} of chain {fork.chain_id}{where}: "
-            f"give a node of chain {fork.chain_id} that serves block {fork.block}, with --fork-url URL or [fork] url in evmstate.toml"
+            f"the fork cache {folder / str(fork.chain_id) / str(fork.block)} does not hold block {fork.block} of chain "
+            f"{fork.chain_id}{where}: "
+            f"give a node of chain {fork.chain_id} that serves block {fork.block}, with --fork-url URL or [fork] url "
+            "in evmstate.toml"
         )
     return _checked(config, folder)
 
@@ -139,10 +153,14 @@ def _checked(config: Config, folder: Path) -> Config:
     except RpcFailure as failure:
         if failure.kind == "invalid":
             raise _wrong(shown, failure) from None
-        raise ForkError(f"[fork] url {shown}: the node does not answer eth_chainId ({failure}). Check the URL, that the node is running, and your network; or run without --fork-url") from None
+        raise ForkError(
+            f"[fork] url {shown}: the node does not answer eth_chainId ({failure}). Check the URL, that the node is "
+            "running, and your network; or run without --fork-url"
+        ) from None
     if fork.chain_id and node_chain != fork.chain_id:
         raise ForkError(
-            f"[fork] url {shown} is a node of chain {node_chain}, not of chain {fork.chain_id} as asked (block {fork.block}): "
+            f"[fork] url {shown} is a node of chain {node_chain}, not of chain {fork.chain_id} as asked (block "
+            f"{fork.block}): "
             f"give a node of chain {fork.chain_id} (--fork-url), or change [fork] chain_id"
         )
     block = _block(rpc, fork, shown)
@@ -151,11 +169,23 @@ def _checked(config: Config, folder: Path) -> Config:
     except RpcFailure as failure:
         if failure.kind == "invalid":
             raise _wrong(shown, failure) from None
-        raise ForkError(f"[fork] url {shown}: the node cannot give block {block} ({failure}); pin another block with --fork-block or [fork] block") from None
+        raise ForkError(
+            f"[fork] url {shown}: the node cannot give block {block} ({failure}); pin another block with --fork-block "
+            "or [fork] block"
+        ) from None
     if raw is None:
-        raise ForkError(f"[fork] url {shown} has no block {block} (chain {node_chain}): pin a block the node has (--fork-block, [fork] block), at most its latest")
+        raise ForkError(
+            f"[fork] url {shown} has no block {block} (chain {node_chain}): pin a block the node has (--fork-block, "
+            "[fork] block), at most its latest"
+        )
     if raw["number"] != block:
-        raise _wrong(shown, RpcFailure("invalid", f"eth_getBlockByNumber returned block {raw['number']} when asked for block {block}", "eth_getBlockByNumber"))
+        raise _wrong(
+            shown,
+            RpcFailure(
+                "invalid", f"eth_getBlockByNumber returned block {raw['number']} when asked for block {block}",
+                "eth_getBlockByNumber",
+            ),
+        )
     _probe_state(rpc, shown, block)
     header = Header(**raw)
     check_cache(folder / str(node_chain) / str(block))
@@ -173,33 +203,53 @@ def _block(rpc: Rpc, fork: ForkConfig, shown: str) -> int:
     except RpcFailure as failure:
         if failure.kind == "invalid":
             raise _wrong(shown, failure) from None
-        raise ForkError(f"[fork] url {shown}: the node cannot say which block is {fork.block!r} ({failure}); pin a block number with --fork-block N or [fork] block = N") from None
+        raise ForkError(
+            f"[fork] url {shown}: the node cannot say which block is {fork.block!r} ({failure}); pin a block number "
+            "with --fork-block N or [fork] block = N"
+        ) from None
     if raw is None:
-        raise ForkError(f"[fork] url {shown}: the node has no {fork.block!r} block; pin a block number with --fork-block N or [fork] block = N")
+        raise ForkError(
+            f"[fork] url {shown}: the node has no {fork.block!r} block; pin a block number with --fork-block N or "
+            "[fork] block = N"
+        )
     return raw["number"]
 
 
 def _probe_state(rpc: Rpc, shown: str, block: int) -> None:
-    """Ask for an account (each of its three methods) and a storage slot at the block: a node that pruned it, serves no old storage, or answers them wrongly, says so now."""
+    """Ask for an account (each of its three methods) and a storage slot at the block: a node that pruned it, serves no
+    old storage, or answers them wrongly, says so now.
+    """
     zero = "0x" + "00" * 20
     try:
-        rpc.fetch([(method, [zero, hex(block)]) for method in ("eth_getBalance", "eth_getTransactionCount", "eth_getCode")] + [("eth_getStorageAt", [zero, "0x0", hex(block)])])
+        rpc.fetch(
+            [(method, [zero, hex(block)]) for method in ("eth_getBalance", "eth_getTransactionCount", "eth_getCode")]
+            + [("eth_getStorageAt", [zero, "0x0", hex(block)])]
+        )
     except RpcFailure as failure:
         if failure.kind == "invalid":
             raise _wrong(shown, failure) from None
         if failure.kind == "pruned":
             raise ForkError(
-                f"[fork] url {shown} no longer holds the state of block {block} ({failure}): pin a more recent block (--fork-block, [fork] block), "
+                f"[fork] url {shown} no longer holds the state of block {block} ({failure}): pin a more recent block "
+                "(--fork-block, [fork] block), "
                 "or use an archive node"
             ) from None
         if failure.kind == "unsupported" or failure.method == "eth_getStorageAt":
             raise ForkError(
-                f"[fork] url {shown} does not serve {failure.method or 'state'} at block {block} ({failure}): forking needs eth_getBalance, "
-                "eth_getTransactionCount, eth_getCode and eth_getStorageAt at old blocks; use a node that serves them (an archive node), or a recent block"
+                f"[fork] url {shown} does not serve {failure.method or 'state'} at block {block} ({failure}): forking "
+                "needs eth_getBalance, "
+                "eth_getTransactionCount, eth_getCode and eth_getStorageAt at old blocks; use a node that serves them "
+                "(an archive node), or a recent block"
             ) from None
-        raise ForkError(f"[fork] url {shown}: reading state at block {block} failed ({failure}); pin another block or use another node") from None
+        raise ForkError(
+            f"[fork] url {shown}: reading state at block {block} failed ({failure}); pin another block or use another "
+            "node"
+        ) from None
 
 
 def _wrong(shown: str, failure: RpcFailure) -> ForkError:
     """The error for a node that answers JSON-RPC, but not what the method returns."""
-    return ForkError(f"[fork] url {shown}: the node answered wrongly: {failure}. Is it an Ethereum node's JSON-RPC URL? Check the URL, or use another node (--fork-url)")
+    return ForkError(
+        f"[fork] url {shown}: the node answered wrongly: {failure}. Is it an Ethereum node's JSON-RPC URL? Check the "
+        "URL, or use another node (--fork-url)"
+    )

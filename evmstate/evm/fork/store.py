@@ -31,7 +31,9 @@ from .rpc import Rpc, RpcFailure
 
 @dataclass(frozen=True)
 class ForkSpec:
-    """A chain forked at a pinned block: the node's URL ("" to run from the cache alone), the block, the chain id, the cache folder."""
+    """A chain forked at a pinned block: the node's URL ("" to run from the cache alone), the block, the chain id, the
+    cache folder.
+    """
 
     url: str
     block: int
@@ -56,25 +58,48 @@ class Header:
     gas_limit: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "timestamp": self.timestamp, "base_fee": self.base_fee, "coinbase": "0x" + self.coinbase.hex(), "prevrandao": "0x" + self.prevrandao.hex(), "gas_limit": self.gas_limit}
+        return {
+            "number": self.number, "timestamp": self.timestamp, "base_fee": self.base_fee,
+            "coinbase": "0x" + self.coinbase.hex(), "prevrandao": "0x" + self.prevrandao.hex(),
+            "gas_limit": self.gas_limit,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Header":
-        return cls(data["number"], data["timestamp"], data["base_fee"], bytes.fromhex(data["coinbase"][2:]), bytes.fromhex(data["prevrandao"][2:]), data["gas_limit"])
+        return cls(
+            data["number"], data["timestamp"], data["base_fee"], bytes.fromhex(data["coinbase"][2:]),
+            bytes.fromhex(data["prevrandao"][2:]), data["gas_limit"],
+        )
 
     @classmethod
     def load(cls, path: Path) -> "Header | None":
-        """The header a cache folder's block.json holds (None: no such file); DamagedFile when the file is not one evmstate wrote."""
+        """The header a cache folder's block.json holds (None: no such file); DamagedFile when the file is not one
+        evmstate wrote.
+        """
         data = files.loaded(path)
         if data is files.ABSENT:
             return None
         sizes = {"coinbase": 20, "prevrandao": 32}
-        if not isinstance(data, dict) or set(data) != {"number", "timestamp", "base_fee", "coinbase", "prevrandao", "gas_limit"}:
-            raise DamagedFile(path, f"it holds {json.dumps(data)[:80]}, not a block's number, timestamp, base_fee, coinbase, prevrandao and gas_limit")
+        if not isinstance(data, dict) or set(data) != {
+            "number", "timestamp", "base_fee", "coinbase", "prevrandao", "gas_limit",
+        }:
+            raise DamagedFile(
+                path,
+                f"it holds {json.dumps(data)[:80]}, not a block's number, timestamp, base_fee, coinbase, prevrandao "
+                "and gas_limit",
+            )
         for key, value in data.items():
-            ok = isinstance(value, str) and len(value) == 2 + 2 * sizes[key] and files.HEX.match(value) if key in sizes else type(value) is int and value >= 0
+            ok = (
+                isinstance(value, str) and len(value) == 2 + 2 * sizes[key] and files.HEX.match(value)
+                if key in sizes
+                else type(value) is int and value >= 0
+            )
             if not ok:
-                raise DamagedFile(path, f"its {key} is {json.dumps(value)[:80]}, not {f'{sizes[key]} hex bytes' if key in sizes else 'a whole number'}")
+                raise DamagedFile(
+                    path,
+                    f"its {key} is {json.dumps(value)[:80]}, not "
+                    f"{f'{sizes[key]} hex bytes' if key in sizes else 'a whole number'}",
+                )
         return cls.from_dict(data)
 
 
@@ -90,7 +115,8 @@ def shown_url(url: str) -> str:
 
 
 class ForkSource:
-    """The forked chain's state at its block: from memory, else the cache folder, else the node (counted in requests)."""
+    """The forked chain's state at its block: from memory, else the cache folder, else the node (counted in requests).
+    """
 
     def __init__(self, spec: ForkSpec) -> None:
         self.spec = spec
@@ -98,7 +124,8 @@ class ForkSource:
         self._accounts: dict[bytes, Account] = {}
         self._slots: dict[bytes, dict[int, int]] = {}
         self._read: set[bytes] = set()  # addresses whose file was read
-        self._stamps: dict[str, tuple[int, int, int]] = {}  # file name -> its inode, modification time and size when everything() last read it
+        # file name -> its inode, modification time and size when everything() last read it
+        self._stamps: dict[str, tuple[int, int, int]] = {}
         self._header: Header | None = None
         self._lock = threading.RLock()
         self._proxy: subprocess.Popen[str] | None = None
@@ -107,15 +134,25 @@ class ForkSource:
         self._proxy_log_path = ""
 
     def proxy_url(self) -> str:
-        """The URL of a loopback node, in a process of its own, that answers pyrevm from this fork's cache folder (serve.py); started once."""
+        """The URL of a loopback node, in a process of its own, that answers pyrevm from this fork's cache folder
+        (serve.py); started once.
+        """
         with self._lock:
             if self._proxy is None:
                 spec = self.spec
                 fd, log = tempfile.mkstemp(prefix="evmstate-fork-", suffix=".log")
                 self._proxy_log = os.fdopen(fd, "rb", buffering=0)
-                arg = json.dumps({"url": spec.url, "shown": shown_url(spec.url), "block": spec.block, "chain_id": spec.chain_id, "folder": str(spec.folder), "timeout": spec.timeout, "log": log})
+                arg = json.dumps(
+                    {
+                        "url": spec.url, "shown": shown_url(spec.url), "block": spec.block, "chain_id": spec.chain_id,
+                        "folder": str(spec.folder), "timeout": spec.timeout, "log": log,
+                    }
+                )
                 try:
-                    self._proxy = subprocess.Popen([sys.executable, str(Path(__file__).with_name("serve.py")), arg], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                    self._proxy = subprocess.Popen(
+                        [sys.executable, str(Path(__file__).with_name("serve.py")), arg], stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE, text=True,
+                    )
                     port = self._proxy.stdout.readline().strip() if self._proxy.stdout is not None else ""
                 finally:
                     try:
@@ -123,13 +160,18 @@ class ForkSource:
                     except OSError:  # Windows: close() removes it
                         self._proxy_log_path = log
                 if not port.isdigit():
-                    raise ForkUnavailable(f"the loopback node of the fork cache {spec.folder} did not start (exit code {self._proxy.poll()})")
+                    raise ForkUnavailable(
+                        f"the loopback node of the fork cache {spec.folder} did not start (exit code "
+                        f"{self._proxy.poll()})"
+                    )
                 self._proxy_url = f"http://127.0.0.1:{port}"
                 atexit.register(self.close)
             return self._proxy_url
 
     def answered(self, offset: int = 0) -> tuple[int, list[tuple[bytes, int | None]]]:
-        """What the loopback node answered revm after offset in its log: the offset now, and each (address, slot or None for the account)."""
+        """What the loopback node answered revm after offset in its log: the offset now, and each (address, slot or None
+        for the account).
+        """
         log = self._proxy_log
         if log is None:
             return offset, []
@@ -203,14 +245,22 @@ class ForkSource:
         with self._lock:
             for address in addresses:
                 self._load(address)
-            missing = self._reloaded([a for a in dict.fromkeys(addresses) if a not in self._accounts], lambda a: a not in self._accounts)
+            missing = self._reloaded(
+                [a for a in dict.fromkeys(addresses) if a not in self._accounts], lambda a: a not in self._accounts
+            )
             if missing:
                 block = hex(self.spec.block)
                 calls = []
                 for address in missing:
                     h = "0x" + address.hex()
-                    calls += [("eth_getBalance", [h, block]), ("eth_getTransactionCount", [h, block]), ("eth_getCode", [h, block])]
-                results = self._fetch(calls, f"the account 0x{missing[0].hex()}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+                    calls += [
+                        ("eth_getBalance", [h, block]), ("eth_getTransactionCount", [h, block]),
+                        ("eth_getCode", [h, block]),
+                    ]
+                results = self._fetch(
+                    calls,
+                    f"the account 0x{missing[0].hex()}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""),
+                )
                 for i, address in enumerate(missing):
                     balance, nonce, code = results[3 * i : 3 * i + 3]
                     self._accounts[address] = (balance, nonce, code)
@@ -222,18 +272,27 @@ class ForkSource:
         with self._lock:
             for address, _ in pairs:
                 self._load(address)
-            missing = self._reloaded(list(dict.fromkeys(p for p in pairs if p[1] not in self._slots.get(p[0], {}))), lambda p: p[1] not in self._slots.get(p[0], {}))
+            missing = self._reloaded(
+                list(dict.fromkeys(p for p in pairs if p[1] not in self._slots.get(p[0], {}))),
+                lambda p: p[1] not in self._slots.get(p[0], {}),
+            )
             if missing:
                 block = hex(self.spec.block)
                 calls = [("eth_getStorageAt", ["0x" + a.hex(), hex(s), block]) for a, s in missing]
-                results = self._fetch(calls, f"storage slot {missing[0][1]} of 0x{missing[0][0].hex()}" + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+                results = self._fetch(
+                    calls,
+                    f"storage slot {missing[0][1]} of 0x{missing[0][0].hex()}"
+                    + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""),
+                )
                 for (address, slot), value in zip(missing, results):
                     self._slots.setdefault(address, {})[slot] = value
                 self._save([a for a, _ in missing])
             return {p: self._slots[p[0]][p[1]] for p in pairs}
 
     def everything(self) -> tuple[dict[bytes, Account], dict[bytes, dict[int, int]]]:
-        """All the cache holds (memory, and every file of the cache folder; a file changed since it was read is read again): accounts, and slots by address. Not to be changed."""
+        """All the cache holds (memory, and every file of the cache folder; a file changed since it was read is read
+        again): accounts, and slots by address. Not to be changed.
+        """
         with self._lock:
             with contextlib.suppress(OSError):
                 with os.scandir(self.spec.folder) as entries:
@@ -259,22 +318,31 @@ class ForkSource:
         spec = self.spec
         if self.rpc is None:
             raise ForkUnavailable(
-                f"the fork cache {spec.folder} lacks {what} (chain {spec.chain_id}, block {spec.block}) and no node is given: "
-                f"run again with --fork-url URL (a node of chain {spec.chain_id} that serves block {spec.block}), or [fork] url in evmstate.toml"
+                f"the fork cache {spec.folder} lacks {what} (chain {spec.chain_id}, block {spec.block}) and no node is "
+                "given: "
+                f"run again with --fork-url URL (a node of chain {spec.chain_id} that serves block {spec.block}), or "
+                "[fork] url in evmstate.toml"
             )
         try:
             return self.rpc.fetch(calls)
         except RpcFailure as failure:
             if failure.kind == "invalid":
-                raise ForkUnavailable(f"the node at {shown_url(spec.url)} answered wrongly while evmstate fetched {what} at block {spec.block}: {failure}. Use another node (--fork-url)") from None
+                raise ForkUnavailable(
+                    f"the node at {shown_url(spec.url)} answered wrongly while evmstate fetched {what} at block "
+                    f"{spec.block}: {failure}. Use another node (--fork-url)"
+                ) from None
             raise ForkUnavailable(
-                f"the node at {shown_url(spec.url)} failed while evmstate fetched {what} at block {spec.block}: {failure} "
-                f"({failure.kind}, after {self.rpc.retries} retries where a retry could help). Run again later, with another node "
+                f"the node at {shown_url(spec.url)} failed while evmstate fetched {what} at block {spec.block}: "
+                f"{failure} "
+                f"({failure.kind}, after {self.rpc.retries} retries where a retry could help). Run again later, with "
+                "another node "
                 "(--fork-url), or from a cache that already holds these values"
             ) from None
 
     def _reloaded(self, missing: list[Any], still: Any) -> list[Any]:
-        """Of what memory lacks, what the cache folder lacks too: another process (revm's proxy, a worker) may have fetched it since."""
+        """Of what memory lacks, what the cache folder lacks too: another process (revm's proxy, a worker) may have
+        fetched it since.
+        """
         if not missing:
             return missing
         for address in dict.fromkeys(m if isinstance(m, bytes) else m[0] for m in missing):
@@ -299,7 +367,8 @@ class ForkSource:
 
 
 def _readable(read: Any, *args: Any) -> Any:
-    """read(*args), a damaged cache file raised as ForkUnavailable: the value cannot be had, so the machine stops as an error naming the file.
+    """read(*args), a damaged cache file raised as ForkUnavailable: the value cannot be had, so the machine stops as an
+    error naming the file.
 
     start.resolve() checks the folder before anything runs; this is for a file damaged since.
     """
@@ -314,7 +383,9 @@ _SOURCES_LOCK = threading.Lock()
 
 
 def source_for(spec: ForkSpec) -> ForkSource:
-    """The one ForkSource of this process for spec: every backend of a run (revm's py-evm, the reference project) shares its cache and counter."""
+    """The one ForkSource of this process for spec: every backend of a run (revm's py-evm, the reference project) shares
+    its cache and counter.
+    """
     with _SOURCES_LOCK:
         source = _SOURCES.get(spec)
         if source is None:
@@ -333,7 +404,9 @@ def loopback_answers() -> int:
 
 
 def forget_sources() -> None:
-    """Drop every ForkSource of this process, as a new process starts: later reads go to the cache folder (and the node)."""
+    """Drop every ForkSource of this process, as a new process starts: later reads go to the cache folder (and the
+    node).
+    """
     with _SOURCES_LOCK:
         for source in _SOURCES.values():
             source.close()
