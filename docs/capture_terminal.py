@@ -43,9 +43,15 @@ def main() -> None:
             shutil.copytree(REPO / name, project / name)
         shutil.copy(REPO / "evmstate.toml", project / "evmstate.toml")
         subprocess.run(["tmux", "kill-session", "-t", SESSION], capture_output=True)
-        tmux("new-session", "-d", "-s", SESSION, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(project), "bash", "--norc", "--noprofile")
+        tmux(
+            "new-session", "-d", "-s", SESSION, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(project), "bash",
+            "--norc", "--noprofile",
+        )
         tmux("set-option", "-t", SESSION, "history-limit", "5000")
-        prompt = f"export PATH={shlex.quote(str(evmstate.parent))}:$PATH && cd {shlex.quote(str(project))} && PS1='$ ' && clear"
+        prompt = (
+            f"export PATH={shlex.quote(str(evmstate.parent))}:$PATH && cd {shlex.quote(str(project))} "
+            "&& PS1='$ ' && clear"
+        )
         tmux("send-keys", "-t", SESSION, prompt, "Enter")
         time.sleep(0.5)
         tmux("send-keys", "-t", SESSION, f"{COMMAND}; echo exit $?", "Enter")
@@ -60,7 +66,9 @@ def main() -> None:
                 break
             time.sleep(0.03)
         # the search half way through; every other phase as far as it got
-        frames = {phase: (shots[len(shots) // 2] if phase == "searching" else shots[-1]) for phase, shots in seen.items()}
+        frames = {
+            phase: (shots[len(shots) // 2] if phase == "searching" else shots[-1]) for phase, shots in seen.items()
+        }
         final = tmux("capture-pane", "-p", "-S", "-", "-t", SESSION)
         tmux("kill-session", "-t", SESSION)
     final = "\n".join(line.rstrip() for line in final.splitlines()).strip("\n")
@@ -84,7 +92,9 @@ def main() -> None:
     parts += ["", "## The whole run", "", "```text", clean(final), "```", ""]
     (REPO / "docs" / "terminal.md").write_text("\n".join(parts), encoding="utf-8")
     missing = [p for p in ("searching", "shrinking") if p not in frames]
-    print(f"wrote docs/terminal.md ({', '.join(frames)} captured{'; missing ' + ', '.join(missing) if missing else ''})")
+    print(
+        f"wrote docs/terminal.md ({', '.join(frames)} captured{'; missing ' + ', '.join(missing) if missing else ''})"
+    )
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ ruff: pyflakes' rules, syntax errors and `raise ... from` inside `except` (pypro
 against a baseline of the errors it had when it was first run (mypy-baseline.txt beside this
 file). A new error fails; so does a baseline line that no longer occurs, so that the baseline
 only shrinks. Lines are keyed without their line numbers, so that moving code keeps them.
-Lines over 120 columns in the library and the CLI: none in a new file, and in the others no more
-than long-lines.txt (beside this file) counts, a count lowered as lines are wrapped.
+ruff also checks the 120-column limit (E501) over the library and the CLI, not over the tests and the
+benchmarks (pyproject.toml's per-file-ignores).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINE = Path(__file__).with_name("mypy-baseline.txt")
-LONG_LINES = Path(__file__).with_name("long-lines.txt")
 # mypy's cache, kept between runs of the suite on one machine (a cold run takes about 15 s), one per
 # checkout: two mypy processes sharing a cache may fail each other
 CACHE = Path(tempfile.gettempdir()) / f"evmstate-mypy-cache-{hashlib.sha256(str(REPO).encode()).hexdigest()[:12]}"
@@ -90,21 +89,3 @@ def test_the_baseline_key_reads_mypy_lines():
     )
     assert keyed(out) == Counter({"evmstate/a.py: Incompatible types  [assignment]": 2})
 
-
-def long_lines() -> Counter[str]:
-    """The lines over 120 columns of the library and the CLI, counted per file (ruff's E501)."""
-    done = subprocess.run(
-        [_tool("ruff"), "check", "--no-cache", "--select", "E501", "--line-length", "120", "--output-format", "concise", "evmstate", "cli"],
-        cwd=REPO, capture_output=True, text=True,
-    )
-    assert done.returncode in (0, 1), done.stdout + done.stderr
-    return Counter(line.split(":", 1)[0] for line in done.stdout.splitlines() if " E501 " in line)
-
-
-def test_no_file_has_more_lines_over_120_columns_than_it_had():
-    allowed = Counter({path: int(n) for path, n in (line.rsplit(" ", 1) for line in LONG_LINES.read_text().splitlines() if line and not line.startswith("#"))})
-    now = long_lines()
-    grown = {path: (n, allowed[path]) for path, n in now.items() if n > allowed[path]}
-    assert not grown, "lines over 120 columns (wrap them): " + ", ".join(f"{p}: {n}, at most {a}" for p, (n, a) in sorted(grown.items()))
-    fewer = {path: (now[path], n) for path, n in allowed.items() if now[path] < n}
-    assert not fewer, "fewer long lines now: lower their counts in tests/unit/long-lines.txt: " + ", ".join(f"{p} {n}" for p, (n, _) in sorted(fewer.items()))
