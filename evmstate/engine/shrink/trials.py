@@ -230,7 +230,7 @@ def _shrink_where_fastest(
         return outcome  # interrupted: what the twin found is kept (a replay on py-evm would be interrupted too)
     confirm = Trials(spec, project, base, target, None)
     try:
-        again = confirm.judge(outcome.found.steps)[0]
+        again = confirm.judge(outcome.found.steps, focused=False)[0]  # one replay, in full
     finally:
         confirm.replayer.close()
     if again is not None and again.steps == outcome.found.steps:
@@ -282,7 +282,7 @@ def _shrink(
         trials.replayer.close()
     if outcome.found is not None and outcome.found.error.__traceback__ is None:
         # a helper's find, its error pickled without where it was raised: replayed here for that
-        again = trials.judge(outcome.found.steps)[0]
+        again = trials.judge(outcome.found.steps, focused=False)[0]
         outcome.found = again if again is not None else outcome.found
     outcome.left_out, outcome.left_out_first = len(trials.left_out), trials.left_out[0] if trials.left_out else None
     return outcome
