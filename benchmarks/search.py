@@ -291,6 +291,7 @@ def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: 
             if fuzz:  # --fuzz "invariant_interval = 5", say
                 with_fuzz(root, fuzz)
             tree.python(shrink_bench.COMMAND, "compile", cwd=root)
+            shrink_bench.BACKEND = backend  # measure() names the backend, over the project's own [backend]
             found = 0
             for seed in range(seeds):
                 (r,) = shrink_bench.measure(tree, root, vault_bugs.MACHINE, seed)
@@ -303,7 +304,7 @@ def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: 
                 if case is not None:
                     shown = shrink_bench.row(case, seed, r)
                     minimal = f" of {shown['minimal_steps']}, least numbers {shrink_bench.yes(shown['least'])}, minimal {shrink_bench.yes(shown['exact'])}"
-                print(f"vault {bug} {planted.label:22} {backend:5} seed {seed}: found after {r['found']}, shrunk in {r['shrink']:.1f}s ({r['cpu_shrink']:.1f}s CPU) "
+                print(f"vault {bug} {planted.label:22} {backend:5} seed {seed}: found at run {r.get('run')} after {r['found']}, shrunk in {r['shrink']:.1f}s ({r['cpu_shrink']:.1f}s CPU) "
                       f"to {steps} steps{minimal}: {r['message'].splitlines()[0][:80]}  (load {os.getloadavg()[0]:.2f})", flush=True)
                 if not minimal.endswith("minimal yes"):
                     print("    " + "\n    ".join(line for line in r["program"] if not line.startswith("state = ")), flush=True)

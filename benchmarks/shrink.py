@@ -332,7 +332,7 @@ out = []
 for r in summary.results:
     f, c = r.failure, cpu.get(r.name, {})
     s = f.shrink if f else None
-    out.append({"name": r.name, "status": r.status, "found": r.statistics.get("first failure after"),
+    out.append({"name": r.name, "status": r.status, "found": r.statistics.get("first failure after"), "run": r.statistics.get("first failure at run"),
                 "cpu_found": c["found"] - c["start"] if "found" in c else None, "cpu_shrink": c["end"] - c["found"] if "found" in c else None,
                 "program": f.program if f else None, "message": f.message if f else r.error,
                 "shrink": s.seconds if s else None, "first_steps": s.first_steps if s else None,
