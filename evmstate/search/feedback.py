@@ -1,9 +1,9 @@
-"""Progress beyond new branches: how often a branch went each way, and new small stored values.
+"""Progress beyond new branches: how often a branch went each way, new small stored values, new states.
 
 Coverage guidance keeps a run when one of its steps reaches a branch no earlier run reached. Much
 of what a multi-step protocol does shows as no new branch: climbing a ladder whose rungs all pass
 the same `if` takes that branch more often, and raises a stored counter, but reaches nothing
-new. Two more kinds of progress count, as in AFL and ItyFuzz:
+new. More kinds of progress count, as in AFL and ItyFuzz:
 
 - hit counts: per run, how often each branch of the sources (an `if`, an `assert`, a `raise`)
   went each way, in AFL's buckets (1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128 or more). A step after
@@ -21,6 +21,17 @@ new. Two more kinds of progress count, as in AFL and ItyFuzz:
   small amounts stored 320 new values in the ten minters' balances (32 each) and kept half of
   its 200 runs before mapping entries were left out; none since.
 
+- states: a transaction after which a storage slot's value changed class (ZERO, SMALL_VALUE, LARGE;
+  from UNWRITTEN, for a run's first write to the slot) in a way no slot of its family did in any run
+  before. A family is a declared variable, or every entry (and struct field) of one mapping: found
+  by hashing the mapping slots below MAPPING_SLOTS with each address the search saw and the
+  numbers below SMALL_KEYS (Families); the entries it cannot place are one family per contract.
+  The amounts the stored values leave out count here, coarsely: the first run that emptied a
+  strategy's debt, brought a balance to zero, gave an account a role or set a large total is
+  kept, and only that one (a second account's balance emptied is the same state), so each family
+  adds at most twelve states. How many runs reached each state is counted too (rarity): the guide
+  extends a kept run that reached a rare state more often (guidance.py).
+
 The stored values also tell a passing run that was still reaching new code when its budget ran
 out (late_kinds): not every new small value, but those of a slot that holds kinds of state (a
 phase, a level, a flag: few values, all small, changed by one or two sizes), not amounts (see
@@ -32,7 +43,7 @@ argument that would meet it when the argument went through `* k + c`, `// k` or 
 (evm/pyevm/opcodes.py); the dictionary offers it, with its neighbours, to later draws.
 
 The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
-SIGNALS). Stored values and comparison operands are on by default; hit counts are off: measured
+SIGNALS). Stored values, states and comparison operands are on by default; hit counts are off: measured
 (benchmarks/search.py), they found nothing the stored values did not, and on a ladder of
 separate branches climbed in short runs (tests/projects/rungs) the runs they keep for branches
 merely taken more often (the `else` of every rung, 1, 2, 3, 4-7 times) crowd out the run that
@@ -43,6 +54,8 @@ from __future__ import annotations
 
 import bisect
 from typing import Container, Iterable
+
+from eth_utils import keccak
 
 from ..config import FEEDBACK_VARIABLE
 
@@ -65,9 +78,18 @@ VARIABLE_SLOTS = 2**64
 KINDS = 16
 KIND_VALUES = 256
 MOVES = 2
+# the classes of a stored value in a state (states): zero, small (a stage, a count, a flag), large (an amount, a price,
+# a time, an address); and what a slot held before a run's first write to it (a write shows only the new value)
+ZERO, SMALL_VALUE, LARGE, UNWRITTEN = 0, 1, 2, 3
+# a mapping entry's slot is keccak(the mapping's slot, the key) (Vyper; keccak(key, slot) in Solidity), a struct's
+# fields at the slots after it: the mappings' slots looked for, the keys tried (every address seen, and these small
+# numbers), and the fields
+MAPPING_SLOTS = 64
+SMALL_KEYS = 16
+FIELDS = 8
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
-SIGNALS = ("counts", "storage", "cmplog")
-DEFAULT = frozenset({"storage", "cmplog"})
+SIGNALS = ("counts", "storage", "cmplog", "states")
+DEFAULT = frozenset({"storage", "cmplog", "states"})
 ENVIRONMENT = FEEDBACK_VARIABLE
 
 
@@ -85,8 +107,53 @@ def bucket(count: int) -> int:
     return bisect.bisect_right(BUCKETS, count)
 
 
+def value_class(value: int) -> int:
+    """A stored value's class in a state: ZERO, SMALL_VALUE or LARGE."""
+    return ZERO if value == 0 else SMALL_VALUE if value < SMALL else LARGE
+
+
+def _word(n: int) -> bytes:
+    return n.to_bytes(32, "big")
+
+
+class Families:
+    """Which mapping of a contract a storage slot belongs to: the slot itself for a declared variable; for a mapping's
+    entry (or a field of it) the mapping's slot, found by hashing each mapping slot with each key seen; None where the
+    key is not one of those (an entry of a mapping of mappings, a key that is no address seen nor a small number).
+    """
+
+    def __init__(self) -> None:
+        self.keys: set[bytes] = set()
+        self.bases: dict[int, int] = {}  # entry slot -> its mapping's slot
+        self.known: dict[int, int | None] = {}  # slot -> its family, as resolved
+        for n in range(SMALL_KEYS):
+            self.key(_word(n))
+
+    def key(self, word: bytes) -> None:
+        """A key a mapping may be indexed by (a 32-byte word): an address seen, a small number."""
+        if word in self.keys:
+            return
+        self.keys.add(word)
+        for base in range(MAPPING_SLOTS):
+            slot = _word(base)
+            self.bases[int.from_bytes(keccak(slot + word), "big")] = base  # Vyper
+            self.bases[int.from_bytes(keccak(word + slot), "big")] = base  # Solidity
+        # slots not resolved before may be entries under this key
+        self.known = {slot: family for slot, family in self.known.items() if family is not None}
+
+    def of(self, slot: int) -> int | None:
+        if slot < VARIABLE_SLOTS:
+            return slot
+        if slot in self.known:
+            return self.known[slot]
+        bases = self.bases
+        family = next((bases[slot - field] for field in range(FIELDS) if slot - field in bases), None)
+        self.known[slot] = family
+        return family
+
+
 class Progress:
-    """One machine's progress over its runs: the (branch, bucket) pairs and small stored values reached so far."""
+    """One machine's progress over its runs: the (branch, bucket) pairs, small stored values and states reached."""
 
     def __init__(self, on: Iterable[str] = SIGNALS) -> None:
         self.on = frozenset(on)
@@ -100,11 +167,31 @@ class Progress:
         self.amounts: set[tuple[bytes, int]] = set()  # slots that hold amounts, not kinds of state (kind_of_state)
         self.moves: dict[tuple[bytes, int], set[int]] = {}  # slot -> the sizes its value changed by in a run
         self.last: dict[tuple[bytes, int], int] = {}  # slot -> the value this run last wrote to it
+        # states (see above): (address, family, class before, class after) reached, and in how many runs each was
+        self.states: dict[tuple[bytes, int | None, int, int], int] = {}
+        self.run_states: set[tuple[bytes, int | None, int, int]] = set()  # those the current run reached
+        self.held: dict[tuple[bytes, int], int] = {}  # slot -> the value the current run last wrote to it
+        self.new_states = 0
+        self.families = Families()
 
     def run_started(self) -> None:
         self.run_counts.clear()
         self.last.clear()
+        self.held.clear()
+        self.run_states.clear()
         self.runs += 1
+
+    def run_finished(self) -> None:
+        """Count the states the run reached (how rare a state is: how many runs reached it)."""
+        states = self.states
+        for state in self.run_states:
+            states[state] = states.get(state, 0) + 1
+        self.run_states.clear()
+
+    def rarity(self, states: Iterable[tuple[bytes, int | None, int, int]]) -> float:
+        """How rare the rarest of these states is: 1 / the runs that reached it (1 for none counted yet)."""
+        counts = self.states
+        return max((1 / max(counts.get(state, 0), 1) for state in states), default=0.0)
 
     def counted(self, code: object, counts: dict[int, int], branches: Container[int]) -> bool:
         """Add one step's branch counts of one code (2*pc + taken -> times); True if a branch of
@@ -127,11 +214,14 @@ class Progress:
         return new
 
     def stored(self, writes: Iterable[tuple[bytes, int, int]]) -> bool:
-        """Add one transaction's storage writes (address, slot, value); True if a slot took a small value it never held.
+        """Add one transaction's storage writes (address, slot, value); True if a slot took a small value it never held,
+        or a slot's value changed class in a way no slot of its family's did before (a state never reached).
         """
-        if "storage" not in self.on:
-            return False
         new = False
+        if "states" in self.on:
+            new = self._states(writes)
+        if "storage" not in self.on:
+            return new
         for address, slot, value in writes:
             if slot >= VARIABLE_SLOTS:
                 continue
@@ -151,6 +241,32 @@ class Progress:
                 self.firsts.append((self.runs, key))
                 new = True
         return new
+
+    def _states(self, writes: Iterable[tuple[bytes, int, int]]) -> bool:
+        new = False
+        held, reached, states, families = self.held, self.run_states, self.states, self.families
+        for address, slot, value in writes:
+            key = (address, slot)
+            before = held.get(key)
+            held[key] = value
+            was = UNWRITTEN if before is None else value_class(before)
+            now = value_class(value)
+            if was == now:
+                continue
+            families.key(bytes(12) + address)  # a contract's address may key another's mappings
+            state = (address, families.of(slot), was, now)
+            if state not in reached:
+                reached.add(state)
+                if state not in states:
+                    states[state] = 0
+                    self.new_states += 1
+                    new = True
+        return new
+
+    def key(self, address: bytes) -> None:
+        """An address a mapping may be indexed by (an account's)."""
+        if "states" in self.on:
+            self.families.key(bytes(12) + address)
 
     def _moved(self, key: tuple[bytes, int], value: int) -> None:
         """Note by how much a slot's value changed since this run last wrote it: a slot moved by many sizes holds

@@ -7,8 +7,10 @@ code, or only the steps of it that reached new code (a kept run's other steps ar
 idle, and without them more of the new run is fresh). The new run starts where the kept one
 broke through and tries the next steps from there. The rest are plain Hypothesis runs. A
 run is kept when one of its steps made progress: reached a branch, or a jump destination, that
-no earlier run of the machine reached, or stored a small value a slot never held (feedback.py
-says which and why, and why hit counts are off by default).
+no earlier run of the machine reached, stored a small value a slot never held, or reached a state
+no run reached (feedback.py says which and why, and why hit counts are off by default). The kept
+run extended is the newest half the time; otherwise one drawn with the weight of the rarest state
+it reached (1 / the runs that reached it), as AFLFast gives rarely reached paths more energy.
 
 Extending pays only while it leads somewhere. Four runs in five extend a kept run right after
 the corpus grew; with each run that keeps nothing the share falls, halved after PATIENCE runs
@@ -99,6 +101,7 @@ class Entry:
     choices: list[Choice]
     head: int  # choices drawn before the first step
     spans: list[tuple[int, int]]  # the choices of each step that reached new code, its own or its parent's
+    states: frozenset[Any] = frozenset()  # the states (feedback.py) it reached up to its last step that made progress
 
     def distilled(self) -> list[Choice]:
         return self.choices[: self.head] + [c for start, end in self.spans for c in self.choices[start:end]]
@@ -113,6 +116,8 @@ class Guide:
     stats: Stats = field(default_factory=Stats)
     # runs replayed whole before any other, in order (a mutant's replay of the saved corpus)
     queued: list[Entry] = field(default_factory=list)
+    # how rare the rarest of some states is (Progress.rarity); None: kept runs are extended uniformly
+    rarity: Callable[[frozenset[Any]], float] | None = None
 
     def __post_init__(self) -> None:
         self.random = random.Random(self.seed)
@@ -121,6 +126,7 @@ class Guide:
         self._head: int | None = None  # choices drawn before the first step
         self._step = 0  # where the current step's choices start
         self._novel: list[tuple[int, int]] = []  # the current run's steps that reached new code
+        self._states: frozenset[Any] = frozenset()  # the states the current run reached up to its last progress
         self._inherited: list[tuple[int, int]] = []  # the steps of the replayed choices that did
         self._idle = 0  # runs since the corpus last grew
         self._extending = False  # the current run replays a kept run
@@ -163,7 +169,7 @@ class Guide:
             return [], []
         self.stats.extended += 1
         # the newest kept run went furthest most often: extend it half the time
-        entry = self.corpus[-1] if self.random.random() < 0.5 else self.random.choice(self.corpus)
+        entry = self.corpus[-1] if self.random.random() < 0.5 else self._pick()
         if self.random.random() < DISTILLED:
             distilled = entry.distilled()
             return distilled, [(entry.head, len(distilled))]
@@ -171,6 +177,15 @@ class Guide:
         if self.random.random() < EARLIER:
             cut = self.random.randint(0, cut)
         return entry.choices[:cut], [(a, b) for a, b in entry.spans if b <= cut]
+
+    def _pick(self) -> Entry:
+        """A kept run to extend: one that reached a state few runs reached, more often (AFLFast's energy); uniformly
+        where no states are known. A run whose states are not known (one saved by an earlier search: corpus.py keeps
+        choices only) counts as one that reached a state no other run did, as every kept run did before."""
+        rarity, corpus = self.rarity, self.corpus
+        if rarity is None or not any(e.states for e in corpus):
+            return self.random.choice(corpus)
+        return self.random.choices(corpus, [rarity(e.states) if e.states else 1.0 for e in corpus])[0]
 
     def begin(self, provider: "GuidedProvider", inherited: list[tuple[int, int]]) -> None:
         self.current = provider
@@ -181,6 +196,7 @@ class Guide:
         self._starts = []
         self._raises = []
         self._novel = []
+        self._states = frozenset()
         self._inherited = inherited
 
     def step_started(self) -> None:
@@ -190,12 +206,14 @@ class Guide:
             if self._head is None:
                 self._head = self._step
 
-    def reached_new_code(self, stage: bool = False) -> None:
-        """The step that just ended made progress (new code, a new hit count, a new stored value: a stage): keep the run
-        up to here.
+    def reached_new_code(self, stage: bool = False, states: frozenset[Any] | None = None) -> None:
+        """The step that just ended made progress (new code, a new hit count, a new stored value or state: a stage):
+        keep the run up to here; states: those the run reached so far.
         """
         if self.current is not None:
             self._stage = self._stage or stage
+            if states is not None:
+                self._states = states
             self._cut = len(self.current.record)
             self._novel.append((self._step, self._cut))
 
@@ -290,7 +308,7 @@ class Guide:
             # the replayed steps count only as far as the run followed the kept one
             inherited = [(a, b) for a, b in self._inherited if a >= head and b <= current.replayed]
             spans = sorted(set(inherited) | {(a, b) for a, b in self._novel if a >= head})
-            self.corpus.append(Entry(current.record[: self._cut], head, spans))
+            self.corpus.append(Entry(current.record[: self._cut], head, spans, self._states))
             self.stats.kept += 1
             self._idle = 0
             self.climbing = self.climbing or self._extending or self._stage

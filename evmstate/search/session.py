@@ -134,7 +134,11 @@ class Search:
             self.guide = Guide(seed if seed is not None else 0)
             self._backend_name = register(self.guide)
             on = signals(project.config.environment.feedback)
-            self.progress = Progress(on if self.observing else on - {"storage"})
+            self.progress = Progress(on if self.observing else on - {"storage", "states"})
+            for account in accounts:
+                self.progress.key(account)
+            if "states" in self.progress.on:
+                self.guide.rarity = self.progress.rarity
             if backend.capabilities.feedback and {"counts", "cmplog"} & on:
                 self.feedback = Feedback()
             self._cmplog = "cmplog" in on and self.dictionary.on
@@ -172,7 +176,8 @@ class Search:
             hooks.coverage.set_coverage(self.hits)
             if self.feedback is not None and hooks.feedback is not None:
                 hooks.feedback.set_feedback(self.feedback)
-        if self.observing and hooks.observer is not None and (self.dictionary.on or "storage" in self.progress.on):
+        watched = self.dictionary.on or {"storage", "states"} & self.progress.on
+        if self.observing and hooks.observer is not None and watched:
             hooks.observer.set_observer(self._observe)
         if self.sampling and hooks.sampling is not None:
             hooks.sampling.set_sampling(True)
@@ -230,7 +235,7 @@ class Search:
         progress = self.absorb()
         stage, self._stored_new = self._stored_new, False
         if (progress or stage) and self.guide is not None:
-            self.guide.reached_new_code(stage)
+            self.guide.reached_new_code(stage, frozenset(self.progress.run_states))
             if self.corpus is not None:
                 self._cut_hits = {identity: frozenset(h) for identity, h in self._run_hits.items()}
 
@@ -249,6 +254,7 @@ class Search:
 
     def run_finished(self) -> None:
         self.absorb()
+        self.progress.run_finished()
         if self.guide is not None:
             self.guide.run_finished()
             if self.corpus is not None:
@@ -342,7 +348,7 @@ class Search:
             p = self.progress
             stats["progress"] = (
                 f"{p.new_buckets} branch counts in new buckets, {p.new_values} new stored values ({p.kinds()} of "
-                f"kinds of state), {self.operands} comparison operands"
+                f"kinds of state), {p.new_states} states, {self.operands} comparison operands"
             )
         cache = self.backend.call_cache
         if cache is not None and self._cache_start is not None:

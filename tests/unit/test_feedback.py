@@ -11,7 +11,7 @@ from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
 from eth_utils import keccak
 
-from evmstate.search.feedback import SLOT_VALUES, SMALL, VARIABLE_SLOTS, Progress, bucket
+from evmstate.search.feedback import LARGE, SLOT_VALUES, SMALL, UNWRITTEN, VARIABLE_SLOTS, ZERO, Progress, bucket
 
 A = b"\x01" * 20
 
@@ -37,7 +37,7 @@ def test_a_branch_taken_more_often_than_in_any_run_before_is_progress():
 
 
 def test_a_small_value_a_slot_never_held_is_progress_until_the_slot_held_many():
-    p = Progress()
+    p = Progress({"storage"})
     assert p.stored([(A, 0, 1)])
     assert not p.stored([(A, 0, 1)])  # held before, in this run or another
     assert p.stored([(A, 0, 2), (A, 0, 1)])
@@ -53,7 +53,7 @@ def test_a_small_value_a_slot_never_held_is_progress_until_the_slot_held_many():
 def test_an_entry_of_a_mapping_is_no_stage():
     """A HashMap entry (a balance per account) sits at a hash of its key and the map's slot, as a
     dynamic array's items at a hash of its slot: small values there are amounts, not stages."""
-    p = Progress()
+    p = Progress({"storage"})
     balance = int.from_bytes(keccak(bytes(12) + A + (2).to_bytes(32, "big")), "big")
     assert balance >= VARIABLE_SLOTS
     assert not p.stored([(A, balance, 5)])
@@ -61,9 +61,45 @@ def test_an_entry_of_a_mapping_is_no_stage():
     assert p.new_values == 1
 
 
+def _entry(mapping: int, key: bytes, field: int = 0) -> int:
+    """The slot of a Vyper HashMap's entry (or a field of its struct): keccak(the mapping's slot, the key)."""
+    return int.from_bytes(keccak(mapping.to_bytes(32, "big") + bytes(12) + key), "big") + field
+
+
+def test_a_state_is_a_slot_family_whose_value_changed_class_for_the_first_time():
+    """Zero, small and large values are classes; a slot's first write in a run comes from UNWRITTEN. A mapping's entries
+    are one family (the mapping's slot, found from the accounts' addresses): one account's balance emptied is a new state,
+    another's after it is not."""
+    B, C = b"\x02" * 20, b"\x03" * 20
+    p = Progress({"states"})
+    p.key(B)
+    p.key(C)
+    p.run_started()
+    assert p.stored([(A, 5, 10**18)])  # a total: (unwritten, large)
+    assert not p.stored([(A, 5, 2 * 10**18)])  # an amount that changed, not its class
+    assert p.stored([(A, 5, 0)])  # emptied: (large, zero)
+    assert p.stored([(A, _entry(3, B), 10**18)])
+    assert p.stored([(A, _entry(3, B), 0)])  # a balance emptied
+    assert not p.stored([(A, _entry(3, C), 10**18), (A, _entry(3, C), 0)])  # another account's: the same states
+    assert p.stored([(A, _entry(4, B, field=2), 10**18)])  # a field of another mapping's struct: a family of its own
+    assert p.families.of(_entry(4, B, field=2)) == 4
+    assert p.families.of(_entry(3, b"\x09" * 20)) is None  # a key never seen: the contract's entries, together
+    assert p.new_states == 5 and not p.slots  # the small values are the storage signal's
+    p.run_finished()
+    p.run_started()
+    assert not p.stored([(A, 5, 10**18)])  # reached before, in another run
+    p.run_finished()
+    assert p.states[(A, 5, UNWRITTEN, LARGE)] == 2 and p.states[(A, 5, LARGE, ZERO)] == 1
+    # the rarest state a run reached: 1 / the runs that reached it
+    assert p.rarity({(A, 5, UNWRITTEN, LARGE), (A, 5, LARGE, ZERO)}) == 1.0
+    assert p.rarity({(A, 5, UNWRITTEN, LARGE)}) == 0.5
+    assert p.rarity(()) == 0.0
+    assert not Progress({"storage"}).stored([(A, 5, 10**18)])
+
+
 @pytest.mark.parametrize(
     "text, on",
-    [(None, {"storage", "cmplog"}), ("counts,storage,cmplog", {"counts", "storage", "cmplog"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
+    [(None, {"storage", "cmplog", "states"}), ("counts,storage,cmplog", {"counts", "storage", "cmplog"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
 )
 def test_the_signals_are_switched_by_the_environment(monkeypatch, tmp_path, text, on):
     if text is None:

@@ -69,3 +69,24 @@ def test_a_new_stage_makes_the_search_climb():
         assert stages and guide.climbing
     finally:
         unregister(name)
+
+
+def test_a_kept_run_that_reached_a_rare_state_is_extended_more_often():
+    """Besides the newest (half the time), the kept run extended is drawn by the rarity of the rarest state it reached:
+    one reached by a single run is extended far more often than runs whose states every run reaches."""
+    runs = {"common": 100, "rare": 1}
+    guide = Guide(0, rarity=lambda states: max((1 / runs[s] for s in states), default=0.0))
+    rare = Entry([("integer", {}, 2)], 0, [(0, 1)], frozenset({"rare", "common"}))
+    common = [Entry([("integer", {}, 3 + i)], 0, [(0, 1)], frozenset({"common"})) for i in range(8)]
+    guide.corpus.extend([rare, *common])
+    picks = [guide._pick() for _ in range(1000)]
+    assert picks.count(rare) > 850, picks.count(rare)  # weights 1 against 8 of 0.01: 93%
+    # a run saved by an earlier search (its states unknown) is extended as one whose state is rare
+    saved = Entry([("integer", {}, 99)], 0, [(0, 1)])
+    guide.corpus.append(saved)
+    picks = [guide._pick() for _ in range(1000)]
+    assert 380 < picks.count(saved) < 560 and 380 < picks.count(rare) < 560
+    # no rarity: uniformly
+    uniform = Guide(0)
+    uniform.corpus.extend([rare, *common])
+    assert 50 < [uniform._pick() for _ in range(900)].count(rare) < 160
