@@ -81,9 +81,9 @@ MOVES = 2
 # the classes of a stored value in a state (states): zero, small (a stage, a count, a flag), large (an amount, a price,
 # a time, an address); and what a slot held before a run's first write to it (a write shows only the new value)
 ZERO, SMALL_VALUE, LARGE, UNWRITTEN = 0, 1, 2, 3
-# a mapping entry's slot is keccak(the mapping's slot, the key) (Vyper; keccak(key, slot) in Solidity), a struct's
-# fields at the slots after it: the mappings' slots looked for, the keys tried (every address seen, and these small
-# numbers), and the fields
+# a mapping entry's slot is keccak(the mapping's slot, the key) (Vyper), a struct's fields at the slots after it: the
+# mappings' slots looked for where the compiler's storage layouts name none, the keys tried (every address seen, and
+# these small numbers), and the fields
 MAPPING_SLOTS = 64
 SMALL_KEYS = 16
 FIELDS = 8
@@ -116,14 +116,30 @@ def _word(n: int) -> bytes:
     return n.to_bytes(32, "big")
 
 
+def mapping_slots(layout: object) -> set[int]:
+    """The slots of the HashMap variables a compiler's storage layout names (Vyper's, of any version: variables, and
+    modules' variables, each {"type": ..., "slot": ...})."""
+    found: set[int] = set()
+    if isinstance(layout, dict):
+        kind, slot = layout.get("type"), layout.get("slot")
+        if isinstance(kind, str) and kind.startswith("HashMap") and isinstance(slot, int):
+            found.add(slot)
+        for value in layout.values():
+            found |= mapping_slots(value)
+    return found
+
+
 class Families:
     """Which mapping of a contract a storage slot belongs to: the slot itself for a declared variable; for a mapping's
     entry (or a field of it) the mapping's slot, found by hashing each mapping slot with each key seen; None where the
     key is not one of those (an entry of a mapping of mappings, a key that is no address seen nor a small number).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, mappings: Iterable[int] = ()) -> None:
+        # the mappings' slots: those the storage layouts name (every contract's together), else the first MAPPING_SLOTS
+        self.mappings = sorted(set(mappings)) or list(range(MAPPING_SLOTS))
         self.keys: set[bytes] = set()
+        self.pending: list[bytes] = []  # keys not hashed yet: hashed when an entry's slot is first looked up
         self.bases: dict[int, int] = {}  # entry slot -> its mapping's slot
         self.known: dict[int, int | None] = {}  # slot -> its family, as resolved
         for n in range(SMALL_KEYS):
@@ -131,19 +147,20 @@ class Families:
 
     def key(self, word: bytes) -> None:
         """A key a mapping may be indexed by (a 32-byte word): an address seen, a small number."""
-        if word in self.keys:
-            return
-        self.keys.add(word)
-        for base in range(MAPPING_SLOTS):
-            slot = _word(base)
-            self.bases[int.from_bytes(keccak(slot + word), "big")] = base  # Vyper
-            self.bases[int.from_bytes(keccak(word + slot), "big")] = base  # Solidity
-        # slots not resolved before may be entries under this key
-        self.known = {slot: family for slot, family in self.known.items() if family is not None}
+        if word not in self.keys:
+            self.keys.add(word)
+            self.pending.append(word)
 
     def of(self, slot: int) -> int | None:
         if slot < VARIABLE_SLOTS:
             return slot
+        if self.pending:
+            for word in self.pending:
+                for base in self.mappings:
+                    self.bases[int.from_bytes(keccak(_word(base) + word), "big")] = base
+            self.pending.clear()
+            # slots not resolved before may be entries under the new keys
+            self.known = {entry: family for entry, family in self.known.items() if family is not None}
         if slot in self.known:
             return self.known[slot]
         bases = self.bases
@@ -155,7 +172,7 @@ class Families:
 class Progress:
     """One machine's progress over its runs: the (branch, bucket) pairs, small stored values and states reached."""
 
-    def __init__(self, on: Iterable[str] = SIGNALS) -> None:
+    def __init__(self, on: Iterable[str] = SIGNALS, mappings: Iterable[int] = ()) -> None:
         self.on = frozenset(on)
         self.buckets: set[tuple[object, int, int]] = set()  # (code, 2*pc + taken, bucket)
         self.slots: dict[tuple[bytes, int], set[int]] = {}  # (address, slot) -> the small values it held
@@ -172,7 +189,7 @@ class Progress:
         self.run_states: set[tuple[bytes, int | None, int, int]] = set()  # those the current run reached
         self.held: dict[tuple[bytes, int], int] = {}  # slot -> the value the current run last wrote to it
         self.new_states = 0
-        self.families = Families()
+        self.families = Families(mappings)
 
     def run_started(self) -> None:
         self.run_counts.clear()

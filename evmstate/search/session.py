@@ -21,7 +21,7 @@ from . import dictionary as dictionary_mod
 from ..config import DELAY_KEYS, FuzzConfig, check_delay, check_weight
 from .coverage import Collector, Identity
 from .dictionary import Dictionary
-from .feedback import Progress, signals
+from .feedback import Progress, mapping_slots, signals
 from ..errors import ConfigError, MachineDefinitionError
 from ..evm.base import ExecResult, Feedback, hooks_of
 
@@ -134,7 +134,8 @@ class Search:
             self.guide = Guide(seed if seed is not None else 0)
             self._backend_name = register(self.guide)
             on = signals(project.config.environment.feedback)
-            self.progress = Progress(on if self.observing else on - {"storage", "states"})
+            mappings = {slot for artifact in project.artifacts.values() for slot in mapping_slots(artifact.layout)}
+            self.progress = Progress(on if self.observing else on - {"storage", "states"}, mappings)
             for account in accounts:
                 self.progress.key(account)
             if "states" in self.progress.on:

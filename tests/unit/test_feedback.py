@@ -11,7 +11,9 @@ from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
 from eth_utils import keccak
 
-from evmstate.search.feedback import LARGE, SLOT_VALUES, SMALL, UNWRITTEN, VARIABLE_SLOTS, ZERO, Progress, bucket
+from evmstate.search.feedback import (
+    LARGE, SLOT_VALUES, SMALL, UNWRITTEN, VARIABLE_SLOTS, ZERO, Families, Progress, bucket, mapping_slots,
+)
 
 A = b"\x01" * 20
 
@@ -95,6 +97,24 @@ def test_a_state_is_a_slot_family_whose_value_changed_class_for_the_first_time()
     assert p.rarity({(A, 5, UNWRITTEN, LARGE)}) == 0.5
     assert p.rarity(()) == 0.0
     assert not Progress({"storage"}).stored([(A, 5, 10**18)])
+
+
+def test_the_mappings_are_those_the_storage_layout_names():
+    """Vyper 0.4's layout (a vault over snekmate's erc4626 module, trimmed): the HashMaps' slots, modules' included."""
+    layout = {"storage_layout": {
+        "erc4626": {"ownable": {"owner": {"type": "address", "n_slots": 1, "slot": 0}},
+                    "erc20": {"balanceOf": {"type": "HashMap[address, uint256]", "n_slots": 1, "slot": 1},
+                              "allowance": {"type": "HashMap[address, HashMap[address, uint256]]", "n_slots": 1, "slot": 2},
+                              "totalSupply": {"type": "uint256", "n_slots": 1, "slot": 3}}},
+        "strategies": {"type": "HashMap[address, StrategyParams]", "n_slots": 1, "slot": 8},
+        "default_queue": {"type": "DynArray[address, 10]", "n_slots": 11, "slot": 9}},
+        "transient_storage_layout": {"$.nonreentrant_key": {"type": "nonreentrant lock", "slot": 0, "n_slots": 1}}}
+    assert mapping_slots(layout) == {1, 2, 8}
+    families = Families({1, 2, 8})
+    families.key(bytes(12) + A)
+    assert families.of(_entry(8, A, field=3)) == 8 and families.of(_entry(1, A)) == 1
+    assert families.of(_entry(5, A)) is None  # no mapping at slot 5
+    assert families.of(7) == 7  # a declared variable is its own family
 
 
 @pytest.mark.parametrize(
