@@ -27,7 +27,7 @@ PORT = Path(__file__).parent.parent / "projects" / "erc4626_port"
 @pytest.fixture(scope="module")
 def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One copy of the port for the module, so that its builds are compiled once; a test that edits a source puts it back."""
-    cache = release_folder(tmp_path_factory)
+    cache = release_folder()
     for version in ("0.3.10", PINNED):
         install_release(cache, version)
     root = tmp_path_factory.mktemp("differential-releases") / "port"
