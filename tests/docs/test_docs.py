@@ -14,20 +14,14 @@ project (contracts/, machines/, evmstate.toml) that is the current folder:
 from __future__ import annotations
 
 import doctest
-import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
-import tempfile
 import tomllib
-import traceback
 from dataclasses import fields
 from pathlib import Path
 
 import click
-import hypothesis
 import pytest
 from click.testing import CliRunner
 
@@ -39,6 +33,7 @@ from evmstate.engine.events import ExitCode
 from evmstate_cli.main import cli
 
 from ..conftest import copy_example
+from ..forked_pytest import run_pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -73,40 +68,6 @@ def _matches(expected: str, got: str) -> bool:
     return doctest.OutputChecker().check_output(expected, got, FLAGS)
 
 
-def _pytest(args: list[str]) -> tuple[int, str]:
-    """`python -m pytest args` in the current folder: its exit code and what it printed.
-
-    Where the platform can fork, the run is a child forked from this process, which starts with
-    evmstate, vyper and Hypothesis imported (about 2 s of CPU a new process spends) and Hypothesis's
-    default settings loaded, as a new process has them; nothing it imports or registers comes back
-    here (pytest's in-process runs restore sys.modules, which breaks vyper's next compile).
-    """
-    if not hasattr(os, "fork"):
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", *args], capture_output=True, text=True, env=env, timeout=300)
-        return ran.returncode, ran.stdout
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        pid = os.fork()
-        if pid == 0:  # the child: never returns into this test
-            code = 3
-            try:
-                os.dup2(out.fileno(), 1)
-                os.dup2(err.fileno(), 2)
-                sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # noqa: SIM115
-                sys.stderr = sys.__stderr__ = open(2, "w", closefd=False)  # noqa: SIM115
-                hypothesis.settings.load_profile("default")
-                code = int(pytest.main(["-p", "no:xdist", *args]))
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        out.seek(0)
-        return os.waitstatus_to_exitcode(status), out.read().decode()
-
-
 def _console(code: str, where: str) -> None:
     runner = CliRunner()
     commands: list[tuple[str, list[str]]] = []
@@ -124,7 +85,7 @@ def _console(code: str, where: str) -> None:
         argv = shlex.split(command)
         assert argv[0] in ("evmstate", "pytest"), f"{where}: only evmstate and pytest commands run here, not {argv[0]!r}"
         if argv[0] == "pytest":
-            code, output = _pytest(argv[1:])
+            code, output, _ = run_pytest(["-p", "no:xdist", *argv[1:]])
         else:
             result = runner.invoke(cli, argv[1:], standalone_mode=False)
             code, output = result.exit_code, result.output
