@@ -2,7 +2,7 @@
 examples as vyper 0.3.10 shipped them against the vyper team's port of them to 0.4.3
 (tests/projects/erc4626_port, sources:), and the port compiled by two 0.4 releases (compiler:).
 
-Installs vyper 0.3.10 and 0.4.1 from the package index (once per test run): the network tier.
+Installs vyper 0.3.10 and 0.4.1 from the package index (once, into a folder kept between runs): the network tier.
 """
 
 from __future__ import annotations
