@@ -307,8 +307,8 @@ def scan(shrinker: Shrinker) -> bool:
 def rule_swaps(shrinker: Shrinker) -> Iterator[tuple[bool, list[RecordedStep]]]:
     """Each deletable step deleted (with its users) while the step after it, without results, calls a rule Hypothesis
     samples before its own: that step now does the deleted one's work (a donation, then a mint of one share: one
-    deposit). A step before it, or one further on, is not tried: on the shrink benchmark's cases they took 327 replays
-    and nothing off.
+    deposit). A step before it, or one further on, is not tried: on the shrink benchmark's cases they took 259 of
+    reroute's 465 replays and nothing off.
     """
     best = shrinker.best
     if len(best) > RULE_SWAPS_UP_TO:
