@@ -14,6 +14,10 @@ Printed per workload:
 - the ratio (aim: <= 2x on the ERC20 workloads, <= 3x on the vault); and the same bare replay with a little plain
   Python run between calls: revm's own cost rises by several times once anything runs between its calls (its
   code and data no longer in the CPU's caches), which the tight loop never pays and no Python harness avoids;
+- pyrevm's own floor by the size of the code a call runs: a bare message_call into code of 100 bytes to 24 KB.
+  pyrevm 0.3.7 inserts code into revm's database unanalysed (AccountInfo takes raw bytes), and revm 8 analyses a
+  frame's code (its jump table, padded) each time a frame starts: every call pays about 2 ns a byte of every frame's
+  code, and no call through pyrevm's interface pays less. Printed with the bytes of code each workload's calls start.
 - where evmstate's call path goes (a second pass, timers at each seam): encoding, revm itself (message_call, as
   it runs inside the run: Python running between calls leaves it colder caches than the replay's tight loop),
   pyrevm printing its journal, pyrevm's checkpoints and writes, the journal read and applied, the sight (feedback),
@@ -210,6 +214,32 @@ def plain_python() -> int:
     return x
 
 
+def code_floor(cost: float) -> tuple[float, float]:
+    """(µs, ns a byte): a bare pyrevm message_call's fixed cost, and what each byte of the called code adds (a straight
+    line through calls into code of 100 bytes to 24 KB that stops at once)."""
+    pyrevm = revm_mod.pyrevm
+    evm = pyrevm.EVM(env=pyrevm.Env(cfg=pyrevm.CfgEnv(chain_id=1)), spec_id="CANCUN")
+    caller = "0x" + "11" * 20
+    evm.insert_account_info(caller, pyrevm.AccountInfo(balance=10**20))  # type: ignore[call-arg]
+    points = []
+    for size in (100, 6_000, 12_000, 18_000, 24_000):
+        to = f"0x{0x1000 + size:040x}"
+        evm.insert_account_info(to, pyrevm.AccountInfo(code=b"\0" + b"\x5b" * size))  # STOP, then JUMPDESTs
+        checkpoint = evm.snapshot()
+        times = []
+        for _ in range(2000):
+            t0 = clock()
+            evm.message_call(caller, to, b"", 0, 100_000, None, True)
+            times.append(clock() - t0 - cost)
+        evm.revert(checkpoint)
+        times.sort()
+        points.append((size, times[len(times) // 2]))
+    n = len(points)
+    mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    return (my - slope * mx) / 1000, slope
+
+
 def bare_replay(rec: Recorder, cost: float, between: Callable[[], Any] | None = None) -> tuple[list[int], int, int]:
     """The recorded calls through a bare pyrevm.EVM: (CPU ns of each message_call, calls that ended as evmstate's did, calls).
 
@@ -369,6 +399,8 @@ def main() -> int:
         return 2
     cost = clock_cost()
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; thread CPU time, {cost:.0f} ns a clock reading taken off each call")
+    fixed, per_byte = code_floor(cost)
+    print(f"bare pyrevm message_call: {fixed:.1f} µs, and {per_byte:.2f} ns for each byte of code a frame runs (revm analyses it per frame)")
     with tempfile.TemporaryDirectory() as tmp:
         roots = {"root": speed.project(Path(tmp)), "vault": speed.vault_project(Path(tmp))}
         os.chdir(roots["root"])
@@ -388,6 +420,9 @@ def main() -> int:
             print(f"\n{LABELS[name]} ({runs} runs x 50 steps, {result.steps} steps, {cpu:.1f} s CPU; load {os.getloadavg()[0]:.2f}):")
             print(f"  calls that reached pyrevm: {len(reached)} ({n} pyrevm calls); evmstate {ours:6.1f} µs a call, bare pyrevm {bare:5.1f} µs: {ours / bare:.2f}x  (aim <= {aim:.0f}x)")
             print(f"  the bare replay ended {same} of {n} calls as evmstate's did")
+            at_start = rec.start[0] if rec.start is not None else {}
+            started = sum(len(at_start[e[2]][2]) if e[2] in at_start else 0 for e in rec.events if e[0] == "call") / n
+            print(f"  the code each call starts: {started / 1000:.1f} KB on average, {started * per_byte / 1000:.1f} µs of analysis in its first frame alone")
             colder, _, _ = bare_replay(rec, cost, plain_python)
             colder_us = sum(colder) / n / 1000
             print(f"  bare pyrevm with a little plain Python between calls (plain_python()): {colder_us:.1f} µs a call; evmstate {ours / colder_us:.2f}x that")

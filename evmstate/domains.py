@@ -85,8 +85,10 @@ class IntDomain(Domain):
         # the least that still fails between target and value (failing is taken as monotone there,
         # so when the value next to it does not fail, it is the least: a hash, an id, an exact sum)
         sign = 1 if value > target else -1
-        # a few small values first: where failing is not monotone (a parity, a route), one may fail
-        for small in range(2, min(SMALL_TRIED, abs(value - target))):
+        # a few small values first: where failing is not monotone (a parity, a route), one may fail; not where one of
+        # the contracts' numbers above them did not fail (the bisection among them took failing as monotone already)
+        smalls = 0 if good >= 0 and abs(between[good] - target) >= SMALL_TRIED else SMALL_TRIED
+        for small in range(2, min(smalls, abs(value - target))):
             candidate = target + sign * small
             if self.contains(candidate) and fails(candidate):
                 return self.minimize(candidate, fails)

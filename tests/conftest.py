@@ -104,8 +104,11 @@ def interprocess_lock(path: Path) -> contextlib.AbstractContextManager:
     return FileLock(str(path))
 
 
-def warm_build(project: Path = REPO) -> Path:
-    """The project (a folder holding evmstate.toml or moccasin.toml) compiled into a build cache outside the repository; what copies of it start from."""
+def warm_build(project: Path = REPO, *, clean: bool = False) -> Path:
+    """The project (a folder holding evmstate.toml or moccasin.toml) compiled into a build cache outside the repository; what copies of it start from.
+
+    clean: every source must compile (for a project no test expects an error of).
+    """
     project = project.resolve()
     if project not in _WARM:
         from evmstate import config as config_mod
@@ -116,7 +119,8 @@ def warm_build(project: Path = REPO) -> Path:
         build = BUILDS / name
         BUILDS.mkdir(parents=True, exist_ok=True)
         with interprocess_lock(BUILDS / f"{name}.lock"):
-            compile_project(contracts, build, **settings)  # a cache hit when nothing changed since the last run
+            compiled = compile_project(contracts, build, **settings)  # a cache hit when nothing changed since the last run
+        assert not (clean and compiled.errors), compiled.errors
         _WARM[project] = build
     return _WARM[project]
 
@@ -186,22 +190,23 @@ def without_shrinking(root: Path) -> Path:
 PINNED = "0.4.1"
 
 
-# Where the pinned release is installed: set it to keep the install between runs (CI can cache it)
+# Where the pinned releases are installed: set it to keep them in a folder of your choosing (CI can cache it)
 RELEASES = "EVMSTATE_TEST_RELEASES"
 
 
-def release_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the releases the tests pin are installed: $EVMSTATE_TEST_RELEASES (kept between runs), else one folder per run.
+def release_folder() -> Path:
+    """Where the releases the tests pin are installed: $EVMSTATE_TEST_RELEASES, else a folder beside the compiled projects.
 
-    The xdist workers of a run share one folder beside their own temporary folders (pytest-xdist's
-    recipe for a session fixture that runs once).
+    Either is kept between runs and shared by every test process, as BUILDS is: a release is
+    installed (under a lock) by the first run that needs it, and found there by the next. An install
+    is complete or absent (evmstate renames it into place), and its compiled dependencies are built
+    for one Python, so the folder is one per Python. The tests of installing itself install into
+    folders of their own (tests/integration/test_pins.py).
     """
     if os.environ.get(RELEASES):
         cache = Path(os.environ[RELEASES]).resolve()
-    elif not os.environ.get("PYTEST_XDIST_WORKER"):
-        cache = tmp_path_factory.getbasetemp() / "evmstate-cache"
     else:
-        cache = tmp_path_factory.getbasetemp().parent / "evmstate-cache"
+        cache = BUILDS / f"releases-{sys.implementation.cache_tag}"
     cache.mkdir(parents=True, exist_ok=True)
     return cache
 
@@ -225,9 +230,9 @@ def install_release(cache: Path, version: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def release_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder holding vyper PINNED, installed from the package index by evmstate once per run."""
-    cache = release_folder(tmp_path_factory)
+def release_cache() -> Path:
+    """A cache folder holding vyper PINNED, installed from the package index by evmstate where it is not yet (release_folder)."""
+    cache = release_folder()
     install_release(cache, PINNED)
     return cache
 
@@ -238,9 +243,9 @@ LEGACY_RELEASES = ("0.3.10", "0.3.7")
 
 
 @pytest.fixture(scope="session")
-def legacy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder holding LEGACY_RELEASES (and PINNED), installed from the package index once per test run (shared by xdist's workers)."""
-    cache = release_folder(tmp_path_factory)
+def legacy_cache() -> Path:
+    """A cache folder holding LEGACY_RELEASES, installed from the package index where they are not yet (release_folder)."""
+    cache = release_folder()
     for version in LEGACY_RELEASES:
         install_release(cache, version)
     return cache
@@ -250,23 +255,11 @@ LEGACY = HERE / "projects" / "legacy"
 
 
 @pytest.fixture(scope="session")
-def legacy_build(legacy_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The build cache of the legacy project (tests/projects/legacy), compiled once per test run; copies of the project start from it."""
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "evmstate-legacy-build"
-    with interprocess_lock(shared.with_suffix(".lock")), pytest.MonkeyPatch.context() as mp:
+def legacy_build(legacy_cache: Path) -> Path:
+    """The build cache of the legacy project (tests/projects/legacy), compiled with the releases it pins (warm_build); copies of the project start from it."""
+    with pytest.MonkeyPatch.context() as mp:
         mp.setenv("EVMSTATE_CACHE_DIR", str(legacy_cache))
-        if not (shared / "done").exists():
-            from evmstate import config as config_mod
-            from evmstate.compiler.sources import compile_project
-
-            shutil.rmtree(shared, ignore_errors=True)
-            shutil.copytree(LEGACY, shared / "project", ignore=shutil.ignore_patterns(".evmstate"))
-            (contracts, build), settings = config_mod.load(shared / "project").compile_inputs()
-            compiled = compile_project(contracts, build, **settings)
-            assert not compiled.errors, compiled.errors
-            (shared / "done").write_text("")
-    return shared / "project" / ".evmstate" / "build"
+        return warm_build(LEGACY, clean=True)
 
 
 @pytest.fixture()

@@ -469,7 +469,7 @@ def shrink_record(
             hints = tuple(v for v in search.dictionary.literals if v >= 0)
             outcome = shrink_program(
                 spec, project, base, steps, ran.error, budget=Budget.of_seconds(seconds), progress=progress,
-                hints=hints, feedback=search.feedback,
+                hints=hints, feedback=search.feedback, constants=frozenset(search.dictionary.constants),
             )
         finally:
             search.stop()

@@ -124,6 +124,7 @@ class Dictionary:
         self._has_code = has_code or (lambda address: False)
         self.artifact_of: Callable[[bytes], "Artifact | None"] = lambda address: None
         self.literals: list[int] = []  # sorted: the sources' integer literals and their neighbours
+        self.constants: set[int] = set()  # every number the contracts' code holds: literals and pushed values
         self._fixed: set[int] = set()
         self._fixed_addresses: list[bytes] = []
         self._fixed_artifacts: set[str] = set()
@@ -155,6 +156,7 @@ class Dictionary:
             return
         self._artifacts.add(artifact.name)
         literals, constants = artifact_constants(artifact)
+        self.constants |= constants | literals
         if not self._frozen:
             for v in literals - self._seen:
                 bisect.insort(self.literals, v)

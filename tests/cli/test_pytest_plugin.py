@@ -1,7 +1,8 @@
 """The pytest plugin, through pytest's pytester: Brownie's fixtures and state_machine.
 
-Runs go through runpytest_subprocess: an in-process run restores sys.modules afterwards,
-which drops vyper's lazily imported modules and breaks the next compile in this process.
+Each run is a pytest of its own in a child forked from this process (tests/forked_pytest.py), not
+an in-process run: that restores sys.modules afterwards, which drops vyper's lazily imported
+modules and breaks the next compile in this process.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from ..conftest import FASTEST, warm_build
+from ..forked_pytest import runpytest
 from ..seed_machine import SEED_MACHINE
 from .helpers import invoke
 
-pytestmark = pytest.mark.processes  # each run is a pytest process of its own
+pytestmark = pytest.mark.processes  # each run is a pytest process of its own (forked)
 
 if FASTEST == "revm":
     # imported with this module, before any test: pytester takes out of sys.modules what a test imported, and
@@ -42,7 +44,7 @@ def project_dir(pytester: pytest.Pytester) -> Path:
 
 def test_seed_test_function_runs_verbatim_and_reports_the_program(pytester, project_dir):
     pytester.makepyfile(test_seed=SEED_TEST)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = runpytest(pytester, "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "Falsifying example (1 step):" in out
@@ -84,7 +86,7 @@ def test_property_with_fixtures(Token, accounts, amount):
     assert token.balanceOf(accounts[1]) == amount
 '''
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result = runpytest(pytester, "-p", "no:cacheprovider", "-p", "no:randomly")
     result.assert_outcomes(passed=4)
     # --only-stateful and --no-stateful select as docs/pytest.md's Options say and show (tests/docs/test_docs.py runs them)
 
@@ -109,13 +111,13 @@ def test_shared(shared):
 '''
     )
     # the first session has no build yet: the module's fixture exists and says what it is
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = runpytest(pytester, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=2)
     out = result.stdout.str()
     assert "contract 'Bad' does not compile:" in out and "Storage variable 'nope' has not been declared" in out
     assert "'shared' (contracts/lib/shared.vy) is a library module" in out
     # with the build cached, a library module is not a fixture at all
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = runpytest(pytester, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=2)
     out = result.stdout.str()
     assert "fixture 'shared' not found" in out and "contract 'Bad' does not compile:" in out
@@ -189,7 +191,7 @@ def test_the_machines_folder_gives_the_same_verdicts_under_pytest_and_evmstate_r
     saved_by_run = {p.stem for p in (project_dir / ".evmstate" / "failures").glob("*.json")}
     assert saved_by_run == {by_run["StateMachine"]["failure_id"], by_run["test_small_amounts"]["failure_id"]}
 
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--junitxml", "pytest.xml")
+    result = runpytest(pytester, "-p", "no:cacheprovider", "--junitxml", "pytest.xml")
     out = result.stdout.str()
     # collected once each: the machines folder by evmstate, tests/ by pytest
     result.assert_outcomes(passed=2, failed=3)
@@ -222,7 +224,7 @@ def test_machines_folder_errors_under_pytest_are_errors_and_do_not_stop_the_othe
         "from evmstate import strategy\n\nclass OnlyInvariants:\n    def invariant(self):\n        pass\n\n"
         "class Fine:\n    settings = {'max_examples': 5, 'stateful_step_count': 5}\n    x = strategy('uint8')\n    def rule_a(self, x):\n        pass\n"
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--continue-on-collection-errors")
+    result = runpytest(pytester, "-p", "no:cacheprovider", "--continue-on-collection-errors")
     result.assert_outcomes(passed=1, errors=2)
     out = result.stdout.str()
     assert "broken.py:1: cannot import: ImportError" in out

@@ -14,12 +14,9 @@ project (contracts/, machines/, evmstate.toml) that is the current folder:
 from __future__ import annotations
 
 import doctest
-import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 import tomllib
 from dataclasses import fields
 from pathlib import Path
@@ -36,6 +33,7 @@ from evmstate.engine.events import ExitCode
 from evmstate_cli.main import cli
 
 from ..conftest import copy_example
+from ..forked_pytest import run_pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -87,9 +85,7 @@ def _console(code: str, where: str) -> None:
         argv = shlex.split(command)
         assert argv[0] in ("evmstate", "pytest"), f"{where}: only evmstate and pytest commands run here, not {argv[0]!r}"
         if argv[0] == "pytest":
-            env = {**os.environ, "PYTHONPATH": str(REPO)}
-            ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", *argv[1:]], capture_output=True, text=True, env=env, timeout=300)
-            code, output = ran.returncode, ran.stdout
+            code, output, _ = run_pytest(["-p", "no:xdist", *argv[1:]])
         else:
             result = runner.invoke(cli, argv[1:], standalone_mode=False)
             code, output = result.exit_code, result.output

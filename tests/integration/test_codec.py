@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -15,7 +14,7 @@ from evmstate.contracts.abi import DECIMAL_MAX, DECIMAL_MIN
 from evmstate.compiler.sources import compile_project
 from evmstate.config import Config, ProjectConfig
 
-from ..conftest import interprocess_lock
+from ..conftest import BUILDS, interprocess_lock
 from ..abi_grammar import ECHO_COMPOSITES, ECHO_LEAVES, LEAVES, assert_same, echo_contract, expected_output
 
 SIGNATURES = {**ECHO_LEAVES, **ECHO_COMPOSITES}
@@ -23,24 +22,22 @@ SIGNATURES = {**ECHO_LEAVES, **ECHO_COMPOSITES}
 
 @pytest.fixture(scope="session")
 def echo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A project holding the echo contracts, compiled once per test run; each copy starts from its build cache.
+    """A project holding the echo contracts, compiled once into a folder kept between runs beside the other compiled projects; each copy starts from its build cache.
 
-    The xdist workers of a run share the compiled folder beside their own temporary folders (as
-    release_folder does), so that the two contracts are compiled by one worker, not by each.
+    Every test process shares the folder under a lock, so that the two contracts are compiled by
+    one worker, not by each, and by no run after the first until they change (the build cache is
+    keyed on their content).
     """
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "evmstate-echo-project"
+    shared = BUILDS / "echo-project"
+    BUILDS.mkdir(parents=True, exist_ok=True)
     with interprocess_lock(shared.with_suffix(".lock")):
-        if not (shared / "done").exists():
-            shutil.rmtree(shared, ignore_errors=True)
-            (shared / "contracts").mkdir(parents=True)
-            (shared / "contracts" / "EchoLeaves.vy").write_text(echo_contract(ECHO_LEAVES))
-            (shared / "contracts" / "EchoComposites.vy").write_text(echo_contract(ECHO_COMPOSITES))
-            built = compile_project(shared / "contracts", shared / ".evmstate" / "build", root=shared)
-            assert not built.errors, built.errors
-            (shared / "done").write_text("")
-    root = tmp_path_factory.mktemp("echo-project")
-    shutil.copytree(shared, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("done"))
+        (shared / "contracts").mkdir(parents=True, exist_ok=True)
+        (shared / "contracts" / "EchoLeaves.vy").write_text(echo_contract(ECHO_LEAVES))
+        (shared / "contracts" / "EchoComposites.vy").write_text(echo_contract(ECHO_COMPOSITES))
+        built = compile_project(shared / "contracts", shared / ".evmstate" / "build", root=shared)
+        assert not built.errors, built.errors
+        root = tmp_path_factory.mktemp("echo-project")
+        shutil.copytree(shared, root, dirs_exist_ok=True)
     return root
 
 

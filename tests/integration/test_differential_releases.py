@@ -2,7 +2,7 @@
 examples as vyper 0.3.10 shipped them against the vyper team's port of them to 0.4.3
 (tests/projects/erc4626_port, sources:), and the port compiled by two 0.4 releases (compiler:).
 
-Installs vyper 0.3.10 and 0.4.1 from the package index (once per test run): the network tier.
+Installs vyper 0.3.10 and 0.4.1 from the package index (once, into a folder kept between runs): the network tier.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ PORT = Path(__file__).parent.parent / "projects" / "erc4626_port"
 @pytest.fixture(scope="module")
 def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One copy of the port for the module, so that its builds are compiled once; a test that edits a source puts it back."""
-    cache = release_folder(tmp_path_factory)
+    cache = release_folder()
     for version in ("0.3.10", PINNED):
         install_release(cache, version)
     root = tmp_path_factory.mktemp("differential-releases") / "port"

@@ -1,7 +1,7 @@
 """Sources pinned to vyper 0.3.x: a vault in Yearn V3's shape (0.3.7) and a pool in Curve's (0.3.10).
 
-The releases are installed from the package index once per test run (tests/conftest.py,
-legacy_cache) and the project compiled once (legacy_build); each test works on a copy.
+The releases are installed from the package index once, into a folder kept between runs
+(tests/conftest.py, legacy_cache), and the project compiled once (legacy_build); each test works on a copy.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Sources pinned to another vyper release compile with that release, installed from the package index.
 
-The release is installed once per session into a cache folder under pytest's tmp; the tests that
+The release is installed once into a cache folder kept between runs (release_folder); the tests that
 need the index skip, saying why, only when pip reports that the index cannot be reached.
 """
 

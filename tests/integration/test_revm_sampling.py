@@ -104,6 +104,30 @@ def test_a_shape_whose_calls_covered_different_code_is_traced_every_time(token_r
     assert (sight.traced, sight.sampled) == (traced + 3, 2)
 
 
+def test_a_mixed_shape_call_over_unchanged_values_takes_the_remembered_trace(token_root):
+    """A call traced for its coverage alone whose inputs and the values it read are those of a call traced before: that
+    trace's coverage, not the tracer run again."""
+    revm = load(token_root, "revm")
+    backend, sight = revm.backend, revm.backend.sight  # type: ignore[attr-defined]
+    token = revm.Token.deploy("T", "T", 18, 10**6, {"from": revm.accounts[0]})
+    hits: dict[bytes, set[int]] = {}
+    backend.set_coverage(hits)
+    backend.set_sampling(True)  # type: ignore[attr-defined]
+    # accounts[1] holds no tokens: the transfer reverts and changes no value the call reads
+    data = token.transfer.encode_input(revm.accounts[4].address, 10**9)
+    covered = []
+    for _ in range(3):
+        assert not backend.transact(revm.accounts[1].raw_address, token.raw_address, data).success
+        covered.append({k: frozenset(v) for k, v in hits.items()})
+        hits.clear()
+    assert (sight.traced, sight.sampled, sight.remembered) == (1, 2, 0)  # the run's first of the shape, then sampled
+    (key,) = [k for k, n in sight.run_seen.items() if n == 3]
+    sight.shapes[key].mixed = True  # as if two of its traces had covered different code
+    assert not backend.transact(revm.accounts[1].raw_address, token.raw_address, data).success
+    assert (sight.traced, sight.remembered) == (1, 1)
+    assert {k: frozenset(v) for k, v in hits.items()} == covered[0] and covered[0]
+
+
 def records(project: Project, token: Any, warm: bool) -> tuple[Any, ...]:
     """Feedback and observed storage of a fixed run of transfers, sampled, its run started after warm-up calls or not."""
     backend = project.backend

@@ -131,6 +131,40 @@ def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with
     assert [s.arguments["n"] for s in outcome.found.steps] == [1_000_000, 1_003_000]
 
 
+def test_a_later_argument_is_never_repaired_to_a_constant_of_the_code():
+    # the pool: a first deposit's root is computed by an isqrt that compares its operand with 2**72, 2**40 and 2**24; a
+    # smaller first deposit that reverts leaves the second deposit to compute the root of its own small amount, which
+    # the replay then meets beside those constants: the amount equals the compared operand by chance, and no repair
+    # takes a constant of the code for it (nor its neighbours). A value the change moved (the new price) still is.
+    from evmstate.engine.shrink.passes import Met, Shrinker
+    from evmstate.domains import IntDomain
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append(candidate)
+        return None
+
+    constants = frozenset({2**72, 2**40, 2**24})
+
+    def operands(candidate, index):
+        first, second = (s.arguments["n"] for s in candidate)
+        if first >= 1000:
+            return Met(operands=[], sides=[])
+        sides = [(second, 2**72), (second, 2**40), (second, 2**24), (second, 3 * first + 7)]
+        return Met(operands=[o for _, o in sides], sides=sides)
+
+    program = [RecordedStep("deposit", {"n": 5000}), RecordedStep("deposit", {"n": 8})]
+    domains = {("deposit", "n"): IntDomain(0, 2**256 - 1)}
+    shrinker = Shrinker(program, attempt, domains=domains, operands=operands, constants=constants)
+    assert not shrinker.repaired([program[0].with_arguments({"n": 1}), program[1]], 0)
+    assert [c[1].arguments["n"] for c in tried] == [10, 11, 9]  # 3 * 1 + 7 and its neighbours: no constant
+    tried.clear()
+    without = Shrinker(program, attempt, domains=domains, operands=operands)  # as before: every compared side
+    assert not without.repaired([program[0].with_arguments({"n": 1}), program[1]], 0)
+    assert {c[1].arguments["n"] for c in tried} >= {2**72, 2**40, 2**24}
+
+
 def test_a_wait_a_deleted_step_passed_on_goes_before_the_values_are_made_smaller():
     # x goes, and its wait passes on to b, which the sweep down has passed; the wait is not needed
     from evmstate.engine.shrink.passes import Minimized, Shrinker

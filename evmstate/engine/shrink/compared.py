@@ -96,10 +96,13 @@ def repairs(
     met: Any,
     unmoved: set[tuple[int, int]],
     domains: dict[tuple[str, str], Any],
+    constants: frozenset[int] = frozenset(),
 ) -> Any:
     """(True, program): candidate (step index changed from best) with one argument of that step or a later one set to
-    the
-    other side of a comparison its replay met (met) and best's did not (unmoved), as Redqueen does."""
+    the other side of a comparison its replay met (met) and best's did not (unmoved), nor one of the numbers the
+    contracts' code holds (constants), as Redqueen does. A comparison with a constant of the code is a line the
+    contract draws whatever the changed step did: on a path the change opened (an isqrt of a smaller product compares
+    it with 2**72, 2**40 and 2**24), a small argument equal to the value compared matches by chance."""
     kept = best[index].arguments if index < len(best) else {}
     # a renamed account takes the numbers compared with what it holds (its whole balance, up or down); where a number
     # changed, the step's other numbers only go down: else two of them could take turns going up
@@ -118,7 +121,9 @@ def repairs(
                 values = addresses_compared(domain, value, [e for e in met.equalities if e not in unmoved])
             elif isinstance(domain, IntDomain) and isinstance(value, int):
                 word = value % 2**256
-                others = list(dict.fromkeys(o for a, o in met.sides if a == word and (a, o) not in unmoved))[:REPAIRS]
+                others = list(
+                    dict.fromkeys(o for a, o in met.sides if a == word and (a, o) not in unmoved and o not in constants)
+                )[:REPAIRS]
                 values = [v for other in others for v in (other, other + 1, other - 1) if domain.contains(v)]
             else:
                 continue

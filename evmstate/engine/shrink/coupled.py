@@ -305,8 +305,10 @@ def scan(shrinker: Shrinker) -> bool:
 
 
 def rule_swaps(shrinker: Shrinker) -> Iterator[tuple[bool, list[RecordedStep]]]:
-    """Each deletable step deleted (with its users) while another step without results calls a rule Hypothesis samples
-    before its own.
+    """Each deletable step deleted (with its users) while the step after it, without results, calls a rule Hypothesis
+    samples before its own: that step now does the deleted one's work (a donation, then a mint of one share: one
+    deposit). A step before it, or one further on, is not tried: on the shrink benchmark's cases they took 259 of
+    reroute's 465 replays and nothing off.
     """
     best = shrinker.best
     if len(best) > RULE_SWAPS_UP_TO:
@@ -319,6 +321,8 @@ def rule_swaps(shrinker: Shrinker) -> Iterator[tuple[bool, list[RecordedStep]]]:
         kept = [k for k in range(len(best)) if k not in drop]
         for at, k in enumerate(kept):
             step = base[at]
+            if k < d or at > 0 and kept[at - 1] > d:
+                continue  # not the first step left after the deleted one
             if step.results or step.rule in shrinker.fixed:
                 continue
             for other, params in shrinker.earlier.get(step.rule, ()):

@@ -33,7 +33,7 @@ def shrunk(run: Any, failure: Failure, exc: BaseException, hypothesis_steps: int
     hints = tuple(v for v in search.dictionary.literals if v >= 0)  # the sources' own numbers
     outcome = shrink_program(
         run.spec, run.project, run.base, failure.recorded, exc, budget=run.shrink_budget, progress=progress,
-        hints=hints, feedback=search.feedback,
+        hints=hints, feedback=search.feedback, constants=frozenset(search.dictionary.constants),
     )
     found = outcome.found
     if found is not None:

@@ -5,7 +5,7 @@
   the earlier's amount up to its bound (as Hypothesis redistributes between two numbers);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
-  lands where the deleted step put it; or while another step calls an earlier rule
+  lands where the deleted step put it; or while the step after it calls an earlier rule
   (coupled.rule_swaps).
 """
 

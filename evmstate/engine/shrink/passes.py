@@ -94,6 +94,7 @@ class Shrinker:
         budget: Budget | None = None,
         progress: Callable[[int], None] = lambda steps: None,
         hints: tuple[int, ...] = (),
+        constants: frozenset[int] = frozenset(),
         operands: Callable[[list[RecordedStep], int], Met] | None = None,
         tries: Tries | None = None,
     ) -> None:
@@ -101,6 +102,7 @@ class Shrinker:
         self.earlier = earlier or {}  # rule -> (rule sampled before it, the arguments it takes), ...
         self.rank = rank or {}  # rule -> its place in Hypothesis's order
         self.hints = hints  # numbers the contracts know
+        self.constants = constants  # every number their code holds (literals, pushed values): a repair never takes one
         # the comparison operands a candidate's replay met (its arguments' other sides), for repairs
         self._operands = operands
         self.operands = self.met if operands is not None else None
@@ -430,9 +432,12 @@ class Shrinker:
             return self.passes[self.current].kept > before
         if index < len(self.best):
             value = self.best[index].arguments.get(name, value)
+        # a number within SMALL_TRIED of its target moves too little to be worth a replay that looks for comparisons to
+        # repair
+        near = isinstance(domain, IntDomain) and isinstance(value, int) and abs(value - domain.target) <= SMALL_TRIED
         self._minimize_value(
             domain, value, fails,
-            (lambda candidate: self.repaired(candidate, index)) if self.operands is not None else None,
+            (lambda candidate: self.repaired(candidate, index)) if self.operands is not None and not near else None,
         )
         return self.passes[self.current].kept > before
 
@@ -475,7 +480,8 @@ class Shrinker:
         met = self.operands(candidate, index)
         before = self.operands(self.best, index) if index < len(self.best) else Met()
         unmoved = set(before.sides) | set(before.equalities)
-        return bool(self.first_shorter(compared.repairs(self.best, candidate, index, met, unmoved, self.domains)))
+        repairs = compared.repairs(self.best, candidate, index, met, unmoved, self.domains, self.constants)
+        return bool(self.first_shorter(repairs))
 
     def at_boundary(self, index: int, value: int) -> bool | None:
         """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself

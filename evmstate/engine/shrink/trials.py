@@ -187,12 +187,14 @@ def shrink_program(
     progress: Callable[[int, int], None] = lambda steps, replays: None,
     hints: tuple[int, ...] = (),
     feedback: Any = None,
+    constants: frozenset[int] = frozenset(),
 ) -> Outcome:
     """Shrink a failing program while it still fails with error's signature.
 
     Each candidate is replayed from a checkpoint of the chain after the class-level __init__
     (base). budget: what shrinking may spend (budget.py; None: no limit). hints: numbers the
-    contracts know, tried as arguments; feedback: the search's evm.base.Feedback, whose hooks
+    contracts know, tried as arguments (constants: every number their code holds, which a repair never takes for a value
+    the changed step moved); feedback: the search's evm.base.Feedback, whose hooks
     record the comparisons a replay meets, for the moves that set values from them.
     Decorator-style initializers always stay: a Hypothesis machine runs each of them once.
     progress(steps, replays) follows the passes.
@@ -206,7 +208,7 @@ def shrink_program(
     target = error if isinstance(error, FailureSignature) else FailureSignature.of(error)
     budget = budget or Budget()
     try:
-        return _shrink_where_fastest(spec, project, base, steps, target, budget, progress, hints, feedback)
+        return _shrink_where_fastest(spec, project, base, steps, target, budget, progress, (hints, constants), feedback)
     except KeyboardInterrupt:  # while setting up (the twin, the first replay): the program as it came, interrupted
         return Outcome(None, "", {}, StopReason.INTERRUPTED)
 
@@ -214,16 +216,16 @@ def shrink_program(
 def _shrink_where_fastest(
     spec: MachineSpec, project: Project, base: Any, steps: Sequence[RecordedStep],
     target: FailureSignature, budget: Budget,
-    progress: Callable[[int, int], None], hints: tuple[int, ...], feedback: Any,
+    progress: Callable[[int, int], None], numbers: tuple[tuple[int, ...], frozenset[int]], feedback: Any,
 ) -> Outcome:
     project.backend.revert(base)
     # a coverage report counts what shrinking's replays reach: they run where coverage is recorded
     twin = None if collector_of(project).wanted else replay_twin(project.config, project.backend)
     if twin is None:
-        return _shrink(spec, project, base, steps, target, budget, progress, hints, feedback)
+        return _shrink(spec, project, base, steps, target, budget, progress, numbers, feedback)
     with project.stand_in(twin):
         outcome = _shrink(
-            spec, project, twin.snapshot(), steps, target, budget, progress, hints, feedback, hooks_of(twin)
+            spec, project, twin.snapshot(), steps, target, budget, progress, numbers, feedback, hooks_of(twin)
         )
     outcome.replayed_on = "revm"
     if outcome.found is None or outcome.stopped is StopReason.INTERRUPTED:
@@ -237,7 +239,7 @@ def _shrink_where_fastest(
         again.interrupted = outcome.found.interrupted
         outcome.found = again
         return outcome
-    return _shrink(spec, project, base, steps, target, budget, progress, hints, feedback)
+    return _shrink(spec, project, base, steps, target, budget, progress, numbers, feedback)
 
 
 def _shrink(
@@ -248,7 +250,7 @@ def _shrink(
     target: FailureSignature,
     budget: Budget,
     progress: Callable[[int, int], None],
-    hints: tuple[int, ...],
+    numbers: tuple[tuple[int, ...], frozenset[int]],
     feedback: Any,
     hooks: Any = None,
 ) -> Outcome:
@@ -267,7 +269,7 @@ def _shrink(
     shrinker = Shrinker(
         steps, trials.attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec),
         rank={r.name: i for i, r in enumerate(rule_order(spec.rules))}, budget=budget,
-        progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere), hints=hints,
+        progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere), hints=numbers[0], constants=numbers[1],
         operands=trials.operands if feedback is not None else None, tries=tries,
     )
     progress(len(steps), 0)  # the live line shows evmstate's passes from their start

@@ -184,8 +184,9 @@ class Sight:
         if kind is None or kind.mixed:
             feedback, self.feedback = self.feedback, None  # its coverage alone
             try:
+                # a remembered call with the same inputs, over the same values, covered the same code
                 key = (transaction, sender, to, data, value, gas, static, False, False)
-                covered = self._trace(key, transaction, sender, to, data, value, gas, static, False, outcome)
+                covered = self._exact(key, transaction, sender, to, data, value, gas, static, False, outcome)
             finally:
                 self.feedback = feedback
             self._learn(shape, covered, False)
