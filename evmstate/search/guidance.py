@@ -8,9 +8,10 @@ idle, and without them more of the new run is fresh). The new run starts where t
 broke through and tries the next steps from there. The rest are plain Hypothesis runs. A
 run is kept when one of its steps made progress: reached a branch, or a jump destination, that
 no earlier run of the machine reached, stored a small value a slot never held, or reached a state
-no run reached (feedback.py says which and why, and why hit counts are off by default). The kept
-run extended is the newest half the time; otherwise one drawn with the weight of the rarest state
-it reached (1 / the runs that reached it), as AFLFast gives rarely reached paths more energy.
+no run reached (feedback.py says which and why, and why hit counts and states are off by default).
+The kept run extended is the newest half the time; otherwise one drawn uniformly, or, with states
+on, with the weight of the rarest state it reached (1 / the runs that reached it), as AFLFast gives
+rarely reached paths more energy.
 
 Extending pays only while it leads somewhere. Four runs in five extend a kept run right after
 the corpus grew; with each run that keeps nothing the share falls, halved after PATIENCE runs
