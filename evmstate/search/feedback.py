@@ -29,8 +29,9 @@ new. More kinds of progress count, as in AFL and ItyFuzz:
   The amounts the stored values leave out count here, coarsely: the first run that emptied a
   strategy's debt, brought a balance to zero, gave an account a role or set a large total is
   kept, and only that one (a second account's balance emptied is the same state), so each family
-  adds at most twelve states. How many runs reached each state is counted too (rarity): the guide
-  extends a kept run that reached a rare state more often (guidance.py).
+  adds at most nine states (each class to another, or from unwritten). How many runs reached each
+  state is counted too (rarity): the guide extends a kept run that reached a rare state more often
+  (guidance.py).
 
 The stored values also tell a passing run that was still reaching new code when its budget ran
 out (late_kinds): not every new small value, but those of a slot that holds kinds of state (a
