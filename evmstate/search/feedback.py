@@ -94,7 +94,7 @@ MAPPING_SLOTS = 64
 SMALL_KEYS = 16
 FIELDS = 8
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
-SIGNALS = ("counts", "storage", "cmplog", "states")
+SIGNALS = ("counts", "storage", "cmplog", "states", "relations")
 DEFAULT = frozenset({"storage", "cmplog"})
 ENVIRONMENT = FEEDBACK_VARIABLE
 
