@@ -34,7 +34,8 @@
    --fuzz "invariant_interval = 5").
 
 Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm] [--vault [a,b,c]]
-  --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
+  --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches; with --vault,
+               each seed searched without shrinking and from a cold start: found or not, and at which run
 """
 
 from __future__ import annotations
@@ -269,6 +270,49 @@ def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = 
     return steps, printed, time.perf_counter() - started
 
 
+def vault_find(root: Path, seed: int) -> None:
+    """One search of the vault project in root as `evmstate run` searches it, without shrinking, and a cold start: prints
+    one line of JSON, whether it failed, at which run, its steps and CPU seconds (--vault --find-only runs it in a fresh
+    process per seed)."""
+    import json
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import vault_bugs
+
+    started = time.process_time()
+    options = RunOptions((str(root / vault_bugs.MACHINE),), overrides=Overrides(seed=seed, phases=("explicit", "generate"), fresh=True), save_failures=False)
+    (result,) = run(config_mod.load(root), options, lambda e: None).results
+    failure = result.failure
+    print(json.dumps({"found": failure is not None, "run": result.statistics.get("first failure at run"), "steps": result.steps,
+                      "cpu": round(time.process_time() - started, 1), "message": str(failure.message).splitlines()[0][:80] if failure is not None else ""}))
+
+
+def vault_finds(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path, fuzz: str = "") -> None:
+    """--vault --find-only: each bug, backend and seed searched without shrinking (vault_find, in a fresh process): found
+    or not, and at which run."""
+    import json
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import vault_bugs
+
+    for bug in bugs:
+        for backend in backends:
+            root = vault_bugs.project(tmp / f"vault-{bug}-{backend}", bug)
+            if backend != "pyevm":
+                with open(root / "evmstate.toml", "a") as toml:
+                    toml.write(f'\n[backend]\nname = "{backend}"\n')
+            if fuzz:
+                with_fuzz(root, fuzz)
+            runs = []
+            for seed in range(seeds):
+                out = subprocess.run([sys.executable, __file__, "--vault-find", f"{root}:{seed}"], capture_output=True, text=True, check=True).stdout
+                r = json.loads(out.strip().splitlines()[-1])
+                runs.append(r["run"] if r["found"] else None)
+                print(f"vault {bug} {backend:5} seed {seed}: " + (f"found at run {r['run']}: {r['message']}" if r["found"] else "not found")
+                      + f" ({r['steps']} steps, {r['cpu']}s CPU, load {os.getloadavg()[0]:.2f})", flush=True)
+            print(f"vault {bug} {backend:5}: found on {sum(r is not None for r in runs)}/{seeds} seeds, at runs {runs}", flush=True)
+
+
 def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path, fuzz: str = "") -> None:
     """Each planted bug of the vault workload (vault_bugs.py) searched as `evmstate run` searches it, at its defaults, on seeds
     0..seeds-1 and each backend, one fresh process per seed (shrink.py's): whether it was found, when, how long shrinking
@@ -325,11 +369,16 @@ def main() -> int:
     parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
     parser.add_argument("--native", action="store_true", help="with --campaign: each campaign with evmstate's own loop (engine/native.py) and with Hypothesis drawing every run, one after the other")
     parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
+    parser.add_argument("--vault-find", metavar="ROOT:SEED", help=argparse.SUPPRESS)  # one search, for --vault --find-only
     parser.add_argument("--vault", nargs="?", const="a,b,c", metavar="BUGS", help="instead, the vault workload's planted bugs (default a,b,c: the medium ones; see vault_bugs.py), seeds found on each backend")
     args = parser.parse_args()
+    if args.vault_find:
+        root, seed = args.vault_find.rsplit(":", 1)
+        vault_find(Path(root), int(seed))
+        return 0
     if args.vault:
         with tempfile.TemporaryDirectory() as tmp:
-            vault_baseline(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"))
+            (vault_finds if args.find_only else vault_baseline)(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"))
         return 0
     if args.backend == "revm":
         import evmstate.evm.revm.backend  # noqa: F401  (loaded before any run: the same constants for both backends)

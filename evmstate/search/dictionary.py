@@ -388,12 +388,11 @@ def mixed(
         gate = draw_(_GATE)
         if gate < d.threshold:
             return value
-        if bounds is not None and d.relations:
-            pools = (*pools, pools[2])
-        pool = pool_of(pools, gate - d.threshold, GATES - d.threshold)
+        bands: tuple[list[Any], ...] = (*pools, pools[2]) if bounds is not None and d.relations else pools
+        pool = pool_of(bands, gate - d.threshold, GATES - d.threshold)
         if pool == 3:
             assert bounds is not None
-            derived = related(pools[3], draw_, *bounds)
+            derived = related(bands[3], draw_, *bounds)
             return value if derived is None else derived
         values = pools[pool]
         return values[draw_(index_choice(len(values)))]
