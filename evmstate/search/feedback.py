@@ -44,7 +44,10 @@ argument that would meet it when the argument went through `* k + c`, `// k` or 
 (evm/pyevm/opcodes.py); the dictionary offers it, with its neighbours, to later draws.
 
 The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
-SIGNALS). Stored values and comparison operands are on by default; hit counts and states are off: measured
+SIGNALS). One name there is a way of drawing, not a signal: `relations` lets strategy() draws take
+values derived from two observed ones (half of one, their midpoint, sum or difference:
+dictionary.RELATED), for amounts that must lie between two the contract holds; off by default (measured
+in docs/configuration.md). Stored values and comparison operands are on by default; hit counts and states are off: measured
 (benchmarks/search.py), they found nothing the stored values did not, and on a ladder of
 separate branches climbed in short runs (tests/projects/rungs) the runs they keep for branches
 merely taken more often (the `else` of every rung, 1, 2, 3, 4-7 times) crowd out the run that
