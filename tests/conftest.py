@@ -10,7 +10,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -63,9 +63,10 @@ def backend_config(name: str) -> BackendConfig:
 
 @pytest.fixture(scope="session")
 def contracts_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A project folder holding the test contracts, with its own build cache."""
+    """A project folder holding the test contracts, its build cache kept between runs (kept_build)."""
     root = tmp_path_factory.mktemp("contracts-project")
     shutil.copytree(HERE / "contracts", root / "contracts")
+    kept_build(root, "kept-tests-contracts", lambda: Project(Config(root=root, project=ProjectConfig(contracts="contracts"))))
     return root
 
 
@@ -123,6 +124,28 @@ def warm_build(project: Path = REPO, *, clean: bool = False) -> Path:
         assert not (clean and compiled.errors), compiled.errors
         _WARM[project] = build
     return _WARM[project]
+
+
+T = TypeVar("T")
+
+
+def kept_build(root: Path, name: str, load: Callable[[], T]) -> T:
+    """load() (which compiles the project in root), with root's build cache kept in BUILDS/name for every test process and run.
+
+    For a module's own copy of test contracts (a folder of its own, its settings its own): the
+    build cache starts from what was kept and what load() compiled is kept for the next, under a
+    lock that also keeps two processes from compiling the same sources at once. Entries are one
+    file per source build, keyed on content, settings and root-relative paths, so merging is safe.
+    """
+    build, kept = root / ".evmstate" / "build", BUILDS / name
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / f"{name}.lock"):
+        if kept.is_dir():
+            shutil.copytree(kept, build, dirs_exist_ok=True)
+        loaded = load()
+        if build.is_dir():
+            shutil.copytree(build, kept, dirs_exist_ok=True)
+    return loaded
 
 
 def copy_project(source: Path, dest: Path, *, warm: bool = True) -> Path:
