@@ -337,6 +337,17 @@ def redis_url(redis_server: "RedisServer") -> str:
     return redis_server.url
 
 
+# -n auto: one worker more than the cores. Much of the suite waits rather than computes (an evmstate
+# process starting, worker pools, fork nodes, Redis, a signal's effect awaited): a third worker on two
+# cores runs while another waits (benchmarks/suite_time.py prints each module's idle time).
+# PYTEST_XDIST_AUTO_NUM_WORKERS, pytest-xdist's own setting, still says how many.
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
+
+
 # tests that ask for these fixtures are in the tiers their fixtures put them in
 TIER_OF_FIXTURE = {"release_cache": "network", "legacy_cache": "network", "redis_server": "processes", "redis_url": "processes", "anvil_binary": "processes"}
 
