@@ -17,7 +17,7 @@ from evmstate.compiler.sources import Artifact
 from evmstate.config import Config
 from evmstate.hooks import FAST_PATHS
 
-from ..conftest import kept_build
+from ..conftest import kept_build, warm_build
 
 HERE = Path(__file__).parent
 SNEKMATE = HERE.parent / "projects" / "snekmate"
@@ -132,6 +132,8 @@ def erc20_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     shutil.copy(SNEKMATE / "evmstate.toml", root / "evmstate.toml")
     (root / "contracts").mkdir()
     shutil.copy(SNEKMATE / "contracts" / "ERC20Mock.vy", root / "contracts" / "ERC20Mock.vy")
+    # the snekmate project's build (compiled once for every test process and run) holds ERC20Mock's, same source, settings and path
+    shutil.copytree(warm_build(SNEKMATE), root / ".evmstate" / "build")
     return Project(config_mod.load(root))
 
 
