@@ -103,6 +103,11 @@ class Replayer:
                 return ProgramOutcome(exc, len(steps) + 1, player.lines)
         return ProgramOutcome(None, len(steps) + 1, player.lines)
 
+    def forget_after(self, n: int) -> None:
+        """Forget the checkpoints after more than n steps: the next replay runs every step from the n-th on."""
+        while self.checkpoints and len(self.checkpoints[-1].keys) > n:
+            self.checkpoints.pop()
+
     def close(self) -> None:
         """Forget the checkpoints and put the chain back at base."""
         self.checkpoints.clear()
