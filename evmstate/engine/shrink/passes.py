@@ -15,7 +15,8 @@ changed suffix. Its passes, repeated until none makes progress:
 - rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
   arguments (as Hypothesis shrinks a rule's choice toward the first);
 - order: two neighbouring steps swapped so that the rule sampled first comes first;
-- values: each argument drawn by strategy() made as small as it can be while the program
+- values: the program's large numbers scaled down together first (coupled.scale); then each
+  argument drawn by strategy() made as small as it can be while the program
   still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
 - accounts, scan, together: values coupled to others, moved together (coupled.py): the accounts
