@@ -34,6 +34,7 @@ every other (the first kept wins, in the order below, whoever replays it):
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Iterator, Protocol
 
 from ...domains import SMALL_TRIED, AddressDomain, IntDomain
@@ -333,9 +334,7 @@ def scale(shrinker: Shrinker) -> bool:
             return scaled(base, shrinker.domains, group, distance) if len(shrinker.best) == len(base) else None
 
         before = shrinker.best
-        probe_in_batches(
-            lambda fails, top=top: scale_distances(top, fails), build, shrinker.first_shorter, shrinker.tries.workers
-        )
+        probe_in_batches(functools.partial(scale_distances, top), build, shrinker.first_shorter, shrinker.tries.workers)
         changed = changed or shrinker.best is not before
     return changed
 

@@ -511,7 +511,7 @@ class Shrinker:
         # a later argument set to a value an earlier repair of this number's move set it to, and the program did not
         # fail: the operand stayed where it was while the number moved, so it is not what the move needs (an AMM's
         # later deposit compared with the pool's own numbers, whatever the first deposit's amounts)
-        fresh = [(c, changed) for _, c in repairs if not (changed := _changes(candidate, c, index)) <= tried]
+        fresh = compared.untried(candidate, repairs, index, tried)
         kept = self.first_shorter((k, c) for k, (c, _) in enumerate(fresh))
         for _, changed in fresh if kept is None else fresh[: kept + 1]:
             tried.update(changed)
@@ -585,16 +585,6 @@ class Shrinker:
         if final is not None and len(final.steps) == len(self.best):
             return final
         return self.found
-
-
-def _changes(before: list[RecordedStep], after: list[RecordedStep], index: int) -> set[tuple[int, str, str]]:
-    """The arguments of after from step index on that differ from before's: (step, argument, value)."""
-    return {
-        (j, name, _value_key(value))
-        for j in range(index, len(after))
-        for name, value in after[j].arguments.items()
-        if j >= len(before) or before[j].arguments.get(name) != value
-    }
 
 
 def _value_key(value: Any) -> str:

@@ -156,7 +156,7 @@ class Trials:
                 hooks.coverage.set_coverage({})  # revm's records of a call come with its coverage (evm/revm/sight.py)
             hooks.feedback.set_feedback(self.feedback)
         try:
-            # from a checkpoint in full no deeper than step index: the steps from index on are replayed with the hooks on
+            # from a checkpoint in full at step index or before it: the steps from index on replay with the hooks on
             self.replayer.forget_after(index)
             with contextlib.suppress(Exception):
                 self.replayer.run(candidate[: index + 1])  # its checkpoint before step index
