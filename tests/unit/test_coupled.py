@@ -296,8 +296,27 @@ def test_numbers_that_cannot_move_together_cost_one_replay_to_scale():
         return failing(candidate) if b == a + 1000 else None
 
     shrinker = Shrinker(program, attempt, domains=domains)
-    assert not scale(shrinker) and tried == [[2_500_000_000, 2_500_000_500]]
+    # each number at its target alone first (the later one first), as the values pass would try it; then halved together
+    assert not scale(shrinker)
+    assert tried == [[5_000_000_000, 0], [0, 5_000_001_000], [2_500_000_000, 2_500_000_500]]
     assert shrinker.best == program
+
+
+def test_a_number_that_fails_at_its_target_alone_is_not_scaled():
+    # an auction's reserve bid and a later bid of any amount: the later goes to 0 alone, the reserve is not scaled
+    program = [RecordedStep("bid", {"amount": 24_999_999_999_999_999_999}), RecordedStep("bid", {"amount": 78_925_946})]
+    domains = {("bid", "amount"): IntDomain(0, 2**256 - 1)}
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append([s.arguments["amount"] for s in candidate])
+        return failing(candidate) if len(candidate) == 2 and candidate[0].arguments["amount"] >= 10**17 else None
+
+    shrinker = Shrinker(program, attempt, domains=domains)
+    assert scale(shrinker) and [s.arguments["amount"] for s in shrinker.best] == [24_999_999_999_999_999_999, 0]
+    # the later bid at 0, the reserve at 0; then one large number is left: nothing is scaled
+    assert tried == [[24_999_999_999_999_999_999, 0], [0, 0]]
 
 
 def test_a_repair_that_did_not_fail_is_not_tried_again_while_the_same_number_moves():

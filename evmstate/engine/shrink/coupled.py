@@ -323,6 +323,15 @@ def scale_distances(top: int, fails: Callable[[int], bool]) -> None:
 def scale(shrinker: Shrinker) -> bool:
     """The values pass's first move: each group of numbers (scale_groups()) scaled down together; whether any was."""
     changed = False
+    if scale_groups(shrinker.best, shrinker.domains):
+        # a number that fails at its target alone goes there first, as the values pass would take it: it needs no
+        # scaling (an auction's second bid, 0, beside a reserve the first bid must meet)
+        for index, name in reversed(number_places(shrinker.best, shrinker.domains)):
+            if index < len(shrinker.best) and large(shrinker, (index, name)):
+                step = shrinker.best[index]
+                target = shrinker.domains[(step.rule, name)].target
+                candidate = [*shrinker.best[:index], step.with_arguments({name: target}), *shrinker.best[index + 1 :]]
+                changed = shrinker.first_shorter([(True, candidate)]) is not None or changed
     for group in scale_groups(shrinker.best, shrinker.domains):
         if any(p not in number_places(shrinker.best, shrinker.domains) for p in group):
             continue  # an earlier group's scaling took a number to its target
