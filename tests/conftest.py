@@ -133,9 +133,10 @@ def kept_build(root: Path, name: str, load: Callable[[], T]) -> T:
     """load() (which compiles the project in root), with root's build cache kept in BUILDS/name for every test process and run.
 
     For a module's own copy of test contracts (a folder of its own, its settings its own): the
-    build cache starts from what was kept and what load() compiled is kept for the next, under a
-    lock that also keeps two processes from compiling the same sources at once. Entries are one
-    file per source build, keyed on content, settings and root-relative paths, so merging is safe.
+    build cache starts from what was kept, and what it holds after load() is kept for the next,
+    under a lock that also keeps two processes from compiling the same sources at once. Entries
+    are one file per source build, keyed on content, settings and root-relative paths; the build
+    keeps the last few of each source, so the kept folder does not grow as sources or evmstate change.
     """
     build, kept = root / ".evmstate" / "build", BUILDS / name
     BUILDS.mkdir(parents=True, exist_ok=True)
@@ -144,7 +145,8 @@ def kept_build(root: Path, name: str, load: Callable[[], T]) -> T:
             shutil.copytree(kept, build, dirs_exist_ok=True)
         loaded = load()
         if build.is_dir():
-            shutil.copytree(build, kept, dirs_exist_ok=True)
+            shutil.rmtree(kept, ignore_errors=True)
+            shutil.copytree(build, kept)
     return loaded
 
 
