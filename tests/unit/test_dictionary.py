@@ -155,11 +155,18 @@ def test_the_dictionary_keeps_hypothesis_preference_for_small_and_repeated_value
 
 
 def test_relations_off_leave_the_draws_as_they_were():
-    # the relations band exists only when switched on: off, a seed draws what it drew before they were built
+    # the relations band exists only when switched on: off, strategy()'s integers (which give mixed() their bounds)
+    # draw what a mixed() without bounds draws, as before relations were built; on, they draw otherwise
+    from evmstate.search.dictionary import mixed
+
     d, _ = three_pools(0.5)
-    before = drawn_with(d, strategy("uint256"), n=200)
-    d.relations = False
+    top = 2**256 - 1
+    unbounded = mixed(st.integers(min_value=0, max_value=top), lambda known: known.ints_between(0, top))
+    before = drawn_with(d, unbounded, n=200)
     assert drawn_with(d, strategy("uint256"), n=200) == before
+    d.relations = True
+    assert drawn_with(d, strategy("uint256"), n=200) != before
+    assert drawn_with(d, unbounded, n=200) == before  # without bounds (addresses, bytes) never
 
 
 def test_relations_draw_halves_midpoints_sums_and_differences_of_observed_values():
