@@ -20,7 +20,8 @@
 4. With --vault [BUGS]: instead, the planted bugs of the vault-class workload (vault_bugs.py; by default
    a, b and c, the medium ones), each as `evmstate run` searches it at its defaults, seeds 0 to --seeds - 1,
    in a fresh process per seed: found or not, when, shrinking's time and the program's length (against
-   the minimal one where it is known). With --backend revm, on py-evm and on revm.
+   the minimal one where it is known). With --backend revm, on py-evm and on revm. With --find-only, no shrinking:
+   each seed from a cold start, found or not and at which run (what a change to the search is compared by).
 5. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
    (with --signals too: also with the signals off): whether the minimal program was printed, and when.
 6. With --backend revm: first the ERC20 workload's steps per CPU-second on revm with the search's
@@ -34,7 +35,8 @@
    --fuzz "invariant_interval = 5").
 
 Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm] [--vault [a,b,c]]
-  --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches
+  --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches; with --vault,
+               each seed searched without shrinking and from a cold start: found or not, and at which run
 """
 
 from __future__ import annotations
@@ -269,6 +271,55 @@ def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = 
     return steps, printed, time.perf_counter() - started
 
 
+def vault_find(root: Path, seed: int, native: bool = False) -> None:
+    """One search of the vault project in root as `evmstate run` searches it, without shrinking, and a cold start: prints
+    one line of JSON, whether it failed, at which run, its steps and CPU seconds (--vault --find-only runs it in a fresh
+    process per seed; with native, its runs drawn by `evmstate fuzz`'s own loop)."""
+    import json
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import vault_bugs
+
+    if native:  # `evmstate fuzz`'s own loop (engine/native.py) at `run`'s budget: campaigns ask for it per shard, run never
+        import functools
+
+        import evmstate.engine.item as item
+
+        item.RunRequest = functools.partial(item.RunRequest, native=True)  # type: ignore[misc]
+    started = time.process_time()
+    options = RunOptions((str(root / vault_bugs.MACHINE),), overrides=Overrides(seed=seed, phases=("explicit", "generate"), fresh=True), save_failures=False)
+    (result,) = run(config_mod.load(root), options, lambda e: None).results
+    failure = result.failure
+    print(json.dumps({"found": failure is not None, "run": result.statistics.get("first failure at run"), "steps": result.steps,
+                      "cpu": round(time.process_time() - started, 1), "message": str(failure.message).splitlines()[0][:80] if failure is not None else ""}))
+
+
+def vault_finds(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path, fuzz: str = "", native: bool = False) -> None:
+    """--vault --find-only: each bug, backend and seed searched without shrinking (vault_find, in a fresh process): found
+    or not, and at which run."""
+    import json
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import vault_bugs
+
+    for bug in bugs:
+        for backend in backends:
+            root = vault_bugs.project(tmp / f"vault-{bug}-{backend}", bug)
+            if backend != "pyevm":
+                with open(root / "evmstate.toml", "a") as toml:
+                    toml.write(f'\n[backend]\nname = "{backend}"\n')
+            if fuzz:
+                with_fuzz(root, fuzz)
+            runs = []
+            for seed in range(seeds):
+                out = subprocess.run([sys.executable, __file__, "--vault-find", f"{root}:{seed}:{int(native)}"], capture_output=True, text=True, check=True).stdout
+                r = json.loads(out.strip().splitlines()[-1])
+                runs.append(r["run"] if r["found"] else None)
+                print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''} seed {seed}: " + (f"found at run {r['run']}: {r['message']}" if r["found"] else "not found")
+                      + f" ({r['steps']} steps, {r['cpu']}s CPU, load {os.getloadavg()[0]:.2f})", flush=True)
+            print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''}: found on {sum(r is not None for r in runs)}/{seeds} seeds, at runs {runs}", flush=True)
+
+
 def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path, fuzz: str = "") -> None:
     """Each planted bug of the vault workload (vault_bugs.py) searched as `evmstate run` searches it, at its defaults, on seeds
     0..seeds-1 and each backend, one fresh process per seed (shrink.py's): whether it was found, when, how long shrinking
@@ -323,13 +374,21 @@ def main() -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="with --signals: which of these, comma-separated: " + ", ".join(VARIANTS))
     parser.add_argument("--campaign", action="store_true", help="also run `evmstate fuzz --time 60s -n 1` per example and seed, signals on and off")
     parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
-    parser.add_argument("--native", action="store_true", help="with --campaign: each campaign with evmstate's own loop (engine/native.py) and with Hypothesis drawing every run, one after the other")
+    parser.add_argument("--native", action="store_true", help="with --campaign: each campaign with evmstate's own loop (engine/native.py) and with Hypothesis drawing every run, one after the other; with --vault --find-only: run's budget searched by that loop")
     parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
+    parser.add_argument("--vault-find", metavar="ROOT:SEED", help=argparse.SUPPRESS)  # one search, for --vault --find-only
     parser.add_argument("--vault", nargs="?", const="a,b,c", metavar="BUGS", help="instead, the vault workload's planted bugs (default a,b,c: the medium ones; see vault_bugs.py), seeds found on each backend")
     args = parser.parse_args()
+    if args.vault_find:
+        root, seed, native = args.vault_find.rsplit(":", 2)
+        vault_find(Path(root), int(seed), native == "1")
+        return 0
     if args.vault:
         with tempfile.TemporaryDirectory() as tmp:
-            vault_baseline(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"))
+            if args.find_only:
+                vault_finds(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"), args.native)
+            else:
+                vault_baseline(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"))
         return 0
     if args.backend == "revm":
         import evmstate.evm.revm.backend  # noqa: F401  (loaded before any run: the same constants for both backends)

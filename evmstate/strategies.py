@@ -221,7 +221,11 @@ def _int_strategy(t: str, type_str: str, bounds: dict[str, Any], exclude: Any) -
         raise StrategyError(f"strategy({type_str!r}): min_value {min_v} is greater than max_value {max_v}")
     return _with_domain(
         _excluding(
-            mixed(st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v)), exclude
+            mixed(
+                st.integers(min_value=min_v, max_value=max_v), lambda d: d.ints_between(min_v, max_v),
+                bounds=(min_v, max_v),
+            ),
+            exclude,
         ),
         IntDomain(min_v, max_v, _excluded(exclude)),
     )

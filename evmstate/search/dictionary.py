@@ -47,6 +47,14 @@ GATES = 100
 # the dictionary's share in bands, in this order: the literals, the other fixed values, the
 # observed values; a pool with nothing to give leaves its band to the others, in proportion
 BANDS = (2, 1, 2)
+# with relations on (Dictionary.relations), a fourth band of this share: a value derived from two of the RECENT latest
+# observed values in the draw's range, by one of RELATIONS: half of one, the midpoint of two, their sum or their
+# difference. An amount between a strategy's debt and its value, a loss of half what a strategy holds (a price below
+# one), a withdrawal just past what is idle and lent to one strategy: relations between amounts the contract holds,
+# which no value it holds is, and no neighbour of one
+RELATED = 1
+RECENT = 16
+RELATIONS = ("half", "midpoint", "sum", "difference")
 WORD = 2**256
 # times the contract knows (timestamps it stored, values it compared block.timestamp and
 # block.number with), for the waits between steps to jump to (engine/delays.py): at most this
@@ -117,6 +125,7 @@ class Dictionary:
         self, weight: float, accounts: Iterable[bytes] = (), has_code: Callable[[bytes], bool] | None = None
     ) -> None:
         self.weight = weight
+        self.relations = False  # draws may take values derived from two observed ones (RELATED)
         # a gate (0 .. GATES - 1) at or above the threshold takes a value from the dictionary; weight
         # in hundredths, and any weight above 0 takes at least one gate
         self.threshold = GATES - (max(1, round(weight * GATES)) if weight > 0 else 0)
@@ -312,9 +321,10 @@ def using(dictionary: Dictionary | None) -> contextlib.AbstractContextManager[No
     return ACTIVE.using(dictionary)
 
 
-def pool_of(pools: tuple[list[Any], list[Any], list[Any]], offset: int, span: int) -> int:
-    """Which pool a dictionary gate takes: offset (0 .. span - 1) above the threshold, in the bands of BANDS."""
-    shares = [share if pool else 0 for share, pool in zip(BANDS, pools)]
+def pool_of(pools: tuple[list[Any], ...], offset: int, span: int) -> int:
+    """Which pool a dictionary gate takes: offset (0 .. span - 1) above the threshold, in the bands of BANDS (and
+    RELATED, for a fourth pool)."""
+    shares = [share if pool else 0 for share, pool in zip((*BANDS, RELATED), pools)]
     x = offset * sum(shares) // span
     for i, share in enumerate(shares):
         if x < share:
@@ -329,9 +339,19 @@ def index_choice(n: int) -> st.SearchStrategy[int]:
     return st.integers(min_value=0, max_value=n - 1)
 
 
+def related(values: list[int], draw: Any, lo: int, hi: int) -> int | None:
+    """A value derived from two of the latest values (RECENT of them, latest first) by one of RELATIONS, or None when it
+    falls outside [lo, hi]."""
+    recent = min(len(values), RECENT)
+    relation = draw(index_choice(len(RELATIONS)))
+    a, b = values[draw(index_choice(recent))], values[draw(index_choice(recent))]
+    value = (a // 2, (a + b) // 2, a + b, abs(a - b))[relation]
+    return value if lo <= value <= hi else None
+
+
 def mixed(
     plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]],
-    plain_draw: Callable[[Any], Any] | None = None,
+    plain_draw: Callable[[Any], Any] | None = None, bounds: tuple[int, int] | None = None,
 ) -> Any:
     """A strategy that draws from plain, or now and then a value pick() finds in the active dictionary.
 
@@ -348,6 +368,9 @@ def mixed(
     plain_draw(draw), when given, makes plain's choices inside the caller's draw (no span of
     its own). The strategy carries `evmstate_draw(draw)`: the same choices and value, made
     directly inside a caller's composite draw, which saves Hypothesis two nested draws per value.
+
+    bounds, for integers: with the dictionary's relations on, a fourth band (RELATED) takes a value related() derives
+    from the observed ones within these bounds (a plain draw where it falls outside them).
     """
     if plain_draw is None:
 
@@ -365,7 +388,13 @@ def mixed(
         gate = draw_(_GATE)
         if gate < d.threshold:
             return value
-        values = pools[pool_of(pools, gate - d.threshold, GATES - d.threshold)]
+        bands: tuple[list[Any], ...] = (*pools, pools[2]) if bounds is not None and d.relations else pools
+        pool = pool_of(bands, gate - d.threshold, GATES - d.threshold)
+        if pool == 3:
+            assert bounds is not None
+            derived = related(bands[3], draw_, *bounds)
+            return value if derived is None else derived
+        values = pools[pool]
         return values[draw_(index_choice(len(values)))]
 
     return drawn_by(st.composite(draw_value)(), draw_value)

@@ -115,6 +115,8 @@ class Search:
         self.dictionary = Dictionary(options.dictionary_weight, accounts, has_code=lambda a: bool(backend.get_code(a)))
         self.dictionary.artifact_of = self._artifact_at
         self.dictionary.clock = lambda: (backend.timestamp, backend.block_number)
+        # values derived from two observed ones (dictionary.RELATED): a way of drawing, switched with the signals
+        self.dictionary.relations = "relations" in signals(project.config.environment.feedback)
         for name in contracts:
             if name in project.artifacts:
                 self.dictionary.add_artifact(project.artifacts[name])

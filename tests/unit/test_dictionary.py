@@ -152,3 +152,54 @@ def test_the_dictionary_keeps_hypothesis_preference_for_small_and_repeated_value
     small, repeated = runs(three_pools(0.25)[0])
     assert plain_small > 0.05 and plain_repeated > 0.05, (plain_small, plain_repeated)
     assert small >= 0.75 * plain_small and repeated >= plain_repeated, (small, plain_small, repeated, plain_repeated)
+
+
+def test_relations_off_leave_the_draws_as_they_were():
+    # the relations band exists only when switched on: off, strategy()'s integers (which give mixed() their bounds)
+    # draw what a mixed() without bounds draws, as before relations were built; on, they draw otherwise
+    from evmstate.search.dictionary import mixed
+
+    d, _ = three_pools(0.5)
+    top = 2**256 - 1
+    unbounded = mixed(st.integers(min_value=0, max_value=top), lambda known: known.ints_between(0, top))
+    before = drawn_with(d, unbounded, n=200)
+    assert drawn_with(d, strategy("uint256"), n=200) == before
+    d.relations = True
+    assert drawn_with(d, strategy("uint256"), n=200) != before
+    assert drawn_with(d, unbounded, n=200) == before  # without bounds (addresses, bytes) never
+
+
+def test_relations_draw_halves_midpoints_sums_and_differences_of_observed_values():
+    d, pools = three_pools(0.5)
+    d.relations = True
+    observed = pools[2]
+    derived = {v // 2 for v in observed} | {(a + b) // 2 for a in observed for b in observed} | {a + b for a in observed for b in observed} | {abs(a - b) for a in observed for b in observed}
+    drawn = drawn_with(d, strategy("uint256"), n=2000)
+    derived = {v for v in derived if v > 2**32} - set(observed)  # the differences of close values are small: plain draws give them
+    related = [v for v in drawn if v in derived]
+    # a band of one share in six of the dictionary's half of the draws: about 2000 * 0.5 / 6, less the values that are
+    # observed ones themselves (the midpoint of a value with itself)
+    assert 80 < len(related) < 260, len(related)
+    for name, values in (("half", {v // 2 for v in observed}), ("sum", {a + b for a in observed for b in observed})):
+        assert set(related) & values, name
+    # off, none of them is drawn (the plain draws never meet these wide values)
+    d.relations = False
+    assert not set(drawn_with(d, strategy("uint256"), n=2000)) & derived
+
+
+def test_a_related_value_outside_the_bounds_is_a_plain_draw():
+    d, pools = three_pools(1.0)
+    d.relations = True
+    top = max(pools[2])
+    values = drawn_with(d, strategy("uint256", max_value=top), n=1000)
+    assert values and all(0 <= v <= top for v in values)
+    assert set(values) & {v // 2 for v in pools[2]}  # halves fit; sums of two of them do not, and are not drawn
+
+
+def test_relations_shrink_toward_a_plain_draw():
+    d, pools = three_pools(0.5)
+    d.relations = True
+    half = pools[2][0] // 2
+    with using(d):
+        # only the half of an observed value fails: found, and shrunk to it (no plain draw or other pool gives it)
+        assert find(strategy("uint256"), lambda v: v == half, settings=settings(database=None, derandomize=True, max_examples=3000)) == half
