@@ -205,18 +205,27 @@ class NativeMachineRun(MachineRun):
                 raise (crashed.__cause__ or crashed) from None
             except HypothesisException:
                 # assume() or reject(): counted by run_one. Mostly rejected runs are Hypothesis's to judge
-                if self.state.rejected >= REJECTED and self.state.examples < KEPT and self.checks_rejections():
+                if self.state.rejected >= REJECTED and self.mostly_rejected():
                     raise Rejected() from None
                 continue
             except Exception as exc:
                 return Found(
                     data.record, exc, live_program_lines(self.spec.name, self.program.steps if self.program else [])
                 )
+        if self.state.rejected and self.mostly_rejected():
+            raise Rejected()
         return None
 
-    def checks_rejections(self) -> bool:
-        """Whether Hypothesis's filter_too_much health check is on for this machine."""
-        return HealthCheck.filter_too_much not in self.settings.suppress_health_check
+    def mostly_rejected(self) -> bool:
+        """Whether the runs so far are what Hypothesis's filter_too_much check fails (fewer than KEPT kept, more
+        rejected than kept) with that check on, or none was kept at all (Hypothesis's Unsatisfiable).
+        """
+        kept, rejected = self.state.examples, self.state.rejected
+        if kept == 0:
+            return True
+        return (
+            HealthCheck.filter_too_much not in self.settings.suppress_health_check and kept < KEPT and rejected > kept
+        )
 
     def hand_over(self, found: Found, phases: tuple[Phase, ...]) -> tuple[Status, Failure | None]:
         """Hypothesis replays the failing run (its choices first in the guide's queue), saves it and reports it."""
