@@ -62,11 +62,7 @@ def same_search(root: Path, *args: str) -> list[tuple[int, str, dict, dict]]:
         for kept in (root / ".evmstate").glob("*"):
             if kept.name != "build":  # the second run searches afresh, from the same builds
                 shutil.rmtree(kept)
-        # what is compared is what each backend sees: on revm `run` draws through evmstate's own loop, so both runs are
-        # drawn by Hypothesis here (EVMSTATE_NATIVE=0), as py-evm's are
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("EVMSTATE_NATIVE", "0")
-            code, out = invoke("run", *args, "--backend", backend, "--coverage-report", "json", str(root / "coverage.json"), "--json", str(root / "run.json"))
+        code, out = invoke("run", *args, "--backend", backend, "--coverage-report", "json", str(root / "coverage.json"), "--json", str(root / "run.json"))
         programs = "\n".join(line for line in out.splitlines() if line.startswith(("Falsifying example", "state.", "chain.")))
         items = {r["name"]: (r["runs"], r["steps"], r["status"]) for r in json.loads((root / "run.json").read_text())["results"]}
         found.append((code, programs, json.loads((root / "coverage.json").read_text()), items))
@@ -76,8 +72,7 @@ def same_search(root: Path, *args: str) -> list[tuple[int, str, dict, dict]]:
 @pytest.mark.quality
 @needs_revm
 def test_revm_searches_and_covers_as_py_evm_does(example):
-    """With guidance, the dictionary and a coverage report, a seed gives the same runs, programs and coverage on both backends
-    (both drawn by Hypothesis's loop)."""
+    """With guidance, the dictionary and a coverage report, a seed gives the same runs, programs and coverage on both backends."""
     # 20 runs of 20 steps (not the project's 50): ERC20Machine passes, so every run of it is run whole, and
     # 400 steps cover as much of the token as 1000 do (27 of its 31 lines, all 6 branches); the two failures
     # are found in the same runs

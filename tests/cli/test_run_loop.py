@@ -1,6 +1,7 @@
-"""`evmstate run` on revm draws a machine's runs through evmstate's own loop (engine/native.py), as `evmstate fuzz`
-does: the same --seed gives the same programs run after run, the failure is saved, shrunk and replayed as before, and
-py-evm, the reference, keeps Hypothesis's loop."""
+"""`evmstate run` on revm with EVMSTATE_NATIVE=run draws a machine's runs through evmstate's own loop (engine/native.py),
+as `evmstate fuzz` does: the same --seed gives the same programs run after run, the failure is saved, shrunk and
+replayed as before; without it, and on py-evm, run keeps Hypothesis's loop. Mostly rejected runs and a deadline go to
+Hypothesis's loop (fuzz's too)."""
 
 from __future__ import annotations
 
@@ -37,16 +38,24 @@ def program(out: str) -> str:
     return out[out.index("Falsifying example"):out.index("\n\n", out.index("Falsifying example"))]
 
 
-def test_the_own_loop_is_chosen_on_revm_alone(tmp_path: Path) -> None:
+@pytest.fixture()
+def opted_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVMSTATE_NATIVE", "run")
+
+
+def test_the_own_loop_is_chosen_on_revm_alone_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "evmstate.toml").write_text("")
+    revm = BackendConfig(name="revm")
+    assert not own_loop(config_mod.load(tmp_path).replace(backend=revm))  # run's default: Hypothesis's loop
+    monkeypatch.setenv("EVMSTATE_NATIVE", "run")
     config = config_mod.load(tmp_path)
-    assert own_loop(config.replace(backend=BackendConfig(name="revm")))
+    assert config.environment.native and own_loop(config.replace(backend=revm))
     assert not own_loop(config)  # py-evm, run's default
     assert not own_loop(config.replace(backend=BackendConfig(name="pyevm", check=True)))
     assert not own_loop(config.replace(backend=BackendConfig(name="revm", check=True)))  # both in lockstep
 
 
-def test_run_on_revm_draws_through_the_own_loop_and_the_same_seed_gives_the_same_program(example: Path) -> None:
+def test_run_on_revm_draws_through_the_own_loop_and_the_same_seed_gives_the_same_program(example: Path, opted_in: None) -> None:
     args = ("run", "machines/depositer.py", "--backend", "revm", "--seed", "1", "-v")
     code, first = invoke(*args)
     assert code == 1, first
@@ -68,7 +77,7 @@ def test_run_on_revm_draws_through_the_own_loop_and_the_same_seed_gives_the_same
     assert "state.rule_withdraw(address=accounts[0], value=0)" in replayed
 
 
-def test_run_on_py_evm_keeps_hypothesis_loop(example: Path) -> None:
+def test_run_on_py_evm_keeps_hypothesis_loop(example: Path, opted_in: None) -> None:
     code, out = invoke("run", "machines/depositer.py", "--seed", "1", "-v")
     assert code == 1, out
     assert "evmstate's own loop" not in out
@@ -97,7 +106,7 @@ class Timed:
 '''
 
 
-def test_a_machine_whose_runs_are_mostly_rejected_is_judged_by_hypothesis_health_check_on_revm(example: Path) -> None:
+def test_a_machine_whose_runs_are_mostly_rejected_is_judged_by_hypothesis_health_check_on_revm(example: Path, opted_in: None) -> None:
     (example / "machines" / "picky.py").write_text(PICKY)
     code, out = invoke(
         "run", "machines/picky.py::Picky", "--backend", "revm", "--max-examples", "20", "--steps", "5", "--seed", "1"
@@ -107,7 +116,7 @@ def test_a_machine_whose_runs_are_mostly_rejected_is_judged_by_hypothesis_health
     assert "in rule_pick, machines/picky.py:11: assume(x == 7)" in out, out
 
 
-def test_a_machine_with_a_deadline_runs_under_hypothesis_on_revm_and_says_why(example: Path) -> None:
+def test_a_machine_with_a_deadline_runs_under_hypothesis_on_revm_and_says_why(example: Path, opted_in: None) -> None:
     (example / "machines" / "picky.py").write_text(PICKY)
     code, out = invoke(
         "run", "machines/picky.py::Timed", "--backend", "revm", "--max-examples", "5", "--steps", "5", "-v"
@@ -116,7 +125,7 @@ def test_a_machine_with_a_deadline_runs_under_hypothesis_on_revm_and_says_why(ex
     assert loop_line(out).startswith("off: a [hypothesis] deadline is set"), out
 
 
-def test_property_tests_run_on_revm_as_before(example: Path) -> None:
+def test_property_tests_run_on_revm_as_before(example: Path, opted_in: None) -> None:
     code, out = invoke("run", "machines/test_properties.py", "--backend", "revm", "--seed", "1", "-v")
     assert code == 0, out
     assert "2 passed" in out and "evmstate's own loop" not in out, out

@@ -80,9 +80,8 @@ def signatures(root: Path, programs: list[list[RecordedStep]]) -> list[FailureSi
 
 def test_seed_0_finds_the_revert_and_shrinks_it_to_a_donation_a_mint_and_a_redeem(mutant):
     # on revm: what the seed finds and how it shrinks do not depend on the EVM, and its runs cost a fraction there
-    # (the failure found is explained on py-evm for its report); drawn by Hypothesis's loop, as `run` draws on py-evm
-    # (on revm it draws through evmstate's own loop, whose seed 0 finds the two-step invariant failure first)
-    (found,) = search(mutant, "machines/erc4626.py", [0], save=False, backend=FASTEST, env={"EVMSTATE_NATIVE": "0"})
+    # (the failure found is explained on py-evm for its report)
+    (found,) = search(mutant, "machines/erc4626.py", [0], save=False, backend=FASTEST)
     assert found["status"] == "failed"
     assert found["error_type"] == "TransactionReverted" and "burn amount exceeds balance" in found["message"]
     assert found["program"] == REVERT
