@@ -55,8 +55,8 @@ REJECTED, KEPT = 50, 10
 
 
 def own_loop(config: Config) -> bool:
-    """Whether `evmstate run` draws a machine's runs through evmstate's own loop: with EVMSTATE_NATIVE=run, on revm alone
-    (not in lockstep).
+    """Whether `evmstate run` draws a machine's runs through evmstate's own loop: with EVMSTATE_NATIVE=run, on revm
+    alone (not in lockstep).
     """
     return config.environment.run_native and config.backend.name == "revm" and not config.backend.check
 
