@@ -223,3 +223,27 @@ def test_what_a_focused_replay_keeps_fails_so_in_a_fresh_run_though_an_invariant
     send = RecordedStep("rule_send", {"who": {"account": 1}, "amount": 7})
     fresh = run_program(spec, project, [send, seven[0]], strict=True)
     assert str(fresh.error) == "seven" and fresh.at == 2
+
+
+def test_a_focused_replay_checks_no_invariant_again_after_steps_it_held_after_from_the_start(tmp_path):
+    # the books' invariant counts its own checks: a program replayed again from the start (a candidate that changed
+    # its first step took the checkpoints) checks it only after the steps not replayed before
+    source = FOCUSED.replace("    def invariant_books(self):\n", "    def invariant_books(self):\n        CHECKS.append('books')\n")
+    sends = [RecordedStep("rule_send", {"who": {"account": 1}, "amount": 20})] * 2
+    module, spec, project, base, trials_for = _trials(tmp_path, source, sends)
+    trials = trials_for()
+    program = [RecordedStep("rule_send", {"who": {"account": 1}, "amount": 1 + i}) for i in range(4)]
+    other = [RecordedStep("rule_send", {"who": {"account": 2}, "amount": 1}), *program[1:]]
+    longer = [*program, RecordedStep("rule_send", {"who": {"account": 1}, "amount": 30})]  # 40 sent: the books fail
+    books = []
+    for candidate in (program, other, longer):
+        module.CHECKS.clear()
+        judged = trials.judge(candidate)[0]
+        books.append(module.CHECKS.count("books"))
+    trials.replayer.close()
+    # the first from the chain after __init__ (a check there, and after each step), the second from the checkpoint
+    # before its first step; the third shares the first's four steps, checked then: only its fifth step is checked in
+    # the focused replay, then the chain after __init__ and each of its five steps in the replay in full that confirms
+    # it (without the memory of the first: 5 + 6)
+    assert books == [5, 4, 1 + 6]
+    assert judged is not None and "too much sent" in str(judged.error)

@@ -4,13 +4,14 @@ fails only while two of its values keep a relation, so neither can move alone.""
 from __future__ import annotations
 
 import hashlib
+import math
 from types import SimpleNamespace
 
 import pytest
 
 from evmstate.contracts.address import checksum
 from evmstate.contracts.api import current_project
-from evmstate.engine.shrink.coupled import SCAN_UP_TO, account_places, account_renames
+from evmstate.engine.shrink.coupled import SCAN_UP_TO, account_places, account_renames, scale, scale_groups
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
 from evmstate.domains import SMALL_TRIED, AddressDomain, IntDomain
@@ -247,3 +248,105 @@ def test_an_address_the_dictionary_gave_shrinks_to_the_first_account_that_still_
     assert tried == [{"account": 0}, {"account": 1}, {"account": 2}]
     # where no account fails the same way, the address stays
     assert AddressDomain(None).minimize(given, lambda candidate, repair=False: False) == given
+
+
+def pool(candidate):
+    """Pair.vy's planted bug: a second deposit out of the pool's ratio is minted the larger of its two shares; the first
+    deposit must mint more than the 1000 shares the pool keeps (isqrt(a0 * a1) > 1000)."""
+    if [s.rule for s in candidate] != ["add", "add"]:
+        return None
+    (a0, a1), (b0, b1) = ((s.arguments["amount0"], s.arguments["amount1"]) for s in candidate)
+    supply = math.isqrt(a0 * a1)
+    if supply <= 1000:
+        return None
+    shares = (b0 * supply // a0, b1 * supply // a1)
+    return failing(candidate) if 0 < min(shares) < max(shares) else None
+
+
+POOL = {("add", "amount0"): IntDomain(0, 10**24), ("add", "amount1"): IntDomain(0, 10**24)}
+
+
+@pytest.mark.parametrize("width", [1, 3])
+def test_large_numbers_on_a_hyperbola_are_scaled_down_together(width):
+    program = [RecordedStep("add", {"amount0": 778_085_808, "amount1": 13_276_441}), RecordedStep("add", {"amount0": 8, "amount1": 418_197})]
+    # the program's large numbers, then the first step's own
+    assert scale_groups(program, POOL) == [[(0, "amount0"), (0, "amount1"), (1, "amount1")], [(0, "amount0"), (0, "amount1")]]
+    outcome = shrink(program, pool, POOL, width)
+    (a0, a1), (b0, b1) = ((s.arguments["amount0"], s.arguments["amount1"]) for s in outcome.found.steps)
+    # on the hyperbola: neither number of the first deposit can be lower given the other, nor can the second's
+    values = [a0, a1, b0, b1]
+    assert pool(outcome.found.steps) and all(
+        pool([RecordedStep("add", dict(zip(("amount0", "amount1"), v[:2]))), RecordedStep("add", dict(zip(("amount0", "amount1"), v[2:])))]) is None
+        for k in range(4) if values[k] > 0 for v in [values[:k] + [values[k] - 1] + values[k + 1 :]]
+    ), values
+    assert math.isqrt(a0 * a1) <= 1100, values  # scaled to the floor, not left where one-at-a-time moves stop
+    # the one-at-a-time walk from where it was found costs several rounds of bisections; scaled, a few replays
+    assert outcome.passes["values"].runs < 150, outcome.passes["values"].runs
+
+
+def test_numbers_that_cannot_move_together_cost_one_replay_to_scale():
+    # a withdrawal of 1000 more than the deposit: halved together they differ by less
+    program = [RecordedStep("deposit", {"amount": 5_000_000_000}), RecordedStep("withdraw", {"amount": 5_000_001_000})]
+    domains = {("deposit", "amount"): IntDomain(0, 2**256 - 1), ("withdraw", "amount"): IntDomain(0, 2**256 - 1)}
+    tried = []
+
+    def attempt(candidate):
+        tried.append([s.arguments["amount"] for s in candidate])
+        a, b = (s.arguments["amount"] for s in candidate)
+        return failing(candidate) if b == a + 1000 else None
+
+    shrinker = Shrinker(program, attempt, domains=domains)
+    # each number at its target alone first (the later one first), as the values pass would try it; then halved together
+    assert not scale(shrinker)
+    assert tried == [[5_000_000_000, 0], [0, 5_000_001_000], [2_500_000_000, 2_500_000_500]]
+    assert shrinker.best == program
+
+
+def test_a_number_that_fails_at_its_target_alone_is_not_scaled():
+    # an auction's reserve bid and a later bid of any amount: the later goes to 0 alone, the reserve is not scaled
+    program = [RecordedStep("bid", {"amount": 24_999_999_999_999_999_999}), RecordedStep("bid", {"amount": 78_925_946})]
+    domains = {("bid", "amount"): IntDomain(0, 2**256 - 1)}
+
+    tried = []
+
+    def attempt(candidate):
+        tried.append([s.arguments["amount"] for s in candidate])
+        return failing(candidate) if len(candidate) == 2 and candidate[0].arguments["amount"] >= 10**17 else None
+
+    shrinker = Shrinker(program, attempt, domains=domains)
+    assert scale(shrinker) and [s.arguments["amount"] for s in shrinker.best] == [24_999_999_999_999_999_999, 0]
+    # the later bid at 0, the reserve at 0; then one large number is left: nothing is scaled
+    assert tried == [[24_999_999_999_999_999_999, 0], [0, 0]]
+
+
+def test_a_repair_that_did_not_fail_is_not_tried_again_while_the_same_number_moves():
+    # every move of the first number meets the same comparison of the second with 3003 (a constant of the pool's path
+    # the move opened, not set by the number): a repair to it is replayed once, not once for each value tried
+    program = [RecordedStep("add", {"amount0": 5000, "amount1": 5000}), RecordedStep("add", {"amount0": 1, "amount1": 7})]
+
+    def attempt(candidate):
+        if [s.rule for s in candidate] != ["add", "add"]:
+            return None
+        first, second = candidate[0].arguments, candidate[1].arguments
+        return failing(candidate) if first["amount0"] >= 4000 and second == {"amount0": 1, "amount1": 7} else None
+
+    def operands(candidate, index):
+        return Met(sides=[(7, 3003)] if candidate[0].arguments["amount0"] < 4000 else [])
+
+    repairs = []
+    original = Shrinker.attempt
+
+    def counting(self, candidate):
+        if len(candidate) == 2 and candidate[1].arguments["amount1"] in (3002, 3003, 3004):
+            repairs.append(candidate[1].arguments["amount1"])
+        return original(self, candidate)
+
+    domains = {("add", "amount0"): IntDomain(0, 10**24), ("add", "amount1"): IntDomain(0, 10**24)}
+    Shrinker.attempt = counting
+    try:
+        outcome = shrink(program, attempt, domains, operands=operands)
+    finally:
+        Shrinker.attempt = original
+    assert outcome.found.steps[0].arguments["amount0"] == 4000
+    # once each while each number of the first step moves, though each tried 0 and 1 (and a repair each)
+    assert sorted(repairs) == [3002, 3002, 3003, 3003, 3004, 3004], repairs

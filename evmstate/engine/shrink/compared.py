@@ -15,6 +15,7 @@ its changed step or a later one set to what the candidate's replay compared it w
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ...domains import AddressDomain, IntDomain
@@ -133,6 +134,24 @@ def repairs(
             for v in values:
                 if v != value:
                     yield True, [*candidate[:j], candidate[j].with_arguments({name: v}), *candidate[j + 1 :]]
+
+
+def untried(
+    candidate: list[RecordedStep], repairs: Any, index: int, tried: set[tuple[int, str, str]]
+) -> list[tuple[list[RecordedStep], set[tuple[int, str, str]]]]:
+    """The repairs of candidate (from repairs()) that set an argument to a value no repair in tried did, each with what
+    it changed: (step, argument, value)."""
+    out = []
+    for _, repair in repairs:
+        changed = {
+            (j, name, json.dumps(value, sort_keys=True, separators=(",", ":")))
+            for j in range(index, len(repair))
+            for name, value in repair[j].arguments.items()
+            if j >= len(candidate) or candidate[j].arguments.get(name) != value
+        }
+        if not changed <= tried:
+            out.append((repair, changed))
+    return out
 
 
 def addresses_compared(domain: AddressDomain, value: Any, equalities: list[tuple[int, int]]) -> list[Any]:

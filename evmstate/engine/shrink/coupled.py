@@ -17,6 +17,12 @@ every other (the first kept wins, in the order below, whoever replays it):
   did not compare with itself or a neighbour (a code that must match, a minimum price: no
   smaller one can do), and whose next number up does not fail (else it is a line, not luck);
   only while comparisons are recorded (guidance on, either backend).
+- scale (inside the values pass, before it moves numbers one at a time): every number above
+  SCAN_UP_TO of the program, else of one step, scaled down together by one factor, found by
+  bisection: two amounts whose product must pass a floor (a pool's first deposit, isqrt(a0 * a1)
+  > 1000) and whose ratio sets what a later step gets walk that hyperbola one number at a time,
+  each lowering the other's floor; scaled together they reach it in one bisection, and the
+  one-at-a-time walk only finishes each number;
 - together: two numbers above SCAN_UP_TO of two steps lowered together, the later keeping its
   ratio to the earlier (or one more, for the contract's rounding), its difference, or made equal
   to it: a price and the quote that must match it. The earlier tries its bound, then the
@@ -28,9 +34,11 @@ every other (the first kept wins, in the order below, whoever replays it):
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Iterator, Protocol
 
 from ...domains import SMALL_TRIED, AddressDomain, IntDomain
+from .candidates import probe_in_batches
 from .edits import with_users, without
 from ..recorded import RecordedStep
 
@@ -45,6 +53,7 @@ class Shrinker(Protocol):
     earlier: dict[str, list[tuple[str, frozenset[str]]]]
     operands: Callable[..., Any] | None
     scanned: set[Any]
+    tries: Any
 
     def first_shorter(self, candidates: Any) -> Any: ...
 
@@ -61,6 +70,9 @@ SCAN_UP_TO = 1024
 PAIRS = 15
 # the contracts' numbers a pair tries, at most, before it bisects
 PAIR_HINTS = 8
+# numbers scaled together are bisected down to within 1/SCALE_PRECISION of the least that fails (the values pass
+# finishes each)
+SCALE_PRECISION = 32
 # programs of at most this many steps are tried with a step deleted while another calls an earlier rule
 RULE_SWAPS_UP_TO = 6
 # programs of at most this many steps have their renamed accounts repaired (a replay for the comparisons each),
@@ -246,6 +258,93 @@ def pairs(shrinker: Shrinker) -> bool:
         ):
             continue
         changed = lower_pair(shrinker, a, b) or changed
+    return changed
+
+
+# -- numbers scaled together ------------------------------------------------------------------
+
+
+def scale_groups(steps: list[RecordedStep], domains: dict[tuple[str, str], Any]) -> list[list[Place]]:
+    """The numbers scaled together: every number of the program above SCAN_UP_TO from its target (and above it), then
+    each step's where it has two or more and they are not the program's."""
+    places = [
+        (i, name) for i, name in number_places(steps, domains)
+        if steps[i].arguments[name] - domains[(steps[i].rule, name)].target > SCAN_UP_TO
+    ]
+    groups = [places] if len(places) > 1 else []
+    for index in dict.fromkeys(i for i, _ in places):
+        own = [p for p in places if p[0] == index]
+        if len(own) > 1 and own != places:
+            groups.append(own)
+    return groups
+
+
+def scaled(
+    steps: list[RecordedStep], domains: dict[tuple[str, str], Any], group: list[Place], distance: int
+) -> list[RecordedStep] | None:
+    """steps with the group's numbers scaled so that the farthest from its target is distance from it (the others in
+    proportion, rounded down); None where a strategy cannot draw one of them."""
+    offsets = {p: steps[p[0]].arguments[p[1]] - domains[(steps[p[0]].rule, p[1])].target for p in group}
+    top = max(offsets.values())
+    out = list(steps)
+    for (index, name), offset in offsets.items():
+        domain = domains[(steps[index].rule, name)]
+        value = domain.target + offset * distance // top
+        if not domain.contains(value):
+            return None
+        out[index] = out[index].with_arguments({name: value})
+    return out
+
+
+def scale_distances(top: int, fails: Callable[[int], bool]) -> None:
+    """Ask fails(distance) for the group's scaled programs, as few times as finds the least distance that fails within
+    1/SCALE_PRECISION: half first (one replay where they cannot move together), then its bit length by bisection over
+    the powers of two, then bisection."""
+    bad = top // 2
+    if bad < 1 or not fails(bad):
+        return
+    powers = [1 << k for k in range(1, bad.bit_length()) if 1 << k < bad]
+    low, high = -1, len(powers)  # powers[high] fails (high == len: bad itself), powers[low] does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fails(powers[middle]):
+            high = middle
+        else:
+            low = middle
+    good, bad = (powers[low] if low >= 0 else 0), (powers[high] if high < len(powers) else bad)
+    while bad - good > max(1, bad // SCALE_PRECISION):
+        middle = (good + bad) // 2
+        if fails(middle):
+            bad = middle
+        else:
+            good = middle
+
+
+def scale(shrinker: Shrinker) -> bool:
+    """The values pass's first move: each group of numbers (scale_groups()) scaled down together; whether any was."""
+    changed = False
+    if scale_groups(shrinker.best, shrinker.domains):
+        # a number that fails at its target alone goes there first, as the values pass would take it: it needs no
+        # scaling (an auction's second bid, 0, beside a reserve the first bid must meet)
+        for index, name in reversed(number_places(shrinker.best, shrinker.domains)):
+            if index < len(shrinker.best) and large(shrinker, (index, name)):
+                step = shrinker.best[index]
+                target = shrinker.domains[(step.rule, name)].target
+                candidate = [*shrinker.best[:index], step.with_arguments({name: target}), *shrinker.best[index + 1 :]]
+                changed = shrinker.first_shorter([(True, candidate)]) is not None or changed
+    for group in scale_groups(shrinker.best, shrinker.domains):
+        if any(p not in number_places(shrinker.best, shrinker.domains) for p in group):
+            continue  # an earlier group's scaling took a number to its target
+        base = list(shrinker.best)
+        top = max(base[i].arguments[n] - shrinker.domains[(base[i].rule, n)].target for i, n in group)
+
+        def build(distance: int, base: list[RecordedStep] = base, group: list[Place] = group) -> Any:
+            # scaled from the program the group was taken from, while it stands at its length
+            return scaled(base, shrinker.domains, group, distance) if len(shrinker.best) == len(base) else None
+
+        before = shrinker.best
+        probe_in_batches(functools.partial(scale_distances, top), build, shrinker.first_shorter, shrinker.tries.workers)
+        changed = changed or shrinker.best is not before
     return changed
 
 

@@ -15,7 +15,8 @@ changed suffix. Its passes, repeated until none makes progress:
 - rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
   arguments (as Hypothesis shrinks a rule's choice toward the first);
 - order: two neighbouring steps swapped so that the rule sampled first comes first;
-- values: each argument drawn by strategy() made as small as it can be while the program
+- values: the program's large numbers scaled down together first (coupled.scale); then each
+  argument drawn by strategy() made as small as it can be while the program
   still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
 - accounts, scan, together: values coupled to others, moved together (coupled.py): the accounts
@@ -124,9 +125,13 @@ class Shrinker:
         # pass -> the best program (its steps' keys) when the pass last ran to its end and changed nothing: it would
         # again
         self.settled: dict[str, tuple[str, ...]] = {}
+        # (step, argument, the best program's steps) of each number the values pass could not make smaller there
+        self.settled_numbers: set[tuple[int, str, tuple[str, ...]]] = set()
         self.rounds = 0
         self.tried: set[str] = set()  # the passes that ran, in any round
         self._in_order = 0  # inside first_shorter: its candidates are charged there, in order
+        # while one number is made smaller: the repairs tried for it, (step, argument, value), none of which failed
+        self._repairs_tried: set[tuple[int, str, str]] | None = None
 
     # -- candidates ----------------------------------------------------------------------
 
@@ -357,7 +362,10 @@ class Shrinker:
         return changed
 
     def _values(self) -> bool:
-        changed = self._equal_values()
+        # several large numbers scaled down together first (coupled.scale): one bisection where one at a time each
+        # lowers the other's floor
+        changed = coupled.scale(self)
+        changed = self._equal_values() or changed
         # the last step first: its candidates replay from the latest checkpoint, and an earlier
         # number bisected while later ones are still large is bisected again once they are small
         # (a donation that needs to exceed a mint of 1206693 shares, then of 1)
@@ -369,7 +377,14 @@ class Shrinker:
                 domain = self.domains.get((step.rule, name))
                 if domain is None or (isinstance(value, dict) and "ref" in value):
                     continue
+                # a number made as small as it could be on this same program before (an earlier round, which another
+                # number's move then ended) would be again: its candidates are the same
+                settled = (index, name, tuple(s.key for s in self.best))
+                if settled in self.settled_numbers:
+                    continue
                 kept = self._minimize_argument(index, name, value, domain)
+                if not kept:
+                    self.settled_numbers.add(settled)
                 changed = changed or kept
                 if index >= len(self.best):
                     break
@@ -427,6 +442,15 @@ class Shrinker:
             return [*self.best[:index], step.with_arguments({name: candidate_value}), *self.best[index + 1 :]]
 
         before = self.passes[self.current].kept
+        self._repairs_tried = set()
+        try:
+            return self._minimize_number(index, name, value, domain, fails, before)
+        finally:
+            self._repairs_tried = None
+
+    def _minimize_number(
+        self, index: int, name: str, value: Any, domain: Domain, fails: Callable[[Any], Any], before: int
+    ) -> bool:
         if self._compared(index, name, value, domain):
             # at a line the contract draws, at a value it compared the argument with
             return self.passes[self.current].kept > before
@@ -481,7 +505,17 @@ class Shrinker:
         before = self.operands(self.best, index) if index < len(self.best) else Met()
         unmoved = set(before.sides) | set(before.equalities)
         repairs = compared.repairs(self.best, candidate, index, met, unmoved, self.domains, self.constants)
-        return bool(self.first_shorter(repairs))
+        tried = self._repairs_tried
+        if tried is None:
+            return bool(self.first_shorter(repairs))
+        # a later argument set to a value an earlier repair of this number's move set it to, and the program did not
+        # fail: the operand stayed where it was while the number moved, so it is not what the move needs (an AMM's
+        # later deposit compared with the pool's own numbers, whatever the first deposit's amounts)
+        fresh = compared.untried(candidate, repairs, index, tried)
+        kept = self.first_shorter((k, c) for k, (c, _) in enumerate(fresh))
+        for _, changed in fresh if kept is None else fresh[: kept + 1]:
+            tried.update(changed)
+        return kept is not None
 
     def at_boundary(self, index: int, value: int) -> bool | None:
         """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself

@@ -12,7 +12,11 @@ A focused replay checks only some of the invariants (shrink/trials.py: the one t
 or none for a rule's failure), which is most of a replay's cost on a machine with several: a
 candidate that does not fail so is not the failure either way. A checkpoint says whether every
 step before it was checked in full (exact); a replay in full resumes only from an exact one, so
-what it finds does not rest on a focused replay's state, whatever the invariants do.
+what it finds does not rest on a focused replay's state, whatever the invariants do. A focused
+replay checks no invariant after a step when an earlier replay checked them after the same steps
+from the start and they held (Replayer.held): a candidate that changed an early step takes the
+checkpoints past it, and the next candidate replays the best program's steps up to its own change
+again, from an earlier checkpoint.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ from ...contracts.project import Project
 from ...spec.machine import MachineSpec
 from ..program import InvalidProgram, Player, ProgramOutcome, check_all_invariants, new_machine, set_up, tear_down
 from ..recorded import RecordedStep
+
+
+# programs remembered to have held their invariants, for each set of invariants checked, at most
+MAX_HELD = 50_000
 
 
 @dataclass
@@ -53,6 +61,11 @@ class Replayer:
         self.copyable = True
         self.runs = 0
         self.steps = 0
+        # the invariants checked (None: all) -> the programs (steps from the start) after whose last step a replay
+        # checked them and they held: a focused replay checks them there no more (the same steps from the start, the
+        # same state), mostly a prefix of the best program replayed again after a candidate that changed an earlier
+        # step took the checkpoints past it
+        self.held: dict[frozenset[str] | None, set[tuple[str, ...]]] = {}
 
     def run(
         self, steps: list[RecordedStep], only: frozenset[str] | None = None, *, counted: bool = True
@@ -67,21 +80,33 @@ class Replayer:
         player, machine, start, error, exact = self._resume(keys, only)
         if error is not None:
             return ProgramOutcome(error, 0, [])
+        held = self.held.setdefault(only, set())
+        if len(held) > MAX_HELD:
+            held.clear()
+        known = self.held.get(None, set()) if only is not None else set()
         with machine._evmstate_stack:
             for index in range(start, len(steps)):
                 self._checkpoint(keys[:index], player, machine, exact)
                 self.steps += 1
+                upto = keys[: index + 1]
+                player.only = frozenset() if only is not None and (upto in held or upto in known) else only
                 try:
                     player.step(machine, index + 1, steps[index])
                 except InvalidProgram:
                     raise
                 except Exception as exc:
                     return ProgramOutcome(exc, index + 1, player.lines)
+                held.add(upto)
             try:
                 tear_down(machine)
             except Exception as exc:
                 return ProgramOutcome(exc, len(steps) + 1, player.lines)
         return ProgramOutcome(None, len(steps) + 1, player.lines)
+
+    def forget_after(self, n: int) -> None:
+        """Forget the checkpoints after more than n steps: the next replay runs every step from the n-th on."""
+        while self.checkpoints and len(self.checkpoints[-1].keys) > n:
+            self.checkpoints.pop()
 
     def close(self) -> None:
         """Forget the checkpoints and put the chain back at base."""

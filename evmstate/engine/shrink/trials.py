@@ -131,9 +131,9 @@ class Trials:
         """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's
         hooks are on).
 
-        Replayed from index's checkpoint, made afresh, into empty lists (the hooks record up to
-        MAX_OPERANDS): what a replay meets must not depend on what this process replayed before
-        (helpers replay some of the candidates). And so a candidate asked again (the round of
+        Replayed from index's checkpoint (one in full: the same state as from the start), into empty
+        lists (the hooks record up to MAX_OPERANDS): what a replay meets must not depend on what this
+        process replayed before (helpers replay some of the candidates). And so a candidate asked again (the round of
         passes that finds nothing more to do) is answered from what its first replay met.
         """
         key = (tuple(s.key for s in candidate), index)
@@ -156,7 +156,8 @@ class Trials:
                 hooks.coverage.set_coverage({})  # revm's records of a call come with its coverage (evm/revm/sight.py)
             hooks.feedback.set_feedback(self.feedback)
         try:
-            self.replayer.close()
+            # from a checkpoint in full at step index or before it: the steps from index on replay with the hooks on
+            self.replayer.forget_after(index)
             with contextlib.suppress(Exception):
                 self.replayer.run(candidate[: index + 1])  # its checkpoint before step index
             for recorded in lists:
