@@ -19,7 +19,12 @@ or more: the list the `slow` marker is read from (tests/conftest.py). `--costs t
 `--tier all`) writes what each test module cost in all: the order the suite runs its modules in, costliest
 first (tests/conftest.py), so that the last tests xdist hands out are short ones.
 
-Run: python benchmarks/suite_time.py [--tier quick|in-process|marked|all] [-n 2] [--top 30] [--json out.json] [--slow FILE] [--costs FILE]
+It also prints where the wall time goes that is not CPU: each module's idle time, the sum over its
+tests of wall minus CPU (a worker waiting on a process starting, a node, a server, a sleep or a
+poll, or for a core on a loaded machine: read it with the load). A large idle sum is time another
+worker could use: `-n` above the cores overlaps one worker's waits with another's CPU.
+
+Run: python benchmarks/suite_time.py [--tier quick|in-process|marked|all] [-n 2] [--top 30] [--json out.json] [--slow FILE] [--costs FILE] [-- PYTEST ARGS]
 """
 
 from __future__ import annotations
@@ -68,16 +73,47 @@ if pytest is not None:
         if not out:
             yield
             return
-        cpu, wall = process_cpu(), time.monotonic()
+        cpu, wall, own, delay = process_cpu(), time.monotonic(), _own_cpu(), _run_delay()
         yield
         record = {
             "id": item.nodeid,
             "cpu": process_cpu() - cpu,
             "wall": time.monotonic() - wall,
+            "own_cpu": _own_cpu() - own,
+            "run_delay": _run_delay() - delay,
             "markers": sorted({m.name for m in item.iter_markers()} & set(MARKERS)),
         }
         with open(out, "a") as f:
             f.write(json.dumps(record) + "\n")
+
+
+def _own_cpu() -> float:
+    """CPU seconds of this process alone."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return me.ru_utime + me.ru_stime
+
+
+def _run_delay() -> float:
+    """Seconds this process's threads have waited for a core while ready to run (Linux's /proc/PID/task/*/schedstat; 0 elsewhere)."""
+    total = 0
+    for stat in Path("/proc/self/task").glob("*/schedstat"):
+        try:
+            total += int(stat.read_text().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1e9
+
+
+def idle(test: dict[str, Any]) -> float:
+    """Seconds of a test's wall time that no process of it ran or waited for a core: wall - CPU - the wait for a core.
+
+    The worker's own wait is measured; that of the processes it started is not (they have ended), and
+    is taken in the same proportion to their CPU as the worker's wait to its own.
+    """
+    own, delay = test.get("own_cpu", 0.0), test.get("run_delay", 0.0)
+    children = max(0.0, test["cpu"] - own)
+    ratio = delay / own if own > 0.05 else 0.0
+    return max(0.0, test["wall"] - test["cpu"] - delay - children * ratio)
 
 
 def _load() -> str:
@@ -114,6 +150,14 @@ def main() -> None:
     print(f"the {args.top} tests that cost most CPU time:")
     for t in sorted(tests, key=lambda t: -t["cpu"])[: args.top]:
         print(f"  {t['cpu']:6.1f}s CPU {t['wall']:6.1f}s wall  {','.join(t['markers']) or '-':18} {t['id']}")
+    idled: dict[str, float] = {}
+    for t in tests:
+        module = t["id"].split("::", 1)[0]
+        idled[module] = idled.get(module, 0.0) + idle(t)
+    waited = sum(t.get("run_delay", 0.0) for t in tests)
+    print(f"idle (wall - CPU - the wait for a core, of its tests) {sum(idled.values()):.0f}s in all (the workers waited {waited:.0f}s for a core); the {args.top} modules that idled most:")
+    for module, seconds in sorted(idled.items(), key=lambda kv: -kv[1])[: args.top]:
+        print(f"  {seconds:6.1f}s idle  {module}")
     if args.json:
         Path(args.json).write_text(json.dumps({"tier": args.tier, "wall": wall, "cpu": cpu, "load": [before, after], "summary": summary, "tests": tests}, indent=1))
     if args.slow:

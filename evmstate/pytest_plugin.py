@@ -228,12 +228,27 @@ _OURS = {"accounts", "chain", "state_machine", "evmstate_project", "evmstate_mac
 
 def _uses_evmstate(request: Any) -> bool:
     names = set(request.fixturenames)
-    if names & _OURS:
-        return True
+    ours = names & _OURS
     for plugin in ("evmstate-containers", "evmstate-deployments"):
         fixtures = request.config.pluginmanager.get_plugin(plugin)
-        if fixtures is not None and names & set(vars(fixtures)):
+        if fixtures is not None:
+            ours |= names & set(vars(fixtures))
+    return any(_resolves_to_ours(request, name) for name in ours)
+
+
+def _resolves_to_ours(request: Any, name: str) -> bool:
+    """Whether the fixture a test gets for name is evmstate's. A suite's own fixture of that name (a Brownie-style
+    `accounts` in its conftest) overrides evmstate's, and a test that uses only such fixtures loads no project: it
+    compiles nothing and its chain is not reset, unless the override asks for evmstate's fixture of the same name."""
+    info = getattr(request.node, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.get(name) if info is not None else None
+    if not definitions:
+        return True  # not known how pytest resolves it: taken as evmstate's, as before
+    for definition in reversed(definitions):
+        if getattr(definition.func, "__module__", None) == __name__:
             return True
+        if name not in definition.argnames:
+            return False  # overridden by a fixture that does not ask for evmstate's
     return False
 
 

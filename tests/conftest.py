@@ -10,7 +10,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -63,9 +63,10 @@ def backend_config(name: str) -> BackendConfig:
 
 @pytest.fixture(scope="session")
 def contracts_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A project folder holding the test contracts, with its own build cache."""
+    """A project folder holding the test contracts, its build cache kept between runs (kept_build)."""
     root = tmp_path_factory.mktemp("contracts-project")
     shutil.copytree(HERE / "contracts", root / "contracts")
+    kept_build(root, "kept-tests-contracts", lambda: Project(Config(root=root, project=ProjectConfig(contracts="contracts"))))
     return root
 
 
@@ -123,6 +124,30 @@ def warm_build(project: Path = REPO, *, clean: bool = False) -> Path:
         assert not (clean and compiled.errors), compiled.errors
         _WARM[project] = build
     return _WARM[project]
+
+
+T = TypeVar("T")
+
+
+def kept_build(root: Path, name: str, load: Callable[[], T]) -> T:
+    """load() (which compiles the project in root), with root's build cache kept in BUILDS/name for every test process and run.
+
+    For a module's own copy of test contracts (a folder of its own, its settings its own): the
+    build cache starts from what was kept, and what it holds after load() is kept for the next,
+    under a lock that also keeps two processes from compiling the same sources at once. Entries
+    are one file per source build, keyed on content, settings and root-relative paths; the build
+    keeps the last few of each source, so the kept folder does not grow as sources or evmstate change.
+    """
+    build, kept = root / ".evmstate" / "build", BUILDS / name
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / f"{name}.lock"):
+        if kept.is_dir():
+            shutil.copytree(kept, build, dirs_exist_ok=True)
+        loaded = load()
+        if build.is_dir():
+            shutil.rmtree(kept, ignore_errors=True)
+            shutil.copytree(build, kept)
+    return loaded
 
 
 def copy_project(source: Path, dest: Path, *, warm: bool = True) -> Path:
@@ -312,6 +337,17 @@ def redis_server() -> Iterator["RedisServer"]:
 def redis_url(redis_server: "RedisServer") -> str:
     """The URL of a redis-server of the test's own."""
     return redis_server.url
+
+
+# -n auto: one worker more than the cores. Much of the suite waits rather than computes (an evmstate
+# process starting, worker pools, fork nodes, Redis, a signal's effect awaited): a third worker on two
+# cores runs while another waits (benchmarks/suite_time.py prints each module's idle time).
+# PYTEST_XDIST_AUTO_NUM_WORKERS, pytest-xdist's own setting, still says how many.
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
 
 
 # tests that ask for these fixtures are in the tiers their fixtures put them in

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from evmstate import HexBytes, Project, TransactionReverted
 from evmstate.engine.loader import load_module
 from evmstate.failures import FailureStore, decode_value
 
-from ..conftest import plain_output
+from ..conftest import copy_project, plain_output
 from .helpers import invoke
 
 TIMELOCK = Path(__file__).resolve().parents[1] / "projects" / "timelock"
@@ -44,7 +43,7 @@ class Run:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     root = tmp_path_factory.mktemp("timelock")
-    shutil.copytree(TIMELOCK, root, dirs_exist_ok=True)
+    copy_project(TIMELOCK, root)  # with its build, compiled once for every test process and run
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(root)
         plain_output(mp)

@@ -95,7 +95,7 @@ def campaign(example: Path, **options) -> tuple:
     cfg = config_mod.load()
     overrides = Overrides(max_examples=20, stateful_step_count=8, seed=2)
     events: list = []
-    summary = fuzz(cfg, CampaignOptions(("machines/counter.py",), None, overrides, budget=1.5, **options), events.append, InlineWorkers(ProjectSource(cfg, (str(example / "machines/counter.py"),))))
+    summary = fuzz(cfg, CampaignOptions(("machines/counter.py",), None, overrides, budget=3.0, **options), events.append, InlineWorkers(ProjectSource(cfg, (str(example / "machines/counter.py"),))))
     return summary, events
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import PINNED
+from ..conftest import PINNED, kept_build
 from .helpers import invoke
 
 PROJECTS = Path(__file__).resolve().parents[1] / "projects"
@@ -59,7 +59,8 @@ def run_project(name: str, tmp_path: Path, lib: str, monkeypatch: pytest.MonkeyP
     root = project(name, tmp_path, lib, snekmate)
     before = sources(root)
     monkeypatch.chdir(root)
-    code, out = invoke("run", "--seed", "1", "--backend", BACKEND)
+    # its build kept for the next run of the suite (snekmate's copy is under the root: its paths are the root's)
+    code, out = kept_build(root, f"kept-{name}-{lib.replace('/', '-')}", lambda: invoke("run", "--seed", "1", "--backend", BACKEND))
     assert code == 1, out
     assert out.splitlines()[0] == "settings: moccasin.toml (contracts in src/)"
     return root, before, out

@@ -229,3 +229,35 @@ def test_machines_folder_errors_under_pytest_are_errors_and_do_not_stop_the_othe
     out = result.stdout.str()
     assert "broken.py:1: cannot import: ImportError" in out
     assert "OnlyInvariants has invariants but no rules" in out
+
+
+def test_a_suites_own_accounts_fixture_overrides_evmstates_and_loads_no_project(pytester, project_dir):
+    # a test whose `accounts` is the suite's own (as in a Brownie-style conftest) compiles nothing of the project;
+    # one whose own fixture asks for evmstate's of the same name loads it. What was compiled shows in the build cache:
+    # a new contract's entry
+    (project_dir / "contracts" / "Added.vy").write_text("@external\ndef f() -> uint256:\n    return 1\n")
+    pytester.makeconftest('''
+import pytest
+
+@pytest.fixture()
+def accounts():
+    return ["0x" + "11" * 20]
+''')
+    pytester.makepyfile(test_own='''
+import pytest
+
+def test_own_accounts(accounts):
+    assert accounts == ["0x" + "11" * 20]
+
+@pytest.fixture()
+def chain(chain):
+    return chain
+
+def test_wraps_evmstates_chain(chain):
+    chain.sleep(1)
+''')
+    build = project_dir / ".evmstate" / "build"
+    runpytest(pytester, "-p", "no:cacheprovider", "-k", "own_accounts").assert_outcomes(passed=1)
+    assert not list(build.rglob("Added-*.json"))
+    runpytest(pytester, "-p", "no:cacheprovider", "-k", "wraps").assert_outcomes(passed=1)
+    assert list(build.rglob("Added-*.json"))

@@ -13,7 +13,7 @@ from evmstate import Project, TransactionReverted
 from evmstate.config import BackendConfig, Config, FuzzConfig
 from evmstate.evm.base import contract_address
 
-from ..conftest import BACKENDS, copy_project, needs_revm
+from ..conftest import BACKENDS, copy_project, kept_build, needs_revm
 
 HERE = Path(__file__).parent
 
@@ -22,6 +22,7 @@ HERE = Path(__file__).parent
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cache")
     shutil.copytree(HERE / "cache" / "contracts", root / "contracts")
+    kept_build(root, "kept-cache-contracts", lambda: project_at(root, "pyevm"))
     return root
 
 

@@ -17,6 +17,8 @@ from evmstate.compiler.sources import Artifact
 from evmstate.config import Config
 from evmstate.hooks import FAST_PATHS
 
+from ..conftest import kept_build, warm_build
+
 HERE = Path(__file__).parent
 SNEKMATE = HERE.parent / "projects" / "snekmate"
 
@@ -25,7 +27,7 @@ SNEKMATE = HERE.parent / "projects" / "snekmate"
 def getters_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     root = tmp_path_factory.mktemp("getters")
     shutil.copytree(HERE / "revm" / "contracts", root / "contracts")
-    return Project(Config(root=root))
+    return kept_build(root, "kept-revm-contracts", lambda: Project(Config(root=root)))
 
 
 def both(project: Project, address: str, name: str = "Getters"):
@@ -130,6 +132,8 @@ def erc20_project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     shutil.copy(SNEKMATE / "evmstate.toml", root / "evmstate.toml")
     (root / "contracts").mkdir()
     shutil.copy(SNEKMATE / "contracts" / "ERC20Mock.vy", root / "contracts" / "ERC20Mock.vy")
+    # the snekmate project's build (compiled once for every test process and run) holds ERC20Mock's, same source, settings and path
+    shutil.copytree(warm_build(SNEKMATE), root / ".evmstate" / "build")
     return Project(config_mod.load(root))
 
 

@@ -22,7 +22,7 @@ from evmstate.config import ChainConfig, Config, FuzzConfig
 from evmstate.reports import failure_text
 from evmstate.runner import Overrides, RunOptions, run
 
-from ..conftest import BACKENDS
+from ..conftest import BACKENDS, kept_build
 from ..cli.helpers import invoke
 
 CHECKS = Path(__file__).parent / "checks"
@@ -33,6 +33,7 @@ HUGE = 2**62  # loop iterations: far more than any limit lets run
 def checks_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("limits")
     shutil.copytree(CHECKS / "contracts", root / "contracts")
+    kept_build(root, "kept-checks", lambda: load(root))
     return root
 
 

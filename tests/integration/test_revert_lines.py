@@ -15,7 +15,7 @@ import pytest
 from evmstate import Project, TransactionReverted
 from evmstate.config import CompilerConfig, Config, ProjectConfig
 
-from ..conftest import BACKENDS
+from ..conftest import BACKENDS, kept_build
 from .proxied_vault import PROXY, VAULT, blames_the_def_line_of_deposit
 
 # (name, argument that fails the check, the checked statement)
@@ -78,7 +78,8 @@ def checks(request, tmp_path_factory):
     (root / "contracts").mkdir()
     source, expected = _source()
     (root / "contracts" / "Checks.vy").write_text(source)
-    project = Project(Config(root=root, project=ProjectConfig(contracts="contracts"), compiler=CompilerConfig(optimize=request.param)))
+    config = Config(root=root, project=ProjectConfig(contracts="contracts"), compiler=CompilerConfig(optimize=request.param))
+    project = kept_build(root, "kept-revert-lines", lambda: Project(config))
     assert not project.build.errors, project.build.errors
     return project, project.Checks.deploy(), expected
 

@@ -19,6 +19,8 @@ from evmstate.reports import failure_text, to_json
 from evmstate.contracts.revert import decode_revert
 from evmstate.runner import Overrides, RunOptions, run
 
+from ..conftest import kept_build
+
 CHECKS = Path(__file__).parent / "checks"
 
 
@@ -27,6 +29,7 @@ def checks_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project holding the check contracts, compiled once for the module through the cache."""
     root = tmp_path_factory.mktemp("checks")
     shutil.copytree(CHECKS / "contracts", root / "contracts")
+    kept_build(root, "kept-checks", lambda: Project(Config(root=root)))
     return root
 
 

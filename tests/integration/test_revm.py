@@ -24,6 +24,8 @@ from evmstate.config import BackendConfig, Config, FuzzConfig  # noqa: E402
 from evmstate.contracts.revert import complete  # noqa: E402
 from evmstate.evm.revm.backend import RevmBackend  # noqa: E402
 
+from ..conftest import kept_build  # noqa: E402
+
 HERE = Path(__file__).parent
 FRESH = b"\x5a" * 20  # an address no one has used
 
@@ -33,6 +35,7 @@ def zoo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("zoo")
     shutil.copytree(HERE / "revm" / "contracts", root / "contracts")
     shutil.copy(HERE.parent / "contracts" / "Token.vy", root / "contracts" / "Token.vy")
+    kept_build(root, "kept-revm-contracts", lambda: Project(Config(root=root)))
     return root
 
 

@@ -26,6 +26,7 @@ from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.tracebacks import FailureSignature
 from evmstate.spec import collect
 
+from ..conftest import kept_build
 from .conftest import FASTEST, search
 
 pytestmark = pytest.mark.quality
@@ -54,6 +55,8 @@ def mutant(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = module.read_text()
     assert source.count(BURN[0]) == 1
     module.write_text(source.replace(*BURN))
+    # compiled once for every test process and run (the copy of snekmate is under the root: its paths are the root's)
+    kept_build(root, "kept-erc4626-mutant", lambda: Project(config_mod.load(root)))
     return root
 
 

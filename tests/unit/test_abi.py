@@ -21,8 +21,12 @@ from ..abi_grammar import COMPOSITES, LEAVES, MIXED, _split_top, abi_types, asse
 
 
 @pytest.fixture(scope="module")
-def accounts(contracts_root):
-    """A loaded project, for the accounts strategy("address") draws from; nothing runs on its chain."""
+def loaded(contracts_root):
+    """A loaded project, for the accounts strategy("address") draws from; nothing runs on its chain.
+
+    Not named accounts: evmstate's pytest plugin would load the project of the folder pytest runs in
+    (compiling this repository's contracts into it) for a test that asks for a fixture of that name.
+    """
     return Project(Config(root=contracts_root, project=ProjectConfig(contracts="contracts"))).accounts
 
 
@@ -46,7 +50,7 @@ def eth_abi_value(t: str, value):
 
 @settings(max_examples=60)
 @given(data=st.data())
-def test_codec_agrees_with_eth_abi_over_the_grammar(accounts, data):
+def test_codec_agrees_with_eth_abi_over_the_grammar(loaded, data):
     """Every type the grammar makes (static arrays of strings too, which Vyper cannot declare)."""
     types = data.draw(st.lists(abi_types(), min_size=1, max_size=3), label="types")
     values = data.draw(st.tuples(*(strategy(t) for t in types)), label="values")
@@ -74,7 +78,7 @@ _STRATEGIES: dict[str, st.SearchStrategy] = {}
 
 
 def _strategy(t: str) -> st.SearchStrategy:
-    """strategy(t), built once per type (addresses draw from the accounts fixture's project, module-wide)."""
+    """strategy(t), built once per type (addresses draw from the loaded fixture's project, module-wide)."""
     if t not in _STRATEGIES:
         _STRATEGIES[t] = strategy(t)
     return _STRATEGIES[t]
@@ -95,7 +99,7 @@ def outcome(run):
 
 
 @given(data=st.data())
-def test_direct_path_gives_eth_abis_bytes_and_values(accounts, data):
+def test_direct_path_gives_eth_abis_bytes_and_values(loaded, data):
     """Every static type in one signature, or a few side by side."""
     types = data.draw(st.one_of(st.just(STATIC_TYPES), st.lists(st.sampled_from(STATIC_TYPES), min_size=1, max_size=4)), label="types")
     values = data.draw(st.tuples(*(_strategy(t) for t in types)), label="values")
@@ -128,7 +132,7 @@ def test_direct_path_decodes_any_words_as_eth_abi_does(data):
 
 
 @given(data=st.data())
-def test_direct_path_takes_or_refuses_any_value_as_the_general_path_does(accounts, data):
+def test_direct_path_takes_or_refuses_any_value_as_the_general_path_does(loaded, data):
     """A value of any type, given where a static type is wanted: the same bytes, or the same error."""
     target = data.draw(st.sampled_from(STATIC_TYPES), label="type")
     other = data.draw(st.sampled_from([*LEAVES, *COMPOSITES]), label="value's type")

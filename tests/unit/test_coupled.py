@@ -32,8 +32,9 @@ class Accounts(list):
 ACCOUNTS = Accounts(SimpleNamespace(raw_address=raw(i), address=checksum(raw(i))) for i in range(10))
 
 
+# not named accounts: evmstate's pytest plugin would load the project of the folder pytest runs in for every test
 @pytest.fixture(autouse=True)
-def accounts():
+def fake_accounts():
     with current_project.using(SimpleNamespace(accounts=ACCOUNTS)):
         yield
 

@@ -1,5 +1,5 @@
 """tests/slow.txt, which the `slow` marker is read from, names tests that exist and are in-process; tests/costs.txt,
-which orders the modules, names modules that exist.
+which orders the modules, names modules that exist; `-n auto` starts a worker more than the cores.
 
 A renamed or deleted test would drop out of the list without a word, and the quick tier would slow
 down; a listed test that carries a tier's marker of its own is in that tier already.
@@ -11,7 +11,11 @@ import ast
 import re
 from pathlib import Path
 
-from ..conftest import COSTS, SLOW, module_costs, slow_ids
+import os
+
+import pytest
+
+from ..conftest import COSTS, SLOW, module_costs, pytest_xdist_auto_num_workers, slow_ids
 
 REPO = Path(__file__).resolve().parents[2]
 TIERS = ("quality", "network", "processes")
@@ -52,3 +56,13 @@ def test_every_module_the_costs_list_is_a_test_module_and_the_costliest_run_firs
     order = [item.nodeid.split("::", 1)[0] for item in request.session.items]
     ranks = [costs.get(module, 0.0) for module in order]
     assert ranks == sorted(ranks, reverse=True)
+
+
+def test_n_auto_starts_a_worker_more_than_the_cores_unless_pytest_xdist_is_told(request, monkeypatch: pytest.MonkeyPatch) -> None:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    assert pytest_xdist_auto_num_workers(request.config) == cores + 1
+    # pytest-xdist's own setting: the hook leaves the number to it
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "2")
+    assert pytest_xdist_auto_num_workers(request.config) is None
+    assert request.config.hook.pytest_xdist_auto_num_workers(config=request.config) == 2
