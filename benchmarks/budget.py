@@ -14,7 +14,10 @@ process: wall time means little on a loaded machine), and how many
 passing machines were still reaching new branches in their last quarter of runs (from the
 largest budget only). Per machine: how often its bug was found and at which run.
 
-Run: python benchmarks/budget.py [--seeds N] [--first-seed K] [--budgets 50x50,100x50,200x50] [--only NAME,...] [--snekmate NAME,...]
+--backend revm runs every machine on revm (where `evmstate run` draws through evmstate's own loop; EVMSTATE_NATIVE=0
+for Hypothesis's loop, as before).
+
+Run: python benchmarks/budget.py [--seeds N] [--first-seed K] [--budgets 50x50,100x50,200x50] [--only NAME,...] [--snekmate NAME,...] [--backend revm]
 Figures depend on the load of the machine: say it (uptime) next to them.
 """
 
@@ -35,6 +38,7 @@ from evmstate.contracts.project import Project
 from evmstate.runner import Overrides, RunOptions, run
 
 REPO = Path(__file__).resolve().parent.parent
+BACKEND: str | None = None  # --backend: over each project's own
 SNEKMATE = REPO / "tests" / "projects" / "snekmate"
 
 
@@ -54,6 +58,8 @@ def run_budget(root: Path, runs: int, steps: int, seed: int, only: set[str]) -> 
     """Every machine and test of the project at this budget and seed: one row each."""
     cfg = config_mod.load(root)
     cfg = cfg.replace(hypothesis=dataclasses.replace(cfg.hypothesis, max_examples=runs, stateful_step_count=steps))
+    if BACKEND is not None:
+        cfg = cfg.replace(backend=config_mod.BackendConfig(name=BACKEND))
     rows = []
     for path in sorted((root / "machines").glob("*.py")):
         if only and path.stem not in only:
@@ -90,10 +96,14 @@ def main() -> None:
     parser.add_argument("--budgets", default="50x50,100x50,200x50")
     parser.add_argument("--only", default="", help="bundled machine files (stems) to run, comma-separated; all by default")
     parser.add_argument("--snekmate", default="erc20", help="snekmate machine files (stems) to run, comma-separated (default erc20)")
+    parser.add_argument("--backend", choices=["pyevm", "revm"], help="the backend every machine runs on (default: each project's own)")
     args = parser.parse_args()
+    global BACKEND
+    BACKEND = args.backend
     budgets = [tuple(int(x) for x in b.split("x")) for b in args.budgets.split(",")]
     only = {s for s in args.only.split(",") if s}
-    print(f"load: {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f} {os.getloadavg()[2]:.1f} on {os.cpu_count()} cores")
+    print(f"load: {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f} {os.getloadavg()[2]:.1f} on {os.cpu_count()} cores"
+          + (f"; backend {BACKEND}, EVMSTATE_NATIVE={os.environ.get('EVMSTATE_NATIVE', '(unset)')}" if BACKEND else ""))
     with tempfile.TemporaryDirectory() as tmp:
         roots = [copy(REPO, Path(tmp) / "bundled"), copy(SNEKMATE, Path(tmp) / "snekmate")]
         for root in roots:

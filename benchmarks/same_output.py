@@ -17,8 +17,13 @@ Timings are blanked (`0.52s`, `171 steps/s`, `2m ago`, the JSON's elapsed/second
 statistics line whose value is only a time is left out, so that a phase timed in one evmstate and not
 in the other is no difference; so are the live progress lines, printed every so many seconds.
 
-Run: python benchmarks/same_output.py [--before REV] [--now REV]   (default: main, and this checkout
-as it is); prints "identical apart from timings" or the differences, and exits 1 when there are any.
+With --backend revm the example project names that backend ([backend] name = "revm", so that every command runs
+on it); `--before HEAD --backend revm` then checks that the same seeds give the same programs run after run where
+`evmstate run` draws through evmstate's own loop (engine/native.py).
+
+Run: python benchmarks/same_output.py [--before REV] [--now REV] [--backend revm]   (default: main, and this checkout
+as it is, on the project's backend); prints "identical apart from timings" or the differences, and exits 1 when there
+are any.
 """
 
 from __future__ import annotations
@@ -100,10 +105,16 @@ def statistics_without_times(data: object) -> object:
     return data
 
 
+BACKEND: str | None = None  # --backend: the backend the example project names
+
+
 def example_project(dest: Path) -> Path:
     for name in ("contracts", "machines"):
         shutil.copytree(REPO / name, dest / name)
     shutil.copy(REPO / "evmstate.toml", dest / "evmstate.toml")
+    if BACKEND is not None:
+        with open(dest / "evmstate.toml", "a") as toml:
+            toml.write(f'\n[backend]\nname = "{BACKEND}"\n')
     return dest
 
 
@@ -148,7 +159,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", metavar="REV", default="main", help="the evmstate to compare with (a git revision; default main)")
     parser.add_argument("--now", metavar="REV", help="the evmstate to compare (a git revision; default: this checkout as it is)")
+    parser.add_argument("--backend", choices=["pyevm", "revm"], help="the backend the example project names (default: its own, py-evm)")
     args = parser.parse_args()
+    global BACKEND
+    BACKEND = args.backend
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)

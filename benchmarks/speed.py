@@ -25,7 +25,9 @@ the do-nothing ceiling, revm with explained reverts, and -n 1 against -n 2 with 
 - -n 1 and -n 2: the ERC20 workload, 200 runs in 2 shards, wall time with the workers' start-up.
 - evmstate's own loop: the same machines as `evmstate fuzz` runs them (engine/native.py: runs drawn
   in plain Python, each failure handed to Hypothesis), next to the same machine under Hypothesis
-  (the figures above), measured one after the other so that the machine's load weighs on both alike.
+  (EVMSTATE_NATIVE=0), measured one after the other so that the machine's load weighs on both alike.
+  `evmstate run` draws through the own loop on revm (engine.native.own_loop), so the run-style figures
+  above are the own loop's on revm and Hypothesis's on py-evm.
 - this machine now: a fixed Python workload's time before and after those figures. A shared machine's
   speed moves by a third within minutes, at the same load: two runs' figures compare only beside it.
 
@@ -35,6 +37,7 @@ Run: python benchmarks/speed.py [--quick] [--native]    (revm figures need pip i
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -43,10 +46,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from evmstate import config as config_mod
-from evmstate.config import BackendConfig
+from evmstate.config import NATIVE_VARIABLE, BackendConfig
 from evmstate.evm.revm import backend as revm
 from evmstate.runner import Overrides, RunOptions, run
 
@@ -404,6 +407,20 @@ def native_rate(root: Path, machine: str, backend: str, repeats: int, examples: 
     return statistics.median(rates)
 
 
+@contextlib.contextmanager
+def hypothesis_loop() -> Iterator[None]:
+    """Runs drawn by Hypothesis on every backend (EVMSTATE_NATIVE=0: `evmstate run` on revm draws through the own loop)."""
+    before = os.environ.get(NATIVE_VARIABLE)
+    os.environ[NATIVE_VARIABLE] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[NATIVE_VARIABLE]
+        else:
+            os.environ[NATIVE_VARIABLE] = before
+
+
 def native_figures(root: Path, vault: Path, backends: tuple[str, ...], repeats: int) -> None:
     """evmstate's own loop next to Hypothesis, machine by machine, one right after the other."""
     print(f"evmstate's own loop (evmstate fuzz) against Hypothesis's (evmstate run), load {os.getloadavg()[0]:.2f}:")
@@ -415,7 +432,8 @@ def native_figures(root: Path, vault: Path, backends: tuple[str, ...], repeats: 
         *((f"vault-class machine {b}", vault, "vault.py", b, "aim >= 1000" if b == "revm" else "no slower", VAULT_EXAMPLES) for b in backends),
     ]
     for label, project_root, machine, backend, aim, examples in cases:
-        hypothesis_rate = rate(project_root, machine, backend, "on", repeats, examples)
+        with hypothesis_loop():
+            hypothesis_rate = rate(project_root, machine, backend, "on", repeats, examples)
         own = native_rate(project_root, machine, backend, repeats, examples)
         print(f"  {label:30}: own loop {own:6.0f}, Hypothesis {hypothesis_rate:6.0f} ({own / hypothesis_rate:.1f}x)  ({aim}; load {os.getloadavg()[0]:.2f})")
 

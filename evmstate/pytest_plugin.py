@@ -488,6 +488,7 @@ class MachineItem(pytest.Item):
 
     def setup(self) -> None:
         from .engine.item import RunRequest, run_item
+        from .engine.native import own_loop
         from .engine.settings import Overrides, build_settings
         from .spec.machine import collect
 
@@ -508,7 +509,10 @@ class MachineItem(pytest.Item):
         project = _project(self.config)
         self.result = run_item(
             project.config, project, self.item,
-            RunRequest(seed=_session_seed(self.config), capture=_capture(self.config)), _told,
+            RunRequest(
+                seed=_session_seed(self.config), capture=_capture(self.config), native=own_loop(project.config)
+            ),
+            _told,
         )
         if self.result.status == "error":
             raise MachineError(self.result.error or "error")

@@ -492,6 +492,7 @@ def _run_each(
     items: list[Any],
 ) -> None:
     from .engine.item import RunRequest, run_item
+    from .engine.native import own_loop
 
     seed = summary.seed
     assert seed is not None  # run() chose it before anything ran
@@ -506,7 +507,7 @@ def _run_each(
         try:
             request = RunRequest(
                 overrides=options.overrides, save_failures=options.save_failures, seed=seed, capture=options.capture,
-                position=(k, len(items)),
+                position=(k, len(items)), native=own_loop(config),
             )
             if options.keep_going:
                 _keep_going(config, project, item, request, emit, summary)

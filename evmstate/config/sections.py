@@ -35,6 +35,9 @@ class Environment:
     # EVMSTATE_NATIVE=0: evmstate fuzz draws every run through Hypothesis, not its own loop (engine/native.py; for
     # measuring what it pays)
     native: bool = True
+    # EVMSTATE_NATIVE=run: evmstate run on revm draws through that loop too (engine.native.own_loop; for measuring: it
+    # is faster there, and found less at run's budget, docs/configuration.md)
+    run_native: bool = False
     # EVMSTATE_SHRINK_ON_REVM=0: a py-evm run's shrinking replays its candidates on py-evm, not on revm
     # (engine/shrink/trials.py; for measuring)
     shrink_on_revm: bool = True
@@ -44,7 +47,8 @@ class Environment:
         native = _switch(NATIVE_VARIABLE)
         return cls(
             os.environ.get(FEEDBACK_VARIABLE), os.environ.get(START_METHOD_VARIABLE, "").strip().lower(), native,
-            _switch(SHRINK_ON_REVM_VARIABLE),
+            run_native=os.environ.get(NATIVE_VARIABLE, "").strip().lower() == "run",
+            shrink_on_revm=_switch(SHRINK_ON_REVM_VARIABLE),
         )
 
 

@@ -32,6 +32,7 @@ from ..engine.events import (
     StoreWarning,
 )
 from ..engine.item import RunRequest
+from ..engine.native import own_loop
 from ..engine.records import best_of, keep_optima, kept
 from ..engine.settings import Overrides
 from ..engine.events import RunSummary
@@ -77,7 +78,7 @@ class ItemTask:
         with calls.recording(stats) if stats is not None else contextlib.nullcontext():
             request = RunRequest(
                 overrides=self.overrides, seed=self.seed, shard=shard, shards=self.shards, capture=self.capture,
-                position=self.position,
+                position=self.position, native=own_loop(state.config),
             )
             result, record = run_task(state, self.key, request, emit)
         # everything this process reached so far: the parent's union makes repeats harmless
