@@ -298,5 +298,10 @@ def test_a_failure_is_shrunk_outside_the_handler_of_the_search_that_found_it(exa
     (example / "machines" / "probe.py").write_text(PROBE)
     code, out = invoke("run", "machines/probe.py", "--seed", "1", "--max-examples", "50", "--steps", "4", "--fresh")
     assert code == 1, out
-    (module,) = [m for name, m in sys.modules.items() if name.startswith("evmstate_machines.probe")]
+    # this test's probe: another test in this worker may have loaded a machines/probe.py of its own
+    probe = (example / "machines" / "probe.py").resolve()
+    (module,) = [
+        m for name, m in sys.modules.items()
+        if name.startswith("evmstate_machines.probe") and Path(getattr(m, "__file__", None) or "").resolve() == probe
+    ]
     assert module.HANDLED and set(module.HANDLED) == {"None"}, sorted(set(module.HANDLED))
