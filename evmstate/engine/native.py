@@ -31,11 +31,12 @@ from __future__ import annotations
 import dataclasses
 import random
 import unittest
+import warnings
 from typing import Any
 
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as Settings
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import HypothesisDeprecationWarning, HypothesisException
 
 from ..config import NATIVE_VARIABLE, Config
 from ..search.guidance import Entry
@@ -187,6 +188,15 @@ class NativeMachineRun(MachineRun):
 
     def explore(self) -> Found | None:
         """Runs drawn by the native loop until one fails (its choices), or the budget ends (None)."""
+        with warnings.catch_warnings():
+            # the native loop runs a machine's rules outside a Hypothesis test, where assume() warns that it is
+            # deprecated there; it still raises and ends the run, counted as rejected, as it would under Hypothesis
+            warnings.filterwarnings(
+                "ignore", message="Using `assume` outside a property-based test", category=HypothesisDeprecationWarning
+            )
+            return self._explore()
+
+    def _explore(self) -> Found | None:
         guide, state = self.search.guide, self.state
         assert guide is not None
         while state.runs < self.settings.max_examples:

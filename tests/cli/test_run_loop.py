@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import warnings
 from pathlib import Path
 
 import pytest
@@ -108,9 +109,13 @@ class Timed:
 
 def test_a_machine_whose_runs_are_mostly_rejected_is_judged_by_hypothesis_health_check_on_revm(example: Path, opted_in: None) -> None:
     (example / "machines" / "picky.py").write_text(PICKY)
-    code, out = invoke(
-        "run", "machines/picky.py::Picky", "--backend", "revm", "--max-examples", "20", "--steps", "5", "--seed", "1"
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, out = invoke(
+            "run", "machines/picky.py::Picky", "--backend", "revm", "--max-examples", "20", "--steps", "5", "--seed", "1"
+        )
+    # the own loop's runs are not Hypothesis tests: assume() there says nothing of it to the user
+    assert not [w for w in caught if "outside a property-based test" in str(w.message)], [str(w.message) for w in caught]
     assert code == 2, out
     assert "Picky: Hypothesis's filter_too_much health check failed" in out, out
     assert "in rule_pick, machines/picky.py:11: assume(x == 7)" in out, out
