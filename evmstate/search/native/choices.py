@@ -20,11 +20,13 @@ under Hypothesis alone.
 
 Fresh values follow Hypothesis's shape, which the search's tuning assumes (the swarm's level is
 uniform, as Hypothesis draws it): uniform over a small range; over a wide one the bounds and their
-neighbours at Hypothesis's weights, then mostly values near zero, log-scaled beyond.
+neighbours at Hypothesis's weights, then its integers distribution cut to the range (uniform within
+[-256, 256], log-scaled beyond): for an unsigned range the positive half, about 1 value in 12 at most 256.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from random import Random
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
@@ -68,23 +70,80 @@ def integer_constraints(lo: int, hi: int) -> dict[str, Any]:
     return {"min_value": lo, "max_value": hi, "weights": weights, "shrink_towards": 0}
 
 
-# Hypothesis's integers are uniform within [-INNER, INNER] and log-scaled beyond (its
-# INTEGERS_DISTRIBUTION); a wide range's draw lands in each part at about these shares, the rest uniform
+# Hypothesis's integers (its INTEGERS_DISTRIBUTION): uniform within [-INNER, INNER], and beyond it a Student's t of
+# DF degrees of freedom over log2(1 + |x|), scaled by SCALE_BITS; the two joined so that the density is continuous at
+# ±INNER and the whole has mass 1. A draw within [lo, hi] takes a uniform point between the cumulative shares of lo and
+# hi and maps it back: over an unsigned range (lo = 0) it is the positive half alone, where about 1 value in 12 is
+# within [0, 256] (taking 4 in 9 there, as an earlier draw here did, left those levels of a puzzle whose answers are
+# none of 0 .. 256 all but untried: machines/puzzle.py)
 INNER = 256
-INNER_SHARE, LOG_SHARE = 0.45, 0.35
+SCALE_BITS = 13
 CONSTANT_SHARE = 0.05
+# a range whose cumulative shares are closer than this is drawn uniformly (Hypothesis's own fallback)
+NARROW = 1e-13
+_LN2 = math.log(2)
+
+
+def _t_cdf(t: float) -> float:
+    """The cumulative share of Student's t with 2 degrees of freedom at t (its closed form)."""
+    return 0.5 + t / (2 * math.sqrt(2 + t * t))
+
+
+def _t_quantile(u: float) -> float:
+    """The inverse of _t_cdf, for 0 < u < 1."""
+    return (2 * u - 1) / math.sqrt(2 * u * (1 - u))
+
+
+def _outer_cdf(x: float) -> float:
+    return _t_cdf(math.copysign(math.log2(1 + abs(x)), x) / SCALE_BITS)
+
+
+def _outer_pdf(x: float) -> float:
+    y = math.log2(1 + abs(x)) / SCALE_BITS
+    return (1 / (2 * math.sqrt(2))) * (1 + y * y / 2) ** -1.5 / (SCALE_BITS * (1 + abs(x)) * _LN2)
+
+
+# the outer part's weight (ALPHA), the inner's (BETA): equal densities at INNER, total mass 1
+_OUTER_INNER = _outer_cdf(INNER) - _outer_cdf(-INNER)
+ALPHA = 1 / (_outer_pdf(INNER) * (2 * INNER) + (1 - _OUTER_INNER))
+BETA = ALPHA * _outer_pdf(INNER) * (2 * INNER)  # the inner part's mass
+LEFT = ALPHA * _outer_cdf(-INNER)  # the mass below -INNER
+_OUTER_ABOVE = _outer_cdf(INNER)
+
+
+def integer_cdf(x: float) -> float:
+    """The cumulative share of Hypothesis's integers distribution at x."""
+    if x <= -INNER:
+        return ALPHA * _outer_cdf(x)
+    if x < INNER:
+        return LEFT + BETA * (x + INNER) / (2 * INNER)
+    return LEFT + BETA + ALPHA * (_outer_cdf(x) - _OUTER_ABOVE)
+
+
+def integer_quantile(u: float) -> float:
+    """The value at cumulative share u (0 < u < 1) of Hypothesis's integers distribution."""
+    if u <= LEFT:
+        y = SCALE_BITS * _t_quantile(u / ALPHA)
+    elif u < LEFT + BETA:
+        return -INNER + 2 * INNER * (u - LEFT) / BETA
+    else:
+        y = SCALE_BITS * _t_quantile((u - LEFT - BETA) / ALPHA + _OUTER_ABOVE)
+    y = max(-1023.0, min(1023.0, y))
+    return math.copysign(math.expm1(abs(y) * _LN2), y)
 
 
 def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
-    """A new value in [lo, hi], in Hypothesis's shape: uniform over a range within [-256, 256]; over a wider one,
-    the bounds and their neighbours at Hypothesis's weights, then mostly values near zero, log-scaled beyond."""
+    """A new value in [lo, hi], in Hypothesis's shape: uniform over a range within [-256, 256]; over a wider one, the
+    bounds and their neighbours at Hypothesis's weights, now and then one of its constants, else a draw from its
+    integers distribution within [lo, hi] (uniform near zero, log-scaled beyond)."""
     span = hi - lo
     if -INNER <= lo and hi <= INNER:
         return lambda r: lo + int(r.random() * (span + 1))
     edges = (lo, lo + 1, hi - 1, hi)
     weighted = span > 127
-    inner_lo, inner_hi = max(lo, -INNER), min(hi, INNER)
-    bits = max(abs(lo), abs(hi)).bit_length()
+    start, end = integer_cdf(lo - 0.5), integer_cdf(hi + 0.5)
+    width = end - start
+    uniform = width < NARROW
 
     # Hypothesis takes 1 draw in 20 from its constants (0, 1, the limits of each width): they find off-by-ones
     constants = sorted(
@@ -96,22 +155,28 @@ def fresh_integer(lo: int, hi: int) -> Callable[[Random], int]:
         if lo <= v <= hi
     )
 
-    def draw(r: Random) -> int:
+    left, right, above = LEFT, LEFT + BETA, _OUTER_ABOVE
+    inner_scale, sqrt, expm1 = 2 * INNER / BETA, math.sqrt, math.expm1
+
+    def draw(r: Random) -> int:  # a hot path: integer_quantile() inlined
+        if constants and r.random() < CONSTANT_SHARE:
+            return constants[int(r.random() * len(constants))]
         x = r.random()
         if weighted and x < 6 / 128:
             return edges[0 if x < 2 / 128 else 1 if x < 3 / 128 else 2 if x < 4 / 128 else 3]
-        y = r.random()
-        if y < CONSTANT_SHARE and constants:
-            return constants[int(r.random() * len(constants))]
-        y = r.random()
-        if y < INNER_SHARE and inner_lo <= inner_hi:
-            return inner_lo + int(r.random() * (inner_hi - inner_lo + 1))
-        if y < INNER_SHARE + LOG_SHARE:
-            magnitude = r.getrandbits(r.randint(9, max(9, bits)))
-            v = -magnitude if r.random() < 0.5 else magnitude
-            if lo <= v <= hi:
-                return v
-        return r.randint(lo, hi)
+        if uniform:
+            return r.randint(lo, hi)
+        u = start + r.random() * width
+        if left < u < right:
+            v = round(-INNER + (u - left) * inner_scale)
+        else:
+            w = u / ALPHA if u <= left else (u - right) / ALPHA + above  # a share of the t distribution
+            if not 0 < w < 1:
+                return r.randint(lo, hi)
+            y = SCALE_BITS * (2 * w - 1) / sqrt(2 * w * (1 - w))
+            y = -1023.0 if y < -1023.0 else 1023.0 if y > 1023.0 else y
+            v = round(expm1(y * _LN2)) if y >= 0 else -round(expm1(-y * _LN2))
+        return lo if v < lo else hi if v > hi else v
 
     return draw
 
