@@ -20,8 +20,9 @@ RUNGS = Path(__file__).parents[1] / "projects" / "rungs"
 KEY = "machines/rungs.py::RungsMachine"
 # a campaign seed whose first invocation of RUNS runs does not find the bug, and whose second
 # (seed + 100, as the next campaign would have another) finds it only from the first's corpus
-# (seeds 6 and 7 of 0-9 do, with runs drawn by evmstate's own loop, as campaigns draw them)
-SEED, RUNS = 6, 20
+# (seeds 0, 4, 5 and 7 of 0-13 do, with runs drawn by evmstate's own loop, as campaigns draw them; 7 did with its
+# earlier draw of fresh integers too)
+SEED, RUNS = 7, 20
 
 
 def invocation(root: Path, seed: int, runs: int = RUNS, paths: tuple[str, ...] = ("machines/rungs.py",)) -> MachineFinished:
