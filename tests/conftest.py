@@ -150,6 +150,18 @@ def kept_build(root: Path, name: str, load: Callable[[], T]) -> T:
     return loaded
 
 
+def used_entry(build: Path, name: str) -> Path:
+    """The build cache's entry for contract name that the last load used.
+
+    A kept or warm build holds the last few builds of each source (older evmstate versions,
+    other settings, from earlier runs on the same machine); a load touches the entry it reads
+    and writes the one it compiles, so the one it used is the most recently modified.
+    """
+    entries = sorted(build.glob(f"{name}-*.json"), key=lambda p: p.stat().st_mtime_ns)
+    assert entries, f"no build cache entry for {name} in {build}"
+    return entries[-1]
+
+
 def copy_project(source: Path, dest: Path, *, warm: bool = True) -> Path:
     """A copy of the project in source (without its .evmstate folder) in dest, with its compiled build cache when warm."""
     shutil.copytree(source, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".evmstate", "__pycache__"))

@@ -17,7 +17,7 @@ from evmstate.compiler.sources import Artifact
 from evmstate.config import Config
 from evmstate.hooks import FAST_PATHS
 
-from ..conftest import kept_build, warm_build
+from ..conftest import kept_build, used_entry, warm_build
 
 HERE = Path(__file__).parent
 SNEKMATE = HERE.parent / "projects" / "snekmate"
@@ -153,7 +153,7 @@ def test_the_compiler_lists_the_getters_of_module_variables_with_their_slots(erc
     assert {name: layout["ow" if name == "owner" else "erc20"][name]["slot"] for name in ERC20_GETTERS} == {
         name: found["slot"] for name, found in artifact.getters.items()
     }
-    (cached,) = (erc20_project.config.state_dir / "build").glob("ERC20Mock-*.json")
+    cached = used_entry(erc20_project.config.state_dir / "build", "ERC20Mock")
     data = json.loads(cached.read_text())["artifact"]
     assert data["getters"] == artifact.getters and Artifact.from_dict(data).to_dict() == data
 

@@ -19,7 +19,7 @@ from evmstate.reports import failure_text, to_json
 from evmstate.contracts.revert import decode_revert
 from evmstate.runner import Overrides, RunOptions, run
 
-from ..conftest import kept_build
+from ..conftest import kept_build, used_entry
 
 CHECKS = Path(__file__).parent / "checks"
 
@@ -151,7 +151,7 @@ def test_reverts_matches_dev_comments_as_brownie_did(checks):
 def test_artifacts_keep_the_new_fields_through_the_cache(checks_root):
     artifacts = {}
     for name in ("Checks", "Guarded"):
-        (cached,) = (checks_root / ".evmstate" / "build").glob(f"{name}-*.json")
+        cached = used_entry(checks_root / ".evmstate" / "build", name)
         data = json.loads(cached.read_text())["artifact"]
         artifacts[name] = Artifact.from_dict(data)
         assert artifacts[name].to_dict() == data
