@@ -6,6 +6,7 @@ its own for a source pinned to another release (see releases).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import re
@@ -100,12 +101,23 @@ class _Source:
     pragma_venom: bool = False  # the source's own pragma asks for Venom
 
 
-# (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
-_PARSED: Bounded[tuple[str, str], Any] = Bounded(2049)
+# sha256 of the text -> vyper's AST of that file, used only to find its imports; and (resolved path, sha256) -> that AST
+# placed at the path. A copy of a project (a test's, a worker's) holds the same texts at other paths: it is parsed once
+_PARSED: Bounded[str, Any] = Bounded(1025)
+_PLACED: Bounded[tuple[str, str], Any] = Bounded(2049)
+
+
+def _placed(parsed: Any, file: Any) -> Any:
+    """The module parsed from the same text at another path, at file's path: a copy of its top node (which relative
+    imports and import cycles are told by), sharing the statements below it, which the scan only reads."""
+    module = copy.copy(parsed)
+    module.resolved_path, module.source_id = file.resolved_path.as_posix(), file.source_id
+    module.path = module.resolved_path
+    return module
 
 
 class _ImportScan(vyper_imports.ImportAnalyzer):
-    """vyper's own import resolution, parsing each file once per process for as long as it is unchanged.
+    """vyper's own import resolution, parsing each text once per process.
 
     Only for telling whether the cache holds a source: a compile resolves again with a fresh
     CompilerData, whose ASTs the type checker may annotate.
@@ -113,12 +125,15 @@ class _ImportScan(vyper_imports.ImportAnalyzer):
 
     def _ast_from_file(self, file: Any) -> Any:
         key = (str(file.resolved_path), file.sha256sum)
-        if key not in _PARSED:
-            # read past the version pragmas: a source pinned to another release has the same imports
-            _PARSED[key] = super()._ast_from_file(
-                dataclasses.replace(file, contents=releases.without_version_pragmas(file.contents))
-            )
-        return _PARSED[key]
+        if key not in _PLACED:
+            parsed = _PARSED.get(file.sha256sum)
+            if parsed is None:
+                # read past the version pragmas: a source pinned to another release has the same imports
+                parsed = _PARSED[file.sha256sum] = super()._ast_from_file(
+                    dataclasses.replace(file, contents=releases.without_version_pragmas(file.contents))
+                )
+            _PLACED[key] = parsed if str(parsed.resolved_path) == file.resolved_path.as_posix() else _placed(parsed, file)
+        return _PLACED[key]
 
 
 def _inputs_of(file_input: Any, imports: Any) -> dict[Path, str]:
