@@ -294,7 +294,7 @@ def vault_find(root: Path, seed: int, native: bool = False) -> None:
                       "cpu": round(time.process_time() - started, 1), "message": str(failure.message).splitlines()[0][:80] if failure is not None else ""}))
 
 
-def vault_finds(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path, fuzz: str = "", native: bool = False) -> None:
+def vault_finds(bugs: list[str], seeds: range, backends: tuple[str, ...], tmp: Path, fuzz: str = "", native: bool = False) -> None:
     """--vault --find-only: each bug, backend and seed searched without shrinking (vault_find, in a fresh process): found
     or not, and at which run."""
     import json
@@ -311,16 +311,16 @@ def vault_finds(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Pat
             if fuzz:
                 with_fuzz(root, fuzz)
             runs = []
-            for seed in range(seeds):
+            for seed in seeds:
                 out = subprocess.run([sys.executable, __file__, "--vault-find", f"{root}:{seed}:{int(native)}"], capture_output=True, text=True, check=True).stdout
                 r = json.loads(out.strip().splitlines()[-1])
                 runs.append(r["run"] if r["found"] else None)
                 print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''} seed {seed}: " + (f"found at run {r['run']}: {r['message']}" if r["found"] else "not found")
                       + f" ({r['steps']} steps, {r['cpu']}s CPU, load {os.getloadavg()[0]:.2f})", flush=True)
-            print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''}: found on {sum(r is not None for r in runs)}/{seeds} seeds, at runs {runs}", flush=True)
+            print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''}: found on {sum(r is not None for r in runs)}/{len(seeds)} seeds {seeds.start}-{seeds.stop - 1}, at runs {runs} (EVMSTATE_FEEDBACK={os.environ.get(ENVIRONMENT, '(unset)')})", flush=True)
 
 
-def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: Path, fuzz: str = "") -> None:
+def vault_baseline(bugs: list[str], seeds: range, backends: tuple[str, ...], tmp: Path, fuzz: str = "") -> None:
     """Each planted bug of the vault workload (vault_bugs.py) searched as `evmstate run` searches it, at its defaults, on seeds
     0..seeds-1 and each backend, one fresh process per seed (shrink.py's): whether it was found, when, how long shrinking
     took, and the program's length (and whether it is a minimal one, for the bugs whose minimal programs are known)."""
@@ -344,7 +344,7 @@ def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: 
             tree.python(shrink_bench.COMMAND, "compile", cwd=root)
             shrink_bench.BACKEND = backend  # measure() names the backend, over the project's own [backend]
             found = 0
-            for seed in range(seeds):
+            for seed in seeds:
                 (r,) = shrink_bench.measure(tree, root, vault_bugs.MACHINE, seed)
                 if r["status"] != "failed":
                     print(f"vault {bug} {planted.label:22} {backend:5} seed {seed}: {'not found' if r['status'] == 'passed' else r['status'] + ': ' + str(r['message'])}", flush=True)
@@ -359,7 +359,7 @@ def vault_baseline(bugs: list[str], seeds: int, backends: tuple[str, ...], tmp: 
                       f"to {steps} steps{minimal}: {r['message'].splitlines()[0][:80]}  (load {os.getloadavg()[0]:.2f})", flush=True)
                 if not minimal.endswith("minimal yes"):
                     print("    " + "\n    ".join(line for line in r["program"] if not line.startswith("state = ")), flush=True)
-            print(f"vault {bug} {planted.label:22} {backend:5}: found on {found}/{seeds} seeds", flush=True)
+            print(f"vault {bug} {planted.label:22} {backend:5}: found on {found}/{len(seeds)} seeds", flush=True)
 
 
 def main() -> int:
@@ -376,6 +376,8 @@ def main() -> int:
     parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
     parser.add_argument("--native", action="store_true", help="with --campaign: each campaign with evmstate's own loop (engine/native.py) and with Hypothesis drawing every run, one after the other; with --vault --find-only: run's budget searched by that loop")
     parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
+    parser.add_argument("--vault-backends", help="with --vault: the backends, comma-separated (pyevm,revm), over --backend's choice (one per process, to measure both at once)")
+    parser.add_argument("--first-seed", type=int, default=0, help="with --vault: seeds from this one (--seeds of them)")
     parser.add_argument("--vault-find", metavar="ROOT:SEED", help=argparse.SUPPRESS)  # one search, for --vault --find-only
     parser.add_argument("--vault", nargs="?", const="a,b,c", metavar="BUGS", help="instead, the vault workload's planted bugs (default a,b,c: the medium ones; see vault_bugs.py), seeds found on each backend")
     args = parser.parse_args()
@@ -384,11 +386,13 @@ def main() -> int:
         vault_find(Path(root), int(seed), native == "1")
         return 0
     if args.vault:
+        backends = tuple(args.vault_backends.split(",")) if args.vault_backends else ("pyevm", "revm") if args.backend else ("pyevm",)
+        seeds = range(args.first_seed, args.first_seed + args.seeds)
         with tempfile.TemporaryDirectory() as tmp:
             if args.find_only:
-                vault_finds(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"), args.native)
+                vault_finds(args.vault.split(","), seeds, backends, Path(tmp), args.fuzz.replace("\\n", "\n"), args.native)
             else:
-                vault_baseline(args.vault.split(","), args.seeds, ("pyevm", "revm") if args.backend else ("pyevm",), Path(tmp), args.fuzz.replace("\\n", "\n"))
+                vault_baseline(args.vault.split(","), seeds, backends, Path(tmp), args.fuzz.replace("\\n", "\n"))
         return 0
     if args.backend == "revm":
         import evmstate.evm.revm.backend  # noqa: F401  (loaded before any run: the same constants for both backends)

@@ -55,6 +55,16 @@ BANDS = (2, 1, 2)
 RELATED = 1
 RECENT = 16
 RELATIONS = ("half", "midpoint", "sum", "difference")
+# with the live band on (Dictionary.live_on), a band of this share: a value derived from what a storage slot holds now
+# (the value this run last wrote to each slot it wrote, the latest changed first), by one of LIVE_FORMS:
+# the value, a little below or above it (by 1 .. NEAR), half of it, the sum of two of them, or that sum a little
+# above. Most amount bugs sit next to a bound the contract holds now: a withdrawal one past what is idle and a
+# strategy's debt, a loss of nearly all a strategy holds, a lend of all that is idle. The observed band holds every
+# value the run saw, by when it was first seen (a slot's current value may be one seen long before, among many past
+# ones), and neither a neighbour nor a sum of them
+LIVE = 2
+LIVE_FORMS = ("value", "below", "above", "half", "sum", "sum above")
+NEAR = 16
 WORD = 2**256
 # times the contract knows (timestamps it stored, values it compared block.timestamp and
 # block.number with), for the waits between steps to jump to (engine/delays.py): at most this
@@ -126,6 +136,10 @@ class Dictionary:
     ) -> None:
         self.weight = weight
         self.relations = False  # draws may take values derived from two observed ones (RELATED)
+        self.live_on = False  # draws may take values derived from what the slots hold now (LIVE)
+        # (address, slot) -> the value this run last wrote to it, the latest changed last
+        self.live: dict[tuple[bytes, int], int] = {}
+        self._live_pools: dict[tuple[int, int], list[int]] = {}
         # a gate (0 .. GATES - 1) at or above the threshold takes a value from the dictionary; weight
         # in hundredths, and any weight above 0 takes at least one gate
         self.threshold = GATES - (max(1, round(weight * GATES)) if weight > 0 else 0)
@@ -191,6 +205,8 @@ class Dictionary:
         self.times, self.blocks = list(self._fixed_times), list(self._fixed_blocks)
         self._artifacts = set(self._fixed_artifacts)
         self._cache = {}
+        self.live = {}
+        self._live_pools = {}
 
     def _add(self, value: int) -> None:
         if value in self._seen or not -WORD // 2 <= value < WORD:
@@ -233,6 +249,8 @@ class Dictionary:
                 if word not in seen:
                     word_(word)
         if result.storage_writes or result.storage_reads:
+            if self.live_on and result.storage_writes:
+                self._slots(result)
             now = self.clock()[0]
             for accesses in (result.storage_writes, result.storage_reads):
                 for _, _, value in accesses:
@@ -244,6 +262,30 @@ class Dictionary:
             artifact = self.artifact_of(result.contract_address)
             if artifact is not None:
                 self.add_artifact(artifact)
+
+    def _slots(self, result: "ExecResult") -> None:
+        """Note what each slot the call wrote holds now (a reverted call changed nothing). Writes alone: revm's sampled
+        calls show no reads (evm/revm/sight.py), and a slot the run never wrote holds what __init__ left, which the
+        fixed values have."""
+        if not result.success:
+            return
+        live, changed = self.live, False
+        for address, slot, value in result.storage_writes:
+            key = (address, slot)
+            if live.get(key) != value:
+                live.pop(key, None)  # moved to the end: the latest changed last
+                live[key] = value
+                changed = True
+        if changed:
+            self._live_pools = {}
+
+    def live_between(self, lo: int, hi: int) -> list[int]:
+        """The values the slots hold now within [lo, hi] but 0, each once, the latest changed first."""
+        found = self._live_pools.get((lo, hi))
+        if found is None:
+            now = (v for v in reversed(self.live.values()) if v and lo <= v <= hi)
+            found = self._live_pools[(lo, hi)] = list(dict.fromkeys(now))
+        return found
 
     def add_operands(self, values: Iterable[int]) -> None:
         """Take the other sides of comparisons against an argument (comparison operand logging),
@@ -323,8 +365,8 @@ def using(dictionary: Dictionary | None) -> contextlib.AbstractContextManager[No
 
 def pool_of(pools: tuple[list[Any], ...], offset: int, span: int) -> int:
     """Which pool a dictionary gate takes: offset (0 .. span - 1) above the threshold, in the bands of BANDS (and
-    RELATED, for a fourth pool)."""
-    shares = [share if pool else 0 for share, pool in zip((*BANDS, RELATED), pools)]
+    RELATED, for a fourth pool, and LIVE, for a fifth)."""
+    shares = [share if pool else 0 for share, pool in zip((*BANDS, RELATED, LIVE), pools)]
     x = offset * sum(shares) // span
     for i, share in enumerate(shares):
         if x < share:
@@ -349,6 +391,21 @@ def related(values: list[int], draw: Any, lo: int, hi: int) -> int | None:
     return value if lo <= value <= hi else None
 
 
+def near_live(values: list[int], draw: Any, lo: int, hi: int) -> int | None:
+    """A value derived from what the slots hold now (values, the latest changed first) by one of LIVE_FORMS, or None
+    when it falls outside [lo, hi]."""
+    form = LIVE_FORMS[draw(index_choice(len(LIVE_FORMS)))]
+    value = values[draw(index_choice(len(values)))]
+    if form == "half":
+        value //= 2
+    elif form.startswith("sum"):
+        value += values[draw(index_choice(len(values)))]
+    if form in ("below", "above", "sum above"):
+        step = draw(index_choice(NEAR)) + 1
+        value += -step if form == "below" else step
+    return value if lo <= value <= hi else None
+
+
 def mixed(
     plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]],
     plain_draw: Callable[[Any], Any] | None = None, bounds: tuple[int, int] | None = None,
@@ -370,7 +427,8 @@ def mixed(
     directly inside a caller's composite draw, which saves Hypothesis two nested draws per value.
 
     bounds, for integers: with the dictionary's relations on, a fourth band (RELATED) takes a value related() derives
-    from the observed ones within these bounds (a plain draw where it falls outside them).
+    from the observed ones within these bounds (a plain draw where it falls outside them); with its live band on, a
+    fifth (LIVE) one near_live() derives from what the slots hold now.
     """
     if plain_draw is None:
 
@@ -383,16 +441,20 @@ def mixed(
         if d is None or not d.on:
             return value
         pools = pick(d)
-        if not any(pools):
+        live = d.live_between(*bounds) if bounds is not None and d.live_on else None
+        if not (any(pools) or live):
             return value
         gate = draw_(_GATE)
         if gate < d.threshold:
             return value
-        bands: tuple[list[Any], ...] = (*pools, pools[2]) if bounds is not None and d.relations else pools
+        if live is not None:
+            bands: tuple[list[Any], ...] = (*pools, pools[2] if d.relations else [], live)
+        else:
+            bands = (*pools, pools[2]) if bounds is not None and d.relations else pools
         pool = pool_of(bands, gate - d.threshold, GATES - d.threshold)
-        if pool == 3:
+        if pool >= 3:
             assert bounds is not None
-            derived = related(bands[3], draw_, *bounds)
+            derived = related(bands[3], draw_, *bounds) if pool == 3 else near_live(bands[4], draw_, *bounds)
             return value if derived is None else derived
         values = pools[pool]
         return values[draw_(index_choice(len(values)))]

@@ -44,19 +44,21 @@ argument that would meet it when the argument went through `* k + c`, `// k` or 
 (evm/pyevm/opcodes.py); the dictionary offers it, with its neighbours, to later draws.
 
 The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
-SIGNALS). One name there is a way of drawing, not a signal: `relations` lets strategy() draws take
+SIGNALS). Two names there are ways of drawing, not signals: `relations` lets strategy() draws take
 values derived from two observed ones (half of one, their midpoint, sum or difference:
-dictionary.RELATED), for amounts that must lie between two the contract holds; off by default
-(measured in docs/configuration.md). Stored values and comparison operands are on by default; hit
-counts and states are off: measured (benchmarks/search.py), they found nothing the stored values
-did not, and on a ladder of separate branches climbed in short runs (tests/projects/rungs) the
-runs they keep for branches merely taken more often (the `else` of every rung, 1, 2, 3, 4-7 times)
-crowd out the run that climbed, so that two 20-run shards sharing a corpus no longer found the bug on any of 30 seeds.
-States, measured at `evmstate run`'s defaults on seeds 0-4 (benchmarks/search.py --vault and the
-search-power examples, with states against without), found the vault's bug a on revm on 3 seeds
-against 1 and on py-evm on as many (3), but lost seed 0 of bug b on py-evm (found at run 19
-without them), seed 1 of the crowdfund example (run 16) and found the inbox later: on by default
-they would cost search power elsewhere, so they are switched on only by name (docs/configuration.md).
+dictionary.RELATED), for amounts that must lie between two the contract holds, and `live` values
+near what the slots the run wrote hold now (the value, a little below or above it, half of it, the
+sum of two: dictionary.LIVE); both off by default (measured in docs/configuration.md). Stored values
+and comparison operands are on by default; hit counts and states are off: measured
+(benchmarks/search.py), they found nothing the stored values did not, and on a ladder of separate
+branches climbed in short runs (tests/projects/rungs) the runs they keep for branches merely taken
+more often (the `else` of every rung, 1, 2, 3, 4-7 times) crowd out the run that climbed, so that
+two 20-run shards sharing a corpus no longer found the bug on any of 30 seeds. States, measured at
+`evmstate run`'s defaults on seeds 0-4 (benchmarks/search.py --vault and the search-power examples,
+with states against without), found the vault's bug a on revm on 3 seeds against 1 and on py-evm on
+as many (3), but lost seed 0 of bug b on py-evm (found at run 19 without them), seed 1 of the
+crowdfund example (run 16) and found the inbox later: on by default they would cost search power
+elsewhere, so they are switched on only by name (docs/configuration.md).
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ MAPPING_SLOTS = 64
 SMALL_KEYS = 16
 FIELDS = 8
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
-SIGNALS = ("counts", "storage", "cmplog", "states", "relations")
+SIGNALS = ("counts", "storage", "cmplog", "states", "relations", "live")
 DEFAULT = frozenset({"storage", "cmplog"})
 ENVIRONMENT = FEEDBACK_VARIABLE
 

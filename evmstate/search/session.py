@@ -117,6 +117,7 @@ class Search:
         self.dictionary.clock = lambda: (backend.timestamp, backend.block_number)
         # values derived from two observed ones (dictionary.RELATED): a way of drawing, switched with the signals
         self.dictionary.relations = "relations" in signals(project.config.environment.feedback)
+        self.dictionary.live_on = "live" in signals(project.config.environment.feedback)
         for name in contracts:
             if name in project.artifacts:
                 self.dictionary.add_artifact(project.artifacts[name])

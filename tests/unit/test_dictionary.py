@@ -203,3 +203,72 @@ def test_relations_shrink_toward_a_plain_draw():
     with using(d):
         # only the half of an observed value fails: found, and shrunk to it (no plain draw or other pool gives it)
         assert find(strategy("uint256"), lambda v: v == half, settings=settings(database=None, derandomize=True, max_examples=3000)) == half
+
+
+def stored(d: Dictionary, *writes: tuple[int, int], success: bool = True, reads: tuple[tuple[int, int], ...] = ()) -> None:
+    """A call that wrote (slot, value) pairs (and read others) of one contract, observed."""
+    from evmstate.evm.base import ExecResult
+
+    at = b"\x02" * 20
+    d.observe(ExecResult(success=success, output=b"", gas_used=0, storage_writes=tuple((at, s, v) for s, v in writes), storage_reads=tuple((at, s, v) for s, v in reads)))
+
+
+def test_the_live_values_are_what_each_slot_holds_now_the_latest_changed_first():
+    d = known(0.25)
+    d.live_on = True
+    stored(d, (0, 5 * 10**12), (1, 7 * 10**9))
+    stored(d, (0, 3 * 10**12))  # slot 0 changed: its old value is no longer live, though the run observed it
+    stored(d, (2, 9), (3, 0), reads=((4, 10**15),))  # a slot holding 0 offers nothing; one only read is not noted
+    stored(d, (1, 7 * 10**9))  # the same value written again moves nothing
+    stored(d, (1, 1), success=False)  # a reverted call changed nothing
+    assert d.live_between(0, 2**256 - 1) == [9, 3 * 10**12, 7 * 10**9]
+    assert d.live_between(10, 10**13) == [3 * 10**12, 7 * 10**9]
+    assert 5 * 10**12 in d.observed  # the observed band still has it
+    d.reset()  # a new run starts with nothing written
+    assert d.live_between(0, 2**256 - 1) == []
+
+
+def test_live_off_leaves_the_draws_as_they_were():
+    d, _ = three_pools(0.5)
+    stored(d, (7, 10**30))
+    before = drawn_with(d, strategy("uint256"), n=200)
+    assert d.live == {}  # off, nothing is noted
+    d.live_on = True
+    stored(d, (7, 10**30))
+    assert drawn_with(d, strategy("uint256"), n=200) != before
+
+
+def test_live_draws_take_each_form_near_what_the_slots_hold():
+    d, _ = three_pools(0.5)
+    d.live_on = True
+    idle, debt = 8_300_000_000_123, 98_765_432_101
+    stored(d, (20, idle), (21, debt))
+    forms = {
+        "value": {idle, debt},
+        "below": {v - k for v in (idle, debt) for k in range(1, 17)},
+        "above": {v + k for v in (idle, debt) for k in range(1, 17)},
+        "half": {idle // 2, debt // 2},
+        "sum": {a + b for a in (idle, debt) for b in (idle, debt)},
+        "sum above": {a + b + k for a in (idle, debt) for b in (idle, debt) for k in range(1, 17)},
+    }
+    drawn = Counter(drawn_with(d, strategy("uint256"), n=3000))
+    for name, values in forms.items():
+        assert sum(drawn[v] for v in values), name
+    # two shares in seven of the dictionary's half of the draws (bands 2, 1, 2 and 2): about 3000 * 0.5 * 2 / 7, more
+    # where Hypothesis's gates favour the top of their range
+    near = set().union(*forms.values())
+    assert 250 < sum(drawn[v] for v in near) < 900, sum(drawn[v] for v in near)
+    # off, the plain draws and the other bands meet none of them but the values themselves (the observed band has them)
+    d.live_on = False
+    assert not set(drawn_with(d, strategy("uint256"), n=3000)) & (near - forms["value"])
+
+
+def test_a_live_value_outside_the_bounds_is_a_plain_draw_and_shrinks_toward_one():
+    d = known(0.5)
+    d.live_on = True
+    stored(d, (0, 1000))
+    values = drawn_with(d, strategy("uint256", max_value=1008), n=1000)
+    assert all(0 <= v <= 1008 for v in values) and {999, 1000, 1001, 500} <= set(values)
+    with using(d):
+        # only one below the slot's value fails: found, and shrunk to it
+        assert find(strategy("uint256"), lambda v: v == 999, settings=settings(database=None, derandomize=True, max_examples=3000)) == 999
