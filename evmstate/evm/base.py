@@ -186,6 +186,9 @@ class Capabilities:
     # two builds in lockstep (differential.py): raise_pending() raises a divergence the machine's code swallowed,
     # notes() what was told apart
     differential: bool = False
+    # keep()/restore(): a state kept as its changes since a snapshot, restored any number of times whatever was reverted
+    # in between (Snapshots.keep)
+    keeps: bool = False
 
 
 @dataclass(frozen=True)
@@ -397,13 +400,31 @@ class Snapshot:
     timestamp: int
     block_number: int
     log_count: int
+    changed: int = 0  # the length of the backend's log of changed keys (_changed_mark()) when taken
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A state kept by Snapshots.keep(): what changed since a snapshot (since), restored by restore() any number of
+    times while that snapshot lives, whatever was reverted in between."""
+
+    since: int  # the snapshot id it is relative to
+    changes: dict[Any, Any]  # the backend's key (an account, a slot) -> its value when kept
+    timestamp: int
+    block_number: int
+    logs: tuple[Log, ...]  # the logs emitted since `since`
+    changed: int  # the backend's log of changed keys, its length when kept
+    era: int  # the backend's count of reverts when kept: a later keep() carries this one's changes on while it is the same
 
 
 class Snapshots:
     """snapshot(), revert(), release() and anchor(), over a backend's own marks: the book-keeping every backend shares.
 
     A backend gives _mark() (its state now), _go_back(snap) (its state as at snap.mark) and
-    _released(snap) (snap, the oldest of those released, is forgotten and its changes kept).
+    _released(snap) (snap, the oldest of those released, is forgotten and its changes kept). One that keeps states
+    (capabilities.keeps) gives _changed_mark() (the length of its log of the keys it changed: an account, a slot),
+    _changed_since(mark) (the keys changed since; one whose change was reverted may be among them), _values(keys)
+    and _write_values(values).
     """
 
     _logs: list[Log]
@@ -414,6 +435,7 @@ class Snapshots:
         self._snapshots: dict[int, Snapshot] = {}
         self._order: list[int] = []  # live snapshot ids, oldest first
         self._next_id = 0
+        self._era = 0  # reverts so far: a Kept of an earlier era cannot be carried on (keep())
 
     def _mark(self) -> Any:
         raise NotImplementedError
@@ -427,14 +449,57 @@ class Snapshots:
     def _set_block(self, timestamp: int, number: int) -> None:
         raise NotImplementedError
 
+    def _changed_mark(self) -> int:
+        raise NotImplementedError
+
+    def _changed_since(self, mark: int) -> Any:
+        raise NotImplementedError
+
+    def _values(self, keys: Any) -> dict[Any, Any]:
+        raise NotImplementedError
+
+    def _write_values(self, values: dict[Any, Any]) -> None:
+        raise NotImplementedError
+
     def snapshot(self) -> int:
         """Record the current state; revert(id) returns to it as often as needed."""
         mark = self._mark()
         self._next_id += 1
         sid = self._next_id
-        self._snapshots[sid] = Snapshot(mark, self._timestamp, self._number, len(self._logs))
+        changed = self._changed_mark() if self.capabilities.keeps else 0
+        self._snapshots[sid] = Snapshot(mark, self._timestamp, self._number, len(self._logs), changed)
         self._order.append(sid)
         return sid
+
+    def keep(self, since: int, after: Kept | None = None) -> Kept:
+        """The state now, kept as what changed since snapshot since: restore() returns to it any number of times, while
+        since lives, whatever was reverted in between (a snapshot taken after since is dropped by reverting below it;
+        this is not).
+
+        after: a state kept since the same snapshot earlier, with nothing reverted since: its changes are carried on,
+        and only what changed after it is read.
+        """
+        snap = self._snapshots.get(since)
+        if snap is None:
+            raise UsageError(f"snapshot {since} does not exist or was dropped by reverting to an earlier one")
+        if not self.capabilities.keeps:
+            raise UsageError(f"the {type(self).__name__} backend cannot keep a state (capabilities.keeps)")
+        if after is not None and after.since == since and after.era == self._era:
+            changes, start, logs = dict(after.changes), after.changed, after.logs
+            logs += tuple(self._logs[snap.log_count + len(logs) :])
+        else:
+            changes, start, logs = {}, snap.changed, tuple(self._logs[snap.log_count :])
+        changes.update(self._values(self._changed_since(start)))
+        return Kept(since, changes, self._timestamp, self._number, logs, self._changed_mark(), self._era)
+
+    def restore(self, kept: Kept) -> None:
+        """Return to the state keep() kept: reverted to its snapshot (later ones are dropped), then its changes
+        written."""
+        self.revert(kept.since)
+        self._write_values(kept.changes)
+        self._logs.extend(kept.logs)
+        if (kept.timestamp, kept.block_number) != (self._timestamp, self._number):
+            self._set_block(kept.timestamp, kept.block_number)
 
     def revert(self, snapshot_id: int) -> None:
         """Return to the state at snapshot(); that snapshot stays usable, later ones are dropped."""
@@ -443,6 +508,7 @@ class Snapshots:
             raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
         while self._order[-1] != snapshot_id:
             del self._snapshots[self._order.pop()]
+        self._era += 1
         self._go_back(snap)
         del self._logs[snap.log_count :]
         if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):

@@ -85,7 +85,8 @@ class RevmBackend(Mirror, Explaining, BlockTime):
     # py-evm's hooks record (coverage, feedback, the storage a call read and wrote) comes from
     # running the call again where its path can be seen (sight.py)
     capabilities = Capabilities(
-        frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True
+        frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True,
+        keeps=True,
     )
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
