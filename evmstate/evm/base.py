@@ -414,7 +414,7 @@ class Kept:
     block_number: int
     logs: tuple[Log, ...]  # the logs emitted since `since`
     changed: int  # the backend's log of changed keys, its length when kept
-    era: int  # the backend's count of reverts when kept: a later keep() carries this one's changes on while it is the same
+    reverts: int  # the reverts before it: a later keep() carries this one's changes on while none since went below it
 
 
 class Snapshots:
@@ -435,7 +435,10 @@ class Snapshots:
         self._snapshots: dict[int, Snapshot] = {}
         self._order: list[int] = []  # live snapshot ids, oldest first
         self._next_id = 0
-        self._era = 0  # reverts so far: a Kept of an earlier era cannot be carried on (keep())
+        # each revert's snapshot (its log of changed keys' length, its log count): keep() carries a Kept on while none
+        # since it went below it
+        self._reverts: list[tuple[int, int]] = []
+        self._reverts_dropped = 0  # the oldest of them, no longer listed
 
     def _mark(self) -> Any:
         raise NotImplementedError
@@ -476,21 +479,30 @@ class Snapshots:
         since lives, whatever was reverted in between (a snapshot taken after since is dropped by reverting below it;
         this is not).
 
-        after: a state kept since the same snapshot earlier, with nothing reverted since: its changes are carried on,
-        and only what changed after it is read.
+        after: a state kept since the same snapshot earlier, while nothing reverted since went below it (a replay that
+        took it, then reverted to a snapshot taken after it): its changes are carried on, only what changed after it is
+        read; else what changed since `since` is read.
         """
         snap = self._snapshots.get(since)
         if snap is None:
             raise UsageError(f"snapshot {since} does not exist or was dropped by reverting to an earlier one")
         if not self.capabilities.keeps:
             raise UsageError(f"the {type(self).__name__} backend cannot keep a state (capabilities.keeps)")
-        if after is not None and after.since == since and after.era == self._era:
+        carried = after is not None and after.since == since
+        if after is not None and carried and self._above(after.changed, snap.log_count + len(after.logs), after.reverts):
             changes, start, logs = dict(after.changes), after.changed, after.logs
             logs += tuple(self._logs[snap.log_count + len(logs) :])
         else:
             changes, start, logs = {}, snap.changed, tuple(self._logs[snap.log_count :])
         changes.update(self._values(self._changed_since(start)))
-        return Kept(since, changes, self._timestamp, self._number, logs, self._changed_mark(), self._era)
+        reverts = self._reverts_dropped + len(self._reverts)
+        return Kept(since, changes, self._timestamp, self._number, logs, self._changed_mark(), reverts)
+
+    def _above(self, changed: int, log_count: int, reverts: int) -> bool:
+        """Whether no revert since the first `reverts` went back below this length of the log of changed keys or of
+        the logs."""
+        start = reverts - self._reverts_dropped
+        return start >= 0 and all(c >= changed and n >= log_count for c, n in self._reverts[start:])
 
     def restore(self, kept: Kept) -> None:
         """Return to the state keep() kept: reverted to its snapshot (later ones are dropped), then its changes
@@ -508,7 +520,10 @@ class Snapshots:
             raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
         while self._order[-1] != snapshot_id:
             del self._snapshots[self._order.pop()]
-        self._era += 1
+        self._reverts.append((snap.changed, snap.log_count))
+        if len(self._reverts) > 1024:
+            del self._reverts[:512]
+            self._reverts_dropped += 512
         self._go_back(snap)
         del self._logs[snap.log_count :]
         if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):

@@ -122,7 +122,9 @@ class Trials:
         if ran.error is None or not self._same(ran.error):
             return None, None
         # it may now fail before its last step: what follows is not needed
-        return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
+        found = Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
+        self.replayer.along(tuple(s.key for s in found.steps))  # the best program now: its checkpoints are kept
+        return found, None
 
     def _same(self, error: BaseException) -> bool:
         return FailureSignature.of(error) == self.target
@@ -155,6 +157,7 @@ class Trials:
             if hooks.coverage is not None:
                 hooks.coverage.set_coverage({})  # revm's records of a call come with its coverage (evm/revm/sight.py)
             hooks.feedback.set_feedback(self.feedback)
+        self.replayer.use_kept = False
         try:
             # from a checkpoint in full at step index or before it: the steps from index on replay with the hooks on
             self.replayer.forget_after(index)
@@ -168,6 +171,7 @@ class Trials:
                 self.left_out.append(note)
             return Met(*(list(recorded) for recorded in lists[:6]))
         finally:
+            self.replayer.use_kept = True
             self.feedback.everywhere = False
             if hooks is not None and hooks.feedback is not None:
                 hooks.feedback.set_feedback(None)
@@ -265,6 +269,7 @@ def _shrink(
         if p.strategy is not None and (d := domain_of(p.strategy)) is not None
     }
     trials = Trials(spec, project, base, target, feedback, hooks)
+    trials.replayer.along(tuple(s.key for s in steps))
     # helper processes, where this worker may lend them
     tries = tries_for(Judge(trials.judge, trials.cached, trials.rejected))
     shrinker = Shrinker(
