@@ -45,6 +45,16 @@ class _Checkpoint:
     kept: Any = None  # the chain's state here as the backend keeps it (evm.base.Kept), restorable after any revert
 
 
+def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many steps a and b start with alike."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 class Replayer:
     """Runs recorded programs of one machine (strictly, as the shrinker needs) from the deepest checkpoint each shares.
 
@@ -92,9 +102,13 @@ class Replayer:
         if len(held) > MAX_HELD:
             held.clear()
         known = self.held.get(None, set()) if only is not None else set()
+        # a focused replay takes no checkpoint past where it leaves the best program: the next candidates change the
+        # best program too, and one that fails as the target does is replayed in full, which takes them
+        shared = len(keys) if only is None else _shared(keys, self.best)
         with machine._evmstate_stack:
             for index in range(start, len(steps)):
-                self._checkpoint(keys[:index], player, machine, exact)
+                if index <= shared:
+                    self._checkpoint(keys[:index], player, machine, exact)
                 self.steps += 1
                 upto = keys[: index + 1]
                 player.only = frozenset() if only is not None and (upto in held or upto in known) else only
