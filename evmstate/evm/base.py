@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, TypedDict, cast, runtime_checkable
+from typing import Any, Callable, Iterator, NamedTuple, Protocol, TypedDict, cast, runtime_checkable
 
 import rlp
 from eth_keys import keys
@@ -283,6 +283,22 @@ class FeedbackHooks(Protocol):
     """capabilities.feedback: branch counts and comparison operands recorded into feedback while on."""
 
     def set_feedback(self, feedback: "Feedback | None") -> None: ...
+
+
+class HooksNow(NamedTuple):
+    """What a backend's hooks record into now, as set_coverage(), set_observer() and set_feedback() set them (None:
+    off)."""
+
+    coverage: Coverage | None
+    observer: Callable[[ExecResult], None] | None
+    feedback: "Feedback | None"
+
+
+@runtime_checkable
+class HooksKnown(Protocol):
+    """A backend that tells what its hooks record into now (so that a caller may turn them off and back as they were)."""
+
+    def hooks_now(self) -> HooksNow: ...
 
 
 class SamplingHooks(Protocol):

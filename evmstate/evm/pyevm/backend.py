@@ -48,6 +48,7 @@ from ..base import (
     ExecResult,
     Feedback,
     Frame,
+    HooksNow,
     JumpRecorder,
     Log,
     Snapshot,
@@ -280,6 +281,10 @@ class PyEVMBackend(StateAccess, BlockTime):
     def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
         """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
         self._observer = observer
+
+    def hooks_now(self) -> HooksNow:
+        """What the hooks record into now (None: off)."""
+        return HooksNow(self._hits, self._observer, self._feedback)
 
     def set_feedback(self, feedback: Feedback | None) -> None:
         """Count branches and record comparison operands into feedback from now on (see Feedback), with coverage on;
