@@ -298,3 +298,34 @@ def test_a_focused_replay_checks_no_invariant_again_after_steps_it_held_after_fr
     # it (without the memory of the first: 5 + 6)
     assert books == [5, 4, 1 + 6]
     assert judged is not None and "too much sent" in str(judged.error)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shrinking_on_the_runs_backend_turns_the_searchs_hooks_off_and_back(tmp_path, backend, monkeypatch):
+    """What the hooks record is the search's: the shrinker's replays add nothing to it but the comparisons operands()
+    asks for, and the hooks are as they were after."""
+    from evmstate.engine.shrink.trials import shrink_program
+    from evmstate.evm.base import Feedback
+
+    monkeypatch.setenv("EVMSTATE_SHRINK_ON_REVM", "0")  # py-evm's own candidates, not a revm twin's
+    root = copy_example(tmp_path)
+    project = Project(config_mod.load(root).replace(backend=backend_config(backend)))
+    spec = collect(load_module(root / "machines" / "sale.py").SaleMachine)
+    init_class(spec, project)
+    base = project.backend.snapshot()
+    hits, feedback, observed = {}, Feedback(), []
+    project.backend.set_coverage(hits)
+    project.backend.set_feedback(feedback)
+    project.backend.set_observer(observed.append)
+    steps = [RecordedStep("rule_set_price", {"price": 2_000_000}), RecordedStep("rule_buy", {"quote": 2_006_000})]
+    ran = run_program(spec, project, steps, strict=True)
+    assert ran.error is not None and observed and hits
+    observed.clear()
+    hits.clear()
+    project.backend.revert(base)
+    outcome = shrink_program(spec, project, base, steps, ran.error, feedback=feedback)
+    assert outcome.found is not None and outcome.replays > 5
+    # the price bisected to the least that fails: the candidates ran with the hooks off, the operands' with their own
+    assert [s.arguments for s in outcome.found.steps] == [{"price": 1_000_000}, {"quote": 1_003_000}]
+    assert observed == [] and hits == {}
+    assert project.backend.hooks_now() == (hits, observed.append, feedback)
