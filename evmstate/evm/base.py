@@ -271,6 +271,7 @@ class CoverageHooks(Protocol):
     """capabilities.coverage: per-opcode hooks record branches and jumps into hits while on."""
 
     def set_coverage(self, hits: Coverage | None) -> None: ...
+    def hooks_now(self) -> "HooksNow": ...  # what every hook records into now
 
 
 class ObserverHooks(Protocol):
@@ -286,19 +287,11 @@ class FeedbackHooks(Protocol):
 
 
 class HooksNow(NamedTuple):
-    """What a backend's hooks record into now, as set_coverage(), set_observer() and set_feedback() set them (None:
-    off)."""
+    """What a backend's hooks record into now, as set_coverage(), set_observer(), set_feedback() set it (None: off)."""
 
     coverage: Coverage | None
     observer: Callable[[ExecResult], None] | None
     feedback: "Feedback | None"
-
-
-@runtime_checkable
-class HooksKnown(Protocol):
-    """A backend that tells what its hooks record into now (so that a caller may turn them off and back as they were)."""
-
-    def hooks_now(self) -> HooksNow: ...
 
 
 class SamplingHooks(Protocol):
@@ -409,8 +402,7 @@ def intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
 @dataclass
 class Snapshot:
     """One snapshot: the backend's own mark of its state (a journal checkpoint, an undo log's length), the block and the
-    logs.
-    """
+    logs."""
 
     mark: Any
     timestamp: int
@@ -421,8 +413,7 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Kept:
-    """A state kept by Snapshots.keep(): what changed since a snapshot (since), restored by restore() any number of
-    times while that snapshot lives, whatever was reverted in between."""
+    """A state kept by Snapshots.keep(): what changed since a snapshot, restored by restore() while that one lives."""
 
     since: int  # the snapshot id it is relative to
     changes: dict[Any, Any]  # the backend's key (an account, a slot) -> its value when kept
@@ -430,7 +421,7 @@ class Kept:
     block_number: int
     logs: tuple[Log, ...]  # the logs emitted since `since`
     changed: int  # the backend's log of changed keys, its length when kept
-    reverts: int  # the reverts before it: a later keep() carries this one's changes on while none since went below it
+    era: int  # the reverts before it: a later keep() carries its changes on while there was none since
 
 
 class Snapshots:
@@ -438,23 +429,25 @@ class Snapshots:
 
     A backend gives _mark() (its state now), _go_back(snap) (its state as at snap.mark) and
     _released(snap) (snap, the oldest of those released, is forgotten and its changes kept). One that keeps states
-    (capabilities.keeps) gives _changed_mark() (the length of its log of the keys it changed: an account, a slot),
-    _changed_since(mark) (the keys changed since; one whose change was reverted may be among them), _values(keys)
-    and _write_values(values).
+    (capabilities.keeps) gives _changed_mark() (the length of its log of changed keys: accounts, slots),
+    _changed_since(mark) (the keys logged since; a reverted change may be among them), _values(keys), _write_values().
     """
 
+    capabilities: Capabilities
     _logs: list[Log]
     _timestamp: int
     _number: int
+    # a backend that keeps states (capabilities.keeps): its log of changed keys
+    _changed_mark: Callable[[], int]
+    _changed_since: Callable[[int], Any]
+    _values: Callable[[Any], dict[Any, Any]]
+    _write_values: Callable[[dict[Any, Any]], None]
 
     def _init_snapshots(self) -> None:
         self._snapshots: dict[int, Snapshot] = {}
         self._order: list[int] = []  # live snapshot ids, oldest first
         self._next_id = 0
-        # each revert's snapshot (its log of changed keys' length, its log count): keep() carries a Kept on while none
-        # since it went below it
-        self._reverts: list[tuple[int, int]] = []
-        self._reverts_dropped = 0  # the oldest of them, no longer listed
+        self._era = 0  # reverts so far
 
     def _mark(self) -> Any:
         raise NotImplementedError
@@ -468,18 +461,6 @@ class Snapshots:
     def _set_block(self, timestamp: int, number: int) -> None:
         raise NotImplementedError
 
-    def _changed_mark(self) -> int:
-        raise NotImplementedError
-
-    def _changed_since(self, mark: int) -> Any:
-        raise NotImplementedError
-
-    def _values(self, keys: Any) -> dict[Any, Any]:
-        raise NotImplementedError
-
-    def _write_values(self, values: dict[Any, Any]) -> None:
-        raise NotImplementedError
-
     def snapshot(self) -> int:
         """Record the current state; revert(id) returns to it as often as needed."""
         mark = self._mark()
@@ -491,38 +472,24 @@ class Snapshots:
         return sid
 
     def keep(self, since: int, after: Kept | None = None) -> Kept:
-        """The state now, kept as what changed since snapshot since: restore() returns to it any number of times, while
-        since lives, whatever was reverted in between (a snapshot taken after since is dropped by reverting below it;
-        this is not).
-
-        after: a state kept since the same snapshot earlier, while nothing reverted since went below it (a replay that
-        took it, then reverted to a snapshot taken after it): its changes are carried on, only what changed after it is
-        read; else what changed since `since` is read.
-        """
+        """The state now, kept as what changed since snapshot since: restore() returns to it any number of times while
+        since lives, whatever was reverted in between. after: one kept earlier since the same snapshot, carried on (only
+        what changed after it is read) when nothing was reverted since."""
         snap = self._snapshots.get(since)
         if snap is None:
             raise UsageError(f"snapshot {since} does not exist or was dropped by reverting to an earlier one")
         if not self.capabilities.keeps:
             raise UsageError(f"the {type(self).__name__} backend cannot keep a state (capabilities.keeps)")
-        carried = after is not None and after.since == since
-        if after is not None and carried and self._above(after.changed, snap.log_count + len(after.logs), after.reverts):
+        if after is not None and after.since == since and after.era == self._era:
             changes, start, logs = dict(after.changes), after.changed, after.logs
             logs += tuple(self._logs[snap.log_count + len(logs) :])
         else:
             changes, start, logs = {}, snap.changed, tuple(self._logs[snap.log_count :])
         changes.update(self._values(self._changed_since(start)))
-        reverts = self._reverts_dropped + len(self._reverts)
-        return Kept(since, changes, self._timestamp, self._number, logs, self._changed_mark(), reverts)
-
-    def _above(self, changed: int, log_count: int, reverts: int) -> bool:
-        """Whether no revert since the first `reverts` went back below this length of the log of changed keys or of
-        the logs."""
-        start = reverts - self._reverts_dropped
-        return start >= 0 and all(c >= changed and n >= log_count for c, n in self._reverts[start:])
+        return Kept(since, changes, self._timestamp, self._number, logs, self._changed_mark(), self._era)
 
     def restore(self, kept: Kept) -> None:
-        """Return to the state keep() kept: reverted to its snapshot (later ones are dropped), then its changes
-        written."""
+        """Return to the state keep() kept: reverted to its snapshot (later ones are dropped), its changes written."""
         self.revert(kept.since)
         self._write_values(kept.changes)
         self._logs.extend(kept.logs)
@@ -536,10 +503,7 @@ class Snapshots:
             raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
         while self._order[-1] != snapshot_id:
             del self._snapshots[self._order.pop()]
-        self._reverts.append((snap.changed, snap.log_count))
-        if len(self._reverts) > 1024:
-            del self._reverts[:512]
-            self._reverts_dropped += 512
+        self._era += 1
         self._go_back(snap)
         del self._logs[snap.log_count :]
         if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):

@@ -24,9 +24,10 @@ from __future__ import annotations
 import contextlib
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ...contracts.project import Project
+from ...evm.base import Snapshots
 from ...spec.machine import MachineSpec
 from ..program import InvalidProgram, Player, ProgramOutcome, check_all_invariants, new_machine, set_up, tear_down
 from ..recorded import RecordedStep
@@ -71,7 +72,8 @@ class Replayer:
         self.checkpoints: list[_Checkpoint] = []  # along the last program run, shallowest first
         # the checkpoints along the best program (along()), by their steps, kept as the backend keeps states: a
         # candidate resumes from the deepest it shares even after one that changed an earlier step reverted below it
-        self.keeps = bool(getattr(getattr(self.backend, "capabilities", None), "keeps", False))
+        self.keeps = self.backend.capabilities.keeps
+        self.keeper = cast(Snapshots, self.backend)  # keep() and restore(), while keeps
         self.kept: dict[tuple[str, ...], _Checkpoint] = {}
         self.best: tuple[str, ...] = ()
         self.use_kept = True  # False while a replay must run its steps from a stack checkpoint (forget_after())
@@ -164,7 +166,7 @@ class Replayer:
         point = self._kept_for(keys, only)
         if point is not None:
             # deeper than any checkpoint on the stack: the chain as kept there (the stack's snapshots are gone)
-            self.backend.restore(point.kept)
+            self.keeper.restore(point.kept)
             self.checkpoints = [_Checkpoint(point.keys, self.backend.snapshot(), point.state, point.exact, point.kept)]
             self.restored += 1
         while self.checkpoints:
@@ -227,5 +229,5 @@ class Replayer:
         below = self.checkpoints[-1].kept if self.checkpoints else None
         snapshot = self.backend.snapshot()
         # kept as the backend keeps states: along() keeps it when this program becomes the best
-        kept = self.backend.keep(self.base, after=below) if self.keeps else None
+        kept = self.keeper.keep(self.base, after=below) if self.keeps else None
         self.checkpoints.append(_Checkpoint(keys, snapshot, state, exact, kept))

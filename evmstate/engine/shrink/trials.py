@@ -15,7 +15,7 @@ import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
 from ...contracts.project import Project
-from ...evm.base import HooksKnown, hooks_of
+from ...evm.base import hooks_of
 from ...evm.factory import replay_twin
 from ...errors import CallTimeout
 from ...search.session import collector_of
@@ -260,11 +260,11 @@ def _hooks_off(backend: Any) -> Iterator[Any]:
     operands() records, with the hooks switched on for its replays: yields hooks_of(backend) for that when the search's
     feedback was on, else None (nothing to switch on). Recording every call is a fifth of a shrink's time on revm.
     """
-    was = backend.hooks_now() if isinstance(backend, HooksKnown) else None
+    hooks = hooks_of(backend)
+    was = hooks.coverage.hooks_now() if hooks.coverage is not None else None
     if was is None or was == (None, None, None):
         yield None
         return
-    hooks = hooks_of(backend)
     if hooks.feedback is not None:
         hooks.feedback.set_feedback(None)
     if hooks.coverage is not None:
