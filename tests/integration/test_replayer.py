@@ -329,3 +329,18 @@ def test_shrinking_on_the_runs_backend_turns_the_searchs_hooks_off_and_back(tmp_
     assert [s.arguments for s in outcome.found.steps] == [{"price": 1_000_000}, {"quote": 1_003_000}]
     assert observed == [] and hits == {}
     assert project.backend.hooks_now() == (hits, observed.append, feedback)
+
+
+def test_a_focused_replay_takes_no_checkpoint_past_where_it_leaves_the_best_program(tmp_path):
+    sends = [RecordedStep("rule_send", {"who": {"account": 1}, "amount": 20})] * 2
+    module, spec, project, base, trials_for = _trials(tmp_path, FOCUSED, sends)
+    trials = trials_for()
+    best = [RecordedStep("rule_send", {"who": {"account": 1}, "amount": 1 + i}) for i in range(4)]
+    changed = [best[0], best[1].with_arguments({"amount": 9}), *best[2:]]
+    trials.replayer.along(tuple(s.key for s in best))
+    assert trials.replayer.run(changed, trials.focus).error is None
+    # before each of the first two steps (the second is where it leaves the best program), none after
+    assert [len(c.keys) for c in trials.replayer.checkpoints] == [0, 1]
+    assert trials.replayer.run(changed).error is None  # in full: before every step
+    assert [len(c.keys) for c in trials.replayer.checkpoints] == [0, 1, 2, 3]
+    trials.replayer.close()
