@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -272,6 +273,27 @@ def release_cache() -> Path:
     cache = release_folder()
     install_release(cache, PINNED)
     return cache
+
+
+def pypi_package(requirement: str) -> tuple[Path | None, str]:
+    """A folder holding requirement (name==version) as `pip install --no-deps --target` puts it, installed from the package index once, and pip's output; None for the folder when pip failed.
+
+    Kept beside the releases (release_folder) for every test process and run: the first to hold the
+    lock installs, the others copy what it installed. An install is complete or absent (pip fills a
+    folder of its own, renamed into place).
+    """
+    folder = release_folder() / "pypi" / requirement.replace("==", "-")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(folder.parent / f"{folder.name}.lock"):
+        if folder.is_dir():
+            return folder, ""
+        partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(partial), requirement], capture_output=True, text=True)
+        if done.returncode:
+            shutil.rmtree(partial, ignore_errors=True)
+            return None, done.stdout + done.stderr
+        partial.rename(folder)
+    return folder, done.stdout + done.stderr
 
 
 # the vyper 0.3.x releases the legacy project pins (tests/projects/legacy): Curve's pools pin the

@@ -3,6 +3,7 @@ user's cache folder, installing one there with pip, and compiling with it in a p
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import io
 import json
@@ -122,6 +123,7 @@ def _version_comments(text: str) -> list[tuple[tuple[int, int], tuple[int, int],
     return found
 
 
+@functools.lru_cache(maxsize=1024)  # every load of a project reads its sources' pins again; a text's pin is its own
 def pin_of(text: str) -> Pin | None:
     """The source's version pin read as vyper reads it (`0.4.1` means `==0.4.1`, `^0.4.1` means `~=0.4.1`); None when it
     has none or vyper would refuse it."""

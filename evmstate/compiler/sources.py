@@ -6,17 +6,13 @@ its own for a source pinned to another release (see releases).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from vyper.compiler.input_bundle import FilesystemInputBundle
 from vyper.compiler.settings import OptimizationLevel
-from vyper.semantics.analysis import imports as vyper_imports
 
 from . import cache as build_cache, codegen as venom, legacy_outputs, releases, vyper_outputs
 from .cache import CACHE_FORMAT, portable
@@ -24,8 +20,9 @@ from .vyper_warnings import CompileWarning, compile_warnings, shown
 from .artifacts import Artifact, error_signatures
 from ..errors import CompileError, ResourceError
 from .releases import Pin
+from .scan import scan
 from .search import not_found_hint, search_paths
-from ..files import Bounded, Undecodable, decode
+from ..files import Undecodable, decode
 
 VYPER_VERSION: str = vyper_outputs.VERSION
 
@@ -100,66 +97,6 @@ class _Source:
     pragma_venom: bool = False  # the source's own pragma asks for Venom
 
 
-# (resolved path, sha256 of the text) -> vyper's AST of that file, used only to find its imports
-_PARSED: Bounded[tuple[str, str], Any] = Bounded(2049)
-
-
-class _ImportScan(vyper_imports.ImportAnalyzer):
-    """vyper's own import resolution, parsing each file once per process for as long as it is unchanged.
-
-    Only for telling whether the cache holds a source: a compile resolves again with a fresh
-    CompilerData, whose ASTs the type checker may annotate.
-    """
-
-    def _ast_from_file(self, file: Any) -> Any:
-        key = (str(file.resolved_path), file.sha256sum)
-        if key not in _PARSED:
-            # read past the version pragmas: a source pinned to another release has the same imports
-            _PARSED[key] = super()._ast_from_file(
-                dataclasses.replace(file, contents=releases.without_version_pragmas(file.contents))
-            )
-        return _PARSED[key]
-
-
-def _inputs_of(file_input: Any, imports: Any) -> dict[Path, str]:
-    inputs = {Path(file_input.resolved_path): file_input.sha256sum}
-    for item in imports.compiler_inputs:
-        if not item.from_builtin:  # builtins come with the compiler, whose version is in the key
-            inputs.setdefault(Path(item.resolved_path), item.sha256sum)
-    return inputs
-
-
-def _scan(path: Path, search: list[Path]) -> tuple[dict[Path, str], bool]:
-    """Every file path compiles from, found as CompilerData finds them (the file's own folder first), and whether it
-    exposes anything."""
-    bundle = FilesystemInputBundle(list(search))
-    file_input = bundle.load_file(path)
-    with warnings.catch_warnings():
-        # what vyper warns of while parsing is said by the compile (vyper_outputs), once per source
-        warnings.simplefilter("ignore")
-        with bundle.search_path(Path(file_input.resolved_path).parent):
-            scan = _ImportScan(bundle, vyper_imports._ImportGraph(), None)
-            scan.toplevel_module = scan._ast_from_file(file_input)
-            scan.resolve_imports()
-    return _inputs_of(file_input, scan), _exposes(scan.toplevel_module)
-
-
-def _exposes(module: Any) -> bool:
-    """Whether a parsed source has something to deploy: an external function, an `exports:` or a public variable.
-
-    A source with none of them (snekmate's math, ecdsa) compiles to an empty contract: a library module.
-    """
-    for node in getattr(module, "body", ()):
-        kind = type(node).__name__
-        if kind == "ExportsDecl" or (kind == "VariableDecl" and getattr(node, "is_public", False)):
-            return True
-        if kind == "FunctionDef" and any(
-            getattr(d, "id", None) == "external" for d in getattr(node, "decorator_list", ())
-        ):
-            return True
-    return False
-
-
 def _request(s: _Source) -> dict[str, Any]:
     request: dict[str, Any] = {"path": str(s.path), "search": [str(p) for p in s.search]}
     request.update(evm_version=s.evm_version, optimize=s.optimize)
@@ -204,7 +141,7 @@ def _resolve(
         source.inputs, source.exposes = (
             (legacy_outputs.inputs_of(path, search), True)
             if source.pin and releases.legacy_pin(source.pin, source.release)
-            else _scan(path, search)
+            else scan(path, search)
         )
         return source
     except Exception:

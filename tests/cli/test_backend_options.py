@@ -12,7 +12,7 @@ import pytest
 
 from evmstate_cli.main import main
 
-from ..conftest import copy_project, needs_revm
+from ..conftest import copy_project, kept_build, needs_revm
 from .helpers import invoke
 
 
@@ -111,7 +111,8 @@ def test_every_command_that_runs_machines_takes_backend(example, recorded):
         assert code == 2 and refused in out, (command, out)
         # each compiles the whole project first: refused before that, nothing is compiled for london
         assert sorted((example / ".evmstate" / "build").rglob("*")) == build, command
-    code, out = invoke("replay", "--last", "--backend", "pyevm")
+    # the project compiled for london, kept for every test process and run (kept_build): shrink reads the same build
+    code, out = kept_build(example, "kept-example-london", lambda: invoke("replay", "--last", "--backend", "pyevm"))
     assert code == 1 and "still fails" in out
     code, out = invoke("shrink", "--last", "--backend", "pyevm")
     assert code == 1 and "Falsifying example" in out, out

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from ..conftest import PINNED, kept_build
+from ..conftest import PINNED, kept_build, pypi_package
 from .helpers import invoke
 
 PROJECTS = Path(__file__).resolve().parents[1] / "projects"
@@ -32,10 +30,11 @@ def installed_snekmate() -> Path:
 
 
 def pypi_snekmate(lib: Path, version: str) -> None:
-    """snekmate==version installed from the package index into lib, as `mox install` puts a PyPI dependency."""
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(lib), f"snekmate=={version}"], capture_output=True, text=True)
-    if done.returncode:
-        pytest.skip(f"snekmate {version} cannot be installed from the package index: {done.stderr.strip().splitlines()[-1:]}")
+    """snekmate==version installed from the package index into lib, as `mox install` puts a PyPI dependency (installed once for every run: pypi_package)."""
+    installed, said = pypi_package(f"snekmate=={version}")
+    if installed is None:
+        pytest.skip(f"snekmate {version} cannot be installed from the package index: {said.strip().splitlines()[-1:]}")
+    shutil.copytree(installed, lib, dirs_exist_ok=True)
 
 
 def project(name: str, tmp_path: Path, lib: str, snekmate: str | None = None) -> Path:

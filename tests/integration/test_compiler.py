@@ -1,6 +1,7 @@
 """The compiler on real vyper: imports resolved as vyper resolves them, library modules, errors kept
 per contract, and a build cache keyed on every input."""
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -323,7 +324,7 @@ def __init__(supply: uint256):
 
 def test_the_cache_check_finds_the_same_files_vyper_compiles_from(tmp_path: Path):
     """The cache is looked up by a scan that parses each file once; it must agree with vyper's own pass."""
-    from evmstate.compiler import sources as compiler, vyper_outputs
+    from evmstate.compiler import scan as import_scan, sources as compiler, vyper_outputs
 
     write(
         tmp_path,
@@ -341,7 +342,34 @@ def test_the_cache_check_finds_the_same_files_vyper_compiles_from(tmp_path: Path
     plan = compiler._plan(tmp_path / "contracts", None, "prague", "gas", ["lib"], tmp_path)
     assert len(plan.sources) == 7 and not any(s.error for s in plan.sources)
     for s in plan.sources:
-        compiler._PARSED.clear()
+        import_scan._PARSED.clear()
+        import_scan._PLACED.clear()
         compiled = vyper_outputs.compile_source(compiler._request(s))["inputs"]
-        assert compiler._scan(s.path, s.search)[0] == s.inputs == {Path(p): h for p, h in compiled.items()}, s.name
+        assert import_scan.scan(s.path, s.search)[0] == s.inputs == {Path(p): h for p, h in compiled.items()}, s.name
     assert len(next(s for s in plan.sources if s.name == "SnekToken").inputs) == 8
+
+
+# a module that imports its neighbour: which file that is depends on where the module lies
+NEIGHBOUR_USER = "from . import neighbour\n\n@external\n@view\ndef f() -> uint256:\n    return neighbour.VALUE\n"
+
+
+def test_a_copy_of_a_project_elsewhere_finds_its_own_files_and_parses_nothing_again(tmp_path: Path):
+    """Each text is parsed once per process: a copy at another path (a test's, a worker's) finds the files at its own path."""
+    from evmstate.compiler import scan as import_scan, sources as compiler, vyper_outputs
+
+    files = {"contracts/User.vy": USER, "contracts/lib/counter.vy": COUNTER, "contracts/Near.vy": NEIGHBOUR_USER}
+    write(tmp_path / "a", {**files, "contracts/neighbour.vy": PICK.format(1)})
+    write(tmp_path / "b", {**files, "contracts/neighbour.vy": PICK.format(2)})  # the same importer, another neighbour
+    import_scan._PARSED.clear()
+    import_scan._PLACED.clear()
+    first = compiler._plan(tmp_path / "a" / "contracts", None, "prague", "gas", [], tmp_path / "a")
+    parsed = dict(import_scan._PARSED)
+    second = compiler._plan(tmp_path / "b" / "contracts", None, "prague", "gas", [], tmp_path / "b")
+    assert set(import_scan._PARSED) == set(parsed) | {hashlib.sha256(PICK.format(2).encode()).hexdigest()}
+    for a, b in zip(first.sources, second.sources):
+        assert a.name == b.name and not a.error and not b.error
+        compiled = vyper_outputs.compile_source(compiler._request(b))["inputs"]
+        assert b.inputs == {Path(p): h for p, h in compiled.items()}, b.name
+        assert [p.relative_to(tmp_path / "b") for p in b.inputs] == [p.relative_to(tmp_path / "a") for p in a.inputs], b.name
+    near = {s.name: s for s in second.sources}["Near"]
+    assert near.inputs[(tmp_path / "b" / "contracts" / "neighbour.vy").resolve()] == hashlib.sha256(PICK.format(2).encode()).hexdigest()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from evmstate.errors import TransactionReverted
 from ..cli.helpers import invoke
 
 REPO = Path(__file__).resolve().parents[2]
-from ..conftest import PINNED
+from ..conftest import PINNED, pypi_package
 
 COUNTER = """# pragma version {pin}
 from . import bounded
@@ -274,8 +275,9 @@ def __init__(supply: uint256):
 def test_snekmate_modules_pinned_to_the_release_compile_with_it_as_with_the_installed_one(cache: Path, tmp_path: Path):
     """snekmate 0.1.1 (its modules pin ~=0.4.1) in a moccasin lib/pypi folder: vyper 0.4.1 gives the ABI, layout and getters that the installed vyper gives."""
     lib = tmp_path / "lib" / "pypi"
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(lib), "snekmate==0.1.1"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    installed, said = pypi_package("snekmate==0.1.1")  # from the package index, once for every run
+    assert installed is not None, said
+    shutil.copytree(installed, lib)
     builds = {}
     for pin in (PINNED, f"~={PINNED}"):  # the release, then the installed vyper (which ~=0.4.1 admits)
         contracts = tmp_path / pin / "contracts"
