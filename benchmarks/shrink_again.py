@@ -5,9 +5,10 @@ failure, the report), so a change to the shrinker shows among the search's noise
 search a change of speed moves finds another program to shrink. Here each case's machine is run
 once per seed (with this worktree's evmstate) and the program its search found is kept as it was
 before any shrinking, as a failure record; then each revision shrinks that same program as
-`evmstate shrink` continues a saved one, in a fresh process: the replays and the work (replayed
-steps, shrink/budget.py) do not depend on the machine's load, the CPU seconds of shrink_program
-less so, the wall seconds do. --profile DIR also writes a cProfile of each shrink there.
+`evmstate shrink` continues a saved one, in a fresh process: the replays, the work (replayed
+steps as shrink/budget.py charges them), the steps the replays ran and the replays resumed from a
+checkpoint kept along the best program (0 where the revision keeps none) do not depend on the
+machine's load, the CPU seconds of shrink_program less so, the wall seconds do. --profile DIR also writes a cProfile of each shrink there.
 
 Run: python benchmarks/shrink_again.py [--before REV] [--only LABEL,...] [--seeds 0,1,2] [--backend revm] [--profile DIR]
 """
@@ -62,6 +63,7 @@ import cProfile, json, os, sys, time
 from pathlib import Path
 from evmstate import config as config_mod
 from evmstate.engine import replay
+from evmstate.engine.shrink import replayer as replayer_mod
 from evmstate.failures import FailureRecord
 root, record_file, backend, profile = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 cfg = config_mod.load(root).replace(backend=config_mod.BackendConfig(name=backend, named=True))
@@ -83,11 +85,20 @@ def timed(*args, **kwargs):
         cpu["cpu"], cpu["wall"] = time.process_time() - started, time.perf_counter() - wall
 
 replay.shrink_program = timed
+made = []  # every Replayer (its steps run, its replays resumed from a kept checkpoint, where it keeps them)
+init = replayer_mod.Replayer.__init__
+
+def tracked(self, *args, **kwargs):
+    init(self, *args, **kwargs)
+    made.append(self)
+
+replayer_mod.Replayer.__init__ = tracked
 result = replay.shrink_record(cfg, record)
 outcome = result.outcome
 print(json.dumps({
     "verdict": result.verdict, "cpu": cpu.get("cpu"), "wall": cpu.get("wall"), "load": os.getloadavg()[0],
     "replays": outcome.replays, "work": outcome.work, "rounds": outcome.rounds, "minimality": outcome.minimality,
+    "steps": sum(r.steps for r in made), "kept": sum(getattr(r, "restored", 0) for r in made),
     "passes": {k: [v.runs, v.work, v.kept, v.seconds] for k, v in outcome.passes.items() if v.runs},
     "program": result.record.program,
 }))
@@ -115,8 +126,10 @@ def shrunk(tree: shrink.Tree, root: Path, record: Path, backend: str, profile: P
 def line(label: str, r: dict) -> str:
     seconds = sum(p[3] for p in r["passes"].values()) or 1.0
     longest = max(r["passes"].items(), key=lambda kv: kv[1][3], default=("-", [0, 0, 0, 0.0]))
+    steps = "-" if r.get("steps") is None else r["steps"]
+    kept = "-" if r.get("kept") is None else r["kept"]
     return (
-        f"{label:<16} {r['replays']:>7} {r['work']:>6} {r['cpu']:>6.2f}s {r['wall']:>6.2f}s  "
+        f"{label:<16} {r['replays']:>7} {r['work']:>6} {steps:>6} {kept:>5} {r['cpu']:>6.2f}s {r['wall']:>6.2f}s  "
         f"longest {longest[0]} {longest[1][3] / seconds:.0%}; "
         + ", ".join(f"{k} {runs}/{work}" for k, (runs, work, _, _) in r["passes"].items())
     )
@@ -143,7 +156,10 @@ def main() -> int:
             subprocess.run(["git", "-C", str(shrink.REPO), "worktree", "add", "--detach", "-f", str(worktree), args.before], check=True, capture_output=True)
             trees.insert(0, shrink.Tree(f"at {args.before}", worktree, tmp))
         try:
-            print(f"{'':<16} {'replays':>7} {'work':>6} {'CPU':>7} {'wall':>7}  (shrink_program alone; each pass: replays/work)")
+            print(
+                f"{'':<16} {'replays':>7} {'work':>6} {'steps':>6} {'kept':>5} {'CPU':>7} {'wall':>7}  (shrink_program alone: "
+                "steps run, replays resumed from a kept checkpoint; each pass: replays/work)"
+            )
             roots: dict[str, Path] = {}
             for case in cases:
                 if case.project not in roots:

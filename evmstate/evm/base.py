@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, TypedDict, cast, runtime_checkable
+from typing import Any, Callable, Iterator, NamedTuple, Protocol, TypedDict, cast, runtime_checkable
 
 import rlp
 from eth_keys import keys
@@ -186,6 +186,9 @@ class Capabilities:
     # two builds in lockstep (differential.py): raise_pending() raises a divergence the machine's code swallowed,
     # notes() what was told apart
     differential: bool = False
+    # keep()/restore(): a state kept as its changes since a snapshot, restored any number of times whatever was reverted
+    # in between (Snapshots.keep)
+    keeps: bool = False
 
 
 @dataclass(frozen=True)
@@ -268,6 +271,7 @@ class CoverageHooks(Protocol):
     """capabilities.coverage: per-opcode hooks record branches and jumps into hits while on."""
 
     def set_coverage(self, hits: Coverage | None) -> None: ...
+    def hooks_now(self) -> "HooksNow": ...  # what every hook records into now
 
 
 class ObserverHooks(Protocol):
@@ -280,6 +284,14 @@ class FeedbackHooks(Protocol):
     """capabilities.feedback: branch counts and comparison operands recorded into feedback while on."""
 
     def set_feedback(self, feedback: "Feedback | None") -> None: ...
+
+
+class HooksNow(NamedTuple):
+    """What a backend's hooks record into now, as set_coverage(), set_observer(), set_feedback() set it (None: off)."""
+
+    coverage: Coverage | None
+    observer: Callable[[ExecResult], None] | None
+    feedback: "Feedback | None"
 
 
 class SamplingHooks(Protocol):
@@ -390,30 +402,52 @@ def intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
 @dataclass
 class Snapshot:
     """One snapshot: the backend's own mark of its state (a journal checkpoint, an undo log's length), the block and the
-    logs.
-    """
+    logs."""
 
     mark: Any
     timestamp: int
     block_number: int
     log_count: int
+    changed: int = 0  # the length of the backend's log of changed keys (_changed_mark()) when taken
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A state kept by Snapshots.keep(): what changed since a snapshot, restored by restore() while that one lives."""
+
+    since: int  # the snapshot id it is relative to
+    changes: dict[Any, Any]  # the backend's key (an account, a slot) -> its value when kept
+    timestamp: int
+    block_number: int
+    logs: tuple[Log, ...]  # the logs emitted since `since`
+    changed: int  # the backend's log of changed keys, its length when kept
+    era: int  # the reverts before it: a later keep() carries its changes on while there was none since
 
 
 class Snapshots:
     """snapshot(), revert(), release() and anchor(), over a backend's own marks: the book-keeping every backend shares.
 
     A backend gives _mark() (its state now), _go_back(snap) (its state as at snap.mark) and
-    _released(snap) (snap, the oldest of those released, is forgotten and its changes kept).
+    _released(snap) (snap, the oldest of those released, is forgotten and its changes kept). One that keeps states
+    (capabilities.keeps) gives _changed_mark() (the length of its log of changed keys: accounts, slots),
+    _changed_since(mark) (the keys logged since; a reverted change may be among them), _values(keys), _write_values().
     """
 
+    capabilities: Capabilities
     _logs: list[Log]
     _timestamp: int
     _number: int
+    # a backend that keeps states (capabilities.keeps): its log of changed keys
+    _changed_mark: Callable[[], int]
+    _changed_since: Callable[[int], Any]
+    _values: Callable[[Any], dict[Any, Any]]
+    _write_values: Callable[[dict[Any, Any]], None]
 
     def _init_snapshots(self) -> None:
         self._snapshots: dict[int, Snapshot] = {}
         self._order: list[int] = []  # live snapshot ids, oldest first
         self._next_id = 0
+        self._era = 0  # reverts so far
 
     def _mark(self) -> Any:
         raise NotImplementedError
@@ -432,9 +466,35 @@ class Snapshots:
         mark = self._mark()
         self._next_id += 1
         sid = self._next_id
-        self._snapshots[sid] = Snapshot(mark, self._timestamp, self._number, len(self._logs))
+        changed = self._changed_mark() if self.capabilities.keeps else 0
+        self._snapshots[sid] = Snapshot(mark, self._timestamp, self._number, len(self._logs), changed)
         self._order.append(sid)
         return sid
+
+    def keep(self, since: int, after: Kept | None = None) -> Kept:
+        """The state now, kept as what changed since snapshot since: restore() returns to it any number of times while
+        since lives, whatever was reverted in between. after: one kept earlier since the same snapshot, carried on (only
+        what changed after it is read) when nothing was reverted since."""
+        snap = self._snapshots.get(since)
+        if snap is None:
+            raise UsageError(f"snapshot {since} does not exist or was dropped by reverting to an earlier one")
+        if not self.capabilities.keeps:
+            raise UsageError(f"the {type(self).__name__} backend cannot keep a state (capabilities.keeps)")
+        if after is not None and after.since == since and after.era == self._era:
+            changes, start, logs = dict(after.changes), after.changed, after.logs
+            logs += tuple(self._logs[snap.log_count + len(logs) :])
+        else:
+            changes, start, logs = {}, snap.changed, tuple(self._logs[snap.log_count :])
+        changes.update(self._values(self._changed_since(start)))
+        return Kept(since, changes, self._timestamp, self._number, logs, self._changed_mark(), self._era)
+
+    def restore(self, kept: Kept) -> None:
+        """Return to the state keep() kept: reverted to its snapshot (later ones are dropped), its changes written."""
+        self.revert(kept.since)
+        self._write_values(kept.changes)
+        self._logs.extend(kept.logs)
+        if (kept.timestamp, kept.block_number) != (self._timestamp, self._number):
+            self._set_block(kept.timestamp, kept.block_number)
 
     def revert(self, snapshot_id: int) -> None:
         """Return to the state at snapshot(); that snapshot stays usable, later ones are dropped."""
@@ -443,6 +503,7 @@ class Snapshots:
             raise UsageError(f"snapshot {snapshot_id} does not exist or was dropped by reverting to an earlier one")
         while self._order[-1] != snapshot_id:
             del self._snapshots[self._order.pop()]
+        self._era += 1
         self._go_back(snap)
         del self._logs[snap.log_count :]
         if (snap.timestamp, snap.block_number) != (self._timestamp, self._number):

@@ -437,6 +437,9 @@ class DifferentialBackend:
     def set_sampling(self, on: bool) -> None:
         self.a.set_sampling(on)
 
+    def hooks_now(self) -> Any:
+        return self.a.hooks_now()
+
 
 def _written(backend: Any) -> list[tuple[bytes, int]]:
     """The (address, slot) pairs the last transaction wrote: py-evm's written(), revm's last_writes."""

@@ -1,6 +1,9 @@
-"""Each backend: gas as py-evm's own chain charges it, value, nonces, reverts and time, and snapshots that restore everything."""
+"""Each backend: gas as py-evm's own chain charges it, value, nonces, reverts and time, and snapshots (and kept states) that
+restore everything."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from eth.chains.base import MiningChain
@@ -144,7 +147,8 @@ class SnapshotModel(RuleBasedStateMachine):
         self.token = project.Token.deploy("T", "T", 18, 10**24)
         self.vault = project.Vault.deploy()
         self.deployed = [self.token.raw_address, self.vault.raw_address]
-        self.snaps: list[tuple[int, dict]] = []
+        self.snaps: list[tuple[int, list[bytes], dict]] = []
+        self.kept: list[tuple[Any, list[bytes], dict]] = []
 
     def observe(self) -> dict:
         b = self.backend
@@ -186,15 +190,32 @@ class SnapshotModel(RuleBasedStateMachine):
 
     @rule()
     def take_snapshot(self):
-        self.snaps.append((self.backend.snapshot(), self.observe()))
+        self.snaps.append((self.backend.snapshot(), list(self.deployed), self.observe()))
 
     @precondition(lambda self: self.snaps)
     @rule(data=st.data())
     def revert(self, data):
         k = data.draw(st.integers(0, len(self.snaps) - 1))
-        sid, seen = self.snaps[k]
+        sid, deployed, seen = self.snaps[k]
         self.backend.revert(sid)
+        self.deployed = deployed  # a contract deployed since is gone
         del self.snaps[k + 1 :]
+        assert self.observe() == seen
+
+    @rule()
+    def keep(self):
+        # carried on from the last one kept, which keep() does only while nothing was reverted since
+        kept = self.backend.keep(self.base, after=self.kept[-1][0] if self.kept else None)
+        self.kept.append((kept, list(self.deployed), self.observe()))
+
+    @precondition(lambda self: self.kept)
+    @rule(data=st.data())
+    def restore(self, data):
+        """A kept state comes back whatever was reverted or restored since, as often as asked."""
+        kept, deployed, seen = data.draw(st.sampled_from(self.kept))
+        self.backend.restore(kept)
+        self.deployed = list(deployed)
+        self.snaps.clear()  # restore() reverts to base first: the snapshots after it are gone
         assert self.observe() == seen
 
     def teardown(self):

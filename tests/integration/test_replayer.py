@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import random
 
+import pytest
+
 from evmstate import config as config_mod
 from evmstate.contracts.project import Project
 from evmstate.engine.loader import load_module
@@ -13,7 +15,7 @@ from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.replayer import Replayer
 from evmstate.spec import collect
 
-from ..conftest import copy_example
+from ..conftest import BACKENDS, backend_config, copy_example
 
 # a machine whose Python state (a dict, a list, a counter) follows the chain's; an error names
 # both, so a checkpoint that restored either wrongly shows in the outcome
@@ -93,6 +95,55 @@ def test_every_program_ends_the_same_from_a_checkpoint_as_from_the_start(tmp_pat
     assert len(tried) > 100
     # edits anywhere in the program: the steps before the first edited one come from checkpoints
     assert executed < 0.8 * sum(len(c) for c, _ in tried), "checkpoints spared the shared steps"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_candidate_resumes_from_the_best_programs_kept_checkpoint_after_another_reverted_below_it(tmp_path, backend):
+    """Candidates as the shrinker makes them, each a change of the best program (deleting a step, changing an amount)
+    here or there in it: each resumes where it leaves the best program even when the one before changed an earlier
+    step, and ends exactly as from the start."""
+    root = copy_example(tmp_path)
+    (root / "machines" / "ledger.py").write_text(MACHINE)
+    project = Project(config_mod.load(root).replace(backend=backend_config(backend)))
+    spec = collect(load_module(root / "machines" / "ledger.py").Ledger)
+    init_class(spec, project)
+    base = project.backend.snapshot()
+    rng = random.Random(11)
+    best = [RecordedStep("rule_send", {"who": {"account": 1 + i % 2}, "amount": 1 + i}) for i in range(8)]
+    # a pass sweeping down the program, then one whose candidates change steps here and there (scaling values together,
+    # moving a wait, a new round from the last step)
+    sweeps = [
+        [(i, rng.random() < 0.5, rng.randrange(21)) for i in range(len(best) - 1, -1, -1)],
+        [(rng.randrange(len(best)), rng.random() < 0.2, rng.randrange(21)) for _ in range(30)],
+    ]
+    counts = {}
+    for keeps in (True, False):
+        replayer = Replayer(spec, project, base)
+        replayer.keeps = keeps
+        program, tried = list(best), []
+        replayer.along(tuple(s.key for s in program))
+        for sweep in sweeps:
+            for i, delete, amount in sweep:
+                if i >= len(program):
+                    continue
+                candidate = list(program)
+                if delete:
+                    del candidate[i]
+                else:
+                    candidate[i] = candidate[i].with_arguments({"amount": amount})
+                tried.append((candidate, _outcome(replayer.run(candidate))))
+                if tried[-1][1][0] is None and delete and len(program) > 4:
+                    program = candidate  # a deletion that still passes: the best program now
+                    replayer.along(tuple(s.key for s in program))
+        counts[keeps] = (replayer.steps, replayer.restored)
+        replayer.close()
+    for candidate, fast in tried:
+        project.backend.revert(base)
+        assert _outcome(run_program(spec, project, candidate, strict=True)) == fast, candidate
+    (kept_steps, restored), (stack_steps, none) = counts[True], counts[False]
+    # a candidate after one that changed a later step resumes from the stack; one after an earlier change, from a kept
+    # checkpoint
+    assert none == 0 and restored >= 10 and kept_steps < stack_steps * 0.8, counts
 
 
 def test_the_comparisons_a_candidate_met_come_with_their_arguments_and_are_replayed_once(tmp_path):
@@ -247,3 +298,49 @@ def test_a_focused_replay_checks_no_invariant_again_after_steps_it_held_after_fr
     # it (without the memory of the first: 5 + 6)
     assert books == [5, 4, 1 + 6]
     assert judged is not None and "too much sent" in str(judged.error)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shrinking_on_the_runs_backend_turns_the_searchs_hooks_off_and_back(tmp_path, backend, monkeypatch):
+    """What the hooks record is the search's: the shrinker's replays add nothing to it but the comparisons operands()
+    asks for, and the hooks are as they were after."""
+    from evmstate.engine.shrink.trials import shrink_program
+    from evmstate.evm.base import Feedback
+
+    monkeypatch.setenv("EVMSTATE_SHRINK_ON_REVM", "0")  # py-evm's own candidates, not a revm twin's
+    root = copy_example(tmp_path)
+    project = Project(config_mod.load(root).replace(backend=backend_config(backend)))
+    spec = collect(load_module(root / "machines" / "sale.py").SaleMachine)
+    init_class(spec, project)
+    base = project.backend.snapshot()
+    hits, feedback, observed = {}, Feedback(), []
+    project.backend.set_coverage(hits)
+    project.backend.set_feedback(feedback)
+    project.backend.set_observer(observed.append)
+    steps = [RecordedStep("rule_set_price", {"price": 2_000_000}), RecordedStep("rule_buy", {"quote": 2_006_000})]
+    ran = run_program(spec, project, steps, strict=True)
+    assert ran.error is not None and observed and hits
+    observed.clear()
+    hits.clear()
+    project.backend.revert(base)
+    outcome = shrink_program(spec, project, base, steps, ran.error, feedback=feedback)
+    assert outcome.found is not None and outcome.replays > 5
+    # the price bisected to the least that fails: the candidates ran with the hooks off, the operands' with their own
+    assert [s.arguments for s in outcome.found.steps] == [{"price": 1_000_000}, {"quote": 1_003_000}]
+    assert observed == [] and hits == {}
+    assert project.backend.hooks_now() == (hits, observed.append, feedback)
+
+
+def test_a_focused_replay_takes_no_checkpoint_past_where_it_leaves_the_best_program(tmp_path):
+    sends = [RecordedStep("rule_send", {"who": {"account": 1}, "amount": 20})] * 2
+    module, spec, project, base, trials_for = _trials(tmp_path, FOCUSED, sends)
+    trials = trials_for()
+    best = [RecordedStep("rule_send", {"who": {"account": 1}, "amount": 1 + i}) for i in range(4)]
+    changed = [best[0], best[1].with_arguments({"amount": 9}), *best[2:]]
+    trials.replayer.along(tuple(s.key for s in best))
+    assert trials.replayer.run(changed, trials.focus).error is None
+    # before each of the first two steps (the second is where it leaves the best program), none after
+    assert [len(c.keys) for c in trials.replayer.checkpoints] == [0, 1]
+    assert trials.replayer.run(changed).error is None  # in full: before every step
+    assert [len(c.keys) for c in trials.replayer.checkpoints] == [0, 1, 2, 3]
+    trials.replayer.close()

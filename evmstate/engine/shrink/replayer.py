@@ -24,9 +24,10 @@ from __future__ import annotations
 import contextlib
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ...contracts.project import Project
+from ...evm.base import Snapshots
 from ...spec.machine import MachineSpec
 from ..program import InvalidProgram, Player, ProgramOutcome, check_all_invariants, new_machine, set_up, tear_down
 from ..recorded import RecordedStep
@@ -42,6 +43,17 @@ class _Checkpoint:
     snapshot: int
     state: tuple[dict[str, Any], dict[str, Any], list[str]]  # the machine's attributes, the bundle values, the lines
     exact: bool  # every step before it checked every invariant
+    kept: Any = None  # the chain's state here as the backend keeps it (evm.base.Kept), restorable after any revert
+
+
+def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many steps a and b start with alike."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 class Replayer:
@@ -58,6 +70,14 @@ class Replayer:
         self.backend = project.backend
         self.base = base
         self.checkpoints: list[_Checkpoint] = []  # along the last program run, shallowest first
+        # the checkpoints along the best program (along()), by their steps, kept as the backend keeps states: a
+        # candidate resumes from the deepest it shares even after one that changed an earlier step reverted below it
+        self.keeps = self.backend.capabilities.keeps
+        self.keeper = cast(Snapshots, self.backend)  # keep() and restore(), while keeps
+        self.kept: dict[tuple[str, ...], _Checkpoint] = {}
+        self.best: tuple[str, ...] = ()
+        self.use_kept = True  # False while a replay must run its steps from a stack checkpoint (forget_after())
+        self.restored = 0  # replays resumed from a kept checkpoint
         self.copyable = True
         self.runs = 0
         self.steps = 0
@@ -84,9 +104,13 @@ class Replayer:
         if len(held) > MAX_HELD:
             held.clear()
         known = self.held.get(None, set()) if only is not None else set()
+        # a focused replay takes no checkpoint past where it leaves the best program: the next candidates change the
+        # best program too, and one that fails as the target does is replayed in full, which takes them
+        shared = len(keys) if only is None else _shared(keys, self.best)
         with machine._evmstate_stack:
             for index in range(start, len(steps)):
-                self._checkpoint(keys[:index], player, machine, exact)
+                if index <= shared:
+                    self._checkpoint(keys[:index], player, machine, exact)
                 self.steps += 1
                 upto = keys[: index + 1]
                 player.only = frozenset() if only is not None and (upto in held or upto in known) else only
@@ -103,14 +127,31 @@ class Replayer:
                 return ProgramOutcome(exc, len(steps) + 1, player.lines)
         return ProgramOutcome(None, len(steps) + 1, player.lines)
 
+    def along(self, keys: tuple[str, ...]) -> None:
+        """The best program is now keys (its steps'): keep the checkpoints along it, those of the last replay among
+        them."""
+        self.best = keys
+        if not self.keeps:
+            return
+        points = [*self.kept.values(), *self.checkpoints]
+        self.kept = {}
+        for point in points:
+            n = len(point.keys)
+            if point.kept is not None and keys[:n] == point.keys:
+                known = self.kept.get(point.keys)
+                if known is None or point.exact and not known.exact:
+                    self.kept[point.keys] = point
+
     def forget_after(self, n: int) -> None:
-        """Forget the checkpoints after more than n steps: the next replay runs every step from the n-th on."""
+        """Forget the checkpoints after more than n steps: the next replay runs every step from the n-th on (use_kept
+        off: no kept checkpoint past it either)."""
         while self.checkpoints and len(self.checkpoints[-1].keys) > n:
             self.checkpoints.pop()
 
     def close(self) -> None:
         """Forget the checkpoints and put the chain back at base."""
         self.checkpoints.clear()
+        self.kept.clear()
         self.backend.revert(self.base)
 
     def _resume(
@@ -122,6 +163,12 @@ class Replayer:
         The fourth item is the error of the first invariant check, when it fails (nothing to resume then).
         """
         player = Player(self.spec, self.project, strict=True, only=only)
+        point = self._kept_for(keys, only)
+        if point is not None:
+            # deeper than any checkpoint on the stack: the chain as kept there (the stack's snapshots are gone)
+            self.keeper.restore(point.kept)
+            self.checkpoints = [_Checkpoint(point.keys, self.backend.snapshot(), point.state, point.exact, point.kept)]
+            self.restored += 1
         while self.checkpoints:
             point = self.checkpoints[-1]
             n = len(point.keys)
@@ -145,6 +192,23 @@ class Replayer:
             return player, machine, 0, exc, only is None
         return player, machine, 0, None, only is None
 
+    def _kept_for(self, keys: tuple[str, ...], only: frozenset[str] | None) -> _Checkpoint | None:
+        """The deepest kept checkpoint keys start with (an exact one for a replay in full), when it is deeper than the
+        deepest usable one on the stack."""
+        if not self.kept or not self.use_kept:
+            return None
+        stack = 0
+        for point in reversed(self.checkpoints):
+            n = len(point.keys)
+            if (point.exact or only is not None) and keys[:n] == point.keys:
+                stack = n
+                break
+        for n in range(min(len(keys), len(self.best)), stack, -1):
+            point = self.kept.get(keys[:n])  # type: ignore[assignment]
+            if point is not None and (point.exact or only is not None):
+                return point
+        return None
+
     def _checkpoint(self, keys: tuple[str, ...], player: Player, machine: Any, exact: bool) -> None:
         """Keep the state after keys, unless it is kept already or cannot be copied."""
         if not self.copyable:
@@ -162,4 +226,8 @@ class Replayer:
             self.copyable = False
             self.checkpoints.clear()
             return
-        self.checkpoints.append(_Checkpoint(keys, self.backend.snapshot(), state, exact))
+        below = self.checkpoints[-1].kept if self.checkpoints else None
+        snapshot = self.backend.snapshot()
+        # kept as the backend keeps states: along() keeps it when this program becomes the best
+        kept = self.keeper.keep(self.base, after=below) if self.keeps else None
+        self.checkpoints.append(_Checkpoint(keys, snapshot, state, exact, kept))

@@ -12,7 +12,7 @@ any attempt(candidate), without argument domains.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ...contracts.project import Project
 from ...evm.base import hooks_of
@@ -122,7 +122,9 @@ class Trials:
         if ran.error is None or not self._same(ran.error):
             return None, None
         # it may now fail before its last step: what follows is not needed
-        return Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error), None
+        found = Minimized(candidate[: ran.at], ran.lines[: ran.at], ran.error)
+        self.replayer.along(tuple(s.key for s in found.steps))  # the best program now: its checkpoints are kept
+        return found, None
 
     def _same(self, error: BaseException) -> bool:
         return FailureSignature.of(error) == self.target
@@ -155,6 +157,7 @@ class Trials:
             if hooks.coverage is not None:
                 hooks.coverage.set_coverage({})  # revm's records of a call come with its coverage (evm/revm/sight.py)
             hooks.feedback.set_feedback(self.feedback)
+        self.replayer.use_kept = False
         try:
             # from a checkpoint in full at step index or before it: the steps from index on replay with the hooks on
             self.replayer.forget_after(index)
@@ -168,6 +171,7 @@ class Trials:
                 self.left_out.append(note)
             return Met(*(list(recorded) for recorded in lists[:6]))
         finally:
+            self.replayer.use_kept = True
             self.feedback.everywhere = False
             if hooks is not None and hooks.feedback is not None:
                 hooks.feedback.set_feedback(None)
@@ -221,9 +225,13 @@ def _shrink_where_fastest(
 ) -> Outcome:
     project.backend.revert(base)
     # a coverage report counts what shrinking's replays reach: they run where coverage is recorded
-    twin = None if collector_of(project).wanted else replay_twin(project.config, project.backend)
+    wanted = collector_of(project).wanted
+    twin = None if wanted else replay_twin(project.config, project.backend)
     if twin is None:
-        return _shrink(spec, project, base, steps, target, budget, progress, numbers, feedback)
+        if wanted:
+            return _shrink(spec, project, base, steps, target, budget, progress, numbers, feedback)
+        with _hooks_off(project.backend) as hooks:
+            return _shrink(spec, project, base, steps, target, budget, progress, numbers, feedback, hooks)
     with project.stand_in(twin):
         outcome = _shrink(
             spec, project, twin.snapshot(), steps, target, budget, progress, numbers, feedback, hooks_of(twin)
@@ -240,7 +248,38 @@ def _shrink_where_fastest(
         again.interrupted = outcome.found.interrupted
         outcome.found = again
         return outcome
-    return _shrink(spec, project, base, steps, target, budget, progress, numbers, feedback)
+    with _hooks_off(project.backend) as hooks:
+        return _shrink(spec, project, base, steps, target, budget, progress, numbers, feedback, hooks)
+
+
+@contextlib.contextmanager
+def _hooks_off(backend: Any) -> Iterator[Any]:
+    """The backend's hooks off while candidates replay on it, as on a replay twin, then as they were.
+
+    What they record is the search's (its coverage, its dictionary's values); shrinking reads only the comparisons
+    operands() records, with the hooks switched on for its replays: yields hooks_of(backend) for that when the search's
+    feedback was on, else None (nothing to switch on). Recording every call is a fifth of a shrink's time on revm.
+    """
+    hooks = hooks_of(backend)
+    was = hooks.coverage.hooks_now() if hooks.coverage is not None else None
+    if was is None or was == (None, None, None):
+        yield None
+        return
+    if hooks.feedback is not None:
+        hooks.feedback.set_feedback(None)
+    if hooks.coverage is not None:
+        hooks.coverage.set_coverage(None)
+    if hooks.observer is not None:
+        hooks.observer.set_observer(None)
+    try:
+        yield hooks if was.feedback is not None else None
+    finally:
+        if hooks.coverage is not None:
+            hooks.coverage.set_coverage(was.coverage)
+        if hooks.feedback is not None:
+            hooks.feedback.set_feedback(was.feedback)
+        if hooks.observer is not None:
+            hooks.observer.set_observer(was.observer)
 
 
 def _shrink(
@@ -265,6 +304,7 @@ def _shrink(
         if p.strategy is not None and (d := domain_of(p.strategy)) is not None
     }
     trials = Trials(spec, project, base, target, feedback, hooks)
+    trials.replayer.along(tuple(s.key for s in steps))
     # helper processes, where this worker may lend them
     tries = tries_for(Judge(trials.judge, trials.cached, trials.rejected))
     shrinker = Shrinker(

@@ -1,5 +1,5 @@
-"""The py-evm backend: backend.py (execution, snapshots, hooks), accounts.py (state access), opcodes.py (hooked jumps,
-comparisons), state.py (the state class), failed.py (the calls inside
+"""The py-evm backend: backend.py (execution, hooks), accounts.py (state access, snapshots, kept states), opcodes.py
+(hooked jumps, comparisons), state.py (the state class), failed.py (the calls inside
 a failed computation), deferred.py (the BLS12-381 precompiles, imported on first call)."""
 
 from .deferred import defer

@@ -1,4 +1,5 @@
-"""The py-evm backend's state as the harness reads and writes it: balances, nonces, code, storage, whole worlds.
+"""The py-evm backend's state as the harness reads and writes it: balances, nonces, code, storage, whole worlds; its
+snapshots (py-evm's journal checkpoints) and kept states.
 
 A mixin of PyEVMBackend (backend.py), over its long-lived VM state (_state) and account database.
 """
@@ -9,6 +10,7 @@ import contextlib
 from typing import Any, Iterator
 
 from ..cache import Reads
+from ..base import Snapshot
 
 
 class StateAccess:
@@ -21,6 +23,7 @@ class StateAccess:
     _reading: Reads | None
     account_keys: Any
     _set_block: Any  # (timestamp, number): the backend's
+    _order: list[int]  # the live snapshots (snapshots.Snapshots)
 
     def get_balance(self, address: bytes) -> int:
         return self._state.get_balance(address)
@@ -91,6 +94,74 @@ class StateAccess:
             if any(account):
                 world[address] = account
         return world
+
+    # -- snapshots ----------------------------------------------------------
+
+    def _mark(self) -> Any:
+        if not self._order and self._dirty:
+            # Persisting first keeps the journal empty under the outermost snapshot,
+            # so snapshot and revert cost nothing per account already in the state.
+            self._state.persist()
+            self._dirty = False
+        return self._state.snapshot()
+
+    def _go_back(self, snap: Snapshot) -> None:
+        self._state.revert(snap.mark)
+        snap.mark = self._state.snapshot()
+        del self._account_db.changed[snap.changed :]
+
+    def _released(self, snap: Snapshot) -> None:
+        self._state.commit(snap.mark)
+        if not self._order:
+            self._account_db.changed.clear()
+
+    # -- kept states (snapshots.Snapshots.keep): the account database's log of changed keys -------------
+
+    def _changed_mark(self) -> int:
+        return len(self._account_db.changed)
+
+    def _changed_since(self, mark: int) -> Any:
+        return dict.fromkeys(self._account_db.changed[mark:])
+
+    def _values(self, keys: Any) -> dict[Any, Any]:
+        db = self._account_db
+        values: dict[Any, Any] = {}
+        for key in keys:
+            if key[0] == "s":
+                values[key] = db.get_storage(key[1], key[2])
+            elif key[0] == "a":
+                address = key[1]
+                exists = db.account_exists(address)
+                values[key] = (db.get_balance(address), db.get_nonce(address), db.get_code(address)) if exists else None
+            else:
+                values[key] = True
+        return values
+
+    def _write_values(self, values: dict[Any, Any]) -> None:
+        self._dirty = True
+        state, db = self._state, self._account_db
+        # storage wiped since the snapshot first, then the accounts (made, changed or deleted), then the slots
+        for key in values:
+            if key[0] == "w":
+                state.delete_account(key[1])
+        for key, value in values.items():
+            if key[0] != "a":
+                continue
+            address = key[1]
+            if value is None:
+                if db.account_exists(address):
+                    state.delete_account(address)
+                continue
+            balance, nonce, code = value
+            if not db.account_exists(address) or db.get_balance(address) != balance:
+                state.set_balance(address, balance)
+            if db.get_nonce(address) != nonce:
+                state.set_nonce(address, nonce)
+            if db.get_code(address) != code:
+                state.set_code(address, code)
+        for key, value in values.items():
+            if key[0] == "s" and db.get_storage(key[1], key[2]) != value:
+                state.set_storage(key[1], key[2], value)
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Reads]:

@@ -48,9 +48,9 @@ from ..base import (
     ExecResult,
     Feedback,
     Frame,
+    HooksNow,
     JumpRecorder,
     Log,
-    Snapshot,
     Timeout,
     account_keys,
     intrinsic_gas,
@@ -67,7 +67,7 @@ class PyEVMBackend(StateAccess, BlockTime):
     """An in-process py-evm chain with funded accounts and cheap snapshots."""
 
     capabilities = Capabilities(
-        frames=True, coverage=True, observer=True, time_limit=True, divergence=False, feedback=True
+        frames=True, coverage=True, observer=True, time_limit=True, divergence=False, feedback=True, keeps=True
     )
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
@@ -182,23 +182,6 @@ class PyEVMBackend(StateAccess, BlockTime):
     def logs(self) -> list[Log]:
         return self._logs
 
-    # -- snapshots ----------------------------------------------------------
-
-    def _mark(self) -> Any:
-        if not self._order and self._dirty:
-            # Persisting first keeps the journal empty under the outermost snapshot,
-            # so snapshot and revert cost nothing per account already in the state.
-            self._state.persist()
-            self._dirty = False
-        return self._state.snapshot()
-
-    def _go_back(self, snap: Snapshot) -> None:
-        self._state.revert(snap.mark)
-        snap.mark = self._state.snapshot()
-
-    def _released(self, snap: Snapshot) -> None:
-        self._state.commit(snap.mark)
-
     # -- limits -------------------------------------------------------------
 
     def reset_time_limit(self) -> None:
@@ -229,6 +212,10 @@ class PyEVMBackend(StateAccess, BlockTime):
     def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
         """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
         self._observer = observer
+
+    def hooks_now(self) -> HooksNow:
+        """What the hooks record into now (None: off)."""
+        return HooksNow(self._hits, self._observer, self._feedback)
 
     def set_feedback(self, feedback: Feedback | None) -> None:
         """Count branches and record comparison operands into feedback from now on (see Feedback), with coverage on;

@@ -138,14 +138,24 @@ def account_db_class(base: type) -> type:
             super().__init__(*args, **kwargs)
             # every address and storage slot ever written, reverted or not: where PyEVMBackend.world() looks
             self.written: dict[bytes, set[int]] = {}
+            # what was changed, in order: ("a", address), ("w", address) (its storage wiped), ("s", address, slot);
+            # cut back by a revert to a snapshot (the kept states' log, base.Snapshots.keep)
+            self.changed: list[tuple[Any, ...]] = []
 
         def _set_account(self, address: bytes, account: Any) -> None:
             self.written.setdefault(address, set())
+            self.changed.append(("a", address))
             super()._set_account(address, account)
 
         def set_storage(self, address: bytes, slot: int, value: int) -> None:
             self.written.setdefault(address, set()).add(slot)
+            self.changed.append(("s", address, slot))
             super().set_storage(address, slot, value)
+
+        def _wipe_storage(self, address: Address) -> None:
+            self.changed.append(("w", address))
+            self.changed.append(("a", address))  # deleted with it, or its storage root reset
+            super()._wipe_storage(address)
 
         def _get_address_store(self, address: Address):
             store = self._account_stores.get(address)

@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from ..cache import entry as cache_entry
-from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, Log, SeenStorage
+from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, HooksNow, Log, SeenStorage
 from ..base import account_keys, contract_address, intrinsic_gas
 from .journal import EMPTY_CODE_HASH, FAILED, deployed, halt_message, loaded, read_changes
 from .mirror import Mirror
@@ -85,7 +85,8 @@ class RevmBackend(Mirror, Explaining, BlockTime):
     # py-evm's hooks record (coverage, feedback, the storage a call read and wrote) comes from
     # running the call again where its path can be seen (sight.py)
     capabilities = Capabilities(
-        frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True
+        frames=False, coverage=True, observer=True, time_limit=False, divergence=False, feedback=True, sampling=True,
+        keeps=True,
     )
 
     def __init__(self, spec: ChainSpec | None = None, **options: Any) -> None:
@@ -219,6 +220,10 @@ class RevmBackend(Mirror, Explaining, BlockTime):
     def set_observer(self, observer: Callable[[ExecResult], None] | None) -> None:
         """Call observer(result) after every call and transaction, results carrying their storage reads and writes."""
         self.sight.observer = observer
+
+    def hooks_now(self) -> HooksNow:
+        """What the hooks record into now (None: off)."""
+        return HooksNow(self.sight.hits, self.sight.observer, self.sight.feedback)
 
     def set_sampling(self, on: bool) -> None:
         """Run a call again for the hooks' records only now and then when a call of its shape ran before (sight.py),

@@ -126,6 +126,39 @@ class Mirror:
         if not self._order:
             self._undo.clear()
 
+    # -- kept states (base.Snapshots.keep): the undo log is the log of changed keys -------
+
+    def _changed_mark(self) -> int:
+        return len(self._undo)
+
+    def _changed_since(self, mark: int) -> Any:
+        return dict.fromkeys(entry[:3] if entry[0] == "s" else entry[:2] for entry in self._undo[mark:])
+
+    def _values(self, keys: Any) -> dict[Any, Any]:
+        values: dict[Any, Any] = {}
+        for key in keys:
+            if key[0] == "s":
+                slots = self._storage.get(key[1])
+                values[key] = slots.get(key[2], 0) if slots else 0
+            else:
+                info = self._info.get(key[1])
+                values[key] = (None if info is None else list(info), self._code.get(key[1]))
+        return values
+
+    def _write_values(self, values: dict[Any, Any]) -> None:
+        # accounts first: an account written as none keeps its storage, which its slots' values then set
+        for key, (info, code) in ((k, v) for k, v in values.items() if k[0] == "a"):
+            now = self._info.get(key[1])
+            if now != info or (info is not None and self._code.get(key[1]) != code):
+                self._write_info(key[1], None if info is None else list(info), code)
+        storage = self._storage
+        for key, value in values.items():
+            if key[0] == "s":
+                slots = storage.get(key[1])
+                if (slots.get(key[2], 0) if slots else 0) != value:
+                    self._write_slot(key[1], key[2], value)
+        self._version += 1
+
     # -- a transaction's changes, the whole state -----------------------------
 
     def _apply(self, changes: dict[bytes, Any], adjust: dict[bytes, list[int]]) -> list[tuple[Any, ...]]:
