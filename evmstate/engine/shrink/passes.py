@@ -127,6 +127,13 @@ class Shrinker:
         self.settled: dict[str, tuple[str, ...]] = {}
         # (step, argument, the best program's steps) of each number the values pass could not make smaller there
         self.settled_numbers: set[tuple[int, str, tuple[str, ...]]] = set()
+        # (step, argument, program length) -> (its value, the value its least is expected at or above): where the scale
+        # left a number, or the least the values pass found for it before another number moved (IntDomain.minimize's
+        # near)
+        self.floors: dict[tuple[int, str, int], tuple[int, int]] = {}
+        # (step, argument, program length, value) of each value a number was lowered to whose repairs (repaired()) did
+        # not fail: an earlier round's, while other numbers moved, are not replayed again
+        self.unrepaired: set[tuple[int, str, int, str]] = set()
         self.rounds = 0
         self.tried: set[str] = set()  # the passes that ran, in any round
         self._in_order = 0  # inside first_shorter: its candidates are charged there, in order
@@ -423,14 +430,18 @@ class Shrinker:
         return changed
 
     def _minimize_value(
-        self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None
+        self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None,
+        near: int | None = None,
     ) -> None:
         """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time
         (candidates.py)."""
-        probe_in_batches(
-            lambda fails: domain.minimize(value, fails, self.hints), build, self.first_shorter, self.tries.workers,
-            repaired,
-        )
+
+        def minimize(fails: Callable[..., bool]) -> Any:
+            if near is not None and isinstance(domain, IntDomain):
+                return domain.minimize(value, fails, self.hints, near)
+            return domain.minimize(value, fails, self.hints)
+
+        probe_in_batches(minimize, build, self.first_shorter, self.tries.workers, repaired)
 
     def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
         """Make one argument as small as its domain allows while the program still fails; whether it changed."""
@@ -447,6 +458,14 @@ class Shrinker:
             return self._minimize_number(index, name, value, domain, fails, before)
         finally:
             self._repairs_tried = None
+            least = self.best[index].arguments.get(name) if index < len(self.best) else None
+            if isinstance(domain, IntDomain) and isinstance(least, int) and abs(least - domain.target) > 2:
+                # the least given the other numbers as they stand: when another moves, it is expected near here
+                sign = 1 if least > domain.target else -1
+                distance = abs(least - domain.target)
+                self.floors[(index, name, len(self.best))] = (
+                    least, least - sign * max(2, distance // coupled.SCALE_PRECISION),
+                )
 
     def _minimize_number(
         self, index: int, name: str, value: Any, domain: Domain, fails: Callable[[Any], Any], before: int
@@ -459,9 +478,12 @@ class Shrinker:
         # a number within SMALL_TRIED of its target moves too little to be worth a replay that looks for comparisons to
         # repair
         near = isinstance(domain, IntDomain) and isinstance(value, int) and abs(value - domain.target) <= SMALL_TRIED
+        floor = self.floors.get((index, name, len(self.best)))
         self._minimize_value(
             domain, value, fails,
-            (lambda candidate: self.repaired(candidate, index)) if self.operands is not None and not near else None,
+            (lambda candidate: self._repaired_once(candidate, index, name)) if self.operands is not None and not near
+            else None,
+            floor[1] if floor is not None and floor[0] == value else None,
         )
         return self.passes[self.current].kept > before
 
@@ -486,6 +508,19 @@ class Shrinker:
         return not self.shorter(
             [*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]]
         )
+
+    def _repaired_once(self, candidate: list[RecordedStep], index: int, name: str) -> bool:
+        """repaired(), unless the number was lowered to this same value before on a program of this length and no repair
+        failed: in a pool whose first deposit's amount at 0 reverts, the later deposit's repairs are the same values
+        (the pool's arithmetic on that deposit alone) in every round, and the replay that looks for them costs twice
+        a replay."""
+        key = (index, name, len(self.best), _value_key(candidate[index].arguments.get(name)))
+        if key in self.unrepaired:
+            return False
+        if self.repaired(candidate, index):
+            return True
+        self.unrepaired.add(key)
+        return False
 
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
         """The candidate (step index changed) with one argument of that step or a later one replaced by the other side
