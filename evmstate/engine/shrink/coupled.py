@@ -53,7 +53,7 @@ class Shrinker(Protocol):
     operands: Callable[..., Any] | None
     scanned: set[Any]
     tries: Any
-    floors: dict[tuple[int, str, int], tuple[int, int]]
+    floors: dict[tuple[int, str, int], tuple[int, int, bool]]
 
     def first_shorter(self, candidates: Any) -> Any: ...
 
@@ -335,8 +335,10 @@ def scale(shrinker: Shrinker) -> bool:
                 candidate = [*shrinker.best[:index], step.with_arguments({name: target}), *shrinker.best[index + 1 :]]
                 changed = shrinker.first_shorter([(True, candidate)]) is not None or changed
     for group in scale_groups(shrinker.best, shrinker.domains):
-        if any(p not in number_places(shrinker.best, shrinker.domains) for p in group):
-            continue  # an earlier group's scaling took a number to its target
+        if any(p not in number_places(shrinker.best, shrinker.domains) for p in group) or not any(
+            large(shrinker, p) for p in group
+        ):
+            continue  # an earlier group's scaling took a number to its target, or all within SCAN_UP_TO of theirs
         base = list(shrinker.best)
         top = max(base[i].arguments[n] - shrinker.domains[(base[i].rule, n)].target for i, n in group)
 
@@ -357,7 +359,7 @@ def scale(shrinker: Shrinker) -> bool:
             # bisects from there (IntDomain.minimize's near), not from its bound
             for index, name in group:
                 shrinker.floors[(index, name, len(base))] = (
-                    shrinker.best[index].arguments[name], floors[index].arguments[name],
+                    shrinker.best[index].arguments[name], floors[index].arguments[name], False,
                 )
     return changed
 

@@ -127,10 +127,10 @@ class Shrinker:
         self.settled: dict[str, tuple[str, ...]] = {}
         # (step, argument, the best program's steps) of each number the values pass could not make smaller there
         self.settled_numbers: set[tuple[int, str, tuple[str, ...]]] = set()
-        # (step, argument, program length) -> (its value, the value its least is expected at or above): where the scale
-        # left a number, or the least the values pass found for it before another number moved (IntDomain.minimize's
-        # near)
-        self.floors: dict[tuple[int, str, int], tuple[int, int]] = {}
+        # (step, argument, program length) -> (its value, the value its least is expected at or above, whether the
+        # values pass found that value its least before): where the scale left a number, or the least the values pass
+        # found for it before another number moved (IntDomain.minimize's near)
+        self.floors: dict[tuple[int, str, int], tuple[int, int, bool]] = {}
         # (step, argument, program length, value) of each value a number was lowered to whose repairs (repaired()) did
         # not fail: an earlier round's, while other numbers moved, are not replayed again
         self.unrepaired: set[tuple[int, str, int, str]] = set()
@@ -431,15 +431,16 @@ class Shrinker:
 
     def _minimize_value(
         self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None,
-        near: int | None = None,
+        near: int | None = None, hints: tuple[int, ...] | None = None,
     ) -> None:
         """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time
-        (candidates.py)."""
+        (candidates.py). hints: the contracts' numbers to try (None: all of them)."""
+        tried = self.hints if hints is None else hints
 
         def minimize(fails: Callable[..., bool]) -> Any:
             if near is not None and isinstance(domain, IntDomain):
-                return domain.minimize(value, fails, self.hints, near)
-            return domain.minimize(value, fails, self.hints)
+                return domain.minimize(value, fails, tried, near)
+            return domain.minimize(value, fails, tried)
 
         probe_in_batches(minimize, build, self.first_shorter, self.tries.workers, repaired)
 
@@ -464,7 +465,7 @@ class Shrinker:
                 sign = 1 if least > domain.target else -1
                 distance = abs(least - domain.target)
                 self.floors[(index, name, len(self.best))] = (
-                    least, least - sign * max(2, distance // coupled.SCALE_PRECISION),
+                    least, least - sign * max(2, distance // coupled.SCALE_PRECISION), True,
                 )
 
     def _minimize_number(
@@ -479,11 +480,14 @@ class Shrinker:
         # repair
         near = isinstance(domain, IntDomain) and isinstance(value, int) and abs(value - domain.target) <= SMALL_TRIED
         floor = self.floors.get((index, name, len(self.best)))
+        floor = floor if floor is not None and floor[0] == value else None
         self._minimize_value(
             domain, value, fails,
             (lambda candidate: self._repaired_once(candidate, index, name)) if self.operands is not None and not near
             else None,
-            floor[1] if floor is not None and floor[0] == value else None,
+            floor[1] if floor is not None else None,
+            # a least found before: the contracts' numbers below it were tried then, and did not fail
+            () if floor is not None and floor[2] else None,
         )
         return self.passes[self.current].kept > before
 
