@@ -39,7 +39,6 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from typing import Any, Callable, Sequence
 
@@ -405,7 +404,7 @@ class Shrinker:
             for name, value in step.arguments.items():
                 domain = self.domains.get((step.rule, name))
                 if domain is not None and not (isinstance(value, dict) and "ref" in value):
-                    groups.setdefault((domain.key(), _value_key(value)), []).append((index, name))
+                    groups.setdefault((domain.key(), compared.value_key(value)), []).append((index, name))
         changed = False
         for _, places in groups.items():
             if len(places) < 2:
@@ -514,47 +513,10 @@ class Shrinker:
         )
 
     def _repaired_once(self, candidate: list[RecordedStep], index: int, name: str) -> bool:
-        """repaired(), unless the number was lowered to this same value before on a program of this length and no repair
-        failed: in a pool whose first deposit's amount at 0 reverts, the later deposit's repairs are the same values
-        (the pool's arithmetic on that deposit alone) in every round, and the replay that looks for them costs twice
-        a replay."""
-        key = (index, name, len(self.best), _value_key(candidate[index].arguments.get(name)))
-        if key in self.unrepaired:
-            return False
-        if self.repaired(candidate, index):
-            return True
-        self.unrepaired.add(key)
-        return False
+        return compared.repaired_once(self, candidate, index, name)
 
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
-        """The candidate (step index changed) with one argument of that step or a later one replaced by the other side
-        of a
-        comparison its replay met it in, as Redqueen does.
-
-        A quote that matched a price computed from the changed step no longer matches: the
-        replay compared the quote with the new price, which is the value to try. An address
-        compared for equality (an inbox the contract derives from the account that changed)
-        takes the other side. An argument no comparison met is left as it is, and so is a comparison the best program's
-        replay
-        met too (a constant of the contract's arithmetic, which the change did not move).
-        """
-        if self.operands is None:
-            return False
-        met = self.operands(candidate, index)
-        before = self.operands(self.best, index) if index < len(self.best) else Met()
-        unmoved = set(before.sides) | set(before.equalities)
-        repairs = compared.repairs(self.best, candidate, index, met, unmoved, self.domains, self.constants)
-        tried = self._repairs_tried
-        if tried is None:
-            return bool(self.first_shorter(repairs))
-        # a later argument set to a value an earlier repair of this number's move set it to, and the program did not
-        # fail: the operand stayed where it was while the number moved, so it is not what the move needs (an AMM's
-        # later deposit compared with the pool's own numbers, whatever the first deposit's amounts)
-        fresh = compared.untried(candidate, repairs, index, tried)
-        kept = self.first_shorter((k, c) for k, (c, _) in enumerate(fresh))
-        for _, changed in fresh if kept is None else fresh[: kept + 1]:
-            tried.update(changed)
-        return kept is not None
+        return compared.repaired(self, candidate, index)
 
     def at_boundary(self, index: int, value: int) -> bool | None:
         """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself
@@ -624,8 +586,3 @@ class Shrinker:
         if final is not None and len(final.steps) == len(self.best):
             return final
         return self.found
-
-
-def _value_key(value: Any) -> str:
-    """An argument's recorded value as a key."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
