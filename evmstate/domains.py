@@ -57,7 +57,11 @@ class IntDomain(Domain):
         """The value shrinking goes toward: 0, or the bound nearest it."""
         return min(max(0, self.lo), self.hi)
 
-    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = ()) -> Any:
+    def minimize(self, value: Any, fails: Any, hints: Sequence[int] = (), near: int | None = None) -> Any:
+        """As Domain.minimize; near: a value between the target and value that the least is expected at or above (where
+        the shrinker's scaling left the number, or the least it found before another number moved): after the bound,
+        the contracts' numbers and the value next to value, near is tried, and where it does not fail the least is
+        bisected between it and value, a few replays where a bisection from the bound costs the number's bit length."""
         if not self.contains(value):
             return value
         target = self.target
@@ -87,14 +91,22 @@ class IntDomain(Domain):
         sign = 1 if value > target else -1
         # a few small values first: where failing is not monotone (a parity, a route), one may fail; not where one of
         # the contracts' numbers above them did not fail (the bisection among them took failing as monotone already)
-        smalls = 0 if good >= 0 and abs(between[good] - target) >= SMALL_TRIED else SMALL_TRIED
+        # (nor where near is given: failing is taken as monotone above it)
+        floor = abs(near - target) if near is not None and (near - target) * sign > 0 else None
+        floor = floor if floor is not None and floor < abs(value - target) - 1 else None
+        smalls = 0 if floor is not None or good >= 0 and abs(between[good] - target) >= SMALL_TRIED else SMALL_TRIED
         for small in range(2, min(smalls, abs(value - target))):
             candidate = target + sign * small
             if self.contains(candidate) and fails(candidate):
-                return self.minimize(candidate, fails)
+                return candidate  # every value below it was tried above and did not fail
         if abs(value - target) > 1 and not (self.contains(value - sign) and fails(value - sign)):
             return value
         good, bad = 0, abs(value - target)  # distances from target: good does not fail, bad does
+        if floor is not None:
+            if self.contains(target + sign * floor) and fails(target + sign * floor):
+                bad = floor  # the least is below near after all: bisected from the bound below it
+            else:
+                good = floor
         # the least failing distance's bit length first, by bisection over the powers of two between good and bad: a
         # number drawn near 2**80 whose least is 1003 costs 7 + 10 replays where bisecting the distance itself costs 80
         powers = [1 << k for k in range(good.bit_length(), bad.bit_length()) if good < 1 << k < bad]

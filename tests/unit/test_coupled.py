@@ -281,8 +281,10 @@ def test_large_numbers_on_a_hyperbola_are_scaled_down_together(width):
         for k in range(4) if values[k] > 0 for v in [values[:k] + [values[k] - 1] + values[k + 1 :]]
     ), values
     assert math.isqrt(a0 * a1) <= 1100, values  # scaled to the floor, not left where one-at-a-time moves stop
-    # the one-at-a-time walk from where it was found costs several rounds of bisections; scaled, a few replays
-    assert outcome.passes["values"].runs < 150, outcome.passes["values"].runs
+    # the one-at-a-time walk from where it was found costs several rounds of bisections; scaled, a few replays; each
+    # number then bisected from where the scale left it, and in the next round from its least (103 replays when both
+    # bisected from the bound: 47)
+    assert outcome.passes["values"].runs < 60, outcome.passes["values"].runs
 
 
 def test_numbers_that_cannot_move_together_cost_one_replay_to_scale():
@@ -349,5 +351,6 @@ def test_a_repair_that_did_not_fail_is_not_tried_again_while_the_same_number_mov
     finally:
         Shrinker.attempt = original
     assert outcome.found.steps[0].arguments["amount0"] == 4000
-    # once each while each number of the first step moves, though each tried 0 and 1 (and a repair each)
-    assert sorted(repairs) == [3002, 3002, 3003, 3003, 3004, 3004], repairs
+    # once each while the number moves, though it tried 0 and 1 (and a repair each); and not again when the next round
+    # lowers it to 0 again (the second number's moves meet no comparison)
+    assert sorted(repairs) == [3002, 3003, 3004], repairs

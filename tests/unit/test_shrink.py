@@ -200,6 +200,32 @@ def test_a_huge_number_whose_least_is_small_is_bisected_by_its_bit_length_first(
     assert IntDomain(0, 2**256 - 1).minimize(2**80, lambda v, repair=False: asked.append(v) or v >= 2**79 + 5) == 2**79 + 5
 
 
+def test_a_number_near_its_least_is_bisected_from_near_not_from_its_bound():
+    # where the scale left a pool's amount (7382; one step less of scaling, 7152, did not fail), its least 7368 is
+    # bisected between the two: the bit length from the bound and the octave cost twice as many questions
+    from evmstate.domains import IntDomain
+
+    for near, most in ((7152, 12), (None, 18)):
+        asked = []
+
+        def fails(v, repair=False):
+            asked.append(v)
+            return v >= 7368
+
+        assert IntDomain(0, 10**24).minimize(7382, fails, (), near) == 7368
+        assert len(asked) == len(set(asked)), asked  # no value asked twice
+        assert (len(asked) <= most) if near else (len(asked) > most), (near, asked)
+    # a near that fails after all (another number moved since): the least below it is still found
+    asked.clear()
+    assert IntDomain(0, 10**24).minimize(7382, fails, (), 7500) == 7368
+    asked.clear()
+    assert IntDomain(0, 10**24).minimize(7382, lambda v, repair=False: asked.append(v) or v >= 300, (), 7152) == 300
+    # a least among the small values is kept as found, nothing below it asked again
+    asked.clear()
+    assert IntDomain(0, 10**24).minimize(2**60, lambda v, repair=False: asked.append(v) or v >= 8) == 8
+    assert asked == [0, 1, 2, 3, 4, 5, 6, 7, 8], asked
+
+
 def test_merging_two_steps_never_leaves_a_number_below_the_strategys_bound():
     # two bids of 1 (strategy min_value=1): merged into one bid of 2, the first bid would be left at 0, which the strategy
     # never draws; the program reported keeps every number within its bounds

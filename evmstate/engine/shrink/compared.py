@@ -20,6 +20,7 @@ from typing import Any
 
 from ...domains import AddressDomain, IntDomain
 from ..recorded import RecordedStep
+from .outcome import Met
 
 # values a move tries for one argument or wait, at most
 TRIED = 6
@@ -166,3 +167,50 @@ def addresses_compared(domain: AddressDomain, value: Any, equalities: list[tuple
         if v is not None and v not in found:
             found.append(v)
     return found[:REPAIRS]
+
+
+def value_key(value: Any) -> str:
+    """An argument's recorded value as a key."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def repaired_once(shrinker: Any, candidate: list[RecordedStep], index: int, name: str) -> bool:
+    """repaired(), unless the number was lowered to this same value before on a program of this length and no repair
+    failed: in a pool whose first deposit's amount at 0 reverts, the later deposit's repairs are the same values (the
+    pool's arithmetic on that deposit alone) in every round, and the replay that looks for them costs twice a replay."""
+    key = (index, name, len(shrinker.best), value_key(candidate[index].arguments.get(name)))
+    if key in shrinker.unrepaired:
+        return False
+    if repaired(shrinker, candidate, index):
+        return True
+    shrinker.unrepaired.add(key)
+    return False
+
+
+def repaired(shrinker: Any, candidate: list[RecordedStep], index: int) -> bool:
+    """The candidate (step index changed) with one argument of that step or a later one replaced by the other side of a
+    comparison its replay met it in, as Redqueen does; whether one was kept (the shrinker's repaired()).
+
+    A quote that matched a price computed from the changed step no longer matches: the
+    replay compared the quote with the new price, which is the value to try. An address
+    compared for equality (an inbox the contract derives from the account that changed)
+    takes the other side. An argument no comparison met is left as it is, and so is a comparison the best program's
+    replay met too (a constant of the contract's arithmetic, which the change did not move).
+    """
+    if shrinker.operands is None:
+        return False
+    met = shrinker.operands(candidate, index)
+    before = shrinker.operands(shrinker.best, index) if index < len(shrinker.best) else Met()
+    unmoved = set(before.sides) | set(before.equalities)
+    found = repairs(shrinker.best, candidate, index, met, unmoved, shrinker.domains, shrinker.constants)
+    tried = shrinker._repairs_tried
+    if tried is None:
+        return bool(shrinker.first_shorter(found))
+    # a later argument set to a value an earlier repair of this number's move set it to, and the program did not
+    # fail: the operand stayed where it was while the number moved, so it is not what the move needs (an AMM's
+    # later deposit compared with the pool's own numbers, whatever the first deposit's amounts)
+    fresh = untried(candidate, found, index, tried)
+    kept = shrinker.first_shorter((k, c) for k, (c, _) in enumerate(fresh))
+    for _, changed in fresh if kept is None else fresh[: kept + 1]:
+        tried.update(changed)
+    return kept is not None

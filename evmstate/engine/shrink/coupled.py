@@ -34,7 +34,6 @@ every other (the first kept wins, in the order below, whoever replays it):
 from __future__ import annotations
 
 import dataclasses
-import functools
 from typing import Any, Callable, Iterator, Protocol
 
 from ...domains import SMALL_TRIED, AddressDomain, IntDomain
@@ -54,6 +53,7 @@ class Shrinker(Protocol):
     operands: Callable[..., Any] | None
     scanned: set[Any]
     tries: Any
+    floors: dict[tuple[int, str, int], tuple[int, int, bool]]
 
     def first_shorter(self, candidates: Any) -> Any: ...
 
@@ -296,13 +296,14 @@ def scaled(
     return out
 
 
-def scale_distances(top: int, fails: Callable[[int], bool]) -> None:
+def scale_distances(top: int, fails: Callable[[int], bool]) -> tuple[int, int] | None:
     """Ask fails(distance) for the group's scaled programs, as few times as finds the least distance that fails within
     1/SCALE_PRECISION: half first (one replay where they cannot move together), then its bit length by bisection over
-    the powers of two, then bisection."""
+    the powers of two, then bisection. (the highest distance found not to fail, the least found to), or None where half
+    does not fail."""
     bad = top // 2
     if bad < 1 or not fails(bad):
-        return
+        return None
     powers = [1 << k for k in range(1, bad.bit_length()) if 1 << k < bad]
     low, high = -1, len(powers)  # powers[high] fails (high == len: bad itself), powers[low] does not
     while high - low > 1:
@@ -318,6 +319,7 @@ def scale_distances(top: int, fails: Callable[[int], bool]) -> None:
             bad = middle
         else:
             good = middle
+    return good, bad
 
 
 def scale(shrinker: Shrinker) -> bool:
@@ -333,8 +335,10 @@ def scale(shrinker: Shrinker) -> bool:
                 candidate = [*shrinker.best[:index], step.with_arguments({name: target}), *shrinker.best[index + 1 :]]
                 changed = shrinker.first_shorter([(True, candidate)]) is not None or changed
     for group in scale_groups(shrinker.best, shrinker.domains):
-        if any(p not in number_places(shrinker.best, shrinker.domains) for p in group):
-            continue  # an earlier group's scaling took a number to its target
+        if any(p not in number_places(shrinker.best, shrinker.domains) for p in group) or not any(
+            large(shrinker, p) for p in group
+        ):
+            continue  # an earlier group's scaling took a number to its target, or all within SCAN_UP_TO of theirs
         base = list(shrinker.best)
         top = max(base[i].arguments[n] - shrinker.domains[(base[i].rule, n)].target for i, n in group)
 
@@ -343,8 +347,20 @@ def scale(shrinker: Shrinker) -> bool:
             return scaled(base, shrinker.domains, group, distance) if len(shrinker.best) == len(base) else None
 
         before = shrinker.best
-        probe_in_batches(functools.partial(scale_distances, top), build, shrinker.first_shorter, shrinker.tries.workers)
+        ends: list[tuple[int, int] | None] = []  # the last run's, with every answer known
+        probe_in_batches(
+            lambda fails: ends.append(scale_distances(top, fails)), build, shrinker.first_shorter,
+            shrinker.tries.workers,
+        )
         changed = changed or shrinker.best is not before
+        floors = scaled(base, shrinker.domains, group, ends[-1][0]) if ends and ends[-1] and ends[-1][0] else None
+        if floors is not None and len(shrinker.best) == len(base):
+            # each number's least is expected at or above where it stood scaled down one step less: its values pass
+            # bisects from there (IntDomain.minimize's near), not from its bound
+            for index, name in group:
+                shrinker.floors[(index, name, len(base))] = (
+                    shrinker.best[index].arguments[name], floors[index].arguments[name], False,
+                )
     return changed
 
 

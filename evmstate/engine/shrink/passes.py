@@ -39,7 +39,6 @@ stands, as Hypothesis could have run it, and it fails with the same signature.
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from typing import Any, Callable, Sequence
 
@@ -127,6 +126,13 @@ class Shrinker:
         self.settled: dict[str, tuple[str, ...]] = {}
         # (step, argument, the best program's steps) of each number the values pass could not make smaller there
         self.settled_numbers: set[tuple[int, str, tuple[str, ...]]] = set()
+        # (step, argument, program length) -> (its value, the value its least is expected at or above, whether the
+        # values pass found that value its least before): where the scale left a number, or the least the values pass
+        # found for it before another number moved (IntDomain.minimize's near)
+        self.floors: dict[tuple[int, str, int], tuple[int, int, bool]] = {}
+        # (step, argument, program length, value) of each value a number was lowered to whose repairs (repaired()) did
+        # not fail: an earlier round's, while other numbers moved, are not replayed again
+        self.unrepaired: set[tuple[int, str, int, str]] = set()
         self.rounds = 0
         self.tried: set[str] = set()  # the passes that ran, in any round
         self._in_order = 0  # inside first_shorter: its candidates are charged there, in order
@@ -398,7 +404,7 @@ class Shrinker:
             for name, value in step.arguments.items():
                 domain = self.domains.get((step.rule, name))
                 if domain is not None and not (isinstance(value, dict) and "ref" in value):
-                    groups.setdefault((domain.key(), _value_key(value)), []).append((index, name))
+                    groups.setdefault((domain.key(), compared.value_key(value)), []).append((index, name))
         changed = False
         for _, places in groups.items():
             if len(places) < 2:
@@ -423,14 +429,19 @@ class Shrinker:
         return changed
 
     def _minimize_value(
-        self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None
+        self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None,
+        near: int | None = None, hints: tuple[int, ...] | None = None,
     ) -> None:
         """domain.minimize(value) over the programs build(v) makes, its questions answered a batch at a time
-        (candidates.py)."""
-        probe_in_batches(
-            lambda fails: domain.minimize(value, fails, self.hints), build, self.first_shorter, self.tries.workers,
-            repaired,
-        )
+        (candidates.py). hints: the contracts' numbers to try (None: all of them)."""
+        tried = self.hints if hints is None else hints
+
+        def minimize(fails: Callable[..., bool]) -> Any:
+            if near is not None and isinstance(domain, IntDomain):
+                return domain.minimize(value, fails, tried, near)
+            return domain.minimize(value, fails, tried)
+
+        probe_in_batches(minimize, build, self.first_shorter, self.tries.workers, repaired)
 
     def _minimize_argument(self, index: int, name: str, value: Any, domain: Domain) -> bool:
         """Make one argument as small as its domain allows while the program still fails; whether it changed."""
@@ -447,6 +458,14 @@ class Shrinker:
             return self._minimize_number(index, name, value, domain, fails, before)
         finally:
             self._repairs_tried = None
+            least = self.best[index].arguments.get(name) if index < len(self.best) else None
+            if isinstance(domain, IntDomain) and isinstance(least, int) and abs(least - domain.target) > 2:
+                # the least given the other numbers as they stand: when another moves, it is expected near here
+                sign = 1 if least > domain.target else -1
+                distance = abs(least - domain.target)
+                self.floors[(index, name, len(self.best))] = (
+                    least, least - sign * max(2, distance // coupled.SCALE_PRECISION), True,
+                )
 
     def _minimize_number(
         self, index: int, name: str, value: Any, domain: Domain, fails: Callable[[Any], Any], before: int
@@ -459,9 +478,15 @@ class Shrinker:
         # a number within SMALL_TRIED of its target moves too little to be worth a replay that looks for comparisons to
         # repair
         near = isinstance(domain, IntDomain) and isinstance(value, int) and abs(value - domain.target) <= SMALL_TRIED
+        floor = self.floors.get((index, name, len(self.best)))
+        floor = floor if floor is not None and floor[0] == value else None
         self._minimize_value(
             domain, value, fails,
-            (lambda candidate: self.repaired(candidate, index)) if self.operands is not None and not near else None,
+            (lambda candidate: self._repaired_once(candidate, index, name)) if self.operands is not None and not near
+            else None,
+            floor[1] if floor is not None else None,
+            # a least found before: the contracts' numbers below it were tried then, and did not fail
+            () if floor is not None and floor[2] else None,
         )
         return self.passes[self.current].kept > before
 
@@ -487,35 +512,11 @@ class Shrinker:
             [*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]]
         )
 
-    def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
-        """The candidate (step index changed) with one argument of that step or a later one replaced by the other side
-        of a
-        comparison its replay met it in, as Redqueen does.
+    def _repaired_once(self, candidate: list[RecordedStep], index: int, name: str) -> bool:
+        return compared.repaired_once(self, candidate, index, name)
 
-        A quote that matched a price computed from the changed step no longer matches: the
-        replay compared the quote with the new price, which is the value to try. An address
-        compared for equality (an inbox the contract derives from the account that changed)
-        takes the other side. An argument no comparison met is left as it is, and so is a comparison the best program's
-        replay
-        met too (a constant of the contract's arithmetic, which the change did not move).
-        """
-        if self.operands is None:
-            return False
-        met = self.operands(candidate, index)
-        before = self.operands(self.best, index) if index < len(self.best) else Met()
-        unmoved = set(before.sides) | set(before.equalities)
-        repairs = compared.repairs(self.best, candidate, index, met, unmoved, self.domains, self.constants)
-        tried = self._repairs_tried
-        if tried is None:
-            return bool(self.first_shorter(repairs))
-        # a later argument set to a value an earlier repair of this number's move set it to, and the program did not
-        # fail: the operand stayed where it was while the number moved, so it is not what the move needs (an AMM's
-        # later deposit compared with the pool's own numbers, whatever the first deposit's amounts)
-        fresh = compared.untried(candidate, repairs, index, tried)
-        kept = self.first_shorter((k, c) for k, (c, _) in enumerate(fresh))
-        for _, changed in fresh if kept is None else fresh[: kept + 1]:
-            tried.update(changed)
-        return kept is not None
+    def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
+        return compared.repaired(self, candidate, index)
 
     def at_boundary(self, index: int, value: int) -> bool | None:
         """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself
@@ -585,8 +586,3 @@ class Shrinker:
         if final is not None and len(final.steps) == len(self.best):
             return final
         return self.found
-
-
-def _value_key(value: Any) -> str:
-    """An argument's recorded value as a key."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
