@@ -41,9 +41,9 @@
    (the same message) and when. On py-evm, and with --backend revm on revm too (--vault-backends revm: revm alone, to
    run the backends in two processes). Wall time: run it where the load is known, and say it.
    Measured (--versus --no-erc20 --seeds 5, `--vault-backends pyevm` and `--vault-backends revm --backend revm` in two
-   processes, load 3 to 13 on 2 cores; docs/cli.md "Against evmstate run in the same time" says why fuzz finds less:
-   a campaign's worker starts 2 to 5 s into its budget on a loaded machine; the puzzle, share_vault, erc20 and
-   test_properties on py-evm not measured):
+   processes, load 2 to 13 on 2 cores; docs/cli.md "Against evmstate run in the same time" says why fuzz finds less:
+   a campaign's worker starts 2 to 5 s into its budget on a loaded machine; the puzzle, erc20 and test_properties
+   on py-evm not measured):
    fee_vault        pyevm seeds 0-4  run 5/5, median   1.2s   fuzz in that time 0/5 (5 with no run started)  load 7-8
    fee_vault        revm  seeds 0-4  run 5/5, median   1.5s   fuzz in that time 2/5 (3 with no run started)  load 7-8
    claims           pyevm seeds 0-4  run 5/5, median   3.3s   fuzz in that time 1/5 (2 with no run started)  load 8-11
@@ -75,6 +75,7 @@
    depositer        revm  seeds 0-4  run 5/5, median   1.6s   fuzz in that time 0/5 (5 with no run started)  load 7-7
    payments         pyevm seeds 0-4  run 5/5, median   0.9s   fuzz in that time 0/5 (5 with no run started)  load 4-5
    payments         revm  seeds 0-4  run 5/5, median   1.8s   fuzz in that time 0/5 (5 with no run started)  load 6-7
+   share_vault      pyevm seeds 0-4  run 0/5, median  49.2s   fuzz in that time 0/5 (0 with no run started)  load 2-5
    share_vault      revm  seeds 0-4  run 0/5, median  21.1s   fuzz in that time 0/5 (0 with no run started)  load 6-7
    erc20            revm  seeds 0-4  run 0/5, median  13.0s   fuzz in that time 0/5 (0 with no run started)  load 6-7
    test_properties  revm  seeds 0-4  run 0/5, median   4.6s   fuzz in that time 0/5 (2 with no run started)  load 5-6
