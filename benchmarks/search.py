@@ -22,7 +22,7 @@
    in a fresh process per seed: found or not, when, shrinking's time and the program's length (against
    the minimal one where it is known). With --backend revm, on py-evm and on revm. With --find-only, no shrinking:
    each seed from a cold start, found or not and at which run (what a change to the search is compared by).
-5. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example, as a user runs it,
+5. With --campaign: `evmstate fuzz --time 60s -n 1 --seed S` on each example (the actor and compared ones too), as a user runs it,
    (with --signals too: also with the signals off): whether the minimal program was printed, and when.
 6. With --backend revm: first the ERC20 workload's steps per CPU-second on revm with the search's
    signals recorded (the defaults: revm runs each call again where its path can be seen,
@@ -33,8 +33,56 @@
    draws constants from every module loaded). With --campaign, the campaigns run on both too.
    --fuzz "guidance = false" adds [fuzz] lines to the examples' project (and to the vault's, with --vault:
    --fuzz "invariant_interval = 5").
+7. With --versus: `fuzz` against `run` in the same time. Per example (the actor and compared ones too; --examples
+   may also name budget.py's machines: depositer, payments, share_vault, erc20, test_properties, snekmate/erc20) and
+   seed: `evmstate run --fresh --seed S` at its defaults, the seconds from its contracts compiled to its failure
+   printed (its whole search when it found none), then `evmstate fuzz -n 1 --seed S --time T` with T those seconds
+   rounded up (its clock also starts once the contracts are compiled): whether the campaign found the same failure
+   (the same message) and when. On py-evm, and with --backend revm on revm too (--vault-backends revm: revm alone, to
+   run the backends in two processes). Wall time: run it where the load is known, and say it.
+   Measured (--versus --no-erc20 --seeds 5, `--vault-backends pyevm` and `--vault-backends revm --backend revm` in two
+   processes, load 2 to 13 on 2 cores; docs/cli.md "Against evmstate run in the same time" says why fuzz finds less:
+   a campaign's worker starts 2 to 5 s into its budget on a loaded machine; the puzzle, erc20 and test_properties
+   on py-evm not measured):
+   fee_vault        pyevm seeds 0-4  run 5/5, median   1.2s   fuzz in that time 0/5 (5 with no run started)  load 7-8
+   fee_vault        revm  seeds 0-4  run 5/5, median   1.5s   fuzz in that time 2/5 (3 with no run started)  load 7-8
+   claims           pyevm seeds 0-4  run 5/5, median   3.3s   fuzz in that time 1/5 (2 with no run started)  load 8-11
+   claims           revm  seeds 0-4  run 5/5, median   2.2s   fuzz in that time 1/5 (4 with no run started)  load 8-11
+   inbox            pyevm seeds 0-4  run 5/5, median   8.0s   fuzz in that time 4/5 (0 with no run started)  load 10-11
+   inbox            revm  seeds 0-4  run 5/5, median   2.5s   fuzz in that time 3/5 (2 with no run started)  load 10-12
+   ladder           pyevm seeds 0-4  run 4/5, median  30.3s   fuzz in that time 3/5 (0 with no run started)  load 10-11
+   ladder           revm  seeds 0-4  run 4/5, median  10.9s   fuzz in that time 3/5 (0 with no run started)  load 10-13
+   puzzle           revm  seeds 0-4  run 2/5, median  16.0s   fuzz in that time 3/5 (0 with no run started)  load 10-11
+   sale             pyevm seeds 0-4  run 5/5, median  20.8s   fuzz in that time 3/5 (0 with no run started)  load 10-12
+   sale             revm  seeds 0-4  run 5/5, median   3.5s   fuzz in that time 2/5 (1 with no run started)  load 10-12
+   safe             pyevm seeds 0-4  run 5/5, median   3.1s   fuzz in that time 3/5 (2 with no run started)  load 9-10
+   safe             revm  seeds 0-4  run 5/5, median   2.1s   fuzz in that time 2/5 (3 with no run started)  load 10-12
+   staking          pyevm seeds 0-4  run 5/5, median   1.2s   fuzz in that time 3/5 (0 with no run started)  load 3-4
+   staking          revm  seeds 0-4  run 5/5, median   2.8s   fuzz in that time 3/5 (2 with no run started)  load 9-10
+   vesting          pyevm seeds 0-4  run 5/5, median   1.8s   fuzz in that time 1/5 (3 with no run started)  load 6-7
+   vesting          revm  seeds 0-4  run 5/5, median   1.3s   fuzz in that time 0/5 (5 with no run started)  load 7-10
+   crowdfund        pyevm seeds 0-4  run 5/5, median   6.8s   fuzz in that time 2/5 (1 with no run started)  load 7-9
+   crowdfund        revm  seeds 0-4  run 5/5, median   3.0s   fuzz in that time 2/5 (1 with no run started)  load 5-6
+   raffle           pyevm seeds 0-4  run 5/5, median   1.7s   fuzz in that time 2/5 (3 with no run started)  load 7-7
+   raffle           revm  seeds 0-4  run 5/5, median   1.5s   fuzz in that time 2/5 (3 with no run started)  load 6-6
+   ether_vault      pyevm seeds 0-4  run 5/5, median  11.9s   fuzz in that time 4/5 (0 with no run started)  load 6-7
+   ether_vault      revm  seeds 0-4  run 5/5, median   2.0s   fuzz in that time 0/5 (5 with no run started)  load 6-7
+   combination      pyevm seeds 0-4  run 5/5, median   3.3s   fuzz in that time 3/5 (1 with no run started)  load 6-7
+   combination      revm  seeds 0-4  run 5/5, median   1.2s   fuzz in that time 1/5 (3 with no run started)  load 5-6
+   scaled           pyevm seeds 0-4  run 5/5, median   6.5s   fuzz in that time 3/5 (0 with no run started)  load 6-7
+   scaled           revm  seeds 0-4  run 5/5, median   4.5s   fuzz in that time 5/5 (0 with no run started)  load 5-6
+   depositer        pyevm seeds 0-4  run 5/5, median   1.6s   fuzz in that time 3/5 (1 with no run started)  load 6-7
+   depositer        revm  seeds 0-4  run 5/5, median   1.6s   fuzz in that time 0/5 (5 with no run started)  load 7-7
+   payments         pyevm seeds 0-4  run 5/5, median   0.9s   fuzz in that time 0/5 (5 with no run started)  load 4-5
+   payments         revm  seeds 0-4  run 5/5, median   1.8s   fuzz in that time 0/5 (5 with no run started)  load 6-7
+   share_vault      pyevm seeds 0-4  run 0/5, median  49.2s   fuzz in that time 0/5 (0 with no run started)  load 2-5
+   share_vault      revm  seeds 0-4  run 0/5, median  21.1s   fuzz in that time 0/5 (0 with no run started)  load 6-7
+   erc20            revm  seeds 0-4  run 0/5, median  13.0s   fuzz in that time 0/5 (0 with no run started)  load 6-7
+   test_properties  revm  seeds 0-4  run 0/5, median   4.6s   fuzz in that time 0/5 (2 with no run started)  load 5-6
+   snekmate/erc20   pyevm seeds 0-4  run 0/5, median   2.2s   fuzz in that time 0/5 (0 with no run started)  load 3-5
+   snekmate/erc20   revm  seeds 0-4  run 0/5, median   4.3s   fuzz in that time 0/5 (0 with no run started)  load 6-7
 
-Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--backend revm] [--vault [a,b,c]]
+Run: python benchmarks/search.py [--seeds N] [--examples a,b] [--find-only] [--signals [--variants v,w]] [--guidance-vs-target] [--campaign] [--versus] [--backend revm] [--vault [a,b,c]]
   --find-only  no shrink phase (the step-deletion pass still runs): the time to find, for comparing searches; with --vault,
                each seed searched without shrinking and from a cold start: found or not, and at which run
 """
@@ -44,6 +92,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import statistics
@@ -271,6 +320,89 @@ def campaign(root: Path, example: str, seed: int, on: str | None, budget: str = 
     return steps, printed, time.perf_counter() - started
 
 
+def timed_lines(command: list[str], root: Path, native: str | None = None) -> tuple[list[tuple[float, str]], float]:
+    """command run in root (its .evmstate emptied but for the build cache): each line it printed, with the seconds since it
+    started, and the seconds it took in all."""
+    for name in (root / ".evmstate").glob("*"):
+        if name.name != "build":
+            shutil.rmtree(name, ignore_errors=True) if name.is_dir() else name.unlink()
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONUNBUFFERED": "1"}
+    if native is not None:
+        env["EVMSTATE_NATIVE"] = native
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        lines.append((time.perf_counter() - started, line.rstrip("\n")))
+    process.wait()
+    return lines, time.perf_counter() - started
+
+
+def reports(lines: list[tuple[float, str]], start: str) -> tuple[float, list[tuple[str, int, float]]]:
+    """The failures a run or a campaign printed: the seconds from its line beginning with start (the search's start:
+    the contracts compiled) and each failure's message, the steps of its program and the seconds from that line to the
+    end of the printed program."""
+    origin = next((t for t, line in lines if line.startswith(start)), lines[0][0] if lines else 0.0)
+    found, message, steps, reading = [], None, 0, False
+    for t, line in lines:
+        if line.startswith("FAILED "):
+            message = None
+        elif message is None and line.strip() and not line.startswith(("✗", "FAILED")):
+            message = line.strip()
+        if line.startswith("Falsifying example ("):
+            steps, reading = int(line.split("(")[1].split()[0]), True
+        elif reading and not line.strip():
+            found.append((message or "", steps, t - origin))
+            reading, message = False, None
+    return origin, found
+
+
+def kind(message: str) -> str:
+    """A failure's message without its numbers and addresses: the same failure whatever values its program drew."""
+    return re.sub(r"0x[0-9a-fA-F]+|\d+", "N", message)
+
+
+def versus(root: Path, machine: str, seed: int, backend: str, native: str | None = None) -> dict[str, Any]:
+    """`evmstate run --seed seed` at its defaults on one machine, then `evmstate fuzz -n 1 --seed seed` given the time run
+    took to report its failure (its whole time when it found none), both from the contracts compiled, on backend:
+    run's failure and time, and whether the campaign reported the same failure (the same message) within its time."""
+    chosen = ["--backend", backend, "--seed", str(seed), f"machines/{machine}.py"]
+    lines, total = timed_lines([EVMSTATE, "run", "--fresh", *chosen], root)
+    origin, found = reports(lines, "compiled ")
+    run_time = found[0][2] if found else total - origin
+    budget = max(1, round(run_time + 0.5))
+    flines, ftotal = timed_lines([EVMSTATE, "fuzz", "--time", f"{budget}s", "-n", "1", *chosen], root, native)
+    _, ffound = reports(flines, "fuzzing ")
+    same = [f for f in ffound if not found or kind(f[0]) == kind(found[0][0])]
+    summary = next((line for _, line in reversed(flines) if " shards, " in line and " runs, " in line), "")
+    hit = re.search(r"found (\d+)s in", summary)
+    return {"run": found[0] if found else None, "run_time": run_time, "budget": budget, "fuzz": same[0] if same else None,
+            "fuzz_other": [f for f in ffound if f not in same], "fuzz_total": ftotal, "fuzz_summary": summary.strip(),
+            "fuzz_hit": int(hit.group(1)) if hit else None}
+
+
+def versus_table(roots: list[tuple[Path, str, list[str]]], seeds: int, backends: tuple[str, ...], native: str | None = None) -> None:
+    """For each machine, backend and seed: run's time to report and its failure, then fuzz given that time (versus())."""
+    for root, label, machines in roots:
+        if not (root / ".evmstate" / "build").exists():
+            subprocess.run([EVMSTATE, "compile"], cwd=root, capture_output=True, check=False)
+        for machine in machines:
+            for backend in backends:
+                runs, fuzzes, times = 0, 0, []
+                for seed in range(seeds):
+                    r = versus(root, machine, seed, backend, native)
+                    runs += r["run"] is not None
+                    fuzzes += r["fuzz"] is not None
+                    times.append(r["run_time"])
+                    ran = f"run found it in {r['run_time']:.1f}s ({r['run'][1]} steps: {r['run'][0][:60]})" if r["run"] else f"run found nothing in {r['run_time']:.1f}s"
+                    fuzzed = f"fuzz --time {r['budget']}s found it {r['fuzz_hit']}s in, printed it at {r['fuzz'][2]:.1f}s ({r['fuzz'][1]} steps)" if r["fuzz"] else f"fuzz --time {r['budget']}s did not"
+                    other = f"; fuzz also printed {len(r['fuzz_other'])} other failure(s): {r['fuzz_other'][0][0][:60]}" if r["fuzz_other"] else ""
+                    print(f"{label}{machine:12} {backend:5} seed {seed}: {ran}; {fuzzed}{other} [{r['fuzz_summary']}] (load {os.getloadavg()[0]:.2f})", flush=True)
+                print(f"{label}{machine:12} {backend:5}: run found it on {runs}/{seeds} seeds (median {statistics.median(times):.1f}s), "
+                      f"fuzz in run's time on {fuzzes}/{seeds}", flush=True)
+
+
 def vault_find(root: Path, seed: int, native: bool = False) -> None:
     """One search of the vault project in root as `evmstate run` searches it, without shrinking, and a cold start: prints
     one line of JSON, whether it failed, at which run, its steps and CPU seconds (--vault --find-only runs it in a fresh
@@ -373,10 +505,12 @@ def main() -> int:
     parser.add_argument("--signals", action="store_true", help="also time each example with each feedback signal off, and with all off")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="with --signals: which of these, comma-separated: " + ", ".join(VARIANTS))
     parser.add_argument("--campaign", action="store_true", help="also run `evmstate fuzz --time 60s -n 1` per example and seed, signals on and off")
+    parser.add_argument("--versus", action="store_true", help="instead of part 2: per example and seed, `evmstate run` at its defaults, then `evmstate fuzz -n 1` given the time run took; "
+                        "--examples may name budget.py's machines too (depositer, erc20, ..., snekmate/erc20); with --backend revm on both backends; with --native, the campaigns with EVMSTATE_NATIVE=0")
     parser.add_argument("--backend", choices=["revm"], help="compare each example's time to report on revm against py-evm (same seeds, one run each)")
     parser.add_argument("--native", action="store_true", help="with --campaign: each campaign with evmstate's own loop (engine/native.py) and with Hypothesis drawing every run, one after the other; with --vault --find-only: run's budget searched by that loop")
     parser.add_argument("--fuzz", default="", help='[fuzz] lines for the examples\' project, e.g. "guidance = false"')
-    parser.add_argument("--vault-backends", help="with --vault: the backends, comma-separated (pyevm,revm), over --backend's choice (one per process, to measure both at once)")
+    parser.add_argument("--vault-backends", help="with --vault or --versus: the backends, comma-separated (pyevm,revm), over --backend's choice (one per process, to measure both at once)")
     parser.add_argument("--first-seed", type=int, default=0, help="with --vault: seeds from this one (--seeds of them)")
     parser.add_argument("--vault-find", metavar="ROOT:SEED", help=argparse.SUPPRESS)  # one search, for --vault --find-only
     parser.add_argument("--vault", nargs="?", const="a,b,c", metavar="BUGS", help="instead, the vault workload's planted bugs (default a,b,c: the medium ones; see vault_bugs.py), seeds found on each backend")
@@ -441,11 +575,11 @@ def main() -> int:
         if args.find_only:
             for toml in (actors_root / "evmstate.toml", compared_root / "evmstate.toml"):
                 toml.write_text(toml.read_text() + '\n[hypothesis]\nphases = ["explicit", "generate"]\n')
-        if args.backend == "revm":
+        if args.backend == "revm" and not args.versus:
             for where, names in ((root, examples), (actors_root, with_actors), (compared_root, compared)):
                 if names:
                     backends_times(where, names, args.seeds)
-        elif not args.no_times:
+        elif not args.no_times and not args.versus:
             examples_times(root, examples, args.seeds)
             examples_times(actors_root, with_actors, args.seeds, "[actors on] ")
             examples_times(compared_root, compared, args.seeds)
@@ -456,16 +590,23 @@ def main() -> int:
                 if frozenset(on.split(",")) - {""} != DEFAULT:  # the default ran above
                     with signals(on):
                         examples_times(root, examples, args.seeds, f"[{label}] ")
+        if args.versus:
+            snekmate = [e.split("/", 1)[1] for e in chosen if e.startswith("snekmate/")]
+            snekmate_root = project(base / "snekmate", REPO / "tests" / "projects" / "snekmate")
+            where = {**dict.fromkeys(with_actors, (actors_root, "[actors on] ")), **dict.fromkeys(compared, (compared_root, "")),
+                     **{f"snekmate/{e}": (snekmate_root, "snekmate/") for e in snekmate}}
+            versus_table([(*where.get(e, (root, "")), [e.removeprefix("snekmate/")]) for e in chosen], args.seeds,
+                         tuple(args.vault_backends.split(",")) if args.vault_backends else ("pyevm", "revm") if args.backend else ("pyevm",), "0" if args.native else None)
         if args.campaign:
             backends = ("pyevm", "revm") if args.backend else (None,)
-            for example in examples:
+            for example, where_root in [(e, root) for e in examples] + [(e, actors_root) for e in with_actors] + [(e, compared_root) for e in compared]:
                 for label, on in (("default signals", None), ("signals off", ""))[: 2 if args.signals else 1]:
                     for backend in backends:
                         loops = {"own loop": "1", "Hypothesis's loop": "0"} if args.native else {"": None}
                         found, whens = dict.fromkeys(loops, 0), {loop: [] for loop in loops}
                         for seed in range(args.seeds):
                             for loop, native in loops.items():  # interleaved, so that a busy machine weighs on both alike
-                                steps, printed, elapsed = campaign(root, example, seed, on, backend=backend, native=native)
+                                steps, printed, elapsed = campaign(where_root, example, seed, on, backend=backend, native=native)
                                 found[loop] += printed is not None and printed <= 60
                                 whens[loop].append(f"{printed:.0f}s ({steps} steps)" if printed is not None else f"not in {elapsed:.0f}s")
                         where = f" on {backend}" if backend else ""
