@@ -151,8 +151,8 @@ class Dictionary:
         # (address, slot) -> the value this run last wrote to it, the latest changed last
         self.live: dict[tuple[bytes, int], int] = {}
         self._live_pools: dict[tuple[int, int], list[int]] = {}
-        # what each account holds now (HELD): entry slot of a mapping keyed by an account -> that account; account ->
-        # (contract, slot) -> the value the run last wrote there (what __init__ wrote, at a run's start), the latest last
+        # what each account holds now (HELD): entry slot of a mapping keyed by an account -> that account; account
+        # -> (contract, slot) -> the value the run last wrote there (__init__'s, at a run's start), the latest last
         self.holdings_on = True
         self._owners: dict[int, bytes] = {}
         self.held: dict[bytes, dict[tuple[bytes, int], int]] = {}
