@@ -66,9 +66,10 @@ RELATIONS = ("half", "midpoint", "sum", "difference")
 LIVE = 2
 LIVE_FORMS = ("value", "below", "above", "half", "sum", "sum above")
 NEAR = 16
-# on by default (Dictionary.holdings_on): in a step whose rule drew an address before an integer, a band of this share
-# takes a value derived from what that address holds now (the mapping entries keyed by it that the run's calls wrote:
-# its shares in a vault, its balance of a token) by one of HELD_FORMS: all of it, a part of it (1 .. PARTS - 1 in
+# with holdings on (Dictionary.holdings_on; off by default, search/session.py): in a step whose rule drew an
+# address before an integer, a band of this share takes a value derived from what that address holds now (the
+# mapping entries keyed by it that the run's calls wrote: its shares in a vault, its balance of a token) by one of
+# HELD_FORMS: all of it, a part of it (1 .. PARTS - 1 in
 # PARTS), or a little less (1 .. NEAR below); in a step that drew no address, from what the contracts hold (a
 # strategy's assets, a vault's idle ones). A redeem of at most the holder's shares, a transfer of part of a balance, a
 # loss of part of what a strategy holds: amounts a draw of the whole range almost never makes once balances move, so
