@@ -48,6 +48,19 @@ def known_as(run: Any, exc: Exception, steps: list[Step]) -> str | None:
     return run.known.get(identity_of(run.path, run.spec.name, exc, [s.rule for s in steps]))
 
 
+def raw_address(value: Any) -> bytes | None:
+    """The 20 bytes of an address a rule drew (an account, an actor, a contract, a 0x string), else None."""
+    found = getattr(value, "raw_address", None)
+    if isinstance(found, bytes) and len(found) == 20:
+        return found
+    if isinstance(value, str) and len(value) == 42 and value[:2] in ("0x", "0X"):
+        try:
+            return bytes.fromhex(value[2:])
+        except ValueError:
+            return None
+    return None
+
+
 class Example:
     """One example of a machine: a new instance, and the steps Hypothesis draws for it."""
 
@@ -112,6 +125,20 @@ class Example:
         """Draw the rule's arguments: (values, how they are recorded: a Ref for a bundle value)."""
         kwargs: dict[str, Any] = {}
         raw: dict[str, Any] = {}
+        # the addresses drawn so far: an integer drawn after one may take part of what it holds (dictionary.HELD)
+        known = self.run.search.dictionary
+        holders = known.holders = []
+        known.drawing = True
+        try:
+            self._draw_arguments(draw, r, kwargs, raw, holders)
+        finally:
+            known.holders = []
+            known.drawing = False
+        return kwargs, raw
+
+    def _draw_arguments(
+        self, draw: Callable[[Any], Any], r: RuleSpec, kwargs: dict[str, Any], raw: dict[str, Any], holders: list[bytes]
+    ) -> None:
         for p in r.params:
             if p.bundle is not None:
                 values = self.bundles[p.bundle.name]
@@ -129,7 +156,9 @@ class Example:
                 value = direct(draw) if direct is not None else draw(p.strategy)
                 kwargs[p.name] = value
                 raw[p.name] = value
-        return kwargs, raw
+            address = raw_address(value)
+            if address is not None:
+                holders.append(address)
 
     def draw_step(self, draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
         """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from eth_utils import keccak
 from hypothesis import strategies as st
 
 from ..hooks import Current
@@ -65,6 +66,17 @@ RELATIONS = ("half", "midpoint", "sum", "difference")
 LIVE = 2
 LIVE_FORMS = ("value", "below", "above", "half", "sum", "sum above")
 NEAR = 16
+# with holdings on (Dictionary.holdings_on; off by default, search/session.py): in a step whose rule drew an
+# address before an integer, a band of this share takes a value derived from what that address holds now (the
+# mapping entries keyed by it that the run's calls wrote: its shares in a vault, its balance of a token) by one of
+# HELD_FORMS: all of it, a part of it (1 .. PARTS - 1 in
+# PARTS), or a little less (1 .. NEAR below); in a step that drew no address, from what the contracts hold (a
+# strategy's assets, a vault's idle ones). A redeem of at most the holder's shares, a transfer of part of a balance, a
+# loss of part of what a strategy holds: amounts a draw of the whole range almost never makes once balances move, so
+# that such a rule mostly reverts, and the state it needs passes with no call that could show a bug in it
+HELD = 3
+HELD_FORMS = ("value", "part", "below")
+PARTS = 16
 WORD = 2**256
 # times the contract knows (timestamps it stored, values it compared block.timestamp and
 # block.number with), for the waits between steps to jump to (engine/delays.py): at most this
@@ -140,6 +152,17 @@ class Dictionary:
         # (address, slot) -> the value this run last wrote to it, the latest changed last
         self.live: dict[tuple[bytes, int], int] = {}
         self._live_pools: dict[tuple[int, int], list[int]] = {}
+        # what each account holds now (HELD): entry slot of a mapping keyed by an account -> that account; account
+        # -> (contract, slot) -> the value the run last wrote there (__init__'s, at a run's start), the latest last
+        self.holdings_on = True
+        self._owners: dict[int, bytes] = {}
+        self.held: dict[bytes, dict[tuple[bytes, int], int]] = {}
+        self._fixed_held: dict[bytes, dict[tuple[bytes, int], int]] = {}
+        self.holders: list[bytes] = []  # the addresses the step being drawn drew so far (engine/example.py)
+        self.drawing = False  # a step's arguments are being drawn (engine/example.py)
+        self._bases: list[int] = []
+        self._contracts: list[bytes] = []  # the contracts deployed, in order (those of __init__ first)
+        self._fixed_contracts: list[bytes] = []
         # a gate (0 .. GATES - 1) at or above the threshold takes a value from the dictionary; weight
         # in hundredths, and any weight above 0 takes at least one gate
         self.threshold = GATES - (max(1, round(weight * GATES)) if weight > 0 else 0)
@@ -193,6 +216,8 @@ class Dictionary:
         self._fixed_addresses = list(self.addresses)
         self._fixed_times, self._fixed_blocks = list(self.times), list(self.blocks)
         self._fixed_artifacts = set(self._artifacts)
+        self._fixed_held = {account: dict(entries) for account, entries in self.held.items()}
+        self._fixed_contracts = list(self._contracts)
         self._frozen = True
         self.reset()
 
@@ -207,6 +232,46 @@ class Dictionary:
         self._cache = {}
         self.live = {}
         self._live_pools = {}
+        self.held = {account: dict(entries) for account, entries in self._fixed_held.items()}
+        self.holders = []
+        self._contracts = list(self._fixed_contracts)
+
+    def hold_mappings(self, mappings: Iterable[int], accounts: Iterable[bytes], contract: bool = False) -> None:
+        """Where the accounts' entries of the mappings at these slots are (keccak(the mapping's slot, the account), as
+        Vyper places them; keccak(the account, the slot), as Solidity does), so that writes there show what each account
+        holds (HELD). contract: the accounts are contracts (what they hold is drawn from in steps that drew no
+        address)."""
+        self._bases = mappings = list(mappings)
+        for account in accounts:
+            if contract:
+                self._contracts.append(account)
+            key = bytes(12) + account
+            for base in mappings:
+                slot = base.to_bytes(32, "big")
+                for entry in (slot + key, key + slot):
+                    self._owners[int.from_bytes(keccak(entry), "big")] = account
+
+    def _hold(self, writes: Iterable[tuple[bytes, int, int]]) -> None:
+        owners, held = self._owners, self.held
+        for address, slot, value in writes:
+            owner = owners.get(slot)
+            if owner is None:
+                continue
+            entries = held.setdefault(owner, {})
+            entries.pop((address, slot), None)  # moved to the end: the latest changed last
+            entries[(address, slot)] = value
+
+    def held_between(self, lo: int, hi: int) -> list[int]:
+        """What the addresses the step drew so far hold now within [lo, hi] but 0, each once: the first address's
+        first, each one's latest changed first; in a step that drew no address, what the contracts hold."""
+        found: dict[int, None] = {}
+        for account in self.holders or self._contracts:
+            entries = self.held.get(account)
+            if entries:
+                for v in reversed(entries.values()):
+                    if v and lo <= v <= hi:
+                        found[v] = None
+        return list(found)
 
     def _add(self, value: int) -> None:
         if value in self._seen or not -WORD // 2 <= value < WORD:
@@ -249,6 +314,8 @@ class Dictionary:
                 if word not in seen:
                     word_(word)
         if result.storage_writes or result.storage_reads:
+            if self._owners and result.success and result.storage_writes:
+                self._hold(result.storage_writes)
             if self.live_on and result.storage_writes:
                 self._slots(result)
             now = self.clock()[0]
@@ -259,6 +326,8 @@ class Dictionary:
                     if abs(value - now) <= TIME_WINDOW:
                         self.add_times((value,))
         if result.contract_address is not None:
+            if self.holdings_on and self._bases and result.success:
+                self.hold_mappings(self._bases, (result.contract_address,), contract=True)
             artifact = self.artifact_of(result.contract_address)
             if artifact is not None:
                 self.add_artifact(artifact)
@@ -365,8 +434,8 @@ def using(dictionary: Dictionary | None) -> contextlib.AbstractContextManager[No
 
 def pool_of(pools: tuple[list[Any], ...], offset: int, span: int) -> int:
     """Which pool a dictionary gate takes: offset (0 .. span - 1) above the threshold, in the bands of BANDS (and
-    RELATED, for a fourth pool, and LIVE, for a fifth)."""
-    shares = [share if pool else 0 for share, pool in zip((*BANDS, RELATED, LIVE), pools)]
+    RELATED, for a fourth pool, LIVE, for a fifth, and HELD, for a sixth)."""
+    shares = [share if pool else 0 for share, pool in zip((*BANDS, RELATED, LIVE, HELD), pools)]
     x = offset * sum(shares) // span
     for i, share in enumerate(shares):
         if x < share:
@@ -406,6 +475,18 @@ def near_live(values: list[int], draw: Any, lo: int, hi: int) -> int | None:
     return value if lo <= value <= hi else None
 
 
+def part_held(values: list[int], draw: Any, lo: int, hi: int) -> int | None:
+    """A value derived from what the step's addresses hold now (values) by one of HELD_FORMS, or None when it falls
+    outside [lo, hi]."""
+    form = HELD_FORMS[draw(index_choice(len(HELD_FORMS)))]
+    value = values[draw(index_choice(len(values)))]
+    if form == "part":
+        value = value * (draw(index_choice(PARTS - 1)) + 1) // PARTS
+    elif form == "below":
+        value -= draw(index_choice(NEAR)) + 1
+    return value if lo <= value <= hi else None
+
+
 def mixed(
     plain: Any, pick: Callable[[Dictionary], tuple[list[Any], list[Any], list[Any]]],
     plain_draw: Callable[[Any], Any] | None = None, bounds: tuple[int, int] | None = None,
@@ -442,19 +523,23 @@ def mixed(
             return value
         pools = pick(d)
         live = d.live_between(*bounds) if bounds is not None and d.live_on else None
-        if not (any(pools) or live):
+        held = d.held_between(*bounds) if bounds is not None and d.drawing and d.holdings_on else None
+        if not (any(pools) or live or held):
             return value
         gate = draw_(_GATE)
         if gate < d.threshold:
             return value
-        if live is not None:
-            bands: tuple[list[Any], ...] = (*pools, pools[2] if d.relations else [], live)
+        if held:
+            bands: tuple[list[Any], ...] = (*pools, pools[2] if d.relations else [], live or [], held)
+        elif live is not None:
+            bands = (*pools, pools[2] if d.relations else [], live)
         else:
             bands = (*pools, pools[2]) if bounds is not None and d.relations else pools
         pool = pool_of(bands, gate - d.threshold, GATES - d.threshold)
         if pool >= 3:
             assert bounds is not None
-            derived = related(bands[3], draw_, *bounds) if pool == 3 else near_live(bands[4], draw_, *bounds)
+            derive = (related, near_live, part_held)[pool - 3]
+            derived = derive(bands[pool], draw_, *bounds)
             return value if derived is None else derived
         values = pools[pool]
         return values[draw_(index_choice(len(values)))]

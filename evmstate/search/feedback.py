@@ -44,12 +44,14 @@ argument that would meet it when the argument went through `* k + c`, `// k` or 
 (evm/pyevm/opcodes.py); the dictionary offers it, with its neighbours, to later draws.
 
 The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
-SIGNALS). Two names there are ways of drawing, not signals: `relations` lets strategy() draws take
+SIGNALS). Three names there are ways of drawing, not signals: `relations` lets strategy() draws take
 values derived from two observed ones (half of one, their midpoint, sum or difference:
 dictionary.RELATED), for amounts that must lie between two the contract holds, and `live` values
 near what the slots the run wrote hold now (the value, a little below or above it, half of it, the
-sum of two: dictionary.LIVE); both off by default (measured in docs/configuration.md). Stored values
-and comparison operands are on by default; hit counts and states are off: measured
+sum of two: dictionary.LIVE); and `held` lets an amount a rule draws after an address take part of
+what that address holds now (dictionary.HELD); all three off by default (measured in
+docs/configuration.md). Stored values and comparison operands are on by default; hit counts and
+states are off: measured
 (benchmarks/search.py), they found nothing the stored values did not, and on a ladder of separate
 branches climbed in short runs (tests/projects/rungs) the runs they keep for branches merely taken
 more often (the `else` of every rung, 1, 2, 3, 4-7 times) crowd out the run that climbed, so that
@@ -99,7 +101,7 @@ MAPPING_SLOTS = 64
 SMALL_KEYS = 16
 FIELDS = 8
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
-SIGNALS = ("counts", "storage", "cmplog", "states", "relations", "live")
+SIGNALS = ("counts", "storage", "cmplog", "states", "relations", "live", "held")
 DEFAULT = frozenset({"storage", "cmplog"})
 ENVIRONMENT = FEEDBACK_VARIABLE
 

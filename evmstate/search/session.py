@@ -21,7 +21,7 @@ from . import dictionary as dictionary_mod
 from ..config import DELAY_KEYS, FuzzConfig, check_delay, check_weight
 from .coverage import Collector, Identity
 from .dictionary import Dictionary
-from .feedback import Progress, mapping_slots, signals
+from .feedback import MAPPING_SLOTS, Progress, mapping_slots, signals
 from ..errors import ConfigError, MachineDefinitionError
 from ..evm.base import ExecResult, Feedback, hooks_of
 
@@ -118,6 +118,11 @@ class Search:
         # values derived from two observed ones (dictionary.RELATED): a way of drawing, switched with the signals
         self.dictionary.relations = "relations" in signals(project.config.environment.feedback)
         self.dictionary.live_on = "live" in signals(project.config.environment.feedback)
+        # what the accounts hold now (dictionary.HELD): their entries of the mappings the storage layouts name
+        self.dictionary.holdings_on = "held" in signals(project.config.environment.feedback)
+        if self.dictionary.holdings_on:
+            held = {slot for artifact in project.artifacts.values() for slot in mapping_slots(artifact.layout)}
+            self.dictionary.hold_mappings(sorted(held) or range(MAPPING_SLOTS), accounts)
         for name in contracts:
             if name in project.artifacts:
                 self.dictionary.add_artifact(project.artifacts[name])

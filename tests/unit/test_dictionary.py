@@ -272,3 +272,116 @@ def test_a_live_value_outside_the_bounds_is_a_plain_draw_and_shrinks_toward_one(
     with using(d):
         # only one below the slot's value fails: found, and shrunk to it
         assert find(strategy("uint256"), lambda v: v == 999, settings=settings(database=None, derandomize=True, max_examples=3000)) == 999
+
+
+HOLDER, OTHER, TOKEN = b"\x0a" * 20, b"\x0b" * 20, b"\x02" * 20
+
+
+def entry(base: int, account: bytes) -> int:
+    """The slot of account's entry in the mapping at slot base (Vyper's keccak(slot, key))."""
+    from eth_utils import keccak
+
+    return int.from_bytes(keccak(base.to_bytes(32, "big") + bytes(12) + account), "big")
+
+
+def holding(weight: float = 0.5) -> Dictionary:
+    """A dictionary that knows where HOLDER's and OTHER's entries of the mappings at slots 3 and 4 are."""
+    d, _ = three_pools(weight)
+    d.hold_mappings([3, 4], [HOLDER, OTHER])
+    return d
+
+
+def test_what_an_account_holds_is_what_the_run_last_wrote_to_its_entries():
+    d = holding()
+    stored(d, (entry(3, HOLDER), 5 * 10**18), (entry(4, HOLDER), 0), (entry(3, OTHER), 10**9), (9, 10**21))
+    stored(d, (entry(3, HOLDER), 3 * 10**18))  # changed: its old value is no longer held
+    stored(d, (entry(4, HOLDER), 7), success=False)  # a reverted call changed nothing
+    d.holders = [HOLDER]
+    assert d.held_between(0, 2**256 - 1) == [3 * 10**18]  # 0 offers nothing; slot 9 is no entry of HOLDER's
+    d.holders = [OTHER, HOLDER]
+    assert d.held_between(0, 2**256 - 1) == [10**9, 3 * 10**18]  # the first address's first
+    assert d.held_between(0, 10**18) == [10**9]
+    d.reset()  # a new run starts from what __init__ left: nothing here
+    d.holders = [HOLDER]
+    assert d.held_between(0, 2**256 - 1) == []
+
+
+def test_a_deployed_contract_holds_too_and_is_offered_when_the_step_drew_no_address():
+    from evmstate.evm.base import ExecResult
+
+    d = Dictionary(0.5)
+    d.hold_mappings([3], [HOLDER])
+    strategy_contract = b"\x0c" * 20
+    d.observe(ExecResult(success=True, output=b"", gas_used=0, contract_address=strategy_contract))
+    d.observe(ExecResult(success=True, output=b"", gas_used=0, storage_writes=((TOKEN, entry(3, strategy_contract), 4 * 10**20), (TOKEN, entry(3, HOLDER), 10**18))))
+    d.freeze()  # what __init__ left: every run starts from it
+    stored(d, (entry(3, strategy_contract), 6 * 10**20))
+    assert d.held_between(0, 2**256 - 1) == [6 * 10**20]  # no address drawn: what the contracts hold
+    d.holders = [HOLDER]
+    assert d.held_between(0, 2**256 - 1) == [10**18]
+    d.reset()  # a new run: what __init__ wrote
+    assert d.held_between(0, 2**256 - 1) == [4 * 10**20]
+    d.holders = [HOLDER]
+    assert d.held_between(0, 2**256 - 1) == [10**18]
+
+
+def test_an_amount_drawn_after_an_address_takes_parts_of_what_it_holds():
+    d = holding()
+    shares = 1_000_000_000_000_000_000_003
+    stored(d, (entry(3, HOLDER), shares))
+    d.holders, d.drawing = [HOLDER], True
+    forms = {
+        "value": {shares},
+        "part": {shares * k // 16 for k in range(1, 16)},
+        "below": {shares - k for k in range(1, 17)},
+    }
+    drawn = Counter(drawn_with(d, strategy("uint256"), n=3000))
+    for name, values in forms.items():
+        assert sum(drawn[v] for v in values), name
+    near = set().union(*forms.values())
+    # three shares in eight of the dictionary's half of the draws (bands 2, 1, 2 and 3): about 3000 * 0.5 * 3 / 8
+    assert 300 < sum(drawn[v] for v in near) < 1000, sum(drawn[v] for v in near)
+    # outside a step's arguments (drawing off) the band is not there: the draws are those of a dictionary without it
+    d.drawing = False
+    without = drawn_with(d, strategy("uint256"), n=500)
+    plain, _ = three_pools(0.5)
+    stored(plain, (entry(3, HOLDER), shares))
+    assert without == drawn_with(plain, strategy("uint256"), n=500)
+
+
+def test_a_machine_step_draws_its_amount_from_what_its_address_holds():
+    """engine/example.py: the addresses a rule drew before an integer are the holders its draw looks at, and only while
+    the step's arguments are drawn."""
+    from evmstate.engine.example import Example, raw_address
+
+    class Account:
+        raw_address = HOLDER
+
+    class Param:
+        def __init__(self, name, strategy):
+            self.name, self.strategy, self.bundle = name, strategy, None
+
+    owner, amount = Account(), 0
+
+    class Rule:
+        params = [Param("owner", "an address"), Param("amount", "an amount")]
+
+    seen = []
+
+    class Spy:
+        def __init__(self, dictionary):
+            self.dictionary = dictionary
+
+    d = holding()
+    example = Example.__new__(Example)
+    example.run = type("Run", (), {"search": Spy(d)})()
+
+    def draw(strategy):
+        seen.append((list(d.holders), d.drawing))
+        return owner if strategy == "an address" else amount
+
+    kwargs, raw = example.arguments(draw, Rule)
+    assert kwargs == raw == {"owner": owner, "amount": 0}
+    assert seen == [([], True), ([HOLDER], True)]  # the amount is drawn knowing the owner
+    assert (d.holders, d.drawing) == ([], False)
+    assert raw_address("0x" + "0a" * 20) == HOLDER and raw_address(5) is None
