@@ -423,7 +423,9 @@ def vault_find(root: Path, seed: int, native: bool = False) -> None:
     (result,) = run(config_mod.load(root), options, lambda e: None).results
     failure = result.failure
     print(json.dumps({"found": failure is not None, "run": result.statistics.get("first failure at run"), "steps": result.steps,
-                      "cpu": round(time.process_time() - started, 1), "message": str(failure.message).splitlines()[0][:80] if failure is not None else ""}))
+                      "cpu": round(time.process_time() - started, 1), "message": str(failure.message).splitlines()[0][:80] if failure is not None else "",
+                      # a search that ended in an error (a broken build or machine) found nothing, and is no miss either
+                      "error": (str(result.error).splitlines() or [""])[0][:160] if result.status == "error" else ""}))
 
 
 def vault_finds(bugs: list[str], seeds: range, backends: tuple[str, ...], tmp: Path, fuzz: str = "", native: bool = False) -> None:
@@ -443,13 +445,17 @@ def vault_finds(bugs: list[str], seeds: range, backends: tuple[str, ...], tmp: P
             if fuzz:
                 with_fuzz(root, fuzz)
             runs = []
+            errors = 0
             for seed in seeds:
                 out = subprocess.run([sys.executable, __file__, "--vault-find", f"{root}:{seed}:{int(native)}"], capture_output=True, text=True, check=True).stdout
                 r = json.loads(out.strip().splitlines()[-1])
                 runs.append(r["run"] if r["found"] else None)
-                print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''} seed {seed}: " + (f"found at run {r['run']}: {r['message']}" if r["found"] else "not found")
+                if r.get("error"):
+                    errors += 1
+                told = f"found at run {r['run']}: {r['message']}" if r["found"] else f"ERROR: {r['error']}" if r.get("error") else "not found"
+                print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''} seed {seed}: " + told
                       + f" ({r['steps']} steps, {r['cpu']}s CPU, load {os.getloadavg()[0]:.2f})", flush=True)
-            print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''}: found on {sum(r is not None for r in runs)}/{len(seeds)} seeds {seeds.start}-{seeds.stop - 1}, at runs {runs} (EVMSTATE_FEEDBACK={os.environ.get(ENVIRONMENT, '(unset)')})", flush=True)
+            print(f"vault {bug} {backend:5}{' (fuzz loop)' if native else ''}: found on {sum(r is not None for r in runs)}/{len(seeds)} seeds {seeds.start}-{seeds.stop - 1}, at runs {runs}" + (f", {errors} ended in an error (not counted as searched)" if errors else "") + f" (EVMSTATE_FEEDBACK={os.environ.get(ENVIRONMENT, '(unset)')})", flush=True)
 
 
 def vault_baseline(bugs: list[str], seeds: range, backends: tuple[str, ...], tmp: Path, fuzz: str = "") -> None:
