@@ -157,7 +157,7 @@ def fuzz(
             workers = open_workers(config, options, project.build)
         try:
             emit(CampaignStarted(options.budget, workers.description, tuple(keys), config.backend.name))
-            _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
+            started = _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
         finally:
             workers.close()
     if not summary.interrupted:
@@ -182,9 +182,17 @@ def open_workers(config: Config, options: CampaignOptions, build: Build | None =
 def _drive(
     config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary,
     emit: Callable[[CampaignEvent], None], started: float, seed: int, sigints: list[int],
-) -> None:
+) -> float:
+    """Hand out shards until the budget ends (or Ctrl-C); returns when the campaign's clock started.
+
+    The budget counts from when a worker is first ready to run a shard (its imports done and the project loaded), as
+    `evmstate run`'s search starts once its own process has imported and compiled: on a busy machine a worker's start
+    takes seconds, which a short budget would otherwise spend before any run. Workers not ready after as long again as
+    the budget start the clock anyway (and a machine no run of which started is then an error, never "no failure").
+    """
     store = FailureStore.of(config)
-    deadline = started + options.budget if options.budget is not None else None
+    clock: float | None = None  # when the budget started
+    deadline: float | None = None
     submitted = {k: 0 for k in keys}
     summary.items = {k: ItemTotals() for k in keys}
     live = list(keys)  # still fuzzed: not in error (and, with stop_on_failure, not failed)
@@ -205,7 +213,7 @@ def _drive(
         runs, steps = workers.live()  # of the shards still running
         emit(
             CampaignProgress(
-                elapsed=time.monotonic() - started,
+                elapsed=time.monotonic() - clock if clock is not None else 0.0,
                 budget=options.budget,
                 shards=summary.shards,
                 running=workers.running(),
@@ -225,6 +233,10 @@ def _drive(
     while True:
         interrupted = grace.check()
         now = time.monotonic()
+        if clock is None and (options.budget is None or workers.free() > 0 or now - started >= options.budget):
+            clock = now
+            summary.started_at = time.time()
+            deadline = clock + options.budget if options.budget is not None else None
         time_left = deadline - now if deadline is not None else None
         accepting = bool(live) and not interrupted and (time_left is None or time_left > 0)
         if accepting:
@@ -253,6 +265,7 @@ def _drive(
             last_progress = time.monotonic()
             progress()
     progress()
+    return clock if clock is not None else started
 
 
 def _record(

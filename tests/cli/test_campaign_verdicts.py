@@ -6,6 +6,7 @@ The workers here stand for the pool (a layer the campaign drives): they hand bac
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from evmstate import config as config_mod
@@ -84,3 +85,48 @@ def test_a_machine_searched_and_passed_is_no_error(example):
     assert summary.exit_code == ExitCode.OK and summary.errors == []
     totals = summary.items["machines/depositer.py::StateMachine"]
     assert totals.status == "running" and totals.examples == 5
+
+
+class Starting(Workers):
+    """Stand-in workers none of which is ready before delay seconds after the campaign first asks (imports on a busy
+    machine); the shards they were handed are kept."""
+
+    def __init__(self, result: Any, delay: float) -> None:
+        super().__init__(result)
+        self.delay = delay
+        self.ready_at: float | None = None
+        self.handed: list[Any] = []
+
+    def free(self) -> int:
+        if self.ready_at is None:
+            self.ready_at = time.monotonic() + self.delay
+        return super().free() if time.monotonic() >= self.ready_at else 0
+
+    def submit(self, shard: Any) -> None:
+        self.handed.append(shard)
+        super().submit(shard)
+
+
+def test_the_budget_counts_from_when_a_worker_is_first_ready(example):
+    # workers ready 0.6 s into a 1 s budget: the first shard still gets the whole budget (it got 0.4 s when the clock
+    # started before the workers were ready)
+    passed = {"status": "passed", "examples": 5, "steps": 25, "elapsed": 0.1}
+    options = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=5, seed=1), budget=1.0)
+    workers = Starting(passed, delay=0.6)
+    summary = fuzz(config_mod.load(example), options, lambda e: None, workers)
+    assert summary.exit_code == ExitCode.OK and summary.errors == []
+    assert summary.items["machines/depositer.py::StateMachine"].examples == 5
+    first = workers.handed[0]
+    assert first.budget is not None and first.budget > 0.9, first.budget
+    # the campaign's time is counted from then: the summary says the budget and a little, not the wait before it
+    assert summary.elapsed < 1.0 + 0.5, summary.elapsed
+    assert workers.ready_at is not None and time.monotonic() - workers.ready_at >= 1.0
+
+
+def test_workers_never_ready_start_the_clock_after_as_long_again_as_the_budget(example):
+    options = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=5, seed=1), budget=0.3)
+    began = time.monotonic()
+    summary = fuzz(config_mod.load(example), options, lambda e: None, Workers(ready=False))
+    waited = time.monotonic() - began
+    assert summary.exit_code == ExitCode.USAGE_ERROR and "was not searched" in (summary.errors[0].error or "")
+    assert 0.6 <= waited, waited  # 0.3 s for a worker, then the budget's 0.3 s
