@@ -179,17 +179,21 @@ def open_workers(config: Config, options: CampaignOptions, build: Build | None =
     return LocalWorkers(source, options.workers)
 
 
-def _drive(
-    config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary,
-    emit: Callable[[CampaignEvent], None], started: float, seed: int, sigints: list[int],
-) -> float:
-    """Hand out shards until the budget ends (or Ctrl-C); returns when the campaign's clock started.
+def _clock_starts(budget: float | None, workers: Workers, waited: float) -> bool:
+    """Whether a campaign's budget starts counting, its workers waited for for waited seconds.
 
     The budget counts from when a worker is first ready to run a shard (its imports done and the project loaded), as
     `evmstate run`'s search starts once its own process has imported and compiled: on a busy machine a worker's start
     takes seconds, which a short budget would otherwise spend before any run. Workers not ready after as long again as
     the budget start the clock anyway (and a machine no run of which started is then an error, never "no failure").
     """
+    return budget is None or workers.free() > 0 or waited >= budget
+
+
+def _drive(
+    config: Config, options: CampaignOptions, keys: list[str], workers: Workers, summary: CampaignSummary,
+    emit: Callable[[CampaignEvent], None], started: float, seed: int, sigints: list[int],
+) -> float:
     store = FailureStore.of(config)
     clock: float | None = None  # when the budget started
     deadline: float | None = None
@@ -233,7 +237,7 @@ def _drive(
     while True:
         interrupted = grace.check()
         now = time.monotonic()
-        if clock is None and (options.budget is None or workers.free() > 0 or now - started >= options.budget):
+        if clock is None and _clock_starts(options.budget, workers, now - started):
             clock = now
             summary.started_at = time.time()
             deadline = clock + options.budget if options.budget is not None else None
@@ -265,7 +269,7 @@ def _drive(
             last_progress = time.monotonic()
             progress()
     progress()
-    return clock if clock is not None else started
+    return clock if clock is not None else started  # when the campaign's clock started (_clock_starts)
 
 
 def _record(
