@@ -186,6 +186,7 @@ def _clock_starts(budget: float | None, workers: Workers, waited: float) -> bool
     `evmstate run`'s search starts once its own process has imported and compiled: on a busy machine a worker's start
     takes seconds, which a short budget would otherwise spend before any run. Workers not ready after as long again as
     the budget start the clock anyway (and a machine no run of which started is then an error, never "no failure").
+    No shard starts before the clock: a worker that became ready since the check would get no time limit.
     """
     return budget is None or workers.free() > 0 or waited >= budget
 
@@ -242,7 +243,7 @@ def _drive(
             summary.started_at = time.time()
             deadline = clock + options.budget if options.budget is not None else None
         time_left = deadline - now if deadline is not None else None
-        accepting = bool(live) and not interrupted and (time_left is None or time_left > 0)
+        accepting = clock is not None and bool(live) and not interrupted and (time_left is None or time_left > 0)
         if accepting:
             while live and workers.free() > 0:
                 key = min(live, key=lambda k: (submitted[k], keys.index(k)))
@@ -251,9 +252,9 @@ def _drive(
                 submitted[key] += 1
                 summary.items[key].shards += 1
                 summary.shards += 1
-        elif workers.running() == 0:
+        elif workers.running() == 0 and (clock is not None or interrupted):
             break
-        else:
+        elif clock is not None:
             workers.lend()  # no shard is left to start: idle workers help shrink
         for outcome in workers.collect(0.2):
             _record(outcome, summary, live, store, saved, emit, workers.retire, known if keep_going else None)

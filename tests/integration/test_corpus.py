@@ -84,20 +84,32 @@ def test_a_second_invocation_finds_from_the_first_ones_corpus_what_it_alone_does
 
 
 def test_the_same_seed_and_saved_corpus_search_the_same(rungs: Path):
-    invocation(rungs, 7)  # a seed whose two invocations each keep runs
     saved = rungs / ".evmstate" / "corpus"
-    shutil.copytree(saved, rungs / "snapshot")
-    outcomes = []
-    for _ in range(2):
-        shutil.rmtree(saved)
-        shutil.copytree(rungs / "snapshot", saved)
-        result = invocation(rungs, 107)
-        # what was drawn and found, not how long it took
-        statistics = {k: v for k, v in result.statistics.items() if k not in ("first failure after", "shrink time") and not k.endswith(" phase")}
-        outcomes.append((result.status, result.runs, result.steps, statistics, saved_runs(rungs)))
+    # a seed whose two invocations each keep runs: which seeds do depends on the modules this process has loaded
+    # (Hypothesis draws constants from them), so the first of 7, 8, ... that does; the same invocation twice from the
+    # same saved corpus must then search alike
+    for seed in range(7, 37):
+        shutil.rmtree(rungs / ".evmstate", ignore_errors=True)
+        shutil.rmtree(rungs / "snapshot", ignore_errors=True)
+        invocation(rungs, seed)
+        if not saved.is_dir():
+            continue
+        shutil.copytree(saved, rungs / "snapshot")
+        outcomes = []
+        for _ in range(2):
+            shutil.rmtree(saved)
+            shutil.copytree(rungs / "snapshot", saved)
+            result = invocation(rungs, seed + 100)
+            # what was drawn and found, not how long it took
+            statistics = {k: v for k, v in result.statistics.items() if k not in ("first failure after", "shrink time") and not k.endswith(" phase")}
+            outcomes.append((result.status, result.runs, result.steps, statistics, saved_runs(rungs)))
+        counts = corpus_counts(outcomes[0][3])
+        if counts["loaded"] > 0 and counts["added"] > 0:
+            break
+    else:
+        pytest.fail("no seed of 7 to 36 kept runs in both invocations")
     assert outcomes[0] == outcomes[1]
-    counts = corpus_counts(outcomes[0][3])
-    assert counts["loaded"] > 0 and counts["added"] > 0 and len(outcomes[0][4]) == counts["loaded"] + counts["added"]
+    assert len(outcomes[0][4]) == counts["loaded"] + counts["added"]
 
 
 def test_a_corpus_made_for_other_sources_is_removed_not_loaded(rungs: Path):
