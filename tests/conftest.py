@@ -151,6 +151,28 @@ def kept_build(root: Path, name: str, load: Callable[[], T]) -> T:
     return loaded
 
 
+@contextlib.contextmanager
+def kept_mutant_compiles(root: Path, name: str) -> Iterator[None]:
+    """`evmstate mutate` in root with the mutants' compiles kept in BUILDS/name for every test process and run, as kept_build keeps builds.
+
+    Only the compiled/ and build/ entries of root's mutation cache (keyed on the mutated text, every other file the
+    contract compiles from and the compiler settings): every mutant is judged again each run, its baseline/ and
+    verdict/ entries are never kept. For a test of judging; tests/integration/test_mutate.py compiles its mutants.
+    """
+    mutants, kept = root / ".evmstate" / "mutants", BUILDS / name
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / f"{name}.lock"):
+        for kind in ("compiled", "build"):
+            if (kept / kind).is_dir():
+                shutil.copytree(kept / kind, mutants / kind, dirs_exist_ok=True)
+    yield
+    with interprocess_lock(BUILDS / f"{name}.lock"):
+        for kind in ("compiled", "build"):
+            if (mutants / kind).is_dir():
+                shutil.rmtree(kept / kind, ignore_errors=True)
+                shutil.copytree(mutants / kind, kept / kind)
+
+
 def used_entry(build: Path, name: str) -> Path:
     """The build cache's entry for contract name that the last load used.
 

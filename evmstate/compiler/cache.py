@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,20 +23,42 @@ KEEP_BUILDS = 4  # cache entries kept per source
 
 # the project root in the build cache: a project copied or moved elsewhere finds its builds
 ROOT_MARK = "<root>"
+# a folder of the installed packages (sys.path) in the build cache: a virtual environment elsewhere finds the builds of
+# sources that import installed modules (snekmate's). An entry's key holds each input's hash besides its path, so a
+# different release of the package, or an edited file of it, is compiled again, never taken from another's build.
+INSTALLED_MARK = "<installed>"
+
+
+@functools.lru_cache(maxsize=8)
+def _installed(path: tuple[str, ...]) -> tuple[str, ...]:
+    """The absolute folders of sys.path (path), resolved, the deepest first: a file is named below the innermost."""
+    folders = {str(Path(p).resolve()) for p in path if p and os.path.isabs(p)}
+    return tuple(sorted(folders, key=len, reverse=True))
 
 
 def portable(path: str, root: Path) -> str:
-    """path with the project root (resolved) written as ROOT_MARK, where it is below it."""
+    """path with the project root (resolved) written as ROOT_MARK where it is below it, else a folder of the installed
+    packages as INSTALLED_MARK where it is below one."""
     base = str(root.resolve())
     if path == base or path.startswith(base + os.sep):
         return ROOT_MARK + path[len(base) :].replace(os.sep, "/")
+    for folder in _installed(tuple(sys.path)):
+        if path.startswith(folder + os.sep):
+            return INSTALLED_MARK + "/" + path[len(folder) + 1 :].replace(os.sep, "/")
     return path
 
 
 def local(path: str, root: Path) -> str:
-    """The path portable() wrote, in this project's root."""
+    """The path portable() wrote, in this project's root, or in the first folder of this process's sys.path that holds
+    it (the one vyper imports it from)."""
     if path.startswith(ROOT_MARK):
         return str(root.resolve()) + path[len(ROOT_MARK) :].replace("/", os.sep)
+    if path.startswith(INSTALLED_MARK + "/"):
+        relative = path[len(INSTALLED_MARK) + 1 :].replace("/", os.sep)
+        for folder in sys.path:
+            if folder and os.path.isabs(folder) and os.path.isfile(os.path.join(folder, relative)):
+                return str(Path(folder, relative).resolve())
+        return relative  # installed nowhere here: a key that names it is not found, so this is never read
     return path
 
 

@@ -1,9 +1,10 @@
-"""Invoking the evmstate command in-process, as the console script would; waiting for the workers of one started as a process."""
+"""Invoking the evmstate command in-process, as the console script would; waiting for the workers of one started as a process; a Dask cluster on this machine."""
 
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 from click.testing import CliRunner
@@ -49,3 +50,17 @@ def wait_for_markers(project: Path, proc: subprocess.Popen, count: int) -> None:
     while time.monotonic() < deadline and proc.poll() is None and len(list(project.glob("searching-*"))) < count:
         time.sleep(0.05)
     assert len(list(project.glob("searching-*"))) >= count, f"{count} workers never started searching"
+
+
+def local_cluster(workers: int = 2) -> Any:
+    """A Dask LocalCluster of `workers` worker processes, one thread each, forked from this process.
+
+    Dask spawns its workers by default: each new Python imports distributed, then evmstate, vyper and
+    Hypothesis for its first task (some 4 s of CPU). Forked, they start with them imported; each is a
+    process of its own all the same, reached by the client through the scheduler.
+    """
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)

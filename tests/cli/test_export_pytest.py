@@ -7,11 +7,9 @@ on a copy where every planted bug is corrected.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,11 +17,12 @@ import pytest
 from evmstate import config as config_mod
 from evmstate.compiler.sources import compile_project
 
-from ..conftest import BUILDS, PLAIN, copy_example, interprocess_lock
+from ..conftest import BUILDS, copy_example, interprocess_lock
 from ..export_cases import FIXES, PROGRAMS, fix, pinned_record
+from ..forked_pytest import run_pytest
 from .helpers import invoke
 
-pytestmark = pytest.mark.processes  # pytest runs the exported tests in a process of its own
+pytestmark = pytest.mark.processes  # pytest runs the exported tests in a process of its own (forked)
 
 
 def warm_fixed(root: Path) -> None:
@@ -35,10 +34,14 @@ def warm_fixed(root: Path) -> None:
     shutil.copytree(build, root / ".evmstate" / "build", dirs_exist_ok=True)
 
 
-def pytest_in(root: Path) -> subprocess.CompletedProcess[str]:
-    """pytest run on root/tests in a process of its own, as a user runs it, at a fixed width without colour."""
-    command = [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0"]
-    return subprocess.run([*command, "-W", "ignore"], cwd=root, capture_output=True, text=True, env={**os.environ, **PLAIN})
+def pytest_in(root: Path) -> tuple[str, str]:
+    """pytest run on root/tests in a process of its own, as a user runs it, at a fixed width without colour (the test's cli_env): its stdout and stderr.
+
+    The process is forked from this one (tests/forked_pytest.py), which has imported evmstate, vyper and Hypothesis already.
+    """
+    with contextlib.chdir(root):
+        _, out, err = run_pytest(["tests", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "-W", "ignore"])
+    return out, err
 
 
 def test_exported_tests_fail_on_the_bugs_and_pass_once_they_are_fixed(tmp_path, monkeypatch, cli_env):
@@ -51,9 +54,8 @@ def test_exported_tests_fail_on_the_bugs_and_pass_once_they_are_fixed(tmp_path, 
         code, out = invoke("export", record.id, "--pytest", "tests")
         assert code == 0, out
         expected[f"test_{name.lower()}_{record.id}"] = record.error["message"].splitlines()[0]
-    done = pytest_in(root)
-    out = done.stdout
-    assert f"{len(expected)} failed" in out, out + done.stderr
+    out, err = pytest_in(root)
+    assert f"{len(expected)} failed" in out, out + err
     for test, message in expected.items():
         # each fails with its own failure: the line of pytest's short summary names the test and the error
         summary = rf"^FAILED tests/{test}\.py::{test} - ([\w.]+: )?{re.escape(message[:60])}"
@@ -61,5 +63,5 @@ def test_exported_tests_fail_on_the_bugs_and_pass_once_they_are_fixed(tmp_path, 
     for source, changes in FIXES.items():
         fix(root, source, changes)
     warm_fixed(root)
-    done = pytest_in(root)
-    assert done.stdout.splitlines()[-1].startswith(f"{len(expected)} passed"), done.stdout + done.stderr
+    out, err = pytest_in(root)
+    assert out.splitlines()[-1].startswith(f"{len(expected)} passed"), out + err

@@ -23,7 +23,7 @@ from evmstate.scale.pool import ProjectSource
 from evmstate.runner import Overrides
 
 from ..conftest import copy_example, evmstate_exe
-from .helpers import CTRL_C, invoke, wait_for_markers
+from .helpers import CTRL_C, invoke, local_cluster, wait_for_markers
 from .machines import WAITING
 from .workers import InlineWorkers
 
@@ -84,9 +84,7 @@ def test_a_campaign_on_local_workers_finds_the_planted_bug_saves_it_and_it_repla
 
 @pytest.mark.processes
 def test_a_campaign_on_a_dask_local_cluster_with_two_workers_finds_the_bug_and_it_replays(example):
-    from distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with local_cluster(2) as cluster:
         code, out = invoke("fuzz", "machines/depositer.py", "--time", "2m", "--cluster", cluster.scheduler_address, "--steps", "5", "--seed", "4", "--stop-on-failure")
     assert code == 1, out
     assert f"on Dask cluster at {cluster.scheduler_address}" in out

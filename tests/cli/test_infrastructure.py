@@ -381,6 +381,7 @@ def test_a_read_only_project_runs_its_machines_and_says_what_it_could_not_keep(r
 @pytest.mark.processes
 def test_under_pytest_a_redis_database_that_refuses_connections_errs_every_test_that_needs_it_and_fails_none(pytester):
     from ..conftest import REPO, warm_build
+    from ..forked_pytest import runpytest
     from ..seed_machine import SEED_MACHINE
 
     root = Path(pytester.path)
@@ -392,7 +393,7 @@ def test_under_pytest_a_redis_database_that_refuses_connections_errs_every_test_
     pytester.makepyfile(test_seed=SEED_MACHINE + "\n\ndef test_stateful(Depositer, accounts, state_machine):\n    state_machine(StateMachine, accounts, Depositer)\n")
     url = f"redis://127.0.0.1:{free_port()}/0"
     _database(root, url)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = runpytest(pytester, "-p", "no:cacheprovider")  # a pytest process of its own, forked from this one
     result.assert_outcomes(errors=2)  # the machines folder's StateMachine and test_stateful: neither failed
     out = result.stdout.str()
     assert out.count(f"the example database at {url} ([database] url in evmstate.toml) does not answer") >= 2, out

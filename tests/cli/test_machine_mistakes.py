@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import evmstate_exe, warm_build
+from ..forked_pytest import runpytest
 from .helpers import invoke
 from .machines import COUNTER
 
@@ -114,7 +115,7 @@ def test_name_error(accounts, x):
 """
 
 
-@pytest.mark.processes  # a pytest process of its own
+@pytest.mark.processes  # a pytest process of its own (forked: tests/forked_pytest.py)
 def test_under_pytest_a_broken_machine_is_an_error_and_nothing_of_the_machines_mistakes_is_saved(pytester):
     root = Path(pytester.path)
     shutil.copytree(REPO / "contracts", root / "contracts")
@@ -125,7 +126,7 @@ def test_under_pytest_a_broken_machine_is_an_error_and_nothing_of_the_machines_m
     shutil.copy(REPO / "machines" / "depositer.py", root / "depositer_machine.py")
     (root / "tests").mkdir()
     (root / "tests" / "test_outside.py").write_text(OUTSIDE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA")
+    result = runpytest(pytester, "-p", "no:cacheprovider", "-rA")
     out = result.stdout.str()
     # the machines folder as `evmstate run` sees it: Broken is an error, Counter a failure
     result.assert_outcomes(failed=3, errors=1)

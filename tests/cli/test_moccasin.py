@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ..forked_pytest import run_pytest
 from .helpers import invoke
 
 MOCCASIN_TOML = """\
@@ -238,12 +239,12 @@ def test_init_in_a_moccasin_project_adds_machines_and_leaves_their_files_alone(h
     assert out.splitlines()[0] == "settings: moccasin.toml (contracts in src/)"
     for name in ("CounterMachine", "test_set_number_stores_it", "test_increment_adds_one"):
         assert f"::{name}  examples 5/5" in out
-    # `mox test` runs pytest from the root: it collects their tests, never the machines folder
-    env = {**os.environ, "PYTHONPATH": str(here)}
-    ran = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"], cwd=here, capture_output=True, text=True, env=env, timeout=300)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    collected = [line for line in ran.stdout.splitlines() if "::" in line]
-    assert collected == ["tests/test_unit.py::test_unit"], ran.stdout
+    # `mox test` runs pytest from the root: it collects their tests, never the machines folder (a pytest
+    # process of its own, forked from this one, the root first on its path as `python -m pytest` puts it)
+    code, stdout, stderr = run_pytest(["--collect-only", "-q", "-p", "no:cacheprovider"])
+    assert code == 0, stdout + stderr
+    collected = [line for line in stdout.splitlines() if "::" in line]
+    assert collected == ["tests/test_unit.py::test_unit"], stdout
 
 
 def test_init_without_moccasin_s_counter_writes_a_template_to_fill_in(here: Path):

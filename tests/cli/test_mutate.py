@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import copy_project, evmstate_exe, plain_output
-from .helpers import invoke
+from .helpers import invoke, local_cluster
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
 
@@ -145,10 +145,8 @@ ON_THE_CLUSTER = (
 
 @pytest.mark.processes
 def test_mutants_are_compiled_and_judged_on_a_dask_cluster_as_on_local_workers(vault):
-    from distributed import LocalCluster
-
     (vault / "listed.txt").write_text("".join(line + "\n" for line in ON_THE_CLUSTER))
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with local_cluster(2) as cluster:
         code, out = invoke("mutate", "--mutants", "listed.txt", "--cluster", cluster.scheduler_address, "--json", "m.json")
     assert code == 0, out
     assert f"(on Dask cluster at {cluster.scheduler_address})" in out

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from ..conftest import warm_build
+from ..forked_pytest import runpytest
 
-pytestmark = pytest.mark.processes  # each run is a pytest process of its own
+pytestmark = pytest.mark.processes  # each run is a pytest process of its own, forked from this one (tests/forked_pytest.py)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,7 @@ def test_deployments_are_fixtures_each_test_deploying_its_own(pytester: pytest.P
     shutil.copytree(warm_build(), root / ".evmstate" / "build")
     (root / "deployments.py").write_text(DEPLOYMENTS)
     pytester.makepyfile(test_pool=TESTS)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result = runpytest(pytester, "-p", "no:cacheprovider", "-p", "no:randomly")
     result.assert_outcomes(passed=4, errors=1)  # a fixture that fails is an error of the test's setup, as pytest has it
     out = result.stdout.str()
     assert "fixture 'pool' not found" not in out

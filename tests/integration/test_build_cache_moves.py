@@ -1,9 +1,12 @@
-"""The build cache is keyed on content and root-relative paths: a copied or moved project finds its builds."""
+"""The build cache is keyed on content and root-relative paths: a copied or moved project finds its builds, and so does
+a virtual environment elsewhere for the modules it has installed."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+
+import pytest
 
 from evmstate import config as config_mod
 from evmstate.compiler.sources import compile_project
@@ -55,3 +58,36 @@ def test_an_edited_source_in_a_copy_is_compiled_again(tmp_path):
     again = compile_at(moved)
     assert again.compiled == ["Token"]
     assert any(e.get("name") == "added" for e in again.artifacts["Token"].abi)
+
+
+# a package installed in a virtual environment's site-packages, and a contract that imports it
+INSTALLED = "@internal\n@pure\ndef double(x: uint256) -> uint256:\n    return 2 * x\n"
+IMPORTER = "# pragma version ~=0.4.3\nfrom tinylib import doubling\n\n\n@external\n@pure\ndef twice(x: uint256) -> uint256:\n    return doubling.double(x)\n"
+
+
+def test_a_second_environment_with_the_same_installed_module_takes_the_build_and_an_edited_one_does_not(tmp_path):
+    sites = [tmp_path / venv / "lib" / "site-packages" for venv in ("venv-a", "venv-b")]
+    for site in sites:
+        (site / "tinylib").mkdir(parents=True)
+        (site / "tinylib" / "doubling.vy").write_text(INSTALLED)
+    (tmp_path / "project" / "contracts").mkdir(parents=True)
+    (tmp_path / "project" / "contracts" / "Twice.vy").write_text(IMPORTER)
+
+    def compiled_in(site: Path, build: Path = tmp_path / "build"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.syspath_prepend(str(site))  # the environment's installed packages, where vyper finds the module
+            return compile_project(tmp_path / "project" / "contracts", build)
+
+    first = compiled_in(sites[0])
+    assert first.compiled == ["Twice"] and not first.errors, first.errors
+    assert str((sites[0] / "tinylib" / "doubling.vy").resolve()) in first.artifacts["Twice"].inputs
+    # the other environment's copy of the package: the same build, its files named where this environment has them
+    again = compiled_in(sites[1])
+    assert again.cached == ["Twice"] and not again.compiled
+    assert again.artifacts == compiled_in(sites[1], tmp_path / "fresh-build").artifacts
+    assert not any(str(sites[0]) in p for p in (*again.artifacts["Twice"].inputs, *again.artifacts["Twice"].sources.values()))
+    # an installed file that differs (another release of the package, an edit): compiled again
+    module = sites[1] / "tinylib" / "doubling.vy"
+    module.write_text(INSTALLED.replace("2 * x", "x + x"))
+    edited = compiled_in(sites[1])
+    assert edited.compiled == ["Twice"] and not edited.cached

@@ -17,24 +17,42 @@ import pytest
 from evmstate import config as config_mod
 from evmstate.runner import Overrides, RunOptions, run, with_differential
 
-from ..conftest import PINNED, SEARCH_ONLY, install_release, release_folder
+from ..conftest import BUILDS, PINNED, SEARCH_ONLY, install_release, interprocess_lock, release_folder
 
 pytestmark = pytest.mark.network
 
 PORT = Path(__file__).parent.parent / "projects" / "erc4626_port"
 
 
+# the port's build cache (both sides of every run: the 0.3.10 examples, the port by 0.4.1 and 0.4.3) kept between runs
+KEPT = "kept-erc4626-port"
+
+
 @pytest.fixture(scope="module")
 def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One copy of the port for the module, so that its builds are compiled once; a test that edits a source puts it back."""
+    """One copy of the port for the module, so that its builds are compiled once; a test that edits a source puts it back.
+
+    Its build cache starts from the one the last run of the module left (BUILDS/KEPT), and what it holds after the
+    module is kept for the next: the builds are keyed on content, settings and release, so a run compiles only what
+    changed.
+    """
     cache = release_folder()
     for version in ("0.3.10", PINNED):
         install_release(cache, version)
     root = tmp_path_factory.mktemp("differential-releases") / "port"
     shutil.copytree(PORT, root, ignore=shutil.ignore_patterns(".evmstate"))
+    build, kept = root / ".evmstate" / "build", BUILDS / KEPT
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / f"{KEPT}.lock"):
+        if kept.is_dir():
+            shutil.copytree(kept, build)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("EVMSTATE_CACHE_DIR", str(cache))
         yield root
+    with interprocess_lock(BUILDS / f"{KEPT}.lock"):
+        if build.is_dir():
+            shutil.rmtree(kept, ignore_errors=True)
+            shutil.copytree(build, kept)
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from evmstate.errors import FailureRecordError
 from evmstate.failures import FailureStore
 from evmstate.runner import MutateOptions, Overrides, RunOptions, mutate, replay, run
 
-from ..conftest import copy_example, copy_project
+from ..conftest import copy_example, copy_project, kept_mutant_compiles
 
 
 def run_source(root: Path, source: str, **overrides):
@@ -341,7 +341,8 @@ class VaultMachine:
 def test_a_machine_that_breaks_on_a_mutant_does_not_kill_it(tmp_path):
     copy_project(MUTATE_PROJECT, tmp_path)  # with the vault's build: only the mutants are compiled
     (tmp_path / "machines" / "vault.py").write_text(BREAKS_ON_MUTANTS)
-    report = mutate(config_mod.load(tmp_path), MutateOptions(workers=1, functions=("deposit",), max_examples=10, steps=4), lambda e: None)
+    with kept_mutant_compiles(tmp_path, "kept-mutants-vault-deposit"):  # each mutant judged again, not compiled again
+        report = mutate(config_mod.load(tmp_path), MutateOptions(workers=1, functions=("deposit",), max_examples=10, steps=4), lambda e: None)
     (judge,) = report.judges
     assert judge.status == "passed", judge.message
     broke = [m for m in report.mutants if m.status == "error"]

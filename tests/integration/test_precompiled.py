@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -16,7 +17,7 @@ from evmstate.compiler.sources import compile_project
 from evmstate.errors import CompileError, ConfigError, ContractError, TransactionReverted
 
 from ..cli.helpers import invoke
-from ..conftest import LEGACY
+from ..conftest import BUILDS, LEGACY, interprocess_lock
 
 ROUTER = """# pragma version ~=0.4.3
 from ethereum.ercs import IERC20
@@ -91,17 +92,32 @@ def approve(spender: address, amount: uint256) -> bool:
 
 
 def _combined_json(cache: Path) -> dict:
-    """vyper 0.3.10's own `-f combined_json` of the legacy project's pool."""
+    """vyper 0.3.10's own `-f combined_json` of the legacy project's pool.
+
+    Kept beside the compiled projects (BUILDS) for every test process and run, as they are: vyper is run again when the
+    project's sources, the command or the release's install (its dist-info's RECORD) differs from what the kept output
+    was made of. The output names the pool by the path it was given, which is the same in every run.
+    """
     contracts = LEGACY / "contracts"
+    release = cache / "vyper" / "0.3.10"
     script = (
         "import sys; sys.path[:0] = [sys.argv[1]]; sys.argv[1:2] = []\n"
         "from vyper.cli.vyper_compile import _parse_cli_args; _parse_cli_args()"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", script, str(cache / "vyper" / "0.3.10"), "-f", "combined_json", "-p", str(contracts), str(contracts / "Pool.vy")],
-        capture_output=True, text=True, check=True,
-    )
-    return json.loads(done.stdout)
+    command = [sys.executable, "-I", "-S", "-c", script, str(release), "-f", "combined_json", "-p", str(contracts), str(contracts / "Pool.vy")]
+    made_of = hashlib.sha256(
+        json.dumps([command, *(p.read_text() for p in sorted(contracts.rglob("*")) if p.is_file()), *(p.read_text() for p in sorted(release.glob("vyper-*.dist-info/RECORD")))]).encode()
+    ).hexdigest()[:16]
+    kept = BUILDS / f"pool-0.3.10-combined-{made_of}.json"
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / "pool-0.3.10-combined.lock"):
+        if not kept.is_file():
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            json.loads(done.stdout)  # only a whole output is kept
+            partial = kept.with_suffix(".partial")
+            partial.write_text(done.stdout)
+            partial.replace(kept)
+    return json.loads(kept.read_text())
 
 
 def _formats(combined: dict) -> dict[str, dict[str, str]]:

@@ -21,7 +21,7 @@ from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.tracebacks import FailureSignature
 from evmstate.spec import collect
 
-from ..conftest import REPO, SEARCH_ONLY, copy_project
+from ..conftest import REPO, SEARCH_ONLY, copy_project, kept_build
 from .conftest import FASTEST, search
 
 pytestmark = pytest.mark.quality
@@ -40,12 +40,15 @@ def correct(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The vault with the bug: a copy of the compiled project, so that only Vault.vy compiles again."""
+    """The vault with the bug: a copy of the compiled project, whose Vault.vy is compiled once for every test process and
+    run (its build kept between runs)."""
     root = copy_project(PROJECT, tmp_path_factory.mktemp("vault-planted"))
     vault = root / "contracts" / "Vault.vy"
     source = vault.read_text()
     assert source.count(PLANTED[0]) == 1
     vault.write_text(source.replace(*PLANTED))
+    build = kept_build(root, "kept-vault-planted", lambda: Project(config_mod.load(root)).build)
+    assert not build.errors, build.errors
     return root
 
 
