@@ -36,7 +36,7 @@
 7. With --versus: `fuzz` against `run` in the same time. Per example (the actor and compared ones too; --examples
    may also name budget.py's machines: depositer, payments, share_vault, erc20, test_properties, snekmate/erc20) and
    seed: `evmstate run --fresh --seed S` at its defaults, the seconds from its contracts compiled to its failure
-   printed (its whole search when it found none), then `evmstate fuzz -n 1 --seed S --time T` with T those seconds
+   printed (its whole search when it found none), then `evmstate fuzz --fresh -n 1 --seed S --time T` with T those seconds
    rounded up (its clock also starts once the contracts are compiled): whether the campaign found the same failure
    (the same message) and when. On py-evm, and with --backend revm on revm too (--vault-backends revm: revm alone, to
    run the backends in two processes). Wall time: run it where the load is known, and say it.
@@ -372,7 +372,8 @@ def versus(root: Path, machine: str, seed: int, backend: str, native: str | None
     origin, found = reports(lines, "compiled ")
     run_time = found[0][2] if found else total - origin
     budget = max(1, round(run_time + 0.5))
-    flines, ftotal = timed_lines([EVMSTATE, "fuzz", "--time", f"{budget}s", "-n", "1", *chosen], root, native)
+    # --fresh, as run: neither loads what an earlier seed's search saved (a campaign's kept runs, run's database)
+    flines, ftotal = timed_lines([EVMSTATE, "fuzz", "--fresh", "--time", f"{budget}s", "-n", "1", *chosen], root, native)
     _, ffound = reports(flines, "fuzzing ")
     same = [f for f in ffound if not found or kind(f[0]) == kind(found[0][0])]
     summary = next((line for _, line in reversed(flines) if " shards, " in line and " runs, " in line), "")

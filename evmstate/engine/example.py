@@ -127,17 +127,18 @@ class Example:
         raw: dict[str, Any] = {}
         # the addresses drawn so far: an integer drawn after one may take part of what it holds (dictionary.HELD)
         known = self.run.search.dictionary
+        # (with the held band off, nothing reads them: none are collected)
         holders = known.holders = []
-        known.drawing = True
+        known.drawing = known.holdings_on
         try:
-            self._draw_arguments(draw, r, kwargs, raw, holders)
+            self._draw_arguments(draw, r, kwargs, raw, holders if known.drawing else None)
         finally:
             known.holders = []
             known.drawing = False
         return kwargs, raw
 
     def _draw_arguments(
-        self, draw: Callable[[Any], Any], r: RuleSpec, kwargs: dict[str, Any], raw: dict[str, Any], holders: list[bytes]
+        self, draw: Callable[[Any], Any], r: RuleSpec, kwargs: dict[str, Any], raw: dict[str, Any], holders: list[bytes] | None
     ) -> None:
         for p in r.params:
             if p.bundle is not None:
@@ -156,9 +157,10 @@ class Example:
                 value = direct(draw) if direct is not None else draw(p.strategy)
                 kwargs[p.name] = value
                 raw[p.name] = value
-            address = raw_address(value)
-            if address is not None:
-                holders.append(address)
+            if holders is not None:
+                address = raw_address(value)
+                if address is not None:
+                    holders.append(address)
 
     def draw_step(self, draw: Callable[[Any], Any]) -> tuple[RuleSpec, tuple[Any, ...]]:
         """A rule among the allowed ones and its arguments, in one draw (each top-level draw costs Hypothesis far more

@@ -455,8 +455,12 @@ def related(values: list[int], draw: Any, lo: int, hi: int) -> int | None:
     falls outside [lo, hi]."""
     recent = min(len(values), RECENT)
     relation = draw(index_choice(len(RELATIONS)))
-    a, b = values[draw(index_choice(recent))], values[draw(index_choice(recent))]
-    value = (a // 2, (a + b) // 2, a + b, abs(a - b))[relation]
+    a = values[draw(index_choice(recent))]
+    if relation == 0:  # half: one value
+        value = a // 2
+    else:
+        b = values[draw(index_choice(recent))]
+        value = ((a + b) // 2, a + b, abs(a - b))[relation - 1]
     return value if lo <= value <= hi else None
 
 
