@@ -138,7 +138,12 @@ class Example:
         return kwargs, raw
 
     def _draw_arguments(
-        self, draw: Callable[[Any], Any], r: RuleSpec, kwargs: dict[str, Any], raw: dict[str, Any], holders: list[bytes] | None
+        self,
+        draw: Callable[[Any], Any],
+        r: RuleSpec,
+        kwargs: dict[str, Any],
+        raw: dict[str, Any],
+        holders: list[bytes] | None,
     ) -> None:
         for p in r.params:
             if p.bundle is not None:
