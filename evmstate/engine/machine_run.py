@@ -125,6 +125,7 @@ class MachineRun:
         self.path = setup.path
         database = self.database = setup.database
         self.init_args = setup.init_args
+        self.as_run = setup.as_run
         self.capture, self.traced = setup.capture, setup.trace
         self.stop = setup.stop
         self.search = search_session(project, own.search, spec.name, seed, spec.init_params, setup.corpus)

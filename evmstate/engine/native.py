@@ -131,6 +131,8 @@ class NativeMachineRun(MachineRun):
         """Why the native loop cannot run this machine, or None."""
         if not self.project.config.environment.native:
             return f"{NATIVE_VARIABLE} is off"
+        if self.as_run:
+            return "a machine's first shard searches as `evmstate run --seed` does"
         if self.search.guide is None:
             return "guidance is off (the native loop hands its failures to Hypothesis through the guided provider)"
         if self.spec.initializers:

@@ -75,6 +75,8 @@ class RunSetup:
     # failures known already (failures.FailureIdentity as a run raises it -> the id they are counted under): a run that
     # meets one counts it (MachineFinished.hits) and goes on past it (example.py), and so does the search (keep-going)
     known: dict[Any, str] = field(default_factory=dict)
+    # a campaign's first shard of a machine (engine/native.py): Hypothesis's loop, as `evmstate run --seed` searches
+    as_run: bool = False
 
 
 @dataclass(frozen=True)
