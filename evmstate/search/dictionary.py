@@ -159,7 +159,7 @@ class Dictionary:
         self.held: dict[bytes, dict[tuple[bytes, int], int]] = {}
         self._fixed_held: dict[bytes, dict[tuple[bytes, int], int]] = {}
         self.holders: list[bytes] = []  # the addresses the step being drawn drew so far (engine/example.py)
-        self.drawing = False  # a step's arguments are being drawn (engine/example.py)
+        self.drawing = False  # a step's arguments are being drawn with holdings on (engine/example.py)
         self._bases: list[int] = []
         self._contracts: list[bytes] = []  # the contracts deployed, in order (those of __init__ first)
         self._fixed_contracts: list[bytes] = []
@@ -527,7 +527,7 @@ def mixed(
             return value
         pools = pick(d)
         live = d.live_between(*bounds) if bounds is not None and d.live_on else None
-        held = d.held_between(*bounds) if bounds is not None and d.drawing and d.holdings_on else None
+        held = d.held_between(*bounds) if bounds is not None and d.drawing else None
         if not (any(pools) or live or held):
             return value
         gate = draw_(_GATE)

@@ -238,6 +238,14 @@ def test_live_off_leaves_the_draws_as_they_were():
     assert drawn_with(d, strategy("uint256"), n=200) != before
 
 
+def band_draws(d: Dictionary, forms: dict[str, set[int]]) -> tuple[Counter, set[int]]:
+    """1200 uint256 draws with d, each form met at least once (its name when not), and every form's values together."""
+    drawn = Counter(drawn_with(d, strategy("uint256"), n=1200))
+    for name, values in forms.items():
+        assert sum(drawn[v] for v in values), name
+    return drawn, set().union(*forms.values())
+
+
 def test_live_draws_take_each_form_near_what_the_slots_hold():
     d, _ = three_pools(0.5)
     d.live_on = True
@@ -251,12 +259,9 @@ def test_live_draws_take_each_form_near_what_the_slots_hold():
         "sum": {a + b for a in (idle, debt) for b in (idle, debt)},
         "sum above": {a + b + k for a in (idle, debt) for b in (idle, debt) for k in range(1, 17)},
     }
-    drawn = Counter(drawn_with(d, strategy("uint256"), n=1200))
-    for name, values in forms.items():
-        assert sum(drawn[v] for v in values), name
+    drawn, near = band_draws(d, forms)
     # two shares in seven of the dictionary's half of the draws (bands 2, 1, 2 and 2): about 1200 * 0.5 * 2 / 7, more
     # where Hypothesis's gates favour the top of their range
-    near = set().union(*forms.values())
     assert 100 < sum(drawn[v] for v in near) < 360, sum(drawn[v] for v in near)
     # off, the plain draws and the other bands meet none of them but the values themselves (the observed band has them)
     d.live_on = False
@@ -335,10 +340,7 @@ def test_an_amount_drawn_after_an_address_takes_parts_of_what_it_holds():
         "part": {shares * k // 16 for k in range(1, 16)},
         "below": {shares - k for k in range(1, 17)},
     }
-    drawn = Counter(drawn_with(d, strategy("uint256"), n=1200))
-    for name, values in forms.items():
-        assert sum(drawn[v] for v in values), name
-    near = set().union(*forms.values())
+    drawn, near = band_draws(d, forms)
     # three shares in eight of the dictionary's half of the draws (bands 2, 1, 2 and 3): about 1200 * 0.5 * 3 / 8
     assert 120 < sum(drawn[v] for v in near) < 400, sum(drawn[v] for v in near)
     # outside a step's arguments (drawing off) the band is not there: the draws are those of a dictionary without it
