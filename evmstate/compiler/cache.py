@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -62,6 +63,19 @@ def local(path: str, root: Path) -> str:
     return path
 
 
+# a file below a folder of the installed packages, as _portable_message() writes it in a cached error's message
+_INSTALLED_PATH = re.compile(re.escape(INSTALLED_MARK) + r"/[^\s:'\"(),]+")
+
+
+def _portable_message(message: str, root: str) -> str:
+    """A compile error's message with the project root written as ROOT_MARK and the folders of the installed packages
+    as INSTALLED_MARK: read back in another environment, it names the files where that one has them."""
+    message = message.replace(root, ROOT_MARK)
+    for folder in _installed(tuple(sys.path)):
+        message = message.replace(folder + os.sep, INSTALLED_MARK + "/")
+    return message
+
+
 def _relocated(d: dict[str, Any], move: Callable[[str], str]) -> dict[str, Any]:
     """An artifact's dict with every file path it holds passed through move."""
     return {
@@ -96,6 +110,7 @@ def read(path: Path, source: Path, name: str, root: Path) -> tuple[Artifact | No
         else:
             e = d["error"]
             message = e["message"].replace(ROOT_MARK, str(root.resolve()))
+            message = _INSTALLED_PATH.sub(lambda m: local(m.group(0), root), message)
             outcome = (
                 None,
                 CompileError(message, path=local(e["path"], root) if e["path"] else e["path"], lineno=e["lineno"]),
@@ -116,7 +131,7 @@ def write(path: Path, source: Path, outcome: tuple[Artifact | None, CompileError
         "path": portable(str(source.resolve()), root),
         "artifact": _relocated(artifact.to_dict(), lambda p: portable(p, root)) if artifact is not None else None,
         "error": {
-            "message": str(error).replace(here, ROOT_MARK),
+            "message": _portable_message(str(error), here),
             "path": portable(error.path, root) if error.path else error.path, "lineno": error.lineno,
         }
         if error is not None

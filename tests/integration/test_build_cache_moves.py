@@ -91,3 +91,27 @@ def test_a_second_environment_with_the_same_installed_module_takes_the_build_and
     module.write_text(INSTALLED.replace("2 * x", "x + x"))
     edited = compiled_in(sites[1])
     assert edited.compiled == ["Twice"] and not edited.cached
+
+
+def test_a_cached_error_in_an_installed_module_names_the_module_where_this_environment_has_it(tmp_path):
+    sites = [tmp_path / venv / "lib" / "site-packages" for venv in ("venv-a", "venv-b")]
+    for site in sites:
+        (site / "tinylib").mkdir(parents=True)
+        (site / "tinylib" / "doubling.vy").write_text(INSTALLED.replace("2 * x", "2 * y"))  # y is undeclared
+    (tmp_path / "project" / "contracts").mkdir(parents=True)
+    (tmp_path / "project" / "contracts" / "Twice.vy").write_text(IMPORTER)
+
+    def compiled_in(site: Path):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.syspath_prepend(str(site))
+            return compile_project(tmp_path / "project" / "contracts", tmp_path / "build")
+
+    first = compiled_in(sites[0])
+    assert not first.artifacts and first.errors, first
+    told = str(first.errors["Twice"])
+    assert "venv-a" in told, told  # the message names the module's file
+    again = compiled_in(sites[1])
+    assert again.cached == ["Twice"] or not again.compiled, again
+    retold = str(again.errors["Twice"])
+    # the same error, named in the environment that read it from the cache: no folder of the other environment
+    assert retold == told.replace("venv-a", "venv-b"), (told, retold)
