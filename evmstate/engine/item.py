@@ -193,14 +193,9 @@ class RunRequest:
     # a machine's runs drawn by evmstate's own loop where it can draw them (engine.native; campaigns)
     native: bool = False
     known: dict[Any, str] = field(default_factory=dict)  # failures found before, counted and gone past (RunSetup.known)
-    as_run: bool = False  # with native: Hypothesis's loop all the same (RunSetup.as_run: a campaign's first shard)
+    # with native: Hypothesis's loop all the same, all of run's examples (RunSetup.as_run: a campaign's first shard)
+    as_run: bool = False
     trace: bool = True  # the failure with its trace (False: mutate, which reads only who killed a mutant)
-
-
-# a campaign's first shard of a machine (RunRequest.as_run) makes the first runs of `evmstate run --seed`'s search, at
-# most this many: where run finds a bug in its first runs (the staking pool at its 2nd to 9th example on seeds 0-7) a
-# campaign finds it as soon, and a longer search goes on in evmstate's own loop, faster per step
-AS_RUN_EXAMPLES = 20
 
 
 def run_item(
@@ -233,8 +228,6 @@ def _run_item(
     )
     if shard is not None and shards > 1:
         settings = Settings(settings, max_examples=max(1, shard_examples(settings.max_examples, shard, shards)))
-    if request.as_run:
-        settings = Settings(settings, max_examples=min(settings.max_examples, AS_RUN_EXAMPLES))
     own = shard_seed(pinned if pinned is not None else seed, where, shard)
     started = time.perf_counter()
 

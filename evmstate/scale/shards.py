@@ -138,9 +138,9 @@ def run_shard(state: Any, shard: Shard, emit: Callable[[Event], None] | None = N
             forward(event)
 
         # the machine's saved guidance runs: every shard starts from them and adds to them
-        # a machine's first shard makes the first runs of the search `evmstate run --seed` makes (the machine's seed,
-        # Hypothesis's loop, engine.item.AS_RUN_EXAMPLES: what run finds in its first runs a campaign finds as soon),
-        # the others draw in evmstate's own loop, each under a seed of its own
+        # a machine's first shard is the search `evmstate run --seed` makes (the machine's seed, Hypothesis's loop, all
+        # of its examples): what run finds, a campaign finds at the same run; the others draw in evmstate's own loop,
+        # each under a seed of its own
         first = shard.index == 0 and state.items[shard.key].spec is not None  # a machine (a property test: as before)
         request = RunRequest(
             overrides=shard.overrides, seed=shard.seed, shard=None if first else shard.index, stop=stop, corpus=True,
