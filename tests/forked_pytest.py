@@ -3,7 +3,10 @@
 A new Python spends about 5 s of CPU importing evmstate, vyper and Hypothesis before it runs a
 test; the forked child starts with them imported. It is made to look like a new process where
 that matters: the current folder first on sys.path (as `python -m` puts it), Hypothesis's default
-settings (not the suite's derandomized profile), stdin closed, its own stdout and stderr. Nothing
+settings (not the suite's derandomized profile), stdin closed, its own stdout and stderr, and
+without pytest's warning that the modules of the plugins it loads are imported already and cannot be
+rewritten (a new process imports them after pytest has hooked imports; the test process did, with no
+assert rewriting of evmstate's and Hypothesis's modules: pyproject.toml's addopts). Nothing
 it imports or registers comes back to the test process (pytest's in-process runs restore
 sys.modules afterwards, which drops vyper's lazily imported modules and breaks the next compile).
 Where the platform cannot fork, the command runs as a new process.
@@ -47,7 +50,7 @@ def run_pytest(args: list[str], *, timeout: int = 300) -> tuple[int, str, str]:
                 sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
                 sys.path.insert(0, os.getcwd())
                 hypothesis.settings.load_profile("default")
-                code = int(pytest.main(list(args)))
+                code = int(pytest.main(["-W", "ignore::pytest.PytestAssertRewriteWarning", *args]))
             except BaseException:
                 traceback.print_exc()
             finally:
