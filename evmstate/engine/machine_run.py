@@ -146,9 +146,8 @@ class MachineRun:
         self.program: Example | None = None  # the run being drawn
         self.order = rule_order(spec.rules)  # as Hypothesis samples them
         self.swarm = swarm_strategy(self.order)
-        # each step's rule, by weight; with streaks on, off a rule whose latest calls in the run all reverted
-        streaks = "streaks" in signals(project.config.environment.feedback)
-        self.rules = RuleDraw(self.order, settings.stateful_step_count, streaks)
+        streaks = "streaks" in signals(project.config.environment.feedback)  # off a rule whose calls all reverted
+        self.rules = RuleDraw(self.order, settings.stateful_step_count, streaks)  # each step's rule, by weight
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
