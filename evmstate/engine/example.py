@@ -77,6 +77,7 @@ class Example:
         self.calls: dict[str, int] = {}  # calls of each rule with a max_times, this run
         self.exhausted: set[str] = set()  # the rules that ran max_times already
         self.outcomes: list[tuple[str, int, int]] = []  # (rule, transactions sent, reverted) of each step
+        self.streaks: dict[str, int] = {}  # each rule's latest calls this run that all reverted, in a row
         self.delay = delays.NO_DELAY  # what the next step waits before its call
         # the invariants after every interval-th step and at the end (every step once the machine has failed)
         self.interval = 1 if run.state.failing else run.invariant_interval
@@ -182,7 +183,7 @@ class Example:
         # the rules enabled now, less those the run's swarm leaves out (unless that leaves none)
         guide = self.run.search.guide
         source = guide.current if guide is not None else None  # whose fresh draws a rare rule is moved off
-        r = self.run.rules.draw(draw, (self.enabled - self.left_out) or self.enabled, source)
+        r = self.run.rules.draw(draw, (self.enabled - self.left_out) or self.enabled, source, self.streaks)
         return r, self.arguments(draw, r)
 
     def execute(self, r: RuleSpec, drawn: tuple[Any, ...] | None = None) -> None:
@@ -219,6 +220,8 @@ class Example:
             rs.transactions += sent
             rs.transactions_reverted += failed
             self.outcomes.append((r.name, sent, failed))
+            if sent:
+                self.streaks[r.name] = self.streaks.get(r.name, 0) + 1 if failed == sent else 0
             if r.max_times is not None:
                 self.calls[r.name] = self.calls.get(r.name, 0) + 1
                 if self.calls[r.name] >= r.max_times:

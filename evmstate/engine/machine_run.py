@@ -25,6 +25,7 @@ from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
 from ..hooks import ctrl_c_noted
 from ..spec.machine import MachineSpec
 from ..search import canaries
+from ..search.feedback import signals
 from .tracebacks import ErrorInfo, failed_invariant, harness_limit, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
@@ -145,7 +146,8 @@ class MachineRun:
         self.program: Example | None = None  # the run being drawn
         self.order = rule_order(spec.rules)  # as Hypothesis samples them
         self.swarm = swarm_strategy(self.order)
-        self.rules = RuleDraw(self.order, settings.stateful_step_count)  # each step's rule, by weight
+        streaks = "streaks" in signals(project.config.environment.feedback)  # off a rule whose calls all reverted
+        self.rules = RuleDraw(self.order, settings.stateful_step_count, streaks)  # each step's rule, by weight
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
         self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there

@@ -21,6 +21,12 @@ of the other rules reverted, far more than before it) is drawn rarely from then 
 lands on it is kept at odds that make it about one step in RARE_RUNS runs' steps, and otherwise
 moved to another rule. Only fresh draws are moved (the guided provider's and the native loop's),
 never a choice replayed, so a choice means the same rule in every replay, shrink and saved example.
+
+Streaks (off by default: EVMSTATE_FEEDBACK=...,streaks turns them on, for measuring): a rule whose latest calls in
+this run all reverted, n in a row, is kept at odds of STALE_KEEP ** n (never below STALE_FLOOR) when a fresh draw
+lands on it, and otherwise moved to a rule without such a streak: a second shutdown, a withdrawal by an account that
+holds nothing, a loss larger than what a strategy holds, each drawn again in a state that has hardly moved, spend
+the run's steps on nothing. Its first call that goes through ends the streak.
 """
 
 from __future__ import annotations
@@ -91,13 +97,20 @@ class RuleDraw:
     """How a step draws its rule: the rules in Hypothesis's order, each holding slots by its weight,
     and the rules the search learned end the machine's progress, drawn rarely."""
 
-    def __init__(self, order: list[RuleSpec], steps: int) -> None:
+    def __init__(self, order: list[RuleSpec], steps: int, streaks: bool = False) -> None:
         self.order = order
+        self.streaks = streaks  # fresh draws moved off a rule whose latest calls in the run all reverted (Avoid)
         self.slots = [i for i, n in enumerate(slot_counts(order)) for _ in range(n)]
         self.steps = max(1, steps)  # a run's steps: a rare rule comes about once in RARE_RUNS times as many
         self.ends = Endings(order)
 
-    def draw(self, draw: Callable[[Any], Any], allowed: Collection[str], source: Any = None) -> RuleSpec:
+    def draw(
+        self,
+        draw: Callable[[Any], Any],
+        allowed: Collection[str],
+        source: Any = None,
+        streaks: dict[str, int] | None = None,
+    ) -> RuleSpec:
         """A rule among the allowed names: a slot of all the rules first, then of the allowed ones if that one is not.
 
         The first choice means the same rule while the shrinker edits earlier steps (which
@@ -107,12 +120,17 @@ class RuleDraw:
         one more choice in every step of a run whose swarm left most rules out.
 
         source: the current run's choices (guidance's provider, the native loop's data), whose fresh
-        draws of the slot are moved off a rule learned to end progress (see Avoid); None draws as Hypothesis does.
+        draws of the slot are moved off a rule learned to end progress, and often off a rule whose latest calls in
+        this run all reverted (streaks: the rule's reverted calls in a row, see Avoid); None draws as Hypothesis does.
         """
         order, slots = self.order, self.slots
         rare = self.ends.rare if source is not None else None
-        if rare:
-            source.avoid = Avoid(slots, order, rare, self.steps)
+        stale = None
+        if source is not None and streaks and self.streaks:
+            stale = {name: n for name, n in streaks.items() if n}
+        moving = bool(rare or stale)
+        if moving:
+            source.avoid = Avoid(slots, order, rare or frozenset(), self.steps, stale)
         try:
             r = order[slots[draw(index_choice(len(slots)))]]
             if r.name in allowed:
@@ -120,11 +138,11 @@ class RuleDraw:
             candidates = [i for i in slots if order[i].name in allowed]
             if len(set(candidates)) == 1:
                 return order[candidates[0]]
-            if rare:
-                source.avoid = Avoid(candidates, order, rare, self.steps)
+            if moving:
+                source.avoid = Avoid(candidates, order, rare or frozenset(), self.steps, stale)
             return order[candidates[draw(index_choice(len(candidates)))]]
         finally:
-            if rare:
+            if moving:
                 source.avoid = None
 
     def statistics(self) -> dict[str, str]:
@@ -144,22 +162,47 @@ RARE_RUNS = 4
 
 
 class Avoid:
-    """A fresh draw of a rule's slot that lands on a rare rule: kept at odds that make the rare rules about one
-    step in steps * RARE_RUNS, else moved to a slot of another rule (by the run's own random numbers)."""
+    """A fresh draw of a rule's slot that lands on a rule to avoid, kept at its odds, else moved to a slot of a rule not
+    avoided (by the run's own random numbers).
 
-    def __init__(self, slots: list[int], order: list[RuleSpec], rare: frozenset[str], steps: int) -> None:
+    A rare rule is kept at odds that make the rare rules about one step in steps * RARE_RUNS. A rule whose latest
+    calls in this run all reverted, n of them in a row (stale), at STALE_KEEP ** n, never below STALE_FLOOR: a call
+    that reverted left the state as it was, and the same rule drawn again in a run whose other rules moved little
+    mostly reverts again (a second shutdown, a withdrawal by an account that holds nothing), a step the run spends on
+    nothing. Its first call that goes through ends the streak.
+    """
+
+    def __init__(
+        self,
+        slots: list[int],
+        order: list[RuleSpec],
+        rare: frozenset[str],
+        steps: int,
+        stale: dict[str, int] | None = None,
+    ) -> None:
         self.n = len(slots)
         self.rare = frozenset(k for k, i in enumerate(slots) if order[i].name in rare)
-        self.others = [k for k in range(self.n) if k not in self.rare]
-        self.keep = min(1.0, self.n / (len(self.rare) * steps * RARE_RUNS)) if self.rare else 1.0
+        keep_rare = min(1.0, self.n / (len(self.rare) * steps * RARE_RUNS)) if self.rare else 1.0
+        self.keep: dict[int, float] = {k: keep_rare for k in self.rare}
+        for k, i in enumerate(slots):
+            n = (stale or {}).get(order[i].name, 0)
+            if n:
+                self.keep[k] = min(self.keep.get(k, 1.0), max(STALE_FLOOR, STALE_KEEP**n))
+        self.others = [k for k in range(self.n) if k not in self.keep]
 
     def __call__(self, constraints: dict[str, Any], value: Any, rnd: random.Random) -> Any:
         whole = constraints.get("min_value") == 0 and constraints.get("max_value") == self.n - 1  # the slot's draw
-        if value not in self.rare or not self.others or not whole:
+        if value not in self.keep or not self.others or not whole:
             return value
-        if rnd.random() < self.keep:
+        if rnd.random() < self.keep[value]:
             return value
         return self.others[int(rnd.random() * len(self.others))]
+
+
+# a rule whose latest n calls in this run all reverted is kept at these odds to the n (no lower than the floor), with
+# streaks on (EVMSTATE_FEEDBACK=...,streaks: off by default, measured in docs/configuration.md)
+STALE_KEEP = 0.5
+STALE_FLOOR = 0.125
 
 
 @dataclass

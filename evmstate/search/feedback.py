@@ -44,12 +44,13 @@ argument that would meet it when the argument went through `* k + c`, `// k` or 
 (evm/pyevm/opcodes.py); the dictionary offers it, with its neighbours, to later draws.
 
 The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
-SIGNALS). Three names there are ways of drawing, not signals: `relations` lets strategy() draws take
+SIGNALS). Four names there are ways of drawing, not signals: `relations` lets strategy() draws take
 values derived from two observed ones (half of one, their midpoint, sum or difference:
 dictionary.RELATED), for amounts that must lie between two the contract holds, and `live` values
 near what the slots the run wrote hold now (the value, a little below or above it, half of it, the
 sum of two: dictionary.LIVE); and `held` lets an amount a rule draws after an address take part of
-what that address holds now (dictionary.HELD); all three off by default (measured in
+what that address holds now (dictionary.HELD); and `streaks` moves a step's fresh draw of a rule off
+one whose latest calls in the run all reverted (engine/swarm.py); all four off by default (measured in
 docs/configuration.md). Stored values and comparison operands are on by default; hit counts and
 states are off: measured
 (benchmarks/search.py), they found nothing the stored values did not, and on a ladder of separate
@@ -101,7 +102,7 @@ MAPPING_SLOTS = 64
 SMALL_KEYS = 16
 FIELDS = 8
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
-SIGNALS = ("counts", "storage", "cmplog", "states", "relations", "live", "held")
+SIGNALS = ("counts", "storage", "cmplog", "states", "relations", "live", "held", "streaks")
 DEFAULT = frozenset({"storage", "cmplog"})
 ENVIRONMENT = FEEDBACK_VARIABLE
 

@@ -145,3 +145,77 @@ def test_only_the_other_rules_reverting_after_a_rule_make_it_one_that_ends_progr
     for _ in range(5):
         shop.learn([("send", 1, 0)] * 3 + [("open", 1, 0)] + [("send", 1, 1)] * 10)
     assert shop.rare == {"open"} and shop.learned == {"open": 3}
+
+
+# the shop of benchmarks/projects/shutdown, without its shutdown: refund always asks for one unit more than was sold
+REFUNDS = """
+from evmstate import TransactionReverted, strategy
+
+
+class RefundMachine:
+    n = strategy("uint8")
+
+    def __init__(cls, Shop):
+        cls.shop = Shop.deploy()
+
+    def rule_buy(self, n):
+        self.shop.buy(n)
+
+    def rule_restock(self, n):
+        try:
+            self.shop.restock(n)
+        except TransactionReverted:
+            assert n > self.shop.sold()
+
+    def rule_refund(self):
+        try:
+            self.shop.restock(self.shop.sold() + 1)
+        except TransactionReverted:
+            pass
+"""
+
+
+@pytest.fixture(scope="module")
+def refunds(tmp_path_factory) -> Path:
+    root = copy_project(REPO / "benchmarks" / "projects" / "shutdown", tmp_path_factory.mktemp("refunds-project"))
+    (root / "machines" / "shop.py").unlink()
+    (root / "machines" / "refunds.py").write_text(textwrap.dedent(REFUNDS))
+    return root
+
+
+def refund_calls(root: Path, streaks: bool, monkeypatch) -> dict[str, tuple[int, int]]:
+    from evmstate.config import FEEDBACK_VARIABLE
+
+    monkeypatch.setenv(FEEDBACK_VARIABLE, "storage,cmplog,streaks" if streaks else "storage,cmplog")
+    summary = run(config_mod.load(root), RunOptions((str(root / "machines" / "refunds.py"),), overrides=Overrides(seed=2, max_examples=10, stateful_step_count=30), save_failures=False), lambda e: None)
+    (result,) = summary.results
+    assert result.status == "passed", result.failure
+    return {name: (s.calls, s.transactions_reverted) for name, s in result.rules.items()}
+
+
+def test_a_rule_whose_latest_calls_all_reverted_is_drawn_less_in_that_run(refunds, monkeypatch):
+    on, off = refund_calls(refunds, True, monkeypatch), refund_calls(refunds, False, monkeypatch)
+    # every refund reverts: drawn a third of the steps without streaks (112 of 300), with them kept at odds of 1/2,
+    # 1/4, then 1/8 after its reverts (69: its first three calls of each run come at full odds)
+    assert on["rule_refund"][1] == on["rule_refund"][0] and off["rule_refund"][1] == off["rule_refund"][0]
+    assert on["rule_refund"][0] < 0.75 * off["rule_refund"][0], (on, off)
+    # the steps it leaves go to the others, whose calls go through
+    assert on["rule_buy"][0] > off["rule_buy"][0], (on, off)
+
+
+def test_a_stale_rule_is_kept_at_halving_odds_down_to_a_floor_and_a_rare_rule_as_before():
+    import random
+
+    from evmstate.engine.swarm import STALE_FLOOR, Avoid
+
+    rules = [RuleSpec(n, lambda self: None, []) for n in ("a", "b", "c")]
+    slot = {"min_value": 0, "max_value": 2}
+    rnd = random.Random(0)
+    for streak, odds in ((1, 0.5), (2, 0.25), (5, STALE_FLOOR)):
+        avoid = Avoid([0, 1, 2], rules, frozenset(), 50, {"a": streak, "b": 0})
+        kept = sum(avoid(slot, 0, rnd) == 0 for _ in range(4000)) / 4000
+        assert abs(kept - odds) < 0.03, (streak, kept)
+        # a draw of another rule, or another choice than the rule's slot, is left as it is
+        assert all(avoid(slot, k, rnd) == k for k in (1, 2)) and avoid({"min_value": 0, "max_value": 9}, 0, rnd) == 0
+    # every rule stale: nowhere to move to
+    assert Avoid([0, 1, 2], rules, frozenset(), 50, {"a": 3, "b": 3, "c": 3})(slot, 0, rnd) == 0
