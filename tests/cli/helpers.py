@@ -34,10 +34,14 @@ def invoke(*args: str) -> tuple[int, str]:
 
 
 def interruptible() -> None:
-    """Run in a child before its program (Popen's preexec_fn): Ctrl-C reaches it even when the tests run in a background job, whose children inherit SIGINT ignored (and Python then installs no KeyboardInterrupt handler)."""
+    """Run in a child before its program (Popen's preexec_fn): Ctrl-C, SIGTERM and SIGHUP reach it as they reach a
+    command started in a terminal, even when the tests run in a background job, whose children inherit SIGINT ignored
+    (and Python then installs no KeyboardInterrupt handler), or under nohup, whose children inherit SIGHUP ignored (and
+    evmstate then keeps it ignored, as it should)."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 # Popen's arguments for a child that a test sends Ctrl-C
