@@ -73,6 +73,11 @@ def _portable_message(message: str, root: str) -> str:
     message = message.replace(root, ROOT_MARK)
     for folder in _installed(tuple(sys.path)):
         message = message.replace(folder + os.sep, INSTALLED_MARK + "/")
+        # vyper also names a file relative to the folder the compiler runs in
+        with contextlib.suppress(ValueError, OSError):
+            relative = os.path.relpath(folder)
+            if relative not in (".", os.curdir):
+                message = message.replace(relative + os.sep, INSTALLED_MARK + "/")
     return message
 
 

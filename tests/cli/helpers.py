@@ -40,8 +40,10 @@ def interruptible() -> None:
     evmstate then keeps it ignored, as it should)."""
     import signal
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for signum in stops:
         signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)  # nor blocked, as a thread that spawned it may have had them
 
 
 # Popen's arguments for a child that a test sends Ctrl-C

@@ -113,5 +113,7 @@ def test_a_cached_error_in_an_installed_module_names_the_module_where_this_envir
     again = compiled_in(sites[1])
     assert again.cached == ["Twice"] or not again.compiled, again
     retold = str(again.errors["Twice"])
-    # the same error, named in the environment that read it from the cache: no folder of the other environment
-    assert retold == told.replace("venv-a", "venv-b"), (told, retold)
+    # the same error, named in the environment that read it from the cache: no folder of the other environment (vyper
+    # names the file twice, once relative to the folder it runs in: read back, both name it where this one has it)
+    assert "venv-a" not in retold and retold.count("venv-b") == told.count("venv-a") == 2, (told, retold)
+    assert retold.splitlines()[0] == told.splitlines()[0].replace("venv-a", "venv-b"), (told, retold)
