@@ -86,3 +86,20 @@ def test_a_value_compared_for_equality_is_not_scanned():
     shrinker, asked = shrinker_for(fails, [RecordedStep("claim", {"code": code})], met_of)
     outcome = shrinker.run()
     assert outcome.found is None and outcome.passes["scan"].runs == 0 and len(asked) < 30
+
+
+def test_a_wait_set_to_none_of_its_blocks_is_not_made_a_block_less():
+    # the failure needs the day to pass, not the blocks; the contract compared the block number as it was before the
+    # wait, so the blocks' candidates start at none, which still fails: nothing is left to take a block off (a wait of
+    # chain.mine(-1) would be refused as a use of the chain no machine can make)
+    def fails(candidate):  # a negative wait is refused by the chain, not this failure
+        return len(candidate) == 1 and candidate[0].delay[0] >= DAY and candidate[0].delay[1] >= 0
+
+    def met_of(candidate, index):
+        wait, blocks = candidate[index].delay
+        return Met(times=[(END - DAY + wait, END)], blocks=[(100 + blocks, 100)])
+
+    shrinker, asked = shrinker_for(fails, [RecordedStep("vote", {}, delay=(DAY, 5))], met_of)
+    outcome = shrinker.run()
+    assert outcome.found is not None and outcome.found.steps[0].delay == (DAY, 0)
+    assert [s.delay for c in asked for s in c if min(s.delay) < 0] == []

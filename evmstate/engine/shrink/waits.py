@@ -57,6 +57,10 @@ def shorten_wait(shrinker: Any, index: int) -> bool:
         changed = changed or kept
         if kept or at:
             delay = shrinker.best[index].delay
+            if not delay[which]:
+                # set to none (the time compared was the one before the wait): nothing left to take off
+                lines.add(which)
+                continue
             less = (delay[0] - 1, delay[1]) if which == 0 else (delay[0], delay[1] - 1)
             if shrinker.shorter([s.with_delay(less) if j == index else s for j, s in enumerate(shrinker.best)]):
                 changed = True
