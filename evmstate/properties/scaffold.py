@@ -40,9 +40,10 @@ COVERED = {
     "erc2612": {"permit"},
 }
 AMOUNT_NAMES = re.compile(r"^_?(amount|value|wad|assets|shares|qty|quantity)_?$", re.I)
-# the whole condition of an assert: the sender is a public variable, or holds a role in a public mapping
-SENDER_IS = re.compile(r"^\s*assert\s+(?:msg\.sender\s*==\s*self\.(\w+)|self\.(\w+)\s*==\s*msg\.sender)\s*(?:,|$)")
-SENDER_HAS = re.compile(r"^\s*assert\s+self\.(\w+)\[msg\.sender\]\s*(?:,|$)")
+# the whole condition of an assert: the sender is a public variable, or holds a role in a public mapping (then a
+# reason, a comment such as Brownie's `# dev: admin only`, or the end of the line)
+SENDER_IS = re.compile(r"^\s*assert\s+(?:msg\.sender\s*==\s*self\.(\w+)|self\.(\w+)\s*==\s*msg\.sender)\s*(?:,|#|$)")
+SENDER_HAS = re.compile(r"^\s*assert\s+self\.(\w+)\[msg\.sender\]\s*(?:,|#|$)")
 CALLS = re.compile(r"\b(?:self|\w+)\.(_\w+)\(")
 
 

@@ -182,6 +182,25 @@ def test_the_scaffold_reads_who_may_call_a_function_from_the_source(tmp_path: Pa
     assert found["take"].sender is None  # nor one that is more than the sender's role
 
 
+
+def test_a_sender_check_with_a_dev_comment_still_names_who_may_call(tmp_path: Path):
+    # Curve's VotingEscrow: `assert msg.sender == self.admin  # dev: admin only`, Brownie's revert comment after the check
+    source = tmp_path / "Admin.vy"
+    source.write_text(
+        "admin: public(address)\nminters: public(HashMap[address, bool])\n\n"
+        "@external\ndef commit(addr: address):\n    assert msg.sender == self.admin  # dev: admin only\n\n"
+        "@external\ndef mint(amount: uint256):\n    assert self.minters[msg.sender]  # dev: minters only\n"
+    )
+    abi = [
+        {"type": "function", "name": "admin", "inputs": [], "outputs": [{"type": "address"}], "stateMutability": "view"},
+        {"type": "function", "name": "minters", "inputs": [{"name": "a", "type": "address"}], "outputs": [{"type": "bool"}], "stateMutability": "view"},
+        {"type": "function", "name": "commit", "inputs": [{"name": "addr", "type": "address"}], "outputs": [], "stateMutability": "nonpayable"},
+        {"type": "function", "name": "mint", "inputs": [{"name": "amount", "type": "uint256"}], "outputs": [], "stateMutability": "nonpayable"},
+    ]
+    found = {f.name: f for f in functions(Artifact("Admin", str(source), "", abi, b"\x00", b"\x00"), set())}
+    assert found["commit"].sender == "sender == self.{c}.admin()"
+    assert found["mint"].sender == "self.{c}.minters(sender)"
+
 def test_the_docs_list_every_property_of_every_pack_with_its_eip_sentence():
     text = (Path(__file__).resolve().parents[2] / "docs" / "properties.md").read_text(encoding="utf-8")
     for pack in PACKS:
