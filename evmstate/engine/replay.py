@@ -203,11 +203,21 @@ def _ready(project: Project, record: FailureRecord, cls: type) -> tuple[MachineS
         raise FailureRecordError(f"failure {record.id}: {exc}") from None
     by_name = {r.name: r for r in (*spec.initializers, *spec.rules)}
     steps = recorded_steps(record)
-    for step in steps:
+    for index, step in enumerate(steps, 1):
         if step.rule not in by_name:
             raise FailureRecordError(
                 f"failure {record.id}: {record.name} has no rule {step.rule!r} any more (renamed?); "
                 f"it has {', '.join(by_name)}"
+            )
+        takes = [p.name for p in by_name[step.rule].params]
+        if set(step.arguments) != set(takes):
+            # else the call raises a TypeError, which reads as a mistake in the machine's code
+            raise FailureRecordError(
+                f"failure {record.id}: step {index} calls {record.name}.{step.rule} with "
+                f"{', '.join(step.arguments) or 'no arguments'}; the rule now takes {', '.join(takes) or 'none'}: "
+                f"the machine changed since the failure was recorded, and its program cannot be replayed. Remove the "
+                f"record with `evmstate failures rm {record.id}` (or every record that no longer replays with "
+                "`evmstate failures prune --unreplayable`)"
             )
     try:
         init_class(spec, project)
