@@ -189,7 +189,7 @@ def compile_listing(console: Console, compiled: Compiled) -> None:
         if art is None:
             console.print(Text(f"{name:20s} {'error':>12s}  {origin:8s}  does not compile (below)"))
             continue
-        fns = sorted(e["name"] for e in art.abi if e.get("type") == "function")
+        fns = sorted({e["name"] for e in art.abi if e.get("type") == "function"})  # an overload by arity once
         release = f"  (vyper {art.vyper}, as its pragma pins)" if art.vyper not in ("", compiled.vyper) else ""
         if art.origin:
             release = f"  ({art.origin}: {config_mod.shown(Path(art.path))})"
