@@ -22,7 +22,7 @@ lands on it is kept at odds that make it about one step in RARE_RUNS runs' steps
 moved to another rule. Only fresh draws are moved (the guided provider's and the native loop's),
 never a choice replayed, so a choice means the same rule in every replay, shrink and saved example.
 
-Streaks (off by default: EVMSTATE_FEEDBACK=...,streaks turns them on, for measuring): a rule whose latest calls in
+Streaks (on by default; an EVMSTATE_FEEDBACK that leaves out `streaks` turns them off): a rule whose latest calls in
 this run all reverted, n in a row, is kept at odds of STALE_KEEP ** n (never below STALE_FLOOR) when a fresh draw
 lands on it, and otherwise moved to a rule without such a streak: a second shutdown, a withdrawal by an account that
 holds nothing, a loss larger than what a strategy holds, each drawn again in a state that has hardly moved, spend
@@ -189,6 +189,10 @@ class Avoid:
             if n:
                 self.keep[k] = min(self.keep.get(k, 1.0), max(STALE_FLOOR, STALE_KEEP**n))
         self.others = [k for k in range(self.n) if k not in self.keep]
+        if not self.others and self.rare:
+            # every rule avoided, some as learned to end progress: those stay rare, the stale ones are drawn among
+            # themselves (after a shutdown every other rule reverts; a run's later draws must not turn to it)
+            self.others = [k for k in range(self.n) if k not in self.rare]
 
     def __call__(self, constraints: dict[str, Any], value: Any, rnd: random.Random) -> Any:
         whole = constraints.get("min_value") == 0 and constraints.get("max_value") == self.n - 1  # the slot's draw
@@ -200,7 +204,7 @@ class Avoid:
 
 
 # a rule whose latest n calls in this run all reverted is kept at these odds to the n (no lower than the floor), with
-# streaks on (EVMSTATE_FEEDBACK=...,streaks: off by default, measured in docs/configuration.md)
+# streaks on (the default; measured in docs/configuration.md)
 STALE_KEEP = 0.5
 STALE_FLOOR = 0.125
 

@@ -219,3 +219,8 @@ def test_a_stale_rule_is_kept_at_halving_odds_down_to_a_floor_and_a_rare_rule_as
         assert all(avoid(slot, k, rnd) == k for k in (1, 2)) and avoid({"min_value": 0, "max_value": 9}, 0, rnd) == 0
     # every rule stale: nowhere to move to
     assert Avoid([0, 1, 2], rules, frozenset(), 50, {"a": 3, "b": 3, "c": 3})(slot, 0, rnd) == 0
+    # a rule learned to end progress, the others stale after it (they all revert once it ran): it stays rare, and a
+    # draw of a stale one is moved among the stale ones, never to it
+    after_end = Avoid([0, 1, 2], rules, frozenset({"c"}), 50, {"a": 3, "b": 3})
+    drawn = [after_end(slot, k, rnd) for k in (0, 1, 2) for _ in range(2000)]
+    assert drawn.count(2) < 2000 * 0.05 and drawn.count(0) > 2000 and drawn.count(1) > 2000, [drawn.count(k) for k in (0, 1, 2)]
