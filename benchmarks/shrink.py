@@ -428,12 +428,13 @@ CASES = [
     Case("payments filtered", "example", "machines/payments.py", "PaymentsFiltered", (
         "payments_0 = state.authorize(amount=1)\nstate.void(payment=payments_0)\nstate.capture_refused(payment=payments_0)",)),
     # fund, stake 1 wei, a week and a second: the reward accrues past the period; then the staker's
-    # claim cannot be paid, or (a failure of its own) after a claim by another account the
-    # invariant sees the pool owe more than it holds; or, two weeks and a second on, a second fund
-    # leaves it owing more than both funds
+    # claim cannot be paid, or (a failure of its own) after a claim by another account or a second
+    # stake of 1 the invariant sees the pool owe more than it holds; or, two weeks and a second on,
+    # a second fund leaves it owing more than both funds
     Case("staking", "example", "machines/staking.py", "StakingMachine", tuple(
         f"state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(604801)\nstate.rule_claim(staker=accounts[{i}])" for i in (0, 1))
-        + ("state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(1209601)\nstate.rule_fund()",)),
+        + ("state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(604801)\nstate.rule_stake(staker=accounts[0], amount=1)",
+           "state.rule_fund()\nstate.rule_stake(staker=accounts[0], amount=1)\nchain.sleep(1209601)\nstate.rule_fund()")),
     # the one fee that skips the cap
     Case("fee_vault", "example", "machines/fee_vault.py", "FeeVaultMachine", ("state.rule_set_fee(fee=84843314297726)",)),
     # register, then claim twice with the code the contract derived for accounts[0]

@@ -220,7 +220,7 @@ class Example:
             rs.transactions += sent
             rs.transactions_reverted += failed
             self.outcomes.append((r.name, sent, failed))
-            if sent and self.run.rules.streaks:  # counted only where they are on (EVMSTATE_FEEDBACK=...,streaks)
+            if sent and self.run.rules.streaks:  # counted only where they are on (the default)
                 self.streaks[r.name] = self.streaks.get(r.name, 0) + 1 if failed == sent else 0
             if r.max_times is not None:
                 self.calls[r.name] = self.calls.get(r.name, 0) + 1

@@ -27,7 +27,7 @@ def test_a_puzzle_still_being_solved_at_the_end_asks_for_a_longer_search(example
 
 
 def test_a_search_that_stopped_finding_new_code_says_nothing_more(example):
-    code, out = invoke("run", "machines/erc20.py", "--max-examples", "16", "--seed", "1", "--json", "report.json")
+    code, out = invoke("run", "machines/erc20.py", "--max-examples", "16", "--seed", "2", "--json", "report.json")
     assert code == 0 and out.endswith("\n1 passed, 0 failed\n") and "still reaching" not in out
     (result,) = json.loads((example / "report.json").read_text())["results"]
     assert result["late_branches"] == 0 and not result["late_stages"]
@@ -91,7 +91,7 @@ def test_small_amounts_stored_in_the_last_runs_are_no_new_code(tmp_path):
 
     root = copy_project(Path(__file__).resolve().parents[1] / "projects" / "lending", tmp_path / "lending")
     events: list = []
-    summary = run(config_mod.load(root), RunOptions((str(root / "machines" / "lending.py"),), overrides=Overrides(seed=2, fresh=True)), events.append)
+    summary = run(config_mod.load(root), RunOptions((str(root / "machines" / "lending.py"),), overrides=Overrides(seed=4, fresh=True)), events.append)
     (result,) = summary.results
     stored = [e.stages for e in events if isinstance(e, ExampleFinished) and not e.shrinking]
     assert result.status == "passed" and len(stored) == 50
