@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -26,6 +25,7 @@ from evmstate.runner import Overrides
 from evmstate.scale.pool import loaded_modules
 from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard
 
+from .. import zygote
 from ..conftest import copy_project
 from .rungs import KEY, RUNGS, RUNS, SEED, corpus_counts, invocation
 
@@ -71,7 +71,7 @@ print(json.dumps(out))
 @pytest.mark.processes
 def test_a_second_invocation_finds_from_the_first_ones_corpus_what_it_alone_does_not(rungs: Path):
     repo = Path(__file__).parents[2]
-    done = subprocess.run([sys.executable, "-c", CARRIED, str(rungs)], capture_output=True, text=True, cwd=repo)
+    done = zygote.run([sys.executable, "-c", CARRIED, str(rungs)], cwd=repo)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.splitlines()[-1])
     first, second, alone = (found[k] for k in ("first", "second", "alone"))
