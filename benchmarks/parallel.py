@@ -45,13 +45,18 @@ def process_cpu() -> float:
     return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime + _fork_server_cpu()
 
 
+# the command lines of the servers a process forks its workers from: multiprocessing's fork server, and the tests' zygote
+# (tests/zygote.py), which forks the commands a test runs
+FORK_SERVERS = (b"multiprocessing.forkserver", b"evmstate-tests-zygote")
+
+
 def _fork_server_cpu() -> float:
-    """The CPU seconds of this process's fork server and of the workers it forked that ended (Linux's /proc; 0 elsewhere)."""
+    """The CPU seconds of this process's fork servers and of the workers they forked that ended (Linux's /proc; 0 elsewhere)."""
     total = 0.0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rpartition(")")[2].split()
-            if int(fields[1]) == os.getpid() and b"multiprocessing.forkserver" in (stat.parent / "cmdline").read_bytes():
+            if int(fields[1]) == os.getpid() and any(server in (stat.parent / "cmdline").read_bytes() for server in FORK_SERVERS):
                 total += sum(int(t) for t in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
         except (OSError, ValueError, IndexError):
             continue

@@ -8,7 +8,8 @@ unlike the wall time on a shared machine), the machine's load before and after, 
 line, and the tests that cost most by CPU time (each with its wall time and its markers).
 
 A test's CPU time is that of the xdist worker that ran it, of the processes it started and waited
-for, and of the workers forked by the worker's multiprocessing fork server (Linux's /proc). A
+for, and of the workers forked by the worker's multiprocessing fork server and the commands forked by
+its test zygote (tests/zygote.py; Linux's /proc). A
 process that outlives the test it was started by is counted by none.
 
 This file is also the pytest plugin that measures each test (`-p suite_time`, found on the path

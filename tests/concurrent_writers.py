@@ -1,6 +1,6 @@
 """What each process of the concurrent-writers test does: write, remove and read the stores at once.
 
-A module of its own (not a test file), so that spawned processes import only this.
+A module of its own (not a test file), so that spawned processes (where the writers are not forked) import only this.
 """
 
 from __future__ import annotations

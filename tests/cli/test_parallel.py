@@ -22,6 +22,7 @@ from evmstate.errors import UsageError
 
 from evmstate_cli import launch
 
+from .. import zygote
 from ..conftest import copy_example, evmstate_exe
 from .helpers import CTRL_C, invoke, wait_for_markers
 from .machines import WAITING
@@ -53,7 +54,7 @@ def test_two_workers_run_every_machine_as_one_process_does_and_save_each_failure
     # process loaded, and this test process has loaded many
     other = copy_example(example / "one")
     exe = evmstate_exe()
-    done = subprocess.run([exe, "run", "--seed", "4", *SMALL, "--json", "seq.json"], cwd=other, capture_output=True, text=True)
+    done = zygote.run([exe, "run", "--seed", "4", *SMALL, "--json", "seq.json"], cwd=other)
     assert done.returncode == 1, done.stdout + done.stderr
     sequential = _results(other / "seq.json")
     assert list(parallel) == list(sequential)  # reports list machines in discovery order

@@ -3,11 +3,11 @@
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from .. import zygote
 from ..conftest import copy_example, evmstate_exe, FASTEST, PLAIN, without_shrinking
 from .helpers import invoke
 
@@ -44,7 +44,7 @@ def _run(cwd: Path, *args: str) -> dict:
     # on revm where installed: what a seed draws is Hypothesis's whichever backend runs the calls (py-evm, at
     # twice the CPU, draws the same programs here)
     command = [exe, "run", *args, "--max-examples", "10", "--steps", "20", "--backend", FASTEST, "--json", "out.json"]
-    proc = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    proc = zygote.run(command, env=env, cwd=cwd, timeout=600)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "seed: 1 — rerun with --seed 1" in proc.stdout
     return {r["name"]: r for r in json.loads((cwd / "out.json").read_text())["results"]}

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from .. import zygote
 from ..conftest import evmstate_exe, PLAIN
 from .helpers import invoke
 
@@ -26,7 +26,7 @@ def saved(root: Path) -> list[Path]:
 def command(root: Path, *args: str) -> tuple[int, str]:
     """The installed evmstate command in root: a search pinned to a seed draws from the machine's constants alone in a fresh process."""
     exe = evmstate_exe()
-    done = subprocess.run([exe, *args], cwd=root, env={**os.environ, **PLAIN}, capture_output=True, text=True, timeout=600)
+    done = zygote.run([exe, *args], cwd=root, env={**os.environ, **PLAIN}, timeout=600)
     return done.returncode, done.stdout + done.stderr
 
 

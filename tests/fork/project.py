@@ -9,6 +9,7 @@ from pathlib import Path
 
 from eth_utils import keccak
 
+from .. import zygote
 from ..conftest import evmstate_exe, PLAIN
 from .nodes import Anvil
 
@@ -96,4 +97,4 @@ def evmstate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The installed evmstate command, run in root."""
     exe = evmstate_exe()
     env = {**os.environ, **PLAIN}
-    return subprocess.run([exe, *args], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    return zygote.run([exe, *args], cwd=root, env=env, timeout=600)

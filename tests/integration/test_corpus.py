@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -26,6 +25,8 @@ from evmstate.runner import Overrides
 from evmstate.scale.pool import loaded_modules
 from evmstate.scale.shards import ProjectBundle, Shard, run_bundle_shard
 
+from .. import zygote
+from ..cli.helpers import local_cluster
 from ..conftest import copy_project
 from .rungs import KEY, RUNGS, RUNS, SEED, corpus_counts, invocation
 
@@ -71,7 +72,7 @@ print(json.dumps(out))
 @pytest.mark.processes
 def test_a_second_invocation_finds_from_the_first_ones_corpus_what_it_alone_does_not(rungs: Path):
     repo = Path(__file__).parents[2]
-    done = subprocess.run([sys.executable, "-c", CARRIED, str(rungs)], capture_output=True, text=True, cwd=repo)
+    done = zygote.run([sys.executable, "-c", CARRIED, str(rungs)], cwd=repo)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.splitlines()[-1])
     first, second, alone = (found[k] for k in ("first", "second", "alone"))
@@ -148,13 +149,14 @@ def test_a_corpus_folder_that_cannot_be_written_leaves_the_search_as_it_was(rung
 
 @pytest.mark.processes
 def test_two_dask_workers_share_one_corpus_through_redis(rungs: Path, redis_url: str):
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     with (rungs / "evmstate.toml").open("a") as f:
         f.write(f'\n[database]\nurl = "{redis_url}"\n')
     cfg = config_mod.load(rungs)
     bundle = ProjectBundle.of(cfg, ("machines/rungs.py",), None, loaded_modules())
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+    # forked from this process (local_cluster), the workers start with evmstate imported; each is a process of its own
+    with local_cluster(2) as cluster, Client(cluster) as client:
         a, b = sorted(client.scheduler_info()["workers"])
 
         def shard_on(worker: str, index: int) -> Any:

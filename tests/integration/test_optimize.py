@@ -185,16 +185,15 @@ def test_a_step_that_raised_the_best_queues_runs_that_change_it_and_replace_thos
 
 @pytest.mark.processes
 def test_a_campaign_keeps_the_best_value_over_its_shards_and_saves_it(tmp_path, cli_env):
-    import subprocess
-
+    from .. import zygote
     from ..conftest import evmstate_exe
 
     (tmp_path / "machines").mkdir()
     (tmp_path / "machines" / "m.py").write_text(textwrap.dedent(CLIMB))
     (tmp_path / "evmstate.toml").write_text("")
-    done = subprocess.run(
+    done = zygote.run(
         [evmstate_exe(), "fuzz", "machines/m.py", "--time", "10s", "-n", "1", "--seed", "1", "--json", "f.json"],
-        cwd=tmp_path, capture_output=True, text=True, env=cli_env, timeout=120,
+        cwd=tmp_path, env=cli_env, timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr  # an optimization is not a failure
     (best,) = json.loads((tmp_path / "f.json").read_text())["optima"]["machines/m.py::Climb"]

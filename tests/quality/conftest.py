@@ -3,7 +3,6 @@
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from evmstate import config as config_mod
 from evmstate.config import BackendConfig
 from evmstate.runner import Overrides, RunOptions, run
 
+from .. import zygote
 from ..conftest import copy_example
 
 
@@ -71,6 +71,6 @@ print(json.dumps(out))
 def search(root: Path, path: str, seeds: list[int], *, save: bool = True, env: dict[str, str] | None = None, backend: str = "", **overrides: Any) -> list[dict[str, Any]]:
     """Search the one machine in root/path on each seed, in a fresh process: what each found (on backend, else the project's)."""
     command = [sys.executable, "-c", SEARCH, str(root), path, json.dumps(list(seeds)), json.dumps(overrides), "save" if save else "no", backend]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=root, env=None if env is None else {**os.environ, **env})
+    done = zygote.run(command, cwd=root, env=None if env is None else {**os.environ, **env})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])

@@ -5,11 +5,11 @@ steps reach the cliff on a log scale, or jump to the time the contract compares
 block.timestamp with."""
 
 import json
-import subprocess
 import sys
 
 import pytest
 
+from .. import zygote
 from ..conftest import copy_example
 
 pytestmark = pytest.mark.quality
@@ -54,7 +54,7 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
     root = copy_example(tmp_path_factory.mktemp("deadlines"))
     (root / "machines" / "month_cliff.py").write_text(MONTH_CLIFF)
     paths = [path for path, _, _ in MACHINES]
-    done = subprocess.run([sys.executable, "-c", SEARCH, str(root), json.dumps(paths), json.dumps(list(SEEDS))], capture_output=True, text=True, cwd=root)
+    done = zygote.run([sys.executable, "-c", SEARCH, str(root), json.dumps(paths), json.dumps(list(SEEDS))], cwd=root)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
+from .. import zygote
 from ..conftest import evmstate_exe, kept_mutant_compiles
 from .conftest import FASTEST
 
@@ -20,10 +20,10 @@ def test_the_bundled_invariants_kill_what_they_see_and_a_log_they_do_not_read_su
     # a process of its own, as the quality tier's searches run: Hypothesis draws some values from the literals of the
     # machines loaded in the process (its local constants), and a test process holds other tests' machines too
     with kept_mutant_compiles(example, "kept-mutants-bundled-token"):  # each mutant judged again, not compiled again
-        done = subprocess.run(
+        done = zygote.run(
             [evmstate_exe(), "mutate", "machines/erc20.py", "--contract", "Token", "--function", "transfer", "--function",
              "approve", "-n", "1", "--max-examples", "20", "--steps", "10", "-v", "--json", "mutants.json"],
-            capture_output=True, text=True, cwd=example, env=cli_env,
+            cwd=example, env=cli_env,
         )
     code, out = done.returncode, done.stdout + done.stderr
     assert code == 0, out

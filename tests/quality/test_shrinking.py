@@ -1,11 +1,12 @@
 """Every reported program is shrunk, whatever the example database holds."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from .. import zygote
 
 pytestmark = pytest.mark.quality
 
@@ -75,7 +76,7 @@ print(json.dumps(out))
 
 def two_bugs(base: Path, seeds: list[int]) -> list[dict]:
     """Per seed, in a fresh process: the failure of the run with bug A in, then of two runs with A fixed (when A came first)."""
-    done = subprocess.run([sys.executable, "-c", RUNS, str(base), TWO_BUGS, json.dumps(seeds)], capture_output=True, text=True, cwd=base)
+    done = zygote.run([sys.executable, "-c", RUNS, str(base), TWO_BUGS, json.dumps(seeds)], cwd=base)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
