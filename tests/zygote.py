@@ -85,6 +85,10 @@ def child(request, fds):
         signal.signal(signum, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as Python sets it at start
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # a stop signal the requesting process ignores, a new process started by it inherits ignored (under nohup, or
+    # a shell's background job: SIGINT), and Python leaves SIGINT so at start
+    for signum in request.get("ignored", ()):
+        signal.signal(signum, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     argv = request["argv"]
     if request["code"] is None:  # a script's file: `python SCRIPT ARGS`
@@ -170,7 +174,7 @@ class Zygote:
         """The exit code (negative: the signal) of the command, its streams on the three file descriptors; killed after timeout seconds."""
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.connect(self.path)
-            request = json.dumps({"argv": list(argv), "code": code, "cwd": cwd, "env": env}).encode() + b"\n"
+            request = json.dumps({"argv": list(argv), "code": code, "cwd": cwd, "env": env, "ignored": _ignored()}).encode() + b"\n"
             socket.send_fds(conn, [request], [stdin, stdout, stderr])
             lines = conn.makefile("rb")
             pid = json.loads(lines.readline())["pid"]
@@ -210,6 +214,13 @@ def _defaults() -> None:
     for signum in stops:
         signal.signal(signum, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+
+
+def _ignored() -> list[int]:
+    """The stop signals this process ignores: a new process it starts inherits them ignored."""
+    import signal
+
+    return [int(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if signal.getsignal(signum) == signal.SIG_IGN]
 
 
 def _kill(pid: int) -> None:

@@ -26,8 +26,27 @@ def test_a_puzzle_still_being_solved_at_the_end_asks_for_a_longer_search(example
     assert result["late_stages"] == 1 and result["late_branches"] == int(re.search(r"(\d+) branch", out)[1] if " branch" in out else 0)
 
 
+APPROVALS = """
+from evmstate import strategy
+
+
+class ApprovalMachine:
+    spender = strategy("address")
+    value = strategy("uint256")
+
+    def __init__(cls, accounts, Token):
+        cls.token = Token.deploy("Test Token", "TST", 18, "1000 ether", {"from": accounts[0]})
+
+    def rule_approve(self, spender, value):
+        self.token.approve(spender, value, {"from": spender})
+"""
+
+
 def test_a_search_that_stopped_finding_new_code_says_nothing_more(example):
-    code, out = invoke("run", "machines/erc20.py", "--max-examples", "16", "--seed", "2", "--json", "report.json")
+    # approve has no branch, and its allowances are entries of a mapping: all the code there is, the first run reaches
+    # (the bundled ERC20 machine at a pinned seed reached a branch late in one run of the suite and not in another)
+    (example / "machines" / "approvals.py").write_text(APPROVALS)
+    code, out = invoke("run", "machines/approvals.py", "--max-examples", "16", "--seed", "2", "--json", "report.json")
     assert code == 0 and out.endswith("\n1 passed, 0 failed\n") and "still reaching" not in out
     (result,) = json.loads((example / "report.json").read_text())["results"]
     assert result["late_branches"] == 0 and not result["late_stages"]
