@@ -203,6 +203,9 @@ class Zygote:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
