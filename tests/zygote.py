@@ -81,14 +81,13 @@ def child(request, fds):
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGPIPE):
-        signal.signal(signum, signal.SIG_DFL)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as Python sets it at start
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     # a stop signal the requesting process ignores, a new process started by it inherits ignored (under nohup, or
     # a shell's background job: SIGINT), and Python leaves SIGINT so at start
-    for signum in request.get("ignored", ()):
-        signal.signal(signum, signal.SIG_IGN)
+    ignored = set(request.get("ignored", ()))
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+        signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as Python sets it at start
+    signal.signal(signal.SIGINT, signal.SIG_IGN if signal.SIGINT in ignored else signal.default_int_handler)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     argv = request["argv"]
     if request["code"] is None:  # a script's file: `python SCRIPT ARGS`
@@ -157,11 +156,13 @@ class Zygote:
     """A Python that has imported PRELOAD, forking a child per command."""
 
     def __init__(self, env: dict[str, str]) -> None:
+        from .cli.helpers import interruptible  # the zygote starts with the stop signals as in a terminal
+
         self.folder = Path(tempfile.mkdtemp(prefix="zygote-"))
         self.path = str(self.folder / "socket")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", SERVER, self.path, json.dumps(PRELOAD)],
-            cwd=self.folder, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=_defaults,
+            cwd=self.folder, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=interruptible,
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -207,16 +208,6 @@ class Zygote:
             if pipe is not None:
                 pipe.close()
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def _defaults() -> None:
-    """The zygote starts with Ctrl-C, SIGTERM and SIGHUP at their defaults (tests/cli/helpers.py's interruptible)."""
-    import signal
-
-    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    for signum in stops:
-        signal.signal(signum, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
 
 
 def _ignored() -> list[int]:
