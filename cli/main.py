@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from evmstate import config as config_mod
-from evmstate.errors import EvmStateError, ExitCode
+from evmstate.errors import EvmStateError, ExitCode, from_ctrl_c
 
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
 from .signals import as_ctrl_c, stopped_by
@@ -521,7 +521,10 @@ def main() -> None:
         sys.exit(ExitCode.INTERRUPTED)
     except SystemExit:
         raise
-    except BaseException:
+    except BaseException as exc:
+        if from_ctrl_c(exc):  # raised on the way out of what a Ctrl-C stopped (a module imported): the interruption's
+            _console(stderr=True).print(f"interrupted by {stopped_by()}")
+            sys.exit(ExitCode.INTERRUPTED)
         sys.stderr.write("evmstate: internal error\n" + traceback.format_exc())
         sys.exit(ExitCode.INTERNAL_ERROR)
 

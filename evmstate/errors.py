@@ -19,6 +19,25 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
+def from_ctrl_c(exc: BaseException) -> bool:
+    """Whether exc was raised while a Ctrl-C (or a SIGTERM, SIGHUP taken as one) was on its way out: a KeyboardInterrupt
+    is among its causes or contexts. Code a Ctrl-C stops in the middle may raise something else on the way out (an
+    assert in a handler, Python's RuntimeError around a class being made); that error is the interruption's.
+    """
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e is not exc and type(e) is KeyboardInterrupt:
+            return True
+        # a context raised `from None` was set aside on purpose (a KeyboardInterrupt a machine raised, wrapped)
+        stack += [x for x in (e.__cause__, None if e.__suppress_context__ else e.__context__) if x is not None]
+    return False
+
+
 class EvmStateError(Exception):
     """Raised when evmstate cannot do what it was asked; the root of every evmstate error."""
 

@@ -14,7 +14,7 @@ from ..compiler.build import differential_note, precompiled_note
 from ..config import Config
 from ..contracts.project import Project
 from ..evm.factory import check_backend
-from ..errors import MachineDefinitionError, ResourceError
+from ..errors import MachineDefinitionError, ResourceError, from_ctrl_c
 from ..failures import FailureIdentity, FailureRecord
 from . import discovery
 from .deployments import contracts_behind, names_behind
@@ -256,7 +256,9 @@ def _run_item(
             result = PropertyRun(item.obj, project, settings, own, emit, setup).run(position)
     except (MachineDefinitionError, KeyboardInterrupt):
         raise
-    except Exception:
+    except Exception as exc:
+        if from_ctrl_c(exc):
+            raise KeyboardInterrupt from exc  # raised on the way out of what a Ctrl-C stopped: the interruption's
         # evmstate itself failed: this item ends as an internal error, the others still run
         # on a fresh chain (the old one may be left anywhere), and the run exits 3
         project.renew_chain()

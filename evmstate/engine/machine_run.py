@@ -21,12 +21,12 @@ from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, 
 
 from ..contracts.contract import reverts
 from ..contracts.project import Project
-from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError
+from ..errors import BuildsDiverged, CallTimeout, MachineDefinitionError, from_ctrl_c
 from ..hooks import ctrl_c_noted
 from ..spec.machine import MachineSpec
 from ..search import canaries
 from ..search.feedback import signals
-from .tracebacks import ErrorInfo, failed_invariant, harness_limit, identity_of, machine_error, user_error
+from .tracebacks import ErrorInfo, failed_invariant, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
     NOT_SHRUNK,
@@ -63,6 +63,8 @@ from .program import (
     init_class,
     restore_class,
     live_program_lines,
+    raised_in,
+    stop_error,
     stop_if_diverged,
 )
 from .rejections import of_machine
@@ -328,6 +330,10 @@ class MachineRun:
         except (FailedHealthCheck, Unsatisfiable) as exc:  # most runs thrown away: nothing was tested
             raise self.rejections.error(self.spec.name, "machine", self.state.examples, exc) from None
         except BaseException as exc:
+            if self.state.best_failure is None and self.state.last_error is None:  # no run failed: not the contract's
+                if ctrl_c:  # Hypothesis's bookkeeping, stopped by a Ctrl-C, raised in its handler (an assert)
+                    return "interrupted", None
+                raise  # an internal error
             if self.state.best_failure is not None and ctrl_c:
                 # Ctrl-C in Hypothesis's last replay of the failure, which Hypothesis reports as
                 # whatever that run's end made of it (FlakyStrategyDefinition): interrupted while shrinking
@@ -422,6 +428,8 @@ class MachineRun:
             if not state.failing:
                 self.rules.ends.learn(program.outcomes)
         except Exception as exc:
+            if from_ctrl_c(exc):
+                raise KeyboardInterrupt from exc  # raised on the way out of what a Ctrl-C stopped: not the contract's
             stop_if_diverged(self.backend, program.steps)
             mistake = is_mistake(exc)
             if state.failing and (mistake or isinstance(exc, CallTimeout)):
@@ -429,11 +437,11 @@ class MachineRun:
                 # not the failure being shrunk: it is left out, and the shrinking goes on
                 state.left_out += 1
                 if state.left_out_first is None:
-                    where = self.raised_in(exc, program.steps)
+                    where = raised_in(self.spec.name, exc, program.steps)
                     state.left_out_first = f"{where} raised {shown_type(exc)}: {message_of(exc)}"
                 valid = False
                 hypothesis.reject()
-            if (stopped := self.stop_error(exc, program, mistake)) is not None:
+            if (stopped := stop_error(self.spec.name, exc, program.steps, mistake)) is not None:
                 raise stopped from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):
@@ -474,16 +482,6 @@ class MachineRun:
             self.search.run_finished()
             self.ended(program, outcome, searching)
 
-    def stop_error(self, exc: Exception, program: Example, mistake: bool) -> Stopped | None:
-        """What stops the run when exc is a mistake of the machine or a limit of evmstate's; None when it is neither."""
-        if mistake:
-            where = self.raised_in(exc, program.steps)
-            return Stopped(machine_error(where, exc, live_program_lines(self.spec.name, program.steps)), mistake=True)
-        if isinstance(exc, CallTimeout):
-            # evmstate could not tell how the call ends: not a failure to shrink or save
-            return Stopped(harness_limit(self.spec.name, exc, live_program_lines(self.spec.name, program.steps)))
-        return None
-
     def ended(self, program: Example, outcome: Any, searching: bool) -> None:
         """After every run: the known failures it met counted (once each, by a run of the search), the example
         database told what it did, the event."""
@@ -499,13 +497,6 @@ class MachineRun:
             branches=self.search.branches if self.search.covering else None, stages=self.search.stages,
             hits=sum(self.hits.values()), best=self.optimum.shown() if self.optimum is not None else None,
         ))
-
-    def raised_in(self, exc: BaseException, steps: list[Step]) -> str:
-        """Machine.method that raised exc: the invariant it failed in, else the last step's rule."""
-        invariant = failed_invariant(exc)
-        if invariant is not None:
-            return f"{self.spec.name}.{invariant}"
-        return f"{self.spec.name}.{steps[-1].rule}" if steps else self.spec.name
 
     def failed(self, exc: BaseException, steps: list[Step]) -> bool:
         """A run failed: count it, and follow shrinking. Whether this run was counted as an example."""

@@ -15,14 +15,14 @@ from ..config_checks import ACTOR_KINDS
 from ..contracts.actors import deploy as deploy_actors
 from ..contracts.project import Project
 from ..domains import domain_of
-from ..errors import FailureRecordError, MachineDefinitionError, UsageError
+from ..errors import CallTimeout, FailureRecordError, MachineDefinitionError, UsageError
 from ..evm.base import hooks_of
 from ..failures import Ref, decode_value, encode_value
 from ..spec.machine import MachineSpec, RuleSpec
 from ..spec.markers import Route, StateMachine, multiple
 from . import delays
 from .deployments import Resolver
-from .tracebacks import mark_invariant
+from .tracebacks import failed_invariant, harness_limit, machine_error, mark_invariant
 from .verdicts import escaped, run_code
 from .recorded import RecordedStep, call_line, program_lines, ref_of, step_lines
 
@@ -130,6 +130,24 @@ class Step:
 def live_program_lines(name: str, steps: Iterable[Step]) -> list[str]:
     """A machine's program, as its steps ran under Hypothesis."""
     return program_lines(name, (line for s in steps for line in s.lines()))
+
+
+def raised_in(name: str, exc: BaseException, steps: list[Step]) -> str:
+    """Machine.method that raised exc: the invariant it failed in, else the last step's rule."""
+    invariant = failed_invariant(exc)
+    if invariant is not None:
+        return f"{name}.{invariant}"
+    return f"{name}.{steps[-1].rule}" if steps else name
+
+
+def stop_error(name: str, exc: Exception, steps: list[Step], mistake: bool) -> Stopped | None:
+    """What stops a run when exc is a mistake of the machine or a limit of evmstate's; None when it is neither."""
+    if mistake:
+        return Stopped(machine_error(raised_in(name, exc, steps), exc, live_program_lines(name, steps)), mistake=True)
+    if isinstance(exc, CallTimeout):
+        # evmstate could not tell how the call ends: not a failure to shrink or save
+        return Stopped(harness_limit(name, exc, live_program_lines(name, steps)))
+    return None
 
 
 def provide(names: Iterable[str], project: Project, where: str) -> dict[str, Any]:

@@ -16,9 +16,10 @@ from hypothesis import settings as Settings
 from hypothesis.errors import FailedHealthCheck, HypothesisException, StopTest, Unsatisfiable, UnsatisfiedAssumption
 
 from ..contracts.project import Project
-from ..errors import CallTimeout, MachineDefinitionError
+from ..errors import CallTimeout, MachineDefinitionError, from_ctrl_c
 from ..failures import FailureIdentity
 from .tracebacks import ErrorInfo, harness_limit, machine_error, user_error
+from ..hooks import ctrl_c_noted
 from .verdicts import is_mistake, message_of, run_code, shown_type
 from .events import (
     Event,
@@ -95,6 +96,8 @@ def isolate_examples(
                     if before_revert is not None:
                         before_revert()
         except Exception as exc:
+            if from_ctrl_c(exc):
+                raise KeyboardInterrupt from exc  # raised on the way out of what a Ctrl-C stopped: not the contract's
             mistake = is_mistake(exc)
             if log.failing is not None and not log.mistake and (mistake or isinstance(exc, CallTimeout)):
                 # an example tried while shrinking met an error of the test or a limit of
@@ -263,7 +266,7 @@ class PropertyRun:
 
     def examples_of(self, kwargs: dict[str, Any]) -> tuple[Status, Failure | None, str | None]:
         """Run the test's examples; (status, failure, error) as it ended."""
-        name, examples, state = self.name, self.examples, self.state
+        name, state = self.name, self.state
         test = self.hypothesis_test()
         lines: list[object] = []  # what Hypothesis reports: objects, written with str()
         status: Status = "passed"
@@ -275,7 +278,7 @@ class PropertyRun:
         )
         with isolated as log:
             try:
-                with reporting.with_reporter(lines.append), self.search.running():
+                with reporting.with_reporter(lines.append), self.search.running(), ctrl_c_noted() as ctrl_c:
                     searching = time.perf_counter()
                     try:
                         test(**kwargs)
@@ -293,23 +296,16 @@ class PropertyRun:
             except (FailedHealthCheck, Unsatisfiable) as exc:  # most examples thrown away: nothing was tested
                 status, error = "error", str(self.rejections.error(name, "test", state.examples, exc))
             except BaseException as exc:
-                status = "failed"
-                if examples is not None:
-                    examples.commit(examples.outcome)  # the last run replayed the reported failure
-                first = state.first_failure_example or state.runs
-                report = ShrinkReport(
-                    first_steps=1,
-                    hypothesis_steps=1,
-                    steps=1,
-                    seconds=time.perf_counter() - self.started - (state.first_failure_at or 0.0),
-                    runs=state.runs - first,
-                    replays=0,
-                    replayed=examples is not None and first <= examples.fetched,
-                )
-                failure = property_failure(name, self.path, exc, log, lines, report)
-                if log.left_out:
-                    failure = with_note(failure, left_out_note(log.left_out, log.left_out_first))
-                raised = exc
+                if not state.failing:
+                    # no example failed, so what came out is not the contract's: Hypothesis's own bookkeeping,
+                    # stopped by a Ctrl-C, raises something else in its handler (an assert); else an internal error
+                    if not ctrl_c:
+                        raise
+                    status = "interrupted"
+                else:
+                    status = "failed"
+                    failure = self.failure_of(exc, log, lines)
+                    raised = exc
         if failure is not None and log.failing is not None and self.traced:
             drawn = log.failing
             with self.phases.timed("trace"):
@@ -317,6 +313,26 @@ class PropertyRun:
                     failure, lambda: _trace_test(name, self.fn, self.project, kwargs, drawn, raised, self.capture)
                 )
         return status, failure, error
+
+    def failure_of(self, exc: BaseException, log: ExampleLog, lines: list[object]) -> Failure:
+        """The failure Hypothesis reported for the test."""
+        state, examples = self.state, self.examples
+        if examples is not None:
+            examples.commit(examples.outcome)  # the last run replayed the reported failure
+        first = state.first_failure_example or state.runs
+        report = ShrinkReport(
+            first_steps=1,
+            hypothesis_steps=1,
+            steps=1,
+            seconds=time.perf_counter() - self.started - (state.first_failure_at or 0.0),
+            runs=state.runs - first,
+            replays=0,
+            replayed=examples is not None and first <= examples.fetched,
+        )
+        failure = property_failure(self.name, self.path, exc, log, lines, report)
+        if log.left_out:
+            failure = with_note(failure, left_out_note(log.left_out, log.left_out_first))
+        return failure
 
     def counted(self, log: ExampleLog, failed: bool) -> None:
         """After every example: counts, the search session, the example database, events."""

@@ -54,7 +54,7 @@ from ..config_checks import cores, parse_workers  # noqa: F401  (parse_workers: 
 from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.settings import keep_hypothesis_storage
-from ..errors import MachineDefinitionError, ResourceError, UsageError
+from ..errors import MachineDefinitionError, ResourceError, UsageError, from_ctrl_c
 from .lifeline import STOP_SIGNALS, watch_parent
 from .shrinking import Lend, Loans, lending
 
@@ -253,8 +253,11 @@ def _worker_main(
             send("interrupted", task.key)
         except MachineDefinitionError as exc:
             send("refused", task.key, str(exc))
-        except BaseException:
-            send("crashed", task.key, traceback.format_exc())
+        except BaseException as exc:
+            if from_ctrl_c(exc):  # raised on the way out of what a Ctrl-C stopped: the interruption's
+                send("interrupted", task.key)
+            else:
+                send("crashed", task.key, traceback.format_exc())
         else:
             send("done", task.key, value)
 

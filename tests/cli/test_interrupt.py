@@ -1,6 +1,7 @@
 """Ctrl-C while searching: a real evmstate process gets SIGINT and still writes its reports."""
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -9,7 +10,14 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from ..conftest import evmstate_exe
-from .helpers import CTRL_C
+from .helpers import CTRL_C, invoke
+
+
+def delivered() -> None:
+    """Python runs a signal's handler between two bytecodes: let some run."""
+    deadline = time.monotonic() + 0.2
+    while time.monotonic() < deadline:
+        time.sleep(0.001)
 
 QUICK = '''
 from evmstate import strategy
@@ -69,3 +77,75 @@ def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example, cli_en
     assert suite.get("tests") == "2" and suite.get("skipped") == "1" and suite.get("failures") == "0"
     (slow,) = [case for case in suite if case.tag == "testcase" and case.get("name") == "Slow"]
     assert slow.find("skipped").get("message").startswith("interrupted by Ctrl-C after ")
+
+
+@pytest.mark.parametrize(
+    "target", ["machines/erc20.py", "machines/test_properties.py::test_transfer_moves_exactly_the_amount"]
+)
+def test_a_ctrl_c_in_hypothesis_s_own_start_is_an_interruption_never_a_failure(example, monkeypatch, target):
+    # A Ctrl-C (or a worker's SIGTERM, SIGHUP) that comes while Hypothesis starts a test, before its engine exists,
+    # comes out of Hypothesis as an AssertionError of its own handler: no run failed, so nothing is the contract's
+    import hypothesis.core
+
+    real = hypothesis.core.function_digest
+    sent = []
+
+    def digest(fn):
+        if not sent:
+            sent.append(fn)
+            os.kill(os.getpid(), signal.SIGINT)
+            delivered()
+        return real(fn)
+
+    monkeypatch.setattr(hypothesis.core, "function_digest", digest)
+    code, out = invoke("run", target, "--seed", "1")
+    assert sent, "Hypothesis no longer computes the test's database key at its start: find another way in"
+    assert code == 130 and "interrupted by Ctrl-C" in out and "Traceback" not in out, out
+    assert "0 failed" in out and not list((example / ".evmstate" / "failures").glob("*.json")), out
+
+
+def test_an_error_out_of_hypothesis_when_no_run_failed_is_evmstate_s_own_never_a_failure(example, monkeypatch):
+    import hypothesis.core
+
+    def digest(fn):
+        raise RuntimeError("the database key could not be made")
+
+    monkeypatch.setattr(hypothesis.core, "function_digest", digest)
+    code, out = invoke("run", "machines/erc20.py", "--seed", "1")
+    assert code == 3 and "internal error in evmstate while running machines/erc20.py::ERC20Machine" in out, out
+    assert "the database key could not be made" in out and "0 passed, 0 failed, 1 errors" in out, out
+    assert not list((example / ".evmstate" / "failures").glob("*.json"))
+
+
+INTERRUPTED_IMPORT = '''
+import os
+import signal
+
+from evmstate import strategy
+
+
+class Noted:
+    """A descriptor: Python calls __set_name__ while the class below is made."""
+
+    def __set_name__(self, owner, name):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the machine's module is imported
+        deadline = __import__("time").monotonic() + 0.2
+        while __import__("time").monotonic() < deadline:
+            pass
+
+
+class Imported:
+    noted = Noted()
+    x = strategy("uint8")
+
+    def rule_noop(self, x):
+        pass
+'''
+
+
+def test_a_ctrl_c_while_a_machine_s_module_is_imported_is_an_interruption_not_a_broken_machine(example):
+    # Python 3.11 wraps the KeyboardInterrupt in a RuntimeError ("Error calling __set_name__"): still Ctrl-C's
+    (example / "machines" / "imported.py").write_text(INTERRUPTED_IMPORT)
+    code, out = invoke("run", "machines/imported.py", "--seed", "1")
+    assert code == 130 and "interrupted" in out, out
+    assert "error" not in out.lower() and "Traceback" not in out, out

@@ -19,6 +19,8 @@ from evmstate import files
 from evmstate.failures import FailureRecord, FailureStore
 from evmstate.scale import lifeline, pool
 from evmstate.scale.interrupts import sigint_count
+from evmstate.engine.program import OutOfTime
+from evmstate.errors import from_ctrl_c
 from evmstate.hooks import ctrl_c_held, ctrl_c_noted
 from evmstate_cli import signals as cli_signals
 
@@ -176,6 +178,58 @@ def test_in_a_worker_a_ctrl_c_python_could_not_raise_stops_the_task_all_the_same
 
 def test_before_any_signal_the_messages_say_ctrl_c():
     assert cli_signals.stopped_by() == "Ctrl-C"
+
+
+def raised_from(inner: BaseException, outer: Exception, *, cause: bool) -> Exception:
+    """outer, raised while inner was on its way out (cause: `raise outer from inner`; else raised in its handler)."""
+    try:
+        try:
+            raise inner
+        except BaseException as exc:
+            if cause:
+                raise outer from exc
+            raise outer  # noqa: B904 (raised in the handler, as Hypothesis's assert is: the context, not the cause)
+    except Exception as caught:
+        return caught
+
+
+def test_an_error_raised_on_the_way_out_of_a_ctrl_c_is_told_apart_from_others():
+    # Python 3.11 wraps what a descriptor's __set_name__ raises (a Ctrl-C while a class is made) in a RuntimeError;
+    # Hypothesis's handler asserts its engine exists when a Ctrl-C comes before it does
+    assert from_ctrl_c(raised_from(KeyboardInterrupt(), RuntimeError("Error calling __set_name__"), cause=True))
+    assert from_ctrl_c(raised_from(KeyboardInterrupt(), AssertionError(), cause=False))
+    deeper = raised_from(KeyboardInterrupt(), ValueError("first"), cause=False)
+    assert from_ctrl_c(raised_from(deeper, TypeError("second"), cause=True))
+    # an error of its own, evmstate's signals of its own (OutOfTime is a KeyboardInterrupt) and a plain chain are not
+    assert not from_ctrl_c(RuntimeError("alone"))
+    assert not from_ctrl_c(raised_from(ValueError("first"), AssertionError(), cause=False))
+    assert not from_ctrl_c(raised_from(OutOfTime(), AssertionError(), cause=False))
+    try:  # a KeyboardInterrupt set aside on purpose (evmstate wraps one a machine raised `from None`)
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("wrapped") from None
+    except RuntimeError as wrapped:
+        assert not from_ctrl_c(wrapped)
+    looped = RuntimeError("a chain that loops")
+    looped.__context__ = ValueError("back")
+    looped.__context__.__context__ = looped
+    assert not from_ctrl_c(looped)
+
+
+def test_an_error_the_cli_meets_on_the_way_out_of_a_ctrl_c_exits_130_as_interrupted(monkeypatch, capsys):
+    import cli.main as cli_main
+
+    class Stopped:
+        @staticmethod
+        def main(standalone_mode: bool) -> None:  # the click group, stopped by a Ctrl-C while a module was imported
+            raise raised_from(KeyboardInterrupt(), RuntimeError("Error calling __set_name__"), cause=True)
+
+    monkeypatch.setattr(cli_main, "cli", Stopped)
+    with pytest.raises(SystemExit) as ended:
+        cli_main.main()
+    err = capsys.readouterr().err
+    assert ended.value.code == 130 and "interrupted by Ctrl-C" in err and "Traceback" not in err, err
 
 
 def alive(pid: int) -> bool:
