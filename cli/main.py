@@ -20,7 +20,7 @@ from evmstate import config as config_mod
 from evmstate.errors import EvmStateError, ExitCode, from_ctrl_c
 
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
-from .signals import as_ctrl_c, stopped_by
+from .signals import as_ctrl_c, stopped, stopped_by
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -522,7 +522,7 @@ def main() -> None:
     except SystemExit:
         raise
     except BaseException as exc:
-        if from_ctrl_c(exc):  # raised on the way out of what a Ctrl-C stopped (a module imported): the interruption's
+        if from_ctrl_c(exc) or stopped():  # raised on the way out of what a stop interrupted: the interruption's
             _console(stderr=True).print(f"interrupted by {stopped_by()}")
             sys.exit(ExitCode.INTERRUPTED)
         sys.stderr.write("evmstate: internal error\n" + traceback.format_exc())

@@ -31,8 +31,16 @@ def as_ctrl_c() -> None:
     for signum in STOPS:
         if signal.getsignal(signum) == signal.SIG_DFL:
             signal.signal(signum, _as_ctrl_c)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _ctrl_c)
     if not isinstance(sys.unraisablehook, _Again):
         sys.unraisablehook = _Again(sys.unraisablehook)
+
+
+def _ctrl_c(signum: int, frame: Any) -> None:
+    """Python's own Ctrl-C, noted: an error that follows it is the interruption's (see stopped())."""
+    _received.append("Ctrl-C")
+    raise KeyboardInterrupt
 
 
 def _as_ctrl_c(signum: int, frame: Any) -> None:
@@ -59,5 +67,12 @@ class _Again:
 
 
 def stopped_by() -> str:
-    """What stopped this process, as messages name it: the first SIGTERM or SIGHUP, else Ctrl-C."""
+    """What stopped this process, as messages name it: the first Ctrl-C, SIGTERM or SIGHUP, else Ctrl-C."""
     return _received[0] if _received else "Ctrl-C"
+
+
+def stopped() -> bool:
+    """Whether a Ctrl-C, SIGTERM or SIGHUP has come. What a stop interrupts in the middle may fail in a way of its own
+    on the way out (C code importing a module raised a TypeError that had lost the KeyboardInterrupt): an error that
+    comes after a stop is the stop's."""
+    return bool(_received)

@@ -218,7 +218,7 @@ def test_an_error_raised_on_the_way_out_of_a_ctrl_c_is_told_apart_from_others():
 
 
 def test_an_error_the_cli_meets_on_the_way_out_of_a_ctrl_c_exits_130_as_interrupted(monkeypatch, capsys):
-    import cli.main as cli_main
+    from evmstate_cli import main as cli_main
 
     class Stopped:
         @staticmethod
@@ -230,6 +230,38 @@ def test_an_error_the_cli_meets_on_the_way_out_of_a_ctrl_c_exits_130_as_interrup
         cli_main.main()
     err = capsys.readouterr().err
     assert ended.value.code == 130 and "interrupted by Ctrl-C" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, None])
+def test_an_error_that_lost_the_ctrl_c_it_came_from_is_still_the_interruption_s_and_without_one_an_internal_error(
+    monkeypatch, capsys, stop
+):
+    # C code importing a module (regex, under eth_abi) met a Ctrl-C and raised a TypeError of its own, with no
+    # KeyboardInterrupt left in its chain
+    from evmstate_cli import main as cli_main
+
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # as_ctrl_c wraps it: put back after the test
+
+    class Lost:
+        @staticmethod
+        def main(standalone_mode: bool) -> None:
+            if stop is not None:
+                try:
+                    os.kill(os.getpid(), stop)
+                    delivered()
+                except KeyboardInterrupt:
+                    pass
+            raise TypeError("expected a message argument")
+
+    monkeypatch.setattr(cli_main, "cli", Lost)
+    with pytest.raises(SystemExit) as ended:
+        cli_main.main()
+    err = capsys.readouterr().err
+    if stop is None:
+        assert ended.value.code == 3 and "internal error" in err and "TypeError: expected a message" in err, err
+    else:
+        name = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}[stop]
+        assert ended.value.code == 130 and f"interrupted by {name}" in err and "Traceback" not in err, err
 
 
 def alive(pid: int) -> bool:
