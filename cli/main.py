@@ -20,7 +20,7 @@ from evmstate import config as config_mod
 from evmstate.errors import EvmStateError, ExitCode, from_ctrl_c
 
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
-from .signals import as_ctrl_c, stopped, stopped_by
+from .signals import as_ctrl_c, settle, stopped, stopped_by
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -505,6 +505,13 @@ def main() -> None:
     """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3); SIGTERM and SIGHUP are
     Ctrl-C."""
     as_ctrl_c()
+    try:
+        _main()
+    finally:
+        settle()
+
+
+def _main() -> None:
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:

@@ -9,6 +9,7 @@ before it imports evmstate.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
@@ -76,3 +77,19 @@ def stopped() -> bool:
     on the way out (C code importing a module raised a TypeError that had lost the KeyboardInterrupt): an error that
     comes after a stop is the stop's."""
     return bool(_received)
+
+
+def settle() -> None:
+    """The command has its exit status: a stop that comes while Python shuts down is ignored from the first exit
+    handler on, so that the status stays the command's.
+
+    Python puts back the default of every signal it handles before it tears its modules down (half a second after a
+    replay), so a Ctrl-C then would end the process by SIGINT, with the replay's "still fails" printed and lost from
+    its status. The command's work is done by then; what is left ends by itself.
+    """
+    atexit.register(_ignore_stops)  # the last registered runs first: before multiprocessing's, which joins workers
+
+
+def _ignore_stops() -> None:
+    for signum in (signal.SIGINT, *STOPS):
+        signal.signal(signum, signal.SIG_IGN)
