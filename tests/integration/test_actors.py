@@ -48,6 +48,52 @@ def test_the_reentering_actor_drains_the_bank_and_the_program_names_it(bank_run,
     assert outcome.verdict == "still fails", outcome
 
 
+def test_a_failure_through_the_reentering_actor_shrinks_on_the_revm_twin_to_the_documented_program(tmp_path):
+    # shrinking replays a py-evm run's candidates on revm (a twin chain): the actor's re-entry call must be written
+    # into its storage there, not on py-evm, or no candidate fails and nothing is shrunk (7 steps reported "minimal")
+    root = copy_project(REPO / "tests" / "projects" / "actors", tmp_path / "actors")
+    summary = run(
+        config_mod.load(root),
+        RunOptions((str(root / "machines" / "bank.py"),), keyword="BankMachine", overrides=Overrides(seed=1)),
+        lambda e: None,
+    )
+    (result,) = summary.results
+    assert result.status == "failed"
+    if revm_installed():
+        assert result.failure.shrink.replayed_on == "revm"
+    assert result.failure.program[1:] == [  # docs/actors.md's program
+        'state.rule_deposit(who=accounts.actors["reenters"], amount=1)',
+        "state.rule_deposit(who=accounts[0], amount=1)",
+        'state.rule_withdraw(who=accounts.actors["reenters"])',
+    ], result.failure.program
+
+
+def test_while_the_revm_twin_stands_in_actors_and_other_addresses_live_on_it(root):
+    pytest.importorskip("pyrevm")
+    from evmstate.evm.factory import replay_twin
+
+    project = Project.load(root)
+    actor = project.deploy_actors(["reenters"])["reenters"]
+    bank = project.Bank.deploy()
+    other = "0x" + "11" * 20
+    twin = replay_twin(project.config, project.backend)
+    with project.stand_in(twin):
+        project.chain.set_balance(other, 5)
+        assert project.accounts.at(other).balance() == 5
+        bank.deposit({"from": actor, "value": 3})
+        assert actor.balance() == project.config.accounts.balance - 3
+        # the re-entry call is written where the actor sent it: withdraw() re-enters deposit() on the twin
+        receipt = bank.withdraw({"from": actor})
+        assert [e.name for e in receipt.events] == ["Reentered"], receipt.events
+    assert project.accounts.at(other).balance() == 0 and actor.balance() == project.config.accounts.balance
+
+
+def revm_installed() -> bool:
+    from evmstate.evm.revm.backend import available
+
+    return available()
+
+
 def strings(data) -> list[str]:
     """Every string in JSON-like data."""
     if isinstance(data, str):
