@@ -54,6 +54,7 @@ from ..base import (
     Timeout,
     account_keys,
     intrinsic_gas,
+    short_of_ether,
 )
 from .opcodes import HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, jump, jumpi
 from .accounts import StateAccess
@@ -467,7 +468,7 @@ class PyEVMBackend(StateAccess, BlockTime):
         if cost:
             balance = state.get_balance(sender)
             if balance < cost:
-                raise UsageError(f"sender 0x{sender.hex()} has {balance} wei, needs {cost} for value and gas")
+                raise short_of_ether(sender, balance, cost)
         self._dirty = True
         started = cpu_time()
         # a timed-out call leaves nothing behind, not even its nonce

@@ -42,7 +42,7 @@ from typing import Any, Callable
 from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from ..cache import entry as cache_entry
 from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, HooksNow, Log, SeenStorage
-from ..base import account_keys, contract_address, intrinsic_gas
+from ..base import account_keys, contract_address, intrinsic_gas, short_of_ether
 from .journal import EMPTY_CODE_HASH, FAILED, deployed, halt_message, loaded, read_changes
 from .mirror import Mirror
 from .shadow import Explaining
@@ -284,9 +284,7 @@ class RevmBackend(Mirror, Explaining, BlockTime):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
         cost = value + gas * self.gas_price
         if cost and self.get_balance(sender) < cost:
-            raise UsageError(
-                f"sender 0x{sender.hex()} has {self.get_balance(sender)} wei, needs {cost} for value and gas"
-            )
+            raise short_of_ether(sender, self.get_balance(sender), cost)
         create_address = None
         if to is None:
             create_address = contract_address(sender, self.get_nonce(sender))
