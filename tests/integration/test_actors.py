@@ -88,6 +88,43 @@ def test_while_the_revm_twin_stands_in_actors_and_other_addresses_live_on_it(roo
     assert project.accounts.at(other).balance() == 0 and actor.balance() == project.config.accounts.balance
 
 
+PAYER = """# pragma version ~=0.4.0
+@external
+@payable
+def pay_to(note: uint256, to: address):
+    raw_call(to, b"", value=msg.value)
+"""
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_the_call_an_actor_keeps_to_reenter_with_gives_the_dictionary_no_address(tmp_path, backend):
+    # the actor reads its stored call back in 32-byte words: pay_to(0, actor)'s second word is the first 16 bytes of
+    # the actor's address (the selector moved the rest on), a number between 2**120 and 2**160 that the dictionary would take for an address strategy("address")
+    # draws (and a rule then sends from, with no ether)
+    if backend == "revm":
+        pytest.importorskip("pyrevm")
+    from evmstate.engine.lifecycle import search_session
+
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "Payer.vy").write_text(PAYER)
+    (tmp_path / "evmstate.toml").write_text(f'[backend]\nname = "{backend}"\n')
+    project = Project.load(tmp_path)
+    search = search_session(project, {}, "PayerMachine", 0, ["Payer"])
+    search.start()
+    try:
+        actor = project.deploy_actors(["reenters"])["reenters"]
+        payer = project.Payer.deploy()
+        search.base_ready()
+        search.run_started()
+        receipt = payer.pay_to(0, actor, {"from": actor, "value": 1})
+        assert [(e.name, e["success"]) for e in receipt.events] == [("Reentered", True)]
+        halved = int.from_bytes(actor.raw_address[:16], "big").to_bytes(20, "big")
+        produced = [a for pool in search.dictionary.produced_addresses() for a in pool]
+        assert halved not in produced, [a.hex() for a in produced]
+    finally:
+        search.stop()
+
+
 def revm_installed() -> bool:
     from evmstate.evm.revm.backend import available
 
