@@ -385,17 +385,6 @@ def contract_address(sender: bytes, nonce: int) -> bytes:
     return keccak(rlp.encode([sender, nonce]))[-20:]
 
 
-def short_of_ether(sender: bytes, balance: int, cost: int) -> UsageError:
-    """Raised when a transaction's sender cannot pay its value and gas: what it has, and what to write instead."""
-    address = f"0x{sender.hex()}"
-    return UsageError(
-        f"sender {address} has {balance} wei, needs {cost} for value and gas. Give it ether first "
-        f'(chain.set_balance("{address}", "1 ether")) or send from a funded account (accounts[0] ...): '
-        'strategy("address") also draws addresses the contracts produced, which hold no ether; '
-        'strategy("address", length=N) draws only the first N funded accounts'
-    )
-
-
 def intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
     """(intrinsic gas, EIP-7623 floor) of a transaction carrying data."""
     zeros = data.count(0)

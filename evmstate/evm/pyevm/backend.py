@@ -34,7 +34,7 @@ from eth.vm.message import Message
 from eth._utils.address import generate_contract_address
 from eth_typing import Address
 
-from ...errors import UsageError
+from ...errors import UsageError, short_of_ether
 from ..cache import Entry, ReadCache, Reads, compare, replay_coverage
 from ..cache import entry as cache_entry
 from ..base import (
@@ -54,7 +54,6 @@ from ..base import (
     Timeout,
     account_keys,
     intrinsic_gas,
-    short_of_ether,
 )
 from .opcodes import HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, jump, jumpi
 from .accounts import StateAccess

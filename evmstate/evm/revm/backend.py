@@ -42,12 +42,12 @@ from typing import Any, Callable
 from ..cache import BALANCE_OPCODES, BLOCK_OPCODES, CALL_OPCODES, Entry, ReadCache, compare, opcodes, replay_coverage
 from ..cache import entry as cache_entry
 from ..base import BlockTime, Capabilities, ChainSpec, ExecResult, FailedExtras, HooksNow, Log, SeenStorage
-from ..base import account_keys, contract_address, intrinsic_gas, short_of_ether
+from ..base import account_keys, contract_address, intrinsic_gas
 from .journal import EMPTY_CODE_HASH, FAILED, deployed, halt_message, loaded, read_changes
 from .mirror import Mirror
 from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
-from ...errors import UsageError
+from ...errors import UsageError, short_of_ether
 
 try:
     import pyrevm
