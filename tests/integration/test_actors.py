@@ -41,6 +41,8 @@ def test_the_reentering_actor_drains_the_bank_and_the_program_names_it(bank_run,
     # the trace shows the re-entry, by the actor's name
     trace = "\n".join(strings(result.failure.trace.to_dict()))
     assert 'accounts.actors["reenters"].Reentered(' in trace and "success=True" in trace, trace
+    # and names the function it called back, from the selector and the bank's ABI
+    assert any(line.endswith("success=True)  # Bank.withdraw") for line in trace.splitlines()), trace
     # the record keeps the actor by kind, and a replay re-enters alike
     record = json.loads(next((root / ".evmstate" / "failures").glob(f"{result.failure_id}*.json")).read_text())
     assert {"actor": "reenters"} in [v for step in record["steps"] for v in step["arguments"].values()]
