@@ -133,6 +133,22 @@ def revm_installed() -> bool:
     return available()
 
 
+def test_a_failure_through_an_actor_is_exported_to_pytest_and_refused_for_foundry(bank_run, root):
+    # a Foundry test deploys no actor: the actor's address would hold no code there, take the ether and never call back
+    from evmstate.errors import ExportError
+    from evmstate.export.python import pytest_test
+    from evmstate.export.solidity import foundry_test
+    from evmstate.failures import FailureStore
+
+    store = FailureStore(root / ".evmstate" / "failures")
+    for name, kind in (("PayMachine", "rejects-ether"), ("BankMachine", "reenters")):
+        record = store.load(bank_run[name].failure_id)
+        told = rf'the program goes through the actor accounts\.actors\["{kind}"\] .*Export it with --pytest'
+        with pytest.raises(ExportError, match=told):
+            foundry_test(config_mod.load(root), record)
+        assert f'accounts.actors["{kind}"]' in pytest_test(record)
+
+
 def strings(data) -> list[str]:
     """Every string in JSON-like data."""
     if isinstance(data, str):
