@@ -301,6 +301,17 @@ def remedy(exc: BaseException, where: str, elsewhere: str = "run from a copy of 
     return f"Check that {where} can be written."
 
 
+def short_of_ether(sender: bytes, balance: int, cost: int) -> UsageError:
+    """The UsageError of a transaction whose sender cannot pay its value and gas, saying what to write instead."""
+    address = f"0x{sender.hex()}"
+    return UsageError(
+        f"sender {address} has {balance} wei, needs {cost} for value and gas. Give it ether first "
+        f'(chain.set_balance("{address}", "1 ether")) or send from a funded account (accounts[0] ...): '
+        'strategy("address") also draws addresses the contracts produced, which hold no ether; '
+        'strategy("address", length=N) draws only the first N funded accounts'
+    )
+
+
 class ExportError(EvmStateError):
     """Raised when a saved failure cannot be written as a test.
 

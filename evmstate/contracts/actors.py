@@ -13,7 +13,6 @@ replay of the program re-enters alike.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -90,7 +89,7 @@ def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dic
                 f"{result.error or 'the deployment reverted'}. Turn actors off ([fuzz] actors = []) and report this."
             )
         address = result.contract_address
-        actor = Actor(address, kind, backend, functools.partial(remember, backend))
+        actor = Actor(address, kind, backend, remember)
         project.register(address, code, repr(actor))
         backend.set_balance(address, balance)
         actors[kind] = actor
@@ -99,10 +98,12 @@ def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dic
     return actors
 
 
-def remember(backend: Any, actor: Actor, to: bytes, data: bytes, value: int) -> None:
-    """Before the actor sends a transaction: write it into the actor's storage as the call it re-enters `to` with."""
+def remember(actor: Actor, to: bytes, data: bytes, value: int) -> None:
+    """Before the actor sends a transaction: write it into the actor's storage as the call it re-enters `to` with, on
+    the chain the actor sends on now (the shrinker's revm twin while it replays there: Project.stand_in)."""
     if actor.kind not in ("reenters", "reenters-erc721", "reenters-erc1155", "reenters-erc777") or len(data) > MAX_CALL:
         return
+    backend = actor._backend
     key = to.rjust(32, b"\x00")
     backend.set_storage(actor.raw_address, slot_of(VALUE_SLOT, key), value)
     base = slot_of(DATA_SLOT, key)

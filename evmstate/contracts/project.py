@@ -154,14 +154,17 @@ class Project(Handle):
         """While inside, the project's contracts, accounts and chain run on backend, a chain holding the same state (the
         shrinker replays a py-evm run's programs on revm); then on the project's own backend again."""
         own = self.backend
-        self.backend = self.chain._backend = backend
-        for account in self.accounts:
+        # the funded accounts, the actors (whose re-entry call is written into their storage on this chain) and the
+        # accounts accounts.at() makes
+        accounts = [*self.accounts, *self.accounts.actors.values()]
+        self.backend = self.chain._backend = self.accounts._backend = backend
+        for account in accounts:
             account._backend = backend
         try:
             yield
         finally:
-            self.backend = self.chain._backend = own
-            for account in self.accounts:
+            self.backend = self.chain._backend = self.accounts._backend = own
+            for account in accounts:
                 account._backend = own
 
     def activate(self) -> "Project":

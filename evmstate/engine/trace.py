@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from ..contracts import calls
 from ..contracts.calls import CallRecord
+from ..contracts.abi import entry_signature, selector
 from ..contracts.address import checksum
 from ..contracts.revert import describe_revert, raise_on_failure
 from ..errors import TransactionReverted
@@ -78,7 +79,28 @@ def event_text(project: Any, log: Any, names: Names) -> str:
     Token.Approval(...).
     """
     event = project.event_decoder.decode(log)
-    return f"{names.emitter(log.address)}.{event.name}({', '.join(f'{k}={names.show(v)}' for k, v in event.items())})"
+    text = f"{names.emitter(log.address)}.{event.name}({', '.join(f'{k}={names.show(v)}' for k, v in event.items())})"
+    called = reentered(project, log.address, event)
+    return f"{text}  # {called}" if called else text
+
+
+def reentered(project: Any, emitter: bytes, event: Any) -> str | None:
+    """The function an actor's Reentered event says it called back, as Contract.function (its selector named by the
+    target's ABI); None for any other event, or a selector the target's ABI does not have."""
+    if event.name != "Reentered" or not any(a.raw_address == emitter for a in project.accounts.actors.values()):
+        return None
+    target, wanted = str(event.get("target", "")), bytes(event.get("selector") or b"")
+    try:
+        raw = bytes.fromhex(target[2:])
+    except ValueError:
+        return None
+    artifact = project.artifact_at(raw)
+    if artifact is None:
+        return None
+    for entry in artifact.abi:
+        if entry.get("type") == "function" and selector(entry_signature(entry)) == wanted:
+            return f"{project.name_at(raw) or artifact.name}.{entry['name']}"
+    return None
 
 
 def inner_text(project: Any, failure: InnerFailure) -> str:

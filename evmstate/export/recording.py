@@ -60,6 +60,7 @@ class Recording:
     number: int
     balances: list[tuple[str, int]]  # the funded accounts' starting balances
     sections: list[Section] = field(default_factory=list)
+    actors: dict[str, str] = field(default_factory=dict)  # the machine's actors: checksummed address -> kind
     error: BaseException | None = None
 
     def open(self, kind: str, label: str) -> Section:
@@ -143,6 +144,7 @@ def record_program(config: Config, record: FailureRecord) -> Recording:
     with backend.anchor(), calls.recording(on_call):
         recording.open("init", f"{record.name}.__init__")
         spec, steps = ready_machine(project, record, cls)
+        recording.actors = {a.address: kind for kind, a in project.accounts.actors.items()}
         recording.open("setup", "setup()")
         try:
             ran = run_program(_watched(spec, recording), project, steps, before=before, after=after)

@@ -244,6 +244,22 @@ def _vyper_helpers(config: Config) -> str:
 """
 
 
+def _refuse_actors(recording: Recording, record: FailureRecord) -> None:
+    """ExportError when a call of the program is sent by an actor or to one, or a transaction names one (a receiver it
+    pays): a Foundry test deploys no actor, so the address would hold no code there, take ether silently and never call
+    back. A view that only reads what an actor holds (balanceOf(actor)) reads the same there."""
+    for section in recording.sections:
+        for sent in section.calls:
+            for address, kind in recording.actors.items():
+                named = sent.kind in ("transaction", "deploy") and bytes.fromhex(address[2:]) in sent.data
+                if address in (sent.sender, sent.to) or named:
+                    raise ExportError(
+                        f'failure {record.id}: the program goes through the actor accounts.actors["{kind}"] '
+                        f"({sent.label}), which a Foundry test does not deploy: there its address would hold no "
+                        f"code. Export it with --pytest, which deploys the machine's actors"
+                    )
+
+
 def foundry_test(config: Config, record: FailureRecord, compile_with: str = "forge") -> str:
     """The text of a Foundry test (Solidity) that makes the record's calls and fails while the failure is there.
 
@@ -255,6 +271,7 @@ def foundry_test(config: Config, record: FailureRecord, compile_with: str = "for
     machine_record(record, "--foundry")
     body = program_body(record)
     recording = record_program(config, record)
+    _refuse_actors(recording, record)
     root = config.root.resolve()
     sources = {p.stem: _shown(p, root) for p in find_sources(config.contracts_dir)}
     reverted = _reverted(recording, record)

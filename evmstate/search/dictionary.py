@@ -167,6 +167,9 @@ class Dictionary:
         # in hundredths, and any weight above 0 takes at least one gate
         self.threshold = GATES - (max(1, round(weight * GATES)) if weight > 0 else 0)
         self._accounts = set(accounts)
+        # contracts whose storage is evmstate's own (the actors': the calls they re-enter with, written by evmstate),
+        # not values of the contracts under test: their storage reads and writes are passed over
+        self.own_storage: frozenset[bytes] = frozenset()
         self._has_code = has_code or (lambda address: False)
         self.artifact_of: Callable[[bytes], "Artifact | None"] = lambda address: None
         self.literals: list[int] = []  # sorted: the sources' integer literals and their neighbours
@@ -319,8 +322,11 @@ class Dictionary:
             if self.live_on and result.storage_writes:
                 self._slots(result)
             now = self.clock()[0]
+            own = self.own_storage
             for accesses in (result.storage_writes, result.storage_reads):
-                for _, _, value in accesses:
+                for address, _, value in accesses:
+                    if own and address in own:
+                        continue
                     if value not in seen:
                         word_(value)
                     if abs(value - now) <= TIME_WINDOW:

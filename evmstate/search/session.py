@@ -224,6 +224,9 @@ class Search:
     def base_ready(self) -> None:
         """The machine's __init__ is done: what the dictionary knows now, every run starts from."""
         self.absorb()
+        # the actors (deployed before __init__) keep the calls they re-enter with in their storage: words of calldata,
+        # cut at 32 bytes, that the dictionary would take for values (an address's first 16 bytes for an address)
+        self.dictionary.own_storage = frozenset(a.raw_address for a in self.project.accounts.actors.values())
         self.dictionary.freeze()
 
     def run_started(self) -> None:

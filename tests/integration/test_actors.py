@@ -41,11 +41,112 @@ def test_the_reentering_actor_drains_the_bank_and_the_program_names_it(bank_run,
     # the trace shows the re-entry, by the actor's name
     trace = "\n".join(strings(result.failure.trace.to_dict()))
     assert 'accounts.actors["reenters"].Reentered(' in trace and "success=True" in trace, trace
+    # and names the function it called back, from the selector and the bank's ABI
+    assert any(line.endswith("success=True)  # Bank.withdraw") for line in trace.splitlines()), trace
     # the record keeps the actor by kind, and a replay re-enters alike
     record = json.loads(next((root / ".evmstate" / "failures").glob(f"{result.failure_id}*.json")).read_text())
     assert {"actor": "reenters"} in [v for step in record["steps"] for v in step["arguments"].values()]
     outcome = replay(config_mod.load(root), result.failure_id, lambda e: None)
     assert outcome.verdict == "still fails", outcome
+
+
+def test_a_failure_through_the_reentering_actor_shrinks_on_the_revm_twin_to_the_documented_program(tmp_path):
+    # shrinking replays a py-evm run's candidates on revm (a twin chain): the actor's re-entry call must be written
+    # into its storage there, not on py-evm, or no candidate fails and nothing is shrunk (7 steps reported "minimal")
+    root = copy_project(REPO / "tests" / "projects" / "actors", tmp_path / "actors")
+    summary = run(
+        config_mod.load(root),
+        RunOptions((str(root / "machines" / "bank.py"),), keyword="BankMachine", overrides=Overrides(seed=1)),
+        lambda e: None,
+    )
+    (result,) = summary.results
+    assert result.status == "failed"
+    if revm_installed():
+        assert result.failure.shrink.replayed_on == "revm"
+    assert result.failure.program[1:] == [  # docs/actors.md's program
+        'state.rule_deposit(who=accounts.actors["reenters"], amount=1)',
+        "state.rule_deposit(who=accounts[0], amount=1)",
+        'state.rule_withdraw(who=accounts.actors["reenters"])',
+    ], result.failure.program
+
+
+def test_while_the_revm_twin_stands_in_actors_and_other_addresses_live_on_it(root):
+    pytest.importorskip("pyrevm")
+    from evmstate.evm.factory import replay_twin
+
+    project = Project.load(root)
+    actor = project.deploy_actors(["reenters"])["reenters"]
+    bank = project.Bank.deploy()
+    other = "0x" + "11" * 20
+    twin = replay_twin(project.config, project.backend)
+    with project.stand_in(twin):
+        project.chain.set_balance(other, 5)
+        assert project.accounts.at(other).balance() == 5
+        bank.deposit({"from": actor, "value": 3})
+        assert actor.balance() == project.config.accounts.balance - 3
+        # the re-entry call is written where the actor sent it: withdraw() re-enters deposit() on the twin
+        receipt = bank.withdraw({"from": actor})
+        assert [e.name for e in receipt.events] == ["Reentered"], receipt.events
+    assert project.accounts.at(other).balance() == 0 and actor.balance() == project.config.accounts.balance
+
+
+PAYER = """# pragma version ~=0.4.0
+@external
+@payable
+def pay_to(note: uint256, to: address):
+    raw_call(to, b"", value=msg.value)
+"""
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_the_call_an_actor_keeps_to_reenter_with_gives_the_dictionary_no_address(tmp_path, backend):
+    # the actor reads its stored call back in 32-byte words: pay_to(0, actor)'s second word is the first 16 bytes of
+    # the actor's address (the selector moved the rest on), a number between 2**120 and 2**160 that the dictionary would take for an address strategy("address")
+    # draws (and a rule then sends from, with no ether)
+    if backend == "revm":
+        pytest.importorskip("pyrevm")
+    from evmstate.engine.lifecycle import search_session
+
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "Payer.vy").write_text(PAYER)
+    (tmp_path / "evmstate.toml").write_text(f'[backend]\nname = "{backend}"\n')
+    project = Project.load(tmp_path)
+    search = search_session(project, {}, "PayerMachine", 0, ["Payer"])
+    search.start()
+    try:
+        actor = project.deploy_actors(["reenters"])["reenters"]
+        payer = project.Payer.deploy()
+        search.base_ready()
+        search.run_started()
+        receipt = payer.pay_to(0, actor, {"from": actor, "value": 1})
+        assert [(e.name, e["success"]) for e in receipt.events] == [("Reentered", True)]
+        halved = int.from_bytes(actor.raw_address[:16], "big").to_bytes(20, "big")
+        produced = [a for pool in search.dictionary.produced_addresses() for a in pool]
+        assert halved not in produced, [a.hex() for a in produced]
+    finally:
+        search.stop()
+
+
+def revm_installed() -> bool:
+    from evmstate.evm.revm.backend import available
+
+    return available()
+
+
+def test_a_failure_through_an_actor_is_exported_to_pytest_and_refused_for_foundry(bank_run, root):
+    # a Foundry test deploys no actor: the actor's address would hold no code there, take the ether and never call back
+    from evmstate.errors import ExportError
+    from evmstate.export.python import pytest_test
+    from evmstate.export.solidity import foundry_test
+    from evmstate.failures import FailureStore
+
+    store = FailureStore(root / ".evmstate" / "failures")
+    for name, kind in (("PayMachine", "rejects-ether"), ("BankMachine", "reenters")):
+        record = store.load(bank_run[name].failure_id)
+        told = rf'the program goes through the actor accounts\.actors\["{kind}"\] .*Export it with --pytest'
+        with pytest.raises(ExportError, match=told):
+            foundry_test(config_mod.load(root), record)
+        assert f'accounts.actors["{kind}"]' in pytest_test(record)
 
 
 def strings(data) -> list[str]:

@@ -155,6 +155,23 @@ def test_accounts_at_gives_an_account_for_any_address(senders_root: Path, backen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_sender_without_the_ether_it_sends_is_told_how_to_give_it_some(senders_root: Path, backend: str):
+    p = _project(senders_root, backend)
+    pool, poor = p.Pool.deploy(), "0x" + "3c" * 20
+    told = (
+        r"sender 0x(?:3c){20} has 0 wei, needs 10 for value and gas\. Give it ether first "
+        r"\(chain\.set_balance\(\"0x(?:3c){20}\", \"1 ether\"\)\) or send from a funded account .*"
+        r"strategy\(\"address\"\) also draws addresses the contracts produced, which hold no ether"
+    )
+    with pytest.raises(UsageError, match=told):
+        pool.hit(0, {"from": poor, "value": 10})
+    with pytest.raises(UsageError, match=told):
+        p.accounts.at(poor).transfer(pool, 10)
+    p.chain.set_balance(poor, 10)  # as the message says: then it sends
+    p.accounts.at(poor).transfer(p.accounts[0], 10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_attaching_to_an_address_without_code_is_refused(senders_root: Path, backend: str):
     p = _project(senders_root, backend)
     empty = "0x" + "5e" * 20

@@ -34,7 +34,7 @@ from eth.vm.message import Message
 from eth._utils.address import generate_contract_address
 from eth_typing import Address
 
-from ...errors import UsageError
+from ...errors import UsageError, short_of_ether
 from ..cache import Entry, ReadCache, Reads, compare, replay_coverage
 from ..cache import entry as cache_entry
 from ..base import (
@@ -467,7 +467,7 @@ class PyEVMBackend(StateAccess, BlockTime):
         if cost:
             balance = state.get_balance(sender)
             if balance < cost:
-                raise UsageError(f"sender 0x{sender.hex()} has {balance} wei, needs {cost} for value and gas")
+                raise short_of_ether(sender, balance, cost)
         self._dirty = True
         started = cpu_time()
         # a timed-out call leaves nothing behind, not even its nonce

@@ -47,7 +47,7 @@ from .journal import EMPTY_CODE_HASH, FAILED, deployed, halt_message, loaded, re
 from .mirror import Mirror
 from .shadow import Explaining
 from .sight import Outcome, Seen, Sight
-from ...errors import UsageError
+from ...errors import UsageError, short_of_ether
 
 try:
     import pyrevm
@@ -284,9 +284,7 @@ class RevmBackend(Mirror, Explaining, BlockTime):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
         cost = value + gas * self.gas_price
         if cost and self.get_balance(sender) < cost:
-            raise UsageError(
-                f"sender 0x{sender.hex()} has {self.get_balance(sender)} wei, needs {cost} for value and gas"
-            )
+            raise short_of_ether(sender, self.get_balance(sender), cost)
         create_address = None
         if to is None:
             create_address = contract_address(sender, self.get_nonce(sender))
