@@ -7,12 +7,12 @@ max_time_delay and max_block_delay (an octave, then a value in it), so that a mi
 month and a year are each a common wait, or, when the contract has shown times it knows (a
 timestamp it stored, a value it compared block.timestamp or block.number with: the search's
 Dictionary gathers them), it jumps to one of those, one second (one block) past it, or one before
-it: a deadline checked with `>=` where `>` was meant, or with `end - 1` (a lock withdrawn, a cliff
-released, an auction settled a second early), is met only there. Every choice shrinks toward no
-delay, then toward a shorter one (the jump's toward the nearest known time, then toward the time
-itself), so a failing program keeps only the waits it needs, each shrunk toward the least that
-still fails. A program shows a wait as the chain.sleep(...) and
-chain.mine(...) lines that replay it, before the step's call.
+it: a deadline checked a second early where the contract never compares the clock with that second
+(a lock's elapsed time that counts the second of the lock itself) is met only on the second before
+the end it stored. Every choice shrinks toward no delay, then toward a shorter one (a jump toward
+the nearest known time, then toward the time itself), so a failing program keeps only the waits it
+needs, each shrunk toward the least that still fails. A program shows a wait as the
+chain.sleep(...) and chain.mine(...) lines that replay it, before the step's call.
 """
 
 from __future__ import annotations
