@@ -6,7 +6,7 @@ vesting grant's cliff at 30 and 365 days (machines/vesting.py: a release after t
 - "a week, uniform": one step in four waits a Hypothesis integer draw up to a week (the earlier default),
 - "log scale, cap C": an octave, then a value in it, up to C (a year, four years, ten years),
 - "log scale + jumps, cap C": the same, and half the waits jump to a time the contract compared
-  block.timestamp with or stored (or one past it): the default, with C four years.
+  block.timestamp with or stored (or one past it, or one before it): the default, with C four years.
 Each with `evmstate run`'s defaults otherwise (50 runs of 50 steps), seeds 0..N-1, on py-evm.
 
 Run: python benchmarks/deadlines.py [--seeds N]

@@ -6,10 +6,13 @@ does, how many seconds and how many blocks pass. Each is drawn on a log scale up
 max_time_delay and max_block_delay (an octave, then a value in it), so that a minute, a day, a
 month and a year are each a common wait, or, when the contract has shown times it knows (a
 timestamp it stored, a value it compared block.timestamp or block.number with: the search's
-Dictionary gathers them), it jumps to one of those, or one past it. Every choice shrinks toward
-no delay, then toward a shorter one, so a failing program keeps only the waits it needs, each
-shrunk toward the least that still fails. A program shows a wait as the chain.sleep(...) and
-chain.mine(...) lines that replay it, before the step's call.
+Dictionary gathers them), it jumps to one of those, one second (one block) past it, or one before
+it: a deadline checked a second early where the contract never compares the clock with that second
+(a lock's elapsed time that counts the second of the lock itself) is met only on the second before
+the end it stored. Every choice shrinks toward no delay, then toward a shorter one (a jump toward
+the nearest known time, then toward the time itself), so a failing program keeps only the waits it
+needs, each shrunk toward the least that still fails. A program shows a wait as the
+chain.sleep(...) and chain.mine(...) lines that replay it, before the step's call.
 """
 
 from __future__ import annotations
@@ -43,15 +46,19 @@ def _within(low: int, high: int) -> Any:
 
 _GATE = st.integers(min_value=0, max_value=WAITS - 1)  # shrinks toward 0: no wait
 _JUMP = st.integers(min_value=0, max_value=JUMPS - 1)  # shrinks toward 0: a drawn wait
-_PAST = st.integers(min_value=0, max_value=1)  # the known time itself, or one past it
+# where a jump lands, by the choice drawn (which shrinks toward 0): on the known time itself, one
+# past it, or one before it
+SIDES = (0, 1, -1)
+_SIDE = st.integers(min_value=0, max_value=len(SIDES) - 1)
 
 
 def draw_wait(draw: Callable[[Any], Any], limit: int, now: int, known: Sequence[int] = ()) -> int:
-    """One wait of up to limit (seconds or blocks) from now: log-scale, or to a known time ahead (or one past it)."""
+    """One wait of up to limit (seconds or blocks) from now: log-scale, or to a known time ahead, one past it or one
+    before it (where that is still ahead of now: a wait of one lands on the time itself)."""
     ahead = sorted({t - now for t in known if now < t <= now + limit})
     if ahead and draw(_JUMP) == JUMPS - 1:
         index = draw(_within(0, len(ahead) - 1))  # shrinks toward the nearest
-        return min(ahead[index] + draw(_PAST), limit)
+        return min(max(ahead[index] + SIDES[draw(_SIDE)], 1), limit)
     octave = draw(_octaves(limit))
     if octave == 0:
         return 0

@@ -22,15 +22,19 @@ def test_a_number_takes_the_values_it_was_compared_with_nearest_its_target_first
     assert compared.number_values(Met(), UINT, 5) == []
 
 
-def test_a_wait_takes_the_time_the_contract_compared_the_clock_with_or_one_past_it():
+def test_a_wait_takes_the_time_the_contract_compared_the_clock_with_one_before_it_or_one_past_it():
     # the clock was a day and 5 seconds past the end when compared: the wait 5 s shorter lands on it
     met = Met(times=[(END + 5, END)])
-    assert compared.clock_values(met, DAY + 5, 0) == [DAY, DAY + 1]
+    assert compared.clock_values(met, DAY + 5, 0) == [DAY - 1, DAY, DAY + 1]
     assert compared.clock_values(met, 3, 0) == []  # a wait shorter than the gap cannot land on it
     steps = [RecordedStep("bid", {"amount": 1}), RecordedStep("bid", {"amount": 0}, delay=(DAY + 5, 7))]
     at, shorter = compared.wait_candidates(steps, 1, met, 0)
-    assert not at and [c[1].delay for _, c in shorter] == [(DAY, 7), (DAY + 1, 7)]
-    assert compared.wait_candidates(steps, 1, Met(times=[(END, END)]), 0) == (True, [])
+    assert not at and [c[1].delay for _, c in shorter] == [(DAY - 1, 7), (DAY, 7), (DAY + 1, 7)]
+    # a wait on the time itself: the second before is the one shorter candidate
+    at, shorter = compared.wait_candidates(steps, 1, Met(times=[(END, END)]), 0)
+    assert at and [c[1].delay for _, c in shorter] == [(DAY + 4, 7)]
+    # one before: already on a line
+    assert compared.wait_candidates(steps, 1, Met(times=[(END, END + 1)]), 0) == (True, [])
 
 
 def shrinker_for(fails, steps, met_of):
@@ -71,6 +75,24 @@ def test_a_wait_past_an_end_time_is_set_to_it_and_not_bisected():
     outcome = shrinker.run()
     # the two longer waits (for steps a longer wait makes unneeded), none, then a second less: the line
     assert outcome.found is None and outcome.passes["waits"].runs == 4
+
+
+def test_a_wait_past_an_end_time_is_set_to_the_second_before_it_where_that_is_the_one_that_fails():
+    # a lock withdrawn a second before its end (`>= end - 1` for `>= end`), the wait drawn a day and an hour: set to
+    # the second before the end the contract compared the clock with, not bisected
+    def fails(candidate):
+        return len(candidate) == 1 and candidate[0].delay[0] == DAY - 1
+
+    def met_of(candidate, index):
+        wait = candidate[index].delay[0]
+        return Met(times=[(END - DAY + wait, END)])
+
+    shrinker, asked = shrinker_for(fails, [RecordedStep("withdraw", {}, delay=(DAY + 3600, 0))], met_of)
+    outcome = shrinker.run()
+    assert outcome.found is not None and outcome.found.steps[0].delay == (DAY - 1, 0)
+    # the two longer waits, none, the second before the end (kept), then a second less: the line; and the round after
+    # (the pass changed the program) the same but the candidate, the wait already on the second before
+    assert outcome.passes["waits"].runs == 5 + 4, outcome.passes["waits"]
 
 
 def test_a_value_compared_for_equality_is_not_scanned():

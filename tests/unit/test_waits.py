@@ -1,4 +1,5 @@
-"""The wait before a step: log scale up to the maximum, or a jump to a time the contract knows (or one past it)."""
+"""The wait before a step: log scale up to the maximum, or a jump to a time the contract knows (or one past it, or one
+before it)."""
 
 from evmstate.engine import delays
 
@@ -35,13 +36,27 @@ def test_octave_zero_is_no_wait_and_the_last_octave_stops_at_the_maximum():
     assert draw.asked[1] == between(2**26, 4 * YEAR)
 
 
-def test_a_jump_lands_on_a_known_time_ahead_or_one_past_it():
+def test_a_jump_lands_on_a_known_time_ahead_one_past_it_or_one_before_it():
     now = 1_700_000_000
     known = [now - 5, now + 30 * 86400, now + 10, now + 10 * YEAR]  # one past, one beyond the maximum
     draw = Script(1, 1, 1)  # jump; the second time ahead (sorted: 10, then 30 days); one past it
     assert delays.draw_wait(draw, 4 * YEAR, now, known) == 30 * 86400 + 1
-    assert draw.asked == [between(0, 1)] * 3  # two times ahead within the maximum
-    assert delays.draw_wait(Script(1, 0, 0), 4 * YEAR, now, known) == 10
+    assert draw.asked == [between(0, 1), between(0, 1), between(0, 2)]  # two times ahead within the maximum
+    assert delays.draw_wait(Script(1, 0, 0), 4 * YEAR, now, known) == 10  # the time itself
+    assert delays.draw_wait(Script(1, 0, 2), 4 * YEAR, now, known) == 9  # one before it
+    assert delays.draw_wait(Script(1, 1, 2), 4 * YEAR, now, known) == 30 * 86400 - 1
+
+
+def test_one_before_a_time_a_second_ahead_is_the_time_itself_and_one_past_the_maximum_is_the_maximum():
+    assert delays.draw_wait(Script(1, 0, 2), 4 * YEAR, 100, [101]) == 1  # one before is now: the wait is still one
+    assert delays.draw_wait(Script(1, 0, 1), 60, 100, [160]) == 60
+    assert delays.draw_wait(Script(1, 0, 2), 60, 100, [160]) == 59
+
+
+def test_every_jump_choice_shrinks_toward_the_nearest_known_time_itself():
+    # Hypothesis shrinks each choice toward 0: no jump, the nearest time ahead, and the time itself (SIDES[0])
+    assert delays.SIDES[0] == 0 and sorted(delays.SIDES) == [-1, 0, 1]
+    assert delays.draw_wait(Script(1, 0, 0), 4 * YEAR, 0, [50, 10]) == 10
 
 
 def test_without_a_known_time_ahead_no_jump_is_drawn():

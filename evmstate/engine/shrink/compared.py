@@ -6,7 +6,7 @@ argument the contract compared (calldata, or the value a call sends), what it wa
 and for the block's time and number, what time the contract compared the clock with, and when.
 The least value that fails is often one of those: an amount set to the balance or the stored
 value it was compared with, a code set to the one it must equal, a wait set so that the clock
-reaches the time the contract compared it with (an auction's end), or one past it. So before a
+reaches the time the contract compared it with (an auction's end), one past it or one before it. So before a
 number is bisected (and long before the scan tries numbers one by one) these are tried, smallest
 first; a number at such a line then costs one replay to confirm (the next one down does not fail).
 A candidate that no longer fails as it stands is repaired the same way (repairs()): an argument of
@@ -46,12 +46,12 @@ def number_values(met: Any, domain: IntDomain, value: int) -> list[int]:
 
 def clock_values(met: Any, value: int, which: int) -> list[int]:
     """What value (a wait, or a number a rule waits by) becomes when the clock it moves lands on a time the contract
-    compared it
-    with (which: 0 the time, 1 the block number), or one past it: no longer than value, shortest first."""
+    compared it with (which: 0 the time, 1 the block number), one past it or one before it (a deadline checked a second
+    early): no longer than value, shortest first."""
     found: set[int] = set()
     for clock, other in (met.times if which == 0 else met.blocks):
         behind = clock - other  # how far past the compared time the clock was
-        for v in (value - behind, value - behind + 1):
+        for v in (value - behind - 1, value - behind, value - behind + 1):
             if 0 <= v <= value:
                 found.add(v)
     return sorted(found)[:TRIED]

@@ -1,5 +1,6 @@
 """The shrinker's waits pass: every wait made longer where that lets steps go, then each wait made as short as still
-fails (none, a time the contract compared the clock with, else bisected). shrinker is the Shrinker (passes.py)."""
+fails (none, a time the contract compared the clock with, one second before it or one past it, else bisected). shrinker
+is the Shrinker (passes.py)."""
 
 from __future__ import annotations
 
@@ -53,12 +54,19 @@ def shorten_wait(shrinker: Any, index: int) -> bool:
         if not shrinker.best[index].delay[which] or operands is None:
             continue
         at, shorter_ones = compared.wait_candidates(shrinker.best, index, operands(shrinker.best, index), which)
+        tried = [c[index].delay[which] for _, c in shorter_ones]  # shortest first
         kept = shrinker.first_shorter(shorter_ones) is not None
         changed = changed or kept
         if kept or at:
             delay = shrinker.best[index].delay
             if not delay[which]:
                 # set to none (the time compared was the one before the wait): nothing left to take off
+                lines.add(which)
+                continue
+            # those tried before the one kept (all of them, when none was) did not fail: a second less among them
+            # (the second before the time compared) is known not to
+            passed = tried if not kept else tried[: tried.index(delay[which])] if delay[which] in tried else []
+            if delay[which] - 1 in passed:
                 lines.add(which)
                 continue
             less = (delay[0] - 1, delay[1]) if which == 0 else (delay[0], delay[1] - 1)
