@@ -3,7 +3,7 @@ functions its calls reach, and a divergence written as a reader knows it (each s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConfigError, UsageError
 from ..evm.base import Backend, ExecResult
@@ -128,7 +128,8 @@ class Describer:
         lines = [head]
         if d.a is not None and d.b is not None:
             lines += [f"  A ({a}): {self._outcome(d.a, d.to, entry)}", f"  B ({b}): {self._outcome(d.b, d.to, entry)}"]
-        if d.difference.aspect not in ("success", "return data", "revert reason") or d.a is None:
+        # the logs are in both outcomes above, decoded; a balance or a storage slot is not
+        if d.difference.aspect not in ("success", "return data", "revert reason", "logs") or d.a is None:
             lines.append(
                 f"  {d.difference.aspect}: {format_value(d.difference.a)} on A, {format_value(d.difference.b)} on B"
             )
@@ -160,9 +161,30 @@ class Describer:
     def _event(self, log: Any) -> str:
         try:
             event = self.project.event_decoder.decode(log)
-            return f"{event.name}({', '.join(f'{k}={format_value(v)}' for k, v in event.items())})"
+            shown = namer(self.project)
+            return f"{event.name}({', '.join(f'{k}={format_value(v, name=shown)}' for k, v in event.items())})"
         except Exception:
             return f"0x{log.address.hex()} topics={[hex(t) for t in log.topics]} data=0x{log.data.hex()}"
+
+
+def namer(project: Project) -> Callable[[Any], str | None]:
+    """format_value's name= for a call's arguments and an event's fields: accounts[i], accounts.actors["kind"] and
+    <Contract 0x...> for the addresses the project knows, as traces show them."""
+    known = {a.address.lower(): repr(a) for a in (*project.accounts, *project.accounts.actors.values())}
+
+    def name(value: Any) -> str | None:
+        if not isinstance(value, str) or len(value) != 42 or value[:2] != "0x":
+            return None
+        found = known.get(value.lower())
+        if found is not None:
+            return found
+        try:
+            contract = project.name_at(bytes.fromhex(value[2:]))
+        except ValueError:  # a string that only looks like an address
+            return None
+        return f"<{contract} {value}>" if contract is not None else None
+
+    return name
 
 
 def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes, value: int) -> str:
@@ -184,7 +206,9 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
             if entry.get("type") == "function" and selector(entry_signature(entry)) == data[:4]:
                 types = [abi_type(p) for p in entry.get("inputs", [])]
                 try:
-                    args = ", ".join(format_value(from_abi_value(t, v)) for t, v in zip(types, decode(types, data[4:])))
+                    shown = namer(project)
+                    values = (from_abi_value(t, v) for t, v in zip(types, decode(types, data[4:])))
+                    args = ", ".join(format_value(v, name=shown) for v in values)
                 except Exception:
                     args = f"0x{data[4:].hex()}"
                 what = f"{name}.{entry['name']}({args})"

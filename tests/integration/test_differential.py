@@ -121,6 +121,36 @@ def test_a_divergence_the_machine_swallows_is_raised_after_its_step(tmp_path):
     assert result.failure.location.endswith("in rule_set\n    self.pair.set(v)") or "rule_set" in result.failure.location, result.failure.location
 
 
+LOGGER = """# pragma version ~=0.4.0
+event Paid:
+    to: indexed(address)
+    amount: uint256
+
+
+@external
+def pay(to: address):
+    log Paid(to=to, amount={amount})
+"""
+
+
+def test_a_divergence_in_logs_names_the_accounts_and_shows_each_sides_logs_once(tmp_path):
+    from evmstate import BuildsDiverged, Project
+
+    for folder, amount in (("contracts", 2), ("contracts_v1", 1)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "Logger.vy").write_text(LOGGER.format(amount=amount))
+    (tmp_path / "evmstate.toml").write_text("")
+    project = Project(with_differential(config_mod.load(tmp_path), "sources:contracts_v1:"))
+    accounts = project.accounts
+    logger = project.Logger.deploy()
+    with pytest.raises(BuildsDiverged) as caught:
+        logger.pay(accounts[1], {"from": accounts[2]})
+    head, a, b, *rest = str(caught.value).splitlines()
+    assert head.startswith("Logger.pay(accounts[1]) from accounts[2] (a transaction): build B"), head
+    assert a.endswith("logs Paid(to=accounts[1], amount=1)") and b.endswith("logs Paid(to=accounts[1], amount=2)"), (a, b)
+    assert not [line for line in rest if line.startswith("  logs:")], rest  # the raw topics and data: not again
+
+
 def test_a_different_revert_reason_is_told_apart_unless_asked_for(tmp_path):
     root = project(tmp_path, PAIR.format(hidden="", reason="low"), PAIR.format(hidden="", reason="too low"))
     summary, (result,) = ran(root)
