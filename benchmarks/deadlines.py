@@ -9,7 +9,7 @@ vesting grant's cliff at 30 and 365 days (machines/vesting.py: a release after t
   block.timestamp with or stored (or one past it, or one before it): the default, with C four years.
 Each with `evmstate run`'s defaults otherwise (50 runs of 50 steps), seeds 0..N-1, on py-evm.
 
-Run: python benchmarks/deadlines.py [--seeds N]
+Run: python benchmarks/deadlines.py [--seeds N] [--ways TEXT,...]    (--ways: only the ways whose name holds one of them)
 """
 
 from __future__ import annotations
@@ -93,10 +93,14 @@ def project(tmp: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--ways", default="", help="only the ways whose name holds one of these texts (comma-separated)")
     args = parser.parse_args()
+    wanted = [w for w in args.ways.split(",") if w]
     with tempfile.TemporaryDirectory() as tmp:
         root = project(Path(tmp))
         for way, (draw, cap) in WAYS.items():
+            if wanted and not any(w in way for w in wanted):
+                continue
             delays.draw_delay = draw  # type: ignore[attr-defined]
             cfg = config_mod.load(root)
             if cap is not None:

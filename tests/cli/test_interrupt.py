@@ -14,6 +14,15 @@ from ..conftest import evmstate_exe
 from .helpers import CTRL_C, invoke
 
 
+@pytest.fixture()
+def ctrl_c_raises():
+    """Ctrl-C raising KeyboardInterrupt while the test runs, as in a terminal (a background job, as CI may run the tests
+    in, starts with it ignored); as it was afterwards."""
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, saved)
+
+
 def delivered() -> None:
     """Python runs a signal's handler between two bytecodes: let some run."""
     deadline = time.monotonic() + 0.2
@@ -83,7 +92,7 @@ def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example, cli_en
 @pytest.mark.parametrize(
     "target", ["machines/erc20.py", "machines/test_properties.py::test_transfer_moves_exactly_the_amount"]
 )
-def test_a_ctrl_c_in_hypothesis_s_own_start_is_an_interruption_never_a_failure(example, monkeypatch, target):
+def test_a_ctrl_c_in_hypothesis_s_own_start_is_an_interruption_never_a_failure(example, monkeypatch, target, ctrl_c_raises):
     # A Ctrl-C (or a worker's SIGTERM, SIGHUP) that comes while Hypothesis starts a test, before its engine exists,
     # comes out of Hypothesis as an AssertionError of its own handler: no run failed, so nothing is the contract's
     import hypothesis.core
@@ -144,7 +153,7 @@ class Imported:
 '''
 
 
-def test_a_ctrl_c_while_a_machine_s_module_is_imported_is_an_interruption_not_a_broken_machine(example):
+def test_a_ctrl_c_while_a_machine_s_module_is_imported_is_an_interruption_not_a_broken_machine(example, ctrl_c_raises):
     # Python 3.11 wraps the KeyboardInterrupt in a RuntimeError ("Error calling __set_name__"): still Ctrl-C's
     (example / "machines" / "imported.py").write_text(INTERRUPTED_IMPORT)
     code, out = invoke("run", "machines/imported.py", "--seed", "1")
