@@ -16,7 +16,7 @@ import decimal
 import functools
 import re
 from decimal import Decimal
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import eth_abi
 from eth_utils import keccak
@@ -386,9 +386,20 @@ def encode_values(types: Sequence[AbiType], values: Sequence[Any], what: str) ->
         ) from None
 
 
+_Entry = TypeVar("_Entry", bound=Mapping[str, Any])  # an ABI entry, as the caller holds it
+
+
 def entry_signature(entry: Mapping[str, Any]) -> str:
     """An ABI entry's canonical signature, name(type,...), as its selector or topic is hashed from."""
     return f"{entry['name']}({','.join(abi_type(p) for p in entry.get('inputs', []))})"
+
+
+def entry_of(abi: Iterable[_Entry], data: bytes, kind: str = "function") -> _Entry | None:
+    """The entry of abi of that kind ("function", "error") whose selector data starts with; None when none has it."""
+    for entry in abi:
+        if entry.get("type") == kind and selector(entry_signature(entry)) == data[:4]:
+            return entry
+    return None
 
 
 def describe_inputs(entry: Mapping[str, Any]) -> str:

@@ -9,7 +9,7 @@ from ..errors import ConfigError, UsageError
 from ..evm.base import Backend, ExecResult
 from ..evm.differential import Codes, DifferentialBackend, Divergence, Options
 from ..values import format_value
-from .abi import abi_type, decode, entry_signature, from_abi_value, selector
+from .abi import abi_type, decode, entry_of, from_abi_value
 from .revert import decode_revert
 
 if TYPE_CHECKING:
@@ -107,9 +107,9 @@ class Describer:
         art = project.artifact_at(to)
         if art is None:
             return None
-        for entry in art.abi:
-            if entry.get("type") == "function" and selector(entry_signature(entry)) == data[:4]:
-                return f"{art.name}.{entry['name']}", entry
+        entry = entry_of(art.abi, data)
+        if entry is not None:
+            return f"{art.name}.{entry['name']}", entry
         return f"{art.name}.<{'fallback' if data else 'receive'}>", None
 
     def function(self, to: bytes | None, data: bytes) -> str | None:
@@ -202,15 +202,14 @@ def describe_call(project: Project, sender: bytes, to: bytes | None, data: bytes
     elif artifact is not None:
         name = project.name_at(to)
         what = f"{name} at 0x{to.hex()}"
-        for entry in artifact.abi:
-            if entry.get("type") == "function" and selector(entry_signature(entry)) == data[:4]:
-                types = [abi_type(p) for p in entry.get("inputs", [])]
-                try:
-                    shown = namer(project)
-                    values = (from_abi_value(t, v) for t, v in zip(types, decode(types, data[4:])))
-                    args = ", ".join(format_value(v, name=shown) for v in values)
-                except Exception:
-                    args = f"0x{data[4:].hex()}"
-                what = f"{name}.{entry['name']}({args})"
-                break
+        entry = entry_of(artifact.abi, data)
+        if entry is not None:
+            types = [abi_type(p) for p in entry.get("inputs", [])]
+            try:
+                shown = namer(project)
+                values = (from_abi_value(t, v) for t, v in zip(types, decode(types, data[4:])))
+                args = ", ".join(format_value(v, name=shown) for v in values)
+            except Exception:
+                args = f"0x{data[4:].hex()}"
+            what = f"{name}.{entry['name']}({args})"
     return f"{what} from {who}" + (f" with value {value}" if value else "")

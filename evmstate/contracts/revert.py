@@ -17,7 +17,7 @@ from ..errors import (
 )
 from ..hooks import Current, Listeners
 from ..values import format_value
-from .abi import abi_type, decode, entry_signature, from_abi_value, selector
+from .abi import abi_type, decode, entry_of, from_abi_value, selector
 from .api import ProjectLike, current_project
 from . import venom
 from .hints import hint, timeout_message
@@ -72,13 +72,14 @@ def decode_revert(data: bytes, abi: Sequence[Mapping[str, Any]] = (), signatures
     if data[:4] == PANIC_SELECTOR and len(data) == 36:
         code = int.from_bytes(data[4:], "big")
         return f"Panic(0x{code:02x}): {PANIC_CODES.get(code, 'unknown panic code')}"
-    for entry in abi:
-        if entry.get("type") == "error" and selector(entry_signature(entry)) == data[:4]:
-            types = [abi_type(p) for p in entry.get("inputs", [])]
-            try:
-                values = decode(types, data[4:])
-            except Exception:
-                break
+    entry = entry_of(abi, data, "error")
+    if entry is not None:
+        types = [abi_type(p) for p in entry.get("inputs", [])]
+        try:
+            values = decode(types, data[4:])
+        except Exception:
+            values = None
+        if values is not None:
             shown = ", ".join(format_value(from_abi_value(t, v)) for t, v in zip(types, values))
             return f"{entry['name']}({shown})"
     for signature in signatures:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from ..contracts import calls
 from ..contracts.calls import CallRecord
-from ..contracts.abi import entry_signature, selector
+from ..contracts.abi import entry_of
 from ..contracts.address import checksum
 from ..contracts.revert import describe_revert, raise_on_failure
 from ..errors import TransactionReverted
@@ -97,10 +97,8 @@ def reentered(project: Any, emitter: bytes, event: Any) -> str | None:
     artifact = project.artifact_at(raw)
     if artifact is None:
         return None
-    for entry in artifact.abi:
-        if entry.get("type") == "function" and selector(entry_signature(entry)) == wanted:
-            return f"{project.name_at(raw) or artifact.name}.{entry['name']}"
-    return None
+    entry = entry_of(artifact.abi, wanted)
+    return f"{project.name_at(raw) or artifact.name}.{entry['name']}" if entry is not None else None
 
 
 def inner_text(project: Any, failure: InnerFailure) -> str:
