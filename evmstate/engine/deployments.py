@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 from ..config import Config, shown
 from ..contracts.contract import Contract, label_deployment
 from ..contracts.project import OnDemand, Project, Unavailable
-from ..errors import MachineDefinitionError, from_ctrl_c
+from ..errors import MachineDefinitionError
 from .tracebacks import describe_error
 from .verdicts import run_code
 from .loader import import_error, load_module
@@ -64,8 +64,6 @@ def _load(path: Path, config: Config) -> Deployments:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
-        if from_ctrl_c(exc):  # a Ctrl-C while its classes were being made comes out as Python's RuntimeError
-            raise KeyboardInterrupt from exc
         return Deployments(path, error=import_error(path, where, exc))
     functions: dict[str, Callable[..., Any]] = {
         name: obj

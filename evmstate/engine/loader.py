@@ -16,6 +16,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from ..errors import from_ctrl_c
 from ..files import Undecodable, decode
 from ..values import format_value
 from .tracebacks import describe_error
@@ -85,8 +86,10 @@ def load_module(path: Path) -> Any:
         sys.path.insert(0, parent)
     try:
         exec(code, module.__dict__)
-    except BaseException:
+    except BaseException as exc:
         sys.modules.pop(name, None)
+        if from_ctrl_c(exc):  # a Ctrl-C while its classes were being made comes out as Python's RuntimeError
+            raise KeyboardInterrupt from exc
         raise
     finally:
         if added:
