@@ -62,12 +62,17 @@ def backend_config(name: str) -> BackendConfig:
     return BackendConfig(name="pyevm", check=True) if name == "check" else BackendConfig(name=name)
 
 
+# the test contracts' build folder in BUILDS: one for contracts_root and tests/integration/machine_runs.py, which
+# compile the same sources with the same settings (the entries are the same; two folders compiled them twice)
+TEST_CONTRACTS = "build-tests-contracts"
+
+
 @pytest.fixture(scope="session")
 def contracts_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project folder holding the test contracts, its build cache kept between runs (kept_build)."""
     root = tmp_path_factory.mktemp("contracts-project")
     shutil.copytree(HERE / "contracts", root / "contracts")
-    kept_build(root, "kept-tests-contracts", lambda: Project(Config(root=root, project=ProjectConfig(contracts="contracts"))))
+    kept_build(root, TEST_CONTRACTS, lambda: Project(Config(root=root, project=ProjectConfig(contracts="contracts"))))
     return root
 
 

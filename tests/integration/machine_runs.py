@@ -10,11 +10,11 @@ from evmstate import config as config_mod
 from evmstate.compiler.sources import compile_project
 from evmstate.runner import Overrides, RunOptions, run
 
-from ..conftest import BUILDS, HERE, interprocess_lock
+from ..conftest import BUILDS, HERE, TEST_CONTRACTS, interprocess_lock
 
 # the test contracts' builds, compiled once and shared by every process of every run of the suite
-# (the build cache is keyed on content and root-relative paths)
-SHARED = BUILDS / "build-tests-contracts"
+# (the build cache is keyed on content and root-relative paths); contracts_root keeps its builds there too
+SHARED = BUILDS / TEST_CONTRACTS
 
 
 def loaded(tmp_path: Path):
@@ -35,7 +35,8 @@ def run_source(tmp_path: Path, source: str, *, toml: str = "", **overrides):
     BUILDS.mkdir(parents=True, exist_ok=True)
     with interprocess_lock(BUILDS / f"{SHARED.name}.lock"):
         compile_project(contracts, SHARED, **settings)  # a cache hit but the first time with these settings
-    shutil.copytree(SHARED, build, dirs_exist_ok=True)
+        # under the lock: kept_build (contracts_root) replaces the folder with what its load left
+        shutil.copytree(SHARED, build, dirs_exist_ok=True)
     events: list = []
     overrides.setdefault("seed", 0)
     summary = run(cfg, RunOptions(overrides=Overrides(**overrides)), events.append)
