@@ -223,6 +223,27 @@ def test_a_clock_set_near_zero_is_not_followed():
     assert clock_source(frozenset({7}), 3600) == {7}  # its value is one that memory arithmetic meets
 
 
+def test_the_times_a_wait_may_jump_to_are_those_ahead_of_the_clock():
+    """A stored word counts as a time only ahead of the chain's clock (a small amount, a time gone by never is one), and
+    so does a time compared: a run's places for times are left to those a wait can take."""
+    from evmstate.evm.base import ExecResult
+
+    now = 1_700_000_000
+    d = Dictionary(0.25)
+    d.clock = lambda: (now, 20)
+    d.freeze()
+    contract = b"\x07" * 20
+    stored = [(contract, 0, 1000), (contract, 1, now - 86400), (contract, 2, now), (contract, 3, now + 86400)]
+    d.observe(ExecResult(True, b"", 21000, storage_writes=tuple(stored)))
+    assert d.times == [now + 86400]
+    d.add_times([now - 5, now, now + 7, now + 86400])
+    assert d.times == [now + 86400, now + 7]
+    d.add_times([3, 20, 21], blocks=True)
+    assert d.blocks == [21]
+    d.reset()
+    assert d.times == [] and d.blocks == []
+
+
 def test_the_dictionary_takes_an_operand_last_after_its_neighbours():
     d = Dictionary(0.25)
     d.freeze()
