@@ -355,8 +355,7 @@ class Feedback:
     # with everywhere on, every comparison of operands: (argument, other side), so that the shrinker replaces an
     # argument only with what it was compared with (input-to-state, as Redqueen), not with any other side met
     sides: list[tuple[int, int]] = field(default_factory=list)
-    # comparisons with the block's time (or number) on one side: the other side, a time the contract waits for; and a
-    # side computed from the block's time (elapsed time, `block.timestamp - start`): the time at which it meets the other
+    # the other side of a comparison with the block's time (or number), or the time an elapsed time meets it: waited for
     times: list[int] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
     # with everywhere on, the same as (the clock then, the other side), for the shrinker's waits set to a time compared;

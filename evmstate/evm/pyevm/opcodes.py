@@ -459,7 +459,8 @@ def _solved(
         feedback.sides.append((argument, value))
 
 
-_NOTHING: tuple[frozenset[int], frozenset[int], Derived, frozenset[int]] = (frozenset(), frozenset(), {}, frozenset())
+_Frame = tuple[frozenset[int], frozenset[int], Derived, frozenset[int]]  # _arguments(): what a frame records with
+_NOTHING: _Frame = (frozenset(), frozenset(), {}, frozenset())
 # a block time below this is not followed through arithmetic (clock_source()): a clock set near 0 meets its own value in
 # the offsets and lengths of memory arithmetic
 MIN_CLOCK = 2**24
@@ -467,11 +468,11 @@ MIN_CLOCK = 2**24
 
 def clock_source(words: frozenset[int], timestamp: int) -> frozenset[int]:
     """What a frame's values are derived from: its arguments and the block's time, so that an elapsed time
-    (`block.timestamp - start`) compared with a duration gives the time at which it comes to it (derive(), _solved())."""
+    (`block.timestamp - start`) compared with a duration gives the time at which it meets it (derive(), _solved())."""
     return words | {timestamp} if timestamp >= MIN_CLOCK else words
 
 
-def _arguments(feedback: Feedback, computation: Any) -> tuple[frozenset[int], frozenset[int], Derived, frozenset[int]]:
+def _arguments(feedback: Feedback, computation: Any) -> _Frame:
     """The words of a frame's calldata after the selector (its arguments), the pcs of its code's comparisons that are
     recorded, the values it derives from its arguments and the block's time (empty, to fill), and what they are derived
     from (clock_source()); nothing when the frame is not recorded."""
