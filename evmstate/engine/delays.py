@@ -5,7 +5,8 @@ Before each step a run draws whether the step waits (one step in WAITS does) and
 does, how many seconds and how many blocks pass. Each is drawn on a log scale up to [fuzz]
 max_time_delay and max_block_delay (an octave, then a value in it), so that a minute, a day, a
 month and a year are each a common wait, or, when the contract has shown times it knows (a
-timestamp it stored, a value it compared block.timestamp or block.number with: the search's
+timestamp it stored, a value it compared block.timestamp or block.number with, the time at which
+an elapsed time it compared, block.timestamp - start, meets the other side: the search's
 Dictionary gathers them), it jumps to one of those, one second (one block) past it, or one before
 it: a deadline checked a second early where the contract never compares the clock with that second
 (a lock's elapsed time that counts the second of the lock itself) is met only on the second before

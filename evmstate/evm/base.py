@@ -355,7 +355,7 @@ class Feedback:
     # with everywhere on, every comparison of operands: (argument, other side), so that the shrinker replaces an
     # argument only with what it was compared with (input-to-state, as Redqueen), not with any other side met
     sides: list[tuple[int, int]] = field(default_factory=list)
-    # comparisons with the block's time (or number) on one side: the other side, a time the contract waits for
+    # the other side of a comparison with the block's time (or number), or the time an elapsed time meets it: waited for
     times: list[int] = field(default_factory=list)
     blocks: list[int] = field(default_factory=list)
     # with everywhere on, the same as (the clock then, the other side), for the shrinker's waits set to a time compared;

@@ -80,7 +80,8 @@ PARTS = 16
 WORD = 2**256
 # times the contract knows (timestamps it stored, values it compared block.timestamp and
 # block.number with), for the waits between steps to jump to (engine/delays.py): at most this
-# many per run; a stored word counts as a timestamp within this many seconds of the chain's time
+# many per run, each ahead of the chain's clock when seen (the clock never goes back within a run,
+# so a time behind it is never a wait's); a stored word counts as a timestamp up to this many seconds ahead
 MAX_TIMES = 256
 TIME_WINDOW = 100 * 365 * 86_400
 # a word this size or more and below 2**160 is taken for an address (a derived address has a
@@ -329,7 +330,7 @@ class Dictionary:
                         continue
                     if value not in seen:
                         word_(value)
-                    if abs(value - now) <= TIME_WINDOW:
+                    if now < value <= now + TIME_WINDOW:
                         self.add_times((value,))
         if result.contract_address is not None:
             if self.holdings_on and self._bases and result.success:
@@ -374,10 +375,12 @@ class Dictionary:
             self._word(v)
 
     def add_times(self, values: Iterable[int], blocks: bool = False) -> None:
-        """Take timestamps (or block numbers) the contracts know, for the waits between steps to reach."""
+        """Take timestamps (or block numbers) the contracts know, for the waits between steps to reach: those ahead of
+        the chain's clock (a small amount stored, an elapsed time compared, a deadline gone by are never one)."""
         known = self.blocks if blocks else self.times
+        now = self.clock()[1 if blocks else 0]
         for v in values:
-            if v not in known and len(known) < MAX_TIMES:
+            if now < v and v not in known and len(known) < MAX_TIMES:
                 known.append(v)
 
     # -- what draws take -----------------------------------------------------------------

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evmstate.evm.pyevm.opcodes import ADD, DIV, MUL, SHR, SUB, derive, recorded, solve
+from evmstate.evm.base import Feedback
+from evmstate.evm.pyevm.opcodes import ADD, DIV, MUL, SHR, SUB, clock_source, compared, derive, recorded, solve
 from evmstate import config as config_mod
 from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
@@ -191,6 +192,56 @@ def test_arithmetic_of_two_arguments_or_of_none_derives_nothing():
     derive(derived, words, DIV, 5, 1, 5)
     derive(derived, words, DIV, 100, 5, 20)  # c // x: not followed
     assert derived == {}
+
+
+def test_an_elapsed_time_compared_with_a_duration_gives_the_time_it_comes_to_it():
+    """`block.timestamp - start + 1 >= CLIFF`: the time at which the elapsed time meets the duration is one the contract
+    waits for, though it never stored it; the subtraction's own underflow check and the addition's overflow check give
+    none, and an elapsed time already past the duration gives none."""
+    now, start, cliff = 1_700_000_000, 1_699_999_000, 90 * 86400
+    words = frozenset({7})  # an argument of the call, beside the clock
+    sources = clock_source(words, now)
+    assert sources == {7, now}
+    derived: dict = {}
+    elapsed = now - start
+    derive(derived, sources, SUB, now, start, elapsed)  # block.timestamp - start (the clock on top of the stack)
+    derive(derived, sources, ADD, elapsed, 1, elapsed + 1)
+    feedback = Feedback(everywhere=True)
+    compared(feedback, words, elapsed, now, now, 1, False, derived)  # an underflow check: elapsed > now?
+    compared(feedback, words, elapsed + 1, elapsed, now, 1, False, derived)  # the overflow check: both sides derived
+    ahead = lambda: [t for t in feedback.times if t > now]  # noqa: E731 (a comparison with the clock keeps its other side)
+    assert ahead() == [] and feedback.operands == []
+    compared(feedback, words, elapsed + 1, cliff, now, 1, False, derived)  # elapsed + 1 < CLIFF
+    assert ahead() == [start + cliff - 1]  # a second early: the time the wait must land on
+    assert (now, start + cliff - 1) in feedback.time_sides
+    assert feedback.operands == []  # no argument's value
+    compared(feedback, words, elapsed + 1, 10, now, 1, False, derived)  # a duration already past: no time ahead
+    assert ahead() == [start + cliff - 1]
+
+
+def test_a_clock_set_near_zero_is_not_followed():
+    assert clock_source(frozenset({7}), 3600) == {7}  # its value is one that memory arithmetic meets
+
+
+def test_the_times_a_wait_may_jump_to_are_those_ahead_of_the_clock():
+    """A stored word counts as a time only ahead of the chain's clock (a small amount, a time gone by never is one), and
+    so does a time compared: a run's places for times are left to those a wait can take."""
+    from evmstate.evm.base import ExecResult
+
+    now = 1_700_000_000
+    d = Dictionary(0.25)
+    d.clock = lambda: (now, 20)
+    d.freeze()
+    contract = b"\x07" * 20
+    stored = [(contract, 0, 1000), (contract, 1, now - 86400), (contract, 2, now), (contract, 3, now + 86400)]
+    d.observe(ExecResult(True, b"", 21000, storage_writes=tuple(stored)))
+    assert d.times == [now + 86400]
+    d.add_times([now - 5, now, now + 7, now + 86400])
+    assert d.times == [now + 86400, now + 7]
+    d.add_times([3, 20, 21], blocks=True)
+    assert d.blocks == [21]
+    d.reset()
+    assert d.times == [] and d.blocks == []
 
 
 def test_the_dictionary_takes_an_operand_last_after_its_neighbours():

@@ -291,7 +291,8 @@ Derived = dict[int, tuple[int, tuple[tuple[int, int], ...]]]
 def derive(derived: Derived, words: frozenset[int], op: int, a: int, b: int, result: int) -> None:
     """Note that result came from an argument (a word of words, or a value derived from one) by op with a value
     that is neither: derived maps it to (the argument, its steps: (op, the other value) each). a is the operand on
-    top of the stack.
+    top of the stack. words may hold the block's time beside the arguments (clock_source()): an elapsed time is
+    derived from it as an argument's multiple is.
 
     Only `x + c`, `x * c`, `x - c`, `c - x`, `x // c` and the shifts of x by c are followed: what vyper emits for
     `* k + c`, `// k`, `+ c` (a division by a power of two as SHR). A result that is 0, an argument itself or known
@@ -366,16 +367,16 @@ def hooked(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:
         result = compute(a, b)
         computation.stack_push_int(result)
         try:
-            words, tests, derived = computation._evmstate_words
+            words, tests, derived, sources = computation._evmstate_words
         except AttributeError:
-            words, tests, derived = computation._evmstate_words = _arguments(feedback, computation.msg)
+            words, tests, derived, sources = computation._evmstate_words = _arguments(feedback, computation)
         if compares and computation.code.program_counter - 1 in tests:
             context = computation.state.execution_context
             compared(feedback, words, a, b, context.timestamp, context.block_number, equal, derived)
-        elif not words:
+        elif not sources:
             return
-        elif derives and (a in words or b in words or (derived and (a in derived or b in derived))):
-            derive(derived, words, opcode, a, b, result)
+        elif derives and (a in sources or b in sources or (derived and (a in derived or b in derived))):
+            derive(derived, sources, opcode, a, b, result)
         elif compares and a == b and feedback.everywhere and a in words and len(feedback.matched) < MAX_OPERANDS:
             feedback.matched.append(a)
 
@@ -391,34 +392,34 @@ def compared(
     derived: Derived | None = None,
 ) -> None:
     """A comparison of a and b: record the other side of an argument, of the block's time or number; and, for a side
-    derived from an argument (derive()), the argument that would meet the other side.
+    derived from an argument (derive()), the argument that would meet the other side; for a side derived from the
+    block's time, the time at which it would.
 
     The tracer (evm/revm/tracer.py) records through this too, so that both backends record alike.
     """
-    if words:
-        operands = feedback.operands
-        if len(operands) < MAX_OPERANDS:
-            if a in words:
-                if b not in words:
-                    operands.append(b)
-                    if equal:
-                        feedback.equalities.append((a, b))
-                    if feedback.everywhere:
-                        feedback.sides.append((a, b))
-                elif a == b and len(feedback.matched) < MAX_OPERANDS:
-                    feedback.matched.append(a)
-            elif b in words:
-                operands.append(a)
+    operands = feedback.operands
+    if words and len(operands) < MAX_OPERANDS:
+        if a in words:
+            if b not in words:
+                operands.append(b)
                 if equal:
-                    feedback.equalities.append((b, a))
+                    feedback.equalities.append((a, b))
                 if feedback.everywhere:
-                    feedback.sides.append((b, a))
-            if derived:
-                if a in derived:
-                    if b not in derived:
-                        _solved(feedback, derived[a], b, equal)
-                elif b in derived:
-                    _solved(feedback, derived[b], a, equal)
+                    feedback.sides.append((a, b))
+            elif a == b and len(feedback.matched) < MAX_OPERANDS:
+                feedback.matched.append(a)
+        elif b in words:
+            operands.append(a)
+            if equal:
+                feedback.equalities.append((b, a))
+            if feedback.everywhere:
+                feedback.sides.append((b, a))
+    if derived and len(operands) < MAX_OPERANDS:
+        if a in derived:
+            if b not in derived:
+                _solved(feedback, derived[a], b, equal, timestamp, words)
+        elif b in derived:
+            _solved(feedback, derived[b], a, equal, timestamp, words)
     for clock, known, sides in (
         (timestamp, feedback.times, feedback.time_sides),
         (number, feedback.blocks, feedback.block_sides),
@@ -431,14 +432,26 @@ def compared(
                 sides.append((clock, other))  # the clock at the time compared too: the shrinker's line
 
 
-def _solved(feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ...]], other: int, equal: bool) -> None:
-    """A side derived from an argument compared with other: record the argument that comes to other in other's place."""
+def _solved(
+    feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ...]], other: int, equal: bool, timestamp: int,
+    words: frozenset[int],
+) -> None:
+    """A side derived from an argument compared with other: record the argument that comes to other in other's place.
+    A side derived from the block's time (elapsed time, `block.timestamp - start`): record the time at which it comes to
+    other, as a time the contract waits for."""
     argument, steps = origin
     if other == argument or (other == steps[-1][1] and not equal):  # the operation's own overflow check (`x + c < x`,
         return  # `c - x > c`), never an equality: `3 * x + 7 == 7` is met by x = 0
     value = solve(steps, other)
     if value is None or value == argument:
         return
+    if argument == timestamp:
+        if value > timestamp and len(feedback.times) < MAX_OPERANDS:
+            feedback.times.append(value)
+            if feedback.everywhere:
+                feedback.time_sides.append((timestamp, value))
+        if argument not in words:  # else an argument that is the time now (a deadline of now): both
+            return
     feedback.operands.append(value)
     if equal:
         feedback.equalities.append((argument, value))
@@ -446,15 +459,28 @@ def _solved(feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ...]],
         feedback.sides.append((argument, value))
 
 
-_NOTHING: tuple[frozenset[int], frozenset[int], Derived] = (frozenset(), frozenset(), {})
+_Frame = tuple[frozenset[int], frozenset[int], Derived, frozenset[int]]  # _arguments(): what a frame records with
+_NOTHING: _Frame = (frozenset(), frozenset(), {}, frozenset())
+# a block time below this is not followed through arithmetic (clock_source()): a clock set near 0 meets its own value in
+# the offsets and lengths of memory arithmetic
+MIN_CLOCK = 2**24
 
 
-def _arguments(feedback: Feedback, msg: Any) -> tuple[frozenset[int], frozenset[int], Derived]:
+def clock_source(words: frozenset[int], timestamp: int) -> frozenset[int]:
+    """What a frame's values are derived from: its arguments and the block's time, so that an elapsed time
+    (`block.timestamp - start`) compared with a duration gives the time at which it meets it (derive(), _solved())."""
+    return words | {timestamp} if timestamp >= MIN_CLOCK else words
+
+
+def _arguments(feedback: Feedback, computation: Any) -> _Frame:
     """The words of a frame's calldata after the selector (its arguments), the pcs of its code's comparisons that are
-    recorded, and the values it derives from its arguments (empty, to fill); nothing when the frame is not recorded."""
+    recorded, the values it derives from its arguments and the block's time (empty, to fill), and what they are derived
+    from (clock_source()); nothing when the frame is not recorded."""
     if not feedback.active:
         return _NOTHING
-    return argument_words(msg.data, msg.value, feedback.everywhere), recorded(msg.code), {}
+    msg = computation.msg
+    words = argument_words(msg.data, msg.value, feedback.everywhere)
+    return words, recorded(msg.code), {}, clock_source(words, computation.state.execution_context.timestamp)
 
 
 def argument_words(data: bytes, value: int, everywhere: bool) -> frozenset[int]:

@@ -128,7 +128,7 @@ class Frame:
 
     __slots__ = (
         "code", "prog", "address", "code_address", "caller", "value", "data", "static", "depth", "stack", "mem",
-        "returndata", "words", "derived", "tracked", "seen", "counts",
+        "returndata", "words", "sources", "derived", "tracked", "seen", "counts",
     )
 
     def __init__(
@@ -142,6 +142,7 @@ class Frame:
         self.mem = bytearray()
         self.returndata = b""
         self.words: frozenset[int] | None = None  # the words of its calldata after the selector, once a comparison asks
+        self.sources: frozenset[int] = frozenset()  # the words and the block's time (pyevm/opcodes.py clock_source())
         self.derived: Derived = {}  # values computed from them (pyevm/opcodes.py derive())
         self.tracked: set[int] | None = None  # the words and the values derived, while feedback records (the hot check)
         self.seen: set[int] | None = None

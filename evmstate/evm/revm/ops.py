@@ -76,9 +76,10 @@ def _arithmetic(op: int, fn: Callable[[int, int], int]) -> Callable[[Tracer, Fra
 
 
 def _derive(t: Tracer, f: Frame, op: int, a: int, b: int, result: int) -> None:
-    """An operation on a tracked value (an argument, or a value derived from one): noted as py-evm's hook notes it."""
+    """An operation on a tracked value (an argument, the block's time, or a value derived from one): noted as py-evm's
+    hook notes it."""
     derived = f.derived
-    derive(derived, t.words(f), op, a, b, result)
+    derive(derived, f.sources, op, a, b, result)
     if result in derived:
         f.tracked.add(result)  # type: ignore[union-attr]
 

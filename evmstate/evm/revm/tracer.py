@@ -47,7 +47,7 @@ from .frames import (
     Unsupported,
     World,
 )
-from ..pyevm.opcodes import MAX_OPERANDS, argument_words, compared
+from ..pyevm.opcodes import MAX_OPERANDS, argument_words, clock_source, compared
 from .ops import TABLE
 
 _MISSING = object()
@@ -166,7 +166,8 @@ class Tracer:
         code, prog, stack = f.code, f.prog, f.stack
         pushes, dests = prog.pushes, prog.dests
         if self.feedback is not None:
-            f.tracked = set(self.words(f))
+            f.sources = clock_source(self.words(f), self.env.timestamp)
+            f.tracked = set(f.sources)
         table = TABLE
         n = len(code)
         pc = 0
