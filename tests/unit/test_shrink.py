@@ -249,3 +249,29 @@ def test_merging_two_steps_never_leaves_a_number_below_the_strategys_bound():
     outcome = Shrinker(program, attempt, domains={("bid", "amount"): IntDomain(1, 100)}).run()
     assert outcome.found is None  # nothing shorter within the bounds: the program stays as it was found
     assert tried and all(s.arguments["amount"] >= 1 for c in tried for s in c)
+
+
+def test_a_deposit_goes_while_the_withdrawal_of_the_whole_balance_after_it_takes_up_its_amount():
+    # a ledger that refuses a withdrawal of exactly the balance: deposit 3, then withdraw the balance then held. Deleting
+    # the deposit alone leaves a withdrawal of more than is held (refused, as expected), and a smaller withdrawal passes:
+    # only both moves at once reach the one-step program
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    held = 10**21
+
+    def attempt(candidate):
+        balance = held
+        for s in candidate:
+            if s.rule == "deposit":
+                balance += s.arguments["value"]
+            elif s.arguments["amount"] == balance:
+                return Minimized(candidate, [], AssertionError())
+            elif s.arguments["amount"] < balance:
+                balance -= s.arguments["amount"]
+        return None
+
+    program = [RecordedStep("deposit", {"value": 3}), RecordedStep("withdraw", {"amount": held + 3})]
+    domains = {("deposit", "value"): IntDomain(0, 2**256 - 1), ("withdraw", "amount"): IntDomain(0, 2**256 - 1)}
+    outcome = Shrinker(program, attempt, domains=domains).run()
+    assert [(s.rule, s.arguments) for s in outcome.found.steps] == [("withdraw", {"amount": held})]

@@ -24,7 +24,9 @@ changed suffix. Its passes, repeated until none makes progress:
   bottom up, two numbers lowered keeping their ratio or difference;
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
-  Hypothesis redistributes between two numbers);
+  Hypothesis redistributes between two numbers); in a short program, a step deleted while a
+  later step's number of any rule takes up its amount (a deposit of 3 gone, the withdrawal of
+  the whole balance after it 3 less);
 - waits: waits made longer where that lets steps go (waits.py); then each wait made
   none where the program still fails, else bisected down to the least that still fails;
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
