@@ -354,3 +354,36 @@ def test_a_repair_that_did_not_fail_is_not_tried_again_while_the_same_number_mov
     # once each while the number moves, though it tried 0 and 1 (and a repair each); and not again when the next round
     # lowers it to 0 again (the second number's moves meet no comparison)
     assert sorted(repairs) == [3002, 3003, 3004], repairs
+
+
+def test_a_small_number_at_the_line_an_earlier_one_drew_moves_down_with_it():
+    # a lending pool whose borrow checks only the amount against half the deposit (not the debt plus the amount): deposit
+    # 30, borrow 15 (exactly half: the pool compared 15 with 15), borrow 1. A smaller deposit alone makes the first borrow
+    # too large, a smaller borrow alone leaves the second within the limit: only the two along their ratio move, and the
+    # contract's own small numbers (1 to 33 here, as in any contract's code) are no line for the deposit
+    from evmstate.domains import IntDomain
+    from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+
+    def attempt(candidate):
+        deposit = borrowed = 0
+        for s in candidate:
+            n = s.arguments["n"]
+            if s.rule == "deposit":
+                deposit += n
+            elif 0 < n <= deposit // 2:
+                borrowed += n
+                if borrowed > deposit // 2:
+                    return Minimized(candidate, [], AssertionError())
+        return None
+
+    def operands(candidate, index):
+        deposit = sum(s.arguments["n"] for s in candidate[:index] if s.rule == "deposit")
+        step = candidate[index]
+        sides = [(step.arguments["n"], 10**24)] if step.rule == "deposit" else [(step.arguments["n"], deposit // 2)]
+        return Met(operands=[o for _, o in sides], sides=sides)
+
+    program = [RecordedStep("deposit", {"n": 30}), RecordedStep("borrow", {"n": 15}), RecordedStep("borrow", {"n": 1})]
+    domains = {("deposit", "n"): IntDomain(0, 2**256 - 1), ("borrow", "n"): IntDomain(0, 2**256 - 1)}
+    outcome = Shrinker(program, attempt, domains=domains, operands=operands, hints=tuple(range(34))).run()
+    assert [s.arguments["n"] for s in outcome.found.steps] == [2, 1, 1]
+    assert outcome.passes["together"].kept >= 1

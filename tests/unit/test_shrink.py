@@ -275,3 +275,27 @@ def test_a_deposit_goes_while_the_withdrawal_of_the_whole_balance_after_it_takes
     domains = {("deposit", "value"): IntDomain(0, 2**256 - 1), ("withdraw", "amount"): IntDomain(0, 2**256 - 1)}
     outcome = Shrinker(program, attempt, domains=domains).run()
     assert [(s.rule, s.arguments) for s in outcome.found.steps] == [("withdraw", {"amount": held})]
+
+
+def test_a_later_step_goes_while_an_earlier_step_of_another_rule_takes_up_its_amount():
+    # a new vault where a deposit of 1 asset and a mint of 1 share each buy one share: the failure needs 2 shares held
+    # before the lend. Neither step can go alone, and they are two rules, so no merge of one rule's steps joins them
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    def attempt(candidate):
+        shares = 0
+        for s in candidate:
+            if s.rule in ("deposit", "mint"):
+                shares += s.arguments["n"]
+            elif s.rule == "lend" and shares == 2:
+                return Minimized(candidate, [], AssertionError())
+        return None
+
+    program = [RecordedStep("deposit", {"n": 1}), RecordedStep("mint", {"n": 1}), RecordedStep("lend", {})]
+    domains = {("deposit", "n"): IntDomain(0, 2**256 - 1), ("mint", "n"): IntDomain(0, 2**256 - 1)}
+    outcome = Shrinker(program, attempt, domains=domains).run()
+    assert [(s.rule, s.arguments) for s in outcome.found.steps] in (
+        [("deposit", {"n": 2}), ("lend", {})], [("mint", {"n": 2}), ("lend", {})],
+    )
+    assert outcome.passes["offset"].kept >= 1

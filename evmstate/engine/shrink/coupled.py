@@ -242,14 +242,16 @@ def lower_pair(shrinker: Shrinker, a: Place, b: Place) -> bool:
 
 def pairs(shrinker: Shrinker) -> bool:
     """The together pass: each two numbers of two steps lowered together, the first PAIRS pairs of numbers above
-    SCAN_UP_TO.
+    SCAN_UP_TO, then the first PAIRS pairs of a number and a later small one that sits at a line (small_couples()).
 
-    (Numbers up to SCAN_UP_TO the values pass and the scan try one by one.)
+    (Other numbers up to SCAN_UP_TO the values pass and the scan try one by one.)
     """
-    places = [p for p in number_places(shrinker.best, shrinker.domains) if large(shrinker, p)]
+    numbers = number_places(shrinker.best, shrinker.domains)
+    places = [p for p in numbers if large(shrinker, p)]
     # a number its step compared with itself or a neighbour sits at the contract's line: the values pass tried below it
     free = [p for p in places if not shrinker.at_boundary(p[0], shrinker.best[p[0]].arguments[p[1]])]
     couples = [(a, b) for k, a in enumerate(places) for b in places[k + 1 :] if a[0] != b[0] and a in free][:PAIRS]
+    couples += small_couples(shrinker, numbers)
     changed = False
     for a, b in couples:
         if (
@@ -259,6 +261,25 @@ def pairs(shrinker: Shrinker) -> bool:
             continue
         changed = lower_pair(shrinker, a, b) or changed
     return changed
+
+
+def small_couples(shrinker: Shrinker, numbers: list[Place]) -> list[tuple[Place, Place]]:
+    """Pairs of numbers where the later is small and sits at a line its step compared it with, and the earlier is not
+    at one: the earlier drew the line (a borrow of exactly half a deposit, where the deposit is 30 and the borrow 15).
+    One at a time neither moves; together, along their ratio, both do. The contracts' own numbers do not count as lines
+    here: small ones are in every contract's code."""
+    def offset(place: Place) -> int:
+        step = shrinker.best[place[0]]
+        return abs(step.arguments[place[1]] - shrinker.domains[(step.rule, place[1])].target)
+
+    def at_line(place: Place) -> bool:
+        return bool(shrinker.at_boundary(place[0], shrinker.best[place[0]].arguments[place[1]], hints=False))
+
+    movable = [p for p in numbers if offset(p) > 1]
+    pinned = [p for p in movable if offset(p) <= SCAN_UP_TO and at_line(p)]
+    if not pinned:
+        return []
+    return [(a, b) for a in movable if a not in pinned for b in pinned if a[0] < b[0]][:PAIRS]
 
 
 # -- numbers scaled together ------------------------------------------------------------------

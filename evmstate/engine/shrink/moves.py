@@ -2,9 +2,10 @@
 
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters; nine withdrawals that together empty an account) become one, the later taking
-  the earlier's amount up to its bound (as Hypothesis redistributes between two numbers); then, in
-  a short program, a step deleted while a later step's number of any rule takes up its amount
-  (offset(): a deposit of 3 gone and the withdrawal of the whole balance after it 3 less);
+  the earlier's amount up to its bound (as Hypothesis redistributes between two numbers);
+- offset: in a short program, a step deleted while a number of another step, of any rule, takes up
+  its amount (a deposit of 3 gone and the withdrawal of the whole balance after it 3 less; a mint of
+  1 share gone and the deposit of 1 asset before it 2);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
   lands where the deleted step put it; or while the step after it calls an earlier rule
@@ -25,9 +26,12 @@ from ..recorded import RecordedStep, ref_of
 MERGE_UP_TO = 30
 # programs of at most this many steps are tried with a step deleted while another's argument is made simple
 REROUTE_UP_TO = 12
-# programs of at most this many steps are tried with a step deleted while a later step's number takes up its amount
-# (its candidates grow with the square of the length and the numbers of two steps)
-OFFSET_UP_TO = 5
+# programs of at most this many steps are tried with a step deleted while another step's number takes up its amount
+# (its candidates grow with the square of the length and the numbers of two steps: a late pass, on programs the others
+# have made short)
+OFFSET_UP_TO = 8
+# an integer strategy of at least this many values draws amounts an offset moves (below: indices, basis points, flags)
+AMOUNT_RANGE = 2**16
 
 
 def merge(shrinker: Any) -> bool:
@@ -43,46 +47,57 @@ def merge(shrinker: Any) -> bool:
             j += 1
         else:
             i += 1
-    while len(shrinker.best) <= OFFSET_UP_TO and shrinker.first_shorter((True, c) for c in offset(shrinker)):
+    return changed
+
+
+def offset(shrinker: Any) -> bool:
+    """Steps deleted while another step's number takes up their amount (offsets()); whether any was."""
+    changed = False
+    while len(shrinker.best) <= OFFSET_UP_TO and shrinker.first_shorter((True, c) for c in offsets(shrinker)):
         changed = True
     return changed
 
 
-def offset(shrinker: Any) -> Any:
-    """Each step deleted (with its users) while a number of a later step, of any rule, takes up one of its amounts:
-    that number less the amount, then more by it. What a balance, a supply or a total holds is often the sum of
-    what several steps of different rules moved (a deposit, then a withdrawal of the whole balance): deleting one
-    step alone changes what the later one meets, and lowering the later number alone misses the bound it sits at.
+def offsets(shrinker: Any) -> Any:
+    """Each step deleted (with its users) while a number of another step, of any rule, takes up one of its amounts: a
+    later number less the amount, then more by it; an earlier number more by it, then less. What a balance, a supply
+    or a total holds is often the sum of what steps of different rules moved (a deposit, then a withdrawal of the
+    whole balance; a deposit and a mint where one deposit of both amounts does): deleting one step alone changes
+    what the other meets, and lowering the other number alone misses the bound it sits at.
     """
     best = shrinker.best
     for i, step in enumerate(best):
         if step.rule in shrinker.fixed:
             continue
-        amounts = sorted({v for name, v in step.arguments.items() if _number(shrinker, step, name) and v > 0})
+        amounts = sorted({v for name, v in step.arguments.items() if _amount(shrinker, step, name) and v > 0})
         if not amounts:
             continue
         gone = with_users(best, i)
         base = without(best, gone)
         kept = [j for j in range(len(best)) if j not in gone]
         for k, j in enumerate(kept):
-            if j < i:
-                continue
-            later = base[k]
-            for name, number in later.arguments.items():
-                if not _number(shrinker, later, name):
+            other = base[k]
+            if other.rule == step.rule:
+                continue  # one rule's amounts: merge moves them
+            for name, number in other.arguments.items():
+                if not _amount(shrinker, other, name):
                     continue
-                domain = shrinker.domains[(later.rule, name)]
+                domain = shrinker.domains[(other.rule, name)]
                 for amount in amounts:
-                    for moved in (number - amount, number + amount):
+                    for moved in (number - amount, number + amount) if j > i else (number + amount, number - amount):
                         if domain.contains(moved):
-                            yield [*base[:k], later.with_arguments({name: moved}), *base[k + 1 :]]
+                            yield [*base[:k], other.with_arguments({name: moved}), *base[k + 1 :]]
 
 
-def _number(shrinker: Any, step: RecordedStep, name: str) -> bool:
-    """Whether step's argument name is an integer a strategy drew (not a bundle value, not a bool)."""
+def _amount(shrinker: Any, step: RecordedStep, name: str) -> bool:
+    """Whether step's argument name is an amount a strategy drew: an integer of a range of AMOUNT_RANGE values or more
+    (not an index among a few contracts, a fee in basis points, a bundle value or a bool)."""
     value = step.arguments[name]
     domain = shrinker.domains.get((step.rule, name))
-    return isinstance(domain, IntDomain) and isinstance(value, int) and not isinstance(value, bool)
+    return (
+        isinstance(domain, IntDomain) and isinstance(value, int) and not isinstance(value, bool)
+        and domain.hi - domain.lo >= AMOUNT_RANGE
+    )
 
 
 def merged(shrinker: Any, i: int, j: int) -> list[list[RecordedStep]]:

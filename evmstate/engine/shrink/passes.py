@@ -24,12 +24,13 @@ changed suffix. Its passes, repeated until none makes progress:
   bottom up, two numbers lowered keeping their ratio or difference;
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
-  Hypothesis redistributes between two numbers); in a short program, a step deleted while a
-  later step's number of any rule takes up its amount (a deposit of 3 gone, the withdrawal of
-  the whole balance after it 3 less);
+  Hypothesis redistributes between two numbers);
 - waits: waits made longer where that lets steps go (waits.py); then each wait made
   none where the program still fails, else bisected down to the least that still fails;
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
+- offset: delete a step while a number of another step, of any rule, takes up its amount (a
+  deposit of 3 gone, the withdrawal of the whole balance after it 3 less; while the program is
+  short: moves.OFFSET_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
   lands where the deleted step put it; or while another step calls an earlier rule.
@@ -64,11 +65,11 @@ PAIRS_UP_TO = 12
 # about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
 # step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
 # waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
-# took nothing off there; pairs late, on programs already short (its candidates grow with the square of the length); the
-# scan last, within its share of the budget
+# took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
+# length); the scan last, within its share of the budget
 PASSES = (
-    "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "together",
-    "scan",
+    "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
+    "together", "scan",
 )
 
 
@@ -520,15 +521,15 @@ class Shrinker:
     def repaired(self, candidate: list[RecordedStep], index: int) -> bool:
         return compared.repaired(self, candidate, index)
 
-    def at_boundary(self, index: int, value: int) -> bool | None:
+    def at_boundary(self, index: int, value: int, hints: bool = True) -> bool | None:
         """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself
         (a minimum
         price, a code that must match), or value is one of the contracts' own numbers: the number sits where the
         contract draws a
-        line. None: no comparisons are recorded."""
+        line (hints=False: the contracts' numbers do not count). None: no comparisons are recorded."""
         if self.operands is None or index >= len(self.best):
             return None
-        if any(value + d in self.hints for d in (-1, 0, 1)):
+        if hints and any(value + d in self.hints for d in (-1, 0, 1)):
             return True
         key = tuple(s.key for s in self.best[: index + 1])
         if key not in self.boundaries:
@@ -555,6 +556,9 @@ class Shrinker:
 
     def _merge(self) -> bool:
         return moves.merge(self)
+
+    def _offset(self) -> bool:
+        return moves.offset(self)
 
     def _waits(self) -> bool:
         return waits.waits(self, self._singles)
