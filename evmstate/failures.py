@@ -164,10 +164,11 @@ class FailureRecord:
         name, value = self.error.get("optimize"), self.error.get("value")
         return (str(name), int(value)) if name and isinstance(value, int) else None
 
-    def rank(self) -> tuple[int, int]:
-        """Which of two records of one identity to keep, the lower: the higher value of an optimum, then the shorter."""
+    def rank(self) -> tuple[int, int, int]:
+        """Which of two records of one identity to keep, the lower: the higher value of an optimum, then the shorter,
+        then the one whose numbers (amounts, waits, accounts) add up to less."""
         optimum = self.optimum
-        return (-optimum[1] if optimum else 0, len(self.steps))
+        return (-optimum[1] if optimum else 0, len(self.steps), _size(self.steps))
 
     @property
     def identity(self) -> FailureIdentity:
@@ -294,6 +295,20 @@ def record_id(kind: str, path: str, name: str, error: dict[str, Any], steps: lis
 _ID = re.compile(r"[A-Za-z0-9_.-]+")
 
 
+def _size(value: Any) -> int:
+    """The numbers of a program's steps added up (their arguments, waits and accounts; not the results they returned):
+    of two programs of one length, the one a reader checks by hand with less effort."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return abs(value)
+    if isinstance(value, dict):
+        return sum(_size(v) for k, v in value.items() if k != "results")
+    if isinstance(value, (list, tuple)):
+        return sum(_size(v) for v in value)
+    return 0
+
+
 def _sources(record: FailureRecord) -> tuple[Any, ...]:
     """The hashes of the sources a record's program ran on, as far as the record tells."""
     hashes = record.hashes or {}
@@ -341,29 +356,33 @@ class FailureStore:
             "is kept of it)",
         )
 
-    def keep(self, record: FailureRecord) -> FailureRecord:
+    def keep(self, record: FailureRecord, *, shrunk: bool = False) -> FailureRecord:
         """Save a failure found, one record per failure (FailureIdentity); return the record saved for it now.
 
         A record of the same failure saved before stays, and is returned, when its program is
-        shorter and was found on the same sources; otherwise the new record replaces it. Ids do not
-        change: the failure keeps the id it was first saved under, the identity's, or one an
-        earlier evmstate gave it (those covered the program, so one failure could have several:
-        they merge into the shortest one's).
+        shorter, or as short with numbers that add up to less (FailureRecord.rank), and was found on
+        the same sources; otherwise the new record replaces it. shrunk: the record is `evmstate
+        shrink`'s program made from the saved one, which replaces a saved program of its length
+        whatever its numbers (the passes move toward Hypothesis's order: an earlier rule, the first
+        accounts, not always a smaller sum). Ids do not change: the failure keeps the id it was first
+        saved under, the identity's, or one an earlier evmstate gave it (those covered the program,
+        so one failure could have several: they merge into the shortest one's).
         """
         identity = record.identity
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             with self._locked():
-                return self._keep(record, identity)
+                return self._keep(record, identity, shrunk)
         except OSError as exc:  # a full or read-only disk: save() names it the same way
             raise self.unwritable(record.id, exc) from None
 
-    def _keep(self, record: FailureRecord, identity: FailureIdentity) -> FailureRecord:
+    def _keep(self, record: FailureRecord, identity: FailureIdentity, shrunk: bool = False) -> FailureRecord:
         same = [r for r in self._readable() if r.id == record.id or (r.id != r.identity.id and r.identity == identity)]
         best = min(same, key=lambda r: (r.rank(), -r.created), default=None)
         target = record.id if best is None or any(r.id == record.id for r in same) else best.id
         kept = record
-        if best is not None and best.rank() < record.rank() and _sources(best) == _sources(record):
+        rank = (lambda r: r.rank()[:2]) if shrunk else FailureRecord.rank
+        if best is not None and rank(best) < rank(record) and _sources(best) == _sources(record):
             kept = best
         if kept.id != target:
             kept = dataclasses.replace(kept, id=target)
@@ -378,8 +397,8 @@ class FailureStore:
         """Records of a failure that another record holds a shorter program of, each with that record: (its id, the one
         kept).
 
-        Saved by an earlier evmstate, which kept one record per program. The shortest (the newest of
-        equals) is the one kept.
+        Saved by an earlier evmstate, which kept one record per program. The shortest (of equals, the one whose
+        numbers add up to less, then the newest) is the one kept.
         """
         groups: dict[FailureIdentity, list[FailureRecord]] = {}
         for record in self._readable():

@@ -266,7 +266,7 @@ def shrink(
         new, unsaved = result.record, None
         try:
             with ctrl_c_held():  # the shorter program in place of the old one, both or neither
-                new = store.keep(dataclasses.replace(result.record, id=result.record.identity.id))
+                new = store.keep(dataclasses.replace(result.record, id=result.record.identity.id), shrunk=True)
                 if new.id != record.id:
                     store.path_of(record.id).unlink(missing_ok=True)  # keep() may have merged it already
         except ResourceError as exc:  # the program is shown all the same; the saved record stays as it was

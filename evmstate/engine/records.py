@@ -89,17 +89,25 @@ def keep_optima(store: FailureStore, optima: Iterable[Optimum]) -> tuple[tuple[O
 
 def kept(result: MachineFinished, record: FailureRecord, saved: FailureRecord) -> MachineFinished:
     """The result with its record's id, and a note when the store kept a shorter program saved before for the same
-    failure.
+    failure, or one as short with smaller numbers.
     """
     result = with_id(result, saved.id)
-    if len(saved.steps) < len(record.steps) and result.failure is not None:
+    if result.failure is None or saved.steps == record.steps:
+        return result
+    if len(saved.steps) < len(record.steps):
         steps = "1 step" if len(saved.steps) == 1 else f"{len(saved.steps)} steps"
         note = (
             f"a shorter program for this failure ({steps}) was saved before: "
             f"`evmstate replay {saved.id}` replays that one"
         )
-        result = dataclasses.replace(result, failure=with_note(result.failure, note))
-    return result
+    elif len(saved.steps) == len(record.steps) and saved.rank() < record.rank():
+        note = (
+            "a program for this failure as short as this one, with smaller numbers, was saved before: "
+            f"`evmstate replay {saved.id}` replays that one"
+        )
+    else:
+        return result
+    return dataclasses.replace(result, failure=with_note(result.failure, note))
 
 
 def failure_record(

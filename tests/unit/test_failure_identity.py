@@ -127,3 +127,56 @@ def test_prune_merges_the_records_an_earlier_evmstate_kept_per_program(tmp_path:
     assert len(store.ids()) == 3, "a dry run removes nothing"
     prune_failures(Config(root=tmp_path), lambda e: None)
     assert store.ids() == ["abcdef0123"]
+
+
+def numbered(*amounts: int) -> list[dict]:
+    """A deposit, then a borrow of each later amount: one program of the failure per list of amounts."""
+    rules = ["rule_deposit", *["rule_borrow"] * (len(amounts) - 1)]
+    return [{"rule": r, "arguments": {"amount": a}, "results": []} for r, a in zip(rules, amounts)]
+
+
+def test_of_two_programs_as_short_the_store_keeps_the_one_with_smaller_numbers(tmp_path: Path):
+    store = FailureStore(tmp_path)
+    # a run on py-evm saved the program with small numbers; a run on revm found the same failure, as long, with larger
+    small = record(INVARIANT, numbered(10, 5, 1), created=1.0)
+    store.keep(small)
+    large = record(INVARIANT, numbered(158, 79, 1), created=2.0)
+    assert large.id == small.id
+    assert store.keep(large).steps == small.steps and store.load(small.id).steps == small.steps
+    # smaller numbers found later replace them; a wait counts as a number
+    smaller = record(INVARIANT, numbered(2, 1, 1), created=3.0)
+    assert store.keep(smaller).steps == smaller.steps and store.load(small.id).steps == smaller.steps
+    waited = record(INVARIANT, [*numbered(2, 1), {**numbered(2, 1, 1)[2], "sleep": 86400}], created=4.0)
+    assert store.keep(waited).steps == smaller.steps
+    # the results a step returned are not its numbers
+    answered = record(INVARIANT, [{**s, "results": [10**30]} for s in numbered(2, 1, 1)], created=5.0)
+    assert store.keep(answered).steps == answered.steps
+    # evmstate shrink's program, made from the saved one, replaces it at its length whatever its numbers add up to
+    shrunk = record(INVARIANT, numbered(4, 2, 1), created=6.0)
+    assert store.keep(shrunk, shrunk=True).steps == shrunk.steps and store.load(small.id).steps == shrunk.steps
+    # but never a shorter one
+    assert store.keep(record(INVARIANT, numbered(9, 9, 9, 9), created=7.0), shrunk=True).steps == shrunk.steps
+    assert store.ids() == [small.id]
+
+
+def test_a_run_whose_program_as_short_has_larger_numbers_says_which_record_replays(tmp_path: Path):
+    from evmstate.engine.events import Failure, MachineFinished
+    from evmstate.engine.records import kept
+    from evmstate.engine.tracebacks import ErrorInfo
+
+    def finished(program: list[dict]) -> MachineFinished:
+        failure = Failure(name="VaultMachine", path="machines/m.py", error=ErrorInfo("AssertionError", "assert 0 == 1"), program=[], steps=len(program))
+        return MachineFinished(name="VaultMachine", kind="machine", path="machines/m.py", status="failed", examples=1, steps=3, elapsed=0.1, failure=failure)
+
+    store = FailureStore(tmp_path)
+    small = record(INVARIANT, numbered(10, 5, 1), created=1.0)
+    store.keep(small)
+    large = record(INVARIANT, numbered(158, 79, 1), created=2.0)
+    result = kept(finished(large.steps), large, store.keep(large))
+    assert result.failure_id == small.id
+    assert result.failure.notes == (
+        f"a program for this failure as short as this one, with smaller numbers, was saved before: `evmstate replay {small.id}` replays that one",
+    )
+    # the program saved is the run's own: nothing to say
+    smaller = record(INVARIANT, numbered(2, 1, 1), created=3.0)
+    assert kept(finished(smaller.steps), smaller, store.keep(smaller)).failure.notes == ()
