@@ -53,7 +53,12 @@ _COMPOSITES: dict[Any, Any] = {}
 
 
 def drawn(draw: Callable[[Any], T]) -> SearchStrategy[T]:
-    """`st.composite(draw)()`, carrying `evmstate_draw` (drawn_by): the same choices, span and value.
+    """`st.composite(draw)()`, carrying `evmstate_draw` (drawn_by): the same choices, span and value (composite)."""
+    return drawn_by(composite(draw), draw)
+
+
+def composite(draw: Callable[[Any], T]) -> SearchStrategy[T]:
+    """`st.composite(draw)()`: the same choices, span and value.
 
     st.composite reads the source of the function it wraps, each call (inspect.getsource and a parse, some 3 ms: 20
     times the rest of a strategy() call, and a machine's module builds its strategies each time it is loaded). Here
@@ -72,7 +77,8 @@ def drawn(draw: Callable[[Any], T]) -> SearchStrategy[T]:
             return drawer(draw_)
 
         build = _COMPOSITES[code] = st.composite(drawing)
-    return drawn_by(build(draw), draw)
+    return build(draw)
+
 
 # Hypothesis's integers() and binary() with a largest size, as their repr() writes them
 _INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
