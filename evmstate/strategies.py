@@ -18,7 +18,7 @@ from .domains import (
 )
 from .errors import StrategyError, UnitError
 from .search.dictionary import mixed
-from .search.native.choices import drawn_by
+from .search.native.choices import drawn, drawn_by
 from .units import to_wei
 from .values import HexBytes
 
@@ -158,7 +158,7 @@ def _account_drawer(length: int | None, actors: Any = None) -> Any:
 
 def _accounts_strategy(length: int | None, actors: Any = None) -> st.SearchStrategy:
     draw_account = _account_drawer(length, actors)
-    return drawn_by(st.composite(draw_account)(), draw_account)  # its one choice, made by whoever draws it
+    return drawn(draw_account)  # its one choice, made by whoever draws it
 
 
 def _hex_drawer(plain: st.SearchStrategy) -> Any:
@@ -173,7 +173,7 @@ def _hex_drawer(plain: st.SearchStrategy) -> Any:
 def _hex_strategy(plain: st.SearchStrategy) -> st.SearchStrategy:
     draw_hex = _hex_drawer(plain)
     # a machine draws it inside its step's draw, as it drew plain before
-    return drawn_by(st.composite(draw_hex)(), draw_hex)
+    return drawn(draw_hex)
 
 
 def _address_strategy(type_str: str, length: Any, actors: Any, exclude: Any) -> st.SearchStrategy:

@@ -26,6 +26,7 @@ from ..hooks import ctrl_c_noted
 from ..spec.machine import MachineSpec
 from ..search import canaries
 from ..search.feedback import signals
+from ..search.native.choices import composite
 from .tracebacks import ErrorInfo, failed_invariant, identity_of, machine_error, user_error
 from .verdicts import escaped, is_mistake, message_of, run_code, shown_type
 from .events import (
@@ -151,7 +152,7 @@ class MachineRun:
         streaks = "streaks" in signals(project.config.environment.feedback)  # off a rule whose calls all reverted
         self.rules = RuleDraw(self.order, settings.stateful_step_count, streaks)  # each step's rule, by weight
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
-        self.step = st.composite(lambda draw: self.program.draw_step(draw))()  # type: ignore[union-attr]
+        self.step = composite(lambda draw: self.program.draw_step(draw))  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there
         self.started = 0.0
         # set by teardown_final when it raises: status, error, a mistake of the machine

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 
 from ..spec.machine import RuleSpec
 from ..search.dictionary import index_choice
-from ..search.native.choices import drawn_by
+from ..search.native.choices import drawn
 
 # a swarm level and each rule's choice: 0 .. SWARM_LEVELS - 1, as Hypothesis's feature flags draw theirs
 SWARM_LEVELS = 255
@@ -73,7 +73,7 @@ def swarm_strategy(order: list[RuleSpec]) -> st.SearchStrategy[frozenset[str]]:
         level = draw(_LEVEL)
         return left_out(level, [draw(_LEVEL) for _ in names], names)
 
-    return drawn_by(st.composite(swarm)(), swarm)  # its choices, made by whoever draws it
+    return drawn(swarm)  # its choices, made by whoever draws it
 
 
 # a step draws its rule from at most this many slots: weights that are whole numbers summing to at

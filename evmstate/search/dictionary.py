@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from ..hooks import Current
 from ..values import HexBytes
 from .coverage import JUMP, JUMPI, JUMPDEST, instructions
-from .native.choices import drawn_by
+from .native.choices import drawn
 
 if TYPE_CHECKING:
     from ..evm.base import ExecResult
@@ -557,7 +557,7 @@ def mixed(
         values = pools[pool]
         return values[draw_(index_choice(len(values)))]
 
-    return drawn_by(st.composite(draw_value)(), draw_value)
+    return drawn(draw_value)
 
 
 _GATE = st.integers(min_value=0, max_value=GATES - 1)

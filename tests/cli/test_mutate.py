@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import copy_project, evmstate_exe, plain_output
+from ..conftest import copy_project, evmstate_exe, kept_mutant_compiles, plain_output
 from .helpers import invoke, local_cluster
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
@@ -29,7 +29,8 @@ def withdraw_judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int
     """The project after `evmstate mutate --function withdraw -n 1 --json m.json --html m.html` judged its mutants by a search, and what it printed."""
     root = tmp_path_factory.mktemp("judged")
     shutil.copytree(PROJECT, root, dirs_exist_ok=True)
-    with pytest.MonkeyPatch.context() as mp:
+    # each mutant judged again, not compiled again (tests/integration/test_mutate.py compiles them)
+    with pytest.MonkeyPatch.context() as mp, kept_mutant_compiles(root, "kept-mutants-vault-withdraw"):
         mp.chdir(root)
         plain_output(mp)
         code, out = invoke("mutate", "--function", "withdraw", "-n", "1", "--json", "m.json", "--html", "m.html")

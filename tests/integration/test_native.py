@@ -27,7 +27,7 @@ from evmstate.search.dictionary import Dictionary
 from evmstate.search.guidance import Entry, Guide, register, unregister
 from evmstate.search.native.choices import NativeData, Unsupported, check, size
 
-from ..conftest import copy_example
+from ..conftest import copy_example, without_shrinking
 
 
 class Five:
@@ -229,7 +229,8 @@ class Lists:
 def test_a_machine_with_a_strategy_the_loop_cannot_draw_runs_under_hypothesis_and_says_why(tmp_path: Path) -> None:
     (tmp_path / "machines").mkdir()
     (tmp_path / "machines" / "lists.py").write_text(textwrap.dedent(LISTS))
-    (tmp_path / "evmstate.toml").write_text("")
+    (tmp_path / "evmstate.toml").write_text("[hypothesis]\n")
+    without_shrinking(tmp_path)  # the point is who searched, not the program's length
     result = run_one(tmp_path, "machines/lists.py", 0, max_examples=200)
     assert result.statistics["evmstate's own loop"].startswith("off: rule_push's xs draws lists("), result.statistics
     assert result.status == "failed"

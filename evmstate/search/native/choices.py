@@ -47,6 +47,39 @@ def drawn_by(strategy: SearchStrategy[T], draw: Callable[[Any], T]) -> SearchStr
     setattr(strategy, "evmstate_draw", draw)
     return strategy
 
+
+# one composite per drawer's code (drawn below)
+_COMPOSITES: dict[Any, Any] = {}
+
+
+def drawn(draw: Callable[[Any], T]) -> SearchStrategy[T]:
+    """`st.composite(draw)()`, carrying `evmstate_draw` (drawn_by): the same choices, span and value (composite)."""
+    return drawn_by(composite(draw), draw)
+
+
+def composite(draw: Callable[[Any], T]) -> SearchStrategy[T]:
+    """`st.composite(draw)()`: the same choices, span and value.
+
+    st.composite reads the source of the function it wraps, each call (inspect.getsource and a parse, some 3 ms: 20
+    times the rest of a strategy() call, and a machine's module builds its strategies each time it is loaded). Here
+    it wraps one function per drawer's code, once, and that function calls the drawer it is given. Hypothesis labels
+    a composite by its function's code and defaults: the default keeps one label per drawer's code, as
+    st.composite(draw) had, so that its mutator groups the same spans together and a seed draws as it did.
+    """
+    build = _COMPOSITES.get(draw.__code__)
+    if build is None:
+        from hypothesis import strategies as st
+
+        code = draw.__code__
+        where = f"{code.co_filename}:{code.co_firstlineno}"
+
+        def drawing(draw_: Any, drawer: Callable[[Any], T], _where: str = where) -> T:
+            return drawer(draw_)
+
+        build = _COMPOSITES[code] = st.composite(drawing)
+    return build(draw)
+
+
 # Hypothesis's integers() and binary() with a largest size, as their repr() writes them
 _INTEGERS = re.compile(r"^integers\(min_value=(-?[\d_]+), max_value=(-?[\d_]+)\)$")
 _BINARY = re.compile(r"^binary\((?:min_size=(\d+), )?max_size=(\d+)\)$")
