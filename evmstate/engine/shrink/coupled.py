@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Protocol
 
 from ...domains import SMALL_TRIED, AddressDomain, IntDomain
 from .candidates import probe_in_batches
-from .edits import with_users, without
+from .edits import deletions
 from ..recorded import RecordedStep
 
 
@@ -449,12 +449,7 @@ def rule_swaps(shrinker: Shrinker) -> Iterator[tuple[bool, list[RecordedStep]]]:
     best = shrinker.best
     if len(best) > RULE_SWAPS_UP_TO:
         return
-    for d in range(len(best)):
-        if best[d].rule in shrinker.fixed:
-            continue
-        drop = with_users(best, d)
-        base = without(best, drop)
-        kept = [k for k in range(len(best)) if k not in drop]
+    for d, base, kept in deletions(best, shrinker.fixed):
         for at, k in enumerate(kept):
             step = base[at]
             if k < d or at > 0 and kept[at - 1] > d:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from ...domains import IntDomain
 from .. import delays
@@ -35,6 +35,16 @@ def with_users(steps: list[RecordedStep], index: int) -> set[int]:
             drop.add(j)
             produced |= set(steps[j].results)
     return drop
+
+
+def deletions(steps: list[RecordedStep], fixed: frozenset[str]) -> Iterator[tuple[int, list[RecordedStep], list[int]]]:
+    """Each step whose rule is not fixed deleted with its users (with_users): (its index, the program without them, the
+    indices in steps of the steps left)."""
+    for index, step in enumerate(steps):
+        if step.rule in fixed:
+            continue
+        gone = with_users(steps, index)
+        yield index, without(steps, gone), [j for j in range(len(steps)) if j not in gone]
 
 
 def without(steps: list[RecordedStep], drop: set[int]) -> list[RecordedStep]:
