@@ -41,10 +41,15 @@ def deletions(steps: list[RecordedStep], fixed: frozenset[str]) -> Iterator[tupl
     """Each step whose rule is not fixed deleted with its users (with_users): (its index, the program without them, the
     indices in steps of the steps left)."""
     for index, step in enumerate(steps):
-        if step.rule in fixed:
-            continue
-        gone = with_users(steps, index)
-        yield index, without(steps, gone), [j for j in range(len(steps)) if j not in gone]
+        if step.rule not in fixed:
+            yield index, *deletion(steps, index)
+
+
+def deletion(steps: list[RecordedStep], index: int) -> tuple[list[RecordedStep], list[int]]:
+    """The step at index deleted with its users: the program without them, and the indices in steps of the steps
+    left."""
+    gone = with_users(steps, index)
+    return without(steps, gone), [j for j in range(len(steps)) if j not in gone]
 
 
 def without(steps: list[RecordedStep], drop: set[int]) -> list[RecordedStep]:

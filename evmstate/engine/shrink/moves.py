@@ -19,7 +19,7 @@ from typing import Any
 
 from ...domains import Domain, IntDomain
 from . import coupled
-from .edits import deletions, with_users, without
+from .edits import deletion, with_users, without
 from ..recorded import RecordedStep, ref_of
 
 # programs of at most this many steps are tried with every two steps of one rule merged into one
@@ -66,10 +66,12 @@ def offsets(shrinker: Any) -> Any:
     what the other meets, and lowering the other number alone misses the bound it sits at.
     """
     best = shrinker.best
-    for i, base, kept in deletions(best, shrinker.fixed):
-        step = best[i]
+    for i, step in enumerate(best):
         amounts = sorted({v for name, v in step.arguments.items() if _amount(shrinker, step, name) and v > 0})
-        for k, j in enumerate(kept if amounts else ()):
+        if not amounts or step.rule in shrinker.fixed:
+            continue
+        base, kept = deletion(best, i)
+        for k, j in enumerate(kept):
             other = base[k]
             if other.rule == step.rule:
                 continue  # one rule's amounts: merge moves them

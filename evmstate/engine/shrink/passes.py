@@ -523,10 +523,9 @@ class Shrinker:
 
     def at_boundary(self, index: int, value: int, hints: bool = True) -> bool | None:
         """Whether step index of the best program compared one of its arguments with value, a neighbour of it or itself
-        (a minimum
-        price, a code that must match), or value is one of the contracts' own numbers: the number sits where the
-        contract draws a
-        line (hints=False: the contracts' numbers do not count). None: no comparisons are recorded."""
+        (a minimum price, a code that must match), or value is one of the contracts' own numbers: the number sits where
+        the contract draws a line (hints=False: the contracts' numbers do not count). None: no comparisons are
+        recorded."""
         if self.operands is None or index >= len(self.best):
             return None
         if hints and any(value + d in self.hints for d in (-1, 0, 1)):
