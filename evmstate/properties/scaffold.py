@@ -1,7 +1,7 @@
 """evmstate init --machine CONTRACT: a first machine for a project contract, written from its ABI and source.
 
-The machine deploys the contract (constructor arguments filled by type and name, an ERC-20 of the
-project's for an asset or token it asks for), mixes in the property pack its ABI matches (ERC-20,
+The machine deploys the contract (constructor arguments filled by type and name, a deployment of the
+project's ERC-20 for each asset or token it asks for), mixes in the property pack its ABI matches (ERC-20,
 ERC-721, ERC-4626, with EIP-2612 for a permit), and has one rule per other external function that
 changes state, its arguments drawn within sensible bounds: addresses from the accounts, an amount
 at most what the sender holds of an ERC-20. Where the source asserts who may call a function
@@ -39,6 +39,8 @@ COVERED = {
     "erc4626": {"deposit", "mint", "withdraw", "redeem"},
     "erc2612": {"permit"},
 }
+# an address argument so named is a token the contract holds or moves (asset_, _collateral, want, reward_token...)
+TOKEN_WORDS = re.compile(r"asset|token|underlying|collateral|debt|want|reward|stak(?:e|ing)|coin|currency", re.I)
 AMOUNT_NAMES = re.compile(r"^_?(amount|value|wad|assets|shares|qty|quantity)_?$", re.I)
 # the whole condition of an assert: the sender is a public variable, or holds a role in a public mapping (then a
 # reason, a comment such as Brownie's `# dev: admin only`, or the end of the line)
@@ -185,9 +187,7 @@ def default(name: str, t: str, token: str | None) -> str:
                 return value
         return '"Token"'
     if t == "address":
-        if token is not None and any(w in lower for w in ("asset", "token", "underlying")):
-            return token
-        return "accounts[0]"
+        return token if token is not None and TOKEN_WORDS.search(lower) else "accounts[0]"
     if t == "bool":
         return "False"
     if t == "bytes":
@@ -223,6 +223,11 @@ def _constructor(artifact: Artifact) -> list[tuple[str, str]]:
     return [(i.get("name") or f"arg{n}", _abi_type(i)) for n, i in enumerate(entry.get("inputs", []))] if entry else []
 
 
+def _token_args(artifact: Artifact) -> list[str]:
+    """The constructor's address arguments that name a token."""
+    return [n for n, t in _constructor(artifact) if t == "address" and TOKEN_WORDS.search(n)]
+
+
 def _fillable(artifact: Artifact) -> bool:
     return all(t != "address" for _, t in _constructor(artifact))
 
@@ -244,27 +249,53 @@ PACKS = {
 }
 
 
-def _deploy(artifact: Artifact, token: Artifact | None) -> tuple[list[str], list[str]]:
-    """(__init__ parameters besides accounts, __init__ lines deploying the contract as cls.<name>)."""
+def _token_names(args: list[str], taken: set[str], echoes: set[str]) -> dict[str, str]:
+    """A variable per token argument, drawn from its name (_collateral -> collateral_token, asset_ -> asset), clear of
+    the machine's other attributes; one of echoes (a getter of an address, as often returns the token) may be reused.
+    """
+    names: dict[str, str] = {}
+    for arg in args:
+        base = _param(arg)
+        candidates = [base] if re.search("token|asset|underlying", base) else [f"{base}_token", base]
+        free = [n for n in candidates if n not in names.values() and (n not in taken or n in echoes)]
+        names[arg] = free[0] if free else f"{candidates[0]}_{len(names) + 1}"
+    return names
+
+
+@dataclass
+class Deployment:
+    """What __init__ deploys: its parameters besides accounts, its lines, the token variable of each token argument."""
+
+    params: list[str]
+    lines: list[str]
+    tokens: dict[str, str]
+
+
+def _deploy(artifact: Artifact, token: Artifact | None, taken: set[str], echoes: set[str]) -> Deployment:
+    """The contract deployed as cls.<name>, after its own deployment of token for each token argument."""
     params, lines = [artifact.name], []
-    token_var = None
-    if token is not None and any(
-        t == "address" and any(w in n.lower() for w in ("asset", "token", "underlying"))
-        for n, t in _constructor(artifact)
-    ):
-        token_var = "asset"
+    c = snake(artifact.name)
+    wanted = _token_args(artifact)
+    tokens = _token_names(wanted, taken, echoes) if token is not None else {}
+    if tokens:
         params.append(token.name)
-        args = ", ".join([default(n, t, None) for n, t in _constructor(token)] + ['{"from": accounts[0]}'])
-        lines.append(f"        asset = {token.name}.deploy({args})  # DECIDE: the asset the contract is built on")
-    args = ", ".join([default(n, t, token_var) for n, t in _constructor(artifact)] + ['{"from": accounts[0]}'])
+        targs = ", ".join([default(n, t, None) for n, t in _constructor(token)] + ['{"from": accounts[0]}'])
+        for arg, var in tokens.items():
+            note = f"  # DECIDE: the token the contract takes as {arg}"
+            lines.append(f"        {var} = {token.name}.deploy({targs}){note}")
+    args = ", ".join(
+        [tokens[n] if n in tokens else default(n, t, None) for n, t in _constructor(artifact)]
+        + ['{"from": accounts[0]}']
+    )
     note = "  # DECIDE: the constructor's arguments" if _constructor(artifact) else ""
-    lines.append(f"        cls.{snake(artifact.name)} = {artifact.name}.deploy({args}){note}")
-    if token_var:
-        lines.append("        cls.asset = asset")
-    return params, lines
+    if wanted and not tokens:
+        note += f" (no ERC-20 of the project's to deploy for {', '.join(wanted)})"
+    lines.append(f"        cls.{c} = {artifact.name}.deploy({args}){note}")
+    lines += [f"        cls.{var} = {var}" for var in tokens.values()]
+    return Deployment(params, lines, tokens)
 
 
-def _adapters(artifact: Artifact, packs: list[str], asset: bool) -> list[str]:
+def _adapters(artifact: Artifact, packs: list[str], asset: str | None) -> list[str]:
     """The __init__ lines giving each pack its adapter."""
     c = f"cls.{snake(artifact.name)}"
     names = {e["name"]: [i["type"] for i in e.get("inputs", [])] for e in artifact.abi if e.get("type") == "function"}
@@ -281,7 +312,7 @@ def _adapters(artifact: Artifact, packs: list[str], asset: bool) -> list[str]:
             lines.append(f"        cls.erc2612 = ERC2612Adapter({c}, accounts[:ACTORS])")
         elif pack == "erc4626":
             lines.append(
-                f"        cls.erc4626 = ERC4626Adapter({c}, accounts[:ACTORS]{', asset=cls.asset' if asset else ''})"
+                f"        cls.erc4626 = ERC4626Adapter({c}, accounts[:ACTORS]{f', asset=cls.{asset}' if asset else ''})"
             )
         elif pack == "erc721":
             mint = _nft_mint(c, names)
@@ -353,9 +384,9 @@ def _rule(f: Function, c: str, amounts: bool) -> list[str]:
     return lines
 
 
-def _ghosts(artifact: Artifact, c: str) -> list[str]:
-    """setup() lines: a ghost variable per public getter of a number, an address or a flag (per account when it takes
-    one).
+def _ghosts(artifact: Artifact, c: str) -> list[tuple[str, str, bool]]:
+    """(name, setup() line, whether it is one address) for a ghost variable per public getter of a number, an address or
+    a flag (per account when it takes one).
     """
     lines = []
     for e in artifact.abi:
@@ -364,11 +395,12 @@ def _ghosts(artifact: Artifact, c: str) -> list[str]:
         out, inputs = e["outputs"][0]["type"], [i["type"] for i in e.get("inputs", [])]
         if not (out.startswith(("uint", "int")) or out in ("address", "bool")):
             continue
+        name = snake(e["name"])
         if not inputs:
-            lines.append(f"        self.{snake(e['name'])} = self.{c}.{e['name']}()")
+            lines.append((name, f"        self.{name} = self.{c}.{e['name']}()", out == "address"))
         elif inputs == ["address"]:
             lines.append(
-                f"        self.{snake(e['name'])} = {{a: self.{c}.{e['name']}(a) for a in self.accounts[:ACTORS]}}"
+                (name, f"        self.{name} = {{a: self.{c}.{e['name']}(a) for a in self.accounts[:ACTORS]}}", False)
             )
     return lines
 
@@ -379,7 +411,6 @@ def machine_text(artifact: Artifact, build: Build) -> str:
     covered = set().union(*(COVERED[p] for p in packs)) if packs else set()
     c = snake(artifact.name)
     token = _token_for(build, artifact.name)
-    params, deploy = _deploy(artifact, token)
     funcs = functions(artifact, covered)
     amounts = {"balanceOf"} <= {e["name"] for e in artifact.abi if e.get("type") == "function"} and bool(packs)
     strategies = {"st_address": 'strategy("address", length=ACTORS)'}
@@ -390,6 +421,14 @@ def machine_text(artifact: Artifact, build: Build) -> str:
     bases = ", ".join(PACKS[p][1] for p in packs)
     imports = ", ".join(sorted(n for p in packs for n in PACKS[p]))
     ghosts = _ghosts(artifact, c)
+    taken = {"accounts", c, *PACKS, *strategies, *(n for n, _, _ in ghosts)}
+    deployment = _deploy(artifact, token, taken, {n for n, _, one in ghosts if one})
+    tokens = deployment.tokens
+    # the vault's asset, for its ERC-4626 adapter
+    asset = next((v for a, v in tokens.items() if "asset" in a.lower()), next(iter(tokens.values()), None))
+    asset = asset if "erc4626" in packs else None
+    # a ghost reading an address the machine holds as a token (collateral_token()) would hide the token
+    setup = [line for n, line, _ in ghosts if n not in tokens.values()]
     out = [
         f'"""A first machine for {artifact.name}, '
         f"written by `evmstate init --machine {artifact.name}` from its ABI and source.",
@@ -414,15 +453,15 @@ def machine_text(artifact: Artifact, build: Build) -> str:
         f"class {artifact.name}Machine{f'({bases})' if bases else ''}:",
         *[f"    {name} = {expr}" for name, expr in strategies.items()],
         "",
-        f"    def __init__(cls, accounts, {', '.join(params)}):",
+        f"    def __init__(cls, accounts, {', '.join(deployment.params)}):",
         "        cls.accounts = accounts",
-        *deploy,
-        *_adapters(artifact, packs, "        cls.asset = asset" in deploy),
+        *deployment.lines,
+        *_adapters(artifact, packs, asset),
         "",
         "    def setup(self):",
         "        # ghost variables: what the contract exposes, "
         "as the machine expects it (DECIDE how each rule moves them)",
-        *(ghosts or ["        pass"]),
+        *(setup or ["        pass"]),
     ]
     for f in funcs:
         out += ["", *_rule(f, c, amounts)]
