@@ -1,7 +1,8 @@
 """evmstate init --machine CONTRACT: a first machine for a project contract, written from its ABI and source.
 
 The machine deploys the contract (constructor arguments filled by type and name, a deployment of the
-project's ERC-20 for each asset or token it asks for), mixes in the property pack its ABI matches (ERC-20,
+project's ERC-20 for each asset or token it asks for, each actor given a balance of it and the contract
+approved to take it), mixes in the property pack its ABI matches (ERC-20,
 ERC-721, ERC-4626, with EIP-2612 for a permit), and has one rule per other external function that
 changes state, its arguments drawn within sensible bounds: addresses from the accounts, an amount
 at most what the sender holds of an ERC-20. Where the source asserts who may call a function
@@ -262,6 +263,23 @@ def _token_names(args: list[str], taken: set[str], echoes: set[str]) -> dict[str
     return names
 
 
+def _holds(token: Artifact) -> str | None:
+    """How an actor comes to hold some of token: "mint" (a mint(address, uint256) the deployer calls), "transfer"
+    (from the deployer, who holds the supply), or None (neither, as far as the ABI and source say).
+    """
+    if any(
+        e.get("type") == "function" and e["name"] == "mint" and [i["type"] for i in e.get("inputs", [])] == [
+            "address", "uint256"
+        ]
+        for e in token.abi
+    ):
+        return "mint"
+    supply = any(t == "uint256" and default(n, t, None) == '"1000 ether"' for n, t in _constructor(token))
+    init = _bodies(token).get("__init__", [])
+    minted = any("msg.sender" in line and ("balance" in line or "mint" in line) for line in init)
+    return "transfer" if supply or minted else None
+
+
 @dataclass
 class Deployment:
     """What __init__ deploys: its parameters besides accounts, its lines, the token variable of each token argument."""
@@ -293,6 +311,38 @@ def _deploy(artifact: Artifact, token: Artifact | None, taken: set[str], echoes:
     lines.append(f"        cls.{c} = {artifact.name}.deploy({args}){note}")
     lines += [f"        cls.{var} = {var}" for var in tokens.values()]
     return Deployment(params, lines, tokens)
+
+
+def _funds(token: Artifact, tokens: list[str], c: str) -> list[str]:
+    """__init__ lines giving each actor a balance of each token and approving the contract for all of it."""
+    if not tokens:
+        return []
+    how = _holds(token)
+    lines = ["        # each actor holds each token and lets the contract take it (DECIDE how much, whom it approves)"]
+    if how is None:
+        lines += [
+            f"        # DECIDE: {token.name} has no mint(address, uint256) and its deployer holds none of it: give",
+            f"        #   each actor some, e.g. deal({tokens[0]}, a, HELD) in the loop (from evmstate import deal)",
+        ]
+    elif how == "transfer":
+        lines += [
+            f"        {var}_share = {var}.balanceOf(accounts[0]) // ACTORS  # {token.name} has no mint: "
+            "the deployer's supply, shared"
+            for var in tokens
+        ]
+    lines.append("        for a in accounts[:ACTORS]:")
+    for var in tokens:
+        if how == "mint":
+            lines.append(f'            {var}.mint(a, HELD, {{"from": accounts[0]}})')
+        elif how == "transfer":
+            lines.append(f'            {var}.transfer(a, {var}_share, {{"from": accounts[0]}})')
+        lines.append(f'            {var}.approve(cls.{c}, MAX, {{"from": a}})')
+    if how == "mint":
+        lines.append(
+            "        # DECIDE: whether the contract starts with some of a token (liquidity to lend, rewards to pay),\n"
+            f'        #   e.g. {tokens[-1]}.mint(cls.{c}, HELD, {{"from": accounts[0]}})'
+        )
+    return lines
 
 
 def _adapters(artifact: Artifact, packs: list[str], asset: str | None) -> list[str]:
@@ -424,11 +474,16 @@ def machine_text(artifact: Artifact, build: Build) -> str:
     taken = {"accounts", c, *PACKS, *strategies, *(n for n, _, _ in ghosts)}
     deployment = _deploy(artifact, token, taken, {n for n, _, one in ghosts if one})
     tokens = deployment.tokens
-    # the vault's asset, for its ERC-4626 adapter
+    # the ERC-4626 adapter funds the actors with the vault's asset and approves the vault itself
     asset = next((v for a, v in tokens.items() if "asset" in a.lower()), next(iter(tokens.values()), None))
     asset = asset if "erc4626" in packs else None
+    funded = [v for v in tokens.values() if v != asset]
     # a ghost reading an address the machine holds as a token (collateral_token()) would hide the token
     setup = [line for n, line, _ in ghosts if n not in tokens.values()]
+    held = "HELD = 10**24  # DECIDE: how much of each token each actor starts with (a million, at 18 decimals)"
+    constants = [] if token is None or not funded else [held, "MAX = 2**256 - 1"]
+    if token is not None and funded and _holds(token) == "transfer":
+        constants = ["MAX = 2**256 - 1"]  # the deployer's supply, shared: no amount to choose
     out = [
         f'"""A first machine for {artifact.name}, '
         f"written by `evmstate init --machine {artifact.name}` from its ABI and source.",
@@ -448,6 +503,7 @@ def machine_text(artifact: Artifact, build: Build) -> str:
         *([f"from evmstate.properties import {imports}"] if packs else []),
         "",
         "ACTORS = 4  # DECIDE: how many accounts act (at most [accounts] count in evmstate.toml)",
+        *constants,
         "",
         "",
         f"class {artifact.name}Machine{f'({bases})' if bases else ''}:",
@@ -456,6 +512,12 @@ def machine_text(artifact: Artifact, build: Build) -> str:
         f"    def __init__(cls, accounts, {', '.join(deployment.params)}):",
         "        cls.accounts = accounts",
         *deployment.lines,
+        *(_funds(token, funded, c) if token is not None else []),
+        *(
+            [f"        # ERC4626Adapter gives each actor a million of {asset} and approves the vault for all of it"]
+            if asset
+            else []
+        ),
         *_adapters(artifact, packs, asset),
         "",
         "    def setup(self):",
