@@ -294,8 +294,9 @@ def _deploy(artifact: Artifact, token: Artifact | None, taken: set[str], echoes:
     params, lines = [artifact.name], []
     c = snake(artifact.name)
     wanted = _token_args(artifact)
-    tokens = _token_names(wanted, taken, echoes) if token is not None else {}
-    if tokens:
+    tokens: dict[str, str] = {}
+    if token is not None and wanted:
+        tokens = _token_names(wanted, taken, echoes)
         params.append(token.name)
         targs = ", ".join([default(n, t, None) for n, t in _constructor(token)] + ['{"from": accounts[0]}'])
         for arg, var in tokens.items():
