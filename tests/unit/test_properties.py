@@ -14,7 +14,7 @@ from evmstate.engine.events import Canary, MachineFinished, RuleStats
 from evmstate.errors import MachineDefinitionError
 from evmstate.properties import ERC20Properties, ERC721Properties, ERC2612Properties, ERC4626Properties
 from evmstate.properties.base import properties, property_names
-from evmstate.properties.scaffold import default, functions, snake, standards
+from evmstate.properties.scaffold import _token_names, default, functions, snake, standards
 from evmstate.spec import collect
 
 PACKS = (ERC20Properties, ERC721Properties, ERC2612Properties, ERC4626Properties)
@@ -152,6 +152,19 @@ def test_the_scaffold_fills_constructor_arguments_by_type_and_name():
     assert default("asset_", "address", "asset") == "asset" and default("admin", "address", "asset") == "accounts[0]"
     assert default("cap", "uint256", None) == "10**30"
     assert default("pair", "(uint256,bool)", None) == "(1000, False,)"
+
+
+def test_the_scaffold_names_a_token_per_argument_after_it_clear_of_the_machines_other_names():
+    assert default("_collateral", "address", "t") == "t" and default("want", "address", "t") == "t"
+    assert default("_debt", "address", "t") == "t" and default("fee_receiver", "address", "t") == "accounts[0]"
+    taken = {"accounts", "pool", "collateral", "debt", "collateral_token", "st_address"}
+    # collateral_token is the pool's getter of an address: the machine's token may take its name (its ghost goes)
+    assert _token_names(["_collateral", "_debt", "asset_"], taken, {"collateral_token"}) == {
+        "_collateral": "collateral_token", "_debt": "debt_token", "asset_": "asset"
+    }
+    # neither name free: a numbered one, never a name the machine already uses
+    assert _token_names(["_collateral"], taken, set()) == {"_collateral": "collateral_token_1"}
+    assert _token_names(["token_a", "token_a_"], set(), set()) == {"token_a": "token_a", "token_a_": "token_a_2"}
 
 
 def test_the_scaffold_reads_who_may_call_a_function_from_the_source(tmp_path: Path):
