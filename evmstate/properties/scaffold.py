@@ -338,11 +338,16 @@ def _funds(token: Artifact, tokens: list[str], c: str) -> list[str]:
         elif how == "transfer":
             lines.append(f'            {var}.transfer(a, {var}_share, {{"from": accounts[0]}})')
         lines.append(f'            {var}.approve(cls.{c}, MAX, {{"from": a}})')
-    if how == "mint":
-        lines.append(
-            "        # DECIDE: whether the contract starts with some of a token (liquidity to lend, rewards to pay),\n"
-            f'        #   e.g. {tokens[-1]}.mint(cls.{c}, HELD, {{"from": accounts[0]}})'
-        )
+    last = tokens[-1]
+    example = {
+        "mint": f'{last}.mint(cls.{c}, HELD, {{"from": accounts[0]}})',
+        "transfer": f'{last}.transfer(cls.{c}, {last}_share, {{"from": accounts[0]}})',
+        None: f"deal({last}, cls.{c}, HELD)",
+    }[how]
+    lines += [
+        "        # DECIDE: whether the contract starts with some of a token (liquidity to lend, rewards to pay),",
+        f"        #   e.g. {example}",
+    ]
     return lines
 
 
