@@ -40,8 +40,12 @@ COVERED = {
     "erc4626": {"deposit", "mint", "withdraw", "redeem"},
     "erc2612": {"permit"},
 }
-# an address argument so named is a token the contract holds or moves (asset_, _collateral, want, reward_token...)
-TOKEN_WORDS = re.compile(r"asset|token|underlying|collateral|debt|want|reward|stak(?:e|ing)|coin|currency", re.I)
+# the last word of an address argument naming a token the contract holds or moves (asset_, _collateral, want,
+# reward_token, tokens...): reward_distributor, asset_manager or _debtor name an account or a contract of another kind
+TOKEN_WORDS = {
+    "asset", "token", "underlying", "collateral", "debt", "want", "reward", "stake", "staking", "coin", "currency",
+    "weth",
+}
 AMOUNT_NAMES = re.compile(r"^_?(amount|value|wad|assets|shares|qty|quantity)_?$", re.I)
 # the whole condition of an assert: the sender is a public variable, or holds a role in a public mapping (then a
 # reason, a comment such as Brownie's `# dev: admin only`, or the end of the line)
@@ -188,7 +192,7 @@ def default(name: str, t: str, token: str | None) -> str:
                 return value
         return '"Token"'
     if t == "address":
-        return token if token is not None and TOKEN_WORDS.search(lower) else "accounts[0]"
+        return token if token is not None and names_token(name) else "accounts[0]"
     if t == "bool":
         return "False"
     if t == "bytes":
@@ -224,9 +228,18 @@ def _constructor(artifact: Artifact) -> list[tuple[str, str]]:
     return [(i.get("name") or f"arg{n}", _abi_type(i)) for n, i in enumerate(entry.get("inputs", []))] if entry else []
 
 
+def names_token(name: str) -> bool:
+    """Whether an address argument so named is a token: its last word, past a suffix such as the 0 of token0 or the a of
+    token_a, is one of TOKEN_WORDS (or its plural).
+    """
+    words = [w.rstrip("0123456789") for w in snake(name).split("_")]
+    words = [w for w in words if len(w) > 1 and w not in ("in", "out")]
+    return bool(words) and (words[-1] in TOKEN_WORDS or words[-1][:-1] in TOKEN_WORDS and words[-1][-1] == "s")
+
+
 def _token_args(artifact: Artifact) -> list[str]:
     """The constructor's address arguments that name a token."""
-    return [n for n, t in _constructor(artifact) if t == "address" and TOKEN_WORDS.search(n)]
+    return [n for n, t in _constructor(artifact) if t == "address" and names_token(n)]
 
 
 def _fillable(artifact: Artifact) -> bool:

@@ -14,7 +14,7 @@ from evmstate.engine.events import Canary, MachineFinished, RuleStats
 from evmstate.errors import MachineDefinitionError
 from evmstate.properties import ERC20Properties, ERC721Properties, ERC2612Properties, ERC4626Properties
 from evmstate.properties.base import properties, property_names
-from evmstate.properties.scaffold import _token_names, default, functions, snake, standards
+from evmstate.properties.scaffold import _token_names, default, functions, names_token, snake, standards
 from evmstate.spec import collect
 
 PACKS = (ERC20Properties, ERC721Properties, ERC2612Properties, ERC4626Properties)
@@ -157,6 +157,11 @@ def test_the_scaffold_fills_constructor_arguments_by_type_and_name():
 def test_the_scaffold_names_a_token_per_argument_after_it_clear_of_the_machines_other_names():
     assert default("_collateral", "address", "t") == "t" and default("want", "address", "t") == "t"
     assert default("_debt", "address", "t") == "t" and default("fee_receiver", "address", "t") == "accounts[0]"
+    # the last word says what the address is: past a suffix (token0, token_a, tokenIn), a token word or its plural
+    for name in ("asset_", "_stakingToken", "rewardsToken", "token0", "token_a", "tokenIn", "underlying_", "coins", "_weth"):
+        assert names_token(name), name
+    for name in ("_debtor", "reward_distributor", "asset_manager", "staker", "token_owner", "debt_oracle", "admin"):
+        assert not names_token(name), name
     taken = {"accounts", "pool", "collateral", "debt", "collateral_token", "st_address"}
     # collateral_token is the pool's getter of an address: the machine's token may take its name (its ghost goes)
     assert _token_names(["_collateral", "_debt", "asset_"], taken, {"collateral_token"}) == {
