@@ -1,6 +1,6 @@
 """What each process of the shared-Redis test does: find one failure, then replay the other's.
 
-A module of its own (not a test file), so that spawned processes import only this.
+A module of its own (not a test file), so that the processes started for it import only this and what they run.
 """
 
 from __future__ import annotations

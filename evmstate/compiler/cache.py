@@ -52,15 +52,25 @@ def portable(path: str, root: Path) -> str:
 def local(path: str, root: Path) -> str:
     """The path portable() wrote, in this project's root, or in the first folder of this process's sys.path that holds
     it (the one vyper imports it from)."""
-    if path.startswith(ROOT_MARK):
-        return str(root.resolve()) + path[len(ROOT_MARK) :].replace("/", os.sep)
-    if path.startswith(INSTALLED_MARK + "/"):
-        relative = path[len(INSTALLED_MARK) + 1 :].replace("/", os.sep)
-        for folder in sys.path:
-            if folder and os.path.isabs(folder) and os.path.isfile(os.path.join(folder, relative)):
-                return str(Path(folder, relative).resolve())
-        return relative  # installed nowhere here: a key that names it is not found, so this is never read
-    return path
+    return localizer(root)(path)
+
+
+def localizer(root: Path) -> Callable[[str], str]:
+    """local() for the many paths of one entry: the root resolved once, when called."""
+    base = str(root.resolve())
+
+    def move(path: str) -> str:
+        if path.startswith(ROOT_MARK):
+            return base + path[len(ROOT_MARK) :].replace("/", os.sep)
+        if path.startswith(INSTALLED_MARK + "/"):
+            relative = path[len(INSTALLED_MARK) + 1 :].replace("/", os.sep)
+            for folder in sys.path:
+                if folder and os.path.isabs(folder) and os.path.isfile(os.path.join(folder, relative)):
+                    return str(Path(folder, relative).resolve())
+            return relative  # installed nowhere here: a key that names it is not found, so this is never read
+        return path
+
+    return move
 
 
 # a file below a folder of the installed packages, as _portable_message() writes it in a cached error's message
@@ -97,7 +107,7 @@ def portable_artifact(artifact: Artifact, root: Path) -> dict[str, Any]:
 
 def local_artifact(data: dict[str, Any], root: Path) -> Artifact:
     """The artifact portable_artifact() wrote, in this project's root."""
-    return Artifact.from_dict(_relocated(data, lambda p: local(p, root)))
+    return Artifact.from_dict(_relocated(data, localizer(root)))
 
 
 def read(path: Path, source: Path, name: str, root: Path) -> tuple[Artifact | None, CompileError | None, bool] | None:
@@ -105,20 +115,21 @@ def read(path: Path, source: Path, name: str, root: Path) -> tuple[Artifact | No
         return None
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
-        if d["format"] != CACHE_FORMAT or local(d["path"], root) != str(source.resolve()):
+        here = localizer(root)
+        if d["format"] != CACHE_FORMAT or here(d["path"]) != str(source.resolve()):
             return None
         if d["artifact"] is not None:
             # named as the project names it now: a source added beside it may have changed its name
-            found = Artifact.from_dict(_relocated(d["artifact"], lambda p: local(p, root)))
+            found = Artifact.from_dict(_relocated(d["artifact"], here))
             artifact = dataclasses.replace(found, name=name, path=str(source))
             outcome: tuple[Artifact | None, CompileError | None, bool] = (artifact, None, False)
         else:
             e = d["error"]
             message = e["message"].replace(ROOT_MARK, str(root.resolve()))
-            message = _INSTALLED_PATH.sub(lambda m: local(m.group(0), root), message)
+            message = _INSTALLED_PATH.sub(lambda m: here(m.group(0)), message)
             outcome = (
                 None,
-                CompileError(message, path=local(e["path"], root) if e["path"] else e["path"], lineno=e["lineno"]),
+                CompileError(message, path=here(e["path"]) if e["path"] else e["path"], lineno=e["lineno"]),
                 bool(d["module_only"]),
             )
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

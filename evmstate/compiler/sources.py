@@ -16,7 +16,7 @@ from vyper.compiler.settings import OptimizationLevel
 
 from . import cache as build_cache, codegen as venom, legacy_outputs, releases, vyper_outputs
 from .cache import CACHE_FORMAT, portable
-from .vyper_warnings import CompileWarning, compile_warnings, shown
+from .vyper_warnings import CompileWarning, compile_warnings, shower, shown
 from .artifacts import Artifact, error_signatures
 from ..errors import CompileError, ResourceError
 from .releases import Pin
@@ -378,6 +378,7 @@ def compile_project(
     """
     codegens = (experimental_codegen, codegen)
     plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, include, codegens, release)
+    show = shower(plan.root, plan.search)
     build = Build(included=tuple(s.name for s in plan.sources if s.name in include))
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
     todo = [
@@ -391,10 +392,10 @@ def compile_project(
         own = build.inputs_of.setdefault(s.name, {})
         if key in plan.library:
             for dep, h in s.inputs.items():
-                where = shown(dep, plan.root, plan.search)
+                where = show(dep)
                 build.inputs[where] = own[where] = h
             importers = tuple(plan.importers.get(key, []))
-            where = shown(key, plan.root, plan.search)
+            where = show(key)
             build.modules.append(Module(s.name, str(key), where, importers, True, plan.library[key], on_demand=True))
             continue
         if s.error is not None:
@@ -414,7 +415,7 @@ def compile_project(
                     build.cache_error = str(ResourceError.unwritable("the build cache", where, exc, then))
             build.compiled.append(s.name)
         for dep, h in s.inputs.items():
-            where = shown(dep, plan.root, plan.search)
+            where = show(dep)
             build.inputs[where] = own[where] = h
         artifact, error, module_only = outcome
         importers = tuple(plan.importers.get(key, ()))
@@ -423,7 +424,7 @@ def compile_project(
                 reason = f"imported by {', '.join(importers)}"
             else:
                 reason = f"it cannot be compiled on its own: {_first_line(error)}"  # type: ignore[arg-type]
-            build.modules.append(Module(s.name, str(key), shown(key, plan.root, plan.search), importers, True, reason))
+            build.modules.append(Module(s.name, str(key), show(key), importers, True, reason))
             continue
         claims.setdefault(s.name, []).append((s, artifact, error))
     _claim(build, claims)
@@ -459,12 +460,13 @@ def _outside_modules(build: Build, plan: _Plan, contracts_dir: Path) -> None:
             if dep.suffix == ".vy":
                 users.setdefault(dep, []).append(s.name)
     contracts = contracts_dir.resolve()
+    show = shower(plan.root, plan.search)
     for dep, importers in users.items():
         if str(dep) in seen:
             continue
         inside = dep.is_relative_to(contracts)
         build.modules.append(
-            Module(names.get(dep, dep.stem), str(dep), shown(dep, plan.root, plan.search), tuple(importers), inside)
+            Module(names.get(dep, dep.stem), str(dep), show(dep), tuple(importers), inside)
         )
     build.modules.sort(key=lambda m: (not m.in_project, m.shown))
 
@@ -534,4 +536,5 @@ def contract_names(
 def input_hashes(contracts_dir: Path, *, search_paths: Sequence[Path] = (), root: Path | None = None) -> dict[str, str]:
     """Every file the project's sources compile from, as vyper resolves imports: shown path -> sha256."""
     plan = _plan(contracts_dir, None, "prague", "gas", search_paths, root)
-    return {shown(dep, plan.root, plan.search): h for s in plan.sources for dep, h in s.inputs.items()}
+    show = shower(plan.root, plan.search)
+    return {show(dep): h for s in plan.sources for dep, h in s.inputs.items()}

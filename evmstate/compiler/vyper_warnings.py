@@ -5,19 +5,29 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .artifacts import Artifact
 
 
 def shown(path: Path, root: Path, search: Sequence[Path]) -> str:
     """A file's path relative to the project root, else to the deepest search path holding it."""
-    for base in (root, *sorted(search, key=lambda p: -len(p.resolve().parts))):
-        try:
-            return path.relative_to(base.resolve()).as_posix()
-        except ValueError:
-            continue
-    return path.as_posix()
+    return shower(root, search)(path)
+
+
+def shower(root: Path, search: Sequence[Path]) -> Callable[[Path], str]:
+    """shown() for many files of one project: the root and search paths resolved once, when called."""
+    bases = [root.resolve(), *sorted((p.resolve() for p in search), key=lambda p: -len(p.parts))]
+
+    def show(path: Path) -> str:
+        for base in bases:
+            try:
+                return path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+        return path.as_posix()
+
+    return show
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ that counts the requests made to it, and a loopback node that answers from recor
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -43,6 +44,12 @@ def install_anvil(folder: Path) -> Path:
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def creation_code(source: str) -> str:
+    """The creation code of a Vyper source, compiled once per test process (every fork test deploys the same contract)."""
+    return vyper.compile_code(source, output_formats=["bytecode"])["bytecode"]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -77,8 +84,7 @@ class Anvil:
                 time.sleep(0.05)
 
     def deploy(self, source: str) -> str:
-        bytecode = vyper.compile_code(source, output_formats=["bytecode"])["bytecode"]
-        tx = rpc(self.url, "eth_sendTransaction", {"from": self.account, "data": bytecode, "gas": hex(5_000_000)})
+        tx = rpc(self.url, "eth_sendTransaction", {"from": self.account, "data": creation_code(source), "gas": hex(5_000_000)})
         return self.receipt(tx)["contractAddress"]
 
     def receipt(self, tx: str) -> dict[str, Any]:

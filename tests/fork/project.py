@@ -10,7 +10,7 @@ from pathlib import Path
 from eth_utils import keccak
 
 from .. import zygote
-from ..conftest import evmstate_exe, PLAIN
+from ..conftest import evmstate_exe, kept_build, PLAIN
 from .nodes import Anvil
 
 LIMITS = """\
@@ -90,7 +90,16 @@ def make_project(root: Path, node: Anvil) -> Forked:
     (root / "contracts" / "Limits.vy").write_text(LIMITS)
     (root / "machines" / "limits.py").write_text(MACHINE.format(address=address, later=later))
     (root / "evmstate.toml").write_text("[hypothesis]\nmax_examples = 30\nseed = 1\nphases = [\"generate\", \"shrink\"]\n\n[fork]\ntimeout = 5\n")
+    kept_build(root, "build-fork-limits", lambda: _compile(root))  # every fork test's project builds the same source
     return Forked(root, address, pinned, later)
+
+
+def _compile(root: Path) -> None:
+    from evmstate import config as config_mod
+    from evmstate.compiler.sources import compile_project
+
+    (contracts, build), settings = config_mod.load(root).compile_inputs()
+    assert not compile_project(contracts, build, **settings).errors
 
 
 def evmstate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -205,13 +205,22 @@ def test_a_kept_verdict_needs_no_build_and_a_lost_build_is_compiled_again(tmp_pa
     root = tmp_path / "vault"
     shutil.copytree(judged[0], root)
     shutil.rmtree(root / ".evmstate" / "mutants" / "build")
-    kept, _ = run(root, functions=("withdraw",))
+    # two of withdraw's mutants (--mutants), one the first run killed and one that survived it: each compile is a
+    # second of CPU, and what is kept or compiled again is the same for every mutant
+    ids = {outcome(judged[1], 34, "pass").id, next(m.id for m in judged[1].mutants if m.function == "withdraw" and m.status == "survived")}
+    chosen = [m for m in judged[1].mutants if m.id in ids]  # in the report's order
+    listing = tmp_path / "mutants.txt"
+    listing.write_text("".join(f"{m.source}:{m.line}: {m.diff}\n" for m in chosen), encoding="utf-8")
+    kept, _ = run(root, functions=("withdraw",), mutants=listing)
+    assert [m.id for m in kept.mutants] == [m.id for m in chosen]
     assert kept.timing["compile"] == 0.0 and all(m.cached for m in kept.mutants)
+    assert [(m.status, m.kill) for m in kept.mutants] == [(m.status, m.kill) for m in chosen]
     machine = root / "machines" / "vault.py"
     machine.write_text(machine.read_text() + "\n# edited\n")
-    again, _ = run(root, functions=("withdraw",))
+    again, _ = run(root, functions=("withdraw",), mutants=listing)
     assert again.timing["compile"] > 0 and not any(m.cached for m in again.mutants)
     assert [m.status for m in again.mutants] == [m.status for m in kept.mutants]
+    assert sorted(m.status for m in again.mutants) == ["killed", "survived"]
 
 
 FAILING_TEST = '''from evmstate import given, strategy

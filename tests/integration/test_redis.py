@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evmstate import config as config_mod
 from evmstate.engine.database import _open_redis, open_database, redis_database
+from evmstate.scale.pool import loaded_modules, start_fork_server
 
 from .. import redis_peer
 from ..conftest import copy_example
@@ -26,7 +27,10 @@ def test_two_processes_sharing_a_redis_server_replay_each_other_s_failure(tmp_pa
     a, b = _project(tmp_path / "a", redis_url), _project(tmp_path / "b", redis_url)
     assert config_mod.load(a).database.url == redis_url and config_mod.load(a).examples_dir is None
     depositer, payments = "machines/depositer.py", "machines/payments.py::PaymentsRouted"
-    ctx = multiprocessing.get_context("spawn")
+    # two processes of their own, forked from the fork server evmstate's worker pools start from (its modules loaded):
+    # what they share is the server, not an import of evmstate each
+    start_fork_server(loaded_modules())
+    ctx = multiprocessing.get_context("forkserver")
     barrier = ctx.Manager().Barrier(2)
     with ProcessPoolExecutor(2, mp_context=ctx) as pool:
         first = pool.submit(redis_peer.find_then_replay, str(a), depositer, payments, barrier)
