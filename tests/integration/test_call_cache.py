@@ -213,7 +213,12 @@ def verdicts(root: Path, mode: str, backend: str = "pyevm", coverage: bool = Fal
     summary = run(cfg, options, lambda event: None)
     assert not any(r.internal for r in summary.results), [r.error for r in summary.results if r.internal]
     # a message may name a source by its path: the same in every copy of the project
-    return [(r.name, r.status, r.steps, r.failure and r.failure.message.replace(str(root), "<root>"), r.failure and r.failure.steps) for r in summary.results]
+    found = [(r.name, r.status, r.steps, r.failure and r.failure.message.replace(str(root), "<root>"), r.failure and r.failure.steps) for r in summary.results]
+    if coverage:
+        # the lines each source's code reached, by the source's path as the report shows it (the same in every copy)
+        report = summary.coverage
+        found.append(("coverage", {report.shown(path): f.lines for path, f in report.files.items()}))
+    return found
 
 
 @pytest.mark.quality
@@ -239,6 +244,9 @@ def test_a_snekmate_machine_covers_the_same_code_with_the_cache(tmp_path):
         # 4 runs of 20 steps: each view the machine calls, called many times, answered and covered
         runs.append(verdicts(root, mode, coverage=True, paths=(str(root / "machines" / "erc20.py"),), max_examples=4))
     assert runs[0] == runs[1]
+    ((_, lines),) = [entry for entry in runs[0] if entry[0] == "coverage"]
+    erc20 = lines["snekmate/tokens/erc20.vy"]
+    assert sum(erc20.values()) > 20 and not all(erc20.values())  # the views it called covered, not every line
 
 
 # -- revm: a revert explained on py-evm once per state that matters
