@@ -1,8 +1,10 @@
 """The installed evmstate command on bad input: exit 2, the file and the key or line named, no traceback.
 
-A handful through a real process (the corpora in tests/unit/test_bad_settings.py,
-tests/unit/test_bad_machines.py and tests/integration/test_bad_sources.py run in this one): what the
-console script prints and the exit code it returns.
+A handful through the console script in a process of its own (the corpora in tests/unit/test_bad_settings.py,
+tests/unit/test_bad_machines.py and tests/integration/test_bad_sources.py run in this one): what it prints and
+the exit code it returns. The process is forked from the test zygote (tests/zygote.py), which runs the script's
+file as a new Python does (tests/unit/test_zygote.py checks its answers against a new process's); none of these
+is about the interpreter's start.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from .. import zygote
 from ..conftest import evmstate_exe, PLAIN
 
 pytestmark = pytest.mark.processes
@@ -23,7 +26,7 @@ MACHINE = "class M:\n    def rule_a(self):\n        pass\n"
 def evmstate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     exe = evmstate_exe()
     env = {**os.environ, **PLAIN}
-    return subprocess.run([exe, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    return zygote.run([exe, *args], cwd=root, env=env, timeout=120)
 
 
 @pytest.mark.parametrize(
