@@ -149,8 +149,10 @@ class MachineRun:
         self.program: Example | None = None  # the run being drawn
         self.order = rule_order(spec.rules)  # as Hypothesis samples them
         self.swarm = swarm_strategy(self.order)
-        streaks = "streaks" in signals(project.config.environment.feedback)  # off a rule whose calls all reverted
-        self.rules = RuleDraw(self.order, settings.stateful_step_count, streaks)  # each step's rule, by weight
+        on = signals(project.config.environment.feedback)
+        streaks = "streaks" in on  # off a rule whose calls all reverted
+        # each step's rule, by weight; closing: a rule after which another never goes through is drawn rarely too
+        self.rules = RuleDraw(self.order, settings.stateful_step_count, streaks, "closing" in on)
         # one strategy for every step of every run: building a composite costs Hypothesis milliseconds
         self.step = composite(lambda draw: self.program.draw_step(draw))  # type: ignore[union-attr]
         self.base: Any = None  # the chain after the class-level __init__: every run starts there

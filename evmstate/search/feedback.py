@@ -50,9 +50,11 @@ dictionary.RELATED), for amounts that must lie between two the contract holds, a
 near what the slots the run wrote hold now (the value, a little below or above it, half of it, the
 sum of two: dictionary.LIVE); and `held` lets an amount a rule draws after an address take part of
 what that address holds now (dictionary.HELD); and `streaks` moves a step's fresh draw of a rule off
-one whose latest calls in the run all reverted (engine/swarm.py). The first three are off by default,
-`streaks` on (measured in docs/configuration.md). Stored values and comparison operands are on by
-default; hit counts and states are off: measured
+one whose latest calls in the run all reverted (engine/swarm.py); and `closing` learns, besides the
+rules after which nearly everything reverts, a rule after which another rule never goes through
+again (a vault's shutdown closes its deposits), and draws it rarely (engine/swarm.py's Endings). The
+first three and `closing` are off by default, `streaks` on (measured in docs/configuration.md).
+Stored values and comparison operands are on by default; hit counts and states are off: measured
 (benchmarks/search.py), they found nothing the stored values did not, and on a ladder of separate
 branches climbed in short runs (tests/projects/rungs) the runs they keep for branches merely taken
 more often (the `else` of every rung, 1, 2, 3, 4-7 times) crowd out the run that climbed, so that
@@ -102,7 +104,7 @@ MAPPING_SLOTS = 64
 SMALL_KEYS = 16
 FIELDS = 8
 # the signals, each off when left out of the environment variable (benchmarks/search.py)
-SIGNALS = ("counts", "storage", "cmplog", "states", "relations", "live", "held", "streaks")
+SIGNALS = ("counts", "storage", "cmplog", "states", "relations", "live", "held", "streaks", "closing")
 DEFAULT = frozenset({"storage", "cmplog", "streaks"})
 ENVIRONMENT = FEEDBACK_VARIABLE
 
