@@ -327,11 +327,10 @@ def _deploy(artifact: Artifact, token: Artifact | None, taken: set[str], echoes:
     return Deployment(params, lines, tokens)
 
 
-def _funds(token: Artifact, tokens: list[str], c: str) -> list[str]:
-    """__init__ lines giving each actor a balance of each token and approving the contract for all of it."""
+def _funds(token: Artifact, how: str | None, tokens: list[str], c: str) -> list[str]:
+    """__init__ lines giving each actor a balance of each token (how: _holds) and approving the contract for it."""
     if not tokens:
         return []
-    how = _holds(token)
     lines = ["        # each actor holds each token and lets the contract take it (DECIDE how much, whom it approves)"]
     if how is None:
         lines += [
@@ -499,10 +498,10 @@ def machine_text(artifact: Artifact, build: Build) -> str:
     funded = [v for v in tokens.values() if v != asset]
     # a ghost reading an address the machine holds as a token (collateral_token()) would hide the token
     setup = [line for n, line, _ in ghosts if n not in tokens.values()]
+    how = _holds(token) if token is not None and funded else None
     held = "HELD = 10**24  # DECIDE: how much of each token each actor starts with (a million, at 18 decimals)"
-    constants = [] if token is None or not funded else [held, "MAX = 2**256 - 1"]
-    if token is not None and funded and _holds(token) == "transfer":
-        constants = ["MAX = 2**256 - 1"]  # the deployer's supply, shared: no amount to choose
+    # the deployer's supply, shared: no amount to choose
+    constants = [] if not funded else ["MAX = 2**256 - 1"] if how == "transfer" else [held, "MAX = 2**256 - 1"]
     out = [
         f'"""A first machine for {artifact.name}, '
         f"written by `evmstate init --machine {artifact.name}` from its ABI and source.",
@@ -531,7 +530,7 @@ def machine_text(artifact: Artifact, build: Build) -> str:
         f"    def __init__(cls, accounts, {', '.join(deployment.params)}):",
         "        cls.accounts = accounts",
         *deployment.lines,
-        *(_funds(token, funded, c) if token is not None else []),
+        *(_funds(token, how, funded, c) if token is not None else []),
         *(
             [f"        # ERC4626Adapter gives each actor a million of {asset} and approves the vault for all of it"]
             if asset
