@@ -234,11 +234,30 @@ def test_a_focused_replay_judges_every_candidate_as_a_replay_in_full_and_checks_
         judged.append(_where(focused.judge(c)[0]))
         checks.append(len(module.CHECKS))
     focused.replayer.close()
-    assert judged == [j for j, _ in in_full]
+    # a focused replay checks the books after a candidate's last step alone: one that fails them there is judged as a
+    # replay in full judges it (cut at the step it first fails at); one whose books failed at a step and held again by
+    # its end (a send past 40, then one back) is not taken
+    at_end = [_sent_at_end(c) >= 40 for c in candidates]
+    assert judged == [j if end else None for (j, _), end in zip(in_full, at_end)]
+    assert any(j is not None and not end for (j, _), end in zip(in_full, at_end))
     # some candidates fail as the target does, some pass: a focused replay clears those without the other invariants
     passing = [n for n, (_, passed) in zip(checks, in_full) if passed]
     assert sum(j is not None for j in judged) >= 10 and len(passing) >= 10
     assert passing == [0] * len(passing)
+
+
+def _sent_at_end(candidate):
+    """What the ledger's log sums to after every step of candidate (MACHINE's rules, in Python)."""
+    sent, total = {}, 0
+    for step in candidate:
+        who, amount = step.arguments["who"]["account"], step.arguments["amount"]
+        if step.rule == "rule_send":
+            sent[who] = sent.get(who, 0) + amount
+            total += amount
+        elif sent.get(who, 0) >= amount:
+            sent[who] = sent.get(who, 0) - amount
+            total -= amount
+    return total
 
 
 def test_what_a_focused_replay_keeps_fails_so_in_a_fresh_run_though_an_invariant_changes_the_machine(tmp_path):
@@ -292,11 +311,11 @@ def test_a_focused_replay_checks_no_invariant_again_after_steps_it_held_after_fr
         judged = trials.judge(candidate)[0]
         books.append(module.CHECKS.count("books"))
     trials.replayer.close()
-    # the first from the chain after __init__ (a check there, and after each step), the second from the checkpoint
-    # before its first step; the third shares the first's four steps, checked then: only its fifth step is checked in
-    # the focused replay, then the chain after __init__ and each of its five steps in the replay in full that confirms
-    # it (without the memory of the first: 5 + 6)
-    assert books == [5, 4, 1 + 6]
+    # the first from the chain after __init__ (a check there, and after its last step), the second from the checkpoint
+    # before its first step (after its last step); the third shares the first's four steps, which held after the
+    # fourth: its fifth step is checked in the focused replay, then the chain after __init__ and each of its five steps
+    # in the replay in full that confirms it (without the memory of the first: 1 + 6)
+    assert books == [2, 1, 1 + 6]
     assert judged is not None and "too much sent" in str(judged.error)
 
 

@@ -10,7 +10,12 @@ start every time, as before.
 
 A focused replay checks only some of the invariants (shrink/trials.py: the one the failure names,
 or none for a rule's failure), which is most of a replay's cost on a machine with several: a
-candidate that does not fail so is not the failure either way. A checkpoint says whether every
+candidate that does not fail so is not the failure either way. It checks them after the candidate's
+last step only: an invariant a step broke mostly stays broken (a balance the books lost, a share
+priced wrong), and a candidate that fails so is replayed in full after it, checking every invariant
+after every step, which finds the step it fails at. A candidate whose invariant breaks at one step
+and holds again by its last is not taken (its shorter program, cut where it failed, may be by
+another move). A checkpoint says whether every
 step before it was checked in full (exact); a replay in full resumes only from an exact one, so
 what it finds does not rest on a focused replay's state, whatever the invariants do. A focused
 replay checks no invariant after a step when an earlier replay checked them after the same steps
@@ -107,20 +112,24 @@ class Replayer:
         # a focused replay takes no checkpoint past where it leaves the best program: the next candidates change the
         # best program too, and one that fails as the target does is replayed in full, which takes them
         shared = len(keys) if only is None else _shared(keys, self.best)
+        last = len(steps) - 1
         with machine._evmstate_stack:
             for index in range(start, len(steps)):
                 if index <= shared:
                     self._checkpoint(keys[:index], player, machine, exact)
                 self.steps += 1
                 upto = keys[: index + 1]
-                player.only = frozenset() if only is not None and (upto in held or upto in known) else only
+                # focused: checked after the last step alone, and not where an earlier replay found them holding
+                checked = only is None or (index == last and upto not in held and upto not in known)
+                player.only = only if checked else frozenset()
                 try:
                     player.step(machine, index + 1, steps[index])
                 except InvalidProgram:
                     raise
                 except Exception as exc:
                     return ProgramOutcome(exc, index + 1, player.lines)
-                held.add(upto)
+                if checked:
+                    held.add(upto)
             try:
                 tear_down(machine)
             except Exception as exc:
