@@ -299,3 +299,39 @@ def test_a_later_step_goes_while_an_earlier_step_of_another_rule_takes_up_its_am
         [("deposit", {"n": 2}), ("lend", {})], [("mint", {"n": 2}), ("lend", {})],
     )
     assert outcome.passes["offset"].kept >= 1
+
+
+def test_an_offset_between_steps_that_act_for_one_account_is_tried_before_the_others():
+    # a gain of a strategy, a deposit by accounts[0], a lend to the strategy, a mint by accounts[0]: the mint can go
+    # while the deposit takes up its share (both bought for accounts[0], to itself), which the offsets try first; then
+    # the moves between the gain and the lend (one strategy: one argument alike); then those between unalike steps
+    from evmstate.engine.shrink import moves
+    from evmstate.engine.shrink.passes import Shrinker
+    from evmstate.domains import IntDomain
+
+    me = {"account": 0}
+    program = [
+        RecordedStep("gain", {"strategy": 0, "knob": 1}),
+        RecordedStep("deposit", {"actor": me, "receiver": me, "assets": 1}),
+        RecordedStep("lend", {"strategy": 0, "debt": 1}),
+        RecordedStep("mint", {"actor": me, "receiver": me, "shares": 1}),
+    ]
+    wide = IntDomain(0, 2**256 - 1)
+    domains = {
+        ("gain", "knob"): wide, ("gain", "strategy"): IntDomain(0, 1), ("deposit", "assets"): wide,
+        ("lend", "debt"): wide, ("lend", "strategy"): IntDomain(0, 1), ("mint", "shares"): wide,
+    }
+    shrinker = Shrinker(program, lambda candidate: None, domains=domains)
+    rules = [s.rule for s in program]
+
+    def move(candidate):
+        """(the rule deleted, the rule whose number moved, its number now)."""
+        gone = next(r for r in rules if r not in [s.rule for s in candidate])
+        moved = next(s for s in candidate if s.arguments != program[rules.index(s.rule)].arguments)
+        return gone, moved.rule, next(v for k, v in moved.arguments.items() if k in ("knob", "assets", "debt", "shares"))
+
+    tried = [move(c) for c in moves.offsets(shrinker)]
+    # a later number less the amount, then more by it; an earlier one more, then less
+    assert tried[:4] == [("deposit", "mint", 0), ("deposit", "mint", 2), ("mint", "deposit", 2), ("mint", "deposit", 0)]
+    assert tried[4:8] == [("gain", "lend", 0), ("gain", "lend", 2), ("lend", "gain", 2), ("lend", "gain", 0)]
+    assert len(tried) == len(set(tried)) == 4 * 3 * 2  # every step deleted, each other step's number moved both ways

@@ -66,6 +66,7 @@ def offsets(shrinker: Any) -> Any:
     what the other meets, and lowering the other number alone misses the bound it sits at.
     """
     best = shrinker.best
+    found: list[tuple[int, list[RecordedStep]]] = []
     for i, step in enumerate(best):
         amounts = sorted({v for name, v in step.arguments.items() if _amount(shrinker, step, name) and v > 0})
         if not amounts or step.rule in shrinker.fixed:
@@ -75,6 +76,7 @@ def offsets(shrinker: Any) -> Any:
             other = base[k]
             if other.rule == step.rule:
                 continue  # one rule's amounts: merge moves them
+            alike = _alike(shrinker, step, other)
             for name, number in other.arguments.items():
                 if not _amount(shrinker, other, name):
                     continue
@@ -82,7 +84,19 @@ def offsets(shrinker: Any) -> Any:
                 for amount in amounts:
                     for moved in (number - amount, number + amount) if j > i else (number + amount, number - amount):
                         if domain.contains(moved):
-                            yield [*base[:k], other.with_arguments({name: moved}), *base[k + 1 :]]
+                            found.append((-alike, [*base[:k], other.with_arguments({name: moved}), *base[k + 1 :]]))
+    # the steps that act alike first (sorted is stable: the order above among the rest)
+    for _, candidate in sorted(found, key=lambda pair: pair[0]):
+        yield candidate
+
+
+def _alike(shrinker: Any, a: RecordedStep, b: RecordedStep) -> int:
+    """How many arguments two steps share, named alike and equal, amounts aside: a deposit and a mint by one account
+    to itself share two, where one's amount is likelier to stand for the other's than a lend's to one strategy."""
+    return sum(
+        1 for name, value in a.arguments.items()
+        if name in b.arguments and b.arguments[name] == value and not _amount(shrinker, a, name)
+    )
 
 
 def _amount(shrinker: Any, step: RecordedStep, name: str) -> bool:
