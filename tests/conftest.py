@@ -178,6 +178,18 @@ def kept_mutant_compiles(root: Path, name: str) -> Iterator[None]:
                 shutil.copytree(mutants / kind, kept / kind)
 
 
+@contextlib.contextmanager
+def mutants_compiled_once(root: Path, name: str) -> Iterator[None]:
+    """kept_mutant_compiles(root, name) with the whole of what runs inside held under a lock of its own: a test process
+    that mutates the same contract at the same time (a module's tests split between workers, or another module on
+    the same project) waits for it, then takes its compiles, so each mutant is compiled once per run of the suite.
+    Verdicts are never kept: every mutant is judged again by each run.
+    """
+    BUILDS.mkdir(parents=True, exist_ok=True)
+    with interprocess_lock(BUILDS / f"{name}-run.lock"), kept_mutant_compiles(root, name):
+        yield
+
+
 def used_entry(build: Path, name: str) -> Path:
     """The build cache's entry for contract name that the last load used.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -95,6 +96,11 @@ class _Source:
     # built with Venom (experimental codegen): the project's setting, the source's pragma, or its own entry
     venom: bool = False
     pragma_venom: bool = False  # the source's own pragma asks for Venom
+
+    @cached_property
+    def real(self) -> Path:
+        """path resolved, once per build (the key of its outcome, its library entry and its importers)."""
+        return self.path.resolve()
 
 
 def _request(s: _Source) -> dict[str, Any]:
@@ -190,7 +196,7 @@ class _Plan:
         """The cache entry of s: named after its path and every input's path and hash, below the root by their place in
         it."""
         assert self.build_dir is not None
-        tag = hashlib.sha256(portable(str(s.path.resolve()), self.root).encode()).hexdigest()[:8]
+        tag = hashlib.sha256(portable(str(s.real), self.root).encode()).hexdigest()[:8]
         body = "\n".join(sorted(f"{portable(str(p), self.root)}\0{h}" for p, h in s.inputs.items()))
         codegen = "venom" if s.venom else "legacy"
         keyed = f"vyper={s.release};codegen={codegen};{self.settings_key}\n{body}"
@@ -221,11 +227,11 @@ def _plan(
     _name_sources(sources, contracts_dir)
     for s in sources:
         _choose_codegen(s, codegen, contracts_dir)
-    by_path = {s.path.resolve(): s for s in sources}
+    by_path = {s.real: s for s in sources}
     importers: dict[Path, list[str]] = {}
     for s in sources:
         for dep in list(s.inputs)[1:]:
-            if dep in by_path and dep != s.path.resolve():
+            if dep in by_path and dep != s.real:
                 importers.setdefault(dep, []).append(s.name)
     plan = _Plan(
         root, search, build_dir, _settings_key(evm_version, optimize, [contracts_dir, root, *extra], root), sources,
@@ -234,22 +240,22 @@ def _plan(
     for s in sources:
         if s.name in include:
             continue
-        if importers.get(s.path.resolve()):
-            plan.library[s.path.resolve()] = f"imported by {', '.join(importers[s.path.resolve()])}"
+        if importers.get(s.real):
+            plan.library[s.real] = f"imported by {', '.join(importers[s.real])}"
         elif not s.exposes:
-            plan.library[s.path.resolve()] = "it has no external function, `exports:` or public variable"
+            plan.library[s.real] = "it has no external function, `exports:` or public variable"
     for s in sources if build_dir is not None else ():
         if s.error is None and s.release and not s.rescan:
             outcome = build_cache.read(plan.cache_file(s), s.path, s.name, root)
             if outcome is not None:
-                plan.outcomes[s.path.resolve()] = outcome
+                plan.outcomes[s.real] = outcome
     return plan
 
 
 def _choose_codegen(s: _Source, codegen: tuple[bool, Sequence[tuple[str, bool]]], contracts_dir: Path) -> None:
     """Which code generator builds s (codegen.chosen), and the error of a Venom build it cannot have."""
     legacy = s.pin is not None and releases.legacy_pin(s.pin, s.release)
-    module = module_path(s.path, contracts_dir)
+    module = _module_path(s.path, s.real, contracts_dir)  # contracts_dir: resolved by _plan
     s.venom, error = venom.chosen(s.name, module, s.path, s.pragma_venom, s.release if legacy else None, codegen)
     if s.error is None:
         s.error = error
@@ -257,14 +263,19 @@ def _choose_codegen(s: _Source, codegen: tuple[bool, Sequence[tuple[str, bool]]]
 
 def module_path(path: Path, contracts_dir: Path) -> str:
     """A source's module path under the contracts folder, as imports write it with slashes: "a/token"."""
+    return _module_path(path, path.resolve(), contracts_dir.resolve())
+
+
+def _module_path(path: Path, real: Path, contracts_real: Path) -> str:
+    """module_path() given the source's path resolved (real) and the contracts folder's."""
     try:
-        return path.resolve().relative_to(contracts_dir.resolve()).with_suffix("").as_posix()
+        return real.relative_to(contracts_real).with_suffix("").as_posix()
     except ValueError:
         return path.stem
 
 
 def _name_sources(sources: list[_Source], contracts_dir: Path) -> None:
-    """Name each source after its file stem, or after its module path where stems collide.
+    """Name each source after its file stem, or after its module path where stems collide (contracts_dir resolved).
 
     a/token.vy and b/token.vy are a_token and b_token (an identifier, so that a machine can ask
     for it by parameter name); a token.vy beside them stays token. A name left shared (a_token.vy
@@ -275,7 +286,7 @@ def _name_sources(sources: list[_Source], contracts_dir: Path) -> None:
         stems[s.path.stem] = stems.get(s.path.stem, 0) + 1
     for s in sources:
         if stems[s.path.stem] > 1:
-            s.name = re.sub(r"\W", "_", module_path(s.path, contracts_dir).replace("/", "_"))
+            s.name = re.sub(r"\W", "_", _module_path(s.path, s.real, contracts_dir).replace("/", "_"))
         else:
             s.name = s.path.stem
 
@@ -313,28 +324,28 @@ def _compile_all(sources: list[_Source], hint: str) -> tuple[dict[Path, Outcome]
     compile together in one python of that release.
     """
     outcomes: dict[Path, Outcome] = {}
-    passing = {s.path.resolve() for s in sources if s.rescan}
+    passing = {s.real for s in sources if s.rescan}
     installs: dict[str, Any] = {}
     groups: dict[Path, list[_Source]] = {}
     for s in sources:
         if s.pin is None:
-            outcomes[s.path.resolve()] = _outcome(s, vyper_outputs.compile_source(_request(s)), hint)
+            outcomes[s.real] = _outcome(s, vyper_outputs.compile_source(_request(s)), hint)
             continue
         try:
             groups.setdefault(releases.folder_for(s, installs), []).append(s)
         except CompileError as e:  # the release cannot be installed now: tried again next time
-            outcomes[s.path.resolve()] = (None, e, False)
-            passing.add(s.path.resolve())
+            outcomes[s.real] = (None, e, False)
+            passing.add(s.real)
     for folder, group in groups.items():
         try:
             results = releases.compile_with(folder, group[0].release, [_request(s) for s in group])
         except CompileError as e:
             for s in group:
-                outcomes[s.path.resolve()] = (None, CompileError(f"{s.path}: {e}", path=str(s.path)), False)
-                passing.add(s.path.resolve())
+                outcomes[s.real] = (None, CompileError(f"{s.path}: {e}", path=str(s.path)), False)
+                passing.add(s.real)
             continue
         for s, result in zip(group, results):
-            outcomes[s.path.resolve()] = _outcome(s, result, hint)
+            outcomes[s.real] = _outcome(s, result, hint)
     return outcomes, passing
 
 
@@ -383,12 +394,12 @@ def compile_project(
     claims: dict[str, list[tuple[_Source, Artifact | None, CompileError | None]]] = {}
     todo = [
         s for s in plan.sources
-        if s.error is None and s.path.resolve() not in plan.outcomes and s.path.resolve() not in plan.library
+        if s.error is None and s.real not in plan.outcomes and s.real not in plan.library
     ]
     # resolved again as vyper compiles: s.inputs become what it used
     fresh, passing = _compile_all(todo, plan.hint)
     for s in plan.sources:
-        key = s.path.resolve()
+        key = s.real
         own = build.inputs_of.setdefault(s.name, {})
         if key in plan.library:
             for dep, h in s.inputs.items():
@@ -453,7 +464,7 @@ def _claim(build: Build, claims: dict[str, list[tuple[_Source, Artifact | None, 
 def _outside_modules(build: Build, plan: _Plan, contracts_dir: Path) -> None:
     """The modules outside the contracts folder, and those inside it that were asked for and compile on their own."""
     seen = {m.path for m in build.modules}
-    names = {s.path.resolve(): s.name for s in plan.sources}
+    names = {s.real: s.name for s in plan.sources}
     users: dict[Path, list[str]] = {}
     for s in plan.sources:
         for dep in list(s.inputs)[1:]:
@@ -525,8 +536,8 @@ def contract_names(
     plan = _plan(contracts_dir, build_dir, evm_version, optimize, search_paths, root, (), codegens)
     names = []
     for s in plan.sources:
-        outcome = plan.outcomes.get(s.path.resolve())
-        if outcome is not None and outcome[0] is None and (outcome[2] or plan.importers.get(s.path.resolve())):
+        outcome = plan.outcomes.get(s.real)
+        if outcome is not None and outcome[0] is None and (outcome[2] or plan.importers.get(s.real)):
             continue
         if s.name not in names:
             names.append(s.name)

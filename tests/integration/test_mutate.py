@@ -25,9 +25,11 @@ from evmstate.failures import FailureRecord, FailureStore
 from evmstate.mutate.report import BaselineFinished, MutantFinished, MutateFinished, MutateStarted
 from evmstate.runner import MutateOptions, mutate
 
-from ..conftest import warm_build
+from ..conftest import mutants_compiled_once, warm_build
 
 PROJECT = Path(__file__).resolve().parents[1] / "projects" / "mutate"
+# where the vault's compiled mutants are kept between test processes and runs (tests/conftest.py mutants_compiled_once)
+VAULT_MUTANTS = "kept-mutants-vault"
 
 
 def copy_project(dest: Path) -> Path:
@@ -57,9 +59,16 @@ pytestmark = pytest.mark.quality
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
-    """The vault mutated once; the tests read the report and run again on the same copy."""
+    """The vault mutated once; the tests read the report and run again on the same copy.
+
+    Its mutants compiled once for every test process and run (mutants_compiled_once, shared with
+    test_machine_mistakes.py, which mutates the same vault): the module's tests split between two workers
+    judge all of them twice, and compile them once. test_a_kept_verdict_needs_no_build_and_a_lost_build_is_compiled_again
+    compiles two of them in every run, and a clean clone's first run compiles them all here.
+    """
     root = copy_project(tmp_path_factory.mktemp("vault"))
-    report, events = run(root)
+    with mutants_compiled_once(root, VAULT_MUTANTS):
+        report, events = run(root)
     return root, report, events
 
 
