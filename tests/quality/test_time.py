@@ -10,7 +10,7 @@ from evmstate.engine.replay import replay
 from evmstate.failures import FailureStore
 
 from ..conftest import copy_example
-from .conftest import FASTEST, search
+from .conftest import search
 
 pytestmark = pytest.mark.quality
 
@@ -29,9 +29,7 @@ MINIMAL = {
 
 def test_a_week_and_a_second_after_a_stake_the_pool_cannot_pay(tmp_path):
     root = copy_example(tmp_path)
-    # as evmstate run would: in a fresh process; on revm, where the search costs less (the waits drawn do not depend on
-    # the EVM), the saved failure replayed below on the project's py-evm
-    (found,) = search(root, "machines/staking.py", [0], backend=FASTEST)
+    (found,) = search(root, "machines/staking.py", [0])  # as evmstate run would: in a fresh process
     assert found["status"] == "failed"
     last = found["program"][-1]
     wait = MINIMAL.get(last)
