@@ -13,6 +13,7 @@ project (contracts/, machines/, evmstate.toml) that is the current folder:
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import re
 import shlex
@@ -32,7 +33,7 @@ from evmstate.strategies import _BOUNDS
 from evmstate.engine.events import ExitCode
 from evmstate_cli.main import cli
 
-from ..conftest import copy_example
+from ..conftest import copy_example, kept_mutant_compiles
 from ..forked_pytest import run_pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -145,26 +146,30 @@ def test_every_example_of_the_page_runs(page: Path, docs_project: Path, monkeypa
     monkeypatch.setenv("NO_COLOR", "1")
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=FLAGS)
-    for language, options, code, line in blocks(page):
-        code = code.replace(NODE_URL, url)
-        where = f"{page.relative_to(REPO)}:{line}"
-        assert language in KINDS, f"{where}: unknown block kind {language!r}; use one of {', '.join(KINDS)}"
-        if "file" in options:
-            target = root / options["file"]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(code, encoding="utf-8")
-        elif language == "python":
-            exec(compile(code, where, "exec"), namespace)
-        elif language == "pycon":
-            test = parser.get_doctest(code, namespace, where, str(page), line)
-            report: list[str] = []
-            result = runner.run(test, out=report.append, clear_globs=False)
-            namespace.update(test.globs)  # DocTest works on a copy
-            assert result.failed == 0, f"{where}: a doctest failed:\n" + "".join(report)
-        elif language == "console":
-            _console(code, where)
-        else:
-            assert language == "text", f"{where}: a {language} block must say which file it is (```{language} file=PATH)"
+    # the mutants a page compiles (`evmstate mutate`) kept for the next run, as tests/quality/test_mutate.py keeps its own:
+    # each judged again, not compiled again
+    mutates = re.search(r"^\$ evmstate mutate", page.read_text(encoding="utf-8"), re.M) is not None
+    with kept_mutant_compiles(root, f"kept-mutants-docs-{page.stem}") if mutates else contextlib.nullcontext():
+        for language, options, code, line in blocks(page):
+            code = code.replace(NODE_URL, url)
+            where = f"{page.relative_to(REPO)}:{line}"
+            assert language in KINDS, f"{where}: unknown block kind {language!r}; use one of {', '.join(KINDS)}"
+            if "file" in options:
+                target = root / options["file"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(code, encoding="utf-8")
+            elif language == "python":
+                exec(compile(code, where, "exec"), namespace)
+            elif language == "pycon":
+                test = parser.get_doctest(code, namespace, where, str(page), line)
+                report: list[str] = []
+                result = runner.run(test, out=report.append, clear_globs=False)
+                namespace.update(test.globs)  # DocTest works on a copy
+                assert result.failed == 0, f"{where}: a doctest failed:\n" + "".join(report)
+            elif language == "console":
+                _console(code, where)
+            else:
+                assert language == "text", f"{where}: a {language} block must say which file it is (```{language} file=PATH)"
     assert not (root / ".hypothesis").exists()
 
 

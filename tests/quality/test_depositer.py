@@ -20,10 +20,11 @@ state.rule_withdraw(address=accounts[0], value=0)"""
 
 
 
-# two pinned seeds (three before): each must report the 2-step program
+# two pinned seeds (three before): each must report the 2-step program; on revm, where the search and its shrinking
+# cost less (the program found and its trace do not depend on the EVM)
 @pytest.mark.parametrize("seed", [0, 2])
 def test_planted_bug_is_shrunk_to_the_two_step_program(example, seed):
-    summary, _ = run_project(example, "machines/depositer.py", seed=seed)
+    summary, _ = run_project(example, "machines/depositer.py", seed=seed, backend=FASTEST)
     assert summary.exit_code == 1
     (result,) = summary.results
     failure = result.failure
@@ -50,7 +51,7 @@ def test_the_seed_machine_verbatim_reports_its_own_one_step_failure(example):
     (example / "machines" / "depositer.py").write_text(textwrap.dedent(SEED_MACHINE))
     fixed = (example / "contracts" / "Depositer.vy").read_text().replace("self.deposited[msg.sender] = _value", "self.deposited[msg.sender] -= _value")
     (example / "contracts" / "Depositer.vy").write_text(fixed)
-    summary, _ = run_project(example, "machines/depositer.py")
+    summary, _ = run_project(example, "machines/depositer.py", backend=FASTEST)
     (result,) = summary.results
     failure = result.failure
     assert failure is not None and failure.steps == 1

@@ -8,6 +8,7 @@ imports the CLI). The rest is checked here with the standard library's ast.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shutil
 import subprocess
@@ -55,11 +56,17 @@ def test_no_module_is_too_long():
     assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once per test process: the checks below walk every module of the library."""
+    return ast.parse(path.read_text())
+
+
 def long_functions(paths: list[Path], limit: int = MAX_FUNCTION_LINES, allowed: frozenset[str] = frozenset()) -> list[str]:
     """Functions (with their decorators) over limit lines, as "path:line name (n lines)"; allowed names "path:name" that may be."""
     long = []
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
                 lines = node.end_lineno - first + 1
@@ -72,7 +79,7 @@ def library_imports(paths: list[Path]) -> list[str]:
     """The evmstate modules the files import, at any depth (in functions and under TYPE_CHECKING too): `from evmstate import config` is evmstate.config."""
     found = set()
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 found |= {a.name for a in node.names if a.name.split(".")[0] == "evmstate"}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "evmstate":
@@ -87,7 +94,7 @@ def private_imports(paths: list[Path]) -> list[str]:
     """Names starting with one underscore imported from another module of the package."""
     found = []
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("evmstate")):
                 for alias in node.names:
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
