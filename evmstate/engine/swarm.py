@@ -231,15 +231,15 @@ class Endings:
     transaction of the other rules reverted (a vault's shutdown), far more than before it. Learned from the runs that
     passed; a rule with a weight of its own is the user's to weigh.
 
-    With closing on (`closing` in EVMSTATE_FEEDBACK), also a rule that closes another for good: after its first call
-    that changed the state, every fresh transaction of some other rule reverted (fresh: that rule had not gone through
-    yet in the run), where before it, or in runs without it, that rule's fresh transactions mostly went through. A
-    vault's shutdown closes deposits and mints but leaves its knobs, fees and reports going through, so that the other
-    rules' transactions after it revert far less than SHARE, and it is not learned by the share alone: drawn at its
-    plain odds it came in 92 of 100 runs of the vault's bug b searches (revm, seeds 0 and 1), in half of those by their
-    sixteenth step, and no deposit or lend went through after it.
-    Only fresh transactions count, so a rule that goes through once a run (an initializer, an account's single
-    claim) closed by itself is not taken for one closed by another.
+    With closing on (`closing` in EVMSTATE_FEEDBACK; on by default), also a rule that closes another for good: after its
+    first call that changed the state, every fresh transaction of some other rule reverted (fresh: that rule had not
+    gone through yet in the run), where before it, or in runs without it, that rule's fresh transactions mostly went
+    through. A vault's shutdown closes deposits and mints but leaves its knobs, fees and reports going through, so that
+    the other rules' transactions after it revert far less than SHARE, and it is not learned by the share alone: drawn
+    at its plain odds it came in 92 of 100 runs of the vault's bug b searches (revm, seeds 0 and 1), in half of those by
+    their sixteenth step, and no deposit or lend went through after it. Only fresh transactions count, so a rule that
+    goes through once a run (an initializer, an account's single claim) closed by itself is not taken for one closed by
+    another.
     """
 
     order: list[RuleSpec]

@@ -66,7 +66,7 @@ RELATIONS = ("half", "midpoint", "sum", "difference")
 LIVE = 2
 LIVE_FORMS = ("value", "below", "above", "half", "sum", "sum above")
 NEAR = 16
-# with holdings on (Dictionary.holdings_on; off by default, search/session.py): in a step whose rule drew an
+# with holdings on (Dictionary.holdings_on; on by default, search/session.py): in a step whose rule drew an
 # address before an integer, a band of this share takes a value derived from what that address holds now (the
 # mapping entries keyed by it that the run's calls wrote: its shares in a vault, its balance of a token) by one of
 # HELD_FORMS: all of it, a part of it (1 .. PARTS - 1 in

@@ -175,10 +175,10 @@ def test_two_processes_writing_at_once_never_corrupt_a_record(tmp_path):
 
 def test_junit_and_json_reports(example):
     # the reports are the point, not the shrinking of each failure (most of the run's time), nor the backend (revm,
-    # where installed, runs the whole project in half the time; seed 1 finds the same failures in 5 runs on both)
+    # where installed, runs the whole project in half the time; seed 0 finds the depositer and the routed payments in 5 runs)
     without_shrinking(example)
     backend = "revm" if importlib.util.find_spec("pyrevm") is not None else "pyevm"
-    code, _ = invoke("run", "--seed", "1", "--max-examples", "5", "--steps", "20", "--backend", backend, "--junit-xml", "out/junit.xml", "--json", "out/summary.json")
+    code, _ = invoke("run", "--seed", "0", "--max-examples", "5", "--steps", "20", "--backend", backend, "--junit-xml", "out/junit.xml", "--json", "out/summary.json")
     assert code == 1
     suite = ET.parse(example / "out" / "junit.xml").getroot()
     cases = {c.get("name"): c for c in suite.iter("testcase")}

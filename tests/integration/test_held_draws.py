@@ -60,7 +60,7 @@ def test_with_the_held_band_on_an_integer_drawn_after_an_address_sees_it(tmp_pat
 
 
 def test_with_the_held_band_off_no_address_is_collected_and_the_band_is_never_asked(tmp_path, monkeypatch):
-    monkeypatch.delenv("EVMSTATE_FEEDBACK", raising=False)
+    monkeypatch.setenv("EVMSTATE_FEEDBACK", "storage,cmplog,streaks,closing")  # the defaults but held
     drawn, asked = spied(monkeypatch)
     summary, _ = run_source(tmp_path, SENDS)
     assert summary.exit_code == 0

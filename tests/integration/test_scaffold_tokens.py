@@ -19,11 +19,11 @@ LENDING = REPO / "tests" / "projects" / "scaffold_tokens"
 
 
 def scaffold_and_run(root: Path, name: str):
-    """The machine init writes for name, and its result run at seed 1 on py-evm."""
+    """The machine init writes for name, and its result run at seed 2 on py-evm (a seed whose 5 runs of 10 steps draw deposits)."""
     (written,), _ = init(root, machine=name, force=True)
     config = config_mod.load(root)
     assert config.backend.name == "pyevm"
-    options = RunOptions((str(written),), overrides=Overrides(seed=1, max_examples=5, stateful_step_count=10, phases=SEARCH_ONLY))
+    options = RunOptions((str(written),), overrides=Overrides(seed=2, max_examples=5, stateful_step_count=10, phases=SEARCH_ONLY))
     summary = run(config, options, lambda event: None)
     assert not summary.load_errors, summary.load_errors
     (result,) = summary.results

@@ -120,7 +120,7 @@ def test_the_mappings_are_those_the_storage_layout_names():
 
 @pytest.mark.parametrize(
     "text, on",
-    [(None, {"storage", "cmplog", "streaks"}), ("storage,cmplog", {"storage", "cmplog"}), ("storage,cmplog,held", {"storage", "cmplog", "held"}), ("counts,storage,cmplog", {"counts", "storage", "cmplog"}), ("storage,states", {"storage", "states"}), ("storage,cmplog,relations", {"storage", "cmplog", "relations"}), ("storage,cmplog,live", {"storage", "cmplog", "live"}), ("storage,cmplog,streaks", {"storage", "cmplog", "streaks"}), ("storage,cmplog,closing", {"storage", "cmplog", "closing"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
+    [(None, {"storage", "cmplog", "streaks", "held", "closing"}), ("storage,cmplog", {"storage", "cmplog"}), ("storage,cmplog,held", {"storage", "cmplog", "held"}), ("counts,storage,cmplog", {"counts", "storage", "cmplog"}), ("storage,states", {"storage", "states"}), ("storage,cmplog,relations", {"storage", "cmplog", "relations"}), ("storage,cmplog,live", {"storage", "cmplog", "live"}), ("storage,cmplog,streaks", {"storage", "cmplog", "streaks"}), ("storage,cmplog,closing", {"storage", "cmplog", "closing"}), ("", set()), ("cmplog", {"cmplog"}), ("counts, storage,nope", {"counts", "storage"})],
 )
 def test_the_signals_are_switched_by_the_environment(monkeypatch, tmp_path, text, on):
     if text is None:
