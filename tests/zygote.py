@@ -283,3 +283,72 @@ def run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None, env: 
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(argv, returncode, out.read().decode(), err.read().decode())
+
+
+# `python -c SESSION SCRIPT ARGS`: the console script SCRIPT run as the zygote runs a script's file (run()), in a
+# session of its own, as subprocess.Popen(..., start_new_session=True) starts a command
+SESSION = (
+    "import os, runpy, sys; os.setsid(); sys.argv = sys.argv[1:]; sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0])); "
+    "runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+class Started:
+    """A console script of this Python forked from the zygote in a session of its own, its stop signals at their defaults
+    (as in a terminal), while the test goes on: what subprocess.Popen(argv, cwd=cwd, env=env, stdin=DEVNULL,
+    stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=tests.cli.helpers.interruptible) starts, for a
+    test that signals the command, its process group or its session while it runs.
+
+    pid, poll(), wait(timeout), returncode (negative: the signal) and kill() as Popen's; the zygote has waited for the
+    command once it has a return code. Where run() would start a process (another program, no fork), so does this.
+    """
+
+    def __init__(self, argv: Sequence[str], *, cwd: str | os.PathLike[str], env: dict[str, str], stdout: int, stderr: int) -> None:
+        argv = [os.fspath(a) for a in argv]
+        self.returncode: int | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        forkable = _forkable(argv)
+        if forkable is None or forkable[0] is not None:
+            from .cli.helpers import interruptible
+
+            self._proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=interruptible)
+            self.pid = self._proc.pid
+            return
+        self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._conn.connect(_zygote(env).path)
+        request = {"argv": argv, "code": SESSION, "cwd": os.path.abspath(cwd), "env": env, "ignored": []}
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        try:
+            socket.send_fds(self._conn, [json.dumps(request).encode() + b"\n"], [stdin, stdout, stderr])
+        finally:
+            os.close(stdin)
+        self._lines = self._conn.makefile("rb", buffering=0)  # unbuffered: the return code's line stays in the socket for select()
+        self.pid = int(json.loads(self._lines.readline())["pid"])
+
+    def poll(self) -> int | None:
+        return self.wait(0) if self.returncode is None and self._ended(0) else self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self._proc is not None:
+            self.returncode = self._proc.wait(timeout)
+        elif self.returncode is None:
+            if not self._ended(timeout):
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+            answer = self._lines.readline()
+            if not answer:
+                raise RuntimeError("the test zygote ended while a command ran")
+            self.returncode = int(json.loads(answer)["returncode"])
+            self._lines.close()
+            self._conn.close()
+        return self.returncode
+
+    def _ended(self, timeout: float | None) -> bool:
+        import select
+
+        if self._proc is not None:
+            return self._proc.poll() is not None
+        return bool(select.select([self._conn], [], [], timeout)[0])
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            _kill(self.pid)
