@@ -7,7 +7,6 @@ import json
 import multiprocessing
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -19,8 +18,8 @@ from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 
-from ..conftest import evmstate_exe, without_shrinking
-from .helpers import CTRL_C, invoke
+from ..conftest import without_shrinking
+from .helpers import Forked, invoke
 from .machines import COUNTER
 from .record_writer import write_records
 
@@ -260,12 +259,11 @@ class SlowShrink:
 @pytest.mark.processes
 def test_ctrl_c_while_shrinking_saves_the_best_sequence(example, cli_env: dict[str, str]):
     (example / "machines" / "slow.py").write_text(SLOW)
-    exe = evmstate_exe()
     env = {**cli_env, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([exe, "run", "machines/slow.py", "--seed", "3"], cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
+    proc = Forked(["run", "machines/slow.py", "--seed", "3"], cwd=example, env=env)
     lines = []
     deadline = time.time() + 120
-    for line in proc.stdout:  # type: ignore[union-attr]
+    for line in proc.stdout:
         lines.append(line)
         if "shrinking" in line or time.time() > deadline:
             break

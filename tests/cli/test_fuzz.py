@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,8 +21,8 @@ from evmstate.errors import UsageError
 from evmstate.scale.pool import ProjectSource
 from evmstate.runner import Overrides
 
-from ..conftest import copy_example, evmstate_exe
-from .helpers import CTRL_C, invoke, local_cluster, wait_for_markers
+from ..conftest import copy_example
+from .helpers import Forked, invoke, local_cluster, wait_for_markers
 from .machines import WAITING
 from .workers import InlineWorkers
 
@@ -156,9 +155,7 @@ def test_the_next_campaign_starts_from_the_corpus_the_last_one_kept(example):
 def test_ctrl_c_ends_a_campaign_with_its_summary_and_exit_130(tmp_path, cli_env: dict[str, str]):
     project = copy_example(tmp_path / "p")
     (project / "machines" / "waiting.py").write_text(WAITING)
-    exe = evmstate_exe()
-    env = cli_env
-    proc = subprocess.Popen([exe, "fuzz", "machines/waiting.py", "-n", "1"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **CTRL_C)
+    proc = Forked(["fuzz", "machines/waiting.py", "-n", "1"], cwd=project, env=cli_env, merged=False)
     try:
         wait_for_markers(project, proc, 1)  # the worker is searching
         os.killpg(proc.pid, signal.SIGINT)
