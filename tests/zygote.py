@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import BinaryIO, Sequence
 
 # in the zygote's command line, for benchmarks/parallel.py to find it
 MARKER = "evmstate-tests-zygote"
@@ -300,7 +300,9 @@ class Started:
     test that signals the command, its process group or its session while it runs.
 
     pid, poll(), wait(timeout), returncode (negative: the signal) and kill() as Popen's; the zygote has waited for the
-    command once it has a return code. Where run() would start a process (another program, no fork), so does this.
+    command once it has a return code. A thread reads the zygote's answer whatever the test does (one that fails before
+    it waits leaves no answer unread, which would end the zygote). Where run() would start a process (another program,
+    no fork), so does this.
     """
 
     def __init__(self, argv: Sequence[str], *, cwd: str | os.PathLike[str], env: dict[str, str], stdout: int, stderr: int) -> None:
@@ -314,40 +316,43 @@ class Started:
             self._proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=interruptible)
             self.pid = self._proc.pid
             return
-        self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._conn.connect(_zygote(env).path)
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(_zygote(env).path)
         request = {"argv": argv, "code": SESSION, "cwd": os.path.abspath(cwd), "env": env, "ignored": []}
         stdin = os.open(os.devnull, os.O_RDONLY)
         try:
-            socket.send_fds(self._conn, [json.dumps(request).encode() + b"\n"], [stdin, stdout, stderr])
+            socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [stdin, stdout, stderr])
         finally:
             os.close(stdin)
-        self._lines = self._conn.makefile("rb", buffering=0)  # unbuffered: the return code's line stays in the socket for select()
-        self.pid = int(json.loads(self._lines.readline())["pid"])
+        lines = conn.makefile("rb")
+        self.pid = int(json.loads(lines.readline())["pid"])
+        self._ended = threading.Event()
+        threading.Thread(target=self._answer, args=(conn, lines), daemon=True).start()
+
+    def _answer(self, conn: socket.socket, lines: BinaryIO) -> None:
+        try:
+            answer = lines.readline()
+            if answer:  # else the zygote ended first: wait() says so
+                self.returncode = int(json.loads(answer)["returncode"])
+        finally:
+            lines.close()
+            conn.close()
+            self._ended.set()
 
     def poll(self) -> int | None:
-        return self.wait(0) if self.returncode is None and self._ended(0) else self.returncode
+        if self._proc is not None:
+            self.returncode = self._proc.poll()
+        return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if self._proc is not None:
             self.returncode = self._proc.wait(timeout)
-        elif self.returncode is None:
-            if not self._ended(timeout):
-                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
-            answer = self._lines.readline()
-            if not answer:
-                raise RuntimeError("the test zygote ended while a command ran")
-            self.returncode = int(json.loads(answer)["returncode"])
-            self._lines.close()
-            self._conn.close()
+            return self.returncode
+        if not self._ended.wait(timeout):
+            raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+        if self.returncode is None:
+            raise RuntimeError("the test zygote ended while a command ran")
         return self.returncode
-
-    def _ended(self, timeout: float | None) -> bool:
-        import select
-
-        if self._proc is not None:
-            return self._proc.poll() is not None
-        return bool(select.select([self._conn], [], [], timeout)[0])
 
     def kill(self) -> None:
         if self.poll() is None:
