@@ -95,10 +95,13 @@ def start_fork_server() -> None:
     here = os.open(".", os.O_RDONLY)
     stops = [signal.SIGINT, *STOPS]
     previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in stops}
+    # this process's pid, for the server's tie to it (evmstate.scale.lifeline.TIED_TO, named without importing evmstate)
+    os.environ["EVMSTATE_FORK_SERVER_PARENT"] = str(os.getpid())
     try:
         os.chdir(os.path.dirname(os.__file__))
         forkserver.ensure_running()
     finally:
+        os.environ.pop("EVMSTATE_FORK_SERVER_PARENT", None)
         os.fchdir(here)
         os.close(here)
         for signum, handler in previous.items():

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import BinaryIO, Sequence
 
 # in the zygote's command line, for benchmarks/parallel.py to find it
 MARKER = "evmstate-tests-zygote"
@@ -283,3 +283,77 @@ def run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None, env: 
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(argv, returncode, out.read().decode(), err.read().decode())
+
+
+# `python -c SESSION SCRIPT ARGS`: the console script SCRIPT run as the zygote runs a script's file (run()), in a
+# session of its own, as subprocess.Popen(..., start_new_session=True) starts a command
+SESSION = (
+    "import os, runpy, sys; os.setsid(); sys.argv = sys.argv[1:]; sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0])); "
+    "runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+class Started:
+    """A console script of this Python forked from the zygote in a session of its own, its stop signals at their defaults
+    (as in a terminal), while the test goes on: what subprocess.Popen(argv, cwd=cwd, env=env, stdin=DEVNULL,
+    stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=tests.cli.helpers.interruptible) starts, for a
+    test that signals the command, its process group or its session while it runs.
+
+    pid, poll(), wait(timeout), returncode (negative: the signal) and kill() as Popen's; the zygote has waited for the
+    command once it has a return code. A thread reads the zygote's answer whatever the test does (one that fails before
+    it waits leaves no answer unread, which would end the zygote). Where run() would start a process (another program,
+    no fork), so does this.
+    """
+
+    def __init__(self, argv: Sequence[str], *, cwd: str | os.PathLike[str], env: dict[str, str], stdout: int, stderr: int) -> None:
+        argv = [os.fspath(a) for a in argv]
+        self.returncode: int | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        forkable = _forkable(argv)
+        if forkable is None or forkable[0] is not None:
+            from .cli.helpers import interruptible
+
+            self._proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=interruptible)
+            self.pid = self._proc.pid
+            return
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(_zygote(env).path)
+        request = {"argv": argv, "code": SESSION, "cwd": os.path.abspath(cwd), "env": env, "ignored": []}
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        try:
+            socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [stdin, stdout, stderr])
+        finally:
+            os.close(stdin)
+        lines = conn.makefile("rb")
+        self.pid = int(json.loads(lines.readline())["pid"])
+        self._ended = threading.Event()
+        threading.Thread(target=self._answer, args=(conn, lines), daemon=True).start()
+
+    def _answer(self, conn: socket.socket, lines: BinaryIO) -> None:
+        try:
+            answer = lines.readline()
+            if answer:  # else the zygote ended first: wait() says so
+                self.returncode = int(json.loads(answer)["returncode"])
+        finally:
+            lines.close()
+            conn.close()
+            self._ended.set()
+
+    def poll(self) -> int | None:
+        if self._proc is not None:
+            self.returncode = self._proc.poll()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self._proc is not None:
+            self.returncode = self._proc.wait(timeout)
+            return self.returncode
+        if not self._ended.wait(timeout):
+            raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+        if self.returncode is None:
+            raise RuntimeError("the test zygote ended while a command ran")
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            _kill(self.pid)

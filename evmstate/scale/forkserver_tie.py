@@ -11,6 +11,8 @@ process to its parent.
 
 import os
 
-from .lifeline import die_with_parent
+from .lifeline import TIED_TO, die_with_parent
 
-die_with_parent(os.getppid())
+# the process that started the server, as it named itself: one that ended before this line ran (killed the moment it
+# started its workers) ends the server here; os.getppid() would name the process that adopted it
+die_with_parent(int(os.environ.pop(TIED_TO, os.getppid())))

@@ -31,6 +31,9 @@ STOP_SIGNALS = (
 )
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+# the pid of the process that starts a fork server, in the environment the server starts with (forkserver_tie reads it:
+# the server's parent by then may be whichever process adopted it)
+TIED_TO = "EVMSTATE_FORK_SERVER_PARENT"
 # a worker whose parent is gone ends with this code (nobody is left to read it)
 ORPHANED = 1
 

@@ -330,8 +330,20 @@ def start_fork_server(preload: tuple[str, ...]) -> None:
     if threading.current_thread() is threading.main_thread():  # the server dies with this thread, so with the run
         preload = (TIE, *preload)
     multiprocessing.set_forkserver_preload(list(preload))  # no effect once the server runs
-    with _stops_ignored(), _in_folder(os.path.dirname(os.__file__)):
+    with _stops_ignored(), _in_folder(os.path.dirname(os.__file__)), _tied_to_this_process():
         forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _tied_to_this_process() -> Iterator[None]:
+    """This process's pid in the environment of a fork server started inside (TIE reads it), and then out of it."""
+    from .lifeline import TIED_TO
+
+    os.environ[TIED_TO] = str(os.getpid())
+    try:
+        yield
+    finally:
+        os.environ.pop(TIED_TO, None)
 
 
 @contextlib.contextmanager

@@ -70,3 +70,72 @@ def local_cluster(workers: int = 2) -> Any:
 
     with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+
+
+class Forked:
+    """`evmstate ARGS` as subprocess.Popen([evmstate, *ARGS], cwd=cwd, env=env, stdout=PIPE, stderr=STDOUT (or to a
+    stream of its own: merged=False), text=True, start_new_session=True, **CTRL_C) starts it, but forked from the test
+    zygote (tests/zygote.py's Started): a process of its own running the console script as a new one does, in a session
+    of its own, Ctrl-C, SIGTERM and SIGHUP at their defaults; its imports done once per test process. For a test that
+    signals a command as it runs and reads what it printed.
+
+    pid, stdout (read as it comes), poll(), wait(), send_signal(), communicate(timeout) and returncode as Popen's.
+    """
+
+    def __init__(self, args: list[str], *, cwd: Path, env: dict[str, str], merged: bool = True) -> None:
+        import os
+        import tempfile
+
+        from .. import zygote
+        from ..conftest import evmstate_exe
+
+        read, write = os.pipe()
+        self._err = None if merged else tempfile.TemporaryFile()
+        try:
+            self._started = zygote.Started(
+                [evmstate_exe(), *args], cwd=cwd, env=env, stdout=write, stderr=write if self._err is None else self._err.fileno()
+            )
+        finally:
+            os.close(write)
+        self.pid = self._started.pid
+        self.stdout = open(read, encoding="utf-8", errors="replace")  # noqa: SIM115
+
+    @property
+    def returncode(self) -> int | None:
+        return self._started.returncode
+
+    def poll(self) -> int | None:
+        return self._started.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self._started.wait(timeout)
+
+    def send_signal(self, signum: int) -> None:
+        import os
+
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self._started.kill()
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str | None]:
+        """What is left of stdout, and stderr (None when merged), once the command and everything holding its stdout
+        ended; subprocess.TimeoutExpired after timeout seconds."""
+        import threading
+
+        rest: list[str] = []
+        reader = threading.Thread(target=lambda: rest.append(self.stdout.read()), daemon=True)
+        started = time.monotonic()
+        reader.start()
+        reader.join(timeout)
+        if reader.is_alive():
+            raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+        self.stdout.close()
+        self.wait(None if timeout is None else max(0.0, timeout - (time.monotonic() - started)))
+        if self._err is None:
+            return rest[0], None
+        self._err.seek(0)
+        err = self._err.read().decode(errors="replace")
+        self._err.close()
+        return rest[0], err

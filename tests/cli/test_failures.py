@@ -7,7 +7,6 @@ import json
 import multiprocessing
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -19,8 +18,8 @@ from evmstate import config as config_mod
 from evmstate.failures import FORMAT, FailureStore, Ref, decode_value, encode_value
 from evmstate.runner import RunOptions, run
 
-from ..conftest import evmstate_exe, without_shrinking
-from .helpers import CTRL_C, invoke
+from ..conftest import kept_build, without_shrinking
+from .helpers import Forked, invoke
 from .machines import COUNTER
 from .record_writer import write_records
 
@@ -86,7 +85,8 @@ def test_a_record_is_marked_changed_only_when_its_own_contracts_or_their_imports
     code, out = invoke("failures")
     rows = {line.split()[0]: line for line in out.splitlines() if line.split() and line.split()[0] in (depositer, payments)}
     assert "changed" in rows[depositer] and "same" in rows[payments], out
-    code, out = invoke("replay", depositer)
+    # the edited Token and Depositer compiled once for every test process and run (kept_build): the same edits each time
+    code, out = kept_build(example, "kept-example-edited-token-depositer", lambda: invoke("replay", depositer))
     assert "sources changed since the failure was recorded: contracts: Depositer" in out
 
 
@@ -260,12 +260,11 @@ class SlowShrink:
 @pytest.mark.processes
 def test_ctrl_c_while_shrinking_saves_the_best_sequence(example, cli_env: dict[str, str]):
     (example / "machines" / "slow.py").write_text(SLOW)
-    exe = evmstate_exe()
     env = {**cli_env, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([exe, "run", "machines/slow.py", "--seed", "3"], cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
+    proc = Forked(["run", "machines/slow.py", "--seed", "3"], cwd=example, env=env)
     lines = []
     deadline = time.time() + 120
-    for line in proc.stdout:  # type: ignore[union-attr]
+    for line in proc.stdout:
         lines.append(line)
         if "shrinking" in line or time.time() > deadline:
             break

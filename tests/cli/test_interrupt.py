@@ -10,8 +10,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from ..conftest import evmstate_exe
-from .helpers import CTRL_C, invoke
+from .helpers import CTRL_C, Forked, invoke
 
 
 @pytest.fixture()
@@ -62,10 +61,8 @@ class Slow:
 def test_ctrl_c_while_searching_writes_the_reports_and_exits_130(example, cli_env: dict[str, str]):
     (example / "machines" / "a_quick.py").write_text(QUICK)
     (example / "machines" / "b_slow.py").write_text(SLOW)
-    exe = evmstate_exe()
-    env = cli_env
-    args = [exe, "run", "machines/a_quick.py", "machines/b_slow.py", "--json", "report.json", "--junit-xml", "report.xml", "--seed", "1"]
-    proc = subprocess.Popen(args, cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **CTRL_C)
+    args = ["run", "machines/a_quick.py", "machines/b_slow.py", "--json", "report.json", "--junit-xml", "report.xml", "--seed", "1"]
+    proc = Forked(args, cwd=example, env=cli_env)
     deadline = time.time() + 120
     while not (example / "searching").exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from .. import zygote
 from ..conftest import evmstate_exe, warm_build
 from ..forked_pytest import runpytest
 from .helpers import invoke
@@ -68,7 +68,8 @@ def test_sys_exit_and_keyboard_interrupt_in_machine_code_end_the_installed_comma
     (example / "machines" / "exits.py").write_text(EXITS)
     exe = evmstate_exe()
     env = cli_env
-    proc = subprocess.run([exe, "run", "machines/exits.py", "--seed", "1", "--max-examples", "20"], capture_output=True, text=True, env=env, cwd=example, timeout=300)
+    # forked from the test zygote: a process of its own running the console script as a new one does (tests/zygote.py)
+    proc = zygote.run([exe, "run", "machines/exits.py", "--seed", "1", "--max-examples", "20"], env=env, cwd=example, timeout=300)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     out = proc.stdout
     assert "ExitsInRule.rule_a raised SystemExit: 0" in out

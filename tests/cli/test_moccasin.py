@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from .. import zygote
 from ..forked_pytest import run_pytest
 from .helpers import invoke
 
@@ -263,6 +263,7 @@ def test_the_installed_command_reads_a_moccasin_project(here: Path):
     moccasin_project(here)
     (here / "moccasin.toml").write_text(MOCCASIN_TOML)
     exe = os.path.join(os.path.dirname(sys.executable), "evmstate")
-    proc = subprocess.run([exe, "run", "--max-examples", "3", "--steps", "3", "--seed", "2"], cwd=here, capture_output=True, text=True, timeout=300)
+    # forked from the test zygote: a process of its own running the console script as a new one does (tests/zygote.py)
+    proc = zygote.run([exe, "run", "--max-examples", "3", "--steps", "3", "--seed", "2"], cwd=here, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("settings: moccasin.toml (contracts in src/)\nseed: 2 — rerun with --seed 2\n")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from .. import zygote
 from ..conftest import copy_project, evmstate_exe, kept_mutant_compiles, plain_output
 from .helpers import invoke, local_cluster
 
@@ -121,7 +121,9 @@ def test_the_installed_command_judges_on_two_worker_processes_and_keeps_every_ve
     exe = evmstate_exe()
     env = cli_env
     args = [exe, "mutate", "--function", "deposit", "-n", "2", "--json", "m.json"]
-    first = subprocess.run(args, capture_output=True, text=True, env=env, cwd=vault, timeout=600)
+    # forked from the test zygote: a process of its own running the console script as a new one does (tests/zygote.py),
+    # which starts its own fork server and workers
+    first = zygote.run(args, env=env, cwd=vault, timeout=600)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "(on 2 local workers)" in first.stdout
     # the verdicts kept for the next run, read by the command in this process (the worker processes are the first run's)

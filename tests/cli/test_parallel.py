@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from evmstate_cli import launch
 
 from .. import zygote
 from ..conftest import copy_example, evmstate_exe
-from .helpers import CTRL_C, invoke, wait_for_markers
+from .helpers import Forked, invoke, wait_for_markers
 from .machines import WAITING
 
 SMALL = ("--max-examples", "5", "--steps", "4")
@@ -132,12 +131,7 @@ def test_merged_shards_add_up_and_report_the_first_failing_shard():
 def test_ctrl_c_stops_every_worker_and_exits_130(tmp_path, cli_env: dict[str, str]):
     project = copy_example(tmp_path / "p")
     (project / "machines" / "waiting.py").write_text(WAITING)
-    exe = evmstate_exe()
-    env = cli_env
-    proc = subprocess.Popen(
-        [exe, "run", "machines/waiting.py", "--max-examples", "100000", "--shards", "2", "-n", "2"],
-        cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **CTRL_C,
-    )
+    proc = Forked(["run", "machines/waiting.py", "--max-examples", "100000", "--shards", "2", "-n", "2"], cwd=project, env=cli_env, merged=False)
     try:
         wait_for_markers(project, proc, 2)  # both workers are searching
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the whole group

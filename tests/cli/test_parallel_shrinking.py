@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,8 +14,8 @@ import pytest
 
 from evmstate.scale import shrinking
 
-from ..conftest import BACKENDS, FASTEST, evmstate_exe
-from .helpers import CTRL_C, invoke
+from ..conftest import BACKENDS, FASTEST
+from .helpers import Forked, invoke
 
 # each invariant check sleeps, so that a replay costs time without costing CPU: helpers replay
 # candidates while the worker replays its own, on a loaded machine too. Deposits of at most 100
@@ -112,16 +111,12 @@ def test_a_helper_that_dies_leaves_its_candidates_to_the_worker_and_the_program_
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_while_helpers_shrink_saves_the_best_program_and_ends_them(example, cli_env: dict[str, str]):
     (example / "machines" / "slow.py").write_text(SLOW.replace("time.sleep(0.005)", "time.sleep(0.05)"))
-    exe = evmstate_exe()
     env = {**cli_env, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [exe, "run", "machines/slow.py", "--seed", "3", "-n", "2"],
-        cwd=example, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, **CTRL_C,
-    )
+    proc = Forked(["run", "machines/slow.py", "--seed", "3", "-n", "2"], cwd=example, env=env)
     try:
         lines = []
         deadline = time.time() + 120
-        for line in proc.stdout:  # type: ignore[union-attr]
+        for line in proc.stdout:
             lines.append(line)
             if "shrinking" in line or time.time() > deadline:
                 break

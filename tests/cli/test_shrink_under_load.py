@@ -6,12 +6,12 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+
+from .helpers import Forked
 
 pytestmark = [
     pytest.mark.processes,
@@ -25,16 +25,13 @@ STOPPED, RUNNING = 0.03, 0.03
 
 def reported(root: Path, name: str, busy: bool = False) -> dict:
     """The failure `evmstate run --seed 1` reports for machines/sale.py, run in a process of its own (held back as on a loaded machine if busy)."""
-    exe = str(Path(sys.executable).parent / "evmstate")
     # no example or record saved by the other run: both shrink the failure the search finds (the build
     # cache stays: compiling is not what is compared)
     for kept in (root / ".evmstate").glob("*"):
         if kept.name != "build":
             shutil.rmtree(kept)
-    proc = subprocess.Popen(
-        [exe, "run", "machines/sale.py", "--seed", "1", "--json", name], cwd=root, env={**os.environ, "NO_COLOR": "1"},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-    )
+    # forked from the test zygote in a session of its own: a process of its own, as a new one runs the console script
+    proc = Forked(["run", "machines/sale.py", "--seed", "1", "--json", name], cwd=root, env={**os.environ, "NO_COLOR": "1"})
     ended = threading.Event()
     if busy:
         threading.Thread(target=hold_back, args=(proc.pid, ended), daemon=True).start()

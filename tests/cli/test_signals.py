@@ -15,9 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -28,8 +26,9 @@ import pytest
 
 from evmstate.failures import FailureStore
 
-from ..conftest import REPO, copy_project, without_shrinking
-from .helpers import CTRL_C, invoke
+from .. import zygote
+from ..conftest import REPO, copy_project, evmstate_exe, without_shrinking
+from .helpers import invoke
 
 pytestmark = [
     pytest.mark.processes,
@@ -58,25 +57,32 @@ def session(sid: int) -> dict[int, tuple[int, str]]:
 
 
 class Command:
-    """The installed evmstate command in a session of its own, its output read line by line as it comes."""
+    """The installed evmstate command in a session of its own, its output read line by line as it comes.
+
+    Forked from the test zygote (tests/zygote.py: a process of its own that runs the console script as a new one does,
+    its stop signals at their defaults as in a terminal), in a session of its own; the zygote has waited for it once it
+    ended, as subprocess.Popen's wait() does.
+    """
 
     def __init__(self, root: Path, *args: str) -> None:
-        exe = shutil.which("evmstate") or str(Path(sys.executable).parent / "evmstate")
         env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen(
-            [exe, *args], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, **CTRL_C
-        )
+        read, write = os.pipe()
+        try:
+            self.proc = zygote.Started([evmstate_exe(), *args], cwd=root, env=env, stdout=write, stderr=write)
+        finally:
+            os.close(write)
+        self.stdout = open(read, encoding="utf-8", errors="replace")  # noqa: SIM115
         self.lines: list[str] = []
         self.closed = False
         self.changed = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            with self.changed:
-                self.lines.append(line)
-                self.changed.notify_all()
+        with self.stdout:
+            for line in self.stdout:
+                with self.changed:
+                    self.lines.append(line)
+                    self.changed.notify_all()
         with self.changed:
             self.closed = True
             self.changed.notify_all()

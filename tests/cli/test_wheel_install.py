@@ -22,8 +22,13 @@ from ..conftest import REPO, copy_example
 
 pytestmark = pytest.mark.processes
 
-RUN = "import sys; from evmstate_cli.launch import main; sys.argv[0] = 'evmstate'; main()"
-WHERE = "import evmstate, evmstate_cli; print(evmstate.__file__); print(evmstate_cli.__file__)"
+# the command as the console script runs it; at exit, the files evmstate and evmstate_cli were loaded from (to stderr:
+# what the command prints is left as it is; and nothing more is imported than the command imports)
+RUN = (
+    "import atexit, sys; "
+    "atexit.register(lambda: print('loaded from:', *(sys.modules[m].__file__ for m in ('evmstate', 'evmstate_cli')), sep='\\t', file=sys.stderr)); "
+    "from evmstate_cli.launch import main; sys.argv[0] = 'evmstate'; main()"
+)
 MACHINES = ("machines/sale.py",)
 
 
@@ -45,8 +50,8 @@ def wheel_python(tmp_path: Path) -> Path:
     return python
 
 
-def programs(python: Path, root: Path) -> dict[str, tuple[str, list[str] | None]]:
-    """Each machine's status and failing program, run with seed 8 (one that finds the sale's bug in 20 runs) from python's evmstate.
+def programs(python: Path, root: Path) -> tuple[dict[str, tuple[str, list[str] | None]], list[str]]:
+    """Each machine's status and failing program, run with seed 8 (one that finds the sale's bug in 20 runs) from python's evmstate; the files evmstate and evmstate_cli were loaded from.
 
     A process of its own: this checkout's forked from the test zygote (tests/zygote.py: its modules local to Hypothesis
     are a new process's), the wheel's started anew (another Python).
@@ -55,14 +60,15 @@ def programs(python: Path, root: Path) -> dict[str, tuple[str, list[str] | None]
     done = zygote.run(command, cwd=root)
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads((root / "out.json").read_text())
-    return {r["name"]: (r["status"], (r.get("failure") or {}).get("program")) for r in report["results"]}
+    (loaded,) = [line.split("\t")[1:] for line in done.stderr.splitlines() if line.startswith("loaded from:\t")]
+    return {r["name"]: (r["status"], (r.get("failure") or {}).get("program")) for r in report["results"]}, loaded
 
 
 def test_a_seed_gives_the_same_programs_from_a_wheel_as_from_a_checkout(tmp_path: Path):
     python = wheel_python(tmp_path)
-    where = subprocess.run([python, "-c", WHERE], cwd=tmp_path, check=True, capture_output=True, text=True).stdout.split()
-    assert all(path.startswith(str(tmp_path / "venv")) for path in where), where
-    from_wheel = programs(python, copy_example(tmp_path / "wheel"))
-    from_checkout = programs(Path(sys.executable), copy_example(tmp_path / "checkout"))
+    from_wheel, where = programs(python, copy_example(tmp_path / "wheel"))
+    assert len(where) == 2 and all(path.startswith(str(tmp_path / "venv")) for path in where), where
+    from_checkout, here = programs(Path(sys.executable), copy_example(tmp_path / "checkout"))
+    assert len(here) == 2 and all(Path(path).resolve().is_relative_to(REPO.resolve()) for path in here), here
     assert from_checkout["SaleMachine"][0] == "failed" and from_checkout["SaleMachine"][1]
     assert from_wheel == from_checkout
