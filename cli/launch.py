@@ -28,6 +28,9 @@ PRELOAD = (
     "evmstate.scale.campaign",
     "evmstate.mutate.mutation",
 )
+# where the fork server's tie (PRELOAD[0]) reads this process's pid: evmstate.scale.lifeline.TIED_TO, named here
+# without importing evmstate
+TIED_TO = "EVMSTATE_FORK_SERVER_PARENT"
 
 
 def _cores() -> int:
@@ -95,13 +98,12 @@ def start_fork_server() -> None:
     here = os.open(".", os.O_RDONLY)
     stops = [signal.SIGINT, *STOPS]
     previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in stops}
-    # this process's pid, for the server's tie to it (evmstate.scale.lifeline.TIED_TO, named without importing evmstate)
-    os.environ["EVMSTATE_FORK_SERVER_PARENT"] = str(os.getpid())
+    os.environ[TIED_TO] = str(os.getpid())  # this process's pid, for the server's tie to it
     try:
         os.chdir(os.path.dirname(os.__file__))
         forkserver.ensure_running()
     finally:
-        os.environ.pop("EVMSTATE_FORK_SERVER_PARENT", None)
+        os.environ.pop(TIED_TO, None)
         os.fchdir(here)
         os.close(here)
         for signum, handler in previous.items():

@@ -55,7 +55,7 @@ from ..contracts.project import Project
 from ..engine.discovery import Item, discover
 from ..engine.settings import keep_hypothesis_storage
 from ..errors import MachineDefinitionError, ResourceError, UsageError, from_ctrl_c
-from .lifeline import STOP_SIGNALS, watch_parent
+from .lifeline import STOP_SIGNALS, TIED_TO, watch_parent
 from .shrinking import Lend, Loans, lending
 
 
@@ -337,8 +337,6 @@ def start_fork_server(preload: tuple[str, ...]) -> None:
 @contextlib.contextmanager
 def _tied_to_this_process() -> Iterator[None]:
     """This process's pid in the environment of a fork server started inside (TIE reads it), and then out of it."""
-    from .lifeline import TIED_TO
-
     os.environ[TIED_TO] = str(os.getpid())
     try:
         yield

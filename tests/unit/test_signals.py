@@ -337,3 +337,12 @@ def test_a_worker_watching_its_parent_ends_when_the_parent_is_killed():
 
 def test_only_the_main_process_has_no_parent_to_watch():
     assert lifeline.watch_parent() is False
+
+
+def test_the_fork_server_s_tie_reads_the_pid_where_both_starters_write_it():
+    # the CLI's early start names the variable without importing evmstate; the pool and the tie take it from lifeline
+    from evmstate.scale import lifeline, pool
+    from evmstate_cli import launch
+
+    assert launch.TIED_TO == lifeline.TIED_TO == pool.TIED_TO
+    assert launch.PRELOAD[0] == pool.TIE == "evmstate.scale.forkserver_tie"
