@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -31,6 +32,36 @@ SHARED = REPO.parent / "shared"
 pytest_plugins = ["pytester"]
 # projects the tests run evmstate on; the moccasin ones hold titanoboa tests of their own
 collect_ignore = ["projects", "quality/super_mint"]
+
+
+def _logging_held_across_fork() -> None:
+    """A process forked from a test process (a Dask cluster's workers, the forked store writers) finds no logging
+    stream locked for ever: before a fork, every handler's lock is taken, so that no other thread is inside a write.
+
+    pytest logs to a file handler (os.devnull) and captures records on the root logger; a thread of the test process
+    (a Dask scheduler's loop) writing a record while another thread forks left the stream's own lock held in the
+    child, whose first record then waited for ever (a Dask worker hung so, and the suite with it). logging renews
+    the handlers' locks in the child itself; the streams' locks it cannot.
+    """
+    held: list[logging.Handler] = []
+
+    def before() -> None:
+        loggers = [logging.getLogger(), *[lg for lg in list(logging.root.manager.loggerDict.values()) if isinstance(lg, logging.Logger)]]
+        handlers = {id(h): h for lg in loggers for h in list(lg.handlers)}
+        for h in sorted(handlers.values(), key=id):
+            if h.lock is not None and h.lock.acquire(timeout=5):  # a thread stuck inside a handler is passed over
+                held.append(h)
+
+    def after_in_parent() -> None:
+        while held:
+            lock = held.pop().lock
+            if lock is not None:
+                lock.release()
+
+    os.register_at_fork(before=before, after_in_parent=after_in_parent, after_in_child=held.clear)
+
+
+_logging_held_across_fork()
 
 settings.register_profile(
     "engine",
