@@ -239,8 +239,7 @@ def _drive(
         interrupted = grace.check()
         now = time.monotonic()
         if clock is None and _clock_starts(options.budget, workers, now - started):
-            # read after the check: a worker seen ready has then been ready for all of the budget
-            clock = now = time.monotonic()
+            clock = now = time.monotonic()  # read after the check: a worker seen ready has all of the budget
             summary.started_at = time.time()
             deadline = clock + options.budget if options.budget is not None else None
         time_left = deadline - now if deadline is not None else None
