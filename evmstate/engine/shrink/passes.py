@@ -69,7 +69,7 @@ PAIRS_UP_TO = 12
 # length); the scan last, within its share of the budget
 PASSES = (
     "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
-    "together", "scan",
+    "together", "trade", "scan",
 )
 
 
@@ -544,6 +544,9 @@ class Shrinker:
 
     def _together(self) -> bool:
         return len(self.best) <= PAIRS_UP_TO and coupled.pairs(self)
+
+    def _trade(self) -> bool:
+        return coupled.trade(self)
 
     def _scan(self) -> bool:
         kept = self.passes["scan"].kept
