@@ -400,9 +400,14 @@ def test_small_equal_numbers_go_down_while_a_large_one_grows():
         d, m, r = (s.arguments["n"] for s in candidate)
         return failing(candidate) if m == r and m > 0 and d * m >= 10**9 * (m + 1) else None
 
+    def operands(candidate, index):
+        # the redeem's burn compares the shares it burns with those the owner holds: the redeem's own number, at a line
+        step = candidate[index]
+        return Met(sides=[(step.arguments["n"], step.arguments["n"] + 1)] if step.rule == "redeem" else [])
+
     amounts = IntDomain(0, 2**256 - 1)
     domains = {(rule, "n"): amounts for rule in ("donate", "mint", "redeem")}
     program = [RecordedStep("donate", {"n": 1_006_622_517}), RecordedStep("mint", {"n": 151}), RecordedStep("redeem", {"n": 151})]
-    outcome = shrink(program, attempt, domains)
+    outcome = shrink(program, attempt, domains, operands=operands)
     assert [s.arguments["n"] for s in outcome.found.steps] == [2 * 10**9, 1, 1]
     assert outcome.passes["trade"].kept == 1 and outcome.passes["trade"].runs == 1

@@ -429,8 +429,9 @@ def traded(
 
 
 def trade(shrinker: Shrinker) -> bool:
-    """The trade pass: a group of equal small numbers (trade_groups()) set to one above their target while a large
-    number of another step grows, the first TRADES couples; whether one was kept.
+    """The trade pass: a group of equal small numbers (trade_groups()), one of them at a line its step compared it
+    with, set to one above their target while a large number of another step grows, the first TRADES couples; whether
+    one was kept.
 
     Each couple tries the large number doubled, then grown by as many bits as the group gives up less one (the most
     that leaves the program smaller), and where that fails, the least shift between the two by bisection: two replays
@@ -439,7 +440,16 @@ def trade(shrinker: Shrinker) -> bool:
     """
     best = shrinker.best
     larges = [p for p in number_places(best, shrinker.domains) if large(shrinker, p)]
-    couples = [(g, far) for g in trade_groups(best, shrinker.domains) for far in larges if far not in g][:TRADES]
+    if not larges:
+        return False
+    # a group one of whose numbers sits at a line its step compared it with (a redeem of 151 shares that burns 152):
+    # the line may move with a number of another step; a number no comparison met (a nonce whose hash must be small)
+    # would not
+    groups = [
+        g for g in trade_groups(best, shrinker.domains)
+        if any(shrinker.at_boundary(i, best[i].arguments[name], hints=False) for i, name in g)
+    ]
+    couples = [(g, far) for g in groups for far in larges if far not in g][:TRADES]
     for group, far in couples:
         base = shrinker.best
         if len(base) != len(best):

@@ -546,7 +546,7 @@ class Shrinker:
         return len(self.best) <= PAIRS_UP_TO and coupled.pairs(self)
 
     def _trade(self) -> bool:
-        return coupled.trade(self)
+        return len(self.best) <= PAIRS_UP_TO and coupled.trade(self)
 
     def _scan(self) -> bool:
         kept = self.passes["scan"].kept
