@@ -6,6 +6,9 @@ recorded program, where a step names the values it uses, and replays each candid
 checkpoint before the first step it changes (replayer.py), so a candidate costs only its
 changed suffix. Its passes, repeated until none makes progress:
 
+- tail: keep only the program's last step, its last two, four, ... (below half of it): a replay
+  costs what it keeps, where the chunks' candidates that delete a run near the start replay the
+  rest of the program;
 - chunks: delete runs of steps, longest first (half the program, a quarter, ...), as delta
   debugging does; a step goes together with every step that uses a value it produced;
 - singles: delete each step (with its users), or else only its wait; then each wait alone
@@ -19,9 +22,10 @@ changed suffix. Its passes, repeated until none makes progress:
   argument drawn by strategy() made as small as it can be while the program
   still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
-- accounts, scan, together: values coupled to others, moved together (coupled.py): the accounts
+- accounts, scan, together, trade: values coupled to others, moved together (coupled.py): the accounts
   a program uses renamed or merged, a number that fails only at scattered values tried from the
-  bottom up, two numbers lowered keeping their ratio or difference;
+  bottom up, two numbers lowered keeping their ratio or difference, equal small numbers lowered
+  while a large one grows;
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
@@ -63,12 +67,14 @@ __all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker"
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
 # about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
-# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
+# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first (the tail,
+# whose replays are as short as what they keep, before the chunks, whose replays run the rest of the program); then
 # waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
 # took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
-# length); the scan last, within its share of the budget
+# length); the trade (small numbers down while a large one grows) after every move that only lowers numbers, on numbers
+# those left at a line; the scan last, within its share of the budget
 PASSES = (
-    "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
+    "tail", "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
     "together", "trade", "scan",
 )
 
@@ -293,6 +299,22 @@ class Shrinker:
 
     def _deletable(self, index: int) -> bool:
         return self.best[index].rule not in self.fixed
+
+    def _tail(self) -> bool:
+        return self.first_shorter(self._tails()) is not None
+
+    def _tails(self) -> Any:
+        """The best program's last k steps alone (with the fixed ones, less the users of a value a deleted step
+        produced), k = 1, 2, 4, ... below half its length."""
+        n = len(self.best)
+        k = 1
+        while k < n // 2:
+            drop: set[int] = set()
+            for i in range(n - k):
+                if self._deletable(i):
+                    drop |= with_users(self.best, i)
+            yield k, without(self.best, drop)
+            k *= 2
 
     def _chunks(self) -> bool:
         changed = False
