@@ -60,8 +60,6 @@ class Shrinker(Protocol):
     scanned: set[Any]
     tries: Any
     floors: dict[tuple[int, str, int], tuple[int, int, bool]]
-    rounds: int
-    deferred: set[str]
 
     def first_shorter(self, candidates: Any) -> Any: ...
 
@@ -160,14 +158,7 @@ def accounts(shrinker: Shrinker) -> bool:
     changed = False
     while True:
         kept = shrinker.first_shorter((True, c) for _, c in account_renames(shrinker.best, shrinker.domains))
-        repairable = kept is None and shrinker.operands is not None and len(shrinker.best) <= REPAIRED_UP_TO
-        if repairable and shrinker.rounds < 2:
-            # the repairs set a renamed account's numbers to what the replay compared them with: in the first round
-            # its numbers are mostly still as found (a mint of 30187 shares to accounts[1] the values pass takes to
-            # 2, which then fails as accounts[0]'s without a repair); they wait for the next round
-            shrinker.deferred.add("accounts")
-            return changed
-        if repairable:
+        if kept is None and shrinker.operands is not None and len(shrinker.best) <= REPAIRED_UP_TO:
             # none failed as it stood: each again with a later argument set to what the replay compared it with
             for first, candidate in list(account_renames(shrinker.best, shrinker.domains))[:RENAMES_REPAIRED]:
                 if shrinker.repaired(candidate, first):
