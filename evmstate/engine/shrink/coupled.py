@@ -27,11 +27,12 @@ every other (the first kept wins, in the order below, whoever replays it):
   ratio to the earlier (or one more, for the contract's rounding), its difference, or made equal
   to it: a price and the quote that must match it. The earlier tries its bound, then the
   contracts' own numbers, then bisection. Not a number its step compared with a neighbour.
-- trade: equal small numbers of one kind (at most SCAN_UP_TO above their target) set to one above it while a large
-  number of another step grows by as many bits as keeps the program smaller: a mint and a redeem of 151 shares after a
-  donation of 1006622516, where a donation of 2013245032 and a share each fail the same way. Neither the scale nor the
-  equal numbers lowered together can take them there: the donation must grow for the shares to go down. The values
-  pass then bisects the large number down from where the trade left it.
+- trade: two or more equal small numbers of one kind (at most SCAN_UP_TO above their target) set to
+  one above it while a large number of another step grows by as many bits as keeps the program
+  smaller: a mint and a redeem of 151 shares after a donation of 1006622516, where a donation of
+  2013245032 and a share each fail the same way. Neither the scale nor the equal numbers lowered
+  together can take them there: the donation must grow for the shares to go down. The values pass
+  then bisects the large number down from where the trade left it.
 - reroute's rules: a step deleted while another step calls an earlier rule (a mint that needed
   the step before it, where a deposit alone fails the same way).
 """
@@ -429,9 +430,9 @@ def traded(
 
 
 def trade(shrinker: Shrinker) -> bool:
-    """The trade pass: a group of equal small numbers (trade_groups()), one of them at a line its step compared it
-    with, set to one above their target while a large number of another step grows, the first TRADES couples; whether
-    one was kept.
+    """The trade pass: a group of two or more equal small numbers (trade_groups()), one of them at a line its step
+    compared it with, set to one above their target while a large number of another step grows, the first TRADES
+    couples; whether one was kept.
 
     Each couple tries the large number doubled, then grown by as many bits as the group gives up less one (the most
     that leaves the program smaller), and where that fails, the least shift between the two by bisection: two replays
@@ -447,7 +448,7 @@ def trade(shrinker: Shrinker) -> bool:
     # would not
     groups = [
         g for g in trade_groups(best, shrinker.domains)
-        if any(shrinker.at_boundary(i, best[i].arguments[name], hints=False) for i, name in g)
+        if len(g) > 1 and any(shrinker.at_boundary(i, best[i].arguments[name], hints=False) for i, name in g)
     ]
     couples = [(g, far) for g in groups for far in larges if far not in g][:TRADES]
     for group, far in couples:
