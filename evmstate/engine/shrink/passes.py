@@ -6,9 +6,7 @@ recorded program, where a step names the values it uses, and replays each candid
 checkpoint before the first step it changes (replayer.py), so a candidate costs only its
 changed suffix. Its passes, repeated until none makes progress:
 
-- tail: keep only the program's last step, its last two, four, ... (below half of it): a replay
-  costs what it keeps, where the chunks' candidates that delete a run near the start replay the
-  rest of the program;
+- tail: only the program's last step kept, its last two, four, ... (moves.tails);
 - chunks: delete runs of steps, longest first (half the program, a quarter, ...), as delta
   debugging does; a step goes together with every step that uses a value it produced;
 - singles: delete each step (with its users), or else only its wait; then each wait alone
@@ -23,9 +21,8 @@ changed suffix. Its passes, repeated until none makes progress:
   still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
 - accounts, scan, together, trade: values coupled to others, moved together (coupled.py): the accounts
-  a program uses renamed or merged, a number that fails only at scattered values tried from the
-  bottom up, two numbers lowered keeping their ratio or difference, equal small numbers lowered
-  while a large one grows;
+  a program uses renamed or merged, a number that fails only at scattered values tried from the bottom
+  up, two numbers lowered keeping their ratio or difference, equal ones lowered while a large one grows;
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
@@ -67,12 +64,10 @@ __all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker"
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
 # about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
-# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first (the tail,
-# whose replays are as short as what they keep, before the chunks, whose replays run the rest of the program); then
+# step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
 # waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
 # took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
-# length); the trade (small numbers down while a large one grows) after every move that only lowers numbers, on numbers
-# those left at a line; the scan last, within its share of the budget
+# length); the trade after every move that only lowers numbers; the scan last, within its share of the budget
 PASSES = (
     "tail", "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
     "together", "trade", "scan",
@@ -295,20 +290,7 @@ class Shrinker:
         return self.best[index].rule not in self.fixed
 
     def _tail(self) -> bool:
-        return self.first_shorter(self._tails()) is not None
-
-    def _tails(self) -> Any:
-        """The best program's last k steps alone (with the fixed ones, less the users of a value a deleted step
-        produced), k = 1, 2, 4, ... below half its length."""
-        n = len(self.best)
-        k = 1
-        while k < n // 2:
-            drop: set[int] = set()
-            for i in range(n - k):
-                if self._deletable(i):
-                    drop |= with_users(self.best, i)
-            yield k, without(self.best, drop)
-            k *= 2
+        return self.first_shorter(moves.tails(self)) is not None
 
     def _chunks(self) -> bool:
         changed = False
