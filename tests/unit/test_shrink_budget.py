@@ -56,9 +56,7 @@ def test_unbounded_shrinking_reaches_the_least_program_and_says_which_passes_ran
     outcome = Shrinker(program(), attempt_with(), domains=DOMAINS).run()
     assert outcome.stopped is None and outcome.found.steps == [RecordedStep("withdraw", {"n": 777})]
     assert outcome.work == sum(p.work for p in outcome.passes.values()) > 0
-    assert outcome.tried[:3] == ("tail", "chunks", "singles") and "values" in outcome.tried
-    # the withdrawal alone, the program's last step, fails: one replay of one step takes off the twelve deposits
-    assert (outcome.passes["tail"].runs, outcome.passes["tail"].work, outcome.passes["tail"].steps) == (1, 2, 12)
+    assert outcome.tried[:2] == ("chunks", "singles") and "values" in outcome.tried
 
 
 class Ahead:

@@ -34,21 +34,6 @@ OFFSET_UP_TO = 8
 AMOUNT_RANGE = 2**16
 
 
-def tails(shrinker: Any) -> Any:
-    """The tail pass's candidates: the best program's last k steps alone (with the fixed ones, less the users of a value
-    a deleted step produced), k = 1, 2, 4, ... below half its length. A replay of one costs the steps it keeps, where
-    the chunks pass's candidates that delete a run near the start replay the rest of the program."""
-    best = shrinker.best
-    k = 1
-    while k < len(best) // 2:
-        drop: set[int] = set()
-        for i in range(len(best) - k):
-            if best[i].rule not in shrinker.fixed:
-                drop |= with_users(best, i)
-        yield k, without(best, drop)
-        k *= 2
-
-
 def merge(shrinker: Any) -> bool:
     """Each two steps of one rule merged into the later (merged()), the first kept; whether any was."""
     changed = False

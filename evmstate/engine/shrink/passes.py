@@ -6,7 +6,6 @@ recorded program, where a step names the values it uses, and replays each candid
 checkpoint before the first step it changes (replayer.py), so a candidate costs only its
 changed suffix. Its passes, repeated until none makes progress:
 
-- tail: only the program's last step kept, its last two, four, ... (moves.tails);
 - chunks: delete runs of steps, longest first (half the program, a quarter, ...), as delta
   debugging does; a step goes together with every step that uses a value it produced;
 - singles: delete each step (with its users), or else only its wait; then each wait alone
@@ -69,7 +68,7 @@ PAIRS_UP_TO = 12
 # took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
 # length); the trade after every move that only lowers numbers; the scan last, within its share of the budget
 PASSES = (
-    "tail", "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
+    "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
     "together", "trade", "scan",
 )
 
@@ -288,9 +287,6 @@ class Shrinker:
 
     def _deletable(self, index: int) -> bool:
         return self.best[index].rule not in self.fixed
-
-    def _tail(self) -> bool:
-        return self.first_shorter(moves.tails(self)) is not None
 
     def _chunks(self) -> bool:
         changed = False
