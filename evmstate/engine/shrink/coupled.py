@@ -61,8 +61,6 @@ class Shrinker(Protocol):
     scanned: set[Any]
     tries: Any
     floors: dict[tuple[int, str, int], tuple[int, int, bool]]
-    rounds: int
-    deferred: set[str]
 
     def first_shorter(self, candidates: Any) -> Any: ...
 
@@ -161,15 +159,7 @@ def accounts(shrinker: Shrinker) -> bool:
     changed = False
     while True:
         kept = shrinker.first_shorter((True, c) for _, c in account_renames(shrinker.best, shrinker.domains))
-        repairable = kept is None and shrinker.operands is not None and len(shrinker.best) <= REPAIRED_UP_TO
-        if repairable and shrinker.rounds < 2 and not numbers_at_lines(shrinker):
-            # the repairs set a renamed account's numbers to what the replay compared them with: in the first round
-            # its numbers are mostly still as found (a mint of 30187 shares to accounts[1] the values pass takes to
-            # 2, which then fails as accounts[0]'s without a repair); they wait for the next round, but for numbers
-            # the values pass cannot lower
-            shrinker.deferred.add("accounts")
-            return changed
-        if repairable:
+        if kept is None and shrinker.operands is not None and len(shrinker.best) <= REPAIRED_UP_TO:
             # none failed as it stood: each again with a later argument set to what the replay compared it with
             for first, candidate in list(account_renames(shrinker.best, shrinker.domains))[:RENAMES_REPAIRED]:
                 if shrinker.repaired(candidate, first):
@@ -178,21 +168,6 @@ def accounts(shrinker: Shrinker) -> bool:
         if kept is None:
             return changed
         changed = True
-
-
-def numbers_at_lines(shrinker: Shrinker) -> bool:
-    """Whether a number of a step the first rename changes sits at a line the best program's replay compared it with
-    (a withdrawal of an account's whole balance): the values pass leaves it where it is, and a renamed account's is
-    repaired at once. The replay is the one the first rename's repair compares with."""
-    best = shrinker.best
-    first, renamed = next(iter(account_renames(best, shrinker.domains)), (None, None))
-    if first is None or renamed is None or shrinker.operands is None:
-        return False
-    # the numbers of the steps the rename changes
-    numbers = {
-        v % 2**256 for s, r in zip(best, renamed) if s != r for v in s.arguments.values() if type(v) is int
-    }
-    return any(a in numbers and abs(a - o) <= 1 for a, o in shrinker.operands(shrinker.best, first).sides)
 
 
 # -- pairs of numbers -------------------------------------------------------------------------

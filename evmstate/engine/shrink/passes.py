@@ -137,7 +137,6 @@ class Shrinker:
         # not fail: an earlier round's, while other numbers moved, are not replayed again
         self.unrepaired: set[tuple[int, str, int, str]] = set()
         self.rounds = 0
-        self.deferred: set[str] = set()  # the passes that left moves for the next round in this one: it follows
         self.tried: set[str] = set()  # the passes that ran, in any round
         self._in_order = 0  # inside first_shorter: its candidates are charged there, in order
         # while one number is made smaller: the repairs tried for it, (step, argument, value), none of which failed
@@ -248,10 +247,8 @@ class Shrinker:
             while changed:
                 changed = False
                 self.rounds += 1
-                self.deferred = set()
                 for name in PASSES:
                     changed = self._run_pass(name) or changed
-                changed = changed or bool(self.deferred)
             final = self._relabelled()
             if final is not None:
                 self.found = final
@@ -284,7 +281,7 @@ class Shrinker:
             stats.seconds += time.perf_counter() - started
             stats.steps += before[0] - after[0]
             stats.bits += before[1] - after[1]
-        if not changed and tuple(s.key for s in self.best) == key and name not in self.deferred:
+        if not changed and tuple(s.key for s in self.best) == key:
             self.settled[name] = key
         return changed
 
