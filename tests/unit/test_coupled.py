@@ -387,3 +387,27 @@ def test_a_small_number_at_the_line_an_earlier_one_drew_moves_down_with_it():
     outcome = Shrinker(program, attempt, domains=domains, operands=operands, hints=tuple(range(34))).run()
     assert [s.arguments["n"] for s in outcome.found.steps] == [2, 1, 1]
     assert outcome.passes["together"].kept >= 1
+
+
+def test_small_equal_numbers_go_down_while_a_large_one_grows():
+    # a vault whose redeem burns assets instead of shares reverts once a share is worth more than an asset: after a
+    # donation d, a mint of m shares and their redeem burn more than m where d * m >= 10**9 * (m + 1). Where it was
+    # found, 151 shares: neither share count can go lower alone, nor both (the donation is then too small), nor all
+    # three scaled together; the shares at 1 with the donation doubled fail, and the donation then goes down to 2 * 10**9
+    def attempt(candidate):
+        if [s.rule for s in candidate] != ["donate", "mint", "redeem"]:
+            return None
+        d, m, r = (s.arguments["n"] for s in candidate)
+        return failing(candidate) if m == r and m > 0 and d * m >= 10**9 * (m + 1) else None
+
+    def operands(candidate, index):
+        # the redeem's burn compares the shares it burns with those the owner holds: the redeem's own number, at a line
+        step = candidate[index]
+        return Met(sides=[(step.arguments["n"], step.arguments["n"] + 1)] if step.rule == "redeem" else [])
+
+    amounts = IntDomain(0, 2**256 - 1)
+    domains = {(rule, "n"): amounts for rule in ("donate", "mint", "redeem")}
+    program = [RecordedStep("donate", {"n": 1_006_622_517}), RecordedStep("mint", {"n": 151}), RecordedStep("redeem", {"n": 151})]
+    outcome = shrink(program, attempt, domains, operands=operands)
+    assert [s.arguments["n"] for s in outcome.found.steps] == [2 * 10**9, 1, 1]
+    assert outcome.passes["trade"].kept == 1 and outcome.passes["trade"].runs == 1

@@ -27,6 +27,12 @@ every other (the first kept wins, in the order below, whoever replays it):
   ratio to the earlier (or one more, for the contract's rounding), its difference, or made equal
   to it: a price and the quote that must match it. The earlier tries its bound, then the
   contracts' own numbers, then bisection. Not a number its step compared with a neighbour.
+- trade: two or more equal small numbers of one kind (at most SCAN_UP_TO above their target) set to
+  one above it while a large number of another step grows by as many bits as keeps the program
+  smaller: a mint and a redeem of 151 shares after a donation of 1006622516, where a donation of
+  2013245032 and a share each fail the same way. Neither the scale nor the equal numbers lowered
+  together can take them there: the donation must grow for the shares to go down. The values pass
+  then bisects the large number down from where the trade left it.
 - reroute's rules: a step deleted while another step calls an earlier rule (a mint that needed
   the step before it, where a deposit alone fails the same way).
 """
@@ -39,6 +45,7 @@ from typing import Any, Callable, Iterator, Protocol
 from ...domains import SMALL_TRIED, AddressDomain, IntDomain
 from .candidates import probe_in_batches
 from .edits import deletions
+from .outcome import size
 from ..recorded import RecordedStep
 
 
@@ -73,6 +80,8 @@ PAIR_HINTS = 8
 # numbers scaled together are bisected down to within 1/SCALE_PRECISION of the least that fails (the values pass
 # finishes each)
 SCALE_PRECISION = 32
+# (a group of small numbers, a large number) couples a trade tries, at most
+TRADES = 8
 # programs of at most this many steps are tried with a step deleted while another calls an earlier rule
 RULE_SWAPS_UP_TO = 6
 # programs of at most this many steps have their renamed accounts repaired (a replay for the comparisons each),
@@ -383,6 +392,100 @@ def scale(shrinker: Shrinker) -> bool:
                     shrinker.best[index].arguments[name], floors[index].arguments[name], False,
                 )
     return changed
+
+
+# -- small numbers traded for a larger one ----------------------------------------------------
+
+
+def trade_groups(steps: list[RecordedStep], domains: dict[tuple[str, str], Any]) -> list[list[Place]]:
+    """The numbers more than one and at most SCAN_UP_TO above their target, those of one kind (their domain's key)
+    and value together: the largest groups first, then in program order."""
+    groups: dict[tuple[Any, int], list[Place]] = {}
+    for index, name in number_places(steps, domains):
+        value = steps[index].arguments[name]
+        domain = domains[(steps[index].rule, name)]
+        if 1 < value - domain.target <= SCAN_UP_TO:
+            groups.setdefault((domain.key(), value), []).append((index, name))
+    return sorted(groups.values(), key=len, reverse=True)
+
+
+def traded(
+    steps: list[RecordedStep], domains: dict[tuple[str, str], Any], group: list[Place], far: Place, shift: int
+) -> list[RecordedStep] | None:
+    """steps with the group's numbers one above their target and far's distance from its target shifted left by
+    shift bits; None where a strategy cannot draw one of them or the program would not be smaller (outcome.size)."""
+    out = list(steps)
+    for index, name in group:
+        domain = domains[(steps[index].rule, name)]
+        if not domain.contains(domain.target + 1):
+            return None
+        out[index] = out[index].with_arguments({name: domain.target + 1})
+    index, name = far
+    domain = domains[(steps[index].rule, name)]
+    grown = domain.target + ((steps[index].arguments[name] - domain.target) << shift)
+    if not domain.contains(grown):
+        return None
+    out[index] = out[index].with_arguments({name: grown})
+    return out if size(out) < size(steps) else None
+
+
+def trade(shrinker: Shrinker) -> bool:
+    """The trade pass: a group of two or more equal small numbers (trade_groups()), one of them at a line its step
+    compared it with, set to one above their target while a large number of another step grows, the first TRADES
+    couples; whether one was kept.
+
+    Each couple tries the large number doubled, then grown by as many bits as the group gives up less one (the most
+    that leaves the program smaller), and where that fails, the least shift between the two by bisection: two replays
+    for a couple that cannot trade. Where a shift is kept, the number's least is expected above it shifted one bit
+    less (shrinker.floors), where the values pass of the next round starts its bisection.
+    """
+    best = shrinker.best
+    larges = [p for p in number_places(best, shrinker.domains) if large(shrinker, p)]
+    if not larges:
+        return False
+    # a group one of whose numbers sits at a line its step compared it with (a redeem of 151 shares that burns 152):
+    # the line may move with a number of another step; a number no comparison met (a nonce whose hash must be small)
+    # would not
+    groups = [
+        g for g in trade_groups(best, shrinker.domains)
+        if len(g) > 1 and any(shrinker.at_boundary(i, best[i].arguments[name], hints=False) for i, name in g)
+    ]
+    couples = [(g, far) for g in groups for far in larges if far not in g][:TRADES]
+    for group, far in couples:
+        base = shrinker.best
+        if len(base) != len(best):
+            return True
+        shifts = [s for s in range(1, 257) if traded(base, shrinker.domains, group, far, s) is not None]
+        if not shifts:
+            continue
+
+        def kept(shift: int, base: list[RecordedStep] = base, group: list[Place] = group, far: Place = far) -> bool:
+            candidate = traded(base, shrinker.domains, group, far, shift)
+            return candidate is not None and shrinker.first_shorter([(True, candidate)]) is not None
+
+        low, high = 0, None  # the shift below the least kept (0: none tried with the group lowered), the least kept
+        if kept(shifts[0]):
+            high = shifts[0]
+        elif len(shifts) > 1 and kept(shifts[-1]):
+            low, high = shifts[0], shifts[-1]
+            while high - low > 1:
+                middle = (low + high) // 2
+                if kept(middle):
+                    high = middle
+                else:
+                    low = middle
+        if high is None:
+            continue
+        index, name = far
+        target = shrinker.domains[(shrinker.best[index].rule, name)].target
+        # the group one above its target with the number shifted one bit less did not fail (at shift 0: the values
+        # pass's try of the group at its neighbour)
+        shrinker.floors[(index, name, len(shrinker.best))] = (
+            shrinker.best[index].arguments[name], target + ((base[index].arguments[name] - target) << (high - 1)),
+            False,
+        )
+        return True
+    return False
 
 
 # -- the scan ---------------------------------------------------------------------------------

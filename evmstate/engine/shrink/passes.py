@@ -19,9 +19,9 @@ changed suffix. Its passes, repeated until none makes progress:
   argument drawn by strategy() made as small as it can be while the program
   still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
-- accounts, scan, together: values coupled to others, moved together (coupled.py): the accounts
-  a program uses renamed or merged, a number that fails only at scattered values tried from the
-  bottom up, two numbers lowered keeping their ratio or difference;
+- accounts, scan, together, trade: values coupled to others, moved together (coupled.py): the accounts
+  a program uses renamed or merged, a number that fails only at scattered values tried from the bottom
+  up, two numbers lowered keeping their ratio or difference, equal ones lowered while a large one grows;
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
@@ -66,10 +66,10 @@ PAIRS_UP_TO = 12
 # step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
 # waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
 # took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
-# length); the scan last, within its share of the budget
+# length); the trade after every move that only lowers numbers; the scan last, within its share of the budget
 PASSES = (
     "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
-    "together", "scan",
+    "together", "trade", "scan",
 )
 
 
@@ -544,6 +544,9 @@ class Shrinker:
 
     def _together(self) -> bool:
         return len(self.best) <= PAIRS_UP_TO and coupled.pairs(self)
+
+    def _trade(self) -> bool:
+        return len(self.best) <= PAIRS_UP_TO and coupled.trade(self)
 
     def _scan(self) -> bool:
         kept = self.passes["scan"].kept
