@@ -112,7 +112,11 @@ def test_every_command_that_runs_machines_takes_backend(example, recorded):
         assert code == 2 and refused in out, (command, out)
         # each compiles the whole project first: refused before that, nothing is compiled for london
         assert sorted((example / ".evmstate" / "build").rglob("*")) == build, command
-    # the project compiled for london, kept for every test process and run (kept_build): shrink reads the same build
+    # the project compiled for london, kept for every test process and run (kept_build): shrink reads the same build.
+    # Its contracts but the two the recorded failure deploys are left out, so that a cold run compiles two for london
+    for contract in (example / "contracts").glob("*.vy"):
+        if contract.stem not in ("Token", "Depositer"):
+            contract.unlink()
     code, out = kept_build(example, "kept-example-london", lambda: invoke("replay", "--last", "--backend", "pyevm"))
     assert code == 1 and "still fails" in out
     code, out = invoke("shrink", "--last", "--backend", "pyevm")

@@ -440,6 +440,20 @@ def test_an_unexpected_revert_on_revm_is_explained_only_while_the_state_is_as_it
     assert later.value.source_line is None, "the state moved on: nothing to run it on"
 
 
+def test_while_traced_only_a_call_whose_code_can_call_runs_on_py_evm_for_the_calls_failed_inside(zoo_root):
+    project = load(zoo_root, "revm")
+    token, zoo = project.Token.deploy("T", "T", 18, 100), project.Zoo.deploy()
+    backend = project.backend
+    backend.set_inner_failures(True)
+    try:
+        token.transfer(project.accounts[1], 1)
+        assert backend.inner_runs == 0, "the token's code holds no CALL or CREATE: no call inside it to fail"
+        zoo.tick()  # Zoo's code holds CALLs (extcall, send) and CREATEs, though tick makes none
+        assert backend.inner_runs == 1
+    finally:
+        backend.set_inner_failures(False)
+
+
 # -- the bundled machines on both backends -----------------------------------------------------
 
 

@@ -334,11 +334,7 @@ class RevmBackend(Mirror, Explaining, BlockTime):
         if self.gas_price:
             adjust.setdefault(sender, [0, 0])[0] -= (gas_used - revm_used) * self.gas_price
             adjust.setdefault(ZERO, [0, 0])[0] -= revm_used * self.gas_price
-        inner = (
-            self._on_py_evm("transact", (sender, to, data, value, asked), inner=True).inner_failures
-            if self._inner
-            else ()
-        )
+        inner = self._inner_failures("transact", (sender, to, data, value, asked)) if self._inner else ()
         undo = self._apply(changes, adjust)
         self._version += 1
         if success:
@@ -435,12 +431,8 @@ class RevmBackend(Mirror, Explaining, BlockTime):
                 explainer=self._explainer("call", (sender, to, data, value, asked, static), []),
             )
         if self._inner:
-            ran = dataclasses.replace(
-                ran,
-                inner_failures=self._on_py_evm(
-                    "call", (sender, to, data, value, asked, static), inner=True
-                ).inner_failures,
-            )
+            inner = self._inner_failures("call", (sender, to, data, value, asked, static))
+            ran = dataclasses.replace(ran, inner_failures=inner)
         if not sight.on:
             return ran
         seen = sight.see(

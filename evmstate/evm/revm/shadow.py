@@ -15,14 +15,15 @@ from typing import Any, Callable
 
 from eth_utils import keccak
 
-from ..base import ChainSpec, ExecResult, intrinsic_gas
-from ..cache import Entry, Reads, opcodes
+from ..base import ChainSpec, ExecResult, InnerFailure, intrinsic_gas
+from ..cache import CALL_OPCODES, Entry, Reads, opcodes, runnable_opcodes
 from .journal import EMPTY_CODE_HASH
 from ..pyevm.backend import PyEVMBackend
 from .sight import Outcome
 from ...files import Bounded
 
 EXTCODEHASH = 0x3F
+MAKES_CALLS = CALL_OPCODES | {0xF0, 0xF5}  # and CREATE, CREATE2: the opcodes that start a call inside a call
 _reads_a_hash: Bounded[bytes, bool] = Bounded(4097)  # code -> whether it holds EXTCODEHASH
 
 
@@ -43,6 +44,7 @@ class Explaining:
     _logs: list[Any]
     sight: Any
     shadow_runs: int
+    inner_runs = 0  # calls run again on py-evm for the calls inside them that failed (set_inner_failures)
 
     def state(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
         raise NotImplementedError
@@ -60,8 +62,18 @@ class Explaining:
 
     def set_inner_failures(self, on: bool) -> None:
         """From now on (until off), each result carries the calls inside it that failed: revm does not tell them, so
-        each call runs on py-evm too."""
+        each call whose code can make calls runs on py-evm too."""
         self._inner = on
+
+    def _inner_failures(self, kind: str, args: tuple[Any, ...]) -> tuple[InnerFailure, ...]:
+        """The calls inside this call or transaction (kind, args) that failed, from running it on py-evm; none without
+        running it where the code it runs cannot run a CALL, CREATE or their kin (a call that makes no call has none
+        inside it), as a token's code cannot."""
+        to, data = args[1], args[2]
+        if not runnable_opcodes(data if to is None else self._code.get(to, b"")) & MAKES_CALLS:
+            return ()
+        self.inner_runs += 1
+        return self._on_py_evm(kind, args, inner=True).inner_failures
 
     def _on_py_evm(self, kind: str, args: tuple[Any, ...], inner: bool = False) -> ExecResult:
         """The call or transaction run on the shadow chain from the state the mirror holds now, and put back."""
