@@ -49,6 +49,9 @@ class Explaining:
     def state(self) -> dict[bytes, tuple[int, int, bytes, dict[int, int]]]:
         raise NotImplementedError
 
+    def get_code(self, address: bytes) -> bytes:
+        raise NotImplementedError
+
     def get_storage(self, address: bytes, slot: int) -> int:
         raise NotImplementedError
 
@@ -70,7 +73,7 @@ class Explaining:
         running it where the code it runs cannot run a CALL, CREATE or their kin (a call that makes no call has none
         inside it), as a token's code cannot."""
         to, data = args[1], args[2]
-        if not runnable_opcodes(data if to is None else self._code.get(to, b"")) & MAKES_CALLS:
+        if not runnable_opcodes(data if to is None else self.get_code(to)) & MAKES_CALLS:  # a fork seeds its code
             return ()
         self.inner_runs += 1
         return self._on_py_evm(kind, args, inner=True).inner_failures
