@@ -139,6 +139,15 @@ class Command:
         return [pid for pid, d in depth.items() if d == 3]
 
 
+def _in_pipe_read(pid: int) -> bool:
+    """Whether process pid waits in a read of a pipe or FIFO, as Linux names what a process waits in (anon_pipe_read,
+    pipe_read); False where that cannot be read (not Linux, the process gone)."""
+    try:
+        return "pipe" in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+
+
 class HeldCompile:
     """A source that is a FIFO: the command compiling the project waits on it, so that it can be stopped while compiling."""
 
@@ -147,8 +156,13 @@ class HeldCompile:
         os.mkfifo(self.path)
         self.fd: int | None = None
 
-    def reached(self) -> None:
-        """Until the command opens the source to read it (it is then compiling): the open for writing waits for a reader."""
+    def reached(self, pid: int) -> None:
+        """Until the command (pid) opens the source to read it (it is then compiling: the open for writing waits for a
+        reader), and then waits in its read.
+
+        A stop sent as the command's open returns could reach it before its read began: Python runs a signal's handler
+        between instructions, so the read that follows would wait with the stop already taken, for ever.
+        """
         opened: list[int] = []
         opener = threading.Thread(target=lambda: opened.append(os.open(self.path, os.O_WRONLY)), daemon=True)
         opener.start()
@@ -158,6 +172,9 @@ class HeldCompile:
             opener.join(5)
             pytest.fail("the command never read the contracts while compiling")
         self.fd = opened[0]
+        deadline = time.monotonic() + 5  # where the kernel hides it (it reads 0), a moment is all the wait
+        while not _in_pipe_read(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def release(self) -> None:
         if self.fd is not None:
@@ -211,7 +228,7 @@ def test_a_command_stopped_at_a_phase_leaves_nothing_running_and_keeps_what_it_f
     command = Command(project, *args)
     try:
         if held is not None:
-            held.reached()
+            held.reached(command.proc.pid)
         elif phase == "helpers":
             command.wait_for(PHASES["shrinking"])
             deadline = time.monotonic() + WAIT
@@ -295,7 +312,7 @@ def test_evmstate_shrink_stopped_keeps_the_shorter_program_found_sigkill_keeps_t
     held = HeldCompile(project)
     command = Command(project, "replay", new)
     try:
-        held.reached()
+        held.reached(command.proc.pid)
         code = command.stop(signal.SIGTERM, group=False)
         held.release()
         left = command.left()
