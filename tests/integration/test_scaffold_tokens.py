@@ -44,7 +44,9 @@ def test_each_token_argument_gets_its_own_token_and_the_actors_can_deposit(tmp_p
     assert result.status == "passed", (result.failure and result.failure.message, result.error)
     deposit = result.rules["rule_deposit"]
     # drawn amounts are full-width uint256: most are within the million each actor holds, so most deposits succeed
-    assert deposit.transactions >= 3 and 2 * deposit.transactions_reverted < deposit.transactions, deposit
+    # (how many deposits seed 2 draws differs with what ran before in the process: 2 after some of the quick tier, 4
+    # alone; each is a transaction, not a revert the machine filtered)
+    assert deposit.transactions >= 1 and 2 * deposit.transactions_reverted < deposit.transactions, deposit
     withdraw = result.rules["rule_withdraw"]
     assert withdraw.transactions_reverted < withdraw.transactions, withdraw  # collateral came in, and some went out
 
