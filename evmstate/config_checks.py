@@ -182,6 +182,16 @@ def unknown_key(where: str, section: str, key: str, keys: dict[str, set[str]]) -
         return ConfigError(
             f"{where}: unknown key {key!r} in [{section}]: it is a key of [{owners[0]}]; move it under [{owners[0]}]."
         )
+    if not difflib.get_close_matches(key, list(keys[section]), n=1):
+        # misspelt and in the wrong section: a close key of another section, with where it goes
+        elsewhere = {known: other for other, names in keys.items() if other != section for known in sorted(names)}
+        close = difflib.get_close_matches(key, list(elsewhere), n=1)
+        if close:
+            owner = elsewhere[close[0]]
+            return ConfigError(
+                f"{where}: unknown key {key!r} in [{section}]. Did you mean {close[0]!r}? It is a key of [{owner}]: "
+                f"write it under [{owner}]."
+            )
     return ConfigError(f"{where}: unknown key {key!r} in [{section}].{did_you_mean(key, keys[section])}")
 
 

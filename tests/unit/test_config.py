@@ -78,6 +78,7 @@ deadline = 0
         ("[fuzz]\ncall_timeout = \"1s\"\n", r"\[fuzz\] call_timeout must be a number of seconds, or 0 for no limit; got '1s'"),
         ("[fuzz]\ncall_timeout = -1\n", r"\[fuzz\] call_timeout must be a number of seconds"),
         ("[fuzz]\ncall_timout = 1\n", "Did you mean 'call_timeout'"),
+        ("[fuzz]\nmax_exampels = 3\n", r"unknown key 'max_exampels' in \[fuzz\]. Did you mean 'max_examples'\? It is a key of \[hypothesis\]: write it under \[hypothesis\]"),
         ("[fuzz]\nshrink_time = \"soon\"\n", r"\[fuzz\] shrink_time must be a number of seconds .*\(or a duration such as \"30s\" or \"2m\"\), or 0 for no limit; got 'soon'"),
         ("[hypothesis]\nsuppress_health_check = [\"filter_to_much\"]\n", "unknown health check 'filter_to_much'. Did you mean 'filter_too_much'"),
         ("[hypothesis]\nsuppress_health_check = \"filter_too_much\"\n", r"suppress_health_check must be a list of health check names"),
