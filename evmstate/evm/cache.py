@@ -142,44 +142,38 @@ def compare(
 
 
 _PUSH1, _PUSH32 = 0x60, 0x7F
-_opcodes_of: Bounded[bytes, frozenset[int]] = Bounded(1025)
+# after these the next instruction runs only as a jump's destination: STOP, JUMP, RETURN, REVERT, INVALID, SELFDESTRUCT
+_HALTS = frozenset({0x00, 0x56, 0xF3, 0xFD, 0xFE, 0xFF})
+_JUMPDEST = 0x5B
+# code -> (the opcodes it holds, those it can run): one walk gives both
+_opcodes_of: Bounded[bytes, tuple[frozenset[int], frozenset[int]]] = Bounded(1025)
 
 
-def opcodes(code: bytes) -> frozenset[int]:
-    """The opcodes code holds, push data skipped (remembered per code)."""
+def _walk(code: bytes) -> tuple[frozenset[int], frozenset[int]]:
     found = _opcodes_of.get(code)
     if found is None:
-        seen = set()
-        i, n = 0, len(code)
+        held: set[int] = set()
+        runnable: set[int] = set()
+        i, n, live = 0, len(code), True
         while i < n:
             op = code[i]
-            seen.add(op)
+            held.add(op)
+            live = live or op == _JUMPDEST
+            if live:
+                runnable.add(op)
+                live = op not in _HALTS
             i += op - _PUSH1 + 2 if _PUSH1 <= op <= _PUSH32 else 1
-        found = frozenset(seen)
+        found = (frozenset(held), frozenset(runnable))
         _opcodes_of[code] = found
     return found
 
 
-# after these the next instruction runs only as a jump's destination: STOP, JUMP, RETURN, REVERT, INVALID, SELFDESTRUCT
-_HALTS = frozenset({0x00, 0x56, 0xF3, 0xFD, 0xFE, 0xFF})
-_JUMPDEST = 0x5B
-_runnable_of: Bounded[bytes, frozenset[int]] = Bounded(1025)
+def opcodes(code: bytes) -> frozenset[int]:
+    """The opcodes code holds, push data skipped (remembered per code)."""
+    return _walk(code)[0]
 
 
 def runnable_opcodes(code: bytes) -> frozenset[int]:
     """The opcodes code can run: those it holds (opcodes()) less those between a halt or JUMP and the next JUMPDEST,
     which nothing reaches (such as the data a compiler puts after the code; a jump lands on a JUMPDEST only)."""
-    found = _runnable_of.get(code)
-    if found is None:
-        seen = set()
-        i, n, live = 0, len(code), True
-        while i < n:
-            op = code[i]
-            live = live or op == _JUMPDEST
-            if live:
-                seen.add(op)
-                live = op not in _HALTS
-            i += op - _PUSH1 + 2 if _PUSH1 <= op <= _PUSH32 else 1
-        found = frozenset(seen)
-        _runnable_of[code] = found
-    return found
+    return _walk(code)[1]
