@@ -449,12 +449,11 @@ def vault_find(root: Path, seed: int, native: bool = False) -> None:
     sys.path.insert(0, str(REPO / "benchmarks"))
     import vault_bugs
 
-    if native:  # `evmstate fuzz`'s own loop (engine/native.py) at `run`'s budget: campaigns ask for it per shard, run never
-        import functools
+    if native:  # `evmstate fuzz`'s own loop (engine/native.py) at `run`'s budget: campaigns ask for it per shard, and run
+        # on revm with EVMSTATE_NATIVE=run (own_loop(), which run asks for each machine, on any backend here)
+        import evmstate.engine.native as native_mod
 
-        import evmstate.engine.item as item
-
-        item.RunRequest = functools.partial(item.RunRequest, native=True)  # type: ignore[misc]
+        native_mod.own_loop = lambda config: True  # type: ignore[assignment]
     started = time.process_time()
     options = RunOptions((str(root / vault_bugs.MACHINE),), overrides=Overrides(seed=seed, phases=("explicit", "generate"), fresh=True), save_failures=False)
     (result,) = run(config_mod.load(root), options, lambda e: None).results
