@@ -257,7 +257,7 @@ class Case:
     others: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # for a failure whose least numbers are a family (values on a curve), not a list: whether a program's numbers are
     # each the least that fails given the others; such a program is minimal when it is like one of minimal's
-    least: Callable[[list[tuple]], bool] | None = None
+    least: Callable[[list[tuple], str | None], bool] | None = None
 
     def minimal_for(self, message: str | None) -> tuple[str, ...]:
         """The minimal programs of the failure whose message (or output) is given."""
@@ -267,18 +267,20 @@ class Case:
         return calls(parse(self.minimal_for(message)[0].splitlines()))
 
 
-def amm_least(program: list[tuple]) -> bool:
+def amm_least(program: list[tuple], message: str | None = None) -> bool:
     """Whether two adds' numbers, (a0, a1) then (b0, b1), are each the least with which the second add mints the larger of its shares
-    (contracts/Pair.vy with the bug: the pool's arithmetic, as machines/amm.py models it)."""
+    (contracts/Pair.vy with the bug: the pool's arithmetic, as machines/amm.py models it). Where the smaller share is 0 the model
+    expects a revert ("insufficient liquidity minted"), and the failure is the add that succeeded (message): then with the smaller 0."""
     numbers = [dict(step[3]) for step in program]
     values = [numbers[0]["amount0"], numbers[0]["amount1"], numbers[1]["amount0"], numbers[1]["amount1"]]
+    reverted = message is not None and "expected a revert" in message
 
     def fails(a0: int, a1: int, b0: int, b1: int) -> bool:
         supply = isqrt(a0 * a1)
         if supply <= 1000:
             return False  # the first add reverts
         shares = (b0 * supply // a0, b1 * supply // a1)
-        return 0 < min(shares) < max(shares)
+        return (0 if reverted else 1) <= min(shares) < max(shares) and (min(shares) == 0) == reverted
 
     return fails(*values) and all(not fails(*values[:k], values[k] - 1, *values[k + 1 :]) for k in range(4) if values[k] > 0)
 
@@ -345,7 +347,7 @@ def checks(case: Case, program: list[tuple], message: str | None = None) -> tupl
     exact = any(program == m for m in minimal if str(ANY) not in str(m))
     like = next((m for m in minimal if same(program, m, numbers=False)), None)
     if case.least is not None and like is not None:
-        least = case.least(program)
+        least = case.least(program, message)
         return exact or least, least
     # a program equal to one of the minimal programs has their least numbers, though the first of their shape may have others
     return exact, None if like is None else exact or same(program, like, numbers=True)
