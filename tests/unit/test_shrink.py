@@ -156,6 +156,28 @@ def test_a_number_compared_with_an_equal_value_costs_one_replay_to_confirm():
     assert outcome.found is None and tried == [balance - 1]
 
 
+def test_the_next_number_down_is_not_asked_again_where_a_comparison_gave_it():
+    # a minimum of 500 the amount is compared with: 499, 500 and 501 are what it was compared with; 499 and 500 do not
+    # fail, and 500, the next one down from 501, is not asked a second time to confirm 501 sits at the line
+    from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    tried = []
+
+    def attempt(candidate):
+        if len(candidate) != 1:
+            return None
+        tried.append(candidate[0].arguments["amount"])
+        return Minimized(candidate, [], AssertionError()) if candidate[0].arguments["amount"] > 500 else None
+
+    def operands(candidate, index):
+        return Met(operands=[500], sides=[(candidate[0].arguments["amount"], 500)])
+
+    program = [RecordedStep("buy", {"amount": 501})]
+    outcome = Shrinker(program, attempt, domains={("buy", "amount"): IntDomain(0, 10**6)}, operands=operands).run()
+    assert outcome.found is None and tried == [499, 500]
+
+
 def test_equal_numbers_compared_with_an_equal_value_cost_one_replay_to_confirm():
     # two claims of one code that must match the stored one: the pair one less confirms it, not the smallest codes
     from evmstate.engine.shrink.passes import Met, Minimized, Shrinker

@@ -473,13 +473,16 @@ class Shrinker:
         ):
             return False
         at, nearer_ones = compared.number_candidates(self.best, index, name, value, domain, operands(self.best, index))
-        if self.first_shorter(nearer_ones) is None and not at:
+        kept = self.first_shorter(nearer_ones)
+        if kept is None and not at:
             return False
         if index >= len(self.best) or not isinstance(v := self.best[index].arguments.get(name), int):
             return False
         nearer = v - 1 if v > domain.target else v + 1
         if v == domain.target or not domain.contains(nearer):
             return True
+        if kept is None and any(c[index].arguments.get(name) == nearer for _, c in nearer_ones):
+            return True  # the next one down was among those compared, and did not fail
         return not self.shorter(
             [*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]]
         )
