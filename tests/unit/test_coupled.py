@@ -281,10 +281,36 @@ def test_large_numbers_on_a_hyperbola_are_scaled_down_together(width):
         for k in range(4) if values[k] > 0 for v in [values[:k] + [values[k] - 1] + values[k + 1 :]]
     ), values
     assert math.isqrt(a0 * a1) <= 1100, values  # scaled to the floor, not left where one-at-a-time moves stop
+    # and balanced there (moves.balance): the first deposit's two numbers equal, its fewest bits on the hyperbola
+    assert (a0, a1) == (1001, 1001), values
     # the one-at-a-time walk from where it was found costs several rounds of bisections; scaled, a few replays; each
     # number then bisected from where the scale left it, and in the next round from its least (103 replays when both
-    # bisected from the bound: 47)
-    assert outcome.passes["values"].runs < 60, outcome.passes["values"].runs
+    # bisected from the bound: 47); balanced, 64 replays (72 with helpers) for (1001, 1001), (2, 1), 3 bits fewer, where
+    # (7649, 131), (8, 1) took 47 (59)
+    assert outcome.passes["values"].runs < 75, outcome.passes["values"].runs
+
+
+def test_two_numbers_of_a_step_on_a_hyperbola_are_balanced_to_its_fewest_bits():
+    # one deposit whose product must pass a floor, found at (1, 1002001): each number is the least given the other, so
+    # the values pass alone stops there; set both to their mean (product held), then lowered together: (1001, 1001)
+    tried = []
+
+    def attempt(candidate):
+        if len(candidate) != 1:
+            return None
+        tried.append(tuple(candidate[0].arguments.values()))
+        a0, a1 = candidate[0].arguments["amount0"], candidate[0].arguments["amount1"]
+        return failing(candidate) if math.isqrt(a0 * a1) > 1000 else None
+
+    program = [RecordedStep("add", {"amount0": 1, "amount1": 1_002_001})]
+    outcome = shrink(program, attempt, POOL, hints=(1000,))
+    assert [tuple(s.arguments.values()) for s in outcome.found.steps] == [(1001, 1001)]
+    # the mean first (it fails: 1001 * 1001 is the product), then the pair at the contract's 1000 does not
+    assert tried[:4] == [(1001, 1001), (0, 0), (1, 1), (1000, 1000)], tried
+    # numbers not coupled so (the failure needs the larger alone) cost one replay: their mean does not fail
+    tried.clear()
+    alone = shrink(program, lambda c: failing(c) if c and c[0].arguments["amount1"] >= 1_000_000 else None, POOL)
+    assert [tuple(s.arguments.values()) for s in alone.found.steps] == [(0, 1_000_000)]
 
 
 def test_numbers_that_cannot_move_together_cost_one_replay_to_scale():

@@ -131,6 +131,76 @@ def test_a_later_argument_is_repaired_only_with_what_the_replay_compared_it_with
     assert [s.arguments["n"] for s in outcome.found.steps] == [1_000_000, 1_003_000]
 
 
+def test_a_number_compared_with_an_equal_value_costs_one_replay_to_confirm():
+    # the forked ledger: a withdrawal of the whole balance fails; the contract compares the amount with the balance,
+    # equal (recorded as matched, not as a side): the amount one less confirms it is at that line, where the bound,
+    # the contracts' numbers and a bisection, each with a replay for repairs, cost a dozen
+    from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    balance, tried = 1_234_567_890, []
+
+    def attempt(candidate):
+        if len(candidate) != 1:
+            return None
+        tried.append(candidate[0].arguments["amount"])
+        return Minimized(candidate, [], AssertionError()) if candidate[0].arguments["amount"] == balance else None
+
+    def operands(candidate, index):
+        amount = candidate[0].arguments["amount"]
+        return Met(matched=[amount]) if amount == balance else Met(operands=[balance], sides=[(amount, balance)])
+
+    program = [RecordedStep("withdraw", {"amount": balance})]
+    domains = {("withdraw", "amount"): IntDomain(0, 2**256 - 1)}
+    outcome = Shrinker(program, attempt, domains=domains, hints=(13, 17), operands=operands).run()
+    assert outcome.found is None and tried == [balance - 1]
+
+
+def test_the_next_number_down_is_not_asked_again_where_a_comparison_gave_it():
+    # a minimum of 500 the amount is compared with: 499, 500 and 501 are what it was compared with; 499 and 500 do not
+    # fail, and 500, the next one down from 501, is not asked a second time to confirm 501 sits at the line
+    from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    tried = []
+
+    def attempt(candidate):
+        if len(candidate) != 1:
+            return None
+        tried.append(candidate[0].arguments["amount"])
+        return Minimized(candidate, [], AssertionError()) if candidate[0].arguments["amount"] > 500 else None
+
+    def operands(candidate, index):
+        return Met(operands=[500], sides=[(candidate[0].arguments["amount"], 500)])
+
+    program = [RecordedStep("buy", {"amount": 501})]
+    outcome = Shrinker(program, attempt, domains={("buy", "amount"): IntDomain(0, 10**6)}, operands=operands).run()
+    assert outcome.found is None and tried == [499, 500]
+
+
+def test_equal_numbers_compared_with_an_equal_value_cost_one_replay_to_confirm():
+    # two claims of one code that must match the stored one: the pair one less confirms it, not the smallest codes
+    from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    code, tried = 98_089_824_643_083_573_293, []
+
+    def attempt(candidate):
+        if len(candidate) != 2:
+            return None
+        tried.append(tuple(s.arguments["code"] for s in candidate))
+        return Minimized(candidate, [], AssertionError()) if tried[-1] == (code, code) else None
+
+    def operands(candidate, index):
+        return Met(matched=[s.arguments["code"] for s in candidate if s.arguments["code"] == code])
+
+    program = [RecordedStep("claim", {"code": code}), RecordedStep("claim", {"code": code})]
+    outcome = Shrinker(program, attempt, domains={("claim", "code"): IntDomain(0, 2**256 - 1)}, operands=operands).run()
+    # (after the merge's and the scale's tries: the two as one, at their target, halved)
+    assert outcome.found is None and (code - 1, code - 1) in tried
+    assert not any((k, k) in tried for k in range(1, 16))  # the smallest codes, one by one, were not
+
+
 def test_a_later_argument_is_never_repaired_to_a_constant_of_the_code():
     # the pool: a first deposit's root is computed by an isqrt that compares its operand with 2**72, 2**40 and 2**24; a
     # smaller first deposit that reverts leaves the second deposit to compute the root of its own small amount, which

@@ -81,7 +81,8 @@ def number_candidates(
     """(whether the number is one it was compared with, or a wait landing on a compared time; the program with it set to
     a
     nearer one of those)."""
-    at, shorter, seen = False, [], set()
+    # compared with an equal value (a code that must match, an amount of the whole balance): at a line as well
+    at, shorter, seen = value % 2**256 in met.matched, [], set()
     for v in [*number_values(met, domain, value), *clock_values(met, value, 0)]:
         if v == value:
             at = True

@@ -9,17 +9,23 @@
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
   lands where the deleted step put it; or while the step after it calls an earlier rule
-  (coupled.rule_swaps).
+  (coupled.rule_swaps);
+- balance (inside the values pass, before a step's numbers are lowered one at a time): two numbers
+  of one kind of a step, far apart, both set to their geometric mean (their product held), then
+  lowered together: a pool's first deposit whose product must pass a floor has its fewest bits where
+  the two are equal, and one number at a time stops anywhere on the hyperbola.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from math import isqrt
 from typing import Any
 
-from ...domains import Domain, IntDomain
-from . import coupled
+from ...domains import SMALL_TRIED, Domain, IntDomain
+from . import compared, coupled
 from .edits import deletion, with_users, without
+from .outcome import size
 from ..recorded import RecordedStep, ref_of
 
 # programs of at most this many steps are tried with every two steps of one rule merged into one
@@ -212,3 +218,133 @@ def simple_values(domain: Domain, value: Any) -> list[Any]:
 
     domain.minimize(value, collect)
     return [v for v in seen[:3] if v != value] + [value]
+
+
+def balance(shrinker: Any, index: int) -> bool:
+    """Step index's first two numbers of one kind (one domain key), above their target and apart, one of them more than
+    coupled.SCAN_UP_TO above it, set both to the least whose square reaches their product (their offsets from the
+    target), where that does not make the program larger; kept, the two are lowered together (the values pass's
+    bisection of equal numbers). Whether it was kept. Each keep lowers the larger of the two, so it cannot cycle; tried
+    once on a program (shrinker.settled_numbers).
+
+    Where a failure needs a product above a floor (a pool's first deposit, isqrt(a0 * a1) > 1000), lowering one number
+    at a time stops at any point of the hyperbola, each the least given the other: (1, 1002001), 21 bits, or (2278,
+    440); equal numbers on it have the fewest bits, (1001, 1001). Where the numbers are not coupled so, the try costs
+    one replay.
+    """
+    step = shrinker.best[index]
+    numbers: dict[Any, list[str]] = {}
+    for name, value in step.arguments.items():
+        domain = shrinker.domains.get((step.rule, name))
+        if isinstance(domain, IntDomain) and isinstance(value, int) and not isinstance(value, bool):
+            if value > domain.target:
+                numbers.setdefault(domain.key(), []).append(name)
+    pair = next((names[:2] for names in numbers.values() if len(names) > 1), None)
+    settled = (index, f"balance {pair}", tuple(s.key for s in shrinker.best))
+    if pair is None or settled in shrinker.settled_numbers:
+        return False
+    shrinker.settled_numbers.add(settled)
+    domain = shrinker.domains[(step.rule, pair[0])]
+    x, y = (step.arguments[n] - domain.target for n in pair)
+    mean = isqrt(x * y)
+    mean += mean * mean < x * y
+    if x == y or max(x, y) <= coupled.SCAN_UP_TO or not domain.contains(domain.target + mean):
+        return False
+    length = len(shrinker.best)
+
+    def build(value: int) -> list[RecordedStep] | None:
+        if len(shrinker.best) != length:
+            return None
+        own = shrinker.best[index]
+        return [*shrinker.best[:index], own.with_arguments({n: value for n in pair}), *shrinker.best[index + 1 :]]
+
+    candidate = build(domain.target + mean)
+    if candidate is None or size(candidate) > size(shrinker.best):
+        return False
+    # where the scale left the two (coupled.scale: scaled one step less, they did not fail), their mean is a floor of
+    # the least the two reach together: bisected from there
+    floors = [shrinker.floors.get((index, n, length)) for n in pair]
+    near = (
+        domain.target + isqrt((floors[0][1] - domain.target) * (floors[1][1] - domain.target))
+        if all(f is not None and f[0] == step.arguments[n] and f[1] > domain.target for f, n in zip(floors, pair))
+        else None
+    )
+    if shrinker.first_shorter([(True, candidate)]) is None:
+        return False
+    least = lower_together(shrinker, [(index, n) for n in pair], domain, domain.target + mean, build, near)
+    if len(shrinker.best) == length and isinstance(least, int) and least - domain.target > 2:
+        # each number's own least, given the other there, is expected just below where they reach together: bisected
+        # from there (the contracts' numbers below it still tried)
+        for n in pair:
+            shrinker.floors[(index, n, length)] = (
+                least, least - max(2, (least - domain.target) // coupled.SCALE_PRECISION), False,
+            )
+    return True
+
+
+def equal_values(shrinker: Any) -> bool:
+    """Arguments of one strategy holding the same value in several places (an account that deposits, then withdraws; a
+    step's two amounts balance() made equal), made smaller together; whether any group was. A group's numbers asked
+    again on a program of the same length (another number moved) are bisected from the least found before, without the
+    contracts' numbers and small values below it, as the values pass does one number (shrinker.floors)."""
+    groups: dict[tuple[Any, str], list[tuple[int, str]]] = {}
+    for index, step in enumerate(shrinker.best):
+        for name, value in step.arguments.items():
+            domain = shrinker.domains.get((step.rule, name))
+            if domain is not None and not (isinstance(value, dict) and "ref" in value):
+                groups.setdefault((domain.key(), compared.value_key(value)), []).append((index, name))
+    changed = False
+    for places in groups.values():
+        if len(places) < 2 or any(i >= len(shrinker.best) for i, _ in places):
+            continue
+        index, name = places[0]
+        value = shrinker.best[index].arguments[name]
+        domain = shrinker.domains[(shrinker.best[index].rule, name)]
+
+        def fails(candidate_value: Any, places: list[tuple[int, str]] = places) -> list[RecordedStep] | None:
+            if any(i >= len(shrinker.best) for i, _ in places):
+                return None
+            candidate = list(shrinker.best)
+            for i, n in places:
+                candidate[i] = candidate[i].with_arguments({n: candidate_value})
+            return candidate
+
+        before = shrinker.passes[shrinker.current].kept
+        if not at_line(shrinker, places, domain, value, fails):
+            lower_together(shrinker, places, domain, value, fails)
+        changed = changed or shrinker.passes[shrinker.current].kept > before
+    return changed
+
+
+def at_line(shrinker: Any, places: list[tuple[int, str]], domain: Domain, value: Any, build: Any) -> bool:
+    """Whether equal numbers far from their target (over SMALL_TRIED) sit where the first's step compared it (with
+    itself, an equal value, or one beside it: a code that must match), and one nearer their target no longer fails: then
+    none lower is tried, as for one number at a line (the values pass's compared moves)."""
+    if not isinstance(domain, IntDomain) or not isinstance(value, int) or abs(value - domain.target) <= SMALL_TRIED:
+        return False
+    if not shrinker.at_boundary(places[0][0], value, hints=False):
+        return False
+    nearer = build(value - 1 if value > domain.target else value + 1)
+    return nearer is not None and shrinker.first_shorter([(True, nearer)]) is None
+
+
+def lower_together(
+    shrinker: Any, places: list[tuple[int, str]], domain: Domain, value: Any, build: Any, near: int | None = None
+) -> Any:
+    """The equal numbers at places lowered together from value (build(v): the program with them v), bisected from near
+    when given, else from the least found before on a program of this length where they stand there (shrinker.floors);
+    that least noted and returned."""
+    index, name = places[0]
+    key = (index, f"equal {places}", len(shrinker.best))
+    floor = shrinker.floors.get(key)
+    floor = floor if floor is not None and floor[0] == value else None
+    if floor is not None:
+        shrinker.minimize_value(domain, value, build, None, floor[1], ())
+    else:
+        shrinker.minimize_value(domain, value, build, None, near)
+    least = shrinker.best[index].arguments.get(name) if index < len(shrinker.best) else None
+    if isinstance(domain, IntDomain) and isinstance(least, int) and abs(least - domain.target) > 2:
+        distance = abs(least - domain.target)
+        step = max(2, distance // coupled.SCALE_PRECISION) * (1 if least > domain.target else -1)
+        shrinker.floors[(index, f"equal {places}", len(shrinker.best))] = (least, least - step, True)
+    return least

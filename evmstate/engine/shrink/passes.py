@@ -374,13 +374,14 @@ class Shrinker:
         # several large numbers scaled down together first (coupled.scale): one bisection where one at a time each
         # lowers the other's floor
         changed = coupled.scale(self)
-        changed = self._equal_values() or changed
+        changed = moves.equal_values(self) or changed
         # the last step first: its candidates replay from the latest checkpoint, and an earlier
         # number bisected while later ones are still large is bisected again once they are small
         # (a donation that needs to exceed a mint of 1206693 shares, then of 1)
         for index in range(len(self.best) - 1, -1, -1):
             if index >= len(self.best):
                 continue
+            changed = moves.balance(self, index) or changed  # two numbers on a hyperbola: to its fewest bits
             step = self.best[index]
             for name, value in step.arguments.items():
                 domain = self.domains.get((step.rule, name))
@@ -399,39 +400,7 @@ class Shrinker:
                     break
         return changed
 
-    def _equal_values(self) -> bool:
-        """Arguments of one strategy holding the same value in several steps (an account that deposits, then withdraws),
-        made smaller together."""
-        groups: dict[tuple[Any, str], list[tuple[int, str]]] = {}
-        for index, step in enumerate(self.best):
-            for name, value in step.arguments.items():
-                domain = self.domains.get((step.rule, name))
-                if domain is not None and not (isinstance(value, dict) and "ref" in value):
-                    groups.setdefault((domain.key(), compared.value_key(value)), []).append((index, name))
-        changed = False
-        for _, places in groups.items():
-            if len(places) < 2:
-                continue
-            index, name = places[0]
-            if index >= len(self.best) or any(i >= len(self.best) for i, _ in places):
-                continue
-            value = self.best[index].arguments[name]
-            domain = self.domains[(self.best[index].rule, name)]
-
-            def fails(candidate_value: Any, places: list[tuple[int, str]] = places) -> list[RecordedStep] | None:
-                if any(i >= len(self.best) for i, _ in places):
-                    return None
-                candidate = list(self.best)
-                for i, n in places:
-                    candidate[i] = candidate[i].with_arguments({n: candidate_value})
-                return candidate
-
-            before = self.passes[self.current].kept
-            self._minimize_value(domain, value, fails)
-            changed = changed or self.passes[self.current].kept > before
-        return changed
-
-    def _minimize_value(
+    def minimize_value(
         self, domain: Domain, value: Any, build: Callable[[Any], Any], repaired: Callable[[Any], bool] | None = None,
         near: int | None = None, hints: tuple[int, ...] | None = None,
     ) -> None:
@@ -483,7 +452,7 @@ class Shrinker:
         near = isinstance(domain, IntDomain) and isinstance(value, int) and abs(value - domain.target) <= SMALL_TRIED
         floor = self.floors.get((index, name, len(self.best)))
         floor = floor if floor is not None and floor[0] == value else None
-        self._minimize_value(
+        self.minimize_value(
             domain, value, fails,
             (lambda candidate: self._repaired_once(candidate, index, name)) if self.operands is not None and not near
             else None,
@@ -504,13 +473,16 @@ class Shrinker:
         ):
             return False
         at, nearer_ones = compared.number_candidates(self.best, index, name, value, domain, operands(self.best, index))
-        if self.first_shorter(nearer_ones) is None and not at:
+        kept = self.first_shorter(nearer_ones)
+        if kept is None and not at:
             return False
         if index >= len(self.best) or not isinstance(v := self.best[index].arguments.get(name), int):
             return False
         nearer = v - 1 if v > domain.target else v + 1
         if v == domain.target or not domain.contains(nearer):
             return True
+        if kept is None and any(c[index].arguments.get(name) == nearer for _, c in nearer_ones):
+            return True  # the next one down was among those compared, and did not fail
         return not self.shorter(
             [*self.best[:index], self.best[index].with_arguments({name: nearer}), *self.best[index + 1 :]]
         )
