@@ -473,6 +473,14 @@ class Shrinker:
         ):
             return False
         at, nearer_ones = compared.number_candidates(self.best, index, name, value, domain, operands(self.best, index))
+        floor = self.floors.get((index, name, len(self.best)))
+        if floor is not None and floor[0] == value and floor[2]:
+            # its least found in an earlier round: the values compared below where it is expected were tried then, and
+            # did not fail (as the contracts' numbers below it)
+            nearer_ones = [
+                (tag, c) for tag, c in nearer_ones
+                if abs(c[index].arguments[name] - domain.target) >= abs(floor[1] - domain.target)
+            ]
         kept = self.first_shorter(nearer_ones)
         if kept is None and not at:
             return False
