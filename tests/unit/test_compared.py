@@ -147,3 +147,21 @@ def test_a_number_found_at_a_line_is_not_set_again_to_the_values_compared_below_
     deposits = [c[0].arguments["amount"] for c in asked if len(c) == 2 and c[0].rule == "deposit"]
     # once each, in the round that found the line; the values compared near it (999, 1000) in both rounds
     assert deposits.count(0) == 1 and deposits.count(1) == 1 and deposits.count(999) == 2, deposits
+
+
+def test_a_number_the_machine_waits_by_landing_on_a_compared_time_is_not_scanned():
+    # a delay of 1000 s scheduled, then an execution that fails only when the clock is exactly at the operation's ready
+    # time (the machine waits by the delay in Python): no comparison meets the number itself, the clock's does
+    def fails(candidate):
+        return len(candidate) == 2 and candidate[0].arguments["extra"] == 1000
+
+    def met_of(candidate, index):
+        if len(candidate) < 2:
+            return Met()  # the schedule alone compares nothing
+        return Met(times=[(END + candidate[0].arguments["extra"] - 1000, END)])
+
+    steps = [RecordedStep("schedule", {"extra": 1000}), RecordedStep("execute", {})]
+    shrinker, asked = shrinker_for(fails, steps, met_of)
+    outcome = shrinker.run()
+    assert outcome.found is None  # already least
+    assert outcome.passes["scan"].runs == 0 and len(asked) < 30, (outcome.passes["scan"], len(asked))
