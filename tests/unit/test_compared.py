@@ -165,3 +165,29 @@ def test_a_number_the_machine_waits_by_landing_on_a_compared_time_is_not_scanned
     outcome = shrinker.run()
     assert outcome.found is None  # already least
     assert outcome.passes["scan"].runs == 0 and len(asked) < 30, (outcome.passes["scan"], len(asked))
+
+
+def test_the_failing_step_alone_takes_the_value_its_replay_compared_it_with():
+    # deposits and a transfer that build an account's balance up, then a withdrawal of the whole of it, refused: the
+    # withdrawal alone, of the balance the account held before them all, fails the same way (one candidate, one repair)
+    def balance(candidate, upto):
+        held = BALANCE
+        for s in candidate[:upto]:
+            held += s.arguments["amount"] if s.rule == "deposit" else -s.arguments["amount"]
+        return held
+
+    def fails(candidate):
+        last = candidate[-1] if candidate else RecordedStep("none", {})
+        return last.rule == "withdraw" and last.arguments["amount"] == balance(candidate, len(candidate) - 1)
+
+    def met_of(candidate, index):
+        return Met(sides=[(s.arguments["amount"], balance(candidate, j)) for j, s in enumerate(candidate) if j >= index])
+
+    steps = [
+        RecordedStep("deposit", {"amount": 70}), RecordedStep("give", {"amount": 30}),
+        RecordedStep("deposit", {"amount": 5}), RecordedStep("withdraw", {"amount": BALANCE + 45}),
+    ]
+    shrinker, asked = shrinker_for(fails, steps, met_of)
+    outcome = shrinker.run()
+    assert [(s.rule, s.arguments["amount"]) for s in outcome.found.steps] == [("withdraw", BALANCE)]
+    assert outcome.passes["chunks"].runs == 2 and outcome.passes["chunks"].kept == 1, outcome.passes["chunks"]
