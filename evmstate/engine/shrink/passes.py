@@ -315,6 +315,8 @@ class Shrinker:
             if set(best[j].results) & needed or not self._deletable(j):
                 keep.add(j)
                 needed |= set(best[j].refs())
+        if len(keep) == len(best):
+            return False  # every step is needed by the last or fixed
         candidate = [s for j, s in enumerate(best) if j in keep]
         if self.shorter(candidate):
             return True
