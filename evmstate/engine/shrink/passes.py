@@ -63,8 +63,6 @@ __all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker"
 # programs of at most this many steps are tried without every pair of steps: "minimal among
 # programs that delete up to two steps"
 PAIRS_UP_TO = 12
-# programs of at least this many steps are tried first as their failing step alone (chunks)
-LAST_ALONE_FROM = 4
 # about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
 # step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
 # waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
@@ -292,7 +290,7 @@ class Shrinker:
         return self.best[index].rule not in self.fixed
 
     def _chunks(self) -> bool:
-        changed = self._last_alone()
+        changed = moves.last_alone(self)
         size = len(self.best) // 2
         while size >= 2:
             start = self.first_shorter(self._chunk_deletions(size, 0))
@@ -301,41 +299,6 @@ class Shrinker:
                 start = self.first_shorter(self._chunk_deletions(size, start))
             size //= 2
         return changed
-
-    def _last_alone(self) -> bool:
-        """The failing step alone (with the steps whose values it uses and the fixed ones), else with one of its numbers
-        set to a value its replay compared it with (a withdrawal of the whole balance an account holds, where the steps
-        before built a balance up for it): whether one was kept."""
-        best = self.best
-        if len(best) < LAST_ALONE_FROM:
-            return False
-        needed = set(best[-1].refs())
-        keep = {len(best) - 1}
-        for j in range(len(best) - 2, -1, -1):
-            if set(best[j].results) & needed or not self._deletable(j):
-                keep.add(j)
-                needed |= set(best[j].refs())
-        if len(keep) == len(best):
-            return False  # every step is needed by the last or fixed
-        candidate = [s for j, s in enumerate(best) if j in keep]
-        if self.shorter(candidate):
-            return True
-        if self.operands is None:
-            return False
-        last = len(candidate) - 1
-        met = self.operands(candidate, last)
-        step = candidate[last]
-        tried = []
-        for name, value in step.arguments.items():
-            domain = self.domains.get((step.rule, name))
-            if not isinstance(domain, IntDomain) or not isinstance(value, int):
-                continue
-            word = value % 2**256
-            others = list(dict.fromkeys(o for a, o in met.sides if a == word and o not in self.constants))
-            for v in others[: compared.REPAIRS]:
-                if v != value and domain.contains(v):
-                    tried.append((v, [*candidate[:last], step.with_arguments({name: v})]))
-        return self.first_shorter(tried) is not None
 
     def _chunk_deletions(self, size: int, start: int) -> Any:
         for at in range(start, len(self.best) - size + 1, size):
