@@ -125,3 +125,69 @@ def test_a_wait_set_to_none_of_its_blocks_is_not_made_a_block_less():
     outcome = shrinker.run()
     assert outcome.found is not None and outcome.found.steps[0].delay == (DAY, 0)
     assert [s.delay for c in asked for s in c if min(s.delay) < 0] == []
+
+
+def test_a_number_found_at_a_line_is_not_set_again_to_the_values_compared_below_its_least():
+    # a first deposit that must pass 1000 and a mint after it that must reach 3 while the deposit is above 2000, else
+    # 2: the deposit lands on its line (1001) after the mint stopped at 3, and the mint's move to 2 in the next round
+    # asks the deposit again: 0 and 1, compared and tried then, far below 1001, are not tried again
+    def fails(candidate):
+        amounts = {s.rule: s.arguments["amount"] for s in candidate}
+        if len(candidate) != 2 or amounts["deposit"] < 1001:
+            return False
+        return amounts["mint"] >= (3 if amounts["deposit"] > 2000 else 2)
+
+    def met_of(candidate, index):
+        return Met(sides=[(candidate[0].arguments["amount"], 0), (candidate[0].arguments["amount"], 1000)])
+
+    steps = [RecordedStep("deposit", {"amount": 5000}), RecordedStep("mint", {"amount": 10})]
+    shrinker, asked = shrinker_for(fails, steps, met_of)
+    outcome = shrinker.run()
+    assert [s.arguments["amount"] for s in outcome.found.steps] == [1001, 2]
+    deposits = [c[0].arguments["amount"] for c in asked if len(c) == 2 and c[0].rule == "deposit"]
+    # once each, in the round that found the line; the values compared near it (999, 1000) in both rounds
+    assert deposits.count(0) == 1 and deposits.count(1) == 1 and deposits.count(999) == 2, deposits
+
+
+def test_a_number_the_machine_waits_by_landing_on_a_compared_time_is_not_scanned():
+    # a delay of 1000 s scheduled, then an execution that fails only when the clock is exactly at the operation's ready
+    # time (the machine waits by the delay in Python): no comparison meets the number itself, the clock's does
+    def fails(candidate):
+        return len(candidate) == 2 and candidate[0].arguments["extra"] == 1000
+
+    def met_of(candidate, index):
+        if len(candidate) < 2:
+            return Met()  # the schedule alone compares nothing
+        return Met(times=[(END + candidate[0].arguments["extra"] - 1000, END)])
+
+    steps = [RecordedStep("schedule", {"extra": 1000}), RecordedStep("execute", {})]
+    shrinker, asked = shrinker_for(fails, steps, met_of)
+    outcome = shrinker.run()
+    assert outcome.found is None  # already least
+    assert outcome.passes["scan"].runs == 0 and len(asked) < 30, (outcome.passes["scan"], len(asked))
+
+
+def test_the_failing_step_alone_takes_the_value_its_replay_compared_it_with():
+    # deposits and a transfer that build an account's balance up, then a withdrawal of the whole of it, refused: the
+    # withdrawal alone, of the balance the account held before them all, fails the same way (one candidate, one repair)
+    def balance(candidate, upto):
+        held = BALANCE
+        for s in candidate[:upto]:
+            held += s.arguments["amount"] if s.rule == "deposit" else -s.arguments["amount"]
+        return held
+
+    def fails(candidate):
+        last = candidate[-1] if candidate else RecordedStep("none", {})
+        return last.rule == "withdraw" and last.arguments["amount"] == balance(candidate, len(candidate) - 1)
+
+    def met_of(candidate, index):
+        return Met(sides=[(s.arguments["amount"], balance(candidate, j)) for j, s in enumerate(candidate) if j >= index])
+
+    steps = [
+        RecordedStep("deposit", {"amount": 70}), RecordedStep("give", {"amount": 30}),
+        RecordedStep("deposit", {"amount": 5}), RecordedStep("withdraw", {"amount": BALANCE + 45}),
+    ]
+    shrinker, asked = shrinker_for(fails, steps, met_of)
+    outcome = shrinker.run()
+    assert [(s.rule, s.arguments["amount"]) for s in outcome.found.steps] == [("withdraw", BALANCE)]
+    assert outcome.passes["chunks"].runs == 2 and outcome.passes["chunks"].kept == 1, outcome.passes["chunks"]

@@ -43,6 +43,7 @@ import dataclasses
 from typing import Any, Callable, Iterator, Protocol
 
 from ...domains import SMALL_TRIED, AddressDomain, IntDomain
+from . import compared
 from .candidates import probe_in_batches
 from .edits import deletions
 from .outcome import size
@@ -510,6 +511,11 @@ def scan(shrinker: Shrinker) -> bool:
             continue
         shrinker.scanned.add(key)
         if shrinker.at_boundary(index, value) is not False:
+            continue
+        met = shrinker.operands(shrinker.best, index) if shrinker.operands is not None else None
+        if met is not None and value in compared.clock_values(met, value, 0):
+            # a number the machine waits by, landing the clock on a time a later step compared it with (a delay that
+            # must end exactly when an operation is executed): at a line, which the values pass confirmed
             continue
         if (
             domain.contains(value + 1)

@@ -1,5 +1,8 @@
 """Passes that take a step out while another step changes to do its work: merge and reroute.
 
+- last_alone (chunks' first try): the failing step alone, else with a number set to a value its replay compared it
+  with (a withdrawal of the whole balance an account holds, where the steps before it built that balance up);
+
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters; nine withdrawals that together empty an account) become one, the later taking
   the earlier's amount up to its bound (as Hypothesis redistributes between two numbers);
@@ -36,8 +39,46 @@ REROUTE_UP_TO = 12
 # (its candidates grow with the square of the length and the numbers of two steps: a late pass, on programs the others
 # have made short)
 OFFSET_UP_TO = 8
+# programs of at least this many steps are tried first as their failing step alone (chunks)
+LAST_ALONE_FROM = 4
 # an integer strategy of at least this many values draws amounts an offset moves (below: indices, basis points, flags)
 AMOUNT_RANGE = 2**16
+
+
+def last_alone(shrinker: Any) -> bool:
+    """The failing step alone (with the steps whose values it uses and the fixed ones), else with one of its numbers set
+    to a value its replay compared it with (a withdrawal of the whole balance an account holds, where the steps before
+    built a balance up for it): whether one was kept."""
+    best = shrinker.best
+    if len(best) < LAST_ALONE_FROM:
+        return False
+    needed = set(best[-1].refs())
+    keep = {len(best) - 1}
+    for j in range(len(best) - 2, -1, -1):
+        if set(best[j].results) & needed or best[j].rule in shrinker.fixed:
+            keep.add(j)
+            needed |= set(best[j].refs())
+    if len(keep) == len(best):
+        return False  # every step is needed by the last or fixed
+    candidate = [s for j, s in enumerate(best) if j in keep]
+    if shrinker.shorter(candidate):
+        return True
+    if shrinker.operands is None:
+        return False
+    last = len(candidate) - 1
+    met = shrinker.operands(candidate, last)
+    step = candidate[last]
+    tried = []
+    for name, value in step.arguments.items():
+        domain = shrinker.domains.get((step.rule, name))
+        if not isinstance(domain, IntDomain) or not isinstance(value, int):
+            continue
+        word = value % 2**256
+        others = list(dict.fromkeys(o for a, o in met.sides if a == word and o not in shrinker.constants))
+        for v in others[: compared.REPAIRS]:
+            if v != value and domain.contains(v):
+                tried.append((v, [*candidate[:last], step.with_arguments({name: v})]))
+    return shrinker.first_shorter(tried) is not None
 
 
 def merge(shrinker: Any) -> bool:

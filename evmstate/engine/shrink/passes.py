@@ -6,7 +6,8 @@ recorded program, where a step names the values it uses, and replays each candid
 checkpoint before the first step it changes (replayer.py), so a candidate costs only its
 changed suffix. Its passes, repeated until none makes progress:
 
-- chunks: delete runs of steps, longest first (half the program, a quarter, ...), as delta
+- chunks: the failing step alone first (with the steps whose values it uses), else with a number set to a value its
+  replay compared it with; then delete runs of steps, longest first (half the program, a quarter, ...), as delta
   debugging does; a step goes together with every step that uses a value it produced;
 - singles: delete each step (with its users), or else only its wait; then each wait alone
   again (a deleted step's wait passes on to the step after it, which the sweep down has passed):
@@ -289,7 +290,7 @@ class Shrinker:
         return self.best[index].rule not in self.fixed
 
     def _chunks(self) -> bool:
-        changed = False
+        changed = moves.last_alone(self)
         size = len(self.best) // 2
         while size >= 2:
             start = self.first_shorter(self._chunk_deletions(size, 0))
@@ -473,6 +474,14 @@ class Shrinker:
         ):
             return False
         at, nearer_ones = compared.number_candidates(self.best, index, name, value, domain, operands(self.best, index))
+        floor = self.floors.get((index, name, len(self.best)))
+        if floor is not None and floor[0] == value and floor[2]:
+            # its least found in an earlier round: the values compared below where it is expected were tried then, and
+            # did not fail (as the contracts' numbers below it)
+            nearer_ones = [
+                (tag, c) for tag, c in nearer_ones
+                if abs(c[index].arguments[name] - domain.target) >= abs(floor[1] - domain.target)
+            ]
         kept = self.first_shorter(nearer_ones)
         if kept is None and not at:
             return False
