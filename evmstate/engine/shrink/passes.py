@@ -47,7 +47,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from ...domains import SMALL_TRIED, Domain, IntDomain
-from . import compared, coupled, moves, waits
+from . import compared, coupled, moves, slices, waits
 from .. import delays
 from .budget import Budget, OutOfBudget, StopReason, cost
 from .candidates import InOrder, Tries, probe_in_batches
@@ -101,6 +101,7 @@ class Shrinker:
         constants: frozenset[int] = frozenset(),
         operands: Callable[[list[RecordedStep], int], Met] | None = None,
         tries: Tries | None = None,
+        accesses: Callable[[list[RecordedStep]], list[slices.Accesses] | None] | None = None,
     ) -> None:
         self.best = list(steps)
         self.earlier = earlier or {}  # rule -> (rule sampled before it, the arguments it takes), ...
@@ -111,6 +112,8 @@ class Shrinker:
         self._operands = operands
         self.operands = self.met if operands is not None else None
         self._met: set[Any] = set()  # the replays for comparisons charged already
+        self.accesses = accesses  # the slots each step of a program read and wrote, in one replay (slices.py)
+        self.sliced: set[tuple[str, ...]] = set()  # the programs tried as their backward slice
         self._attempt = attempt
         self.fixed = fixed
         self.domains = domains or {}
@@ -291,6 +294,7 @@ class Shrinker:
 
     def _chunks(self) -> bool:
         changed = moves.last_alone(self)
+        changed = slices.sliced(self) or changed
         size = len(self.best) // 2
         while size >= 2:
             start = self.first_shorter(self._chunk_deletions(size, 0))

@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import copy
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 from ...contracts.project import Project
 from ...evm.base import Snapshots
@@ -82,6 +82,7 @@ class Replayer:
         self.kept: dict[tuple[str, ...], _Checkpoint] = {}
         self.best: tuple[str, ...] = ()
         self.use_kept = True  # False while a replay must run its steps from a stack checkpoint (forget_after())
+        self.on_step: Callable[[int], None] | None = None  # told each step's index before it runs (Trials.accesses)
         self.restored = 0  # replays resumed from a kept checkpoint
         self.copyable = True
         self.runs = 0
@@ -122,6 +123,8 @@ class Replayer:
                 # focused: checked after the last step alone, and not where an earlier replay found them holding
                 checked = only is None or (index == last and upto not in held and upto not in known)
                 player.only = only if checked else frozenset()
+                if self.on_step is not None:
+                    self.on_step(index)
                 try:
                     player.step(machine, index + 1, steps[index])
                 except InvalidProgram:

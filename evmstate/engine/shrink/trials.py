@@ -26,6 +26,7 @@ from ..tracebacks import FailureSignature
 from ..verdicts import is_mistake, message_of, shown_type
 from ..program import InvalidProgram
 from ..recorded import RecordedStep
+from . import slices
 from .replayer import Replayer
 from .budget import Budget, OutOfBudget, StopReason
 from .edits import with_users, without
@@ -128,6 +129,29 @@ class Trials:
 
     def _same(self, error: BaseException) -> bool:
         return FailureSignature.of(error) == self.target
+
+    def accesses(self, candidate: list[RecordedStep]) -> list[slices.Accesses] | None:
+        """The storage slots each step of candidate read and wrote (slices.read_and_written), its invariants' calls
+        after it included: one replay of it in full, from the start, with the backend's observer on. None where the
+        backend has no observer."""
+        hooks = hooks_of(self.replayer.backend)
+        if hooks.observer is None or hooks.coverage is None:
+            return None
+        seen: list[Any] = []
+        starts: list[int] = []
+        was = hooks.coverage.hooks_now().observer
+        self.replayer.on_step = lambda index: starts.append(len(seen))
+        hooks.observer.set_observer(seen.append)
+        self.replayer.use_kept = False
+        try:
+            self.replayer.forget_after(0)
+            self.judge(candidate, focused=False)
+        finally:
+            self.replayer.use_kept = True
+            self.replayer.on_step = None
+            hooks.observer.set_observer(was)
+        ends = [*starts[1:], len(seen)]
+        return [slices.read_and_written(seen[a:b]) for a, b in zip(starts, ends)]
 
     def operands(self, candidate: list[RecordedStep], index: int) -> Met:
         """The comparisons the candidate's steps from index on met (feedback records them on py-evm while the search's
@@ -311,7 +335,7 @@ def _shrink(
         steps, trials.attempt, fixed=fixed, domains=domains, earlier=earlier_rules(spec),
         rank={r.name: i for i, r in enumerate(rule_order(spec.rules))}, budget=budget,
         progress=lambda n: progress(n, trials.replayer.runs + tries.elsewhere), hints=numbers[0], constants=numbers[1],
-        operands=trials.operands if feedback is not None else None, tries=tries,
+        operands=trials.operands if feedback is not None else None, tries=tries, accesses=trials.accesses,
     )
     progress(len(steps), 0)  # the live line shows evmstate's passes from their start
     try:
