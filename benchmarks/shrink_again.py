@@ -178,6 +178,8 @@ def main() -> int:
                         print(line(tree.label, results[-1]), flush=True)
                     programs = {tuple(r["program"]) for r in results}
                     print("    " + "\n    ".join(results[-1]["program"][1:]) + ("" if len(programs) == 1 else "   (the programs differ)"))
+                    for tree, r in zip(trees[:-1], results) if len(programs) > 1 else ():
+                        print(f"  {tree.label}:\n    " + "\n    ".join(r["program"][1:]))
         finally:
             for node in shrink.NODES:
                 node.stop()

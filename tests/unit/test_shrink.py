@@ -405,3 +405,58 @@ def test_an_offset_between_steps_that_act_for_one_account_is_tried_before_the_ot
     assert tried[:4] == [("deposit", "mint", 0), ("deposit", "mint", 2), ("mint", "deposit", 2), ("mint", "deposit", 0)]
     assert tried[4:8] == [("gain", "lend", 0), ("gain", "lend", 2), ("lend", "gain", 2), ("lend", "gain", 0)]
     assert len(tried) == len(set(tried)) == 4 * 3 * 2  # every step deleted, each other step's number moved both ways
+
+
+def test_a_failing_step_linked_to_others_only_through_storage_is_tried_as_its_backward_slice_in_one_replay():
+    # deposit writes the idle slot that lend reads; lend writes the debt slot that report (the failing step) reads; the
+    # setters write slots no kept step reads, and the first deposit's idle was overwritten by the second's
+    from evmstate.engine.shrink import slices
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.evm.base import ExecResult
+
+    at = b"\x01" * 20
+    idle, debt, fee, unlock = 0, 1, 2, 3
+
+    def call(reads=(), writes=(), success=True):
+        return ExecResult(
+            success=success, output=b"", gas_used=0, storage_writes=tuple((at, s, 1) for s in writes),
+            # SSTORE reads the slot it writes: a slot only set is read once per write
+            storage_reads=tuple((at, s, 0) for s in (*reads, *writes)),
+        )
+
+    calls = {
+        "deposit": [call(writes=[idle])], "set_fee": [call(writes=[fee])], "set_unlock": [call(writes=[unlock])],
+        "lend": [call(reads=[idle], writes=[debt])], "report": [call(reads=[debt])],
+        "top_up": [call(reads=[debt], writes=[debt])],  # a debt added to: it reads what lend wrote
+        "noop": [call(reads=[fee], writes=[unlock], success=False)],  # reverted: its write undone
+    }
+    rules = ["deposit", "set_fee", "deposit", "noop", "lend", "set_unlock", "report"]
+    program = [RecordedStep(rule, {"n": i}) for i, rule in enumerate(rules)]
+    assert slices.read_and_written(calls["noop"]) == (frozenset({(at, fee)}), frozenset())
+    assert slices.read_and_written(calls["lend"]) == (frozenset({(at, idle)}), frozenset({(at, debt)}))
+
+    replayed, recorded = [], []
+
+    def attempt(candidate):
+        replayed.append([s.rule for s in candidate])
+        names = [s.rule for s in candidate]
+        fails = names[-1] == "report" and "lend" in names and "deposit" in names[: names.index("lend")]
+        return Minimized(candidate, [], AssertionError()) if fails else None
+
+    def accesses(candidate):
+        recorded.append(len(candidate))
+        return [slices.read_and_written(calls[s.rule]) for s in candidate]
+
+    shrinker = Shrinker(program, attempt, accesses=accesses)
+    assert slices.sliced(shrinker)
+    assert [s.rule for s in shrinker.best] == ["deposit", "lend", "report"]
+    assert shrinker.best[0].arguments == {"n": 2}  # the deposit whose idle lend read
+    assert (recorded, len(replayed)) == ([7], 1)
+    # a program shorter than SLICE_FROM is not recorded, nor one tried before; one whose slice is itself costs the
+    # recording alone
+    assert not slices.sliced(shrinker) and (recorded, len(replayed)) == ([7], 1)
+    shrinker.best = program
+    assert not slices.sliced(shrinker) and (recorded, len(replayed)) == ([7], 1)
+    needed = [program[2], program[4], RecordedStep("top_up"), program[6]]
+    shrinker.best = needed
+    assert not slices.sliced(shrinker) and (recorded, len(replayed)) == ([7, 4], 1)

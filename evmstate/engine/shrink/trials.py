@@ -131,9 +131,9 @@ class Trials:
         return FailureSignature.of(error) == self.target
 
     def accesses(self, candidate: list[RecordedStep]) -> list[slices.Accesses] | None:
-        """The storage slots each step of candidate read and wrote (slices.read_and_written), its invariants' calls
-        after it included: one replay of it in full, from the start, with the backend's observer on. None where the
-        backend has no observer."""
+        """The storage slots each step of candidate read and wrote (slices.read_and_written), the failing invariant's
+        calls after the last included: one focused replay of it from the start, with the backend's observer on. None
+        where the backend has no observer."""
         hooks = hooks_of(self.replayer.backend)
         if hooks.observer is None or hooks.coverage is None:
             return None
@@ -145,7 +145,10 @@ class Trials:
         self.replayer.use_kept = False
         try:
             self.replayer.forget_after(0)
-            self.judge(candidate, focused=False)
+            # focused: the invariants' calls after the steps before the last are not the steps' own (on revm each call
+            # is run again to see its storage)
+            with contextlib.suppress(Exception):
+                self.replayer.run(candidate, self.focus if self.focuses else None)
         finally:
             self.replayer.use_kept = True
             self.replayer.on_step = None
