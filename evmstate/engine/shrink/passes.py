@@ -7,8 +7,9 @@ checkpoint before the first step it changes (replayer.py), so a candidate costs 
 changed suffix. Its passes, repeated until none makes progress:
 
 - chunks: the failing step alone first (with the steps whose values it uses), else with a number set to a value its
-  replay compared it with; then delete runs of steps, longest first (half the program, a quarter, ...), as delta
-  debugging does; a step goes together with every step that uses a value it produced;
+  replay compared it with; then the steps it needs through storage (slices.py: a backward slice); then delete runs of
+  steps, longest first (half the program, a quarter, ...), as delta debugging does; a step goes together with every
+  step that uses a value it produced;
 - singles: delete each step (with its users), or else only its wait; then each wait alone
   again (a deleted step's wait passes on to the step after it, which the sweep down has passed):
   the values' candidates then carry the waits the program ends with, and are found replayed
