@@ -26,7 +26,7 @@ from math import isqrt
 from typing import Any
 
 from ...domains import SMALL_TRIED, Domain, IntDomain
-from . import compared, coupled
+from . import compared, coupled, slices
 from .edits import deletion, with_users, without
 from .outcome import size
 from ..recorded import RecordedStep, ref_of
@@ -52,12 +52,7 @@ def last_alone(shrinker: Any) -> bool:
     best = shrinker.best
     if len(best) < LAST_ALONE_FROM:
         return False
-    needed = set(best[-1].refs())
-    keep = {len(best) - 1}
-    for j in range(len(best) - 2, -1, -1):
-        if set(best[j].results) & needed or best[j].rule in shrinker.fixed:
-            keep.add(j)
-            needed |= set(best[j].refs())
+    keep = slices.backward(best, None, shrinker.fixed)  # the slice through bundle values alone
     if len(keep) == len(best):
         return False  # every step is needed by the last or fixed
     candidate = [s for j, s in enumerate(best) if j in keep]

@@ -45,16 +45,18 @@ def read_and_written(results: Any) -> Accesses:
     return frozenset(reads), frozenset(writes)
 
 
-def backward(steps: list[Any], accesses: list[Accesses], fixed: frozenset[str]) -> set[int]:
+def backward(steps: list[Any], accesses: list[Accesses] | None, fixed: frozenset[str]) -> set[int]:
     """The indices of the steps the last one needs, a dynamic slice: itself, and walking back, the last step before a
     kept one to write a slot it read (the value it saw: an earlier write of that slot was overwritten, and is needed
-    only where that writer read it), each step that made a value a kept step uses, and the fixed ones."""
+    only where that writer read it), each step that made a value a kept step uses, and the fixed ones. accesses None:
+    through the values the steps use alone (moves.last_alone)."""
     last = len(steps) - 1
+    nothing: Accesses = (frozenset(), frozenset())
     keep = {last}
-    unwritten = set(accesses[last][0])  # slots kept steps read whose writer, walking back, is not met yet
+    unwritten = set(accesses[last][0]) if accesses is not None else set()  # slots kept steps read, writer not met yet
     refs = set(steps[last].refs())
     for j in range(last - 1, -1, -1):
-        reads, writes = accesses[j]
+        reads, writes = accesses[j] if accesses is not None else nothing
         if steps[j].rule in fixed or writes & unwritten or refs.intersection(steps[j].results):
             keep.add(j)
             unwritten = (unwritten - writes) | reads
