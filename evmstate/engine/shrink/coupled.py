@@ -17,7 +17,7 @@ every other (the first kept wins, in the order below, whoever replays it):
   did not compare with itself or a neighbour (a code that must match, a minimum price: no
   smaller one can do), and whose next number up does not fail (else it is a line, not luck);
   only while comparisons are recorded (guidance on, either backend).
-- scale (inside the values pass, before it moves numbers one at a time): every number above
+- scale (a pass of its own, before balance and values move numbers): every number above
   SCAN_UP_TO of the program, else of one step, scaled down together by one factor, found by
   bisection: two amounts whose product must pass a floor (a pool's first deposit, isqrt(a0 * a1)
   > 1000) and whose ratio sets what a later step gets walk that hyperbola one number at a time,
@@ -354,7 +354,7 @@ def scale_distances(top: int, fails: Callable[[int], bool]) -> tuple[int, int] |
 
 
 def scale(shrinker: Shrinker) -> bool:
-    """The values pass's first move: each group of numbers (scale_groups()) scaled down together; whether any was."""
+    """The scale pass: each group of numbers (scale_groups()) scaled down together; whether any was."""
     changed = False
     if scale_groups(shrinker.best, shrinker.domains):
         # a number that fails at its target alone goes there first, as the values pass would take it: it needs no

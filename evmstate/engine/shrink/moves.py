@@ -13,10 +13,10 @@
   payment authorized) while an argument of the step that produced the value changes so that it
   lands where the deleted step put it; or while the step after it calls an earlier rule
   (coupled.rule_swaps);
-- balance (inside the values pass, before a step's numbers are lowered one at a time): two numbers
-  of one kind of a step, far apart, both set to their geometric mean (their product held), then
-  lowered together: a pool's first deposit whose product must pass a floor has its fewest bits where
-  the two are equal, and one number at a time stops anywhere on the hyperbola.
+- balance (the balance pass, each step from the first, before any number is lowered alone; the values pass tries
+  it again for a step whose later steps' numbers moved since): two numbers of one kind of a step, far apart, both set
+  to their geometric mean (their product held), then lowered together: a pool's first deposit whose product must pass
+  a floor has its fewest bits where the two are equal, and one number at a time stops anywhere on the hyperbola.
 """
 
 from __future__ import annotations

@@ -17,8 +17,10 @@ changed suffix. Its passes, repeated until none makes progress:
 - rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
   arguments (as Hypothesis shrinks a rule's choice toward the first);
 - order: two neighbouring steps swapped so that the rule sampled first comes first;
-- values: the program's large numbers scaled down together first (coupled.scale); then each
-  argument drawn by strategy() made as small as it can be while the program
+- scale: the program's large numbers scaled down together (coupled.scale);
+- balance: equal numbers of one strategy lowered together; then, each step from the first, two numbers of one kind far
+  apart set to their geometric mean and lowered together (moves.balance);
+- values: each argument drawn by strategy() made as small as it can be while the program
   still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
 - accounts, scan, together, trade: values coupled to others, moved together (coupled.py): the accounts
@@ -66,12 +68,13 @@ __all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker"
 PAIRS_UP_TO = 12
 # about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
 # step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
-# waits, reroutes, accounts, values (values before reroute left the vault case a step longer); rules and order, which
+# waits, reroutes, accounts; then the numbers: scale (many in one bisection), balance (two of a step, or equal ones, in
+# one), values (one at a time; values before reroute left the vault case a step longer); rules and order, which
 # took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
 # length); the trade after every move that only lowers numbers; the scan last, within its share of the budget
 PASSES = (
-    "chunks", "singles", "merge", "waits", "reroute", "accounts", "values", "rules", "order", "pairs", "offset",
-    "together", "trade", "scan",
+    "chunks", "singles", "merge", "waits", "reroute", "accounts", "scale", "balance", "values", "rules", "order", "pairs",
+    "offset", "together", "trade", "scan",
 )
 
 
@@ -376,18 +379,30 @@ class Shrinker:
                 changed = True
         return changed
 
+    def _scale(self) -> bool:
+        # several large numbers scaled down together (coupled.scale): one bisection where one at a time each lowers the
+        # other's floor
+        return coupled.scale(self)
+
+    def _balance(self) -> bool:
+        # equal numbers lowered together, then a step's two numbers on a hyperbola set to its fewest bits: before any
+        # number is lowered alone, so that a later step's numbers are lowered with the earlier ones already small
+        changed = moves.equal_values(self)
+        for index in range(len(self.best)):
+            if index < len(self.best):
+                changed = moves.balance(self, index) or changed
+        return changed
+
     def _values(self) -> bool:
-        # several large numbers scaled down together first (coupled.scale): one bisection where one at a time each
-        # lowers the other's floor
-        changed = coupled.scale(self)
-        changed = moves.equal_values(self) or changed
+        changed = False
         # the last step first: its candidates replay from the latest checkpoint, and an earlier
         # number bisected while later ones are still large is bisected again once they are small
         # (a donation that needs to exceed a mint of 1206693 shares, then of 1)
         for index in range(len(self.best) - 1, -1, -1):
             if index >= len(self.best):
                 continue
-            changed = moves.balance(self, index) or changed  # two numbers on a hyperbola: to its fewest bits
+            # again where a later step's numbers moved since the balance pass tried this step's
+            changed = moves.balance(self, index) or changed
             step = self.best[index]
             for name, value in step.arguments.items():
                 domain = self.domains.get((step.rule, name))
