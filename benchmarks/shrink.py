@@ -4,7 +4,9 @@ Cases: every bundled example that fails (machines/), three snekmate mutants (the
 benchmarks/shrink/, see its README): an ERC20 whose burn is unchecked, an ERC4626 whose
 withdrawal burns assets instead of shares, a timelock that cancels a done operation; the
 planted bugs of the vault-class workload whose minimal programs are known (vault_bugs.py: a
-withdrawal that takes more than a strategy's debt, a gain left out of the total debt); and three
+withdrawal that takes more than a strategy's debt, a gain left out of the total debt); Yearn V3's
+VaultV3.vy itself with a bug of one line planted in a copy (yearn_v3_bugs.py: a strategy's debt
+kept on a withdrawal, a strategy's shares to redeem rounded down); and three
 protocols with a bug of one line: a reserve auction that takes a bid at exactly its end time, a
 constant-product pool that mints the larger of a deposit's two shares, and wrapped ether forked
 from a local anvil node at a pinned block (started here: npm's @foundry-rs/anvil, as the fork
@@ -238,6 +240,7 @@ PROJECTS = HERE / "shrink"
 sys.path.insert(0, str(HERE))
 
 import vault_bugs  # noqa: E402  (the vault project and its planted bugs)
+import yearn_v3_bugs  # noqa: E402  (Yearn V3's VaultV3.vy and the bugs planted in a copy of it)
 
 
 def ladder_openers() -> list[int]:
@@ -271,7 +274,7 @@ class Case:
     """
 
     label: str
-    project: str  # "example" (the bundled project), a folder of benchmarks/shrink/, or "vault-X": the vault with its bug X (vault_bugs.py)
+    project: str  # "example" (the bundled project), a folder of benchmarks/shrink/, "vault-X": the vault with its bug X (vault_bugs.py), or "yearn_v3-X" (yearn_v3_bugs.py)
     path: str  # the machine file, from the project's root
     name: str  # the machine
     minimal: tuple[str, ...]
@@ -494,6 +497,8 @@ CASES = [
         for r, amount in (("redeem", 1), ("withdraw", 2)))),
     # the vault-class workload's planted bugs whose minimal programs are known (vault_bugs.py says why each is minimal)
     *(Case(f"vault {bug.name} {bug.label}", f"vault-{bug.name}", vault_bugs.MACHINE, "VaultMachine", bug.minimal, bug.others) for bug in vault_bugs.BUGS.values() if bug.minimal),
+    # the real VaultV3.vy with a bug planted in a copy (yearn_v3_bugs.py says why each program is minimal)
+    *(Case(f"yearn {bug.name} {bug.label}", f"yearn_v3-{bug.name}", yearn_v3_bugs.MACHINE, yearn_v3_bugs.NAME, bug.minimal, bug.others) for bug in yearn_v3_bugs.BUGS.values()),
     # schedule with the least delay, wait for it, execute, cancel the done operation
     Case("timelock cancels done", "timelock", "machines/timelock.py", "TimelockMachine", (
         f"operations_0 = state.schedule(by=0, salt={ZERO32}, extra=1000, caller=accounts[0], new_delay=False)\n"
@@ -539,6 +544,8 @@ def make_project(kind: str, dest: Path, mutate: bool = True) -> Path:
         return dest
     if kind.startswith("vault-"):
         return vault_bugs.project(dest, kind.removeprefix("vault-") if mutate else None)
+    if kind.startswith("yearn_v3-"):
+        return yearn_v3_bugs.project(dest, kind.removeprefix("yearn_v3-") if mutate else None)
     shutil.copytree(PROJECTS / kind, dest)
     module, old, new = MUTANTS[kind]
     if module.startswith("snekmate/"):

@@ -203,9 +203,9 @@ def recorded(program: str) -> list:
     return steps
 
 
-def replay(root: Path, programs: list[str]) -> list[str | None]:
-    """Each program replayed on a fresh deployment of the project in root: how it failed (the invariant or step, and its error, in a
-    line), None when it passes."""
+def replay(root: Path, programs: list[str], machine: str = MACHINE, name: str = "VaultMachine") -> list[str | None]:
+    """Each program replayed on a fresh deployment of the project in root (its machine file and class): how it failed (the invariant
+    or step, and its error, in a line), None when it passes."""
     from evmstate import config as config_mod
     from evmstate.contracts.project import Project
     from evmstate.engine.loader import load_module
@@ -214,7 +214,7 @@ def replay(root: Path, programs: list[str]) -> list[str | None]:
     from evmstate.spec import collect
 
     project = Project(config_mod.load(root))
-    spec = collect(load_module(root / MACHINE).VaultMachine)
+    spec = collect(getattr(load_module(root / machine), name))
     init_class(spec, project)
     base = project.backend.snapshot()
     failures = []
@@ -231,11 +231,15 @@ def replay(root: Path, programs: list[str]) -> list[str | None]:
     return failures
 
 
-def verify(tmp: Path) -> bool:
-    """Every minimal program, and each witness, fails on its bug as the bug's failure does, and passes on the correct code."""
+def verify(tmp: Path, bugs: dict | None = None, make=None, machine: str = MACHINE, name: str = "VaultMachine") -> bool:
+    """Every minimal program, and each witness, fails on its bug as the bug's failure does, and passes on the correct code.
+
+    bugs, make (make(dest, bug) copies the project with the bug planted), machine and name: another project's (yearn_v3_bugs.py);
+    by default this one's."""
+    bugs, make = bugs or BUGS, make or project
     ok = True
-    correct = project(tmp / "correct")
-    for bug in BUGS.values():
+    correct = make(tmp / "correct")
+    for bug in bugs.values():
         groups = [("minimal programs", bug.failure, bug.minimal), *(("minimal programs", text, programs) for text, programs in bug.others)]
         if bug.witness[1]:
             groups.append(("witness", bug.witness[0], (bug.witness[1],)))
@@ -243,8 +247,8 @@ def verify(tmp: Path) -> bool:
             programs = [p for p in written if not re.search(r"[=(]_[,)]", p)]  # `_` (any value) is not a program to run
             if not programs:
                 continue
-            on_bug = replay(project(tmp / bug.name, bug.name), programs)
-            on_correct = replay(correct, programs)
+            on_bug = replay(make(tmp / bug.name, bug.name), programs, machine, name)
+            on_correct = replay(correct, programs, machine, name)
             for program, failed, passed in zip(programs, on_bug, on_correct):
                 good = failed is not None and failure in failed and passed is None
                 ok &= good
@@ -258,24 +262,30 @@ def verify(tmp: Path) -> bool:
 
 def project(dest: Path, bug: str | None = None) -> Path:
     """A copy of the vault project in dest, with the bug planted (None: the code as it is)."""
-    shutil.copytree(PROJECT, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".evmstate", "__pycache__"))
+    return planted(PROJECT, "contracts/Vault.vy", BUGS, dest, bug)
+
+
+def planted(folder: Path, contract: str, bugs: dict, dest: Path, bug: str | None) -> Path:
+    """A copy of the project in folder, in dest, with bugs[bug] planted in its contract (None: the code as it is)."""
+    shutil.copytree(folder, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".evmstate", "__pycache__"))
     if bug is not None:
-        planted = BUGS[bug]
-        vault = dest / "contracts" / "Vault.vy"
-        source = vault.read_text()
-        assert source.count(planted.old) == 1, f"bug {bug}: the text to change is not in contracts/Vault.vy exactly once: {planted.old!r}"
-        vault.write_text(source.replace(planted.old, planted.new))
+        change = bugs[bug]
+        path = dest / contract
+        source = path.read_text()
+        assert source.count(change.old) == 1, f"bug {bug}: the text to change is not in {contract} exactly once: {change.old!r}"
+        path.write_text(source.replace(change.old, change.new))
     return dest
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(doc: str = __doc__, bugs: dict | None = None, make=None, machine: str = MACHINE, name: str = "VaultMachine") -> int:
+    """The command line of this file, or of another project's bugs (doc, bugs, make, machine and name: its own, as verify takes them)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--verify", action="store_true", help="replay every minimal program on its bug and on the correct code")
     args = parser.parse_args()
     if args.verify:
         with tempfile.TemporaryDirectory() as tmp:
-            return 0 if verify(Path(tmp)) else 1
-    for bug in BUGS.values():
+            return 0 if verify(Path(tmp), bugs, make, machine, name) else 1
+    for bug in (bugs or BUGS).values():
         print(f"{bug.name}  {bug.label}: {bug.description}")
     return 0
 
