@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import vault_bugs
-from vault_bugs import Bug, _first, _knob, _lend, _steps, planted
+from vault_bugs import Bug, _first, _knob, _lend, _orders, _steps, planted
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "projects" / "yearn_v3"
@@ -34,6 +34,14 @@ TAKE_1 = (
     _take("withdraw", 1),
     _take("redeem", 1),
 )
+
+
+def _gain_first(last: str) -> tuple[str, ...]:
+    """A gain of 1 before 2 are lent to strategy 0 (it holds 1 asset and no share: the vault's 2 buy 2 * 1 // 2 = 1 share,
+    worth 1 * 4 // 2 = 2, its debt), 2 in before the lending, then the last step."""
+    steps = {"in": "", "gain": _knob("gain", 0), "lend": "state.rule_update_debt(st_strategy=0, st_debt=2)", "last": last}
+    return tuple(_steps(*order) for first in _first(2)
+                 for order in _orders({**steps, "in": first}, {("in", "lend"), ("gain", "lend"), ("lend", "last")}))
 
 
 BUGS = {
@@ -61,19 +69,23 @@ BUGS = {
             # 1 in, lent to strategy 0 (1 share for 1 asset), a gain of 1 (its share is worth 3 // 2 = 1, and 1 asset is
             # 2 // 3 = 0 shares where rounded down), then 1 taken back from it: the vault redeems no share and gets nothing.
             # withdraw refuses the loss; fewer steps leave a share worth exactly an asset (the first deposit's shares are its
-            # assets), a gain before the lending buys the vault no share at all (nothing to redeem), a loss needs 2 lent
-            minimal=tuple(_steps(first, _lend(0), _knob("gain", 0), take) for first in _first(1) for take in TAKE_1[::2]),
+            # assets), a loss needs 2 lent. A gain of 1 before the lending buys a lending of 1 no share (nothing to redeem),
+            # and a lending of 2 one share worth 2: 1 asset is then 2 // 4 = 0 shares (the same failures but idle and debt's)
+            minimal=tuple(_steps(first, _lend(0), _knob("gain", 0), take) for first in _first(1) for take in TAKE_1[::2])
+            + _gain_first(_take("withdraw", 1)),
             failure="too much loss",
             others=(
                 # redeem takes the loss: it pays nothing for the share
-                ("redeem returned", tuple(_steps(first, _lend(0), _knob("gain", 0), take) for first in _first(1) for take in TAKE_1[1::2])),
+                ("redeem returned", tuple(_steps(first, _lend(0), _knob("gain", 0), take) for first in _first(1) for take in TAKE_1[1::2])
+                 + _gain_first(_take("redeem", 1))),
                 # update_debt back to 0 books the asset as returned where none came back
                 ("idle and debt", tuple(_steps(first, _lend(0), _knob("gain", 0), "state.rule_update_debt(st_strategy=0, st_debt=0)") for first in _first(1))),
                 # update_debt returns a debt too high where the share redeemed should pay more than asked: 2 lent (2 shares), a
                 # gain of 3 (a share is worth 6 // 3 = 2), the debt brought to 1: 1 asset is 3 // 6 = 0 shares rounded down (1 up,
                 # worth 2, so the debt should end at 0). The debt taken back to 0, or a smaller gain, pays no more than asked
                 ("update_debt returned", tuple(_steps(first, "state.rule_update_debt(st_strategy=0, st_debt=2)", _knob("gain", 0, 3),
-                                                      "state.rule_update_debt(st_strategy=0, st_debt=1)") for first in _first(2))),
+                                                      "state.rule_update_debt(st_strategy=0, st_debt=1)") for first in _first(2))
+                 + _gain_first("state.rule_update_debt(st_strategy=0, st_debt=1)")),
             ),
         ),
     )
