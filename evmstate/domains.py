@@ -199,8 +199,24 @@ class AddressDomain(Domain):
         return value
 
 
+def _deleted(items: Any, lo: int, fails: Any) -> Any:
+    """items (a list, bytes or str) with runs of its items deleted while fails(shorter) and at least lo are left: runs
+    of half its length, a quarter, ..., one, each from the end first (as the shrinker deletes steps)."""
+    size = max(1, len(items) // 2)
+    while size >= 1:
+        start = len(items) - size
+        while start >= 0 and len(items) - size >= lo:
+            candidate = items[:start] + items[start + size :]
+            if fails(candidate):
+                items = candidate
+            start = min(start - size, len(items) - size)
+        size //= 2
+    return items
+
+
 class BytesDomain(Domain):
-    """Byte strings of lengths [lo, hi] (fixed for bytesN): shorter, then zeros."""
+    """Byte strings of lengths [lo, hi] (fixed for bytesN): shorter (a prefix, then runs of bytes deleted anywhere),
+    then zeros."""
 
     def __init__(self, lo: int, hi: int | None, excluded: tuple[Any, ...] = ()) -> None:
         self.lo, self.hi, self.excluded = lo, hi, excluded
@@ -225,6 +241,10 @@ class BytesDomain(Domain):
                 else:
                     good = middle
             data = data[:bad]
+        # a byte that matters may stand anywhere (a 6-bit group a base64 table maps wrong): the shortest suffix, then
+        # runs deleted from inside too
+        data = next((data[k:] for k in range(len(data) - 1, 0, -1) if len(data) - k >= self.lo and ok(data[k:])), data)
+        data = _deleted(data, self.lo, ok)
         zeros = bytes(len(data))
         if data != zeros and ok(zeros):
             data = zeros
@@ -235,11 +255,20 @@ class BytesDomain(Domain):
                 int.from_bytes(data, "big"), lambda v, repair=False: ok(v.to_bytes(n, "big"))
             )
             data = least.to_bytes(n, "big")
+            if self.lo != self.hi:
+                # where failing is not monotone in the number (a byte of a string a table maps), each byte alone
+                # toward zero, the first first: the least read byte by byte, as Hypothesis orders byte strings
+                for i in range(n):
+                    if data[i]:
+                        byte = IntDomain(0, 255).minimize(
+                            data[i], lambda v, repair=False, i=i: ok(data[:i] + bytes([v]) + data[i + 1 :])
+                        )
+                        data = data[:i] + bytes([byte]) + data[i + 1 :]
         return {"bytes": data.hex()}
 
 
 class TextDomain(Domain):
-    """Strings of lengths [lo, hi]: the shortest prefix that still fails."""
+    """Strings of lengths [lo, hi]: the shortest prefix that still fails, then runs of characters deleted anywhere."""
 
     def __init__(self, lo: int, excluded: tuple[Any, ...] = ()) -> None:
         self.lo, self.excluded = lo, excluded
@@ -248,16 +277,20 @@ class TextDomain(Domain):
         if not isinstance(value, str):
             return value
         bad = len(value)
-        if self.lo <= len(value) and value[: self.lo] not in self.excluded and fails(value[: self.lo]):
+
+        def ok(text: str) -> bool:
+            return text not in self.excluded and fails(text)
+
+        if self.lo <= len(value) and ok(value[: self.lo]):
             return value[: self.lo]
         good = self.lo
         while bad - good > 1:
             middle = (good + bad) // 2
-            if value[:middle] not in self.excluded and fails(value[:middle]):
+            if ok(value[:middle]):
                 bad = middle
             else:
                 good = middle
-        return value[:bad]
+        return _deleted(value[:bad], self.lo, ok)
 
 
 class ArrayDomain(Domain):

@@ -3,6 +3,7 @@ fails only while two of its values keep a relation, so neither can move alone.""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import math
 from types import SimpleNamespace
@@ -14,7 +15,7 @@ from evmstate.contracts.api import current_project
 from evmstate.engine.shrink.coupled import SCAN_UP_TO, account_places, account_renames, scale, scale_groups
 from evmstate.engine.recorded import RecordedStep
 from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
-from evmstate.domains import SMALL_TRIED, AddressDomain, IntDomain
+from evmstate.domains import SMALL_TRIED, AddressDomain, ArrayDomain, BytesDomain, IntDomain, TextDomain
 
 from .batches import Batches
 
@@ -186,6 +187,70 @@ def test_a_number_the_contract_compared_with_itself_is_not_scanned():
     assert outcome.found is None and outcome.passes["scan"].runs == 0
     scanned = shrink(program, attempt, domains, operands=lambda candidate, index: Met())
     assert scanned.passes["scan"].runs > SCAN_UP_TO - SMALL_TRIED  # the same program, had nothing been recorded
+
+
+def test_a_number_at_its_strategys_bound_is_not_scanned():
+    # an id's total supply overflowed by a second mint: the least amount given a first mint of 1 is the bound itself,
+    # whose next number up the strategy cannot draw; it is at the line the bound draws, not a lucky value
+    top = 2**256 - 1
+    program = [RecordedStep("mint", {"amount": 1}), RecordedStep("mint", {"amount": top})]
+    domains = {("mint", "amount"): IntDomain(0, top)}
+
+    def attempt(candidate):
+        return failing(candidate) if sum(s.arguments["amount"] for s in candidate) > top else None
+
+    outcome = shrink(program, attempt, domains, operands=lambda candidate, index: Met())
+    assert outcome.found is None  # minimal as it came
+    assert outcome.passes["scan"].runs == 0 and outcome.replays < 40, outcome.replays
+
+
+def test_lists_of_one_length_lose_an_item_together():
+    # a batch transfer whose ids and amounts must be as long as each other: neither list can lose an item alone
+    lists = ArrayDomain(IntDomain(0, 255), 0, 3)
+    domains = {("batch", "ids"): lists, ("batch", "amounts"): lists}
+
+    def attempt(candidate):
+        if len(candidate) != 1:
+            return None
+        ids, amounts = candidate[0].arguments["ids"], candidate[0].arguments["amounts"]
+        return failing(candidate) if len(ids) == len(amounts) and any(amounts[1:]) else None
+
+    program = [RecordedStep("batch", {"ids": [0, 0, 0], "amounts": [0, 0, 1]})]
+    outcome = shrink(program, attempt, domains)
+    assert outcome.found.steps[0].arguments == {"ids": [0, 0], "amounts": [0, 1]}
+
+
+def test_bytes_and_texts_lose_bytes_anywhere():
+    # a base64 table that maps "+" and "/" wrong: a byte string fails where its encoding has one; the 6-bit group that
+    # makes it may stand anywhere, so the shortest prefix alone leaves the 14 bytes as they were
+    def bad(v, repair=False):
+        return any(c in base64.b64encode(bytes.fromhex(v["bytes"])) for c in b"+/")
+
+    data = {"bytes": "953d1c683f7217df7df7df7df7e0"}
+    least = BytesDomain(0, 64).minimize(data, bad)
+    assert bad(least) and len(least["bytes"]) <= 4, least  # two bytes at most (0xf8 alone is the shortest)
+    assert BytesDomain(32, 32).minimize({"bytes": "00" * 31 + "07"}, lambda v, repair=False: v["bytes"] != "00" * 32) == {"bytes": "00" * 31 + "01"}
+    assert TextDomain(0).minimize("abxcd", lambda v: "x" in v) == "x"
+
+
+def test_a_large_number_gives_its_amount_to_one_of_its_kind_in_another_step():
+    # a withdrawal of the whole balance rounds the wrong way where its product with the supply passes 2**256: found with
+    # a small deposit and a large donation, neither of which can move alone (the withdrawal must stay under their sum)
+    def attempt(candidate):
+        if [s.rule for s in candidate] != ["deposit", "donate", "withdraw"]:
+            return None
+        d, b, w = (s.arguments["assets"] for s in candidate)
+        return failing(candidate) if 0 < w <= d + b and w * (d + 1) >= 2**256 and w * (d + 1) % (d + b + 1) else None
+
+    amounts = IntDomain(0, 2**200)
+    domains = {(rule, "assets"): amounts for rule in ("deposit", "donate", "withdraw")}
+    d, b = 119830375281074650187864652509, 966299979998508446248209555845518865109115114739
+    program = [RecordedStep("deposit", {"assets": d}), RecordedStep("donate", {"assets": b}), RecordedStep("withdraw", {"assets": d + b})]
+    assert attempt(program)
+    outcome = shrink(program, attempt, domains)
+    d, b, w = (s.arguments["assets"] for s in outcome.found.steps)
+    # the donation gave its amount to the deposit, then deposit and withdrawal went down together to about 2**128
+    assert b == 1 and d.bit_length() + w.bit_length() <= 258, (d, b, w)
 
 
 def test_a_step_goes_while_another_calls_an_earlier_rule():
@@ -438,4 +503,5 @@ def test_small_equal_numbers_go_down_while_a_large_one_grows():
     program = [RecordedStep("donate", {"n": 1_006_622_517}), RecordedStep("mint", {"n": 151}), RecordedStep("redeem", {"n": 151})]
     outcome = shrink(program, attempt, domains, operands=operands)
     assert [s.arguments["n"] for s in outcome.found.steps] == [2 * 10**9, 1, 1]
-    assert outcome.passes["trade"].kept == 1 and outcome.passes["trade"].runs == 1
+    # one replay for the trade; the pass's shift then tries the donation given to a share count, which does not fail
+    assert outcome.passes["trade"].kept == 1 and outcome.passes["trade"].runs <= 3, outcome.passes["trade"]

@@ -13,6 +13,13 @@
   payment authorized) while an argument of the step that produced the value changes so that it
   lands where the deleted step put it; or while the step after it calls an earlier rule
   (coupled.rule_swaps);
+- shift (the trade pass, after the trade): a large number given up, to its target or one above it, while a number of
+  its kind in another step takes up its amount (a donation of 9.7e47 beside a deposit of 1.2e29, where a withdrawal
+  of the whole balance needs a large supply: a deposit of 9.7e47 and a donation of 1, which the scale then takes down
+  together with the withdrawal);
+- items (the values pass, before a step's arguments are made smaller one at a time): a step's lists of one length lose
+  the item at one place together (ids and amounts of a batch transfer, which must be as long as each other: neither
+  can lose an item alone);
 - balance (the balance pass, each step from the first, before any number is lowered alone; the values pass tries
   it again for a step whose later steps' numbers moved since): two numbers of one kind of a step, far apart, both set
   to their geometric mean (their product held), then lowered together: a pool's first deposit whose product must pass
@@ -25,7 +32,7 @@ import dataclasses
 from math import isqrt
 from typing import Any
 
-from ...domains import SMALL_TRIED, Domain, IntDomain
+from ...domains import SMALL_TRIED, ArrayDomain, Domain, IntDomain
 from . import compared, coupled, slices
 from .edits import deletion, with_users, without
 from .outcome import size
@@ -384,3 +391,81 @@ def lower_together(
         step = max(2, distance // coupled.SCALE_PRECISION) * (1 if least > domain.target else -1)
         shrinker.floors[(index, f"equal {places}", len(shrinker.best))] = (least, least - step, True)
     return least
+
+
+def items(shrinker: Any, index: int) -> bool:
+    """Step index's lists (arguments drawn as arrays) of one length, two or more, with the item at one place deleted
+    from each together, the last place first, while the program fails so; whether any was. A list made shorter alone
+    is the values pass's (ArrayDomain.minimize): where the contract needs the lists as long as each other, that never
+    fails the same way."""
+    if index >= len(shrinker.best):
+        return False
+    step = shrinker.best[index]
+    lengths: dict[int, list[str]] = {}
+    for name, value in step.arguments.items():
+        domain = shrinker.domains.get((step.rule, name))
+        if isinstance(domain, ArrayDomain) and isinstance(value, list) and len(value) > domain.lo:
+            lengths.setdefault(len(value), []).append(name)
+    changed = False
+    for length, names in lengths.items():
+        if len(names) < 2:
+            continue
+        settled = (index, f"items {names}", tuple(s.key for s in shrinker.best))
+        if settled in shrinker.settled_numbers:
+            continue
+        shrinker.settled_numbers.add(settled)
+        for place in range(length - 1, -1, -1):
+            if index >= len(shrinker.best):
+                return changed
+            own = shrinker.best[index]
+            lists = [own.arguments[n] for n in names]
+            if any(place >= len(v) or len(v) - 1 < shrinker.domains[(own.rule, n)].lo for n, v in zip(names, lists)):
+                continue
+            shorter = own.with_arguments({n: v[:place] + v[place + 1 :] for n, v in zip(names, lists)})
+            changed = shrinker.shorter([*shrinker.best[:index], shorter, *shrinker.best[index + 1 :]]) or changed
+    return changed
+
+
+# (number given up, number taking up its amount) couples the shift tries, at most
+SHIFTS = 6
+
+
+def shift(shrinker: Any) -> bool:
+    """The trade pass's second move: a number over coupled.SCAN_UP_TO above its target set to the target, or one above
+    it, while a number of its kind (its domain's key) in another step grows by what it gave up, where that leaves the
+    program smaller; the largest numbers first, the first SHIFTS couples. Whether one was kept.
+
+    Neither number can move alone where a later step needs their sum (a withdrawal of the whole balance) and one of
+    them large (a supply whose product with the withdrawal must pass 2**256): the scale and the values pass then take
+    the one left large down with the numbers it is coupled to.
+    """
+    steps, domains = shrinker.best, shrinker.domains
+    numbers = [
+        (index, name, value, domain)
+        for index, step in enumerate(steps)
+        for name, value in step.arguments.items()
+        if isinstance(domain := domains.get((step.rule, name)), IntDomain) and isinstance(value, int)
+        and not isinstance(value, bool)
+    ]
+    givers = sorted(
+        (n for n in numbers if n[2] - n[3].target > coupled.SCAN_UP_TO), key=lambda n: n[2] - n[3].target, reverse=True
+    )
+
+    def candidates() -> Any:
+        tried = 0
+        for index, name, value, domain in givers:
+            for other, taker, held, kind in numbers:
+                if other == index or kind.key() != domain.key() or tried >= SHIFTS:
+                    continue
+                tried += 1
+                for left in (domain.target, domain.target + 1):
+                    moved = value - left
+                    if not (domain.contains(left) and kind.contains(held + moved)):
+                        continue
+                    out = list(steps)
+                    out[index] = out[index].with_arguments({name: left})
+                    out[other] = out[other].with_arguments({taker: held + moved})
+                    if size(out) < size(steps):
+                        yield (index, other), out
+
+    return shrinker.first_shorter(candidates()) is not None

@@ -25,7 +25,8 @@ changed suffix. Its passes, repeated until none makes progress:
   empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
 - accounts, scan, together, trade: values coupled to others, moved together (coupled.py): the accounts
   a program uses renamed or merged, a number that fails only at scattered values tried from the bottom
-  up, two numbers lowered keeping their ratio or difference, equal ones lowered while a large one grows;
+  up, two numbers lowered keeping their ratio or difference, equal ones lowered while a large one grows, a large one
+  given up while one of its kind in another step takes up its amount (moves.shift);
 - merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
   total matters) become one, the later taking the earlier's amount up to its bound (as
   Hypothesis redistributes between two numbers);
@@ -73,8 +74,8 @@ PAIRS_UP_TO = 12
 # took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
 # length); the trade after every move that only lowers numbers; the scan last, within its share of the budget
 PASSES = (
-    "chunks", "singles", "merge", "waits", "reroute", "accounts", "scale", "balance", "values", "rules", "order", "pairs",
-    "offset", "together", "trade", "scan",
+    "chunks", "singles", "merge", "waits", "reroute", "accounts", "scale", "balance", "values", "rules", "order",
+    "pairs", "offset", "together", "trade", "scan",
 )
 
 
@@ -403,6 +404,7 @@ class Shrinker:
                 continue
             # again where a later step's numbers moved since the balance pass tried this step's
             changed = moves.balance(self, index) or changed
+            changed = moves.items(self, index) or changed  # lists of one length shortened together
             step = self.best[index]
             for name, value in step.arguments.items():
                 domain = self.domains.get((step.rule, name))
@@ -547,7 +549,7 @@ class Shrinker:
         return len(self.best) <= PAIRS_UP_TO and coupled.pairs(self)
 
     def _trade(self) -> bool:
-        return len(self.best) <= PAIRS_UP_TO and coupled.trade(self)
+        return len(self.best) <= PAIRS_UP_TO and (coupled.trade(self) or moves.shift(self))
 
     def _scan(self) -> bool:
         kept = self.passes["scan"].kept
