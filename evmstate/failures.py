@@ -297,16 +297,43 @@ _ID = re.compile(r"[A-Za-z0-9_.-]+")
 
 def _size(value: Any) -> int:
     """The numbers of a program's steps added up (their arguments, waits and accounts; not the results they returned):
-    of two programs of one length, the one a reader checks by hand with less effort."""
+    of two programs of one length, the one a reader checks by hand with less effort. Byte strings and texts count as
+    numbers above every shorter one (256 ** length + the value), lists with their length."""
     if isinstance(value, bool):
         return 0
     if isinstance(value, int):
         return abs(value)
     if isinstance(value, dict):
-        return sum(_size(v) for k, v in value.items() if k != "results")
+        if "ref" in value:
+            return 0  # a bundle value: its label
+        if set(value) == {"bytes"} and isinstance(value["bytes"], str):
+            try:
+                return _text_size(bytes.fromhex(value["bytes"]))
+            except ValueError:
+                return 0
+        return sum(
+            (_arguments_size(v) if k == "arguments" else _size(v))
+            for k, v in value.items()
+            if k not in ("results", "rule")
+        )
     if isinstance(value, (list, tuple)):
         return sum(_size(v) for v in value)
     return 0
+
+
+def _arguments_size(arguments: Any) -> int:
+    """_size() of a step's arguments, where a text is a value and a list's length counts."""
+    if isinstance(arguments, str):
+        return _text_size(arguments.encode())
+    if isinstance(arguments, (list, tuple)):
+        return len(arguments) + sum(_arguments_size(v) for v in arguments)
+    if isinstance(arguments, dict) and not ("ref" in arguments or set(arguments) == {"bytes"}):
+        return sum(_arguments_size(v) for v in arguments.values())
+    return _size(arguments)
+
+
+def _text_size(data: bytes) -> int:
+    return 256 ** len(data) + int.from_bytes(data, "big")
 
 
 def _sources(record: FailureRecord) -> tuple[Any, ...]:

@@ -159,6 +159,25 @@ def test_of_two_programs_as_short_the_store_keeps_the_one_with_smaller_numbers(t
     assert store.ids() == [small.id]
 
 
+def test_byte_strings_texts_and_lists_count_by_their_length_too(tmp_path: Path):
+    # a base64 machine: a 2-byte string saved by one seed is not replaced by a 14-byte one another seed found (both 0
+    # as numbers); nor a list of two zeros by one of three, nor a short text by a longer one
+    store = FailureStore(tmp_path)
+
+    def one(arguments: dict, created: float) -> FailureRecord:
+        program = [{"rule": "encode", "arguments": arguments, "results": []}]
+        return dataclasses.replace(record(INVARIANT, [{"rule": "encode", "arguments": {"amount": 0}, "results": []}], created=created), steps=program)
+
+    short = one({"data": {"bytes": "6be0"}}, 1.0)
+    store.keep(short)
+    assert store.keep(one({"data": {"bytes": "953d1c683f7217df7df7df7df7e0"}}, 2.0)).steps == short.steps
+    assert store.keep(one({"data": {"bytes": "03e0"}}, 3.0)).steps[0]["arguments"] == {"data": {"bytes": "03e0"}}
+    lists = FailureStore(tmp_path / "lists")
+    lists.keep(one({"ids": [0, 0], "text": "ab"}, 1.0))
+    assert lists.keep(one({"ids": [0, 0, 0], "text": "ab"}, 2.0)).steps[0]["arguments"]["ids"] == [0, 0]
+    assert lists.keep(one({"ids": [0, 0], "text": "abc"}, 3.0)).steps[0]["arguments"]["text"] == "ab"
+
+
 def test_a_run_whose_program_as_short_has_larger_numbers_says_which_record_replays(tmp_path: Path):
     from evmstate.engine.events import Failure, MachineFinished
     from evmstate.engine.records import kept
