@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import errno
-from typing import Any
+from typing import Any, Sequence
 
 
 class ExitCode(enum.IntEnum):
@@ -301,9 +301,18 @@ def remedy(exc: BaseException, where: str, elsewhere: str = "run from a copy of 
     return f"Check that {where} can be written."
 
 
-def short_of_ether(sender: bytes, balance: int, cost: int) -> UsageError:
-    """The UsageError of a transaction whose sender cannot pay its value and gas, saying what to write instead."""
+def short_of_ether(sender: bytes, balance: int, cost: int, keys: Sequence[tuple[bytes, bytes]] = ()) -> UsageError:
+    """The UsageError of a transaction whose sender cannot pay its value and gas, saying what to write instead. keys:
+    the funded accounts' (private key, address) pairs, to name the sender where it is one (it spent what it had)."""
     address = f"0x{sender.hex()}"
+    funded = next((i for i, (_, a) in enumerate(keys) if a == sender), None)
+    if funded is not None:
+        return UsageError(
+            f"sender accounts[{funded}] ({address}) has {balance} wei left, needs {cost} for value and gas: the "
+            "machine's earlier transactions spent the ether it was funded with. Give it more (chain.set_balance("
+            f'"{address}", "1000 ether") in the machine), fund every account with more ([accounts] balance in '
+            "evmstate.toml), or send smaller values"
+        )
     return UsageError(
         f"sender {address} has {balance} wei, needs {cost} for value and gas. Give it ether first "
         f'(chain.set_balance("{address}", "1 ether")) or send from a funded account (accounts[0] ...): '

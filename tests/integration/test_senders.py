@@ -169,6 +169,12 @@ def test_a_sender_without_the_ether_it_sends_is_told_how_to_give_it_some(senders
         p.accounts.at(poor).transfer(pool, 10)
     p.chain.set_balance(poor, 10)  # as the message says: then it sends
     p.accounts.at(poor).transfer(p.accounts[0], 10)
+    # a funded account that spent its ether is named as one, not taken for an address strategy("address") drew
+    spent = p.accounts[2]
+    p.chain.set_balance(spent, 5)
+    with pytest.raises(UsageError, match=r"sender accounts\[2\] \(0x[0-9a-f]{40}\) has 5 wei left, needs 10 for value and gas: the machine's earlier transactions spent") as told_funded:
+        pool.hit(0, {"from": spent, "value": 10})
+    assert "strategy(" not in str(told_funded.value)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -467,7 +467,7 @@ class PyEVMBackend(StateAccess, BlockTime):
         if cost:
             balance = state.get_balance(sender)
             if balance < cost:
-                raise short_of_ether(sender, balance, cost)
+                raise short_of_ether(sender, balance, cost, self.account_keys)
         self._dirty = True
         started = cpu_time()
         # a timed-out call leaves nothing behind, not even its nonce

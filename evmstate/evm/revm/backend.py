@@ -284,7 +284,7 @@ class RevmBackend(Mirror, Explaining, BlockTime):
             raise UsageError(f"gas {gas} is below the transaction's intrinsic cost {max(intrinsic, floor)}")
         cost = value + gas * self.gas_price
         if cost and self.get_balance(sender) < cost:
-            raise short_of_ether(sender, self.get_balance(sender), cost)
+            raise short_of_ether(sender, self.get_balance(sender), cost, self.account_keys)
         create_address = None
         if to is None:
             create_address = contract_address(sender, self.get_nonce(sender))
