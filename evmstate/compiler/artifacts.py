@@ -198,12 +198,20 @@ VENOM_NO_LINES = (
 )
 
 
+# evmstate's own sources (the actors' contract) are named from the package, wherever it is installed: a failure's
+# identity and its report read the same on every machine
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
 def _shown_path(path: str) -> str:
-    """path relative to the current folder when it is below it, as a user would type it."""
+    """path relative to the current folder when it is below it, as a user would type it; one of evmstate's own sources
+    as evmstate/..."""
     p = Path(path)
     if p.is_absolute():
-        try:
-            return str(p.relative_to(Path.cwd()))
-        except ValueError:
-            return path
+        for base, shown in ((_PACKAGE, "evmstate/"), (Path.cwd(), "")):
+            try:
+                return shown + p.relative_to(base).as_posix()
+            except ValueError:
+                continue
+        return path
     return path
