@@ -16,7 +16,7 @@ from evmstate.engine.events import (
 from evmstate.runner import Compiled, numbered
 
 from .render import Handler
-from .texts import shrink_text
+from .texts import count, shrink_text
 from .signals import stopped_by
 
 
@@ -89,7 +89,7 @@ class ShrinkRenderer(Handler):
         self.console = console
 
     def _on_shrink_started(self, event: ShrinkStarted) -> None:
-        self.console.print(f"shrinking {event.id}: {event.path}::{event.name}, {event.steps} steps")
+        self.console.print(f"shrinking {event.id}: {event.path}::{event.name}, {count(event.steps, 'step')}")
 
     def _on_shrink_finished(self, event: ShrinkFinished) -> None:
         c = self.console
