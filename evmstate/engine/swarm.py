@@ -228,18 +228,26 @@ class Counts:
 @dataclass
 class Endings:
     """Which rules end a machine's progress: after a rule's first call that changed the state, almost every later
-    transaction of the other rules reverted (a vault's shutdown), far more than before it. Learned from the runs that
-    passed; a rule with a weight of its own is the user's to weigh.
+    transaction of the other rules reverted (a vault's shutdown), far more than before it, and the rule is what those
+    reverts follow. Learned from the runs that passed; a rule with a weight of its own is the user's to weigh.
+
+    A revert is blamed on one rule at most (blame): a rule whose first call that changed the state came since the
+    reverting rule last went through in the run (or its own last call that went through, for a rule never seen going
+    through twice in a run: a second close), the earliest of them not ruled out. A rule is ruled out for another once
+    that other went through after its first call that changed the state, in any run: a bump that buys went through
+    after is not what closed them, in runs where the close came before it either. The other rules' transactions after
+    the rule that count are those that went through and the reverts blamed on it; a close's own repeats, and buys after
+    a close that came before a bump, are not the bump's.
 
     With closing on (`closing` in EVMSTATE_FEEDBACK; on by default), also a rule that closes another for good: after its
     first call that changed the state, every fresh transaction of some other rule reverted (fresh: that rule had not
     gone through yet in the run), where before it, or in runs without it, that rule's fresh transactions mostly went
-    through. A vault's shutdown closes deposits and mints but leaves its knobs, fees and reports going through, so that
-    the other rules' transactions after it revert far less than SHARE, and it is not learned by the share alone: drawn
-    at its plain odds it came in 92 of 100 runs of the vault's bug b searches (revm, seeds 0 and 1), in half of those by
-    their sixteenth step, and no deposit or lend went through after it. Only fresh transactions count, so a rule that
-    goes through once a run (an initializer, an account's single claim) closed by itself is not taken for one closed by
-    another.
+    through, and that rule never went through after it. A vault's shutdown closes deposits and mints but leaves its
+    knobs, fees and reports going through, so that the other rules' transactions after it revert far less than SHARE,
+    and it is not learned by the share alone: drawn at its plain odds it came in 92 of 100 runs of the vault's bug b
+    searches (revm, seeds 0 and 1), in half of those by their sixteenth step, and no deposit or lend went through after
+    it. Only fresh transactions count, so a rule that goes through once a run (an initializer, an account's single
+    claim) closed by itself is not taken for one closed by another.
     """
 
     order: list[RuleSpec]
@@ -247,7 +255,7 @@ class Endings:
     rare: frozenset[str] = frozenset()
     # the other rules' transactions before the rule's first call that changed the state
     before: dict[str, Counts] = field(default_factory=dict)
-    after: dict[str, Counts] = field(default_factory=dict)  # and of the steps after it
+    after: dict[str, Counts] = field(default_factory=dict)  # and of the steps after it that went through
     seen: dict[str, int] = field(default_factory=dict)  # runs in which such a call had later transactions
     learned: dict[str, int] = field(default_factory=dict)  # the run at which each rare rule was learned
     closing: bool = False  # also learn the rules that close another (CLOSED_SENT, OPEN_SHARE)
@@ -258,6 +266,11 @@ class Endings:
     closed_runs: dict[tuple[str, str], int] = field(default_factory=dict)
     opened_runs: dict[tuple[str, str], int] = field(default_factory=dict)  # runs in which it went through before it
     closes: dict[str, str] = field(default_factory=dict)  # a rule learned by closing -> the rule it closed
+    # (rule, the rules whose first call that changed the state came since it last went through, in order; led by the
+    # rule itself where it had gone through before in the run): its reverted transactions
+    blame: dict[tuple[str, tuple[str, ...]], int] = field(default_factory=dict)
+    went_on: set[tuple[str, str]] = field(default_factory=set)  # (rule, other): the other went through after it
+    blamed: dict[str, int] = field(default_factory=dict)  # the other rules' reverts blamed on each rule
 
     # at least this many runs, and this many transactions after it, with at least SHARE of them
     # reverted and MARGIN more than before it
@@ -296,14 +309,36 @@ class Endings:
                     (before if i < first else after).add(sent, reverted)
             self.before[name].add(before.sent, before.reverted)
             if after.sent:
-                self.after[name].add(after.sent, after.reverted)
+                self.after[name].add(after.sent - after.reverted, 0)  # the reverts count by blame
                 self.seen[name] = self.seen.get(name, 0) + 1
+        self._learn_blame(steps, firsts)
         if self.closing:
             self._learn_closing(steps, firsts)
         rare = frozenset(name for name in self.learnable if self.ends_progress(name) or self.closed(name) is not None)
         for name in rare - self.rare:
             self.learned[name] = self.runs
         self.rare = rare
+
+    def _learn_blame(self, steps: list[tuple[str, int, int]], firsts: dict[str, int]) -> None:
+        """Which rules each revert may follow, and which rules went through after which; then each rule's blame."""
+        last: dict[str, int] = {}  # each rule's latest step that went through
+        for i, (rule, sent, reverted) in enumerate(steps):
+            if not sent:
+                continue
+            since = last.get(rule, -1)
+            if reverted:
+                after = sorted((f, other) for other, f in firsts.items() if since < f < i and other != rule)
+                causes = ((rule,) if rule in last else ()) + tuple(other for _, other in after)
+                self.blame[(rule, causes)] = self.blame.get((rule, causes), 0) + reverted
+            if sent > reverted:
+                self.went_on.update((other, rule) for other, f in firsts.items() if f < i)
+                last[rule] = i
+        blamed: dict[str, int] = {}
+        for (rule, causes), reverted in self.blame.items():
+            cause = next((c for c in causes if (c, rule) not in self.went_on), None)
+            if cause is not None and cause != rule:
+                blamed[cause] = blamed.get(cause, 0) + reverted
+        self.blamed = blamed
 
     def _learn_closing(self, steps: list[tuple[str, int, int]], firsts: dict[str, int]) -> None:
         """Count each rule's fresh transactions (those of its steps up to its first that went through) before and after
@@ -333,6 +368,8 @@ class Endings:
         for (closer, other), after in self.fresh_after.items():
             if closer != name or after.sent < self.CLOSED_SENT or after.reverted < after.sent:
                 continue
+            if (closer, other) in self.went_on:
+                continue  # the other rule went through after it in some run: something else closed it where it did not
             before = self.fresh_before.get((closer, other))
             runs = min(self.closed_runs.get((closer, other), 0), self.opened_runs.get((closer, other), 0))
             if runs >= self.MIN_RUNS and before is not None and before.share <= self.OPEN_SHARE:
@@ -341,12 +378,18 @@ class Endings:
         return None
 
     def ends_progress(self, name: str) -> bool:
-        after, before = self.after[name], self.before[name]
+        after, before = self.counted(name), self.before[name]
         enough = self.seen.get(name, 0) >= self.MIN_RUNS and after.sent >= self.MIN_SENT
         return enough and after.share >= self.SHARE and after.share - before.share >= self.MARGIN
 
+    def counted(self, name: str) -> Counts:
+        """The other rules' transactions after the rule's first call that changed the state that count: those that went
+        through, and the reverts blamed on it."""
+        blamed = self.blamed.get(name, 0)
+        return Counts(self.after[name].sent + blamed, blamed)
+
     def why(self, name: str) -> str:
-        after, before = self.after[name], self.before[name]
+        after, before = self.counted(name), self.before[name]
         other = None if self.ends_progress(name) else self.closes.get(name)
         if other is not None:
             closed, was = self.fresh_after[(name, other)], self.fresh_before[(name, other)]
