@@ -17,7 +17,8 @@ Weights (RuleDraw): a step draws one of a few slots, each rule holding as many a
 (@rule(weight=...) or settings = {"weights": {...}}); without weights every rule holds one, so a
 machine without them draws exactly as before. A rule the search learns ends the machine's
 progress (Endings: after its first call that changed the state, almost every later transaction
-of the other rules reverted, far more than before it) is drawn rarely from then on: a fresh draw that
+of the other rules reverted, far more than before it, the reverts following it rather than another rule that changed
+the state since those rules last went through) is drawn rarely from then on: a fresh draw that
 lands on it is kept at odds that make it about one step in RARE_RUNS runs' steps, and otherwise
 moved to another rule. Only fresh draws are moved (the guided provider's and the native loop's),
 never a choice replayed, so a choice means the same rule in every replay, shrink and saved example.
