@@ -238,7 +238,8 @@ class Endings:
     that other went through after its first call that changed the state, in any run: a bump that buys went through
     after is not what closed them, in runs where the close came before it either. The other rules' transactions after
     the rule that count are those that went through and the reverts blamed on it; a close's own repeats, and buys after
-    a close that came before a bump, are not the bump's.
+    a close that came before a bump, are not the bump's. A rule ruled out stays so, and a revert keeps only the first
+    CAUSES rules not ruled out that it may follow: a revert whose first CAUSES are all ruled out later is no one's.
 
     With closing on (`closing` in EVMSTATE_FEEDBACK; on by default), also a rule that closes another for good: after its
     first call that changed the state, every fresh transaction of some other rule reverted (fresh: that rule had not
@@ -267,8 +268,8 @@ class Endings:
     closed_runs: dict[tuple[str, str], int] = field(default_factory=dict)
     opened_runs: dict[tuple[str, str], int] = field(default_factory=dict)  # runs in which it went through before it
     closes: dict[str, str] = field(default_factory=dict)  # a rule learned by closing -> the rule it closed
-    # (rule, the rules whose first call that changed the state came since it last went through, in order; led by the
-    # rule itself where it had gone through before in the run): its reverted transactions
+    # (rule, the rules whose first call that changed the state came since it last went through, in order, led by the
+    # rule itself where it had gone through before in the run; the first CAUSES not ruled out): its reverted transactions
     blame: dict[tuple[str, tuple[str, ...]], int] = field(default_factory=dict)
     went_on: set[tuple[str, str]] = field(default_factory=set)  # (rule, other): the other went through after it
     blamed: dict[str, int] = field(default_factory=dict)  # the other rules' reverts blamed on each rule
@@ -283,6 +284,7 @@ class Endings:
     # before it, the other rule went through in MIN_RUNS runs, and at most OPEN_SHARE of its fresh transactions reverted
     CLOSED_SENT = 10
     OPEN_SHARE = 0.5
+    CAUSES = 3  # the rules a revert may follow, kept in order: a revert whose first three are all ruled out is no one's
 
     def __post_init__(self) -> None:
         self.learnable = [r.name for r in self.order if r.weight is None]
@@ -334,12 +336,17 @@ class Endings:
             if sent > reverted:
                 self.went_on.update((other, rule) for other, f in firsts.items() if f < i)
                 last[rule] = i
-        blamed: dict[str, int] = {}
+        # a rule ruled out stays so: each revert keeps the first CAUSES of its causes not ruled out, and reverts with the
+        # same ones are counted together, so the record stays as small as the machine's rules make it
+        blame: dict[tuple[str, tuple[str, ...]], int] = {}
         for (rule, causes), reverted in self.blame.items():
-            cause = next((c for c in causes if (c, rule) not in self.went_on), None)
-            if cause is not None and cause != rule:
-                blamed[cause] = blamed.get(cause, 0) + reverted
-        self.blamed = blamed
+            kept = tuple(c for c in causes if (c, rule) not in self.went_on)[: self.CAUSES]
+            blame[(rule, kept)] = blame.get((rule, kept), 0) + reverted
+        self.blame = blame
+        self.blamed = {}
+        for (rule, causes), reverted in blame.items():
+            if causes and causes[0] != rule:
+                self.blamed[causes[0]] = self.blamed.get(causes[0], 0) + reverted
 
     def _learn_closing(self, steps: list[tuple[str, int, int]], firsts: dict[str, int]) -> None:
         """Count each rule's fresh transactions (those of its steps up to its first that went through) before and after
