@@ -269,7 +269,8 @@ class Endings:
     opened_runs: dict[tuple[str, str], int] = field(default_factory=dict)  # runs in which it went through before it
     closes: dict[str, str] = field(default_factory=dict)  # a rule learned by closing -> the rule it closed
     # (rule, the rules whose first call that changed the state came since it last went through, in order, led by the
-    # rule itself where it had gone through before in the run; the first CAUSES not ruled out): its reverted transactions
+    # rule itself where it had gone through before in the run; the first CAUSES not ruled out): its reverted
+    # transactions
     blame: dict[tuple[str, tuple[str, ...]], int] = field(default_factory=dict)
     went_on: set[tuple[str, str]] = field(default_factory=set)  # (rule, other): the other went through after it
     blamed: dict[str, int] = field(default_factory=dict)  # the other rules' reverts blamed on each rule
@@ -336,8 +337,8 @@ class Endings:
             if sent > reverted:
                 self.went_on.update((other, rule) for other, f in firsts.items() if f < i)
                 last[rule] = i
-        # a rule ruled out stays so: each revert keeps the first CAUSES of its causes not ruled out, and reverts with the
-        # same ones are counted together, so the record stays as small as the machine's rules make it
+        # a rule ruled out stays so: each revert keeps the first CAUSES of its causes not ruled out, and reverts with
+        # the same ones are counted together, so the record stays as small as the machine's rules make it
         blame: dict[tuple[str, tuple[str, ...]], int] = {}
         for (rule, causes), reverted in self.blame.items():
             kept = tuple(c for c in causes if (c, rule) not in self.went_on)[: self.CAUSES]

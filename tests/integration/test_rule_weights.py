@@ -178,8 +178,8 @@ def test_a_close_is_learned_and_not_a_bump_that_came_after_it():
     close_first += [("buy", 1, 1)] * 10 + [("bump", 1, 0)]
     # the bump first: buys and the close go through after it
     bump_first = [("bump", 1, 0)] + [("buy", 1, 0)] * 5 + [("close", 1, 0)] + [("buy", 1, 1)] * 20 + [("bump", 1, 0)]
-    for run in (close_first, close_first, close_first, bump_first, close_first, bump_first):
-        sale.learn(run)
+    for steps in (close_first, close_first, close_first, bump_first, close_first, bump_first):
+        sale.learn(steps)
         assert "bump" not in sale.rare
     assert sale.rare == {"close"} and sale.learned == {"close": 3}
     assert sale.why("close") == ("close (learned at run 3: after its first call that changed the state, 120 of the other "
