@@ -23,10 +23,9 @@ JumpRecorder = Callable[[bytes, int, bool], None]
 ZERO_ADDRESS = b"\0" * 20
 # EIP-7825's per-transaction gas cap: the default gas of every call
 CALL_GAS_LIMIT = 2**24
-# Once a call has timed out, later calls get this many times the slowest call that finished
-# (at least SHORT_LIMIT_FLOOR seconds, at most the configured limit): a machine that reaches a
-# runaway call reaches it again and again (later examples, shrinking), and py-evm would otherwise
-# spend the full limit on each before revm finishes it (finish.py).
+# Once a call has timed out, later calls get this many times the slowest call that finished (at least SHORT_LIMIT_FLOOR
+# seconds, at most the configured limit): a machine that reaches a runaway call reaches it again and again (later
+# examples, shrinking), and py-evm would otherwise spend the full limit on each before revm finishes it (finish.py).
 SHORT_LIMIT_FACTOR = 10
 SHORT_LIMIT_FLOOR = 0.1
 # the error of a call that ran out of gas expanding memory, on a backend that does not tell the cost (revm)
@@ -363,6 +362,9 @@ class Feedback:
     time_sides: list[tuple[int, int]] = field(default_factory=list)
     block_sides: list[tuple[int, int]] = field(default_factory=list)
     active: bool = False  # inside a call that is recorded
+    # the run's arguments so far (searching): one stored, compared in a later call, has its other side recorded too
+    earlier: set[int] = field(default_factory=set)
+    recalled: bool = False  # such a side was recorded (what the call records then depends on the run's earlier calls)
 
 
 def account_keys(count: int) -> list[tuple[bytes, bytes]]:
@@ -395,8 +397,6 @@ def intrinsic_gas(data: bytes, is_create: bool) -> tuple[int, int]:
         gas += 32_000
     floor = 21_000 + 10 * (zeros + 4 * nonzeros)
     return gas, floor
-
-
 
 
 @dataclass

@@ -41,7 +41,8 @@ KINDS; benchmarks/still_rising.py measures how often the warning is right).
 A third signal, comparison operands (CmpLog), feeds the dictionary rather than the corpus: the
 hooks record the other side of each comparison of an argument, wherever its result goes, and the
 argument that would meet it when the argument went through `* k + c`, `// k` or `+ c` first
-(evm/pyevm/opcodes.py); the dictionary offers it, with its neighbours, to later draws.
+(evm/pyevm/opcodes.py), and of a value an earlier call of the run was given (stored, then tested
+for equality in a later call: Feedback.earlier); the dictionary offers it, with its neighbours, to later draws.
 
 The signals can be switched one by one for measuring what each pays (EVMSTATE_FEEDBACK, see
 SIGNALS). Four names there are ways of drawing, not signals: `relations` lets strategy() draws take

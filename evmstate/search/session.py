@@ -231,6 +231,8 @@ class Search:
 
     def run_started(self) -> None:
         self.dictionary.reset()
+        if self.feedback is not None:
+            self.feedback.earlier.clear()  # the arguments of this run's calls alone
         if self.sampling and self.hooks.sampling is not None:
             self.hooks.sampling.set_sampling(True)  # the run's calls counted from here
         self._ids = {}

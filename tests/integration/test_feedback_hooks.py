@@ -42,7 +42,8 @@ def test_a_comparison_against_an_argument_records_the_other_side(root):
     feedback.operands.clear()
     with pytest.raises(TransactionReverted):
         sale.buy(5)
-    # `_quote > price`: the price computed on the stack, 2_000_000 plus the 0.3% fee
+    # `_quote > price`: the price computed on the stack, 2_000_000 plus the 0.3% fee (the price, an argument of the
+    # call before, also meets it in the sum's overflow check: an order, not recorded, as an equality would be)
     assert feedback.operands == [2_006_000]
     sale.buy(2_006_001)
     assert feedback.operands == [2_006_000, 2_006_000]
@@ -141,6 +142,18 @@ def test_without_feedback_the_comparisons_are_py_evms_own(root):
 WHEREVER = """# pragma version ~=0.4.3
 seed: public(uint256)
 hit: public(bool)
+kept: public(uint256)
+
+
+@external
+def keep(_x: uint256):
+    self.kept = _x
+
+
+@external
+def judge():
+    if self.kept == 5 * self.seed + 1:
+        self.hit = True
 
 
 @external
@@ -201,6 +214,14 @@ def test_every_comparison_of_an_argument_is_recorded_wherever_its_result_goes_on
         box.set_seed(7)
         box.scaled(5)
         assert (5, 0) in feedback.equalities
+        # a number kept by one call and compared by a later one without arguments: the other side, as for an argument
+        box.keep(12)
+        feedback.operands.clear()
+        box.judge()
+        assert 36 in feedback.operands, feedback.operands  # 5 * 7 + 1
+        feedback.earlier.clear(), feedback.operands.clear()  # a new run: the calls before it are not its own
+        box.judge()
+        assert 36 not in feedback.operands, feedback.operands
         records.append((list(feedback.operands), list(feedback.equalities), dict(feedback.counts)))
         assert not box.hit()
         box.set_seed(1000)

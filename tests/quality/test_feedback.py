@@ -47,6 +47,18 @@ def test_an_equality_inside_a_compound_condition_is_met_on_revm(tmp_path):
     ]
 
 
+def test_a_number_stored_by_one_call_and_compared_in_a_later_one_is_met(tmp_path):
+    # benchmarks/projects/compared: a guess committed, then settled by a call without arguments that compares it with
+    # 5 * key + 1; the other side is recorded as compared with an argument of an earlier call of the run
+    root = copy_project(REPO / "benchmarks" / "projects" / "compared", tmp_path / "compared")
+    (found,) = search(root, "machines/sealed.py", [0], save=False, backend="revm")
+    assert found["status"] == "failed", found
+    assert found["program"][1:] == [
+        "state.rule_guess(number=4938271606, player=accounts[0])", "state.rule_settle(player=accounts[0])",
+        "state.rule_settle(player=accounts[0])",
+    ], found["program"]
+
+
 def solves(level: int, nonce: int) -> bool:
     """What Puzzle.solve checks: the hash of the level and the nonce below 2**248."""
     return int.from_bytes(keccak(level.to_bytes(32, "big") + nonce.to_bytes(32, "big")), "big") < 2**248

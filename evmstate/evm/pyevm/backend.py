@@ -55,7 +55,7 @@ from ..base import (
     account_keys,
     intrinsic_gas,
 )
-from .opcodes import HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, jump, jumpi
+from .opcodes import HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, jump, jumpi, remember
 from .accounts import StateAccess
 from .failed import failure_chain, inner_failures
 from .state import state_class
@@ -238,12 +238,13 @@ class PyEVMBackend(StateAccess, BlockTime):
             opcodes[op] = base[op] if feedback is None else hooked(op, base[op].gas_cost, feedback)
 
     @contextlib.contextmanager
-    def _recording(self) -> Iterator[None]:
+    def _recording(self, to: bytes | None, data: bytes, value: int) -> Iterator[None]:
         """Inside, the hooks record feedback (a call that no cache answers)."""
         feedback = self._feedback
         if feedback is None:
             yield
             return
+        remember(feedback, to, data, value)
         feedback.active = True
         try:
             yield
@@ -347,7 +348,7 @@ class PyEVMBackend(StateAccess, BlockTime):
         self, sender: bytes, to: bytes | None, data: bytes, value: int = 0, gas: int | None = None
     ) -> ExecResult:
         """Execute a transaction: nonce, gas and value are charged; state changes stay unless it reverts."""
-        with self._recording():
+        with self._recording(to, data, value):
             if self._observer is None:
                 return self._transact(sender, to, data, value, gas)
             return self._observed(self._transact, sender, to, data, value, gas)
@@ -365,7 +366,7 @@ class PyEVMBackend(StateAccess, BlockTime):
                 return self._cached_call((sender, to, data, gas))
         elif self._feedback is not None:
             # feedback comes from calls no cache answers (Feedback): the same run records the same
-            with self._recording():
+            with self._recording(to, data, value):
                 if self._observer is None:
                     return self._call(sender, to, data, value, gas, static)
                 return self._observed(self._call, sender, to, data, value, gas, static)

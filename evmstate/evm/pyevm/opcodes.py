@@ -11,7 +11,10 @@ and SUB vyper writes for `==` and `!=` where their result is tested (recorded())
 is a word of the frame's calldata, an argument, the other side is recorded. When one side was
 computed from an argument by simple arithmetic with a value that is not one (`3 * x + 7`,
 `x // 4`, `x - fee`: ADD, SUB, MUL, DIV and the shifts, hooked too; see derive()), the argument
-that would make the two sides equal is solved for and recorded in the other side's place.
+that would make the two sides equal is solved for and recorded in the other side's place. When
+neither side is an argument of the frame but one is an argument of an earlier recorded call of the
+run (Feedback.earlier: stored by one call, tested for equality in a later one), the other side is
+recorded too.
 """
 
 from __future__ import annotations
@@ -398,7 +401,7 @@ def compared(
     The tracer (evm/revm/tracer.py) records through this too, so that both backends record alike.
     """
     operands = feedback.operands
-    if words and len(operands) < MAX_OPERANDS:
+    if (words or feedback.earlier) and len(operands) < MAX_OPERANDS:
         if a in words:
             if b not in words:
                 operands.append(b)
@@ -414,6 +417,13 @@ def compared(
                 feedback.equalities.append((b, a))
             if feedback.everywhere:
                 feedback.sides.append((b, a))
+        elif equal and (a in feedback.earlier) != (b in feedback.earlier):
+            # tested for equality with an argument of an earlier call, stored (a guess settled later); not an order,
+            # which every stored amount meets (a balance against what is taken from it)
+            other = b if a in feedback.earlier else a
+            feedback.recalled = True
+            if other not in operands:  # the same side met again (a sum's overflow check) is recorded once
+                operands.append(other)
     if derived and len(operands) < MAX_OPERANDS:
         if a in derived:
             if b not in derived:
@@ -481,6 +491,17 @@ def _arguments(feedback: Feedback, computation: Any) -> _Frame:
     msg = computation.msg
     words = argument_words(msg.data, msg.value, feedback.everywhere)
     return words, recorded(msg.code), {}, clock_source(words, computation.state.execution_context.timestamp)
+
+
+# the arguments of a run's calls Feedback.earlier keeps, at most
+EARLIER = 4096
+
+
+def remember(feedback: Feedback, to: bytes | None, data: bytes, value: int) -> None:
+    """Keep a recorded call's arguments (a transaction's, or a call's that is not a view; not a deployment's code) for
+    the comparisons of later calls in the run (Feedback.earlier), while searching: both backends, before they run it."""
+    if to is not None and not feedback.everywhere and len(feedback.earlier) < EARLIER:
+        feedback.earlier.update(argument_words(data, value, False))
 
 
 def argument_words(data: bytes, value: int, everywhere: bool) -> frozenset[int]:

@@ -32,7 +32,7 @@ from typing import Any, Callable, NamedTuple, Protocol
 
 from ..base import Coverage, ExecResult, Feedback, Log
 from ..cache import replay_coverage
-from ..pyevm.opcodes import MAX_OPERANDS
+from ..pyevm.opcodes import MAX_OPERANDS, remember
 from .frames import Env, Trace, Unsupported, World
 from .tracer import Tracer
 
@@ -162,6 +162,8 @@ class Sight:
         static = static and not value
         view = static and not transaction
         recording = self.feedback is not None and not view
+        if recording and self.feedback is not None:
+            remember(self.feedback, to, data, value)
         # the shrinker's replays record more
         everywhere = recording and self.feedback is not None and self.feedback.everywhere
         # a view call the cache may hold is seen whole: whether the cache answers it (and it is never seen) follows from
@@ -230,7 +232,7 @@ class Sight:
                 found.matched = [0] * len(mine.matched)
                 found.sides = [(0, 0)] * len(mine.sides)
                 found.time_sides, found.block_sides = [(0, 0)] * len(mine.time_sides), [(0, 0)] * len(mine.block_sides)
-                found.everywhere = mine.everywhere
+                found.everywhere, found.earlier = mine.everywhere, mine.earlier
             tracer = Tracer(self.world, env, found)
             try:
                 if to is not None:
@@ -252,6 +254,7 @@ class Sight:
         backend = self.backend
         if len(self.memo) >= MEMO:
             self.memo.clear()
+        recalled = found is not None and found.recalled
         if found is not None:  # only what this call added
             before = self.feedback
             assert before is not None
@@ -266,8 +269,11 @@ class Sight:
                 block_sides=found.block_sides[len(before.block_sides) :],
             )
         block = (backend.timestamp, backend.block_number) if tracer.block_read else None
-        # a call that recorded many may have been cut short by the cap: it is traced again next time
-        if found is None or all(len(new) < MAX_OPERANDS // 2 for new in (found.operands, found.times, found.blocks)):
+        # a call that recorded many may have been cut short by the cap: it is traced again next time; so is one that
+        # recorded what it compared with an earlier call's argument, which another run's earlier calls may not give
+        if not recalled and (
+            found is None or all(len(new) < MAX_OPERANDS // 2 for new in (found.operands, found.times, found.blocks))
+        ):
             self.memo[key] = Memo(trace, found, tracer, block)
         return self._seen(trace, found)
 
