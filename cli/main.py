@@ -20,7 +20,7 @@ from evmstate import config as config_mod
 from evmstate.errors import EvmStateError, ExitCode, from_ctrl_c
 
 from .fork import chosen_fork, fork_block as parsed_block, fork_options
-from .signals import as_ctrl_c, settle, stopped, stopped_by
+from .signals import as_ctrl_c, interrupted_status, reported, settle, stopped, stopped_by
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -505,6 +505,7 @@ def main() -> None:
     """Entry point: typed errors exit 2 without a traceback; anything else is internal (exit 3); SIGTERM and SIGHUP are
     Ctrl-C."""
     as_ctrl_c()
+    reported["failure"] = False  # this command's own reports
     try:
         _main()
     finally:
@@ -516,7 +517,7 @@ def _main() -> None:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
         _console(stderr=True).print(f"interrupted by {stopped_by()}")
-        sys.exit(ExitCode.INTERRUPTED)
+        sys.exit(interrupted_status())
     except click.ClickException as e:
         e.show()
         sys.exit(ExitCode.USAGE_ERROR)
@@ -525,13 +526,13 @@ def _main() -> None:
         sys.exit(ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         _console(stderr=True).print(f"interrupted by {stopped_by()}")
-        sys.exit(ExitCode.INTERRUPTED)
+        sys.exit(interrupted_status())
     except SystemExit:
         raise
     except BaseException as exc:
         if from_ctrl_c(exc) or stopped():  # raised on the way out of what a stop interrupted: the interruption's
             _console(stderr=True).print(f"interrupted by {stopped_by()}")
-            sys.exit(ExitCode.INTERRUPTED)
+            sys.exit(interrupted_status())
         sys.stderr.write("evmstate: internal error\n" + traceback.format_exc())
         sys.exit(ExitCode.INTERNAL_ERROR)
 

@@ -36,7 +36,7 @@ from evmstate.engine.events import (
 )
 from evmstate.runner import differential_lines, failure_text
 
-from .signals import stopped_by
+from .signals import reported, stopped_by
 from .texts import BUDGETS, count, late_progress, longer_search, optimum_lines, seed_line, shrink_text
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -139,6 +139,8 @@ class Handler:
     _on_compile_finished; an event without one is ignored."""
 
     def __call__(self, event: Any) -> None:
+        if isinstance(event, MachineFinished) and event.status == "failed":
+            reported["failure"] = True
         method = getattr(self, _method_name(type(event)), None)
         if method is not None:
             method(event)

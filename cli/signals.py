@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import Any
 
+from evmstate.errors import ExitCode
+
 # the signals taken as Ctrl-C, by the name messages give them
 STOPS = {signal.SIGTERM: "SIGTERM", **({signal.SIGHUP: "SIGHUP"} if hasattr(signal, "SIGHUP") else {})}
 
@@ -70,6 +72,16 @@ class _Again:
 def stopped_by() -> str:
     """What stopped this process, as messages name it: the first Ctrl-C, SIGTERM or SIGHUP, else Ctrl-C."""
     return _received[0] if _received else "Ctrl-C"
+
+
+# whether this process reported a failure found (a machine or test falsified): a stop that escapes a command's own
+# handling still ends it as failed, as the command would have (the failure is saved as it was printed)
+reported = {"failure": False}
+
+
+def interrupted_status() -> int:
+    """The exit status of a command a stop ended on the way out: failed where it had reported a failure, else 130."""
+    return ExitCode.FAILED if reported["failure"] else ExitCode.INTERRUPTED
 
 
 def stopped() -> bool:
