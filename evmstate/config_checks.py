@@ -52,6 +52,7 @@ ACTOR_KINDS = (
     "reenters-erc721",
     "reenters-erc1155",
     "reenters-erc777",
+    "reenters-other",
 )
 
 

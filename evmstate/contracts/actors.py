@@ -5,10 +5,12 @@ project's contract, deployed from an address of its own (so the project's deploy
 addresses) and funded as a funded account is. It sends transactions like an account
 ({"from": actor}), and its kind says how it answers ether and the ERC-721, ERC-1155 and ERC-777
 receiver callbacks: accept, refuse (revert), or re-enter once. A re-entering actor calls back the
-contract that paid it (for a token, the operator that moved it) with the last call the actor sent
-to that contract: before each transaction it sends, the call is written into the actor's storage
-(its calldata and value), so the call it re-enters with is the one a rule of the program made, and a
-replay of the program re-enters alike.
+contract that paid it (for a token, the operator that moved it) with a call the actor sent to that
+contract: the last one, or for `reenters-other`, the last call of another function than the one
+it sends now (cross-function reentrancy: `transfer` re-entered from `withdraw`). Before each
+transaction it sends, the call to re-enter with is written into the actor's storage (its calldata
+and value), so it is a call a rule of the program made, decided by the program's steps alone, and
+a replay of the program re-enters alike.
 """
 
 from __future__ import annotations
@@ -39,10 +41,15 @@ ANSWERS = {
     "reenters-erc721": (ACCEPT, REENTER, ACCEPT, ACCEPT),
     "reenters-erc1155": (ACCEPT, ACCEPT, REENTER, ACCEPT),
     "reenters-erc777": (ACCEPT, ACCEPT, ACCEPT, REENTER),
+    "reenters-other": (REENTER, REENTER, REENTER, REENTER),
 }
 assert tuple(ANSWERS) == ACTOR_KINDS
-# the actor's storage (vyper's layout of EvmstateActor.vy): HashMap[address, uint256] and HashMap[address, Bytes[2048]]
-VALUE_SLOT, DATA_SLOT, MAX_CALL = 0, 1, 2048
+# the kinds that re-enter, and the one of them that re-enters with another function's call
+REENTERING = frozenset(kind for kind, answers in ANSWERS.items() if REENTER in answers)
+OTHER = "reenters-other"
+# the actor's storage (vyper's layout of EvmstateActor.vy): the re-entry's value and calldata by contract
+# (HashMap[address, uint256], HashMap[address, Bytes[2048]]), then the last call sent to each contract, alike
+VALUE_SLOT, DATA_SLOT, SENT_VALUE_SLOT, SENT_DATA_SLOT, MAX_CALL = 0, 1, 3, 4, 2048
 
 # by compiler settings: the same for every project of a process
 _artifacts: dict[tuple[str, str], Artifact] = {}
@@ -99,18 +106,47 @@ def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dic
 
 
 def remember(actor: Actor, to: bytes, data: bytes, value: int) -> None:
-    """Before the actor sends a transaction: write it into the actor's storage as the call it re-enters `to` with, on
-    the chain the actor sends on now (the shrinker's revm twin while it replays there: Project.stand_in)."""
-    if actor.kind not in ("reenters", "reenters-erc721", "reenters-erc1155", "reenters-erc777") or len(data) > MAX_CALL:
+    """Before the actor sends a transaction: write into the actor's storage, on the chain the actor sends on now (the
+    shrinker's revm twin while it replays there: Project.stand_in), the call it re-enters `to` with.
+
+    That is this call, or for `reenters-other` the last call it sent `to` of another function than this one (a call
+    without a selector, plain ether, counts as a function of its own); until it has sent one, this call. Its record of
+    the last call sent is in its storage too, so that a snapshot restored forgets it with the rest of the run.
+    """
+    if actor.kind not in REENTERING or len(data) > MAX_CALL:
         return
     backend = actor._backend
     key = to.rjust(32, b"\x00")
-    backend.set_storage(actor.raw_address, slot_of(VALUE_SLOT, key), value)
-    base = slot_of(DATA_SLOT, key)
-    backend.set_storage(actor.raw_address, base, len(data))
+    if actor.kind != OTHER:
+        _write(backend, actor.raw_address, key, VALUE_SLOT, DATA_SLOT, data, value)
+        return
+    last = _read(backend, actor.raw_address, key, SENT_DATA_SLOT)
+    if last is not None and last[:4] != data[:4]:
+        last_value = backend.get_storage(actor.raw_address, slot_of(SENT_VALUE_SLOT, key))
+        _write(backend, actor.raw_address, key, VALUE_SLOT, DATA_SLOT, last, last_value)
+    elif _read(backend, actor.raw_address, key, DATA_SLOT) is None:
+        _write(backend, actor.raw_address, key, VALUE_SLOT, DATA_SLOT, data, value)
+    _write(backend, actor.raw_address, key, SENT_VALUE_SLOT, SENT_DATA_SLOT, data, value)
+
+
+def _write(backend: Any, address: bytes, key: bytes, value_slot: int, data_slot: int, data: bytes, value: int) -> None:
+    """A call (its value and calldata) into the actor's pair of mappings at value_slot and data_slot, under key."""
+    backend.set_storage(address, slot_of(value_slot, key), value)
+    base = slot_of(data_slot, key)
+    backend.set_storage(address, base, len(data))
     for i in range(0, len(data), 32):
         word = int.from_bytes(data[i : i + 32].ljust(32, b"\x00"), "big")
-        backend.set_storage(actor.raw_address, base + 1 + i // 32, word)
+        backend.set_storage(address, base + 1 + i // 32, word)
+
+
+def _read(backend: Any, address: bytes, key: bytes, data_slot: int) -> bytes | None:
+    """The calldata the actor's mapping at data_slot holds under key (None: none written, or an empty one)."""
+    base = slot_of(data_slot, key)
+    length = backend.get_storage(address, base)
+    if not length:
+        return None
+    words = b"".join(backend.get_storage(address, base + 1 + i).to_bytes(32, "big") for i in range((length + 31) // 32))
+    return words[:length]
 
 
 def slot_of(slot: int, key: bytes) -> int:

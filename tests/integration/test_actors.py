@@ -157,6 +157,59 @@ def strings(data) -> list[str]:
     return [s for item in items for s in strings(item)]
 
 
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory) -> Path:
+    """benchmarks/projects/actors: GuardedBank's withdraw() holds the reentrancy lock, its transfer() does not."""
+    return copy_project(REPO / "benchmarks" / "projects" / "actors", tmp_path_factory.mktemp("guarded-bank"))
+
+
+def test_the_actor_that_reenters_another_function_calls_back_with_its_last_call_of_another(guarded):
+    project = Project(config_mod.load(guarded))
+    deployed = actors.deploy(project, ["reenters", "reenters-other"])
+    bank, a = project.GuardedBank.deploy(), project.accounts
+    transfer, withdraw = keccak(b"transfer(address,uint256)")[:4], keccak(b"withdraw()")[:4]
+
+    def reentered(receipt):
+        (event,) = receipt.events["Reentered"]
+        return bytes(event["selector"]), event["success"]
+
+    # the re-entering actor calls withdraw() back, which the lock refuses: paid once, charged once
+    same = deployed["reenters"]
+    bank.deposit({"from": same, "value": 2})
+    bank.transfer(a[0], 1, {"from": same})
+    assert reentered(bank.withdraw({"from": same})) == (withdraw, False)
+    assert (bank.balances(same), bank.balances(a[0])) == (0, 1)
+    # the other calls transfer() back, its call before withdraw(): the balance it is paid moves to a[0] as well
+    other = deployed["reenters-other"]
+    bank.deposit({"from": other, "value": 2})
+    bank.transfer(a[0], 1, {"from": other})
+    assert reentered(bank.withdraw({"from": other})) == (transfer, True)
+    assert (bank.balances(other), bank.balances(a[0])) == (0, 3)
+    assert bank.balance() == 2  # 4 deposited, 1 paid to each actor: 3 owed
+    # a second withdraw() in a row keeps the other function's call: paid what a[0] moved to it, it re-enters transfer()
+    bank.transfer(other, 2, {"from": a[0]})
+    assert reentered(bank.withdraw({"from": other})) == (transfer, True)
+    assert (bank.balances(other), bank.balances(a[0])) == (0, 2)
+    # a deposit() since is its last call of another function
+    bank.deposit({"from": other, "value": 1})
+    assert reentered(bank.withdraw({"from": other})) == (keccak(b"deposit()")[:4], True)
+
+
+def test_a_cross_function_reentrancy_is_found_through_the_actor_and_replayed(guarded):
+    # the machine asks for both re-entering actors; withdraw() re-entered through itself is refused by the lock
+    summary = run(config_mod.load(guarded), RunOptions((str(guarded / "machines" / "guarded_bank.py"),), overrides=Overrides(seed=1)), lambda e: None)
+    (result,) = summary.results
+    assert result.status == "failed"
+    assert result.failure.program[1:] == [
+        'state.rule_deposit(holder=accounts.actors["reenters-other"], amount=2)',
+        'state.rule_transfer(holder=accounts.actors["reenters-other"], to=accounts[0], amount=1)',
+        'state.rule_withdraw(holder=accounts.actors["reenters-other"])',
+    ], result.failure.program
+    trace = "\n".join(strings(result.failure.trace.to_dict()))
+    assert any(line.endswith("success=True)  # GuardedBank.transfer") for line in trace.splitlines()), trace
+    assert replay(config_mod.load(guarded), result.failure_id, lambda e: None).verdict == "still fails"
+
+
 def test_a_push_payment_to_the_actor_that_rejects_ether_reverts(bank_run):
     result = bank_run["PayMachine"]
     assert result.status == "failed"

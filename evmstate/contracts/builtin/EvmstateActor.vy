@@ -6,8 +6,9 @@
         set, one per kind of callback, when it is deployed: accept, refuse (revert), or
         re-enter (call back once, then accept). It re-enters the operator that moved a token
         when the actor has sent it a call (a vault paying out), else the contract that called
-        it, with the last call the actor sent to that contract: evmstate writes each
-        transaction the actor sends into its storage first.
+        it, with a call the actor sent to that contract: evmstate writes each transaction the
+        actor sends into its storage first, and which call to re-enter with (the last one, or
+        for the kind that re-enters another function, the last call of another function).
 """
 
 ACCEPT: constant(uint8) = 0
@@ -24,11 +25,15 @@ ON_ERC721: public(immutable(uint8))
 ON_ERC1155: public(immutable(uint8))
 ON_ERC777: public(immutable(uint8))
 
-# the last call the actor sent to each contract: its value and calldata
+# the call the actor re-enters each contract with: its value and calldata
 reentry_value: public(HashMap[address, uint256])
 reentry_data: public(HashMap[address, Bytes[MAX_CALL]])
 # set while the actor calls back: a callback inside its own re-entry accepts
 reentering: public(bool)
+# the last call the actor sent to each contract (evmstate's record, from which it picks another
+# function's call for the re-entry)
+sent_value: public(HashMap[address, uint256])
+sent_data: public(HashMap[address, Bytes[MAX_CALL]])
 
 
 event Reentered:
