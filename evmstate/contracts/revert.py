@@ -368,6 +368,9 @@ def raise_on_failure(
         abi = artifact.abi if artifact else ()
         signatures = _Signatures(project, artifact)
         reason = decode_revert(result.output, abi, signatures)
+        refused = _actor_refused(result, project, reason)
+        if refused:
+            told = f"{told}\n{refused}" if told else refused
         err: TransactionReverted = TransactionReverted(
             reason, contract=name, function=function, revert_data=result.output, hint=told, **details
         )
@@ -385,6 +388,22 @@ def raise_on_failure(
         # no frames (revm): complete() can run the call again where they are kept, when asked
         err._evmstate_pending = (result.explainer, (function, artifact, call, project, contract))  # type: ignore[attr-defined]
     raise err
+
+
+def _actor_refused(result: ExecResult, project: ProjectLike | None, reason: Any) -> str | None:
+    """What to do, where the revert is one of evmstate's actors refusing ether or a token (docs/actors.md)."""
+    if project is None or not (isinstance(reason, str) and reason.startswith("actor refuses ")):
+        return None
+    actors = getattr(getattr(project, "accounts", None), "actors", None) or {}
+    who = next((a for a in actors.values() if a.raw_address == result.error_address), None)
+    if who is None:
+        return None
+    return (
+        f"  {who!r} is evmstate's actor that {reason[len('actor '):]} (docs/actors.md): a payment or token pushed to "
+        "it reverts. Where one receiver's refusal should not stop the others, this is the bug; where the contract may "
+        f"refuse such a receiver, expect the revert in the rule (with reverts({reason!r})) or leave {who.kind!r} out "
+        "of the machine's actors."
+    )
 
 
 def complete(exc: TransactionReverted) -> TransactionReverted:

@@ -127,6 +127,33 @@ def test_the_call_an_actor_keeps_to_reenter_with_gives_the_dictionary_no_address
         search.stop()
 
 
+TWICE = """# pragma version ~=0.4.0
+@external
+@payable
+def pay_twice(to: address):
+    raw_call(to, b"", value=msg.value // 2)
+    raw_call(to, b"", value=msg.value // 2)
+"""
+
+
+@pytest.mark.parametrize("backend", ["pyevm", "revm"])
+def test_an_actor_reenters_once_per_transaction_however_many_callbacks_it_gets(tmp_path, backend):
+    # two payments in one transaction: the first calls back (pay_twice again, whose own payments accept), the second
+    # accepts; the next transaction calls back again
+    if backend == "revm":
+        pytest.importorskip("pyrevm")
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "Twice.vy").write_text(TWICE)
+    (tmp_path / "evmstate.toml").write_text(f'[backend]\nname = "{backend}"\n')
+    project = Project.load(tmp_path)
+    twice = project.Twice.deploy()
+    for kind in ("reenters", "reenters-other"):
+        actor = project.deploy_actors([kind])[kind]
+        for _ in range(2):
+            receipt = twice.pay_twice(actor, {"from": actor, "value": 2})
+            assert [(e.name, e["success"]) for e in receipt.events] == [("Reentered", True)], (kind, receipt.events)
+
+
 def revm_installed() -> bool:
     from evmstate.evm.revm.backend import available
 
@@ -239,8 +266,11 @@ def test_actors_send_like_accounts_and_leave_the_projects_addresses_alone(root):
     actor = deployed["receiver"]
     assert actor.balance() == project.config.accounts.balance and repr(actor) == 'accounts.actors["receiver"]'
     actor.transfer(accounts[1], 5)
-    with pytest.raises(TransactionReverted, match="actor refuses ether"):
+    with pytest.raises(TransactionReverted, match="actor refuses ether") as refused:
         accounts[1].transfer(deployed["rejects-ether"], 5)
+    # the report says which actor refused, and what a machine that does not mean to test it writes instead
+    assert 'accounts.actors["rejects-ether"] is evmstate\'s actor that refuses ether' in str(refused.value)
+    assert "with reverts('actor refuses ether')) or leave 'rejects-ether' out of the machine's actors" in str(refused.value)
     assert decode_value({"actor": "reenters"}, accounts=accounts, refs={}) is deployed["reenters"]
     accounts.enlist({})
     with pytest.raises(FailureRecordError, match="does not deploy"):
