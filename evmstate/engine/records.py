@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any, Iterable
 
 import hypothesis
@@ -230,6 +232,12 @@ def source_hashes(
     hashes: dict[str, Any] = {
         "contracts": contracts, "inputs": inputs,
         "module": hashlib.sha256(module.read_bytes()).hexdigest() if module.is_file() else None,
+        # the project's own Python files the machine module imports (a shared model, a base machine): a change there
+        # changes the machine as much as one in its own file
+        "imports": {
+            shown: hashlib.sha256((config.root / shown).read_bytes()).hexdigest()
+            for shown in local_imports(module, config.root)
+        } if module.is_file() else {},
     }
     if project is not None:
         hashes["uses"] = {
@@ -237,6 +245,46 @@ def source_hashes(
         }
         hashes["deployments"] = deployments or {}
     return hashes
+
+
+def local_imports(module: Path, root: Path, limit: int = 64) -> list[str]:
+    """The project's own Python files (under root) that module imports, and those they import, as paths relative to
+    root: read from their import statements and resolved as the machine loader resolves them (the importing file's
+    folder, then the project's root; a package's __init__.py). At most limit of them; files that do not parse are
+    read as importing nothing."""
+    root = root.resolve()
+    start = module.resolve()
+    found: list[str] = []
+    seen = {start}
+    queue = [start]
+    while queue and len(found) < limit:
+        path = queue.pop(0)
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        names: list[str] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.append(node.module)
+                names.extend(f"{node.module}.{alias.name}" for alias in node.names)
+        for name in names:
+            parts = name.split(".")
+            for base in (path.parent, root):
+                target = base.joinpath(*parts)
+                candidates = (target.with_name(target.name + ".py"), target / "__init__.py")
+                hit = next((c for c in candidates if c.is_file()), None)
+                if hit is None:
+                    continue
+                hit = hit.resolve()
+                if hit not in seen and hit.is_relative_to(root):
+                    seen.add(hit)
+                    queue.append(hit)
+                    found.append(hit.relative_to(root).as_posix())
+                break
+    return sorted(found[:limit])
 
 
 def item_names(item: Item) -> list[str]:

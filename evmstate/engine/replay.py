@@ -84,6 +84,9 @@ def changed_sources(config: Config, record: FailureRecord, inputs: dict[str, str
         changed = _changed_anywhere(then, now, own)
     if then.get("module") != now["module"]:
         changed.append(f"machine module: {record.path}")
+    for shown, was in (then.get("imports") or {}).items():
+        if _hash_of(config.root / shown) != was:
+            changed.append(f"imported by the machine: {shown}")
     return changed
 
 

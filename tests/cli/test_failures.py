@@ -7,6 +7,7 @@ import json
 import multiprocessing
 import shutil
 import signal
+import sys
 import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -420,6 +421,32 @@ def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_f
     code, out = invoke("failures", "prune")
     assert code == 0 and f"removed {prop} (fixed)" in out and f"kept {machine} (still fails)" in out
     assert [p.stem for p in saved(example)] == [machine]
+
+
+def test_a_record_is_marked_changed_when_a_module_its_machine_imports_changes(example):
+    # the machine's limit lives in a shared module of the project, which imports another: editing either makes the
+    # record stale, as editing the machine's own file does; an unrelated module of the folder does not
+    machines = example / "machines"
+    (machines / "_limits.py").write_text("from _base import BASE\nLIMIT = BASE\n")
+    (machines / "_base.py").write_text("BASE = 3\n")
+    (machines / "_other.py").write_text("OTHER = 1\n")
+    rid = quick(example, "counter.py", COUNTER.replace("from evmstate import strategy", "from evmstate import strategy\nfrom _limits import LIMIT").replace("self.total < 3", "self.total < LIMIT"))
+    data = json.loads((example / ".evmstate" / "failures" / f"{rid}.json").read_text())
+    assert sorted(data["hashes"]["imports"]) == ["machines/_base.py", "machines/_limits.py"]
+
+    def row() -> str:
+        code, out = invoke("failures")
+        return next(line for line in out.splitlines() if line.startswith(rid))
+
+    (machines / "_other.py").write_text("OTHER = 2\n")
+    assert "same" in row()
+    (machines / "_base.py").write_text("BASE = 1000\n")
+    assert "changed" in row()
+    # the commands run in this process, where the run imported both modules: a fresh `evmstate replay` reads them anew
+    for name in ("_limits", "_base"):
+        sys.modules.pop(name, None)
+    code, out = invoke("replay", rid)
+    assert code == 0 and "imported by the machine: machines/_base.py" in out and f"fixed: {rid} no longer fails" in out, out
 
 
 def test_records_that_cannot_be_replayed_are_kept_unless_asked(example):
