@@ -70,12 +70,14 @@ NEAR = 16
 # address before an integer, a band of this share takes a value derived from what that address holds now (the
 # mapping entries keyed by it that the run's calls wrote: its shares in a vault, its balance of a token) by one of
 # HELD_FORMS: all of it, a part of it (1 .. PARTS - 1 in
-# PARTS), or a little less (1 .. NEAR below); in a step that drew no address, from what the contracts hold (a
-# strategy's assets, a vault's idle ones). A redeem of at most the holder's shares, a transfer of part of a balance, a
-# loss of part of what a strategy holds: amounts a draw of the whole range almost never makes once balances move, so
-# that such a rule mostly reverts, and the state it needs passes with no call that could show a bug in it
+# PARTS), a little less (1 .. NEAR below), or dust (1 .. NEAR, at most all of it); in a step that drew no address,
+# from what the contracts hold (a strategy's assets, a vault's idle ones). A redeem of at most the holder's shares, a
+# transfer of part of a balance, a loss of part of what a strategy holds: amounts a draw of the whole range almost
+# never makes once balances move, so that such a rule mostly reverts, and the state it needs passes with no call that
+# could show a bug in it. Dust is where conversions round to nothing (a share redeemed for 0 assets once a share is
+# worth less than one): Hypothesis draws 16 or less in 1 of 230 draws of a range up to 10**21, 1 in 1 of 3000
 HELD = 3
-HELD_FORMS = ("value", "part", "below")
+HELD_FORMS = ("value", "part", "below", "dust")
 PARTS = 16
 WORD = 2**256
 # times the contract knows (timestamps it stored, values it compared block.timestamp and
@@ -497,6 +499,8 @@ def part_held(values: list[int], draw: Any, lo: int, hi: int) -> int | None:
         value = value * (draw(index_choice(PARTS - 1)) + 1) // PARTS
     elif form == "below":
         value -= draw(index_choice(NEAR)) + 1
+    elif form == "dust":
+        value = min(value, draw(index_choice(NEAR)) + 1)
     return value if lo <= value <= hi else None
 
 

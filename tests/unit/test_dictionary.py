@@ -339,10 +339,13 @@ def test_an_amount_drawn_after_an_address_takes_parts_of_what_it_holds():
         "value": {shares},
         "part": {shares * k // 16 for k in range(1, 16)},
         "below": {shares - k for k in range(1, 17)},
+        "dust": set(range(1, 17)),  # a share or a few: where a conversion rounds to nothing
     }
     drawn, near = band_draws(d, forms)
     # three shares in eight of the dictionary's half of the draws (bands 2, 1, 2 and 3): about 1200 * 0.5 * 3 / 8
     assert 120 < sum(drawn[v] for v in near) < 400, sum(drawn[v] for v in near)
+    # dust in a quarter of those: 59 draws of 16 or less, where the other bands and plain draws make 24 without it
+    assert sum(drawn[v] for v in forms["dust"]) > 40, sum(drawn[v] for v in forms["dust"])
     # outside a step's arguments (drawing off) the band is not there: the draws are those of a dictionary without it
     d.drawing = False
     without = drawn_with(d, strategy("uint256"), n=500)
