@@ -137,9 +137,9 @@ def pay_twice(to: address):
 
 
 @pytest.mark.parametrize("backend", ["pyevm", "revm"])
-def test_an_actor_reenters_once_per_transaction_however_many_callbacks_it_gets(tmp_path, backend):
-    # two payments in one transaction: the first calls back (pay_twice again, whose own payments accept), the second
-    # accepts; the next transaction calls back again
+def test_an_actor_reenters_at_each_callback_of_a_transaction_and_never_inside_its_own_reentry(tmp_path, backend):
+    # two payments in one transaction: each calls back (pay_twice again, whose own two payments, inside the re-entry,
+    # accept), as an attacker's contract would at every callback it gets
     if backend == "revm":
         pytest.importorskip("pyrevm")
     (tmp_path / "contracts").mkdir()
@@ -149,9 +149,8 @@ def test_an_actor_reenters_once_per_transaction_however_many_callbacks_it_gets(t
     twice = project.Twice.deploy()
     for kind in ("reenters", "reenters-other"):
         actor = project.deploy_actors([kind])[kind]
-        for _ in range(2):
-            receipt = twice.pay_twice(actor, {"from": actor, "value": 2})
-            assert [(e.name, e["success"]) for e in receipt.events] == [("Reentered", True)], (kind, receipt.events)
+        receipt = twice.pay_twice(actor, {"from": actor, "value": 4})
+        assert [(e.name, e["success"]) for e in receipt.events] == [("Reentered", True)] * 2, (kind, receipt.events)
 
 
 def revm_installed() -> bool:

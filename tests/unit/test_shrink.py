@@ -371,6 +371,34 @@ def test_a_later_step_goes_while_an_earlier_step_of_another_rule_takes_up_its_am
     assert outcome.passes["offset"].kept >= 1
 
 
+def test_a_step_goes_while_the_id_later_steps_name_it_by_count_is_one_less():
+    # tokens are numbered by count: the fifth mint's token is 4. The actor's mint, stake and unstake of its token fail;
+    # the four mints before it by others go only while the id the stake and unstake name goes down with them
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    def attempt(candidate):
+        owners, staked = [], set()
+        for s in candidate:
+            who = s.arguments.get("who")
+            if s.rule == "mint":
+                owners.append(who)
+            elif s.rule == "stake" and s.arguments["token"] < len(owners) and owners[s.arguments["token"]] == who:
+                staked.add(s.arguments["token"])
+            elif s.rule == "unstake" and s.arguments["token"] in staked and who == "actor":
+                return Minimized(candidate, [], AssertionError())
+        return None
+
+    program = [*(RecordedStep("mint", {"who": f"a{n}"}) for n in range(4)), RecordedStep("mint", {"who": "actor"}),
+               RecordedStep("stake", {"who": "actor", "token": 4}), RecordedStep("unstake", {"who": "actor", "token": 4})]
+    domains = {("stake", "token"): IntDomain(0, 2**256 - 1), ("unstake", "token"): IntDomain(0, 2**256 - 1)}
+    outcome = Shrinker(program, attempt, domains=domains).run()
+    assert [(s.rule, s.arguments) for s in outcome.found.steps] == [
+        ("mint", {"who": "actor"}), ("stake", {"who": "actor", "token": 0}), ("unstake", {"who": "actor", "token": 0}),
+    ]
+    assert outcome.passes["renumber"].kept == 4
+
+
 def test_an_offset_between_steps_that_act_for_one_account_is_tried_before_the_others():
     # a gain of a strategy, a deposit by accounts[0], a lend to the strategy, a mint by accounts[0]: the mint can go
     # while the deposit takes up its share (both bought for accounts[0], to itself), which the offsets try first; then

@@ -30,9 +30,6 @@ reentry_value: public(HashMap[address, uint256])
 reentry_data: public(HashMap[address, Bytes[MAX_CALL]])
 # set while the actor calls back: a callback inside its own re-entry accepts
 reentering: public(bool)
-# set once it has called back in this transaction: it re-enters once per transaction, at the first callback that asks
-# it to (a later callback of the same transaction, a payment after a token's hook, accepts)
-reentered: transient(bool)
 # the last call the actor sent to each contract (evmstate's record, from which it picks another
 # function's call for the re-entry)
 sent_value: public(HashMap[address, uint256])
@@ -63,7 +60,7 @@ def _answer(how: uint8, refusal: String[64], operator: address):
 
 @internal
 def _reenter(operator: address):
-    if self.reentering or self.reentered:
+    if self.reentering:
         return
     # the operator that moved a token (a vault paying out), else the contract that called: the
     # first of them the actor has sent a call to
@@ -73,7 +70,6 @@ def _reenter(operator: address):
     if len(self.reentry_data[target]) == 0:
         return
     self.reentering = True
-    self.reentered = True
     value: uint256 = self.reentry_value[target]
     if value > self.balance:
         value = 0

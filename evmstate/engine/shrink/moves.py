@@ -46,6 +46,9 @@ REROUTE_UP_TO = 12
 # (its candidates grow with the square of the length and the numbers of two steps: a late pass, on programs the others
 # have made short)
 OFFSET_UP_TO = 8
+# programs of at most this many steps are tried with a step deleted while a small number that later steps share drops
+# by one (renumber)
+RENUMBER_UP_TO = 12
 # programs of at least this many steps are tried first as their failing step alone (chunks)
 LAST_ALONE_FROM = 4
 # an integer strategy of at least this many values draws amounts an offset moves (below: indices, basis points, flags)
@@ -137,6 +140,52 @@ def offsets(shrinker: Any) -> Any:
     # the steps that act alike first (sorted is stable: the order above among the rest)
     for _, candidate in sorted(found, key=lambda pair: pair[0]):
         yield candidate
+
+
+def renumber(shrinker: Any) -> bool:
+    """Steps deleted while a number later steps share drops by one (renumbered()); whether any was."""
+    changed = False
+    while len(shrinker.best) <= RENUMBER_UP_TO and shrinker.first_shorter((True, c) for c in renumbered(shrinker)):
+        changed = True
+    return changed
+
+
+def renumbered(shrinker: Any) -> Any:
+    """Each step deleted (with its users) while a number that two or more later steps share, at least 1 and at most the
+    program's length, is one less in all of them. An id given out by count (the fifth mint's token is 4) and named by
+    the steps after it (a stake and an unstake of token 4) moves when one of the steps that counted goes: deleting a
+    mint alone leaves the later steps naming a token no one holds, and lowering the id alone leaves it unminted."""
+    best = shrinker.best
+    for i, step in enumerate(best):
+        if step.rule in shrinker.fixed:
+            continue
+        base, kept = deletion(best, i)
+        later = [k for k, j in enumerate(kept) if j > i]
+        shared: dict[int, int] = {}
+        for k in later:
+            for name, value in base[k].arguments.items():
+                if _small_number(shrinker, base[k], name, len(best)):
+                    shared[value] = shared.get(value, 0) + 1
+        for value in sorted(v for v, n in shared.items() if n >= 2):
+            candidate = list(base)
+            for k in later:
+                changes = {
+                    name: value - 1 for name, v in base[k].arguments.items()
+                    if v == value and _small_number(shrinker, base[k], name, len(best))
+                    and shrinker.domains[(base[k].rule, name)].contains(value - 1)
+                }
+                if changes:
+                    candidate[k] = base[k].with_arguments(changes)
+            yield candidate
+
+
+def _small_number(shrinker: Any, step: RecordedStep, name: str, most: int) -> bool:
+    """Whether step's argument name is an integer a strategy drew, from 1 to most."""
+    value = step.arguments[name]
+    return (
+        isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= most
+        and isinstance(shrinker.domains.get((step.rule, name)), IntDomain)
+    )
 
 
 def _alike(shrinker: Any, a: RecordedStep, b: RecordedStep) -> int:

@@ -36,6 +36,8 @@ changed suffix. Its passes, repeated until none makes progress:
 - offset: delete a step while a number of another step, of any rule, takes up its amount (a
   deposit of 3 gone, the withdrawal of the whole balance after it 3 less; while the program is
   short: moves.OFFSET_UP_TO);
+- renumber: delete a step while a small number that later steps share is one less in all of them (an id given out by
+  count, named by the steps after it: while the program is short, moves.RENUMBER_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
   payment authorized) while an argument of the step that produced the value changes so that it
   lands where the deleted step put it; or while another step calls an earlier rule.
@@ -75,7 +77,7 @@ PAIRS_UP_TO = 12
 # length); the trade after every move that only lowers numbers; the scan last, within its share of the budget
 PASSES = (
     "chunks", "singles", "merge", "waits", "reroute", "accounts", "scale", "balance", "values", "rules", "order",
-    "pairs", "offset", "together", "trade", "scan",
+    "pairs", "offset", "renumber", "together", "trade", "scan",
 )
 
 
@@ -564,6 +566,9 @@ class Shrinker:
 
     def _offset(self) -> bool:
         return moves.offset(self)
+
+    def _renumber(self) -> bool:
+        return moves.renumber(self)
 
     def _waits(self) -> bool:
         return waits.waits(self, self._singles)
