@@ -6,8 +6,9 @@
    values, comparison operands) all off: what the signals cost (aim: at most 10%).
 2. For each search-power example (machines/fee_vault.py, claims.py, inbox.py, ladder.py,
    puzzle.py, sale.py, staking.py; and benchmarks/projects/actors/'s crowdfund.py, raffle.py,
-   ether_vault.py and guarded_bank.py, whose bugs need an actor: a funder or winner that rejects
-   ether, a holder that re-enters, one that re-enters another function than the one locked; benchmarks/projects/compared/'s combination.py, an equality hidden in a
+   ether_vault.py, guarded_bank.py and referral_drop.py, whose bugs need an actor: a funder or winner
+   that rejects ether, a holder that re-enters, one that re-enters another function than the one
+   locked (one it sent, or one another account sent); benchmarks/projects/compared/'s combination.py, an equality hidden in a
    compound condition, `seed != 0 and combination == 3 * seed + 7`, and scaled.py, the argument
    on the other side, `3 * combination + 7 == seed`): over several seeds,
    whether the bug was reported, the time to report it (search, shrinking and the step-deletion
@@ -149,7 +150,7 @@ REPO = Path(__file__).resolve().parent.parent
 EVMSTATE = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or "evmstate"
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "safe", "staking", "vesting")
 # benchmarks/projects/actors/: bugs only a contract counterparty shows, with the actors on (docs/actors.md)
-ACTOR_EXAMPLES = ("crowdfund", "raffle", "ether_vault", "guarded_bank")
+ACTOR_EXAMPLES = ("crowdfund", "raffle", "ether_vault", "guarded_bank", "referral_drop")
 # benchmarks/projects/compared/: a value only the comparisons show, at the tool's defaults (docs/guidance.md)
 COMPARED_EXAMPLES = ("combination", "scaled")
 # the feedback signals switched on, by label, each against the default (stored values and

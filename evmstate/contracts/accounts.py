@@ -157,12 +157,13 @@ class Actor(Account):
     account, and answers ether and token callbacks as its kind says. repr is accounts.actors["kind"], so programs
     paste back."""
 
-    __slots__ = ("kind", "_before")
+    __slots__ = ("kind", "_before", "_hear")
 
-    def __init__(self, raw_address: bytes, kind: str, backend: "Backend", before: Any = None) -> None:
+    def __init__(self, raw_address: bytes, kind: str, backend: "Backend", before: Any = None, hear: Any = None) -> None:
         super().__init__(raw_address, -1, backend)
         self.kind = kind
         self._before = before  # before(actor, to, data, value): what it does before each transaction it sends
+        self._hear = hear  # hear(actor, to, data, value): what it does before each transaction another account sends
 
     def sending(self, to: bytes, data: bytes, value: int) -> None:
         if self._before is not None:
@@ -185,6 +186,7 @@ class Accounts(Sequence[Account], Handle):
         self._items = [Account(a, i, backend, known.get(a)) for i, a in enumerate(addresses)]
         self._by_raw: dict[bytes, Account] = {a.raw_address: a for a in self._items}
         self.actors: dict[str, Actor] = {}
+        self.hearing: tuple[Actor, ...] = ()  # the actors told of every transaction another account sends (heard())
         self._drawn: tuple[str, ...] = ()
         self._pools: dict[Any, list[Account]] = {}
 
@@ -193,9 +195,16 @@ class Accounts(Sequence[Account], Handle):
         for actor in self.actors.values():
             self._by_raw.pop(actor.raw_address, None)
         self.actors = dict(actors)
+        self.hearing = tuple(a for a in actors.values() if a._hear is not None)
         self._drawn = tuple(k for k in drawn if k in actors)
         self._by_raw.update((a.raw_address, a) for a in actors.values())
         self._pools = {}
+
+    def heard(self, sender: bytes, to: bytes, data: bytes, value: int) -> None:
+        """Before a transaction from sender: each actor that hears others' calls (hearing), but the sender, is told."""
+        for actor in self.hearing:
+            if actor.raw_address != sender:
+                actor._hear(actor, to, data, value)
 
     def pool(self, which: Any = None) -> list[Account]:
         """The accounts a strategy draws from: the funded ones, then the actors it draws (None: those the settings name;

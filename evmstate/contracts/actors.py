@@ -50,6 +50,8 @@ OTHER = "reenters-other"
 # the actor's storage (vyper's layout of EvmstateActor.vy): the re-entry's value and calldata by contract
 # (HashMap[address, uint256], HashMap[address, Bytes[2048]]), then the last call sent to each contract, alike
 VALUE_SLOT, DATA_SLOT, SENT_VALUE_SLOT, SENT_DATA_SLOT, MAX_CALL = 0, 1, 3, 4, 2048
+# the last call any other account sent each contract, and the last before it of another function, alike
+HEARD_VALUE_SLOT, HEARD_DATA_SLOT, HEARD_OTHER_VALUE_SLOT, HEARD_OTHER_DATA_SLOT = 5, 6, 7, 8
 
 # by compiler settings: the same for every project of a process
 _artifacts: dict[tuple[str, str], Artifact] = {}
@@ -96,7 +98,7 @@ def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dic
                 f"{result.error or 'the deployment reverted'}. Turn actors off ([fuzz] actors = []) and report this."
             )
         address = result.contract_address
-        actor = Actor(address, kind, backend, remember)
+        actor = Actor(address, kind, backend, remember, hear if kind == OTHER else None)
         project.register(address, code, repr(actor))
         backend.set_balance(address, balance)
         actors[kind] = actor
@@ -109,24 +111,48 @@ def remember(actor: Actor, to: bytes, data: bytes, value: int) -> None:
     """Before the actor sends a transaction: write into the actor's storage, on the chain the actor sends on now (the
     shrinker's revm twin while it replays there: Project.stand_in), the call it re-enters `to` with.
 
-    That is this call, or for `reenters-other` the last call it sent `to` of another function than this one (a call
-    without a selector, plain ether, counts as a function of its own); until it has sent one, this call. Its record of
-    the last call sent is in its storage too, so that a snapshot restored forgets it with the rest of the run.
+    That is this call, or for `reenters-other` a call of another function than this one: the last such call it sent
+    `to` itself, else the last such call another account sent `to` (its arguments as they were: a claim through a
+    referral that an account made, re-entered from the actor's own claim); until there is one, this call. Its records
+    of the calls sent are in its storage too, so that a snapshot restored forgets them with the rest of the run.
     """
     if actor.kind not in REENTERING or len(data) > MAX_CALL:
         return
-    backend = actor._backend
+    backend, address = actor._backend, actor.raw_address
     key = to.rjust(32, b"\x00")
     if actor.kind != OTHER:
-        _write(backend, actor.raw_address, key, VALUE_SLOT, DATA_SLOT, data, value)
+        _write(backend, address, key, VALUE_SLOT, DATA_SLOT, data, value)
         return
-    last = _read(backend, actor.raw_address, key, SENT_DATA_SLOT)
+    other = None
+    for value_slot, data_slot in ((SENT_VALUE_SLOT, SENT_DATA_SLOT), (HEARD_VALUE_SLOT, HEARD_DATA_SLOT),
+                                  (HEARD_OTHER_VALUE_SLOT, HEARD_OTHER_DATA_SLOT)):
+        found = _read(backend, address, key, data_slot)
+        if found is not None and found[:4] != data[:4]:
+            other = (value_slot, found)
+            break
+        if data_slot == SENT_DATA_SLOT and found is not None:
+            break  # its own last call is of this function: its own call of another before it stays the re-entry
+    if other is not None:
+        value_slot, found = other
+        paid = backend.get_storage(address, slot_of(value_slot, key))
+        _write(backend, address, key, VALUE_SLOT, DATA_SLOT, found, paid)
+    elif _read(backend, address, key, DATA_SLOT) is None:
+        _write(backend, address, key, VALUE_SLOT, DATA_SLOT, data, value)
+    _write(backend, address, key, SENT_VALUE_SLOT, SENT_DATA_SLOT, data, value)
+
+
+def hear(actor: Actor, to: bytes, data: bytes, value: int) -> None:
+    """Before another account sends `to` a transaction: the `reenters-other` actor notes it as the last call anyone else
+    sent `to`, the one before it moving to the last of another function where this one's differs."""
+    if len(data) > MAX_CALL or len(data) < 4:
+        return
+    backend, address = actor._backend, actor.raw_address
+    key = to.rjust(32, b"\x00")
+    last = _read(backend, address, key, HEARD_DATA_SLOT)
     if last is not None and last[:4] != data[:4]:
-        last_value = backend.get_storage(actor.raw_address, slot_of(SENT_VALUE_SLOT, key))
-        _write(backend, actor.raw_address, key, VALUE_SLOT, DATA_SLOT, last, last_value)
-    elif _read(backend, actor.raw_address, key, DATA_SLOT) is None:
-        _write(backend, actor.raw_address, key, VALUE_SLOT, DATA_SLOT, data, value)
-    _write(backend, actor.raw_address, key, SENT_VALUE_SLOT, SENT_DATA_SLOT, data, value)
+        last_value = backend.get_storage(address, slot_of(HEARD_VALUE_SLOT, key))
+        _write(backend, address, key, HEARD_OTHER_VALUE_SLOT, HEARD_OTHER_DATA_SLOT, last, last_value)
+    _write(backend, address, key, HEARD_VALUE_SLOT, HEARD_DATA_SLOT, data, value)
 
 
 def _write(backend: Any, address: bytes, key: bytes, value_slot: int, data_slot: int, data: bytes, value: int) -> None:

@@ -222,6 +222,9 @@ class ContractFunction:
         value = self._value(options) if "value" in options else 0
         backend = self.contract._project.backend
         sender.sending(self.contract.raw_address, data, value)
+        accounts = self.contract._project.accounts
+        if accounts.hearing:
+            accounts.heard(sender.raw_address, self.contract.raw_address, data, value)
         result = backend.transact(sender.raw_address, self.contract.raw_address, data, value, _gas(options))
         calls.sent(result)
         try:

@@ -221,6 +221,31 @@ def test_the_actor_that_reenters_another_function_calls_back_with_its_last_call_
     assert reentered(bank.withdraw({"from": other})) == (keccak(b"deposit()")[:4], True)
 
 
+def test_where_the_actor_sent_no_call_of_another_function_it_reenters_with_one_another_account_sent(guarded):
+    # ReferralDrop's locked claim() mints (the receiver's hook) before it books; claim_with_referral() books first,
+    # unlocked. The actor can take either way in only once, so it never sends claim_with_referral() before its claim()
+    # re-enters: the call it re-enters with is the one accounts[0] sent (refused there: a referral of itself)
+    project = Project(config_mod.load(guarded))
+    deployed = actors.deploy(project, ["reenters-erc721", "reenters-other"])
+    drop, a = project.ReferralDrop.deploy(), project.accounts
+    with pytest.raises(TransactionReverted, match="self referral"):
+        drop.claim_with_referral(a[0], {"from": a[0]})
+    same, other = deployed["reenters-erc721"], deployed["reenters-other"]
+    (event,) = drop.claim({"from": same}).events["Reentered"]  # claim() again, which the lock refuses
+    assert (bytes(event["selector"]), event["success"]) == (keccak(b"claim()")[:4], False) and drop.balance_of(same) == 1
+    (event,) = drop.claim({"from": other}).events["Reentered"]
+    assert (bytes(event["selector"]), event["success"]) == (keccak(b"claim_with_referral(address)")[:4], True)
+    assert drop.balance_of(other) == 2 and drop.referrals(a[0]) == 1
+    # its own call of another function comes first: sending claim_with_referral(a[1]) (refused: claimed) after its
+    # claim(), it keeps claim() to re-enter with, whatever another account sends after
+    with pytest.raises(TransactionReverted, match="claimed"):
+        drop.claim_with_referral(a[1], {"from": other})
+    with pytest.raises(TransactionReverted, match="self referral"):
+        drop.claim_with_referral(a[2], {"from": a[2]})
+    key = drop.raw_address.rjust(32, b"\x00")
+    assert actors._read(project.backend, other.raw_address, key, actors.DATA_SLOT) == keccak(b"claim()")[:4]
+
+
 def test_a_cross_function_reentrancy_is_found_through_the_actor_and_replayed(guarded):
     # the machine asks for both re-entering actors; withdraw() re-entered through itself is refused by the lock. Found
     # at run 6 to 40 on 17 of 20 searches at the defaults (benchmarks/search.py). 200 runs here: Hypothesis draws some

@@ -34,6 +34,12 @@ reentering: public(bool)
 # function's call for the re-entry)
 sent_value: public(HashMap[address, uint256])
 sent_data: public(HashMap[address, Bytes[MAX_CALL]])
+# the last call any other account sent to each contract, and the last before it of another function
+# (evmstate's record too: the other function's call, where the actor sent none)
+heard_value: public(HashMap[address, uint256])
+heard_data: public(HashMap[address, Bytes[MAX_CALL]])
+heard_other_value: public(HashMap[address, uint256])
+heard_other_data: public(HashMap[address, Bytes[MAX_CALL]])
 
 
 event Reentered:
