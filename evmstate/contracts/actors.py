@@ -7,7 +7,8 @@ addresses) and funded as a funded account is. It sends transactions like an acco
 receiver callbacks: accept, refuse (revert), or re-enter once. A re-entering actor calls back the
 contract that paid it (for a token, the operator that moved it) with a call the actor sent to that
 contract: the last one, or for `reenters-other`, the last call of another function than the one
-it sends now (cross-function reentrancy: `transfer` re-entered from `withdraw`). Before each
+it sends now, its own or else another account's (cross-function reentrancy: `transfer` re-entered
+from `withdraw`; a referral claim another account made, from the actor's own claim). Before each
 transaction it sends, the call to re-enter with is written into the actor's storage (its calldata
 and value), so it is a call a rule of the program made, decided by the program's steps alone, and
 a replay of the program re-enters alike.

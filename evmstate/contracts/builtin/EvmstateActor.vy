@@ -8,7 +8,8 @@
         when the actor has sent it a call (a vault paying out), else the contract that called
         it, with a call the actor sent to that contract: evmstate writes each transaction the
         actor sends into its storage first, and which call to re-enter with (the last one, or
-        for the kind that re-enters another function, the last call of another function).
+        for the kind that re-enters another function, the last call of another function, its
+        own or else another account's).
 """
 
 ACCEPT: constant(uint8) = 0
