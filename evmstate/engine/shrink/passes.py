@@ -10,37 +10,34 @@ changed suffix. Its passes, repeated until none makes progress:
   replay compared it with; then the steps it needs through storage (slices.py: a backward slice); then delete runs of
   steps, longest first (half the program, a quarter, ...), as delta debugging does; a step goes together with every
   step that uses a value it produced;
-- singles: delete each step (with its users), or else only its wait; then each wait alone
-  again (a deleted step's wait passes on to the step after it, which the sweep down has passed):
-  the values' candidates then carry the waits the program ends with, and are found replayed
-  when the next round asks them again;
+- singles: delete each step (with its users), or else only its wait; then each wait alone again (a deleted step's
+  wait passes on to the step after it, which the sweep down has passed): the values' candidates then carry the waits
+  the program ends with, and are found replayed when the next round asks them again;
 - rules: a step's rule replaced by one Hypothesis samples earlier that takes some of the same
   arguments (as Hypothesis shrinks a rule's choice toward the first);
 - order: two neighbouring steps swapped so that the rule sampled first comes first;
 - scale: the program's large numbers scaled down together (coupled.scale);
 - balance: equal numbers of one strategy lowered together; then, each step from the first, two numbers of one kind far
   apart set to their geometric mean and lowered together (moves.balance);
-- values: each argument drawn by strategy() made as small as it can be while the program
-  still fails, the last step's first: toward 0 (or the bound nearest it), the first account,
-  empty or zero bytes, fewer items; a number by bisection down to the least that still fails;
+- values: each argument drawn by strategy() made as small as it can be while the program still fails, the last step's
+  first: toward 0 (or the bound nearest it), the first account, empty or zero bytes, fewer items; a number by
+  bisection down to the least that still fails;
 - accounts, scan, together, trade: values coupled to others, moved together (coupled.py): the accounts
   a program uses renamed or merged, a number that fails only at scattered values tried from the bottom
   up, two numbers lowered keeping their ratio or difference, equal ones lowered while a large one grows, a large one
   given up while one of its kind in another step takes up its amount (moves.shift);
-- merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one
-  total matters) become one, the later taking the earlier's amount up to its bound (as
-  Hypothesis redistributes between two numbers);
+- merge: two steps of one rule whose numbers add up (two deposits of 245 and 255 where one total matters) become one,
+  the later taking the earlier's amount up to its bound (as Hypothesis redistributes between two numbers);
 - waits: waits made longer where that lets steps go (waits.py); then each wait made
   none where the program still fails, else bisected down to the least that still fails;
 - pairs: delete two steps together (while the program is short: PAIRS_UP_TO);
-- offset: delete a step while a number of another step, of any rule, takes up its amount (a
-  deposit of 3 gone, the withdrawal of the whole balance after it 3 less; while the program is
-  short: moves.OFFSET_UP_TO);
+- offset: delete a step while a number of another step, of any rule, takes up its amount (a deposit of 3 gone, the
+  withdrawal of the whole balance after it 3 less; while the program is short: moves.OFFSET_UP_TO);
 - renumber: delete a step while a small number that later steps share is one less in all of them (an id given out by
   count, named by the steps after it: while the program is short, moves.RENUMBER_UP_TO);
-- reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a
-  payment authorized) while an argument of the step that produced the value changes so that it
-  lands where the deleted step put it; or while another step calls an earlier rule.
+- reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a payment authorized) while an
+  argument of the step that produced the value changes so that it lands where the deleted step put it; or while
+  another step calls an earlier rule.
 
 A candidate counts only if every step's preconditions, bundle filters and routes hold where it
 stands, as Hypothesis could have run it, and it fails with the same signature.
@@ -66,15 +63,14 @@ from .outcome import Met, Outcome, PassStats, size
 __all__ = ["Met", "Minimized", "Outcome", "OutOfBudget", "PassStats", "Shrinker", "StopReason"]
 
 
-# programs of at most this many steps are tried without every pair of steps: "minimal among
-# programs that delete up to two steps"
+# programs of at most this many steps are tried without every pair of steps ("minimal ... that delete up to two")
 PAIRS_UP_TO = 12
 # about in order of what each took off the programs per replay over benchmarks/shrink.py's cases (its --passes table, a
 # step taken off counted as 64 bits): the passes that delete or merge steps, needing few replays each, first; then
 # waits, reroutes, accounts; then the numbers: scale (many in one bisection), balance (two of a step, or equal ones, in
 # one), values (one at a time; values before reroute left the vault case a step longer); rules and order, which
-# took nothing off there; pairs and offset late, on programs already short (their candidates grow with the square of the
-# length); the trade after every move that only lowers numbers; the scan last, within its share of the budget
+# took nothing off there; pairs, offset and renumber late, on programs already short (their candidates grow with the
+# square of the length); the trade after every move that only lowers numbers; the scan last, within its budget share
 PASSES = (
     "chunks", "singles", "merge", "waits", "reroute", "accounts", "scale", "balance", "values", "rules", "order",
     "pairs", "offset", "renumber", "together", "trade", "scan",
