@@ -98,19 +98,24 @@ def pay_to(note: uint256, to: address):
 """
 
 
+def one_contract(root: Path, backend: str, name: str, source: str) -> Project:
+    """A project in root of one contract, on backend (revm's tests skipped where pyrevm is not installed)."""
+    if backend == "revm":
+        pytest.importorskip("pyrevm")
+    (root / "contracts").mkdir()
+    (root / "contracts" / f"{name}.vy").write_text(source)
+    (root / "evmstate.toml").write_text(f'[backend]\nname = "{backend}"\n')
+    return Project.load(root)
+
+
 @pytest.mark.parametrize("backend", ["pyevm", "revm"])
 def test_the_call_an_actor_keeps_to_reenter_with_gives_the_dictionary_no_address(tmp_path, backend):
     # the actor reads its stored call back in 32-byte words: pay_to(0, actor)'s second word is the first 16 bytes of
     # the actor's address (the selector moved the rest on), a number between 2**120 and 2**160 that the dictionary would take for an address strategy("address")
     # draws (and a rule then sends from, with no ether)
-    if backend == "revm":
-        pytest.importorskip("pyrevm")
     from evmstate.engine.lifecycle import search_session
 
-    (tmp_path / "contracts").mkdir()
-    (tmp_path / "contracts" / "Payer.vy").write_text(PAYER)
-    (tmp_path / "evmstate.toml").write_text(f'[backend]\nname = "{backend}"\n')
-    project = Project.load(tmp_path)
+    project = one_contract(tmp_path, backend, "Payer", PAYER)
     search = search_session(project, {}, "PayerMachine", 0, ["Payer"])
     search.start()
     try:
@@ -140,12 +145,7 @@ def pay_twice(to: address):
 def test_an_actor_reenters_at_each_callback_of_a_transaction_and_never_inside_its_own_reentry(tmp_path, backend):
     # two payments in one transaction: each calls back (pay_twice again, whose own two payments, inside the re-entry,
     # accept), as an attacker's contract would at every callback it gets
-    if backend == "revm":
-        pytest.importorskip("pyrevm")
-    (tmp_path / "contracts").mkdir()
-    (tmp_path / "contracts" / "Twice.vy").write_text(TWICE)
-    (tmp_path / "evmstate.toml").write_text(f'[backend]\nname = "{backend}"\n')
-    project = Project.load(tmp_path)
+    project = one_contract(tmp_path, backend, "Twice", TWICE)
     twice = project.Twice.deploy()
     for kind in ("reenters", "reenters-other"):
         actor = project.deploy_actors([kind])[kind]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from math import isqrt
-from typing import Any
+from typing import Any, Callable
 
 from ...domains import SMALL_TRIED, ArrayDomain, Domain, IntDomain
 from . import compared, coupled, slices
@@ -104,8 +104,14 @@ def merge(shrinker: Any) -> bool:
 
 def offset(shrinker: Any) -> bool:
     """Steps deleted while another step's number takes up their amount (offsets()); whether any was."""
+    return _while_shorter(shrinker, OFFSET_UP_TO, offsets)
+
+
+def _while_shorter(shrinker: Any, up_to: int, candidates: Callable[[Any], Any]) -> bool:
+    """The first of candidates(shrinker) that is kept, again and again while the program has at most up_to steps;
+    whether any was."""
     changed = False
-    while len(shrinker.best) <= OFFSET_UP_TO and shrinker.first_shorter((True, c) for c in offsets(shrinker)):
+    while len(shrinker.best) <= up_to and shrinker.first_shorter((True, c) for c in candidates(shrinker)):
         changed = True
     return changed
 
@@ -144,10 +150,7 @@ def offsets(shrinker: Any) -> Any:
 
 def renumber(shrinker: Any) -> bool:
     """Steps deleted while a number later steps share drops by one (renumbered()); whether any was."""
-    changed = False
-    while len(shrinker.best) <= RENUMBER_UP_TO and shrinker.first_shorter((True, c) for c in renumbered(shrinker)):
-        changed = True
-    return changed
+    return _while_shorter(shrinker, RENUMBER_UP_TO, renumbered)
 
 
 def renumbered(shrinker: Any) -> Any:
