@@ -249,9 +249,9 @@ def source_hashes(
 
 def local_imports(module: Path, root: Path, limit: int = 64) -> list[str]:
     """The project's own Python files (under root) that module imports, and those they import, as paths relative to
-    root: read from their import statements and resolved as the machine loader resolves them (the importing file's
-    folder, then the project's root; a package's __init__.py). At most limit of them; files that do not parse are
-    read as importing nothing."""
+    root: read from their import statements and resolved as the machine loader puts them in reach (the importing
+    file's folder; a package's __init__.py there), not installed packages (evmstate itself, in a project inside its
+    repository). At most limit of them; files that do not parse are read as importing nothing."""
     root = root.resolve()
     start = module.resolve()
     found: list[str] = []
@@ -271,19 +271,16 @@ def local_imports(module: Path, root: Path, limit: int = 64) -> list[str]:
                 names.append(node.module)
                 names.extend(f"{node.module}.{alias.name}" for alias in node.names)
         for name in names:
-            parts = name.split(".")
-            for base in (path.parent, root):
-                target = base.joinpath(*parts)
-                candidates = (target.with_name(target.name + ".py"), target / "__init__.py")
-                hit = next((c for c in candidates if c.is_file()), None)
-                if hit is None:
-                    continue
-                hit = hit.resolve()
-                if hit not in seen and hit.is_relative_to(root):
-                    seen.add(hit)
-                    queue.append(hit)
-                    found.append(hit.relative_to(root).as_posix())
-                break
+            target = path.parent.joinpath(*name.split("."))
+            candidates = (target.with_name(target.name + ".py"), target / "__init__.py")
+            hit = next((c for c in candidates if c.is_file()), None)
+            if hit is None:
+                continue
+            hit = hit.resolve()
+            if hit not in seen and hit.is_relative_to(root):
+                seen.add(hit)
+                queue.append(hit)
+                found.append(hit.relative_to(root).as_posix())
     return sorted(found[:limit])
 
 

@@ -433,6 +433,11 @@ def test_a_record_is_marked_changed_when_a_module_its_machine_imports_changes(ex
     rid = quick(example, "counter.py", COUNTER.replace("from evmstate import strategy", "from evmstate import strategy\nfrom _limits import LIMIT").replace("self.total < 3", "self.total < LIMIT"))
     data = json.loads((example / ".evmstate" / "failures" / f"{rid}.json").read_text())
     assert sorted(data["hashes"]["imports"]) == ["machines/_base.py", "machines/_limits.py"]
+    # an installed package is none of them, evmstate itself where the project lies inside its repository
+    from evmstate.engine.records import local_imports
+
+    repo = Path(__file__).resolve().parents[2]
+    assert local_imports(repo / "machines" / "depositer.py", repo) == []
 
     def row() -> str:
         code, out = invoke("failures")
