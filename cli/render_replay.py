@@ -148,7 +148,9 @@ def failures_table(console: Console, failures: list[SavedFailure], check: bool) 
         table.add_column(col, overflow="fold")
     for f in failures:
         age = _age(f.created) if f.created is not None else "-"
-        table.add_row(f.id, f.machine, f.error, age, f.sources, *((f.replay,) if check else ()))
+        # as text, not markup: a message may hold "[fuzz]" or "balances[accounts]"
+        cells = (f.id, f.machine, f.error, age, f.sources, *((f.replay,) if check else ()))
+        table.add_row(*(Text(cell) for cell in cells))
     console.print(table)
 
 

@@ -155,7 +155,8 @@ def with_default(error: ConfigError, section: str, key: str, default: Any) -> Co
     if "default" in message:
         return error
     shown = SHOWN_DEFAULTS.get((section, key)) or toml_value(default)
-    return ConfigError(f"{message.rstrip('.')}. The default is {shown}.")
+    ended = message if message.endswith(("?", "!")) else f"{message.rstrip('.')}."
+    return ConfigError(f"{ended} The default is {shown}.")
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

@@ -465,3 +465,18 @@ def test_records_that_cannot_be_replayed_are_kept_unless_asked(example):
     assert code == 0 and f"kept {rid} (cannot replay" in out and [p.stem for p in saved(example)] == [rid]
     code, out = invoke("failures", "prune", "--unreplayable")
     assert code == 0 and f"removed {rid} (cannot replay" in out and not saved(example)
+
+
+def test_the_failures_table_shows_a_message_with_brackets_as_it_is():
+    # an error that names a setting ("[fuzz] actors") or an entry ("balances[accounts[0]]") is text, not markup
+    import io
+
+    from rich.console import Console
+
+    from cli.render_replay import failures_table
+    from evmstate.engine.events import SavedFailure
+
+    out = io.StringIO()
+    error = "cannot replay: add 'reenters-other' to its actors ([fuzz] actors); balances[accounts[0]] was 1"
+    failures_table(Console(file=out, width=300), [SavedFailure("abc", error, replay=error)], check=True)
+    assert out.getvalue().count("([fuzz] actors); balances[accounts[0]] was 1") == 2, out.getvalue()

@@ -343,5 +343,7 @@ def test_asking_for_an_unknown_actor_says_which_there_are(tmp_path):
     with pytest.raises(MachineDefinitionError, match="must be a list of actor kinds"):
         collect(M)
     (tmp_path / "evmstate.toml").write_text('[fuzz]\nactors = ["reenter"]\n')
-    with pytest.raises(ConfigError, match="Did you mean 'reenters'"):
+    with pytest.raises(ConfigError, match="Did you mean 'reenters'") as told:
         config_mod.load(tmp_path)
+    assert "Did you mean 'reenters'? The default is []." in str(told.value)
+
