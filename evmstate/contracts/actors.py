@@ -108,6 +108,28 @@ def deploy(project: Any, kinds: Iterable[str], drawn: Iterable[str] = ()) -> dic
     return actors
 
 
+# the selectors a contract that calls each token callback holds in its code (the call's, and the magic value it checks)
+CALLBACKS = (
+    (),  # ether: any contract can pay
+    (bytes.fromhex("150b7a02"),),  # onERC721Received
+    (bytes.fromhex("f23a6e61"), bytes.fromhex("bc197c81")),  # onERC1155Received, onERC1155BatchReceived
+    (bytes.fromhex("0023de29"),),  # tokensReceived
+)
+
+
+def that_matter(kinds: Iterable[str], codes: Iterable[bytes]) -> tuple[str, ...]:
+    """Of kinds, those whose answers differ from a plain receiver's at a callback one of codes (the project's contracts'
+    runtime code) can make: ether always; a token's hook where a code holds its selector. `receiver` stays. A kind that
+    only refuses or re-enters ERC-721 hooks, in a project none of whose contracts calls one, acts as a receiver there,
+    and drawn with the others it takes draws from the kinds that matter."""
+    codes = list(codes)
+    made = [not selectors or any(sel in code for sel in selectors for code in codes) for selectors in CALLBACKS]
+    return tuple(
+        kind for kind in kinds
+        if kind == "receiver" or any(answer != ACCEPT and made[n] for n, answer in enumerate(ANSWERS[kind]))
+    )
+
+
 def remember(actor: Actor, to: bytes, data: bytes, value: int) -> None:
     """Before the actor sends a transaction: write into the actor's storage, on the chain the actor sends on now (the
     shrinker's revm twin while it replays there: Project.stand_in), the call it re-enters `to` with.

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, InvalidDefinition
 
 from ..config_checks import ACTOR_KINDS
-from ..contracts.actors import deploy as deploy_actors
+from ..contracts.actors import deploy as deploy_actors, that_matter
 from ..contracts.project import Project
 from ..domains import domain_of
 from ..errors import CallTimeout, FailureRecordError, MachineDefinitionError, UsageError
@@ -21,7 +21,7 @@ from ..failures import Ref, decode_value, encode_value
 from ..spec.machine import MachineSpec, RuleSpec
 from ..spec.markers import Route, StateMachine, multiple
 from . import delays
-from .deployments import Resolver
+from .deployments import Resolver, contracts_behind
 from .tracebacks import failed_invariant, harness_limit, machine_error, mark_invariant
 from .verdicts import escaped, run_code
 from .recorded import RecordedStep, call_line, program_lines, ref_of, step_lines
@@ -250,7 +250,7 @@ def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] |
     untouched.
     Raises MachineDefinitionError for a parameter the project cannot provide, InitFailed when __init__ raises.
     """
-    deploy_actors(project, *actor_kinds(spec, project.config))
+    deploy_actors(project, *actor_kinds(spec, project.config, _machine_codes(spec, project)))
     if not spec.has_init:
         return
     kwargs = {} if init_args is not None else provide(spec.init_params, project, f"{spec.name}.__init__")
@@ -263,18 +263,31 @@ def init_class(spec: MachineSpec, project: Project, init_args: tuple[Any, ...] |
         raise InitFailed(exc) from exc
 
 
-def actor_kinds(spec: MachineSpec, config: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _machine_codes(spec: MachineSpec, project: Project) -> list[bytes]:
+    """The runtime code of the contracts the machine's __init__ asks for (and those its deployments ask for); of every
+    compiled contract where it names none (a machine that deploys through `project`)."""
+    names = [n for n in contracts_behind(spec.init_params, project) if n in project.artifacts]
+    return [project.artifacts[n].bytecode_runtime for n in names or project.artifacts]
+
+
+def actor_kinds(
+    spec: MachineSpec, config: Any, codes: list[bytes] | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(the actors to deploy, those strategy("address") draws by default): the machine's settings' actors, else
-    [fuzz] actors,
-    and every kind a rule's strategy("address", actors=...) names."""
+    [fuzz] actors, and every kind a rule's strategy("address", actors=...) names. Where the settings ask for every kind
+    (true), those that matter to the project's contracts (codes: their runtime code; actors.that_matter) are drawn by
+    default, and every kind is deployed."""
     drawn = tuple(spec.settings["actors"]) if "actors" in spec.settings else tuple(config.fuzz.actors)
+    every = drawn == ACTOR_KINDS
+    if every and codes is not None:
+        drawn = that_matter(drawn, codes)
     named: list[str] = []
     for r in (*spec.initializers, *spec.rules):
         for p in r.params:
             domain = domain_of(p.strategy) if p.strategy is not None else None
             wanted = getattr(domain, "actors", None)
             named += ACTOR_KINDS if wanted is True else wanted if isinstance(wanted, tuple) else ()
-    return tuple(dict.fromkeys((*drawn, *named))), drawn
+    return tuple(dict.fromkeys((*(ACTOR_KINDS if every else drawn), *named))), drawn
 
 
 def restore_class(cls: type, before: dict[str, Any]) -> None:

@@ -246,6 +246,37 @@ def test_where_the_actor_sent_no_call_of_another_function_it_reenters_with_one_a
     assert actors._read(project.backend, other.raw_address, key, actors.DATA_SLOT) == keccak(b"claim()")[:4]
 
 
+def test_every_kind_asked_for_draws_those_whose_answers_the_machines_contracts_can_meet(guarded):
+    # `true` deploys every kind; strategy("address") draws by default the kinds whose answers differ from a receiver's
+    # at a callback the contracts __init__ asks for can make: ether always, a token's hook where their code holds its
+    # selector (GuardedBank pays ether alone; ReferralDrop calls onERC721Received)
+    from evmstate.engine.program import init_class
+
+    class Bank:
+        settings = {"actors": True}
+
+        def __init__(cls, GuardedBank):
+            pass
+
+        def rule_a(self):
+            pass
+
+    class Drop(Bank):
+        def __init__(cls, ReferralDrop):
+            pass
+
+    ether = ["receiver", "rejects-ether", "reenters", "reenters-other"]
+    erc721 = ["receiver", "rejects-ether", "reenters", "refuses-erc721", "reenters-erc721", "reenters-other"]
+    for machine, drawn in ((Bank, ether), (Drop, erc721)):
+        project = Project(config_mod.load(guarded))
+        init_class(collect(machine), project)
+        accounts = project.accounts
+        assert list(accounts.actors) == list(ACTOR_KINDS)
+        assert list(dict.fromkeys(a.kind for a in accounts.pool()[len(accounts):])) == drawn
+    # a kind that answers only an ERC-777 hook matters to no code that holds no tokensReceived selector
+    assert actors.that_matter(["refuses-erc777"], [b""]) == ()
+
+
 def test_a_cross_function_reentrancy_is_found_through_the_actor_and_replayed(guarded):
     # the machine asks for both re-entering actors; withdraw() re-entered through itself is refused by the lock. Found
     # at run 6 to 40 on 17 of 20 searches at the defaults (benchmarks/search.py). 200 runs here: Hypothesis draws some
