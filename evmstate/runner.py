@@ -104,6 +104,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
     """
     from .contracts import calls
     from .engine.database import check_database, replayed_first
+    from .engine.discovery import machine_files
     from .engine.item import told_once
     from .engine.settings import keep_hypothesis_storage, run_seed
     from .engine.trace import GasStats
@@ -125,6 +126,7 @@ def run(config: Config, options: RunOptions, emit: Callable[[Event], None], outp
         from .scale.pool import start_early
 
         start_early(config.environment)  # the workers' imports, while this process discovers and compiles
+    machine_files(config, tuple(options.paths))  # a path that is not there is an error before the run's seed is told
     seed = run_seed(config.hypothesis, options.overrides)
     summary = RunSummary(seed=seed)
     emit = told_once(summary.store_warnings, emit)  # each store that failed, told once whichever worker met it

@@ -62,7 +62,9 @@ class Item:
         return tuple(inspect.signature(self.obj.hypothesis.inner_test).parameters)
 
 
-def _files(config: Config, paths: tuple[str, ...]) -> list[tuple[Path, str | None]]:
+def machine_files(config: Config, paths: tuple[str, ...]) -> list[tuple[Path, str | None]]:
+    """The machine files the paths name (the machines folder's when none), each with its ::selector; UsageError for a
+    path that is not there, or a missing machines folder."""
     if not paths:
         folder = config.machines_dir
         if not folder.is_dir():
@@ -111,7 +113,7 @@ def discover(config: Config, paths: tuple[str, ...] = (), keyword: str | None = 
     near: list[str] = []
     shown_files: list[str] = []
     per_file: list[tuple[str, str | None, list[Item]]] = []
-    files = _files(config, paths)
+    files = machine_files(config, paths)
     _load_the_rest(config, {p.resolve() for p, _ in files})
     broken = deployments_file_error(config)  # imported now, as the machine modules are
     if broken is not None:

@@ -18,7 +18,7 @@ from ..compiler.sources import Build
 from ..config import Config
 from ..search import canaries
 from ..engine.database import check_database, replayed_first
-from ..engine.discovery import Item
+from ..engine.discovery import Item, machine_files
 from ..engine.events import ExampleFinished, LoadFailed, MachineFinished, RunStarted, StoreWarning
 from ..engine.item import prepare
 from ..engine.records import kept
@@ -137,6 +137,7 @@ def fuzz(
     config = for_campaign(config)
     if workers is None and options.cluster is None:
         pool.start_early(config.environment)  # the workers' imports, while this process discovers and compiles
+    machine_files(config, tuple(options.paths))  # a path that is not there is an error before the seed is told
     seed = run_seed(config.hypothesis, options.overrides)
     fresh = options.overrides.fresh
     emit(RunStarted(seed, config.origin, fresh, None if fresh else replayed_first(config, corpus=True)))

@@ -122,6 +122,9 @@ def test_compile_lists_contracts_and_library_modules_and_their_errors(example):
 def test_missing_path_and_machine(example):
     code, out = invoke("run", "machines/nope.py")
     assert code == 2 and "no such machine file" in out
+    assert "seed:" not in out  # no run started: no seed to rerun it with
+    code, out = invoke("fuzz", "--time", "5s", "machines/nope.py")
+    assert code == 2 and "no such machine file" in out and "seed:" not in out
     code, out = invoke("run", "machines/depositer.py::Nope")
     assert code == 2 and "no machine or property test named 'Nope'; found StateMachine" in out
 
