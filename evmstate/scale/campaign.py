@@ -156,14 +156,20 @@ def fuzz(
     with sigint_count() as sigints:
         if workers is None:
             workers = open_workers(config, options, project.build)
+        given_up = False
         try:
             emit(CampaignStarted(options.budget, workers.description, tuple(keys), config.backend.name))
             started = _drive(config, options, keys, workers, summary, emit, started, seed, sigints)
+        except KeyboardInterrupt:
+            # a second Ctrl-C, or shards that did not stop within interrupts.GRACE of the first: the workers are
+            # ended, and what the campaign found and ran so far is reported all the same, as `evmstate run` reports
+            summary.interrupted = given_up = True
         finally:
             workers.close()
     if not summary.interrupted:
         _not_searched(prepared.items, summary, emit, options.budget)
-    summary.elapsed = time.monotonic() - started
+    # from the clock's start (_drive's); given up inside _drive, from the last time it was read
+    summary.elapsed = time.time() - summary.started_at if given_up else time.monotonic() - started
     summary.workers = workers.description
     return summary
 

@@ -2,7 +2,8 @@
 
 A first Ctrl-C asks the workers to stop and waits up to GRACE seconds for what they are
 finishing (a failure being shrunk keeps the shortest program found); a second Ctrl-C, or the
-end of the wait, gives up at once.
+end of the wait, gives up at once (a KeyboardInterrupt: the caller ends the workers and reports
+what it has).
 """
 
 from __future__ import annotations

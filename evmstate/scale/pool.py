@@ -145,8 +145,12 @@ RETIRE_SIGNAL = getattr(signal, "SIGUSR1", None)
 
 
 class _Interrupts:
-    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it);
-    ignored while idle.
+    """SIGINT in a worker: a KeyboardInterrupt in the task it is running, once (again if Python could not raise it).
+
+    One that comes while no task runs stops the next task as it begins: the parent counts a task
+    as running once it has sent it, and a stop sent before the worker took it up (under load, a
+    worker may take a moment to) would otherwise be lost, and the task run on unstopped. After a
+    stop the parent sends no more tasks.
 
     RETIRE_SIGNAL: retired() says so until the next task.
     """
@@ -154,6 +158,7 @@ class _Interrupts:
     def __init__(self) -> None:
         self.armed = False
         self.fired = False
+        self.pending = False  # a stop that came between tasks
         self.retired = False
 
     def retire(self, signum: int, frame: Any) -> None:
@@ -161,7 +166,9 @@ class _Interrupts:
             self.retired = True
 
     def handler(self, signum: int, frame: Any) -> None:
-        if self.armed and not self.fired:
+        if not self.armed:
+            self.pending = True
+        elif not self.fired:
             self.fired = True
             raise KeyboardInterrupt
 
@@ -184,6 +191,10 @@ class _Interrupts:
         self.retired = False
         self.armed = True
         try:
+            if self.pending:  # stopped before it began
+                self.pending = False
+                self.fired = True
+                raise KeyboardInterrupt
             yield
         finally:
             self.armed = False

@@ -6,12 +6,16 @@ The workers here stand for the pool (a layer the campaign drives): they hand bac
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 import time
 from typing import Any
 
 from evmstate import config as config_mod
 from evmstate.engine.events import ExitCode, MachineFinished
 from evmstate.engine.settings import Overrides
+from evmstate.scale import interrupts
 from evmstate.scale.campaign import CampaignOptions, fuzz
 from evmstate.scale.shards import Outcome, ShardResult
 
@@ -132,3 +136,30 @@ def test_workers_never_ready_start_the_clock_after_as_long_again_as_the_budget(e
     waited = time.monotonic() - began
     assert summary.exit_code == ExitCode.USAGE_ERROR and "was not searched" in (summary.errors[0].error or "")
     assert 0.6 <= waited, waited  # 0.3 s for a worker, then the budget's 0.3 s
+
+
+class Stuck(Workers):
+    """Workers whose one shard never ends, not even when asked to stop (a machine that swallows Ctrl-C): a Ctrl-C
+    comes a moment after the shard was handed over."""
+
+    def submit(self, shard: Any) -> None:
+        super().submit(shard)
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    def collect(self, timeout: float) -> list[Outcome]:
+        time.sleep(min(timeout, 0.05))
+        return []
+
+    def interrupt(self) -> None:
+        pass  # nothing stops
+
+
+def test_a_campaign_whose_shard_does_not_stop_after_ctrl_c_gives_up_and_still_reports_what_it_ran(example, monkeypatch):
+    monkeypatch.setattr(interrupts, "GRACE", 0.5)
+    options = CampaignOptions(("machines/depositer.py",), None, Overrides(max_examples=5, seed=1))  # until Ctrl-C
+    started = time.monotonic()
+    summary = fuzz(config_mod.load(example), options, lambda e: None, Stuck())
+    assert time.monotonic() - started < 30
+    assert summary.interrupted and summary.exit_code == ExitCode.INTERRUPTED
+    assert summary.shards == 1 and summary.items["machines/depositer.py::StateMachine"].shards == 1
+    assert 0.5 < summary.elapsed < 30, summary.elapsed

@@ -120,7 +120,7 @@ def test_an_error_out_of_hypothesis_when_no_run_failed_is_evmstate_s_own_never_a
     monkeypatch.setattr(hypothesis.core, "function_digest", digest)
     code, out = invoke("run", "machines/erc20.py", "--seed", "1")
     assert code == 3 and "internal error in evmstate while running machines/erc20.py::ERC20Machine" in out, out
-    assert "the database key could not be made" in out and "0 passed, 0 failed, 1 errors" in out, out
+    assert "the database key could not be made" in out and "0 passed, 0 failed, 1 error" in out, out
     assert not list((example / ".evmstate" / "failures").glob("*.json"))
 
 

@@ -11,11 +11,14 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from evmstate import files
+from evmstate.config.sections import Environment
 from evmstate.failures import FailureRecord, FailureStore
 from evmstate.scale import lifeline, pool
 from evmstate.scale.interrupts import sigint_count
@@ -174,6 +177,59 @@ def test_in_a_worker_a_ctrl_c_python_could_not_raise_stops_the_task_all_the_same
             delivered()
     Dropped()  # idle: nothing to stop
     delivered()
+
+
+def test_in_a_worker_a_ctrl_c_between_tasks_stops_the_next_task_as_it_begins_and_only_that_one():
+    # the parent counts a task as running once sent: its stop may come before the worker took the task up
+    interrupts = pool._Interrupts()
+    signal.signal(signal.SIGINT, interrupts.handler)
+    ran = []
+    os.kill(os.getpid(), signal.SIGINT)
+    delivered()  # idle: nothing raised
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.arm():
+            ran.append("stopped")
+    with interrupts.arm():
+        ran.append("the next")
+    assert ran == ["the next"]
+
+
+class _Loads:
+    """A project source that loads nothing: workers started by spawn (which brings them this module), for the pool's
+    own handling of a task."""
+
+    config = SimpleNamespace(environment=Environment(start_method="spawn"))
+
+    def open(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class _Sleeps:
+    key: str = "sleeps"
+
+    def run(self, state: None, emit: object) -> str:
+        time.sleep(60)
+        return "slept"
+
+
+def test_a_ctrl_c_that_reaches_a_worker_before_it_takes_up_the_task_sent_stops_that_task():
+    workers = pool.Pool(_Loads(), 1)
+    try:
+        deadline = time.monotonic() + 120
+        while not workers.idle() and time.monotonic() < deadline:
+            assert all(m.kind == "ready" for m, _ in workers.receive(0.2))
+        assert workers.idle() == [0]
+        workers.interrupt([0])  # the stop, sent with the task but come first
+        time.sleep(0.5)
+        workers.send(0, _Sleeps())
+        said: list[str] = []
+        deadline = time.monotonic() + 30
+        while not said and time.monotonic() < deadline:
+            said = [m.kind for m, _ in workers.receive(0.2)]
+        assert said == ["interrupted"]
+    finally:
+        workers.close(0.0)
 
 
 def test_before_any_signal_the_messages_say_ctrl_c():
