@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from ..contracts.project import Project
 from ..search.session import Search, SearchOptions, collector_of
 from .deployments import contracts_behind
-from .events import Event, ExampleFinished, Failure, RuleStats
+from .events import Event, ExampleFinished, Failure, RuleStats, Status
 from .program import Step
 from .recorded import program_lines
 from .shrink.trials import clear_of_known
@@ -68,6 +68,8 @@ class RunState:
         self.first_failure_at: float | None = None
         self.first_failure_example: int | None = None
         self.best_failure: tuple[Any, BaseException] | None = None  # kept if shrinking stops before its end
+        # the known failures the run of best_failure went past (keep-going): a fresh run of it has not been checked
+        self.best_met: set[str] = set()
         self.last_error: BaseException | None = None  # what the last failing run raised
         self.left_out = 0  # programs tried while shrinking that met an error of the harness, not the failure
         self.left_out_first: str | None = None  # the first of them: its error and where
@@ -268,6 +270,16 @@ def cleared(
         "as it did, and no program that does was found, so it is reported as found, not shrunk"
     )
     return with_note(failure, note), exc, False
+
+
+def kept_at_stop(run: Any) -> tuple[Status, Failure | None]:
+    """What a Ctrl-C keeps of a failure being shrunk: ("failed", the shortest failing program found), unless that
+    program failed only past failures known before (keep-going), where no fresh run has yet checked that it fails on
+    its own (it is mostly the known failure's consequence, in a machine whose model went astray there): ("interrupted",
+    None)."""
+    if run.state.best_met:
+        return "interrupted", None
+    return "failed", run.cut_short("Ctrl-C", interrupted=True)
 
 
 def left_out_note(count: int, first: str | None) -> str:

@@ -50,7 +50,7 @@ from .optimize.finish import optima
 from .database import KNOWN, ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm, time_hint
 from .lifecycle import Lifecycle, Phases, RunState, cleared, frozen_heap, internal_error, left_out_note, search_session
-from .lifecycle import with_note, with_trace
+from .lifecycle import kept_at_stop, with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
     differential_notes,
@@ -316,7 +316,7 @@ class MachineRun:
             if self.state.best_failure is None:
                 return "interrupted", None
             # interrupted while shrinking: keep the shortest failing program found so far
-            return "failed", self.cut_short("Ctrl-C", interrupted=True)
+            return kept_at_stop(self)
         except (Stopped, *DEFINITION_ERRORS) as exc:
             if self.state.best_failure is None:
                 raise
@@ -340,7 +340,7 @@ class MachineRun:
             if self.state.best_failure is not None and ctrl_c:
                 # Ctrl-C in Hypothesis's last replay of the failure, which Hypothesis reports as
                 # whatever that run's end made of it (FlakyStrategyDefinition): interrupted while shrinking
-                return "failed", self.cut_short("Ctrl-C", interrupted=True)
+                return kept_at_stop(self)
             if self.state.best_failure is not None and exc is not self.state.last_error:
                 # raised by the search around the runs, not by the program being shrunk
                 return "failed", self.cut_short(internal_error(exc))
@@ -354,7 +354,7 @@ class MachineRun:
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM before the shrink's own guard took over: the failure is kept
             if self.state.best_failure is None:
                 raise
-            return "failed", self.cut_short("Ctrl-C", interrupted=True)
+            return kept_at_stop(self)
 
     def shrink_stop(self) -> StopReason | None:
         """Why shrinking must stop before another run: its budget spent, or a clock (budget.py); None to go on."""
@@ -511,6 +511,7 @@ class MachineRun:
         shorter = state.best is None or len(steps) < state.best
         if shorter:
             state.best_failure = (list(steps), exc)
+            state.best_met = set(self.program.met) if self.program is not None else set()
         if not state.failing:
             state.failing = True
             self.shrink_budget = Budget.of_seconds(self.shrink_time, deadline=self.deadline)

@@ -229,6 +229,38 @@ def test_a_failure_reached_only_past_a_known_invariant_is_counted_under_it(shall
     assert result.hits[record["id"]] > 10
 
 
+def test_a_ctrl_c_while_a_failure_found_only_past_a_known_one_is_shrunk_keeps_no_record_of_it(shallow, monkeypatch):
+    """invariant_deep, found past the known invariant_small, is the known one's consequence: a fresh run meets
+    invariant_small first. A Ctrl-C as it is found (before that fresh run) leaves it unchecked: no record is saved for
+    it, and the search ends interrupted, where it used to save the program as an interrupted failure of its own."""
+    from evmstate.engine.events import FailureFound, Interrupted
+
+    monkeypatch.chdir(shallow)
+    fresh(shallow)
+    config = config_mod.load()
+    (item,) = discover(config, ("machines/dependent.py",)).items
+    project = Project(config)
+    project.activate()
+    request = RunRequest(overrides=Overrides(max_examples=10, stateful_step_count=4, seed=1, fresh=True), seed=1)
+    kept = KeptGoing()
+    found = []
+
+    def stop_at_the_second(event):
+        if isinstance(event, FailureFound):
+            found.append(event)
+            if len(found) == 2:
+                raise KeyboardInterrupt  # Ctrl-C as the failure past the known one is found
+
+    results = []
+    with pytest.raises(Interrupted) as stopped:  # as a Ctrl-C before anything failed ends a search
+        for r in kept.searches(config, project, item, request, stop_at_the_second):
+            results.append(kept.counted(r))
+    assert len(found) == 2 and stopped.value.result.failure is None
+    (first,) = results
+    (record,) = records(shallow)
+    assert record["id"] == first.failure_id and record["identity"]["name"] == "invariant_small"
+
+
 # a property test with two failures of its own: x in (950, 1000], and x = 5 (mod 97)
 TWO_ASSERTS = """
 from hypothesis import given, strategies as st
