@@ -263,6 +263,28 @@ def test_a_step_goes_while_another_calls_an_earlier_rule():
     assert [s.rule for s in outcome.found.steps] == ["deposit", "redeem"]
 
 
+def test_a_transfer_goes_while_the_step_that_funded_its_sender_funds_its_receiver():
+    # a bank that the actor drains through a re-entered transfer: handed a deposit by accounts[0], it fails as it does
+    # when it deposits itself; no single step can go, and renaming accounts[0] to the actor everywhere passes
+    actor = {"actor": "reenters-other"}
+
+    def attempt(candidate):
+        steps = [(s.rule, s.arguments.get("holder"), s.arguments.get("to")) for s in candidate]
+        handed = [("deposit", {"account": 0}, None), ("transfer", {"account": 0}, actor), ("transfer", {"account": 0}, {"account": 0}), ("withdraw", actor, None)]
+        itself = [("deposit", actor, None), ("transfer", {"account": 0}, {"account": 0}), ("withdraw", actor, None)]
+        return failing(candidate) if steps in (handed, itself) else None
+
+    program = [
+        RecordedStep("deposit", {"holder": {"account": 0}, "amount": 1}),
+        RecordedStep("transfer", {"holder": {"account": 0}, "to": actor, "amount": 1}),
+        RecordedStep("transfer", {"holder": {"account": 0}, "to": {"account": 0}, "amount": 1}),
+        RecordedStep("withdraw", {"holder": actor}),
+    ]
+    outcome = Shrinker(program, attempt).run()
+    assert [(s.rule, s.arguments["holder"]) for s in outcome.found.steps] == [("deposit", actor), ("transfer", {"account": 0}), ("withdraw", actor)]
+    assert outcome.passes["reroute"].kept == 1
+
+
 def test_a_renamed_account_takes_its_own_balance_in_the_same_step():
     # a ledger that refuses a withdrawal of a holder's whole balance: accounts[2] withdrawing its 8 fails; accounts[0]
     # fails only with its own balance, 1234, which the replay compared the amount with (larger: a rename may raise it)
@@ -480,6 +502,33 @@ def test_a_small_number_at_the_line_an_earlier_one_drew_moves_down_with_it():
     outcome = Shrinker(program, attempt, domains=domains, operands=operands, hints=tuple(range(34))).run()
     assert [s.arguments["n"] for s in outcome.found.steps] == [2, 1, 1]
     assert outcome.passes["together"].kept >= 1
+
+
+def test_a_number_at_a_line_past_the_scans_reach_moves_down_with_an_earlier_one_a_step_from_its_bound():
+    # a pool that lets a borrow reach exactly its limit (1500 units a wei of collateral): collateral 2, borrow 3000. The
+    # collateral is one above its least (1) and the borrow past the scan's reach: neither moves alone
+    from evmstate.domains import IntDomain
+    from evmstate.engine.shrink.passes import Met, Minimized, Shrinker
+
+    def attempt(candidate):
+        if [s.rule for s in candidate] != ["deposit", "borrow"]:
+            return None
+        collateral, amount = (s.arguments["n"] for s in candidate)
+        return Minimized(candidate, [], AssertionError()) if amount == collateral * 1500 else None
+
+    def operands(candidate, index):
+        step = candidate[index]
+        if step.rule == "deposit":
+            sides = [(step.arguments["n"], 10**19)]
+        else:
+            sides = [(step.arguments["n"], sum(s.arguments["n"] for s in candidate[:index] if s.rule == "deposit") * 1500)]
+        return Met(operands=[o for _, o in sides], sides=sides)
+
+    program = [RecordedStep("deposit", {"n": 2}), RecordedStep("borrow", {"n": 3000})]
+    domains = {("deposit", "n"): IntDomain(1, 10**19), ("borrow", "n"): IntDomain(0, 2**256 - 1)}
+    outcome = Shrinker(program, attempt, domains=domains, operands=operands).run()
+    assert [s.arguments["n"] for s in outcome.found.steps] == [1, 1500]
+    assert outcome.passes["together"].kept == 1
 
 
 def test_small_equal_numbers_go_down_while_a_large_one_grows():

@@ -488,3 +488,44 @@ def test_a_failing_step_linked_to_others_only_through_storage_is_tried_as_its_ba
     needed = [program[2], program[4], RecordedStep("top_up"), program[6]]
     shrinker.best = needed
     assert not slices.sliced(shrinker) and (recorded, len(replayed)) == ([7, 4], 1)
+
+
+def test_a_step_goes_while_the_amounts_before_it_grow_by_one():
+    # a strategy's share made worth more by a gain; the vault then takes back all but 1 of its debt and redeems the
+    # shares its assets convert to, rounded down: none, for something. With the gain reported (booked as debt), 1 lent
+    # and a gain of 1 fail; without the report, 2 must be lent (so that something is taken back). Deleting the report
+    # alone passes, and so does raising any one number alone: they go up together, and come down again one by one
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+    from evmstate.domains import IntDomain
+
+    def attempt(candidate):
+        idle = debt = shares = assets = 0
+        for s in candidate:
+            a = s.arguments
+            if s.rule == "deposit":
+                idle += a["assets"]
+            elif s.rule == "lend":
+                if not 0 < a["debt"] <= idle or debt:
+                    return None
+                idle -= a["debt"]
+                debt = shares = assets = a["debt"]
+            elif s.rule == "gain":
+                assets += a["knob"]
+            elif s.rule == "report":
+                debt = assets
+            elif s.rule == "update_debt":
+                taken = debt - a["debt"]
+                if shares and taken > 0 and taken * shares // assets == 0:
+                    return Minimized(candidate, [], AssertionError())
+                return None
+        return None
+
+    program = [RecordedStep("deposit", {"assets": 1}), RecordedStep("lend", {"debt": 1}), RecordedStep("gain", {"knob": 1}),
+               RecordedStep("report", {}), RecordedStep("update_debt", {"debt": 1})]
+    wide = IntDomain(0, 2**256 - 1)
+    domains = {("deposit", "assets"): wide, ("lend", "debt"): wide, ("gain", "knob"): wide, ("update_debt", "debt"): wide}
+    outcome = Shrinker(program, attempt, domains=domains).run()
+    assert [(s.rule, s.arguments) for s in outcome.found.steps] == [
+        ("deposit", {"assets": 2}), ("lend", {"debt": 2}), ("gain", {"knob": 1}), ("update_debt", {"debt": 1}),
+    ]
+    assert outcome.passes["raise"].kept == 1

@@ -74,6 +74,8 @@ class Shrinker(Protocol):
 # the highest number the scan tries (from SMALL_TRIED up): a value that one in 256 is has one
 # below it with odds 1 - (255/256)**1024, 98%
 SCAN_UP_TO = 1024
+# a number this far from its target, or nearer, sitting at a line, is moved along with an earlier one (small_couples)
+PINNED_UP_TO = 2**16
 # pairs of numbers tried together, at most (the first in program order)
 PAIRS = 15
 # the contracts' numbers a pair tries, at most, before it bisects
@@ -285,8 +287,8 @@ def small_couples(shrinker: Shrinker, numbers: list[Place]) -> list[tuple[Place,
     def at_line(place: Place) -> bool:
         return bool(shrinker.at_boundary(place[0], shrinker.best[place[0]].arguments[place[1]], hints=False))
 
-    movable = [p for p in numbers if offset(p) > 1]
-    pinned = [p for p in movable if offset(p) <= SCAN_UP_TO and at_line(p)]
+    movable = [p for p in numbers if offset(p) > 0]
+    pinned = [p for p in movable if offset(p) <= PINNED_UP_TO and at_line(p)]
     if not pinned:
         return []
     return [(a, b) for a in movable if a not in pinned for b in pinned if a[0] < b[0]][:PAIRS]

@@ -32,7 +32,7 @@ import dataclasses
 from math import isqrt
 from typing import Any, Callable
 
-from ...domains import SMALL_TRIED, ArrayDomain, Domain, IntDomain
+from ...domains import SMALL_TRIED, AddressDomain, ArrayDomain, Domain, IntDomain
 from . import compared, coupled, slices
 from .edits import deletion, with_users, without
 from .outcome import size
@@ -49,6 +49,8 @@ OFFSET_UP_TO = 8
 # programs of at most this many steps are tried with a step deleted while a small number that later steps share drops
 # by one (renumber)
 RENUMBER_UP_TO = 12
+# programs of at most this many steps are tried with a step deleted while the amounts before it are one more (raise)
+RAISE_UP_TO = 8
 # programs of at least this many steps are tried first as their failing step alone (chunks)
 LAST_ALONE_FROM = 4
 # an integer strategy of at least this many values draws amounts an offset moves (below: indices, basis points, flags)
@@ -182,6 +184,35 @@ def renumbered(shrinker: Any) -> Any:
             yield candidate
 
 
+def raise_earlier(shrinker: Any) -> bool:
+    """Steps deleted while the amounts of the steps before them are one more (raised()); whether any was."""
+    return _while_shorter(shrinker, RAISE_UP_TO, raised)
+
+
+def raised(shrinker: Any) -> Any:
+    """Each step deleted (with its users) while every amount of the steps before it is one more. A step that moved a
+    price (a gain reported makes a strategy's share worth more) can often be left out where the amounts before it are
+    a little larger: the rounding a report and 1 lent with a gain of 2 set up, 2 lent with a gain of 3 set up without
+    it. Raising any one of those numbers alone keeps the step; the passes that lower numbers then take back what was
+    raised and is not needed."""
+    best = shrinker.best
+    for i, step in enumerate(best):
+        if i == 0 or step.rule in shrinker.fixed:
+            continue
+        base, kept = deletion(best, i)
+        earlier = [k for k, j in enumerate(kept) if j < i]
+        candidate = list(base)
+        for k in earlier:
+            changes = {
+                name: v + 1 for name, v in base[k].arguments.items()
+                if _amount(shrinker, base[k], name) and shrinker.domains[(base[k].rule, name)].contains(v + 1)
+            }
+            if changes:
+                candidate[k] = base[k].with_arguments(changes)
+        if candidate != base:
+            yield candidate
+
+
 def _small_number(shrinker: Any, step: RecordedStep, name: str, most: int) -> bool:
     """Whether step's argument name is an integer a strategy drew, from 1 to most."""
     value = step.arguments[name]
@@ -255,6 +286,7 @@ def reroute(shrinker: Any) -> bool:
 
 def rerouted(shrinker: Any, index: int) -> Any:
     yield from _moved(shrinker, index)
+    yield from _handed(shrinker, index)
     best = shrinker.best
     if len(best) <= REROUTE_UP_TO and best[index].rule not in shrinker.fixed:
         # a step that changed a value's state in place (a filtered bundle's payment made
@@ -273,6 +305,34 @@ def rerouted(shrinker: Any, index: int) -> Any:
                     continue
                 for simple in simple_values(domain, value)[:-1]:
                     yield [*base[:k], other.with_arguments({name: simple}), *base[k + 1 :]]
+
+
+def _is_party(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and ("account" in value or "actor" in value)
+
+
+def _handed(shrinker: Any, index: int) -> Any:
+    """Delete a step between two parties (a transfer from one account to another), an earlier step by the one now by
+    the other, where that step's strategy draws the other: the actor deposits itself rather than being handed an
+    account's deposit."""
+    best = shrinker.best
+    step = best[index]
+    if len(best) > REROUTE_UP_TO or step.rule in shrinker.fixed or step.results:
+        return
+    parties = list({repr(v): v for v in step.arguments.values() if _is_party(v)}.values())
+    if len(parties) < 2:
+        return
+    base = without(best, {index})
+    for k in range(index):
+        other = base[k]
+        for name, value in other.arguments.items():
+            if value not in parties:
+                continue
+            domain = shrinker.domains.get((other.rule, name))
+            for party in parties:
+                drawn = not isinstance(domain, AddressDomain) or domain.value_of(domain.word_of(party) or 0) == party
+                if party != value and drawn:
+                    yield [*base[:k], other.with_arguments({name: party}), *base[k + 1 :]]
 
 
 def _moved(shrinker: Any, index: int) -> Any:

@@ -35,6 +35,8 @@ changed suffix. Its passes, repeated until none makes progress:
   withdrawal of the whole balance after it 3 less; while the program is short: moves.OFFSET_UP_TO);
 - renumber: delete a step while a small number that later steps share is one less in all of them (an id given out by
   count, named by the steps after it: while the program is short, moves.RENUMBER_UP_TO);
+- raise: delete a step while every amount before it is one more (a report that made a share worth more, left out
+  where a little more was lent and gained: while the program is short, moves.RAISE_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a payment authorized) while an
   argument of the step that produced the value changes so that it lands where the deleted step put it; or while
   another step calls an earlier rule.
@@ -73,8 +75,13 @@ PAIRS_UP_TO = 12
 # square of the length); the trade after every move that only lowers numbers; the scan last, within its budget share
 PASSES = (
     "chunks", "singles", "merge", "waits", "reroute", "accounts", "scale", "balance", "values", "rules", "order",
-    "pairs", "offset", "renumber", "together", "trade", "scan",
+    "pairs", "offset", "renumber", "raise", "together", "trade", "scan",
 )
+# the passes that are moves of their own (moves.py), by name; the others are the Shrinker's methods of the name
+MOVES = {
+    "merge": moves.merge, "offset": moves.offset, "renumber": moves.renumber, "raise": moves.raise_earlier,
+    "reroute": moves.reroute,
+}
 
 
 class ScanSpent(Exception):
@@ -282,7 +289,8 @@ class Shrinker:
         self.tried.add(name)
         started, before = time.perf_counter(), size(self.best)
         try:
-            changed = bool(getattr(self, f"_{name}")())
+            move = MOVES.get(name)
+            changed = bool(move(self) if move is not None else getattr(self, f"_{name}")())
         finally:
             stats, after = self.passes[name], size(self.best)
             stats.seconds += time.perf_counter() - started
@@ -557,15 +565,6 @@ class Shrinker:
             # its share is spent: what it kept stands (a later round's scan stops at once)
             return self.passes["scan"].kept > kept
 
-    def _merge(self) -> bool:
-        return moves.merge(self)
-
-    def _offset(self) -> bool:
-        return moves.offset(self)
-
-    def _renumber(self) -> bool:
-        return moves.renumber(self)
-
     def _waits(self) -> bool:
         return waits.waits(self, self._singles)
 
@@ -586,9 +585,6 @@ class Shrinker:
             for j in range(start_j if i == start_i else i + 1, len(self.best)):
                 if self._deletable(i) and self._deletable(j):
                     yield (i, j), without(self.best, with_users(self.best, i) | with_users(self.best, j))
-
-    def _reroute(self) -> bool:
-        return moves.reroute(self)
 
     def _relabelled(self) -> Minimized | None:
         """The best program with its bundle values numbered from 0 again, replayed for its lines."""
