@@ -151,8 +151,10 @@ EVMSTATE = shutil.which("evmstate", path=str(Path(sys.executable).parent)) or "e
 EXAMPLES = ("fee_vault", "claims", "inbox", "ladder", "puzzle", "sale", "safe", "staking", "vesting")
 # benchmarks/projects/actors/: bugs only a contract counterparty shows, with the actors on (docs/actors.md)
 ACTOR_EXAMPLES = ("crowdfund", "raffle", "ether_vault", "guarded_bank", "referral_drop")
-# benchmarks/projects/compared/: a value only the comparisons show, at the tool's defaults (docs/guidance.md)
-COMPARED_EXAMPLES = ("combination", "scaled")
+# benchmarks/projects/compared/: a value only the comparisons show, at the tool's defaults (docs/configuration.md): an
+# equality met through a compound condition or arithmetic; an amount at exactly the limit a step was refused at (a borrow
+# at the collateral limit, a mint to exactly the cap)
+COMPARED_EXAMPLES = ("combination", "scaled", "pool", "capped")
 # the feedback signals switched on, by label, each against the default (stored values and
 # comparison operands; hit counts are off): each default signal off in turn, hit counts on too, none
 VARIANTS = {

@@ -338,14 +338,14 @@ class Feedback:
     the call cache, which runs no hooks, so what is recorded never depends on whether it was.
     """
 
-    # per code (Coverage's keys): 2*pc + taken of each JUMPI -> how often it went that way
-    counts: dict[bytes, dict[int, int]] = field(default_factory=dict)
+    counts: dict[bytes, dict[int, int]] = field(default_factory=dict)  # per code: 2*pc + taken of each JUMPI -> times
     # comparisons (wherever their result goes: pyevm/opcodes.py recorded()), one side a word of the frame's calldata (an
     # argument): the other side; one side computed from an argument by simple arithmetic (3 * x + 7, x // 4): the
     # argument that would make it the other side
     operands: list[int] = field(default_factory=list)
     # of those, the equalities (EQ, and the XOR and SUB vyper writes for == and !=): (argument, other side)
     equalities: list[tuple[int, int]] = field(default_factory=list)
+    bound: tuple[int, int] | None = None  # the latest order met (argument, other side): a reverted step's bound
     # comparisons with an argument on both sides (a code compared with what it must match, and matching): the argument;
     # for the shrinker, which leaves such a number where it is. With everywhere on (the shrinker's replays), also an
     # XOR or SUB of an argument with itself whose result is not tested

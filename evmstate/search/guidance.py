@@ -33,7 +33,11 @@ that step and repeat the step with the argument's choice replaced by the other s
 neighbours). The repeated call meets the same state, so the comparison now holds. Each value is
 tried once per machine, and at most REPLACEMENTS new ones a run. An argument compared after
 simple arithmetic (`3 * x + 7 == base`) comes with the value solved for it, not the other side
-(evm/pyevm/opcodes.py derive()).
+(evm/pyevm/opcodes.py derive()). An order is met the same way where it was failed: a step whose calls all
+reverted, the last order an argument met being the check it failed (a burn of more than a balance, a redeem of more
+shares than held, a loss larger than what a strategy holds), is repeated with the argument at that bound (then one
+below it). The repeated call goes through in the state where the draw was refused: all of a balance, all a strategy
+holds lost. One such step of a run is queued, and a run takes the newest at odds of AT_BOUND.
 
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
 choice at a time, so a run that reached a rare branch at step 10 gets one new try per run at
@@ -67,6 +71,11 @@ EARLIER = 0.25
 REPLACEMENTS = 4
 TRIED = 4096
 PENDING = 64  # replacements waiting to run at most
+# a step whose calls all reverted after an argument failed an order (a burn of more than a balance, a redeem of more
+# shares than held): runs that repeat it with the argument at that bound, as Redqueen meets an order. One such step of a
+# run is queued, the newest BOUNDED kept waiting; a run takes one at odds of AT_BOUND while any waits
+BOUNDED = 8
+AT_BOUND = 0.25
 # runs queued when a run raised an optimize method's best value, its choices up to that step with one change, then
 # fresh steps; run before any other, and replaced by those of a higher best. The step that raised it comes first: each
 # of its numbers at its bounds, 1, one between it and its bound, times and divided by each of GROWTH; the run with
@@ -91,6 +100,7 @@ class Stats:
     extended: int = 0
     kept: int = 0
     replaced: int = 0  # runs that repeated a step with an argument replaced by what it was compared with
+    at_bound: int = 0  # runs that repeated a reverted step with an argument at the bound it failed
     replayed: int = 0  # queued runs replayed whole
     climbed: int = 0  # runs that changed the run that raised an optimize method's best value
 
@@ -137,6 +147,9 @@ class Guide:
         # (step start, end, equalities of an argument) of this run
         self._met: list[tuple[int, int, list[tuple[int, int]]]] = []
         self.pending: list[tuple[list[Choice], list[tuple[int, int]]]] = []  # replacements to run next
+        self._failed_orders: list[tuple[int, int, int, int]] = []  # (step start, end, argument, bound) of this run
+        # reverted steps repeated at their bound, the newest last
+        self.bounded: list[tuple[list[Choice], list[tuple[int, int]]]] = []
         self._tried: set[int] = set()
         self._climb: int | None = None  # the choices up to the step that raised an optimize method's best, this run
         self._climb_step = 0  # where that step's choices start
@@ -158,6 +171,10 @@ class Guide:
             self.stats.climbed += 1
             self._extending = True
             return self.climbs.pop(0), []
+        if self.bounded and self.random.random() < AT_BOUND:
+            self.stats.at_bound += 1
+            self._extending = True
+            return self.bounded.pop()
         if self.pending:
             self.stats.replaced += 1
             self._extending = True
@@ -191,6 +208,7 @@ class Guide:
     def begin(self, provider: "GuidedProvider", inherited: list[tuple[int, int]]) -> None:
         self.current = provider
         self._met = []
+        self._failed_orders = []
         self._cut = self._head = None
         self._stage = False
         self._step = 0
@@ -273,6 +291,26 @@ class Guide:
         if self.current is not None:
             self._met.append((self._step, len(self.current.record), list(equalities)))
 
+    def failed_order(self, argument: int, bound: int) -> None:
+        """The step that just ended had all its calls revert, the last order an argument met was with bound."""
+        if self.current is not None and bound:  # an amount refused at nothing (a holder of none) has no bound to meet
+            self._failed_orders.append((self._step, len(self.current.record), argument, bound))
+
+    def _at_bound(self) -> None:
+        """Queue one of the current run's reverted steps, repeated with its argument at the bound it failed (or one
+        below, where that was tried)."""
+        record = self.current.record if self.current is not None else []
+        start, end, argument, bound = self.random.choice(self._failed_orders)
+        for value in (bound, bound - 1):
+            if value in self._tried or not 0 <= value < WORD:
+                continue
+            step = _replaced(record[start:end], argument, value)
+            if step is not None:
+                self._tried.add(value)
+                self.bounded.append((record[:end] + step, [(end, end + len(step))]))
+                del self.bounded[:-BOUNDED]
+                return
+
     def _replace(self) -> None:
         """Queue the current run's steps that met an equality, repeated with the argument replaced by the other side
         (and its neighbours).
@@ -301,6 +339,9 @@ class Guide:
         if self._met:
             self._replace()
             self._met = []
+        if self._failed_orders:
+            self._at_bound()
+            self._failed_orders = []
         if current is not None and self._climb is not None:
             self._queue_climbs(current.record[: self._climb], self._climb_step, self._starts, self._raises)
         self._climb = None

@@ -135,6 +135,7 @@ class Search:
         self._stored_new = False  # a transaction of this step stored a new small value
         self.operands = 0  # comparison operands taken into the dictionary
         self._cmplog = False
+        self._orders = False
         # for guidance alone, calls like earlier ones may be seen
         # through those (a coverage report wants every call seen)
         self.sampling = False
@@ -151,6 +152,7 @@ class Search:
             if backend.capabilities.feedback and {"counts", "cmplog"} & on:
                 self.feedback = Feedback()
             self._cmplog = "cmplog" in on and self.dictionary.on
+            self._orders = "cmplog" in on  # a reverted step repeated at the bound an argument failed
             self.sampling = backend.capabilities.sampling and not self.collector.wanted
         # the machine's saved runs (corpus.py): extended like the guide's own; the coverage they
         # reached is not new to this search. Only with guidance.
@@ -244,9 +246,17 @@ class Search:
     def step_started(self) -> None:
         if self.guide is not None:
             self.guide.step_started()
+        if self.feedback is not None:
+            self.feedback.bound = None
 
-    def step_finished(self) -> None:
+    def step_finished(self, reverted: bool = False) -> None:
+        """The step ran; reverted: every transaction it sent reverted (at least one)."""
         progress = self.absorb()
+        feedback = self.feedback
+        if feedback is not None and feedback.bound is not None:
+            if reverted and self.guide is not None and self._orders:
+                self.guide.failed_order(*feedback.bound)
+            feedback.bound = None
         stage, self._stored_new = self._stored_new, False
         if (progress or stage) and self.guide is not None:
             self.guide.reached_new_code(stage, frozenset(self.progress.run_states))
@@ -357,7 +367,8 @@ class Search:
             g = self.guide.stats
             stats["guided runs"] = (
                 f"{g.extended} extended a kept run, {g.kept} kept for progress, "
-                f"{g.replaced} repeated a step with an argument replaced"
+                f"{g.replaced} repeated a step with an argument replaced, {g.at_bound} repeated a reverted step at the "
+                "bound an argument failed"
             )
             p = self.progress
             stats["progress"] = (

@@ -49,6 +49,21 @@ def test_a_comparison_against_an_argument_records_the_other_side(root):
     assert feedback.operands == [2_006_000, 2_006_000]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_last_order_an_argument_met_is_the_bound_a_reverted_call_failed(root, backend):
+    # `_quote > price` refused a price of 5: the guide repeats such a step with the quote (search/guidance.py)
+    project, feedback, _ = recording(root, backend=backend)
+    sale = project.Sale.deploy()
+    sale.set_price(2_000_000)
+    feedback.bound = None
+    with pytest.raises(TransactionReverted):
+        sale.buy(5)
+    assert feedback.bound == (5, 2_006_000)
+    feedback.bound = None
+    sale.buy(2_006_001)  # the same order, met
+    assert feedback.bound == (2_006_001, 2_006_000)
+
+
 def test_an_argument_compared_with_a_value_equal_to_it_is_kept_apart(root):
     # `_quote > price` with a quote of exactly the price: both sides are the argument's word, so
     # there is no other side for the search; the shrinker is told the number sits on the line

@@ -71,6 +71,27 @@ def test_a_sampled_sight_gives_each_call_the_coverage_py_evm_records(token_root)
     assert sight.traced + sight.remembered + sight.sampled + sum(sight.witnessed.values()) == len(amounts)
 
 
+def test_a_run_s_first_reverted_calls_of_a_shape_give_the_bound_they_failed(token_root):
+    # overdrafts by one account: each of the first REVERTED is traced whole, so the search can repeat its step at the
+    # balance it failed (search/guidance.py); later ones are sampled, as other calls of a known shape
+    revm = load(token_root, "revm")
+    token = revm.Token.deploy("T", "T", 18, 10**6, {"from": revm.accounts[0]})
+    backend, feedback = revm.backend, Feedback()
+    backend.set_coverage({})
+    backend.set_feedback(feedback)
+    backend.set_sampling(True)  # type: ignore[attr-defined]
+    balance = token.balanceOf(revm.accounts[0])
+    bounds = []
+    for amount in range(balance + 1, balance + 11):
+        feedback.bound = None
+        data = token.transfer.encode_input(revm.accounts[1].address, amount)
+        assert not backend.transact(revm.accounts[0].raw_address, token.raw_address, data).success
+        bounds.append(feedback.bound)
+    traced = sight_mod.REVERTED
+    assert bounds[:traced] == [(amount, balance) for amount in range(balance + 1, balance + 1 + traced)]
+    assert bounds[traced:] == [None] * (10 - traced)
+
+
 def test_without_sampling_every_call_is_traced(token_root):
     revm = load(token_root, "revm")
     transfers(revm, False, [1 + i for i in range(30)])

@@ -407,6 +407,8 @@ def compared(
                 operands.append(b)
                 if equal:
                     feedback.equalities.append((a, b))
+                else:
+                    feedback.bound = (a, b)
                 if feedback.everywhere:
                     feedback.sides.append((a, b))
             elif a == b and len(feedback.matched) < MAX_OPERANDS:
@@ -415,6 +417,8 @@ def compared(
             operands.append(a)
             if equal:
                 feedback.equalities.append((b, a))
+            else:
+                feedback.bound = (b, a)
             if feedback.everywhere:
                 feedback.sides.append((b, a))
         elif equal and (a in feedback.earlier) != (b in feedback.earlier):
@@ -465,6 +469,8 @@ def _solved(
     feedback.operands.append(value)
     if equal:
         feedback.equalities.append((argument, value))
+    else:
+        feedback.bound = (argument, value)
     if feedback.everywhere:
         feedback.sides.append((argument, value))
 

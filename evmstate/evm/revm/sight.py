@@ -15,8 +15,11 @@ is what revm tells of it at no cost: the code called, its selector, whether it s
 its code used, its output's length (a failure's output whole), its logs' emitters and topics, how
 many slots it changed. Two calls of one shape took the same path (the gas of every opcode on it adds
 up to the same) over state of the same kind. In each run, a shape's first FIRST calls and every
-EVERY-th after are seen whole; the others take the coverage and branch counts of the shape's traced
-calls, revm's changed slots as what they stored, and give no comparison operands or storage reads.
+EVERY-th after are seen whole, and a reverted transaction's first REVERTED (the bound each failed is
+what the search repeats the step at, and a run's first revert is often in the steps it replays of a
+kept run, where the bound was tried already); the others take the coverage and branch counts of the
+shape's traced calls, revm's changed slots as what they stored, and give no comparison operands or
+storage reads.
 Which calls are seen whole follows from the run's own calls, never from earlier runs: a run replayed
 from its choices (Hypothesis's replay of a native run, shrinking) feeds the dictionary the same
 values, and so draws the same. A shape whose traced calls covered different code is traced for its
@@ -97,6 +100,8 @@ class Memo:
 MEMO = 4096
 # sampled: in each run, a shape's first FIRST calls and every EVERY-th after give all their records
 FIRST = 1
+# a transaction that reverted, its first REVERTED of a shape in a run: the bound it failed (search/guidance.py)
+REVERTED = 4
 EVERY = 16
 # shapes remembered before they are forgotten
 SHAPES = 4096
@@ -177,7 +182,7 @@ class Sight:
         # replay of the run (Hypothesis's, given its choices) sees the same; only the coverage is the shape's.
         # A view call gives no operands, and the values it read are in its output or were stored by a transaction
         # the dictionary saw: only a run's first of each shape is new to it (novelty, not a count)
-        if n <= FIRST or (n % EVERY == 0 and not view):
+        if n <= FIRST or (n % EVERY == 0 and not view) or (recording and outcome.reverted and n <= REVERTED):
             key = (transaction, sender, to, data, value, gas, static, everywhere, recording)
             seen = self._exact(key, transaction, sender, to, data, value, gas, static, recording, outcome)
             self._learn(shape, seen, recording)
@@ -267,6 +272,7 @@ class Sight:
                 blocks=found.blocks[len(before.blocks) :],
                 time_sides=found.time_sides[len(before.time_sides) :],
                 block_sides=found.block_sides[len(before.block_sides) :],
+                bound=found.bound,
             )
         block = (backend.timestamp, backend.block_number) if tracer.block_read else None
         # a call that recorded many may have been cut short by the cap: it is traced again next time; so is one that
@@ -332,6 +338,8 @@ class Sight:
             feedback.blocks.extend(found.blocks[: MAX_OPERANDS - len(feedback.blocks)])
             feedback.time_sides.extend(found.time_sides[: MAX_OPERANDS - len(feedback.time_sides)])
             feedback.block_sides.extend(found.block_sides[: MAX_OPERANDS - len(feedback.block_sides)])
+            if found.bound is not None:
+                feedback.bound = found.bound
         return Seen(trace.hits, tuple(trace.reads), tuple(trace.writes))
 
     def _unchanged(self, known: "Memo") -> bool:
