@@ -509,7 +509,7 @@ class Renderer(Handler):
         style = "green" if summary.exit_code == 0 else "red"
         parts = [f"{passed} passed", f"{failed} failed"]
         if errors:
-            parts.append(f"{errors} errors")
+            parts.append(f"{errors} error{'s' if errors != 1 else ''}")
         if summary.interrupted:
             finished = sum(r.status != "interrupted" for r in summary.results)
             where = summary.stopped_in or "the run"

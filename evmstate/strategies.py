@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from decimal import Decimal
@@ -89,7 +90,10 @@ def _kind(t: str, type_str: str) -> str:
         return "bytesN"
     if t in ("bool", "address", "bytes", "string", "decimal"):
         return t
-    raise StrategyError(f"strategy({type_str!r}): unknown ABI type {t!r}. Allowed: {ALLOWED}")
+    names = [*(f"{u}int{b}" for u in ("u", "") for b in range(8, 257, 8)), *(f"bytes{n}" for n in range(1, 33))]
+    close = difflib.get_close_matches(t, [*names, "bool", "address", "bytes", "string", "decimal"], n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise StrategyError(f"strategy({type_str!r}): unknown ABI type {t!r}.{hint} Allowed: {ALLOWED}")
 
 
 def _int_bounds(t: str) -> tuple[int, int]:

@@ -133,6 +133,9 @@ def import_error(path: Path, shown: str, exc: BaseException) -> str:
     if frames:
         text += f"\n    {frames[-1].line}"
     deeper = [line for line in tb.splitlines() if line.startswith("  File ")]
-    if len(deeper) > 1 or (deeper and not frames):
+    # the line above says where: the traceback is for code the machine called (other files, or calls within it), not
+    # for a class body's line (its two frames: the module's and the class's)
+    elsewhere = [line for line in deeper if not line.startswith((f'  File "{shown}"', f'  File "{path}"'))]
+    if elsewhere or len(deeper) > 2 or (deeper and not frames):
         text += "\nTraceback (user code):\n" + tb.rstrip()
     return text

@@ -75,7 +75,7 @@ def test_a_contract_that_does_not_compile_is_an_error_but_the_rest_runs(example)
     assert code == 2
     assert "ERROR contracts/Bad.vy\ncontract 'Bad' does not compile (no machine or test here asks for it):\n" in out
     assert "Bad.vy:2: SyntaxException" in out
-    assert "2 passed, 0 failed, 1 errors" in out
+    assert "2 passed, 0 failed, 1 error" in out
 
 
 def test_a_broken_contract_a_machine_asks_for_counts_as_one_error(example):
@@ -84,7 +84,7 @@ def test_a_broken_contract_a_machine_asks_for_counts_as_one_error(example):
     code, out = invoke("run", "machines/bad.py", "--max-examples", "3")
     assert code == 2
     assert "contract 'Bad' does not compile; needed by BadMachine" in out and "ERROR machines/bad.py::BadMachine" in out
-    assert "0 passed, 0 failed, 1 errors" in out
+    assert "0 passed, 0 failed, 1 error" in out
 
 
 def test_compile_lists_contracts_and_library_modules_and_their_errors(example):

@@ -87,7 +87,7 @@ def test_a_definition_error_in_a_worker_is_an_error_and_the_rest_still_runs(exam
     (example / "machines" / "bad.py").write_text("class BadMachine:\n    def rule_x(self, amt):\n        pass\n")
     code, out = invoke("run", "machines/bad.py", "machines/test_properties.py", "--max-examples", "2", "-n", "2")
     assert code == 2, out
-    assert "BadMachine.rule_x: parameter 'amt' has no strategy" in out and "2 passed, 0 failed, 1 errors" in out
+    assert "BadMachine.rule_x: parameter 'amt' has no strategy" in out and "2 passed, 0 failed, 1 error" in out
 
 
 def test_worker_counts():

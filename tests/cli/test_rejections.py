@@ -80,7 +80,7 @@ def test_an_assume_heavy_rule_fails_the_health_check_naming_the_rule_and_the_lin
     assert re.search(r"Picky: Hypothesis's filter_too_much health check failed: \d+ runs were rejected and \d+ kept, so the machine checked almost nothing\.", out), out
     assert re.search(rf"  \d+ rejected in rule_deposit, machines/picky.py:{line_of('assume(x == 7)')}: assume\(x == 7\)", out), out
     assert 'settings = {"suppress_health_check": ["filter_too_much"]} in the machine' in out
-    assert out.splitlines()[-1] == "0 passed, 0 failed, 1 errors"
+    assert out.splitlines()[-1] == "0 passed, 0 failed, 1 error"
 
 
 def test_a_property_test_that_rejects_most_examples_fails_too(machines):

@@ -77,7 +77,7 @@ def test_found_at_the_pinned_block_then_from_the_cache_then_through_a_failing_no
     assert "LimitsMachine" in out and "total above the limit" in out  # found from the cache, and saved
     assert "OwnerMachine stopped at a limit of evmstate" in out, out
     assert f"the node at {counted.url} failed while evmstate fetched storage slot 2" in out and f"at block {forked.pinned}" in out
-    assert code == 1 and "1 failed, 1 errors" in out  # a falsified property wins over an error (RunSummary.exit_code)
+    assert code == 1 and "1 failed, 1 error" in out  # a falsified property wins over an error (RunSummary.exit_code)
     code, listed = invoke("failures")
     assert code == 0 and "LimitsMachine" in listed, listed
 

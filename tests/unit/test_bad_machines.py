@@ -134,6 +134,14 @@ def test_a_broken_machine_file_is_an_error_naming_the_file_and_where(project: Pa
     assert not re.search(r'File "[^"]*/evmstate/', message), message
 
 
+def test_an_error_at_a_line_of_the_machine_file_is_that_line_alone_with_a_close_name(project: Path) -> None:
+    # every frame of it is the machine file's (its class body, then the line): the line says where, no traceback
+    (message,) = loaded(project, "misspelt", machine("    v = strategy('unit256')\n    def rule_a(self, v):\n        pass\n"))
+    assert ("machines/misspelt/m.py:4: cannot import: StrategyError: strategy('unit256'): unknown ABI type 'unit256'. "
+            "Did you mean 'uint256'? Allowed: ") in message, message
+    assert message.endswith("\n    v = strategy('unit256')") and "Traceback" not in message, message
+
+
 def test_a_broken_deployments_file_is_named_with_its_line(tmp_path: Path) -> None:
     (tmp_path / "machines").mkdir()
     path = tmp_path / "machines" / "m.py"
