@@ -5,6 +5,7 @@ Skipped only where pyrevm has no wheel (CPython 3.13 and later); CI runs Python 
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -283,6 +284,34 @@ def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y
     assert records[1] == records[0]
     sight = chains[1].backend.sight
     assert sight.traced + sight.remembered == 4 and not sight.witnessed  # the tracer ran them all
+
+
+@given(data=st.binary(max_size=96), limit=st.integers(0, 100), a=st.binary(max_size=32), b=st.binary(max_size=32))
+@settings(max_examples=10, deadline=None)
+def test_calls_to_the_identity_and_sha256_precompiles_are_run_by_the_tracer_as_py_evm_runs_them(zoo_root, data, limit, a, b):
+    """Vyper before MCOPY copies memory through the identity precompile (Copies.vy, compiled for Shanghai): the tracer
+    runs those calls, and sha256's, itself, and records what py-evm's hooks record."""
+    chains = [load(zoo_root, "pyevm"), load(zoo_root, "revm")]
+    records = []
+    for p in chains:
+        copies = p.Copies.deploy()
+        hits: dict[bytes, set[int]] = {}
+        feedback = Feedback()
+        seen: list[Any] = []
+        p.backend.set_coverage(hits)
+        p.backend.set_feedback(feedback)
+        p.backend.set_observer(lambda r, seen=seen: seen.append((r.success, r.output, r.storage_reads, r.storage_writes)))
+        sender = p.accounts[0].raw_address
+        for name, args in (("keep", (data, limit)), ("joined", (a, b))):
+            p.backend.transact(sender, copies.raw_address, copies.function(name).encode_input(*args))
+        records.append((hits, feedback.counts, feedback.operands, feedback.equalities, seen))
+        p.backend.set_coverage(None)
+        p.backend.set_feedback(None)
+        p.backend.set_observer(None)
+    assert records[1] == records[0]
+    assert records[0][4][0][1][-32:] == hashlib.sha256(data[:limit]).digest()  # keep() returned sha256 of what it kept
+    sight = chains[1].backend.sight
+    assert sight.traced + sight.remembered == 2 and not sight.witnessed, sight.witnessed  # the tracer ran them both
 
 
 def test_a_snapshot_taken_inside_another_is_dropped_by_reverting_the_outer(revm_project):

@@ -14,7 +14,8 @@ sub-call is given. GAS pushes a value that only a CALL's gas argument may take (
 it; any other use gives up), the caller gives up when revm reports more than half the call's gas
 spent (no frame can have run out of gas with all the gas it could get), and a sub-call given a
 fixed amount of gas to run code in gives up too. Whatever it does not model (CREATE, CREATE2,
-CALLCODE, SELFDESTRUCT, BLOCKHASH, BLOBBASEFEE, precompiles, deep calls, huge memory) raises
+CALLCODE, SELFDESTRUCT, BLOCKHASH, BLOBBASEFEE, precompiles but identity and sha256, deep calls, huge
+memory) raises
 Unsupported, and so does a run whose outcome (success, output, logs, storage written) is not
 revm's: the caller then runs the call on py-evm with its hooks instead (revm.py).
 """
@@ -40,6 +41,7 @@ from .frames import (
     PUSH0,
     PUSH1,
     PUSH32,
+    RUN_PRECOMPILES,
     Reverted,
     SWAP1,
     SWAP16,
@@ -239,6 +241,24 @@ class Tracer:
                 f.counts = trace.counts.setdefault(f.code_address, {})
         return seen
 
+    def _precompile(
+        self, f: Frame, address: int, gas: Any, to: bytes, value: int, data: bytes, kind: str
+    ) -> tuple[bool, bytes]:
+        """A sub-call to a precompile the tracer runs (frames.RUN_PRECOMPILES: identity, which vyper before MCOPY
+        copies memory with, and sha256); the others raise Unsupported. With all the gas (GAS) or a fixed amount no
+        less than its price it succeeds; with less it fails, as revm's does."""
+        run = RUN_PRECOMPILES.get(address)
+        if run is None:
+            raise Unsupported("a call to a precompile")
+        price, output = run(data)
+        if gas is not GAS and gas < price:
+            return False, b""
+        if kind == "call" and value:
+            if self.balance(f.address) < value:
+                return False, b""
+            self._transfer(f.address, to, value)
+        return True, output
+
     def compared(self, f: Frame, a: Any, b: Any, equal: bool) -> None:
         """A comparison of a and b whose operands are recorded: recorded as py-evm's hook records it."""
         words = self.words(f)
@@ -263,8 +283,9 @@ class Tracer:
         self, f: Frame, gas: Any, to: bytes, value: int, data: bytes, code_address: bytes, kind: str
     ) -> tuple[bool, bytes]:
         """A sub-call (CALL, STATICCALL, DELEGATECALL): (success, return data)."""
-        if int.from_bytes(code_address, "big") in PRECOMPILES:
-            raise Unsupported("a call to a precompile")
+        precompile = int.from_bytes(code_address, "big")
+        if precompile in PRECOMPILES:
+            return self._precompile(f, precompile, gas, to, value, data, kind)
         if f.depth + 1 > MAX_DEPTH:
             raise Unsupported("calls nested too deep")
         if kind == "call" and value and self.balance(f.address) < value:
