@@ -286,22 +286,42 @@ def refunds(tmp_path_factory) -> Path:
     return root
 
 
-def refund_calls(root: Path, streaks: bool, monkeypatch) -> dict[str, tuple[int, int]]:
+REFUND_SEARCH = """
+import json, sys
+from pathlib import Path
+from evmstate import config as config_mod
+from evmstate.runner import Overrides, RunOptions, run
+root = Path(sys.argv[1])
+summary = run(config_mod.load(root), RunOptions((str(root / "machines" / "refunds.py"),), overrides=Overrides(seed=2, max_examples=30, stateful_step_count=30), save_failures=False), lambda e: None)
+(result,) = summary.results
+print(json.dumps({"status": result.status, "rules": {name: (s.calls, s.transactions_reverted) for name, s in result.rules.items()}}))
+"""
+
+
+def refund_calls(root: Path, streaks: bool) -> dict[str, list[int]]:
+    """Each rule's calls and reverted transactions in a search of the refunds machine, in a process of its own: what
+    Hypothesis draws depends on the constants of the modules the process loaded (in a test worker, other tests')."""
+    import os
+
     from evmstate.config import FEEDBACK_VARIABLE
 
-    monkeypatch.setenv(FEEDBACK_VARIABLE, "storage,cmplog,streaks" if streaks else "storage,cmplog")
-    summary = run(config_mod.load(root), RunOptions((str(root / "machines" / "refunds.py"),), overrides=Overrides(seed=2, max_examples=30, stateful_step_count=30), save_failures=False), lambda e: None)
-    (result,) = summary.results
-    assert result.status == "passed", result.failure
-    return {name: (s.calls, s.transactions_reverted) for name, s in result.rules.items()}
+    from .. import zygote
+
+    env = {**os.environ, FEEDBACK_VARIABLE: "storage,cmplog,streaks" if streaks else "storage,cmplog"}
+    done = zygote.run([sys.executable, "-c", REFUND_SEARCH, str(root)], cwd=root, env=env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["status"] == "passed", result
+    return result["rules"]
 
 
-def test_a_rule_whose_latest_calls_all_reverted_is_drawn_less_in_that_run(refunds, monkeypatch):
-    on, off = refund_calls(refunds, True, monkeypatch), refund_calls(refunds, False, monkeypatch)
+@pytest.mark.processes
+def test_a_rule_whose_latest_calls_all_reverted_is_drawn_less_in_that_run(refunds):
+    on, off = refund_calls(refunds, True), refund_calls(refunds, False)
     # every refund reverts: drawn a third of the steps without streaks (299 of 900), with them kept at odds of 1/2,
-    # 1/4, then 1/8 after its reverts (148: its first three calls of each run come at full odds). Thirty runs: with
-    # ten, the counts (on 97 where 117 off, run alone) depended on which modules the process had loaded, whose
-    # constants Hypothesis draws from
+    # 1/4, then 1/8 after its reverts (148: its first three calls of each run come at full odds). Each search in a
+    # process of its own: in a test worker that had loaded other tests' modules the counts were 91 with streaks and
+    # 119 without
     assert on["rule_refund"][1] == on["rule_refund"][0] and off["rule_refund"][1] == off["rule_refund"][0]
     assert on["rule_refund"][0] < 0.75 * off["rule_refund"][0], (on, off)
     # the steps it leaves go to the others, whose calls go through
