@@ -206,9 +206,9 @@ def test_a_run_goes_past_a_known_revert_to_a_deeper_failure_on_both_loops(shallo
     assert kinds[("revert", "rule_send_all")][1] > 3
 
 
-def test_a_failure_reached_only_past_a_known_invariant_is_counted_under_it(shallow, monkeypatch):
-    """invariant_deep fails only once invariant_small is broken: a fresh run of its program fails as invariant_small
-    first, so it is that failure (one record), and the runs that meet it are counted under it."""
+def dependent_search(shallow, monkeypatch):
+    """What a keep-going search of machines/dependent.py needs, from a fresh store: config, project, item, request and
+    its KeptGoing."""
     monkeypatch.chdir(shallow)
     fresh(shallow)
     config = config_mod.load()
@@ -216,7 +216,13 @@ def test_a_failure_reached_only_past_a_known_invariant_is_counted_under_it(shall
     project = Project(config)
     project.activate()
     request = RunRequest(overrides=Overrides(max_examples=10, stateful_step_count=4, seed=1, fresh=True), seed=1)
-    kept = KeptGoing()
+    return config, project, item, request, KeptGoing()
+
+
+def test_a_failure_reached_only_past_a_known_invariant_is_counted_under_it(shallow, monkeypatch):
+    """invariant_deep fails only once invariant_small is broken: a fresh run of its program fails as invariant_small
+    first, so it is that failure (one record), and the runs that meet it are counted under it."""
+    config, project, item, request, kept = dependent_search(shallow, monkeypatch)
     results = [kept.counted(r) for r in list(kept.searches(config, project, item, request, lambda e: None))]
     (result,) = results
     assert result.failure is not None and result.failure.invariant == "invariant_small" and result.failure.steps == 1
@@ -235,14 +241,7 @@ def test_a_ctrl_c_while_a_failure_found_only_past_a_known_one_is_shrunk_keeps_no
     it, and the search ends interrupted, where it used to save the program as an interrupted failure of its own."""
     from evmstate.engine.events import FailureFound, Interrupted
 
-    monkeypatch.chdir(shallow)
-    fresh(shallow)
-    config = config_mod.load()
-    (item,) = discover(config, ("machines/dependent.py",)).items
-    project = Project(config)
-    project.activate()
-    request = RunRequest(overrides=Overrides(max_examples=10, stateful_step_count=4, seed=1, fresh=True), seed=1)
-    kept = KeptGoing()
+    config, project, item, request, kept = dependent_search(shallow, monkeypatch)
     found = []
 
     def stop_at_the_second(event):

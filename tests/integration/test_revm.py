@@ -260,14 +260,14 @@ def test_revm_records_what_py_evm_hooks_record(zoo_root):
     assert SameSightOnBoth.traced > 150 and SameSightOnBoth.witnessed > 12, (SameSightOnBoth.traced, SameSightOnBoth.witnessed)
 
 
-@given(a=st.integers(-(2**255), 2**255 - 1) | st.integers(-6, 6), b=st.integers(-(2**255), 2**255 - 1) | st.integers(-9, 9), u=st.integers(0, 2**256 - 1), c=st.integers(0, 255), x=st.integers(-128, 127), y=st.integers(-(2**127), 2**127 - 1) | st.just(42))
-@settings(max_examples=20, deadline=None)
-def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y):
-    """The tracer's arithmetic, bytes and signed comparisons, against py-evm's hooks on the same calls."""
-    chains = [load(zoo_root, "pyevm"), load(zoo_root, "revm")]
+def seen_on_both(root: Path, contract: str, calls: list[tuple[str, tuple[Any, ...]]]) -> tuple[list[Any], Any]:
+    """contract deployed on py-evm and on revm and sent calls (name, arguments) on each with every hook on: each
+    chain's records (coverage, branch counts, operands, equalities, matched, and what the observer saw of each call),
+    and revm's sight."""
+    chains = [load(root, "pyevm"), load(root, "revm")]
     records = []
     for p in chains:
-        arith = p.Arith.deploy()
+        deployed = getattr(p, contract).deploy()
         hits: dict[bytes, set[int]] = {}
         feedback = Feedback()
         seen: list[Any] = []
@@ -275,14 +275,22 @@ def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y
         p.backend.set_feedback(feedback)
         p.backend.set_observer(lambda r, seen=seen: seen.append((r.success, r.output, r.storage_reads, r.storage_writes)))
         sender = p.accounts[0].raw_address
-        for name, args in (("signed", (a, b)), ("unsigned", (u, u // 3, c)), ("unsigned", (u, max(u - 1, 0) // 2, c)), ("narrow", (x, y))):
-            p.backend.transact(sender, arith.raw_address, arith.function(name).encode_input(*args))
+        for name, args in calls:
+            p.backend.transact(sender, deployed.raw_address, deployed.function(name).encode_input(*args))
         records.append((hits, feedback.counts, feedback.operands, feedback.equalities, feedback.matched, seen))
         p.backend.set_coverage(None)
         p.backend.set_feedback(None)
         p.backend.set_observer(None)
+    return records, chains[1].backend.sight
+
+
+@given(a=st.integers(-(2**255), 2**255 - 1) | st.integers(-6, 6), b=st.integers(-(2**255), 2**255 - 1) | st.integers(-9, 9), u=st.integers(0, 2**256 - 1), c=st.integers(0, 255), x=st.integers(-128, 127), y=st.integers(-(2**127), 2**127 - 1) | st.just(42))
+@settings(max_examples=20, deadline=None)
+def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y):
+    """The tracer's arithmetic, bytes and signed comparisons, against py-evm's hooks on the same calls."""
+    calls = [("signed", (a, b)), ("unsigned", (u, u // 3, c)), ("unsigned", (u, max(u - 1, 0) // 2, c)), ("narrow", (x, y))]
+    records, sight = seen_on_both(zoo_root, "Arith", calls)
     assert records[1] == records[0]
-    sight = chains[1].backend.sight
     assert sight.traced + sight.remembered == 4 and not sight.witnessed  # the tracer ran them all
 
 
@@ -291,26 +299,9 @@ def test_signed_and_unsigned_arithmetic_is_seen_alike(zoo_root, a, b, u, c, x, y
 def test_calls_to_the_identity_and_sha256_precompiles_are_run_by_the_tracer_as_py_evm_runs_them(zoo_root, data, limit, a, b):
     """Vyper before MCOPY copies memory through the identity precompile (Copies.vy, compiled for Shanghai): the tracer
     runs those calls, and sha256's, itself, and records what py-evm's hooks record."""
-    chains = [load(zoo_root, "pyevm"), load(zoo_root, "revm")]
-    records = []
-    for p in chains:
-        copies = p.Copies.deploy()
-        hits: dict[bytes, set[int]] = {}
-        feedback = Feedback()
-        seen: list[Any] = []
-        p.backend.set_coverage(hits)
-        p.backend.set_feedback(feedback)
-        p.backend.set_observer(lambda r, seen=seen: seen.append((r.success, r.output, r.storage_reads, r.storage_writes)))
-        sender = p.accounts[0].raw_address
-        for name, args in (("keep", (data, limit)), ("joined", (a, b))):
-            p.backend.transact(sender, copies.raw_address, copies.function(name).encode_input(*args))
-        records.append((hits, feedback.counts, feedback.operands, feedback.equalities, seen))
-        p.backend.set_coverage(None)
-        p.backend.set_feedback(None)
-        p.backend.set_observer(None)
+    records, sight = seen_on_both(zoo_root, "Copies", [("keep", (data, limit)), ("joined", (a, b))])
     assert records[1] == records[0]
-    assert records[0][4][0][1][-32:] == hashlib.sha256(data[:limit]).digest()  # keep() returned sha256 of what it kept
-    sight = chains[1].backend.sight
+    assert records[0][5][0][1][-32:] == hashlib.sha256(data[:limit]).digest()  # keep() returned sha256 of what it kept
     assert sight.traced + sight.remembered == 2 and not sight.witnessed, sight.witnessed  # the tracer ran them both
 
 
