@@ -213,6 +213,7 @@ class _Sleeps:
         return "slept"
 
 
+@pytest.mark.processes
 def test_a_ctrl_c_that_reaches_a_worker_before_it_takes_up_the_task_sent_stops_that_task():
     workers = pool.Pool(_Loads(), 1)
     try:
