@@ -529,3 +529,33 @@ def test_a_step_goes_while_the_amounts_before_it_grow_by_one():
         ("deposit", {"assets": 2}), ("lend", {"debt": 2}), ("gain", {"knob": 1}), ("update_debt", {"debt": 1}),
     ]
     assert outcome.passes["raise"].kept == 1
+
+
+def test_a_step_moves_later_while_the_amounts_it_moves_past_go_down_to_one():
+    # a strategy's gain before the vault deposits and lends shows (a share rounds the wrong way) only where 3 or more
+    # are lent; after the lending it shows with 1. Lowering the 3s with the gain first passes, and the gain moved alone
+    # keeps the program as large: the two together make it smaller
+    from evmstate.domains import IntDomain
+    from evmstate.engine.shrink.passes import Minimized, Shrinker
+
+    def attempt(candidate):
+        rules = [s.rule for s in candidate]
+        if sorted(rules) != ["deposit", "gain", "lend", "take"] or rules[-1] != "take":
+            return None
+        n = {s.rule: next(iter(s.arguments.values()), None) for s in candidate}
+        if rules.index("deposit") > rules.index("lend") or not 0 < n["lend"] <= n["deposit"] or n["gain"] < 1:
+            return None
+        if rules.index("gain") < rules.index("deposit"):
+            fails = n["lend"] >= 3
+        else:
+            fails = rules.index("gain") > rules.index("lend")
+        return Minimized(candidate, [], AssertionError()) if fails else None
+
+    program = [RecordedStep("gain", {"knob": 1}), RecordedStep("deposit", {"assets": 3}), RecordedStep("lend", {"debt": 3}), RecordedStep("take")]
+    wide = IntDomain(0, 2**256 - 1)
+    domains = {("gain", "knob"): wide, ("deposit", "assets"): wide, ("lend", "debt"): wide}
+    outcome = Shrinker(program, attempt, domains=domains).run()
+    assert [(s.rule, s.arguments) for s in outcome.found.steps] == [
+        ("deposit", {"assets": 1}), ("lend", {"debt": 1}), ("gain", {"knob": 1}), ("take", {}),
+    ]
+    assert outcome.passes["later"].kept == 1

@@ -106,10 +106,10 @@ def merge(shrinker: Any) -> bool:
 
 def offset(shrinker: Any) -> bool:
     """Steps deleted while another step's number takes up their amount (offsets()); whether any was."""
-    return _while_shorter(shrinker, OFFSET_UP_TO, offsets)
+    return while_shorter(shrinker, OFFSET_UP_TO, offsets)
 
 
-def _while_shorter(shrinker: Any, up_to: int, candidates: Callable[[Any], Any]) -> bool:
+def while_shorter(shrinker: Any, up_to: int, candidates: Callable[[Any], Any]) -> bool:
     """The first of candidates(shrinker) that is kept, again and again while the program has at most up_to steps;
     whether any was."""
     changed = False
@@ -128,7 +128,7 @@ def offsets(shrinker: Any) -> Any:
     best = shrinker.best
     found: list[tuple[int, list[RecordedStep]]] = []
     for i, step in enumerate(best):
-        amounts = sorted({v for name, v in step.arguments.items() if _amount(shrinker, step, name) and v > 0})
+        amounts = sorted({v for name, v in step.arguments.items() if is_amount(shrinker, step, name) and v > 0})
         if not amounts or step.rule in shrinker.fixed:
             continue
         base, kept = deletion(best, i)
@@ -138,7 +138,7 @@ def offsets(shrinker: Any) -> Any:
                 continue  # one rule's amounts: merge moves them
             alike = _alike(shrinker, step, other)
             for name, number in other.arguments.items():
-                if not _amount(shrinker, other, name):
+                if not is_amount(shrinker, other, name):
                     continue
                 domain = shrinker.domains[(other.rule, name)]
                 for amount in amounts:
@@ -152,7 +152,7 @@ def offsets(shrinker: Any) -> Any:
 
 def renumber(shrinker: Any) -> bool:
     """Steps deleted while a number later steps share drops by one (renumbered()); whether any was."""
-    return _while_shorter(shrinker, RENUMBER_UP_TO, renumbered)
+    return while_shorter(shrinker, RENUMBER_UP_TO, renumbered)
 
 
 def renumbered(shrinker: Any) -> Any:
@@ -186,7 +186,7 @@ def renumbered(shrinker: Any) -> Any:
 
 def raise_earlier(shrinker: Any) -> bool:
     """Steps deleted while the amounts of the steps before them are one more (raised()); whether any was."""
-    return _while_shorter(shrinker, RAISE_UP_TO, raised)
+    return while_shorter(shrinker, RAISE_UP_TO, raised)
 
 
 def raised(shrinker: Any) -> Any:
@@ -205,7 +205,7 @@ def raised(shrinker: Any) -> Any:
         for k in earlier:
             changes = {
                 name: v + 1 for name, v in base[k].arguments.items()
-                if _amount(shrinker, base[k], name) and shrinker.domains[(base[k].rule, name)].contains(v + 1)
+                if is_amount(shrinker, base[k], name) and shrinker.domains[(base[k].rule, name)].contains(v + 1)
             }
             if changes:
                 candidate[k] = base[k].with_arguments(changes)
@@ -227,11 +227,11 @@ def _alike(shrinker: Any, a: RecordedStep, b: RecordedStep) -> int:
     to itself share two, where one's amount is likelier to stand for the other's than a lend's to one strategy."""
     return sum(
         1 for name, value in a.arguments.items()
-        if name in b.arguments and b.arguments[name] == value and not _amount(shrinker, a, name)
+        if name in b.arguments and b.arguments[name] == value and not is_amount(shrinker, a, name)
     )
 
 
-def _amount(shrinker: Any, step: RecordedStep, name: str) -> bool:
+def is_amount(shrinker: Any, step: RecordedStep, name: str) -> bool:
     """Whether step's argument name is an amount a strategy drew: an integer of a range of AMOUNT_RANGE values or more
     (not an index among a few contracts, a fee in basis points, a bundle value or a bool)."""
     value = step.arguments[name]

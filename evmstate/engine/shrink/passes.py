@@ -37,6 +37,8 @@ changed suffix. Its passes, repeated until none makes progress:
   count, named by the steps after it: while the program is short, moves.RENUMBER_UP_TO);
 - raise: delete a step while every amount before it is one more (a report that made a share worth more, left out
   where a little more was lent and gained: while the program is short, moves.RAISE_UP_TO);
+- later: move a step later while the amounts it moves past are 1 (a gain after a deposit and lending of 1, where before
+  them it needed 3: while the program is short, reorders.LATER_UP_TO);
 - reroute: delete a step that moved a bundle value (a 3-D Secure completion that made a payment authorized) while an
   argument of the step that produced the value changes so that it lands where the deleted step put it; or while
   another step calls an earlier rule.
@@ -52,7 +54,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from ...domains import SMALL_TRIED, Domain, IntDomain
-from . import compared, coupled, moves, slices, waits
+from . import compared, coupled, moves, reorders, slices, waits
 from .. import delays
 from .budget import Budget, OutOfBudget, StopReason, cost
 from .candidates import InOrder, Tries, probe_in_batches
@@ -75,12 +77,12 @@ PAIRS_UP_TO = 12
 # square of the length); the trade after every move that only lowers numbers; the scan last, within its budget share
 PASSES = (
     "chunks", "singles", "merge", "waits", "reroute", "accounts", "scale", "balance", "values", "rules", "order",
-    "pairs", "offset", "renumber", "raise", "together", "trade", "scan",
+    "pairs", "offset", "renumber", "raise", "later", "together", "trade", "scan",
 )
-# the passes that are moves of their own (moves.py), by name; the others are the Shrinker's methods of the name
+# the passes that are moves of their own (moves.py, reorders.py), by name; the others: the Shrinker's methods
 MOVES = {
     "merge": moves.merge, "offset": moves.offset, "renumber": moves.renumber, "raise": moves.raise_earlier,
-    "reroute": moves.reroute,
+    "reroute": moves.reroute, "later": reorders.later,
 }
 
 
