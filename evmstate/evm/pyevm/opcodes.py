@@ -24,12 +24,11 @@ import time
 from typing import Any, Callable
 
 from eth.abc import ComputationAPI
-from eth.exceptions import InvalidInstruction, InvalidJumpDestination
 from eth.vm import opcode_values
-from eth.vm.opcode_values import JUMPDEST
 
 from ..base import INITCODE, Coverage, Feedback, Frame, JumpRecorder
 from ...files import Bounded
+from .jumpdests import invalid_jump, jumpdests
 
 # the clock is read once every this many jumps: about every millisecond of execution
 CHECK_EVERY = 256
@@ -71,6 +70,7 @@ class Clock:
 # Gas and semantics are checked against py-evm's own transaction path in tests/integration.
 
 
+
 def jump(gas: int, clock: Clock, hits: Coverage | None = None, feedback: Feedback | None = None) -> Callable[..., None]:
     """JUMP, plus the clock: every loop jumps, so a runaway call is caught here.
 
@@ -84,10 +84,8 @@ def jump(gas: int, clock: Clock, hits: Coverage | None = None, feedback: Feedbac
         dest = computation.stack_pop1_int()
         code = computation.code
         code.program_counter = dest
-        if code.peek() != JUMPDEST:
-            raise InvalidJumpDestination("Invalid Jump Destination")
-        if not code.is_valid_opcode(dest):
-            raise InvalidInstruction("Jump resulted in invalid instruction")
+        if dest not in jumpdests(computation.msg.code):
+            invalid_jump(code)
         countdown -= 1
         if not countdown:
             countdown = CHECK_EVERY
@@ -102,10 +100,8 @@ def jump(gas: int, clock: Clock, hits: Coverage | None = None, feedback: Feedbac
         dest = computation.stack_pop1_int()
         code = computation.code
         code.program_counter = dest
-        if code.peek() != JUMPDEST:
-            raise InvalidJumpDestination("Invalid Jump Destination")
-        if not code.is_valid_opcode(dest):
-            raise InvalidInstruction("Jump resulted in invalid instruction")
+        if dest not in jumpdests(computation.msg.code):
+            invalid_jump(code)
         try:
             seen = computation._evmstate_seen
         except AttributeError:
@@ -159,10 +155,8 @@ def jumpi(
             code = computation.code
             computation._evmstate_jump = code.program_counter - 1
             code.program_counter = dest
-            if code.peek() != JUMPDEST:
-                raise InvalidJumpDestination("Invalid Jump Destination")
-            if not code.is_valid_opcode(dest):
-                raise InvalidInstruction("Jump resulted in invalid instruction")
+            if dest not in jumpdests(computation.msg.code):
+                invalid_jump(code)
         countdown -= 1
         if not countdown:
             countdown = CHECK_EVERY
@@ -187,10 +181,8 @@ def jumpi(
             if condition:
                 computation._evmstate_jump = pc
                 code.program_counter = dest
-                if code.peek() != JUMPDEST:
-                    raise InvalidJumpDestination("Invalid Jump Destination")
-                if not code.is_valid_opcode(dest):
-                    raise InvalidInstruction("Jump resulted in invalid instruction")
+                if dest not in jumpdests(computation.msg.code):
+                    invalid_jump(code)
                 branch = 2 * pc + 1
                 seen.add(branch)
                 seen.add(~dest)
@@ -216,10 +208,8 @@ def jumpi(
         if condition:
             computation._evmstate_jump = pc
             code.program_counter = dest
-            if code.peek() != JUMPDEST:
-                raise InvalidJumpDestination("Invalid Jump Destination")
-            if not code.is_valid_opcode(dest):
-                raise InvalidInstruction("Jump resulted in invalid instruction")
+            if dest not in jumpdests(computation.msg.code):
+                invalid_jump(code)
         if hits is not None:
             try:
                 seen = computation._evmstate_seen
