@@ -145,25 +145,28 @@ _PUSH1, _PUSH32 = 0x60, 0x7F
 # after these the next instruction runs only as a jump's destination: STOP, JUMP, RETURN, REVERT, INVALID, SELFDESTRUCT
 _HALTS = frozenset({0x00, 0x56, 0xF3, 0xFD, 0xFE, 0xFF})
 _JUMPDEST = 0x5B
-# code -> (the opcodes it holds, those it can run): one walk gives both
-_opcodes_of: Bounded[bytes, tuple[frozenset[int], frozenset[int]]] = Bounded(1025)
+# code -> (the opcodes it holds, those it can run, where a jump may land): one walk gives the three
+_opcodes_of: Bounded[bytes, tuple[frozenset[int], frozenset[int], frozenset[int]]] = Bounded(1025)
 
 
-def _walk(code: bytes) -> tuple[frozenset[int], frozenset[int]]:
+def _walk(code: bytes) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
     found = _opcodes_of.get(code)
     if found is None:
         held: set[int] = set()
         runnable: set[int] = set()
+        dests: list[int] = []
         i, n, live = 0, len(code), True
         while i < n:
             op = code[i]
             held.add(op)
-            live = live or op == _JUMPDEST
+            if op == _JUMPDEST:
+                live = True
+                dests.append(i)
             if live:
                 runnable.add(op)
                 live = op not in _HALTS
             i += op - _PUSH1 + 2 if _PUSH1 <= op <= _PUSH32 else 1
-        found = (frozenset(held), frozenset(runnable))
+        found = (frozenset(held), frozenset(runnable), frozenset(dests))
         _opcodes_of[code] = found
     return found
 
@@ -171,6 +174,12 @@ def _walk(code: bytes) -> tuple[frozenset[int], frozenset[int]]:
 def opcodes(code: bytes) -> frozenset[int]:
     """The opcodes code holds, push data skipped (remembered per code)."""
     return _walk(code)[0]
+
+
+def jump_destinations(code: bytes) -> frozenset[int]:
+    """Where a JUMP or JUMPI may land in code: its JUMPDESTs outside PUSH data (remembered per code; py-evm's own code
+    stream finds them again in every frame, scanning back from each target)."""
+    return _walk(code)[2]
 
 
 def runnable_opcodes(code: bytes) -> frozenset[int]:

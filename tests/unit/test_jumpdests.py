@@ -1,4 +1,4 @@
-"""The jump hooks' destinations (evm/pyevm/jumpdests.py) against py-evm's own check of a jump's target."""
+"""The jump hooks' destinations (evm/cache.py's jump_destinations()) against py-evm's own check of a jump's target."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from eth.vm.code_stream import CodeStream
 from eth.vm.opcode_values import JUMPDEST, PUSH1, PUSH32
 from hypothesis import given, settings, strategies as st
 
-from evmstate.evm.pyevm.jumpdests import jumpdests
+from evmstate.evm.cache import jump_destinations as jumpdests
 
 # codes dense in PUSHes and JUMPDESTs: a JUMPDEST byte inside a PUSH's data is no destination
 opcodes = st.sampled_from([JUMPDEST, PUSH1, PUSH1 + 1, PUSH32, 0x00, 0x56, 0x57]) | st.integers(0, 255)

@@ -24,11 +24,13 @@ import time
 from typing import Any, Callable
 
 from eth.abc import ComputationAPI
+from eth.exceptions import InvalidInstruction, InvalidJumpDestination
 from eth.vm import opcode_values
+from eth.vm.opcode_values import JUMPDEST
 
 from ..base import INITCODE, Coverage, Feedback, Frame, JumpRecorder
 from ...files import Bounded
-from .jumpdests import invalid_jump, jumpdests
+from ..cache import jump_destinations
 
 # the clock is read once every this many jumps: about every millisecond of execution
 CHECK_EVERY = 256
@@ -70,6 +72,12 @@ class Clock:
 # Gas and semantics are checked against py-evm's own transaction path in tests/integration.
 
 
+def invalid_jump(code: Any) -> None:
+    """Raise what py-evm raises for a jump to a position not in jump_destinations() (the code stream at it)."""
+    if code.peek() != JUMPDEST:
+        raise InvalidJumpDestination("Invalid Jump Destination")
+    raise InvalidInstruction("Jump resulted in invalid instruction")
+
 
 def jump(gas: int, clock: Clock, hits: Coverage | None = None, feedback: Feedback | None = None) -> Callable[..., None]:
     """JUMP, plus the clock: every loop jumps, so a runaway call is caught here.
@@ -84,7 +92,7 @@ def jump(gas: int, clock: Clock, hits: Coverage | None = None, feedback: Feedbac
         dest = computation.stack_pop1_int()
         code = computation.code
         code.program_counter = dest
-        if dest not in jumpdests(computation.msg.code):
+        if dest not in jump_destinations(computation.msg.code):
             invalid_jump(code)
         countdown -= 1
         if not countdown:
@@ -100,7 +108,7 @@ def jump(gas: int, clock: Clock, hits: Coverage | None = None, feedback: Feedbac
         dest = computation.stack_pop1_int()
         code = computation.code
         code.program_counter = dest
-        if dest not in jumpdests(computation.msg.code):
+        if dest not in jump_destinations(computation.msg.code):
             invalid_jump(code)
         try:
             seen = computation._evmstate_seen
@@ -155,7 +163,7 @@ def jumpi(
             code = computation.code
             computation._evmstate_jump = code.program_counter - 1
             code.program_counter = dest
-            if dest not in jumpdests(computation.msg.code):
+            if dest not in jump_destinations(computation.msg.code):
                 invalid_jump(code)
         countdown -= 1
         if not countdown:
@@ -181,7 +189,7 @@ def jumpi(
             if condition:
                 computation._evmstate_jump = pc
                 code.program_counter = dest
-                if dest not in jumpdests(computation.msg.code):
+                if dest not in jump_destinations(computation.msg.code):
                     invalid_jump(code)
                 branch = 2 * pc + 1
                 seen.add(branch)
@@ -208,7 +216,7 @@ def jumpi(
         if condition:
             computation._evmstate_jump = pc
             code.program_counter = dest
-            if dest not in jumpdests(computation.msg.code):
+            if dest not in jump_destinations(computation.msg.code):
                 invalid_jump(code)
         if hits is not None:
             try:
