@@ -206,6 +206,61 @@ def test_a_run_goes_past_a_known_revert_to_a_deeper_failure_on_both_loops(shallo
     assert kinds[("revert", "rule_send_all")][1] > 3
 
 
+# a rule that expects a revert where the ledger's call goes through (lock() replaces the amount locked before, which
+# the machine takes for a refusal): the known failure changes the chain, and invariant_locked then fails as its
+# consequence, in runs that go past it
+LOOSE = """
+from evmstate import reverts, strategy
+
+class Loose:
+    amount = strategy("uint8")
+
+    def __init__(cls, accounts, Ledger):
+        cls.accounts = accounts
+        cls.ledger = Ledger.deploy({"from": accounts[0]})
+        cls.ledger.mint(accounts[1], 1000, {"from": accounts[0]})
+
+    def setup(self):
+        self.locked = None
+
+    def rule_lock(self, amount):
+        if self.locked is not None:
+            with reverts():
+                self.ledger.lock(amount, {"from": self.accounts[1]})
+            return
+        self.ledger.lock(amount, {"from": self.accounts[1]})
+        self.locked = amount
+
+    def invariant_locked(self):
+        assert self.ledger.locked(self.accounts[1]) == (self.locked or 0)
+"""
+
+
+def test_a_failure_past_a_known_one_that_changed_the_chain_is_counted_under_it(shallow, monkeypatch):
+    """A second lock goes through where the machine expects a revert: that known failure changed the chain, and
+    invariant_locked fails after it as its consequence. Without the known failure's step nothing fails, and with it a
+    fresh run fails as the known one: so the consequence is that one's (one record, its hits), not a failure of its own
+    saved unshrunk with a note that blames the backends."""
+    (shallow / "machines" / "loose.py").write_text(LOOSE)
+    monkeypatch.chdir(shallow)
+    fresh(shallow)
+    config = config_mod.load()
+    (item,) = discover(config, ("machines/loose.py",)).items
+    project = Project(config)
+    project.activate()
+    request = RunRequest(overrides=Overrides(max_examples=30, stateful_step_count=6, seed=1, fresh=True), seed=1)
+    kept = KeptGoing()
+    results = [kept.counted(r) for r in list(kept.searches(config, project, item, request, lambda e: None))]
+    (record,) = records(shallow)
+    assert record["identity"]["name"] == "rule_lock" and "succeeded where reverts() expected" in record["error"]["message"]
+    (result,) = [r for r in results if r.failure is not None]
+    assert result.failure_id == record["id"] and result.failure.steps == 2
+    # runs went past it and met invariant_locked: counted under the known failure
+    assert {i.name for i in kept.known} == {"rule_lock", "invariant_locked"}
+    assert set(kept.known.values()) == {record["id"]}
+    assert result.hits[record["id"]] > 1
+
+
 def dependent_search(shallow, monkeypatch):
     """What a keep-going search of machines/dependent.py needs, from a fresh store: config, project, item, request and
     its KeptGoing."""

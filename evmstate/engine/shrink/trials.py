@@ -367,7 +367,8 @@ def clear_of_known(
     whether it was found.
 
     A fresh run checks everything: the program must not meet a known failure first. The steps in passed are left out
-    (a known revert left the chain as it was); then, while the program still fails first at another step, one step up
+    (a known revert left the chain as it was; where nothing fails without them, they stay: a known failure that changed
+    the chain, a call that went through where a revert was expected, whose consequence the failure is); then, while the program still fails first at another step, one step up
     to that one at a time (with the steps using what it made), kept out when the program then fails later. When no step
     left out gets it further, the program up to the failure a fresh run meets first (a known one, mostly), and False:
     the failure is reached only past that one. (None, False) when the budget ran out, or a fresh run does not fail.
@@ -376,10 +377,17 @@ def clear_of_known(
     trials = Trials(spec, project, base, target, None)
     gone = set(passed)
     current = without(list(steps), {i for i in gone if i < len(steps)})
+    whole = len(current) < len(steps)
     try:
         while True:
             budget.charge(len(current))
             ran = trials.replayer.run(current)
+            if ran.error is None and whole:
+                # a known failure that changed the chain (a call that went through where the machine expected a
+                # revert): without it nothing fails, so the failure is that one's consequence. The whole program,
+                # which a fresh run fails first as the known one
+                current, whole = list(steps), False
+                continue
             if ran.error is None or is_mistake(ran.error) or isinstance(ran.error, CallTimeout):
                 return None, False
             if FailureSignature.of(ran.error) == target:
