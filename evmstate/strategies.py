@@ -256,6 +256,8 @@ def _array_strategy(t: str, type_str: str, bounds: dict[str, Any]) -> st.SearchS
     """Fixed and dynamic arrays of any item type."""
     inner, _, dim = t[:-1].rpartition("[")
     unique = bool(bounds.get("unique", False))
+    # the other bounds are the items' (strategy("uint256[]", max_value=3): each item at most 3)
+    items = {k: v for k, v in bounds.items() if k not in _BOUNDS["array"]}
     if dim:
         size = int(dim)
         if bounds.get("min_length") is not None or bounds.get("max_length") is not None:
@@ -263,15 +265,15 @@ def _array_strategy(t: str, type_str: str, bounds: dict[str, Any]) -> st.SearchS
                 f"strategy({type_str!r}): a fixed array has exactly {size} items; min_length/max_length apply to "
                 "dynamic arrays"
             )
-        item = strategy(inner)
+        item = strategy(inner, **items)
         return _with_domain(
-            st.lists(item, min_size=size, max_size=size, unique=unique),
+            st.lists(item, min_size=size, max_size=size, unique_by=_hashable if unique else None),
             None if unique else ArrayDomain(domain_of(item), size, size),
         )
     lo, hi = _length_bounds(type_str, bounds.get("min_length"), bounds.get("max_length"), 8)
-    item = strategy(inner)
+    item = strategy(inner, **items)
     return _with_domain(
-        st.lists(item, min_size=lo, max_size=hi, unique=unique),
+        st.lists(item, min_size=lo, max_size=hi, unique_by=_hashable if unique else None),
         None if unique else ArrayDomain(domain_of(item), lo, hi),
     )
 
@@ -285,16 +287,18 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     draws shrink toward plain draws. address with length= draws only the first accounts.
 
     Bounds: min_value, max_value (ints or amounts such as "1 ether"), exclude (a value or a
-    list of values), min_length / max_length (bytes, string, dynamic arrays), unique (arrays).
+    list of values), min_length / max_length (bytes, string, dynamic arrays), unique (arrays). An array takes its
+    items' bounds too: strategy("uint256[]", max_value=3) draws lists of numbers up to 3.
     """
     if not isinstance(abi_type, str):
         raise StrategyError(f"strategy() takes an ABI type name such as 'uint256', got {abi_type!r}")
     type_str = abi_type
     t = "".join(abi_type.split())
     kind = _kind(t, type_str)
-    unknown = set(bounds) - _BOUNDS[kind]
+    takes = _allowed(t, kind, type_str)
+    unknown = set(bounds) - takes
     if unknown:
-        allowed = ", ".join(sorted(_BOUNDS[kind])) or "no bounds"
+        allowed = ", ".join(sorted(takes)) or "no bounds"
         raise StrategyError(
             f"strategy({type_str!r}): {', '.join(sorted(unknown))} does not apply to {t}; it takes {allowed}"
         )
@@ -335,6 +339,20 @@ def strategy(abi_type: str, **bounds: Any) -> st.SearchStrategy:
     parts = _split_top(t[1:-1], type_str)
     members = [strategy(p) for p in parts]
     return _with_domain(_tuples(members), TupleDomain([domain_of(m) for m in members]))
+
+
+def _hashable(value: Any) -> Any:
+    """An item of an array as a key for unique: an item that is itself an array (a list) as a tuple, at any depth."""
+    return tuple(_hashable(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def _allowed(t: str, kind: str, type_str: str) -> set[str]:
+    """The bounds strategy() takes for a type: an array's own (its length, unique) and those of its items (an item's
+    min_value and max_value, exclude; not its length, which is the array's)."""
+    if kind != "array":
+        return _BOUNDS[kind]
+    inner = t[:-1].rpartition("[")[0]
+    return _BOUNDS["array"] | (_allowed(inner, _kind(inner, type_str), type_str) - {"min_length", "max_length", "unique"})
 
 
 def _tuples(members: list[st.SearchStrategy]) -> st.SearchStrategy:

@@ -109,3 +109,33 @@ def test_decimal_bounds_are_exactly_vypers():
     assert find(strategy("decimal"), lambda d: d <= bottom) == bottom
     with pytest.raises(StrategyError, match="must lie within"):
         strategy("decimal", max_value=top + Decimal("1E-10"))
+
+
+@pytest.mark.parametrize(
+    "type_str, bounds, check",
+    [
+        ("uint256[]", {"max_value": 3, "max_length": 5}, lambda v: len(v) <= 5 and all(0 <= x <= 3 for x in v)),
+        ("int8[2]", {"min_value": -1, "max_value": 1}, lambda v: len(v) == 2 and all(-1 <= x <= 1 for x in v)),
+        ("uint8[][2]", {"max_value": "2 wei", "exclude": 1}, lambda v: all(x in (0, 2) for row in v for x in row)),
+        ("address[]", {"length": 2, "max_length": 3}, lambda v: len(v) <= 3 and len(set(v)) <= 2),
+        # unique over items that are arrays or tuples themselves (unhashable lists)
+        ("uint8[2][]", {"unique": True, "max_value": 1}, lambda v: len({tuple(x) for x in v}) == len(v) <= 4),
+        ("(uint8,bool)[]", {"unique": True}, lambda v: len(set(v)) == len(v)),
+    ],
+)
+def test_an_array_takes_its_items_bounds(type_str, bounds, check):
+    """strategy("uint256[]", max_value=3): each item at most 3; the length bounds and unique stay the array's."""
+
+    @settings(max_examples=40)
+    @given(strategy(type_str, **bounds))
+    def inner(value):
+        assert check(value), value
+
+    inner()
+
+
+def test_an_array_refuses_bounds_its_items_do_not_take():
+    with pytest.raises(StrategyError, match=r"places does not apply to uint256\[\]; it takes .*max_value"):
+        strategy("uint256[]", places=2)
+    with pytest.raises(StrategyError, match=r"max_value does not apply to \(uint8,bool\)\[\]"):
+        strategy("(uint8,bool)[]", max_value=2)
