@@ -352,7 +352,7 @@ def _allowed(t: str, kind: str, type_str: str) -> set[str]:
     if kind != "array":
         return _BOUNDS[kind]
     inner = t[:-1].rpartition("[")[0]
-    return _BOUNDS["array"] | (_allowed(inner, _kind(inner, type_str), type_str) - {"min_length", "max_length", "unique"})
+    return _BOUNDS["array"] | (_allowed(inner, _kind(inner, type_str), type_str) - _BOUNDS["array"])
 
 
 def _tuples(members: list[st.SearchStrategy]) -> st.SearchStrategy:
