@@ -371,7 +371,8 @@ def clear_of_known(
     the chain, a call that went through where a revert was expected, whose consequence the failure is); then, while the
     program still fails first at another step, one step up to that one at a time (with the steps using what it made),
     kept out when the program then fails later. When no step left out gets it further, the program up to the failure
-    a fresh run meets first (a known one, mostly), and False: the failure is reached only past that one. (None, False) when the budget ran out, or a fresh run does not fail.
+    a fresh run meets first (a known one, mostly), and False: the failure is reached only past that one. (None, False)
+    when the budget ran out, or a fresh run does not fail.
     """
     target = FailureSignature.of(error)
     trials = Trials(spec, project, base, target, None)
