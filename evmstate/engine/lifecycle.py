@@ -15,9 +15,9 @@ from ..contracts.project import Project
 from ..search.session import Search, SearchOptions, collector_of
 from .deployments import contracts_behind
 from .events import Event, ExampleFinished, Failure, RuleStats, Status
-from .program import Step
+from .program import Step, Stopped, stop_error
 from .recorded import program_lines
-from .shrink.trials import clear_of_known
+from .shrink.trials import clear_of_known, shorter_error
 from .tracebacks import ErrorInfo, identity_of
 from .trace import Trace
 
@@ -270,6 +270,19 @@ def cleared(
         "as it did, and no program that does was found, so it is reported as found, not shrunk"
     )
     return with_note(failure, note), exc, False
+
+
+def stop_for(run: Any, exc: Exception, steps: list[Step], mistake: bool) -> Stopped | None:
+    """What stops a run of the search at exc (program.py's stop_error): for an error of the machine, with the shortest
+    program found that raises it (shrink/trials.py's shorter_error), else the program as it ran."""
+
+    def shorter() -> list[str] | None:
+        try:
+            return shorter_error(run.spec, run.project, run.base, [s.recorded() for s in steps], exc)
+        except Exception:  # shown as it ran: the machine's error is what the author is told, not this one
+            return None
+
+    return stop_error(run.spec.name, exc, steps, mistake, shorter)
 
 
 def kept_at_stop(run: Any) -> tuple[Status, Failure | None]:

@@ -50,7 +50,7 @@ from .optimize.finish import optima
 from .database import KNOWN, ShrunkExamples
 from .explain import divergence_failure, explained_on_py_evm, time_hint
 from .lifecycle import Lifecycle, Phases, RunState, cleared, frozen_heap, internal_error, left_out_note, search_session
-from .lifecycle import kept_at_stop, with_note, with_trace
+from .lifecycle import kept_at_stop, stop_for, with_note, with_trace
 from .program import (
     DEFINITION_ERRORS,
     differential_notes,
@@ -65,7 +65,6 @@ from .program import (
     restore_class,
     live_program_lines,
     raised_in,
-    stop_error,
     stop_if_diverged,
 )
 from .rejections import of_machine
@@ -444,7 +443,7 @@ class MachineRun:
                     state.left_out_first = f"{where} raised {shown_type(exc)}: {message_of(exc)}"
                 valid = False
                 hypothesis.reject()
-            if (stopped := stop_error(self.spec.name, exc, program.steps, mistake)) is not None:
+            if (stopped := stop_for(self, exc, program.steps, mistake)) is not None:
                 raise stopped from exc
             # Hypothesis's own exceptions (a rejected or overrun example) are not failures
             if isinstance(exc, UnsatisfiedAssumption):

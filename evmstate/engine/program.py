@@ -140,10 +140,17 @@ def raised_in(name: str, exc: BaseException, steps: list[Step]) -> str:
     return f"{name}.{steps[-1].rule}" if steps else name
 
 
-def stop_error(name: str, exc: Exception, steps: list[Step], mistake: bool) -> Stopped | None:
-    """What stops a run when exc is a mistake of the machine or a limit of evmstate's; None when it is neither."""
+def stop_error(
+    name: str, exc: Exception, steps: list[Step], mistake: bool, shorter: Callable[[], list[str] | None] | None = None
+) -> Stopped | None:
+    """What stops a run when exc is a mistake of the machine or a limit of evmstate's; None when it is neither.
+
+    shorter: a shorter program that raises the mistake (its lines, without the instance's), or None.
+    """
     if mistake:
-        return Stopped(machine_error(raised_in(name, exc, steps), exc, live_program_lines(name, steps)), mistake=True)
+        lines = shorter() if shorter is not None else None
+        program = program_lines(name, lines) if lines is not None else live_program_lines(name, steps)
+        return Stopped(machine_error(raised_in(name, exc, steps), exc, program), mistake=True)
     if isinstance(exc, CallTimeout):
         # evmstate could not tell how the call ends: not a failure to shrink or save
         return Stopped(harness_limit(name, exc, live_program_lines(name, steps)))

@@ -355,3 +355,59 @@ def test_a_machine_that_breaks_on_a_mutant_does_not_kill_it(tmp_path):
     assert not [m for m in report.mutants if m.kill is not None and "AttributeError" in m.kill.error]
     assert report.exit_code() == 2, "the machine is to fix, not evmstate (3)"
     assert json.loads(report.json())["mutants"][report.mutants.index(broke[0])]["broken_machine"] is True
+
+
+# the mistake is in rule_burn alone (an amount as a float), past a draw above 9: the search reaches it after other steps
+LATE_MISTAKE = BASE + """
+
+class LateMistake(Base):
+    def rule_transfer(self, x):
+        self.token.transfer(self.accounts[1], x % 2, {"from": self.accounts[0]})
+
+    def rule_approve(self, x):
+        self.token.approve(self.accounts[2], x, {"from": self.accounts[0]})
+
+    def rule_burn(self, x):
+        if x > 9:
+            self.token.transfer(self.accounts[1], float(x), {"from": self.accounts[0]})
+"""
+
+
+def test_the_program_shown_for_a_mistake_of_the_machine_is_made_shorter(tmp_path):
+    """The program that reached an error of the machine is shown without the steps it does not need: here the one call
+    of the rule that raises it (the steps before it left out one at a time while the replay still raises it)."""
+    summary, _ = run_source(tmp_path, LATE_MISTAKE, max_examples=20, stateful_step_count=8)
+    (result,) = summary.results
+    assert result.status == "error" and result.broken and "LateMistake.rule_burn raised" in result.error, result.error
+    program = result.error.split("The program that reached it:\n")[1].splitlines()
+    assert program[0] == "  state = LateMistake()", program
+    assert len(program) == 2 and program[1].startswith("  state.rule_burn(x="), program
+    assert summary.exit_code == 2 and not (tmp_path / ".evmstate" / "failures").exists()
+
+
+def test_a_mistakes_program_loses_the_steps_and_waits_it_does_not_need(tmp_path):
+    """shorter_error on a recorded program: the step before the one that raises the mistake goes, and so does the wait
+    before it; what is left raises the same error."""
+    from evmstate.engine.loader import load_module
+    from evmstate.engine.program import init_class, run_program
+    from evmstate.engine.recorded import RecordedStep
+    from evmstate.engine.shrink.trials import shorter_error
+    from evmstate.spec import collect
+
+    copy_example(tmp_path)
+    (tmp_path / "machines" / "m.py").write_text(LATE_MISTAKE)
+    project = Project(config_mod.load(tmp_path))
+    spec = collect(load_module(tmp_path / "machines" / "m.py").LateMistake)
+    init_class(spec, project)
+    base = project.backend.snapshot()
+    steps = [
+        RecordedStep("rule_approve", {"x": 5}, delay=(86_400, 1)),
+        RecordedStep("rule_burn", {"x": 12}, delay=(3_600, 1)),
+    ]
+    error = run_program(spec, project, steps, strict=True).error
+    assert isinstance(error, Exception) and "float" in str(error)
+    project.backend.revert(base)
+    assert shorter_error(spec, project, base, steps, error) == ["state.rule_burn(x=12)"]
+    # a program that raises it no shorter: None (the program is shown as it ran)
+    project.backend.revert(base)
+    assert shorter_error(spec, project, base, [RecordedStep("rule_burn", {"x": 12})], error) is None

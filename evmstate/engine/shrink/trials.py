@@ -12,6 +12,7 @@ any attempt(candidate), without argument domains.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, Callable, Iterator, Sequence
 
 from ...contracts.project import Project
@@ -25,6 +26,7 @@ from .candidates import Judge, tries_for
 from ..tracebacks import FailureSignature
 from ..verdicts import is_mistake, message_of, shown_type
 from ..program import InvalidProgram
+from ..delays import NO_DELAY
 from ..recorded import RecordedStep
 from . import slices
 from .replayer import Replayer
@@ -408,6 +410,44 @@ def clear_of_known(
         return None, False
     finally:
         trials.replayer.close()
+
+
+# replays at most that the program of an error of the machine is made shorter with (it is shown, never saved)
+ERROR_REPLAYS = 100
+
+
+def shorter_error(
+    spec: MachineSpec, project: Project, base: Any, steps: Sequence[RecordedStep], error: BaseException
+) -> list[str] | None:
+    """The lines of a shorter program that raises the machine's error as steps did, or None when none was found.
+
+    Steps are left out one at a time (with the steps using what each made), from the last, while the program still
+    raises it, then the waits before them; ERROR_REPLAYS replays at most. An error of the machine stops its search
+    (verdicts.is_mistake), and the program that reached it is what the author reads to find it: the shortest one
+    points at the rule.
+    """
+    target = FailureSignature.of(error)
+    trials = Trials(spec, project, base, target, None)
+    current, lines = list(steps), None
+    try:
+        i = len(current) - 1
+        while i >= 0 and trials.replayer.runs < ERROR_REPLAYS:
+            trial = without(current, with_users(current, i))
+            ran = trials.replayer.run(trial)
+            if ran.error is not None and FailureSignature.of(ran.error) == target:
+                current, lines = trial[: ran.at], ran.lines[: ran.at]
+            i = min(i, len(current)) - 1
+        for i, step in enumerate(current):  # then each wait left out, while it is still raised
+            if step.delay != NO_DELAY and trials.replayer.runs < ERROR_REPLAYS:
+                trial = [*current[:i], dataclasses.replace(step, delay=NO_DELAY), *current[i + 1 :]]
+                ran = trials.replayer.run(trial)
+                if ran.error is not None and FailureSignature.of(ran.error) == target:
+                    current, lines = trial[: ran.at], ran.lines[: ran.at]
+    except InvalidProgram:
+        pass
+    finally:
+        trials.replayer.close()
+    return None if lines is None else [line for step in lines for line in step.splitlines()]
 
 
 def earlier_rules(spec: MachineSpec) -> dict[str, list[tuple[str, frozenset[str]]]]:
