@@ -75,7 +75,8 @@ def shrink_text(r: ShrinkReport, kind: str = "machine", minimal: bool = True) ->
         return f"{saved}shrunk in {r.seconds:.1f}s ({count(r.runs, 'run')})"
     shortest = f", {r.minimality}{MINIMALITY_NOTE.get(r.minimality, '')}," if minimal and r.minimality else ""
     work = [count(r.runs, "Hypothesis run")] if r.runs else []
-    work += [f"replays on {r.replayed_on}"] if r.replayed_on else []
+    # a run on py-evm replays its candidates on revm, and the program it ends with on py-evm (docs/shrinking.md)
+    work += [f"replays on {r.replayed_on} (the program confirmed on py-evm)"] if r.replayed_on else []
     work += [f"{name} {count(runs, 'replay')} {seconds:.1f}s" for name, (runs, seconds) in r.passes.items()]
     if not r.passes and r.replays:
         work.append(count(r.replays, "replay"))

@@ -19,10 +19,11 @@ from .helpers import invoke
 def report(out: str) -> str:
     """The failure report without timings, speeds and the compile line, which differ from run to run.
 
-    Nor where shrinking replayed its candidates: a py-evm run replays them on revm ("replays on revm"), a revm run on revm itself.
+    Nor where shrinking replayed its candidates: a py-evm run replays them on revm ("replays on revm (the program confirmed on py-evm)"), a revm run on revm
+    itself.
     """
     text = "".join(line for line in out.splitlines(keepends=True) if not line.startswith("compiled "))
-    text = text.replace("replays on revm, ", "")
+    text = text.replace("replays on revm (the program confirmed on py-evm), ", "")
     text = re.sub(r"\d+(\.\d+)?s\b", "<t>", text)
     return re.sub(r"\d+ steps/s", "<n> steps/s", text)
 
