@@ -406,7 +406,10 @@ def export(
 
 
 @cli.group(invoke_without_command=True)
-@click.option("--check", is_flag=True, help="Replay each failure and show whether it still fails.")
+@click.option(
+    "--check", is_flag=True,
+    help="Replay each failure and show whether it still fails (exit 1 if one does, 2 if one cannot be replayed).",
+)
 @click.pass_context
 def failures(ctx: click.Context, check: bool) -> None:
     """List saved failures (id, machine, error, age, whether sources changed; with --check, whether each still
@@ -417,7 +420,14 @@ def failures(ctx: click.Context, check: bool) -> None:
 
     from .render_replay import failures_table
 
-    failures_table(_console(), saved_failures(config_mod.load(), check), check)
+    found = saved_failures(config_mod.load(), check)
+    failures_table(_console(), found, check)
+    if check:  # as replay exits: 1 while a failure reproduces; 2 where one cannot be told (cannot replay, unreadable)
+        verdicts = {f.replay.split(": ")[0] for f in found} | {"unreadable" for f in found if f.replay == "-"}
+        if verdicts & {"still fails", "fails differently"}:
+            sys.exit(ExitCode.FAILED)
+        if verdicts & {"cannot replay", "unreadable"}:
+            sys.exit(ExitCode.USAGE_ERROR)
 
 
 @failures.command("rm")

@@ -413,7 +413,7 @@ def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_f
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert "changed" in rows[prop] and "same" in rows[machine]
     code, out = invoke("failures", "--check")
-    assert code == 0
+    assert code == 1, "a failure that still fails: exit 1, as replay's"
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert rows[prop].rstrip().endswith("fixed") and rows[machine].rstrip().endswith("still fails")
     code, out = invoke("failures", "prune", "--dry-run")
@@ -421,6 +421,10 @@ def test_failures_check_marks_fixed_and_changed_records_and_prune_removes_only_f
     code, out = invoke("failures", "prune")
     assert code == 0 and f"removed {prop} (fixed)" in out and f"kept {machine} (still fails)" in out
     assert [p.stem for p in saved(example)] == [machine]
+    # fixed too: every record left fixed, exit 0
+    (example / "machines" / "counter.py").write_text(COUNTER.replace("self.total < 3", "self.total < 10**9"))
+    code, out = invoke("failures", "--check")
+    assert code == 0 and "fixed" in out, out
 
 
 def test_a_record_is_marked_changed_when_a_module_its_machine_imports_changes(example):
@@ -460,7 +464,7 @@ def test_records_that_cannot_be_replayed_are_kept_unless_asked(example):
     code, out = invoke("replay", rid)
     assert code == 2 and "Counter.__init__ raised ZeroDivisionError: division by zero" in out and "internal error" not in out
     code, out = invoke("failures", "--check")
-    assert code == 0 and "cannot replay" in out
+    assert code == 2 and "cannot replay" in out
     code, out = invoke("failures", "prune")
     assert code == 0 and f"kept {rid} (cannot replay" in out and [p.stem for p in saved(example)] == [rid]
     code, out = invoke("failures", "prune", "--unreplayable")
