@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..contracts.accounts import Account
 from ..contracts.address import checksum, to_raw_address
 from ..contracts.api import current_project
-from ..contracts.contract import Contract
+from ..contracts.contract import Contract, reverts
 from ..search import canaries
 from ..errors import MachineDefinitionError, TransactionReverted
 from ..strategies import strategy
@@ -49,6 +49,27 @@ def expect(ok: bool, what: Callable[[], str] | str, clause: str) -> None:
     """Raise violated(what, clause) unless ok; what may be a function, called only when it is needed."""
     if not ok:
         raise violated(what() if callable(what) else what, clause)
+
+
+def expect_reverted(sent: "Sent", what: Callable[[], str] | str, clause: str) -> None:
+    """expect(sent.reverted, ...): the transaction must revert, and its revert counts as one the rule expected (as a
+    revert caught by reverts() does: the rule table's `expected` column), not as a step that tested nothing."""
+    expect(sent.reverted, what, clause)
+    revert_expected(sent)
+
+
+def revert_expected(sent: "Sent") -> None:
+    """Count sent's revert, if it reverted, as one the rule expected (as reverts() counts one), once the rule has
+    checked that it had to revert."""
+    if sent.error is not None:
+        reverts.listeners.notify(sent.error)
+
+
+def expect_refused(sent: "Sent", what: Callable[[], str] | str, clause: str) -> None:
+    """expect(sent.refused, ...): the transaction must revert or return false (EIP-20 lets a token refuse either way);
+    a revert counts as expected (expect_reverted)."""
+    expect(sent.refused, what, clause)
+    revert_expected(sent)
 
 
 exercised = canaries.exercised  # the packs' canaries, and any machine's: see search/canaries.py

@@ -24,6 +24,7 @@ from .base import (
     events,
     exercised,
     expect,
+    expect_refused,
     leave_out,
     send,
     shown,
@@ -251,7 +252,7 @@ class ERC20Properties(ERC20Transfers, Pack):
                 "an owner holding more than the spender may take", reverting=True,
             )
         move = self._erc20_move(spender, owner, receiver, allowance + 1 + clamp(amount, balance - allowance - 1))
-        expect(move.sent.refused, lambda: f"{move.call} succeeded though the allowance is only {allowance}", AUTHORIZED)
+        expect_refused(move.sent, lambda: f"{move.call} succeeded though the allowance is only {allowance}", AUTHORIZED)
         expect(
             move.after == move.before and move.allowance[1] == allowance,
             lambda: f"{move.call} returned false but balances or the allowance changed", AUTHORIZED,
@@ -281,7 +282,7 @@ class ERC20Properties(ERC20Transfers, Pack):
         if a.token.allowance(owner, spender) < value:
             send(a.token.approve, spender, value, sender=owner)
         move = self._erc20_move(spender, owner, receiver, value)
-        expect(move.sent.refused, lambda: f"{move.call} succeeded though the owner holds only {balance}", BALANCE)
+        expect_refused(move.sent, lambda: f"{move.call} succeeded though the owner holds only {balance}", BALANCE)
         expect(move.after == move.before, lambda: f"{move.call} returned false but balances changed", BALANCE)
         exercised(
             "rule_erc20_transfer_from_beyond_balance_fails", balance > 0, "an owner holding tokens", reverting=True
@@ -404,8 +405,8 @@ class ERC20Properties(ERC20Transfers, Pack):
         s = self._erc20_supply("burn", owner, amount, beyond=True)
         if s is None:
             return
-        expect(
-            s.sent.refused, lambda: f"{s.call} succeeded though {shown(s.account)} holds only {s.balance[0]}", SUPPLY
+        expect_refused(
+            s.sent, lambda: f"{s.call} succeeded though {shown(s.account)} holds only {s.balance[0]}", SUPPLY
         )
         self._erc20_supplied_exactly(s, 0)
         exercised("rule_erc20_burn_beyond_balance_fails", s.balance[0] > 0, "an owner holding tokens", reverting=True)

@@ -14,7 +14,10 @@ from eth_utils import keccak
 from ..contracts.abi import encode
 from ..errors import MachineDefinitionError
 from ..spec.markers import rule
-from .base import ACTOR, AMOUNT, FLAG, Adapter, Pack, adapter_of, events, exercised, expect, send, shown
+from .base import (
+    ACTOR, AMOUNT, FLAG, Adapter, Pack, adapter_of, events, exercised, expect, expect_reverted, revert_expected, send,
+    shown,
+)
 
 PERMIT_TYPES = {
     "Permit": [
@@ -157,7 +160,7 @@ class ERC2612Properties(Pack):
         again = send(
             a.token.permit, *a.signed(owner, owner, spender, value, nonce, a.chain.time() + 3600), sender=spender
         )
-        expect(again.reverted, lambda: f"{call}, sent again with the same nonce {nonce}, succeeded", REVERT)
+        expect_reverted(again, lambda: f"{call}, sent again with the same nonce {nonce}, succeeded", REVERT)
         exercised("rule_erc2612_permit_uses_its_nonce", True, "a valid permit")
 
     @rule(owner=ACTOR, spender=ACTOR, value=AMOUNT)
@@ -203,6 +206,7 @@ class ERC2612Properties(Pack):
             'EIP-2612: "The current blocktime is less than or equal to deadline." / "If any of these conditions are '
             'not met, the permit call must revert."',
         )
+        revert_expected(sent)
         exercised(
             "rule_erc2612_expired_permit_reverts", before != value, "an expired permit that would change an allowance",
             reverting=True,
@@ -230,6 +234,7 @@ class ERC2612Properties(Pack):
             'EIP-2612: "r, s and v is a valid secp256k1 signature from owner of the message" / "nonces[owner] (before '
             'the state update) is equal to nonce."',
         )
+        revert_expected(sent)
         exercised(
             "rule_erc2612_permit_not_signed_by_owner_reverts", before != value,
             "a forged permit that would change an allowance", reverting=True,

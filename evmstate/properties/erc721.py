@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from ..errors import TransactionReverted
 from ..spec.markers import invariant, precondition, rule
-from .base import ACTOR, AMOUNT, FLAG, ZERO_ADDRESS, Pack, events, exercised, expect, leave_out, same, send, shown
+from .base import (
+    ACTOR, AMOUNT, FLAG, ZERO_ADDRESS, Pack, events, exercised, expect, leave_out, revert_expected, same, send, shown,
+)
 from .erc721_transfers import OWNER_OF, ERC721Transfers
 
 APPROVE = (
@@ -119,6 +121,7 @@ class ERC721Properties(ERC721Transfers, Pack):
             ),
             APPROVE,
         )
+        revert_expected(sent)
         exercised(
             "rule_erc721_unauthorized_approve_reverts", True, "an approve by an account with no right to the token",
             reverting=True,

@@ -15,8 +15,8 @@ from ..contracts.abi import decode
 from ..errors import TransactionReverted
 from ..spec.markers import precondition, rule
 from .base import (
-    ACTOR, AMOUNT, FLAG, ZERO_ADDRESS, Adapter, Pack, Sent, adapter_of, events, exercised, expect, leave_out, same,
-    send, shown,
+    ACTOR, AMOUNT, FLAG, ZERO_ADDRESS, Adapter, Pack, Sent, adapter_of, events, exercised, expect, expect_reverted,
+    leave_out, revert_expected, same, send, shown,
 )
 
 MAGIC = bytes.fromhex("150b7a02")  # bytes4(keccak256("onERC721Received(address,address,uint256,bytes)"))
@@ -339,6 +339,7 @@ class ERC721Transfers(Pack):
             ),
             TRANSFER_FROM,
         )
+        revert_expected(sent)
         exercised(
             "rule_erc721_unauthorized_transfer_reverts", True, "a transfer by an account with no right to the token",
             reverting=True,
@@ -368,6 +369,7 @@ class ERC721Transfers(Pack):
             ),
             'EIP-721, transferFrom: "Throws if _from is not the current owner."',
         )
+        revert_expected(sent)
         exercised(
             "rule_erc721_transfer_from_wrong_owner_reverts", True, "a transfer naming a non-owner as _from",
             reverting=True,
@@ -389,6 +391,7 @@ class ERC721Transfers(Pack):
             lambda: f"{'safeTransferFrom' if safe else 'transferFrom'}({shown(owner)}, 0x0, {token}) succeeded",
             'EIP-721, transferFrom: "Throws if _to is the zero address."',
         )
+        revert_expected(sent)
         exercised("rule_erc721_transfer_to_zero_address_reverts", True, "a token to send", reverting=True)
 
     @rule(caller=ACTOR, to=ACTOR, token=AMOUNT)
@@ -404,8 +407,8 @@ class ERC721Transfers(Pack):
         invalid = max(ids, default=-1) + 1 + token % 1000
         caller = a.actor(caller)
         sent, _, _ = self._erc721_transfer(caller, caller, a.actor(to), invalid)
-        expect(
-            sent.reverted,
+        expect_reverted(
+            sent,
             lambda: (
                 f"transferFrom({shown(caller)}, {shown(a.actor(to))}, {invalid}) from {shown(caller)} succeeded, "
                 f"though {invalid} is not a token"
@@ -487,4 +490,5 @@ class ERC721Transfers(Pack):
             ),
             SAFE,
         )
+        revert_expected(sent)
         exercised("rule_erc721_safe_transfer_to_refusing_receiver_reverts", True, "a token to send", reverting=True)

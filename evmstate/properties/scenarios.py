@@ -13,7 +13,7 @@ from typing import Any
 
 from ..spec.markers import initialize, rule
 from . import vault as v
-from .base import ACTOR, AMOUNT, MAX_UINT, Pack, clamp, exercised, expect, send, shown
+from .base import ACTOR, AMOUNT, MAX_UINT, Pack, clamp, exercised, expect, expect_reverted, send, shown
 
 FAVOUR = (
     'EIP-4626, Security Considerations: "it is considered most secure to favor the Vault itself during '
@@ -136,8 +136,8 @@ class ERC4626Scenarios(Pack):
                 "rule_erc4626_withdraw_without_allowance_reverts", False, "an owner with shares to withdraw",
                 reverting=True,
             )
-        expect(
-            f.sent.reverted,
+        expect_reverted(
+            f.sent,
             lambda: (
                 f"{f.call} succeeded though {shown(owner)} never approved {shown(caller)}: "
                 f"it burned {f.returned} of the owner's shares"
@@ -167,8 +167,8 @@ class ERC4626Scenarios(Pack):
             return exercised(
                 "rule_erc4626_redeem_beyond_shares_reverts", False, "an owner holding shares", reverting=True
             )
-        expect(
-            f.sent.reverted, lambda: f"{f.call} succeeded though {shown(owner)} holds only {held} shares", REDEEM_SHORT
+        expect_reverted(
+            f.sent, lambda: f"{f.call} succeeded though {shown(owner)} holds only {held} shares", REDEEM_SHORT
         )
         exercised("rule_erc4626_redeem_beyond_shares_reverts", held > 0, "an owner holding shares", reverting=True)
 
@@ -193,8 +193,8 @@ class ERC4626Scenarios(Pack):
         f = v.flow(a, "withdraw", owner, owner, owner, assets, a.vault.maxWithdraw(owner))
         if f is None:
             return
-        expect(
-            f.sent.reverted,
+        expect_reverted(
+            f.sent,
             lambda: f"{f.call} succeeded though it needs {needed} shares and {shown(owner)} holds only {held}",
             WITHDRAW_SHORT,
         )
@@ -213,8 +213,8 @@ class ERC4626Scenarios(Pack):
         f = v.flow(a, "deposit", caller, caller, caller, held + 1 + clamp(amount, 10**30), a.vault.maxDeposit(caller))
         if f is None:
             return
-        expect(
-            f.sent.reverted, lambda: f"{f.call} succeeded though {shown(caller)} holds only {held} of the asset",
+        expect_reverted(
+            f.sent, lambda: f"{f.call} succeeded though {shown(caller)} holds only {held} of the asset",
             DEPOSIT_SHORT,
         )
         exercised("rule_erc4626_deposit_beyond_assets_reverts", held > 0, "a caller holding assets", reverting=True)

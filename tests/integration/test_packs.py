@@ -40,6 +40,24 @@ def test_each_pack_passes_on_snekmates_modules(packs, backend):
         assert any(c.interesting for c in result.canaries.values()), (result.name, result.canaries)
 
 
+def test_the_reverts_a_pack_asks_for_are_counted_as_expected(packs):
+    """A pack's rule that sends what must revert (a transfer beyond the balance, a redeem of more shares than held) and
+    sees it revert has its revert counted as expected, as reverts() counts one: the rule table's `expected` column, and
+    no warning that most of its transactions reverted."""
+    summary = run(config_mod.load(packs), RunOptions((str(packs / "machines" / "packs.py"),), overrides=Overrides(seed=3, max_examples=6, stateful_step_count=20)), lambda event: None)
+    asking = {}
+    for result in summary.results:
+        assert result.status == "passed", (result.name, result.failure and result.failure.message, result.error)
+        for name, s in result.rules.items():
+            if ("beyond" in name or "reverts" in name) and s.transactions_reverted:
+                asking[f"{result.name}.{name}"] = (s.transactions_reverted, s.reverts, s.unexpected_reverts)
+                assert not s.mostly_reverted, (name, s)
+    assert len(asking) >= 3, asking
+    # every revert of those rules was the one asked for
+    wrong = {name: counts for name, counts in asking.items() if counts[2] or counts[0] != counts[1]}
+    assert not wrong, wrong
+
+
 @pytest.fixture()
 def example(tmp_path: Path) -> Path:
     return copy_example(tmp_path / "project")
