@@ -5,7 +5,8 @@ project's ERC-20 for each asset or token it asks for, each actor given a balance
 approved to take it), mixes in the property pack its ABI matches (ERC-20,
 ERC-721, ERC-4626, with EIP-2612 for a permit), and has one rule per other external function that
 changes state, its arguments drawn within sensible bounds: addresses from the accounts, an amount
-at most what the sender holds of an ERC-20. Where the source asserts who may call a function
+at most what the sender (or the account named as the owner, transferFrom's _from) holds of an
+ERC-20, an allowance unbounded. Where the source asserts who may call a function
 (msg.sender against a public variable, or a public mapping of roles) the rule expects a revert
 from anyone else; every other failure is tolerated and marked for a human to decide, as are the
 constructor's arguments. Ghost variables hold what the contract exposes (balances, the supply).
@@ -47,6 +48,10 @@ TOKEN_WORDS = {
     "weth",
 }
 AMOUNT_NAMES = re.compile(r"^_?(amount|value|wad|assets|shares|qty|quantity)_?$", re.I)
+# an address argument that names whose balance an amount comes from (transferFrom's _from), and functions whose
+# amount is an allowance, taken from no balance
+HOLDER_NAMES = re.compile(r"^_?(from|owner|holder|source|src)_?$", re.I)
+ALLOWANCES = {"approve", "increaseAllowance", "decreaseAllowance", "increase_allowance", "decrease_allowance"}
 # the whole condition of an assert: the sender is a public variable, or holds a role in a public mapping (then a
 # reason, a comment such as Brownie's `# dev: admin only`, or the end of the line)
 SENDER_IS = re.compile(r"^\s*assert\s+(?:msg\.sender\s*==\s*self\.(\w+)|self\.(\w+)\s*==\s*msg\.sender)\s*(?:,|#|$)")
@@ -426,9 +431,12 @@ def _rule(f: Function, c: str, amounts: bool) -> list[str]:
         f"    def rule_{snake(f.name)}({sig}):",
         f'        """{f.name}({", ".join(n for n, _ in f.inputs)}) from an account."""',
     ]
+    # whose balance an amount is taken from: the account named as the owner (transferFrom's _from), else the sender's;
+    # an allowance (approve) is not taken from a balance
+    holder = next((n for n, t in named[1:] if t == "address" and HOLDER_NAMES.match(n)), "sender")
     for n, t in named[1:]:
-        if amounts and t.startswith("uint") and AMOUNT_NAMES.match(n):
-            lines.append(f"        {n} = min({n}, self.{c}.balanceOf(sender))  # at most what the sender holds")
+        if amounts and t.startswith("uint") and AMOUNT_NAMES.match(n) and f.name not in ALLOWANCES:
+            lines.append(f"        {n} = min({n}, self.{c}.balanceOf({holder}))  # at most what {holder} holds")
     if f.checks:
         lines.append(
             "        # the source checks (DECIDE which must hold here; where one must fail, "

@@ -14,7 +14,7 @@ from evmstate.engine.events import Canary, MachineFinished, RuleStats
 from evmstate.errors import MachineDefinitionError
 from evmstate.properties import ERC20Properties, ERC721Properties, ERC2612Properties, ERC4626Properties
 from evmstate.properties.base import properties, property_names
-from evmstate.properties.scaffold import _token_names, default, functions, names_token, snake, standards
+from evmstate.properties.scaffold import _rule, _token_names, default, functions, names_token, snake, standards
 from evmstate.spec import collect
 
 PACKS = (ERC20Properties, ERC721Properties, ERC2612Properties, ERC4626Properties)
@@ -241,3 +241,26 @@ def test_the_shards_of_a_machine_and_a_campaigns_runs_add_their_canaries_up():
     assert merged.unexercised == []
     totals = ItemTotals(canaries=canaries.merged([{"rule_a": Canary("a deposit", 2, 0)}, {"rule_a": Canary("a deposit", 3, 0)}]))
     assert totals.unexercised == ["rule_a"] and totals.canaries["rule_a"].checked == 5
+
+
+def test_the_scaffold_bounds_an_amount_by_whose_balance_it_comes_from(tmp_path: Path):
+    """transferFrom's amount comes from _from's balance, not the caller's; an allowance comes from no balance; a
+    transfer's from the sender's."""
+    source = tmp_path / "Ledger.vy"
+    source.write_text(
+        "@external\ndef transferFrom(_from: address, _to: address, _value: uint256) -> bool:\n    return True\n\n"
+        "@external\ndef approve(_spender: address, _value: uint256) -> bool:\n    return True\n\n"
+        "@external\ndef transfer(_to: address, _value: uint256) -> bool:\n    return True\n"
+    )
+    def fn(name, *inputs):
+        return {"type": "function", "name": name, "inputs": [{"name": n, "type": t} for n, t in inputs], "outputs": [{"type": "bool"}], "stateMutability": "nonpayable"}
+    abi = [
+        fn("transferFrom", ("_from", "address"), ("_to", "address"), ("_value", "uint256")),
+        fn("approve", ("_spender", "address"), ("_value", "uint256")),
+        fn("transfer", ("_to", "address"), ("_value", "uint256")),
+    ]
+    found = {f.name: f for f in functions(Artifact("Ledger", str(source), "", abi, b"\x00", b"\x00"), set())}
+    text = {name: "\n".join(_rule(f, "ledger", True)) for name, f in found.items()}
+    assert "value = min(value, self.ledger.balanceOf(from_))  # at most what from_ holds" in text["transferFrom"], text["transferFrom"]
+    assert "min(" not in text["approve"], text["approve"]
+    assert "value = min(value, self.ledger.balanceOf(sender))  # at most what sender holds" in text["transfer"], text["transfer"]
