@@ -384,6 +384,8 @@ def export(
     exported = export_failure(config_mod.load(), failure_id, target, compile_with=compile_with)
     if where == "-":
         click.echo(exported.text, nl=False)
+        if exported.note:
+            _console(stderr=True).print(Text(exported.note))
         return
     path = Path(where)
     if path.is_dir() or where.endswith(("/", os.sep)):  # a folder: the test's own file name in it
@@ -403,6 +405,8 @@ def export(
         said = exc.strerror or exc
         raise click.UsageError(f"--{target} {where}: cannot write {path} ({said}); give another path") from None
     _console(stderr=True).print(Text(f"wrote {path}: failure {exported.id} as a {target} test"))
+    if exported.note:
+        _console(stderr=True).print(Text(exported.note))
 
 
 @cli.group(invoke_without_command=True)

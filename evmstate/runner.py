@@ -374,7 +374,7 @@ def export(config: Config, failure_id: str | None, target: str, *, compile_with:
     compile_with: how a Foundry test gets the deploy code of the Vyper sources (solidity.foundry_test).
     """
     from .export.python import pytest_test, test_name
-    from .export.solidity import foundry_test, solidity_name
+    from .export.solidity import forge_note, foundry_test, solidity_name
 
     record = _record(config, failure_id)
     if record.optimum is not None:
@@ -385,7 +385,8 @@ def export(config: Config, failure_id: str | None, target: str, *, compile_with:
     if target == "pytest":
         return Exported(record.id, pytest_test(record), f"{test_name(record)}.py")
     if target == "foundry":
-        return Exported(record.id, foundry_test(config, record, compile_with), f"{solidity_name(record)}.t.sol")
+        note = forge_note(config) if compile_with == "forge" else ""
+        return Exported(record.id, foundry_test(config, record, compile_with), f"{solidity_name(record)}.t.sol", note)
     raise UsageError(f"cannot export to {target!r}: give pytest or foundry")
 
 
@@ -396,6 +397,7 @@ class Exported:
     id: str
     text: str
     file_name: str
+    note: str = ""  # what to tell the user beside it (solidity.forge_note)
 
 
 def _record(config: Config, failure_id: str | None) -> FailureRecord:

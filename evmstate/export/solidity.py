@@ -305,6 +305,25 @@ def foundry_test(config: Config, record: FailureRecord, compile_with: str = "for
     return _head(record, body, deployed, with_vyper) + declarations + test + "\n    }\n" + helpers + "}\n"
 
 
+# a source that hands a module another module it `uses:` (`initializes: erc20[ownable := ownable]`): forge's own Vyper
+# build compiles each imported module on its own, which fails for a module that uses another
+HANDS_A_MODULE = re.compile(r"^\s*initializes\s*:\s*[\w.]+\s*\[", re.M)
+
+
+def forge_note(config: Config) -> str:
+    """What to say of a Foundry export whose sources forge compiles itself (--compile-with forge): where a source of the
+    project initializes a module that uses another, forge cannot build it, and --compile-with vyper can; else ""."""
+    handing = [p for p in find_sources(config.contracts_dir) if HANDS_A_MODULE.search(p.read_text(errors="replace"))]
+    if not handing:
+        return ""
+    names = ", ".join(_shown(p, config.root.resolve()) for p in handing[:3])
+    return (
+        f"note: {names} initialize{'s' if len(handing) == 1 else ''} a module that uses another (snekmate's erc20 uses "
+        "ownable), which forge's own Vyper build cannot compile: export with --compile-with vyper to compile the "
+        "sources with vyper when the test runs (docs/export.md)"
+    )
+
+
 def _head(record: FailureRecord, body: list[str], deployed: list[str], with_vyper: bool) -> str:
     """The test's file up to its test function's body: the comment that names the record and evmstate's version."""
     names = ", ".join(deployed)

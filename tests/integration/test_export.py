@@ -196,3 +196,17 @@ def test_a_record_of_a_property_test_is_refused(saved, tmp_path, monkeypatch, cl
     monkeypatch.chdir(root)
     code, out = invoke("export", "0a0a0a0a0a", "--pytest")
     assert code == 2 and "failure 0a0a0a0a0a is of the property test test_withdraw (machines/test_properties.py), not of a state machine" in out
+
+
+def test_a_foundry_export_of_sources_forge_cannot_build_says_to_compile_with_vyper(tmp_path):
+    """A source that hands a module another (snekmate's erc20 uses ownable: `initializes: erc20[ownable := ow]`) is one
+    forge's own Vyper build cannot compile: the export says so, and what to give instead; the bundled project's sources
+    need nothing of it."""
+    from evmstate.export.solidity import forge_note
+
+    from ..conftest import REPO
+
+    snekmate = REPO / "tests" / "projects" / "export_snekmate"
+    note = forge_note(config_mod.load(snekmate))
+    assert note.startswith("note: contracts/BurnToken.vy initializes a module that uses another") and "--compile-with vyper" in note, note
+    assert forge_note(config_mod.load(copy_example(tmp_path / "plain"))) == ""
