@@ -411,8 +411,9 @@ class Renderer(Handler):
         if self.verbose and event.failure.traceback:
             self._plain(Text("\nTraceback (user code):\n" + event.failure.traceback, style="dim"))
 
-    def _rules(self, event: MachineFinished) -> None:
-        """Each rule's calls and reverts, the filters that skipped a rule, and the run's warnings."""
+    def _rules(self, event: MachineFinished, warnings: bool = True) -> None:
+        """Each rule's calls and reverts, the filters that skipped a rule, and the run's warnings (unless warnings is
+        False)."""
         c = self.console
         table = Table(title=None, show_edge=False, box=None, pad_edge=False)
         table.add_column("rule", overflow="fold")
@@ -432,7 +433,7 @@ class Renderer(Handler):
                         style="dim",
                     )
                 )
-        for warning in event.run_warnings:
+        for warning in event.run_warnings if warnings else ():
             self._plain(Text(f"warning: {warning}", style="yellow"))
 
     def _gas(self, summary: RunSummary) -> None:

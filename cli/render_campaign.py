@@ -69,6 +69,13 @@ class CampaignRenderer(Renderer):
             self._plain(Text(f"  {line}"))
         self._plain(Text(f"replay with: evmstate replay {event.new_id}", style="dim"))
 
+    def _rules(self, event: MachineFinished, warnings: bool = True) -> None:
+        """A shard's rules, said to be that shard's; its warnings about rules only when it passed: a shard that failed
+        may have made a few runs, too few to say that a rule never changed the state."""
+        runs = "1 run" if event.examples == 1 else f"{event.examples} runs"
+        self._plain(Text(f"the rules in this shard ({runs}):", style="dim"))
+        super()._rules(event, warnings=warnings and event.status == "passed")
+
     def _on_machine_finished(self, event: MachineFinished) -> None:
         row = Row(event.name, event.path, event.kind)
         row.examples, row.steps, row.elapsed, row.status = event.examples, event.steps, event.elapsed, event.status
