@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 from typing import Any, Callable, Iterator, Sequence
 
 from ...contracts.project import Project
@@ -412,8 +413,10 @@ def clear_of_known(
         trials.replayer.close()
 
 
-# replays at most that the program of an error of the machine is made shorter with (it is shown, never saved)
+# replays at most that the program of an error of the machine is made shorter with (it is shown, never saved), and
+# seconds: on a slow machine the error is shown sooner, with what was found by then
 ERROR_REPLAYS = 100
+ERROR_SECONDS = 5.0
 
 
 def shorter_error(
@@ -422,23 +425,24 @@ def shorter_error(
     """The lines of a shorter program that raises the machine's error as steps did, or None when none was found.
 
     Steps are left out one at a time (with the steps using what each made), from the last, while the program still
-    raises it, then the waits before them; ERROR_REPLAYS replays at most. An error of the machine stops its search
-    (verdicts.is_mistake), and the program that reached it is what the author reads to find it: the shortest one
-    points at the rule.
+    raises it, then the waits before them; ERROR_REPLAYS replays and ERROR_SECONDS at most. An error of the machine
+    stops its search (verdicts.is_mistake), and the program that reached it is what the author reads to find it: the
+    shortest one points at the rule.
     """
     target = FailureSignature.of(error)
     trials = Trials(spec, project, base, target, None)
     current, lines = list(steps), None
+    deadline = time.monotonic() + ERROR_SECONDS
     try:
         i = len(current) - 1
-        while i >= 0 and trials.replayer.runs < ERROR_REPLAYS:
+        while i >= 0 and trials.replayer.runs < ERROR_REPLAYS and time.monotonic() < deadline:
             trial = without(current, with_users(current, i))
             ran = trials.replayer.run(trial)
             if ran.error is not None and FailureSignature.of(ran.error) == target:
                 current, lines = trial[: ran.at], ran.lines[: ran.at]
             i = min(i, len(current)) - 1
         for i, step in enumerate(current):  # then each wait left out, while it is still raised
-            if step.delay != NO_DELAY and trials.replayer.runs < ERROR_REPLAYS:
+            if step.delay != NO_DELAY and trials.replayer.runs < ERROR_REPLAYS and time.monotonic() < deadline:
                 trial = [*current[:i], dataclasses.replace(step, delay=NO_DELAY), *current[i + 1 :]]
                 ran = trials.replayer.run(trial)
                 if ran.error is not None and FailureSignature.of(ran.error) == target:
