@@ -382,10 +382,10 @@ def export(
     target, where = ("pytest", pytest_path) if pytest_path is not None else ("foundry", foundry_path)
     assert where is not None
     exported = export_failure(config_mod.load(), failure_id, target, compile_with=compile_with)
+    if exported.note:
+        _console(stderr=True).print(Text(exported.note))
     if where == "-":
         click.echo(exported.text, nl=False)
-        if exported.note:
-            _console(stderr=True).print(Text(exported.note))
         return
     path = Path(where)
     if path.is_dir() or where.endswith(("/", os.sep)):  # a folder: the test's own file name in it
@@ -405,8 +405,6 @@ def export(
         said = exc.strerror or exc
         raise click.UsageError(f"--{target} {where}: cannot write {path} ({said}); give another path") from None
     _console(stderr=True).print(Text(f"wrote {path}: failure {exported.id} as a {target} test"))
-    if exported.note:
-        _console(stderr=True).print(Text(exported.note))
 
 
 @cli.group(invoke_without_command=True)
@@ -427,7 +425,7 @@ def failures(ctx: click.Context, check: bool) -> None:
     found = saved_failures(config_mod.load(), check)
     failures_table(_console(), found, check)
     if check:  # as replay exits: 1 while a failure reproduces; 2 where one cannot be told (cannot replay, unreadable)
-        verdicts = {f.replay.split(": ")[0] for f in found} | {"unreadable" for f in found if f.replay == "-"}
+        verdicts = {f.verdict for f in found}
         if verdicts & {"still fails", "fails differently"}:
             sys.exit(ExitCode.FAILED)
         if verdicts & {"cannot replay", "unreadable"}:

@@ -319,12 +319,13 @@ def saved_failures(config: Config, check: bool = False) -> list[SavedFailure]:
         try:
             rec = store.load(rid)
         except FailureRecordError as e:
-            found.append(SavedFailure(rid, f"unreadable: {e}"))
+            found.append(SavedFailure(rid, f"unreadable: {e}", verdict="unreadable"))
             continue
         message = (rec.error.get("message") or "").splitlines()[0] if rec.error.get("message") else ""
         cut = (
             " (interrupted while shrinking)" if rec.interrupted else " (shrinking stopped early)" if rec.stopped else ""
         )
+        checked = check_record(config, store, rid) if check else None
         found.append(
             SavedFailure(
                 rec.id,
@@ -332,7 +333,8 @@ def saved_failures(config: Config, check: bool = False) -> list[SavedFailure]:
                 f"{rec.path}::{rec.name}{cut}",
                 rec.created,
                 "changed" if changed_sources(config, rec, inputs) else "same",
-                check_record(config, store, rid).shown if check else "-",
+                checked.shown if checked is not None else "-",
+                checked.verdict if checked is not None else "",
             )
         )
     return found

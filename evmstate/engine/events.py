@@ -568,6 +568,7 @@ class SavedFailure:
     created: float | None = None
     sources: str = "-"  # "changed" or "same" since the failure was recorded
     replay: str = "-"  # with --check: the verdict shown ("still fails", "cannot replay: why")
+    verdict: str = ""  # with --check: the verdict alone (CheckVerdict); "unreadable" for a record that cannot be read
 
 
 @dataclass(frozen=True)

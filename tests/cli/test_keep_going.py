@@ -242,14 +242,7 @@ def test_a_failure_past_a_known_one_that_changed_the_chain_is_counted_under_it(s
     fresh run fails as the known one: so the consequence is that one's (one record, its hits), not a failure of its own
     saved unshrunk with a note that blames the backends."""
     (shallow / "machines" / "loose.py").write_text(LOOSE)
-    monkeypatch.chdir(shallow)
-    fresh(shallow)
-    config = config_mod.load()
-    (item,) = discover(config, ("machines/loose.py",)).items
-    project = Project(config)
-    project.activate()
-    request = RunRequest(overrides=Overrides(max_examples=30, stateful_step_count=6, seed=1, fresh=True), seed=1)
-    kept = KeptGoing()
+    config, project, item, request, kept = dependent_search(shallow, monkeypatch, "machines/loose.py", 30, 6)
     results = [kept.counted(r) for r in list(kept.searches(config, project, item, request, lambda e: None))]
     (record,) = records(shallow)
     assert record["identity"]["name"] == "rule_lock" and "succeeded where reverts() expected" in record["error"]["message"]
@@ -261,16 +254,16 @@ def test_a_failure_past_a_known_one_that_changed_the_chain_is_counted_under_it(s
     assert result.hits[record["id"]] > 1
 
 
-def dependent_search(shallow, monkeypatch):
-    """What a keep-going search of machines/dependent.py needs, from a fresh store: config, project, item, request and
-    its KeptGoing."""
+def dependent_search(shallow, monkeypatch, machine="machines/dependent.py", examples=10, steps=4):
+    """What a keep-going search of a machine (machines/dependent.py) needs, from a fresh store: config, project, item,
+    request and its KeptGoing."""
     monkeypatch.chdir(shallow)
     fresh(shallow)
     config = config_mod.load()
-    (item,) = discover(config, ("machines/dependent.py",)).items
+    (item,) = discover(config, (machine,)).items
     project = Project(config)
     project.activate()
-    request = RunRequest(overrides=Overrides(max_examples=10, stateful_step_count=4, seed=1, fresh=True), seed=1)
+    request = RunRequest(overrides=Overrides(max_examples=examples, stateful_step_count=steps, seed=1, fresh=True), seed=1)
     return config, project, item, request, KeptGoing()
 
 

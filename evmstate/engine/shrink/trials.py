@@ -429,24 +429,28 @@ def shorter_error(
     stops its search (verdicts.is_mistake), and the program that reached it is what the author reads to find it: the
     shortest one points at the rule.
     """
-    target = FailureSignature.of(error)
-    trials = Trials(spec, project, base, target, None)
+    trials = Trials(spec, project, base, FailureSignature.of(error), None)
     current, lines = list(steps), None
     deadline = time.monotonic() + ERROR_SECONDS
+
+    def left() -> bool:
+        return trials.replayer.runs < ERROR_REPLAYS and time.monotonic() < deadline
+
+    def tried(trial: list[RecordedStep]) -> None:
+        """Keep trial (up to where it raised) when it still raises the error."""
+        nonlocal current, lines
+        ran = trials.replayer.run(trial)
+        if ran.error is not None and trials._same(ran.error):
+            current, lines = trial[: ran.at], ran.lines[: ran.at]
+
     try:
         i = len(current) - 1
-        while i >= 0 and trials.replayer.runs < ERROR_REPLAYS and time.monotonic() < deadline:
-            trial = without(current, with_users(current, i))
-            ran = trials.replayer.run(trial)
-            if ran.error is not None and FailureSignature.of(ran.error) == target:
-                current, lines = trial[: ran.at], ran.lines[: ran.at]
+        while i >= 0 and left():
+            tried(without(current, with_users(current, i)))
             i = min(i, len(current)) - 1
         for i, step in enumerate(current):  # then each wait left out, while it is still raised
-            if step.delay != NO_DELAY and trials.replayer.runs < ERROR_REPLAYS and time.monotonic() < deadline:
-                trial = [*current[:i], dataclasses.replace(step, delay=NO_DELAY), *current[i + 1 :]]
-                ran = trials.replayer.run(trial)
-                if ran.error is not None and FailureSignature.of(ran.error) == target:
-                    current, lines = trial[: ran.at], ran.lines[: ran.at]
+            if step.delay != NO_DELAY and left():
+                tried([*current[:i], dataclasses.replace(step, delay=NO_DELAY), *current[i + 1 :]])
     except InvalidProgram:
         pass
     finally:
