@@ -240,7 +240,7 @@ class Example:
             self.skipped = True
             stop_if_diverged(run.backend, self.steps)
         if not self.replaying:
-            run.search.step_finished(reverted=bool(sent) and failed == sent)
+            run.search.step_finished(reverted=bool(sent) and failed == sent, rule=r.name)
             optimum = run.optimum
             # a step that raised an optimize method's best: the guide keeps the run up to here, to extend it
             if optimum is not None and not run.state.failing:

@@ -345,6 +345,9 @@ class Feedback:
     operands: list[int] = field(default_factory=list)
     # of those, the equalities (EQ, and the XOR and SUB vyper writes for == and !=): (argument, other side)
     equalities: list[tuple[int, int]] = field(default_factory=list)
+    # a number computed from an argument and tested for zero (`assert assets > 0`, no comparison): (argument, the
+    # largest argument that makes it zero; pyevm/opcodes.py zero_tested())
+    zeros: list[tuple[int, int]] = field(default_factory=list)
     bound: tuple[int, int] | None = None  # the latest order met (argument, other side): a reverted step's bound
     # comparisons with an argument on both sides (a code compared with what it must match, and matching): the argument;
     # for the shrinker, which leaves such a number where it is. With everywhere on (the shrinker's replays), also an

@@ -33,11 +33,15 @@ that step and repeat the step with the argument's choice replaced by the other s
 neighbours). The repeated call meets the same state, so the comparison now holds. Each value is
 tried once per machine, and at most REPLACEMENTS new ones a run. An argument compared after
 simple arithmetic (`3 * x + 7 == base`) comes with the value solved for it, not the other side
-(evm/pyevm/opcodes.py derive()). An order is met the same way where it was failed: a step whose calls all
-reverted, the last order an argument met being the check it failed (a burn of more than a balance, a redeem of more
-shares than held, a loss larger than what a strategy holds), is repeated with the argument at that bound (then one
-below it). The repeated call goes through in the state where the draw was refused: all of a balance, all a strategy
-holds lost. One such step of a run is queued, and a run takes the newest at odds of AT_BOUND.
+(evm/pyevm/opcodes.py derive()). A number computed from an argument and tested for zero (`assets:
+uint256 = shares * total_assets // supply`, then `assert assets > 0`) comes with the largest argument that
+makes it zero (zero_tested()), tried once per rule: a redeem of 1 share, refused once a share is worth less
+than an asset, where another rule's argument met 1 long before. An order is met the same way where it was
+failed: a step whose calls all reverted, the last order an argument met being the check it failed (a burn of
+more than a balance, a redeem of more shares than held, a loss larger than what a strategy holds), is repeated
+with the argument at that bound (then one below it). The repeated call goes through in the state where the draw
+was refused: all of a balance, all a strategy holds lost. One such step of a run is queued, and a run takes the
+newest at odds of AT_BOUND.
 
 Why a provider rather than target() scores: Hypothesis's target phase climbs by changing one
 choice at a time, so a run that reached a rare branch at step 10 gets one new try per run at
@@ -146,6 +150,9 @@ class Guide:
         self.replaying = False  # the current run replays a queued run
         # (step start, end, equalities of an argument) of this run
         self._met: list[tuple[int, int, list[tuple[int, int]]]] = []
+        # (step start, end, (argument, the largest that makes a number derived from it zero), the step's rule)
+        self._zeros: list[tuple[int, int, list[tuple[int, int]], str | None]] = []
+        self._zeros_tried: set[tuple[str | None, int]] = set()  # (rule, value) tried once each
         self.pending: list[tuple[list[Choice], list[tuple[int, int]]]] = []  # replacements to run next
         self._failed_orders: list[tuple[int, int, int, int]] = []  # (step start, end, argument, bound) of this run
         # reverted steps repeated at their bound, the newest last
@@ -207,7 +214,7 @@ class Guide:
 
     def begin(self, provider: "GuidedProvider", inherited: list[tuple[int, int]]) -> None:
         self.current = provider
-        self._met = []
+        self._met, self._zeros = [], []
         self._failed_orders = []
         self._cut = self._head = None
         self._stage = False
@@ -291,6 +298,12 @@ class Guide:
         if self.current is not None:
             self._met.append((self._step, len(self.current.record), list(equalities)))
 
+    def zero_tested(self, zeros: list[tuple[int, int]], rule: str | None) -> None:
+        """The step that just ended, of rule, tested for zero a number computed from an argument: (argument, the
+        largest argument for which it is zero)."""
+        if self.current is not None:
+            self._zeros.append((self._step, len(self.current.record), list(zeros), rule))
+
     def failed_order(self, argument: int, bound: int) -> None:
         """The step that just ended had all its calls revert, the last order an argument met was with bound."""
         if self.current is not None and bound:  # an amount refused at nothing (a holder of none) has no bound to meet
@@ -317,6 +330,15 @@ class Guide:
         """
         record = self.current.record if self.current is not None else []
         queued = 0
+        for start, end, zeros, rule in self._zeros:
+            for argument, value in zeros:
+                if queued >= REPLACEMENTS or len(self.pending) >= PENDING or (rule, value) in self._zeros_tried:
+                    continue
+                step = _replaced(record[start:end], argument, value)
+                if step is not None:
+                    self._zeros_tried.add((rule, value))
+                    self.pending.append((record[:end] + step, [(end, end + len(step))]))
+                    queued += 1
         for start, end, equalities in self._met:
             for argument, other in equalities:
                 for value in (other, other + 1, other - 1):
@@ -332,13 +354,15 @@ class Guide:
                         queued += 1
         if len(self._tried) > TRIED:
             self._tried.clear()
+        if len(self._zeros_tried) > TRIED:
+            self._zeros_tried.clear()
 
     def run_finished(self) -> None:
         """The run ended: keep it if it made progress (runs Hypothesis drew itself are not ours)."""
         current = self.current
-        if self._met:
+        if self._met or self._zeros:
             self._replace()
-            self._met = []
+            self._met, self._zeros = [], []
         if self._failed_orders:
             self._at_bound()
             self._failed_orders = []

@@ -133,6 +133,7 @@ class Search:
         self.progress = Progress(())
         self.feedback: Feedback | None = None  # hit counts and comparison operands, recorded by the hooks
         self._stored_new = False  # a transaction of this step stored a new small value
+        self._rule: str | None = None  # the rule of the step that just ended, while its feedback is absorbed
         self.operands = 0  # comparison operands taken into the dictionary
         self._cmplog = False
         self._orders = False
@@ -249,9 +250,11 @@ class Search:
         if self.feedback is not None:
             self.feedback.bound = None
 
-    def step_finished(self, reverted: bool = False) -> None:
-        """The step ran; reverted: every transaction it sent reverted (at least one)."""
+    def step_finished(self, reverted: bool = False, rule: str | None = None) -> None:
+        """The step ran; reverted: every transaction it sent reverted (at least one); rule: the step's."""
+        self._rule = rule
         progress = self.absorb()
+        self._rule = None
         feedback = self.feedback
         if feedback is not None and feedback.bound is not None:
             if reverted and self.guide is not None and self._orders:
@@ -344,6 +347,10 @@ class Search:
             if self.guide is not None:
                 self.guide.compared(feedback.equalities)
             feedback.equalities.clear()
+        if feedback.zeros:
+            if self.guide is not None:
+                self.guide.zero_tested(feedback.zeros, self._rule)
+            feedback.zeros.clear()
         feedback.matched.clear()  # the shrinker's alone
         if feedback.times or feedback.blocks:
             # the times the contract compared block.timestamp and block.number with: where waits may jump

@@ -197,6 +197,20 @@ def quarter(_x: uint256):
 @external
 def same(_x: uint256) -> bool:
     return _x == self.seed
+
+
+@external
+def redeem(_shares: uint256) -> uint256:
+    # a share worth seed / kept of an asset: what a redeem of _shares pays, refused when it is nothing
+    assets: uint256 = _shares * (self.seed + 1) // (self.kept + 1)
+    assert assets > 0, "no assets"
+    return assets
+
+
+@external
+def emptied(_x: uint256):
+    if _x // 16 == 0:
+        self.hit = True
 """
 
 
@@ -240,4 +254,29 @@ def test_every_comparison_of_an_argument_is_recorded_wherever_its_result_goes_on
         records.append((list(feedback.operands), list(feedback.equalities), dict(feedback.counts)))
         assert not box.hit()
         box.set_seed(1000)
+    assert records[1] == records[0]
+
+
+def test_a_number_derived_from_an_argument_and_tested_for_zero_records_the_largest_argument_it_is_zero_for(wherever_root):
+    # `assert assets > 0` is a JUMPI on assets itself, `_x // 16 == 0` an ISZERO of it: no comparison runs, and the
+    # argument that crosses the test is where the value is still zero, the top of a division's range
+    records = []
+    for backend in ("pyevm", "revm"):
+        project, feedback, _ = recording(wherever_root, backend=backend)
+        box = project.Wherever.deploy()
+        box.set_seed(499)  # a share worth 500 / 1000 of an asset, the price below one
+        box.keep(999)
+        assert box.redeem.call(7) == 3
+        feedback.operands.clear(), feedback.zeros.clear()
+        box.redeem(7)
+        assert feedback.zeros == [(7, 1)], feedback.zeros  # 1 * 500 // 1000 == 0, 2 * 500 // 1000 == 1
+        with pytest.raises(TransactionReverted, match="no assets"):
+            box.redeem(1)
+        box.set_seed(3999)  # 4000 / 1000: a share worth 4 assets, so only 0 shares pay nothing: not recorded
+        feedback.zeros.clear()
+        box.redeem(7)
+        assert feedback.zeros == [], feedback.zeros
+        box.emptied(100)
+        assert feedback.zeros == [(100, 15)], feedback.zeros  # `== 0` is an ISZERO: 15 // 16 == 0
+        records.append(list(feedback.zeros))
     assert records[1] == records[0]

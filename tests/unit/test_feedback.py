@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from evmstate.evm.base import Feedback
-from evmstate.evm.pyevm.opcodes import ADD, DIV, MUL, SHR, SUB, clock_source, compared, derive, recorded, solve
+from evmstate.evm.pyevm.opcodes import (
+    ADD, DIV, MUL, SHR, SUB, clock_source, compared, derive, recorded, solve, solve_top, zero_tested,
+)
 from evmstate import config as config_mod
 from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary
@@ -181,6 +183,22 @@ def test_solving_undoes_each_step_and_gives_up_past_the_word():
     assert solve(((SHR, 2),), 1000) == 4000
     assert solve(((DIV, 10),), 2**255) is None  # 10 * 2**255 is no word
     assert solve(((-SUB, 50),), 20) == 30  # 50 - x == 20
+
+
+def test_a_value_tested_for_zero_is_solved_to_the_largest_argument_it_is_zero_for():
+    # shares * 501 // 1001: a share worth about half an asset, and 1 share pays nothing
+    assert solve_top(((MUL, 501), (DIV, 1001)), 0) == 1
+    assert solve_top(((MUL, 10), (DIV, 1001)), 0) == 100  # 100 * 10 // 1001 == 0, 101 * 10 // 1001 == 1
+    assert solve_top(((SHR, 4),), 0) == 15
+    assert solve_top(((ADD, 7),), 0) is None  # x + 7 is 0 only past the word, which checked arithmetic refuses
+    assert solve_top(((-SUB, 50),), 0) == 50  # 50 - x
+    assert solve_top(((SUB, 50),), 0) == 50  # x - 50
+    feedback = Feedback()
+    zero_tested(feedback, (7, ((MUL, 501), (DIV, 1001))))
+    assert feedback.zeros == [(7, 1)] and feedback.operands == [1]
+    zero_tested(feedback, (7, ((MUL, 4001), (DIV, 1001))))  # a share worth 4 assets: only 0 shares pay nothing
+    zero_tested(feedback, (1, ((MUL, 501), (DIV, 1001))))  # the argument is already the largest
+    assert feedback.zeros == [(7, 1)] and feedback.equalities == []
 
 
 def test_arithmetic_of_two_arguments_or_of_none_derives_nothing():

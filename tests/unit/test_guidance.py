@@ -90,3 +90,36 @@ def test_a_kept_run_that_reached_a_rare_state_is_extended_more_often():
     uniform = Guide(0)
     uniform.corpus.extend([rare, *common])
     assert 50 < [uniform._pick() for _ in range(900)].count(rare) < 160
+
+
+class _Run:
+    """What the guide reads of a run's provider: the choices made so far."""
+
+    def __init__(self) -> None:
+        self.record: list = []
+
+
+def test_a_value_that_makes_a_number_zero_is_tried_once_per_rule_and_an_equalitys_once_per_machine():
+    """An argument 0 compared with 1 by one rule queues a step with 1 (and its neighbours); a redeem of 2,377 shares that
+    pays nothing below 1 share, met later by another rule, is still repeated with 1; that rule meeting 1 again queues
+    nothing, nor does a third rule's equality with 1."""
+    guide = Guide(0)
+
+    def run(rule: str, argument: int, other: int, zero: bool = False) -> list[int]:
+        """One run of one step of rule whose argument met other: the values of the runs it queued."""
+        before = len(guide.pending)
+        guide.begin(_Run(), [])
+        guide.step_started()
+        guide.current.record.append(("integer", {"min_value": 0, "max_value": 10**21}, argument))
+        if zero:
+            guide.zero_tested([(argument, other)], rule)
+        else:
+            guide.compared([(argument, other)])
+        guide.run_finished()
+        return [step[-1][2] for step, _ in guide.pending[before:]]
+
+    assert run("rule_set_fees", 0, 1) == [1, 2, 0]
+    assert run("rule_redeem", 2377, 1, zero=True) == [1]
+    assert run("rule_redeem", 6058, 1, zero=True) == []
+    assert run("rule_withdraw", 6058, 1, zero=True) == [1]
+    assert run("rule_transfer", 6058, 1) == []

@@ -179,7 +179,7 @@ class Trials:
         f = self.feedback
         # Met's, then the search's own lists the hooks fill (kept as they were: a replay here adds nothing to the
         # search)
-        lists = (f.operands, f.equalities, f.matched, f.sides, f.time_sides, f.block_sides, f.times, f.blocks)
+        lists = (f.operands, f.equalities, f.matched, f.sides, f.time_sides, f.block_sides, f.times, f.blocks, f.zeros)
         kept = [list(recorded) for recorded in lists]
         self.feedback.everywhere = True
         hooks = self.hooks

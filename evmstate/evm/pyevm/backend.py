@@ -55,7 +55,9 @@ from ..base import (
     account_keys,
     intrinsic_gas,
 )
-from .opcodes import HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, jump, jumpi, remember
+from .opcodes import (
+    HOOKED, Clock, TimedOut, computation_class, cpu_time, frame_of, hooked, hooked_iszero, jump, jumpi, remember,
+)
 from .accounts import StateAccess
 from .failed import failure_chain, inner_failures
 from .state import state_class
@@ -236,6 +238,8 @@ class PyEVMBackend(StateAccess, BlockTime):
         )
         for op in HOOKED:
             opcodes[op] = base[op] if feedback is None else hooked(op, base[op].gas_cost, feedback)
+        iszero = base[opcode_values.ISZERO]
+        opcodes[opcode_values.ISZERO] = iszero if feedback is None else hooked_iszero(iszero.gas_cost, feedback)
 
     @contextlib.contextmanager
     def _recording(self, to: bytes | None, data: bytes, value: int) -> Iterator[None]:

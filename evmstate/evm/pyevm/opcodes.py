@@ -11,7 +11,9 @@ and SUB vyper writes for `==` and `!=` where their result is tested (recorded())
 is a word of the frame's calldata, an argument, the other side is recorded. When one side was
 computed from an argument by simple arithmetic with a value that is not one (`3 * x + 7`,
 `x // 4`, `x - fee`: ADD, SUB, MUL, DIV and the shifts, hooked too; see derive()), the argument
-that would make the two sides equal is solved for and recorded in the other side's place. When
+that would make the two sides equal is solved for and recorded in the other side's place; such a
+value tested for zero, which vyper compiles to no comparison (`assert x > 0` is a JUMPI on x, `x ==
+0` an ISZERO), gives the largest argument that makes it zero (zero_tested()). When
 neither side is an argument of the frame but one is an argument of an earlier recorded call of the
 run (Feedback.earlier: stored by one call, tested for equality in a later one), the other side is
 recorded too.
@@ -191,6 +193,8 @@ def jumpi(
                 code.program_counter = dest
                 if dest not in jump_destinations(computation.msg.code):
                     invalid_jump(code)
+                if condition > 1 and feedback is not None:
+                    tested(feedback, computation, condition)
                 branch = 2 * pc + 1
                 seen.add(branch)
                 seen.add(~dest)
@@ -218,6 +222,8 @@ def jumpi(
             code.program_counter = dest
             if dest not in jump_destinations(computation.msg.code):
                 invalid_jump(code)
+            if condition > 1 and feedback is not None:
+                tested(feedback, computation, condition)
         if hits is not None:
             try:
                 seen = computation._evmstate_seen
@@ -351,6 +357,71 @@ def solve(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
         if t > MASK:
             return None
     return t
+
+
+def solve_top(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
+    """The largest argument whose steps (derive()) come to target: through a division, the one with the largest
+    remainder (`x * a // b` is 0 for every x up to (b - 1) // a); None when no word does, or only one that wraps
+    around."""
+    t = target
+    for op, c in reversed(steps):
+        if op == ADD:
+            t -= c
+        elif op == SUB:
+            t += c
+        elif op == RSUB:
+            t = c - t
+        elif op == MUL:
+            t //= c
+        elif op == DIV:
+            t = t * c + c - 1
+        elif op == SHL:
+            t >>= c
+        else:  # SHR
+            t = (t << c) | ((1 << c) - 1)
+        if not 0 <= t <= MASK:  # only through a wrap-around, which vyper's checked arithmetic refuses
+            return None
+    return t
+
+
+def zero_tested(feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ...]]) -> None:
+    """A value derived from an argument tested for zero (vyper's `x > 0`, `x != 0` and `x == 0` of an unsigned x are
+    a JUMPI or an ISZERO on x, not a comparison): record the largest argument for which it is zero (Feedback.zeros),
+    when that is neither 0 nor the argument. `assets: uint256 = shares * total_assets // total_supply`, then `assert
+    assets > 0`: once a share is worth less than an asset, a redeem of (total_supply - 1) // total_assets shares or
+    fewer is refused, where the argument 0 is refused anyway, by an earlier check."""
+    argument, steps = origin
+    value = solve_top(steps, 0)
+    if not value or value == argument or len(feedback.operands) >= MAX_OPERANDS:
+        return
+    feedback.operands.append(value)
+    feedback.zeros.append((argument, value))
+
+
+def tested(feedback: Feedback, computation: Any, value: int) -> None:
+    """A number a JUMPI or an ISZERO tests as it is (vyper's `assert x > 0`, `if x == 0`): zero_tested() when the frame
+    derived it from an argument."""
+    if feedback.everywhere:
+        return
+    try:
+        derived = computation._evmstate_words[2]
+    except AttributeError:
+        return  # no comparison nor arithmetic of the frame ran yet: nothing derived
+    if derived and value in derived:
+        zero_tested(feedback, derived[value])
+
+
+def hooked_iszero(gas: int, feedback: Feedback) -> Callable[..., None]:
+    """ISZERO, which records the argument that makes a value derived from one zero (zero_tested())."""
+
+    def hook(computation: Any) -> None:
+        computation.consume_gas(gas, "ISZERO")
+        x = computation.stack_pop1_int()
+        computation.stack_push_int(0 if x else 1)
+        if x:
+            tested(feedback, computation, x)
+
+    return hook
 
 
 def hooked(opcode: int, gas: int, feedback: Feedback) -> Callable[..., None]:

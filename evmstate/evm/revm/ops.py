@@ -75,6 +75,15 @@ def _arithmetic(op: int, fn: Callable[[int, int], int]) -> Callable[[Tracer, Fra
     return handler
 
 
+def _iszero(t: Tracer, f: Frame, pc: int) -> None:
+    """ISZERO, recording as py-evm's hook does (pyevm/opcodes.py hooked_iszero())."""
+    s = f.stack
+    v = s[-1]
+    s[-1] = 0 if v else 1
+    if v and f.tracked and v in f.derived:
+        t.zero_tested(f.derived[v])
+
+
 def _derive(t: Tracer, f: Frame, op: int, a: int, b: int, result: int) -> None:
     """An operation on a tracked value (an argument, the block's time, or a value derived from one): noted as py-evm's
     hook notes it."""
@@ -344,7 +353,7 @@ def _table() -> list[Callable[[Tracer, Frame, int], Any] | None]:
         table[op] = _arithmetic(op, fn)
     table[0x08] = _ternary(lambda a, b, m: (a + b) % m if m else 0)
     table[0x09] = _ternary(lambda a, b, m: (a * b) % m if m else 0)
-    table[0x15] = _unary(lambda t, f, v: 0 if v else 1)
+    table[0x15] = _iszero
     table[0x19] = _unary(lambda t, f, v: MASK ^ v)
     table[0x20] = _keccak
     table[0x30] = _push(lambda t, f: int.from_bytes(f.address, "big"))

@@ -234,6 +234,7 @@ class Sight:
                     operands=[0] * len(mine.operands), times=[0] * len(mine.times), blocks=[0] * len(mine.blocks)
                 )
                 found.equalities = [(0, 0)] * len(mine.equalities)
+                found.zeros = [(0, 0)] * len(mine.zeros)
                 found.matched = [0] * len(mine.matched)
                 found.sides = [(0, 0)] * len(mine.sides)
                 found.time_sides, found.block_sides = [(0, 0)] * len(mine.time_sides), [(0, 0)] * len(mine.block_sides)
@@ -266,6 +267,7 @@ class Sight:
             found = Feedback(
                 operands=found.operands[len(before.operands) :],
                 equalities=found.equalities[len(before.equalities) :],
+                zeros=found.zeros[len(before.zeros) :],
                 matched=found.matched[len(before.matched) :],
                 sides=found.sides[len(before.sides) :],
                 times=found.times[len(before.times) :],
@@ -332,6 +334,7 @@ class Sight:
             room = MAX_OPERANDS - len(feedback.operands)
             feedback.operands.extend(found.operands[:room])
             feedback.equalities.extend(found.equalities[: MAX_OPERANDS - len(feedback.equalities)])
+            feedback.zeros.extend(found.zeros[: MAX_OPERANDS - len(feedback.zeros)])
             feedback.matched.extend(found.matched[: MAX_OPERANDS - len(feedback.matched)])
             feedback.sides.extend(found.sides[: MAX_OPERANDS - len(feedback.sides)])
             feedback.times.extend(found.times[: MAX_OPERANDS - len(feedback.times)])

@@ -49,7 +49,7 @@ from .frames import (
     Unsupported,
     World,
 )
-from ..pyevm.opcodes import MAX_OPERANDS, argument_words, clock_source, compared
+from ..pyevm.opcodes import MAX_OPERANDS, argument_words, clock_source, compared, zero_tested
 from .ops import TABLE
 
 _MISSING = object()
@@ -196,6 +196,8 @@ class Tracer:
                 if condition:
                     if dest not in dests:
                         raise Fault("invalid jump destination")
+                    if condition > 1 and f.tracked and condition in f.derived:
+                        self.zero_tested(f.derived[condition])  # a number tested as it is (`assert x > 0`)
                     branch = 2 * pc + 1
                     seen.add(branch)
                     seen.add(~dest)
@@ -265,6 +267,13 @@ class Tracer:
         env = self.env
         self.block_read = True  # what it records depends on whether a or b is the block's time or number
         compared(self.feedback, words, a, b, env.timestamp, env.number, equal, f.derived)  # type: ignore[arg-type]
+
+    def zero_tested(self, origin: tuple[int, tuple[tuple[int, int], ...]]) -> None:
+        """A number derived from an argument tested for zero (a JUMPI or an ISZERO on it): recorded as py-evm's hooks
+        record it (pyevm/opcodes.py zero_tested())."""
+        feedback = self.feedback
+        if feedback is not None and not feedback.everywhere:
+            zero_tested(feedback, origin)
 
     def matched(self, f: Frame, a: int) -> None:
         """An XOR or SUB of a with itself that is not tested, while Feedback.everywhere asks: kept as py-evm's does."""
