@@ -331,8 +331,7 @@ def hooks_of(backend: Backend) -> Hooks:
 
 @dataclass
 class Feedback:
-    """What the hooks record for the search besides coverage, while on (set_feedback), in the calls that are not view
-    calls.
+    """What the hooks record for the search besides coverage, while on (set_feedback), in calls that are not views.
 
     Only transactions and calls that may write are recorded: a view call may be answered from
     the call cache, which runs no hooks, so what is recorded never depends on whether it was.
@@ -345,9 +344,7 @@ class Feedback:
     operands: list[int] = field(default_factory=list)
     # of those, the equalities (EQ, and the XOR and SUB vyper writes for == and !=): (argument, other side)
     equalities: list[tuple[int, int]] = field(default_factory=list)
-    # a number computed from an argument and tested for zero (`assert assets > 0`, no comparison): (argument, the
-    # largest argument that makes it zero; pyevm/opcodes.py zero_tested())
-    zeros: list[tuple[int, int]] = field(default_factory=list)
+    zeros: list[tuple[int, int]] = field(default_factory=list)  # (argument, the largest making a number of it 0)
     bound: tuple[int, int] | None = None  # the latest order met (argument, other side): a reverted step's bound
     # comparisons with an argument on both sides (a code compared with what it must match, and matching): the argument;
     # for the shrinker, which leaves such a number where it is. With everywhere on (the shrinker's replays), also an

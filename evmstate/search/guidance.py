@@ -33,7 +33,7 @@ that step and repeat the step with the argument's choice replaced by the other s
 neighbours). The repeated call meets the same state, so the comparison now holds. Each value is
 tried once per machine, and at most REPLACEMENTS new ones a run. An argument compared after
 simple arithmetic (`3 * x + 7 == base`) comes with the value solved for it, not the other side
-(evm/pyevm/opcodes.py derive()). A number computed from an argument and tested for zero (`assets:
+(evm/pyevm/solving.py derive()). A number computed from an argument and tested for zero (`assets:
 uint256 = shares * total_assets // supply`, then `assert assets > 0`) comes with the largest argument that
 makes it zero (zero_tested()), tried once per rule: a redeem of 1 share, refused once a share is worth less
 than an asset, where another rule's argument met 1 long before. An order is met the same way where it was

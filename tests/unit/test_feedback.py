@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from evmstate.evm.base import Feedback
-from evmstate.evm.pyevm.opcodes import (
-    ADD, DIV, MUL, SHR, SUB, clock_source, compared, derive, recorded, solve, solve_top, zero_tested,
-)
+from evmstate.evm.pyevm.opcodes import clock_source, compared, recorded, zero_tested
+from evmstate.evm.pyevm.solving import ADD, DIV, MUL, SHR, SUB, derive, solve, solve_top
 from evmstate import config as config_mod
 from evmstate.search import feedback
 from evmstate.search.dictionary import Dictionary

@@ -1,6 +1,7 @@
 """The py-evm backend: backend.py (execution, hooks), accounts.py (state access, snapshots, kept states), opcodes.py
-(hooked jumps, comparisons), state.py (the state class), failed.py (the calls inside
-a failed computation), deferred.py (the BLS12-381 precompiles, imported on first call)."""
+(hooked jumps, comparisons), solving.py (values derived from an argument, solved back to it), state.py (the state
+class), failed.py (the calls inside a failed computation), deferred.py (the BLS12-381 precompiles, imported on first
+call)."""
 
 from .deferred import defer
 

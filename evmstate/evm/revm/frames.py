@@ -9,7 +9,8 @@ from typing import Any, Callable
 from eth_utils import keccak
 
 from ..base import Log
-from ..pyevm.opcodes import Derived, recorded
+from ..pyevm.opcodes import recorded
+from ..pyevm.solving import Derived
 from ...files import Bounded
 
 WORD = 2**256
@@ -156,7 +157,7 @@ class Frame:
         self.returndata = b""
         self.words: frozenset[int] | None = None  # the words of its calldata after the selector, once a comparison asks
         self.sources: frozenset[int] = frozenset()  # the words and the block's time (pyevm/opcodes.py clock_source())
-        self.derived: Derived = {}  # values computed from them (pyevm/opcodes.py derive())
+        self.derived: Derived = {}  # values computed from them (pyevm/solving.py derive())
         self.tracked: set[int] | None = None  # the words and the values derived, while feedback records (the hot check)
         self.seen: set[int] | None = None
         self.counts: dict[int, int] | None = None

@@ -21,7 +21,8 @@ from .frames import (
     signed,
     write_memory,
 )
-from ..pyevm.opcodes import ARITHMETIC, COMPARISONS, EQUALITIES, SUB, derive
+from ..pyevm.opcodes import COMPARISONS, EQUALITIES
+from ..pyevm.solving import ARITHMETIC, SUB, derive
 from ...files import Bounded
 
 # the Tracer (tracer.py) a handler runs in: named, not imported, as tracer.py imports this table
