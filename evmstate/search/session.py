@@ -133,7 +133,6 @@ class Search:
         self.progress = Progress(())
         self.feedback: Feedback | None = None  # hit counts and comparison operands, recorded by the hooks
         self._stored_new = False  # a transaction of this step stored a new small value
-        self._rule: str | None = None  # the rule of the step that just ended, while its feedback is absorbed
         self.operands = 0  # comparison operands taken into the dictionary
         self._cmplog = False
         self._orders = False
@@ -252,9 +251,7 @@ class Search:
 
     def step_finished(self, reverted: bool = False, rule: str | None = None) -> None:
         """The step ran; reverted: every transaction it sent reverted (at least one); rule: the step's."""
-        self._rule = rule
-        progress = self.absorb()
-        self._rule = None
+        progress = self.absorb(rule)
         feedback = self.feedback
         if feedback is not None and feedback.bound is not None:
             if reverted and self.guide is not None and self._orders:
@@ -295,10 +292,10 @@ class Search:
             self.corpus.publish(entry, features)
         self._published = len(self.guide.corpus)
 
-    def absorb(self) -> bool:
+    def absorb(self, rule: str | None = None) -> bool:
         """Fold what the backend recorded since the last call into the coverage; True if any of it is new to this item
-        (new code, or a branch count in a new bucket)."""
-        novel = self._absorb_feedback() if self.feedback is not None else False
+        (new code, or a branch count in a new bucket). rule: the step's that just ended, if one did."""
+        novel = self._absorb_feedback(rule) if self.feedback is not None else False
         if not self.hits:
             return novel
         for key, hits in self.hits.items():
@@ -326,7 +323,7 @@ class Search:
             identity = self._ids[key] = self.collector.identify(key, self.backend.get_code)
         return identity
 
-    def _absorb_feedback(self) -> bool:
+    def _absorb_feedback(self, rule: str | None = None) -> bool:
         """Fold the hooks' branch counts into the run's, and give the comparison operands to the dictionary."""
         feedback = self.feedback
         assert feedback is not None
@@ -349,7 +346,7 @@ class Search:
             feedback.equalities.clear()
         if feedback.zeros:
             if self.guide is not None:
-                self.guide.zero_tested(feedback.zeros, self._rule)
+                self.guide.zero_tested(feedback.zeros, rule)
             feedback.zeros.clear()
         feedback.matched.clear()  # the shrinker's alone
         if feedback.times or feedback.blocks:

@@ -280,6 +280,8 @@ def zero_tested(feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ..
     when that is neither 0 nor the argument. `assets: uint256 = shares * total_assets // total_supply`, then `assert
     assets > 0`: once a share is worth less than an asset, a redeem of (total_supply - 1) // total_assets shares or
     fewer is refused, where the argument 0 is refused anyway, by an earlier check."""
+    if feedback.everywhere:  # the shrinker's replays: it asks for no zero
+        return
     argument, steps = origin
     value = solve_top(steps, 0)
     if not value or value == argument or len(feedback.operands) >= MAX_OPERANDS:
@@ -291,8 +293,6 @@ def zero_tested(feedback: Feedback, origin: tuple[int, tuple[tuple[int, int], ..
 def tested(feedback: Feedback, computation: Any, value: int) -> None:
     """A number a JUMPI or an ISZERO tests as it is (vyper's `assert x > 0`, `if x == 0`): zero_tested() when the frame
     derived it from an argument."""
-    if feedback.everywhere:
-        return
     try:
         derived = computation._evmstate_words[2]
     except AttributeError:

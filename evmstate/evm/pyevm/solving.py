@@ -76,34 +76,11 @@ def derive(derived: Derived, words: frozenset[int], op: int, a: int, b: int, res
             derived[result] = (argument, steps + (step,))
 
 
-def solve(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
+def solve(steps: tuple[tuple[int, int], ...], target: int, top: bool = False) -> int | None:
     """The argument whose steps (derive()) come to target, or the nearest below it (an inexact division); None when no
-    word does."""
-    t = target
-    for op, c in reversed(steps):
-        if op == ADD:
-            t = (t - c) & MASK
-        elif op == SUB:
-            t = (t + c) & MASK
-        elif op == RSUB:
-            t = (c - t) & MASK
-        elif op == MUL:
-            t //= c
-        elif op == DIV:
-            t *= c
-        elif op == SHL:
-            t >>= c
-        else:  # SHR
-            t <<= c
-        if t > MASK:
-            return None
-    return t
+    word does.
 
-
-def solve_top(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
-    """The largest argument whose steps (derive()) come to target: through a division, the one with the largest
-    remainder (`x * a // b` is 0 for every x up to (b - 1) // a); None when no word does, or only one that wraps
-    around."""
+    top: the largest such argument instead (solve_top()), and none that only a wrap-around gives."""
     t = target
     for op, c in reversed(steps):
         if op == ADD:
@@ -115,11 +92,20 @@ def solve_top(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
         elif op == MUL:
             t //= c
         elif op == DIV:
-            t = t * c + c - 1
+            t = t * c + (c - 1 if top else 0)
         elif op == SHL:
             t >>= c
         else:  # SHR
-            t = (t << c) | ((1 << c) - 1)
-        if not 0 <= t <= MASK:  # only through a wrap-around, which vyper's checked arithmetic refuses
+            t = (t << c) | ((1 << c) - 1 if top else 0)
+        if not top and op in (ADD, SUB, RSUB):
+            t &= MASK  # wrapped around, as the EVM's unchecked arithmetic does
+        if not 0 <= t <= MASK:  # past the word; for top, also a wrap-around, which vyper's checked arithmetic refuses
             return None
     return t
+
+
+def solve_top(steps: tuple[tuple[int, int], ...], target: int) -> int | None:
+    """The largest argument whose steps (derive()) come to target: through a division, the one with the largest
+    remainder (`x * a // b` is 0 for every x up to (b - 1) // a); None when no word does, or only one that wraps
+    around."""
+    return solve(steps, target, top=True)

@@ -271,9 +271,8 @@ class Tracer:
     def zero_tested(self, origin: tuple[int, tuple[tuple[int, int], ...]]) -> None:
         """A number derived from an argument tested for zero (a JUMPI or an ISZERO on it): recorded as py-evm's hooks
         record it (pyevm/opcodes.py zero_tested())."""
-        feedback = self.feedback
-        if feedback is not None and not feedback.everywhere:
-            zero_tested(feedback, origin)
+        if self.feedback is not None:
+            zero_tested(self.feedback, origin)
 
     def matched(self, f: Frame, a: int) -> None:
         """An XOR or SUB of a with itself that is not tested, while Feedback.everywhere asks: kept as py-evm's does."""
